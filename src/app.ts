@@ -1,0 +1,87 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Config } from './config/index.js';
+import { systemClock, type Clock } from './platform/clock.js';
+import { databaseIsHealthy, type AppDatabase } from './platform/db/index.js';
+import { registerHttpPlatform } from './platform/http/index.js';
+import { newId } from './platform/ids.js';
+import { appVersion } from './platform/version.js';
+import { adminRoutes } from './modules/admin/index.js';
+import { AgentsRepo, AgentsService, agentRoutes } from './modules/agents/index.js';
+import { AuthRepo, AuthService, authenticationPlugin, authRoutes } from './modules/auth/index.js';
+import { PlanService } from './modules/limits/index.js';
+
+export interface AppDeps {
+  config: Config;
+  database: AppDatabase;
+  clock?: Clock;
+  /** pino options or false; defaults to the configured level */
+  logger?: boolean | { level: string };
+}
+
+export type App = FastifyInstance;
+
+/** JSON request bodies above this are refused with 413 (file uploads get their own limit). */
+const JSON_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * Builds the whole app without listening: platform plugins, then feature modules. Tests call this
+ * and `inject`; main.ts calls it and listens. The caller owns the database and closes it.
+ */
+export async function buildApp(deps: AppDeps): Promise<App> {
+  const { config, database } = deps;
+  const clock = deps.clock ?? systemClock;
+  const version = appVersion();
+
+  const app = Fastify({
+    logger: deps.logger ?? { level: config.logLevel },
+    genReqId: () => newId(),
+    bodyLimit: JSON_BODY_LIMIT,
+    requestTimeout: 30_000,
+    connectionTimeout: 60_000,
+    keepAliveTimeout: 10_000,
+    trustProxy: config.trustProxy,
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    return503OnClosing: true,
+    routerOptions: { maxParamLength: 200 },
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  await registerHttpPlatform(app, { version });
+
+  // Services: one instance each, wired by hand (the graph is small and reads top to bottom).
+  const plans = new PlanService(config.plans, config.defaultPlan, clock);
+  const auth = new AuthService(new AuthRepo(database.db), config, clock);
+  const agents = new AgentsService(new AgentsRepo(database.db), plans, clock);
+
+  await app.register(authenticationPlugin, { auth });
+
+  app.get('/api/health', {
+    config: { public: true },
+    schema: {
+      tags: ['health'],
+      response: {
+        200: z.object({ status: z.literal('ok'), version: z.string(), database: z.literal('ok') }),
+        503: z.object({ status: z.literal('error'), version: z.string(), database: z.literal('error') }),
+      },
+    },
+    handler: async (_req, reply) =>
+      databaseIsHealthy(database.sqlite)
+        ? { status: 'ok' as const, version, database: 'ok' as const }
+        : reply.code(503).send({ status: 'error' as const, version, database: 'error' as const }),
+  });
+
+  await app.register(authRoutes, { auth });
+  await app.register(agentRoutes, { agents });
+  await app.register(adminRoutes, { auth });
+
+  // Expired sessions are refused on use anyway; this only keeps the table small.
+  const sweep = setInterval(() => auth.purgeExpiredSessions(), 60 * 60 * 1000);
+  sweep.unref();
+  app.addHook('onClose', async () => clearInterval(sweep));
+
+  return app;
+}

@@ -1,0 +1,172 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+/** One plan's limits (CONTRACT "Plans"). */
+export const planSchema = z.object({
+  max_agents: z.number().int().min(0),
+  max_account_leads: z.number().int().min(0),
+  monthly_messages: z.number().int().min(0),
+  requests_per_minute: z.number().int().min(1),
+  requests_per_hour: z.number().int().min(1),
+  custom_branding: z.boolean(),
+});
+export type Plan = z.infer<typeof planSchema>;
+export const plansSchema = z.record(z.string().min(1).max(64), planSchema).refine((p) => Object.keys(p).length > 0, 'at least one plan');
+export type Plans = Record<string, Plan>;
+
+export const BUILT_IN_PLANS: Plans = {
+  free: { max_agents: 3, max_account_leads: 100, monthly_messages: 1000, requests_per_minute: 60, requests_per_hour: 1000, custom_branding: false },
+  starter: { max_agents: 10, max_account_leads: 1000, monthly_messages: 10000, requests_per_minute: 120, requests_per_hour: 5000, custom_branding: true },
+  pro: { max_agents: 50, max_account_leads: 10000, monthly_messages: 100000, requests_per_minute: 300, requests_per_hour: 20000, custom_branding: true },
+};
+
+const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
+const positiveSeconds = z.coerce.number().int().min(1).max(10 * 365 * 86400);
+const httpUrl = z.url({ protocol: /^https?$/ });
+
+/** Environment variables of CONTRACT "Running it"; empty strings count as unset. */
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  PUBLIC_URL: httpUrl.optional(),
+  JWT_SECRET: z.string().refine((s) => Buffer.byteLength(s) >= 32, 'must be at least 32 bytes').optional(),
+  SESSION_IDLE_TIMEOUT_S: positiveSeconds.default(86400),
+  SESSION_MAX_AGE_S: positiveSeconds.default(2592000),
+  REGISTRATION: z.enum(['open', 'closed', 'first-only']).default('first-only'),
+  PLANS_FILE: z.string().min(1).optional(),
+  DEFAULT_PLAN: z.string().min(1).default('free'),
+  OPENAI_API_KEY: z.string().optional(),
+  OPENAI_BASE_URL: httpUrl.optional(),
+  ANTHROPIC_API_KEY: z.string().optional(),
+  ANTHROPIC_BASE_URL: httpUrl.optional(),
+  GEMINI_API_KEY: z.string().optional(),
+  GEMINI_BASE_URL: httpUrl.optional(),
+  OLLAMA_HOST: httpUrl.optional(),
+  EMBEDDINGS: z.enum(['openai', 'google', 'ollama', 'none']).optional(),
+  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
+  SMTP_FROM: z.string().min(3).optional(),
+  ALLOW_PRIVATE_URLS: bool.default(false),
+  TRUST_PROXY: bool.default(false),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseFile: string;
+  publicUrl: string;
+  jwtSecret: Uint8Array;
+  sessionIdleTimeoutS: number;
+  sessionMaxAgeS: number;
+  registration: 'open' | 'closed' | 'first-only';
+  plans: Plans;
+  defaultPlan: string;
+  providers: {
+    openai: { apiKey?: string; baseURL?: string };
+    anthropic: { apiKey?: string; baseURL?: string };
+    google: { apiKey?: string; baseURL?: string };
+    ollama: { host?: string };
+  };
+  embeddings: 'openai' | 'google' | 'ollama' | 'none';
+  smtp: { url?: string; from?: string };
+  allowPrivateUrls: boolean;
+  trustProxy: boolean;
+  logLevel: string;
+}
+
+/** A bad configuration value; the message is one line naming the variable. */
+export class ConfigError extends Error {}
+
+const JWT_SECRET_FILE = 'jwt-secret';
+
+/**
+ * Parses and validates the environment once. Creates DATA_DIR and, when JWT_SECRET is not given,
+ * generates a random secret kept in DATA_DIR (mode 0600) so tokens survive a restart.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const name = String(issue.path[0] ?? 'environment');
+    throw new ConfigError(`Invalid configuration: ${name}: ${issue.message} (got ${JSON.stringify(cleaned[name] ?? '')})`);
+  }
+  const e = parsed.data;
+
+  const plans = e.PLANS_FILE ? readPlansFile(e.PLANS_FILE) : BUILT_IN_PLANS;
+  if (!Object.hasOwn(plans, e.DEFAULT_PLAN)) {
+    throw new ConfigError(`Invalid configuration: DEFAULT_PLAN: no plan named ${JSON.stringify(e.DEFAULT_PLAN)} (plans: ${Object.keys(plans).join(', ')})`);
+  }
+
+  const dataDir = path.resolve(e.DATA_DIR);
+  try {
+    mkdirSync(dataDir, { recursive: true });
+  } catch (err) {
+    throw new ConfigError(`Invalid configuration: DATA_DIR: cannot create ${dataDir}: ${(err as Error).message}`);
+  }
+
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir,
+    databaseFile: path.join(dataDir, 'chat-agent.db'),
+    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    jwtSecret: e.JWT_SECRET ? new TextEncoder().encode(e.JWT_SECRET) : loadOrCreateSecret(dataDir),
+    sessionIdleTimeoutS: e.SESSION_IDLE_TIMEOUT_S,
+    sessionMaxAgeS: e.SESSION_MAX_AGE_S,
+    registration: e.REGISTRATION,
+    plans,
+    defaultPlan: e.DEFAULT_PLAN,
+    providers: {
+      openai: { apiKey: e.OPENAI_API_KEY, baseURL: e.OPENAI_BASE_URL },
+      anthropic: { apiKey: e.ANTHROPIC_API_KEY, baseURL: e.ANTHROPIC_BASE_URL },
+      google: { apiKey: e.GEMINI_API_KEY, baseURL: e.GEMINI_BASE_URL },
+      ollama: { host: e.OLLAMA_HOST },
+    },
+    embeddings: e.EMBEDDINGS ?? (e.OPENAI_API_KEY ? 'openai' : 'none'),
+    smtp: { url: e.SMTP_URL, from: e.SMTP_FROM },
+    allowPrivateUrls: e.ALLOW_PRIVATE_URLS,
+    trustProxy: e.TRUST_PROXY,
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+function readPlansFile(file: string): Plans {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(`Invalid configuration: PLANS_FILE: cannot read ${file} as JSON: ${(err as Error).message.split('\n')[0]}`);
+  }
+  const parsed = plansSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`Invalid configuration: PLANS_FILE: ${issue.path.join('.') || 'root'}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+function loadOrCreateSecret(dataDir: string): Uint8Array {
+  const file = path.join(dataDir, JWT_SECRET_FILE);
+  try {
+    const existing = readFileSync(file, 'utf8').trim();
+    if (Buffer.byteLength(existing) < 32) throw new ConfigError(`Invalid configuration: JWT_SECRET: ${file} holds fewer than 32 bytes`);
+    return new TextEncoder().encode(existing);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const secret = randomBytes(48).toString('base64url');
+  try {
+    // 'wx' fails if another process created it first; then that one's secret wins.
+    writeFileSync(file, secret + '\n', { mode: 0o600, flag: 'wx' });
+    chmodSync(file, 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return loadOrCreateSecret(dataDir);
+    throw new ConfigError(`Invalid configuration: DATA_DIR: cannot write ${file}: ${(err as Error).message}`);
+  }
+  return new TextEncoder().encode(secret);
+}

@@ -1,0 +1,40 @@
+import closeWithGrace from 'close-with-grace';
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config/index.js';
+import { openDatabase } from './platform/db/index.js';
+
+/** Entry: read config, open the database, build the app, listen, shut down gracefully. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+
+  const database = openDatabase(config.databaseFile);
+  const app = await buildApp({ config, database });
+
+  // SIGTERM/SIGINT: stop accepting, let in-flight requests finish (up to the delay), close the db.
+  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+    if (err) app.log.error({ err }, 'shutting down after an error');
+    else app.log.info({ signal }, 'shutting down');
+    await app.close();
+    database.close();
+  });
+
+  const address = await app.listen({ port: config.port, host: config.host });
+  app.log.info({ address, dataDir: config.dataDir, publicUrl: config.publicUrl }, `listening on ${address}`);
+  if (!config.providers.openai.apiKey && !config.providers.anthropic.apiKey && !config.providers.google.apiKey && !config.providers.ollama.host) {
+    app.log.warn('no LLM provider configured: agents answer from their knowledge base only');
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`fatal: ${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import { emailField } from '../auth/index.js';
+
+export const PROVIDERS = ['openai', 'anthropic', 'google', 'ollama'] as const;
+
+const color = z.string().regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a hex color like #rgb or #rrggbb');
+const name = z.string().trim().min(1).max(100);
+const description = z.string().max(2000).nullable();
+const model = z.string().trim().min(1).max(100).regex(/^[\w.:/@-]+$/, 'must be a model name such as gpt-4o-mini');
+const instructions = z.string().max(20000);
+const welcome = z.string().max(1000);
+const temperature = z.number().min(0).max(1);
+const maxTokens = z.number().int().min(1).max(16384);
+const httpUrlOrNull = z.url({ protocol: /^https?$/ }).max(2000).nullable();
+// A font name goes into the widget's CSS: letters, digits, spaces, commas, quotes and hyphens only.
+const fontFamily = z.string().trim().min(1).max(100).regex(/^[\w\s,'"-]+$/, 'must be a CSS font-family list');
+
+export const createAgentBody = z.object({
+  name,
+  description: description.optional(),
+  model: model.optional(),
+  provider: z.enum(PROVIDERS).optional(),
+  instructions: instructions.optional(),
+  system_message: instructions.optional(),
+  welcome_message: welcome.optional(),
+  temperature: temperature.optional(),
+  max_tokens: maxTokens.optional(),
+});
+
+export const updateAgentBody = z.object({
+  name: name.optional(),
+  description: description.optional(),
+  model: model.optional(),
+  provider: z.enum(PROVIDERS).optional(),
+  instructions: instructions.optional(),
+  system_message: instructions.optional(),
+  welcome_message: welcome.optional(),
+  temperature: temperature.optional(),
+  max_tokens: maxTokens.optional(),
+  status: z.enum(['active', 'inactive']).optional(),
+  public_access: z.boolean().optional(),
+  primary_color: color.optional(),
+  secondary_color: color.optional(),
+  accent_color: color.optional(),
+  widget_position: z.enum(['bottom-right', 'bottom-left', 'top-right', 'top-left']).optional(),
+  widget_theme: z.enum(['light', 'dark', 'auto']).optional(),
+  widget_size: z.enum(['small', 'medium', 'large']).optional(),
+  lead_capture_enabled: z.boolean().optional(),
+  email_alerts_enabled: z.boolean().optional(),
+  email_alert_address: emailField.nullable().optional(),
+  rate_limit_enabled: z.boolean().optional(),
+  messages_per_hour: z.number().int().min(1).max(10000).optional(),
+  logo_url: httpUrlOrNull.optional(),
+  avatar_url: httpUrlOrNull.optional(),
+  font_family: fontFamily.optional(),
+  font_size: z.number().int().min(10).max(32).optional(),
+  bubble_style: z.enum(['rounded', 'square']).optional(),
+  auto_expand: z.boolean().optional(),
+  powered_by_text: z.string().trim().max(100).nullable().optional(),
+});
+
+export type CreateAgentInput = z.infer<typeof createAgentBody>;
+export type UpdateAgentInput = z.infer<typeof updateAgentBody>;
+
+/** The Agent object: every field of spec 2 plus the widget fields of Public agent info. */
+export const agentSchema = z.object({
+  id: z.string(),
+  user_id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  model: z.string(),
+  provider: z.enum(PROVIDERS),
+  temperature: z.number(),
+  max_tokens: z.number().int(),
+  instructions: z.string(),
+  system_message: z.string(),
+  status: z.enum(['active', 'inactive']),
+  public_access: z.boolean(),
+  messages_count: z.number().int(),
+  conversations_count: z.number().int(),
+  primary_color: z.string(),
+  secondary_color: z.string(),
+  accent_color: z.string(),
+  welcome_message: z.string(),
+  widget_position: z.string(),
+  widget_theme: z.string(),
+  widget_size: z.string(),
+  lead_capture_enabled: z.boolean(),
+  email_alerts_enabled: z.boolean(),
+  email_alert_address: z.string().nullable(),
+  rate_limit_enabled: z.boolean(),
+  messages_per_hour: z.number().int(),
+  logo_url: z.string().nullable(),
+  avatar_url: z.string().nullable(),
+  font_family: z.string(),
+  font_size: z.number().int(),
+  bubble_style: z.string(),
+  auto_expand: z.boolean(),
+  powered_by_text: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+export const toggleResponse = z.object({
+  id: z.string(),
+  name: z.string(),
+  status: z.enum(['active', 'inactive']),
+  updated_at: z.string(),
+});
+
+export const agentIdParams = z.object({ chatbot_id: z.string().min(1).max(100) });

@@ -1,0 +1,127 @@
+import type { Clock } from '../../platform/clock.js';
+import { badRequest, notFound } from '../../platform/http/errors.js';
+import { newId } from '../../platform/ids.js';
+import type { AuthUser } from '../auth/index.js';
+import type { PlanService } from '../limits/index.js';
+import { AgentsRepo, type ChatbotPatch } from './repo.js';
+import type { CreateAgentInput, UpdateAgentInput } from './schemas.js';
+import type { ChatbotRow } from './tables.js';
+
+export const DEFAULT_INSTRUCTIONS =
+  'You are a friendly and helpful customer support assistant for this business. Answer questions ' +
+  'clearly and concisely using the information you have been given. If you do not know the answer, ' +
+  'say so honestly and offer to help the visitor get in touch with the team. Never make up facts, ' +
+  'prices or policies.';
+export const DEFAULT_WELCOME = "Hi! I'm your AI assistant. How can I help you today?";
+
+/**
+ * The spec's default model is gpt-4o-mini (for the default provider, openai). An agent created for
+ * another provider without a model gets that provider's small everyday model instead, since
+ * gpt-4o-mini would fail there.
+ */
+export const DEFAULT_MODEL: Record<ChatbotRow['provider'], string> = {
+  openai: 'gpt-4o-mini',
+  anthropic: 'claude-3-5-haiku-latest',
+  google: 'gemini-2.0-flash',
+  ollama: 'llama3.2',
+};
+
+export type AgentView = ChatbotRow & { system_message: string };
+
+export function toAgentView(row: ChatbotRow): AgentView {
+  return { ...row, system_message: row.instructions };
+}
+
+export class AgentsService {
+  constructor(
+    private readonly repo: AgentsRepo,
+    private readonly plans: PlanService,
+    private readonly clock: Clock,
+  ) {}
+
+  list(user: AuthUser): ChatbotRow[] {
+    return this.repo.listByUser(user.id);
+  }
+
+  /** The caller's agent, or 404 whether it is missing or another account's. */
+  get(user: AuthUser, id: string): ChatbotRow {
+    const row = this.repo.findOwned(id, user.id);
+    if (!row) throw notFound('Chatbot');
+    return row;
+  }
+
+  create(user: AuthUser, input: CreateAgentInput): ChatbotRow {
+    this.plans.assertNotExpired(user);
+    const now = this.clock.now().toISOString();
+    const provider = input.provider ?? 'openai';
+    return this.repo.transaction(() => {
+      this.plans.assertCanAddAgent(user, this.repo.countByUser(user.id));
+      return this.repo.insert({
+        id: newId(),
+        user_id: user.id,
+        name: input.name,
+        description: input.description ?? null,
+        model: input.model ?? DEFAULT_MODEL[provider],
+        provider,
+        temperature: input.temperature ?? 0.7,
+        max_tokens: input.max_tokens ?? 500,
+        instructions: input.instructions ?? input.system_message ?? DEFAULT_INSTRUCTIONS,
+        status: 'active',
+        public_access: true,
+        messages_count: 0,
+        conversations_count: 0,
+        primary_color: '#7c3aed',
+        secondary_color: '#ec4899',
+        accent_color: '#ec4899',
+        welcome_message: input.welcome_message ?? DEFAULT_WELCOME,
+        widget_position: 'bottom-right',
+        widget_theme: 'auto',
+        widget_size: 'medium',
+        lead_capture_enabled: true,
+        email_alerts_enabled: false,
+        email_alert_address: null,
+        rate_limit_enabled: false,
+        messages_per_hour: 60,
+        logo_url: null,
+        avatar_url: null,
+        font_family: 'system-ui, sans-serif',
+        font_size: 14,
+        bubble_style: 'rounded',
+        auto_expand: false,
+        powered_by_text: null,
+        created_at: now,
+        updated_at: now,
+      });
+    });
+  }
+
+  /** Changes only the fields sent (spec rule 1); `instructions` wins over its alias `system_message`. */
+  update(user: AuthUser, id: string, input: UpdateAgentInput): ChatbotRow {
+    const current = this.get(user, id);
+    const { system_message, ...rest } = input;
+    const patch: ChatbotPatch = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+    if (patch.instructions === undefined && system_message !== undefined) patch.instructions = system_message;
+    if (patch.powered_by_text) this.plans.assertCustomBranding(user);
+
+    const alertsOn = patch.email_alerts_enabled ?? current.email_alerts_enabled;
+    const alertAddress = patch.email_alert_address !== undefined ? patch.email_alert_address : current.email_alert_address;
+    if (alertsOn && !alertAddress) {
+      throw badRequest('email_alert_address: required when email_alerts_enabled is true');
+    }
+    patch.updated_at = this.clock.now().toISOString();
+    return this.repo.update(current.id, patch);
+  }
+
+  delete(user: AuthUser, id: string): void {
+    const current = this.get(user, id);
+    this.repo.delete(current.id);
+  }
+
+  toggle(user: AuthUser, id: string): ChatbotRow {
+    const current = this.get(user, id);
+    return this.repo.update(current.id, {
+      status: current.status === 'active' ? 'inactive' : 'active',
+      updated_at: this.clock.now().toISOString(),
+    });
+  }
+}

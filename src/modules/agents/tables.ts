@@ -1,0 +1,54 @@
+import { index, integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { users } from '../auth/tables.js';
+
+/**
+ * Agents ("chatbots" in paths and fields). Column names are the API's field names, so a row maps
+ * onto the Agent object without renaming. Tables of later features reference chatbots.id with
+ * ON DELETE CASCADE, which is how DELETE /api/chatbots/{id} removes everything an agent owns.
+ */
+export const chatbots = sqliteTable(
+  'chatbots',
+  {
+    id: text('id').primaryKey(),
+    user_id: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    description: text('description'),
+    model: text('model').notNull(),
+    provider: text('provider', { enum: ['openai', 'anthropic', 'google', 'ollama'] }).notNull(),
+    temperature: real('temperature').notNull(),
+    max_tokens: integer('max_tokens').notNull(),
+    instructions: text('instructions').notNull(),
+    status: text('status', { enum: ['active', 'inactive'] }).notNull(),
+    public_access: integer('public_access', { mode: 'boolean' }).notNull(),
+    /** kept by the chat feature in the same transaction that stores messages */
+    messages_count: integer('messages_count').notNull().default(0),
+    conversations_count: integer('conversations_count').notNull().default(0),
+    primary_color: text('primary_color').notNull(),
+    secondary_color: text('secondary_color').notNull(),
+    accent_color: text('accent_color').notNull(),
+    welcome_message: text('welcome_message').notNull(),
+    widget_position: text('widget_position', { enum: ['bottom-right', 'bottom-left', 'top-right', 'top-left'] }).notNull(),
+    widget_theme: text('widget_theme', { enum: ['light', 'dark', 'auto'] }).notNull(),
+    widget_size: text('widget_size', { enum: ['small', 'medium', 'large'] }).notNull(),
+    lead_capture_enabled: integer('lead_capture_enabled', { mode: 'boolean' }).notNull(),
+    email_alerts_enabled: integer('email_alerts_enabled', { mode: 'boolean' }).notNull(),
+    email_alert_address: text('email_alert_address'),
+    rate_limit_enabled: integer('rate_limit_enabled', { mode: 'boolean' }).notNull(),
+    messages_per_hour: integer('messages_per_hour').notNull(),
+    logo_url: text('logo_url'),
+    avatar_url: text('avatar_url'),
+    font_family: text('font_family').notNull(),
+    font_size: integer('font_size').notNull(),
+    bubble_style: text('bubble_style', { enum: ['rounded', 'square'] }).notNull(),
+    auto_expand: integer('auto_expand', { mode: 'boolean' }).notNull(),
+    powered_by_text: text('powered_by_text'),
+    created_at: text('created_at').notNull(),
+    updated_at: text('updated_at').notNull(),
+  },
+  (t) => [index('chatbots_user_created').on(t.user_id, t.created_at)],
+);
+
+export type ChatbotRow = typeof chatbots.$inferSelect;
+export type NewChatbot = typeof chatbots.$inferInsert;

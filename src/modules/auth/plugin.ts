@@ -1,0 +1,45 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { forbidden } from '../../platform/http/errors.js';
+import type { AuthService, AuthUser } from './service.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** true: the route needs no bearer token. Everything else does; there is no URL-prefix rule. */
+    public?: boolean;
+    /** the route needs role admin */
+    adminOnly?: boolean;
+  }
+  interface FastifyRequest {
+    /** set on every non-public route before its handler runs */
+    user: AuthUser | null;
+  }
+}
+
+/** The caller of an authenticated route (the hook guarantees it is there). */
+export function currentUser(request: FastifyRequest): AuthUser {
+  if (!request.user) throw new Error('currentUser() on a route without authentication');
+  return request.user;
+}
+
+function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (!header) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1];
+}
+
+/**
+ * Authentication is the default: an onRequest hook on the root instance authenticates every
+ * matched route unless its options say `config: { public: true }`.
+ */
+export const authenticationPlugin = fp(async (app: FastifyInstance, opts: { auth: AuthService }) => {
+  app.decorateRequest('user', null);
+  app.addHook('onRequest', async (request) => {
+    if (request.is404) return; // unknown routes answer 404, not 401
+    const config = request.routeOptions.config;
+    if (config.public) return;
+    request.user = await opts.auth.authenticate(bearerToken(request));
+    if (config.adminOnly && request.user.role !== 'admin') throw forbidden('Admin role required');
+  });
+});

@@ -1,0 +1,75 @@
+import { and, desc, eq, lt, or, sql } from 'drizzle-orm';
+import type { Db } from '../../platform/db/index.js';
+import { sessions, users, type SessionRow, type UserRow } from './tables.js';
+
+export type NewUser = typeof users.$inferInsert;
+export type UserPatch = Partial<Pick<UserRow, 'role' | 'status' | 'plan_id' | 'plan_expires_at'>>;
+
+export class AuthRepo {
+  constructor(private readonly db: Db) {}
+
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(() => fn());
+  }
+
+  countUsers(): number {
+    return this.db.select({ n: sql<number>`count(*)` }).from(users).get()!.n;
+  }
+
+  countActiveAdmins(): number {
+    return this.db
+      .select({ n: sql<number>`count(*)` })
+      .from(users)
+      .where(and(eq(users.role, 'admin'), eq(users.status, 'active')))
+      .get()!.n;
+  }
+
+  findUserByEmail(email: string): UserRow | undefined {
+    return this.db.select().from(users).where(eq(users.email, email)).get();
+  }
+
+  findUserById(id: string): UserRow | undefined {
+    return this.db.select().from(users).where(eq(users.id, id)).get();
+  }
+
+  listUsers(): UserRow[] {
+    return this.db.select().from(users).orderBy(desc(users.created_at), desc(users.id)).all();
+  }
+
+  insertUser(user: NewUser): UserRow {
+    return this.db.insert(users).values(user).returning().get();
+  }
+
+  updateUser(id: string, patch: UserPatch): UserRow | undefined {
+    if (Object.keys(patch).length === 0) return this.findUserById(id);
+    return this.db.update(users).set(patch).where(eq(users.id, id)).returning().get();
+  }
+
+  setLastLogin(id: string, at: string): void {
+    this.db.update(users).set({ last_login: at }).where(eq(users.id, id)).run();
+  }
+
+  insertSession(session: SessionRow): void {
+    this.db.insert(sessions).values(session).run();
+  }
+
+  findSession(id: string): SessionRow | undefined {
+    return this.db.select().from(sessions).where(eq(sessions.id, id)).get();
+  }
+
+  touchSession(id: string, at: string): void {
+    this.db.update(sessions).set({ last_used_at: at }).where(eq(sessions.id, id)).run();
+  }
+
+  deleteSession(id: string): void {
+    this.db.delete(sessions).where(eq(sessions.id, id)).run();
+  }
+
+  /** Drops sessions past their absolute end or idle since before `idleBefore`. */
+  deleteExpiredSessions(now: string, idleBefore: string): number {
+    return this.db
+      .delete(sessions)
+      .where(or(lt(sessions.expires_at, now), lt(sessions.last_used_at, idleBefore)))
+      .run().changes;
+  }
+}

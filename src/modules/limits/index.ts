@@ -1,0 +1,1 @@
+export { PlanService, type PlanHolder } from './plans.js';

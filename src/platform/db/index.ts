@@ -1,0 +1,57 @@
+import Database from 'better-sqlite3';
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import path from 'node:path';
+import * as sqliteVec from 'sqlite-vec';
+import { projectRoot } from '../fs/project-root.js';
+
+export type Db = BetterSQLite3Database;
+
+export interface AppDatabase {
+  /** drizzle over the one writer connection; all queries of the app go through it. */
+  db: Db;
+  /** the raw connection, for pragmas, sqlite-vec and virtual tables drizzle cannot express. */
+  sqlite: Database.Database;
+  close(): void;
+}
+
+/**
+ * Opens (creating if needed) the one SQLite file, sets the pragmas, loads sqlite-vec and applies
+ * the drizzle-kit generated migrations.
+ *
+ * synchronous=FULL: every commit is fsynced in WAL mode, so an acknowledged lead or message
+ * survives a power loss. The cost (one fsync per write transaction) is small at this product's
+ * write rates, and one setting for the whole file is simpler than per-table reasoning.
+ */
+export function openDatabase(file: string): AppDatabase {
+  const sqlite = new Database(file);
+  try {
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('synchronous = FULL');
+    sqliteVec.load(sqlite);
+    const db = drizzle(sqlite);
+    migrate(db, { migrationsFolder: path.join(projectRoot(), 'migrations') });
+    return {
+      db,
+      sqlite,
+      close: () => {
+        if (sqlite.open) sqlite.close();
+      },
+    };
+  } catch (err) {
+    sqlite.close();
+    throw err;
+  }
+}
+
+/** Cheap liveness check for /api/health: the connection answers and sqlite-vec is loaded. */
+export function databaseIsHealthy(sqlite: Database.Database): boolean {
+  try {
+    const row = sqlite.prepare('SELECT vec_version() AS v').get() as { v?: string } | undefined;
+    return typeof row?.v === 'string';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,61 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { ApiError } from './errors.js';
+
+interface FieldError {
+  field: string;
+  message: string;
+}
+
+/**
+ * Maps every error to `{"detail": ...}` (spec 7, CONTRACT): validation -> 400 with a detail naming
+ * the field plus an `errors` array; Fastify's own 4xx (bad JSON, body too large, wrong media type)
+ * keep their status with a plain message; everything else is a 500 that shows no internals and is
+ * logged with the request id.
+ */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof ApiError) {
+      return reply.code(error.statusCode).headers(error.headers).send({ detail: error.detail });
+    }
+    if (hasZodFastifySchemaValidationErrors(error)) {
+      const errors: FieldError[] = error.validation.map((v) => ({
+        field: fieldName(error.validationContext, v.instancePath),
+        message: v.message ?? 'invalid value',
+      }));
+      const first = errors[0] ?? { field: 'body', message: 'invalid' };
+      return reply.code(400).send({ detail: `${first.field}: ${first.message}`, errors });
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      return reply.code(status).send({ detail: clientMessage(error) });
+    }
+    request.log.error({ err: error }, 'request failed');
+    return reply.code(500).send({ detail: 'Internal server error' });
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.code(404).send({ detail: `Not found: ${request.method} ${request.url.split('?')[0]}` });
+  });
+}
+
+function fieldName(context: string | undefined, instancePath: string): string {
+  const path = instancePath.replace(/^\//, '').replaceAll('/', '.');
+  if (path) return path;
+  return context === 'querystring' ? 'query' : (context ?? 'body');
+}
+
+function clientMessage(error: FastifyError): string {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return 'body: not valid JSON';
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'body: too large';
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'body: unsupported content type';
+    default:
+      // Fastify's 4xx messages describe the request, never server internals.
+      return error.message;
+  }
+}

@@ -1,0 +1,70 @@
+import helmet from '@fastify/helmet';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import { jsonSchemaTransform } from 'fastify-type-provider-zod';
+import { registerErrorHandling } from './error-handler.js';
+
+export { ApiError } from './errors.js';
+
+export interface RouteInfo {
+  method: string;
+  url: string;
+  public: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** every route as registered, for the public-route test and the docs */
+    routeTable: RouteInfo[];
+  }
+}
+
+/** Platform plugins, in load order: route table, errors, security headers, OpenAPI + docs. */
+export async function registerHttpPlatform(app: FastifyInstance, info: { version: string }): Promise<void> {
+  app.decorate('routeTable', [] as RouteInfo[]);
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      // read `public` late: a child context's onRoute hook (the docs) may set it after this one ran
+      app.routeTable.push({ method, url: route.url, get public() { return route.config?.public === true; } });
+    }
+  });
+
+  registerErrorHandling(app);
+
+  await app.register(helmet, {
+    // The API answers JSON only; pages (docs now, admin UI and widget later) set what they need.
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:'],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        scriptSrc: ["'self'"],
+        objectSrc: ["'none'"],
+        frameAncestors: ["'none'"],
+        upgradeInsecureRequests: null,
+      },
+    },
+    crossOriginResourcePolicy: { policy: 'same-site' },
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'Chat agent appliance API', version: info.version },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+    },
+    transform: jsonSchemaTransform,
+  });
+
+  app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+
+  // The docs page's own routes are public: registered in a child context whose onRoute marks them.
+  await app.register(async (docs) => {
+    docs.addHook('onRoute', (route) => {
+      route.config = { ...route.config, public: true };
+    });
+    await docs.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: '/openapi.json' } as never });
+  });
+}
