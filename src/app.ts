@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Config } from './config/index.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import { databaseIsHealthy, type AppDatabase } from './platform/db/index.js';
-import { registerHttpPlatform } from './platform/http/index.js';
+import { frameworkErrorHandler, registerHttpPlatform } from './platform/http/index.js';
 import { newId } from './platform/ids.js';
 import { appVersion } from './platform/version.js';
 import { adminRoutes } from './modules/admin/index.js';
@@ -46,6 +46,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     onConstructorPoisoning: 'error',
     return503OnClosing: true,
     routerOptions: { maxParamLength: 200 },
+    frameworkErrors: frameworkErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

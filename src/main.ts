@@ -34,7 +34,9 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
-  process.stderr.write(`fatal: ${(err as Error).stack ?? String(err)}\n`);
+main().catch((err: NodeJS.ErrnoException) => {
+  // Known start-up failures (port taken, no permission, unwritable data dir) are one line; anything else keeps its stack.
+  const known = err.code === 'EADDRINUSE' || err.code === 'EACCES' || err.code === 'EADDRNOTAVAIL' || err.code === 'SQLITE_CANTOPEN';
+  process.stderr.write(`fatal: ${known ? err.message : (err.stack ?? String(err))}\n`);
   process.exit(1);
 });

@@ -101,7 +101,8 @@ export class AgentsService {
     const { system_message, ...rest } = input;
     const patch: ChatbotPatch = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
     if (patch.instructions === undefined && system_message !== undefined) patch.instructions = system_message;
-    if (patch.powered_by_text) this.plans.assertCustomBranding(user);
+    // Any text, even an empty one (which would hide the default branding), needs custom branding; null restores the default.
+    if (patch.powered_by_text !== undefined && patch.powered_by_text !== null) this.plans.assertCustomBranding(user);
 
     const alertsOn = patch.email_alerts_enabled ?? current.email_alerts_enabled;
     const alertAddress = patch.email_alert_address !== undefined ? patch.email_alert_address : current.email_alert_address;

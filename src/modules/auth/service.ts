@@ -74,13 +74,13 @@ export class AuthService {
 
   async login(input: { email: string; password: string }, client: ClientInfo): Promise<TokenResponse> {
     const email = input.email.toLowerCase();
-    const wait = this.throttle.retryAfter(client.ip, email);
+    // counts this attempt as a failure before verifying, so parallel guesses cannot outrun the limit
+    const wait = this.throttle.begin(client.ip, email);
     if (wait > 0) throw tooManyRequests('Too many failed login attempts; try again later', wait);
 
     const user = this.repo.findUserByEmail(email);
     const ok = await verifyPassword(user?.password_hash ?? (await timingDummyHash()), input.password);
     if (!user || !ok) {
-      this.throttle.recordFailure(client.ip, email);
       throw new ApiError(401, 'Incorrect email or password', { 'WWW-Authenticate': 'Bearer' });
     }
     this.throttle.recordSuccess(client.ip, email);

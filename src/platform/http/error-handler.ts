@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { ApiError } from './errors.js';
 
@@ -37,6 +37,23 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).send({ detail: `Not found: ${request.method} ${request.url.split('?')[0]}` });
   });
+}
+
+/** Headers for replies the router makes before any hook runs (helmet's included). */
+const BARE_SECURITY_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+};
+
+/**
+ * Fastify's `frameworkErrors` option: URLs the router refuses before routing (bad percent-encoding,
+ * a path parameter over maxParamLength) answer like every other error, `{"detail": ...}`.
+ */
+export function frameworkErrorHandler(error: FastifyError, _request: unknown, reply: FastifyReply): void {
+  const status = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : 400;
+  const detail = status === 414 ? 'url: a path segment is too long' : 'url: not a valid URL';
+  reply.code(status).headers(BARE_SECURITY_HEADERS).send({ detail });
 }
 
 function fieldName(context: string | undefined, instancePath: string): string {

@@ -6,6 +6,7 @@ import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import { registerErrorHandling } from './error-handler.js';
 
 export { ApiError } from './errors.js';
+export { frameworkErrorHandler } from './error-handler.js';
 
 export interface RouteInfo {
   method: string;
@@ -23,11 +24,25 @@ declare module 'fastify' {
 /** Platform plugins, in load order: route table, errors, security headers, OpenAPI + docs. */
 export async function registerHttpPlatform(app: FastifyInstance, info: { version: string }): Promise<void> {
   app.decorate('routeTable', [] as RouteInfo[]);
+  // A '/' route under a prefix is served at both `prefix` and `prefix/` (prefixTrailingSlash
+  // 'both', the default), but Fastify runs onRoute for the first one only. Candidates for that
+  // second URL are kept here and added once the router can say whether they exist.
+  const slashVariants: RouteInfo[] = [];
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
       // read `public` late: a child context's onRoute hook (the docs) may set it after this one ran
-      app.routeTable.push({ method, url: route.url, get public() { return route.config?.public === true; } });
+      const isPublic = () => route.config?.public === true;
+      app.routeTable.push({ method, url: route.url, get public() { return isPublic(); } });
+      if (route.prefix && route.routePath === '') {
+        slashVariants.push({ method, url: `${route.url}/`, get public() { return isPublic(); } });
+      }
+    }
+  });
+  app.addHook('onReady', async () => {
+    for (const v of slashVariants.splice(0)) {
+      const known = app.routeTable.some((r) => r.method === v.method && r.url === v.url);
+      if (!known && app.hasRoute({ method: v.method as 'GET', url: v.url })) app.routeTable.push(v);
     }
   });
 
@@ -47,6 +62,8 @@ export async function registerHttpPlatform(app: FastifyInstance, info: { version
       },
     },
     crossOriginResourcePolicy: { policy: 'same-site' },
+    // consistent with frame-ancestors 'none' above
+    frameguard: { action: 'deny' },
   });
 
   await app.register(swagger, {

@@ -1,0 +1,264 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+
+/**
+ * The real entry point in a child process: `node --import tsx src/main.ts` with nothing in its
+ * environment but PATH and the few variables each test names.
+ */
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const pkgVersion = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
+const BOOT_TIMEOUT_MS = 30_000;
+
+interface LogRecord {
+  level: number;
+  msg: string;
+  [k: string]: unknown;
+}
+
+interface Server {
+  child: ChildProcess;
+  records: LogRecord[];
+  stdoutLines: string[];
+  stderr: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** resolves with the first log record matching, past or future; rejects on timeout or exit */
+  waitFor(match: (r: LogRecord) => boolean, what: string, timeoutMs?: number): Promise<LogRecord>;
+}
+
+const children: ChildProcess[] = [];
+const dirs: string[] = [];
+
+function tempDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'chat-agent-main-'));
+  dirs.push(dir);
+  return dir;
+}
+
+afterEach(async () => {
+  for (const child of children.splice(0)) {
+    if (child.exitCode === null && child.signalCode === null) {
+      const gone = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await gone;
+    }
+  }
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function startServer(env: Record<string, string>): Server {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  const records: LogRecord[] = [];
+  const stdoutLines: string[] = [];
+  let stderr = '';
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const waiters = new Set<() => void>();
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => {
+      resolve({ code, signal });
+      for (const w of waiters) w();
+    });
+  });
+  const stdoutDone = new Promise<void>((resolve) => {
+    const rl = createInterface({ input: child.stdout! });
+    rl.on('line', (line) => {
+      stdoutLines.push(line);
+      try {
+        records.push(JSON.parse(line) as LogRecord);
+      } catch {
+        // not JSON: kept in stdoutLines only
+      }
+      for (const w of waiters) w();
+    });
+    rl.once('close', resolve);
+  });
+
+  return {
+    child,
+    records,
+    stdoutLines,
+    stderr: () => stderr,
+    // stdout is fully read once the process is gone
+    exited: exited.then(async (r) => {
+      await stdoutDone;
+      return r;
+    }),
+    waitFor(match, what, timeoutMs = BOOT_TIMEOUT_MS) {
+      return new Promise<LogRecord>((resolve, reject) => {
+        const check = () => {
+          const found = records.find(match);
+          if (found) {
+            cleanup();
+            resolve(found);
+          } else if (child.exitCode !== null || child.signalCode !== null) {
+            cleanup();
+            reject(new Error(`server exited (${child.exitCode ?? child.signalCode}) before ${what}\nstdout:\n${stdoutLines.join('\n')}\nstderr:\n${stderr}`));
+          }
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new Error(`timed out waiting for ${what}\nstdout:\n${stdoutLines.join('\n')}\nstderr:\n${stderr}`));
+        }, timeoutMs);
+        const cleanup = () => {
+          clearTimeout(timer);
+          waiters.delete(check);
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+  };
+}
+
+function baseEnv(dataDir: string): Record<string, string> {
+  return { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' };
+}
+
+/** Boots a server and returns it with the base URL read from its `listening on` log line. */
+async function boot(env: Record<string, string>): Promise<{ server: Server; base: string }> {
+  const server = startServer(env);
+  const rec = await server.waitFor((r) => typeof r.msg === 'string' && r.msg.startsWith('listening on'), 'the listening log line');
+  const address = String(rec.address ?? rec.msg.replace(/^listening on\s+/, ''));
+  expect(address).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  expect(Number(new URL(address).port)).toBeGreaterThan(0);
+  return { server, base: address };
+}
+
+async function stop(server: Server, signal: NodeJS.Signals = 'SIGTERM') {
+  server.child.kill(signal);
+  return withTimeout(server.exited, 20_000, `exit after ${signal}`);
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`timed out: ${what}`)), ms);
+    }),
+  ]);
+}
+
+function sqliteFilesIn(dir: string): string[] {
+  return readdirSync(dir).filter((f) => {
+    const p = path.join(dir, f);
+    if (!statSync(p).isFile() || statSync(p).size < 16) return false;
+    return readFileSync(p).subarray(0, 16).toString('latin1') === 'SQLite format 3\0';
+  });
+}
+
+async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+}
+
+describe('main.ts as a process', () => {
+  it('boots with no configuration, serves health, and shuts down cleanly on SIGTERM', { timeout: 60_000 }, async () => {
+    const dataDir = tempDir();
+    const { server, base } = await boot(baseEnv(dataDir));
+
+    const health = await fetch(`${base}/api/health`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toStrictEqual({ status: 'ok', version: pkgVersion, database: 'ok' });
+
+    // pino JSON on stdout, at info level and above
+    expect(server.records.length).toBeGreaterThan(0);
+    for (const r of server.records) expect(r.level).toBeGreaterThanOrEqual(30);
+    // CONTRACT: with no provider key the startup log says chat answers from the knowledge base
+    await server.waitFor((r) => r.level >= 40 && /provider/i.test(r.msg) && /knowledge/i.test(r.msg), 'the no-provider warning');
+
+    const { code, signal } = await stop(server, 'SIGTERM');
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    expect(server.records.some((r) => /shutting down/i.test(r.msg))).toBe(true);
+
+    // one SQLite file in DATA_DIR, the generated secret beside it, and a WAL folded back on close
+    const dbFiles = sqliteFilesIn(dataDir);
+    expect(dbFiles).toHaveLength(1);
+    const dbFile = path.join(dataDir, dbFiles[0]!);
+    expect(existsSync(path.join(dataDir, 'jwt-secret'))).toBe(true);
+    const wal = `${dbFile}-wal`;
+    expect(!existsSync(wal) || statSync(wal).size === 0, 'WAL checkpointed on shutdown').toBe(true);
+    const db = new Database(dbFile, { readonly: true });
+    try {
+      const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as Array<{ name: string }>).map((r) => r.name);
+      expect(tables).toEqual(expect.arrayContaining(['users', 'sessions', 'chatbots']));
+    } finally {
+      db.close();
+    }
+  });
+
+  for (const [variable, value] of [
+    ['PORT', 'abc'],
+    ['REGISTRATION', 'maybe'],
+    ['JWT_SECRET', 'too-short'],
+  ] as const) {
+    it(`refuses to boot with ${variable}=${value}: exit code 1 and one stderr line naming it`, { timeout: 60_000 }, async () => {
+      const dataDir = tempDir();
+      const server = startServer({ ...baseEnv(dataDir), [variable]: value });
+      const { code } = await withTimeout(server.exited, BOOT_TIMEOUT_MS, 'the refused boot to exit');
+      expect(code).toBe(1);
+      const lines = server.stderr().trim().split('\n');
+      expect(lines, server.stderr()).toHaveLength(1);
+      expect(lines[0]).toContain(variable);
+      expect(server.records.some((r) => /listening on/.test(r.msg))).toBe(false);
+    });
+  }
+
+  it('exits with code 1 instead of hanging when the port is taken', { timeout: 60_000 }, async () => {
+    const { server, base } = await boot(baseEnv(tempDir()));
+    const port = new URL(base).port;
+    const second = startServer({ ...baseEnv(tempDir()), PORT: port });
+    const { code } = await withTimeout(second.exited, BOOT_TIMEOUT_MS, 'the second server to give up');
+    expect(code).toBe(1);
+    expect(second.stderr()).toMatch(/EADDRINUSE|address already in use/i);
+    expect((await fetch(`${base}/api/health`)).status).toBe(200);
+    expect((await stop(server)).code).toBe(0);
+  });
+
+  it('keeps accounts, sessions and the signing key across a restart on the same DATA_DIR', { timeout: 90_000 }, async () => {
+    const dataDir = tempDir();
+    const email = 'owner@example.com';
+    const password = 'restart survives this';
+
+    const first = await boot(baseEnv(dataDir));
+    const reg = await postJson(`${first.base}/api/auth/register`, { name: 'Owner', email, password });
+    expect(reg.status).toBe(201);
+    const { access_token: firstToken } = (await reg.json()) as { access_token: string };
+    const me1 = await fetch(`${first.base}/api/auth/me`, { headers: { authorization: `Bearer ${firstToken}` } });
+    expect(me1.status).toBe(200);
+    const user = (await me1.json()) as { id: string; role: string };
+    expect(user.role).toBe('admin');
+    expect(await stop(first.server)).toEqual({ code: 0, signal: null });
+
+    const second = await boot(baseEnv(dataDir));
+    const login = await postJson(`${second.base}/api/auth/login`, { email, password });
+    expect(login.status).toBe(200);
+    const { access_token: secondToken } = (await login.json()) as { access_token: string };
+    const me2 = await fetch(`${second.base}/api/auth/me`, { headers: { authorization: `Bearer ${secondToken}` } });
+    expect(me2.status).toBe(200);
+    expect(((await me2.json()) as { id: string }).id).toBe(user.id);
+
+    // the token issued before the restart is still good: session row and jwt-secret both persisted
+    const old = await fetch(`${second.base}/api/auth/me`, { headers: { authorization: `Bearer ${firstToken}` } });
+    expect(old.status).toBe(200);
+
+    // REGISTRATION defaults to first-only: the owner exists, so nobody else may register
+    const other = await postJson(`${second.base}/api/auth/register`, { name: 'Late', email: 'late@example.com', password: 'another password' });
+    expect(other.status).toBe(403);
+
+    expect(await stop(second.server, 'SIGINT')).toEqual({ code: 0, signal: null });
+  });
+});
