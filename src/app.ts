@@ -1,3 +1,4 @@
+import multipart from '@fastify/multipart';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -10,7 +11,11 @@ import { appVersion } from './platform/version.js';
 import { adminRoutes } from './modules/admin/index.js';
 import { AgentsRepo, AgentsService, agentRoutes } from './modules/agents/index.js';
 import { AuthRepo, AuthService, authenticationPlugin, authRoutes } from './modules/auth/index.js';
+import { ChatRepo, ChatService, chatRoutes } from './modules/chat/index.js';
+import { KnowledgeRepo, KnowledgeService, knowledgeRoutes, VectorIndex } from './modules/knowledge/index.js';
 import { PlanService } from './modules/limits/index.js';
+import { createEmbedder } from './providers/embeddings/index.js';
+import { configuredProviders } from './providers/llm/registry.js';
 
 export interface AppDeps {
   config: Config;
@@ -57,8 +62,17 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const plans = new PlanService(config.plans, config.defaultPlan, clock);
   const auth = new AuthService(new AuthRepo(database.db), config, clock);
   const agents = new AgentsService(new AgentsRepo(database.db), plans, clock);
+  const ownerPlan = (userId: string) => auth.getUser(userId);
+  const embedder = createEmbedder(config);
+  const vectors = embedder ? new VectorIndex(database.sqlite, embedder.id, embedder.dimensions) : null;
+  vectors?.ensure();
+  const knowledge = new KnowledgeService(new KnowledgeRepo(database.db), agents, embedder, vectors, clock, app.log);
+  const providers = configuredProviders(config);
+  const chat = new ChatService(new ChatRepo(database.db), agents, knowledge, plans, ownerPlan, providers.get, clock, app.log);
 
   await app.register(authenticationPlugin, { auth });
+  // multipart is read by the routes that take forms (sources); limits are set per route
+  await app.register(multipart, { limits: { fieldNameSize: 100, fields: 20, files: 1, parts: 21, headerPairs: 200 } });
 
   app.get('/api/health', {
     config: { public: true },
@@ -76,13 +90,19 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   await app.register(authRoutes, { auth });
-  await app.register(agentRoutes, { agents });
+  await app.register(agentRoutes, { agents, ownerPlan });
+  await app.register(knowledgeRoutes, { knowledge });
+  await app.register(chatRoutes, { chat });
   await app.register(adminRoutes, { auth });
 
   // Expired sessions are refused on use anyway; this only keeps the table small.
   const sweep = setInterval(() => auth.purgeExpiredSessions(), 60 * 60 * 1000);
   sweep.unref();
   app.addHook('onClose', async () => clearInterval(sweep));
+  // chunks stored while the embedder was unreachable, or before an embedder change, get vectors now
+  app.addHook('onReady', async () => {
+    void knowledge.scheduleBackfill();
+  });
 
   return app;
 }

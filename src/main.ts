@@ -2,6 +2,7 @@ import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config/index.js';
 import { openDatabase } from './platform/db/index.js';
+import { configuredProviders } from './providers/llm/registry.js';
 
 /** Entry: read config, open the database, build the app, listen, shut down gracefully. */
 async function main(): Promise<void> {
@@ -29,9 +30,13 @@ async function main(): Promise<void> {
 
   const address = await app.listen({ port: config.port, host: config.host });
   app.log.info({ address, dataDir: config.dataDir, publicUrl: config.publicUrl }, `listening on ${address}`);
-  if (!config.providers.openai.apiKey && !config.providers.anthropic.apiKey && !config.providers.google.apiKey && !config.providers.ollama.host) {
-    app.log.warn('no LLM provider configured: agents answer from their knowledge base only');
+  const { configured, missing } = configuredProviders(config);
+  if (configured.length === 0) {
+    app.log.warn('no LLM provider configured: agents answer from their knowledge base only (set OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST)');
+  } else if (missing.length > 0) {
+    app.log.info(`LLM providers configured: ${configured.join(', ')}; agents on ${missing.join(', ')} answer from their knowledge base only`);
   }
+  app.log.info(config.embeddings === 'none' ? 'retrieval: keyword search only (EMBEDDINGS=none)' : `retrieval: keyword + ${config.embeddings} embeddings`);
 }
 
 main().catch((err: NodeJS.ErrnoException) => {

@@ -50,6 +50,7 @@ const envSchema = z.object({
   SMTP_FROM: z.string().min(3).optional(),
   ALLOW_PRIVATE_URLS: bool.default(false),
   TRUST_PROXY: bool.default(false),
+  LLM_TIMEOUT_S: z.coerce.number().int().min(1).max(600).default(60),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -72,6 +73,8 @@ export interface Config {
     ollama: { host?: string };
   };
   embeddings: 'openai' | 'google' | 'ollama' | 'none';
+  /** time a provider may take to start answering (and between streamed parts) */
+  llmTimeoutMs: number;
   smtp: { url?: string; from?: string };
   allowPrivateUrls: boolean;
   trustProxy: boolean;
@@ -128,6 +131,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ollama: { host: e.OLLAMA_HOST },
     },
     embeddings: e.EMBEDDINGS ?? (e.OPENAI_API_KEY ? 'openai' : 'none'),
+    llmTimeoutMs: e.LLM_TIMEOUT_S * 1000,
     smtp: { url: e.SMTP_URL, from: e.SMTP_FROM },
     allowPrivateUrls: e.ALLOW_PRIVATE_URLS,
     trustProxy: e.TRUST_PROXY,

@@ -1,9 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { currentUser } from '../auth/index.js';
-import { agentIdParams, agentSchema, createAgentBody, toggleResponse, updateAgentBody } from './schemas.js';
+import type { PlanHolder } from '../limits/index.js';
+import { agentIdParams, agentSchema, createAgentBody, publicAgentSchema, toggleResponse, updateAgentBody } from './schemas.js';
 import { toAgentView, type AgentsService } from './service.js';
 
-export const agentRoutes: FastifyPluginAsyncZod<{ agents: AgentsService }> = async (app, { agents }) => {
+export const agentRoutes: FastifyPluginAsyncZod<{ agents: AgentsService; ownerPlan: (userId: string) => PlanHolder }> = async (
+  app,
+  { agents, ownerPlan },
+) => {
   const security = [{ bearer: [] }];
 
   app.get('/api/chatbots', {
@@ -32,6 +36,12 @@ export const agentRoutes: FastifyPluginAsyncZod<{ agents: AgentsService }> = asy
       agents.delete(currentUser(req), req.params.chatbot_id);
       return reply.code(204).send();
     },
+  });
+
+  app.get('/api/public/chatbot/:chatbot_id', {
+    config: { public: true },
+    schema: { tags: ['public'], params: agentIdParams, response: { 200: publicAgentSchema } },
+    handler: async (req) => agents.publicInfo(req.params.chatbot_id, ownerPlan),
   });
 
   app.patch('/api/chatbots/:chatbot_id/toggle', {

@@ -109,3 +109,25 @@ export const toggleResponse = z.object({
 });
 
 export const agentIdParams = z.object({ chatbot_id: z.string().min(1).max(100) });
+
+/** Public agent info (spec 2), plus `status` so the widget can say when the agent is offline. */
+export const publicAgentSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  welcome_message: z.string(),
+  primary_color: z.string(),
+  secondary_color: z.string(),
+  accent_color: z.string(),
+  logo_url: z.string().nullable(),
+  avatar_url: z.string().nullable(),
+  font_family: z.string(),
+  font_size: z.number().int(),
+  bubble_style: z.string(),
+  widget_theme: z.string(),
+  widget_position: z.string(),
+  widget_size: z.string(),
+  auto_expand: z.boolean(),
+  lead_capture_enabled: z.boolean(),
+  powered_by_text: z.string().nullable(),
+  status: z.enum(['active', 'inactive']),
+});

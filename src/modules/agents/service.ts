@@ -1,8 +1,8 @@
 import type { Clock } from '../../platform/clock.js';
-import { badRequest, notFound } from '../../platform/http/errors.js';
+import { badRequest, forbidden, notFound } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
 import type { AuthUser } from '../auth/index.js';
-import type { PlanService } from '../limits/index.js';
+import type { PlanHolder, PlanService } from '../limits/index.js';
 import { AgentsRepo, type ChatbotPatch } from './repo.js';
 import type { CreateAgentInput, UpdateAgentInput } from './schemas.js';
 import type { ChatbotRow } from './tables.js';
@@ -27,6 +27,13 @@ export const DEFAULT_MODEL: Record<ChatbotRow['provider'], string> = {
 };
 
 export type AgentView = ChatbotRow & { system_message: string };
+
+export type PublicAgentInfo = Pick<
+  ChatbotRow,
+  | 'id' | 'name' | 'welcome_message' | 'primary_color' | 'secondary_color' | 'accent_color' | 'logo_url' | 'avatar_url'
+  | 'font_family' | 'font_size' | 'bubble_style' | 'widget_theme' | 'widget_position' | 'widget_size' | 'auto_expand'
+  | 'lead_capture_enabled' | 'powered_by_text' | 'status'
+>;
 
 export function toAgentView(row: ChatbotRow): AgentView {
   return { ...row, system_message: row.instructions };
@@ -116,6 +123,47 @@ export class AgentsService {
   delete(user: AuthUser, id: string): void {
     const current = this.get(user, id);
     this.repo.delete(current.id);
+  }
+
+  /** Any agent by id, for the public routes (which then apply their own access rules). */
+  findById(id: string): ChatbotRow | undefined {
+    return this.repo.findById(id);
+  }
+
+  /**
+   * Public agent info: 404 unknown, 403 when public access is off. `powered_by_text` shows only
+   * while the owner's plan includes custom branding (null means default branding).
+   */
+  publicInfo(id: string, ownerPlan: (userId: string) => PlanHolder): PublicAgentInfo {
+    const row = this.repo.findById(id);
+    if (!row) throw notFound('Chatbot');
+    if (!row.public_access) throw forbidden('This chatbot is not publicly accessible');
+    const branded = this.plans.planOf(ownerPlan(row.user_id)).custom_branding;
+    return {
+      id: row.id,
+      name: row.name,
+      welcome_message: row.welcome_message,
+      primary_color: row.primary_color,
+      secondary_color: row.secondary_color,
+      accent_color: row.accent_color,
+      logo_url: row.logo_url,
+      avatar_url: row.avatar_url,
+      font_family: row.font_family,
+      font_size: row.font_size,
+      bubble_style: row.bubble_style,
+      widget_theme: row.widget_theme,
+      widget_position: row.widget_position,
+      widget_size: row.widget_size,
+      auto_expand: row.auto_expand,
+      lead_capture_enabled: row.lead_capture_enabled,
+      powered_by_text: branded ? row.powered_by_text : null,
+      status: row.status,
+    };
+  }
+
+  /** Counter upkeep for chat; call inside the transaction that stores the messages. */
+  recordActivity(id: string, messages: number, conversations: number): void {
+    this.repo.addCounts(id, messages, conversations);
   }
 
   toggle(user: AuthUser, id: string): ChatbotRow {

@@ -1,0 +1,3 @@
+export { ChatRepo } from './repo.js';
+export { ChatService, MAX_MESSAGE_CHARS, type ChatResult, type SourceRef } from './service.js';
+export { chatRoutes } from './routes.js';

@@ -1,0 +1,107 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ApiError } from '../../platform/http/errors.js';
+import { EventStream, wantsEventStream } from '../../platform/http/sse.js';
+import { currentUser, emailField } from '../auth/index.js';
+import type { ChatService, PreparedTurn } from './service.js';
+
+const sessionId = z.string().trim().min(1).max(200);
+const visitorFields = {
+  // the length cap is checked by the service (413), so it is not a 400 here
+  message: z.string(),
+  user_name: z.string().trim().max(100).optional(),
+  user_email: emailField.optional(),
+};
+
+const sourceRef = z.object({ source_id: z.string(), name: z.string(), url: z.string().nullable() });
+const chatResponse = z.object({
+  message: z.string(),
+  conversation_id: z.string(),
+  session_id: z.string(),
+  sources: sourceRef.array(),
+});
+
+const conversationSchema = z.object({
+  id: z.string(),
+  chatbot_id: z.string(),
+  session_id: z.string().nullable(),
+  user_name: z.string().nullable(),
+  user_email: z.string().nullable(),
+  status: z.enum(['active', 'resolved', 'escalated']),
+  rating: z.number().int().nullable(),
+  message_count: z.number().int(),
+  messages_count: z.number().int(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+const messageSchema = z.object({
+  id: z.string(),
+  role: z.enum(['user', 'assistant']),
+  content: z.string(),
+  timestamp: z.string(),
+});
+
+/**
+ * Answers as JSON, or as Server-Sent Events when the client accepts them: `delta` events, then
+ * `done` with the JSON body; an error after the stream began is an `error` event.
+ */
+async function answer(chat: ChatService, turn: PreparedTurn, request: FastifyRequest, reply: FastifyReply) {
+  if (!wantsEventStream(request)) return chat.reply(turn);
+  const stream = new EventStream(reply);
+  try {
+    const result = await chat.reply(turn, { onDelta: (text) => stream.send('delta', { text }), signal: stream.signal });
+    stream.send('done', result);
+    stream.end();
+  } catch (err) {
+    if (!stream.started) throw err; // still an ordinary error response
+    const detail = err instanceof ApiError ? err.detail : 'Internal server error';
+    if (!(err instanceof ApiError)) request.log.error({ err }, 'chat stream failed');
+    stream.send('error', { detail });
+    stream.end();
+  }
+  return reply;
+}
+
+export const chatRoutes: FastifyPluginAsyncZod<{ chat: ChatService }> = async (app, { chat }) => {
+  const security = [{ bearer: [] }];
+  const chatbotParams = z.object({ chatbot_id: z.string().min(1).max(100) });
+
+  app.post('/api/public/chat/:chatbot_id', {
+    config: { public: true },
+    schema: {
+      tags: ['public'],
+      params: chatbotParams,
+      body: z.object({ ...visitorFields, session_id: sessionId }),
+      response: { 200: chatResponse },
+    },
+    handler: async (req, reply) => answer(chat, await chat.preparePublic(req.params.chatbot_id, req.body), req, reply),
+  });
+
+  app.post('/api/chat', {
+    schema: {
+      tags: ['chat'],
+      security,
+      body: z.object({ ...visitorFields, chatbot_id: z.string().min(1).max(100), session_id: sessionId.optional() }),
+      response: { 200: chatResponse },
+    },
+    handler: async (req, reply) => answer(chat, await chat.prepareOwned(currentUser(req), req.body.chatbot_id, req.body), req, reply),
+  });
+
+  app.get('/api/chat/conversations/:chatbot_id', {
+    schema: { tags: ['chat'], security, params: chatbotParams, response: { 200: conversationSchema.array() } },
+    handler: async (req) =>
+      chat.listConversations(currentUser(req), req.params.chatbot_id).map((c) => ({ ...c, messages_count: c.message_count })),
+  });
+
+  app.get('/api/chat/messages/:conversation_id', {
+    schema: {
+      tags: ['chat'],
+      security,
+      params: z.object({ conversation_id: z.string().min(1).max(100) }),
+      response: { 200: messageSchema.array() },
+    },
+    handler: async (req) => chat.listMessages(currentUser(req), req.params.conversation_id),
+  });
+};

@@ -1,0 +1,223 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../../platform/clock.js';
+import { ApiError, badRequest, forbidden, notFound } from '../../platform/http/errors.js';
+import { newId } from '../../platform/ids.js';
+import { ProviderError } from '../../providers/llm/errors.js';
+import type { ChatRequest, LlmProvider, ProviderName } from '../../providers/llm/types.js';
+import type { AgentsService } from '../agents/index.js';
+import type { ChatbotRow } from '../agents/tables.js';
+import type { AuthUser } from '../auth/index.js';
+import type { KnowledgeService, Passage } from '../knowledge/index.js';
+import type { PlanHolder, PlanService } from '../limits/index.js';
+import { buildSystemPrompt, buildTurns, HISTORY_MAX_MESSAGES, knowledgeOnlyAnswer } from './prompt.js';
+import { ChatRepo } from './repo.js';
+import type { ConversationRow, MessageRow } from './tables.js';
+
+export interface ChatInput {
+  message: string;
+  session_id?: string;
+  user_name?: string;
+  user_email?: string;
+}
+
+export interface SourceRef {
+  source_id: string;
+  name: string;
+  url: string | null;
+}
+
+export interface ChatResult {
+  message: string;
+  conversation_id: string;
+  session_id: string;
+  sources: SourceRef[];
+}
+
+/** Everything decided before the model is asked: stored user message, passages, prompt. */
+export interface PreparedTurn {
+  agent: ChatbotRow;
+  conversation: ConversationRow;
+  userMessage: MessageRow;
+  passages: Passage[];
+  request: ChatRequest;
+  /** null: no key for the agent's provider, answer from the knowledge base alone */
+  provider: LlmProvider | null;
+}
+
+/** The longest visitor message accepted (413 over it); longer texts belong in a knowledge source. */
+export const MAX_MESSAGE_CHARS = 4000;
+
+export type ProviderLookup = (name: ProviderName) => LlmProvider | null;
+export type PlanHolderLookup = (userId: string) => PlanHolder;
+
+export class ChatService {
+  constructor(
+    private readonly repo: ChatRepo,
+    private readonly agents: AgentsService,
+    private readonly knowledge: KnowledgeService,
+    private readonly plans: PlanService,
+    private readonly ownerPlan: PlanHolderLookup,
+    private readonly providers: ProviderLookup,
+    private readonly clock: Clock,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  /** Public chat: unknown agent 404, not public 403, inactive 400, owner's plan expired 402. */
+  async preparePublic(chatbotId: string, input: ChatInput): Promise<PreparedTurn> {
+    const agent = this.agents.findById(chatbotId);
+    if (!agent) throw notFound('Chatbot');
+    if (!agent.public_access) throw forbidden('This chatbot is not publicly accessible');
+    if (agent.status !== 'active') throw badRequest('This chatbot is inactive');
+    this.plans.assertNotExpired(this.ownerPlan(agent.user_id));
+    return this.prepare(agent, input);
+  }
+
+  /** The owner's chat (test panel, integrations): any of their agents, active or not. */
+  async prepareOwned(user: AuthUser, chatbotId: string, input: ChatInput): Promise<PreparedTurn> {
+    const agent = this.agents.get(user, chatbotId);
+    this.plans.assertNotExpired(user);
+    return this.prepare(agent, input);
+  }
+
+  /**
+   * Asks the model (or the knowledge base alone) and stores the answer. With `onDelta` the answer
+   * streams; when `signal` aborts (the client left) the text produced so far is stored, so the
+   * conversation never holds a question whose shown answer is missing. A provider failure before
+   * any text is a 502 and leaves the user's message stored.
+   */
+  async reply(turn: PreparedTurn, opts: { onDelta?: (text: string) => void; signal?: AbortSignal } = {}): Promise<ChatResult> {
+    let text = '';
+    let sources: SourceRef[];
+    if (!turn.provider) {
+      text = knowledgeOnlyAnswer(turn.passages, turn.agent.welcome_message);
+      sources = text === turn.agent.welcome_message ? [] : sourceRefs(turn.passages.filter((p) => text.includes(`(Source: ${p.sourceName})`)));
+      opts.onDelta?.(text);
+    } else {
+      sources = sourceRefs(turn.passages);
+      const request = { ...turn.request, signal: opts.signal };
+      try {
+        if (opts.onDelta) {
+          for await (const delta of turn.provider.stream(request)) {
+            if (!delta) continue;
+            text += delta;
+            opts.onDelta(delta);
+          }
+        } else {
+          text = await turn.provider.complete(request);
+        }
+      } catch (err) {
+        const aborted = opts.signal?.aborted === true;
+        if (text && (aborted || err instanceof ProviderError)) {
+          this.storeAnswer(turn, text, sources);
+        }
+        if (aborted) return this.result(turn, text, sources);
+        if (err instanceof ProviderError) {
+          this.log.warn({ provider: err.provider, kind: err.kind, status: err.status, chatbotId: turn.agent.id }, 'provider failed');
+          throw new ApiError(502, err.message);
+        }
+        throw err;
+      }
+      if (opts.signal?.aborted && !text) return this.result(turn, text, sources);
+    }
+    this.storeAnswer(turn, text, sources);
+    return this.result(turn, text, sources);
+  }
+
+  listConversations(user: AuthUser, chatbotId: string): ConversationRow[] {
+    const agent = this.agents.get(user, chatbotId);
+    return this.repo.listConversations(agent.id);
+  }
+
+  /** Messages of a conversation of one of the caller's agents; 404 otherwise. */
+  listMessages(user: AuthUser, conversationId: string): MessageRow[] {
+    const conversation = this.repo.findConversation(conversationId);
+    if (!conversation) throw notFound('Conversation');
+    this.agents.get(user, conversation.chatbot_id);
+    return this.repo.listMessages(conversation.id);
+  }
+
+  private async prepare(agent: ChatbotRow, input: ChatInput): Promise<PreparedTurn> {
+    const message = input.message.trim();
+    if (!message) throw badRequest('message: must not be empty');
+    if (message.length > MAX_MESSAGE_CHARS) throw new ApiError(413, `message: too long (at most ${MAX_MESSAGE_CHARS} characters)`);
+    const sessionId = input.session_id ?? randomUUID();
+    const now = this.clock.now().toISOString();
+
+    // One transaction: the conversation (new or found), the visitor's details, the message, the counts.
+    const { conversation, userMessage } = this.repo.transaction(() => {
+      let conversation = this.repo.findConversationBySession(agent.id, sessionId);
+      const isNew = !conversation;
+      conversation ??= this.repo.insertConversation({
+        id: newId(),
+        chatbot_id: agent.id,
+        session_id: sessionId,
+        user_name: input.user_name ?? null,
+        user_email: input.user_email ?? null,
+        status: 'active',
+        rating: null,
+        message_count: 0,
+        created_at: now,
+        updated_at: now,
+      });
+      if (!isNew) {
+        const visitor: { user_name?: string; user_email?: string } = {};
+        if (input.user_name !== undefined) visitor.user_name = input.user_name;
+        if (input.user_email !== undefined) visitor.user_email = input.user_email;
+        this.repo.updateVisitor(conversation.id, visitor);
+      }
+      const userMessage = this.repo.insertMessage({
+        id: newId(),
+        conversation_id: conversation.id,
+        chatbot_id: agent.id,
+        role: 'user',
+        content: message,
+        timestamp: now,
+        response_time_ms: null,
+        sources_json: null,
+      });
+      this.agents.recordActivity(agent.id, 1, isNew ? 1 : 0);
+      return { conversation, userMessage };
+    });
+
+    const passages = await this.knowledge.search(agent.id, message);
+    const history = this.repo
+      .recentMessages(conversation.id, userMessage.id, HISTORY_MAX_MESSAGES)
+      .map((m) => ({ role: m.role, content: m.content }));
+    const request: ChatRequest = {
+      model: agent.model,
+      system: buildSystemPrompt(agent.instructions, passages),
+      messages: buildTurns(history, message),
+      temperature: agent.temperature,
+      maxTokens: agent.max_tokens,
+    };
+    return { agent, conversation, userMessage, passages, request, provider: this.providers(agent.provider) };
+  }
+
+  private storeAnswer(turn: PreparedTurn, text: string, sources: SourceRef[]): void {
+    const now = this.clock.now();
+    this.repo.transaction(() => {
+      this.repo.insertMessage({
+        id: newId(),
+        conversation_id: turn.conversation.id,
+        chatbot_id: turn.agent.id,
+        role: 'assistant',
+        content: text,
+        timestamp: now.toISOString(),
+        response_time_ms: Math.max(0, now.getTime() - Date.parse(turn.userMessage.timestamp)),
+        sources_json: JSON.stringify(sources),
+      });
+      this.agents.recordActivity(turn.agent.id, 1, 0);
+    });
+  }
+
+  private result(turn: PreparedTurn, text: string, sources: SourceRef[]): ChatResult {
+    return { message: text, conversation_id: turn.conversation.id, session_id: turn.conversation.session_id, sources };
+  }
+}
+
+function sourceRefs(passages: Passage[]): SourceRef[] {
+  const seen = new Map<string, SourceRef>();
+  for (const p of passages) if (!seen.has(p.sourceId)) seen.set(p.sourceId, { source_id: p.sourceId, name: p.sourceName, url: p.sourceUrl });
+  return [...seen.values()];
+}

@@ -1,0 +1,49 @@
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { chatbots } from '../agents/tables.js';
+
+/** One thread per (agent, session_id). */
+export const conversations = sqliteTable(
+  'conversations',
+  {
+    id: text('id').primaryKey(),
+    chatbot_id: text('chatbot_id')
+      .notNull()
+      .references(() => chatbots.id, { onDelete: 'cascade' }),
+    session_id: text('session_id').notNull(),
+    user_name: text('user_name'),
+    user_email: text('user_email'),
+    status: text('status', { enum: ['active', 'resolved', 'escalated'] }).notNull().default('active'),
+    rating: integer('rating'),
+    message_count: integer('message_count').notNull().default(0),
+    created_at: text('created_at').notNull(),
+    updated_at: text('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('conversations_chatbot_session').on(t.chatbot_id, t.session_id),
+    index('conversations_chatbot_updated').on(t.chatbot_id, t.updated_at),
+  ],
+);
+
+export const messages = sqliteTable(
+  'messages',
+  {
+    id: text('id').primaryKey(),
+    conversation_id: text('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    chatbot_id: text('chatbot_id')
+      .notNull()
+      .references(() => chatbots.id, { onDelete: 'cascade' }),
+    role: text('role', { enum: ['user', 'assistant'] }).notNull(),
+    content: text('content').notNull(),
+    timestamp: text('timestamp').notNull(),
+    /** assistant messages: ms from the user's message to this reply (analytics) */
+    response_time_ms: integer('response_time_ms'),
+    /** assistant messages: JSON array of {source_id, name, url} the answer drew on */
+    sources_json: text('sources_json'),
+  },
+  (t) => [index('messages_conversation_time').on(t.conversation_id, t.timestamp), index('messages_chatbot_time').on(t.chatbot_id, t.timestamp)],
+);
+
+export type ConversationRow = typeof conversations.$inferSelect;
+export type MessageRow = typeof messages.$inferSelect;

@@ -1,0 +1,97 @@
+import { and, asc, desc, eq, inArray, isNull, ne, or, sql } from 'drizzle-orm';
+import type { Db } from '../../platform/db/index.js';
+import { chunks, sources, type ChunkRow, type SourceRow } from './tables.js';
+
+export type NewSource = typeof sources.$inferInsert;
+
+export interface KeywordHit {
+  chunkId: number;
+  score: number;
+}
+
+export class KnowledgeRepo {
+  constructor(private readonly db: Db) {}
+
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(() => fn());
+  }
+
+  insertSource(row: NewSource): SourceRow {
+    return this.db.insert(sources).values(row).returning().get();
+  }
+
+  listSources(chatbotId: string): SourceRow[] {
+    return this.db.select().from(sources).where(eq(sources.chatbot_id, chatbotId)).orderBy(desc(sources.created_at), desc(sources.id)).all();
+  }
+
+  findSource(id: string): SourceRow | undefined {
+    return this.db.select().from(sources).where(eq(sources.id, id)).get();
+  }
+
+  /** Deletes the source; chunks, their FTS rows and vectors go with it (FK cascade + triggers). */
+  deleteSource(id: string): void {
+    this.db.delete(sources).where(eq(sources.id, id)).run();
+  }
+
+  insertChunks(chatbotId: string, sourceId: string, parts: Array<{ content: string; tokenCount: number }>): ChunkRow[] {
+    if (parts.length === 0) return [];
+    return this.db
+      .insert(chunks)
+      .values(parts.map((p, i) => ({ chatbot_id: chatbotId, source_id: sourceId, ordinal: i, content: p.content, token_count: p.tokenCount })))
+      .returning()
+      .all();
+  }
+
+  chunksByIds(ids: number[]): Array<ChunkRow & { source_name: string; source_url: string | null }> {
+    if (ids.length === 0) return [];
+    return this.db
+      .select({
+        id: chunks.id,
+        chatbot_id: chunks.chatbot_id,
+        source_id: chunks.source_id,
+        ordinal: chunks.ordinal,
+        content: chunks.content,
+        token_count: chunks.token_count,
+        embedded_with: chunks.embedded_with,
+        source_name: sources.name,
+        source_url: sources.url,
+      })
+      .from(chunks)
+      .innerJoin(sources, eq(sources.id, chunks.source_id))
+      .where(inArray(chunks.id, ids))
+      .all();
+  }
+
+  /** Chunks of completed sources not yet embedded with `embedderId`, oldest first. */
+  chunksToEmbed(embedderId: string, limit: number): ChunkRow[] {
+    return this.db
+      .select({
+        id: chunks.id,
+        chatbot_id: chunks.chatbot_id,
+        source_id: chunks.source_id,
+        ordinal: chunks.ordinal,
+        content: chunks.content,
+        token_count: chunks.token_count,
+        embedded_with: chunks.embedded_with,
+      })
+      .from(chunks)
+      .where(or(isNull(chunks.embedded_with), ne(chunks.embedded_with, embedderId)))
+      .orderBy(asc(chunks.id))
+      .limit(limit)
+      .all();
+  }
+
+  /** bm25 over one agent's chunks; `match` is an FTS5 query built by the service. Lower score = better. */
+  keywordSearch(chatbotId: string, match: string, limit: number): KeywordHit[] {
+    return this.db.all<{ id: number; score: number }>(sql`
+      SELECT c.id AS id, bm25(chunks_fts) AS score
+        FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
+       WHERE chunks_fts MATCH ${match} AND c.chatbot_id = ${chatbotId}
+       ORDER BY score
+       LIMIT ${limit}`).map((r) => ({ chunkId: r.id, score: r.score }));
+  }
+
+  countChunks(sourceId: string): number {
+    return this.db.select({ n: sql<number>`count(*)` }).from(chunks).where(and(eq(chunks.source_id, sourceId))).get()!.n;
+  }
+}

@@ -1,0 +1,169 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../../platform/clock.js';
+import { badRequest, notFound } from '../../platform/http/errors.js';
+import { newId } from '../../platform/ids.js';
+import { EMBEDDING_BATCH_SIZE, type Embedder } from '../../providers/embeddings/index.js';
+import type { AgentsService } from '../agents/index.js';
+import type { AuthUser } from '../auth/index.js';
+import { chunkText } from './chunker.js';
+import { KnowledgeRepo } from './repo.js';
+import type { ChunkRow, SourceRow } from './tables.js';
+import type { VectorIndex } from './vector-index.js';
+
+export interface Passage {
+  chunkId: number;
+  sourceId: string;
+  sourceName: string;
+  sourceUrl: string | null;
+  content: string;
+  /** fused reciprocal-rank score; higher is better */
+  score: number;
+  /** found by the keyword index (bm25) */
+  keywordMatch: boolean;
+  /** cosine distance from the query, when the vector index found it */
+  distance: number | null;
+}
+
+/** Reciprocal rank fusion constant (Cormack et al.): damps the weight of the very first ranks. */
+const RRF_K = 60;
+/** candidates taken from each index before fusion */
+const CANDIDATES = 20;
+/** a text source's content is capped (the route answers 413 over it) */
+export const MAX_TEXT_SOURCE_CHARS = 2_000_000;
+
+const STOPWORDS = new Set(
+  ('a an and are as at be but by can could do does did for from had has have how i if in into is it its me my no not of on or our ' +
+    'so that the their them then there these they this to us was we were what when where which who why will with would you your ' +
+    'about any all am been being get got just more most some such than too very was were wat whats hi hello please thanks').split(' '),
+);
+
+export class KnowledgeService {
+  private backfillRunning: Promise<void> | null = null;
+
+  constructor(
+    private readonly repo: KnowledgeRepo,
+    private readonly agents: AgentsService,
+    private readonly embedder: Embedder | null,
+    private readonly vectors: VectorIndex | null,
+    private readonly clock: Clock,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  listSources(user: AuthUser, chatbotId: string): SourceRow[] {
+    const agent = this.agents.get(user, chatbotId);
+    return this.repo.listSources(agent.id);
+  }
+
+  /** A text source is completed at once: chunked, keyword-indexed and (when possible) embedded before it is returned. */
+  async addTextSource(user: AuthUser, chatbotId: string, input: { name: string; content: string }): Promise<SourceRow> {
+    const agent = this.agents.get(user, chatbotId);
+    const parts = chunkText(input.content);
+    if (parts.length === 0) throw badRequest('content: must contain some text');
+    const now = this.clock.now().toISOString();
+    const { source, stored } = this.repo.transaction(() => {
+      const source = this.repo.insertSource({
+        id: newId(),
+        chatbot_id: agent.id,
+        type: 'text',
+        name: input.name,
+        url: null,
+        file_type: null,
+        file_size: null,
+        status: 'completed',
+        error_message: null,
+        progress: 1,
+        created_at: now,
+        updated_at: now,
+      });
+      return { source, stored: this.repo.insertChunks(agent.id, source.id, parts) };
+    });
+    await this.embedChunks(stored).catch((err) => {
+      this.log.warn({ err, sourceId: source.id }, 'embedding failed; the source is keyword-searchable and will be embedded later');
+      this.scheduleBackfill();
+    });
+    return source;
+  }
+
+  deleteSource(user: AuthUser, sourceId: string): void {
+    const source = this.repo.findSource(sourceId);
+    if (!source) throw notFound('Source');
+    this.agents.get(user, source.chatbot_id); // 404 when it is another account's
+    this.repo.deleteSource(source.id);
+  }
+
+  /**
+   * Hybrid retrieval: bm25 keyword search and (with an embedder) vector search over one agent's
+   * chunks, fused by reciprocal rank. A failing embedder degrades to keyword-only.
+   */
+  async search(chatbotId: string, query: string, limit = 5): Promise<Passage[]> {
+    const match = ftsQuery(query);
+    const keywordHits = match ? this.repo.keywordSearch(chatbotId, match, CANDIDATES) : [];
+
+    let vectorHits: Array<{ chunkId: number; distance: number }> = [];
+    if (this.embedder && this.vectors) {
+      try {
+        const [vector] = await this.embedder.embed([query.slice(0, 8000)]);
+        vectorHits = this.vectors.search(chatbotId, vector!, CANDIDATES);
+      } catch (err) {
+        this.log.warn({ err }, 'query embedding failed; keyword search only');
+      }
+    }
+
+    const fused = new Map<number, { score: number; keywordMatch: boolean; distance: number | null }>();
+    keywordHits.forEach((hit, rank) => {
+      fused.set(hit.chunkId, { score: 1 / (RRF_K + rank + 1), keywordMatch: true, distance: null });
+    });
+    vectorHits.forEach((hit, rank) => {
+      const entry = fused.get(hit.chunkId) ?? { score: 0, keywordMatch: false, distance: null };
+      entry.score += 1 / (RRF_K + rank + 1);
+      entry.distance = hit.distance;
+      fused.set(hit.chunkId, entry);
+    });
+    const top = [...fused.entries()].sort((a, b) => b[1].score - a[1].score || a[0] - b[0]).slice(0, limit);
+    const rows = new Map(this.repo.chunksByIds(top.map(([id]) => id)).map((r) => [r.id, r]));
+    return top.flatMap(([id, f]) => {
+      const row = rows.get(id);
+      if (!row) return [];
+      return [{ chunkId: id, sourceId: row.source_id, sourceName: row.source_name, sourceUrl: row.source_url, content: row.content, ...f }];
+    });
+  }
+
+  /** Embeds chunks that have no vector for the current embedder (after an outage or an embedder change). */
+  scheduleBackfill(): Promise<void> {
+    if (!this.embedder || !this.vectors) return Promise.resolve();
+    this.backfillRunning ??= (async () => {
+      try {
+        for (;;) {
+          const batch = this.repo.chunksToEmbed(this.embedder!.id, EMBEDDING_BATCH_SIZE);
+          if (batch.length === 0) break;
+          await this.embedChunks(batch);
+        }
+      } catch (err) {
+        this.log.warn({ err }, 'embedding backfill stopped; it runs again at the next start or new source');
+      } finally {
+        this.backfillRunning = null;
+      }
+    })();
+    return this.backfillRunning;
+  }
+
+  private async embedChunks(rows: ChunkRow[]): Promise<void> {
+    if (!this.embedder || !this.vectors || rows.length === 0) return;
+    for (let i = 0; i < rows.length; i += EMBEDDING_BATCH_SIZE) {
+      const batch = rows.slice(i, i + EMBEDDING_BATCH_SIZE);
+      const vectors = await this.embedder.embed(batch.map((r) => r.content));
+      this.vectors.store(batch.map((r, j) => ({ chunkId: r.id, chatbotId: r.chatbot_id, vector: vectors[j]! })));
+    }
+  }
+}
+
+/**
+ * An FTS5 query from free text: the distinct content words, each quoted (so no user input is
+ * read as FTS syntax), OR-ed so that passages matching more words rank higher under bm25.
+ */
+export function ftsQuery(text: string): string | null {
+  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const unique = [...new Set(words.filter((w) => (w.length > 1 || /\d/.test(w)) && !STOPWORDS.has(w)))].slice(0, 32);
+  if (unique.length === 0) return null;
+  return unique.map((w) => `"${w}"`).join(' OR ');
+}

@@ -1,0 +1,51 @@
+import { index, integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { chatbots } from '../agents/tables.js';
+
+/** A training source of an agent: an uploaded file, a website or a text. */
+export const sources = sqliteTable(
+  'sources',
+  {
+    id: text('id').primaryKey(),
+    chatbot_id: text('chatbot_id')
+      .notNull()
+      .references(() => chatbots.id, { onDelete: 'cascade' }),
+    type: text('type', { enum: ['file', 'website', 'text'] }).notNull(),
+    name: text('name').notNull(),
+    url: text('url'),
+    file_type: text('file_type'),
+    file_size: integer('file_size'),
+    status: text('status', { enum: ['processing', 'completed', 'failed'] }).notNull(),
+    error_message: text('error_message'),
+    /** 0..1 while processing (ingestion issue); 1 when completed */
+    progress: real('progress').notNull().default(0),
+    created_at: text('created_at').notNull(),
+    updated_at: text('updated_at').notNull(),
+  },
+  (t) => [index('sources_chatbot_created').on(t.chatbot_id, t.created_at)],
+);
+
+/**
+ * Passages of a source. The integer id is the rowid shared with the FTS5 index (chunks_fts,
+ * kept in step by triggers) and with the vec0 vector table (chunk_vectors, see vector-index.ts).
+ */
+export const chunks = sqliteTable(
+  'chunks',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    chatbot_id: text('chatbot_id')
+      .notNull()
+      .references(() => chatbots.id, { onDelete: 'cascade' }),
+    source_id: text('source_id')
+      .notNull()
+      .references(() => sources.id, { onDelete: 'cascade' }),
+    ordinal: integer('ordinal').notNull(),
+    content: text('content').notNull(),
+    token_count: integer('token_count').notNull(),
+    /** the embedder whose vector is stored for this chunk; null = not embedded yet */
+    embedded_with: text('embedded_with'),
+  },
+  (t) => [index('chunks_source').on(t.source_id), index('chunks_chatbot_unembedded').on(t.chatbot_id, t.embedded_with)],
+);
+
+export type SourceRow = typeof sources.$inferSelect;
+export type ChunkRow = typeof chunks.$inferSelect;

@@ -1,0 +1,55 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/** True when the client asked for Server-Sent Events (CONTRACT "Streaming"). */
+export function wantsEventStream(request: FastifyRequest): boolean {
+  return (request.headers.accept ?? '').toLowerCase().includes('text/event-stream');
+}
+
+/**
+ * A Server-Sent Events response opened lazily: nothing is written until the first event, so an
+ * error before it can still be an ordinary JSON error response with its status code.
+ */
+export class EventStream {
+  private opened = false;
+  private readonly abortController = new AbortController();
+
+  constructor(private readonly reply: FastifyReply) {
+    // 'close' before the response finished means the client went away.
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableFinished) this.abortController.abort();
+    });
+  }
+
+  /** Aborts when the client disconnects. */
+  get signal(): AbortSignal {
+    return this.abortController.signal;
+  }
+
+  get started(): boolean {
+    return this.opened;
+  }
+
+  send(event: string, data: unknown): void {
+    if (this.abortController.signal.aborted || this.reply.raw.destroyed) return;
+    if (!this.opened) this.open();
+    this.reply.raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  }
+
+  end(): void {
+    if (this.opened && !this.reply.raw.destroyed) this.reply.raw.end();
+  }
+
+  private open(): void {
+    this.opened = true;
+    this.reply.hijack();
+    const headers = {
+      ...this.reply.getHeaders(),
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      'x-accel-buffering': 'no', // tell nginx-style proxies not to buffer the stream
+      connection: 'keep-alive',
+    };
+    this.reply.raw.writeHead(200, headers as Record<string, string>);
+    this.reply.raw.flushHeaders();
+  }
+}

@@ -1,0 +1,85 @@
+import { GoogleGenAI } from '@google/genai';
+import { Ollama } from 'ollama';
+import OpenAI from 'openai';
+import type { Config } from '../../config/index.js';
+import type { Embedder } from './types.js';
+
+export type { Embedder } from './types.js';
+export { EMBEDDING_BATCH_SIZE } from './types.js';
+
+const TIMEOUT_MS = 30_000;
+
+class OpenAiEmbedder implements Embedder {
+  readonly id: string;
+  private readonly client: OpenAI;
+  constructor(settings: { apiKey?: string; baseURL?: string }, private readonly model = 'text-embedding-3-small', readonly dimensions = 1536) {
+    this.client = new OpenAI({ apiKey: settings.apiKey, baseURL: settings.baseURL, timeout: TIMEOUT_MS, maxRetries: 1 });
+    this.id = `openai:${model}:${dimensions}`;
+  }
+  async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    const res = await this.client.embeddings.create({ model: this.model, input: texts, dimensions: this.dimensions }, { signal });
+    return [...res.data].sort((a, b) => a.index - b.index).map((d) => checkDims(Float32Array.from(d.embedding), this.dimensions));
+  }
+}
+
+class GoogleEmbedder implements Embedder {
+  readonly id: string;
+  private readonly client: GoogleGenAI;
+  constructor(settings: { apiKey?: string; baseURL?: string }, private readonly model = 'gemini-embedding-001', readonly dimensions = 768) {
+    this.client = new GoogleGenAI({
+      apiKey: settings.apiKey,
+      httpOptions: { baseUrl: settings.baseURL, timeout: TIMEOUT_MS, retryOptions: { attempts: 2, initialDelay: 0.5 } },
+    });
+    this.id = `google:${model}:${dimensions}`;
+  }
+  async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    const res = await this.client.models.embedContent({
+      model: this.model,
+      contents: texts,
+      config: { outputDimensionality: this.dimensions, abortSignal: signal },
+    });
+    const vectors = res.embeddings ?? [];
+    if (vectors.length !== texts.length) throw new Error(`google embeddings: expected ${texts.length} vectors, got ${vectors.length}`);
+    return vectors.map((e) => checkDims(normalise(Float32Array.from(e.values ?? [])), this.dimensions));
+  }
+}
+
+class OllamaEmbedder implements Embedder {
+  readonly id: string;
+  private readonly client: Ollama;
+  constructor(host: string, private readonly model = 'nomic-embed-text', readonly dimensions = 768) {
+    this.client = new Ollama({ host });
+    this.id = `ollama:${model}:${dimensions}`;
+  }
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    const res = await this.client.embed({ model: this.model, input: texts });
+    return res.embeddings.map((v) => checkDims(Float32Array.from(v), this.dimensions));
+  }
+}
+
+function checkDims(v: Float32Array, dims: number): Float32Array {
+  if (v.length !== dims) throw new Error(`embedding has ${v.length} dimensions, expected ${dims}`);
+  return v;
+}
+
+/** Truncated outputs of gemini-embedding are not unit length; cosine does not mind, but keep them tidy. */
+function normalise(v: Float32Array): Float32Array {
+  let sum = 0;
+  for (const x of v) sum += x * x;
+  const n = Math.sqrt(sum) || 1;
+  return v.map((x) => x / n);
+}
+
+/** The embedder EMBEDDINGS selects, or null for keyword-only retrieval. */
+export function createEmbedder(config: Pick<Config, 'embeddings' | 'providers'>): Embedder | null {
+  switch (config.embeddings) {
+    case 'openai':
+      return new OpenAiEmbedder(config.providers.openai);
+    case 'google':
+      return new GoogleEmbedder(config.providers.google);
+    case 'ollama':
+      return new OllamaEmbedder(config.providers.ollama.host ?? 'http://127.0.0.1:11434');
+    case 'none':
+      return null;
+  }
+}

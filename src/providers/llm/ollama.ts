@@ -1,0 +1,236 @@
+import { Ollama, type AbortableAsyncIterator, type ChatResponse, type Message } from 'ollama';
+import { ProviderError } from './errors.js';
+import type { ChatRequest, LlmProvider, ProviderName } from './types.js';
+
+const PROVIDER: ProviderName = 'ollama';
+
+export interface OllamaSettings {
+  /** OLLAMA_HOST, e.g. http://127.0.0.1:11434 (no /api) */
+  host?: string;
+  timeoutMs: number;
+  /** wait before the one retry on 429/5xx (default 250 ms) */
+  retryDelayMs?: number;
+}
+
+/**
+ * Ollama through the `ollama` package (`/api/chat`).
+ *
+ * The package has no timeout, no retry, and no signal for non-streamed calls, so this adapter
+ * gives each call its own client whose `fetch` carries the call's signal (which also keeps the
+ * shared client's list of open streams from growing), bounds the call with CallGuard (the whole of
+ * `complete`; for `stream`, the wait for the first chunk and every gap between chunks), and retries
+ * once on 429/5xx before any text was produced. Timeouts and connection errors are not retried.
+ */
+export class OllamaProvider implements LlmProvider {
+  readonly name = PROVIDER;
+  private readonly host: string | undefined;
+  private readonly timeoutMs: number;
+  private readonly retryDelayMs: number;
+
+  constructor(settings: OllamaSettings) {
+    this.host = settings.host;
+    this.timeoutMs = settings.timeoutMs;
+    this.retryDelayMs = settings.retryDelayMs ?? 250;
+  }
+
+  async complete(request: ChatRequest): Promise<string> {
+    const call = new CallGuard(this.timeoutMs, request.signal);
+    try {
+      const client = this.client(call.signal);
+      const response = await this.withRetry(call, () => client.chat({ ...this.body(request), stream: false }));
+      const text = response?.message?.content;
+      if (typeof text !== 'string') throw new ProviderError(PROVIDER, 'invalid-response');
+      return text;
+    } catch (err) {
+      throw toProviderError(err, call.stopped);
+    } finally {
+      call.end();
+    }
+  }
+
+  async *stream(request: ChatRequest): AsyncGenerator<string, void, undefined> {
+    const call = new CallGuard(this.timeoutMs, request.signal);
+    let chunks: AbortableAsyncIterator<ChatResponse> | undefined;
+    try {
+      const client = this.client(call.signal);
+      chunks = await this.withRetry(call, () => client.chat({ ...this.body(request), stream: true }));
+      yield* pump(call, chunks, (chunk: ChatResponse) => chunk.message?.content);
+    } catch (err) {
+      throw toProviderError(err, call.stopped);
+    } finally {
+      chunks?.abort();
+      call.end();
+    }
+  }
+
+  private client(signal: AbortSignal): Ollama {
+    const guardedFetch: typeof fetch = (input, init) =>
+      fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
+    return new Ollama({ host: this.host ?? '', fetch: guardedFetch });
+  }
+
+  private body(request: ChatRequest) {
+    const messages: Message[] = [];
+    if (request.system) messages.push({ role: 'system', content: request.system });
+    for (const turn of request.messages) messages.push({ role: turn.role, content: turn.content });
+    return { model: request.model, messages, options: { temperature: request.temperature, num_predict: request.maxTokens } };
+  }
+
+  /** one attempt, and one more after retryDelayMs if the first got 429/5xx (no text exists yet) */
+  private async withRetry<T>(call: CallGuard, attempt: () => Promise<T>): Promise<T> {
+    try {
+      return await call.wait(attempt());
+    } catch (err) {
+      if (call.stopped || !isRetryable(err)) throw err;
+    }
+    await call.wait(delay(this.retryDelayMs));
+    return await call.wait(attempt());
+  }
+}
+
+/** the package's ResponseError (not exported by it): an HTTP error status from the server */
+function httpStatus(err: unknown): number | undefined {
+  if (!(err instanceof Error) || err.name !== 'ResponseError') return undefined;
+  const status = (err as { status_code?: unknown }).status_code;
+  return typeof status === 'number' ? status : undefined;
+}
+
+function isRetryable(err: unknown): boolean {
+  const status = httpStatus(err);
+  return status !== undefined && (status === 429 || status >= 500);
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+function toProviderError(err: unknown, stopped: StopReason | undefined): ProviderError {
+  if (err instanceof ProviderError) return err;
+  if (stopped) return new ProviderError(PROVIDER, stopped);
+  const status = httpStatus(err);
+  if (status !== undefined) return new ProviderError(PROVIDER, 'http', status);
+  const network = networkFailure(err);
+  if (network) return new ProviderError(PROVIDER, network);
+  // includes an {"error": ...} line inside a stream and a stream that ended without `done`
+  return new ProviderError(PROVIDER, 'invalid-response');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Call guard: the same code is in each adapter file (openai, anthropic, google, ollama).
+// ---------------------------------------------------------------------------------------------
+
+type StopReason = 'timeout' | 'aborted';
+
+/** rejection value of CallGuard.wait when the guard, not the SDK, ended the wait */
+const STOPPED = Symbol('stopped');
+
+/**
+ * One provider call: an AbortController handed to the SDK, which follows the caller's signal and
+ * is aborted when the call ends (so a stream the consumer left is torn down), and a deadline that
+ * `wait` enforces itself instead of trusting the SDK to notice: a timeout or an abort ends the
+ * wait at once, and the SDK promise's late result or rejection is swallowed.
+ */
+class CallGuard {
+  private readonly controller = new AbortController();
+  /** why the guard ended the call, if it did */
+  stopped: StopReason | undefined;
+  private deadline: number;
+  private interrupt: (() => void) | undefined;
+  private readonly onCallerAbort = () => this.stop('aborted');
+
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly callerSignal: AbortSignal | undefined,
+  ) {
+    this.deadline = Date.now() + timeoutMs;
+    if (callerSignal?.aborted) this.stop('aborted');
+    else callerSignal?.addEventListener('abort', this.onCallerAbort, { once: true });
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** something arrived: the next wait may take timeoutMs again */
+  touch(): void {
+    this.deadline = Date.now() + this.timeoutMs;
+  }
+
+  stop(reason: StopReason): void {
+    if (this.stopped) return;
+    this.stopped = reason;
+    this.controller.abort();
+    this.interrupt?.();
+  }
+
+  /** settles like `work`, or rejects with STOPPED when the deadline passes or the caller aborts */
+  wait<T>(work: PromiseLike<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let settled = false;
+      const finish = (settle: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (this.interrupt === interrupt) this.interrupt = undefined;
+        settle();
+      };
+      const interrupt = () => finish(() => reject(STOPPED));
+      this.interrupt = interrupt;
+      work.then(
+        (value) => finish(() => resolve(value)),
+        (err: unknown) => finish(() => reject(err)),
+      );
+      if (this.stopped) interrupt();
+      else timer = setTimeout(() => this.stop('timeout'), Math.max(0, this.deadline - Date.now()));
+    });
+  }
+
+  end(): void {
+    this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
+    this.controller.abort();
+  }
+}
+
+/** Yields the text of each chunk; each chunk must come within timeoutMs of the previous one. */
+async function* pump<T>(call: CallGuard, chunks: AsyncIterable<T>, textOf: (chunk: T) => string | undefined): AsyncGenerator<string, void, undefined> {
+  const iterator = chunks[Symbol.asyncIterator]();
+  let finished = false;
+  try {
+    for (;;) {
+      const next = await call.wait(iterator.next());
+      if (next.done) break;
+      const text = textOf(next.value);
+      if (text) yield text;
+      call.touch();
+    }
+    finished = true;
+    // some SDKs end a stream quietly when its signal aborts
+    if (call.stopped) throw STOPPED;
+  } finally {
+    if (!finished) {
+      call.end();
+      try {
+        Promise.resolve(iterator.return?.()).catch(() => {});
+      } catch {
+        // the SDK's iterator is being torn down anyway
+      }
+    }
+  }
+}
+
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/** 'timeout' or 'unreachable' for a fetch/socket failure (looking through `cause`), else undefined */
+function networkFailure(err: unknown): 'timeout' | 'unreachable' | undefined {
+  let current: unknown = err;
+  for (let depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && TIMEOUT_CODES.has(code)) return 'timeout';
+    if (typeof code === 'string' && UNREACHABLE_CODES.has(code)) return 'unreachable';
+    current = (current as { cause?: unknown }).cause;
+  }
+  if (err instanceof TypeError && /fetch failed|terminated|network/i.test(err.message)) return 'unreachable';
+  return undefined;
+}

@@ -1,0 +1,42 @@
+export type ProviderName = 'openai' | 'anthropic' | 'google' | 'ollama';
+
+export interface ChatTurn {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+export interface ChatRequest {
+  model: string;
+  /** the whole system prompt: agent instructions plus reference material */
+  system: string;
+  /** history oldest first, ending with the user's new message */
+  messages: ChatTurn[];
+  temperature: number;
+  maxTokens: number;
+  /** aborts the upstream call (client went away, shutdown) */
+  signal?: AbortSignal;
+}
+
+/**
+ * One LLM provider behind one interface; adding a provider is adding one file.
+ *
+ * Contract for every implementation:
+ * - honours model, system, messages, temperature and maxTokens as given;
+ * - times out after the configured time and retries once on 429/5xx (through the SDK's own retry
+ *   where it has one), never after the first text has been produced;
+ * - throws only ProviderError (see errors.ts), whose message names the provider and carries no key,
+ *   URL or stack;
+ * - `stream` yields text deltas as they arrive; an abort via `signal` ends it quietly or with
+ *   ProviderError, never with an unhandled rejection.
+ */
+export interface LlmProvider {
+  readonly name: ProviderName;
+  complete(request: ChatRequest): Promise<string>;
+  stream(request: ChatRequest): AsyncIterable<string>;
+}
+
+export interface ProviderSettings {
+  apiKey?: string;
+  baseURL?: string;
+  timeoutMs: number;
+}
