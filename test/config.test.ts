@@ -146,6 +146,9 @@ describe('loadConfig refuses bad values with one line naming the variable', () =
     ['PUBLIC_URL', { PUBLIC_URL: 'ftp://x' }],
     ['PUBLIC_URL', { PUBLIC_URL: 'not a url' }],
     ['EMBEDDINGS', { EMBEDDINGS: 'magic' }],
+    ['EMBEDDINGS', { EMBEDDINGS: 'openai' }], // without OPENAI_API_KEY
+    ['EMBEDDINGS', { EMBEDDINGS: 'google' }], // without GEMINI_API_KEY
+    ['LLM_TIMEOUT_S', { LLM_TIMEOUT_S: '0' }],
     ['OLLAMA_HOST', { OLLAMA_HOST: 'localhost:11434' }],
     ['DEFAULT_PLAN', { DEFAULT_PLAN: 'nonexistent' }],
   ];

@@ -105,6 +105,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration: DEFAULT_PLAN: no plan named ${JSON.stringify(e.DEFAULT_PLAN)} (plans: ${Object.keys(plans).join(', ')})`);
   }
 
+  if (e.EMBEDDINGS === 'openai' && !e.OPENAI_API_KEY) throw new ConfigError('Invalid configuration: EMBEDDINGS: openai needs OPENAI_API_KEY');
+  if (e.EMBEDDINGS === 'google' && !e.GEMINI_API_KEY) throw new ConfigError('Invalid configuration: EMBEDDINGS: google needs GEMINI_API_KEY');
+
   const dataDir = path.resolve(e.DATA_DIR);
   try {
     mkdirSync(dataDir, { recursive: true });

@@ -41,11 +41,11 @@ function conceptEmbedding(text: string, dimensions: number): number[] {
   const v = new Array<number>(dimensions).fill(0);
   for (const word of text.toLowerCase().match(/[a-z]+/g) ?? []) {
     const concept = CONCEPT_OF.get(word);
-    if (concept !== undefined) v[concept] += 1;
+    if (concept !== undefined) v[concept]! += 1;
     else {
       let h = 2166136261;
       for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 16777619) >>> 0;
-      v[CONCEPTS.length + (h % (dimensions - CONCEPTS.length))] += 0.15; // other words count a little
+      v[CONCEPTS.length + (h % (dimensions - CONCEPTS.length))]! += 0.15; // other words count a little
     }
   }
   const norm = Math.sqrt(v.reduce((s, x) => s + x * x, 0)) || 1;

@@ -1,0 +1,119 @@
+/**
+ * What every adapter shares: the call guard (deadline + caller abort, enforced by us because the
+ * SDKs' own timeouts differ), the stream pump, and the mapping of network failures.
+ */
+export type StopReason = 'timeout' | 'aborted';
+
+/** rejection value of CallGuard.wait when the guard, not the SDK, ended the wait */
+export const STOPPED = Symbol('stopped');
+
+/**
+ * One provider call: an AbortController handed to the SDK, which follows the caller's signal and
+ * is aborted when the call ends (so a stream the consumer left is torn down), and a deadline that
+ * `wait` enforces itself instead of trusting the SDK to notice: a timeout or an abort ends the
+ * wait at once, and the SDK promise's late result or rejection is swallowed.
+ */
+export class CallGuard {
+  private readonly controller = new AbortController();
+  /** why the guard ended the call, if it did */
+  stopped: StopReason | undefined;
+  private deadline: number;
+  private interrupt: (() => void) | undefined;
+  private readonly onCallerAbort = () => this.stop('aborted');
+
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly callerSignal: AbortSignal | undefined,
+  ) {
+    this.deadline = Date.now() + timeoutMs;
+    if (callerSignal?.aborted) this.stop('aborted');
+    else callerSignal?.addEventListener('abort', this.onCallerAbort, { once: true });
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** something arrived: the next wait may take timeoutMs again */
+  touch(): void {
+    this.deadline = Date.now() + this.timeoutMs;
+  }
+
+  stop(reason: StopReason): void {
+    if (this.stopped) return;
+    this.stopped = reason;
+    this.controller.abort();
+    this.interrupt?.();
+  }
+
+  /** settles like `work`, or rejects with STOPPED when the deadline passes or the caller aborts */
+  wait<T>(work: PromiseLike<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let settled = false;
+      const finish = (settle: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (this.interrupt === interrupt) this.interrupt = undefined;
+        settle();
+      };
+      const interrupt = () => finish(() => reject(STOPPED));
+      this.interrupt = interrupt;
+      work.then(
+        (value) => finish(() => resolve(value)),
+        (err: unknown) => finish(() => reject(err)),
+      );
+      if (this.stopped) interrupt();
+      else timer = setTimeout(() => this.stop('timeout'), Math.max(0, this.deadline - Date.now()));
+    });
+  }
+
+  end(): void {
+    this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
+    this.controller.abort();
+  }
+}
+
+/** Yields the text of each chunk; each chunk must come within timeoutMs of the previous one. */
+export async function* pump<T>(call: CallGuard, chunks: AsyncIterable<T>, textOf: (chunk: T) => string | undefined): AsyncGenerator<string, void, undefined> {
+  const iterator = chunks[Symbol.asyncIterator]();
+  let finished = false;
+  try {
+    for (;;) {
+      const next = await call.wait(iterator.next());
+      if (next.done) break;
+      const text = textOf(next.value);
+      if (text) yield text;
+      call.touch();
+    }
+    finished = true;
+    // some SDKs end a stream quietly when its signal aborts
+    if (call.stopped) throw STOPPED;
+  } finally {
+    if (!finished) {
+      call.end();
+      try {
+        Promise.resolve(iterator.return?.()).catch(() => {});
+      } catch {
+        // the SDK's iterator is being torn down anyway
+      }
+    }
+  }
+}
+
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/** 'timeout' or 'unreachable' for a fetch/socket failure (looking through `cause`), else undefined */
+export function networkFailure(err: unknown): 'timeout' | 'unreachable' | undefined {
+  let current: unknown = err;
+  for (let depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && TIMEOUT_CODES.has(code)) return 'timeout';
+    if (typeof code === 'string' && UNREACHABLE_CODES.has(code)) return 'unreachable';
+    current = (current as { cause?: unknown }).cause;
+  }
+  if (err instanceof TypeError && /fetch failed|terminated|network/i.test(err.message)) return 'unreachable';
+  return undefined;
+}
