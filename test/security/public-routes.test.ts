@@ -2,15 +2,22 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteInfo } from '../../src/platform/http/index.js';
-import { auth, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { auth, createAgent, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
 
 /**
  * The exact set of routes that answer without a bearer token. Adding a public route means adding
  * it here, on purpose, in review.
+ *
+ * Spec 5.3 (public endpoints): register, login, agent info and chat for the widget. The spec's
+ * public lead capture (POST /api/public/lead/{id}) is not built yet; it joins this list when it is.
+ * Beyond the spec: health, the OpenAPI document and the docs page.
  */
 const PUBLIC_ROUTES = [
   'POST /api/auth/register',
   'POST /api/auth/login',
+  'GET /api/public/chatbot/:chatbot_id',
+  'HEAD /api/public/chatbot/:chatbot_id',
+  'POST /api/public/chat/:chatbot_id',
   'GET /api/health',
   'HEAD /api/health',
   'GET /openapi.json',
@@ -53,13 +60,46 @@ function routerRoutes(printed: string): string[] {
   return out.sort();
 }
 
-/** A concrete URL for a route pattern: params become random ids, a wildcard becomes a path. */
-function concrete(url: string): string {
-  return url.replace(/:[A-Za-z_]\w*/g, () => randomUUID()).replace(/\*$/, 'some/file.txt');
+/**
+ * Routes that must stay behind a token; the sweep below reads the route table, this list only
+ * makes sure the chat and knowledge routes are in it.
+ */
+const GUARDED_CHAT_AND_KNOWLEDGE = [
+  'POST /api/chat',
+  'GET /api/chat/conversations/:chatbot_id',
+  'HEAD /api/chat/conversations/:chatbot_id',
+  'GET /api/chat/messages/:conversation_id',
+  'HEAD /api/chat/messages/:conversation_id',
+  'GET /api/sources/chatbot/:chatbot_id',
+  'HEAD /api/sources/chatbot/:chatbot_id',
+  'POST /api/sources/chatbot/:chatbot_id/text',
+  'DELETE /api/sources/:source_id',
+];
+
+/**
+ * A concrete URL for a route pattern: params named in `ids` become those (real) ids, others
+ * random ones; a wildcard becomes a path.
+ */
+function concrete(url: string, ids: Record<string, string> = {}): string {
+  return url.replace(/:([A-Za-z_]\w*)/g, (_, name: string) => ids[name] ?? randomUUID()).replace(/\*$/, 'some/file.txt');
 }
 
 function jwtPayload(token: string): { sub: string; sid: string } {
   return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8'));
+}
+
+/** Everything stored, except what merely reading renews (a session's last use). */
+function storedData(t: TestApp): Record<string, unknown[]> {
+  const rows = (sql: string) => t.database.sqlite.prepare(sql).all();
+  return {
+    users: rows('SELECT * FROM users ORDER BY id'),
+    sessions: rows('SELECT id, user_id, created_at, expires_at FROM sessions ORDER BY id'),
+    chatbots: rows('SELECT * FROM chatbots ORDER BY id'),
+    sources: rows('SELECT * FROM sources ORDER BY id'),
+    chunks: rows('SELECT * FROM chunks ORDER BY id'),
+    conversations: rows('SELECT * FROM conversations ORDER BY id'),
+    messages: rows('SELECT * FROM messages ORDER BY id'),
+  };
 }
 
 describe('public routes', () => {
@@ -67,6 +107,8 @@ describe('public routes', () => {
   let table: RouteInfo[];
   let adminToken: string;
   let loggedOutToken: string;
+  /** real ids of the admin's data, so a refused request has something it could have changed */
+  let ids: Record<string, string>;
   beforeAll(async () => {
     t = await startTestApp();
     table = t.app.routeTable;
@@ -74,6 +116,19 @@ describe('public routes', () => {
     loggedOutToken = (await registerUser(t.app)).token;
     const out = await t.app.inject({ method: 'POST', url: '/api/auth/logout', headers: auth(loggedOutToken) });
     expect(out.statusCode).toBe(200);
+
+    const me = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: auth(adminToken) });
+    const agent = await createAgent(t.app, adminToken, { name: 'Guarded bot' });
+    const source = await t.app.inject({
+      method: 'POST',
+      url: `/api/sources/chatbot/${agent.id}/text`,
+      headers: auth(adminToken),
+      payload: { name: 'Shipping', content: 'Parcels ship within two working days.' },
+    });
+    expect(source.statusCode, source.body).toBe(201);
+    const chat = await t.app.inject({ method: 'POST', url: '/api/chat', headers: auth(adminToken), payload: { message: 'How fast do parcels ship?', chatbot_id: agent.id } });
+    expect(chat.statusCode, chat.body).toBe(200);
+    ids = { user_id: me.json().id, chatbot_id: agent.id, source_id: source.json().id, conversation_id: chat.json().conversation_id };
   });
   afterAll(async () => t.cleanup());
 
@@ -99,6 +154,26 @@ describe('public routes', () => {
       expect(res.statusCode, key(r)).toBeLessThan(500);
       if (r.method === 'POST') expect(res.statusCode, `${key(r)} with an empty object is a validation error`).toBe(400);
     }
+  });
+
+  it("the widget's public routes serve a public agent to a visitor with no token", async () => {
+    const info = await t.app.inject({ method: 'GET', url: `/api/public/chatbot/${ids.chatbot_id}` });
+    expect(info.statusCode, info.body).toBe(200);
+    expect(info.json().id).toBe(ids.chatbot_id);
+    // only the widget's fields: nothing of the owner's configuration
+    for (const hidden of ['instructions', 'system_message', 'user_id', 'model', 'provider', 'temperature']) expect(info.json(), hidden).not.toHaveProperty(hidden);
+    const chat = await t.app.inject({
+      method: 'POST',
+      url: `/api/public/chat/${ids.chatbot_id}`,
+      payload: { message: 'Do parcels ship fast?', session_id: 'public-route-visitor' },
+    });
+    expect(chat.statusCode, chat.body).toBe(200);
+    expect(chat.json().session_id).toBe('public-route-visitor');
+    // a public chat does not open the owner's data: the conversation list still needs a token
+    const list = await t.app.inject({ method: 'GET', url: `/api/chat/conversations/${ids.chatbot_id}` });
+    expect(list.statusCode).toBe(401);
+    const messages = await t.app.inject({ method: 'GET', url: `/api/chat/messages/${chat.json().conversation_id}` });
+    expect(messages.statusCode).toBe(401);
   });
 
   describe('every other route refuses a request without valid credentials', () => {
@@ -136,24 +211,77 @@ describe('public routes', () => {
       { name: 'the token of a logged-out session', headers: async () => auth(loggedOutToken) },
     ];
 
+    /** A body the route would accept from its owner, so the credentials are the only fault. */
+    const bodyFor = (r: RouteInfo): Record<string, unknown> => {
+      switch (key(r)) {
+        case 'POST /api/chat':
+          return { message: 'How fast do parcels ship?', chatbot_id: ids.chatbot_id, session_id: 'sweep-session' };
+        case 'POST /api/sources/chatbot/:chatbot_id/text':
+          return { name: 'Injected', content: 'Text an attacker wants the agent to say.' };
+        default:
+          return { name: 'x' };
+      }
+    };
+
+    it('covers the chat and knowledge routes', () => {
+      const guarded = table.filter((r) => !r.public).map(key);
+      expect(guarded).toEqual(expect.arrayContaining(GUARDED_CHAT_AND_KNOWLEDGE));
+    });
+
     for (const v of variants) {
       it(v.name, async () => {
         const guarded = table.filter((r) => !r.public);
         expect(guarded.length).toBeGreaterThan(5);
         const headers = await v.headers();
+        const before = storedData(t);
         for (const r of guarded) {
           const res = await t.app.inject({
             method: r.method as 'GET',
-            url: concrete(r.url),
+            url: concrete(r.url, ids),
             headers,
-            ...(['POST', 'PUT', 'PATCH'].includes(r.method) ? { payload: { name: 'x' } } : {}),
+            ...(['POST', 'PUT', 'PATCH'].includes(r.method) ? { payload: bodyFor(r) } : {}),
           });
           expect(res.statusCode, `${key(r)} with ${v.name}`).toBe(401);
           expect(res.headers['www-authenticate'], key(r)).toBe('Bearer');
           if (r.method !== 'HEAD') expect(res.json(), key(r)).toEqual({ detail: 'Could not validate credentials' });
         }
+        // the real agent, source and conversation were targeted; nothing changed
+        expect(storedData(t)).toEqual(before);
       });
     }
+
+    it('a multipart text source without valid credentials is refused before the form is read', async () => {
+      const boundary = 'sweep-boundary';
+      const form =
+        `--${boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\nInjected\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="content"\r\n\r\nText an attacker wants the agent to say.\r\n` +
+        `--${boundary}--\r\n`;
+      const before = storedData(t);
+      for (const v of variants) {
+        const res = await t.app.inject({
+          method: 'POST',
+          url: `/api/sources/chatbot/${ids.chatbot_id}/text`,
+          headers: { ...(await v.headers()), 'content-type': `multipart/form-data; boundary=${boundary}` },
+          payload: form,
+        });
+        expect(res.statusCode, v.name).toBe(401);
+        expect(res.json(), v.name).toEqual({ detail: 'Could not validate credentials' });
+      }
+      expect(storedData(t)).toEqual(before);
+    });
+
+    it('an event-stream chat request without valid credentials gets a JSON 401, not a stream', async () => {
+      for (const v of variants) {
+        const res = await t.app.inject({
+          method: 'POST',
+          url: '/api/chat',
+          headers: { ...(await v.headers()), accept: 'text/event-stream' },
+          payload: bodyFor({ method: 'POST', url: '/api/chat', public: false }),
+        });
+        expect(res.statusCode, v.name).toBe(401);
+        expect(String(res.headers['content-type']), v.name).toMatch(/^application\/json/);
+      }
+    });
 
     it('a valid token still gets through (the 401s above are not for every caller)', async () => {
       const res = await t.app.inject({ method: 'GET', url: '/api/chatbots', headers: auth(adminToken) });
@@ -177,6 +305,21 @@ describe('public routes', () => {
       '/docs/static/../../api/admin/users',
       '/docs/static/%2e%2e/%2e%2e/api/admin/users',
       '/openapi.json/../api/auth/me',
+      // the public widget routes are no way into the guarded ones
+      '/API/chat',
+      '/api/Chat',
+      '/api/chat/',
+      '/api/public/chat',
+      '/api/public/chatbot/x/../../../api/chatbots',
+      '/api/public/chatbot/%2e%2e/%2e%2e/chatbots',
+      '/api/public/chat/x/../../chat',
+      '/api/public/../chat/conversations/x',
+      '/api/public/chatbot/../../sources/chatbot/x',
+      '/api/public/chat/%2e%2e%2f%2e%2e%2fchat',
+      '/api/public//chat/x/../../chat',
+      '/api/sources/chatbot/x/text/',
+      '/api/sources/chatbot/x/text?public=true',
+      '/api/chat/messages/x?public=true',
     ];
     for (const url of variants) {
       for (const method of ['GET', 'POST'] as const) {

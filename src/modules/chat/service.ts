@@ -132,8 +132,9 @@ export class ChatService {
   /** Messages of a conversation of one of the caller's agents; 404 otherwise. */
   listMessages(user: AuthUser, conversationId: string): MessageRow[] {
     const conversation = this.repo.findConversation(conversationId);
-    if (!conversation) throw notFound('Conversation');
-    this.agents.get(user, conversation.chatbot_id);
+    // another account's conversation is 404 with the same detail as a missing one (CONTRACT)
+    const agent = conversation ? this.agents.findById(conversation.chatbot_id) : undefined;
+    if (!conversation || agent?.user_id !== user.id) throw notFound('Conversation');
     return this.repo.listMessages(conversation.id);
   }
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { badRequest } from '../../platform/http/errors.js';
+import { ApiError, badRequest } from '../../platform/http/errors.js';
 import { readFormFields } from '../../platform/http/form.js';
 import { currentUser } from '../auth/index.js';
 import { MAX_TEXT_SOURCE_CHARS, type KnowledgeService } from './service.js';
@@ -21,8 +21,12 @@ export const sourceSchema = z.object({
 
 const textSourceFields = z.object({
   name: z.string().trim().min(1).max(200),
-  content: z.string().min(1).max(MAX_TEXT_SOURCE_CHARS),
+  // multipart sends line breaks as CRLF; count them once
+  content: z.string().min(1).transform((s) => s.replace(/\r\n/g, '\n')),
 });
+
+/** JSON bodies of the text route may hold the whole 2M-character text, escaped. */
+const TEXT_SOURCE_BODY_LIMIT = 16 * 1024 * 1024;
 
 export const knowledgeRoutes: FastifyPluginAsyncZod<{ knowledge: KnowledgeService }> = async (app, { knowledge }) => {
   const security = [{ bearer: [] }];
@@ -34,6 +38,7 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<{ knowledge: KnowledgeServic
   });
 
   app.post('/api/sources/chatbot/:chatbot_id/text', {
+    bodyLimit: TEXT_SOURCE_BODY_LIMIT,
     schema: {
       tags: ['sources'],
       security,
@@ -48,6 +53,9 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<{ knowledge: KnowledgeServic
       if (!parsed.success) {
         const issue = parsed.error.issues[0]!;
         throw badRequest(`${String(issue.path[0] ?? 'body')}: ${issue.message}`);
+      }
+      if (parsed.data.content.length > MAX_TEXT_SOURCE_CHARS) {
+        throw new ApiError(413, `content: too large (at most ${MAX_TEXT_SOURCE_CHARS} characters)`);
       }
       const source = await knowledge.addTextSource(user, req.params.chatbot_id, parsed.data);
       return reply.code(201).send(source);

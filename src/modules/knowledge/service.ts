@@ -86,8 +86,9 @@ export class KnowledgeService {
 
   deleteSource(user: AuthUser, sourceId: string): void {
     const source = this.repo.findSource(sourceId);
-    if (!source) throw notFound('Source');
-    this.agents.get(user, source.chatbot_id); // 404 when it is another account's
+    // another account's source is 404 with the same detail as a missing one (CONTRACT)
+    const agent = source ? this.agents.findById(source.chatbot_id) : undefined;
+    if (!source || agent?.user_id !== user.id) throw notFound('Source');
     this.repo.deleteSource(source.id);
   }
 
@@ -131,20 +132,29 @@ export class KnowledgeService {
   /** Embeds chunks that have no vector for the current embedder (after an outage or an embedder change). */
   scheduleBackfill(): Promise<void> {
     if (!this.embedder || !this.vectors) return Promise.resolve();
-    this.backfillRunning ??= (async () => {
-      try {
-        for (;;) {
-          const batch = this.repo.chunksToEmbed(this.embedder!.id, EMBEDDING_BATCH_SIZE);
-          if (batch.length === 0) break;
-          await this.embedChunks(batch);
-        }
-      } catch (err) {
-        this.log.warn({ err }, 'embedding backfill stopped; it runs again at the next start or new source');
-      } finally {
-        this.backfillRunning = null;
-      }
-    })();
+    if (!this.backfillRunning) {
+      // Cleared when the run settles, not inside it: a run with nothing to do finishes before
+      // `runBackfill()` even returns, and clearing inside it would leave the settled promise
+      // stored for good, so no later call would ever run a backfill again.
+      const run = this.runBackfill();
+      this.backfillRunning = run;
+      void run.then(() => {
+        if (this.backfillRunning === run) this.backfillRunning = null;
+      });
+    }
     return this.backfillRunning;
+  }
+
+  private async runBackfill(): Promise<void> {
+    try {
+      for (;;) {
+        const batch = this.repo.chunksToEmbed(this.embedder!.id, EMBEDDING_BATCH_SIZE);
+        if (batch.length === 0) break;
+        await this.embedChunks(batch);
+      }
+    } catch (err) {
+      this.log.warn({ err }, 'embedding backfill stopped; it runs again at the next start or new source');
+    }
   }
 
   private async embedChunks(rows: ChunkRow[]): Promise<void> {

@@ -4,6 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import { registerErrorHandling } from './error-handler.js';
+import { ApiError } from './errors.js';
 
 export { ApiError } from './errors.js';
 export { frameworkErrorHandler } from './error-handler.js';
@@ -47,6 +48,15 @@ export async function registerHttpPlatform(app: FastifyInstance, info: { version
   });
 
   registerErrorHandling(app);
+
+  // @fastify/multipart takes multipart/form-data for every route and leaves the body unread, so a
+  // route that does not list it in `consumes` would run as if no body had been sent (logout, agent
+  // toggle). Those refuse it like any other content type they have no parser for.
+  app.addHook('preValidation', async (request) => {
+    if (!request.isMultipart?.()) return;
+    const consumes = (request.routeOptions.schema as { consumes?: readonly string[] } | undefined)?.consumes ?? [];
+    if (!consumes.includes('multipart/form-data')) throw new ApiError(415, 'body: unsupported content type');
+  });
 
   await app.register(helmet, {
     // The API answers JSON only; pages (docs now, admin UI and widget later) set what they need.

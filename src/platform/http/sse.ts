@@ -35,8 +35,13 @@ export class EventStream {
     this.reply.raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   }
 
+  /** Ends the response; if nothing was sent (the client left first) Fastify is still told it is done. */
   end(): void {
-    if (this.opened && !this.reply.raw.destroyed) this.reply.raw.end();
+    if (!this.opened) {
+      this.opened = true;
+      this.reply.hijack();
+    }
+    if (!this.reply.raw.destroyed) this.reply.raw.end();
   }
 
   private open(): void {
