@@ -4,6 +4,6 @@ import { defineConfig } from 'drizzle-kit';
 // `drizzle-kit generate --custom` migrations: drizzle-kit cannot load sqlite-vec (STACK-NOTES).
 export default defineConfig({
   dialect: 'sqlite',
-  schema: './src/modules/*/tables.ts',
+  schema: ['./src/modules/*/tables.ts', './src/platform/*/tables.ts'],
   out: './migrations',
 });

@@ -1,2 +1,11 @@
-// `npm run bench` is filled by the "Benchmarks" issue (see ARCHITECTURE.md "Benchmarks").
-console.log(JSON.stringify({ bench: 'none', note: 'benchmarks arrive with the Benchmarks issue' }));
+// `npm run bench`: each script prints one JSON line per figure. The Benchmarks issue adds the
+// HTTP, chat, retrieval and process figures of ARCHITECTURE.md; ingestion is measured already.
+import { spawnSync } from 'node:child_process';
+
+const scripts = ['bench/ingest-event-loop.ts'];
+let failed = false;
+for (const script of scripts) {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', script], { stdio: 'inherit' });
+  if (run.status !== 0) failed = true;
+}
+process.exit(failed ? 1 : 0);

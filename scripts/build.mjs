@@ -2,9 +2,7 @@
 // The widget and admin UI bundles join this script with their issues.
 import { build } from 'esbuild';
 
-await build({
-  entryPoints: ['src/main.ts'],
-  outfile: 'dist/main.js',
+const nodeOptions = {
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -12,4 +10,10 @@ await build({
   packages: 'external',
   sourcemap: true,
   logLevel: 'warning',
-});
+};
+
+await build({ ...nodeOptions, entryPoints: ['src/main.ts'], outfile: 'dist/main.js' });
+
+// The document parser runs in worker threads; platform/workers/pool.ts finds this file next to
+// dist/main.js and runs it under plain node.
+await build({ ...nodeOptions, entryPoints: ['src/platform/workers/parse-worker.ts'], outfile: 'dist/parse-worker.js' });

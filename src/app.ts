@@ -12,7 +12,9 @@ import { adminRoutes } from './modules/admin/index.js';
 import { AgentsRepo, AgentsService, agentRoutes } from './modules/agents/index.js';
 import { AuthRepo, AuthService, authenticationPlugin, authRoutes } from './modules/auth/index.js';
 import { ChatRepo, ChatService, chatRoutes } from './modules/chat/index.js';
-import { KnowledgeRepo, KnowledgeService, knowledgeRoutes, VectorIndex } from './modules/knowledge/index.js';
+import { IngestionService, KnowledgeRepo, KnowledgeService, knowledgeRoutes, VectorIndex } from './modules/knowledge/index.js';
+import { JobQueue } from './platform/jobs/queue.js';
+import { createParserPool } from './platform/workers/pool.js';
 import { PlanService } from './modules/limits/index.js';
 import { createEmbedder } from './providers/embeddings/index.js';
 import { configuredProviders } from './providers/llm/registry.js';
@@ -26,6 +28,13 @@ export interface AppDeps {
 }
 
 export type App = FastifyInstance;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** the durable job queue (tests wait on `jobs.idle()` instead of polling) */
+    jobs: JobQueue;
+  }
+}
 
 /** JSON request bodies above this are refused with 413 (file uploads get their own limit). */
 const JSON_BODY_LIMIT = 1024 * 1024;
@@ -66,7 +75,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const embedder = createEmbedder(config);
   const vectors = embedder ? new VectorIndex(database.sqlite, embedder.id, embedder.dimensions) : null;
   vectors?.ensure();
-  const knowledge = new KnowledgeService(new KnowledgeRepo(database.db), agents, embedder, vectors, clock, app.log);
+  const knowledgeRepo = new KnowledgeRepo(database.db);
+  const knowledge = new KnowledgeService(knowledgeRepo, agents, embedder, vectors, clock, app.log);
+  const jobs = new JobQueue(database.db, clock, app.log, { concurrency: config.ingestConcurrency });
+  const parsers = createParserPool({ maxThreads: config.ingestConcurrency, timeoutMs: config.ingestTimeoutMs });
+  const ingestion = new IngestionService(knowledgeRepo, knowledge, agents, jobs, parsers, { dataDir: config.dataDir, allowPrivateUrls: config.allowPrivateUrls }, clock, app.log);
   const providers = configuredProviders(config);
   const chat = new ChatService(new ChatRepo(database.db), agents, knowledge, plans, ownerPlan, providers.get, clock, app.log);
 
@@ -91,7 +104,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   await app.register(authRoutes, { auth });
   await app.register(agentRoutes, { agents, ownerPlan });
-  await app.register(knowledgeRoutes, { knowledge });
+  await app.register(knowledgeRoutes, { knowledge, ingestion });
   await app.register(chatRoutes, { chat });
   await app.register(adminRoutes, { auth });
 
@@ -102,7 +115,18 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // chunks stored while the embedder was unreachable, or before an embedder change, get vectors now
   app.addHook('onReady', async () => {
     void knowledge.scheduleBackfill();
+    jobs.start(); // picks up ingestion a previous process left unfinished
+    await ingestion.watchdog();
   });
+  const watchdog = setInterval(() => void ingestion.watchdog().catch((err) => app.log.error({ err }, 'watchdog failed')), 60_000);
+  watchdog.unref();
+  // Shutdown: running jobs stop at a safe point (they resume at the next start), then the workers go.
+  app.addHook('onClose', async () => {
+    clearInterval(watchdog);
+    await jobs.stop();
+    await parsers.close();
+  });
+  app.decorate('jobs', jobs);
 
   return app;
 }

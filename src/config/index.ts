@@ -50,6 +50,8 @@ const envSchema = z.object({
   SMTP_FROM: z.string().min(3).optional(),
   ALLOW_PRIVATE_URLS: bool.default(false),
   TRUST_PROXY: bool.default(false),
+  INGEST_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(1),
+  INGEST_TIMEOUT_S: z.coerce.number().int().min(1).max(3600).default(300),
   LLM_TIMEOUT_S: z.coerce.number().int().min(1).max(600).default(60),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -73,6 +75,10 @@ export interface Config {
     ollama: { host?: string };
   };
   embeddings: 'openai' | 'google' | 'ollama' | 'none';
+  /** ingestion jobs (and parser threads) at once; 1 leaves the second core of a 2-core box to the API */
+  ingestConcurrency: number;
+  /** longest parse of one file before it fails */
+  ingestTimeoutMs: number;
   /** time a provider may take to start answering (and between streamed parts) */
   llmTimeoutMs: number;
   smtp: { url?: string; from?: string };
@@ -135,6 +141,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     embeddings: e.EMBEDDINGS ?? (e.OPENAI_API_KEY ? 'openai' : 'none'),
     llmTimeoutMs: e.LLM_TIMEOUT_S * 1000,
+    ingestConcurrency: e.INGEST_CONCURRENCY,
+    ingestTimeoutMs: e.INGEST_TIMEOUT_S * 1000,
     smtp: { url: e.SMTP_URL, from: e.SMTP_FROM },
     allowPrivateUrls: e.ALLOW_PRIVATE_URLS,
     trustProxy: e.TRUST_PROXY,

@@ -21,7 +21,10 @@ const BODY_METHODS = ['POST', 'PUT', 'PATCH'];
 /** Routes that take form fields (multipart/form-data, or a JSON object of strings) and their fields. */
 const FORM_ROUTES: Record<string, Record<string, 'string'>> = {
   'POST /api/sources/chatbot/:chatbot_id/text': { name: 'string', content: 'string' },
+  'POST /api/sources/chatbot/:chatbot_id/website': { url: 'string' },
 };
+/** Multipart-only routes whose body is a file stream (covered by test/modules/ingestion tests). */
+const FILE_ROUTES = ['POST /api/sources/chatbot/:chatbot_id/file'];
 /** The chat routes; they answer Server-Sent Events when asked to. */
 const CHAT_ROUTES = ['POST /api/public/chat/:chatbot_id', 'POST /api/chat'];
 const TEXT_SOURCE = 'POST /api/sources/chatbot/:chatbot_id/text';
@@ -375,7 +378,7 @@ describe('malformed bodies and hostile ids', () => {
     for (const r of bodyRoutes) {
       if (bodySchema(doc, r) || FORM_ROUTES[routeKey(r)]) continue;
       // routes that take no body at all
-      expect(['POST /api/auth/logout', 'PATCH /api/chatbots/:chatbot_id/toggle'], routeKey(r)).toContain(routeKey(r));
+      expect(['POST /api/auth/logout', 'PATCH /api/chatbots/:chatbot_id/toggle', ...FILE_ROUTES], routeKey(r)).toContain(routeKey(r));
     }
     expect(bodyRoutes.filter((r) => r.public).map(routeKey).sort()).toEqual(['POST /api/auth/login', 'POST /api/auth/register', 'POST /api/public/chat/:chatbot_id']);
   });

@@ -23,36 +23,32 @@ export function estimateTokens(text: string): number {
 }
 
 export function chunkText(text: string, options: ChunkOptions = DEFAULT_CHUNKING): TextChunk[] {
+  return [...chunkTextLazily(text, options)];
+}
+
+/**
+ * The same chunks, produced one at a time: a caller storing a 100 MB document can yield to the
+ * event loop between batches instead of cutting the whole text in one synchronous run.
+ */
+export function* chunkTextLazily(text: string, options: ChunkOptions = DEFAULT_CHUNKING): Generator<TextChunk> {
   const target = options.targetTokens * 4;
   const max = options.maxTokens * 4;
   const overlap = options.overlapTokens * 4;
-  const normalised = text.replace(/\r\n?/g, '\n').replace(/[ \t\f\v]+/g, ' ').replace(/\n{3,}/g, '\n\n').trim();
-  if (!normalised) return [];
 
-  // Units: paragraphs, or the sentences of a paragraph too long to keep whole, or word runs of a
-  // sentence too long to keep whole. Each unit remembers whether a paragraph break follows it.
-  const units: Array<{ text: string; paragraphEnd: boolean }> = [];
-  for (const paragraph of normalised.split(/\n\s*\n/)) {
-    const p = paragraph.trim();
-    if (!p) continue;
-    const pieces = p.length <= max ? [p] : splitSentences(p).flatMap((s) => (s.length <= max ? [s] : splitWords(s, max)));
-    pieces.forEach((piece, i) => units.push({ text: piece, paragraphEnd: i === pieces.length - 1 }));
-  }
-
-  const chunks: TextChunk[] = [];
   let current: string[] = [];
   let currentLength = 0;
   let sinceLastEmit = 0; // units added after the overlap carried in
 
-  const emit = () => {
+  const take = (): TextChunk | null => {
     const content = current.join('').trim();
-    if (content) chunks.push({ content, tokenCount: estimateTokens(content) });
+    return content ? { content, tokenCount: estimateTokens(content) } : null;
   };
 
-  for (const unit of units) {
+  for (const unit of units(text, max)) {
     const piece = unit.text + (unit.paragraphEnd ? '\n\n' : ' ');
     if (currentLength + piece.length > target && sinceLastEmit > 0) {
-      emit();
+      const chunk = take();
+      if (chunk) yield chunk;
       const tail = overlapTail(current.join('').trim(), overlap);
       current = tail ? [tail + ' '] : [];
       currentLength = current.join('').length;
@@ -67,8 +63,30 @@ export function chunkText(text: string, options: ChunkOptions = DEFAULT_CHUNKING
     currentLength += piece.length;
     sinceLastEmit++;
   }
-  if (sinceLastEmit > 0) emit();
-  return chunks;
+  if (sinceLastEmit > 0) {
+    const chunk = take();
+    if (chunk) yield chunk;
+  }
+}
+
+/**
+ * Units, read lazily paragraph by paragraph: paragraphs, or the sentences of a paragraph too long
+ * to keep whole, or word runs of a sentence too long to keep whole. Each unit remembers whether a
+ * paragraph break follows it.
+ */
+function* units(text: string, max: number): Generator<{ text: string; paragraphEnd: boolean }> {
+  const paragraphs = /([\s\S]*?)(?:\r?\n[ \t\f\v]*){2,}|([\s\S]+)$/g;
+  let match: RegExpExecArray | null;
+  while ((match = paragraphs.exec(text)) !== null) {
+    if (match[0].length === 0) {
+      paragraphs.lastIndex++;
+      continue;
+    }
+    const p = (match[1] ?? match[2] ?? '').replace(/\r\n?/g, '\n').replace(/[ \t\f\v]+/g, ' ').trim();
+    if (!p) continue;
+    const pieces = p.length <= max ? [p] : splitSentences(p).flatMap((s) => (s.length <= max ? [s] : splitWords(s, max)));
+    for (let i = 0; i < pieces.length; i++) yield { text: pieces[i]!, paragraphEnd: i === pieces.length - 1 };
+  }
 }
 
 function splitSentences(text: string): string[] {

@@ -3,3 +3,4 @@ export { KnowledgeService, ftsQuery, type Passage } from './service.js';
 export { VectorIndex } from './vector-index.js';
 export { knowledgeRoutes, sourceSchema } from './routes.js';
 export { chunkText } from './chunker.js';
+export { IngestionService, INGEST_JOB } from './ingestion.js';

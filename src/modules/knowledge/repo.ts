@@ -33,11 +33,34 @@ export class KnowledgeRepo {
     this.db.delete(sources).where(eq(sources.id, id)).run();
   }
 
-  insertChunks(chatbotId: string, sourceId: string, parts: Array<{ content: string; tokenCount: number }>): ChunkRow[] {
+  updateSource(id: string, patch: Partial<Omit<SourceRow, 'id' | 'chatbot_id' | 'created_at'>>): void {
+    this.db.update(sources).set(patch).where(eq(sources.id, id)).run();
+  }
+
+  deleteChunksOf(sourceId: string): void {
+    this.db.delete(chunks).where(eq(chunks.source_id, sourceId)).run();
+  }
+
+  /** Sources still `processing`, oldest first (watchdog, restart). */
+  listProcessing(): SourceRow[] {
+    return this.db.select().from(sources).where(eq(sources.status, 'processing')).orderBy(asc(sources.created_at)).all();
+  }
+
+  /** Files still waiting in the upload folder, so a sweep can tell which files are orphans. */
+  storedPaths(): string[] {
+    return this.db
+      .select({ p: sources.stored_path })
+      .from(sources)
+      .where(sql`${sources.stored_path} IS NOT NULL`)
+      .all()
+      .map((r) => r.p!);
+  }
+
+  insertChunks(chatbotId: string, sourceId: string, parts: Array<{ content: string; tokenCount: number }>, firstOrdinal = 0): ChunkRow[] {
     if (parts.length === 0) return [];
     return this.db
       .insert(chunks)
-      .values(parts.map((p, i) => ({ chatbot_id: chatbotId, source_id: sourceId, ordinal: i, content: p.content, token_count: p.tokenCount })))
+      .values(parts.map((p, i) => ({ chatbot_id: chatbotId, source_id: sourceId, ordinal: firstOrdinal + i, content: p.content, token_count: p.tokenCount })))
       .returning()
       .all();
   }

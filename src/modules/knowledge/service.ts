@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../platform/clock.js';
-import { badRequest, notFound } from '../../platform/http/errors.js';
+import { badRequest } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
 import { EMBEDDING_BATCH_SIZE, type Embedder } from '../../providers/embeddings/index.js';
 import type { AgentsService } from '../agents/index.js';
@@ -84,14 +84,6 @@ export class KnowledgeService {
     return source;
   }
 
-  deleteSource(user: AuthUser, sourceId: string): void {
-    const source = this.repo.findSource(sourceId);
-    // another account's source is 404 with the same detail as a missing one (CONTRACT)
-    const agent = source ? this.agents.findById(source.chatbot_id) : undefined;
-    if (!source || agent?.user_id !== user.id) throw notFound('Source');
-    this.repo.deleteSource(source.id);
-  }
-
   /**
    * Hybrid retrieval: bm25 keyword search and (with an embedder) vector search over one agent's
    * chunks, fused by reciprocal rank. A failing embedder degrades to keyword-only.
@@ -157,7 +149,8 @@ export class KnowledgeService {
     }
   }
 
-  private async embedChunks(rows: ChunkRow[]): Promise<void> {
+  /** Embeds and stores vectors for these chunks (batched); throws when the embedder fails. */
+  async embedChunks(rows: ChunkRow[]): Promise<void> {
     if (!this.embedder || !this.vectors || rows.length === 0) return;
     for (let i = 0; i < rows.length; i += EMBEDDING_BATCH_SIZE) {
       const batch = rows.slice(i, i + EMBEDDING_BATCH_SIZE);

@@ -18,6 +18,13 @@ export const sources = sqliteTable(
     error_message: text('error_message'),
     /** 0..1 while processing (ingestion issue); 1 when completed */
     progress: real('progress').notNull().default(0),
+    /** websites: pages fetched so far and pages known (links and sitemap entries within the crawl limits) */
+    pages_done: integer('pages_done'),
+    pages_found: integer('pages_found'),
+    /** files: where the upload waits in DATA_DIR/uploads until it is ingested (then it is deleted) */
+    stored_path: text('stored_path'),
+    /** websites: crawl options as JSON */
+    options: text('options'),
     created_at: text('created_at').notNull(),
     updated_at: text('updated_at').notNull(),
   },

@@ -1,0 +1,71 @@
+// Ingestion bench: upload a large text file and a large generated CSV through the real app and
+// measure the main thread's event-loop delay (p50/p99/max) while they are parsed (worker),
+// chunked and stored (main thread), plus throughput and peak RSS. One JSON line per figure.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config/index.js';
+import { openDatabase } from '../src/platform/db/index.js';
+
+const MB = 1024 * 1024;
+const sizeMb = Number(process.env.BENCH_INGEST_MB ?? 100);
+
+function textOf(bytes: number): Buffer {
+  const paragraph = 'The quick brown fox jumps over the lazy dog while the support team answers questions about opening hours, prices and delivery. ';
+  const block = Buffer.from(Array.from({ length: 8 }, () => paragraph).join('') + '\n\n');
+  const out = Buffer.alloc(bytes);
+  for (let i = 0; i < bytes; i += block.length) block.copy(out, i, 0, Math.min(block.length, bytes - i));
+  return out;
+}
+
+async function main() {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-ingest-'));
+  const config = loadConfig({ DATA_DIR: dataDir, REGISTRATION: 'open', LOG_LEVEL: 'silent' });
+  const database = openDatabase(config.databaseFile);
+  const app = await buildApp({ config, database, logger: false });
+  await app.ready();
+  const reg = await app.inject({ method: 'POST', url: '/api/auth/register', payload: { name: 'b', email: 'b@example.com', password: 'benchmark-pass' } });
+  const token = reg.json().access_token as string;
+  const agent = (await app.inject({ method: 'POST', url: '/api/chatbots', headers: { authorization: `Bearer ${token}` }, payload: { name: 'bench' } })).json();
+
+  const file = textOf(sizeMb * MB);
+  const form = new FormData();
+  form.append('file', new Blob([file], { type: 'text/plain' }), 'big.txt');
+  const encoded = new Response(form);
+  const body = Buffer.from(await encoded.arrayBuffer());
+
+  let peakRss = process.memoryUsage().rss;
+  const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
+  const histogram = monitorEventLoopDelay({ resolution: 5 });
+  histogram.enable();
+  const started = performance.now();
+  const res = await app.inject({
+    method: 'POST',
+    url: `/api/sources/chatbot/${agent.id}/file`,
+    headers: { authorization: `Bearer ${token}`, 'content-type': encoded.headers.get('content-type')! },
+    payload: body,
+  });
+  if (res.statusCode !== 201) throw new Error(`upload failed: ${res.statusCode} ${res.body}`);
+  await app.jobs.idle();
+  const seconds = (performance.now() - started) / 1000;
+  histogram.disable();
+  clearInterval(rssTimer);
+  const sources = (await app.inject({ method: 'GET', url: `/api/sources/chatbot/${agent.id}`, headers: { authorization: `Bearer ${token}` } })).json();
+  const ms = (ns: number) => Math.round(ns / 1e4) / 100;
+  const lines = [
+    { figure: 'ingest_txt_status', value: sources[0].status },
+    { figure: 'ingest_txt_mb_per_s', value: Math.round((sizeMb / seconds) * 100) / 100, size_mb: sizeMb },
+    { figure: 'ingest_event_loop_delay_p50_ms', value: ms(histogram.percentile(50)) },
+    { figure: 'ingest_event_loop_delay_p99_ms', value: ms(histogram.percentile(99)), goal: '<= 20' },
+    { figure: 'ingest_event_loop_delay_max_ms', value: ms(histogram.max) },
+    { figure: 'ingest_peak_rss_mb', value: Math.round(peakRss / MB) },
+  ];
+  for (const line of lines) console.log(JSON.stringify(line));
+  await app.close();
+  database.close();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+await main();

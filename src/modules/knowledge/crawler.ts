@@ -1,0 +1,150 @@
+import { safeFetch } from '../../platform/net/safe-fetch.js';
+import { FetchFailedError, UnsafeUrlError } from '../../platform/net/types.js';
+import { extractPage, sitemapLocations } from './html.js';
+import { RobotsRules } from './robots.js';
+
+export const CRAWLER_USER_AGENT = 'ChatAgentBot/1.0';
+
+export interface CrawlOptions {
+  maxPages: number;
+  /** path prefixes a page must start with (besides the start page); empty = all */
+  includePaths: string[];
+  /** path prefixes never fetched */
+  excludePaths: string[];
+  allowPrivate: boolean;
+  signal: AbortSignal;
+}
+
+export interface CrawledPage {
+  url: string;
+  title: string;
+  text: string;
+}
+
+export interface CrawlProgress {
+  done: number;
+  found: number;
+}
+
+const PAGE_MAX_BYTES = 5 * 1024 * 1024;
+const PAGE_TIMEOUT_MS = 20_000;
+const HTML_TYPES = ['text/html', 'application/xhtml+xml', 'text/plain'];
+const XML_TYPES = ['application/xml', 'text/xml', 'text/plain', 'application/x-xml'];
+
+/** Why the crawl stopped short; the message is user-facing. */
+export class CrawlError extends Error {
+  override name = 'CrawlError';
+}
+
+/**
+ * Fetches the start page and, up to `maxPages`, same-site pages reached by links and the sitemap,
+ * honouring robots.txt. Every request goes through safeFetch (address checks on every hop).
+ * Pages are handed to `onPage` one by one, so their text is stored as the crawl goes.
+ */
+export async function crawl(
+  startUrl: string,
+  options: CrawlOptions,
+  onPage: (page: CrawledPage, progress: CrawlProgress) => Promise<void> | void,
+): Promise<CrawlProgress & { failedPages: number }> {
+  const start = new URL(startUrl);
+  const fetchOpts = (maxBytes: number, types: string[]) => ({
+    allowPrivate: options.allowPrivate,
+    maxBytes,
+    timeoutMs: PAGE_TIMEOUT_MS,
+    allowedContentTypes: types,
+    signal: options.signal,
+  });
+
+  const robots = await loadRobots(start, fetchOpts(512 * 1024, ['text/plain']));
+  if (!robots.allows(start.pathname + start.search)) throw new CrawlError('robots.txt of the site does not allow fetching this page');
+
+  const queue: string[] = [start.toString()];
+  const seen = new Set<string>(queue);
+  const accept = (raw: string): boolean => {
+    let u: URL;
+    try {
+      u = new URL(raw);
+    } catch {
+      return false;
+    }
+    if (u.host !== start.host || (u.protocol !== 'http:' && u.protocol !== 'https:')) return false;
+    const path = u.pathname;
+    if (options.excludePaths.some((p) => path.startsWith(p))) return false;
+    if (options.includePaths.length > 0 && !options.includePaths.some((p) => path.startsWith(p))) return false;
+    if (/\.(?:png|jpe?g|gif|webp|svg|ico|css|js|mjs|zip|gz|tar|mp3|mp4|mov|avi|woff2?|ttf|eot|exe|dmg|pdf|docx?|xlsx?|pptx?)$/i.test(path)) return false;
+    return robots.allows(path + u.search);
+  };
+  const enqueue = (raw: string) => {
+    const u = new URL(raw);
+    u.hash = '';
+    const key = u.toString();
+    if (seen.has(key) || seen.size >= options.maxPages * 5 || !accept(key)) return;
+    seen.add(key);
+    queue.push(key);
+  };
+
+  if (options.maxPages > 1) {
+    for (const loc of await loadSitemap(start, robots.sitemaps, fetchOpts(10 * 1024 * 1024, XML_TYPES))) enqueue(loc);
+  }
+
+  let done = 0;
+  let failedPages = 0;
+  while (queue.length > 0 && done < options.maxPages) {
+    if (options.signal.aborted) break;
+    const url = queue.shift()!;
+    let page: CrawledPage;
+    try {
+      const res = await safeFetch(url, fetchOpts(PAGE_MAX_BYTES, HTML_TYPES));
+      if (res.status < 200 || res.status > 299) throw new FetchFailedError(`the page answered HTTP ${res.status}`);
+      const body = res.body.toString('utf8');
+      if (res.contentType === 'text/plain') {
+        page = { url: res.url, title: new URL(res.url).pathname, text: body };
+      } else {
+        const extracted = extractPage(body, res.url);
+        for (const link of extracted.links) enqueue(link);
+        page = { url: res.url, title: extracted.title, text: extracted.text };
+      }
+    } catch (err) {
+      if (options.signal.aborted) break;
+      if (done === 0 && failedPages === 0 && url === start.toString()) {
+        // the page the user asked for could not be read: the whole source fails with that reason
+        if (err instanceof UnsafeUrlError || err instanceof FetchFailedError) throw new CrawlError(err.message);
+        throw new CrawlError('The page could not be fetched');
+      }
+      failedPages++;
+      continue;
+    }
+    done++;
+    await onPage(page, { done, found: Math.min(options.maxPages, done + queue.length) });
+  }
+  return { done, found: Math.min(options.maxPages, done + queue.length), failedPages };
+}
+
+async function loadRobots(start: URL, opts: Parameters<typeof safeFetch>[1]): Promise<RobotsRules> {
+  try {
+    const res = await safeFetch(new URL('/robots.txt', start).toString(), opts);
+    if (res.status >= 200 && res.status < 300) return RobotsRules.parse(res.body.toString('utf8'), CRAWLER_USER_AGENT);
+  } catch {
+    // no robots.txt (or unreadable): everything is allowed
+  }
+  return RobotsRules.allowAll();
+}
+
+async function loadSitemap(start: URL, declared: string[], opts: Parameters<typeof safeFetch>[1]): Promise<string[]> {
+  const pending = [...new Set([...declared, new URL('/sitemap.xml', start).toString()])];
+  const locations: string[] = [];
+  for (let fetched = 0; pending.length > 0 && fetched < 5; fetched++) {
+    const url = pending.shift()!;
+    try {
+      const res = await safeFetch(url, opts);
+      if (res.status < 200 || res.status > 299) continue;
+      for (const loc of sitemapLocations(res.body.toString('utf8'))) {
+        if (/\.xml(?:\.gz)?$/i.test(new URL(loc, url).pathname)) pending.push(loc);
+        else locations.push(loc);
+      }
+    } catch {
+      // a missing or broken sitemap only means fewer pages are known up front
+    }
+  }
+  return locations;
+}

@@ -1,0 +1,307 @@
+import { rename, rm } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
+import { lookup } from 'node:dns/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../../platform/clock.js';
+import { ApiError, badRequest, notFound } from '../../platform/http/errors.js';
+import { saveUpload, UploadTooLargeError } from '../../platform/http/upload.js';
+import { newId } from '../../platform/ids.js';
+import type { JobQueue } from '../../platform/jobs/queue.js';
+import type { JobRow } from '../../platform/jobs/tables.js';
+import { assertPublicHttpUrl, isPublicAddress } from '../../platform/net/safe-fetch.js';
+import { UnsafeUrlError } from '../../platform/net/types.js';
+import { detectFileType } from '../../platform/workers/file-type.js';
+import { ParseError, type ParsableType, type ParserPool } from '../../platform/workers/types.js';
+import type { AgentsService } from '../agents/index.js';
+import type { AuthUser } from '../auth/index.js';
+import { chunkText, chunkTextLazily, type TextChunk } from './chunker.js';
+import { crawl, CrawlError } from './crawler.js';
+import type { KnowledgeRepo } from './repo.js';
+import type { KnowledgeService } from './service.js';
+import type { SourceRow } from './tables.js';
+
+export const ALLOWED_FILE_TYPES: readonly ParsableType[] = ['pdf', 'docx', 'txt', 'xlsx', 'csv'];
+export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
+export const INGEST_JOB = 'ingest-source';
+/** a source still `processing` after this is failed by the watchdog */
+export const PROCESSING_CAP_MS = { file: 30 * 60_000, website: 60 * 60_000 } as const;
+/** chunks stored per transaction, so a huge document never holds the event loop long */
+const CHUNK_BATCH = 100;
+
+export interface WebsiteInput {
+  url: string;
+  maxPages: number;
+  includePaths: string[];
+  excludePaths: string[];
+}
+
+/**
+ * File and website sources: accepted at once as `processing`, then ingested by a durable job
+ * (parse in a worker or crawl, chunk, store in batches, embed) that survives restarts. Deleting a
+ * source cancels its job and removes its file, chunks and vectors whatever its state.
+ */
+export class IngestionService {
+  private readonly uploadDir: string;
+
+  constructor(
+    private readonly repo: KnowledgeRepo,
+    private readonly knowledge: KnowledgeService,
+    private readonly agents: AgentsService,
+    private readonly jobs: JobQueue,
+    private readonly parsers: ParserPool,
+    private readonly options: { dataDir: string; allowPrivateUrls: boolean },
+    private readonly clock: Clock,
+    private readonly log: FastifyBaseLogger,
+  ) {
+    this.uploadDir = path.join(options.dataDir, 'uploads');
+    mkdirSync(this.uploadDir, { recursive: true, mode: 0o700 });
+    jobs.register(INGEST_JOB, (job, ctx) => this.runJob(job, ctx.signal, ctx.attempt > ctx.maxAttempts));
+  }
+
+  /** 404 unless the agent is the caller's; call before reading an upload. */
+  assertAgent(user: AuthUser, chatbotId: string): void {
+    this.agents.get(user, chatbotId);
+  }
+
+  /**
+   * Streams the upload to disk under a generated name (the original name is only metadata), then
+   * checks the content against the extension and queues the ingestion.
+   */
+  async addFile(user: AuthUser, chatbotId: string, upload: { filename: string; stream: Readable }): Promise<SourceRow> {
+    const agent = this.agents.get(user, chatbotId);
+    const originalName = path.basename(upload.filename || '').slice(0, 255) || 'upload';
+    const ext = path.extname(originalName).slice(1).toLowerCase() as ParsableType;
+    if (!ALLOWED_FILE_TYPES.includes(ext)) {
+      upload.stream.resume();
+      throw badRequest(`file: .${ext || '?'} files are not accepted (allowed: ${ALLOWED_FILE_TYPES.map((t) => `.${t}`).join(', ')})`);
+    }
+    const id = newId();
+    const tmp = path.join(this.uploadDir, `${id}.part`);
+    let saved;
+    try {
+      saved = await saveUpload(upload.stream, tmp, MAX_UPLOAD_BYTES);
+    } catch (err) {
+      if (err instanceof UploadTooLargeError) throw new ApiError(413, err.message);
+      throw err;
+    }
+    const finalPath = path.join(this.uploadDir, `${id}.${ext}`);
+    try {
+      if (!detectFileType(saved.head, ext)) throw badRequest(`file: the content is not a .${ext} file`);
+      await rename(tmp, finalPath);
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
+    const now = this.clock.now().toISOString();
+    try {
+      return this.repo.transaction(() => {
+        const source = this.repo.insertSource({
+          id,
+          chatbot_id: agent.id,
+          type: 'file',
+          name: originalName,
+          url: null,
+          file_type: ext,
+          file_size: saved.size,
+          status: 'processing',
+          error_message: null,
+          progress: 0,
+          stored_path: path.basename(finalPath),
+          created_at: now,
+          updated_at: now,
+        });
+        this.jobs.enqueue(INGEST_JOB, source.id);
+        return source;
+      });
+    } catch (err) {
+      await rm(finalPath, { force: true });
+      throw err;
+    }
+  }
+
+  async addWebsite(user: AuthUser, chatbotId: string, input: WebsiteInput): Promise<SourceRow> {
+    const agent = this.agents.get(user, chatbotId);
+    let url: URL;
+    try {
+      url = assertPublicHttpUrl(input.url, this.options.allowPrivateUrls);
+    } catch (err) {
+      if (err instanceof UnsafeUrlError) throw badRequest(`url: ${err.message}`);
+      throw err;
+    }
+    if (!this.options.allowPrivateUrls) await this.assertResolvesPublic(url);
+    const now = this.clock.now().toISOString();
+    return this.repo.transaction(() => {
+      const source = this.repo.insertSource({
+        id: newId(),
+        chatbot_id: agent.id,
+        type: 'website',
+        name: url.toString(),
+        url: url.toString(),
+        file_type: null,
+        file_size: null,
+        status: 'processing',
+        error_message: null,
+        progress: 0,
+        pages_done: 0,
+        pages_found: 1,
+        options: JSON.stringify({ maxPages: input.maxPages, includePaths: input.includePaths, excludePaths: input.excludePaths }),
+        created_at: now,
+        updated_at: now,
+      });
+      this.jobs.enqueue(INGEST_JOB, source.id);
+      return source;
+    });
+  }
+
+  /** Any source of the caller: job cancelled (waits for it to stop), row, chunks, vectors and file removed. */
+  async deleteSource(user: AuthUser, sourceId: string): Promise<void> {
+    const source = this.repo.findSource(sourceId);
+    // another account's source is 404 with the same detail as a missing one (CONTRACT)
+    const agent = source ? this.agents.findById(source.chatbot_id) : undefined;
+    if (!source || agent?.user_id !== user.id) throw notFound('Source');
+    await this.jobs.cancelSubject(source.id);
+    this.repo.deleteSource(source.id);
+    if (source.stored_path) await rm(path.join(this.uploadDir, source.stored_path), { force: true });
+  }
+
+  /**
+   * Fails sources left `processing` past their cap (a job that can no longer finish), and removes
+   * upload files no source refers to (a crash between saving and recording).
+   */
+  async watchdog(): Promise<void> {
+    const now = this.clock.now().getTime();
+    for (const source of this.repo.listProcessing()) {
+      const cap = source.type === 'website' ? PROCESSING_CAP_MS.website : PROCESSING_CAP_MS.file;
+      if (now - Date.parse(source.created_at) > cap) {
+        await this.jobs.cancelSubject(source.id);
+        await this.fail(source, `Processing did not finish within ${Math.round(cap / 60_000)} minutes`);
+      }
+    }
+  }
+
+  private async runJob(job: JobRow, signal: AbortSignal, exhausted: boolean): Promise<void> {
+    const source = this.repo.findSource(job.subject_id);
+    if (!source || source.status !== 'processing') return;
+    if (exhausted) {
+      await this.fail(source, 'Processing failed repeatedly');
+      return;
+    }
+    try {
+      if (source.type === 'file') await this.ingestFile(source, signal);
+      else if (source.type === 'website') await this.ingestWebsite(source, signal);
+    } catch (err) {
+      if (signal.aborted) throw err; // cancelled or shutting down: the queue knows what to do
+      if (err instanceof ParseError || err instanceof CrawlError) {
+        await this.fail(source, err.message);
+        return;
+      }
+      throw err; // unexpected: retried by the queue, failed by the exhausted branch at the end
+    }
+  }
+
+  private async ingestFile(source: SourceRow, signal: AbortSignal): Promise<void> {
+    const file = path.join(this.uploadDir, source.stored_path ?? '');
+    const parsed = await this.parsers.parse(file, source.file_type as ParsableType, signal);
+    if (signal.aborted) throw new Error('cancelled');
+    this.repo.updateSource(source.id, { progress: 0.5, updated_at: this.clock.now().toISOString() });
+    // a job run again after a crash starts over: forget the passages the interrupted run stored
+    this.repo.deleteChunksOf(source.id);
+    // chunked lazily and stored in batches, yielding between them: a 100 MB text never holds the event loop
+    let stored = 0;
+    let batch: TextChunk[] = [];
+    let consumed = 0;
+    const total = Math.max(parsed.text.length, 1);
+    for (const chunk of chunkTextLazily(parsed.text)) {
+      batch.push(chunk);
+      consumed += chunk.content.length;
+      if (batch.length === CHUNK_BATCH) {
+        await this.storeBatch(source, batch, stored, signal, 0.5 + 0.5 * Math.min(consumed / total, 1));
+        stored += batch.length;
+        batch = [];
+      }
+    }
+    if (batch.length > 0) await this.storeBatch(source, batch, stored, signal, 1);
+    if (stored + batch.length === 0) throw new ParseError('The document contains no text');
+    this.complete(source, { stored_path: null });
+    await rm(file, { force: true });
+  }
+
+  private async ingestWebsite(source: SourceRow, signal: AbortSignal): Promise<void> {
+    const options = JSON.parse(source.options ?? '{}') as Partial<WebsiteInput>;
+    // a restarted crawl starts over: forget what the interrupted one stored
+    this.repo.deleteChunksOf(source.id);
+    let ordinal = 0;
+    const result = await crawl(
+      source.url!,
+      {
+        maxPages: options.maxPages ?? 1,
+        includePaths: options.includePaths ?? [],
+        excludePaths: options.excludePaths ?? [],
+        allowPrivate: this.options.allowPrivateUrls,
+        signal,
+      },
+      async (page, progress) => {
+        const header = [page.title, page.url].filter(Boolean).join('\n');
+        const parts = chunkText(`${header}\n\n${page.text}`);
+        for (let i = 0; i < parts.length; i += CHUNK_BATCH) {
+          await this.storeBatch(source, parts.slice(i, i + CHUNK_BATCH), ordinal + i, signal, progress.done / Math.max(progress.found, 1));
+        }
+        ordinal += parts.length;
+        this.repo.updateSource(source.id, {
+          pages_done: progress.done,
+          pages_found: progress.found,
+          progress: progress.done / Math.max(progress.found, 1),
+          updated_at: this.clock.now().toISOString(),
+        });
+      },
+    );
+    if (signal.aborted) throw new Error('cancelled');
+    if (ordinal === 0) throw new CrawlError('No text was found on the website');
+    this.complete(source, { pages_done: result.done, pages_found: result.done });
+  }
+
+  /** Stores one batch of chunks in one transaction and embeds it; stops if the source is gone. */
+  private async storeBatch(source: SourceRow, parts: TextChunk[], firstOrdinal: number, signal: AbortSignal, progress: number): Promise<void> {
+    if (signal.aborted) throw new Error('cancelled');
+    const rows = this.repo.transaction(() => {
+      if (!this.repo.findSource(source.id)) return null;
+      const stored = this.repo.insertChunks(source.chatbot_id, source.id, parts, firstOrdinal);
+      this.repo.updateSource(source.id, { progress: Math.min(progress, 0.99), updated_at: this.clock.now().toISOString() });
+      return stored;
+    });
+    if (!rows) throw new Error('cancelled');
+    await this.knowledge.embedChunks(rows).catch((err) => {
+      this.log.warn({ err, sourceId: source.id }, 'embedding failed; the backfill retries later');
+      void this.knowledge.scheduleBackfill();
+    });
+    // let requests in between batches
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+
+  private complete(source: SourceRow, patch: Partial<SourceRow>): void {
+    this.repo.updateSource(source.id, { ...patch, status: 'completed', progress: 1, error_message: null, updated_at: this.clock.now().toISOString() });
+  }
+
+  private async fail(source: SourceRow, message: string): Promise<void> {
+    this.repo.transaction(() => {
+      this.repo.deleteChunksOf(source.id);
+      this.repo.updateSource(source.id, { status: 'failed', error_message: message, stored_path: null, updated_at: this.clock.now().toISOString() });
+    });
+    if (source.stored_path) await rm(path.join(this.uploadDir, source.stored_path), { force: true });
+  }
+
+  private async assertResolvesPublic(url: URL): Promise<void> {
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    let addresses: Array<{ address: string }>;
+    try {
+      addresses = await lookup(host, { all: true });
+    } catch {
+      return; // not resolvable now: the job will fail with a clear message if it stays so
+    }
+    if (addresses.some((a) => !isPublicAddress(a.address))) {
+      throw badRequest('url: the address points to a private or internal network');
+    }
+  }
+}

@@ -1,0 +1,183 @@
+import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/index.js';
+import { newId } from '../ids.js';
+import { jobs, type JobRow } from './tables.js';
+
+export interface JobContext {
+  /** aborted when the job is cancelled or the process shuts down: stop at a safe point */
+  signal: AbortSignal;
+  /** 1 on the first run; counts runs a crash interrupted too */
+  attempt: number;
+  /** past this the handler should give up and record the failure on its subject */
+  maxAttempts: number;
+}
+
+export type JobHandler = (job: JobRow, ctx: JobContext) => Promise<void>;
+
+export interface JobQueueOptions {
+  /** jobs of all kinds running at once */
+  concurrency: number;
+  /** a job tried this many times (crashes included) is failed for good */
+  maxAttempts: number;
+  /** how often queued jobs whose run_after has come are looked for */
+  pollMs: number;
+}
+
+/**
+ * A small durable queue in SQLite. Only the main thread writes; handlers do their work (parsing
+ * in workers, fetching) and write through their own feature's repository.
+ *
+ * A handler that throws is retried with backoff until maxAttempts; `failed` is final. Cancelling
+ * (a deleted source) aborts a running handler and drops queued rows of that subject.
+ */
+export class JobQueue {
+  private readonly handlers = new Map<string, JobHandler>();
+  private readonly running = new Map<string, { controller: AbortController; done: Promise<void>; subjectId: string }>();
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = true;
+  private readonly options: JobQueueOptions;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly log: FastifyBaseLogger,
+    options: Partial<JobQueueOptions> = {},
+  ) {
+    this.options = { concurrency: 1, maxAttempts: 3, pollMs: 1000, ...options };
+  }
+
+  register(kind: string, handler: JobHandler): void {
+    this.handlers.set(kind, handler);
+  }
+
+  /** Adds a job; call inside the transaction that creates its subject so both exist or neither. */
+  enqueue(kind: string, subjectId: string, payload: unknown = {}, runAfter?: Date): string {
+    const now = this.clock.now().toISOString();
+    const id = newId();
+    this.db
+      .insert(jobs)
+      .values({ id, kind, subject_id: subjectId, payload: JSON.stringify(payload), status: 'queued', attempts: 0, run_after: (runAfter ?? this.clock.now()).toISOString(), created_at: now, updated_at: now })
+      .run();
+    queueMicrotask(() => this.kick());
+    return id;
+  }
+
+  /** Requeues jobs a crashed process left running, then starts taking work. */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    const now = this.clock.now().toISOString();
+    const requeued = this.db.update(jobs).set({ status: 'queued', updated_at: now }).where(eq(jobs.status, 'running')).run().changes;
+    if (requeued > 0) this.log.info({ requeued }, 'jobs left running by a previous process are queued again');
+    this.kick();
+  }
+
+  /** Stops taking work, aborts running handlers and waits for them to reach a safe point. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    for (const r of this.running.values()) r.controller.abort();
+    await Promise.allSettled([...this.running.values()].map((r) => r.done));
+  }
+
+  /** Drops queued jobs of a subject and aborts its running one; resolves when it has stopped. */
+  async cancelSubject(subjectId: string): Promise<void> {
+    this.db.delete(jobs).where(and(eq(jobs.subject_id, subjectId), inArray(jobs.status, ['queued', 'running']))).run();
+    const waits: Promise<void>[] = [];
+    for (const r of this.running.values()) {
+      if (r.subjectId === subjectId) {
+        r.controller.abort();
+        waits.push(r.done);
+      }
+    }
+    await Promise.allSettled(waits);
+  }
+
+  /** Resolves when no job is running or due (tests and shutdown use it). */
+  async idle(): Promise<void> {
+    for (;;) {
+      const running = [...this.running.values()].map((r) => r.done);
+      if (running.length === 0 && !this.nextDue()) return;
+      if (running.length === 0) this.kick();
+      await Promise.race([Promise.allSettled(running), new Promise((r) => setImmediate(r))]);
+    }
+  }
+
+  private nextDue(): JobRow | undefined {
+    return this.db
+      .select()
+      .from(jobs)
+      .where(and(eq(jobs.status, 'queued'), lte(jobs.run_after, this.clock.now().toISOString())))
+      .orderBy(asc(jobs.run_after), asc(jobs.id))
+      .limit(1)
+      .get();
+  }
+
+  private kick(): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    while (this.running.size < this.options.concurrency) {
+      const job = this.claim();
+      if (!job) break;
+      this.run(job);
+    }
+    this.timer = setTimeout(() => this.kick(), this.options.pollMs);
+    this.timer.unref();
+  }
+
+  /** Marks the next due job running; returns it (one synchronous transaction, so no double claim). */
+  private claim(): JobRow | undefined {
+    return this.db.transaction(() => {
+      const job = this.nextDue();
+      if (!job) return undefined;
+      const now = this.clock.now().toISOString();
+      return this.db
+        .update(jobs)
+        .set({ status: 'running', attempts: sql`${jobs.attempts} + 1`, updated_at: now })
+        .where(eq(jobs.id, job.id))
+        .returning()
+        .get();
+    });
+  }
+
+  private run(job: JobRow): void {
+    const controller = new AbortController();
+    const handler = this.handlers.get(job.kind);
+    const done = (async () => {
+      try {
+        if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
+        await handler(job, { signal: controller.signal, attempt: job.attempts, maxAttempts: this.options.maxAttempts });
+        this.finish(job, 'done', null);
+      } catch (err) {
+        if (controller.signal.aborted) {
+          // cancelled (row already gone) or shutting down (row stays running, requeued at next start)
+          return;
+        }
+        const message = err instanceof Error ? err.message : String(err);
+        if (job.attempts >= this.options.maxAttempts) {
+          this.finish(job, 'failed', message);
+          this.log.warn({ jobId: job.id, kind: job.kind, err }, 'job failed for good');
+        } else {
+          const backoffMs = Math.min(60_000, 2000 * 2 ** (job.attempts - 1));
+          this.db
+            .update(jobs)
+            .set({ status: 'queued', last_error: message, run_after: new Date(this.clock.now().getTime() + backoffMs).toISOString(), updated_at: this.clock.now().toISOString() })
+            .where(eq(jobs.id, job.id))
+            .run();
+        }
+      } finally {
+        this.running.delete(job.id);
+        if (!this.stopped) queueMicrotask(() => this.kick());
+      }
+    })();
+    this.running.set(job.id, { controller, done, subjectId: job.subject_id });
+  }
+
+  private finish(job: JobRow, status: 'done' | 'failed', error: string | null): void {
+    // done jobs are deleted: the queue is not a log, and the subject's row says what happened
+    if (status === 'done') this.db.delete(jobs).where(eq(jobs.id, job.id)).run();
+    else this.db.update(jobs).set({ status, last_error: error, updated_at: this.clock.now().toISOString() }).where(eq(jobs.id, job.id)).run();
+  }
+}

@@ -1,0 +1,317 @@
+import { readFile, stat } from 'node:fs/promises';
+import type { ParsableType, ParseResult } from './types.js';
+import { assertZipExpansionWithin, OLE_MAGIC, readCentralDirectory, ZipRefusal } from './zip.js';
+
+/**
+ * The worker entry of platform/workers (run by piscina, see pool.ts). It reads one file, returns
+ * its text and never touches the database. Refusals come back as `{ error }` with a user-facing
+ * message instead of a thrown error, because errors lose their class crossing the thread
+ * boundary; the pool turns them into ParseError. Only infrastructure failures (the file is gone)
+ * are thrown. The parsing libraries are imported on first use, so a worker that only ever sees
+ * text files never loads pdf.js.
+ */
+
+export interface ParseLimits {
+  /** files larger than this are refused before being read */
+  maxInputBytes: number;
+  /** DOCX/XLSX: the most bytes the ZIP may expand to (declared and actual) */
+  maxExpandedBytes: number;
+  /** DOCX/XLSX: an entry of at least ratioMinBytes compressed more than maxRatio:1 is refused */
+  maxRatio: number;
+  ratioMinBytes: number;
+  maxZipEntries: number;
+  /** the most characters (UTF-16 code units) of text a document may produce */
+  maxTextChars: number;
+  /** XLSX: the most non-empty cells over all sheets */
+  maxCells: number;
+}
+
+const MB = 1024 * 1024;
+
+export const DEFAULT_PARSE_LIMITS: Readonly<ParseLimits> = {
+  maxInputBytes: 256 * MB,
+  maxExpandedBytes: 200 * MB,
+  maxRatio: 100,
+  ratioMinBytes: 10 * MB,
+  maxZipEntries: 10_000,
+  maxTextChars: 50 * MB,
+  maxCells: 2_000_000,
+};
+
+export interface ParseTask {
+  path: string;
+  type: ParsableType;
+  limits?: Partial<ParseLimits>;
+}
+
+export type WorkerReply = ParseResult | { error: string };
+
+export const EMPTY_MESSAGE = 'The document contains no text';
+
+/** A refusal whose message is shown to the user. */
+class Refusal extends Error {}
+
+const UNREADABLE: Record<ParsableType, string> = {
+  pdf: 'The PDF could not be read',
+  docx: 'The DOCX file could not be read',
+  xlsx: 'The XLSX file could not be read',
+  csv: 'The CSV file could not be read',
+  txt: 'The text file could not be read',
+};
+
+export default async function parse({ path, type, limits: overrides }: ParseTask): Promise<WorkerReply> {
+  const limits: ParseLimits = { ...DEFAULT_PARSE_LIMITS, ...overrides };
+  if (!Object.hasOwn(PARSERS, type)) return { error: 'This file type is not supported' };
+  const parser = PARSERS[type];
+  // fs errors (missing file, permissions) are the caller's problem, not the document's: thrown.
+  const { size } = await stat(path);
+  if (size > limits.maxInputBytes) return { error: `The file is larger than ${Math.round(limits.maxInputBytes / MB)} MB` };
+  const buf = await readFile(path);
+  try {
+    const result = await parser(buf, limits);
+    if (result.text.trim() === '') return { error: EMPTY_MESSAGE };
+    assertTextWithin(result.text.length, limits);
+    return result;
+  } catch (err) {
+    if (err instanceof Refusal || err instanceof ZipRefusal) return { error: err.message };
+    return { error: UNREADABLE[type] };
+  }
+}
+
+type Parser = (buf: Buffer, limits: ParseLimits) => Promise<ParseResult>;
+
+const PARSERS: Record<ParsableType, Parser> = { pdf: parsePdf, docx: parseDocx, xlsx: parseXlsx, csv: parseCsv, txt: parseTxt };
+
+function assertTextWithin(chars: number, limits: ParseLimits): void {
+  if (chars > limits.maxTextChars) {
+    throw new Refusal(`The document's text is longer than ${Math.round(limits.maxTextChars / MB)} MB`);
+  }
+}
+
+// ---- PDF (unpdf: pdf.js without its own worker) ----
+
+async function parsePdf(buf: Buffer): Promise<ParseResult> {
+  const { getDocumentProxy, extractText } = await import('unpdf');
+  // pdf.js wants a plain Uint8Array, not a Buffer.
+  const data = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+  let pdf: Awaited<ReturnType<typeof getDocumentProxy>>;
+  try {
+    pdf = await getDocumentProxy(data, { verbosity: 0 });
+  } catch (err) {
+    if (err instanceof Error && err.name === 'PasswordException') throw new Refusal('The PDF is password-protected');
+    throw new Refusal(UNREADABLE.pdf);
+  }
+  try {
+    const { totalPages, text } = await extractText(pdf, { mergePages: true });
+    return { text, units: totalPages };
+  } catch {
+    throw new Refusal(UNREADABLE.pdf);
+  } finally {
+    await pdf.destroy().catch(() => undefined);
+  }
+}
+
+// ---- DOCX and XLSX (ZIP containers: checked for bombs first) ----
+
+async function assertSafeZip(buf: Buffer, kind: 'docx' | 'xlsx', limits: ParseLimits): Promise<void> {
+  if (buf.subarray(0, OLE_MAGIC.length).equals(OLE_MAGIC)) {
+    throw new Refusal(
+      `The file is password-protected or in the old ${kind === 'docx' ? '.doc' : '.xls'} format; save it as .${kind} without a password`,
+    );
+  }
+  const corrupt = UNREADABLE[kind];
+  const entries = readCentralDirectory(buf, corrupt, limits.maxZipEntries);
+  const folder = kind === 'docx' ? 'word/' : 'xl/';
+  if (!entries.some((e) => e.name.startsWith(folder))) throw new Refusal(`The file is not a ${kind.toUpperCase()} document`);
+  await assertZipExpansionWithin(
+    buf,
+    entries,
+    { maxExpandedBytes: limits.maxExpandedBytes, maxRatio: limits.maxRatio, ratioMinBytes: limits.ratioMinBytes },
+    corrupt,
+    'The file is password-protected',
+  );
+}
+
+async function parseDocx(buf: Buffer, limits: ParseLimits): Promise<ParseResult> {
+  await assertSafeZip(buf, 'docx', limits);
+  const { default: mammoth } = await import('mammoth');
+  const { value } = await mammoth.extractRawText({ buffer: buf });
+  return { text: value, units: 1 };
+}
+
+async function parseXlsx(buf: Buffer, limits: ParseLimits): Promise<ParseResult> {
+  await assertSafeZip(buf, 'xlsx', limits);
+  const { default: ExcelJS } = await import('exceljs');
+  const workbook = new ExcelJS.Workbook();
+  // exceljs declares its own `Buffer` (an ArrayBuffer); at run time it takes a Node Buffer.
+  await workbook.xlsx.load(buf as unknown as Parameters<typeof workbook.xlsx.load>[0]);
+
+  const out = new TextBuilder(limits);
+  let cells = 0;
+  for (const sheet of workbook.worksheets) {
+    const lines: string[] = [];
+    sheet.eachRow((row) => {
+      const texts: string[] = [];
+      for (let c = 1; c <= row.cellCount; c++) {
+        const cell = row.getCell(c);
+        // A merged range repeats its master's value in every cell: keep it once.
+        const text = cell.isMerged && cell.master !== cell ? '' : oneLine(cellText(cell.value));
+        if (text !== '') cells++;
+        texts.push(text);
+      }
+      if (cells > limits.maxCells) throw new Refusal(`The spreadsheet has more than ${limits.maxCells.toLocaleString('en')} cells`);
+      while (texts.length > 0 && texts[texts.length - 1] === '') texts.pop();
+      if (texts.length > 0) lines.push(texts.join('\t'));
+    });
+    if (lines.length === 0) continue;
+    out.line(`Sheet: ${sheet.name}`);
+    for (const line of lines) out.line(line);
+    out.line('');
+  }
+  return { text: out.toString(), units: workbook.worksheets.length };
+}
+
+type CellValue = import('exceljs').CellValue;
+
+function cellText(value: CellValue): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (value instanceof Date) return dateText(value);
+  if ('richText' in value) return value.richText.map((r) => r.text).join('');
+  if ('hyperlink' in value) return cellText(value.text);
+  if ('error' in value) return value.error;
+  if ('result' in value) return cellText(value.result ?? null);
+  return '';
+}
+
+/** exceljs dates are UTC: a date alone when there is no time of day. */
+function dateText(d: Date): string {
+  if (Number.isNaN(d.getTime())) return '';
+  const iso = d.toISOString();
+  return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : iso.slice(0, 19).replace('T', ' ');
+}
+
+function oneLine(s: string): string {
+  return s.replace(/\s*[\r\n]+\s*/g, ' ').replace(/\t/g, ' ').trim();
+}
+
+// ---- CSV and TXT ----
+
+function decodeText(buf: Buffer): string {
+  if (buf.includes(0)) throw new Refusal('The file is not a text file (it holds binary data)');
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(buf);
+  } catch {
+    throw new Refusal('The file is not UTF-8 text; save it as UTF-8 and upload it again');
+  }
+  return text.replace(/\r\n?/g, '\n');
+}
+
+async function parseTxt(buf: Buffer, limits: ParseLimits): Promise<ParseResult> {
+  const text = decodeText(buf);
+  assertTextWithin(text.length, limits);
+  return { text, units: 1 };
+}
+
+async function parseCsv(buf: Buffer, limits: ParseLimits): Promise<ParseResult> {
+  const text = decodeText(buf);
+  const out = new TextBuilder(limits);
+  for (const fields of csvRows(text, detectDelimiter(text))) {
+    const cleaned = fields.map(oneLine);
+    if (cleaned.every((f) => f === '')) continue;
+    out.line(cleaned.join('\t'));
+  }
+  return { text: out.toString(), units: 1 };
+}
+
+/** The delimiter (comma, semicolon or tab) used most on the first line, outside quotes. */
+function detectDelimiter(text: string): string {
+  const counts = new Map<string, number>([
+    [',', 0],
+    [';', 0],
+    ['\t', 0],
+  ]);
+  let quoted = false;
+  for (let i = 0; i < text.length && i < 64 * 1024; i++) {
+    const ch = text[i]!;
+    if (ch === '"') quoted = !quoted;
+    else if (!quoted && ch === '\n') break;
+    else if (!quoted && counts.has(ch)) counts.set(ch, counts.get(ch)! + 1);
+  }
+  let best = ',';
+  for (const [d, n] of counts) if (n > counts.get(best)!) best = d;
+  return best;
+}
+
+/**
+ * RFC 4180 rows, leniently: quoted fields may hold delimiters, newlines and doubled quotes; a
+ * quote inside an unquoted field is kept as a character; an unterminated quote runs to the end.
+ * Input newlines are already \n.
+ */
+export function* csvRows(text: string, delimiter = ','): Generator<string[]> {
+  let fields: string[] = [];
+  let field = '';
+  let i = 0;
+  const n = text.length;
+  while (i < n) {
+    const ch = text[i]!;
+    if (ch === '"' && field === '') {
+      // quoted field
+      i++;
+      for (;;) {
+        const q = text.indexOf('"', i);
+        if (q < 0) {
+          field += text.slice(i);
+          i = n;
+          break;
+        }
+        field += text.slice(i, q);
+        if (text[q + 1] === '"') {
+          field += '"';
+          i = q + 2;
+        } else {
+          i = q + 1;
+          break;
+        }
+      }
+      // anything between the closing quote and the next delimiter is kept as text
+      while (i < n && text[i] !== delimiter && text[i] !== '\n') field += text[i++];
+      continue;
+    }
+    if (ch === delimiter) {
+      fields.push(field);
+      field = '';
+    } else if (ch === '\n') {
+      fields.push(field);
+      yield fields;
+      fields = [];
+      field = '';
+    } else {
+      field += ch;
+    }
+    i++;
+  }
+  if (field !== '' || fields.length > 0) {
+    fields.push(field);
+    yield fields;
+  }
+}
+
+/** Joins lines and refuses as soon as the text passes the limit. */
+class TextBuilder {
+  private readonly parts: string[] = [];
+  private length = 0;
+  constructor(private readonly limits: ParseLimits) {}
+
+  line(s: string): void {
+    this.length += s.length + 1;
+    assertTextWithin(this.length, this.limits);
+    this.parts.push(s);
+  }
+
+  toString(): string {
+    return this.parts.join('\n');
+  }
+}

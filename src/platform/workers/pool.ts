@@ -1,0 +1,167 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Piscina } from 'piscina';
+// Types only: a value import would pull the parsers into the main bundle.
+import type { ParseLimits, ParseTask, WorkerReply } from './parse-worker.js';
+import { ParseError, type ParsableType, type ParseResult, type ParserPool } from './types.js';
+
+export interface ParserPoolOptions {
+  /** worker threads; default 1 (on a 2-core box the main thread needs the other core) */
+  maxThreads?: number;
+  /** per-document processing time, not counting time waiting for a free thread; default 120 s */
+  timeoutMs?: number;
+  /** V8 old-generation heap of each worker; default 512 MB */
+  maxOldGenerationSizeMb?: number;
+  /** an idle worker exits after this long (the next job starts a new one); default 60 s */
+  idleTimeoutMs?: number;
+  /**
+   * Absolute path of the worker entry. Default: see resolveWorkerFile(). A `.ts` file runs with
+   * `--import tsx`; a `.js` file runs under plain node.
+   */
+  workerFile?: string;
+  /** overrides of the parser's limits (DEFAULT_PARSE_LIMITS in parse-worker.ts) */
+  limits?: Partial<ParseLimits>;
+}
+
+export const OUT_OF_MEMORY_MESSAGE = 'The document needs more memory than allowed';
+const POOL_CLOSED = 'The parser pool is closed';
+
+/**
+ * The worker entry next to this module. Bundled, this code runs from dist/main.js and
+ * scripts/build.mjs puts dist/parse-worker.js beside it: that file wins when it exists and runs
+ * under plain node. From source (vitest, tsx) there is no .js sibling, so parse-worker.ts is used
+ * and the worker loads tsx. Neither found: thrown at pool creation, not at the first upload.
+ */
+export function resolveWorkerFile(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  for (const name of ['parse-worker.js', 'parse-worker.ts']) {
+    const file = path.join(here, name);
+    if (existsSync(file)) return file;
+  }
+  throw new Error(`parse-worker.js (bundle) or parse-worker.ts (source) not found in ${here}`);
+}
+
+function execArgvFor(workerFile: string): string[] {
+  if (!workerFile.endsWith('.ts')) return [];
+  // An absolute URL, so the worker finds tsx whatever the current directory is.
+  const tsx = createRequire(import.meta.url).resolve('tsx');
+  return ['--import', pathToFileURL(tsx).href];
+}
+
+export function createParserPool(opts: ParserPoolOptions = {}): ParserPool {
+  const maxThreads = Math.max(1, Math.floor(opts.maxThreads ?? 1));
+  const timeoutMs = Math.max(1, opts.timeoutMs ?? 120_000);
+  const timeoutText = `Processing took longer than ${+(timeoutMs / 1000).toFixed(1)} s`;
+  const workerFile = opts.workerFile ?? resolveWorkerFile();
+  if (!existsSync(workerFile)) throw new Error(`parser worker not found: ${workerFile}`);
+
+  const piscina = new Piscina<ParseTask, WorkerReply>({
+    filename: workerFile,
+    execArgv: execArgvFor(workerFile),
+    minThreads: 0,
+    maxThreads,
+    idleTimeout: opts.idleTimeoutMs ?? 60_000,
+    resourceLimits: { maxOldGenerationSizeMb: opts.maxOldGenerationSizeMb ?? 512 },
+  });
+  // A worker that fails with no task running would otherwise be an unhandled 'error' event.
+  piscina.on('error', () => undefined);
+
+  // Jobs wait here, not in piscina's queue: at most maxThreads tasks reach piscina, so each
+  // timeout counts processing (and a worker's start), not time spent waiting for a thread.
+  const slots = new Slots(maxThreads);
+  const running = new Set<AbortController>();
+  let closed = false;
+
+  async function parse(filePath: string, type: ParsableType, signal?: AbortSignal): Promise<ParseResult> {
+    if (closed) throw new Error(POOL_CLOSED);
+    signal?.throwIfAborted();
+    await slots.acquire(signal);
+    const job = new AbortController();
+    running.add(job);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      job.abort();
+    }, timeoutMs);
+    try {
+      if (closed) throw new Error(POOL_CLOSED);
+      const task: ParseTask = { path: filePath, type, ...(opts.limits ? { limits: opts.limits } : {}) };
+      let reply: WorkerReply;
+      try {
+        // On abort piscina rejects at once and terminates the worker running the task.
+        reply = await piscina.run(task, { signal: signal ? AbortSignal.any([signal, job.signal]) : job.signal });
+      } catch (err) {
+        if (timedOut) throw new ParseError(timeoutText);
+        if (signal?.aborted) throw signal.reason;
+        if (closed) throw new Error(POOL_CLOSED);
+        if ((err as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY') throw new ParseError(OUT_OF_MEMORY_MESSAGE);
+        throw err;
+      }
+      if ('error' in reply) throw new ParseError(reply.error);
+      return reply;
+    } finally {
+      clearTimeout(timer);
+      running.delete(job);
+      slots.release();
+    }
+  }
+
+  async function close(): Promise<void> {
+    if (closed) return;
+    closed = true;
+    slots.cancelWaiting(new Error(POOL_CLOSED));
+    // piscina.destroy() never settles running tasks: abort them first (terminates their workers).
+    for (const job of running) job.abort();
+    await piscina.destroy();
+  }
+
+  return { parse, close };
+}
+
+/** A counting semaphore with a FIFO of waiters that can give up (abort) while waiting. */
+class Slots {
+  private free: number;
+  private readonly waiters: Array<{ grant: () => void; fail: (err: unknown) => void }> = [];
+
+  constructor(size: number) {
+    this.free = size;
+  }
+
+  acquire(signal?: AbortSignal): Promise<void> {
+    if (this.free > 0) {
+      this.free--;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        const i = this.waiters.indexOf(waiter);
+        if (i >= 0) this.waiters.splice(i, 1);
+        reject(signal?.reason);
+      };
+      const waiter = {
+        grant: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        fail: (err: unknown) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(err);
+        },
+      };
+      this.waiters.push(waiter);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  release(): void {
+    const next = this.waiters.shift();
+    if (next) next.grant();
+    else this.free++;
+  }
+
+  cancelWaiting(err: Error): void {
+    for (const w of this.waiters.splice(0)) w.fail(err);
+  }
+}

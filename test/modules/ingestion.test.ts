@@ -1,0 +1,483 @@
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { Document, Packer, Paragraph, TextRun } from 'docx';
+import ExcelJS from 'exceljs';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { auth, createAgent, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
+import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
+
+/**
+ * File sources (spec 3 "Source status", 4 "Sources", 8 "Limits"; CONTRACT status codes) through
+ * the whole app: real multipart uploads, the real parser worker threads, real SQLite, and a chat
+ * against the fake OpenAI server to see that what was ingested reaches the model.
+ */
+
+type Json = Record<string, any>;
+
+const KEY = 'sk-test-ingestion-key-0123456789';
+const MB = 1024 * 1024;
+
+const apps: TestApp[] = [];
+const fakes: FakeLlm[] = [];
+const sites: LocalSite[] = [];
+
+afterEach(async () => {
+  for (const s of sites.splice(0)) await s.close();
+  for (const f of fakes.splice(0)) await f.close();
+  for (const t of apps.splice(0)) await t.cleanup();
+});
+
+async function setup(env: Record<string, string> = {}) {
+  const f = await startFakeLlm('openai', { reply: 'Noted.' });
+  fakes.push(f);
+  const t = await startTestApp({ env: { EMBEDDINGS: 'none', OPENAI_API_KEY: KEY, OPENAI_BASE_URL: f.baseURL, ...env } });
+  apps.push(t);
+  const { token } = await registerUser(t.app);
+  const agent = await createAgent(t.app, token);
+  return { f, t, token, agent };
+}
+
+/** A multipart/form-data body holding one file part, encoded by the platform's FormData. */
+async function fileForm(filename: string, content: Uint8Array, field = 'file'): Promise<{ payload: Buffer; headers: Record<string, string> }> {
+  const data = new FormData();
+  data.append(field, new Blob([content]), filename);
+  const encoded = new Response(data);
+  return { payload: Buffer.from(await encoded.arrayBuffer()), headers: { 'content-type': encoded.headers.get('content-type')! } };
+}
+
+async function upload(t: TestApp, token: string, agentId: string, filename: string, content: Uint8Array, field = 'file') {
+  const { payload, headers } = await fileForm(filename, content, field);
+  return t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agentId}/file`, headers: { ...auth(token), ...headers }, payload });
+}
+
+async function listSources(t: TestApp, token: string, agentId: string): Promise<Json[]> {
+  const res = await t.app.inject({ method: 'GET', url: `/api/sources/chatbot/${agentId}`, headers: auth(token) });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json();
+}
+
+async function sourceById(t: TestApp, token: string, agentId: string, id: string): Promise<Json | undefined> {
+  return (await listSources(t, token, agentId)).find((s) => s.id === id);
+}
+
+function count(t: TestApp, sql: string, ...params: unknown[]): number {
+  return (t.database.sqlite.prepare(sql).get(...params) as { n: number }).n;
+}
+
+function uploadsOf(t: TestApp): string[] {
+  const dir = path.join(t.dataDir, 'uploads');
+  return existsSync(dir) ? readdirSync(dir) : [];
+}
+
+/** One public chat; returns the system prompt the fake received and the answer body. */
+async function systemPromptFor(t: TestApp, f: FakeLlm, agentId: string, message: string): Promise<{ system: string; body: Json }> {
+  const before = f.requests.filter((r) => r.kind === 'chat').length;
+  const res = await t.app.inject({ method: 'POST', url: `/api/public/chat/${agentId}`, payload: { message, session_id: `s-${Math.random()}` } });
+  expect(res.statusCode, res.body).toBe(200);
+  const chats = f.requests.filter((r) => r.kind === 'chat');
+  expect(chats).toHaveLength(before + 1);
+  const messages: Json[] = chats.at(-1)!.body.messages;
+  return { system: messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n'), body: res.json() };
+}
+
+// ---- fixtures, generated here ----------------------------------------------------------------
+
+async function pdfWith(lines: string[]): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const page = doc.addPage([600, 800]);
+  lines.forEach((line, i) => page.drawText(line, { x: 40, y: 740 - i * 24, size: 12, font }));
+  return doc.save();
+}
+
+async function docxWith(paragraphs: string[]): Promise<Uint8Array> {
+  const doc = new Document({ sections: [{ children: paragraphs.map((p) => new Paragraph({ children: [new TextRun(p)] })) }] });
+  return Packer.toBuffer(doc);
+}
+
+async function xlsxWith(rows: string[][]): Promise<Uint8Array> {
+  const wb = new ExcelJS.Workbook();
+  const sheet = wb.addWorksheet('Answers');
+  for (const row of rows) sheet.addRow(row);
+  return new Uint8Array(await wb.xlsx.writeBuffer());
+}
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+function crc32(buf: Buffer): number {
+  let c = 0xffffffff;
+  for (const b of buf) c = CRC_TABLE[(c ^ b) & 0xff]! ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+/** A valid ZIP archive (stored entries) of the given files. */
+function zipOf(files: Record<string, string>): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const [name, text] of Object.entries(files)) {
+    const nameBuf = Buffer.from(name);
+    const data = Buffer.from(text);
+    const crc = crc32(data);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(data.length, 18);
+    local.writeUInt32LE(data.length, 22);
+    local.writeUInt16LE(nameBuf.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(20, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt32LE(crc, 16);
+    central.writeUInt32LE(data.length, 20);
+    central.writeUInt32LE(data.length, 24);
+    central.writeUInt16LE(nameBuf.length, 28);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, nameBuf, data);
+    centrals.push(central, nameBuf);
+    offset += 30 + nameBuf.length + data.length;
+  }
+  const cd = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(Object.keys(files).length, 8);
+  end.writeUInt16LE(Object.keys(files).length, 10);
+  end.writeUInt32LE(cd.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, cd, end]);
+}
+
+const text = (s: string) => new Uint8Array(Buffer.from(s, 'utf8'));
+
+/** A user-facing message: a sentence, not a stack trace or an internal error name. */
+function expectClearMessage(message: unknown) {
+  expect(typeof message).toBe('string');
+  const m = message as string;
+  expect(m.trim().length).toBeGreaterThan(5);
+  expect(m.length).toBeLessThan(300);
+  expect(m).not.toMatch(/\n\s+at |\.ts:\d+|\.js:\d+|ENOENT|TypeError|ReferenceError|undefined|\[object /);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+describe('POST /api/sources/chatbot/{id}/file: accepted formats', () => {
+  // a distinct phrase per format, with two rare words the question names (and no other phrase shares)
+  const fixtures: Array<{ name: string; type: string; phrase: string; question: string; make: (phrase: string) => Promise<Uint8Array> }> = [
+    {
+      name: 'Ferry guide.pdf',
+      type: 'pdf',
+      phrase: 'Quokka lanterns glow amber above the Pinewick ferry terminal.',
+      question: 'What glows above Pinewick?',
+      make: (p) => pdfWith(['Visitor information', p]),
+    },
+    {
+      name: 'Gondolas.docx',
+      type: 'docx',
+      phrase: 'Saffron gondolas depart Marrowvale harbour every Wednesday at noon.',
+      question: 'When do saffron gondolas leave Marrowvale?',
+      make: (p) => docxWith(['Timetable', p]),
+    },
+    {
+      name: 'Workshop.xlsx',
+      type: 'xlsx',
+      phrase: 'Tungsten kites are repaired without charge at the Brambleford workshop.',
+      question: 'Where are tungsten kites repaired in Brambleford?',
+      make: (p) => xlsxWith([['Topic', 'Answer'], ['Repairs', p]]),
+    },
+    {
+      name: 'tours.csv',
+      type: 'csv',
+      phrase: 'Velvet otters guide kayak tours around Lake Quillmere.',
+      question: 'Who guides tours on Quillmere with velvet otters?',
+      make: async (p) => text(`topic,answer\nkayaks,${p}\nparking,Free on Sundays\n`),
+    },
+    {
+      name: 'bakery.txt',
+      type: 'txt',
+      phrase: 'Cobalt pretzels are baked fresh in Dunmorrow before sunrise.',
+      question: 'Are cobalt pretzels baked in Dunmorrow?',
+      make: async (p) => text(`About our bakery\n\n${p}\n`),
+    },
+  ];
+
+  it('each of .pdf .docx .xlsx .csv .txt: 201 processing (file_type/file_size null), then completed with type, size and progress 1; the next chat puts its phrase in front of the model', async () => {
+    const { f, t, token, agent } = await setup();
+    const uploaded: Array<{ id: string; bytes: number; fixture: (typeof fixtures)[number] }> = [];
+    for (const fixture of fixtures) {
+      const bytes = await fixture.make(fixture.phrase);
+      const res = await upload(t, token, agent.id, fixture.name, bytes);
+      expect(res.statusCode, `${fixture.name}: ${res.body}`).toBe(201);
+      const created = res.json();
+      expect(created).toMatchObject({
+        id: expect.any(String),
+        chatbot_id: agent.id,
+        type: 'file',
+        name: fixture.name,
+        url: null,
+        file_type: null,
+        file_size: null,
+        status: 'processing',
+        error_message: null,
+      });
+      expect(Date.parse(created.created_at)).not.toBeNaN();
+      uploaded.push({ id: created.id, bytes: bytes.byteLength, fixture });
+    }
+
+    await t.app.jobs.idle();
+
+    const list = await listSources(t, token, agent.id);
+    expect(list).toHaveLength(fixtures.length);
+    for (const { id, bytes, fixture } of uploaded) {
+      const s = list.find((x) => x.id === id);
+      expect(s, fixture.name).toMatchObject({
+        type: 'file',
+        name: fixture.name,
+        url: null,
+        status: 'completed',
+        error_message: null,
+        file_type: fixture.type,
+        file_size: bytes,
+        progress: 1,
+      });
+      expect(count(t, 'SELECT count(*) AS n FROM chunks WHERE source_id = ?', id), fixture.name).toBeGreaterThan(0);
+    }
+    // the upload is not kept once its text is stored
+    expect(uploadsOf(t)).toEqual([]);
+
+    for (const { id, fixture } of uploaded) {
+      const { system, body } = await systemPromptFor(t, f, agent.id, fixture.question);
+      expect(system, fixture.name).toContain(fixture.phrase);
+      expect(system).toContain(`(source: ${fixture.name})`);
+      for (const other of fixtures) if (other !== fixture) expect(system).not.toContain(other.phrase);
+      expect(body.sources).toEqual([{ source_id: id, name: fixture.name, url: null }]);
+    }
+  });
+
+  it('file_type is the lower-case extension whatever the case of the name', async () => {
+    const { t, token, agent } = await setup();
+    const res = await upload(t, token, agent.id, 'NOTES.TXT', text('Upper case extensions are accepted too.'));
+    expect(res.statusCode, res.body).toBe(201);
+    await t.app.jobs.idle();
+    expect(await sourceById(t, token, agent.id, res.json().id)).toMatchObject({ name: 'NOTES.TXT', file_type: 'txt', status: 'completed' });
+  });
+});
+
+describe('POST /api/sources/chatbot/{id}/file: refusals', () => {
+  it('an extension not allowed, no extension, or content that does not match the extension is 400 naming file; nothing is stored', async () => {
+    const { t, token, agent } = await setup();
+    const pdf = await pdfWith(['A real PDF']);
+    const cases: Array<[string, Uint8Array]> = [
+      ['setup.exe', text('MZ this is not allowed')],
+      ['README', text('A file without an extension.')],
+      ['archive.zip', zipOf({ 'a.txt': 'zipped' })],
+      ['page.html', text('<html><body>hi</body></html>')],
+      ['notes.pdf', text('Plain text pretending to be a PDF.')],
+      ['letter.docx', text('Plain text pretending to be a Word document.')],
+      ['sheet.xlsx', text('a,b,c\n1,2,3\n')],
+      ['report.docx', pdf],
+      // a spreadsheet named .docx and a Word document named .xlsx: the ZIP entry names give them away
+      ['workbook.docx', await xlsxWith([['not', 'a', 'document']])],
+      ['document.xlsx', await docxWith(['not a spreadsheet'])],
+      ['binary.txt', new Uint8Array([0x00, 0x01, 0x02, 0xff, 0xfe, 0x00])],
+      ['data.csv', new Uint8Array([0xff, 0xfe, 0xfd, 0x80, 0x81, 0x00])],
+    ];
+    for (const [name, bytes] of cases) {
+      const res = await upload(t, token, agent.id, name, bytes);
+      expect(res.statusCode, `${name}: ${res.body}`).toBe(400);
+      expect(res.json().detail, name).toMatch(/^file\b/);
+    }
+    // no file part at all, or a file under another field name
+    const wrongField = await upload(t, token, agent.id, 'notes.txt', text('Sent as "document".'), 'document');
+    expect(wrongField.statusCode, wrongField.body).toBe(400);
+    expect(wrongField.json().detail).toMatch(/^file\b/);
+    const notMultipart = await t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agent.id}/file`, headers: auth(token), payload: { file: 'x' } });
+    expect(notMultipart.statusCode).toBe(400);
+
+    expect(await listSources(t, token, agent.id)).toEqual([]);
+    expect(uploadsOf(t)).toEqual([]);
+    expect(count(t, 'SELECT count(*) AS n FROM jobs')).toBe(0);
+  });
+
+  it('over 100 MB is 413, nothing is stored and no file is left in DATA_DIR/uploads; exactly 100 MB is accepted', async () => {
+    const { t, token, agent } = await setup();
+    const big = new Uint8Array(100 * MB + 1).fill(0x61); // 'a'
+    const res = await upload(t, token, agent.id, 'huge.txt', big);
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(413);
+    expect(typeof res.json().detail).toBe('string');
+    expect(await listSources(t, token, agent.id)).toEqual([]);
+    expect(uploadsOf(t)).toEqual([]);
+    expect(count(t, 'SELECT count(*) AS n FROM jobs')).toBe(0);
+
+    const exact = await upload(t, token, agent.id, 'limit.txt', big.subarray(0, 100 * MB));
+    expect(exact.statusCode, exact.body.slice(0, 300)).toBe(201);
+    // sizes are reported once ingested; the file itself is not what this test is about
+    const id = exact.json().id;
+    expect(count(t, 'SELECT count(*) AS n FROM sources WHERE id = ? AND file_size = ?', id, 100 * MB)).toBe(1);
+    expect((await t.app.inject({ method: 'DELETE', url: `/api/sources/${id}`, headers: auth(token) })).statusCode).toBe(204);
+    expect(uploadsOf(t)).toEqual([]);
+  });
+
+  it('another account\'s agent is 404 before anything is stored', async () => {
+    const { t, agent } = await setup();
+    const intruder = (await registerUser(t.app)).token;
+    const res = await upload(t, intruder, agent.id, 'spam.txt', text('Injected.'));
+    expect(res.statusCode).toBe(404);
+    expect(count(t, 'SELECT count(*) AS n FROM sources')).toBe(0);
+    expect(uploadsOf(t)).toEqual([]);
+  });
+});
+
+describe('stored files', () => {
+  /**
+   * The queue runs one ingestion at a time (INGEST_CONCURRENCY=1): a website source whose page the
+   * local site holds open keeps it busy, so uploads stay queued (and on disk) for as long as the
+   * test needs to look at them.
+   */
+  async function busyApp() {
+    const site = await startLocalSite({ '/': '<html><body><main><p>The blocking page finally answered.</p></main></body></html>' });
+    sites.push(site);
+    const ctx = await setup({ ALLOW_PRIVATE_URLS: 'true', INGEST_CONCURRENCY: '1' });
+    const hold = site.hold('/');
+    const { t, token, agent } = ctx;
+    const { payload, headers } = await (async () => {
+      const data = new FormData();
+      data.append('url', `${site.url}/`);
+      const encoded = new Response(data);
+      return { payload: Buffer.from(await encoded.arrayBuffer()), headers: { 'content-type': encoded.headers.get('content-type')! } };
+    })();
+    const blocker = await t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agent.id}/website`, headers: { ...auth(token), ...headers }, payload });
+    expect(blocker.statusCode, blocker.body).toBe(201);
+    await hold.reached;
+    return { ...ctx, hold, blockerId: blocker.json().id as string };
+  }
+
+  it('are kept under a generated name inside DATA_DIR/uploads; a path in the filename is harmless and only the base name is kept as the source name', async () => {
+    const { t, token, agent, hold } = await busyApp();
+    const dangerous = await upload(t, token, agent.id, '../../evil.txt', text('Harmless text about zebra crossings in Oakhollow.'));
+    expect(dangerous.statusCode, dangerous.body).toBe(201);
+    expect(dangerous.json().name).toBe('evil.txt');
+    const named = await upload(t, token, agent.id, 'secret-quarterly-report.txt', text('Quarterly figures for Oakhollow.'));
+    expect(named.statusCode, named.body).toBe(201);
+
+    // both wait in the queue, on disk, under names the client did not choose
+    const files = uploadsOf(t);
+    expect(files).toHaveLength(2);
+    for (const file of files) {
+      expect(file).not.toContain('evil');
+      expect(file).not.toContain('secret-quarterly-report');
+      expect(file).toMatch(/\.txt$/);
+    }
+    expect(files.some((file) => file.includes(dangerous.json().id))).toBe(true);
+    // nothing was written where the path in the name pointed
+    expect(existsSync(path.resolve(t.dataDir, 'uploads', '../../evil.txt'))).toBe(false);
+    expect(existsSync(path.resolve(t.dataDir, '../evil.txt'))).toBe(false);
+    expect(existsSync(path.resolve(t.dataDir, 'evil.txt'))).toBe(false);
+    const queued = await listSources(t, token, agent.id);
+    expect(queued.filter((s) => s.type === 'file').map((s) => s.status)).toEqual(['processing', 'processing']);
+
+    hold.release();
+    await t.app.jobs.idle();
+    const done = await listSources(t, token, agent.id);
+    expect(done.map((s) => s.status)).toEqual(['completed', 'completed', 'completed']);
+    expect(done.find((s) => s.id === dangerous.json().id)).toMatchObject({ name: 'evil.txt', file_type: 'txt' });
+    expect(uploadsOf(t)).toEqual([]);
+  });
+
+  it('DELETE of a file source still processing: 204, its stored file, job and row are gone, and nothing comes back once the queue runs', async () => {
+    const { t, token, agent, hold, blockerId } = await busyApp();
+    const res = await upload(t, token, agent.id, 'pending.txt', text('Pending text about walrus choirs.'));
+    expect(res.statusCode, res.body).toBe(201);
+    const id = res.json().id;
+    expect(uploadsOf(t)).toHaveLength(1);
+    expect(count(t, 'SELECT count(*) AS n FROM jobs WHERE subject_id = ?', id)).toBe(1);
+
+    const del = await t.app.inject({ method: 'DELETE', url: `/api/sources/${id}`, headers: auth(token) });
+    expect(del.statusCode).toBe(204);
+    expect(del.body).toBe('');
+    expect(uploadsOf(t)).toEqual([]);
+    expect(count(t, 'SELECT count(*) AS n FROM jobs WHERE subject_id = ?', id)).toBe(0);
+    expect((await listSources(t, token, agent.id)).map((s) => s.id)).toEqual([blockerId]);
+
+    hold.release();
+    await t.app.jobs.idle();
+    expect((await listSources(t, token, agent.id)).map((s) => s.id)).toEqual([blockerId]);
+    expect(count(t, 'SELECT count(*) AS n FROM chunks WHERE source_id = ?', id)).toBe(0);
+    expect(count(t, 'SELECT count(*) AS n FROM jobs')).toBe(0);
+  });
+});
+
+describe('failures', () => {
+  it('a corrupt PDF, an empty or blank TXT and DOCX files that are ZIPs of something else end as failed with a clear error_message; the app keeps answering', async () => {
+    const { f, t, token, agent } = await setup();
+    const bad: Array<[string, Uint8Array]> = [
+      ['corrupt.pdf', text('%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nthis is not a PDF body at all\n')],
+      ['empty.txt', new Uint8Array(0)],
+      ['blank.txt', text('   \n\n\t  \n')],
+      ['wrong-zip.docx', zipOf({ 'notes.txt': 'A zip archive, but not a Word document.' })],
+      ['garbage-word.docx', zipOf({ '[Content_Types].xml': '<Types/>', 'word/document.xml': 'this is not XML at all <<<' })],
+    ];
+    const ids = new Map<string, string>();
+    for (const [name, bytes] of bad) {
+      const res = await upload(t, token, agent.id, name, bytes);
+      expect(res.statusCode, `${name}: ${res.body}`).toBe(201);
+      expect(res.json().status).toBe('processing');
+      ids.set(res.json().id, name);
+    }
+    await t.app.jobs.idle();
+
+    const list = await listSources(t, token, agent.id);
+    for (const [id, name] of ids) {
+      const s = list.find((x) => x.id === id);
+      expect(s?.status, `${name}: ${JSON.stringify(s)}`).toBe('failed');
+      expectClearMessage(s!.error_message);
+      expect(count(t, 'SELECT count(*) AS n FROM chunks WHERE source_id = ?', id), name).toBe(0);
+    }
+    // the failure says what was wrong, not only that something was
+    const messageOf = (name: string) => list.find((x) => ids.get(x.id) === name)!.error_message as string;
+    expect(messageOf('empty.txt')).toMatch(/no text|empty/i);
+    expect(messageOf('blank.txt')).toMatch(/no text|empty/i);
+    expect(messageOf('corrupt.pdf')).toMatch(/pdf/i);
+    expect(messageOf('wrong-zip.docx')).toMatch(/docx|word/i);
+    // nothing retried later, nothing left on disk
+    expect(count(t, `SELECT count(*) AS n FROM jobs WHERE status IN ('queued', 'running')`)).toBe(0);
+    expect(uploadsOf(t)).toEqual([]);
+
+    // the process (and its worker pool) still serves: health, and a good file after the bad ones
+    expect((await t.app.inject({ method: 'GET', url: '/api/health' })).statusCode).toBe(200);
+    const good = await upload(t, token, agent.id, 'after.txt', text('Lemon zeppelins dock at Harrowgate on Fridays.'));
+    expect(good.statusCode).toBe(201);
+    await t.app.jobs.idle();
+    expect(await sourceById(t, token, agent.id, good.json().id)).toMatchObject({ status: 'completed', progress: 1 });
+    expect((await systemPromptFor(t, f, agent.id, 'Where do lemon zeppelins dock?')).system).toContain('Lemon zeppelins dock at Harrowgate');
+  });
+});
+
+describe('DELETE /api/sources/{id} of a completed file source', () => {
+  it('removes its passages: the next chat no longer sees them', async () => {
+    const { f, t, token, agent } = await setup();
+    const phrase = 'Marigold submarines surface near Fenwick lighthouse at dusk.';
+    const keep = await upload(t, token, agent.id, 'keep.txt', text('Marigold jam is sold at the Fenwick market.'));
+    const gone = await upload(t, token, agent.id, 'gone.docx', await docxWith([phrase]));
+    expect([keep.statusCode, gone.statusCode]).toEqual([201, 201]);
+    await t.app.jobs.idle();
+    const id = gone.json().id;
+    expect(count(t, 'SELECT count(*) AS n FROM chunks WHERE source_id = ?', id)).toBeGreaterThan(0);
+    expect((await systemPromptFor(t, f, agent.id, 'Where do marigold submarines surface?')).system).toContain(phrase);
+
+    const del = await t.app.inject({ method: 'DELETE', url: `/api/sources/${id}`, headers: auth(token) });
+    expect(del.statusCode).toBe(204);
+    expect(count(t, 'SELECT count(*) AS n FROM chunks WHERE source_id = ?', id)).toBe(0);
+    expect(count(t, `SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH '"submarines"'`)).toBe(0);
+    expect((await listSources(t, token, agent.id)).map((s) => s.id)).toEqual([keep.json().id]);
+    const after = await systemPromptFor(t, f, agent.id, 'Where do marigold submarines surface?');
+    expect(after.system).not.toContain('submarines');
+    expect(after.system).toContain('Marigold jam is sold at the Fenwick market.');
+  });
+});

@@ -1,0 +1,382 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { auth, createAgent, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
+import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
+
+/**
+ * Website sources (spec 3 "Source status", 4 "Sources"; CONTRACT: 400 for non-http(s) or internal
+ * URLs unless ALLOW_PRIVATE_URLS) against a real web site on 127.0.0.1: links, sitemap.xml,
+ * robots.txt, main content only, max_pages, include/exclude paths, progress, deletion mid-crawl.
+ */
+
+type Json = Record<string, any>;
+
+const KEY = 'sk-test-website-key-0123456789';
+
+const apps: TestApp[] = [];
+const fakes: FakeLlm[] = [];
+const sites: LocalSite[] = [];
+
+afterEach(async () => {
+  for (const s of sites.splice(0)) await s.close();
+  for (const f of fakes.splice(0)) await f.close();
+  for (const t of apps.splice(0)) await t.cleanup();
+});
+
+async function setup(env: Record<string, string> = { ALLOW_PRIVATE_URLS: 'true' }) {
+  const f = await startFakeLlm('openai', { reply: 'Noted.' });
+  fakes.push(f);
+  const t = await startTestApp({ env: { EMBEDDINGS: 'none', OPENAI_API_KEY: KEY, OPENAI_BASE_URL: f.baseURL, ...env } });
+  apps.push(t);
+  const { token } = await registerUser(t.app);
+  const agent = await createAgent(t.app, token);
+  return { f, t, token, agent };
+}
+
+async function form(fields: Record<string, string>): Promise<{ payload: Buffer; headers: Record<string, string> }> {
+  const data = new FormData();
+  for (const [k, v] of Object.entries(fields)) data.append(k, v);
+  const encoded = new Response(data);
+  return { payload: Buffer.from(await encoded.arrayBuffer()), headers: { 'content-type': encoded.headers.get('content-type')! } };
+}
+
+async function addWebsite(t: TestApp, token: string, agentId: string, fields: Record<string, string>) {
+  const { payload, headers } = await form(fields);
+  return t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agentId}/website`, headers: { ...auth(token), ...headers }, payload });
+}
+
+async function listSources(t: TestApp, token: string, agentId: string): Promise<Json[]> {
+  const res = await t.app.inject({ method: 'GET', url: `/api/sources/chatbot/${agentId}`, headers: auth(token) });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json();
+}
+
+function count(t: TestApp, sql: string, ...params: unknown[]): number {
+  return (t.database.sqlite.prepare(sql).get(...params) as { n: number }).n;
+}
+
+function chunkTexts(t: TestApp, sourceId: string): string {
+  return (t.database.sqlite.prepare('SELECT content FROM chunks WHERE source_id = ? ORDER BY ordinal').all(sourceId) as Array<{ content: string }>)
+    .map((r) => r.content)
+    .join('\n');
+}
+
+async function systemPromptFor(t: TestApp, f: FakeLlm, agentId: string, message: string): Promise<string> {
+  const res = await t.app.inject({ method: 'POST', url: `/api/public/chat/${agentId}`, payload: { message, session_id: `s-${Math.random()}` } });
+  expect(res.statusCode, res.body).toBe(200);
+  const messages: Json[] = f.requests.filter((r) => r.kind === 'chat').at(-1)!.body.messages;
+  return messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n');
+}
+
+// ---- the site ----------------------------------------------------------------------------------
+
+/** Each page's main content carries its own phrase; noise carries phrases that must never be stored. */
+const MAIN = {
+  '/': 'Harbourview Bakery sells rye loaves baked in a stone oven.',
+  '/about': 'The bakery was founded by Ottilie Brask in a converted boathouse.',
+  '/pricing': 'A Harbourview rye loaf costs four euros and twenty cents.',
+  '/docs/intro': 'Wholesale customers order through the trade counter before noon.',
+  '/docs/advanced': 'Pallet deliveries of flour arrive on alternate Thursdays.',
+  '/blog/news': 'Our cardamom buns won the regional pastry medal this spring.',
+  '/from-sitemap': 'Gluten-free spelt crackers are sold only on Saturdays.',
+  '/private/secret': 'PRIVATEPHRASE staff door code.',
+  '/private/listed': 'PRIVATEPHRASE listed in the sitemap.',
+} as const;
+const NOISE_WORDS = ['navzebraword', 'scriptwalrusword', 'stylenarwhalword', 'footerlemurword'];
+
+/**
+ * A page with navigation, scripts, styles and a footer around its content. With `bare`, there is
+ * no <main>: the content sits in the body beside the noise (which must still be dropped); without,
+ * a breadcrumb <nav> and a <script> sit inside <main> too.
+ */
+function html(title: string, main: string, links: string[], extra = '', bare = false): string {
+  const nav = `<nav><a href="/">Home</a> navzebraword menu ${links.map((l) => `<a href="${l}">${l}</a>`).join(' ')}</nav>`;
+  const content = `<h1>${title}</h1><p>${main}</p>${extra}`;
+  return `<!doctype html><html><head><title>${title}</title>
+<style>body::after { content: "stylenarwhalword"; } .x { color: red }</style>
+<script>window.tracking = "scriptwalrusword"; document.title = "scriptwalrusword";</script>
+</head><body>
+${nav}
+${
+  bare
+    ? `<div class="content">${content}<script>var inline = "scriptwalrusword";</script><style>.y{content:"stylenarwhalword"}</style></div>`
+    : `<main><nav aria-label="breadcrumb">navzebraword crumbs</nav>${content}<script>var inline = "scriptwalrusword";</script></main>`
+}
+<footer>footerlemurword copyright</footer>
+<script src="/app.js"></script>
+</body></html>`;
+}
+
+async function bakerySite(): Promise<LocalSite> {
+  const pages: Record<string, { body: string; type?: string }> = {};
+  const site = await startLocalSite(pages); // pages filled in below, once the port is known
+  sites.push(site);
+  Object.assign(pages, {
+    '/robots.txt': { body: 'User-agent: *\nDisallow: /private\n', type: 'text/plain' },
+    '/sitemap.xml': {
+      type: 'application/xml',
+      body: `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+<url><loc>${site.url}/from-sitemap</loc></url><url><loc>${site.url}/private/listed</loc></url></urlset>`,
+    },
+    '/': { body: html('Home', MAIN['/'], ['/about', '/pricing', '/private/secret', '/blog/news'], '<p><a href="/docs/intro">Trade documentation</a></p>') },
+    '/about': { body: html('About', MAIN['/about'], ['/pricing'], '', true) },
+    '/pricing': { body: html('Pricing', MAIN['/pricing'], ['/about']) },
+    '/docs/intro': { body: html('Intro', MAIN['/docs/intro'], [], '<a href="/docs/advanced">Next</a>') },
+    '/docs/advanced': { body: html('Advanced', MAIN['/docs/advanced'], ['/docs/intro']) },
+    '/blog/news': { body: html('News', MAIN['/blog/news'], [], '', true) },
+    '/from-sitemap': { body: html('Crackers', MAIN['/from-sitemap'], []) },
+    '/private/secret': { body: html('Secret', MAIN['/private/secret'], []) },
+    '/private/listed': { body: html('Listed', MAIN['/private/listed'], []) },
+  });
+  return site;
+}
+
+const ALL_PAGES = ['/', '/about', '/pricing', '/docs/intro', '/docs/advanced', '/blog/news', '/from-sitemap'];
+
+function pathsOf(site: LocalSite): string[] {
+  return site.pageRequests().map((r) => new URL(r, site.url).pathname);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+describe('POST /api/sources/chatbot/{id}/website (ALLOW_PRIVATE_URLS=true, local site)', () => {
+  it('crawls linked and sitemap pages, honours robots.txt, stores main content only, reports pages and completes', async () => {
+    const site = await bakerySite();
+    const { f, t, token, agent } = await setup();
+    const res = await addWebsite(t, token, agent.id, { url: `${site.url}/`, max_pages: '20' });
+    expect(res.statusCode, res.body).toBe(201);
+    const created = res.json();
+    expect(created).toMatchObject({
+      chatbot_id: agent.id,
+      type: 'website',
+      name: `${site.url}/`,
+      url: `${site.url}/`,
+      file_type: null,
+      file_size: null,
+      status: 'processing',
+      error_message: null,
+    });
+
+    await t.app.jobs.idle();
+
+    const [source] = await listSources(t, token, agent.id);
+    expect(source).toMatchObject({ id: created.id, status: 'completed', error_message: null, progress: 1, pages_done: ALL_PAGES.length, pages_found: ALL_PAGES.length });
+
+    // every allowed page once; robots.txt read; nothing under /private ever requested
+    expect(site.requests).toContain('/robots.txt');
+    expect([...pathsOf(site)].sort()).toEqual([...ALL_PAGES].sort());
+    expect(site.requests.filter((r) => r.startsWith('/private'))).toEqual([]);
+    expect(site.requests).not.toContain('/app.js');
+
+    const stored = chunkTexts(t, created.id);
+    for (const page of ALL_PAGES) expect(stored, page).toContain(MAIN[page as keyof typeof MAIN]);
+    expect(stored).not.toContain('PRIVATEPHRASE');
+    for (const word of NOISE_WORDS) expect(stored, word).not.toContain(word);
+    expect(count(t, `SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH '"navzebraword" OR "scriptwalrusword" OR "stylenarwhalword" OR "footerlemurword"'`)).toBe(0);
+
+    // what was crawled reaches the model, the sitemap-only page included
+    const system = await systemPromptFor(t, f, agent.id, 'Do you sell spelt crackers?');
+    expect(system).toContain(MAIN['/from-sitemap']);
+    expect(system).toContain(`(source: ${site.url}/)`);
+  });
+
+  it('max_pages limits the pages fetched (default 1)', async () => {
+    const site = await bakerySite();
+    const { t, token, agent } = await setup();
+
+    const two = await addWebsite(t, token, agent.id, { url: `${site.url}/`, max_pages: '2' });
+    expect(two.statusCode, two.body).toBe(201);
+    await t.app.jobs.idle();
+    expect(pathsOf(site)).toHaveLength(2);
+    expect(pathsOf(site)[0]).toBe('/');
+    const [s2] = await listSources(t, token, agent.id);
+    expect(s2).toMatchObject({ status: 'completed', pages_done: 2, pages_found: 2, progress: 1 });
+
+    site.requests.length = 0;
+    const one = await addWebsite(t, token, agent.id, { url: `${site.url}/about` });
+    expect(one.statusCode, one.body).toBe(201);
+    await t.app.jobs.idle();
+    expect(pathsOf(site)).toEqual(['/about']);
+    const s1 = (await listSources(t, token, agent.id)).find((s) => s.id === one.json().id);
+    expect(s1).toMatchObject({ status: 'completed', pages_done: 1, pages_found: 1, progress: 1 });
+    expect(chunkTexts(t, one.json().id)).toContain(MAIN['/about']);
+    expect(chunkTexts(t, one.json().id)).not.toContain(MAIN['/pricing']);
+  });
+
+  it('include_paths keeps the crawl under those prefixes (besides the start page); exclude_paths are never fetched', async () => {
+    const site = await bakerySite();
+    const { t, token, agent } = await setup();
+
+    const inc = await addWebsite(t, token, agent.id, { url: `${site.url}/`, max_pages: '20', include_paths: '/docs' });
+    expect(inc.statusCode, inc.body).toBe(201);
+    await t.app.jobs.idle();
+    expect([...pathsOf(site)].sort()).toEqual(['/', '/docs/advanced', '/docs/intro']);
+    expect((await listSources(t, token, agent.id))[0]).toMatchObject({ status: 'completed', pages_done: 3, pages_found: 3, progress: 1 });
+
+    site.requests.length = 0;
+    const exc = await addWebsite(t, token, agent.id, { url: `${site.url}/`, max_pages: '20', exclude_paths: '/docs/advanced, /pricing' });
+    expect(exc.statusCode, exc.body).toBe(201);
+    await t.app.jobs.idle();
+    expect([...pathsOf(site)].sort()).toEqual(['/', '/about', '/blog/news', '/docs/intro', '/from-sitemap']);
+    const stored = chunkTexts(t, exc.json().id);
+    expect(stored).not.toContain(MAIN['/pricing']);
+    expect(stored).not.toContain(MAIN['/docs/advanced']);
+
+    // a JSON array works too
+    site.requests.length = 0;
+    const json = await addWebsite(t, token, agent.id, { url: `${site.url}/`, max_pages: '20', include_paths: '["/about", "/blog"]', exclude_paths: '["/blog"]' });
+    expect(json.statusCode, json.body).toBe(201);
+    await t.app.jobs.idle();
+    expect([...pathsOf(site)].sort()).toEqual(['/', '/about']);
+  });
+
+  it('refuses bad max_pages, include_paths and exclude_paths with 400 naming the field', async () => {
+    const site = await bakerySite();
+    const { t, token, agent } = await setup();
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ max_pages: '0' }, 'max_pages'],
+      [{ max_pages: '501' }, 'max_pages'],
+      [{ max_pages: 'ten' }, 'max_pages'],
+      [{ max_pages: '2.5' }, 'max_pages'],
+      [{ include_paths: 'docs' }, 'include_paths'],
+      [{ exclude_paths: '[1, 2]' }, 'exclude_paths'],
+      [{ url: '' }, 'url'],
+    ];
+    for (const [fields, field] of cases) {
+      const res = await addWebsite(t, token, agent.id, { url: `${site.url}/`, ...fields });
+      expect(res.statusCode, `${JSON.stringify(fields)}: ${res.body}`).toBe(400);
+      expect(res.json().detail).toMatch(new RegExp(`^${field}\\b`));
+    }
+    const missing = await addWebsite(t, token, agent.id, { max_pages: '3' });
+    expect(missing.statusCode).toBe(400);
+    expect(missing.json().detail).toMatch(/^url\b/);
+    expect(await listSources(t, token, agent.id)).toEqual([]);
+    expect(site.connections()).toBe(0);
+  });
+
+  it('reports progress while crawling: pages_done below pages_found mid-crawl, equal at the end', async () => {
+    const site = await bakerySite();
+    const { t, token, agent } = await setup();
+    const hold = site.hold('/pricing');
+    const res = await addWebsite(t, token, agent.id, { url: `${site.url}/`, max_pages: '20' });
+    expect(res.statusCode, res.body).toBe(201);
+    await hold.reached;
+
+    const mid = (await listSources(t, token, agent.id))[0]!;
+    expect(mid.status).toBe('processing');
+    expect(mid.pages_done).toBeGreaterThanOrEqual(1);
+    expect(mid.pages_found).toBeGreaterThan(mid.pages_done);
+    expect(mid.pages_found).toBeLessThanOrEqual(ALL_PAGES.length);
+    expect(mid.progress).toBeGreaterThan(0);
+    expect(mid.progress).toBeLessThan(1);
+    expect(mid.progress).toBeCloseTo(mid.pages_done / mid.pages_found, 5);
+
+    hold.release();
+    await t.app.jobs.idle();
+    const [end] = await listSources(t, token, agent.id);
+    expect(end).toMatchObject({ status: 'completed', progress: 1, pages_done: ALL_PAGES.length, pages_found: ALL_PAGES.length });
+  });
+
+  it('a start page that cannot be fetched, or that robots.txt disallows, ends as failed with a clear message', async () => {
+    const site = await bakerySite();
+    const { t, token, agent } = await setup();
+    const missing = await addWebsite(t, token, agent.id, { url: `${site.url}/no-such-page` });
+    const disallowed = await addWebsite(t, token, agent.id, { url: `${site.url}/private/secret`, max_pages: '5' });
+    expect([missing.statusCode, disallowed.statusCode]).toEqual([201, 201]);
+    await t.app.jobs.idle();
+    const list = await listSources(t, token, agent.id);
+    const m = list.find((s) => s.id === missing.json().id)!;
+    const d = list.find((s) => s.id === disallowed.json().id)!;
+    expect(m.status).toBe('failed');
+    expect(m.error_message).toMatch(/404/);
+    expect(d.status).toBe('failed');
+    expect(d.error_message).toMatch(/robots/i);
+    expect(site.requests.filter((r) => r.startsWith('/private'))).toEqual([]);
+    expect(count(t, 'SELECT count(*) AS n FROM chunks')).toBe(0);
+    expect(count(t, `SELECT count(*) AS n FROM jobs WHERE status IN ('queued', 'running')`)).toBe(0);
+  });
+});
+
+describe('DELETE /api/sources/{id} of a website source mid-crawl', () => {
+  it('answers 204, cancels the fetch, removes the source, its passages and its job; nothing reappears after the page answers', async () => {
+    const site = await bakerySite();
+    const { t, token, agent } = await setup();
+    const hold = site.hold('/pricing');
+    const res = await addWebsite(t, token, agent.id, { url: `${site.url}/`, max_pages: '20' });
+    expect(res.statusCode, res.body).toBe(201);
+    const id = res.json().id;
+    await hold.reached;
+    // pages before the held one are already stored
+    expect(count(t, 'SELECT count(*) AS n FROM chunks WHERE source_id = ?', id)).toBeGreaterThan(0);
+    expect(count(t, 'SELECT count(*) AS n FROM jobs WHERE subject_id = ?', id)).toBe(1);
+
+    const del = await t.app.inject({ method: 'DELETE', url: `/api/sources/${id}`, headers: auth(token) });
+    expect(del.statusCode).toBe(204);
+    expect(del.body).toBe('');
+    // the job stopped before the answer: its request to the site was abandoned
+    await hold.clientGone;
+    expect(await listSources(t, token, agent.id)).toEqual([]);
+    expect(count(t, 'SELECT count(*) AS n FROM sources WHERE id = ?', id)).toBe(0);
+    expect(count(t, 'SELECT count(*) AS n FROM chunks WHERE source_id = ?', id)).toBe(0);
+    expect(count(t, 'SELECT count(*) AS n FROM chunks')).toBe(0);
+    expect(count(t, 'SELECT count(*) AS n FROM jobs WHERE subject_id = ?', id)).toBe(0);
+    const requestsAtDelete = site.requests.length;
+
+    hold.release();
+    await t.app.jobs.idle();
+    expect(await listSources(t, token, agent.id)).toEqual([]);
+    expect(count(t, 'SELECT count(*) AS n FROM chunks')).toBe(0);
+    expect(count(t, 'SELECT count(*) AS n FROM jobs')).toBe(0);
+    expect(site.requests.length).toBe(requestsAtDelete); // the crawl did not go on
+    expect((await t.app.inject({ method: 'DELETE', url: `/api/sources/${id}`, headers: auth(token) })).statusCode).toBe(404);
+  });
+});
+
+describe('POST /api/sources/chatbot/{id}/website with ALLOW_PRIVATE_URLS unset', () => {
+  it('refuses non-http(s) and internal URLs with 400 naming url; nothing is stored and the site sees no connection', async () => {
+    const site = await bakerySite();
+    const { t, token, agent } = await setup({});
+    expect(t.config.allowPrivateUrls).toBe(false);
+    const port = site.port;
+    const urls = [
+      `${site.url}/`,
+      `http://localhost:${port}/`,
+      `http://LOCALHOST.:${port}/`,
+      `http://[::1]:${port}/`,
+      `http://[::ffff:127.0.0.1]:${port}/`,
+      `http://127.1:${port}/`,
+      `http://0.0.0.0:${port}/`,
+      `http://2130706433:${port}/`,
+      `http://0x7f000001:${port}/`,
+      'http://10.0.0.1/',
+      'http://192.168.1.1/',
+      'http://172.16.0.1/',
+      'http://169.254.169.254/latest/meta-data/',
+      'http://[fe80::1]/',
+      'http://[fd00::1]/',
+      'ftp://x',
+      `ftp://127.0.0.1:${port}/`,
+      'file:///etc/passwd',
+      'javascript:alert(1)',
+      'not-a-url',
+      `//127.0.0.1:${port}/`,
+      `127.0.0.1:${port}`,
+      `http://user:pass@127.0.0.1:${port}/`,
+    ];
+    for (const url of urls) {
+      const res = await addWebsite(t, token, agent.id, { url, max_pages: '5' });
+      expect(res.statusCode, `${url}: ${res.body}`).toBe(400);
+      expect(res.json().detail, url).toMatch(/^url\b/);
+    }
+    // JSON bodies are checked the same way
+    const json = await t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agent.id}/website`, headers: auth(token), payload: { url: `${site.url}/` } });
+    expect(json.statusCode).toBe(400);
+
+    await t.app.jobs.idle();
+    expect(await listSources(t, token, agent.id)).toEqual([]);
+    expect(count(t, 'SELECT count(*) AS n FROM sources')).toBe(0);
+    expect(count(t, 'SELECT count(*) AS n FROM jobs')).toBe(0);
+    expect(site.connections()).toBe(0);
+    expect(site.requests).toEqual([]);
+  });
+});
