@@ -34,7 +34,8 @@ export const DEFAULT_PARSE_LIMITS: Readonly<ParseLimits> = {
   maxRatio: 100,
   ratioMinBytes: 10 * MB,
   maxZipEntries: 10_000,
-  maxTextChars: 50 * MB,
+  // above the 100 MB upload limit, so a plain-text upload the API accepts always fits
+  maxTextChars: 110 * MB,
   maxCells: 2_000_000,
 };
 

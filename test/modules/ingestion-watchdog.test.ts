@@ -1,0 +1,58 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { auth, createAgent, ManualClock, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
+
+/**
+ * A source must never stay `processing` forever: a website whose server never answers is failed
+ * by the watchdog once its time cap (60 minutes for websites) has passed, here seen at the next
+ * start of the app on the same data, with the clock moved past the cap.
+ */
+describe('ingestion watchdog', () => {
+  const apps: TestApp[] = [];
+  let site: LocalSite | undefined;
+  afterEach(async () => {
+    for (const t of apps.splice(0)) await t.cleanup();
+    await site?.close();
+  });
+
+  it('fails a source still processing after its cap, with a message, and stops its job', async () => {
+    site = await startLocalSite({ '/': '<html><body><main><p>Never served in time.</p></main></body></html>' });
+    const hold = site.hold('/');
+    const clock = new ManualClock('2026-05-01T08:00:00.000Z');
+    const env = { ALLOW_PRIVATE_URLS: 'true' };
+    const first = await startTestApp({ env, clock });
+    const { token } = await registerUser(first.app);
+    const agent = await createAgent(first.app, token);
+    const created = await first.app.inject({
+      method: 'POST',
+      url: `/api/sources/chatbot/${agent.id}/website`,
+      headers: auth(token),
+      payload: { url: `${site.url}/` },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    await hold.reached; // the crawl is waiting on the page
+    await first.close(); // shutdown: the job stops at a safe point and stays for the next start
+
+    // 59 minutes later the source is still within its cap: the restarted job just runs again
+    clock.advance(59 * 60_000);
+    const second = await startTestApp({ env, clock, dataDir: first.dataDir });
+    let list = await second.app.inject({ method: 'GET', url: `/api/sources/chatbot/${agent.id}`, headers: auth(token) });
+    expect(list.json()[0].status).toBe('processing');
+    await second.close();
+
+    // past 60 minutes the watchdog (run at start) fails it with a message
+    clock.advance(2 * 60_000);
+    const third = await startTestApp({ env, clock, dataDir: first.dataDir });
+    apps.push(third);
+    list = await third.app.inject({ method: 'GET', url: `/api/sources/chatbot/${agent.id}`, headers: auth(token) });
+    const [source] = list.json();
+    expect(source.status).toBe('failed');
+    expect(source.error_message).toMatch(/did not finish within 60 minutes/);
+    const jobsLeft = third.database.sqlite.prepare("SELECT count(*) AS n FROM jobs WHERE status IN ('queued', 'running')").get() as { n: number };
+    expect(jobsLeft.n).toBe(0);
+    hold.release();
+    await third.app.jobs.idle();
+    list = await third.app.inject({ method: 'GET', url: `/api/sources/chatbot/${agent.id}`, headers: auth(token) });
+    expect(list.json()[0].status).toBe('failed'); // a late answer does not bring it back
+  });
+});
