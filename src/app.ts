@@ -12,7 +12,10 @@ import { adminRoutes } from './modules/admin/index.js';
 import { AgentsRepo, AgentsService, agentRoutes } from './modules/agents/index.js';
 import { AuthRepo, AuthService, authenticationPlugin, authRoutes } from './modules/auth/index.js';
 import { ChatRepo, ChatService, chatRoutes } from './modules/chat/index.js';
-import { IngestionService, KnowledgeRepo, KnowledgeService, knowledgeRoutes, VectorIndex } from './modules/knowledge/index.js';
+import { AnalyticsRepo, AnalyticsService, analyticsRoutes } from './modules/analytics/index.js';
+import { LeadsRepo, LeadsService, leadsRoutes, SEND_MAIL_JOB } from './modules/leads/index.js';
+import { createMailer } from './platform/mail/index.js';
+import { INGEST_JOB, IngestionService, KnowledgeRepo, KnowledgeService, knowledgeRoutes, VectorIndex } from './modules/knowledge/index.js';
 import { JobQueue } from './platform/jobs/queue.js';
 import { createParserPool } from './platform/workers/pool.js';
 import { PlanService } from './modules/limits/index.js';
@@ -33,8 +36,12 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** the durable job queue (tests wait on `jobs.idle()` instead of polling) */
     jobs: JobQueue;
+    /** the lead-alert queue */
+    mailJobs: JobQueue;
   }
 }
+
+const mailState = z.enum(['configured', 'not configured']);
 
 /** JSON request bodies above this are refused with 413 (file uploads get their own limit). */
 const JSON_BODY_LIMIT = 1024 * 1024;
@@ -77,11 +84,17 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   vectors?.ensure();
   const knowledgeRepo = new KnowledgeRepo(database.db);
   const knowledge = new KnowledgeService(knowledgeRepo, agents, embedder, vectors, clock, app.log);
-  const jobs = new JobQueue(database.db, clock, app.log, { concurrency: config.ingestConcurrency });
+  const jobs = new JobQueue(database.db, clock, app.log, { concurrency: config.ingestConcurrency, kinds: [INGEST_JOB] });
   const parsers = createParserPool({ maxThreads: config.ingestConcurrency, timeoutMs: config.ingestTimeoutMs });
   const ingestion = new IngestionService(knowledgeRepo, knowledge, agents, jobs, parsers, { dataDir: config.dataDir, allowPrivateUrls: config.allowPrivateUrls }, clock, app.log);
   const providers = configuredProviders(config);
   const chat = new ChatService(new ChatRepo(database.db), agents, knowledge, plans, ownerPlan, providers.get, clock, app.log);
+  const analytics = new AnalyticsService(new AnalyticsRepo(database.db), agents, clock);
+  // Lead alerts: their own queue, so a long ingestion never delays a lead's e-mail; retried until
+  // delivered (backoff up to a minute), across restarts.
+  const mailer = createMailer(config.smtp);
+  const mailJobs = new JobQueue(database.db, clock, app.log, { concurrency: 2, maxAttempts: Number.MAX_SAFE_INTEGER, kinds: [SEND_MAIL_JOB] });
+  const leads = new LeadsService(new LeadsRepo(database.db), agents, plans, mailJobs, mailer, { publicUrl: config.publicUrl }, clock, app.log);
 
   await app.register(authenticationPlugin, { auth });
   // multipart is read by the routes that take forms (sources); limits are set per route
@@ -92,13 +105,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     schema: {
       tags: ['health'],
       response: {
-        200: z.object({ status: z.literal('ok'), version: z.string(), database: z.literal('ok') }),
+        200: z.object({ status: z.literal('ok'), version: z.string(), database: z.literal('ok'), mail: mailState, mail_pending: z.number().int() }),
         503: z.object({ status: z.literal('error'), version: z.string(), database: z.literal('error') }),
       },
     },
+    // beyond CONTRACT: `mail` and `mail_pending` tell an owner whether lead alerts can go out
     handler: async (_req, reply) =>
       databaseIsHealthy(database.sqlite)
-        ? { status: 'ok' as const, version, database: 'ok' as const }
+        ? { status: 'ok' as const, version, database: 'ok' as const, mail: leads.mailConfigured ? ('configured' as const) : ('not configured' as const), mail_pending: leads.pendingMailCount() }
         : reply.code(503).send({ status: 'error' as const, version, database: 'error' as const }),
   });
 
@@ -106,6 +120,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(agentRoutes, { agents, ownerPlan });
   await app.register(knowledgeRoutes, { knowledge, ingestion });
   await app.register(chatRoutes, { chat });
+  await app.register(analyticsRoutes, { analytics });
+  await app.register(leadsRoutes, { leads });
   await app.register(adminRoutes, { auth });
 
   // Expired sessions are refused on use anyway; this only keeps the table small.
@@ -116,6 +132,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.addHook('onReady', async () => {
     void knowledge.scheduleBackfill();
     jobs.start(); // picks up ingestion a previous process left unfinished
+    // without SMTP_URL alerts stay queued (health says so) and go out once mail is configured
+    if (mailer.configured) mailJobs.start();
     await ingestion.watchdog();
   });
   const watchdog = setInterval(() => void ingestion.watchdog().catch((err) => app.log.error({ err }, 'watchdog failed')), 60_000);
@@ -124,9 +142,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.addHook('onClose', async () => {
     clearInterval(watchdog);
     await jobs.stop();
+    await mailJobs.stop();
     await parsers.close();
   });
   app.decorate('jobs', jobs);
+  app.decorate('mailJobs', mailJobs);
 
   return app;
 }

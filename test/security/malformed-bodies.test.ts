@@ -131,6 +131,10 @@ function validBody(ctx: Pick<Ctx, 'adminEmail' | 'agentId'>, r: RouteInfo): Reco
       return { message: 'When is the shop open?', chatbot_id: ctx.agentId, session_id: 'owner-session', user_name: 'Owner', user_email: 'tester@example.com' };
     case TEXT_SOURCE:
       return { name: 'Returns', content: 'Goods may be returned within thirty days with the receipt.' };
+    case 'POST /api/public/lead/:chatbot_id':
+      return { name: 'Visitor', phone: '+31 6 1234 5678', session_id: 'visitor-session' };
+    case 'POST /api/leads':
+      return { name: 'Prospect', contact: 'prospect@example.com', notes: 'met at the fair', status: 'New' };
     default:
       return undefined;
   }
@@ -369,6 +373,9 @@ describe('malformed bodies and hostile ids', () => {
         'POST /api/chatbots',
         'PUT /api/chatbots/:chatbot_id',
         'PATCH /api/admin/users/:user_id',
+        'POST /api/public/lead/:chatbot_id',
+        'POST /api/leads',
+        'PUT /api/leads/:lead_id',
         ...CHAT_ROUTES,
       ]),
     );
@@ -380,7 +387,12 @@ describe('malformed bodies and hostile ids', () => {
       // routes that take no body at all
       expect(['POST /api/auth/logout', 'PATCH /api/chatbots/:chatbot_id/toggle', ...FILE_ROUTES], routeKey(r)).toContain(routeKey(r));
     }
-    expect(bodyRoutes.filter((r) => r.public).map(routeKey).sort()).toEqual(['POST /api/auth/login', 'POST /api/auth/register', 'POST /api/public/chat/:chatbot_id']);
+    expect(bodyRoutes.filter((r) => r.public).map(routeKey).sort()).toEqual([
+      'POST /api/auth/login',
+      'POST /api/auth/register',
+      'POST /api/public/chat/:chatbot_id',
+      'POST /api/public/lead/:chatbot_id',
+    ]);
   });
 
   it('parser-level garbage is refused with 4xx + detail on every body route', async () => {
@@ -676,7 +688,7 @@ describe('control: the valid bodies used above are accepted', () => {
   it('each base body gives 2xx, so the refusals above come from the one bad field', async () => {
     const routes = t.app.routeTable.filter((r) => BODY_METHODS.includes(r.method) && validBody(ctx, r));
     // register, login, create agent, update agent, patch user, public chat, chat, text source
-    expect(routes.length).toBe(8);
+    expect(routes.length).toBe(10);
     for (const r of routes) {
       // public routes as a visitor (no token), the others as the owner; chat has no provider key
       // here, so it answers from the knowledge base (200)

@@ -9,7 +9,7 @@ import { auth, createAgent, registerUser, startTestApp, type TestApp } from '../
  * it here, on purpose, in review.
  *
  * Spec 5.3 (public endpoints): register, login, agent info and chat for the widget. The spec's
- * public lead capture (POST /api/public/lead/{id}) is not built yet; it joins this list when it is.
+ * public lead capture (POST /api/public/lead/{id}) is public too: the widget's lead form.
  * Beyond the spec: health, the OpenAPI document and the docs page.
  */
 const PUBLIC_ROUTES = [
@@ -18,6 +18,7 @@ const PUBLIC_ROUTES = [
   'GET /api/public/chatbot/:chatbot_id',
   'HEAD /api/public/chatbot/:chatbot_id',
   'POST /api/public/chat/:chatbot_id',
+  'POST /api/public/lead/:chatbot_id',
   'GET /api/health',
   'HEAD /api/health',
   'GET /openapi.json',

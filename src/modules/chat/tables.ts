@@ -21,6 +21,7 @@ export const conversations = sqliteTable(
   (t) => [
     uniqueIndex('conversations_chatbot_session').on(t.chatbot_id, t.session_id),
     index('conversations_chatbot_updated').on(t.chatbot_id, t.updated_at),
+    index('conversations_chatbot_created').on(t.chatbot_id, t.created_at),
   ],
 );
 

@@ -23,6 +23,8 @@ export interface JobQueueOptions {
   maxAttempts: number;
   /** how often queued jobs whose run_after has come are looked for */
   pollMs: number;
+  /** the job kinds this queue takes (several queues share the table, each with its own pace) */
+  kinds: string[];
 }
 
 /**
@@ -45,10 +47,12 @@ export class JobQueue {
     private readonly log: FastifyBaseLogger,
     options: Partial<JobQueueOptions> = {},
   ) {
-    this.options = { concurrency: 1, maxAttempts: 3, pollMs: 1000, ...options };
+    this.options = { concurrency: 1, maxAttempts: 3, pollMs: 1000, kinds: [], ...options };
+    if (this.options.kinds.length === 0) throw new Error('a JobQueue needs the kinds it takes');
   }
 
   register(kind: string, handler: JobHandler): void {
+    if (!this.options.kinds.includes(kind)) throw new Error(`this queue does not take ${kind} jobs`);
     this.handlers.set(kind, handler);
   }
 
@@ -69,7 +73,11 @@ export class JobQueue {
     if (!this.stopped) return;
     this.stopped = false;
     const now = this.clock.now().toISOString();
-    const requeued = this.db.update(jobs).set({ status: 'queued', updated_at: now }).where(eq(jobs.status, 'running')).run().changes;
+    const requeued = this.db
+      .update(jobs)
+      .set({ status: 'queued', updated_at: now })
+      .where(and(eq(jobs.status, 'running'), inArray(jobs.kind, this.options.kinds)))
+      .run().changes;
     if (requeued > 0) this.log.info({ requeued }, 'jobs left running by a previous process are queued again');
     this.kick();
   }
@@ -109,7 +117,7 @@ export class JobQueue {
     return this.db
       .select()
       .from(jobs)
-      .where(and(eq(jobs.status, 'queued'), lte(jobs.run_after, this.clock.now().toISOString())))
+      .where(and(eq(jobs.status, 'queued'), inArray(jobs.kind, this.options.kinds), lte(jobs.run_after, this.clock.now().toISOString())))
       .orderBy(asc(jobs.run_after), asc(jobs.id))
       .limit(1)
       .get();

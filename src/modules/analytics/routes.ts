@@ -1,0 +1,70 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { currentUser } from '../auth/index.js';
+import { DEFAULT_DAYS, MAX_DAYS, MIN_DAYS, type AnalyticsService } from './service.js';
+
+const daysMessage = `must be an integer from ${MIN_DAYS} to ${MAX_DAYS}`;
+
+/**
+ * `days` as sent: digits only. z.coerce.number() would take '1.5' (then fail int), '1e2', ' 7 ' or
+ * '0x10', and Number('') is 0; checking the raw string first refuses anything that is not plainly
+ * a whole number, and every failure names `days` (400 `days: must be an integer from 1 to 365`).
+ */
+const days = z
+  .string()
+  .regex(/^[0-9]{1,6}$/, daysMessage)
+  .transform(Number)
+  .pipe(z.number().int().min(MIN_DAYS, daysMessage).max(MAX_DAYS, daysMessage))
+  .default(DEFAULT_DAYS)
+  .describe(`days in the window ending today (UTC), ${MIN_DAYS} to ${MAX_DAYS}; default ${DEFAULT_DAYS}`);
+
+const windowQuery = z.object({ days });
+const count = z.number().int();
+
+const dashboardSchema = z.object({
+  total_conversations: count,
+  total_messages: count,
+  active_chatbots: count,
+  total_chatbots: count,
+  total_leads: count,
+});
+
+const agentAnalyticsSchema = z.object({
+  total_conversations: count,
+  total_messages: count,
+  date_range: z.array(z.string()),
+  conversations_by_date: z.record(z.string(), count),
+  messages_by_date: z.record(z.string(), count),
+});
+
+const trendPoint = z.object({ date: z.string(), count });
+const trendsSchema = z.object({
+  conversations: trendPoint.array(),
+  messages: trendPoint.array(),
+  avg_response_time: z.string(),
+});
+
+export const analyticsRoutes: FastifyPluginAsyncZod<{ analytics: AnalyticsService }> = async (app, { analytics }) => {
+  const security = [{ bearer: [] }];
+
+  app.get('/api/analytics/dashboard', {
+    schema: { tags: ['analytics'], security, response: { 200: dashboardSchema } },
+    handler: async (req) => analytics.dashboard(currentUser(req)),
+  });
+
+  app.get('/api/analytics/chatbot/:chatbot_id', {
+    schema: {
+      tags: ['analytics'],
+      security,
+      params: z.object({ chatbot_id: z.string().min(1).max(100) }),
+      querystring: windowQuery,
+      response: { 200: agentAnalyticsSchema },
+    },
+    handler: async (req) => analytics.agent(currentUser(req), req.params.chatbot_id, req.query.days),
+  });
+
+  app.get('/api/analytics/trends', {
+    schema: { tags: ['analytics'], security, querystring: windowQuery, response: { 200: trendsSchema } },
+    handler: async (req) => analytics.trends(currentUser(req), req.query.days),
+  });
+};

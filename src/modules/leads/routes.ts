@@ -1,0 +1,114 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { currentUser } from '../auth/index.js';
+import { toCsv } from './csv.js';
+import type { LeadsService } from './service.js';
+
+const widgetLeadSchema = z.object({
+  id: z.string(),
+  chatbot_id: z.string(),
+  name: z.string(),
+  phone: z.string(),
+  session_id: z.string().nullable(),
+  created_at: z.string(),
+});
+
+const statusEnum = z.enum(['New', 'Contacted', 'Closed']);
+const accountLeadSchema = z.object({
+  id: z.string(),
+  user_id: z.string(),
+  name: z.string(),
+  contact: z.string(),
+  status: statusEnum,
+  notes: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+const leadName = z.string().trim().min(1).max(200);
+const contact = z.string().trim().min(1).max(300);
+const notes = z.string().max(5000).nullable();
+
+export const leadsRoutes: FastifyPluginAsyncZod<{ leads: LeadsService }> = async (app, { leads }) => {
+  const security = [{ bearer: [] }];
+  const chatbotParams = z.object({ chatbot_id: z.string().min(1).max(100) });
+  const leadParams = z.object({ lead_id: z.string().min(1).max(100) });
+
+  app.post('/api/public/lead/:chatbot_id', {
+    config: { public: true },
+    schema: {
+      tags: ['public'],
+      params: chatbotParams,
+      body: z.object({
+        name: z.string().trim().min(1).max(100),
+        // any phone format (spec), but a phone number, not an essay
+        phone: z.string().trim().min(3).max(50),
+        session_id: z.string().trim().min(1).max(200).optional(),
+      }),
+      response: { 200: widgetLeadSchema },
+    },
+    handler: async (req) => leads.captureWidgetLead(req.params.chatbot_id, req.body),
+  });
+
+  app.get('/api/chatbot-leads/:chatbot_id', {
+    schema: { tags: ['leads'], security, params: chatbotParams, response: { 200: widgetLeadSchema.array() } },
+    handler: async (req) => leads.listWidgetLeads(currentUser(req), req.params.chatbot_id),
+  });
+
+  app.get('/api/chatbot-leads/:chatbot_id/export.csv', {
+    schema: { tags: ['leads'], security, params: chatbotParams },
+    handler: async (req, reply) => {
+      const rows = leads.listWidgetLeads(currentUser(req), req.params.chatbot_id);
+      const csv = toCsv(['id', 'name', 'phone', 'session_id', 'created_at'], rows.map((l) => [l.id, l.name, l.phone, l.session_id, l.created_at]));
+      return reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="widget-leads.csv"').send(csv);
+    },
+  });
+
+  app.get('/api/leads', {
+    schema: { tags: ['leads'], security, response: { 200: accountLeadSchema.array() } },
+    handler: async (req) => leads.listAccountLeads(currentUser(req)),
+  });
+
+  app.get('/api/leads/export.csv', {
+    schema: { tags: ['leads'], security },
+    handler: async (req, reply) => {
+      const rows = leads.listAccountLeads(currentUser(req));
+      const csv = toCsv(['id', 'name', 'contact', 'status', 'notes', 'created_at', 'updated_at'], rows.map((l) => [l.id, l.name, l.contact, l.status, l.notes, l.created_at, l.updated_at]));
+      return reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="leads.csv"').send(csv);
+    },
+  });
+
+  app.post('/api/leads', {
+    schema: {
+      tags: ['leads'],
+      security,
+      body: z.object({ name: leadName, contact, notes: notes.optional(), status: statusEnum.optional() }),
+      response: { 200: accountLeadSchema },
+    },
+    handler: async (req) => leads.createAccountLead(currentUser(req), req.body),
+  });
+
+  app.put('/api/leads/:lead_id', {
+    schema: {
+      tags: ['leads'],
+      security,
+      params: leadParams,
+      body: z.object({ name: leadName.optional(), contact: contact.optional(), notes: notes.optional(), status: statusEnum.optional() }),
+      response: { 200: accountLeadSchema },
+    },
+    handler: async (req) => leads.updateAccountLead(currentUser(req), req.params.lead_id, req.body),
+  });
+
+  app.delete('/api/leads/:lead_id', {
+    schema: {
+      tags: ['leads'],
+      security,
+      params: leadParams,
+      response: { 200: z.object({ success: z.literal(true), message: z.string(), lead_id: z.string() }) },
+    },
+    handler: async (req) => {
+      leads.deleteAccountLead(currentUser(req), req.params.lead_id);
+      return { success: true as const, message: 'Lead deleted', lead_id: req.params.lead_id };
+    },
+  });
+};

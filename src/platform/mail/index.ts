@@ -1,0 +1,59 @@
+import nodemailer, { type Transporter } from 'nodemailer';
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+/** Sends one e-mail; throws when the server refuses or cannot be reached (the outbox retries). */
+export interface Mailer {
+  readonly configured: boolean;
+  /** `signal` (shutdown) ends the wait at once: the message stays queued and is sent again later */
+  send(message: MailMessage, signal?: AbortSignal): Promise<void>;
+}
+
+/**
+ * A mail server that accepts the connection and then says nothing must not hold a send (and with
+ * it a queue slot and the shutdown) for nodemailer's defaults of 30 s greeting / 10 min idle.
+ */
+const TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 };
+
+/** nodemailer over SMTP_URL, from SMTP_FROM; `configured` false without SMTP_URL (mail stays queued). */
+export function createMailer(smtp: { url?: string; from?: string }): Mailer {
+  if (!smtp.url) {
+    return {
+      configured: false,
+      send: async () => {
+        throw new Error('mail is not configured (SMTP_URL)');
+      },
+    };
+  }
+  // timeouts the URL's own query parameters do not set
+  const transport: Transporter = nodemailer.createTransport({ ...TIMEOUTS, url: smtp.url }, { from: smtp.from });
+  const from = smtp.from ?? 'chat-agent@localhost';
+  return {
+    configured: true,
+    send: async (message, signal) => {
+      signal?.throwIfAborted();
+      const sending = transport.sendMail({ from, to: message.to, subject: message.subject, text: message.text });
+      if (!signal) {
+        await sending;
+        return;
+      }
+      let onAbort: (() => void) | undefined;
+      try {
+        await Promise.race([
+          sending,
+          new Promise<never>((_resolve, reject) => {
+            onAbort = () => reject(signal.reason ?? new Error('aborted'));
+            signal.addEventListener('abort', onAbort, { once: true });
+          }),
+        ]);
+      } finally {
+        if (onAbort) signal.removeEventListener('abort', onAbort);
+        sending.catch(() => undefined); // an abandoned send may still fail later; nobody waits for it
+      }
+    },
+  };
+}

@@ -1,0 +1,339 @@
+import { SMTPServer } from 'smtp-server';
+import type { AddressInfo } from 'node:net';
+import net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { auth, makeDataDir, ManualClock, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { freePort, smtpUrl, startSmtp, type TestSmtp } from '../helpers/smtp.js';
+
+/**
+ * Lead e-mail alerts (spec 6 "Email alert"; CONTRACT "Email alert": durable outbox, retried while
+ * the mail server is down, subject names the agent, body holds name, phone and time) against a
+ * real SMTP server on 127.0.0.1. Waiting is on the server's onData, never on a timer.
+ */
+
+type Json = Record<string, any>;
+
+/** the queue polls once a second of real time; a delivery that needs a poll gets this long */
+const DELIVERY_TIMEOUT_MS = 15_000;
+
+const apps: TestApp[] = [];
+const servers: TestSmtp[] = [];
+afterEach(async () => {
+  // apps first (their queues stop), then the mail servers; cleanup also removes each data dir
+  for (const t of apps.splice(0).reverse()) await t.cleanup();
+  for (const s of servers.splice(0)) await s.close();
+});
+
+async function app(env: Record<string, string>, clock: ManualClock, dataDir?: string): Promise<TestApp> {
+  const t = await startTestApp({ clock, env: { SMTP_FROM: 'alerts@chat-agent.test', ...env }, ...(dataDir ? { dataDir } : {}) });
+  apps.push(t);
+  return t;
+}
+
+async function smtp(port?: number): Promise<TestSmtp> {
+  const s = await startSmtp(port);
+  servers.push(s);
+  return s;
+}
+
+function within<T>(promise: Promise<T>, what: string, ms = DELIVERY_TIMEOUT_MS): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    promise.finally(() => clearTimeout(timer)),
+    new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
+    }),
+  ]);
+}
+
+async function health(t: TestApp): Promise<Json> {
+  const res = await t.app.inject({ method: 'GET', url: '/api/health' });
+  expect(res.statusCode).toBe(200);
+  return res.json();
+}
+
+/** An account and an agent with alerts on (set through PUT), unless `alertsTo` is null. */
+async function agentWithAlerts(t: TestApp, name: string, alertsTo: string | null): Promise<{ token: string; agent: Json }> {
+  const { token } = await registerUser(t.app);
+  const created = await t.app.inject({ method: 'POST', url: '/api/chatbots', headers: auth(token), payload: { name } });
+  expect(created.statusCode, created.body).toBe(201);
+  let agent = created.json();
+  if (alertsTo) {
+    const put = await t.app.inject({ method: 'PUT', url: `/api/chatbots/${agent.id}`, headers: auth(token), payload: { email_alerts_enabled: true, email_alert_address: alertsTo } });
+    expect(put.statusCode, put.body).toBe(200);
+    agent = put.json();
+    expect(agent).toMatchObject({ email_alerts_enabled: true, email_alert_address: alertsTo });
+  }
+  return { token, agent };
+}
+
+async function postLead(t: TestApp, agentId: string, body: Json): Promise<Json> {
+  const res = await t.app.inject({ method: 'POST', url: `/api/public/lead/${agentId}`, payload: body });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json();
+}
+
+async function listLeads(t: TestApp, token: string, agentId: string): Promise<Json[]> {
+  const res = await t.app.inject({ method: 'GET', url: `/api/chatbot-leads/${agentId}`, headers: auth(token) });
+  expect(res.statusCode).toBe(200);
+  return res.json();
+}
+
+function outboxRows(t: TestApp): Array<{ status: string; attempts: number; to_address: string }> {
+  return t.database.sqlite.prepare('SELECT status, attempts, to_address FROM mail_outbox ORDER BY created_at, id').all() as never;
+}
+
+describe('lead e-mail alerts', () => {
+  it('a new widget lead sends one message to the alert address: subject names the agent, body has name, phone and time', async () => {
+    const clock = new ManualClock('2026-03-01T12:00:00.000Z');
+    const server = await smtp();
+    const t = await app({ SMTP_URL: server.url }, clock);
+    expect(await health(t)).toMatchObject({ mail: 'configured', mail_pending: 0 });
+    const { agent } = await agentWithAlerts(t, 'Acme Sales Bot', 'owner@acme.test');
+
+    clock.advance(5000);
+    const lead = await postLead(t, agent.id, { name: 'Jane Doe', phone: '+1 555 0100' });
+    const mail = await within(server.waitFor(1), 'the alert');
+
+    expect(mail.to).toEqual(['owner@acme.test']);
+    expect(mail.from).toBe('alerts@chat-agent.test');
+    expect(mail.subject).toContain('Acme Sales Bot');
+    expect(mail.body).toContain('Jane Doe');
+    expect(mail.body).toContain('+1 555 0100');
+    expect(mail.body).toContain(lead.created_at);
+    expect(mail.headers['to']).toContain('owner@acme.test');
+
+    await t.app.mailJobs.idle();
+    expect(await health(t)).toMatchObject({ mail: 'configured', mail_pending: 0 });
+    expect(outboxRows(t)).toEqual([{ status: 'sent', attempts: 0, to_address: 'owner@acme.test' }]);
+  });
+
+  it('a deduplicated lead sends nothing twice', async () => {
+    const clock = new ManualClock('2026-03-01T12:00:00.000Z');
+    const server = await smtp();
+    const t = await app({ SMTP_URL: server.url }, clock);
+    const { token, agent } = await agentWithAlerts(t, 'Dedup Bot', 'dedup@acme.test');
+
+    const first = await postLead(t, agent.id, { name: 'Jane Doe', phone: '555-0100' });
+    await within(server.waitFor(1), 'the first alert');
+    clock.advance(3000);
+    const again = await postLead(t, agent.id, { name: 'Jane Doe', phone: '555-0100' });
+    expect(again.id).toBe(first.id);
+    clock.advance(3000);
+    expect((await postLead(t, agent.id, { name: 'Jane Doe', phone: '555-0100' })).id).toBe(first.id);
+
+    // a different lead afterwards is the next (and last) message: no duplicate came before it
+    clock.advance(1000);
+    await postLead(t, agent.id, { name: 'Jane Doe', phone: '555-0199' });
+    const second = await within(server.waitFor(2), 'the second lead\'s alert');
+    expect(second.body).toContain('555-0199');
+    await t.app.mailJobs.idle();
+    expect(server.messages).toHaveLength(2);
+    expect(server.messages[0]!.body).toContain('555-0100');
+    expect(outboxRows(t)).toHaveLength(2);
+    expect(await listLeads(t, token, agent.id)).toHaveLength(2);
+  });
+
+  it('an agent with alerts off sends nothing', async () => {
+    const clock = new ManualClock('2026-03-01T12:00:00.000Z');
+    const server = await smtp();
+    const t = await app({ SMTP_URL: server.url }, clock);
+    const quiet = await agentWithAlerts(t, 'Quiet Bot', null);
+    expect(quiet.agent.email_alerts_enabled).toBe(false);
+    const loud = await agentWithAlerts(t, 'Loud Bot', 'loud@acme.test');
+
+    // alerts switched off again (the address stays) also means no mail
+    const { token, agent: off } = await agentWithAlerts(t, 'Switched Off Bot', 'off@acme.test');
+    const put = await t.app.inject({ method: 'PUT', url: `/api/chatbots/${off.id}`, headers: auth(token), payload: { email_alerts_enabled: false } });
+    expect(put.statusCode, put.body).toBe(200);
+    expect(put.json().email_alerts_enabled).toBe(false);
+
+    await postLead(t, quiet.agent.id, { name: 'Quiet Lead', phone: '555-0001' });
+    await postLead(t, off.id, { name: 'Off Lead', phone: '555-0002' });
+    await postLead(t, loud.agent.id, { name: 'Loud Lead', phone: '555-0003' });
+    await within(server.waitFor(1), 'the alerts-on agent\'s alert');
+    await t.app.mailJobs.idle();
+
+    expect(server.messages).toHaveLength(1);
+    expect(server.messages[0]!.to).toEqual(['loud@acme.test']);
+    expect(server.messages[0]!.body).toContain('Loud Lead');
+    expect(outboxRows(t)).toHaveLength(1);
+    expect(await health(t)).toMatchObject({ mail_pending: 0 });
+  });
+
+  it('PUT email_alerts_enabled true without an address is 400 and changes nothing', async () => {
+    const clock = new ManualClock('2026-03-01T12:00:00.000Z');
+    const t = await app({}, clock);
+    const { token, agent } = await agentWithAlerts(t, 'No Address Bot', null);
+    const put = (payload: Json) => t.app.inject({ method: 'PUT', url: `/api/chatbots/${agent.id}`, headers: auth(token), payload });
+
+    const bare = await put({ email_alerts_enabled: true });
+    expect(bare.statusCode, bare.body).toBe(400);
+    expect(bare.json().detail).toContain('email_alert_address');
+    expect((await put({ email_alerts_enabled: true, email_alert_address: null })).statusCode).toBe(400);
+    expect((await put({ email_alerts_enabled: true, email_alert_address: 'not-an-address' })).statusCode).toBe(400);
+    const got = await t.app.inject({ method: 'GET', url: `/api/chatbots/${agent.id}`, headers: auth(token) });
+    expect(got.json()).toMatchObject({ email_alerts_enabled: false, email_alert_address: null });
+
+    // once on with an address, removing the address alone is refused too
+    expect((await put({ email_alerts_enabled: true, email_alert_address: 'a@acme.test' })).statusCode).toBe(200);
+    expect((await put({ email_alert_address: null })).statusCode).toBe(400);
+    const after = await t.app.inject({ method: 'GET', url: `/api/chatbots/${agent.id}`, headers: auth(token) });
+    expect(after.json()).toMatchObject({ email_alerts_enabled: true, email_alert_address: 'a@acme.test' });
+  });
+});
+
+describe('alerts are never lost', () => {
+  it('with the SMTP server down the lead is answered and listed at once; the alert goes out once the server is up', async () => {
+    const clock = new ManualClock('2026-03-01T12:00:00.000Z');
+    const port = await freePort();
+    const t = await app({ SMTP_URL: smtpUrl(port) }, clock);
+    const { token, agent } = await agentWithAlerts(t, 'Patient Bot', 'patient@acme.test');
+
+    const lead = await postLead(t, agent.id, { name: 'Jane Doe', phone: '555-0100' });
+    expect(await listLeads(t, token, agent.id)).toEqual([lead]);
+    // the first attempt has run and failed; the retry waits for the (manual) clock
+    await t.app.mailJobs.idle();
+    expect(outboxRows(t)).toEqual([{ status: 'pending', attempts: 1, to_address: 'patient@acme.test' }]);
+    expect(await health(t)).toMatchObject({ mail: 'configured', mail_pending: 1 });
+
+    const server = await smtp(port);
+    const arrived = server.waitFor(1);
+    clock.advance(2 * 60_000);
+    const mail = await within(arrived, 'the retried alert');
+    expect(mail.to).toEqual(['patient@acme.test']);
+    expect(mail.subject).toContain('Patient Bot');
+    expect(mail.body).toContain('Jane Doe');
+    expect(mail.body).toContain('555-0100');
+    expect(mail.body).toContain(lead.created_at);
+
+    await t.app.mailJobs.idle();
+    expect(await health(t)).toMatchObject({ mail_pending: 0 });
+    expect(server.messages).toHaveLength(1);
+    expect(await listLeads(t, token, agent.id)).toEqual([lead]);
+  });
+
+  it('a pending alert survives a restart and is delivered by the next process without any new lead', async () => {
+    const clock = new ManualClock('2026-03-01T12:00:00.000Z');
+    const port = await freePort();
+    const dataDir = makeDataDir();
+    const env = { SMTP_URL: smtpUrl(port) };
+
+    const first = await app(env, clock, dataDir);
+    const { token, agent } = await agentWithAlerts(first, 'Restart Bot', 'restart@acme.test');
+    const lead = await postLead(first, agent.id, { name: 'Jane Doe', phone: '555-0100' });
+    await first.app.mailJobs.idle();
+    expect(await health(first)).toMatchObject({ mail_pending: 1 });
+    await first.close();
+
+    const server = await smtp(port);
+    const arrived = server.waitFor(1);
+    clock.advance(2 * 60_000);
+    const second = await app(env, clock, dataDir);
+    const mail = await within(arrived, 'the alert left by the previous process');
+    expect(mail.to).toEqual(['restart@acme.test']);
+    expect(mail.subject).toContain('Restart Bot');
+    expect(mail.body).toContain('Jane Doe');
+    expect(mail.body).toContain(lead.created_at);
+
+    await second.app.mailJobs.idle();
+    expect(await health(second)).toMatchObject({ mail_pending: 0 });
+    expect(server.messages).toHaveLength(1);
+    expect(await listLeads(second, token, agent.id)).toEqual([lead]);
+  });
+
+  it('a mail server that accepts and then says nothing holds neither the answer nor the shutdown, and loses nothing', async () => {
+    const clock = new ManualClock('2026-03-01T12:00:00.000Z');
+    // a TCP server on the SMTP port that never greets
+    const silent: net.Socket[] = [];
+    let connected!: () => void;
+    const connection = new Promise<void>((resolve) => (connected = resolve));
+    const mute = net.createServer((socket) => {
+      silent.push(socket);
+      connected();
+    });
+    await new Promise<void>((resolve) => mute.listen(0, '127.0.0.1', resolve));
+    const port = (mute.address() as net.AddressInfo).port;
+    const closeMute = async () => {
+      for (const s of silent) s.destroy();
+      await new Promise<void>((resolve) => mute.close(() => resolve()));
+    };
+    const dataDir = makeDataDir();
+    const env = { SMTP_URL: smtpUrl(port) };
+    try {
+      const first = await app(env, clock, dataDir);
+      const { token, agent } = await agentWithAlerts(first, 'Stuck Bot', 'stuck@acme.test');
+      const lead = await postLead(first, agent.id, { name: 'Jane Doe', phone: '555-0100' });
+      await within(connection, 'the send to connect', 5000);
+      expect(await health(first)).toMatchObject({ mail_pending: 1 });
+      // the send is in flight; shutting down must not wait for nodemailer's greeting timeout (30 s)
+      await within(first.close(), 'the app to close while a send hangs', 5000);
+      await closeMute();
+
+      const server = await smtp(port);
+      const arrived = server.waitFor(1);
+      const second = await app(env, clock, dataDir);
+      const mail = await within(arrived, 'the interrupted alert');
+      expect(mail.to).toEqual(['stuck@acme.test']);
+      expect(mail.body).toContain('Jane Doe');
+      await second.app.mailJobs.idle();
+      expect(await health(second)).toMatchObject({ mail_pending: 0 });
+      expect(server.messages).toHaveLength(1);
+      expect(await listLeads(second, token, agent.id)).toEqual([lead]);
+    } finally {
+      if (mute.listening) await closeMute();
+    }
+  });
+
+  it('a permanent refusal (550 for the recipient) is recorded as rejected and not retried', async () => {
+    let refused!: () => void;
+    const refusal = new Promise<void>((resolve) => (refused = resolve));
+    const server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      onRcptTo(_address, _session, callback) {
+        const err = Object.assign(new Error('No such mailbox'), { responseCode: 550 });
+        callback(err);
+        refused();
+      },
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.server.address() as AddressInfo).port;
+    try {
+      const clock = new ManualClock();
+      const t = await app({ SMTP_URL: smtpUrl(port) }, clock);
+      const { agent } = await agentWithAlerts(t, 'Refusing Shop', 'nobody@example.com');
+      await postLead(t, agent.id, { name: 'Ann', phone: '+1 555 0100' });
+      await within(refusal, 'the refusal');
+      await t.app.mailJobs.idle();
+      expect(outboxRows(t)).toEqual([{ status: 'rejected', attempts: 1, to_address: 'nobody@example.com' }]);
+      expect((await health(t)).mail_pending).toBe(0);
+      clock.advance(10 * 60_000); // no retry is due, however long we wait
+      await t.app.mailJobs.idle();
+      expect(outboxRows(t)[0]!.attempts).toBe(1);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it('without SMTP_URL the lead is stored and its alert queued; it goes out once mail is configured', async () => {
+    const clock = new ManualClock('2026-03-01T12:00:00.000Z');
+    const dataDir = makeDataDir();
+    const first = await app({}, clock, dataDir);
+    expect(await health(first)).toMatchObject({ mail: 'not configured', mail_pending: 0 });
+    const { token, agent } = await agentWithAlerts(first, 'Unconfigured Bot', 'later@acme.test');
+    const lead = await postLead(first, agent.id, { name: 'Jane Doe', phone: '555-0100' });
+    expect(await listLeads(first, token, agent.id)).toEqual([lead]);
+    expect(await health(first)).toMatchObject({ mail: 'not configured', mail_pending: 1 });
+    await first.close();
+
+    const server = await smtp();
+    const arrived = server.waitFor(1);
+    const second = await app({ SMTP_URL: server.url }, clock, dataDir);
+    const mail = await within(arrived, 'the alert queued while mail was not configured');
+    expect(mail.to).toEqual(['later@acme.test']);
+    expect(mail.body).toContain('Jane Doe');
+    await second.app.mailJobs.idle();
+    expect(await health(second)).toMatchObject({ mail: 'configured', mail_pending: 0 });
+  });
+});
