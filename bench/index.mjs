@@ -2,7 +2,7 @@
 // HTTP, chat, retrieval and process figures of ARCHITECTURE.md; ingestion is measured already.
 import { spawnSync } from 'node:child_process';
 
-const scripts = ['bench/ingest-event-loop.ts'];
+const scripts = ['bench/ingest-event-loop.ts', 'bench/analytics.ts'];
 let failed = false;
 for (const script of scripts) {
   const run = spawnSync(process.execPath, ['--import', 'tsx', script], { stdio: 'inherit' });
