@@ -9,6 +9,10 @@ import { widgetLeads } from '../leads/tables.js';
  * leads features (never writes them), with SQL aggregates so one request is a fixed, small number
  * of queries whatever the number of agents, conversations or days.
  *
+ * Conversation and message figures come from `analytics_daily`, a per-agent, per-UTC-day rollup
+ * that triggers keep in step with the conversations and messages tables (migration
+ * 0006_analytics_daily.sql), so a year of trends reads at most 365 rows per agent.
+ *
  * Every timestamp in those tables is written by `Date.toISOString()` (UTC, `YYYY-MM-DDTHH:mm:ss.sssZ`),
  * so its first 10 characters are its UTC day and plain string comparison orders it in time. A
  * window is `[fromDay, toDayExclusive)` given as `YYYY-MM-DD` strings: `'2026-03-01T23:59:59.999Z'`
@@ -58,9 +62,17 @@ export class AnalyticsRepo {
     return 'chatbotId' in scope ? eq(column, scope.chatbotId) : inArray(column, this.ownedIds(scope.userId));
   }
 
-  /** The account's all-time figures, in one statement. */
+  /** `chatbot_id = ?` or `chatbot_id IN (the account's agents)` for the rollup table. */
+  private rollupScope(scope: Scope): SQL {
+    return 'chatbotId' in scope
+      ? sql`chatbot_id = ${scope.chatbotId}`
+      : sql`chatbot_id IN (SELECT id FROM chatbots WHERE user_id = ${scope.userId})`;
+  }
+
+  /** The account's all-time figures, in one statement (conversations and messages from the rollup). */
   dashboard(userId: string): DashboardCounts {
     const owned = this.ownedIds(userId);
+    const rollup = this.rollupScope({ userId });
     const row = this.db
       .select({
         total_chatbots: sql<number>`(${this.db.select({ n: count() }).from(chatbots).where(eq(chatbots.user_id, userId))})`,
@@ -68,8 +80,8 @@ export class AnalyticsRepo {
           .select({ n: count() })
           .from(chatbots)
           .where(and(eq(chatbots.user_id, userId), eq(chatbots.status, 'active')))})`,
-        total_conversations: sql<number>`(${this.db.select({ n: count() }).from(conversations).where(inArray(conversations.chatbot_id, owned))})`,
-        total_messages: sql<number>`(${this.db.select({ n: count() }).from(messages).where(inArray(messages.chatbot_id, owned))})`,
+        total_conversations: sql<number>`(SELECT coalesce(sum(conversations), 0) FROM analytics_daily WHERE ${rollup})`,
+        total_messages: sql<number>`(SELECT coalesce(sum(messages), 0) FROM analytics_daily WHERE ${rollup})`,
         total_leads: sql<number>`(${this.db.select({ n: count() }).from(widgetLeads).where(inArray(widgetLeads.chatbot_id, owned))})`,
       })
       .from(sql`(SELECT 1)`)
@@ -83,30 +95,17 @@ export class AnalyticsRepo {
 
   /** All-time conversation and message counts of one agent. */
   agentTotals(chatbotId: string): { conversations: number; messages: number } {
-    return this.db
-      .select({
-        conversations: sql<number>`(${this.db.select({ n: count() }).from(conversations).where(eq(conversations.chatbot_id, chatbotId))})`,
-        messages: sql<number>`(${this.db.select({ n: count() }).from(messages).where(eq(messages.chatbot_id, chatbotId))})`,
-      })
-      .from(sql`(SELECT 1)`)
-      .get()!;
+    return this.db.get<{ conversations: number; messages: number }>(sql`
+      SELECT coalesce(sum(conversations), 0) AS conversations, coalesce(sum(messages), 0) AS messages
+        FROM analytics_daily WHERE chatbot_id = ${chatbotId}`);
   }
 
   /** Conversations per UTC day of creation, only the days that have some. */
   conversationsByDay(scope: Scope, window: DayWindow): DayCount[] {
-    const day = sql<string>`substr(${conversations.created_at}, 1, 10)`;
-    return this.db
-      .select({ day, count: count() })
-      .from(conversations)
-      .where(
-        and(
-          this.scoped(conversations.chatbot_id, scope),
-          gte(conversations.created_at, window.from),
-          lt(conversations.created_at, window.toExclusive),
-        ),
-      )
-      .groupBy(day)
-      .all();
+    return this.db.all<DayCount>(sql`
+      SELECT day, sum(conversations) AS count FROM analytics_daily
+       WHERE ${this.rollupScope(scope)} AND day >= ${window.from} AND day < ${window.toExclusive}
+       GROUP BY day HAVING sum(conversations) > 0`);
   }
 
   /**
@@ -115,18 +114,10 @@ export class AnalyticsRepo {
    * average over any span of days exactly).
    */
   messagesByDay(scope: Scope, window: DayWindow): MessageDay[] {
-    const day = sql<string>`substr(${messages.timestamp}, 1, 10)`;
-    const assistantMs = sql`CASE WHEN ${messages.role} = 'assistant' THEN ${messages.response_time_ms} END`;
-    return this.db
-      .select({
-        day,
-        count: count(),
-        responseMsSum: sql<number>`coalesce(sum(${assistantMs}), 0)`,
-        responseCount: sql<number>`count(${assistantMs})`,
-      })
-      .from(messages)
-      .where(and(this.scoped(messages.chatbot_id, scope), gte(messages.timestamp, window.from), lt(messages.timestamp, window.toExclusive)))
-      .groupBy(day)
-      .all();
+    return this.db.all<MessageDay>(sql`
+      SELECT day, sum(messages) AS count, sum(response_ms_sum) AS responseMsSum, sum(response_count) AS responseCount
+        FROM analytics_daily
+       WHERE ${this.rollupScope(scope)} AND day >= ${window.from} AND day < ${window.toExclusive}
+       GROUP BY day HAVING sum(messages) > 0`);
   }
 }
