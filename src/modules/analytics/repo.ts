@@ -1,7 +1,6 @@
-import { and, count, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import { and, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.js';
 import { chatbots } from '../agents/tables.js';
-import { conversations, messages } from '../chat/tables.js';
 import { widgetLeads } from '../leads/tables.js';
 
 /**
@@ -13,12 +12,9 @@ import { widgetLeads } from '../leads/tables.js';
  * that triggers keep in step with the conversations and messages tables (migration
  * 0006_analytics_daily.sql), so a year of trends reads at most 365 rows per agent.
  *
- * Every timestamp in those tables is written by `Date.toISOString()` (UTC, `YYYY-MM-DDTHH:mm:ss.sssZ`),
- * so its first 10 characters are its UTC day and plain string comparison orders it in time. A
- * window is `[fromDay, toDayExclusive)` given as `YYYY-MM-DD` strings: `'2026-03-01T23:59:59.999Z'`
- * sorts after `'2026-03-01'` and before `'2026-03-02'`. The range stays on the indexed column
- * (messages(chatbot_id, timestamp), conversations(chatbot_id, created_at)), so no extra index is
- * needed.
+ * Every timestamp in those tables is written by `Date.toISOString()` (UTC), so its first 10
+ * characters are its UTC day: the rollup's `day`. A window is `[fromDay, toDayExclusive)` as
+ * `YYYY-MM-DD` strings compared on the rollup's primary key (chatbot_id, day).
  */
 
 /** Whose data: one agent (already checked to be the caller's) or all agents of one account. */
@@ -56,10 +52,6 @@ export class AnalyticsRepo {
   /** ids of an account's agents, as a subquery (`chatbot_id IN (SELECT id FROM chatbots WHERE user_id = ?)`) */
   private ownedIds(userId: string) {
     return this.db.select({ id: chatbots.id }).from(chatbots).where(eq(chatbots.user_id, userId));
-  }
-
-  private scoped(column: typeof conversations.chatbot_id | typeof messages.chatbot_id | typeof widgetLeads.chatbot_id, scope: Scope): SQL {
-    return 'chatbotId' in scope ? eq(column, scope.chatbotId) : inArray(column, this.ownedIds(scope.userId));
   }
 
   /** `chatbot_id = ?` or `chatbot_id IN (the account's agents)` for the rollup table. */

@@ -43,7 +43,7 @@ export const messages = sqliteTable(
     /** assistant messages: JSON array of {source_id, name, url} the answer drew on */
     sources_json: text('sources_json'),
   },
-  (t) => [index('messages_conversation_time').on(t.conversation_id, t.timestamp), // covering for analytics: per-day counts and response times are read from the index alone
+  (t) => [index('messages_conversation_time').on(t.conversation_id, t.timestamp), // per-agent time ranges (role and response time included so such reads need not touch the rows)
     index('messages_chatbot_time_stats').on(t.chatbot_id, t.timestamp, t.role, t.response_time_ms)],
 );
 
