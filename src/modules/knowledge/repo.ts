@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, isNull, ne, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, inArray, isNull, ne, or, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.js';
 import { chunks, sources, type ChunkRow, type SourceRow } from './tables.js';
 
@@ -68,17 +68,7 @@ export class KnowledgeRepo {
   chunksByIds(ids: number[]): Array<ChunkRow & { source_name: string; source_url: string | null }> {
     if (ids.length === 0) return [];
     return this.db
-      .select({
-        id: chunks.id,
-        chatbot_id: chunks.chatbot_id,
-        source_id: chunks.source_id,
-        ordinal: chunks.ordinal,
-        content: chunks.content,
-        token_count: chunks.token_count,
-        embedded_with: chunks.embedded_with,
-        source_name: sources.name,
-        source_url: sources.url,
-      })
+      .select({ ...getTableColumns(chunks), source_name: sources.name, source_url: sources.url })
       .from(chunks)
       .innerJoin(sources, eq(sources.id, chunks.source_id))
       .where(inArray(chunks.id, ids))
@@ -88,15 +78,7 @@ export class KnowledgeRepo {
   /** Chunks of completed sources not yet embedded with `embedderId`, oldest first. */
   chunksToEmbed(embedderId: string, limit: number): ChunkRow[] {
     return this.db
-      .select({
-        id: chunks.id,
-        chatbot_id: chunks.chatbot_id,
-        source_id: chunks.source_id,
-        ordinal: chunks.ordinal,
-        content: chunks.content,
-        token_count: chunks.token_count,
-        embedded_with: chunks.embedded_with,
-      })
+      .select()
       .from(chunks)
       .where(or(isNull(chunks.embedded_with), ne(chunks.embedded_with, embedderId)))
       .orderBy(asc(chunks.id))
