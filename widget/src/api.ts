@@ -1,0 +1,180 @@
+import type { Source } from './storage.js';
+
+/** Public agent info (spec 2, plus `status`). */
+export interface AgentInfo {
+  id: string;
+  name: string;
+  welcome_message: string;
+  primary_color: string;
+  secondary_color: string;
+  accent_color: string;
+  logo_url: string | null;
+  avatar_url: string | null;
+  font_family: string;
+  font_size: number;
+  bubble_style: 'rounded' | 'square';
+  widget_theme: 'light' | 'dark' | 'auto';
+  widget_position: 'bottom-right' | 'bottom-left' | 'top-right' | 'top-left';
+  widget_size: 'small' | 'medium' | 'large';
+  auto_expand: boolean;
+  lead_capture_enabled: boolean;
+  powered_by_text: string | null;
+  status: 'active' | 'inactive';
+}
+
+export interface ChatAnswer {
+  message: string;
+  conversation_id: string;
+  session_id: string;
+  sources: Source[];
+}
+
+/** A refused or failed request: `status` 0 means the network (or a broken stream) failed. */
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+    /** seconds, from Retry-After on a 429 */
+    readonly retryAfter: number | null = null,
+  ) {
+    super(detail);
+  }
+}
+
+export class Api {
+  constructor(
+    private readonly origin: string,
+    private readonly agentId: string,
+  ) {}
+
+  private url(kind: 'chatbot' | 'chat' | 'lead'): string {
+    return `${this.origin}/api/public/${kind}/${encodeURIComponent(this.agentId)}`;
+  }
+
+  async info(): Promise<AgentInfo> {
+    const res = await request(this.url('chatbot'), { headers: { accept: 'application/json' } });
+    return (await res.json()) as AgentInfo;
+  }
+
+  async lead(body: { name: string; phone: string; session_id: string }): Promise<void> {
+    await request(this.url('lead'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  }
+
+  /**
+   * Sends one message and streams the answer: `onDelta` gets the text so far. Asks for Server-Sent
+   * Events; when something between us and the server buffers or rewrites the answer into plain JSON
+   * (some proxies do), the JSON answer is used as is, so the visitor always gets the reply.
+   */
+  async chat(body: { message: string; session_id: string; user_name?: string }, onDelta: (textSoFar: string) => void): Promise<ChatAnswer> {
+    const res = await request(this.url('chat'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream, application/json' },
+      body: JSON.stringify(body),
+    });
+    const type = res.headers.get('content-type') ?? '';
+    if (!type.includes('text/event-stream')) return (await res.json()) as ChatAnswer;
+
+    let textSoFar = '';
+    let answer: ChatAnswer | null = null;
+    const handle = (event: string, data: string) => {
+      let parsed: any;
+      try {
+        parsed = JSON.parse(data);
+      } catch {
+        return;
+      }
+      if (event === 'delta' && typeof parsed?.text === 'string') {
+        textSoFar += parsed.text;
+        onDelta(textSoFar);
+      } else if (event === 'done') {
+        answer = parsed as ChatAnswer;
+      } else if (event === 'error') {
+        throw new ApiFailure(502, typeof parsed?.detail === 'string' ? parsed.detail : 'The answer was interrupted');
+      }
+    };
+    const parser = new SseParser(handle);
+    try {
+      if (res.body && typeof res.body.getReader === 'function') {
+        const reader = res.body.getReader();
+        const decoder = new TextDecoder();
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          parser.push(decoder.decode(value, { stream: true }));
+        }
+        parser.push(decoder.decode());
+      } else {
+        parser.push(await res.text()); // no streaming body: the whole stream at once
+      }
+      parser.flush();
+    } catch (err) {
+      if (err instanceof ApiFailure) throw err;
+      throw new ApiFailure(0, 'The connection was lost');
+    }
+    if (!answer) throw new ApiFailure(0, 'The connection was lost');
+    return answer;
+  }
+}
+
+async function request(url: string, init: RequestInit): Promise<Response> {
+  let res: Response;
+  try {
+    res = await fetch(url, { ...init, credentials: 'omit', mode: 'cors' });
+  } catch {
+    throw new ApiFailure(0, 'Network error');
+  }
+  if (res.ok) return res;
+  let detail = `HTTP ${res.status}`;
+  try {
+    const body = (await res.json()) as { detail?: unknown };
+    if (typeof body.detail === 'string') detail = body.detail;
+    else if (body.detail && typeof (body.detail as { message?: unknown }).message === 'string') detail = (body.detail as { message: string }).message;
+  } catch {
+    // not JSON: keep the status line
+  }
+  const retry = Number(res.headers.get('retry-after'));
+  throw new ApiFailure(res.status, detail, Number.isFinite(retry) && retry > 0 ? retry : null);
+}
+
+/** Incremental text/event-stream parser (event + data lines, blank line ends an event). */
+class SseParser {
+  private buffer = '';
+  private event = 'message';
+  private data: string[] = [];
+
+  constructor(private readonly onEvent: (event: string, data: string) => void) {}
+
+  push(chunk: string): void {
+    this.buffer += chunk;
+    let nl: number;
+    while ((nl = this.buffer.search(/\r\n|\r|\n/)) >= 0) {
+      if (nl === this.buffer.length - 1 && this.buffer.endsWith('\r')) break; // a \n may follow in the next chunk
+      const line = this.buffer.slice(0, nl);
+      const sepLength = this.buffer.startsWith('\r\n', nl) ? 2 : 1;
+      this.buffer = this.buffer.slice(nl + sepLength);
+      this.line(line);
+    }
+  }
+
+  flush(): void {
+    if (this.buffer) this.line(this.buffer);
+    this.buffer = '';
+    this.line('');
+  }
+
+  private line(line: string): void {
+    if (line === '') {
+      if (this.data.length) this.onEvent(this.event, this.data.join('\n'));
+      this.event = 'message';
+      this.data = [];
+      return;
+    }
+    if (line.startsWith(':')) return;
+    const colon = line.indexOf(':');
+    const field = colon < 0 ? line : line.slice(0, colon);
+    let value = colon < 0 ? '' : line.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    if (field === 'event') this.event = value;
+    else if (field === 'data') this.data.push(value);
+  }
+}

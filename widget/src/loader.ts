@@ -1,0 +1,16 @@
+/**
+ * /widget.js: the tiny, short-cached loader named in the embed snippet. It finds its own tag and
+ * adds the content-hashed bundle (cached for a year) from the same origin, passing the tag's
+ * data-chatbot-id on. The bundle file name is filled in at build time.
+ */
+declare const __WIDGET_BUNDLE__: string;
+
+(() => {
+  const me = document.currentScript as HTMLScriptElement | null;
+  if (!me?.src) return;
+  const bundle = document.createElement('script');
+  bundle.src = new URL(__WIDGET_BUNDLE__, me.src).href;
+  bundle.async = true;
+  bundle.dataset.chatbotId = me.dataset.chatbotId ?? '';
+  (document.head || document.documentElement).appendChild(bundle);
+})();

@@ -1,0 +1,85 @@
+/**
+ * What the widget keeps per agent in the visitor's localStorage: the session id, whether the lead
+ * form was answered, the visitor's name, and the transcript (there is no public history endpoint:
+ * a session id is not a credential, so history lives only with the visitor).
+ */
+
+export interface Source {
+  source_id: string;
+  name: string;
+  url: string | null;
+}
+
+export interface StoredMessage {
+  role: 'user' | 'assistant';
+  content: string;
+  sources?: Source[];
+}
+
+export interface VisitorState {
+  session_id: string;
+  lead_done: boolean;
+  user_name?: string;
+  messages: StoredMessage[];
+}
+
+/** Older messages drop off; enough to pick a conversation back up, small enough for localStorage. */
+export const MAX_STORED_MESSAGES = 50;
+
+const keyFor = (agentId: string) => `chat-agent:${agentId}`;
+
+function uuid(): string {
+  if (typeof crypto !== 'undefined' && typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  // crypto.randomUUID needs a secure context; plain-http sites still get a v4 UUID
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const h = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+export function freshState(): VisitorState {
+  return { session_id: uuid(), lead_done: false, messages: [] };
+}
+
+function storage(): Storage | null {
+  try {
+    return window.localStorage; // throws when storage is blocked (sandboxed iframes, some privacy modes)
+  } catch {
+    return null;
+  }
+}
+
+export function loadState(agentId: string): VisitorState {
+  const raw = storage()?.getItem(keyFor(agentId));
+  if (raw) {
+    try {
+      const parsed = JSON.parse(raw) as Partial<VisitorState>;
+      if (typeof parsed.session_id === 'string' && parsed.session_id) {
+        return {
+          session_id: parsed.session_id,
+          lead_done: parsed.lead_done === true,
+          user_name: typeof parsed.user_name === 'string' ? parsed.user_name : undefined,
+          messages: Array.isArray(parsed.messages) ? parsed.messages.filter(isMessage).slice(-MAX_STORED_MESSAGES) : [],
+        };
+      }
+    } catch {
+      // a corrupt entry starts a new visit
+    }
+  }
+  return freshState();
+}
+
+export function saveState(agentId: string, state: VisitorState): void {
+  state.messages = state.messages.slice(-MAX_STORED_MESSAGES);
+  try {
+    storage()?.setItem(keyFor(agentId), JSON.stringify(state));
+  } catch {
+    // quota exceeded: the chat still works, it just will not survive a reload
+  }
+}
+
+function isMessage(m: unknown): m is StoredMessage {
+  const x = m as StoredMessage;
+  return !!x && (x.role === 'user' || x.role === 'assistant') && typeof x.content === 'string';
+}

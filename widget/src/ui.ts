@@ -1,0 +1,453 @@
+import { Api, ApiFailure, type AgentInfo } from './api.js';
+import { renderMarkdown, safeHref } from './markdown.js';
+import { freshState, loadState, saveState, type Source, type StoredMessage, type VisitorState } from './storage.js';
+import { CSS } from './styles.js';
+
+export type Mode = 'embed' | 'page';
+
+/** The server's cap (413 above it); checked here first so the visitor keeps their text. */
+const MAX_MESSAGE_CHARS = 4000;
+const DEFAULT_BRANDING = 'Powered by Chat Agent';
+
+const ICON_CHAT = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4H4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z"/></svg>';
+const ICON_CLOSE = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M6 6l12 12M18 6L6 18"/></svg>';
+const ICON_RESTART = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M3 12a9 9 0 1 0 3-6.7L3 8"/><path d="M3 3v5h5"/></svg>';
+const ICON_SEND = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M3 20.5L21 12 3 3.5 3 10l12 2-12 2z"/></svg>';
+
+/** Builds elements from fixed markup we wrote (icons); never used with agent or model text. */
+function fromTrustedMarkup(html: string): Element {
+  const t = document.createElement('template');
+  t.innerHTML = html;
+  return t.content.firstElementChild!;
+}
+
+function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Record<string, string> = {}, children: Array<Node | string> = []): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (k === 'class') node.className = v;
+    else if (k === 'text') node.textContent = v;
+    else node.setAttribute(k, v);
+  }
+  for (const c of children) node.append(c);
+  return node;
+}
+
+/** Black or white text, whichever reads better on `hex` (WCAG relative luminance). */
+function textOn(hex: string): string {
+  const m = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(hex);
+  if (!m) return '#fff';
+  let v = m[1]!;
+  if (v.length === 3) v = v.replace(/./g, (c) => c + c);
+  const lin = (i: number) => {
+    const c = parseInt(v.slice(i, i + 2), 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  const lum = 0.2126 * lin(0) + 0.7152 * lin(2) + 0.0722 * lin(4);
+  return lum > 0.4 ? '#111827' : '#fff';
+}
+
+function httpUrl(raw: string | null): string | null {
+  if (!raw) return null;
+  const href = safeHref(raw);
+  return href && /^https?:/.test(href) ? href : null;
+}
+
+function failureText(err: unknown): { text: string; retry: boolean } {
+  const f = err instanceof ApiFailure ? err : new ApiFailure(0, 'Network error');
+  switch (f.status) {
+    case 0:
+      return { text: 'Connection problem: the message could not be sent. Check your connection and try again.', retry: true };
+    case 429:
+      return { text: `Too many messages right now. Please wait ${f.retryAfter ? `${f.retryAfter} seconds` : 'a moment'} and try again.`, retry: true };
+    case 400:
+      return { text: 'This assistant is offline right now. Please try again later.', retry: true };
+    case 402:
+    case 403:
+      return { text: 'This chat is not available at the moment.', retry: false };
+    case 413:
+      return { text: `That message is too long (at most ${MAX_MESSAGE_CHARS.toLocaleString('en')} characters).`, retry: false };
+    default:
+      return { text: 'Something went wrong while answering. Please try again.', retry: true };
+  }
+}
+
+export class ChatWidget {
+  private readonly api: Api;
+  private state: VisitorState;
+  private readonly root: HTMLDivElement;
+  private launcher: HTMLButtonElement | null = null;
+  private panel!: HTMLDivElement;
+  private log!: HTMLDivElement;
+  private composer!: HTMLFormElement;
+  private input!: HTMLTextAreaElement;
+  private sendButton!: HTMLButtonElement;
+  private leadForm: HTMLFormElement | null = null;
+  private notice!: HTMLDivElement;
+  private statusLine!: HTMLSpanElement;
+  private busy = false;
+  private offline = false;
+
+  constructor(
+    private readonly shadow: ShadowRoot,
+    origin: string,
+    private readonly agentId: string,
+    private readonly mode: Mode,
+  ) {
+    this.api = new Api(origin, agentId);
+    this.state = loadState(agentId);
+    this.root = h('div', { class: `root mode-${mode}` });
+    if ('adoptedStyleSheets' in Document.prototype && typeof CSSStyleSheet === 'function' && 'replaceSync' in CSSStyleSheet.prototype) {
+      const sheet = new CSSStyleSheet();
+      sheet.replaceSync(CSS);
+      shadow.adoptedStyleSheets = [sheet];
+    } else {
+      shadow.append(h('style', { text: CSS }));
+    }
+    shadow.append(this.root);
+  }
+
+  /** Loads the agent's settings and draws the widget; false when the agent cannot be shown. */
+  async start(): Promise<boolean> {
+    let info: AgentInfo;
+    try {
+      info = await this.api.info();
+    } catch (err) {
+      if (this.mode === 'page') this.root.append(h('p', { class: 'notice', role: 'alert', text: err instanceof ApiFailure && err.status === 404 ? 'This chat does not exist.' : 'This chat is not available.' }));
+      return false;
+    }
+    this.build(info);
+    return true;
+  }
+
+  private build(info: AgentInfo): void {
+    const r = this.root;
+    r.classList.add(`pos-${info.widget_position}`, `size-${info.widget_size}`, `theme-${info.widget_theme}`, `bubble-${info.bubble_style}`);
+    // CSSOM setProperty: an invalid value is dropped by the parser, it can never inject rules
+    r.style.setProperty('--primary', info.primary_color);
+    r.style.setProperty('--secondary', info.secondary_color);
+    r.style.setProperty('--accent', info.accent_color);
+    r.style.setProperty('--on-primary', textOn(info.primary_color));
+    r.style.setProperty('--font', info.font_family);
+    r.style.setProperty('--fs', `${info.font_size}px`);
+    this.offline = info.status !== 'active';
+
+    const panelId = `chat-agent-panel-${this.agentId}`;
+    if (this.mode === 'embed') {
+      this.launcher = h('button', { class: 'launcher', type: 'button', 'aria-label': `Open chat with ${info.name}`, 'aria-expanded': 'false', 'aria-controls': panelId, 'aria-haspopup': 'dialog' }, [fromTrustedMarkup(ICON_CHAT)]);
+      if (this.offline) this.launcher.append(h('span', { class: 'dot', 'aria-hidden': 'true' }));
+      this.launcher.addEventListener('click', () => this.toggle());
+      r.append(this.launcher);
+    }
+
+    const logo = httpUrl(info.logo_url);
+    this.statusLine = h('span', { class: 'status', text: this.offline ? 'Offline' : 'Online' });
+    const headerChildren: Node[] = [];
+    if (logo) headerChildren.push(h('img', { class: 'logo', src: logo, alt: '', referrerpolicy: 'no-referrer' }));
+    headerChildren.push(h('div', { class: 'title' }, [h('h2', { class: 'name', text: info.name }), this.statusLine]));
+    const restart = h('button', { class: 'icon', type: 'button', 'aria-label': 'Start a new conversation', title: 'New conversation' }, [fromTrustedMarkup(ICON_RESTART)]);
+    restart.addEventListener('click', () => this.restart(info));
+    headerChildren.push(restart);
+    if (this.mode === 'embed') {
+      const close = h('button', { class: 'icon', type: 'button', 'aria-label': 'Close chat', title: 'Close' }, [fromTrustedMarkup(ICON_CLOSE)]);
+      close.addEventListener('click', () => this.close());
+      headerChildren.push(close);
+    }
+
+    this.log = h('div', { class: 'log', role: 'log', 'aria-live': 'polite', 'aria-label': 'Messages', tabindex: '0' });
+    this.notice = h('div', { class: 'notice', role: 'alert', hidden: '' });
+
+    this.input = h('textarea', { rows: '1', 'aria-label': 'Type your message', placeholder: 'Type your message…', maxlength: String(MAX_MESSAGE_CHARS), enterkeyhint: 'send' });
+    this.sendButton = h('button', { class: 'send', type: 'submit', 'aria-label': 'Send message' }, [fromTrustedMarkup(ICON_SEND)]);
+    this.composer = h('form', { class: 'composer' }, [this.input, this.sendButton]);
+    this.composer.addEventListener('submit', (e) => {
+      e.preventDefault();
+      this.submitMessage();
+    });
+    this.input.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+        e.preventDefault();
+        this.submitMessage();
+      }
+    });
+    this.input.addEventListener('input', () => this.growInput());
+
+    const branding = info.powered_by_text ?? DEFAULT_BRANDING;
+    const attrs: Record<string, string> =
+      this.mode === 'embed' ? { class: 'panel', id: panelId, role: 'dialog', 'aria-modal': 'true', 'aria-label': `Chat with ${info.name}`, hidden: '' } : { class: 'panel', id: panelId, role: 'main', 'aria-label': `Chat with ${info.name}` };
+    this.panel = h('div', attrs, [h('div', { class: 'header' }, headerChildren), this.log, this.notice]);
+    this.panel.addEventListener('keydown', (e) => this.onPanelKey(e));
+    r.append(this.panel);
+    this.showConversation(info);
+    if (branding) this.panel.append(h('div', { class: 'powered', text: branding }));
+
+    if (this.mode === 'page') this.focusFirst();
+    // auto_expand opens the window on wide screens only: on a phone it would cover the whole page
+    else if (info.auto_expand && window.matchMedia('(min-width: 481px)').matches) this.open(false);
+  }
+
+  /** The transcript, then either the lead form or the message box. */
+  private showConversation(info: AgentInfo): void {
+    this.log.replaceChildren();
+    this.addMessage({ role: 'assistant', content: info.welcome_message }, info);
+    for (const m of this.state.messages) this.addMessage(m, info);
+    this.composer.remove();
+    this.leadForm?.remove();
+    this.leadForm = null;
+    if (info.lead_capture_enabled && !this.state.lead_done && !this.offline) {
+      this.leadForm = this.buildLeadForm(info);
+      this.notice.before(this.leadForm);
+    } else {
+      this.notice.after(this.composer);
+    }
+    this.setDisabled(this.offline);
+    if (this.offline) this.showNotice('This assistant is offline right now. Please try again later.', null);
+    else this.hideNotice();
+    this.scrollToEnd(true);
+  }
+
+  private buildLeadForm(info: AgentInfo): HTMLFormElement {
+    const name = h('input', { name: 'name', type: 'text', required: '', maxlength: '100', autocomplete: 'name' });
+    const phone = h('input', { name: 'phone', type: 'tel', required: '', minlength: '3', maxlength: '50', autocomplete: 'tel' });
+    const error = h('p', { class: 'err', role: 'alert' });
+    const submit = h('button', { type: 'submit', text: 'Start chat' });
+    const form = h('form', { class: 'lead', 'aria-label': 'Your contact details' }, [
+      h('p', { text: 'Before we start, please tell us how to reach you.' }),
+      h('label', {}, ['Name', name]),
+      h('label', {}, ['Phone', phone]),
+      error,
+      submit,
+    ]);
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      const body = { name: name.value.trim(), phone: phone.value.trim(), session_id: this.state.session_id };
+      if (!body.name) return name.focus();
+      if (body.phone.length < 3) {
+        error.textContent = 'Please enter a phone number.';
+        return phone.focus();
+      }
+      submit.disabled = true;
+      error.textContent = '';
+      try {
+        await this.api.lead(body);
+        this.state.lead_done = true;
+        this.state.user_name = body.name;
+        saveState(this.agentId, this.state);
+        this.showConversation(info);
+        this.input.focus({ preventScroll: true });
+      } catch (err) {
+        error.textContent = err instanceof ApiFailure && err.status === 429 ? failureText(err).text : 'Your details could not be sent. Please try again.';
+        submit.disabled = false;
+      }
+    });
+    return form;
+  }
+
+  private restart(info: AgentInfo): void {
+    if (this.busy) return;
+    this.state = freshState();
+    saveState(this.agentId, this.state);
+    this.showConversation(info);
+    this.focusFirst();
+  }
+
+  private addMessage(m: StoredMessage, info?: AgentInfo): HTMLDivElement {
+    const bubble = h('div', { class: 'bubble' });
+    const row = h('div', { class: `msg ${m.role}` });
+    if (m.role === 'assistant') {
+      const avatar = httpUrl(info?.avatar_url ?? this.avatarUrl);
+      if (info) this.avatarUrl = info.avatar_url;
+      if (avatar) row.append(h('img', { class: 'avatar', src: avatar, alt: '', referrerpolicy: 'no-referrer' }));
+      renderMarkdown(bubble, m.content);
+      if (m.sources?.length) bubble.append(this.sourcesList(m.sources));
+    } else {
+      bubble.textContent = m.content;
+    }
+    row.prepend(h('span', { class: 'sr', text: m.role === 'user' ? 'You said:' : 'Assistant said:' }));
+    row.append(bubble);
+    this.log.append(row);
+    return bubble;
+  }
+
+  private avatarUrl: string | null = null;
+
+  private sourcesList(sources: Source[]): HTMLElement {
+    const list = h('ul');
+    const seen = new Set<string>();
+    for (const s of sources) {
+      if (seen.has(s.source_id)) continue;
+      seen.add(s.source_id);
+      const href = s.url ? httpUrl(s.url) : null;
+      const label = s.name || s.url || 'source';
+      list.append(h('li', {}, [href ? h('a', { href, target: '_blank', rel: 'noopener noreferrer nofollow', text: label }) : label]));
+    }
+    return h('div', { class: 'sources' }, [h('span', { text: 'Sources:' }), list]);
+  }
+
+  private submitMessage(): void {
+    const text = this.input.value.trim();
+    if (!text || this.busy || this.offline) return;
+    if (text.length > MAX_MESSAGE_CHARS) {
+      this.showNotice(failureText(new ApiFailure(413, '')).text, null);
+      return;
+    }
+    this.input.value = '';
+    this.growInput();
+    this.state.messages.push({ role: 'user', content: text });
+    saveState(this.agentId, this.state);
+    this.addMessage({ role: 'user', content: text });
+    this.scrollToEnd(true);
+    void this.turn(text);
+  }
+
+  /** One question to the server: typing indicator, streamed answer, or an error with retry. */
+  private async turn(text: string): Promise<void> {
+    this.busy = true;
+    this.hideNotice();
+    this.sendButton.disabled = true;
+    this.log.setAttribute('aria-busy', 'true');
+    const typing = h('div', { class: 'msg assistant' }, [h('div', { class: 'bubble typing', role: 'status', 'aria-label': 'Assistant is typing' }, [h('span'), h('span'), h('span')])]);
+    this.log.append(typing);
+    this.scrollToEnd(false);
+
+    let bubble: HTMLDivElement | null = null;
+    let pending: string | null = null;
+    let frame = 0;
+    const paint = () => {
+      frame = 0;
+      if (pending === null) return;
+      const stick = this.nearBottom();
+      if (!bubble) {
+        typing.remove();
+        bubble = this.addMessage({ role: 'assistant', content: '' });
+      }
+      renderMarkdown(bubble, pending);
+      pending = null;
+      if (stick) this.scrollToEnd(true);
+    };
+    try {
+      const answer = await this.api.chat({ message: text, session_id: this.state.session_id, ...(this.state.user_name ? { user_name: this.state.user_name } : {}) }, (soFar) => {
+        pending = soFar;
+        // one render per frame however fast the deltas come
+        if (!frame) frame = requestAnimationFrame(paint);
+      });
+      if (frame) cancelAnimationFrame(frame);
+      const stick = this.nearBottom();
+      typing.remove();
+      if (!bubble) bubble = this.addMessage({ role: 'assistant', content: '' });
+      renderMarkdown(bubble, answer.message);
+      if (answer.sources?.length) bubble.append(this.sourcesList(answer.sources));
+      if (answer.session_id && answer.session_id !== this.state.session_id) this.state.session_id = answer.session_id;
+      this.state.messages.push({ role: 'assistant', content: answer.message, ...(answer.sources?.length ? { sources: answer.sources } : {}) });
+      saveState(this.agentId, this.state);
+      if (stick) this.scrollToEnd(true);
+    } catch (err) {
+      if (frame) cancelAnimationFrame(frame);
+      typing.remove();
+      (bubble as HTMLDivElement | null)?.parentElement?.remove(); // a half answer is not kept: the retry asks again
+      const { text: message, retry } = failureText(err);
+      this.showNotice(message, retry ? () => void this.turn(text) : null);
+    } finally {
+      this.busy = false;
+      this.sendButton.disabled = this.offline;
+      this.log.setAttribute('aria-busy', 'false');
+    }
+  }
+
+  private showNotice(message: string, retry: (() => void) | null): void {
+    const children: Node[] = [h('span', { text: message })];
+    if (retry) {
+      const button = h('button', { type: 'button', text: 'Retry' });
+      button.addEventListener('click', () => {
+        if (!this.busy) retry();
+      });
+      children.push(button);
+    }
+    this.notice.replaceChildren(...children);
+    this.notice.hidden = false;
+  }
+
+  private hideNotice(): void {
+    this.notice.hidden = true;
+    this.notice.replaceChildren();
+  }
+
+  private setDisabled(disabled: boolean): void {
+    this.input.disabled = disabled;
+    this.sendButton.disabled = disabled;
+    this.statusLine.textContent = disabled ? 'Offline' : 'Online';
+  }
+
+  private nearBottom(): boolean {
+    return this.log.scrollHeight - this.log.scrollTop - this.log.clientHeight < 48;
+  }
+
+  /** Scrolls the message list only (never scrollIntoView, which would move the host page). */
+  private scrollToEnd(force: boolean): void {
+    if (force || this.nearBottom()) this.log.scrollTop = this.log.scrollHeight;
+  }
+
+  private growInput(): void {
+    this.input.style.height = 'auto';
+    this.input.style.height = `${Math.min(this.input.scrollHeight + 2, 120)}px`;
+  }
+
+  private isOpen(): boolean {
+    return !this.panel.hidden;
+  }
+
+  private toggle(): void {
+    if (this.isOpen()) this.close();
+    else this.open(true);
+  }
+
+  open(focus: boolean): void {
+    this.panel.hidden = false;
+    this.root.classList.add('open');
+    this.launcher?.setAttribute('aria-expanded', 'true');
+    this.launcher?.setAttribute('aria-label', this.launcher.getAttribute('aria-label')!.replace(/^Open/, 'Close'));
+    this.scrollToEnd(true);
+    if (focus) this.focusFirst();
+  }
+
+  close(): void {
+    if (this.mode === 'page') return;
+    this.panel.hidden = true;
+    this.root.classList.remove('open');
+    this.launcher?.setAttribute('aria-expanded', 'false');
+    this.launcher?.setAttribute('aria-label', this.launcher.getAttribute('aria-label')!.replace(/^Close/, 'Open'));
+    this.launcher?.focus({ preventScroll: true });
+  }
+
+  private focusFirst(): void {
+    const target = this.leadForm?.querySelector('input') ?? (this.input.disabled ? null : this.input) ?? this.focusable()[0];
+    target?.focus({ preventScroll: true });
+  }
+
+  private focusable(): HTMLElement[] {
+    return Array.from(this.panel.querySelectorAll<HTMLElement>('button, input, textarea, a[href], [tabindex]:not([tabindex="-1"])')).filter(
+      (el) => !(el as HTMLButtonElement).disabled && el.getClientRects().length > 0,
+    );
+  }
+
+  /** Escape closes; Tab and Shift+Tab cycle inside the open window (focus trap). */
+  private onPanelKey(e: KeyboardEvent): void {
+    if (e.key === 'Escape' && this.mode === 'embed') {
+      e.preventDefault();
+      this.close();
+      return;
+    }
+    if (e.key !== 'Tab' || this.mode !== 'embed') return;
+    const items = this.focusable();
+    if (!items.length) return;
+    const first = items[0]!;
+    const last = items[items.length - 1]!;
+    const active = this.shadow.activeElement;
+    if (e.shiftKey && (active === first || !this.panel.contains(active))) {
+      e.preventDefault();
+      last.focus({ preventScroll: true });
+    } else if (!e.shiftKey && (active === last || !this.panel.contains(active))) {
+      e.preventDefault();
+      first.focus({ preventScroll: true });
+    }
+  }
+}
