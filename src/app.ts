@@ -9,7 +9,7 @@ import { frameworkErrorHandler, registerHttpPlatform } from './platform/http/ind
 import { newId } from './platform/ids.js';
 import { appVersion } from './platform/version.js';
 import { adminRoutes } from './modules/admin/index.js';
-import { AgentsRepo, AgentsService, agentRoutes } from './modules/agents/index.js';
+import { AgentsRepo, AgentsService, agentRoutes, visitorCorsPlugin } from './modules/agents/index.js';
 import { AuthRepo, AuthService, authenticationPlugin, authRoutes } from './modules/auth/index.js';
 import { ChatRepo, ChatService, chatRoutes } from './modules/chat/index.js';
 import { AnalyticsRepo, AnalyticsService, analyticsRoutes } from './modules/analytics/index.js';
@@ -18,7 +18,7 @@ import { createMailer } from './platform/mail/index.js';
 import { INGEST_JOB, IngestionService, KnowledgeRepo, KnowledgeService, knowledgeRoutes, VectorIndex } from './modules/knowledge/index.js';
 import { JobQueue } from './platform/jobs/queue.js';
 import { createParserPool } from './platform/workers/pool.js';
-import { PlanService } from './modules/limits/index.js';
+import { LimitsRepo, MessageQuota, PlanService, RateLimiter, rateLimitPlugin } from './modules/limits/index.js';
 import { createEmbedder } from './providers/embeddings/index.js';
 import { configuredProviders } from './providers/llm/registry.js';
 
@@ -88,7 +88,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const parsers = createParserPool({ maxThreads: config.ingestConcurrency, timeoutMs: config.ingestTimeoutMs });
   const ingestion = new IngestionService(knowledgeRepo, knowledge, agents, jobs, parsers, { dataDir: config.dataDir, allowPrivateUrls: config.allowPrivateUrls }, clock, app.log);
   const providers = configuredProviders(config);
-  const chat = new ChatService(new ChatRepo(database.db), agents, knowledge, plans, ownerPlan, providers.get, clock, app.log);
+  const limitsRepo = new LimitsRepo(database.db);
+  const rateLimiter = new RateLimiter(limitsRepo, clock);
+  const quota = new MessageQuota(limitsRepo, plans, clock);
+  const chat = new ChatService(new ChatRepo(database.db), agents, knowledge, plans, quota, ownerPlan, providers.get, clock, app.log);
   const analytics = new AnalyticsService(new AnalyticsRepo(database.db), agents, clock);
   // Lead alerts: their own queue, so a long ingestion never delays a lead's e-mail; retried until
   // delivered (backoff up to a minute), across restarts.
@@ -97,11 +100,23 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const leads = new LeadsService(new LeadsRepo(database.db), agents, plans, mailJobs, mailer, { publicUrl: config.publicUrl }, clock, app.log);
 
   await app.register(authenticationPlugin, { auth });
+  // After authentication (the account is known), before any body is read. CORS first, so a
+  // visitor's browser can read the 429 that the rate limit may answer.
+  await app.register(visitorCorsPlugin, { agents, publicUrl: config.publicUrl });
+  const agentOwner = (chatbotId: string) => {
+    const agent = agents.findById(chatbotId);
+    return agent ? auth.getUser(agent.user_id) : undefined;
+  };
+  await app.register(rateLimitPlugin, { limiter: rateLimiter, plans, agentOwner });
+  // counters of the windows still running come back from the database (a restart is no reset)
+  rateLimiter.start();
+  app.addHook('onClose', async () => rateLimiter.stop());
   // multipart is read by the routes that take forms (sources); limits are set per route
   await app.register(multipart, { limits: { fieldNameSize: 100, fields: 20, files: 1, parts: 21, headerPairs: 200 } });
 
   app.get('/api/health', {
-    config: { public: true },
+    // monitors and the container HEALTHCHECK poll it; it reads nothing an abuser could use
+    config: { public: true, rateLimit: false },
     schema: {
       tags: ['health'],
       response: {

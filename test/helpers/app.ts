@@ -46,6 +46,7 @@ export function makeDataDir(): string {
 export async function startTestApp(opts: { env?: Record<string, string>; clock?: Clock; dataDir?: string } = {}): Promise<TestApp> {
   const dataDir = opts.dataDir ?? makeDataDir();
   const config = loadConfig({ REGISTRATION: 'open', LOG_LEVEL: 'silent', ...opts.env, DATA_DIR: dataDir });
+  if (!opts.env?.PLANS_FILE) config.plans = withoutRequestRates(config.plans);
   const database = openDatabase(config.databaseFile);
   const clock = opts.clock;
   const app = await buildApp({ config, database, clock, logger: false });
@@ -69,6 +70,17 @@ export async function startTestApp(opts: { env?: Record<string, string>; clock?:
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The built-in plans with request rates high enough never to matter. Suites that are not about
+ * rate limits send many requests from one address and account within a minute; the limits'
+ * own tests give a small PLANS_FILE instead. Every other limit (agents, leads, messages) stays.
+ */
+function withoutRequestRates(plans: Config['plans']): Config['plans'] {
+  return Object.fromEntries(
+    Object.entries(plans).map(([id, plan]) => [id, { ...plan, requests_per_minute: 1_000_000, requests_per_hour: 1_000_000 }]),
+  );
 }
 
 let counter = 0;
@@ -100,4 +112,20 @@ export async function createAgent(app: App, token: string, body: Record<string, 
   const res = await app.inject({ method: 'POST', url: '/api/chatbots', headers: auth(token), payload: { name: 'Support bot', ...body } });
   if (res.statusCode !== 201) throw new Error(`create agent failed: ${res.statusCode} ${res.body}`);
   return res.json();
+}
+
+/**
+ * A multipart/form-data body encoded by the platform's own FormData: text fields, and file parts
+ * given as `{ filename, content }`.
+ */
+export async function multipartForm(
+  fields: Record<string, string | { filename: string; content: Uint8Array }>,
+): Promise<{ payload: Buffer; headers: Record<string, string> }> {
+  const data = new FormData();
+  for (const [name, value] of Object.entries(fields)) {
+    if (typeof value === 'string') data.append(name, value);
+    else data.append(name, new Blob([value.content]), value.filename);
+  }
+  const encoded = new Response(data);
+  return { payload: Buffer.from(await encoded.arrayBuffer()), headers: { 'content-type': encoded.headers.get('content-type')! } };
 }

@@ -43,6 +43,9 @@ const AGENT_KEYS = [
   'bubble_style',
   'auto_expand',
   'powered_by_text',
+  // beyond the spec: the embedding allowlist and the per-agent daily cap (limits issue)
+  'allowed_domains',
+  'daily_message_limit',
   'created_at',
   'updated_at',
 ].sort();
@@ -164,6 +167,8 @@ describe('POST /api/chatbots', () => {
       bubble_style: 'rounded',
       auto_expand: false,
       powered_by_text: null,
+      allowed_domains: [],
+      daily_message_limit: null,
       created_at: now,
       updated_at: now,
     });
@@ -344,6 +349,8 @@ const FIELD_UPDATES: Array<[string, unknown, Json?]> = [
   ['font_size', 18],
   ['bubble_style', 'square'],
   ['auto_expand', true],
+  ['allowed_domains', ['shop.example.com', '*.example.org']],
+  ['daily_message_limit', 500],
 ];
 
 describe('PUT /api/chatbots/{id}', () => {

@@ -4,7 +4,7 @@ import { Document, Packer, Paragraph, TextRun } from 'docx';
 import ExcelJS from 'exceljs';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { auth, createAgent, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { auth, createAgent, registerUser, startTestApp, type TestApp, multipartForm } from '../helpers/app.js';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
 
@@ -39,12 +39,9 @@ async function setup(env: Record<string, string> = {}) {
   return { f, t, token, agent };
 }
 
-/** A multipart/form-data body holding one file part, encoded by the platform's FormData. */
-async function fileForm(filename: string, content: Uint8Array, field = 'file'): Promise<{ payload: Buffer; headers: Record<string, string> }> {
-  const data = new FormData();
-  data.append(field, new Blob([content]), filename);
-  const encoded = new Response(data);
-  return { payload: Buffer.from(await encoded.arrayBuffer()), headers: { 'content-type': encoded.headers.get('content-type')! } };
+/** A multipart/form-data body holding one file part. */
+function fileForm(filename: string, content: Uint8Array, field = 'file') {
+  return multipartForm({ [field]: { filename, content } });
 }
 
 async function upload(t: TestApp, token: string, agentId: string, filename: string, content: Uint8Array, field = 'file') {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EMBEDDING_BATCH_SIZE } from '../../src/providers/embeddings/index.js';
-import { auth, createAgent, ManualClock, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { auth, createAgent, ManualClock, registerUser, startTestApp, type TestApp, multipartForm } from '../helpers/app.js';
 import { startFakeLlm, type FakeBehaviour, type FakeLlm } from '../helpers/fake-llm.js';
 
 /**
@@ -46,13 +46,7 @@ async function setup(opts: { env?: Record<string, string>; clock?: ManualClock; 
   return { f, t, token, agent };
 }
 
-/** A multipart/form-data body of text fields, encoded by the platform's own FormData. */
-async function form(fields: Record<string, string>): Promise<{ payload: Buffer; headers: Record<string, string> }> {
-  const data = new FormData();
-  for (const [k, v] of Object.entries(fields)) data.append(k, v);
-  const encoded = new Response(data);
-  return { payload: Buffer.from(await encoded.arrayBuffer()), headers: { 'content-type': encoded.headers.get('content-type')! } };
-}
+const form = multipartForm;
 
 async function addTextForm(t: TestApp, token: string, agentId: string, fields: Record<string, string>) {
   const { payload, headers } = await form(fields);

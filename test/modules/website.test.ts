@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { auth, createAgent, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { auth, createAgent, registerUser, startTestApp, type TestApp, multipartForm } from '../helpers/app.js';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
 
@@ -33,12 +33,7 @@ async function setup(env: Record<string, string> = { ALLOW_PRIVATE_URLS: 'true' 
   return { f, t, token, agent };
 }
 
-async function form(fields: Record<string, string>): Promise<{ payload: Buffer; headers: Record<string, string> }> {
-  const data = new FormData();
-  for (const [k, v] of Object.entries(fields)) data.append(k, v);
-  const encoded = new Response(data);
-  return { payload: Buffer.from(await encoded.arrayBuffer()), headers: { 'content-type': encoded.headers.get('content-type')! } };
-}
+const form = multipartForm;
 
 async function addWebsite(t: TestApp, token: string, agentId: string, fields: Record<string, string>) {
   const { payload, headers } = await form(fields);

@@ -4,3 +4,4 @@ export type { ChatbotRow } from './tables.js';
 export { agentRoutes } from './routes.js';
 export { agentSchema } from './schemas.js';
 export * as agentTables from './tables.js';
+export { visitorCorsPlugin, visitorPreflight } from './visitor-cors.js';

@@ -3,6 +3,7 @@ import { currentUser } from '../auth/index.js';
 import type { PlanHolder } from '../limits/index.js';
 import { agentIdParams, agentSchema, createAgentBody, publicAgentSchema, toggleResponse, updateAgentBody } from './schemas.js';
 import { toAgentView, type AgentsService } from './service.js';
+import { visitorPreflight } from './visitor-cors.js';
 
 export const agentRoutes: FastifyPluginAsyncZod<{ agents: AgentsService; ownerPlan: (userId: string) => PlanHolder }> = async (
   app,
@@ -39,10 +40,11 @@ export const agentRoutes: FastifyPluginAsyncZod<{ agents: AgentsService; ownerPl
   });
 
   app.get('/api/public/chatbot/:chatbot_id', {
-    config: { public: true },
+    config: { public: true, visitorFacing: true },
     schema: { tags: ['public'], params: agentIdParams, response: { 200: publicAgentSchema } },
     handler: async (req) => agents.publicInfo(req.params.chatbot_id, ownerPlan),
   });
+  app.options('/api/public/chatbot/:chatbot_id', visitorPreflight());
 
   app.patch('/api/chatbots/:chatbot_id/toggle', {
     schema: { tags: ['agents'], security, params: agentIdParams, response: { 200: toggleResponse } },

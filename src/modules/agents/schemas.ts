@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { emailField } from '../auth/index.js';
+import { normaliseHostPattern } from './origins.js';
 
 export const PROVIDERS = ['openai', 'anthropic', 'google', 'ollama'] as const;
 
@@ -14,6 +15,20 @@ const maxTokens = z.number().int().min(1).max(16384);
 const httpUrlOrNull = z.url({ protocol: /^https?$/ }).max(2000).nullable();
 // A font name goes into the widget's CSS: letters, digits, spaces, commas, quotes and hyphens only.
 const fontFamily = z.string().trim().min(1).max(100).regex(/^[\w\s,'"-]+$/, 'must be a CSS font-family list');
+
+// Website hosts allowed to embed the agent (beyond the spec); see origins.ts for the pattern rules.
+const allowedDomains = z
+  .array(z.string().max(300))
+  .max(100)
+  .transform((items, ctx) => {
+    const patterns: string[] = [];
+    items.forEach((item, i) => {
+      const result = normaliseHostPattern(item);
+      if ('error' in result) ctx.addIssue({ code: 'custom', path: [i], message: result.error });
+      else if (!patterns.includes(result.pattern)) patterns.push(result.pattern);
+    });
+    return patterns;
+  });
 
 export const createAgentBody = z.object({
   name,
@@ -57,6 +72,8 @@ export const updateAgentBody = z.object({
   bubble_style: z.enum(['rounded', 'square']).optional(),
   auto_expand: z.boolean().optional(),
   powered_by_text: z.string().trim().max(100).nullable().optional(),
+  allowed_domains: allowedDomains.optional(),
+  daily_message_limit: z.number().int().min(1).max(1_000_000).nullable().optional(),
 });
 
 export type CreateAgentInput = z.infer<typeof createAgentBody>;
@@ -97,6 +114,8 @@ export const agentSchema = z.object({
   bubble_style: z.string(),
   auto_expand: z.boolean(),
   powered_by_text: z.string().nullable(),
+  allowed_domains: z.string().array(),
+  daily_message_limit: z.number().int().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
 });

@@ -96,6 +96,8 @@ export class AgentsService {
         bubble_style: 'rounded',
         auto_expand: false,
         powered_by_text: null,
+        allowed_domains: [],
+        daily_message_limit: null,
         created_at: now,
         updated_at: now,
       });

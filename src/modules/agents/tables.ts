@@ -44,6 +44,10 @@ export const chatbots = sqliteTable(
     bubble_style: text('bubble_style', { enum: ['rounded', 'square'] }).notNull(),
     auto_expand: integer('auto_expand', { mode: 'boolean' }).notNull(),
     powered_by_text: text('powered_by_text'),
+    /** host patterns (`example.com`, `*.example.com`) allowed to embed the agent; empty: any site */
+    allowed_domains: text('allowed_domains', { mode: 'json' }).$type<string[]>().notNull().default([]),
+    /** visitor messages per UTC day for this agent; null: no cap beyond the account's quota */
+    daily_message_limit: integer('daily_message_limit'),
     created_at: text('created_at').notNull(),
     updated_at: text('updated_at').notNull(),
   },

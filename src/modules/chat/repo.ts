@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.js';
 import { conversations, messages, type ConversationRow, type MessageRow } from './tables.js';
 
@@ -67,5 +67,23 @@ export class ChatRepo {
       .limit(limit)
       .all()
       .reverse();
+  }
+
+  /** Visitor messages of a conversation since `sinceIso`, and the earliest of them (session rate). */
+  userMessagesSince(conversationId: string, sinceIso: string): { count: number; earliest: string | null } {
+    return this.db
+      .select({ count: sql<number>`count(*)`, earliest: sql<string | null>`min(${messages.timestamp})` })
+      .from(messages)
+      .where(and(eq(messages.conversation_id, conversationId), eq(messages.role, 'user'), gte(messages.timestamp, sinceIso)))
+      .get()!;
+  }
+
+  /** Visitor messages of an agent since `sinceIso` (the daily cap); reads the (chatbot, time, role) index only. */
+  agentUserMessagesSince(chatbotId: string, sinceIso: string): number {
+    return this.db
+      .select({ n: sql<number>`count(*)` })
+      .from(messages)
+      .where(and(eq(messages.chatbot_id, chatbotId), gte(messages.timestamp, sinceIso), eq(messages.role, 'user')))
+      .get()!.n;
   }
 }

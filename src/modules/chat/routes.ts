@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ApiError } from '../../platform/http/errors.js';
 import { EventStream, wantsEventStream } from '../../platform/http/sse.js';
+import { visitorPreflight } from '../agents/index.js';
 import { currentUser, emailField } from '../auth/index.js';
 import type { ChatService, PreparedTurn } from './service.js';
 
@@ -69,7 +70,7 @@ export const chatRoutes: FastifyPluginAsyncZod<{ chat: ChatService }> = async (a
   const chatbotParams = z.object({ chatbot_id: z.string().min(1).max(100) });
 
   app.post('/api/public/chat/:chatbot_id', {
-    config: { public: true },
+    config: { public: true, visitorFacing: true },
     schema: {
       tags: ['public'],
       params: chatbotParams,
@@ -78,6 +79,7 @@ export const chatRoutes: FastifyPluginAsyncZod<{ chat: ChatService }> = async (a
     },
     handler: async (req, reply) => answer(chat, await chat.preparePublic(req.params.chatbot_id, req.body), req, reply),
   });
+  app.options('/api/public/chat/:chatbot_id', visitorPreflight());
 
   app.post('/api/chat', {
     schema: {

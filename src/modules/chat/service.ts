@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../platform/clock.js';
-import { ApiError, badRequest, forbidden, notFound } from '../../platform/http/errors.js';
+import { ApiError, badRequest, forbidden, notFound, tooManyRequests } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
 import { ProviderError } from '../../providers/llm/errors.js';
 import type { ChatRequest, LlmProvider, ProviderName } from '../../providers/llm/types.js';
@@ -9,7 +9,7 @@ import type { AgentsService } from '../agents/index.js';
 import type { ChatbotRow } from '../agents/tables.js';
 import type { AuthUser } from '../auth/index.js';
 import type { KnowledgeService, Passage } from '../knowledge/index.js';
-import type { PlanHolder, PlanService } from '../limits/index.js';
+import type { Account, MessageQuota, PlanService } from '../limits/index.js';
 import { buildSystemPrompt, buildTurns, HISTORY_MAX_MESSAGES, knowledgeOnlyAnswer } from './prompt.js';
 import { ChatRepo } from './repo.js';
 import type { ConversationRow, MessageRow } from './tables.js';
@@ -49,7 +49,9 @@ export interface PreparedTurn {
 export const MAX_MESSAGE_CHARS = 4000;
 
 export type ProviderLookup = (name: ProviderName) => LlmProvider | null;
-export type PlanHolderLookup = (userId: string) => PlanHolder;
+export type AccountLookup = (userId: string) => Account;
+
+const HOUR_MS = 3600_000;
 
 export class ChatService {
   constructor(
@@ -57,7 +59,8 @@ export class ChatService {
     private readonly agents: AgentsService,
     private readonly knowledge: KnowledgeService,
     private readonly plans: PlanService,
-    private readonly ownerPlan: PlanHolderLookup,
+    private readonly quota: MessageQuota,
+    private readonly accountOf: AccountLookup,
     private readonly providers: ProviderLookup,
     private readonly clock: Clock,
     private readonly log: FastifyBaseLogger,
@@ -69,15 +72,16 @@ export class ChatService {
     if (!agent) throw notFound('Chatbot');
     if (!agent.public_access) throw forbidden('This chatbot is not publicly accessible');
     if (agent.status !== 'active') throw badRequest('This chatbot is inactive');
-    this.plans.assertNotExpired(this.ownerPlan(agent.user_id));
-    return this.prepare(agent, input);
+    const owner = this.accountOf(agent.user_id);
+    this.plans.assertNotExpired(owner);
+    return this.prepare(agent, input, { account: owner, visitor: true });
   }
 
   /** The owner's chat (test panel, integrations): any of their agents, active or not. */
   async prepareOwned(user: AuthUser, chatbotId: string, input: ChatInput): Promise<PreparedTurn> {
     const agent = this.agents.get(user, chatbotId);
     this.plans.assertNotExpired(user);
-    return this.prepare(agent, input);
+    return this.prepare(agent, input, { account: user, visitor: false });
   }
 
   /**
@@ -138,7 +142,11 @@ export class ChatService {
     return this.repo.listMessages(conversation.id);
   }
 
-  private async prepare(agent: ChatbotRow, input: ChatInput): Promise<PreparedTurn> {
+  /**
+   * `visitor`: the message came through the public route, so the agent's own visitor limits apply
+   * (session rate, daily cap); the owner testing an agent is held only to the account's quota.
+   */
+  private async prepare(agent: ChatbotRow, input: ChatInput, by: { account: Account; visitor: boolean }): Promise<PreparedTurn> {
     const message = input.message.trim();
     if (!message) throw badRequest('message: must not be empty');
     if (message.length > MAX_MESSAGE_CHARS) throw new ApiError(413, `message: too long (at most ${MAX_MESSAGE_CHARS} characters)`);
@@ -167,6 +175,13 @@ export class ChatService {
         if (input.user_email !== undefined) visitor.user_email = input.user_email;
         this.repo.updateVisitor(conversation.id, visitor);
       }
+      // Limits are checked inside the transaction: a refused message rolls back with everything
+      // above, and two requests cannot both take the last message of an allowance.
+      if (by.visitor) {
+        if (!isNew && agent.rate_limit_enabled) this.assertSessionRate(agent, conversation.id);
+        if (agent.daily_message_limit !== null) this.assertDailyCap(agent);
+      }
+      this.quota.consume(by.account);
       const userMessage = this.repo.insertMessage({
         id: newId(),
         conversation_id: conversation.id,
@@ -193,6 +208,26 @@ export class ChatService {
       maxTokens: agent.max_tokens,
     };
     return { agent, conversation, userMessage, passages, request, provider: this.providers(agent.provider) };
+  }
+
+  /** `messages_per_hour` visitor messages per session in any rolling hour (CONTRACT "Plans"). */
+  private assertSessionRate(agent: ChatbotRow, conversationId: string): void {
+    const now = this.clock.now().getTime();
+    const { count, earliest } = this.repo.userMessagesSince(conversationId, new Date(now - HOUR_MS).toISOString());
+    if (count < agent.messages_per_hour) return;
+    // the allowance grows again when the earliest message of the last hour leaves the window
+    const retryAfterS = (Date.parse(earliest!) + HOUR_MS - now) / 1000;
+    throw tooManyRequests(`Too many messages: this chat allows ${agent.messages_per_hour} messages per hour; try again later`, retryAfterS);
+  }
+
+  /** The agent's optional cap on visitor messages per UTC day (beyond the spec). */
+  private assertDailyCap(agent: ChatbotRow): void {
+    const now = this.clock.now();
+    const dayStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+    const count = this.repo.agentUserMessagesSince(agent.id, new Date(dayStart).toISOString());
+    if (count < agent.daily_message_limit!) return;
+    const retryAfterS = (dayStart + 24 * HOUR_MS - now.getTime()) / 1000;
+    throw tooManyRequests('This chatbot has reached its message limit for today; please try again tomorrow', retryAfterS);
   }
 
   private storeAnswer(turn: PreparedTurn, text: string, sources: SourceRef[]): void {

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { visitorPreflight } from '../agents/index.js';
 import { currentUser } from '../auth/index.js';
 import { toCsv } from './csv.js';
 import type { LeadsService } from './service.js';
@@ -35,7 +36,7 @@ export const leadsRoutes: FastifyPluginAsyncZod<{ leads: LeadsService }> = async
   const leadParams = z.object({ lead_id: z.string().min(1).max(100) });
 
   app.post('/api/public/lead/:chatbot_id', {
-    config: { public: true },
+    config: { public: true, visitorFacing: true },
     schema: {
       tags: ['public'],
       params: chatbotParams,
@@ -49,6 +50,7 @@ export const leadsRoutes: FastifyPluginAsyncZod<{ leads: LeadsService }> = async
     },
     handler: async (req) => leads.captureWidgetLead(req.params.chatbot_id, req.body),
   });
+  app.options('/api/public/lead/:chatbot_id', visitorPreflight());
 
   app.get('/api/chatbot-leads/:chatbot_id', {
     schema: { tags: ['leads'], security, params: chatbotParams, response: { 200: widgetLeadSchema.array() } },

@@ -14,12 +14,17 @@ export interface PlanHolder {
 export class PlanService {
   constructor(
     private readonly plans: Plans,
-    private readonly defaultPlan: string,
+    private readonly defaultPlanId: string,
     private readonly clock: Clock,
   ) {}
 
   planOf(holder: PlanHolder): Plan {
-    return this.plans[holder.plan_id] ?? this.plans[this.defaultPlan]!;
+    return this.plans[holder.plan_id] ?? this.plans[this.defaultPlanId]!;
+  }
+
+  /** The default plan's limits, for callers with no account (public routes with no agent). */
+  defaultPlan(): Plan {
+    return this.plans[this.defaultPlanId]!;
   }
 
   /** 402 when the holder's plan has an expiry in the past (CONTRACT "Plans"). */

@@ -1,0 +1,79 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import ipaddr from 'ipaddr.js';
+import { tooManyRequests } from '../../platform/http/errors.js';
+import type { PlanHolder, PlanService } from './plans.js';
+import type { RateLimiter } from './rate-limiter.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** false: the route is not rate limited (health checks) */
+    rateLimit?: boolean;
+    /**
+     * The route serves an agent's website visitors (public info, chat, lead): it takes the agent
+     * from the `chatbot_id` param, is rate limited under the agent owner's plan, and answers CORS
+     * according to the agent's `allowed_domains`.
+     */
+    visitorFacing?: boolean;
+  }
+}
+
+export interface RateLimitOptions {
+  limiter: RateLimiter;
+  plans: PlanService;
+  /** the owner of an agent, for visitor-facing routes; undefined when the agent does not exist */
+  agentOwner: (chatbotId: string) => (PlanHolder & { id: string }) | undefined;
+}
+
+/** Headers a cross-origin widget must be able to read to show a useful "slow down". */
+export const RATE_LIMIT_HEADERS = ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
+
+/**
+ * Plan request rates (CONTRACT "Plans"): per account on bearer routes, per client address on
+ * public routes. Visitor-facing routes use the agent owner's plan and count the address per
+ * owner, so one owner's busy site does not use up another's allowance; other public routes
+ * (login, register, docs) use the default plan. The client address is `request.ip`, which
+ * believes X-Forwarded-For only when TRUST_PROXY is set; IPv6 addresses count per /64, the
+ * block one subscriber usually holds, so rotating addresses within it does not escape the limit.
+ *
+ * Runs as an onRequest hook after authentication, before the body is read.
+ */
+export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: RateLimitOptions) => {
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.is404) return;
+    const config = request.routeOptions.config;
+    if (config.rateLimit === false) return;
+    const { key, plan } = rateSubject(request, opts);
+    const decision = opts.limiter.hit(key, [
+      { seconds: 60, max: plan.requests_per_minute },
+      { seconds: 3600, max: plan.requests_per_hour },
+    ]);
+    reply.header('RateLimit-Limit', decision.limit);
+    reply.header('RateLimit-Remaining', decision.remaining);
+    reply.header('RateLimit-Reset', decision.resetS);
+    if (!decision.allowed) {
+      throw tooManyRequests(
+        `Rate limit exceeded: at most ${decision.limit} requests in this window; try again in ${decision.retryAfterS} s`,
+        decision.retryAfterS,
+      );
+    }
+  });
+});
+
+function rateSubject(request: FastifyRequest, opts: RateLimitOptions) {
+  if (request.user) return { key: `account:${request.user.id}`, plan: opts.plans.planOf(request.user) };
+  const address = `address:${clientBlock(request.ip)}`;
+  const chatbotId = (request.params as { chatbot_id?: unknown } | undefined)?.chatbot_id;
+  const owner = request.routeOptions.config.visitorFacing && typeof chatbotId === 'string' ? opts.agentOwner(chatbotId) : undefined;
+  if (owner) return { key: `${address}:owner:${owner.id}`, plan: opts.plans.planOf(owner) };
+  return { key: address, plan: opts.plans.defaultPlan() };
+}
+
+/** An IPv4 address as is; an IPv6 address as its /64 (IPv4-mapped IPv6 as the IPv4 address). */
+export function clientBlock(ip: string): string {
+  if (!ipaddr.isValid(ip)) return ip;
+  const parsed = ipaddr.process(ip);
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  const parts = (parsed as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16));
+  return `${parts.join(':')}::/64`;
+}
