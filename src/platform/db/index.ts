@@ -1,9 +1,8 @@
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import path from 'node:path';
 import * as sqliteVec from 'sqlite-vec';
-import { projectRoot } from '../fs/project-root.js';
+import { migrationsDir, nativeAddon, sqliteVecExtension } from '../assets.js';
 
 export type Db = BetterSQLite3Database;
 
@@ -24,15 +23,15 @@ export interface AppDatabase {
  * write rates, and one setting for the whole file is simpler than per-table reasoning.
  */
 export function openDatabase(file: string): AppDatabase {
-  const sqlite = new Database(file);
+  const sqlite = openSqlite(file);
   try {
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('synchronous = FULL');
-    sqliteVec.load(sqlite);
+    loadSqliteVec(sqlite);
     const db = drizzle(sqlite);
-    migrate(db, { migrationsFolder: path.join(projectRoot(), 'migrations') });
+    migrate(db, { migrationsFolder: migrationsDir() });
     return {
       db,
       sqlite,
@@ -44,6 +43,22 @@ export function openDatabase(file: string): AppDatabase {
     sqlite.close();
     throw err;
   }
+}
+
+/**
+ * A plain better-sqlite3 connection (no pragmas, no migrations) with the native binding the
+ * current run mode needs; backups, restores and the data-dir lock use it.
+ */
+export function openSqlite(file: string, options: Database.Options = {}): Database.Database {
+  const nativeBinding = nativeAddon('better-sqlite3');
+  return new Database(file, nativeBinding ? { ...options, nativeBinding: nativeBinding as string } : options);
+}
+
+/** sqlite-vec into a connection, from the package or from the executable's assets. */
+export function loadSqliteVec(sqlite: Database.Database): void {
+  const extension = sqliteVecExtension();
+  if (extension) sqlite.loadExtension(extension);
+  else sqliteVec.load(sqlite);
 }
 
 /** Cheap liveness check for /api/health: the connection answers and sqlite-vec is loaded. */

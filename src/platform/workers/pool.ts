@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
+import { parseWorkerFile } from '../assets.js';
 // Types only: a value import would pull the parsers into the main bundle.
 import type { ParseLimits, ParseTask, WorkerReply } from './parse-worker.js';
 import { ParseError, type ParsableType, type ParseResult, type ParserPool } from './types.js';
@@ -29,18 +29,12 @@ export const OUT_OF_MEMORY_MESSAGE = 'The document needs more memory than allowe
 const POOL_CLOSED = 'The parser pool is closed';
 
 /**
- * The worker entry next to this module. Bundled, this code runs from dist/main.js and
- * scripts/build.mjs puts dist/parse-worker.js beside it: that file wins when it exists and runs
- * under plain node. From source (vitest, tsx) there is no .js sibling, so parse-worker.ts is used
- * and the worker loads tsx. Neither found: thrown at pool creation, not at the first upload.
+ * The worker entry: dist/parse-worker.js beside dist/main.js (plain node), parse-worker.ts from
+ * source (under tsx), or the bundle unpacked from the executable; platform/assets.ts decides.
+ * Not found: thrown at pool creation, not at the first upload.
  */
 export function resolveWorkerFile(): string {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  for (const name of ['parse-worker.js', 'parse-worker.ts']) {
-    const file = path.join(here, name);
-    if (existsSync(file)) return file;
-  }
-  throw new Error(`parse-worker.js (bundle) or parse-worker.ts (source) not found in ${here}`);
+  return parseWorkerFile();
 }
 
 function execArgvFor(workerFile: string): string[] {

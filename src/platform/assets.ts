@@ -1,0 +1,83 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { projectRoot } from './fs/project-root.js';
+import { runningAsSea, seaAssetRoot } from './fs/sea-assets.js';
+
+/**
+ * Where the files the server needs besides its own code live: migrations, the parser worker,
+ * static bundles (dist/widget/, dist/admin/, ...) and native addons. One answer for the three ways
+ * it runs: from source (vitest, tsx), from the bundles in dist/ (`npm start`), and as the single
+ * executable, whose assets are unpacked to a cache dir with the same layout (see fs/sea-assets.ts).
+ */
+
+export type RunMode = 'source' | 'dist' | 'sea';
+
+export function runMode(): RunMode {
+  if (runningAsSea()) return 'sea';
+  return isBundled() ? 'dist' : 'source';
+}
+
+/** True when this code runs from a bundle (dist/main.js), not from src/ */
+function isBundled(): boolean {
+  return !import.meta.url.endsWith('/assets.ts');
+}
+
+export function migrationsDir(): string {
+  return path.join(projectRoot(), 'migrations');
+}
+
+/**
+ * The parser worker entry: the CJS bundle in the executable, dist/parse-worker.js beside
+ * dist/main.js, or the TypeScript source (run under tsx) in development.
+ */
+export function parseWorkerFile(): string {
+  const root = projectRoot();
+  if (runningAsSea()) return path.join(root, 'dist', 'parse-worker.cjs');
+  const candidates = isBundled()
+    ? [path.join(path.dirname(fileURLToPath(import.meta.url)), 'parse-worker.js')]
+    : [path.join(root, 'src', 'platform', 'workers', 'parse-worker.ts')];
+  for (const file of candidates) if (existsSync(file)) return file;
+  throw new Error(`parser worker not found (looked for ${candidates.join(', ')})`);
+}
+
+/**
+ * A static bundle directory that scripts/build.mjs writes under dist/ (e.g. `widget`, `admin`).
+ * The executable embeds every directory there, so a new bundle needs no change to the SEA build.
+ */
+export function staticDir(name: string): string {
+  return path.join(projectRoot(), 'dist', name);
+}
+
+/** The piscina thread entry inside the executable (piscina's own worker.js, bundled). */
+export function piscinaWorkerFile(): string {
+  return path.join(seaAssetRoot(), 'dist', 'piscina-worker.cjs');
+}
+
+/** Native addons the executable carries; outside it, packages find their own. */
+export type NativeAddonName = 'better-sqlite3' | 'argon2';
+const NATIVE_FILES: Record<NativeAddonName, string> = { 'better-sqlite3': 'native/better_sqlite3.node', argon2: 'native/argon2.node' };
+const loadedAddons = new Map<NativeAddonName, unknown>();
+
+/** The addon's exports inside the executable (loaded with process.dlopen); undefined elsewhere. */
+export function nativeAddon(name: NativeAddonName): unknown {
+  if (!runningAsSea()) return undefined;
+  let exports = loadedAddons.get(name);
+  if (!exports) {
+    const mod = { exports: {} as unknown };
+    process.dlopen(mod, path.join(seaAssetRoot(), NATIVE_FILES[name]));
+    exports = mod.exports;
+    loadedAddons.set(name, exports);
+  }
+  return exports;
+}
+
+/** sqlite-vec's loadable extension inside the executable; undefined elsewhere (sqlite-vec finds it). */
+export function sqliteVecExtension(): string | undefined {
+  return runningAsSea() ? path.join(seaAssetRoot(), 'native', 'vec0.so') : undefined;
+}
+
+/** A path inside the executable's unpacked assets (scripts/build-sea.mjs points dependencies here). */
+export function seaPath(relative: string): string {
+  return path.join(seaAssetRoot(), relative);
+}
