@@ -93,7 +93,7 @@ function inShadow<T>(page: Page, fn: string): Promise<T> {
   return page.evaluate(`(() => { const root = document.querySelector('chat-agent-widget').shadowRoot; return (${fn})(root); })()`) as Promise<T>;
 }
 
-const style = (loc: Locator, prop: string) => loc.evaluate((el: any, p: string) => getComputedStyle(el).getPropertyValue(p), prop);
+const style = (loc: Locator, prop: string) => loc.evaluate((el: any, p: string) => (globalThis as any).getComputedStyle(el).getPropertyValue(p), prop);
 
 beforeAll(async () => {
   const dataDir = makeDataDir();
