@@ -148,6 +148,8 @@ describe('the embedded widget on another site', () => {
     expect(await style(dialog, 'font-family')).toBe('Georgia, serif');
     expect(await style(dialog, 'font-size')).toBe('16px');
     expect(await style(dialog.locator('.header'), 'background-image')).toBe('linear-gradient(135deg, rgb(15, 118, 110), rgb(29, 78, 216))');
+    // measured once the opening animation has finished
+    await dialog.evaluate((el: any) => Promise.all(el.getAnimations().map((a: any) => a.finished)));
     const dialogBox = (await dialog.boundingBox())!;
     expect(dialogBox.x).toBe(20); // under the launcher, on the left
     expect(dialogBox.width).toBe(420); // large
@@ -370,6 +372,24 @@ describe('the embedded widget on another site', () => {
     await page.keyboard.press('Escape');
     await dialogOf(page).waitFor({ state: 'hidden' });
     expect(await inShadow<string>(page, `(root) => root.activeElement && root.activeElement.className`)).toBe('launcher');
+    await page.close();
+  });
+
+  it('auto_expand opens the window on a wide screen only; theme auto follows prefers-color-scheme', async () => {
+    const agent = await newAgent({ lead_capture_enabled: false, auto_expand: true, widget_theme: 'auto' });
+    const host = await site(agent.id);
+    const page = await browser.context.newPage();
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.goto(host.url);
+    await dialogOf(page).waitFor(); // open without a click
+    expect(await style(dialogOf(page), 'background-color')).toBe('rgb(17, 24, 39)');
+    await page.emulateMedia({ colorScheme: 'light' });
+    expect(await style(dialogOf(page), 'background-color')).toBe('rgb(255, 255, 255)');
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.reload();
+    await launcherOf(page).waitFor();
+    expect(await dialogOf(page).isVisible()).toBe(false); // a phone is not covered uninvited
     await page.close();
   });
 
