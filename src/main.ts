@@ -1,31 +1,44 @@
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config/index.js';
+import { runCli } from './cli.js';
+import type { Config } from './config/index.js';
+import { BackupScheduler } from './modules/backup/index.js';
+import { systemClock } from './platform/clock.js';
 import { openDatabase } from './platform/db/index.js';
 import { configuredProviders } from './providers/llm/registry.js';
 
-/** Entry: read config, open the database, build the app, listen, shut down gracefully. */
-async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig(process.env);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      process.exit(1);
-    }
-    throw err;
-  }
+/** How long shutdown may take before the process exits anyway (the database stays consistent: WAL). */
+const SHUTDOWN_GRACE_MS = 10_000;
 
+/** `serve`: open the database, build the app, listen, shut down gracefully. */
+async function serve(config: Config): Promise<void> {
+  try {
+    await start(config);
+  } catch (err) {
+    // Known start-up failures (port taken, no permission, unwritable data dir) are one line; anything else keeps its stack.
+    const e = err as NodeJS.ErrnoException;
+    const known = e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL' || e.code === 'SQLITE_CANTOPEN';
+    process.stderr.write(`fatal: ${known ? e.message : (e.stack ?? String(err))}\n`);
+    process.exit(1);
+  }
+}
+
+async function start(config: Config): Promise<void> {
   const database = openDatabase(config.databaseFile);
   const app = await buildApp({ config, database });
+  const backups = config.backup.intervalMs > 0 ? new BackupScheduler(database.sqlite, config.backup, systemClock, app.log) : undefined;
 
-  // SIGTERM/SIGINT: stop accepting, let in-flight requests finish (up to the delay), close the db.
-  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+  // SIGTERM/SIGINT: stop accepting and let in-flight requests finish; then (app.ts onClose) running
+  // ingestion jobs stop at a safe point and stay queued for the next start, the lead-alert outbox
+  // stops (its rows are the state: unsent mail stays queued), and the parser threads end. Then a
+  // backup in progress completes, and closing the database folds the WAL back into the file.
+  closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     else app.log.info({ signal }, 'shutting down');
     await app.close();
+    await backups?.stop();
     database.close();
+    app.log.info('shutdown complete: database closed');
   });
 
   const address = await app.listen({ port: config.port, host: config.host });
@@ -37,11 +50,11 @@ async function main(): Promise<void> {
     app.log.info(`LLM providers configured: ${configured.join(', ')}; agents on ${missing.join(', ')} answer from their knowledge base only`);
   }
   app.log.info(config.embeddings === 'none' ? 'retrieval: keyword search only (EMBEDDINGS=none)' : `retrieval: keyword + ${config.embeddings} embeddings`);
+  if (backups) {
+    backups.start();
+    app.log.info({ dir: config.backup.dir, everyHours: config.backup.intervalMs / 3_600_000, keep: config.backup.keep }, 'scheduled backups on');
+  }
 }
 
-main().catch((err: NodeJS.ErrnoException) => {
-  // Known start-up failures (port taken, no permission, unwritable data dir) are one line; anything else keeps its stack.
-  const known = err.code === 'EADDRINUSE' || err.code === 'EACCES' || err.code === 'EADDRNOTAVAIL' || err.code === 'SQLITE_CANTOPEN';
-  process.stderr.write(`fatal: ${known ? err.message : (err.stack ?? String(err))}\n`);
-  process.exit(1);
-});
+// Entry of `npm start` (dist/main.js), of the single executable, and of `node --import tsx src/main.ts`.
+void runCli(process.argv, { serve }, process.env);

@@ -53,6 +53,9 @@ const envSchema = z.object({
   INGEST_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(1),
   INGEST_TIMEOUT_S: z.coerce.number().int().min(1).max(3600).default(300),
   LLM_TIMEOUT_S: z.coerce.number().int().min(1).max(600).default(60),
+  // 0 = no scheduled backups; fractions allowed (0.5 = every 30 min); setTimeout caps one wait at ~596 h
+  BACKUP_INTERVAL_H: z.coerce.number().min(0).max(500).default(0),
+  BACKUP_KEEP: z.coerce.number().int().min(1).max(10_000).default(7),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -82,13 +85,23 @@ export interface Config {
   /** time a provider may take to start answering (and between streamed parts) */
   llmTimeoutMs: number;
   smtp: { url?: string; from?: string };
+  /** scheduled backups to DATA_DIR/backups; intervalMs 0 = off */
+  backup: { intervalMs: number; keep: number; dir: string };
   allowPrivateUrls: boolean;
   trustProxy: boolean;
   logLevel: string;
 }
 
 /** A bad configuration value; the message is one line naming the variable. */
-export class ConfigError extends Error {}
+export class ConfigError extends Error {
+  constructor(
+    message: string,
+    /** the environment variable at fault, when there is one (the CLI names its flag instead) */
+    readonly variable?: string,
+  ) {
+    super(message);
+  }
+}
 
 const JWT_SECRET_FILE = 'jwt-secret';
 
@@ -102,23 +115,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const name = String(issue.path[0] ?? 'environment');
-    throw new ConfigError(`Invalid configuration: ${name}: ${issue.message} (got ${JSON.stringify(cleaned[name] ?? '')})`);
+    throw new ConfigError(`Invalid configuration: ${name}: ${issue.message} (got ${JSON.stringify(cleaned[name] ?? '')})`, name);
   }
   const e = parsed.data;
 
   const plans = e.PLANS_FILE ? readPlansFile(e.PLANS_FILE) : BUILT_IN_PLANS;
   if (!Object.hasOwn(plans, e.DEFAULT_PLAN)) {
-    throw new ConfigError(`Invalid configuration: DEFAULT_PLAN: no plan named ${JSON.stringify(e.DEFAULT_PLAN)} (plans: ${Object.keys(plans).join(', ')})`);
+    throw new ConfigError(`Invalid configuration: DEFAULT_PLAN: no plan named ${JSON.stringify(e.DEFAULT_PLAN)} (plans: ${Object.keys(plans).join(', ')})`, 'DEFAULT_PLAN');
   }
 
-  if (e.EMBEDDINGS === 'openai' && !e.OPENAI_API_KEY) throw new ConfigError('Invalid configuration: EMBEDDINGS: openai needs OPENAI_API_KEY');
-  if (e.EMBEDDINGS === 'google' && !e.GEMINI_API_KEY) throw new ConfigError('Invalid configuration: EMBEDDINGS: google needs GEMINI_API_KEY');
+  if (e.EMBEDDINGS === 'openai' && !e.OPENAI_API_KEY) throw new ConfigError('Invalid configuration: EMBEDDINGS: openai needs OPENAI_API_KEY', 'EMBEDDINGS');
+  if (e.EMBEDDINGS === 'google' && !e.GEMINI_API_KEY) throw new ConfigError('Invalid configuration: EMBEDDINGS: google needs GEMINI_API_KEY', 'EMBEDDINGS');
 
   const dataDir = path.resolve(e.DATA_DIR);
   try {
     mkdirSync(dataDir, { recursive: true });
   } catch (err) {
-    throw new ConfigError(`Invalid configuration: DATA_DIR: cannot create ${dataDir}: ${(err as Error).message}`);
+    throw new ConfigError(`Invalid configuration: DATA_DIR: cannot create ${dataDir}: ${(err as Error).message}`, 'DATA_DIR');
   }
 
   return {
@@ -144,6 +157,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ingestConcurrency: e.INGEST_CONCURRENCY,
     ingestTimeoutMs: e.INGEST_TIMEOUT_S * 1000,
     smtp: { url: e.SMTP_URL, from: e.SMTP_FROM },
+    backup: { intervalMs: Math.round(e.BACKUP_INTERVAL_H * 3600 * 1000), keep: e.BACKUP_KEEP, dir: path.join(dataDir, 'backups') },
     allowPrivateUrls: e.ALLOW_PRIVATE_URLS,
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
@@ -155,12 +169,12 @@ function readPlansFile(file: string): Plans {
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new ConfigError(`Invalid configuration: PLANS_FILE: cannot read ${file} as JSON: ${(err as Error).message.split('\n')[0]}`);
+    throw new ConfigError(`Invalid configuration: PLANS_FILE: cannot read ${file} as JSON: ${(err as Error).message.split('\n')[0]}`, 'PLANS_FILE');
   }
   const parsed = plansSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new ConfigError(`Invalid configuration: PLANS_FILE: ${issue.path.join('.') || 'root'}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration: PLANS_FILE: ${issue.path.join('.') || 'root'}: ${issue.message}`, 'PLANS_FILE');
   }
   return parsed.data;
 }
@@ -169,7 +183,7 @@ function loadOrCreateSecret(dataDir: string): Uint8Array {
   const file = path.join(dataDir, JWT_SECRET_FILE);
   try {
     const existing = readFileSync(file, 'utf8').trim();
-    if (Buffer.byteLength(existing) < 32) throw new ConfigError(`Invalid configuration: JWT_SECRET: ${file} holds fewer than 32 bytes`);
+    if (Buffer.byteLength(existing) < 32) throw new ConfigError(`Invalid configuration: JWT_SECRET: ${file} holds fewer than 32 bytes`, 'JWT_SECRET');
     return new TextEncoder().encode(existing);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
@@ -181,7 +195,7 @@ function loadOrCreateSecret(dataDir: string): Uint8Array {
     chmodSync(file, 0o600);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return loadOrCreateSecret(dataDir);
-    throw new ConfigError(`Invalid configuration: DATA_DIR: cannot write ${file}: ${(err as Error).message}`);
+    throw new ConfigError(`Invalid configuration: DATA_DIR: cannot write ${file}: ${(err as Error).message}`, 'DATA_DIR');
   }
   return new TextEncoder().encode(secret);
 }
