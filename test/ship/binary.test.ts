@@ -1,0 +1,157 @@
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { bootServer, killAll, ownerWithAgent, postJson, repoRoot, runCommand, stopServer } from '../helpers/server-process.js';
+
+/**
+ * Issue "Ship it": `npm run build:sea` writes dist/chat-agent; copied alone into an empty folder
+ * and run with no node on PATH (and no node_modules anywhere near), it serves the whole product.
+ * Built once for this file.
+ */
+
+let work: string;
+let binary: { command: string; args: string[] };
+let home: string;
+const dirs: string[] = [];
+
+/** PATH has no node; HOME is private so the asset cache starts empty. */
+function env(extra: Record<string, string> = {}): Record<string, string> {
+  return { PATH: '/nonexistent', HOME: home, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...extra };
+}
+
+function tempDir(name: string): string {
+  const dir = path.join(work, name);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+beforeAll(() => {
+  execFileSync(process.execPath, ['scripts/build-sea.mjs'], { cwd: repoRoot, stdio: 'pipe' });
+  work = mkdtempSync(path.join(tmpdir(), 'chat-agent-sea-test-'));
+  dirs.push(work);
+  const bin = path.join(work, 'bin');
+  mkdirSync(bin);
+  copyFileSync(path.join(repoRoot, 'dist', 'chat-agent'), path.join(bin, 'chat-agent'));
+  execFileSync('chmod', ['755', path.join(bin, 'chat-agent')]);
+  binary = { command: path.join(bin, 'chat-agent'), args: [] };
+  home = tempDir('home');
+}, 180_000);
+
+afterEach(killAll);
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** From spawn to the first 200 of /api/health (spawn, unpack if needed, migrations, listen). */
+async function timeToFirst200(processEnv: Record<string, string>) {
+  const t0 = performance.now();
+  const { server, base } = await bootServer(binary, { env: processEnv, cwd: path.dirname(binary.command) });
+  let health = await fetch(`${base}/api/health`);
+  while (health.status !== 200) health = await fetch(`${base}/api/health`);
+  const ms = Math.round(performance.now() - t0);
+  expect(await health.json()).toMatchObject({ status: 'ok', database: 'ok' });
+  return { server, base, ms };
+}
+
+describe('the single executable', () => {
+  it('is alone in its folder and runs without node', async () => {
+    expect(readdirSync(path.dirname(binary.command))).toEqual(['chat-agent']);
+    const r = await runCommand({ ...binary, args: ['version'] }, { env: env(), cwd: path.dirname(binary.command) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^chat-agent \d+\.\d+\.\d+ \(node v20\.\d+\.\d+, linux-x64, sea\)$/);
+  });
+
+  it('serves: register, agent, text and file sources, chat with no provider key; cold start and size reported', { timeout: 120_000 }, async () => {
+    const dataDir = tempDir('data-serve');
+    // first start on a machine: an empty asset cache, so unpacking is included; then a restart
+    const firstRunEnv = env({ DATA_DIR: dataDir, HOME: tempDir('home-first-run') });
+    const firstRun = await timeToFirst200(firstRunEnv);
+    expect(await stopServer(firstRun.server)).toEqual({ code: 0, signal: null });
+    const { server, base, ms: warmMs } = await timeToFirst200(firstRunEnv);
+    const sizeMb = +(statSync(binary.command).size / 1024 / 1024).toFixed(1);
+    const figures = { binary_mb: sizeMb, first_run_start_to_first_200_ms: firstRun.ms, start_to_first_200_ms: warmMs };
+    console.log(JSON.stringify({ figure: 'sea', ...figures }));
+    mkdirSync(path.join(repoRoot, 'test-artifacts'), { recursive: true });
+    writeFileSync(path.join(repoRoot, 'test-artifacts', 'sea.json'), JSON.stringify(figures) + '\n');
+
+    const { token, agentId } = await ownerWithAgent(base);
+    const text = await postJson(`${base}/api/sources/chatbot/${agentId}/text`, { name: 'Opening hours', content: 'The shop in Lisbon opens at nine in the morning and closes at six in the evening, Monday to Saturday.' }, token);
+    expect(text.status, await text.clone().text()).toBe(201);
+    const chat = await postJson(`${base}/api/chat`, { chatbot_id: agentId, message: 'When does the Lisbon shop open?' }, token);
+    expect(chat.status, await chat.clone().text()).toBe(200);
+    const answer = (await chat.json()) as { message: string; sources: Array<{ name: string }> };
+    expect(answer.message).toMatch(/nine in the morning/);
+    expect(answer.sources.map((s) => s.name)).toContain('Opening hours');
+
+    // a file source goes through the parser worker threads, unpacked from the executable
+    const form = new FormData();
+    form.append('file', new Blob(['Parking is free behind the Porto warehouse for customers with a receipt.'], { type: 'text/plain' }), 'parking.txt');
+    const upload = await fetch(`${base}/api/sources/chatbot/${agentId}/file`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+    expect(upload.status, await upload.clone().text()).toBe(201);
+    const sourceId = ((await upload.json()) as { id: string }).id;
+    // no log line marks a finished source: its status over HTTP is the observable (each poll is a round trip)
+    let status = '';
+    const deadline = Date.now() + 60_000;
+    while (status !== 'completed' && status !== 'failed' && Date.now() < deadline) {
+      const list = await fetch(`${base}/api/sources/chatbot/${agentId}`, { headers: { authorization: `Bearer ${token}` } });
+      status = ((await list.json()) as Array<{ id: string; status: string }>).find((s) => s.id === sourceId)!.status;
+    }
+    expect(status).toBe('completed');
+    const chat2 = await postJson(`${base}/api/chat`, { chatbot_id: agentId, message: 'Is parking free at the Porto warehouse?' }, token);
+    expect(((await chat2.json()) as { message: string }).message).toMatch(/Parking is free/);
+
+    const docs = await fetch(`${base}/docs/`);
+    expect(docs.status).toBe(200);
+
+    expect(await stopServer(server)).toEqual({ code: 0, signal: null });
+    const db = new Database(path.join(dataDir, 'chat-agent.db'), { readonly: true });
+    try {
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+    } finally {
+      db.close();
+    }
+  });
+
+  it('backs up while serving and restores into a fresh folder that it then serves', { timeout: 120_000 }, async () => {
+    const dataDir = tempDir('data-live');
+    const { server, base } = await bootServer(binary, { env: env({ DATA_DIR: dataDir }) });
+    const { agentId, token } = await ownerWithAgent(base, 'boss@example.com');
+    await postJson(`${base}/api/sources/chatbot/${agentId}/text`, { name: 'Returns', content: 'Returns are accepted within thirty days with the original receipt.' }, token);
+
+    const backupFile = path.join(work, 'live.db');
+    const backup = await runCommand({ ...binary, args: ['backup', backupFile, '--data-dir', dataDir] }, { env: env() });
+    expect(backup.code, backup.stderr).toBe(0);
+    expect(backup.stdout).toContain('integrity_check ok');
+
+    // the live database cannot be replaced under the running server
+    const refused = await runCommand({ ...binary, args: ['restore', backupFile, '--data-dir', dataDir] }, { env: env() });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(refused.stderr).toMatch(/in use/);
+    expect(await stopServer(server)).toEqual({ code: 0, signal: null });
+
+    const fresh = tempDir('data-restored');
+    const restore = await runCommand({ ...binary, args: ['restore', backupFile, '--data-dir', fresh] }, { env: env() });
+    expect(restore.code, restore.stderr).toBe(0);
+    const second = await bootServer(binary, { env: env({ DATA_DIR: fresh }) });
+    const login = await postJson(`${second.base}/api/auth/login`, { email: 'boss@example.com', password: 'a long enough password' });
+    expect(login.status).toBe(200);
+    const newToken = ((await login.json()) as { access_token: string }).access_token;
+    const chat = await postJson(`${second.base}/api/chat`, { chatbot_id: agentId, message: 'Can I return something after thirty days?' }, newToken);
+    expect(chat.status).toBe(200);
+    expect(((await chat.json()) as { message: string }).message).toMatch(/thirty days/);
+    expect(await stopServer(second.server)).toEqual({ code: 0, signal: null });
+  });
+
+  it('gives one-line errors and a non-zero exit for bad input', async () => {
+    for (const args of [['nosuch'], ['--port', 'abc'], ['restore'], ['restore', '/nonexistent/backup.db', '--data-dir', tempDir('data-bad')], ['users', 'set-status', 'a@example.com', 'frozen']]) {
+      const r = await runCommand({ ...binary, args }, { env: env({ DATA_DIR: tempDir('data-bad') }) });
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stderr.trim().split('\n'), `${args.join(' ')}: ${r.stderr}`).toHaveLength(1);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+});
