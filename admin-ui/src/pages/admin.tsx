@@ -1,0 +1,112 @@
+import { useState } from 'preact/hooks';
+import { api, get } from '../api.js';
+import { useSession } from '../session.js';
+import type { User } from '../types.js';
+import { Loading, Notice, errorText, formatDate, toast, useAsync, valueOf } from '../ui.js';
+
+type Patch = Partial<Pick<User, 'role' | 'status' | 'plan_id' | 'plan_expires_at'>>;
+
+function UserRow({ user, plans, isMe, onChanged }: { user: User; plans: string[]; isMe: boolean; onChanged: (u: User) => void }) {
+  const [busy, setBusy] = useState(false);
+  const planIds = plans.includes(user.plan_id) ? plans : [user.plan_id, ...plans];
+  const patch = async (p: Patch, what: string) => {
+    setBusy(true);
+    try {
+      const updated = await api<User>('PATCH', `/api/admin/users/${encodeURIComponent(user.id)}`, p);
+      onChanged(updated);
+      toast(`${user.name}: ${what}`);
+    } catch (err) {
+      // the select shows the stored value again (the row re-renders from the unchanged user)
+      onChanged({ ...user });
+      toast(errorText(err), 'error');
+    } finally {
+      setBusy(false);
+    }
+  };
+  const expires = user.plan_expires_at ? user.plan_expires_at.slice(0, 10) : '';
+  return (
+    <tr data-user-id={user.id}>
+      <td>
+        <strong>{user.name}</strong>
+        {isMe && <span class="muted small"> (you)</span>}
+        <span class="block small muted">{user.email}</span>
+      </td>
+      <td>
+        <select aria-label={`Plan of ${user.name}`} value={user.plan_id} disabled={busy} onChange={(e) => void patch({ plan_id: valueOf(e) }, `plan set to ${valueOf(e)}`)}>
+          {planIds.map((p) => (
+            <option key={p} value={p}>
+              {p}
+            </option>
+          ))}
+        </select>
+      </td>
+      <td>
+        <input
+          type="date"
+          aria-label={`Plan of ${user.name} expires on`}
+          value={expires}
+          disabled={busy}
+          onChange={(e) => {
+            const v = valueOf(e);
+            void patch({ plan_expires_at: v ? `${v}T23:59:59.000Z` : null }, v ? `plan expires ${v}` : 'plan never expires');
+          }}
+        />
+      </td>
+      <td>
+        <select aria-label={`Status of ${user.name}`} value={user.status} disabled={busy} onChange={(e) => void patch({ status: valueOf(e) as User['status'] }, `status set to ${valueOf(e)}`)}>
+          <option value="active">active</option>
+          <option value="suspended">suspended</option>
+          <option value="banned">banned</option>
+        </select>
+      </td>
+      <td>
+        <select aria-label={`Role of ${user.name}`} value={user.role} disabled={busy} onChange={(e) => void patch({ role: valueOf(e) as User['role'] }, `role set to ${valueOf(e)}`)}>
+          <option value="user">user</option>
+          <option value="admin">admin</option>
+        </select>
+      </td>
+      <td class="small muted">{formatDate(user.last_login)}</td>
+    </tr>
+  );
+}
+
+/** Every account on the server (role admin only): plan, plan expiry, status and role. */
+export function AdminPage() {
+  const { user: me, status } = useSession();
+  const users = useAsync(() => get<User[]>('/api/admin/users'), []);
+  const plans = status?.plans ?? ['free', 'starter', 'pro'];
+  return (
+    <>
+      <div class="page-head">
+        <h1>Users</h1>
+        <button type="button" class="btn btn-small" onClick={() => void users.reload()} disabled={users.loading}>
+          Refresh
+        </button>
+      </div>
+      <p class="muted">Changes apply at once. Suspended and banned users cannot log in; their agents keep their data.</p>
+      {users.error && <Notice kind="error">{users.error}</Notice>}
+      {!users.data && users.loading && <Loading />}
+      {users.data && (
+        <div class="table-wrap">
+          <table class="table users-table" aria-label="Users">
+            <thead>
+              <tr>
+                <th scope="col">User</th>
+                <th scope="col">Plan</th>
+                <th scope="col">Plan expires</th>
+                <th scope="col">Status</th>
+                <th scope="col">Role</th>
+                <th scope="col">Last login</th>
+              </tr>
+            </thead>
+            <tbody>
+              {users.data.map((u) => (
+                <UserRow key={`${u.id}`} user={u} plans={plans} isMe={u.id === me.id} onChanged={(nu) => users.setData((users.data ?? []).map((x) => (x.id === nu.id ? nu : x)))} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,42 @@
+import { useMemo, useState } from 'preact/hooks';
+import { get } from '../api.js';
+import { DailyChart, type DailySeries } from '../chart.js';
+import type { Dashboard, Trends } from '../types.js';
+import { EmptyState, Loading, Notice, useAsync } from '../ui.js';
+import { StatCard, WindowSwitch, type Window } from './analytics.js';
+
+/** The account at a glance: all-time counts, then the trends of the chosen window. */
+export function DashboardPage() {
+  const [days, setDays] = useState<Window>(30);
+  const dashboard = useAsync(() => get<Dashboard>('/api/analytics/dashboard'), []);
+  const trends = useAsync(() => get<Trends>(`/api/analytics/trends?days=${days}`), [days]);
+  const series = useMemo<DailySeries | null>(() => {
+    const t = trends.data;
+    if (!t) return null;
+    return { labels: t.conversations.map((p) => p.date), conversations: t.conversations.map((p) => p.count), messages: t.messages.map((p) => p.count) };
+  }, [trends.data]);
+  const d = dashboard.data;
+  return (
+    <>
+      <div class="page-head">
+        <h1>Analytics</h1>
+        <WindowSwitch days={days} onChange={setDays} />
+      </div>
+      {dashboard.error && <Notice kind="error">{dashboard.error}</Notice>}
+      <div class="stats">
+        <StatCard label="Conversations" value={d?.total_conversations ?? '…'} testId="stat-conversations" />
+        <StatCard label="Messages" value={d?.total_messages ?? '…'} testId="stat-messages" />
+        <StatCard label="Active agents" value={d ? `${d.active_chatbots} of ${d.total_chatbots}` : '…'} />
+        <StatCard label="Widget leads" value={d?.total_leads ?? '…'} testId="stat-leads" />
+        <StatCard label={`Average response time (${days} days)`} value={trends.data?.avg_response_time ?? '…'} testId="stat-response-time" />
+      </div>
+      <section class="card stack">
+        <h2>Conversations and messages per day</h2>
+        {trends.error && <Notice kind="error">{trends.error}</Notice>}
+        {!series && trends.loading && <Loading />}
+        {series && series.labels.length === 0 && <EmptyState>Create an agent to see its activity here.</EmptyState>}
+        {series && series.labels.length > 0 && <DailyChart series={series} title={`Conversations and messages per day, last ${days} days`} />}
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,313 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, get, postForm, uploadFile } from '../api.js';
+import type { Agent, Source } from '../types.js';
+import { Badge, ConfirmDialog, EmptyState, Field, Loading, Notice, ProgressBar, errorText, formatBytes, formatDate, toast, useAsync, valueOf } from '../ui.js';
+
+const ACCEPT = '.pdf,.docx,.txt,.xlsx,.csv';
+const ALLOWED = /\.(pdf|docx|txt|xlsx|csv)$/i;
+const MAX_BYTES = 100 * 1024 * 1024;
+/** How often the list is read again while a source is still processing. */
+const POLL_MS = 3000;
+
+interface Upload {
+  key: number;
+  name: string;
+  progress: number;
+  error: string | null;
+}
+
+let uploadSeq = 0;
+
+function Dropzone({ agentId, onUploaded }: { agentId: string; onUploaded: () => void }) {
+  const [uploads, setUploads] = useState<Upload[]>([]);
+  const [over, setOver] = useState(false);
+  const input = useRef<HTMLInputElement>(null);
+
+  const update = (key: number, patch: Partial<Upload>) => setUploads((list) => list.map((u) => (u.key === key ? { ...u, ...patch } : u)));
+
+  const start = async (files: File[]) => {
+    // one at a time: the server ingests one by one anyway, and each bar then means something
+    for (const file of files) {
+      const key = ++uploadSeq;
+      setUploads((list) => [...list, { key, name: file.name, progress: 0, error: null }]);
+      if (!ALLOWED.test(file.name)) {
+        update(key, { error: 'Only PDF, Word (.docx), Excel (.xlsx), CSV and text files can be added.' });
+        continue;
+      }
+      if (file.size > MAX_BYTES) {
+        update(key, { error: 'The file is larger than 100 MB.' });
+        continue;
+      }
+      try {
+        await uploadFile<Source>(`/api/sources/chatbot/${encodeURIComponent(agentId)}/file`, file, (p) => update(key, { progress: p })).promise;
+        setUploads((list) => list.filter((u) => u.key !== key));
+        onUploaded();
+      } catch (err) {
+        update(key, { error: errorText(err) });
+      }
+    }
+  };
+
+  return (
+    <div class="stack">
+      <div
+        class={over ? 'dropzone over' : 'dropzone'}
+        onDragOver={(e) => {
+          e.preventDefault();
+          setOver(true);
+        }}
+        onDragLeave={() => setOver(false)}
+        onDrop={(e) => {
+          e.preventDefault();
+          setOver(false);
+          void start(Array.from(e.dataTransfer?.files ?? []));
+        }}
+      >
+        <p>
+          <strong>Drop files here</strong> or{' '}
+          <button type="button" class="link-button" onClick={() => input.current?.click()}>
+            choose files
+          </button>
+        </p>
+        <p class="muted small">PDF, DOCX, XLSX, CSV or TXT, up to 100 MB each</p>
+        <input
+          ref={input}
+          type="file"
+          accept={ACCEPT}
+          multiple
+          class="offscreen"
+          aria-label="Upload files"
+          onChange={(e) => {
+            const files = Array.from(e.currentTarget.files ?? []);
+            e.currentTarget.value = '';
+            void start(files);
+          }}
+        />
+      </div>
+      {uploads.map((u) => (
+        <div key={u.key} class="upload-row">
+          <span class="upload-name">{u.name}</span>
+          {u.error ? (
+            <>
+              <Notice kind="error">{u.error}</Notice>
+              <button type="button" class="btn btn-small" onClick={() => setUploads((l) => l.filter((x) => x.key !== u.key))}>
+                Dismiss
+              </button>
+            </>
+          ) : (
+            <>
+              <ProgressBar value={u.progress} label={`Uploading ${u.name}`} />
+              <span class="small muted">{Math.round(u.progress * 100)}%</span>
+            </>
+          )}
+        </div>
+      ))}
+    </div>
+  );
+}
+
+function WebsiteForm({ agentId, onAdded }: { agentId: string; onAdded: () => void }) {
+  const [url, setUrl] = useState('');
+  const [maxPages, setMaxPages] = useState('10');
+  const [include, setInclude] = useState('');
+  const [exclude, setExclude] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    const form = new FormData();
+    form.append('url', url.trim());
+    form.append('max_pages', maxPages);
+    if (include.trim()) form.append('include_paths', include);
+    if (exclude.trim()) form.append('exclude_paths', exclude);
+    try {
+      await postForm(`/api/sources/chatbot/${encodeURIComponent(agentId)}/website`, form);
+      setUrl('');
+      onAdded();
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="stack" onSubmit={submit} method="post" aria-label="Add a website">
+      {error && <Notice kind="error">{error}</Notice>}
+      <Field label="Website address">
+        <input type="url" required value={url} onInput={(e) => setUrl(valueOf(e))} placeholder="https://www.example.com/help" />
+      </Field>
+      <div class="grid-3">
+        <Field label="Pages at most" hint="1 to 500">
+          <input type="number" min={1} max={500} required value={maxPages} onInput={(e) => setMaxPages(valueOf(e))} />
+        </Field>
+        <Field label="Only paths starting with" hint="Comma-separated, e.g. /help, /faq">
+          <input value={include} onInput={(e) => setInclude(valueOf(e))} />
+        </Field>
+        <Field label="Skip paths starting with" hint="e.g. /blog">
+          <input value={exclude} onInput={(e) => setExclude(valueOf(e))} />
+        </Field>
+      </div>
+      <div class="actions">
+        <button type="submit" class="btn btn-primary" disabled={busy}>
+          {busy ? 'Adding…' : 'Add website'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function TextForm({ agentId, onAdded }: { agentId: string; onAdded: () => void }) {
+  const [name, setName] = useState('');
+  const [content, setContent] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await api('POST', `/api/sources/chatbot/${encodeURIComponent(agentId)}/text`, { name, content });
+      setName('');
+      setContent('');
+      onAdded();
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="stack" onSubmit={submit} method="post" aria-label="Add text">
+      {error && <Notice kind="error">{error}</Notice>}
+      <Field label="Title">
+        <input required maxLength={200} value={name} onInput={(e) => setName(valueOf(e))} placeholder="Opening hours" />
+      </Field>
+      <Field label="Text">
+        <textarea required rows={6} value={content} onInput={(e) => setContent(valueOf(e))} />
+      </Field>
+      <div class="actions">
+        <button type="submit" class="btn btn-primary" disabled={busy}>
+          {busy ? 'Adding…' : 'Add text'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function SourceRow({ source, onDelete }: { source: Source; onDelete: () => void }) {
+  const kind = source.type === 'file' ? (source.file_type ?? 'file').toUpperCase() : source.type === 'website' ? 'Website' : 'Text';
+  const pages = source.type === 'website' && source.pages_found ? `${source.pages_done ?? 0} of ${source.pages_found} pages` : source.type === 'website' && source.pages_done ? `${source.pages_done} pages` : null;
+  return (
+    <li class="source" data-status={source.status}>
+      <div class="source-main">
+        <span class="source-kind">{kind}</span>
+        <span class="source-name" title={source.name}>
+          {source.name}
+        </span>
+        {source.status === 'processing' && <Badge kind="busy">Processing</Badge>}
+        {source.status === 'completed' && <Badge kind="ok">Ready</Badge>}
+        {source.status === 'failed' && <Badge kind="bad">Failed</Badge>}
+        <button type="button" class="btn btn-small" onClick={onDelete} aria-label={`Delete ${source.name}`}>
+          Delete
+        </button>
+      </div>
+      {source.status === 'processing' && (
+        <div class="source-progress">
+          <ProgressBar value={source.progress} label={`Processing ${source.name}`} />
+          <span class="small muted">{pages ?? `${Math.round(source.progress * 100)}%`}</span>
+        </div>
+      )}
+      {source.status === 'failed' && source.error_message && <p class="source-error">{source.error_message}</p>}
+      <p class="small muted">
+        {[formatDate(source.created_at), formatBytes(source.file_size), source.status !== 'processing' ? pages : null].filter(Boolean).join(' · ')}
+      </p>
+    </li>
+  );
+}
+
+export function KnowledgeTab({ agent }: { agent: Agent }) {
+  const sources = useAsync(() => get<Source[]>(`/api/sources/chatbot/${encodeURIComponent(agent.id)}`), [agent.id]);
+  const [adding, setAdding] = useState<'file' | 'website' | 'text'>('file');
+  const [deleting, setDeleting] = useState<Source | null>(null);
+  const processing = sources.data?.some((s) => s.status === 'processing') ?? false;
+
+  // Read the list again every few seconds only while something is processing, and never after
+  // the page is left (timer and listener are removed on unmount). A hidden tab waits until it is
+  // shown again; a failed read (a 429, say) is tried again at the next turn.
+  useEffect(() => {
+    if (!processing || sources.loading) return;
+    let wake: (() => void) | null = null;
+    const timer = setTimeout(() => {
+      if (document.visibilityState !== 'hidden') {
+        void sources.reload();
+        return;
+      }
+      wake = () => {
+        document.removeEventListener('visibilitychange', wake!);
+        wake = null;
+        void sources.reload();
+      };
+      document.addEventListener('visibilitychange', wake);
+    }, POLL_MS);
+    return () => {
+      clearTimeout(timer);
+      if (wake) document.removeEventListener('visibilitychange', wake);
+    };
+  }, [processing, sources.loading, sources.settled]);
+
+  const remove = async () => {
+    if (!deleting) return;
+    await api('DELETE', `/api/sources/${encodeURIComponent(deleting.id)}`);
+    toast(`${deleting.name} was removed`);
+    setDeleting(null);
+    await sources.reload();
+  };
+
+  const added = () => {
+    toast('Source added');
+    void sources.reload();
+  };
+
+  return (
+    <div class="stack-lg">
+      <section class="card stack">
+        <h2>Add knowledge</h2>
+        <div class="segmented" role="group" aria-label="Kind of source">
+          {(['file', 'website', 'text'] as const).map((k) => (
+            <button key={k} type="button" class={adding === k ? 'seg active' : 'seg'} aria-pressed={adding === k} onClick={() => setAdding(k)}>
+              {k === 'file' ? 'Files' : k === 'website' ? 'Website' : 'Text'}
+            </button>
+          ))}
+        </div>
+        {adding === 'file' && <Dropzone agentId={agent.id} onUploaded={() => void sources.reload()} />}
+        {adding === 'website' && <WebsiteForm agentId={agent.id} onAdded={added} />}
+        {adding === 'text' && <TextForm agentId={agent.id} onAdded={added} />}
+      </section>
+      <section class="card stack">
+        <div class="section-head-row">
+          <h2>Sources</h2>
+          {processing && <span class="small muted">Updating while processing…</span>}
+        </div>
+        {sources.error && <Notice kind="error">{sources.error}</Notice>}
+        {!sources.data && sources.loading && <Loading />}
+        {sources.data && sources.data.length === 0 && <EmptyState>No sources yet. The agent answers from what you add here.</EmptyState>}
+        {sources.data && sources.data.length > 0 && (
+          <ul class="sources" aria-label="Sources">
+            {sources.data.map((s) => (
+              <SourceRow key={s.id} source={s} onDelete={() => setDeleting(s)} />
+            ))}
+          </ul>
+        )}
+      </section>
+      {deleting && (
+        <ConfirmDialog title="Remove this source?" confirmLabel="Remove" onConfirm={remove} onCancel={() => setDeleting(null)}>
+          <p>
+            “{deleting.name}” and everything learned from it leave the agent's knowledge.
+          </p>
+        </ConfirmDialog>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,335 @@
+import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+import { api } from '../api.js';
+import { WidgetPreview } from '../preview.js';
+import { useSession } from '../session.js';
+import type { Agent, Provider } from '../types.js';
+import { Field, Notice, errorText, toast, valueOf } from '../ui.js';
+import { PROVIDERS } from './agents.js';
+
+type Draft = Partial<Agent>;
+type Setter = <K extends keyof Agent>(key: K, value: Agent[K]) => void;
+
+const pick = (agent: Agent, keys: Array<keyof Agent>): Draft => Object.fromEntries(keys.map((k) => [k, agent[k]])) as Draft;
+
+/**
+ * One section of the settings: its own draft of some of the agent's fields and its own Save,
+ * which sends only the fields that changed (PUT changes only what it is sent).
+ */
+function Section(props: {
+  title: string;
+  description?: ComponentChildren;
+  agent: Agent;
+  keys: Array<keyof Agent>;
+  onSaved: (a: Agent) => void;
+  /** turns the draft into the request body (e.g. text lists into arrays); identity by default */
+  toBody?: (changed: Draft) => Record<string, unknown>;
+  children: (draft: Draft, set: Setter) => ComponentChildren;
+  aside?: (draft: Draft) => ComponentChildren;
+}) {
+  const [draft, setDraft] = useState<Draft>(() => pick(props.agent, props.keys));
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const set: Setter = (key, value) => setDraft((d) => ({ ...d, [key]: value }));
+  const changed = Object.fromEntries(props.keys.filter((k) => JSON.stringify(draft[k]) !== JSON.stringify(props.agent[k])).map((k) => [k, draft[k]])) as Draft;
+  const dirty = Object.keys(changed).length > 0;
+
+  const save = async (e: Event) => {
+    e.preventDefault();
+    if (!dirty) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const updated = await api<Agent>('PUT', `/api/chatbots/${encodeURIComponent(props.agent.id)}`, props.toBody ? props.toBody(changed) : changed);
+      props.onSaved(updated);
+      setDraft(pick(updated, props.keys)); // the server's normalised values (trimmed names, hosts)
+      toast(`${props.title} saved`);
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const id = `section-${props.title.toLowerCase().replace(/[^a-z]+/g, '-')}`;
+  return (
+    <form class="card section" onSubmit={save} method="post" aria-labelledby={id}>
+      <div class="section-head">
+        <h2 id={id}>{props.title}</h2>
+        {props.description && <p class="muted">{props.description}</p>}
+      </div>
+      <div class={props.aside ? 'section-split' : ''}>
+        <div class="stack">{props.children(draft, set)}</div>
+        {props.aside && <div class="section-aside">{props.aside(draft)}</div>}
+      </div>
+      {error && <Notice kind="error">{error}</Notice>}
+      <div class="actions">
+        {dirty && (
+          <button type="button" class="btn" onClick={() => setDraft(pick(props.agent, props.keys))} disabled={busy}>
+            Discard changes
+          </button>
+        )}
+        <button type="submit" class="btn btn-primary" disabled={!dirty || busy}>
+          {busy ? 'Saving…' : 'Save'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function Toggle({ label, checked, onChange, hint }: { label: string; checked: boolean; onChange: (v: boolean) => void; hint?: string }) {
+  return (
+    <label class="toggle">
+      <input type="checkbox" role="switch" checked={checked} onChange={(e) => onChange(e.currentTarget.checked)} />
+      <span>
+        {label}
+        {hint && <span class="field-hint block">{hint}</span>}
+      </span>
+    </label>
+  );
+}
+
+function ColorField({ label, value, onChange }: { label: string; value: string; onChange: (v: string) => void }) {
+  // <input type=color> only takes #rrggbb; the text box also takes #rgb
+  const full = /^#[0-9a-f]{3}$/i.test(value) ? '#' + value.slice(1).replace(/./g, (c) => c + c) : value;
+  return (
+    <Field label={label}>
+      <span class="color-field">
+        <input type="color" value={/^#[0-9a-f]{6}$/i.test(full) ? full : '#000000'} onInput={(e) => onChange(valueOf(e))} aria-label={`${label} picker`} />
+        <input value={value} onInput={(e) => onChange(valueOf(e))} maxLength={7} pattern="#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})" aria-label={label} />
+      </span>
+    </Field>
+  );
+}
+
+const nullIfEmpty = (v: string) => (v.trim() === '' ? null : v);
+
+export function SettingsTab({ agent, onSaved, onDelete }: { agent: Agent; onSaved: (a: Agent) => void; onDelete: () => void }) {
+  const { status } = useSession();
+  const providerHasKey = status ? status.providers[agent.provider] : true;
+  const common = { agent, onSaved };
+  return (
+    <div class="stack-lg">
+      {status && !providerHasKey && !status.knowledge_only && (
+        <Notice kind="warning">
+          The server has no key for {agent.provider}: this agent answers from its knowledge base only until one is set, or until you pick a configured provider.
+        </Notice>
+      )}
+
+      <Section title="General" {...common} keys={['name', 'description', 'welcome_message', 'public_access']}>
+        {(d, set) => (
+          <>
+            <Field label="Name">
+              <input required maxLength={100} value={d.name} onInput={(e) => set('name', valueOf(e))} />
+            </Field>
+            <Field label="Description" hint="For you; visitors do not see it.">
+              <input maxLength={2000} value={d.description ?? ''} onInput={(e) => set('description', nullIfEmpty(valueOf(e)))} />
+            </Field>
+            <Field label="Welcome message" hint="The first message visitors see.">
+              <textarea rows={2} maxLength={1000} value={d.welcome_message} onInput={(e) => set('welcome_message', valueOf(e))} />
+            </Field>
+            <Toggle label="Public access" hint="Visitors can reach the agent through the widget and the share link." checked={!!d.public_access} onChange={(v) => set('public_access', v)} />
+          </>
+        )}
+      </Section>
+
+      <Section title="Behaviour" description="The model that writes the answers and how it is told to behave." {...common} keys={['provider', 'model', 'instructions', 'temperature', 'max_tokens']}>
+        {(d, set) => {
+          const provider = PROVIDERS.find((p) => p.id === d.provider) ?? PROVIDERS[0]!;
+          return (
+            <>
+              <div class="grid-2">
+                <Field label="Provider" hint={status && !status.providers[d.provider as Provider] ? 'No key configured on the server for this provider.' : undefined}>
+                  <select value={d.provider} onChange={(e) => set('provider', valueOf(e) as Provider)}>
+                    {PROVIDERS.map((p) => (
+                      <option key={p.id} value={p.id}>
+                        {p.label}
+                        {status && !status.providers[p.id] ? ' (no key)' : ''}
+                      </option>
+                    ))}
+                  </select>
+                </Field>
+                <Field label="Model">
+                  <input required list="model-suggestions" maxLength={100} value={d.model} onInput={(e) => set('model', valueOf(e))} />
+                  <datalist id="model-suggestions">
+                    {provider.models.map((m) => (
+                      <option key={m} value={m} />
+                    ))}
+                  </datalist>
+                </Field>
+              </div>
+              <Field label="Instructions" hint="The system prompt: who the agent is, what it may talk about, its tone.">
+                <textarea rows={8} maxLength={20000} value={d.instructions} onInput={(e) => set('instructions', valueOf(e))} />
+              </Field>
+              <div class="grid-2">
+                <Field label={`Temperature: ${Number(d.temperature).toFixed(2)}`} hint="0 is predictable, 1 is creative.">
+                  <input type="range" min={0} max={1} step={0.05} value={d.temperature} onInput={(e) => set('temperature', Number(valueOf(e)))} />
+                </Field>
+                <Field label="Max tokens per answer">
+                  <input type="number" min={1} max={16384} step={1} required value={d.max_tokens} onInput={(e) => set('max_tokens', Math.trunc(Number(valueOf(e))))} />
+                </Field>
+              </div>
+            </>
+          );
+        }}
+      </Section>
+
+      <Section
+        title="Appearance"
+        description="How the chat looks on your website. The preview follows your changes before you save."
+        {...common}
+        keys={['primary_color', 'secondary_color', 'accent_color', 'widget_position', 'widget_theme', 'widget_size', 'bubble_style', 'font_family', 'font_size', 'logo_url', 'avatar_url', 'auto_expand', 'powered_by_text']}
+        aside={(d) => <WidgetPreview agent={{ ...agent, ...d }} />}
+      >
+        {(d, set) => (
+          <>
+            <div class="grid-3">
+              <ColorField label="Primary color" value={d.primary_color ?? ''} onChange={(v) => set('primary_color', v)} />
+              <ColorField label="Secondary color" value={d.secondary_color ?? ''} onChange={(v) => set('secondary_color', v)} />
+              <ColorField label="Accent color" value={d.accent_color ?? ''} onChange={(v) => set('accent_color', v)} />
+            </div>
+            <div class="grid-2">
+              <Field label="Position">
+                <select value={d.widget_position} onChange={(e) => set('widget_position', valueOf(e) as Agent['widget_position'])}>
+                  <option value="bottom-right">Bottom right</option>
+                  <option value="bottom-left">Bottom left</option>
+                  <option value="top-right">Top right</option>
+                  <option value="top-left">Top left</option>
+                </select>
+              </Field>
+              <Field label="Theme">
+                <select value={d.widget_theme} onChange={(e) => set('widget_theme', valueOf(e) as Agent['widget_theme'])}>
+                  <option value="auto">Follow the visitor's system</option>
+                  <option value="light">Light</option>
+                  <option value="dark">Dark</option>
+                </select>
+              </Field>
+              <Field label="Size">
+                <select value={d.widget_size} onChange={(e) => set('widget_size', valueOf(e) as Agent['widget_size'])}>
+                  <option value="small">Small</option>
+                  <option value="medium">Medium</option>
+                  <option value="large">Large</option>
+                </select>
+              </Field>
+              <Field label="Bubble style">
+                <select value={d.bubble_style} onChange={(e) => set('bubble_style', valueOf(e) as Agent['bubble_style'])}>
+                  <option value="rounded">Rounded</option>
+                  <option value="square">Square</option>
+                </select>
+              </Field>
+              <Field label="Font" hint="A CSS font list, e.g. Georgia, serif">
+                <input maxLength={100} value={d.font_family} onInput={(e) => set('font_family', valueOf(e))} />
+              </Field>
+              <Field label="Font size (px)">
+                <input type="number" min={10} max={32} value={d.font_size} onInput={(e) => set('font_size', Math.trunc(Number(valueOf(e))))} />
+              </Field>
+            </div>
+            <Field label="Logo URL" hint="https address of an image on your site">
+              <input type="url" maxLength={2000} value={d.logo_url ?? ''} onInput={(e) => set('logo_url', nullIfEmpty(valueOf(e)))} placeholder="https://" />
+            </Field>
+            <Field label="Avatar URL" hint="Shown beside the agent's messages">
+              <input type="url" maxLength={2000} value={d.avatar_url ?? ''} onInput={(e) => set('avatar_url', nullIfEmpty(valueOf(e)))} placeholder="https://" />
+            </Field>
+            <Field label="Branding text" hint="Replaces “Powered by Chat Agent”; needs a plan with custom branding. Empty for the default.">
+              <input maxLength={100} value={d.powered_by_text ?? ''} onInput={(e) => set('powered_by_text', nullIfEmpty(valueOf(e)))} />
+            </Field>
+            <Toggle label="Open the chat by itself" hint="The chat window opens when the page loads." checked={!!d.auto_expand} onChange={(v) => set('auto_expand', v)} />
+          </>
+        )}
+      </Section>
+
+      <Section title="Lead capture and e-mail alerts" {...common} keys={['lead_capture_enabled', 'email_alerts_enabled', 'email_alert_address']}>
+        {(d, set) => (
+          <>
+            <Toggle label="Ask for name and phone before the first message" checked={!!d.lead_capture_enabled} onChange={(v) => set('lead_capture_enabled', v)} />
+            <Toggle label="E-mail me when a new lead arrives" checked={!!d.email_alerts_enabled} onChange={(v) => set('email_alerts_enabled', v)} />
+            <Field label="Alert address">
+              <input type="email" maxLength={254} required={!!d.email_alerts_enabled} value={d.email_alert_address ?? ''} onInput={(e) => set('email_alert_address', nullIfEmpty(valueOf(e)))} />
+            </Field>
+            {d.email_alerts_enabled && status && !status.mail.configured && (
+              <Notice kind="info">E-mail is not configured on this server yet: alerts are kept and sent once it is.</Notice>
+            )}
+          </>
+        )}
+      </Section>
+
+      <Section title="Rate limit" description="Keeps one visitor, or a bot, from using up your message quota." {...common} keys={['rate_limit_enabled', 'messages_per_hour', 'daily_message_limit']}>
+        {(d, set) => (
+          <>
+            <Toggle label="Limit messages per visitor session" checked={!!d.rate_limit_enabled} onChange={(v) => set('rate_limit_enabled', v)} />
+            <div class="grid-2">
+              <Field label="Messages per hour per session">
+                <input type="number" min={1} max={10000} value={d.messages_per_hour} disabled={!d.rate_limit_enabled} onInput={(e) => set('messages_per_hour', Math.trunc(Number(valueOf(e))))} />
+              </Field>
+              <Field label="Daily message cap for this agent" hint="Empty for no cap.">
+                <input
+                  type="number"
+                  min={1}
+                  max={1000000}
+                  value={d.daily_message_limit ?? ''}
+                  onInput={(e) => set('daily_message_limit', valueOf(e).trim() === '' ? null : Math.trunc(Number(valueOf(e))))}
+                />
+              </Field>
+            </div>
+          </>
+        )}
+      </Section>
+
+      <AllowedDomains agent={agent} onSaved={onSaved} />
+
+      <section class="card section danger-zone" aria-labelledby="danger-title">
+        <h2 id="danger-title">Delete this agent</h2>
+        <p class="muted">Removes the agent with its knowledge, conversations and leads.</p>
+        <div class="actions">
+          <button type="button" class="btn btn-danger" onClick={onDelete}>
+            Delete agent…
+          </button>
+        </div>
+      </section>
+    </div>
+  );
+}
+
+/** A text box of host patterns, one per line (its own draft: a list cannot be edited line by line). */
+function AllowedDomains({ agent, onSaved }: { agent: Agent; onSaved: (a: Agent) => void }) {
+  const [text, setText] = useState(agent.allowed_domains.join('\n'));
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const list = text
+    .split(/[\n,]/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const dirty = JSON.stringify(list) !== JSON.stringify(agent.allowed_domains);
+  const save = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const updated = await api<Agent>('PUT', `/api/chatbots/${encodeURIComponent(agent.id)}`, { allowed_domains: list });
+      onSaved(updated);
+      setText(updated.allowed_domains.join('\n'));
+      toast('Allowed domains saved');
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="card section" onSubmit={save} method="post" aria-labelledby="section-domains">
+      <div class="section-head">
+        <h2 id="section-domains">Allowed domains</h2>
+        <p class="muted">Websites that may show this agent, one per line: example.com, or *.example.com for its subdomains. Empty lets any site embed it.</p>
+      </div>
+      <Field label="Domains">
+        <textarea rows={4} value={text} onInput={(e) => setText(valueOf(e))} placeholder={'example.com\n*.example.com'} />
+      </Field>
+      {error && <Notice kind="error">{error}</Notice>}
+      <div class="actions">
+        <button type="submit" class="btn btn-primary" disabled={!dirty || busy}>
+          {busy ? 'Saving…' : 'Save'}
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,147 @@
+/** Shapes of the API's answers (README "API"), as far as the UI reads them. */
+
+export interface User {
+  id: string;
+  name: string;
+  email: string;
+  role: 'user' | 'admin';
+  status: 'active' | 'suspended' | 'banned';
+  plan_id: string;
+  plan_expires_at?: string | null;
+  created_at: string;
+  last_login: string | null;
+}
+
+export type Provider = 'openai' | 'anthropic' | 'google' | 'ollama';
+
+export interface Agent {
+  id: string;
+  user_id: string;
+  name: string;
+  description: string | null;
+  model: string;
+  provider: Provider;
+  temperature: number;
+  max_tokens: number;
+  instructions: string;
+  status: 'active' | 'inactive';
+  public_access: boolean;
+  messages_count: number;
+  conversations_count: number;
+  primary_color: string;
+  secondary_color: string;
+  accent_color: string;
+  welcome_message: string;
+  widget_position: 'bottom-right' | 'bottom-left' | 'top-right' | 'top-left';
+  widget_theme: 'light' | 'dark' | 'auto';
+  widget_size: 'small' | 'medium' | 'large';
+  lead_capture_enabled: boolean;
+  email_alerts_enabled: boolean;
+  email_alert_address: string | null;
+  rate_limit_enabled: boolean;
+  messages_per_hour: number;
+  logo_url: string | null;
+  avatar_url: string | null;
+  font_family: string;
+  font_size: number;
+  bubble_style: 'rounded' | 'square';
+  auto_expand: boolean;
+  powered_by_text: string | null;
+  allowed_domains: string[];
+  daily_message_limit: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Source {
+  id: string;
+  chatbot_id: string;
+  type: 'file' | 'website' | 'text';
+  name: string;
+  url: string | null;
+  file_type: string | null;
+  file_size: number | null;
+  status: 'processing' | 'completed' | 'failed';
+  error_message: string | null;
+  progress: number;
+  pages_done: number | null;
+  pages_found: number | null;
+  created_at: string;
+}
+
+export interface Conversation {
+  id: string;
+  chatbot_id: string;
+  session_id: string | null;
+  user_name: string | null;
+  user_email: string | null;
+  status: 'active' | 'resolved' | 'escalated';
+  rating: number | null;
+  message_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Message {
+  id: string;
+  role: 'user' | 'assistant';
+  content: string;
+  timestamp: string;
+}
+
+export interface WidgetLead {
+  id: string;
+  chatbot_id: string;
+  name: string;
+  phone: string;
+  session_id: string | null;
+  created_at: string;
+}
+
+export type LeadStatus = 'New' | 'Contacted' | 'Closed';
+
+export interface AccountLead {
+  id: string;
+  name: string;
+  contact: string;
+  status: LeadStatus;
+  notes: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Dashboard {
+  total_conversations: number;
+  total_messages: number;
+  active_chatbots: number;
+  total_chatbots: number;
+  total_leads: number;
+}
+
+export interface Trends {
+  conversations: Array<{ date: string; count: number }>;
+  messages: Array<{ date: string; count: number }>;
+  avg_response_time: string;
+}
+
+export interface AgentAnalytics {
+  total_conversations: number;
+  total_messages: number;
+  date_range: string[];
+  conversations_by_date: Record<string, number>;
+  messages_by_date: Record<string, number>;
+}
+
+export interface SystemStatus {
+  providers: Record<Provider, boolean>;
+  knowledge_only: boolean;
+  embeddings: 'openai' | 'google' | 'ollama' | 'none';
+  mail: { configured: boolean; pending: number };
+  plans: string[];
+  public_url: string;
+}
+
+export interface RegistrationState {
+  registration: 'open' | 'closed' | 'first-only';
+  open: boolean;
+}

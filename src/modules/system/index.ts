@@ -1,0 +1,2 @@
+export { SystemService, type SystemStatus, type RegistrationState } from './service.js';
+export { systemRoutes } from './routes.js';

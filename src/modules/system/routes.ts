@@ -1,0 +1,42 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { SystemService } from './service.js';
+
+const registrationSchema = z.object({
+  registration: z.enum(['open', 'closed', 'first-only']),
+  open: z.boolean(),
+});
+
+const statusSchema = z.object({
+  providers: z.object({ openai: z.boolean(), anthropic: z.boolean(), google: z.boolean(), ollama: z.boolean() }),
+  knowledge_only: z.boolean(),
+  embeddings: z.enum(['openai', 'google', 'ollama', 'none']),
+  mail: z.object({ configured: z.boolean(), pending: z.number().int() }),
+  plans: z.string().array(),
+  public_url: z.string(),
+});
+
+/** Beyond the spec: what the admin UI reads about the server's set-up. */
+export const systemRoutes: FastifyPluginAsyncZod<{ system: SystemService }> = async (app, { system }) => {
+  // The login page asks before anyone is logged in, to show or hide "Create an account".
+  app.get('/api/auth/registration', {
+    config: { public: true },
+    schema: {
+      tags: ['auth'],
+      summary: 'Whether registration is open (REGISTRATION, and under first-only whether an account exists)',
+      response: { 200: registrationSchema },
+    },
+    handler: async () => system.registration(),
+  });
+
+  // Provider keys are named only as present or absent; the keys themselves never leave the server.
+  app.get('/api/system/status', {
+    schema: {
+      tags: ['system'],
+      summary: 'Which LLM providers have keys, the embeddings mode, whether lead e-mail can be sent, the plan ids and PUBLIC_URL',
+      security: [{ bearer: [] }],
+      response: { 200: statusSchema },
+    },
+    handler: async () => system.status(),
+  });
+};

@@ -1,0 +1,63 @@
+import type { Config } from '../../config/index.js';
+
+export type ProviderName = 'openai' | 'anthropic' | 'google' | 'ollama';
+const PROVIDERS: ProviderName[] = ['openai', 'anthropic', 'google', 'ollama'];
+
+export interface RegistrationState {
+  registration: Config['registration'];
+  /** whether POST /api/auth/register would accept a new account right now */
+  open: boolean;
+}
+
+export interface SystemStatus {
+  /** true for each LLM provider that has a key (or a host, for Ollama) */
+  providers: Record<ProviderName, boolean>;
+  /** no provider at all: every agent answers from its knowledge base only */
+  knowledge_only: boolean;
+  embeddings: Config['embeddings'];
+  mail: { configured: boolean; pending: number };
+  /** plan ids of the plan table (the admin page offers them) */
+  plans: string[];
+  /** PUBLIC_URL, which embed snippets and share links use */
+  public_url: string;
+}
+
+export interface SystemDeps {
+  config: Pick<Config, 'registration' | 'providers' | 'embeddings' | 'plans' | 'publicUrl'>;
+  /** how many accounts exist (REGISTRATION=first-only is open only while none does) */
+  countAccounts: () => number;
+  mail: { configured: boolean; pending: () => number };
+}
+
+/**
+ * What the admin UI needs to know about the server's own set-up: whether registration is open
+ * (the login page), which providers have keys and whether mail can go out (the banners). It only
+ * reads configuration and counts; it decides nothing.
+ */
+export class SystemService {
+  constructor(private readonly deps: SystemDeps) {}
+
+  registration(): RegistrationState {
+    const mode = this.deps.config.registration;
+    const open = mode === 'open' || (mode === 'first-only' && this.deps.countAccounts() === 0);
+    return { registration: mode, open };
+  }
+
+  status(): SystemStatus {
+    const p = this.deps.config.providers;
+    const providers: Record<ProviderName, boolean> = {
+      openai: Boolean(p.openai.apiKey),
+      anthropic: Boolean(p.anthropic.apiKey),
+      google: Boolean(p.google.apiKey),
+      ollama: Boolean(p.ollama.host),
+    };
+    return {
+      providers,
+      knowledge_only: !PROVIDERS.some((n) => providers[n]),
+      embeddings: this.deps.config.embeddings,
+      mail: { configured: this.deps.mail.configured, pending: this.deps.mail.pending() },
+      plans: Object.keys(this.deps.config.plans),
+      public_url: this.deps.config.publicUrl,
+    };
+  }
+}
