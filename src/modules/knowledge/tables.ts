@@ -33,7 +33,7 @@ export const sources = sqliteTable(
 
 /**
  * Passages of a source. The integer id is the rowid shared with the FTS5 index (chunks_fts,
- * kept in step by triggers) and with the vec0 vector table (chunk_vectors, see vector-index.ts).
+ * kept in step by triggers) and with the vector tables (chunk_vectors, chunk_embeddings: see vector-index.ts).
  */
 export const chunks = sqliteTable(
   'chunks',

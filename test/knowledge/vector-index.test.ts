@@ -1,0 +1,170 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { VectorIndex } from '../../src/modules/knowledge/index.js';
+import { openDatabase, type AppDatabase } from '../../src/platform/db/index.js';
+
+/**
+ * The vector index on a real SQLite file with sqlite-vec: binary candidates re-ranked exactly
+ * must find what an exact search finds, and a database of the earlier float-only layout must be
+ * converted without losing a vector or asking the embedder again.
+ */
+
+// the dimension of OpenAI's text-embedding-3-small, the default embedder
+const DIMS = 1536;
+const dirs: string[] = [];
+const databases: AppDatabase[] = [];
+afterEach(() => {
+  for (const d of databases.splice(0)) d.close();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function open(): AppDatabase {
+  const dir = mkdtempSync(path.join(tmpdir(), 'vector-index-'));
+  dirs.push(dir);
+  const database = openDatabase(path.join(dir, 'chat-agent.db'));
+  databases.push(database);
+  return database;
+}
+
+/** A deterministic pseudo-random generator, so a failure reproduces. */
+function generator(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+/**
+ * Clustered vectors, like passages about a handful of subjects; a query is drawn from the same
+ * subjects, as a visitor asks about what the site covers.
+ */
+function subjects(seed: number) {
+  const random = generator(seed);
+  const centres = Array.from({ length: 12 }, () => Float32Array.from({ length: DIMS }, () => random() - 0.5));
+  return (count: number): Float32Array[] =>
+    Array.from({ length: count }, () => {
+      const centre = centres[Math.floor(random() * centres.length)]!;
+      return Float32Array.from(centre, (c) => c + (random() - 0.5) * 0.6);
+    });
+}
+const vectors = (count: number, seed: number) => subjects(seed)(count);
+
+function cosineDistance(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return 1 - dot / Math.sqrt(na * nb);
+}
+
+/** Inserts an account, an agent, a source and `count` chunks; returns the chunk ids. */
+function seedChunks(database: AppDatabase, chatbotId: string, count: number): number[] {
+  const { sqlite } = database;
+  const now = new Date().toISOString();
+  const userId = `user-${chatbotId}`;
+  sqlite.prepare("INSERT INTO users (id, name, email, password_hash, role, status, plan_id, created_at) VALUES (?, 'u', ?, 'x', 'user', 'active', 'free', ?)").run(userId, `${chatbotId}@example.com`, now);
+  sqlite
+    .prepare(
+      `INSERT INTO chatbots (id, user_id, name, model, provider, temperature, max_tokens, instructions, status, public_access, primary_color, secondary_color,
+        accent_color, welcome_message, widget_position, widget_theme, widget_size, lead_capture_enabled, email_alerts_enabled, rate_limit_enabled, messages_per_hour,
+        font_family, font_size, bubble_style, auto_expand, created_at, updated_at)
+       VALUES (?, ?, 'bot', 'm', 'openai', 0.5, 100, 'i', 'active', 1, '#000', '#000', '#000', 'hi', 'bottom-right', 'auto', 'medium', 0, 0, 0, 60, 'sans', 14, 'rounded', 0, ?, ?)`,
+    )
+    .run(chatbotId, userId, now, now);
+  const sourceId = `source-${chatbotId}`;
+  sqlite.prepare("INSERT INTO sources (id, chatbot_id, type, name, status, created_at, updated_at) VALUES (?, ?, 'text', 'notes', 'completed', ?, ?)").run(sourceId, chatbotId, now, now);
+  const insert = sqlite.prepare('INSERT INTO chunks (source_id, chatbot_id, ordinal, content, token_count) VALUES (?, ?, ?, ?, 2)');
+  return Array.from({ length: count }, (_, i) => Number(insert.run(sourceId, chatbotId, i, `chunk ${i}`).lastInsertRowid));
+}
+
+describe('VectorIndex', () => {
+  it('binary candidates re-ranked exactly give the same top 8 as an exact search (recall >= 0.95), within one agent only', async () => {
+    const database = open();
+    const index = new VectorIndex(database.sqlite, 'fake:test', DIMS);
+    index.ensure();
+    const mine = seedChunks(database, 'agent-a', 1500);
+    const theirs = seedChunks(database, 'agent-b', 300);
+    const sample = subjects(1);
+    const mineVectors = sample(mine.length);
+    index.store(mine.map((chunkId, i) => ({ chunkId, chatbotId: 'agent-a', vector: mineVectors[i]! })));
+    const theirVectors = vectors(theirs.length, 2);
+    index.store(theirs.map((chunkId, i) => ({ chunkId, chatbotId: 'agent-b', vector: theirVectors[i]! })));
+
+    let found = 0;
+    const queries = sample(40);
+    for (const query of queries) {
+      const exact = mine
+        .map((chunkId, i) => ({ chunkId, distance: cosineDistance(query, mineVectors[i]!) }))
+        .sort((a, b) => a.distance - b.distance)
+        .slice(0, 8)
+        .map((r) => r.chunkId);
+      const result = index.search('agent-a', query, 8);
+      expect(result).toHaveLength(8);
+      expect(result.every((r) => mine.includes(r.chunkId))).toBe(true);
+      const distances = result.map((r) => r.distance);
+      expect(distances).toEqual([...distances].sort((a, b) => a - b));
+      found += result.filter((r) => exact.includes(r.chunkId)).length;
+    }
+    console.log(JSON.stringify({ recall_at_8: found / (queries.length * 8) }));
+    expect(found / (queries.length * 8)).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it('deleting chunks removes both their binary and full vectors', () => {
+    const database = open();
+    const index = new VectorIndex(database.sqlite, 'fake:test', DIMS);
+    index.ensure();
+    const ids = seedChunks(database, 'agent-a', 10);
+    const stored = vectors(10, 4);
+    index.store(ids.map((chunkId, i) => ({ chunkId, chatbotId: 'agent-a', vector: stored[i]! })));
+    database.sqlite.prepare('DELETE FROM chunks WHERE id IN (?, ?)').run(ids[0], ids[1]);
+    const count = (sql: string) => (database.sqlite.prepare(sql).get() as { n: number }).n;
+    expect(count('SELECT count(*) AS n FROM chunk_vectors')).toBe(8);
+    expect(count('SELECT count(*) AS n FROM chunk_embeddings')).toBe(8);
+  });
+
+  it('converts a database of the earlier float-only layout in place: same vectors, nothing to re-embed', () => {
+    const database = open();
+    const { sqlite } = database;
+    const ids = seedChunks(database, 'agent-a', 30);
+    const stored = vectors(30, 5);
+    // the layout written before binary candidates existed
+    sqlite.exec('CREATE TABLE vector_index_meta (id INTEGER PRIMARY KEY CHECK (id = 1), embedder_id TEXT NOT NULL, dimensions INTEGER NOT NULL)');
+    sqlite.exec(`CREATE VIRTUAL TABLE chunk_vectors USING vec0(chatbot_id text partition key, embedding float[${DIMS}] distance_metric=cosine)`);
+    sqlite.prepare("INSERT INTO vector_index_meta (id, embedder_id, dimensions) VALUES (1, 'fake:test', ?)").run(DIMS);
+    const insert = sqlite.prepare('INSERT INTO chunk_vectors (rowid, chatbot_id, embedding) VALUES (?, ?, ?)');
+    ids.forEach((id, i) => insert.run(BigInt(id), 'agent-a', stored[i]!));
+    sqlite.prepare("UPDATE chunks SET embedded_with = 'fake:test'").run();
+
+    const index = new VectorIndex(sqlite, 'fake:test', DIMS);
+    index.ensure();
+    const pending = (sqlite.prepare('SELECT count(*) AS n FROM chunks WHERE embedded_with IS NULL').get() as { n: number }).n;
+    expect(pending).toBe(0);
+    const nearest = index.search('agent-a', stored[7]!, 1);
+    expect(nearest[0]!.chunkId).toBe(ids[7]);
+    expect(nearest[0]!.distance).toBeCloseTo(0, 5);
+    expect((sqlite.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'chunk_vectors_float_only'").get() as { n: number }).n).toBe(0);
+    // a second start finds the new layout and changes nothing
+    index.ensure();
+    expect(index.search('agent-a', stored[7]!, 1)[0]!.chunkId).toBe(ids[7]);
+  });
+
+  it('a different embedder rebuilds the tables and marks every chunk for re-embedding', () => {
+    const database = open();
+    const first = new VectorIndex(database.sqlite, 'fake:one', DIMS);
+    first.ensure();
+    const ids = seedChunks(database, 'agent-a', 5);
+    const stored = vectors(5, 6);
+    first.store(ids.map((chunkId, i) => ({ chunkId, chatbotId: 'agent-a', vector: stored[i]! })));
+    const second = new VectorIndex(database.sqlite, 'fake:two', 32);
+    second.ensure();
+    expect((database.sqlite.prepare('SELECT count(*) AS n FROM chunks WHERE embedded_with IS NULL').get() as { n: number }).n).toBe(5);
+    expect((database.sqlite.prepare('SELECT count(*) AS n FROM chunk_embeddings').get() as { n: number }).n).toBe(0);
+  });
+});
