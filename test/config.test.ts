@@ -65,6 +65,13 @@ describe('loadConfig defaults', () => {
     expect(c.providers.anthropic.apiKey).toBeUndefined();
     expect(c.providers.google.apiKey).toBeUndefined();
     expect(c.providers.ollama.host).toBeUndefined();
+    expect(c.backup).toEqual({ intervalMs: 0, keep: 7, dir: path.join(path.resolve(dataDir), 'backups') });
+  });
+
+  it('takes BACKUP_INTERVAL_H in hours (fractions allowed) and BACKUP_KEEP', () => {
+    const c = loadConfig({ DATA_DIR: tempDir(), BACKUP_INTERVAL_H: '0.5', BACKUP_KEEP: '3' });
+    expect(c.backup.intervalMs).toBe(30 * 60 * 1000);
+    expect(c.backup.keep).toBe(3);
   });
 
   it('derives PUBLIC_URL from PORT and takes an explicit one without its trailing slash', () => {
@@ -151,6 +158,11 @@ describe('loadConfig refuses bad values with one line naming the variable', () =
     ['LLM_TIMEOUT_S', { LLM_TIMEOUT_S: '0' }],
     ['OLLAMA_HOST', { OLLAMA_HOST: 'localhost:11434' }],
     ['DEFAULT_PLAN', { DEFAULT_PLAN: 'nonexistent' }],
+    ['BACKUP_INTERVAL_H', { BACKUP_INTERVAL_H: '-1' }],
+    ['BACKUP_INTERVAL_H', { BACKUP_INTERVAL_H: 'daily' }],
+    ['BACKUP_INTERVAL_H', { BACKUP_INTERVAL_H: '1000' }],
+    ['BACKUP_KEEP', { BACKUP_KEEP: '0' }],
+    ['BACKUP_KEEP', { BACKUP_KEEP: '2.5' }],
   ];
   for (const [variable, env] of cases) {
     it(`${variable}=${JSON.stringify(Object.values(env)[0]).slice(0, 40)}`, () => {
