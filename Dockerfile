@@ -1,24 +1,29 @@
 # syntax=docker/dockerfile:1
-# Multi-stage: build with the full toolchain, run on a slim image as a non-root user.
+# Multi-stage: build the single executable with the full toolchain, then run that one file on a
+# slim Debian (the executable is node itself: it needs glibc and libstdc++, nothing else).
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
-RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+# better-sqlite3 compiles from source (no prebuilt binary is reachable); strip shrinks the executable
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ binutils && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 RUN npm ci
 COPY . .
-RUN npm run build && npm prune --omit=dev
+RUN npm run build:sea
 
-FROM node:20-bookworm-slim
-ENV NODE_ENV=production PORT=3000 HOST=0.0.0.0 DATA_DIR=/data
-WORKDIR /app
-COPY --from=build /app/package.json ./
-COPY --from=build /app/node_modules ./node_modules
-COPY --from=build /app/dist ./dist
-COPY --from=build /app/migrations ./migrations
-RUN mkdir -p /data && chown node:node /data
-USER node
+FROM debian:bookworm-slim
+RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates libstdc++6 && rm -rf /var/lib/apt/lists/* \
+ && groupadd --system --gid 10001 app && useradd --system --uid 10001 --gid app --home-dir /home/app --create-home app \
+ && mkdir -p /data && chown app:app /data
+COPY --from=build /app/dist/chat-agent /usr/local/bin/chat-agent
+# The executable unpacks its native parts to ~/.cache/chat-agent on first start (an exec-allowed, private dir).
+ENV PORT=3000 HOST=0.0.0.0 DATA_DIR=/data HOME=/home/app
+USER app
+WORKDIR /home/app
 VOLUME ["/data"]
 EXPOSE 3000
-HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
-  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/api/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-CMD ["node", "dist/main.js"]
+# no curl in the image: the executable itself asks /api/health
+HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 CMD ["chat-agent", "healthcheck"]
+# SIGTERM (docker stop) shuts down gracefully; give it more than the server's 10 s grace: docker stop -t 15
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["chat-agent"]
+CMD ["serve"]

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Argument, Command, Option } from 'commander';
 import { z } from 'zod';
-import { ConfigError, loadConfig, type Config } from './config/index.js';
+import { ConfigError, loadConfig, loadPort, type Config } from './config/index.js';
 import { BackupError, backupDatabase, nextBackupPath, restoreDatabase } from './modules/backup/index.js';
 import { AuthRepo, AuthService, emailField } from './modules/auth/index.js';
 import { runMode } from './platform/assets.js';
@@ -213,6 +213,24 @@ export function buildCli(actions: CliActions, env: NodeJS.ProcessEnv): Command {
   ).action(async (email: string, status: 'active' | 'suspended' | 'banned', _opts, cmd: Command) => {
     await withAuth(configFrom(cmd, PLAN_VARIABLES, env), async (auth, repo) => printUser(auth.updateUser(userId(repo, email), { status })));
   });
+
+  const PORT_VARIABLES = SERVE_VARIABLES.filter(([v]) => v === 'PORT');
+  addVariableOptions(program.command('healthcheck').description('exit 0 when the server on this machine answers GET /api/health with 200 (for container health checks)'), PORT_VARIABLES).action(
+    async (_opts, cmd: Command) => {
+      // only PORT matters here: DATA_DIR is not touched
+      const opts = cmd.opts<{ port?: string }>();
+      const port = loadPort(opts.port !== undefined ? { PORT: opts.port } : env);
+      if (port === 0) throw new CliError('--port: give the port the server listens on (PORT=0 picks one at random)');
+      let status: number;
+      try {
+        status = (await fetch(`http://127.0.0.1:${port}/api/health`, { signal: AbortSignal.timeout(4000) })).status;
+      } catch (err) {
+        throw new CliError(`health check of port ${port} failed: ${firstLine(err)}`);
+      }
+      if (status !== 200) throw new CliError(`health check of port ${port}: status ${status}`);
+      process.stdout.write('ok\n');
+    },
+  );
 
   program
     .command('version')

@@ -105,6 +105,13 @@ export class ConfigError extends Error {
 
 const JWT_SECRET_FILE = 'jwt-secret';
 
+/** PORT alone (the health check reads nothing else and must not create DATA_DIR). */
+export function loadPort(env: Record<string, string | undefined>): number {
+  const parsed = envSchema.shape.PORT.safeParse(env.PORT === '' ? undefined : env.PORT);
+  if (!parsed.success) throw new ConfigError(`Invalid configuration: PORT: ${parsed.error.issues[0]!.message} (got ${JSON.stringify(env.PORT)})`, 'PORT');
+  return parsed.data;
+}
+
 /**
  * Parses and validates the environment once. Creates DATA_DIR and, when JWT_SECRET is not given,
  * generates a random secret kept in DATA_DIR (mode 0600) so tokens survive a restart.

@@ -103,6 +103,9 @@ describe('the single executable', () => {
     const chat2 = await postJson(`${base}/api/chat`, { chatbot_id: agentId, message: 'Is parking free at the Porto warehouse?' }, token);
     expect(((await chat2.json()) as { message: string }).message).toMatch(/Parking is free/);
 
+    const probe = await runCommand({ ...binary, args: ['healthcheck', '--port', new URL(base).port] }, { env: env() });
+    expect(probe.code, probe.stderr).toBe(0);
+
     const docs = await fetch(`${base}/docs/`);
     expect(docs.status).toBe(200);
 
