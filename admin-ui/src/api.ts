@@ -8,7 +8,7 @@
  * expires idle sessions and revokes the token on logout.
  */
 
-const TOKEN_KEY = 'chat-agent.token';
+export const TOKEN_KEY = 'chat-agent.token';
 const RETURN_KEY = 'chat-agent.return-to';
 
 export function getToken(): string | null {

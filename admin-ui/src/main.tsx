@@ -1,13 +1,13 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, clearToken, get, getToken, rememberReturnTo, setUnauthorizedHandler } from './api.js';
+import { api, clearToken, get, getToken, rememberReturnTo, setUnauthorizedHandler, TOKEN_KEY } from './api.js';
 import { AdminPage } from './pages/admin.js';
 import { AccountLeadsPage } from './pages/account-leads.js';
 import { AgentPage } from './pages/agent.js';
 import { AgentsPage } from './pages/agents.js';
 import { DashboardPage } from './pages/dashboard.js';
 import { LoginPage, RegisterPage } from './pages/login.js';
-import { navigate, useRoute } from './router.js';
+import { currentRoute, navigate, useRoute } from './router.js';
 import { Session, type SessionValue } from './session.js';
 import type { SystemStatus, User } from './types.js';
 import { Loading, Notice, Toasts, errorText } from './ui.js';
@@ -119,32 +119,46 @@ function LoggedIn({ route }: { route: string[] }) {
   );
 }
 
+/** Where a route must go instead, given whether someone is logged in; null to show it. */
+function redirectFor(section: string | undefined, loggedIn: boolean): string | null {
+  const authPage = section === 'login' || section === 'register';
+  if (loggedIn && authPage) return '#/agents'; // the login page has nothing to do
+  if (!loggedIn && !authPage) return '#/login';
+  return null;
+}
+
 function App() {
   const route = useRoute();
   const [loggedIn, setLoggedIn] = useState(() => getToken() !== null);
   useEffect(() => {
     const out = () => setLoggedIn(false);
     const inn = () => setLoggedIn(true);
+    // logging in or out in another tab changes the stored token
+    const storage = (e: StorageEvent) => {
+      if (e.key === null || e.key === TOKEN_KEY) setLoggedIn(getToken() !== null);
+    };
     window.addEventListener('chat-agent:logged-out', out);
     window.addEventListener('chat-agent:logged-in', inn);
+    window.addEventListener('storage', storage);
     return () => {
       window.removeEventListener('chat-agent:logged-out', out);
       window.removeEventListener('chat-agent:logged-in', inn);
+      window.removeEventListener('storage', storage);
     };
   }, []);
 
   const section = route[0];
-  if (!loggedIn || section === 'login' || section === 'register') {
-    if (loggedIn && (section === 'login' || section === 'register')) {
-      // already logged in: the login page has nothing to do
-      navigate('#/agents');
-      return null;
-    }
-    if (section !== 'login' && section !== 'register') {
-      rememberReturnTo(location.hash);
-      navigate('#/login');
-      return null;
-    }
+  const redirect = redirectFor(section, loggedIn);
+  useEffect(() => {
+    // decided again from the hash as it is now: a login may have moved on to its return page
+    const target = redirectFor(currentRoute()[0], loggedIn);
+    if (!target) return;
+    if (!loggedIn) rememberReturnTo(location.hash);
+    navigate(target);
+  }, [redirect, loggedIn]);
+  if (redirect) return null;
+
+  if (!loggedIn) {
     return (
       <>
         {section === 'register' ? <RegisterPage /> : <LoginPage />}

@@ -18,6 +18,7 @@ export function useRoute(): string[] {
   useEffect(() => {
     const update = () => setRoute(currentRoute());
     window.addEventListener('hashchange', update);
+    update(); // the hash may have changed between the first render and now
     return () => window.removeEventListener('hashchange', update);
   }, []);
   return route;

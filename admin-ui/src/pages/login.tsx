@@ -11,10 +11,11 @@ function loggedIn(token: string) {
   navigate(takeReturnTo() ?? '#/agents');
 }
 
-function AuthCard({ title, children }: { title: string; children: ComponentChildren }) {
+function AuthCard({ title, children, registration }: { title: string; children: ComponentChildren; registration?: RegistrationState }) {
   return (
     <main class="auth">
-      <div class="auth-card">
+      {/* data-registration: set once the server said whether registration is open (tests wait on it) */}
+      <div class="auth-card" data-registration={registration ? (registration.open ? 'open' : 'closed') : undefined}>
         <p class="brand brand-large">Chat Agent</p>
         <h1>{title}</h1>
         {children}
@@ -42,7 +43,7 @@ export function LoginPage() {
     }
   };
   return (
-    <AuthCard title="Log in">
+    <AuthCard title="Log in" registration={registration.data}>
       <form onSubmit={submit} method="post" class="stack">
         {error && <Notice kind="error">{error}</Notice>}
         <Field label="E-mail">

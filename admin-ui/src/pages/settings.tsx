@@ -90,15 +90,17 @@ function Toggle({ label, checked, onChange, hint }: { label: string; checked: bo
 }
 
 function ColorField({ label, value, onChange }: { label: string; value: string; onChange: (v: string) => void }) {
-  // <input type=color> only takes #rrggbb; the text box also takes #rgb
+  // <input type=color> only takes #rrggbb; the text box also takes #rgb. Not a <label>: it holds
+  // two inputs, each named on its own.
   const full = /^#[0-9a-f]{3}$/i.test(value) ? '#' + value.slice(1).replace(/./g, (c) => c + c) : value;
   return (
-    <Field label={label}>
+    <div class="field">
+      <span class="field-label">{label}</span>
       <span class="color-field">
         <input type="color" value={/^#[0-9a-f]{6}$/i.test(full) ? full : '#000000'} onInput={(e) => onChange(valueOf(e))} aria-label={`${label} picker`} />
         <input value={value} onInput={(e) => onChange(valueOf(e))} maxLength={7} pattern="#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})" aria-label={label} />
       </span>
-    </Field>
+    </div>
   );
 }
 

@@ -1,0 +1,429 @@
+import { readFileSync } from 'node:fs';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auth, PASSWORD, registerUser, startTestApp, uniqueEmail, type TestApp } from '../helpers/app.js';
+import { artifactPath, launchBrowser, type Browser } from '../helpers/browser.js';
+import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
+
+/**
+ * The admin UI in real Chromium against the real app (real SQLite, a fake OpenAI server): the
+ * owner's journeys from registering to reading analytics, and an administrator changing a plan.
+ * Every page is photographed at desktop width and at 375 px (test-artifacts/admin-*.png); no page
+ * may scroll sideways at 375 px, and no journey may log a console error.
+ */
+
+const ANSWER = 'Parcels ship within two working days, and tracking arrives by e-mail.';
+const FAQ = 'Shipping policy. Parcels ship within two working days. Returns are free for thirty days.';
+
+let t: TestApp;
+let fake: FakeLlm;
+let browser: Browser;
+let appUrl: string;
+
+/** Console errors and uncaught exceptions of a page, collected for the end of each journey. */
+function watchErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
+  return errors;
+}
+
+/**
+ * The errors logged since `from` are all the browser's note of a response with `status` (a
+ * request the test made the server refuse on purpose); they are taken out of `errors`.
+ */
+function expectRefusals(errors: string[], from: number, status: number): void {
+  const logged = errors.splice(from);
+  for (const e of logged) expect(e).toMatch(new RegExp(`status of ${status}\\b`));
+}
+
+/** Two animation frames: layout and ResizeObserver callbacks (the chart) have run. */
+const settle = (page: Page) => page.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
+
+/** Screenshots at desktop width and at 375 px; at 375 px nothing may stick out sideways. */
+async function shoot(page: Page, name: string): Promise<void> {
+  await settle(page);
+  await page.screenshot({ path: artifactPath(`admin-${name}-desktop.png`), fullPage: true });
+  await page.setViewportSize({ width: 375, height: 760 });
+  await settle(page);
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  expect(width, `${name}: page width at 375 px`).toBeLessThanOrEqual(375);
+  await page.screenshot({ path: artifactPath(`admin-${name}-375.png`), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await settle(page);
+}
+
+async function apiAs(token: string, method: 'GET' | 'POST' | 'PUT' | 'PATCH', url: string, payload?: Record<string, unknown>) {
+  const res = await t.app.inject({ method, url, headers: auth(token), ...(payload ? { payload } : {}) });
+  expect(res.statusCode, `${method} ${url}: ${res.body}`).toBeLessThan(300);
+  return res.json();
+}
+
+beforeAll(async () => {
+  fake = await startFakeLlm('openai', { reply: ANSWER, chunks: 4 });
+  // REGISTRATION open, so the admin test can have a second account; first-only has its own test
+  t = await startTestApp({ env: { REGISTRATION: 'open', OPENAI_API_KEY: 'sk-test-admin-ui', OPENAI_BASE_URL: fake.baseURL, EMBEDDINGS: 'none' } });
+  await t.app.listen({ host: '127.0.0.1', port: 0 });
+  const address = t.app.server.address();
+  if (!address || typeof address === 'string') throw new Error('no address');
+  appUrl = `http://127.0.0.1:${address.port}`;
+  browser = await launchBrowser();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await fake?.close();
+  await t?.cleanup();
+});
+
+describe('the owner runs the business from the browser', () => {
+  let page: Page;
+  let errors: string[];
+  let agentId: string;
+  let ownerToken: string;
+  const owner = { name: 'Olivia Owner', email: uniqueEmail('owner'), password: PASSWORD };
+
+  beforeAll(async () => {
+    page = await browser.context.newPage();
+    errors = watchErrors(page);
+  });
+  afterAll(async () => {
+    await page?.close();
+  });
+
+  it('registers the first account from the login page', async () => {
+    await page.goto(appUrl + '/');
+    await page.waitForURL(/#\/login$/);
+    await page.getByRole('heading', { name: 'Log in' }).waitFor();
+    await shoot(page, 'login');
+    await page.getByRole('link', { name: 'Create an account' }).click();
+    await page.getByRole('heading', { name: 'Create an account' }).waitFor();
+    await shoot(page, 'register');
+    await page.getByLabel('Name').fill(owner.name);
+    await page.getByLabel('E-mail').fill(owner.email);
+    await page.getByLabel('Password').fill(owner.password);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.waitForURL(/#\/agents$/);
+    await page.getByRole('heading', { name: 'Agents' }).waitFor();
+    await page.getByText('No agents yet').waitFor();
+    // the server has an OpenAI key (no "no provider" banner) but no mail
+    await page.getByText('E-mail is not configured').waitFor();
+    expect(await page.getByText('No AI provider is configured').count()).toBe(0);
+    ownerToken = (await page.evaluate(() => localStorage.getItem('chat-agent.token')))!;
+    const me = await apiAs(ownerToken, 'GET', '/api/auth/me');
+    expect(me).toMatchObject({ email: owner.email, role: 'admin' });
+    await shoot(page, 'agents-empty');
+  }, 60_000);
+
+  it('creates an agent and edits its settings, with a live preview', async () => {
+    await page.getByRole('button', { name: 'New agent' }).click();
+    const form = page.getByRole('form', { name: 'New agent' });
+    await form.getByLabel('Name').fill('Parcel helper');
+    await form.getByRole('button', { name: 'Create agent' }).click();
+    await page.waitForURL(/#\/agents\/[^/]+\/settings$/);
+    agentId = decodeURIComponent(page.url().split('#/agents/')[1]!.split('/')[0]!);
+    await page.getByRole('heading', { name: 'Parcel helper' }).waitFor();
+
+    // behaviour: instructions and temperature, saved with the section's own button
+    const behaviour = page.getByRole('form', { name: 'Behaviour' });
+    await behaviour.getByLabel('Instructions').fill('You are the parcel desk of Acme. Be brief.');
+    await behaviour.getByLabel('Max tokens per answer').fill('300');
+    await behaviour.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Behaviour saved').waitFor();
+
+    // appearance: the preview follows the colour before it is saved
+    const appearance = page.getByRole('form', { name: 'Appearance' });
+    const launcher = page.locator('.preview-launcher');
+    expect(await launcher.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(124, 58, 237)');
+    await appearance.getByLabel('Primary color', { exact: true }).fill('#0f766e');
+    await page.waitForFunction(() => getComputedStyle(document.querySelector('.preview-launcher')!).backgroundColor === 'rgb(15, 118, 110)');
+    await appearance.getByLabel('Position').selectOption('top-left');
+    await page.locator('.preview.preview-top-left').waitFor();
+    await appearance.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Appearance saved').waitFor();
+
+    // lead capture with an e-mail alert; allowed domains
+    const leads = page.getByRole('form', { name: 'Lead capture and e-mail alerts' });
+    await leads.getByLabel('E-mail me when a new lead arrives').check();
+    await leads.getByLabel('Alert address').fill('alerts@example.com');
+    await leads.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Lead capture and e-mail alerts saved').waitFor();
+    const domains = page.getByRole('form', { name: 'Allowed domains' });
+    await domains.getByLabel('Domains').fill('https://www.acme.example/shop\n*.acme.example');
+    await domains.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Allowed domains saved').waitFor();
+    // the server normalised the pasted address to its host, and the box shows what was stored
+    expect(await domains.getByLabel('Domains').inputValue()).toBe('www.acme.example\n*.acme.example');
+
+    const stored = await apiAs(ownerToken, 'GET', `/api/chatbots/${agentId}`);
+    expect(stored).toMatchObject({
+      instructions: 'You are the parcel desk of Acme. Be brief.',
+      max_tokens: 300,
+      primary_color: '#0f766e',
+      widget_position: 'top-left',
+      email_alerts_enabled: true,
+      email_alert_address: 'alerts@example.com',
+      allowed_domains: ['www.acme.example', '*.acme.example'],
+    });
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await shoot(page, 'agent-settings');
+
+    // the embed snippet and the share link, each with a copy button
+    await page.getByRole('link', { name: 'Embed & share' }).click();
+    const snippet = await page.getByLabel('Embed snippet').innerText();
+    expect(snippet.trim()).toBe(`<script src="${t.config.publicUrl}/widget.js" data-chatbot-id="${agentId}" defer></script>`);
+    expect(await page.getByLabel('Share link').inputValue()).toBe(`${t.config.publicUrl}/chat/${agentId}`);
+    await page.getByRole('button', { name: 'Copy snippet' }).click();
+    await page.getByRole('button', { name: 'Copied' }).waitFor();
+    await shoot(page, 'agent-share');
+  }, 60_000);
+
+  it('uploads a file by drag and drop and watches it complete; adds text', async () => {
+    await page.getByRole('link', { name: 'Knowledge' }).click();
+    await page.getByText('No sources yet').waitFor();
+    const drop = await page.evaluateHandle((text) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([text], 'shipping-faq.txt', { type: 'text/plain' }));
+      return dt;
+    }, FAQ);
+    await page.locator('.dropzone').dispatchEvent('drop', { dataTransfer: drop });
+    const row = page.locator('.source', { hasText: 'shipping-faq.txt' });
+    await row.waitFor();
+    // the list reads itself again while the file is processed, until it is ready
+    await page.locator('.source[data-status="completed"]', { hasText: 'shipping-faq.txt' }).waitFor({ timeout: 20_000 });
+    await row.getByText('Ready').waitFor();
+
+    await page.getByRole('button', { name: 'Text', exact: true }).click();
+    const text = page.getByRole('form', { name: 'Add text' });
+    await text.getByLabel('Title').fill('Opening hours');
+    await text.getByLabel('Text').fill('The parcel desk is open Monday to Friday, 9:00 to 17:00.');
+    await text.getByRole('button', { name: 'Add text' }).click();
+    await page.locator('.source[data-status="completed"]', { hasText: 'Opening hours' }).waitFor();
+    const sources = await apiAs(ownerToken, 'GET', `/api/sources/chatbot/${agentId}`);
+    expect(sources.map((s: { name: string; status: string }) => [s.name, s.status])).toEqual([
+      ['Opening hours', 'completed'],
+      ['shipping-faq.txt', 'completed'],
+    ]);
+    await page.getByRole('button', { name: 'Files', exact: true }).click();
+  }, 60_000);
+
+  it('a failed source shows its error; a refused upload says why', async () => {
+    // a PDF header over garbage passes the upload check and fails in the parser
+    await page.locator('input[type=file]').setInputFiles({ name: 'broken.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.7\nthis is not really a PDF\n') });
+    const failed = page.locator('.source[data-status="failed"]', { hasText: 'broken.pdf' });
+    await failed.waitFor({ timeout: 20_000 });
+    await failed.getByText('Failed').waitFor();
+    const message = (await failed.locator('.source-error').innerText()).trim();
+    const stored = (await apiAs(ownerToken, 'GET', `/api/sources/chatbot/${agentId}`)).find((s: { name: string }) => s.name === 'broken.pdf');
+    expect(message).toBe(stored.error_message);
+
+    // content that is not what its extension says is refused at upload (a 400 the browser logs)
+    const before = errors.length;
+    await page.locator('input[type=file]').setInputFiles({ name: 'fake.pdf', mimeType: 'application/pdf', buffer: Buffer.from('this is not a PDF') });
+    const refused = page.locator('.upload-row', { hasText: 'fake.pdf' });
+    await refused.getByRole('alert').waitFor();
+    expect((await refused.getByRole('alert').innerText()).length).toBeGreaterThan(5);
+    expectRefusals(errors, before, 400);
+    await refused.getByRole('button', { name: 'Dismiss' }).click();
+
+    await failed.getByRole('button', { name: 'Delete broken.pdf' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Remove' }).click();
+    await failed.waitFor({ state: 'detached' });
+    await shoot(page, 'agent-knowledge');
+  }, 60_000);
+
+  it('chats in the test panel with a streamed answer', async () => {
+    await page.getByRole('link', { name: 'Try it' }).click();
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill('How fast do parcels ship?');
+    await box.press('Enter');
+    const answer = page.locator('.try-log .chat-assistant').last();
+    await answer.getByText(ANSWER).waitFor();
+    await page.getByText('Sources:').waitFor();
+    expect(fake.requests.filter((r) => r.kind === 'chat').length).toBeGreaterThanOrEqual(1);
+    await shoot(page, 'agent-try-it');
+  }, 60_000);
+
+  it('sees the conversation with its transcript, and a visitor lead', async () => {
+    // a visitor leaves a lead and chats through the public routes (what the widget does)
+    const visitor = await t.app.inject({ method: 'POST', url: `/api/public/chat/${agentId}`, payload: { message: 'Do you ship to Norway?', session_id: 'visitor-1', user_name: 'Vera Visitor', user_email: 'vera@example.com' } });
+    expect(visitor.statusCode, visitor.body).toBe(200);
+    const lead = await t.app.inject({ method: 'POST', url: `/api/public/lead/${agentId}`, payload: { name: 'Vera Visitor', phone: '+47 555 01 234', session_id: 'visitor-1' } });
+    expect(lead.statusCode, lead.body).toBe(200);
+
+    await page.getByRole('link', { name: 'Conversations', exact: true }).click();
+    const list = page.getByRole('list', { name: 'Conversations, newest first' });
+    await list.getByText('Vera Visitor').waitFor();
+    const names = await list.locator('.conv-name').allInnerTexts();
+    expect(names).toEqual(['Vera Visitor', 'Anonymous visitor']); // newest first
+    await list.getByText('Vera Visitor').click();
+    const transcript = page.getByRole('region', { name: 'Transcript' });
+    await transcript.getByText('Do you ship to Norway?').waitFor();
+    await transcript.getByText(ANSWER).waitFor();
+    await transcript.getByText('vera@example.com').waitFor();
+    await shoot(page, 'agent-conversations');
+
+    // the lead-alert e-mail links here
+    await page.goto(`${appUrl}/#/agents/${agentId}/leads`);
+    const table = page.getByRole('table', { name: 'Widget leads' });
+    await table.getByText('+47 555 01 234').waitFor();
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export CSV' }).click();
+    const csv = readFileSync((await (await download).path())!, 'utf8');
+    expect(csv).toContain('Vera Visitor');
+    await shoot(page, 'agent-leads');
+  }, 60_000);
+
+  it('sees the analytics: cards, the chart and the 7/30/90-day switch', async () => {
+    await page.getByRole('link', { name: 'Analytics', exact: true }).first().click();
+    await page.waitForURL(/#\/analytics$/);
+    await page.getByTestId('stat-conversations').getByText('2').waitFor();
+    await page.getByTestId('stat-leads').getByText('1').waitFor();
+    await page.getByTestId('stat-response-time').locator('.stat-value').filter({ hasNotText: '…' }).waitFor();
+    await page.locator('[data-testid="daily-chart"] canvas').waitFor();
+    // uPlot's legend shows the series; the 7-day window has 7 points
+    await page.getByRole('button', { name: '7 days' }).click();
+    await page.waitForFunction(() => document.querySelector('[aria-pressed="true"]')?.textContent === '7 days');
+    await page.locator('[data-testid="daily-chart"] canvas').waitFor();
+    expect(await page.locator('[data-testid="daily-chart"] .u-legend').innerText()).toContain('Conversations');
+    await shoot(page, 'analytics');
+
+    // the agent's own chart
+    await page.goto(`${appUrl}/#/agents/${agentId}/analytics`);
+    await page.locator('[data-testid="daily-chart"] canvas').waitFor();
+    await shoot(page, 'agent-analytics');
+  }, 60_000);
+
+  it('keeps account leads: create, change status and notes, export, delete', async () => {
+    await page.getByRole('link', { name: 'Leads', exact: true }).first().click();
+    await page.waitForURL(/#\/leads$/);
+    const form = page.getByRole('form', { name: 'New lead' });
+    await form.getByLabel('Name').fill('Bob Buyer');
+    await form.getByRole('textbox', { name: /^Contact/ }).fill('bob@example.com');
+    await form.getByLabel('Notes').fill('Wants 40 boxes a month');
+    await form.getByRole('button', { name: 'Add lead' }).click();
+    const card = page.locator('.lead-card', { hasText: 'Bob Buyer' });
+    await card.waitFor();
+    await card.getByLabel('Status').selectOption('Contacted');
+    await page.getByText('Lead updated').first().waitFor();
+    await card.getByLabel('Notes').fill('Called on Monday; sending a quote.');
+    await card.getByRole('button', { name: 'Save notes' }).click();
+    await page.waitForFunction(() => document.querySelectorAll('.toast').length > 0);
+    await expect.poll(async () => (await apiAs(ownerToken, 'GET', '/api/leads'))[0]).toMatchObject({ name: 'Bob Buyer', status: 'Contacted', notes: 'Called on Monday; sending a quote.' });
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export CSV' }).click();
+    expect(readFileSync((await (await download).path())!, 'utf8')).toContain('Bob Buyer');
+    await shoot(page, 'account-leads');
+
+    await card.getByRole('button', { name: 'Delete lead Bob Buyer' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete lead' }).click();
+    await page.getByText('No leads yet.').waitFor();
+    expect(await apiAs(ownerToken, 'GET', '/api/leads')).toEqual([]);
+  }, 60_000);
+
+  it('the administrator changes a user’s plan', async () => {
+    const bob = await registerUser(t.app, { name: 'Sam Second' });
+    await page.getByRole('link', { name: 'Admin' }).click();
+    await page.waitForURL(/#\/admin$/);
+    const plan = page.getByLabel('Plan of Sam Second', { exact: true });
+    await plan.waitFor();
+    expect(await plan.inputValue()).toBe('free');
+    await plan.selectOption('pro');
+    await page.getByText('Sam Second: plan set to pro').waitFor();
+    const users = await apiAs(ownerToken, 'GET', '/api/admin/users');
+    expect(users.find((u: { email: string }) => u.email === bob.email)).toMatchObject({ plan_id: 'pro' });
+    // the last admin cannot demote themself: the refusal is shown and the select goes back
+    const before = errors.length;
+    await page.getByLabel('Role of Olivia Owner').selectOption('user');
+    await page.getByRole('alert').filter({ hasText: 'the last active admin cannot be demoted' }).waitFor();
+    await expect.poll(() => page.getByLabel('Role of Olivia Owner').inputValue()).toBe('admin');
+    expectRefusals(errors, before, 400);
+    await shoot(page, 'admin-users');
+  }, 60_000);
+
+  it('deletes the agent after confirming', async () => {
+    await page.goto(`${appUrl}/#/agents/${agentId}/settings`);
+    await page.getByRole('button', { name: 'Delete agent…' }).click();
+    const dialog = page.getByRole('dialog');
+    await shoot(page, 'agent-delete-dialog');
+    await dialog.getByRole('button', { name: 'Delete agent' }).click();
+    await page.waitForURL(/#\/agents$/);
+    await page.getByText('No agents yet').waitFor();
+  }, 60_000);
+
+  it('logs out; the token no longer opens anything', async () => {
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.waitForURL(/#\/login$/);
+    expect(await page.evaluate(() => localStorage.getItem('chat-agent.token'))).toBeNull();
+    const me = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: auth(ownerToken) });
+    expect(me.statusCode).toBe(401);
+  });
+
+  it('logged no console errors on the way', () => {
+    expect(errors).toEqual([]);
+  });
+});
+
+describe('sessions and set-up banners', () => {
+  it('a 401 (expired or revoked token) goes back to login and returns to the page after logging in', async () => {
+    const { token, email } = await registerUser(t.app);
+    const page = await browser.context.newPage();
+    const errors = watchErrors(page);
+    try {
+      await page.goto(appUrl + '/#/login');
+      await page.evaluate((tk) => localStorage.setItem('chat-agent.token', tk), token);
+      // revoke it server-side, then open the page an alert e-mail would link to
+      await t.app.inject({ method: 'POST', url: '/api/auth/logout', headers: auth(token) });
+      await page.goto('about:blank'); // a fresh load, not a hash change in the same document
+      await page.goto(appUrl + '/#/leads');
+      await page.waitForURL(/#\/login$/);
+      expect(await page.evaluate(() => localStorage.getItem('chat-agent.token'))).toBeNull();
+      await page.getByLabel('E-mail').fill(email);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await page.waitForURL(/#\/leads$/);
+      await page.getByRole('heading', { name: 'Leads' }).waitFor();
+      // the refused calls are the only errors the browser logged
+      expectRefusals(errors, 0, 401);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+
+  it('with no provider key and first-only registration taken: the banner says so, registration is hidden', async () => {
+    const bare = await startTestApp({ env: { REGISTRATION: 'first-only' } });
+    try {
+      await bare.app.listen({ host: '127.0.0.1', port: 0 });
+      const address = bare.app.server.address();
+      if (!address || typeof address === 'string') throw new Error('no address');
+      const url = `http://127.0.0.1:${address.port}`;
+      const { token } = await registerUser(bare.app);
+      const page = await browser.context.newPage();
+      const errors = watchErrors(page);
+      try {
+        await page.goto(url + '/#/login');
+        await page.getByRole('heading', { name: 'Log in' }).waitFor();
+        await page.locator('[data-registration="closed"]').waitFor();
+        expect(await page.getByRole('link', { name: 'Create an account' }).count()).toBe(0);
+        await page.goto(url + '/#/register');
+        await page.getByText('already has its owner account').waitFor();
+
+        await page.evaluate((tk) => localStorage.setItem('chat-agent.token', tk), token);
+        await page.goto('about:blank');
+        await page.goto(url + '/#/agents');
+        await page.getByText('No AI provider is configured').waitFor();
+        await page.getByText('E-mail is not configured').waitFor();
+        await shoot(page, 'banners');
+        expect(errors).toEqual([]);
+      } finally {
+        await page.close();
+      }
+    } finally {
+      await bare.cleanup();
+    }
+  }, 60_000);
+});
+
