@@ -95,14 +95,23 @@ describe('share page /chat/{id}', () => {
     expect(res.body).not.toContain('<bot>');
   });
 
-  it('unknown agent 404, private agent 403, inactive agent still served (the widget shows it offline)', async () => {
-    expect((await t.app.inject({ url: '/chat/no-such-agent' })).statusCode).toBe(404);
+  it('unknown agent 404, private agent 403 (a page for browsers, {detail} JSON otherwise); inactive still served', async () => {
+    const html = { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' };
+    const missing = await t.app.inject({ url: '/chat/no-such-agent', headers: html });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(missing.body).toContain('This chat does not exist.');
+    const missingJson = await t.app.inject({ url: '/chat/no-such-agent' });
+    expect(missingJson.statusCode).toBe(404);
+    expect(missingJson.json()).toEqual({ detail: 'Chatbot not found' });
     const agent = await createAgent(t.app, token);
     await t.app.inject({ method: 'PATCH', url: `/api/chatbots/${agent.id}/toggle`, headers: auth(token) });
     expect((await t.app.inject({ url: `/chat/${agent.id}` })).statusCode).toBe(200);
     await t.app.inject({ method: 'PUT', url: `/api/chatbots/${agent.id}`, headers: auth(token), payload: { public_access: false } });
-    const hidden = await t.app.inject({ url: `/chat/${agent.id}` });
+    const hidden = await t.app.inject({ url: `/chat/${agent.id}`, headers: html });
     expect(hidden.statusCode).toBe(403);
+    expect(hidden.body).toContain('This chat is not available.');
     expect(hidden.body).not.toContain('<script');
+    expect((await t.app.inject({ url: `/chat/${agent.id}` })).json()).toEqual({ detail: expect.any(String) });
   });
 });

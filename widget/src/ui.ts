@@ -86,6 +86,8 @@ export class ChatWidget {
   private statusLine!: HTMLSpanElement;
   private busy = false;
   private offline = false;
+  /** the agent's avatar (http(s) only), shown beside each answer */
+  private avatarUrl: string | null = null;
 
   constructor(
     private readonly shadow: ShadowRoot,
@@ -130,6 +132,7 @@ export class ChatWidget {
     r.style.setProperty('--font', info.font_family);
     r.style.setProperty('--fs', `${info.font_size}px`);
     this.offline = info.status !== 'active';
+    this.avatarUrl = httpUrl(info.avatar_url);
 
     const panelId = `chat-agent-panel-${this.agentId}`;
     if (this.mode === 'embed') {
@@ -188,8 +191,8 @@ export class ChatWidget {
   /** The transcript, then either the lead form or the message box. */
   private showConversation(info: AgentInfo): void {
     this.log.replaceChildren();
-    this.addMessage({ role: 'assistant', content: info.welcome_message }, info);
-    for (const m of this.state.messages) this.addMessage(m, info);
+    this.addMessage({ role: 'assistant', content: info.welcome_message });
+    for (const m of this.state.messages) this.addMessage(m);
     this.composer.remove();
     this.leadForm?.remove();
     this.leadForm = null;
@@ -250,13 +253,11 @@ export class ChatWidget {
     this.focusFirst();
   }
 
-  private addMessage(m: StoredMessage, info?: AgentInfo): HTMLDivElement {
+  private addMessage(m: StoredMessage): HTMLDivElement {
     const bubble = h('div', { class: 'bubble' });
     const row = h('div', { class: `msg ${m.role}` });
     if (m.role === 'assistant') {
-      const avatar = httpUrl(info?.avatar_url ?? this.avatarUrl);
-      if (info) this.avatarUrl = info.avatar_url;
-      if (avatar) row.append(h('img', { class: 'avatar', src: avatar, alt: '', referrerpolicy: 'no-referrer' }));
+      if (this.avatarUrl) row.append(h('img', { class: 'avatar', src: this.avatarUrl, alt: '', referrerpolicy: 'no-referrer' }));
       renderMarkdown(bubble, m.content);
       if (m.sources?.length) bubble.append(this.sourcesList(m.sources));
     } else {
@@ -267,8 +268,6 @@ export class ChatWidget {
     this.log.append(row);
     return bubble;
   }
-
-  private avatarUrl: string | null = null;
 
   private sourcesList(sources: Source[]): HTMLElement {
     const list = h('ul');

@@ -12,6 +12,8 @@ const LOADER_CACHE = 'public, max-age=300';
 /** A hashed bundle never changes under its name. */
 const BUNDLE_CACHE = 'public, max-age=31536000, immutable';
 
+const acceptsHtml = (req: FastifyRequest) => /\btext\/html\b/i.test(req.headers.accept ?? '');
+
 export interface WebRoutesOptions {
   agents: AgentsService;
   ownerPlan: (userId: string) => PlanHolder;
@@ -70,7 +72,6 @@ export const webRoutes: FastifyPluginAsyncZod<WebRoutesOptions> = async (app, { 
     schema: { tags: ['widget'], summary: 'Full-page chat for sharing as a link', params: z.object({ chatbot_id: z.string().min(1).max(100) }) },
     handler: async (req, reply) => {
       reply
-        .header('content-type', 'text/html; charset=utf-8')
         .header('cache-control', 'no-cache')
         .header('permissions-policy', 'camera=(), microphone=(), geolocation=(), payment=()')
         .header('x-frame-options', 'DENY');
@@ -78,11 +79,13 @@ export const webRoutes: FastifyPluginAsyncZod<WebRoutesOptions> = async (app, { 
       try {
         info = agents.publicInfo(req.params.chatbot_id, ownerPlan);
       } catch (err) {
-        if (!(err instanceof ApiError)) throw err;
+        // a browser following a dead link gets a page; anything else the API's {detail} error
+        if (!(err instanceof ApiError) || !acceptsHtml(req)) throw err;
         reply.header('content-security-policy', "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
         const title = err.statusCode === 404 ? 'This chat does not exist.' : 'This chat is not available.';
-        return reply.code(err.statusCode).send(messagePageHtml(title));
+        return reply.code(err.statusCode).header('content-type', 'text/html; charset=utf-8').send(messagePageHtml(title));
       }
+      reply.header('content-type', 'text/html; charset=utf-8');
       const { bundle } = widget();
       reply.header('content-security-policy', chatPageCsp(info));
       return reply.send(chatPageHtml(info, bundle.fileName));
