@@ -18,20 +18,50 @@ setUnauthorizedHandler(() => {
   window.dispatchEvent(new Event('chat-agent:logged-out'));
 });
 
+const DISMISSED_KEY = 'chat-agent.dismissed-banners';
+
+/** Banners about the server's set-up; each can be put away for the rest of the browser session. */
 function StatusBanners({ status }: { status: SystemStatus | undefined }) {
+  const [dismissed, setDismissed] = useState<string[]>(() => {
+    try {
+      return JSON.parse(sessionStorage.getItem(DISMISSED_KEY) ?? '[]') as string[];
+    } catch {
+      return [];
+    }
+  });
   if (!status) return null;
+  const dismiss = (key: string) => {
+    const next = [...dismissed, key];
+    setDismissed(next);
+    sessionStorage.setItem(DISMISSED_KEY, JSON.stringify(next));
+  };
+  const hide = (key: string) => (
+    <button type="button" class="btn btn-small banner-close" onClick={() => dismiss(key)}>
+      Dismiss
+    </button>
+  );
   return (
     <div class="banners">
-      {status.knowledge_only && (
+      {status.knowledge_only && !dismissed.includes('provider') && (
         <Notice kind="warning">
-          <strong>No AI provider is configured.</strong> Agents answer from their knowledge base only (the best-matching passages, quoted). Set
-          OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST on the server to get written answers.
+          <div class="banner">
+            <p>
+              <strong>No AI provider is configured.</strong> Agents answer from their knowledge base only (the best-matching passages, quoted). Set
+              OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST on the server to get written answers.
+            </p>
+            {hide('provider')}
+          </div>
         </Notice>
       )}
-      {!status.mail.configured && (
+      {!status.mail.configured && !dismissed.includes('mail') && (
         <Notice kind="info">
-          <strong>E-mail is not configured.</strong> Lead alerts are kept and sent once SMTP_URL is set on the server
-          {status.mail.pending > 0 ? ` (${status.mail.pending} waiting).` : '.'}
+          <div class="banner">
+            <p>
+              <strong>E-mail is not configured.</strong> Lead alerts are kept and sent once SMTP_URL is set on the server
+              {status.mail.pending > 0 ? ` (${status.mail.pending} waiting).` : '.'}
+            </p>
+            {hide('mail')}
+          </div>
         </Notice>
       )}
     </div>

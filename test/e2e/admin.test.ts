@@ -274,6 +274,12 @@ describe('the owner runs the business from the browser', () => {
     const csv = readFileSync((await (await download).path())!, 'utf8');
     expect(csv).toContain('Vera Visitor');
     await shoot(page, 'agent-leads');
+
+    // the agents list with its counts
+    await page.getByRole('link', { name: 'Agents', exact: true }).first().click();
+    const card = page.locator('.agent-card', { hasText: 'Parcel helper' });
+    await card.getByText('2 conversations').waitFor();
+    await shoot(page, 'agents');
   }, 60_000);
 
   it('sees the analytics: cards, the chart and the 7/30/90-day switch', async () => {
@@ -417,6 +423,13 @@ describe('sessions and set-up banners', () => {
         await page.getByText('No AI provider is configured').waitFor();
         await page.getByText('E-mail is not configured').waitFor();
         await shoot(page, 'banners');
+        // put away for this browser session, and it stays away on the next page
+        await page.getByRole('status').filter({ hasText: 'E-mail is not configured' }).getByRole('button', { name: 'Dismiss' }).click();
+        await page.getByText('E-mail is not configured').waitFor({ state: 'detached' });
+        await page.getByRole('link', { name: 'Leads', exact: true }).click();
+        await page.getByRole('heading', { name: 'Leads' }).waitFor();
+        expect(await page.getByText('E-mail is not configured').count()).toBe(0);
+        await page.getByText('No AI provider is configured').waitFor();
         expect(errors).toEqual([]);
       } finally {
         await page.close();

@@ -26,12 +26,12 @@ function UserRow({ user, plans, isMe, onChanged }: { user: User; plans: string[]
   const expires = user.plan_expires_at ? user.plan_expires_at.slice(0, 10) : '';
   return (
     <tr data-user-id={user.id}>
-      <td>
+      <td class="user-cell">
         <strong>{user.name}</strong>
         {isMe && <span class="muted small"> (you)</span>}
         <span class="block small muted">{user.email}</span>
       </td>
-      <td>
+      <td data-label="Plan">
         <select aria-label={`Plan of ${user.name}`} value={user.plan_id} disabled={busy} onChange={(e) => void patch({ plan_id: valueOf(e) }, `plan set to ${valueOf(e)}`)}>
           {planIds.map((p) => (
             <option key={p} value={p}>
@@ -40,7 +40,7 @@ function UserRow({ user, plans, isMe, onChanged }: { user: User; plans: string[]
           ))}
         </select>
       </td>
-      <td>
+      <td data-label="Plan expires">
         <input
           type="date"
           aria-label={`Plan of ${user.name} expires on`}
@@ -52,20 +52,22 @@ function UserRow({ user, plans, isMe, onChanged }: { user: User; plans: string[]
           }}
         />
       </td>
-      <td>
+      <td data-label="Status">
         <select aria-label={`Status of ${user.name}`} value={user.status} disabled={busy} onChange={(e) => void patch({ status: valueOf(e) as User['status'] }, `status set to ${valueOf(e)}`)}>
           <option value="active">active</option>
           <option value="suspended">suspended</option>
           <option value="banned">banned</option>
         </select>
       </td>
-      <td>
+      <td data-label="Role">
         <select aria-label={`Role of ${user.name}`} value={user.role} disabled={busy} onChange={(e) => void patch({ role: valueOf(e) as User['role'] }, `role set to ${valueOf(e)}`)}>
           <option value="user">user</option>
           <option value="admin">admin</option>
         </select>
       </td>
-      <td class="small muted">{formatDate(user.last_login)}</td>
+      <td class="small muted" data-label="Last login">
+        {formatDate(user.last_login)}
+      </td>
     </tr>
   );
 }
