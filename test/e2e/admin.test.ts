@@ -12,6 +12,10 @@ import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
  * may scroll sideways at 375 px, and no journey may log a console error.
  */
 
+// The page's globals, used inside page.evaluate callbacks (which run in the browser); this file
+// compiles without the DOM library, so they are declared here, for this module only.
+declare const window: any, document: any, localStorage: any, getComputedStyle: any, requestAnimationFrame: any, DataTransfer: any;
+
 const ANSWER = 'Parcels ship within two working days, and tracking arrives by e-mail.';
 const FAQ = 'Shipping policy. Parcels ship within two working days. Returns are free for thirty days.';
 
