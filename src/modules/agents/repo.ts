@@ -5,7 +5,18 @@ import { chatbots, type ChatbotRow, type NewChatbot } from './tables.js';
 export type ChatbotPatch = Partial<Omit<ChatbotRow, 'id' | 'user_id' | 'created_at' | 'messages_count' | 'conversations_count'>>;
 
 export class AgentsRepo {
-  constructor(private readonly db: Db) {}
+  // Read on every request of the public and owner routes: built and prepared once, not per call.
+  private readonly byId;
+  private readonly ownedById;
+
+  constructor(private readonly db: Db) {
+    this.byId = db.select().from(chatbots).where(eq(chatbots.id, sql.placeholder('id'))).prepare();
+    this.ownedById = db
+      .select()
+      .from(chatbots)
+      .where(and(eq(chatbots.id, sql.placeholder('id')), eq(chatbots.user_id, sql.placeholder('userId'))))
+      .prepare();
+  }
 
   transaction<T>(fn: () => T): T {
     return this.db.transaction(() => fn());
@@ -26,11 +37,11 @@ export class AgentsRepo {
 
   /** The agent only if it belongs to `userId`: another account's id looks exactly like a missing one. */
   findOwned(id: string, userId: string): ChatbotRow | undefined {
-    return this.db.select().from(chatbots).where(and(eq(chatbots.id, id), eq(chatbots.user_id, userId))).get();
+    return this.ownedById.get({ id, userId });
   }
 
   findById(id: string): ChatbotRow | undefined {
-    return this.db.select().from(chatbots).where(eq(chatbots.id, id)).get();
+    return this.byId.get({ id });
   }
 
   insert(row: NewChatbot): ChatbotRow {

@@ -6,7 +6,14 @@ export type NewUser = typeof users.$inferInsert;
 export type UserPatch = Partial<Pick<UserRow, 'role' | 'status' | 'plan_id' | 'plan_expires_at'>>;
 
 export class AuthRepo {
-  constructor(private readonly db: Db) {}
+  // Read on every authenticated request: built and prepared once, not per call.
+  private readonly userById;
+  private readonly sessionById;
+
+  constructor(private readonly db: Db) {
+    this.userById = db.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare();
+    this.sessionById = db.select().from(sessions).where(eq(sessions.id, sql.placeholder('id'))).prepare();
+  }
 
   transaction<T>(fn: () => T): T {
     return this.db.transaction(() => fn());
@@ -29,7 +36,7 @@ export class AuthRepo {
   }
 
   findUserById(id: string): UserRow | undefined {
-    return this.db.select().from(users).where(eq(users.id, id)).get();
+    return this.userById.get({ id });
   }
 
   listUsers(): UserRow[] {
@@ -54,7 +61,7 @@ export class AuthRepo {
   }
 
   findSession(id: string): SessionRow | undefined {
-    return this.db.select().from(sessions).where(eq(sessions.id, id)).get();
+    return this.sessionById.get({ id });
   }
 
   touchSession(id: string, at: string): void {
