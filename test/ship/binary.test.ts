@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { bootServer, killAll, ownerWithAgent, postJson, repoRoot, runCommand, stopServer } from '../helpers/server-process.js';
+import { bootServer, killAll, ownerWithAgent, postJson, repoRoot, runCommand, stopServer, UNLIMITED_PLANS } from '../helpers/server-process.js';
 
 /**
  * Issue "Ship it": `npm run build:sea` writes dist/chat-agent; copied alone into an empty folder
@@ -17,9 +17,9 @@ let binary: { command: string; args: string[] };
 let home: string;
 const dirs: string[] = [];
 
-/** PATH has no node; HOME is private so the asset cache starts empty. */
+/** PATH has no node; HOME is private so the asset cache starts empty; plan limits high enough for polling. */
 function env(extra: Record<string, string> = {}): Record<string, string> {
-  return { PATH: '/nonexistent', HOME: home, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...extra };
+  return { PATH: '/nonexistent', HOME: home, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', PLANS_FILE: path.join(work, 'plans.json'), ...extra };
 }
 
 function tempDir(name: string): string {
@@ -38,6 +38,7 @@ beforeAll(() => {
   execFileSync('chmod', ['755', path.join(bin, 'chat-agent')]);
   binary = { command: path.join(bin, 'chat-agent'), args: [] };
   home = tempDir('home');
+  writeFileSync(path.join(work, 'plans.json'), UNLIMITED_PLANS);
 }, 180_000);
 
 afterEach(killAll);
@@ -97,6 +98,7 @@ describe('the single executable', () => {
     const deadline = Date.now() + 60_000;
     while (status !== 'completed' && status !== 'failed' && Date.now() < deadline) {
       const list = await fetch(`${base}/api/sources/chatbot/${agentId}`, { headers: { authorization: `Bearer ${token}` } });
+      expect(list.status).toBe(200);
       status = ((await list.json()) as Array<{ id: string; status: string }>).find((s) => s.id === sourceId)!.status;
     }
     expect(status).toBe('completed');

@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
-import { bootServer, fromSource, killAll, ownerWithAgent, postJson, stopServer } from '../helpers/server-process.js';
+import { bootServer, fromSource, killAll, ownerWithAgent, postJson, stopServer, UNLIMITED_PLANS } from '../helpers/server-process.js';
 
 /**
  * Graceful shutdown (SIGTERM), on the real server: in-flight HTTP finishes, a running ingestion job
@@ -20,8 +20,12 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
+/** plan limits high enough for polling a source's status */
 function env(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', REGISTRATION: 'open', ...extra };
+  const plans = `${dataDir}-plans.json`;
+  writeFileSync(plans, UNLIMITED_PLANS);
+  dirs.push(plans);
+  return { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', REGISTRATION: 'open', PLANS_FILE: plans, ...extra };
 }
 
 describe('graceful shutdown', () => {
@@ -96,6 +100,7 @@ describe('graceful shutdown', () => {
     const deadline = Date.now() + 60_000;
     while (status !== 'completed' && status !== 'failed' && Date.now() < deadline) {
       const list = await fetch(`${second.base}/api/sources/chatbot/${agentId}`, { headers: { authorization: `Bearer ${token2}` } });
+      expect(list.status).toBe(200);
       status = ((await list.json()) as Array<{ id: string; status: string }>).find((s) => s.id === sourceId)!.status;
     }
     expect(status).toBe('completed');
