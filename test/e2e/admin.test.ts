@@ -444,3 +444,82 @@ describe('sessions and set-up banners', () => {
   }, 60_000);
 });
 
+
+describe('the source list polls politely', () => {
+  it('every 3 s only while something is processing, never after the page is left; a 429 is shown and polling goes on', async () => {
+    const { token } = await registerUser(t.app);
+    const agent = await apiAs(token, 'POST', '/api/chatbots', { name: 'Polling bot' });
+    const source = {
+      id: 'src-1', chatbot_id: agent.id, type: 'website', name: 'https://www.acme.example/', url: 'https://www.acme.example/', file_type: null, file_size: null,
+      status: 'processing', error_message: null, progress: 0.4, pages_done: 4, pages_found: 10, created_at: new Date().toISOString(),
+    };
+    // the list the page reads is served by the test, so "processing" lasts exactly as long as wanted
+    let answer: 'processing' | 'limited' | 'completed' = 'processing';
+    let hits = 0;
+    const page = await browser.context.newPage();
+    const errors = watchErrors(page);
+    await page.route(`**/api/sources/chatbot/${agent.id}`, async (route) => {
+      if (route.request().method() !== 'GET') return route.fallback();
+      hits++;
+      if (answer === 'limited') return route.fulfill({ status: 429, headers: { 'retry-after': '3' }, json: { detail: 'Rate limit exceeded: at most 60 requests in this window; try again in 3 s' } });
+      return route.fulfill({ json: [answer === 'completed' ? { ...source, status: 'completed', progress: 1, pages_done: 10 } : source] });
+    });
+    // a fake clock: the page's timers run only when the test moves time on
+    await page.clock.install();
+    try {
+      await page.goto(appUrl + '/#/login');
+      await page.evaluate((tk) => localStorage.setItem('chat-agent.token', tk), token);
+      await page.goto('about:blank');
+      await page.goto(`${appUrl}/#/agents/${agent.id}/knowledge`);
+      const row = page.locator('.source', { hasText: 'acme.example' });
+      // effects run after paint (animation frames): move time in small steps until the list is there
+      await expect.poll(async () => {
+        await page.clock.runFor(20);
+        return row.isVisible();
+      }).toBe(true);
+      await row.getByText('4 of 10 pages').waitFor();
+      await row.getByRole('progressbar').waitFor();
+      expect(hits).toBe(1);
+
+      /** A request that is answered after any the page has already sent (same origin, in order). */
+      const roundTrip = () => page.evaluate(() => fetch('/api/health').then((r: { status: number }) => r.status));
+
+      await page.clock.runFor(2_500);
+      await roundTrip();
+      expect(hits, 'no second read before 3 s').toBe(1);
+      await page.clock.runFor(600);
+      await expect.poll(() => hits).toBe(2);
+
+      // leave the page: no more reads, however long
+      await page.getByRole('link', { name: 'Settings', exact: true }).click();
+      await page.getByRole('form', { name: 'General' }).waitFor();
+      await page.clock.runFor(60_000);
+      await roundTrip();
+      expect(hits, 'no reads after leaving the page').toBe(2);
+
+      // back: one read; a 429 is shown politely and the next turn reads again
+      await page.getByRole('link', { name: 'Knowledge', exact: true }).click();
+      await expect.poll(async () => {
+        await page.clock.runFor(20);
+        return hits;
+      }).toBe(3);
+      answer = 'limited';
+      await page.clock.runFor(3_100);
+      await expect.poll(() => hits).toBe(4);
+      await page.getByRole('alert').filter({ hasText: 'Too many requests' }).waitFor();
+      await row.waitFor(); // the list stays on screen
+      answer = 'completed';
+      await page.clock.runFor(3_100);
+      await expect.poll(() => hits).toBe(5);
+      await row.getByText('Ready').waitFor();
+      // nothing is processing any more: polling stops
+      await page.clock.runFor(60_000);
+      await roundTrip();
+      expect(hits, 'no reads once nothing is processing').toBe(5);
+      expectRefusals(errors, 0, 429);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+});
