@@ -155,6 +155,7 @@ describe('the embedded widget on another site', () => {
     expect(dialogBox.width).toBe(420); // large
     await dialog.getByText('Welcome to Acme Plumbing! Ask me anything.').waitFor();
     await dialog.getByText('Acme support desk').waitFor(); // powered_by_text
+    await page.screenshot({ path: artifactPath('widget-dark-top-left-lead-form.png') });
     expect(await dialog.locator('img.logo').getAttribute('src')).toBe(`${host.url}/logo.svg`);
 
     // lead form first: the message box is not there yet
@@ -170,14 +171,21 @@ describe('the embedded widget on another site', () => {
     expect(leads).toEqual([expect.objectContaining({ name: 'Ada Lovelace', phone: '+44 20 7946 0958', session_id: sessionId })]);
 
     // the answer streams: part of it is on screen while the model is still writing
-    fake.setBehaviour({ reply: 'We are **open** Monday to Friday, 8:00 to 18:00. Details on [our hours page](https://example.com/hours).', chunks: 4, pauseAfterChunks: 2 });
+    // until the first words arrive there is a typing indicator
+    fake.setBehaviour({ reply: 'We are **open** Monday to Friday, 8:00 to 18:00. Details on [our hours page](https://example.com/hours).', chunks: 4, pauseAfterChunks: 0 });
     const box2 = messageBox(page);
     await box2.fill('When are you open?');
     await box2.press('Enter');
     await fake.waitForPause();
+    await dialog.getByRole('status', { name: 'Assistant is typing' }).waitFor();
+    await page.screenshot({ path: artifactPath('widget-dark-top-left-typing.png') });
+    fake.setBehaviour({ pauseAfterChunks: 2 });
+    fake.release();
+    await fake.waitForPause();
     const answer = dialog.locator('.msg.assistant .bubble').last();
     await answer.getByText('We are').waitFor();
     expect(await answer.textContent()).not.toContain('hours page');
+    expect(await dialog.getByRole('status', { name: 'Assistant is typing' }).count()).toBe(0);
     fake.setBehaviour({ pauseAfterChunks: undefined });
     fake.release();
     const hoursLink = answer.getByRole('link', { name: 'our hours page' });
