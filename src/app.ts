@@ -19,6 +19,9 @@ import { INGEST_JOB, IngestionService, KnowledgeRepo, KnowledgeService, knowledg
 import { JobQueue } from './platform/jobs/queue.js';
 import { createParserPool } from './platform/workers/pool.js';
 import { LimitsRepo, MessageQuota, PlanService, RateLimiter, rateLimitPlugin } from './modules/limits/index.js';
+import { webRoutes } from './modules/web/index.js';
+import { SystemService, systemRoutes } from './modules/system/index.js';
+import { adminUiRoutes } from './modules/admin-ui/index.js';
 import { createEmbedder } from './providers/embeddings/index.js';
 import { configuredProviders } from './providers/llm/registry.js';
 
@@ -73,6 +76,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.setSerializerCompiler(serializerCompiler);
 
   await registerHttpPlatform(app, { version });
+  // Group commit (platform/db/durability.ts): a response that may acknowledge a write waits until
+  // the WAL is on disk. Reads never wait. Streamed chat answers wait before their `done` event.
+  const durable = () => database.durability.barrier();
+  app.addHook('onSend', async (request, _reply, payload) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'OPTIONS') await durable();
+    return payload;
+  });
 
   // Services: one instance each, wired by hand (the graph is small and reads top to bottom).
   const plans = new PlanService(config.plans, config.defaultPlan, clock);
@@ -134,10 +144,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(authRoutes, { auth });
   await app.register(agentRoutes, { agents, ownerPlan });
   await app.register(knowledgeRoutes, { knowledge, ingestion });
-  await app.register(chatRoutes, { chat });
+  await app.register(chatRoutes, { chat, durable });
   await app.register(analyticsRoutes, { analytics });
   await app.register(leadsRoutes, { leads });
   await app.register(adminRoutes, { auth });
+  await app.register(webRoutes, { agents, ownerPlan });
+  // what the admin UI shows about the set-up (registration, provider keys, mail), and the UI itself
+  const accounts = new AuthRepo(database.db);
+  const system = new SystemService({ config, countAccounts: () => accounts.countUsers(), mail: { configured: leads.mailConfigured, pending: () => leads.pendingMailCount() } });
+  await app.register(systemRoutes, { system });
+  await app.register(adminUiRoutes);
 
   // Expired sessions are refused on use anyway; this only keeps the table small.
   const sweep = setInterval(() => auth.purgeExpiredSessions(), 60 * 60 * 1000);

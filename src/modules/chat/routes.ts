@@ -48,11 +48,14 @@ const messageSchema = z.object({
  * Answers as JSON, or as Server-Sent Events when the client accepts them: `delta` events, then
  * `done` with the JSON body; an error after the stream began is an `error` event.
  */
-async function answer(chat: ChatService, turn: PreparedTurn, request: FastifyRequest, reply: FastifyReply) {
+async function answer(chat: ChatService, turn: PreparedTurn, request: FastifyRequest, reply: FastifyReply, durable: () => Promise<void>) {
   if (!wantsEventStream(request)) return chat.reply(turn);
   const stream = new EventStream(reply);
   try {
     const result = await chat.reply(turn, { onDelta: (text) => stream.send('delta', { text }), signal: stream.signal });
+    // `done` acknowledges the stored question and answer: they are on disk first (a plain JSON
+    // answer gets the same from the app's onSend hook, which a hijacked stream skips)
+    await durable();
     stream.send('done', result);
     stream.end();
   } catch (err) {
@@ -65,7 +68,7 @@ async function answer(chat: ChatService, turn: PreparedTurn, request: FastifyReq
   return reply;
 }
 
-export const chatRoutes: FastifyPluginAsyncZod<{ chat: ChatService }> = async (app, { chat }) => {
+export const chatRoutes: FastifyPluginAsyncZod<{ chat: ChatService; durable: () => Promise<void> }> = async (app, { chat, durable }) => {
   const security = [{ bearer: [] }];
   const chatbotParams = z.object({ chatbot_id: z.string().min(1).max(100) });
 
@@ -77,7 +80,7 @@ export const chatRoutes: FastifyPluginAsyncZod<{ chat: ChatService }> = async (a
       body: z.object({ ...visitorFields, session_id: sessionId }),
       response: { 200: chatResponse },
     },
-    handler: async (req, reply) => answer(chat, await chat.preparePublic(req.params.chatbot_id, req.body), req, reply),
+    handler: async (req, reply) => answer(chat, await chat.preparePublic(req.params.chatbot_id, req.body), req, reply, durable),
   });
   app.options('/api/public/chat/:chatbot_id', visitorPreflight());
 
@@ -88,7 +91,7 @@ export const chatRoutes: FastifyPluginAsyncZod<{ chat: ChatService }> = async (a
       body: z.object({ ...visitorFields, chatbot_id: z.string().min(1).max(100), session_id: sessionId.optional() }),
       response: { 200: chatResponse },
     },
-    handler: async (req, reply) => answer(chat, await chat.prepareOwned(currentUser(req), req.body.chatbot_id, req.body), req, reply),
+    handler: async (req, reply) => answer(chat, await chat.prepareOwned(currentUser(req), req.body.chatbot_id, req.body), req, reply, durable),
   });
 
   app.get('/api/chat/conversations/:chatbot_id', {

@@ -1,0 +1,134 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { WalSync } from '../../src/platform/db/durability.js';
+import { openDatabase, type AppDatabase } from '../../src/platform/db/index.js';
+import { auth, createAgent, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+
+/**
+ * The group commit: a barrier resolves only after an fdatasync of the WAL that began after the
+ * caller's writes, concurrent barriers share syncs, and the app waits for it before answering a
+ * write (but never for a read).
+ */
+
+const dirs: string[] = [];
+const databases: AppDatabase[] = [];
+const apps: TestApp[] = [];
+afterEach(async () => {
+  for (const t of apps.splice(0)) await t.cleanup();
+  for (const d of databases.splice(0)) d.close();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function database(): { d: AppDatabase; file: string } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'durability-'));
+  dirs.push(dir);
+  const file = path.join(dir, 'chat-agent.db');
+  const d = openDatabase(file);
+  databases.push(d);
+  d.sqlite.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)');
+  return { d, file };
+}
+
+/** A real fdatasync that the test can hold until it says go, recording which file it synced. */
+function heldSync() {
+  const calls: Array<{ file: string; release: () => void }> = [];
+  const waiters: Array<() => void> = [];
+  const syncFile = async (file: string) => {
+    await new Promise<void>((release) => {
+      calls.push({ file, release });
+      for (const wake of waiters.splice(0)) wake();
+    });
+    const handle = await open(file, 'r');
+    await handle.datasync();
+    await handle.close();
+  };
+  const nextCall = (n: number) =>
+    new Promise<void>((resolve) => {
+      const check = () => (calls.length >= n ? resolve() : waiters.push(check));
+      check();
+    });
+  return { calls, syncFile, nextCall };
+}
+
+describe('WalSync', () => {
+  it('does not sync when nothing was written since the last sync', async () => {
+    const { d, file } = database();
+    const held = heldSync();
+    const sync = new WalSync(d.sqlite, `${file}-wal`, held.syncFile);
+    await sync.barrier();
+    expect(held.calls).toHaveLength(0);
+  });
+
+  it('resolves after a sync of the WAL file that began after the write', async () => {
+    const { d, file } = database();
+    const held = heldSync();
+    const sync = new WalSync(d.sqlite, `${file}-wal`, held.syncFile);
+    d.sqlite.prepare("INSERT INTO notes (text) VALUES ('a lead')").run();
+    let resolved = false;
+    const barrier = sync.barrier().then(() => (resolved = true));
+    await held.nextCall(1);
+    expect(held.calls[0]!.file).toBe(`${file}-wal`);
+    await new Promise((r) => setImmediate(r));
+    expect(resolved).toBe(false);
+    held.calls[0]!.release();
+    await barrier;
+    expect(resolved).toBe(true);
+    expect(sync.syncs).toBe(1);
+    // nothing new: the next barrier does not sync again
+    await sync.barrier();
+    expect(held.calls).toHaveLength(1);
+  });
+
+  it('a write made while a sync is in flight waits for the next sync; concurrent barriers share syncs', async () => {
+    const { d, file } = database();
+    const held = heldSync();
+    const sync = new WalSync(d.sqlite, `${file}-wal`, held.syncFile);
+    const insert = d.sqlite.prepare('INSERT INTO notes (text) VALUES (?)');
+    insert.run('first');
+    const early = Array.from({ length: 20 }, () => sync.barrier());
+    await held.nextCall(1);
+    insert.run('second, after the first sync began');
+    let lateDone = false;
+    const late = Array.from({ length: 20 }, () => sync.barrier().then(() => (lateDone = true)));
+    held.calls[0]!.release();
+    await Promise.all(early);
+    expect(lateDone).toBe(false);
+    await held.nextCall(2);
+    held.calls[1]!.release();
+    await Promise.all(late);
+    expect(held.calls).toHaveLength(2); // 40 barriers, 2 syncs
+  });
+});
+
+describe('the app acknowledges writes only after the WAL is synced', () => {
+  it('a write request syncs before its response; a read does not sync', async () => {
+    const t = await startTestApp();
+    apps.push(t);
+    const me = await registerUser(t.app);
+    const before = t.database.durability.syncs;
+    await createAgent(t.app, me.token);
+    expect(t.database.durability.syncs).toBeGreaterThan(before);
+    const afterWrite = t.database.durability.syncs;
+    for (let i = 0; i < 5; i++) await t.app.inject({ method: 'GET', url: '/api/chatbots', headers: auth(me.token) });
+    expect(t.database.durability.syncs).toBe(afterWrite);
+  });
+
+  it('a streamed chat answer syncs before its done event', async () => {
+    const t = await startTestApp();
+    apps.push(t);
+    const me = await registerUser(t.app);
+    const agent = await createAgent(t.app, me.token);
+    const before = t.database.durability.syncs;
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/public/chat/${agent.id}`,
+      headers: { accept: 'text/event-stream' },
+      payload: { message: 'hello', session_id: 'stream-1' },
+    });
+    expect(res.body).toContain('event: done');
+    expect(t.database.durability.syncs).toBeGreaterThan(before);
+  });
+});
