@@ -392,6 +392,8 @@ describe('allowed_domains (beyond the spec)', () => {
       expect(refused.statusCode).toBe(403);
       expect(refused.headers['access-control-allow-origin']).toBeUndefined();
     }
+    const unknown = await t.app.inject({ method: 'OPTIONS', url: '/api/public/chat/no-such-agent', headers: { origin: 'https://shop.example.com', 'access-control-request-method': 'POST' } });
+    expect(unknown.statusCode).toBe(404);
   });
 
   it('an empty list lets any site embed the agent', async () => {

@@ -1,9 +1,10 @@
 import type { FastifyInstance, RouteShorthandOptionsWithHandler } from 'fastify';
 import fp from 'fastify-plugin';
-import { forbidden } from '../../platform/http/errors.js';
+import { forbidden, notFound } from '../../platform/http/errors.js';
 import { RATE_LIMIT_HEADERS } from '../limits/index.js';
 import { originMatches } from './origins.js';
 import type { AgentsService } from './service.js';
+import type { ChatbotRow } from './tables.js';
 
 /**
  * CORS for the routes a website visitor's browser calls (`config.visitorFacing`: public agent
@@ -22,12 +23,14 @@ import type { AgentsService } from './service.js';
  */
 export const visitorCorsPlugin = fp(async (app: FastifyInstance, opts: { agents: AgentsService; publicUrl: string }) => {
   const ownOrigin = new URL(opts.publicUrl).origin;
+  app.decorateRequest('visitorAgent', null);
   app.addHook('onRequest', async (request, reply) => {
     if (request.is404 || !request.routeOptions.config.visitorFacing) return;
+    const chatbotId = (request.params as { chatbot_id?: unknown }).chatbot_id;
+    const agent = typeof chatbotId === 'string' && chatbotId.length <= 100 ? opts.agents.findById(chatbotId) : undefined;
+    request.visitorAgent = agent ?? null;
     const origin = request.headers.origin;
     if (!origin) return;
-    const chatbotId = (request.params as { chatbot_id?: unknown }).chatbot_id;
-    const agent = typeof chatbotId === 'string' ? opts.agents.findById(chatbotId) : undefined;
     const own = origin === ownOrigin || sameHost(origin, request.headers.host);
     if (agent && agent.allowed_domains.length > 0 && !own && !originMatches(agent.allowed_domains, origin)) {
       throw forbidden("This website is not allowed to use this chatbot (its address is not in the chatbot's allowed domains)");
@@ -47,14 +50,23 @@ function sameHost(origin: string, host: string | undefined): boolean {
   }
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** on visitor-facing routes: the agent named by `chatbot_id`, or null when there is none */
+    visitorAgent: ChatbotRow | null;
+  }
+}
+
 /**
  * The CORS preflight (OPTIONS) of a visitor-facing route; register it beside the route. The hook
- * above has already refused an origin the agent does not allow.
+ * above has already refused an origin the agent does not allow; an unknown agent is 404, like
+ * the route it precedes.
  */
 export const visitorPreflight = (): RouteShorthandOptionsWithHandler => ({
   config: { public: true, visitorFacing: true },
   schema: { hide: true },
   handler: async (request, reply) => {
+    if (!request.visitorAgent) throw notFound('Chatbot');
     if (request.headers.origin) {
       reply.header('Access-Control-Allow-Methods', 'GET, POST');
       reply.header('Access-Control-Allow-Headers', 'Content-Type, Accept');
