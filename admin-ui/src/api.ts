@@ -64,7 +64,8 @@ export class ApiError extends Error {
 function describeDetail(status: number, body: unknown): string {
   const detail = (body as { detail?: unknown } | null)?.detail;
   if (typeof detail === 'string') {
-    if (status === 429) return `Too many requests: ${detail}. Please wait a moment and try again.`;
+    // the server's text already says how long to wait ("try again in 12 s")
+    if (status === 429) return `Too many requests for now. ${detail.replace(/\.?$/, '.')}`;
     return detail;
   }
   if (detail && typeof detail === 'object' && typeof (detail as PlanLimitDetail).message === 'string') {
