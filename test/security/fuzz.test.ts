@@ -31,8 +31,6 @@ if (!Number.isSafeInteger(SEED)) throw new Error(`FUZZ_SEED must be an integer, 
 const REQUESTS = process.env.FUZZ_REQUESTS ? Number(process.env.FUZZ_REQUESTS) : 4000;
 /** A request the app has not answered by then is reported as hanging (a watchdog, not a wait). */
 const HANG_MS = 10_000;
-/** The watchdog for the one request shape known to hang (see `knownFileRouteTruncationBug`). */
-const KNOWN_HANG_MS = 2_000;
 
 type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 const BODY_METHODS = ['POST', 'PUT', 'PATCH'];
@@ -1058,41 +1056,6 @@ async function notBuiltAnswers(t: TestApp): Promise<Set<string>> {
   return out;
 }
 
-/**
- * KNOWN BUG (found by this fuzz): POST /api/sources/chatbot/{own agent}/file with a
- * `multipart/form-data` content type that has no `boundary` parameter answers 500: the route
- * reads `req.parts()` itself, and busboy's "Multipart: Boundary not found" is not mapped to a 400
- * (the text and website routes read forms through platform/http/form.ts and answer 400). It is
- * pinned by the `.fails` test below and, so the fuzz can still guard everything else, counted
- * apart here for exactly that route, content type and status. Once the `.fails` test starts
- * failing, the bug is fixed: remove this and the `.fails`.
- */
-function knownFileRouteBoundaryBug(s: Sent, res: Answer): boolean {
-  const type = s.headers['content-type'] ?? '';
-  return routeKey(s.route) === FILE_ROUTE && res.statusCode === 500 && /^\s*multipart\/form-data/i.test(type) && !/;\s*boundary=/i.test(type);
-}
-
-const FILE_ROUTE = 'POST /api/sources/chatbot/:chatbot_id/file';
-const boundaryOf = (contentType: string | undefined) => {
-  const m = /;\s*boundary=(?:"([^"]+)"|([^\s;]+))/i.exec(contentType ?? '');
-  return m ? (m[1] ?? m[2]) : undefined;
-};
-
-/**
- * KNOWN BUG (found by this fuzz): POST /api/sources/chatbot/{own agent}/file with a multipart body
- * that ends inside the file part (no closing `--boundary--`) never gets an answer, over real HTTP
- * too (the socket stays open): the file stream is never ended or errored, so the upload waits
- * forever. (The text route checks for the closing delimiter in platform/http/form.ts and answers
- * 400.) Pinned by the `.fails` test below; here a request of that shape gets a short watchdog and a
- * hang is counted apart. A 5xx or a leak on it still fails. Remove with the `.fails` once fixed.
- */
-function knownFileRouteTruncationBug(s: Sent): boolean {
-  const boundary = boundaryOf(s.headers['content-type']);
-  if (routeKey(s.route) !== FILE_ROUTE || !boundary || s.body.payload === undefined) return false;
-  const text = Buffer.isBuffer(s.body.payload) ? s.body.payload.toString('latin1') : s.body.payload;
-  return text.includes('filename=') && !text.includes(`--${boundary}--`);
-}
-
 /** Who sends a request to `r` (see `Caller`). */
 function pickCaller(ctx: Ctx, r: RouteInfo): Caller {
   const { rng } = ctx;
@@ -1154,7 +1117,6 @@ describe('fuzz: every route, random and hostile requests', () => {
     const perRoute = new Map<string, { sent: number; pastAuth: number }>(routes.map((r) => [routeKey(r), { sent: 0, pastAuth: 0 }]));
     let relogins = 0;
     let notBuilt = 0;
-    let knownBug = 0;
     let noAnswer = 0;
     /** answers that showed what A made public (the exception in `leaksIn` is exercised) */
     let shownPublicly = 0;
@@ -1174,16 +1136,14 @@ describe('fuzz: every route, random and hostile requests', () => {
       const sent: Sent = { caller, route, method: route.method as Method, url, params, headers, body };
       const what = () => `#${i} ${sent.method} ${url.length > 300 ? `${url.slice(0, 300)}…` : url} as ${caller}${caller === 'B' || caller === 'anonymous' ? '' : ` (authorization ${excerpt(headers.authorization, 80)})`}, body ${body.label} ${excerpt(body.payload)}, content-type ${JSON.stringify(headers['content-type'] ?? null)}`;
 
-      const mayHang = knownFileRouteTruncationBug(sent);
       let watchdog: NodeJS.Timeout | undefined;
       const res = await Promise.race([
         t.app.inject({ method: sent.method, url, headers, ...(body.payload === undefined ? {} : { payload: body.payload }) }),
-        new Promise<'hung'>((resolve) => (watchdog = setTimeout(() => resolve('hung'), mayHang ? KNOWN_HANG_MS : HANG_MS))),
+        new Promise<'hung'>((resolve) => (watchdog = setTimeout(() => resolve('hung'), HANG_MS))),
       ]).finally(() => clearTimeout(watchdog));
       if (res === 'hung') {
         noAnswer++;
-        if (mayHang) knownBug++;
-        else serverErrors.push(`${what()}\n    -> no answer within ${HANG_MS} ms`);
+        serverErrors.push(`${what()}\n    -> no answer within ${HANG_MS} ms`);
         continue;
       }
       byStatus.set(res.statusCode, (byStatus.get(res.statusCode) ?? 0) + 1);
@@ -1197,8 +1157,6 @@ describe('fuzz: every route, random and hostile requests', () => {
         (unbuilt.has(res.body) || (sent.method === 'HEAD' && unbuilt.has((await t.app.inject({ method: 'GET', url, headers })).body)));
       if (unbuiltBundle) {
         notBuilt++;
-      } else if (knownFileRouteBoundaryBug(sent, res)) {
-        knownBug++;
       } else if (res.statusCode >= 500 || res.body.includes('Internal server error')) {
         serverErrors.push(`${what()}\n    -> ${res.statusCode} ${excerpt(res.body)}`);
       }
@@ -1241,8 +1199,7 @@ describe('fuzz: every route, random and hostile requests', () => {
         [...classes].sort().map(([c, n]) => `${c} ${n}`).join(', ') +
         (noAnswer ? `, no answer ${noAnswer}` : '') +
         `; by status ${[...byStatus].sort((x, y) => x[0] - y[0]).map(([s, n]) => `${s}:${n}`).join(' ')}; B re-logins ${relogins}; ${shownPublicly} answers showed A's public agent info or knowledge` +
-        (notBuilt ? `; ${notBuilt} of the 503s are "not built" answers of an unbuilt bundle` : '') +
-        (knownBug ? `; ${knownBug} answers were the known file-route bugs (500 without a boundary, no answer to a cut-off upload)` : ''),
+        (notBuilt ? `; ${notBuilt} of the 503s are "not built" answers of an unbuilt bundle` : ''),
     );
 
     expect.soft(serverErrors, `${serverErrors.length} requests got a server error (seed ${SEED}):\n${serverErrors.join('\n')}`).toEqual([]);
@@ -1280,9 +1237,8 @@ describe('fuzz: every route, random and hostile requests', () => {
     }
   }, 180_000);
 
-  // KNOWN BUGS, see knownFileRouteBoundaryBug and knownFileRouteTruncationBug: when one of these
-  // starts failing, the bug is fixed: drop its `.fails` and its exception in the fuzz loop
-  it.fails('the file-source route refuses multipart/form-data without a boundary with a 400', async () => {
+  // Two requests this fuzz found answered with a 500 and with no answer at all (fixed in the route)
+  it('the file-source route refuses multipart/form-data without a boundary with a 400', async () => {
     const { token } = await registerUser(t.app, { name: 'Uploader' });
     const agent = await createAgent(t.app, token, { name: 'Upload target' });
     for (const payload of [undefined, '', '--x\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nhi\r\n--x--\r\n']) {
@@ -1296,7 +1252,7 @@ describe('fuzz: every route, random and hostile requests', () => {
     }
   });
 
-  it.fails('the file-source route answers an upload cut off inside the file part with a 400', async () => {
+  it('the file-source route answers an upload cut off inside the file part with a 400', async () => {
     const { token } = await registerUser(t.app, { name: 'Uploader' });
     const agent = await createAgent(t.app, token, { name: 'Upload target' });
     const boundary = 'cut-off-upload';
@@ -1304,7 +1260,7 @@ describe('fuzz: every route, random and hostile requests', () => {
     let watchdog: NodeJS.Timeout | undefined;
     const res = await Promise.race([
       t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agent.id}/file`, headers: { ...auth(token), 'content-type': `multipart/form-data; boundary=${boundary}` }, payload }),
-      new Promise<'no answer'>((resolve) => (watchdog = setTimeout(() => resolve('no answer'), KNOWN_HANG_MS))),
+      new Promise<'no answer'>((resolve) => (watchdog = setTimeout(() => resolve('no answer'), HANG_MS))),
     ]).finally(() => clearTimeout(watchdog));
     expect(res === 'no answer' ? res : res.statusCode).toBe(400);
   });

@@ -69,7 +69,7 @@ export class IngestionService {
    * Streams the upload to disk under a generated name (the original name is only metadata), then
    * checks the content against the extension and queues the ingestion.
    */
-  async addFile(user: AuthUser, chatbotId: string, upload: { filename: string; stream: Readable }): Promise<SourceRow> {
+  async addFile(user: AuthUser, chatbotId: string, upload: { filename: string; stream: Readable; signal?: AbortSignal }): Promise<SourceRow> {
     const agent = this.agents.get(user, chatbotId);
     const originalName = path.basename(upload.filename || '').slice(0, 255) || 'upload';
     const ext = path.extname(originalName).slice(1).toLowerCase() as ParsableType;
@@ -81,9 +81,11 @@ export class IngestionService {
     const tmp = path.join(this.uploadDir, `${id}.part`);
     let saved;
     try {
-      saved = await saveUpload(upload.stream, tmp, MAX_UPLOAD_BYTES);
+      saved = await saveUpload(upload.stream, tmp, MAX_UPLOAD_BYTES, upload.signal);
     } catch (err) {
       if (err instanceof UploadTooLargeError) throw new ApiError(413, err.message);
+      // the caller aborted the upload (a body cut short): its reason is the answer
+      if (upload.signal?.aborted) throw upload.signal.reason;
       throw err;
     }
     const finalPath = path.join(this.uploadDir, `${id}.${ext}`);

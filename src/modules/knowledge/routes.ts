@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ApiError, badRequest } from '../../platform/http/errors.js';
-import { readFormFields } from '../../platform/http/form.js';
+import { cutShort, multipartClientError, readFormFields, watchClosingDelimiter } from '../../platform/http/form.js';
 import { currentUser } from '../auth/index.js';
 import { MAX_UPLOAD_BYTES, type IngestionService } from './ingestion.js';
 import { MAX_TEXT_SOURCE_CHARS, type KnowledgeService } from './service.js';
@@ -123,13 +123,38 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<{ knowledge: KnowledgeServic
       ingestion.assertAgent(user, req.params.chatbot_id); // before reading 100 MB for nothing
       if (!req.isMultipart()) throw badRequest('body: expected multipart/form-data with a file field');
       let source;
-      for await (const part of req.parts({ limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10, parts: 11 } })) {
-        if (part.type !== 'file') continue;
-        if (part.fieldname !== 'file' || source) {
-          part.file.resume();
-          continue;
+      // A body that ends inside the file part would leave the file stream open for ever (the
+      // parser reports the cut only to its iterator, which waits for the stream, and the stream
+      // ignores destroy()): when the whole body has arrived without the closing delimiter, the
+      // upload is aborted with a 400.
+      const closing = watchClosingDelimiter(req);
+      const cut = new AbortController();
+      const onBodyEnd = () => {
+        if (!closing.seen() && !cut.signal.aborted) cut.abort(cutShort());
+      };
+      req.raw.once('end', onBodyEnd);
+      try {
+        const parts = req.parts({ limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10, parts: 11 } })[Symbol.asyncIterator]();
+        for (;;) {
+          let next;
+          try {
+            next = await parts.next();
+          } catch (err) {
+            throw multipartClientError(err);
+          }
+          if (next.done) break;
+          const part = next.value;
+          if (part.type !== 'file') continue;
+          if (part.fieldname !== 'file' || source) {
+            part.file.resume();
+            continue;
+          }
+          if (req.raw.readableEnded) onBodyEnd();
+          source = await ingestion.addFile(user, req.params.chatbot_id, { filename: part.filename, stream: part.file, signal: cut.signal });
         }
-        source = await ingestion.addFile(user, req.params.chatbot_id, { filename: part.filename, stream: part.file });
+      } finally {
+        req.raw.off('end', onBodyEnd);
+        closing.stop();
       }
       if (!source) throw badRequest('file: required');
       // spec: the create response carries file_type and file_size as null; later lists have them

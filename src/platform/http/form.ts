@@ -24,17 +24,13 @@ export async function readFormFields(request: FastifyRequest, maxFieldBytes: num
         fields[part.fieldname] = String(part.value ?? '');
       }
     } catch (err) {
-      // the multipart plugin's own errors (limits, __proto__ names) carry a 4xx status; busboy's
-      // (no boundary in the content type, broken framing) carry none and are the client's fault too
-      const status = (err as { statusCode?: number }).statusCode;
-      if (err instanceof ApiError || (status !== undefined && status >= 400 && status < 500)) throw err;
-      throw badRequest('body: malformed multipart/form-data');
+      throw multipartClientError(err);
     } finally {
       closing.stop();
     }
     // @fastify/multipart ends the parts quietly when the body stops before its closing delimiter;
     // such a body is cut short, so what it holds is not stored
-    if (!closing.seen()) throw badRequest('body: multipart/form-data ends before its closing boundary');
+    if (!closing.seen()) throw cutShort();
     return fields;
   }
   const body = request.body;
@@ -43,6 +39,19 @@ export async function readFormFields(request: FastifyRequest, maxFieldBytes: num
   }
   throw badRequest('body: expected multipart/form-data fields');
 }
+
+/**
+ * An error met while reading multipart parts, as the client's error: the multipart plugin's own
+ * (limits, __proto__ names) carry a 4xx status; busboy's (no boundary in the content type, broken
+ * framing) carry none and are the client's fault too.
+ */
+export function multipartClientError(err: unknown): unknown {
+  const status = (err as { statusCode?: number }).statusCode;
+  if (err instanceof ApiError || (status !== undefined && status >= 400 && status < 500)) return err;
+  return badRequest('body: malformed multipart/form-data');
+}
+
+export const cutShort = () => badRequest('body: multipart/form-data ends before its closing boundary');
 
 /** The boundary parameter of a multipart content type, quoted or not. */
 function multipartBoundary(contentType: string | undefined): string | undefined {
@@ -56,7 +65,7 @@ function multipartBoundary(contentType: string | undefined): string | undefined 
  * boundary cannot occur (it would end the part), so finding it means the form was complete.
  * Attached before the parser starts reading, so it sees every chunk.
  */
-function watchClosingDelimiter(request: FastifyRequest): { seen(): boolean; stop(): void } {
+export function watchClosingDelimiter(request: FastifyRequest): { seen(): boolean; stop(): void } {
   const boundary = multipartBoundary(request.headers['content-type']);
   if (!boundary) return { seen: () => false, stop: () => {} };
   const delimiter = Buffer.from(`\r\n--${boundary}--`);

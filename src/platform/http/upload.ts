@@ -16,9 +16,10 @@ export interface SavedUpload {
 
 /**
  * Streams an upload to `path` without holding it in memory. Past `maxBytes` the partial file is
- * removed and `tooLarge` is thrown (the caller answers 413); any other failure removes it too.
+ * removed and `tooLarge` is thrown (the caller answers 413); any other failure, or `signal`
+ * aborting, removes it too.
  */
-export async function saveUpload(stream: Readable & { truncated?: boolean }, path: string, maxBytes: number): Promise<SavedUpload> {
+export async function saveUpload(stream: Readable & { truncated?: boolean }, path: string, maxBytes: number, signal?: AbortSignal): Promise<SavedUpload> {
   let size = 0;
   const headParts: Buffer[] = [];
   let headLength = 0;
@@ -34,7 +35,7 @@ export async function saveUpload(stream: Readable & { truncated?: boolean }, pat
     },
   });
   try {
-    await pipeline(stream, counter, createWriteStream(path, { flags: 'wx', mode: 0o600 }));
+    await pipeline(stream, counter, createWriteStream(path, { flags: 'wx', mode: 0o600 }), { signal });
     // @fastify/multipart stops at its fileSize limit and marks the stream truncated
     if (stream.truncated) throw new UploadTooLargeError(maxBytes);
     return { path, size, head: Buffer.concat(headParts) };
