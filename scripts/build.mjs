@@ -1,7 +1,8 @@
 // Builds the server into dist/main.js (dependencies stay in node_modules) and the widget into
-// dist/widget/. The admin UI bundle joins this script with its issue.
+// dist/widget/ and the admin UI into dist/admin/.
 import { build } from 'esbuild';
 import { buildWidget } from '../widget/build.mjs';
+import { buildAdmin } from './build-admin.mjs';
 
 const nodeOptions = {
   bundle: true,
@@ -22,3 +23,8 @@ await build({ ...nodeOptions, entryPoints: ['src/platform/workers/parse-worker.t
 // The embeddable widget: dist/widget/widget.js (loader), widget-<hash>.js and manifest.json,
 // served by src/modules/web.
 await buildWidget();
+
+// The admin UI: dist/admin/index.html and assets/main-<hash>.js, app-<hash>.css, served at / by
+// src/modules/admin-ui.
+const admin = await buildAdmin();
+console.log(`admin UI: ${admin.js.file} ${admin.js.bytes} B (${admin.js.gzip} B gzip), ${admin.css.file} ${admin.css.bytes} B (${admin.css.gzip} B gzip)`);

@@ -563,6 +563,12 @@ describe('malformed bodies and hostile ids', () => {
   });
 
   describe('hostile ids', () => {
+    /**
+     * A dot-dot id in a one-segment route (`/chat/..`, `/assets/%2e%2e`) is resolved away by URL
+     * rules before routing: the request is for `/`, the admin UI's page, which rightly answers 200.
+     */
+    const resolvesToRoot = (url: string) => new URL(url, 'http://x').pathname === '/';
+
     const ids: Array<[string, string]> = [
       ['300 characters', 'a'.repeat(300)],
       ['150 characters', 'b'.repeat(150)],
@@ -611,6 +617,7 @@ describe('malformed bodies and hostile ids', () => {
         for (const [label, id] of ids) {
           for (const payload of payloadsFor(r)) {
             const url = r.url.replace(/:[A-Za-z_]\w*/g, id);
+            if (resolvesToRoot(url)) continue;
             const res = await t.app.inject({ method: r.method as Method, url, headers: credentials(ctx, r), ...(payload ? { payload } : {}) });
             const what = `${r.method} ${r.url} with ${label} (${payload ? 'body' : 'no body'}): ${res.statusCode} ${res.body.slice(0, 160)}`;
             expect(res.statusCode, what).toBeGreaterThanOrEqual(400);
@@ -629,6 +636,7 @@ describe('malformed bodies and hostile ids', () => {
       for (const r of t.app.routeTable.filter((x) => /:[A-Za-z_]/.test(x.url) && x.method !== 'HEAD')) {
         for (const [label, id] of routed) {
           for (const payload of payloadsFor(r)) {
+            if (resolvesToRoot(r.url.replace(/:[A-Za-z_]\w*/g, id))) continue;
             const res = await t.app.inject({
               method: r.method as Method,
               url: r.url.replace(/:[A-Za-z_]\w*/g, id),

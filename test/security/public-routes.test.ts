@@ -10,7 +10,8 @@ import { auth, createAgent, registerUser, startTestApp, type TestApp } from '../
  *
  * Spec 5.3 (public endpoints): register, login, agent info and chat for the widget. The spec's
  * public lead capture (POST /api/public/lead/{id}) is public too: the widget's lead form.
- * Beyond the spec: health, the OpenAPI document and the docs page.
+ * Beyond the spec: health, the OpenAPI document and the docs page, the admin UI and whether
+ * registration is open.
  */
 const PUBLIC_ROUTES = [
   'POST /api/auth/register',
@@ -31,6 +32,13 @@ const PUBLIC_ROUTES = [
   'HEAD /chat/:chatbot_id',
   'GET /api/health',
   'HEAD /api/health',
+  // the admin UI's page and its hashed files, and the login page's "is registration open?"
+  'GET /',
+  'HEAD /',
+  'GET /assets/:file',
+  'HEAD /assets/:file',
+  'GET /api/auth/registration',
+  'HEAD /api/auth/registration',
   'GET /openapi.json',
   'HEAD /openapi.json',
   'GET /docs',
