@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { Config } from './config/index.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import { databaseIsHealthy, type AppDatabase } from './platform/db/index.js';
+import { WalCheckpointer } from './platform/db/checkpointer.js';
 import { frameworkErrorHandler, registerHttpPlatform } from './platform/http/index.js';
 import { newId } from './platform/ids.js';
 import { appVersion } from './platform/version.js';
@@ -79,6 +80,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Group commit (platform/db/durability.ts): a response that may acknowledge a write waits until
   // the WAL is on disk. Reads never wait. Streamed chat answers wait before their `done` event.
   const durable = () => database.durability.barrier();
+  // WAL checkpoints in a worker thread instead of inside whichever commit crosses the threshold
+  const checkpointer = new WalCheckpointer(database.sqlite, config.databaseFile, app.log);
+  checkpointer.start();
+  app.addHook('onClose', async () => checkpointer.stop());
   app.addHook('onSend', async (request, _reply, payload) => {
     if (request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'OPTIONS') await durable();
     return payload;

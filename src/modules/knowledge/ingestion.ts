@@ -14,21 +14,24 @@ import { assertPublicHttpUrl, isPublicAddress } from '../../platform/net/safe-fe
 import { UnsafeUrlError } from '../../platform/net/types.js';
 import { detectFileType } from '../../platform/workers/file-type.js';
 import { ParseError, type ParsableType, type ParserPool } from '../../platform/workers/types.js';
+import { EMBEDDING_BATCH_SIZE } from '../../providers/embeddings/index.js';
 import type { AgentsService } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
 import { chunkText, chunkTextLazily, type TextChunk } from './chunker.js';
 import { crawl, CrawlError } from './crawler.js';
 import type { KnowledgeRepo } from './repo.js';
 import type { KnowledgeService } from './service.js';
-import type { SourceRow } from './tables.js';
+import type { ChunkRow, SourceRow } from './tables.js';
 
 export const ALLOWED_FILE_TYPES: readonly ParsableType[] = ['pdf', 'docx', 'txt', 'xlsx', 'csv'];
 export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 export const INGEST_JOB = 'ingest-source';
 /** a source still `processing` after this is failed by the watchdog */
 export const PROCESSING_CAP_MS = { file: 30 * 60_000, website: 60 * 60_000 } as const;
-/** chunks stored per transaction, so a huge document never holds the event loop long */
-const CHUNK_BATCH = 100;
+/** chunks cut per turn of the event loop, stored, then embedded in one request (EMBEDDING_BATCH_SIZE) */
+const CHUNK_BATCH = EMBEDDING_BATCH_SIZE;
+/** chunks per write transaction, with a turn of the event loop between: each holds it a few ms */
+const STORE_SLICE = 16;
 
 export interface WebsiteInput {
   url: string;
@@ -266,14 +269,21 @@ export class IngestionService {
 
   /** Stores one batch of chunks in one transaction and embeds it; stops if the source is gone. */
   private async storeBatch(source: SourceRow, parts: TextChunk[], firstOrdinal: number, signal: AbortSignal, progress: number): Promise<void> {
-    if (signal.aborted) throw new Error('cancelled');
-    const rows = this.repo.transaction(() => {
-      if (!this.repo.findSource(source.id)) return null;
-      const stored = this.repo.insertChunks(source.chatbot_id, source.id, parts, firstOrdinal);
-      this.repo.updateSource(source.id, { progress: Math.min(progress, 0.99), updated_at: this.clock.now().toISOString() });
-      return stored;
-    });
-    if (!rows) throw new Error('cancelled');
+    const rows: ChunkRow[] = [];
+    for (let start = 0; start < parts.length; start += STORE_SLICE) {
+      if (signal.aborted) throw new Error('cancelled');
+      const slice = parts.slice(start, start + STORE_SLICE);
+      const stored = this.repo.transaction(() => {
+        if (!this.repo.findSource(source.id)) return null;
+        const inserted = this.repo.insertChunks(source.chatbot_id, source.id, slice, firstOrdinal + start);
+        this.repo.updateSource(source.id, { progress: Math.min(progress, 0.99), updated_at: this.clock.now().toISOString() });
+        return inserted;
+      });
+      if (!stored) throw new Error('cancelled');
+      rows.push(...stored);
+      // let requests in between slices
+      if (start + STORE_SLICE < parts.length) await new Promise((resolve) => setImmediate(resolve));
+    }
     await this.knowledge.embedChunks(rows).catch((err) => {
       this.log.warn({ err, sourceId: source.id }, 'embedding failed; the backfill retries later');
       void this.knowledge.scheduleBackfill();

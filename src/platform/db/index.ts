@@ -5,7 +5,8 @@ import * as sqliteVec from 'sqlite-vec';
 import { migrationsDir, nativeAddon, sqliteVecExtension } from '../assets.js';
 import { WalSync } from './durability.js';
 
-export type Db = BetterSQLite3Database;
+/** drizzle over the connection; `$client` is the better-sqlite3 handle, for the few raw statements drizzle cannot express */
+export type Db = BetterSQLite3Database & { $client: Database.Database };
 
 export interface AppDatabase {
   /** drizzle over the one writer connection; all queries of the app go through it. */

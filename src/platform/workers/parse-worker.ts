@@ -1,4 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
+import { nativeAddon } from '../assets.js';
 import type { ParsableType, ParseResult } from './types.js';
 import { assertZipExpansionWithin, OLE_MAGIC, readCentralDirectory, ZipRefusal } from './zip.js';
 
@@ -315,4 +316,30 @@ class TextBuilder {
   toString(): string {
     return this.parts.join('\n');
   }
+}
+
+// ---- WAL checkpoints (db/checkpointer.ts) ----
+// Not parsing, but the same worker file: a checkpoint copies committed pages from the WAL into
+// the database file and fsyncs both, tens of milliseconds that would otherwise stop the main
+// thread every ~4 MB written. It changes no data, so "only the main thread writes" still holds.
+
+let checkpointConnection: import('better-sqlite3').Database | undefined;
+
+export interface CheckpointResult {
+  /** 1 when a reader or writer kept it from finishing (PASSIVE never waits) */
+  busy: number;
+  /** frames in the WAL, and how many of them are now in the database file */
+  log: number;
+  checkpointed: number;
+}
+
+export async function checkpoint({ file }: { file: string }): Promise<CheckpointResult> {
+  if (!checkpointConnection) {
+    const { default: Database } = await import('better-sqlite3');
+    const nativeBinding = nativeAddon('better-sqlite3');
+    checkpointConnection = new Database(file, nativeBinding ? { nativeBinding: nativeBinding as string } : {});
+    checkpointConnection.pragma('busy_timeout = 1000');
+  }
+  const [row] = checkpointConnection.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[];
+  return row!;
 }

@@ -37,7 +37,8 @@ export function resolveWorkerFile(): string {
   return parseWorkerFile();
 }
 
-function execArgvFor(workerFile: string): string[] {
+/** Node flags a worker thread needs to run `workerFile` (tsx for a `.ts` file). */
+export function workerExecArgv(workerFile: string): string[] {
   if (!workerFile.endsWith('.ts')) return [];
   // An absolute URL, so the worker finds tsx whatever the current directory is.
   const tsx = createRequire(import.meta.url).resolve('tsx');
@@ -53,7 +54,7 @@ export function createParserPool(opts: ParserPoolOptions = {}): ParserPool {
 
   const piscina = new Piscina<ParseTask, WorkerReply>({
     filename: workerFile,
-    execArgv: execArgvFor(workerFile),
+    execArgv: workerExecArgv(workerFile),
     minThreads: 0,
     maxThreads,
     idleTimeout: opts.idleTimeoutMs ?? 60_000,
