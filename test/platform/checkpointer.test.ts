@@ -52,7 +52,9 @@ describe('WalCheckpointer', () => {
     // the database file alone (read without the WAL's help) holds every row
     database.close();
     const reader = new Database(file, { readonly: true });
-    cleanups.push(() => reader.close());
+    cleanups.push(() => {
+      reader.close();
+    });
     expect((reader.prepare('SELECT count(*) AS n FROM notes').get() as { n: number }).n).toBe(2000);
     expect((reader.pragma('integrity_check', { simple: true }))).toBe('ok');
   });
