@@ -88,7 +88,7 @@ try {
         idReplacement: true,
       });
       await app.stop();
-      if (load.non2xx > 0 || load.errors > 0) throw new Error(`chat load: ${load.non2xx} non-2xx, ${load.errors} errors`);
+      if (load.non2xx > 0) throw new Error(`chat load: ${load.non2xx} non-2xx answers`);
 
       const label = `${size / 1000}k`;
       const overheadP50 = round(percentile(appMs, 50) - percentile(directMs, 50));
@@ -98,7 +98,8 @@ try {
       report({ figure: `chat_overhead_p50_ms_${label}`, value: overheadP50, unit: 'ms' });
       report({ figure: `chat_overhead_p99_ms_${label}`, value: overheadP99, unit: 'ms', ...(size === 10000 ? { goal: '<= 10 ms', met: overheadP99 <= 10 } : {}) });
       const turns = round(load.requests.average, 0);
-      report({ figure: `chat_turns_per_s_${label}`, value: turns, unit: 'turns/s', p99_ms: load.latency.p99, connections: 100, goal: '>= 500', met: turns >= 500 });
+      // errors: requests autocannon gave up on after its 10 s timeout (the queue was longer than that)
+      report({ figure: `chat_turns_per_s_${label}`, value: turns, unit: 'turns/s', p99_ms: load.latency.p99, timeouts: load.timeouts, errors: load.errors, connections: 100, goal: '>= 500', met: turns >= 500 && load.errors === 0 });
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
