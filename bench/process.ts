@@ -2,7 +2,7 @@
 // process while a 100 MB text file is uploaded over HTTP and ingested. The server runs as
 // `node dist/main.js` (what `npm start` runs); the baseline is a bare Fastify server started the
 // same way. Goals: start < 1 s, idle RSS < 120 MB, upload RSS < 300 MB.
-import { mkdtempSync, rmSync, writeFileSync, openAsBlob } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync, openAsBlob } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { benchPlansFile, json, ownerWithAgent, percentile, report, round, rssMb, saveResults, spawnServer } from './lib.js';
@@ -21,6 +21,7 @@ try {
   const appStarts: number[] = [];
   const bareStarts: number[] = [];
   const dataDir = path.join(dir, 'data');
+  mkdirSync(dataDir);
   for (let i = 0; i < STARTS; i++) {
     const app = await spawnServer(['dist/main.js'], appEnv(dataDir));
     appStarts.push(app.startMs);

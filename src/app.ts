@@ -1,5 +1,5 @@
 import multipart from '@fastify/multipart';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Config } from './config/index.js';
@@ -118,10 +118,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // After authentication (the account is known), before any body is read. CORS first, so a
   // visitor's browser can read the 429 that the rate limit may answer.
   await app.register(visitorCorsPlugin, { agents, publicUrl: config.publicUrl });
-  const agentOwner = (chatbotId: string) => {
-    const agent = agents.findById(chatbotId);
-    return agent ? auth.getUser(agent.user_id) : undefined;
-  };
+  // the visitor CORS hook has already looked the agent up for this request
+  const agentOwner = (request: FastifyRequest) => (request.visitorAgent ? auth.getUser(request.visitorAgent.user_id) : undefined);
   await app.register(rateLimitPlugin, { limiter: rateLimiter, plans, agentOwner });
   // counters of the windows still running come back from the database (a restart is no reset)
   rateLimiter.start();

@@ -42,7 +42,7 @@ export const agentRoutes: FastifyPluginAsyncZod<{ agents: AgentsService; ownerPl
   app.get('/api/public/chatbot/:chatbot_id', {
     config: { public: true, visitorFacing: true },
     schema: { tags: ['public'], params: agentIdParams, response: { 200: publicAgentSchema } },
-    handler: async (req) => agents.publicInfo(req.params.chatbot_id, ownerPlan),
+    handler: async (req) => agents.publicInfo(req.params.chatbot_id, ownerPlan, req.visitorAgent),
   });
   app.options('/api/public/chatbot/:chatbot_id', visitorPreflight());
 

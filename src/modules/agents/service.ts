@@ -136,8 +136,9 @@ export class AgentsService {
    * Public agent info: 404 unknown, 403 when public access is off. `powered_by_text` shows only
    * while the owner's plan includes custom branding (null means default branding).
    */
-  publicInfo(id: string, ownerPlan: (userId: string) => PlanHolder): PublicAgentInfo {
-    const row = this.repo.findById(id);
+  publicInfo(id: string, ownerPlan: (userId: string) => PlanHolder, alreadyFound?: ChatbotRow | null): PublicAgentInfo {
+    // the visitor-facing hook has usually looked it up already (null: it found none)
+    const row = alreadyFound === undefined ? this.repo.findById(id) : (alreadyFound ?? undefined);
     if (!row) throw notFound('Chatbot');
     if (!row.public_access) throw forbidden('This chatbot is not publicly accessible');
     const branded = this.plans.planOf(ownerPlan(row.user_id)).custom_branding;

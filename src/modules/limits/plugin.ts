@@ -21,8 +21,8 @@ declare module 'fastify' {
 export interface RateLimitOptions {
   limiter: RateLimiter;
   plans: PlanService;
-  /** the owner of an agent, for visitor-facing routes; undefined when the agent does not exist */
-  agentOwner: (chatbotId: string) => (PlanHolder & { id: string }) | undefined;
+  /** the owner of the request's agent on visitor-facing routes; undefined when there is no such agent */
+  agentOwner: (request: FastifyRequest) => (PlanHolder & { id: string }) | undefined;
 }
 
 /** Headers a cross-origin widget must be able to read to show a useful "slow down". */
@@ -63,8 +63,7 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: RateLimitOp
 function rateSubject(request: FastifyRequest, opts: RateLimitOptions) {
   if (request.user) return { key: `account:${request.user.id}`, plan: opts.plans.planOf(request.user) };
   const address = `address:${clientBlock(request.ip)}`;
-  const chatbotId = (request.params as { chatbot_id?: unknown } | undefined)?.chatbot_id;
-  const owner = request.routeOptions.config.visitorFacing && typeof chatbotId === 'string' ? opts.agentOwner(chatbotId) : undefined;
+  const owner = request.routeOptions.config.visitorFacing ? opts.agentOwner(request) : undefined;
   if (owner) return { key: `${address}:owner:${owner.id}`, plan: opts.plans.planOf(owner) };
   return { key: address, plan: opts.plans.defaultPlan() };
 }
