@@ -16,6 +16,7 @@ function appEnv(dataDir: string): Record<string, string> {
 }
 
 const dir = mkdtempSync(path.join(tmpdir(), 'bench-process-'));
+const running: Array<{ stop(): Promise<void> }> = [];
 try {
   // cold start: the median of several starts on an existing data dir (migrations already applied)
   const appStarts: number[] = [];
@@ -34,7 +35,9 @@ try {
   report({ figure: 'process_cold_start_ms', value: start, unit: 'ms', baseline: round(percentile(bareStarts, 50), 0), baseline_of: 'bare Fastify server', starts: STARTS, goal: '< 1000 ms', met: start < 1000 });
 
   const app = await spawnServer(['dist/main.js'], appEnv(dataDir));
+  running.push(app);
   const bare = await spawnServer(['bench/bare-server.mjs'], {});
+  running.push(bare);
   const { token, agentId } = await ownerWithAgent(app.url);
   // a few ordinary requests, then let the process settle before reading its idle size
   for (let i = 0; i < 20; i++) await json(`${app.url}/api/chatbots`, { token });
@@ -76,5 +79,7 @@ try {
   report({ figure: 'process_upload_ingest_mb_per_s', value: round(UPLOAD_MB / seconds), unit: 'MB/s', upload_mb: UPLOAD_MB });
   saveResults('process');
 } finally {
+  // a failed run must not leave servers behind
+  for (const server of running) await server.stop();
   rmSync(dir, { recursive: true, force: true });
 }
