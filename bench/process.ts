@@ -8,7 +8,7 @@ import path from 'node:path';
 import { benchPlansFile, json, ownerWithAgent, percentile, report, round, rssMb, saveResults, spawnServer } from './lib.js';
 
 const MB = 1024 * 1024;
-// 90 MiB: the route's limit is 100 MB (decimal) of file, which 100 MiB is over
+// 90 MiB: the route's limit is 100 MiB of file (MAX_UPLOAD_BYTES), and the full run's 100 MiB file was refused
 const UPLOAD_MB = Number(process.env.BENCH_UPLOAD_MB ?? 90);
 const STARTS = Number(process.env.BENCH_STARTS ?? 5);
 
