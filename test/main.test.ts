@@ -1,38 +1,17 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { BOOT_TIMEOUT_MS, fromSource, killAll, repoRoot, startProcess, stopServer, withTimeout, type ServerProcess } from './helpers/server-process.js';
 
 /**
  * The real entry point in a child process: `node --import tsx src/main.ts` with nothing in its
  * environment but PATH and the few variables each test names.
  */
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const pkgVersion = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
-const BOOT_TIMEOUT_MS = 30_000;
 
-interface LogRecord {
-  level: number;
-  msg: string;
-  [k: string]: unknown;
-}
-
-interface Server {
-  child: ChildProcess;
-  records: LogRecord[];
-  stdoutLines: string[];
-  stderr: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** resolves with the first log record matching, past or future; rejects on timeout or exit */
-  waitFor(match: (r: LogRecord) => boolean, what: string, timeoutMs?: number): Promise<LogRecord>;
-}
-
-const children: ChildProcess[] = [];
 const dirs: string[] = [];
 
 function tempDir(): string {
@@ -42,86 +21,13 @@ function tempDir(): string {
 }
 
 afterEach(async () => {
-  for (const child of children.splice(0)) {
-    if (child.exitCode === null && child.signalCode === null) {
-      const gone = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGKILL');
-      await gone;
-    }
-  }
+  await killAll();
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-function startServer(env: Record<string, string>): Server {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: repoRoot,
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  const records: LogRecord[] = [];
-  const stdoutLines: string[] = [];
-  let stderr = '';
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  const waiters = new Set<() => void>();
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once('exit', (code, signal) => {
-      resolve({ code, signal });
-      for (const w of waiters) w();
-    });
-  });
-  const stdoutDone = new Promise<void>((resolve) => {
-    const rl = createInterface({ input: child.stdout! });
-    rl.on('line', (line) => {
-      stdoutLines.push(line);
-      try {
-        records.push(JSON.parse(line) as LogRecord);
-      } catch {
-        // not JSON: kept in stdoutLines only
-      }
-      for (const w of waiters) w();
-    });
-    rl.once('close', resolve);
-  });
-
-  return {
-    child,
-    records,
-    stdoutLines,
-    stderr: () => stderr,
-    // stdout is fully read once the process is gone
-    exited: exited.then(async (r) => {
-      await stdoutDone;
-      return r;
-    }),
-    waitFor(match, what, timeoutMs = BOOT_TIMEOUT_MS) {
-      return new Promise<LogRecord>((resolve, reject) => {
-        const check = () => {
-          const found = records.find(match);
-          if (found) {
-            cleanup();
-            resolve(found);
-          } else if (child.exitCode !== null || child.signalCode !== null) {
-            cleanup();
-            reject(new Error(`server exited (${child.exitCode ?? child.signalCode}) before ${what}\nstdout:\n${stdoutLines.join('\n')}\nstderr:\n${stderr}`));
-          }
-        };
-        const timer = setTimeout(() => {
-          cleanup();
-          reject(new Error(`timed out waiting for ${what}\nstdout:\n${stdoutLines.join('\n')}\nstderr:\n${stderr}`));
-        }, timeoutMs);
-        const cleanup = () => {
-          clearTimeout(timer);
-          waiters.delete(check);
-        };
-        waiters.add(check);
-        check();
-      });
-    },
-  };
+/** The server from source with nothing in its environment but PATH and `env`. */
+function startServer(env: Record<string, string>): ServerProcess {
+  return startProcess(fromSource(), { env: { PATH: process.env.PATH ?? '', ...env } });
 }
 
 function baseEnv(dataDir: string): Record<string, string> {
@@ -129,28 +35,13 @@ function baseEnv(dataDir: string): Record<string, string> {
 }
 
 /** Boots a server and returns it with the base URL read from its `listening on` log line. */
-async function boot(env: Record<string, string>): Promise<{ server: Server; base: string }> {
+async function boot(env: Record<string, string>): Promise<{ server: ServerProcess; base: string }> {
   const server = startServer(env);
   const rec = await server.waitFor((r) => typeof r.msg === 'string' && r.msg.startsWith('listening on'), 'the listening log line');
   const address = String(rec.address ?? rec.msg.replace(/^listening on\s+/, ''));
   expect(address).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   expect(Number(new URL(address).port)).toBeGreaterThan(0);
   return { server, base: address };
-}
-
-async function stop(server: Server, signal: NodeJS.Signals = 'SIGTERM') {
-  server.child.kill(signal);
-  return withTimeout(server.exited, 20_000, `exit after ${signal}`);
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([
-    p.finally(() => clearTimeout(timer)),
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`timed out: ${what}`)), ms);
-    }),
-  ]);
 }
 
 function sqliteFilesIn(dir: string): string[] {
@@ -180,7 +71,7 @@ describe('main.ts as a process', () => {
     // CONTRACT: with no provider key the startup log says chat answers from the knowledge base
     await server.waitFor((r) => r.level >= 40 && /provider/i.test(r.msg) && /knowledge/i.test(r.msg), 'the no-provider warning');
 
-    const { code, signal } = await stop(server, 'SIGTERM');
+    const { code, signal } = await stopServer(server, 'SIGTERM');
     expect({ code, signal }).toEqual({ code: 0, signal: null });
     expect(server.records.some((r) => /shutting down/i.test(r.msg))).toBe(true);
 
@@ -225,7 +116,7 @@ describe('main.ts as a process', () => {
     expect(code).toBe(1);
     expect(second.stderr()).toMatch(/EADDRINUSE|address already in use/i);
     expect((await fetch(`${base}/api/health`)).status).toBe(200);
-    expect((await stop(server)).code).toBe(0);
+    expect((await stopServer(server)).code).toBe(0);
   });
 
   it('keeps accounts, sessions and the signing key across a restart on the same DATA_DIR', { timeout: 90_000 }, async () => {
@@ -241,7 +132,7 @@ describe('main.ts as a process', () => {
     expect(me1.status).toBe(200);
     const user = (await me1.json()) as { id: string; role: string };
     expect(user.role).toBe('admin');
-    expect(await stop(first.server)).toEqual({ code: 0, signal: null });
+    expect(await stopServer(first.server)).toEqual({ code: 0, signal: null });
 
     const second = await boot(baseEnv(dataDir));
     const login = await postJson(`${second.base}/api/auth/login`, { email, password });
@@ -259,6 +150,6 @@ describe('main.ts as a process', () => {
     const other = await postJson(`${second.base}/api/auth/register`, { name: 'Late', email: 'late@example.com', password: 'another password' });
     expect(other.status).toBe(403);
 
-    expect(await stop(second.server, 'SIGINT')).toEqual({ code: 0, signal: null });
+    expect(await stopServer(second.server, 'SIGINT')).toEqual({ code: 0, signal: null });
   });
 });
