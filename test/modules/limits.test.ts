@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InjectOptions } from 'fastify';
 import { auth, createAgent, makeDataDir, ManualClock, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { clientBlock } from '../../src/modules/limits/index.js';
 
 /**
  * Plans, quotas and rate limits (CONTRACT "Plans"), with small plans from a PLANS_FILE and a
@@ -431,5 +432,19 @@ describe('allowed_domains (beyond the spec)', () => {
     const preflight = await t.app.inject({ method: 'OPTIONS', url: '/api/chatbots', headers: { origin: 'https://evil.example.com', 'access-control-request-method': 'GET' } });
     expect(preflight.statusCode).toBe(404);
     expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+describe('clientBlock (the address a public request is counted under)', () => {
+  it('keeps canonical IPv4, unwraps IPv4-mapped IPv6, and counts IPv6 per /64', () => {
+    expect(clientBlock('203.0.113.7')).toBe('203.0.113.7');
+    expect(clientBlock('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(clientBlock('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
+    expect(clientBlock('2001:db8:1:2:bbbb::9')).toBe('2001:db8:1:2::/64');
+  });
+
+  it('does not let a non-canonical spelling of an IPv4 address count separately', () => {
+    // the fast path takes only canonical dotted quads; others go through the parser
+    expect(clientBlock('203.0.113.07')).toBe(clientBlock('203.0.113.7'));
   });
 });

@@ -1,21 +1,19 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.js';
+import { RowCache } from '../../platform/db/row-cache.js';
 import { chatbots, type ChatbotRow, type NewChatbot } from './tables.js';
 
 export type ChatbotPatch = Partial<Omit<ChatbotRow, 'id' | 'user_id' | 'created_at' | 'messages_count' | 'conversations_count'>>;
 
 export class AgentsRepo {
-  // Read on every request of the public and owner routes: built and prepared once, not per call.
+  // Read on every request of the public and owner routes: prepared once and cached by id; every
+  // write below forgets the row it touches (row-cache.ts covers writes from other connections).
   private readonly byId;
-  private readonly ownedById;
+  private readonly cache: RowCache<ChatbotRow>;
 
   constructor(private readonly db: Db) {
     this.byId = db.select().from(chatbots).where(eq(chatbots.id, sql.placeholder('id'))).prepare();
-    this.ownedById = db
-      .select()
-      .from(chatbots)
-      .where(and(eq(chatbots.id, sql.placeholder('id')), eq(chatbots.user_id, sql.placeholder('userId'))))
-      .prepare();
+    this.cache = new RowCache(db.$client);
   }
 
   transaction<T>(fn: () => T): T {
@@ -36,28 +34,33 @@ export class AgentsRepo {
   }
 
   /** The agent only if it belongs to `userId`: another account's id looks exactly like a missing one. */
-  findOwned(id: string, userId: string): ChatbotRow | undefined {
-    return this.ownedById.get({ id, userId });
+  findOwned(id: string, userId: string): Readonly<ChatbotRow> | undefined {
+    const row = this.findById(id);
+    return row?.user_id === userId ? row : undefined;
   }
 
-  findById(id: string): ChatbotRow | undefined {
-    return this.byId.get({ id });
+  findById(id: string): Readonly<ChatbotRow> | undefined {
+    return this.cache.get(id, (key) => this.byId.get({ id: key }));
   }
 
   insert(row: NewChatbot): ChatbotRow {
+    this.cache.forget(row.id);
     return this.db.insert(chatbots).values(row).returning().get();
   }
 
   update(id: string, patch: ChatbotPatch): ChatbotRow {
+    this.cache.forget(id);
     return this.db.update(chatbots).set(patch).where(eq(chatbots.id, id)).returning().get()!;
   }
 
   delete(id: string): void {
+    this.cache.forget(id);
     this.db.delete(chatbots).where(eq(chatbots.id, id)).run();
   }
 
   /** Counter upkeep for the chat feature, called inside its message transaction. */
   addCounts(id: string, messages: number, conversations: number): void {
+    this.cache.forget(id);
     this.db
       .update(chatbots)
       .set({

@@ -1,17 +1,21 @@
 import { and, desc, eq, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.js';
+import { RowCache } from '../../platform/db/row-cache.js';
 import { sessions, users, type SessionRow, type UserRow } from './tables.js';
 
 export type NewUser = typeof users.$inferInsert;
 export type UserPatch = Partial<Pick<UserRow, 'role' | 'status' | 'plan_id' | 'plan_expires_at'>>;
 
 export class AuthRepo {
-  // Read on every authenticated request: built and prepared once, not per call.
+  // Read on every authenticated request (and per visitor request, for the agent owner's plan):
+  // prepared once and cached by id; every write below forgets the row it touches.
   private readonly userById;
+  private readonly userCache: RowCache<UserRow>;
   private readonly sessionById;
 
   constructor(private readonly db: Db) {
     this.userById = db.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare();
+    this.userCache = new RowCache(db.$client);
     this.sessionById = db.select().from(sessions).where(eq(sessions.id, sql.placeholder('id'))).prepare();
   }
 
@@ -35,8 +39,8 @@ export class AuthRepo {
     return this.db.select().from(users).where(eq(users.email, email)).get();
   }
 
-  findUserById(id: string): UserRow | undefined {
-    return this.userById.get({ id });
+  findUserById(id: string): Readonly<UserRow> | undefined {
+    return this.userCache.get(id, (key) => this.userById.get({ id: key }));
   }
 
   listUsers(): UserRow[] {
@@ -44,15 +48,18 @@ export class AuthRepo {
   }
 
   insertUser(user: NewUser): UserRow {
+    if (user.id) this.userCache.forget(user.id);
     return this.db.insert(users).values(user).returning().get();
   }
 
   updateUser(id: string, patch: UserPatch): UserRow | undefined {
     if (Object.keys(patch).length === 0) return this.findUserById(id);
+    this.userCache.forget(id);
     return this.db.update(users).set(patch).where(eq(users.id, id)).returning().get();
   }
 
   setLastLogin(id: string, at: string): void {
+    this.userCache.forget(id);
     this.db.update(users).set({ last_login: at }).where(eq(users.id, id)).run();
   }
 
