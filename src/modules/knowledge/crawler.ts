@@ -100,7 +100,7 @@ export async function crawl(
       if (res.contentType === 'text/plain') {
         page = { url: res.url, title: new URL(res.url).pathname, text: body };
       } else {
-        const extracted = extractPage(body, res.url);
+        const extracted = await extractPage(body, res.url);
         for (const link of extracted.links) enqueue(link);
         page = { url: res.url, title: extracted.title, text: extracted.text };
       }
@@ -138,7 +138,7 @@ async function loadSitemap(start: URL, declared: string[], opts: Parameters<type
     try {
       const res = await safeFetch(url, opts);
       if (res.status < 200 || res.status > 299) continue;
-      for (const loc of sitemapLocations(res.body.toString('utf8'))) {
+      for (const loc of await sitemapLocations(res.body.toString('utf8'))) {
         if (/\.xml(?:\.gz)?$/i.test(new URL(loc, url).pathname)) pending.push(loc);
         else locations.push(loc);
       }

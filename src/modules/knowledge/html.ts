@@ -1,4 +1,7 @@
-import * as cheerio from 'cheerio';
+import { lazy } from '../../platform/lazy.js';
+
+/** loaded by the first crawl, not at start: importing cheerio costs about 0.2 s (platform/lazy.ts) */
+const cheerioModule = lazy(() => import('cheerio'));
 
 export interface ExtractedPage {
   title: string;
@@ -16,7 +19,8 @@ const BLOCKS = 'p, div, section, article, main, li, ul, ol, table, tr, h1, h2, h
  * breaks so paragraphs survive for the chunker. Links are collected before the noise is removed,
  * so navigation menus still lead the crawler on.
  */
-export function extractPage(html: string, pageUrl: string): ExtractedPage {
+export async function extractPage(html: string, pageUrl: string): Promise<ExtractedPage> {
+  const cheerio = await cheerioModule();
   const $ = cheerio.load(html);
   const base = $('base[href]').attr('href');
   const baseUrl = safeUrl(base ?? '', pageUrl) ?? pageUrl;
@@ -56,7 +60,8 @@ function safeUrl(href: string, base: string): string | null {
 }
 
 /** `<loc>` entries of a sitemap (urlset or sitemapindex). */
-export function sitemapLocations(xml: string): string[] {
+export async function sitemapLocations(xml: string): Promise<string[]> {
+  const cheerio = await cheerioModule();
   const $ = cheerio.load(xml, { xml: true });
   return $('loc')
     .map((_, el) => $(el).text().trim())

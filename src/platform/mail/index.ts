@@ -1,4 +1,8 @@
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
+import { lazy } from '../lazy.js';
+
+/** loaded at the first send, not at start (see platform/lazy.ts) */
+const nodemailerModule = lazy(() => import('nodemailer'));
 
 export interface MailMessage {
   to: string;
@@ -29,12 +33,18 @@ export function createMailer(smtp: { url?: string; from?: string }): Mailer {
       },
     };
   }
-  // timeouts the URL's own query parameters do not set
-  const transport: Transporter = nodemailer.createTransport({ ...TIMEOUTS, url: smtp.url }, { from: smtp.from });
+  const url = smtp.url;
+  let transport: Transporter | undefined;
   const from = smtp.from ?? 'chat-agent@localhost';
   return {
     configured: true,
     send: async (message, signal) => {
+      signal?.throwIfAborted();
+      if (!transport) {
+        const { createTransport } = await nodemailerModule();
+        // timeouts the URL's own query parameters do not set
+        transport ??= createTransport({ ...TIMEOUTS, url }, { from: smtp.from });
+      }
       signal?.throwIfAborted();
       const sending = transport.sendMail({ from, to: message.to, subject: message.subject, text: message.text });
       if (!signal) {

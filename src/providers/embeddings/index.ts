@@ -1,7 +1,8 @@
-import { GoogleGenAI } from '@google/genai';
-import { Ollama } from 'ollama';
-import OpenAI from 'openai';
+import type { GoogleGenAI } from '@google/genai';
+import type { Ollama } from 'ollama';
+import type OpenAI from 'openai';
 import type { Config } from '../../config/index.js';
+import { lazy } from '../../platform/lazy.js';
 import type { Embedder } from './types.js';
 
 export type { Embedder } from './types.js';
@@ -9,14 +10,20 @@ export { EMBEDDING_BATCH_SIZE } from './types.js';
 
 const TIMEOUT_MS = 30_000;
 
+// SDKs and clients are made at the first embed(), not at start (see platform/lazy.ts)
+const openAiSdk = lazy(() => import('openai'));
+const googleSdk = lazy(() => import('@google/genai'));
+const ollamaSdk = lazy(() => import('ollama'));
+
 class OpenAiEmbedder implements Embedder {
   readonly id: string;
-  private readonly client: OpenAI;
-  constructor(settings: { apiKey?: string; baseURL?: string }, private readonly model = 'text-embedding-3-small', readonly dimensions = 1536) {
-    this.client = new OpenAI({ apiKey: settings.apiKey, baseURL: settings.baseURL, timeout: TIMEOUT_MS, maxRetries: 1 });
+  private client: OpenAI | undefined;
+  constructor(private readonly settings: { apiKey?: string; baseURL?: string }, private readonly model = 'text-embedding-3-small', readonly dimensions = 1536) {
     this.id = `openai:${model}:${dimensions}`;
   }
   async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    const { OpenAI } = await openAiSdk();
+    this.client ??= new OpenAI({ apiKey: this.settings.apiKey, baseURL: this.settings.baseURL, timeout: TIMEOUT_MS, maxRetries: 1 });
     const res = await this.client.embeddings.create({ model: this.model, input: texts, dimensions: this.dimensions }, { signal });
     return [...res.data].sort((a, b) => a.index - b.index).map((d) => checkDims(Float32Array.from(d.embedding), this.dimensions));
   }
@@ -24,15 +31,16 @@ class OpenAiEmbedder implements Embedder {
 
 class GoogleEmbedder implements Embedder {
   readonly id: string;
-  private readonly client: GoogleGenAI;
-  constructor(settings: { apiKey?: string; baseURL?: string }, private readonly model = 'gemini-embedding-001', readonly dimensions = 768) {
-    this.client = new GoogleGenAI({
-      apiKey: settings.apiKey,
-      httpOptions: { baseUrl: settings.baseURL, timeout: TIMEOUT_MS, retryOptions: { attempts: 2, initialDelay: 0.5 } },
-    });
+  private client: GoogleGenAI | undefined;
+  constructor(private readonly settings: { apiKey?: string; baseURL?: string }, private readonly model = 'gemini-embedding-001', readonly dimensions = 768) {
     this.id = `google:${model}:${dimensions}`;
   }
   async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    const { GoogleGenAI } = await googleSdk();
+    this.client ??= new GoogleGenAI({
+      apiKey: this.settings.apiKey,
+      httpOptions: { baseUrl: this.settings.baseURL, timeout: TIMEOUT_MS, retryOptions: { attempts: 2, initialDelay: 0.5 } },
+    });
     const res = await this.client.models.embedContent({
       model: this.model,
       contents: texts,
@@ -46,12 +54,13 @@ class GoogleEmbedder implements Embedder {
 
 class OllamaEmbedder implements Embedder {
   readonly id: string;
-  private readonly client: Ollama;
-  constructor(host: string, private readonly model = 'nomic-embed-text', readonly dimensions = 768) {
-    this.client = new Ollama({ host });
+  private client: Ollama | undefined;
+  constructor(private readonly host: string, private readonly model = 'nomic-embed-text', readonly dimensions = 768) {
     this.id = `ollama:${model}:${dimensions}`;
   }
   async embed(texts: string[]): Promise<Float32Array[]> {
+    const { Ollama } = await ollamaSdk();
+    this.client ??= new Ollama({ host: this.host });
     const res = await this.client.embed({ model: this.model, input: texts });
     return res.embeddings.map((v) => checkDims(Float32Array.from(v), this.dimensions));
   }

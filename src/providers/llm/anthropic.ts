@@ -1,9 +1,13 @@
-import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
+import { lazy } from '../../platform/lazy.js';
 import { ProviderError } from './errors.js';
 import { CallGuard, networkFailure, pump, type StopReason } from './guard.js';
 import type { ChatRequest, LlmProvider, ProviderName, ProviderSettings } from './types.js';
 
 const PROVIDER: ProviderName = 'anthropic';
+
+/** loaded at the first call, not at start (see platform/lazy.ts) */
+const sdk = lazy(() => import('@anthropic-ai/sdk'));
 
 /**
  * Anthropic through `@anthropic-ai/sdk` (messages API, top-level `system`).
@@ -15,18 +19,24 @@ const PROVIDER: ProviderName = 'anthropic';
  */
 export class AnthropicProvider implements LlmProvider {
   readonly name = PROVIDER;
-  private readonly client: Anthropic;
+  private client: Anthropic | undefined;
   private readonly timeoutMs: number;
 
-  constructor(settings: ProviderSettings) {
+  constructor(private readonly settings: ProviderSettings) {
     this.timeoutMs = settings.timeoutMs;
-    this.client = new Anthropic({ apiKey: settings.apiKey, baseURL: settings.baseURL, timeout: settings.timeoutMs, maxRetries: 1 });
+  }
+
+  private async getClient(): Promise<Anthropic> {
+    const { Anthropic } = await sdk();
+    const s = this.settings;
+    return (this.client ??= new Anthropic({ apiKey: s.apiKey, baseURL: s.baseURL, timeout: s.timeoutMs, maxRetries: 1 }));
   }
 
   async complete(request: ChatRequest): Promise<string> {
     const call = new CallGuard(this.timeoutMs, request.signal);
     try {
-      const message = await call.wait(this.client.messages.create({ ...this.body(request), stream: false }, { signal: call.signal }));
+      const client = await call.wait(this.getClient());
+      const message = await call.wait(client.messages.create({ ...this.body(request), stream: false }, { signal: call.signal }));
       if (!Array.isArray(message?.content)) throw new ProviderError(PROVIDER, 'invalid-response');
       let text = '';
       for (const block of message.content) if (block.type === 'text') text += block.text;
@@ -41,7 +51,8 @@ export class AnthropicProvider implements LlmProvider {
   async *stream(request: ChatRequest): AsyncGenerator<string, void, undefined> {
     const call = new CallGuard(this.timeoutMs, request.signal);
     try {
-      const events = await call.wait(this.client.messages.create({ ...this.body(request), stream: true }, { signal: call.signal }));
+      const client = await call.wait(this.getClient());
+      const events = await call.wait(client.messages.create({ ...this.body(request), stream: true }, { signal: call.signal }));
       yield* pump(call, events, (event: Anthropic.Messages.RawMessageStreamEvent) =>
         event.type === 'content_block_delta' && event.delta.type === 'text_delta' ? event.delta.text : undefined,
       );
@@ -68,11 +79,14 @@ export class AnthropicProvider implements LlmProvider {
 function toProviderError(err: unknown, stopped: StopReason | undefined): ProviderError {
   if (err instanceof ProviderError) return err;
   if (stopped) return new ProviderError(PROVIDER, stopped);
-  if (err instanceof APIUserAbortError) return new ProviderError(PROVIDER, 'aborted');
-  if (err instanceof APIConnectionTimeoutError) return new ProviderError(PROVIDER, 'timeout');
-  if (err instanceof APIConnectionError) return new ProviderError(PROVIDER, networkFailure(err.cause) ?? 'unreachable');
-  // status is undefined for an `error` event inside a stream (e.g. overloaded_error)
-  if (err instanceof APIError) return new ProviderError(PROVIDER, 'http', err.status);
+  const m = sdk.loaded; // an SDK error implies a loaded SDK
+  if (m) {
+    if (err instanceof m.APIUserAbortError) return new ProviderError(PROVIDER, 'aborted');
+    if (err instanceof m.APIConnectionTimeoutError) return new ProviderError(PROVIDER, 'timeout');
+    if (err instanceof m.APIConnectionError) return new ProviderError(PROVIDER, networkFailure(err.cause) ?? 'unreachable');
+    // status is undefined for an `error` event inside a stream (e.g. overloaded_error)
+    if (err instanceof m.APIError) return new ProviderError(PROVIDER, 'http', err.status);
+  }
   const network = networkFailure(err);
   if (network) return new ProviderError(PROVIDER, network);
   return new ProviderError(PROVIDER, 'invalid-response');

@@ -1,9 +1,13 @@
-import { ApiError, GoogleGenAI, type Content, type GenerateContentConfig, type GenerateContentParameters, type GenerateContentResponse } from '@google/genai';
+import type { Content, GenerateContentConfig, GenerateContentParameters, GenerateContentResponse, GoogleGenAI } from '@google/genai';
+import { lazy } from '../../platform/lazy.js';
 import { ProviderError } from './errors.js';
 import { CallGuard, networkFailure, pump, type StopReason } from './guard.js';
 import type { ChatRequest, LlmProvider, ProviderName, ProviderSettings } from './types.js';
 
 const PROVIDER: ProviderName = 'google';
+
+/** loaded at the first call, not at start (see platform/lazy.ts) */
+const sdk = lazy(() => import('@google/genai'));
 
 /** seconds before the SDK's one retry (p-retry waits between 1x and 2x this) */
 const RETRY_INITIAL_DELAY_S = 0.25;
@@ -20,12 +24,17 @@ const RETRY_INITIAL_DELAY_S = 0.25;
  */
 export class GoogleProvider implements LlmProvider {
   readonly name = PROVIDER;
-  private readonly client: GoogleGenAI;
+  private client: GoogleGenAI | undefined;
   private readonly timeoutMs: number;
 
-  constructor(settings: ProviderSettings) {
+  constructor(private readonly settings: ProviderSettings) {
     this.timeoutMs = settings.timeoutMs;
-    this.client = new GoogleGenAI({
+  }
+
+  private async getClient(): Promise<GoogleGenAI> {
+    const { GoogleGenAI } = await sdk();
+    const settings = this.settings;
+    return (this.client ??= new GoogleGenAI({
       // explicit, so GOOGLE_GENAI_USE_VERTEXAI in the environment cannot switch the backend
       vertexai: false,
       apiKey: settings.apiKey,
@@ -34,13 +43,14 @@ export class GoogleProvider implements LlmProvider {
         timeout: settings.timeoutMs,
         retryOptions: { attempts: 2, initialDelay: RETRY_INITIAL_DELAY_S },
       },
-    });
+    }));
   }
 
   async complete(request: ChatRequest): Promise<string> {
     const call = new CallGuard(this.timeoutMs, request.signal);
     try {
-      const response = await call.wait(this.client.models.generateContent(this.params(request, call.signal, false)));
+      const client = await call.wait(this.getClient());
+      const response = await call.wait(client.models.generateContent(this.params(request, call.signal, false)));
       const text = textOf(response);
       if (text === undefined) throw new ProviderError(PROVIDER, 'invalid-response');
       return text;
@@ -54,7 +64,8 @@ export class GoogleProvider implements LlmProvider {
   async *stream(request: ChatRequest): AsyncGenerator<string, void, undefined> {
     const call = new CallGuard(this.timeoutMs, request.signal);
     try {
-      const chunks = await call.wait(this.client.models.generateContentStream(this.params(request, call.signal, true)));
+      const client = await call.wait(this.getClient());
+      const chunks = await call.wait(client.models.generateContentStream(this.params(request, call.signal, true)));
       yield* pump(call, chunks, textOf);
     } catch (err) {
       throw toProviderError(err, call.stopped);
@@ -97,7 +108,9 @@ function textOf(response: GenerateContentResponse): string | undefined {
 function toProviderError(err: unknown, stopped: StopReason | undefined): ProviderError {
   if (err instanceof ProviderError) return err;
   if (stopped) return new ProviderError(PROVIDER, stopped);
-  if (err instanceof ApiError) return new ProviderError(PROVIDER, 'http', err.status);
+  // an SDK error implies a loaded SDK
+  const m = sdk.loaded;
+  if (m && err instanceof m.ApiError) return new ProviderError(PROVIDER, 'http', err.status);
   const network = networkFailure(err);
   if (network) return new ProviderError(PROVIDER, network);
   // the SDK's own per-attempt timer aborted the fetch

@@ -1,9 +1,13 @@
-import { Ollama, type AbortableAsyncIterator, type ChatResponse, type Message } from 'ollama';
+import type { AbortableAsyncIterator, ChatResponse, Message, Ollama } from 'ollama';
+import { lazy } from '../../platform/lazy.js';
 import { ProviderError } from './errors.js';
 import { CallGuard, networkFailure, pump, type StopReason } from './guard.js';
 import type { ChatRequest, LlmProvider, ProviderName } from './types.js';
 
 const PROVIDER: ProviderName = 'ollama';
+
+/** loaded at the first call, not at start (see platform/lazy.ts) */
+const sdk = lazy(() => import('ollama'));
 
 export interface OllamaSettings {
   /** OLLAMA_HOST, e.g. http://127.0.0.1:11434 (no /api) */
@@ -37,7 +41,7 @@ export class OllamaProvider implements LlmProvider {
   async complete(request: ChatRequest): Promise<string> {
     const call = new CallGuard(this.timeoutMs, request.signal);
     try {
-      const client = this.client(call.signal);
+      const client = await call.wait(this.client(call.signal));
       const response = await this.withRetry(call, () => client.chat({ ...this.body(request), stream: false }));
       const text = response?.message?.content;
       if (typeof text !== 'string') throw new ProviderError(PROVIDER, 'invalid-response');
@@ -53,7 +57,7 @@ export class OllamaProvider implements LlmProvider {
     const call = new CallGuard(this.timeoutMs, request.signal);
     let chunks: AbortableAsyncIterator<ChatResponse> | undefined;
     try {
-      const client = this.client(call.signal);
+      const client = await call.wait(this.client(call.signal));
       chunks = await this.withRetry(call, () => client.chat({ ...this.body(request), stream: true }));
       yield* pump(call, chunks, (chunk: ChatResponse) => chunk.message?.content);
     } catch (err) {
@@ -64,7 +68,8 @@ export class OllamaProvider implements LlmProvider {
     }
   }
 
-  private client(signal: AbortSignal): Ollama {
+  private async client(signal: AbortSignal): Promise<Ollama> {
+    const { Ollama } = await sdk();
     const guardedFetch: typeof fetch = (input, init) =>
       fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
     return new Ollama({ host: this.host ?? '', fetch: guardedFetch });

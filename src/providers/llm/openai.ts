@@ -1,9 +1,13 @@
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import type OpenAI from 'openai';
+import { lazy } from '../../platform/lazy.js';
 import { ProviderError } from './errors.js';
 import { CallGuard, networkFailure, pump, type StopReason } from './guard.js';
 import type { ChatRequest, LlmProvider, ProviderName, ProviderSettings } from './types.js';
 
 const PROVIDER: ProviderName = 'openai';
+
+/** loaded at the first call, not at start (see platform/lazy.ts) */
+const sdk = lazy(() => import('openai'));
 
 /**
  * OpenAI and OpenAI-compatible servers through the `openai` SDK (chat completions).
@@ -15,18 +19,24 @@ const PROVIDER: ProviderName = 'openai';
  */
 export class OpenAiProvider implements LlmProvider {
   readonly name = PROVIDER;
-  private readonly client: OpenAI;
+  private client: OpenAI | undefined;
   private readonly timeoutMs: number;
 
-  constructor(settings: ProviderSettings) {
+  constructor(private readonly settings: ProviderSettings) {
     this.timeoutMs = settings.timeoutMs;
-    this.client = new OpenAI({ apiKey: settings.apiKey, baseURL: settings.baseURL, timeout: settings.timeoutMs, maxRetries: 1 });
+  }
+
+  private async getClient(): Promise<OpenAI> {
+    const { OpenAI } = await sdk();
+    const s = this.settings;
+    return (this.client ??= new OpenAI({ apiKey: s.apiKey, baseURL: s.baseURL, timeout: s.timeoutMs, maxRetries: 1 }));
   }
 
   async complete(request: ChatRequest): Promise<string> {
     const call = new CallGuard(this.timeoutMs, request.signal);
     try {
-      const res = await call.wait(this.client.chat.completions.create({ ...this.body(request), stream: false }, { signal: call.signal }));
+      const client = await call.wait(this.getClient());
+      const res = await call.wait(client.chat.completions.create({ ...this.body(request), stream: false }, { signal: call.signal }));
       const message = res.choices?.[0]?.message;
       const text = message?.content ?? message?.refusal;
       if (typeof text !== 'string') throw new ProviderError(PROVIDER, 'invalid-response');
@@ -41,7 +51,8 @@ export class OpenAiProvider implements LlmProvider {
   async *stream(request: ChatRequest): AsyncGenerator<string, void, undefined> {
     const call = new CallGuard(this.timeoutMs, request.signal);
     try {
-      const chunks = await call.wait(this.client.chat.completions.create({ ...this.body(request), stream: true }, { signal: call.signal }));
+      const client = await call.wait(this.getClient());
+      const chunks = await call.wait(client.chat.completions.create({ ...this.body(request), stream: true }, { signal: call.signal }));
       yield* pump(call, chunks, (chunk: OpenAI.Chat.Completions.ChatCompletionChunk) => chunk.choices?.[0]?.delta?.content ?? undefined);
     } catch (err) {
       throw toProviderError(err, call.stopped);
@@ -62,11 +73,14 @@ export class OpenAiProvider implements LlmProvider {
 function toProviderError(err: unknown, stopped: StopReason | undefined): ProviderError {
   if (err instanceof ProviderError) return err;
   if (stopped) return new ProviderError(PROVIDER, stopped);
-  if (err instanceof APIUserAbortError) return new ProviderError(PROVIDER, 'aborted');
-  if (err instanceof APIConnectionTimeoutError) return new ProviderError(PROVIDER, 'timeout');
-  if (err instanceof APIConnectionError) return new ProviderError(PROVIDER, networkFailure(err.cause) ?? 'unreachable');
-  // status is undefined for an error event inside a stream
-  if (err instanceof APIError) return new ProviderError(PROVIDER, 'http', err.status);
+  const m = sdk.loaded; // an SDK error implies a loaded SDK
+  if (m) {
+    if (err instanceof m.APIUserAbortError) return new ProviderError(PROVIDER, 'aborted');
+    if (err instanceof m.APIConnectionTimeoutError) return new ProviderError(PROVIDER, 'timeout');
+    if (err instanceof m.APIConnectionError) return new ProviderError(PROVIDER, networkFailure(err.cause) ?? 'unreachable');
+    // status is undefined for an error event inside a stream
+    if (err instanceof m.APIError) return new ProviderError(PROVIDER, 'http', err.status);
+  }
   const network = networkFailure(err);
   if (network) return new ProviderError(PROVIDER, network);
   return new ProviderError(PROVIDER, 'invalid-response');
