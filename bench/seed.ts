@@ -31,13 +31,66 @@ export function subjectSampler(dims: number, seed: number, subjects: number): (c
     });
 }
 
-const WORDS = ('opening hours price delivery refund warranty parking booking table menu vegan gluten allergy invoice payment card ' +
+// Passages are drawn from a Zipf-distributed vocabulary (word of rank r has probability ~ 1/r),
+// as natural text is: function words at the top, the shop-talk words of the bench's questions at
+// middle ranks (a word like "hours" occurs in a few percent of passages, not in all of them), and
+// a long tail of rare pseudo-words. A small uniform vocabulary would make every passage match
+// every question, which no real knowledge base does and which turns keyword search into a scan.
+const FUNCTION_WORDS = ('the of and to a in is you that it for on are with as we be at this your have or from by our can not ' +
+  'will an if all more about which when there also they one has been their what so up out any time use new how only').split(' ');
+const SHOP_WORDS = ('opening hours price delivery refund warranty parking booking table menu vegan gluten allergy invoice payment card ' +
   'cancel subscription account password support email phone address office team weekend holiday gift voucher student discount').split(' ');
+const VOCABULARY_SIZE = 30_000;
 
-/** A passage of about 120 words (~160 tokens) of shop-talk, different for each index. */
+const vocabulary: string[] = (() => {
+  const random = generator(424242);
+  const syllables = 'ka lo mi ner sta po vin tre dal fo gu reb shi mon tal ve cor pla du zen bri hal quo rin sel tam nu wex ja fli'.split(' ');
+  const words: string[] = [...FUNCTION_WORDS];
+  const seen = new Set(words);
+  // shop words at ranks 150..~1700, spread out: mid-frequency domain terms
+  const shopRanks = new Map(SHOP_WORDS.map((w, i) => [150 + i * 45, w]));
+  while (words.length < VOCABULARY_SIZE) {
+    const shop = shopRanks.get(words.length);
+    if (shop) {
+      words.push(shop);
+      continue;
+    }
+    const n = 2 + Math.floor(random() * 3);
+    let w = '';
+    for (let k = 0; k < n; k++) w += syllables[Math.floor(random() * syllables.length)];
+    if (!seen.has(w)) {
+      seen.add(w);
+      words.push(w);
+    }
+  }
+  return words;
+})();
+
+/** cumulative Zipf weights (s = 1) over the vocabulary, for sampling by binary search */
+const cumulative: Float64Array = (() => {
+  const c = new Float64Array(vocabulary.length);
+  let sum = 0;
+  for (let r = 0; r < vocabulary.length; r++) c[r] = sum += 1 / (r + 1);
+  for (let r = 0; r < c.length; r++) c[r]! /= sum;
+  return c;
+})();
+
+function zipfWord(random: () => number): string {
+  const x = random();
+  let lo = 0;
+  let hi = cumulative.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (cumulative[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return vocabulary[lo]!;
+}
+
+/** A passage of about 120 words (~160 tokens), different for each index. */
 export function passage(random: () => number, i: number): string {
   const words: string[] = [];
-  for (let w = 0; w < 120; w++) words.push(WORDS[Math.floor(random() * WORDS.length)]!);
+  for (let w = 0; w < 120; w++) words.push(zipfWord(random));
   return `Passage ${i}: ${words.join(' ')}.`;
 }
 

@@ -88,14 +88,14 @@ describe('cached agent and account rows in the app', () => {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'Owner', email: 'owner@example.com', password: 'correct horse battery' }),
-    }).then((r) => r.json());
+    }).then((r) => r.json() as Promise<any>);
     const token = reg.access_token as string;
     const agent = await fetch(`${base}/api/chatbots`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       body: JSON.stringify({ name: 'Before' }),
-    }).then((r) => r.json());
-    const me = await fetch(`${base}/api/auth/me`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.json());
+    }).then((r) => r.json() as Promise<any>);
+    const me = await fetch(`${base}/api/auth/me`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.json() as Promise<any>);
     return { token, agentId: agent.id as string, userId: me.id as string };
   }
 
@@ -103,7 +103,7 @@ describe('cached agent and account rows in the app', () => {
     t = await startTestApp();
     const base = await t.app.listen({ host: '127.0.0.1', port: 0 });
     const { token, agentId } = await ownerWithAgent(base);
-    expect((await fetch(`${base}/api/public/chatbot/${agentId}`).then((r) => r.json())).name).toBe('Before');
+    expect((await fetch(`${base}/api/public/chatbot/${agentId}`).then((r) => r.json() as Promise<any>)).name).toBe('Before');
     const put = await fetch(`${base}/api/chatbots/${agentId}`, {
       method: 'PUT',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
@@ -122,7 +122,7 @@ describe('cached agent and account rows in the app', () => {
     const base = await t.app.listen({ host: '127.0.0.1', port: 0 });
     const { token, agentId, userId } = await ownerWithAgent(base);
     const me = () => fetch(`${base}/api/auth/me`, { headers: { authorization: `Bearer ${token}` } });
-    expect((await fetch(`${base}/api/public/chatbot/${agentId}`).then((r) => r.json())).name).toBe('Before');
+    expect((await fetch(`${base}/api/public/chatbot/${agentId}`).then((r) => r.json() as Promise<any>)).name).toBe('Before');
     expect((await me()).status).toBe(200);
 
     const cli = openSqlite(t.config.databaseFile);
@@ -133,7 +133,7 @@ describe('cached agent and account rows in the app', () => {
       cli.close();
     }
     // over real HTTP: each request arrives in a later event-loop iteration than the commit
-    expect((await fetch(`${base}/api/public/chatbot/${agentId}`).then((r) => r.json())).name).toBe('Renamed elsewhere');
+    expect((await fetch(`${base}/api/public/chatbot/${agentId}`).then((r) => r.json() as Promise<any>)).name).toBe('Renamed elsewhere');
     expect((await me()).status).toBe(403);
   });
 });

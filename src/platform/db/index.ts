@@ -4,6 +4,7 @@ import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import * as sqliteVec from 'sqlite-vec';
 import { migrationsDir, nativeAddon, sqliteVecExtension } from '../assets.js';
 import { WalSync } from './durability.js';
+import { withStatementCache } from './statement-cache.js';
 
 /** drizzle over the connection; `$client` is the better-sqlite3 handle, for the few raw statements drizzle cannot express */
 export type Db = BetterSQLite3Database & { $client: Database.Database };
@@ -34,8 +35,10 @@ export function openDatabase(file: string): AppDatabase {
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('synchronous = NORMAL');
     loadSqliteVec(sqlite);
-    const db = drizzle(sqlite);
-    migrate(db, { migrationsFolder: migrationsDir() });
+    migrate(drizzle(sqlite), { migrationsFolder: migrationsDir() });
+    // drizzle compiles its SQL on every call: let it reuse compiled statements (statement-cache.ts)
+    const db = drizzle(withStatementCache(sqlite)) as Db;
+    db.$client = sqlite;
     return {
       db,
       sqlite,
