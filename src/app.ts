@@ -60,6 +60,11 @@ function requestIds(): () => string {
 /** JSON request bodies above this are refused with 413 (file uploads get their own limit). */
 const JSON_BODY_LIMIT = 1024 * 1024;
 
+/** Longest time to receive one request, body included (see the Fastify options below). */
+const REQUEST_TIMEOUT_MS = 15 * 60_000;
+/** Longest time to receive a request's headers. */
+const HEADERS_TIMEOUT_MS = 60_000;
+
 /**
  * Builds the whole app without listening: platform plugins, then feature modules. Tests call this
  * and `inject`; main.ts calls it and listens. The caller owns the database and closes it.
@@ -73,7 +78,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     logger: deps.logger ?? { level: config.logLevel },
     genReqId: requestIds(),
     bodyLimit: JSON_BODY_LIMIT,
-    requestTimeout: 30_000,
+    // requestTimeout bounds receiving the whole request, body included: a 100 MB upload at 1 Mbit/s
+    // takes about 14 minutes (the former 30 s, which Node's 30 s checks stretched to 60-90 s, cut
+    // uploads off mid-way with 408/EPIPE). Slow headers stay bounded by headersTimeout (60 s) and a
+    // silent connection by connectionTimeout (60 s without a byte).
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    http: { headersTimeout: HEADERS_TIMEOUT_MS },
     connectionTimeout: 60_000,
     keepAliveTimeout: 10_000,
     trustProxy: config.trustProxy,

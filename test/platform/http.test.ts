@@ -216,6 +216,17 @@ describe('platform/http', () => {
     });
   });
 
+  describe('server timeouts', () => {
+    // Read from the Node server itself: waiting out a real timeout would take minutes.
+    it('give a 100 MB upload at 1 Mbit/s time to arrive, while headers and silent sockets stay bounded to 60 s', () => {
+      const server = t.app.server;
+      const hundredMbAtOneMbitMs = ((100_000_000 * 8) / 1_000_000) * 1000;
+      expect(server.requestTimeout).toBeGreaterThanOrEqual(hundredMbAtOneMbitMs);
+      expect(server.headersTimeout).toBe(60_000);
+      expect(server.timeout).toBe(60_000); // connectionTimeout: inactivity
+    });
+  });
+
   describe('over a real socket', () => {
     let base: string;
     beforeAll(async () => {
