@@ -10,10 +10,19 @@ export class AgentsRepo {
   // write below forgets the row it touches (row-cache.ts covers writes from other connections).
   private readonly byId;
   private readonly cache: RowCache<ChatbotRow>;
+  private readonly counts;
 
   constructor(private readonly db: Db) {
     this.byId = db.select().from(chatbots).where(eq(chatbots.id, sql.placeholder('id'))).prepare();
     this.cache = new RowCache(db.$client);
+    this.counts = db
+      .update(chatbots)
+      .set({
+        messages_count: sql`${chatbots.messages_count} + ${sql.placeholder('messages')}`,
+        conversations_count: sql`${chatbots.conversations_count} + ${sql.placeholder('conversations')}`,
+      })
+      .where(eq(chatbots.id, sql.placeholder('id')))
+      .prepare();
   }
 
   transaction<T>(fn: () => T): T {
@@ -61,13 +70,6 @@ export class AgentsRepo {
   /** Counter upkeep for the chat feature, called inside its message transaction. */
   addCounts(id: string, messages: number, conversations: number): void {
     this.cache.forget(id);
-    this.db
-      .update(chatbots)
-      .set({
-        messages_count: sql`${chatbots.messages_count} + ${messages}`,
-        conversations_count: sql`${chatbots.conversations_count} + ${conversations}`,
-      })
-      .where(eq(chatbots.id, id))
-      .run();
+    this.counts.run({ id, messages, conversations });
   }
 }

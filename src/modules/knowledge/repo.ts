@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, getTableColumns, inArray, isNull, ne, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, isNull, ne, or, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.js';
 import { chunks, sources, type ChunkRow, type SourceRow } from './tables.js';
 
@@ -14,8 +14,24 @@ export class KnowledgeRepo {
   // row, instead of a multi-row INSERT whose SQL drizzle builds and SQLite compiles per batch.
   private readonly insertChunk;
   private readonly mergeKeywordIndex;
+  // the two reads of every chat turn, prepared once
+  private readonly keywordHits;
+  private readonly chunksWithSource;
 
   constructor(private readonly db: Db) {
+    this.keywordHits = db.$client.prepare<[string, string, number], { id: number; score: number }>(`
+      SELECT c.id AS id, bm25(chunks_fts) AS score
+        FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
+       WHERE chunks_fts MATCH ? AND c.chatbot_id = ?
+       ORDER BY score
+       LIMIT ?`);
+    // ids as one JSON array parameter: one statement for any number of them
+    this.chunksWithSource = db
+      .select({ ...getTableColumns(chunks), source_name: sources.name, source_url: sources.url })
+      .from(chunks)
+      .innerJoin(sources, eq(sources.id, chunks.source_id))
+      .where(sql`${chunks.id} IN (SELECT value FROM json_each(${sql.placeholder('ids')}))`)
+      .prepare();
     // FTS5's automerge is off (migration 0008): this bounded step after each insert does its work
     this.mergeKeywordIndex = db.$client.prepare("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('merge', ?)");
     this.insertChunk = db
@@ -86,12 +102,7 @@ export class KnowledgeRepo {
 
   chunksByIds(ids: number[]): Array<ChunkRow & { source_name: string; source_url: string | null }> {
     if (ids.length === 0) return [];
-    return this.db
-      .select({ ...getTableColumns(chunks), source_name: sources.name, source_url: sources.url })
-      .from(chunks)
-      .innerJoin(sources, eq(sources.id, chunks.source_id))
-      .where(inArray(chunks.id, ids))
-      .all();
+    return this.chunksWithSource.all({ ids: JSON.stringify(ids) });
   }
 
   /** Chunks of completed sources not yet embedded with `embedderId`, oldest first. */
@@ -107,12 +118,7 @@ export class KnowledgeRepo {
 
   /** bm25 over one agent's chunks; `match` is an FTS5 query built by the service. Lower score = better. */
   keywordSearch(chatbotId: string, match: string, limit: number): KeywordHit[] {
-    return this.db.all<{ id: number; score: number }>(sql`
-      SELECT c.id AS id, bm25(chunks_fts) AS score
-        FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
-       WHERE chunks_fts MATCH ${match} AND c.chatbot_id = ${chatbotId}
-       ORDER BY score
-       LIMIT ${limit}`).map((r) => ({ chunkId: r.id, score: r.score }));
+    return this.keywordHits.all(match, chatbotId, limit).map((r) => ({ chunkId: r.id, score: r.score }));
   }
 
   countChunks(sourceId: string): number {

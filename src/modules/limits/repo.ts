@@ -11,7 +11,25 @@ export interface CounterRow {
 
 /** The limits feature's own tables: rate-limit counters and monthly message usage. */
 export class LimitsRepo {
-  constructor(private readonly db: Db) {}
+  // read and written by every chat turn: prepared once
+  private readonly monthly;
+  private readonly addMonthly;
+
+  constructor(private readonly db: Db) {
+    this.monthly = db
+      .select({ n: accountUsage.user_messages })
+      .from(accountUsage)
+      .where(and(eq(accountUsage.user_id, sql.placeholder('userId')), eq(accountUsage.month, sql.placeholder('month'))))
+      .prepare();
+    this.addMonthly = db
+      .insert(accountUsage)
+      .values({ user_id: sql.placeholder('userId'), month: sql.placeholder('month'), user_messages: 1 })
+      .onConflictDoUpdate({
+        target: [accountUsage.user_id, accountUsage.month],
+        set: { user_messages: sql`${accountUsage.user_messages} + 1` },
+      })
+      .prepare();
+  }
 
   /** Counters whose window has not ended at `nowS` (epoch seconds). */
   liveCounters(nowS: number): CounterRow[] {
@@ -41,23 +59,10 @@ export class LimitsRepo {
   }
 
   monthlyMessages(userId: string, month: string): number {
-    return (
-      this.db
-        .select({ n: accountUsage.user_messages })
-        .from(accountUsage)
-        .where(and(eq(accountUsage.user_id, userId), eq(accountUsage.month, month)))
-        .get()?.n ?? 0
-    );
+    return this.monthly.get({ userId, month })?.n ?? 0;
   }
 
   addMonthlyMessage(userId: string, month: string): void {
-    this.db
-      .insert(accountUsage)
-      .values({ user_id: userId, month, user_messages: 1 })
-      .onConflictDoUpdate({
-        target: [accountUsage.user_id, accountUsage.month],
-        set: { user_messages: sql`${accountUsage.user_messages} + 1` },
-      })
-      .run();
+    this.addMonthly.run({ userId, month });
   }
 }
