@@ -52,6 +52,14 @@ function subjects(seed: number) {
 }
 const vectors = (count: number, seed: number) => subjects(seed)(count);
 
+/** Vectors close to one random centre (spread: noise per dimension), the first of them a query. */
+function sample(spread: () => number, seed: number) {
+  const random = generator(seed);
+  const centre = Float32Array.from({ length: DIMS }, () => random() - 0.5);
+  return (count: number): Float32Array[] =>
+    Array.from({ length: count }, () => Float32Array.from(centre, (c) => c + (random() - 0.5) * spread()));
+}
+
 function cosineDistance(a: Float32Array, b: Float32Array): number {
   let dot = 0;
   let na = 0;
@@ -85,9 +93,13 @@ function seedChunks(database: AppDatabase, chatbotId: string, count: number): nu
 }
 
 describe('VectorIndex', () => {
-  it('binary candidates re-ranked exactly give the same top 8 as an exact search (recall >= 0.95), within one agent only', async () => {
+  // codes in memory (the normal case), and through the vec0 table (an agent over the memory budget)
+  it.each([
+    ['codes in memory', undefined],
+    ['vec0 table', 0],
+  ])('binary candidates re-ranked exactly give the same top 8 as an exact search (recall >= 0.95), within one agent only: %s', async (_, budget) => {
     const database = open();
-    const index = new VectorIndex(database.sqlite, 'fake:test', DIMS);
+    const index = new VectorIndex(database.sqlite, 'fake:test', DIMS, budget);
     index.ensure();
     const mine = seedChunks(database, 'agent-a', 1500);
     const theirs = seedChunks(database, 'agent-b', 300);
@@ -114,6 +126,42 @@ describe('VectorIndex', () => {
     }
     console.log(JSON.stringify({ recall_at_8: found / (queries.length * 8) }));
     expect(found / (queries.length * 8)).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it('a search after chunks were deleted does not spend its candidates on them (the codes in memory are reloaded)', () => {
+    const database = open();
+    const index = new VectorIndex(database.sqlite, 'fake:test', DIMS);
+    index.ensure();
+    const ids = seedChunks(database, 'agent-a', 300);
+    const near = sample(() => 0.02, 7); // 200 vectors next to the query
+    const far = vectors(100, 8);
+    const query = near(1)[0]!;
+    const stored = [...near(200), ...far];
+    index.store(ids.map((chunkId, i) => ({ chunkId, chatbotId: 'agent-a', vector: stored[i]! })));
+    const nearIds = new Set(ids.slice(0, 200));
+    expect(index.search('agent-a', query, 8).every((r) => nearIds.has(r.chunkId))).toBe(true);
+
+    // every near chunk goes (as when their source is deleted): the 128 candidates of stale codes
+    // would all be deleted chunks, and the search would come back empty
+    database.sqlite.prepare('DELETE FROM chunks WHERE id <= ?').run(ids[199]);
+    const after = index.search('agent-a', query, 8);
+    expect(after).toHaveLength(8);
+    expect(after.every((r) => ids.slice(200).includes(r.chunkId))).toBe(true);
+  });
+
+  it('finds vectors stored after the agent was first searched', () => {
+    const database = open();
+    const index = new VectorIndex(database.sqlite, 'fake:test', DIMS);
+    index.ensure();
+    const ids = seedChunks(database, 'agent-a', 200);
+    const far = vectors(150, 8);
+    index.store(ids.slice(0, 150).map((chunkId, i) => ({ chunkId, chatbotId: 'agent-a', vector: far[i]! })));
+    const near = sample(() => 0.02, 7);
+    const query = near(1)[0]!;
+    expect(index.search('agent-a', query, 8)).toHaveLength(8); // codes now in memory
+    const late = near(50);
+    index.store(ids.slice(150).map((chunkId, i) => ({ chunkId, chatbotId: 'agent-a', vector: late[i]! })));
+    expect(index.search('agent-a', query, 8).every((r) => ids.slice(150).includes(r.chunkId))).toBe(true);
   });
 
   it('deleting chunks removes both their binary and full vectors', () => {

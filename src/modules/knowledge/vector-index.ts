@@ -1,10 +1,17 @@
 import type Database from 'better-sqlite3';
+import { BinaryCodes } from './binary-codes.js';
 
 /** What the tables hold; stored in `vector_index_meta.layout` so an older layout is converted at start. */
 const LAYOUT = 'binary-candidates+float-rerank';
 /** binary candidates fetched per result wanted, before the exact re-rank */
 const OVERSAMPLE = 8;
 const MIN_CANDIDATES = 128;
+/**
+ * Memory for agents' binary codes kept between searches (least recently searched dropped first):
+ * 64 MB is ~330k chunks of 1536 dimensions. An agent whose codes alone exceed it is searched
+ * through the vec0 table instead.
+ */
+const CODES_BUDGET_BYTES = 64 * 1024 * 1024;
 
 /**
  * Chunk vectors of the configured embedder, searched per agent in two steps:
@@ -27,21 +34,35 @@ const MIN_CANDIDATES = 128;
  *
  * Rowids are chunks.id, so a trigger removes a chunk's vectors whenever the chunk goes, including
  * the cascades from deleting a source or an agent.
+ *
+ * Step 1 normally runs over a copy of the agent's codes in memory (binary-codes.ts), loaded on its
+ * first search. `store` appends to it; deletions are counted per agent by a trigger
+ * (`chunk_deletions`, migration 0009) whatever deleted the chunk, and a search that sees the
+ * count moved reloads the codes, so deleted chunks never take candidate places.
  */
 export class VectorIndex {
   private statements: {
     candidates: Database.Statement;
     rerank: Database.Statement;
+    quantize: Database.Statement<[Float32Array], Buffer>;
+    deletions: Database.Statement<[string], number>;
+    codes: Database.Statement<[string], [number, Buffer]>;
   } | null = null;
+  /** per agent: its codes and the deletion count they were loaded at; Map order = least recently searched first */
+  private readonly loaded = new Map<string, { codes: BinaryCodes; deletions: number }>();
+  private loadedBytes = 0;
 
   constructor(
     private readonly sqlite: Database.Database,
     readonly embedderId: string,
     readonly dimensions: number,
+    private readonly codesBudgetBytes = CODES_BUDGET_BYTES,
   ) {}
 
   ensure(): void {
     this.statements = null;
+    this.loaded.clear();
+    this.loadedBytes = 0;
     const tx = this.sqlite.transaction(() => {
       this.sqlite.exec('CREATE TABLE IF NOT EXISTS vector_index_meta (id INTEGER PRIMARY KEY CHECK (id = 1), embedder_id TEXT NOT NULL, dimensions INTEGER NOT NULL)');
       const columns = this.sqlite.prepare('PRAGMA table_info(vector_index_meta)').all() as Array<{ name: string }>;
@@ -90,7 +111,8 @@ export class VectorIndex {
     const insertBits = this.sqlite.prepare('INSERT INTO chunk_vectors (rowid, chatbot_id, embedding) VALUES (?, ?, vec_quantize_binary(?))');
     const upsertFull = this.sqlite.prepare('INSERT OR REPLACE INTO chunk_embeddings (chunk_id, vector) VALUES (?, ?)');
     const mark = this.sqlite.prepare('UPDATE chunks SET embedded_with = ? WHERE id = ?');
-    this.sqlite.transaction(() => {
+    const stored = this.sqlite.transaction(() => {
+      const done: typeof items = [];
       for (const item of items) {
         // the source may have been deleted while its embeddings were being computed
         if (!stillThere.get(item.chunkId)) continue;
@@ -98,24 +120,80 @@ export class VectorIndex {
         insertBits.run(BigInt(item.chunkId), item.chatbotId, item.vector);
         upsertFull.run(item.chunkId, Buffer.from(item.vector.buffer, item.vector.byteOffset, item.vector.byteLength));
         mark.run(this.embedderId, item.chunkId);
+        done.push(item);
       }
+      return done;
     })();
+    // committed: agents whose codes are in memory get the new ones too
+    for (const item of stored) {
+      const entry = this.loaded.get(item.chatbotId);
+      if (!entry) continue;
+      const before = entry.codes.bytes;
+      entry.codes.add(item.chunkId, this.prepared().quantize.get(item.vector)!);
+      this.loadedBytes += entry.codes.bytes - before;
+    }
   }
 
   /** The `k` nearest chunks of one agent by cosine distance (binary candidates, exact re-rank). */
   search(chatbotId: string, vector: Float32Array, k: number): Array<{ chunkId: number; distance: number }> {
+    const statements = this.prepared();
+    const wanted = Math.max(MIN_CANDIDATES, k * OVERSAMPLE);
+    const codes = this.codesOf(chatbotId);
+    const candidates = codes
+      ? codes.nearest(statements.quantize.get(vector)!, wanted)
+      : (statements.candidates.all(vector, wanted, chatbotId) as Array<{ rowid: number | bigint }>).map((r) => Number(r.rowid));
+    if (candidates.length === 0) return [];
+    // equal distances: the newer chunk first (a later upload more likely holds the current answer)
+    const rows = statements.rerank.all(vector, JSON.stringify(candidates), k) as Array<{ chunk_id: number; distance: number }>;
+    return rows.map((r) => ({ chunkId: r.chunk_id, distance: r.distance }));
+  }
+
+  /** The agent's codes in memory, loaded (again) when missing or when chunks were deleted since; null over the budget. */
+  private codesOf(chatbotId: string): BinaryCodes | null {
+    const statements = this.prepared();
+    const deletions = statements.deletions.get(chatbotId) ?? 0;
+    const entry = this.loaded.get(chatbotId);
+    if (entry) {
+      this.loaded.delete(chatbotId);
+      this.loadedBytes -= entry.codes.bytes;
+      if (entry.deletions === deletions) {
+        this.remember(chatbotId, entry);
+        return entry.codes;
+      }
+    }
+    const rows = statements.codes.all(chatbotId);
+    const codes = new BinaryCodes(this.dimensions, rows.length);
+    if (codes.bytes > this.codesBudgetBytes) return null;
+    for (const [id, code] of rows) codes.add(id, code);
+    this.remember(chatbotId, { codes, deletions });
+    return codes;
+  }
+
+  private remember(chatbotId: string, entry: { codes: BinaryCodes; deletions: number }): void {
+    this.loaded.set(chatbotId, entry);
+    this.loadedBytes += entry.codes.bytes;
+    for (const [id, other] of this.loaded) {
+      if (this.loadedBytes <= this.codesBudgetBytes || id === chatbotId) break;
+      this.loaded.delete(id);
+      this.loadedBytes -= other.codes.bytes;
+    }
+  }
+
+  private prepared() {
     this.statements ??= {
       candidates: this.sqlite.prepare('SELECT rowid FROM chunk_vectors WHERE embedding MATCH vec_quantize_binary(?) AND k = ? AND chatbot_id = ?'),
       rerank: this.sqlite.prepare(
         'SELECT chunk_id, vec_distance_cosine(vector, ?) AS distance FROM chunk_embeddings ' +
           'WHERE chunk_id IN (SELECT value FROM json_each(?)) ORDER BY distance, chunk_id DESC LIMIT ?',
       ),
+      quantize: this.sqlite.prepare<[Float32Array], Buffer>('SELECT vec_quantize_binary(?)').pluck(),
+      deletions: this.sqlite.prepare<[string], number>('SELECT deleted FROM chunk_deletions WHERE chatbot_id = ?').pluck(),
+      codes: this.sqlite
+        .prepare<[string], [number, Buffer]>(
+          'SELECT e.chunk_id, vec_quantize_binary(e.vector) FROM chunk_embeddings e JOIN chunks c ON c.id = e.chunk_id WHERE c.chatbot_id = ? ORDER BY e.chunk_id',
+        )
+        .raw(),
     };
-    const wanted = Math.max(MIN_CANDIDATES, k * OVERSAMPLE);
-    const candidates = (this.statements.candidates.all(vector, wanted, chatbotId) as Array<{ rowid: number | bigint }>).map((r) => Number(r.rowid));
-    if (candidates.length === 0) return [];
-    // equal distances: the newer chunk first (a later upload more likely holds the current answer)
-    const rows = this.statements.rerank.all(vector, JSON.stringify(candidates), k) as Array<{ chunk_id: number; distance: number }>;
-    return rows.map((r) => ({ chunkId: r.chunk_id, distance: r.distance }));
+    return this.statements;
   }
 }

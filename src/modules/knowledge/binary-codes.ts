@@ -1,0 +1,171 @@
+/**
+ * One agent's 1-bit codes (the sign of each dimension, as sqlite-vec's vec_quantize_binary makes
+ * them) held in memory and scanned by Hamming distance.
+ *
+ * Why not the vec0 table's own KNN: its scan is fast, but its top-k selection grows with k, and
+ * the exact re-rank wants 128-160 candidates: for 10k chunks of 1536 dimensions vec0 took ~2.7 ms
+ * for 128 candidates (1.2 ms for 16). Here the distances come from a 70-byte WebAssembly loop
+ * (64-bit XOR + popcnt: ~0.16 ms for 10k codes; the same loop in JavaScript, without a popcount
+ * instruction, took ~1.4 ms), and the selection is linear. The codes are 1/32 of the float
+ * vectors: 192 bytes per 1536-dimension chunk.
+ */
+
+const PAGE = 65536;
+
+// The project's TypeScript setup (Node types, no DOM lib) declares no WebAssembly values; the
+// little used here, typed by hand.
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object) => { exports: Record<string, unknown> };
+}
+const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+
+/** LEB128 of an unsigned integer, as the WebAssembly binary format writes sizes */
+const leb = (n: number): number[] => {
+  const out: number[] = [];
+  do {
+    let byte = n & 0x7f;
+    n >>>= 7;
+    if (n) byte |= 0x80;
+    out.push(byte);
+  } while (n);
+  return out;
+};
+const section = (id: number, bytes: number[]) => [id, ...leb(bytes.length), ...bytes];
+const name = (s: string) => [s.length, ...Array.from(s, (c) => c.charCodeAt(0))];
+
+/**
+ * scan(codes, n, words, query, out): for each of n codes of `words` 64-bit words starting at
+ * `codes`, writes popcount(code XOR query) as a u16 to out[i]. Params 0-4; locals 5 i, 6 w, 7 p
+ * (address of the current code), 8 s (the running count).
+ */
+const scanBody = [
+  0x02, 0x03, 0x7f, 0x01, 0x7e, // locals: 3 x i32 (i, w, p), 1 x i64 (s)
+  0x20, 0x00, 0x21, 0x07, // p = codes
+  0x41, 0x00, 0x21, 0x05, // i = 0
+  0x02, 0x40, // block
+  0x03, 0x40, // loop (one code per turn)
+  0x20, 0x05, 0x20, 0x01, 0x4f, 0x0d, 0x01, // br_if block (i >= n)
+  0x42, 0x00, 0x21, 0x08, // s = 0
+  0x41, 0x00, 0x21, 0x06, // w = 0
+  0x03, 0x40, // loop (one 64-bit word per turn)
+  0x20, 0x08,
+  0x20, 0x07, 0x20, 0x06, 0x41, 0x03, 0x74, 0x6a, 0x29, 0x03, 0x00, // i64.load (p + w*8)
+  0x20, 0x03, 0x20, 0x06, 0x41, 0x03, 0x74, 0x6a, 0x29, 0x03, 0x00, // i64.load (q + w*8)
+  0x85, 0x7b, 0x7c, 0x21, 0x08, // s += popcnt(xor)
+  0x20, 0x06, 0x41, 0x01, 0x6a, 0x22, 0x06, // w += 1
+  0x20, 0x02, 0x49, 0x0d, 0x00, // br_if (w < words)
+  0x0b,
+  0x20, 0x04, 0x20, 0x05, 0x41, 0x01, 0x74, 0x6a, // out + i*2
+  0x20, 0x08, 0xa7, 0x3b, 0x01, 0x00, // i32.store16 (wrap s)
+  0x20, 0x07, 0x20, 0x02, 0x41, 0x03, 0x74, 0x6a, 0x21, 0x07, // p += words*8
+  0x20, 0x05, 0x41, 0x01, 0x6a, 0x21, 0x05, // i += 1
+  0x0c, 0x00, // br loop
+  0x0b, 0x0b, 0x0b,
+];
+
+let compiled: object | null = null;
+function scanModule(): object {
+  compiled ??= new wasm.Module(
+    Uint8Array.from([
+      0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // magic, version 1
+      ...section(1, [0x01, 0x60, 0x05, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x00]), // type: (i32 x 5) -> ()
+      ...section(3, [0x01, 0x00]), // one function of that type
+      ...section(5, [0x01, 0x00, 0x01]), // one memory, 1 page to start
+      ...section(7, [0x02, ...name('scan'), 0x00, 0x00, ...name('memory'), 0x02, 0x00]), // exports
+      ...section(10, [0x01, ...leb(scanBody.length), ...scanBody]),
+    ]),
+  );
+  return compiled;
+}
+
+export class BinaryCodes {
+  /** bytes of one code in memory: whole 64-bit words (zero padding past dimensions/8) */
+  readonly bytesPerCode: number;
+  private readonly words64: number;
+  private readonly memory: WasmMemory;
+  private readonly scan: (codes: number, n: number, words: number, query: number, out: number) => void;
+  private ids: Float64Array;
+  private size = 0;
+
+  constructor(
+    readonly dimensions: number,
+    capacity: number,
+  ) {
+    this.words64 = Math.max(1, Math.ceil(dimensions / 64));
+    this.bytesPerCode = this.words64 * 8;
+    const instance = new wasm.Instance(scanModule());
+    this.memory = instance.exports.memory as WasmMemory;
+    this.scan = instance.exports.scan as BinaryCodes['scan'];
+    this.ids = new Float64Array(Math.max(16, capacity));
+    this.reserve(this.ids.length);
+  }
+
+  get count(): number {
+    return this.size;
+  }
+
+  /** memory held, for the cache's budget */
+  get bytes(): number {
+    return this.ids.byteLength + this.memory.buffer.byteLength;
+  }
+
+  /** Appends a code (a blob from vec_quantize_binary: dimensions/8 bytes). */
+  add(id: number, code: Uint8Array): void {
+    if (this.size === this.ids.length) {
+      const ids = new Float64Array(this.ids.length * 2);
+      ids.set(this.ids);
+      this.ids = ids;
+      this.reserve(ids.length);
+    }
+    new Uint8Array(this.memory.buffer, this.size * this.bytesPerCode, this.bytesPerCode).set(code.subarray(0, this.bytesPerCode));
+    this.ids[this.size] = id;
+    this.size += 1;
+  }
+
+  /**
+   * Ids of the `wanted` codes nearest to `query` by Hamming distance (ties: the earlier added
+   * first). Linear: the distances, a histogram of them, then one pass that keeps everything
+   * below the cut-off distance and as many at it as still fit.
+   */
+  nearest(query: Uint8Array, wanted: number): number[] {
+    const n = this.size;
+    if (n === 0) return [];
+    if (wanted >= n) return Array.from(this.ids.subarray(0, n));
+    // scratch space after the codes' capacity: the query, then one u16 distance per code
+    const queryAt = this.ids.length * this.bytesPerCode;
+    const distancesAt = queryAt + this.bytesPerCode;
+    const scratch = new Uint8Array(this.memory.buffer, queryAt, this.bytesPerCode);
+    scratch.fill(0);
+    scratch.set(query.subarray(0, this.bytesPerCode));
+    this.scan(0, n, this.words64, queryAt, distancesAt);
+    const distances = new Uint16Array(this.memory.buffer, distancesAt, n);
+    const histogram = new Uint32Array(this.words64 * 64 + 1);
+    for (let i = 0; i < n; i++) histogram[distances[i]!]! += 1;
+    let cutoff = 0;
+    let below = 0;
+    while (below + histogram[cutoff]! < wanted) below += histogram[cutoff++]!;
+    let atCutoff = wanted - below;
+    const out: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const d = distances[i]!;
+      if (d < cutoff) out.push(this.ids[i]!);
+      else if (d === cutoff && atCutoff > 0) {
+        out.push(this.ids[i]!);
+        atCutoff -= 1;
+      }
+    }
+    return out;
+  }
+
+  /** memory for `capacity` codes plus the scratch space of a search */
+  private reserve(capacity: number): void {
+    const needed = capacity * this.bytesPerCode + this.bytesPerCode + capacity * 2;
+    const pages = Math.ceil(needed / PAGE) - this.memory.buffer.byteLength / PAGE;
+    if (pages > 0) this.memory.grow(pages);
+  }
+}

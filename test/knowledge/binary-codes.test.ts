@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { BinaryCodes } from '../../src/modules/knowledge/binary-codes.js';
+
+/** A deterministic pseudo-random generator, so a failure reproduces. */
+function generator(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+const randomCode = (random: () => number, bytes: number) => Uint8Array.from({ length: bytes }, () => Math.floor(random() * 256));
+
+function hamming(a: Uint8Array, b: Uint8Array): number {
+  let d = 0;
+  for (let i = 0; i < a.length; i++) {
+    let x = a[i]! ^ b[i]!;
+    while (x) {
+      d += x & 1;
+      x >>= 1;
+    }
+  }
+  return d;
+}
+
+/** The reference: every distance computed bit by bit, sorted (stable, so ties keep insertion order). */
+function reference(codes: Uint8Array[], ids: number[], query: Uint8Array, wanted: number): number[] {
+  return codes
+    .map((code, i) => ({ id: ids[i]!, d: hamming(code, query) }))
+    .sort((a, b) => a.d - b.d)
+    .slice(0, wanted)
+    .map((r) => r.id);
+}
+
+describe('BinaryCodes (the WebAssembly Hamming scan)', () => {
+  it.each([1536, 768, 96, 8])('finds the same nearest codes as a bit-by-bit reference, %i dimensions', (dims) => {
+    const random = generator(dims);
+    const bytes = dims / 8;
+    const codes = Array.from({ length: 3000 }, () => randomCode(random, bytes));
+    const ids = codes.map((_, i) => 10_000 + i * 3);
+    const index = new BinaryCodes(dims, 10); // grows while adding
+    codes.forEach((code, i) => index.add(ids[i]!, code));
+    expect(index.count).toBe(3000);
+    for (let q = 0; q < 20; q++) {
+      const query = randomCode(random, bytes);
+      for (const wanted of [1, 8, 128]) {
+        const found = index.nearest(query, wanted);
+        const expected = reference(codes, ids, query, wanted);
+        // same set; within it the order is by position, not distance (the caller re-ranks)
+        expect([...found].sort((a, b) => a - b)).toEqual([...expected].sort((a, b) => a - b));
+      }
+    }
+  });
+
+  it('keeps the earlier added at a tied cut-off, and returns everything when fewer codes than wanted', () => {
+    const index = new BinaryCodes(64, 4);
+    const zero = new Uint8Array(8);
+    const one = Uint8Array.from([1, 0, 0, 0, 0, 0, 0, 0]);
+    index.add(1, one);
+    index.add(2, zero);
+    index.add(3, one);
+    index.add(4, one);
+    expect(index.nearest(zero, 2)).toEqual([1, 2]); // distance 0: id 2; then the first of the ties at 1
+    expect(index.nearest(zero, 10).sort()).toEqual([1, 2, 3, 4]);
+    expect(new BinaryCodes(64, 4).nearest(zero, 5)).toEqual([]);
+  });
+});
