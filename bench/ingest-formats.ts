@@ -59,8 +59,9 @@ try {
   const headers = { authorization: `Bearer ${reg.access_token}` };
   const agent = (await app.inject({ method: 'POST', url: '/api/chatbots', headers, payload: { name: 'bench' } })).json();
 
+  const pdfPages = Number(process.env.BENCH_PDF_PAGES ?? 400);
   const files: Array<[string, 'pdf' | 'docx' | 'xlsx', Buffer]> = [
-    ['catalogue.pdf', 'pdf', await pdf(Number(process.env.BENCH_PDF_PAGES ?? 400))],
+    ['catalogue.pdf', 'pdf', await pdf(pdfPages)],
     ['handbook.docx', 'docx', await docx(Number(process.env.BENCH_DOCX_PARAGRAPHS ?? 20000))],
     ['products.xlsx', 'xlsx', await xlsx(Number(process.env.BENCH_XLSX_ROWS ?? 40000))],
   ];
@@ -87,6 +88,9 @@ try {
     const source = sources.find((s: { id: string }) => s.id === res.json().id);
     if (source.status !== 'completed') throw new Error(`${name}: ${source.status} ${source.error_message}`);
     report({ figure: `ingest_${type}_mb_per_s`, value: round(sizeMb / totalS), unit: 'MB/s', baseline: round(sizeMb / parseS), baseline_of: 'the parser alone on the same file, in this thread', size_mb: round(sizeMb, 1) });
+    if (type === 'pdf') {
+      report({ figure: 'ingest_pdf_pages_per_s', value: round(pdfPages / totalS, 0), unit: 'pages/s', baseline: round(pdfPages / parseS, 0), baseline_of: 'the parser alone on the same file, in this thread', pages: pdfPages });
+    }
   }
   saveResults('ingest-formats');
 } finally {
