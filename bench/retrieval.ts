@@ -34,7 +34,11 @@ for (const size of sizes) {
     const slow: number[] = [];
     let found = 0;
     const queries = sample(QUERIES);
-    // warm the page cache and the statements
+    // the first search of an agent loads its binary codes into memory (once per process start,
+    // and again after chunks were deleted): reported on its own, then left out of the percentiles
+    const coldStart = performance.now();
+    index.search('target', queries[0]!, 8);
+    const firstSearchMs = performance.now() - coldStart;
     for (const q of queries.slice(0, 5)) index.search('target', q, 8);
     for (const q of queries) {
       let t = performance.now();
@@ -50,6 +54,7 @@ for (const size of sizes) {
     const p99 = round(percentile(fast, 99));
     report({ figure: `retrieval_top8_p50_ms_${label}`, value: round(percentile(fast, 50)), unit: 'ms', baseline: round(percentile(slow, 50)), baseline_of: 'exact search over the agent\'s full vectors', chunks: target, other_agents: OTHER_AGENTS });
     report({ figure: `retrieval_top8_p99_ms_${label}`, value: p99, unit: 'ms', baseline: round(percentile(slow, 99)), baseline_of: 'exact search', ...(size === 10000 ? { goal: '<= 5 ms', met: p99 <= 5 } : {}) });
+    report({ figure: `retrieval_first_search_ms_${label}`, value: round(firstSearchMs), unit: 'ms', note: 'loads the agent\'s binary codes into memory' });
     report({ figure: `retrieval_recall_at_8_${label}`, value: recall, baseline: 1, baseline_of: 'exact search', goal: '>= 0.95', met: recall >= 0.95 });
   } finally {
     database.close();
