@@ -116,7 +116,9 @@ export function benchPlansFile(dir: string): string {
 }
 
 export async function json(url: string, init: RequestInit & { token?: string } = {}): Promise<any> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...(init.headers as Record<string, string>) };
+  // JSON type only for a JSON text: a FormData body sets its own multipart type with the boundary
+  // (a JSON type on a 100 MB form got 413 from the JSON parser's 1 MiB limit, or EPIPE mid-send)
+  const headers: Record<string, string> = { ...(typeof init.body === 'string' ? { 'content-type': 'application/json' } : {}), ...(init.headers as Record<string, string>) };
   if (init.token) headers.authorization = `Bearer ${init.token}`;
   const res = await fetch(url, { ...init, headers });
   const body = await res.text();
