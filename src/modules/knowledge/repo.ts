@@ -19,10 +19,12 @@ export class KnowledgeRepo {
   private readonly chunksWithSource;
 
   constructor(private readonly db: Db) {
-    this.keywordHits = db.$client.prepare<[string, string, number], { id: number; score: number }>(`
-      SELECT c.id AS id, bm25(chunks_fts) AS score
-        FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
-       WHERE chunks_fts MATCH ? AND c.chatbot_id = ?
+    // the agent's own token AND the words (migration 0010): FTS5 intersects the doclists, so other
+    // agents' chunks cost nothing; bm25 weighs the words only (the agent column has weight 0)
+    this.keywordHits = db.$client.prepare<[string, number], { id: number; score: number }>(`
+      SELECT rowid AS id, bm25(chunks_fts, 1.0, 0.0) AS score
+        FROM chunks_fts
+       WHERE chunks_fts MATCH ?
        ORDER BY score
        LIMIT ?`);
     // ids as one JSON array parameter: one statement for any number of them
@@ -118,7 +120,8 @@ export class KnowledgeRepo {
 
   /** bm25 over one agent's chunks; `match` is an FTS5 query built by the service. Lower score = better. */
   keywordSearch(chatbotId: string, match: string, limit: number): KeywordHit[] {
-    return this.keywordHits.all(match, chatbotId, limit).map((r) => ({ chunkId: r.id, score: r.score }));
+    const agentToken = `a${Buffer.from(chatbotId, 'utf8').toString('hex')}`;
+    return this.keywordHits.all(`agent : "${agentToken}" AND (${match})`, limit).map((r) => ({ chunkId: r.id, score: r.score }));
   }
 
   countChunks(sourceId: string): number {

@@ -1,0 +1,103 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { afterEach, describe, expect, it } from 'vitest';
+import { KnowledgeRepo } from '../../src/modules/knowledge/repo.js';
+import { migrationsDir } from '../../src/platform/assets.js';
+import { openDatabase, openSqlite, type AppDatabase } from '../../src/platform/db/index.js';
+import type Database from 'better-sqlite3';
+
+/**
+ * The keyword index holds one token per agent beside the words (migration 0010), and a search
+ * asks for the agent's token AND the words. These tests hold it to what the join did before:
+ * only the agent's own chunks, whatever its id looks like, through inserts, updates and deletes,
+ * and on a database that had chunks before the migration.
+ */
+
+const dirs: string[] = [];
+const open: Array<{ close(): void }> = [];
+afterEach(() => {
+  for (const o of open.splice(0)) o.close();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'keyword-index-'));
+  dirs.push(dir);
+  return dir;
+}
+
+function seedAgent(sqlite: Database.Database, chatbotId: string, texts: string[]): number[] {
+  const now = new Date().toISOString();
+  const userId = `user-${chatbotId}`;
+  sqlite.prepare("INSERT INTO users (id, name, email, password_hash, role, status, plan_id, created_at) VALUES (?, 'u', ?, 'x', 'user', 'active', 'free', ?)").run(userId, `${Buffer.from(chatbotId).toString('hex')}@example.com`, now);
+  sqlite
+    .prepare(
+      `INSERT INTO chatbots (id, user_id, name, model, provider, temperature, max_tokens, instructions, status, public_access, primary_color, secondary_color,
+        accent_color, welcome_message, widget_position, widget_theme, widget_size, lead_capture_enabled, email_alerts_enabled, rate_limit_enabled, messages_per_hour,
+        font_family, font_size, bubble_style, auto_expand, created_at, updated_at)
+       VALUES (?, ?, 'bot', 'm', 'openai', 0.5, 100, 'i', 'active', 1, '#000', '#000', '#000', 'hi', 'bottom-right', 'auto', 'medium', 0, 0, 0, 60, 'sans', 14, 'rounded', 0, ?, ?)`,
+    )
+    .run(chatbotId, userId, now, now);
+  const sourceId = `source-${chatbotId}`;
+  sqlite.prepare("INSERT INTO sources (id, chatbot_id, type, name, status, created_at, updated_at) VALUES (?, ?, 'text', 'notes', 'completed', ?, ?)").run(sourceId, chatbotId, now, now);
+  const insert = sqlite.prepare('INSERT INTO chunks (source_id, chatbot_id, ordinal, content, token_count) VALUES (?, ?, ?, ?, 2)');
+  return texts.map((text, i) => Number(insert.run(sourceId, chatbotId, i, text).lastInsertRowid));
+}
+
+const integrityCheck = (sqlite: Database.Database) => sqlite.prepare("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)").run();
+
+describe('keyword index per agent', () => {
+  it("finds only the agent's own chunks, whatever the ids look like", () => {
+    const database = openDatabase(path.join(tempDir(), 'chat-agent.db'));
+    open.push(database);
+    const repo = new KnowledgeRepo(database.db);
+    // ids that would collide if hyphens were dropped, one with quotes and FTS syntax, one non-ASCII
+    const ids = ['ab-c', 'a-bc', 'x" OR "y', 'agent:one*', 'café-ü'];
+    const chunkIds = new Map(ids.map((id) => [id, seedAgent(database.sqlite, id, [`opening hours of ${id}`, 'parking behind the shop'])]));
+    for (const id of ids) {
+      const hits = repo.keywordSearch(id, '"opening" OR "parking"', 20).map((h) => h.chunkId);
+      expect(hits.sort((a, b) => a - b)).toEqual(chunkIds.get(id));
+    }
+    expect(repo.keywordSearch('no-such-agent', '"opening"', 20)).toEqual([]);
+  });
+
+  it('ranks by the words alone (the agent token weighs nothing) and follows updates and deletes', () => {
+    const database = openDatabase(path.join(tempDir(), 'chat-agent.db'));
+    open.push(database);
+    const repo = new KnowledgeRepo(database.db);
+    const [weekend, both, other] = seedAgent(database.sqlite, 'agent-1', ['open on the weekend', 'weekend opening hours, weekend brunch', 'refund policy']);
+    expect(repo.keywordSearch('agent-1', '"weekend"', 20).map((h) => h.chunkId)).toEqual([both, weekend]);
+
+    database.sqlite.prepare("UPDATE chunks SET content = 'weekend refunds' WHERE id = ?").run(other);
+    database.sqlite.prepare('DELETE FROM chunks WHERE id = ?').run(both);
+    expect(repo.keywordSearch('agent-1', '"weekend"', 20).map((h) => h.chunkId).sort()).toEqual([weekend, other].sort());
+    expect(repo.keywordSearch('agent-1', '"brunch"', 20)).toEqual([]);
+    integrityCheck(database.sqlite);
+  });
+
+  it('indexes the chunks a database already had before the migration', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'chat-agent.db');
+    // the migrations up to 0009, as a database written before this change has them
+    const older = path.join(dir, 'migrations');
+    cpSync(migrationsDir(), older, { recursive: true });
+    const journalFile = path.join(older, 'meta', '_journal.json');
+    const journal = JSON.parse(readFileSync(journalFile, 'utf8'));
+    journal.entries = journal.entries.filter((e: { tag: string }) => e.tag !== '0010_fts_per_agent');
+    writeFileSync(journalFile, JSON.stringify(journal));
+    const sqlite = openSqlite(file);
+    migrate(drizzle(sqlite), { migrationsFolder: older });
+    const [a] = seedAgent(sqlite, 'agent-a', ['gift vouchers for sale']);
+    seedAgent(sqlite, 'agent-b', ['gift wrapping on request']);
+    sqlite.close();
+
+    const database = openDatabase(file);
+    open.push(database);
+    const repo = new KnowledgeRepo(database.db);
+    expect(repo.keywordSearch('agent-a', '"gift"', 20).map((h) => h.chunkId)).toEqual([a]);
+    integrityCheck(database.sqlite);
+  });
+});
