@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { benchPlansFile, json, ownerWithAgent, percentile, report, round, rssMb, saveResults, spawnServer } from './lib.js';
 
-// 100 MB in decimal (100,000,000 bytes), the size the goal names: it fits the route's limit of
-// 100 MiB of file (MAX_UPLOAD_BYTES), which a 100 MiB file plus multipart framing would not.
+// 100 MB in decimal (100,000,000 bytes), the size the goal names; the route takes up to 100 MiB
+// of file (MAX_UPLOAD_BYTES, the multipart framing not counted).
 const MB = 1_000_000;
 const UPLOAD_MB = Number(process.env.BENCH_UPLOAD_MB ?? 100);
 const STARTS = Number(process.env.BENCH_STARTS ?? 5);
