@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +11,7 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectFileType } from '../../src/platform/workers/file-type.js';
 import { createParserPool } from '../../src/platform/workers/pool.js';
-import { ParseError, type ParsableType, type ParserPool } from '../../src/platform/workers/types.js';
+import { ParseError, type ParsableType, type ParsedText, type ParserPool } from '../../src/platform/workers/types.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const PHRASE = 'zebra-quartz-7431';
@@ -247,6 +247,51 @@ describe('platform/workers', () => {
     it('txt: utf-8, BOM stripped, CRLF normalised', async () => {
       const r = await pool.parse(good.txt, 'txt');
       expect(r).toEqual({ text: `First line\nThe phrase is ${PHRASE}.\n`, units: 1 });
+    });
+  });
+
+  describe('parseText: the same text, as bytes moved from the worker or as where it starts in the file', () => {
+    const textOf = async (file: string, r: ParsedText) => ('utf8' in r ? r.utf8 : (await readFile(file)).subarray(r.fileFrom)).toString('utf8');
+
+    it('gives the text and units parse gives, for every type', async () => {
+      const leadingNbsp = await put('nbsp.txt', `\u00a0caf\u00e9 ${PHRASE}\n`);
+      const cases = (Object.keys(good) as ParsableType[]).map((type): [string, ParsableType] => [good[type], type]);
+      for (const [f, type] of [...cases, [leadingNbsp, 'txt'] as const]) {
+        const whole = await pool.parse(f, type);
+        const r = await pool.parseText(f, type);
+        expect(r.units, f).toBe(whole.units);
+        expect(await textOf(f, r), f).toBe(whole.text);
+        expect(r.bytes, f).toBe(Buffer.byteLength(whole.text));
+      }
+    });
+
+    it('a plain UTF-8 text file is its own text: only where it starts (after a BOM) comes back', async () => {
+      const text = `caf\u00e9 ${PHRASE}\n\n\u65e5\u672c\u8a9e \u{1F642}\n`;
+      const f = await put('plain.txt', `\uFEFF${text}`);
+      const r = await pool.parseText(f, 'txt');
+      expect(r).toEqual({ fileFrom: 3, bytes: Buffer.byteLength(text), units: 1 });
+      expect(await textOf(f, r)).toBe((await pool.parse(f, 'txt')).text);
+    });
+
+    it('refuses what parse refuses, with the same message', async () => {
+      const capped = createParserPool({ limits: { maxTextChars: 1 * MB } });
+      try {
+        for (const [name, content] of [
+          ['empty.txt', ''],
+          ['bom.txt', '\uFEFF \n\t'],
+          ['unicode-spaces.txt', '\u00a0\u3000\n'],
+          ['binary.txt', Buffer.from([0x48, 0x69, 0x00, 0x01, 0x02, 0xff, 0x48])],
+          ['latin1.txt', Buffer.from('caf\xe9 cr\xe8me', 'latin1')],
+          ['cut-short.txt', Buffer.from('caf\u00e9').subarray(0, 4)],
+          ['long.txt', 'word '.repeat(300_000)],
+        ] as const) {
+          const f = await put(name, content);
+          const expected = (await refusal(capped.parse(f, 'txt'))).message;
+          expect((await refusal(capped.parseText(f, 'txt'))).message, name).toBe(expected);
+        }
+      } finally {
+        await capped.close();
+      }
     });
   });
 

@@ -17,7 +17,7 @@ import { ParseError, type ParsableType, type ParserPool } from '../../platform/w
 import { EMBEDDING_BATCH_SIZE } from '../../providers/embeddings/index.js';
 import type { AgentsService } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
-import { chunkText, chunkTextLazily, type TextChunk } from './chunker.js';
+import { Chunker, chunkText, fileParagraphs, utf8Paragraphs, type TextChunk } from './chunker.js';
 import { crawl, CrawlError } from './crawler.js';
 import type { KnowledgeRepo } from './repo.js';
 import type { KnowledgeService } from './service.js';
@@ -208,7 +208,9 @@ export class IngestionService {
 
   private async ingestFile(source: SourceRow, signal: AbortSignal): Promise<void> {
     const file = path.join(this.uploadDir, source.stored_path ?? '');
-    const parsed = await this.parsers.parse(file, source.file_type as ParsableType, signal);
+    // the text read a slice at a time (from the file itself for plain text): a 100 MB text is never
+    // one string, nor decoded in one go on the event loop
+    const parsed = await this.parsers.parseText(file, source.file_type as ParsableType, signal);
     if (signal.aborted) throw new Error('cancelled');
     this.repo.updateSource(source.id, { progress: 0.5, updated_at: this.clock.now().toISOString() });
     // a job run again after a crash starts over: forget the passages the interrupted run stored
@@ -217,16 +219,21 @@ export class IngestionService {
     let stored = 0;
     let batch: TextChunk[] = [];
     let consumed = 0;
-    const total = Math.max(parsed.text.length, 1);
-    for (const chunk of chunkTextLazily(parsed.text)) {
-      batch.push(chunk);
-      consumed += chunk.content.length;
-      if (batch.length === CHUNK_BATCH) {
-        await this.storeBatch(source, batch, stored, signal, 0.5 + 0.5 * Math.min(consumed / total, 1));
-        stored += batch.length;
-        batch = [];
+    // progress: characters chunked over bytes of text (exact for ASCII, close enough otherwise)
+    const total = Math.max(parsed.bytes, 1);
+    const chunker = new Chunker();
+    for await (const slice of 'utf8' in parsed ? utf8Paragraphs(parsed.utf8) : fileParagraphs(file, parsed.fileFrom)) {
+      for (const chunk of chunker.push(slice)) {
+        batch.push(chunk);
+        consumed += chunk.content.length;
+        if (batch.length === CHUNK_BATCH) {
+          await this.storeBatch(source, batch, stored, signal, 0.5 + 0.5 * Math.min(consumed / total, 1));
+          stored += batch.length;
+          batch = [];
+        }
       }
     }
+    batch.push(...chunker.end());
     if (batch.length > 0) await this.storeBatch(source, batch, stored, signal, 1);
     if (stored + batch.length === 0) throw new ParseError('The document contains no text');
     this.complete(source, { stored_path: null });

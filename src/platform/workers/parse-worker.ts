@@ -1,4 +1,5 @@
-import { readFile, stat } from 'node:fs/promises';
+import { open, readFile, stat } from 'node:fs/promises';
+import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { nativeAddon } from '../assets.js';
 import type { ParsableType, ParseResult } from './types.js';
 import { assertZipExpansionWithin, OLE_MAGIC, readCentralDirectory, ZipRefusal } from './zip.js';
@@ -48,6 +49,9 @@ export interface ParseTask {
 
 export type WorkerReply = ParseResult | { error: string };
 
+/** The reply of `parseText`: the text as UTF-8 bytes moved to the caller, or where it is in the file. */
+export type TextReply = { utf8: Uint8Array; units: number } | { fileFrom: number; bytes: number; units: number } | { error: string };
+
 export const EMPTY_MESSAGE = 'The document contains no text';
 
 /** A refusal whose message is shown to the user. */
@@ -61,14 +65,96 @@ const UNREADABLE: Record<ParsableType, string> = {
   txt: 'The text file could not be read',
 };
 
-export default async function parse({ path, type, limits: overrides }: ParseTask): Promise<WorkerReply> {
+export default async function parse(task: ParseTask): Promise<WorkerReply> {
+  const input = await readInput(task);
+  return 'error' in input ? input : parseBuffer(input.buf, task.type, input.limits);
+}
+
+/**
+ * The same document as `parse`, for callers that read its text in slices: a 100 MB text crosses
+ * the thread boundary as neither a string (copied, so held on both sides) nor anything this worker
+ * keeps (an idle worker does not collect its garbage).
+ * - A .txt file that already is its text (valid UTF-8, no NUL, no CR to normalise) is checked a
+ *   block at a time and never read whole: `{ fileFrom }` says where its text starts (after a BOM).
+ * - Anything else is parsed as `parse` does and its text comes back as UTF-8 bytes whose memory
+ *   moves to the caller.
+ */
+export async function parseText(task: ParseTask): Promise<TextReply> {
+  const limits: ParseLimits = { ...DEFAULT_PARSE_LIMITS, ...task.limits };
+  if (task.type === 'txt') {
+    const plain = await plainTextFile(task.path, limits);
+    if (plain === EMPTY) return { error: EMPTY_MESSAGE };
+    if (plain) return { fileFrom: plain.from, bytes: plain.bytes, units: 1 };
+  }
+  const input = await readInput(task);
+  if ('error' in input) return input;
+  const reply = await parseBuffer(input.buf, task.type, input.limits);
+  if ('error' in reply) return reply;
+  // large Buffers own their memory whole; a small one may share Node's pool, so it is copied
+  const encoded = Buffer.from(reply.text, 'utf8');
+  const utf8 = encoded.byteOffset === 0 && encoded.byteLength === encoded.buffer.byteLength ? encoded : new Uint8Array(encoded);
+  // piscina replies with the value and transfers the buffer (the view on it goes along)
+  return move({ [transferableSymbol]: utf8.buffer, [valueSymbol]: { utf8, units: reply.units } }) as unknown as TextReply;
+}
+
+const EMPTY = Symbol('empty');
+const TEXT_BLOCK_BYTES = 64 * 1024;
+
+/**
+ * Whether a .txt file is its own text, read a block at a time: valid UTF-8, no NUL (binary), no
+ * CR (to normalise), within the caps. EMPTY when it is only ASCII white space; undefined when the
+ * full parse must decide (it gives the refusal, or e.g. tells whether leading non-ASCII characters
+ * are Unicode spaces).
+ */
+async function plainTextFile(path: string, limits: ParseLimits): Promise<{ from: number; bytes: number } | typeof EMPTY | undefined> {
+  const handle = await open(path, 'r');
+  try {
+    const { size } = await handle.stat();
+    if (size > limits.maxInputBytes || size > limits.maxTextChars) return undefined;
+    const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+    const block = Buffer.allocUnsafeSlow(TEXT_BLOCK_BYTES);
+    let from = 0;
+    let firstText: number | undefined; // the first byte that is not ASCII white space
+    for (let position = 0; ; ) {
+      const { bytesRead } = await handle.read(block, 0, block.length, position);
+      if (bytesRead === 0) break;
+      const bytes = block.subarray(0, bytesRead);
+      if (position === 0 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) from = 3;
+      if (bytes.includes(0) || bytes.includes(13)) return undefined;
+      try {
+        decoder.decode(bytes, { stream: true }); // only to validate; the text is read later
+      } catch {
+        return undefined;
+      }
+      for (let i = position === 0 ? from : 0; firstText === undefined && i < bytes.length; i++) {
+        const b = bytes[i]!;
+        if (b !== 0x20 && (b < 0x09 || b > 0x0d)) firstText = b;
+      }
+      position += bytesRead;
+    }
+    try {
+      decoder.decode(); // a character cut off at the end
+    } catch {
+      return undefined;
+    }
+    if (firstText === undefined) return EMPTY;
+    return firstText < 0x80 ? { from, bytes: size - from } : undefined;
+  } finally {
+    await handle.close();
+  }
+}
+
+async function readInput({ path, type, limits: overrides }: ParseTask): Promise<{ buf: Buffer; limits: ParseLimits } | { error: string }> {
   const limits: ParseLimits = { ...DEFAULT_PARSE_LIMITS, ...overrides };
   if (!Object.hasOwn(PARSERS, type)) return { error: 'This file type is not supported' };
-  const parser = PARSERS[type];
   // fs errors (missing file, permissions) are the caller's problem, not the document's: thrown.
   const { size } = await stat(path);
   if (size > limits.maxInputBytes) return { error: `The file is larger than ${Math.round(limits.maxInputBytes / MB)} MB` };
-  const buf = await readFile(path);
+  return { buf: await readFile(path), limits };
+}
+
+async function parseBuffer(buf: Buffer, type: ParsableType, limits: ParseLimits): Promise<WorkerReply> {
+  const parser = PARSERS[type];
   try {
     const result = await parser(buf, limits);
     if (result.text.trim() === '') return { error: EMPTY_MESSAGE };

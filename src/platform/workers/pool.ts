@@ -4,8 +4,8 @@ import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import { parseWorkerFile } from '../assets.js';
 // Types only: a value import would pull the parsers into the main bundle.
-import type { ParseLimits, ParseTask, WorkerReply } from './parse-worker.js';
-import { ParseError, type ParsableType, type ParseResult, type ParserPool } from './types.js';
+import type { ParseLimits, ParseTask, TextReply, WorkerReply } from './parse-worker.js';
+import { ParseError, type ParsableType, type ParsedText, type ParseResult, type ParserPool } from './types.js';
 
 export interface ParserPoolOptions {
   /** worker threads; default 1 (on a 2-core box the main thread needs the other core) */
@@ -52,7 +52,7 @@ export function createParserPool(opts: ParserPoolOptions = {}): ParserPool {
   const workerFile = opts.workerFile ?? resolveWorkerFile();
   if (!existsSync(workerFile)) throw new Error(`parser worker not found: ${workerFile}`);
 
-  const piscina = new Piscina<ParseTask, WorkerReply>({
+  const piscina = new Piscina<ParseTask, WorkerReply | TextReply>({
     filename: workerFile,
     execArgv: workerExecArgv(workerFile),
     minThreads: 0,
@@ -70,6 +70,18 @@ export function createParserPool(opts: ParserPoolOptions = {}): ParserPool {
   let closed = false;
 
   async function parse(filePath: string, type: ParsableType, signal?: AbortSignal): Promise<ParseResult> {
+    return run<WorkerReply>('default', filePath, type, signal);
+  }
+
+  async function parseText(filePath: string, type: ParsableType, signal?: AbortSignal): Promise<ParsedText> {
+    const reply = await run<TextReply>('parseText', filePath, type, signal);
+    if ('fileFrom' in reply) return reply;
+    const { utf8, units } = reply;
+    return { utf8: Buffer.from(utf8.buffer, utf8.byteOffset, utf8.byteLength), bytes: utf8.byteLength, units };
+  }
+
+  /** One task of the worker file (`name` is its export), with the pool's slots, timeout and abort. */
+  async function run<R extends object>(name: string, filePath: string, type: ParsableType, signal?: AbortSignal): Promise<Exclude<R, { error: string }>> {
     if (closed) throw new Error(POOL_CLOSED);
     signal?.throwIfAborted();
     await slots.acquire(signal);
@@ -83,10 +95,10 @@ export function createParserPool(opts: ParserPoolOptions = {}): ParserPool {
     try {
       if (closed) throw new Error(POOL_CLOSED);
       const task: ParseTask = { path: filePath, type, ...(opts.limits ? { limits: opts.limits } : {}) };
-      let reply: WorkerReply;
+      let reply: R;
       try {
         // On abort piscina rejects at once and terminates the worker running the task.
-        reply = await piscina.run(task, { signal: signal ? AbortSignal.any([signal, job.signal]) : job.signal });
+        reply = (await piscina.run(task, { name, signal: signal ? AbortSignal.any([signal, job.signal]) : job.signal })) as R;
       } catch (err) {
         if (timedOut) throw new ParseError(timeoutText);
         if (signal?.aborted) throw signal.reason;
@@ -94,8 +106,8 @@ export function createParserPool(opts: ParserPoolOptions = {}): ParserPool {
         if ((err as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY') throw new ParseError(OUT_OF_MEMORY_MESSAGE);
         throw err;
       }
-      if ('error' in reply) throw new ParseError(reply.error);
-      return reply;
+      if ('error' in reply) throw new ParseError(String(reply.error));
+      return reply as Exclude<R, { error: string }>;
     } finally {
       clearTimeout(timer);
       running.delete(job);
@@ -112,7 +124,7 @@ export function createParserPool(opts: ParserPoolOptions = {}): ParserPool {
     await piscina.destroy();
   }
 
-  return { parse, close };
+  return { parse, parseText, close };
 }
 
 /** A counting semaphore with a FIFO of waiters that can give up (abort) while waiting. */

@@ -13,8 +13,20 @@ export class ParseError extends Error {
   override name = 'ParseError';
 }
 
+/**
+ * A document's text for reading in slices (ParserPool.parseText): its UTF-8 bytes, or, for a text
+ * file that already is its text, the byte where that text starts in the file. `bytes` is its size.
+ */
+export type ParsedText = { units: number; bytes: number } & ({ utf8: Buffer } | { fileFrom: number });
+
 export interface ParserPool {
   /** Parses the file at `path` in a worker thread. Rejects with ParseError (bad/encrypted/empty/bomb/timeout). */
   parse(path: string, type: ParsableType, signal?: AbortSignal): Promise<ParseResult>;
+  /**
+   * The same, for a caller that reads the text in slices (a 100 MB text is then never one string,
+   * nor held on both sides of the thread boundary): UTF-8 bytes moved from the worker, or for a
+   * .txt file that already is its text, where in the file it starts.
+   */
+  parseText(path: string, type: ParsableType, signal?: AbortSignal): Promise<ParsedText>;
   close(): Promise<void>;
 }
