@@ -299,7 +299,8 @@ describe('the embedded widget on another site', () => {
     // the agent's per-session limit (2 an hour): the third message is a 429
     await messageBox(page).fill('Second question');
     await messageBox(page).press('Enter');
-    await dialog.locator('.msg.assistant').nth(2).waitFor();
+    // the second answer complete (not just its bubble), so the response awaited below is the third's
+    await dialog.getByText('Happy to help.').nth(1).waitFor();
     const limited = page.waitForResponse((r) => r.url().includes('/api/public/chat/') && r.request().method() === 'POST');
     await messageBox(page).fill('Third question');
     await messageBox(page).press('Enter');
