@@ -72,14 +72,14 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * Spawns `node <args>` with `env` plus HOST/PORT on a free loopback port, and waits for the first
+ * Spawns `node <args>` (or `command <args>`) with `env` plus HOST/PORT on a free loopback port, and waits for the first
  * 200 on readyPath (the cold start figure is spawn to that answer).
  */
-export async function spawnServer(args: string[], env: Record<string, string>, readyPath = '/api/health'): Promise<ServerProcess> {
+export async function spawnServer(args: string[], env: Record<string, string>, readyPath = '/api/health', command = process.execPath): Promise<ServerProcess> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const started = performance.now();
-  const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH ?? '', ...env, HOST: '127.0.0.1', PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(command, args, { env: { PATH: process.env.PATH ?? '', ...env, HOST: '127.0.0.1', PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   let exited = false;
