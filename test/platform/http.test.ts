@@ -31,6 +31,21 @@ describe('platform/http', () => {
   });
   afterAll(async () => t.cleanup());
 
+  describe('security headers', () => {
+    it("JSON under /api gets the API's set (nothing may load from it), pages keep the document set", async () => {
+      const api = await t.app.inject({ method: 'GET', url: '/api/health' });
+      expectSecurityHeaders(api.headers);
+      expect(api.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
+      expect(api.headers['strict-transport-security']).toMatch(/max-age=/);
+      expect(api.headers['cross-origin-resource-policy']).toBe('same-site');
+      expect(api.headers['x-dns-prefetch-control']).toBeUndefined();
+      const page = await t.app.inject({ method: 'GET', url: '/openapi.json' });
+      expectSecurityHeaders(page.headers);
+      expect(page.headers['cross-origin-opener-policy']).toBe('same-origin');
+      expect(page.headers['x-dns-prefetch-control']).toBe('off');
+    });
+  });
+
   describe('GET /api/health', () => {
     it('answers 200 with exactly status, version and database', async () => {
       const res = await t.app.inject({ method: 'GET', url: '/api/health' });

@@ -38,6 +38,8 @@ class GoogleEmbedder implements Embedder {
   async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
     const { GoogleGenAI } = await googleSdk();
     this.client ??= new GoogleGenAI({
+      // explicit, as in the chat provider: GOOGLE_GENAI_USE_VERTEXAI must not switch the backend
+      vertexai: false,
       apiKey: this.settings.apiKey,
       httpOptions: { baseUrl: this.settings.baseURL, timeout: TIMEOUT_MS, retryOptions: { attempts: 2, initialDelay: 0.5 } },
     });
