@@ -89,16 +89,27 @@ export class KnowledgeService {
    * chunks, fused by reciprocal rank. A failing embedder degrades to keyword-only.
    */
   async search(chatbotId: string, query: string, limit = 5): Promise<Passage[]> {
+    // the query's embedding is requested first, so the keyword search runs while it is on its way
+    const embedding =
+      this.embedder && this.vectors
+        ? this.embedder.embed([query.slice(0, 8000)]).then(
+            ([vector]) => vector!,
+            (err: unknown) => {
+              this.log.warn({ err }, 'query embedding failed; keyword search only');
+              return null;
+            },
+          )
+        : null;
     const match = ftsQuery(query);
     const keywordHits = match ? this.repo.keywordSearch(chatbotId, match, CANDIDATES) : [];
 
     let vectorHits: Array<{ chunkId: number; distance: number }> = [];
-    if (this.embedder && this.vectors) {
+    const vector = await embedding;
+    if (vector) {
       try {
-        const [vector] = await this.embedder.embed([query.slice(0, 8000)]);
-        vectorHits = this.vectors.search(chatbotId, vector!, CANDIDATES);
+        vectorHits = this.vectors!.search(chatbotId, vector, CANDIDATES);
       } catch (err) {
-        this.log.warn({ err }, 'query embedding failed; keyword search only');
+        this.log.warn({ err }, 'vector search failed; keyword search only');
       }
     }
 
