@@ -104,9 +104,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const checkpointer = new WalCheckpointer(database.sqlite, config.databaseFile, app.log);
   checkpointer.start();
   app.addHook('onClose', async () => checkpointer.stop());
-  app.addHook('onSend', async (request, _reply, payload) => {
-    if (request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'OPTIONS') await durable();
-    return payload;
+  // callback style, so a read passes straight through (no promise, no microtask hop)
+  app.addHook('onSend', (request, _reply, payload, done) => {
+    if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return done(null, payload);
+    durable().then(() => done(null, payload), done);
   });
 
   // Services: one instance each, wired by hand (the graph is small and reads top to bottom).

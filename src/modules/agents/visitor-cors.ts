@@ -24,13 +24,14 @@ import type { ChatbotRow } from './tables.js';
 export const visitorCorsPlugin = fp(async (app: FastifyInstance, opts: { agents: AgentsService; publicUrl: string }) => {
   const ownOrigin = new URL(opts.publicUrl).origin;
   app.decorateRequest('visitorAgent', null);
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.is404 || !request.routeOptions.config.visitorFacing) return;
+  // synchronous (a throw becomes the error answer): no promise per request
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.is404 || !request.routeOptions.config.visitorFacing) return done();
     const chatbotId = (request.params as { chatbot_id?: unknown }).chatbot_id;
     const agent = typeof chatbotId === 'string' && chatbotId.length <= 100 ? opts.agents.findById(chatbotId) : undefined;
     request.visitorAgent = agent ?? null;
     const origin = request.headers.origin;
-    if (!origin) return;
+    if (!origin) return done();
     const own = origin === ownOrigin || sameHost(origin, request.headers.host);
     if (agent && agent.allowed_domains.length > 0 && !own && !originMatches(agent.allowed_domains, origin)) {
       throw forbidden("This website is not allowed to use this chatbot (its address is not in the chatbot's allowed domains)");
@@ -38,6 +39,7 @@ export const visitorCorsPlugin = fp(async (app: FastifyInstance, opts: { agents:
     reply.header('Access-Control-Allow-Origin', origin);
     reply.header('Vary', 'Origin');
     reply.header('Access-Control-Expose-Headers', RATE_LIMIT_HEADERS.join(', '));
+    done();
   });
 });
 

@@ -39,10 +39,9 @@ export const RATE_LIMIT_HEADERS = ['Retry-After', 'RateLimit-Limit', 'RateLimit-
  * Runs as an onRequest hook after authentication, before the body is read.
  */
 export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: RateLimitOptions) => {
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.is404) return;
-    const config = request.routeOptions.config;
-    if (config.rateLimit === false) return;
+  // synchronous (a throw becomes the error answer): no promise per request
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.is404 || request.routeOptions.config.rateLimit === false) return done();
     const { key, plan } = rateSubject(request, opts);
     const decision = opts.limiter.hit(key, [
       { seconds: 60, max: plan.requests_per_minute },
@@ -57,6 +56,7 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: RateLimitOp
         decision.retryAfterS,
       );
     }
+    done();
   });
 });
 
