@@ -4,6 +4,8 @@ import path from 'node:path';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { afterEach, describe, expect, it } from 'vitest';
+import Fastify from 'fastify';
+import { KeywordSearcher } from '../../src/modules/knowledge/keyword-searcher.js';
 import { KnowledgeRepo } from '../../src/modules/knowledge/repo.js';
 import { migrationsDir } from '../../src/platform/assets.js';
 import { openDatabase, openSqlite, type AppDatabase } from '../../src/platform/db/index.js';
@@ -99,5 +101,54 @@ describe('keyword index per agent', () => {
     const repo = new KnowledgeRepo(database.db);
     expect(repo.keywordSearch('agent-a', '"gift"', 20).map((h) => h.chunkId)).toEqual([a]);
     integrityCheck(database.sqlite);
+  });
+});
+
+describe('keyword search in a worker (KeywordSearcher)', () => {
+  function warningsLog() {
+    const warnings: string[] = [];
+    const { log } = Fastify({ logger: { level: 'warn', stream: { write: (line: string) => void warnings.push(line) } } });
+    return { log, warnings };
+  }
+
+  it("answers as the main thread does, per agent, and sees chunks committed after it started", async () => {
+    const file = path.join(tempDir(), 'chat-agent.db');
+    const database = openDatabase(file);
+    open.push(database);
+    const repo = new KnowledgeRepo(database.db);
+    const ids = ['ab-c', 'a-bc', 'x" OR "y', 'café-ü'];
+    for (const id of ids) seedAgent(database.sqlite, id, [`opening hours of ${id}`, 'parking behind the shop', 'weekend opening, weekend brunch']);
+    const { log, warnings } = warningsLog();
+    const searcher = new KeywordSearcher(file, (c, m, l) => repo.keywordSearch(c, m, l), log);
+    open.push({ close: () => void searcher.close() });
+
+    for (const id of ids) {
+      const inWorker = await searcher.search(id, '"opening" OR "weekend"', 20);
+      expect(inWorker.length).toBe(2);
+      expect(inWorker).toEqual(repo.keywordSearch(id, '"opening" OR "weekend"', 20));
+    }
+    // a chunk stored now (the main connection commits) is found by the worker's next search
+    const [later] = database.sqlite
+      .prepare("INSERT INTO chunks (source_id, chatbot_id, ordinal, content, token_count) VALUES ('source-ab-c', 'ab-c', 9, 'gift vouchers at the desk', 4) RETURNING id")
+      .pluck()
+      .all() as number[];
+    expect((await searcher.search('ab-c', '"vouchers"', 20)).map((h) => h.chunkId)).toEqual([later]);
+    expect(await searcher.search('a-bc', '"vouchers"', 20)).toEqual([]);
+    expect(warnings).toEqual([]);
+  });
+
+  it('runs the search on this thread, with a warning, when the worker cannot', async () => {
+    const file = path.join(tempDir(), 'chat-agent.db');
+    const database = openDatabase(file);
+    open.push(database);
+    const repo = new KnowledgeRepo(database.db);
+    const [chunk] = seedAgent(database.sqlite, 'agent-1', ['open on the weekend']);
+    const { log, warnings } = warningsLog();
+    // the worker opens only an existing file: this one is not there
+    const searcher = new KeywordSearcher(path.join(tempDir(), 'missing.db'), (c, m, l) => repo.keywordSearch(c, m, l), log);
+    open.push({ close: () => void searcher.close() });
+    expect((await searcher.search('agent-1', '"weekend"', 20)).map((h) => h.chunkId)).toEqual([chunk]);
+    expect(warnings.length).toBe(1);
+    expect(warnings[0]).toContain('keyword search in the worker failed');
   });
 });

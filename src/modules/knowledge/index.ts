@@ -1,4 +1,5 @@
 export { KnowledgeRepo } from './repo.js';
+export { KeywordSearcher } from './keyword-searcher.js';
 export { KnowledgeService, ftsQuery, type Passage } from './service.js';
 export { VectorIndex } from './vector-index.js';
 export { knowledgeRoutes, sourceSchema } from './routes.js';

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, getTableColumns, isNull, ne, or, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.js';
+import { agentMatch, KEYWORD_SEARCH_SQL } from './keyword-sql.js';
 import { chunks, sources, type ChunkRow, type SourceRow } from './tables.js';
 
 export type NewSource = typeof sources.$inferInsert;
@@ -19,14 +20,7 @@ export class KnowledgeRepo {
   private readonly chunksWithSource;
 
   constructor(private readonly db: Db) {
-    // the agent's own token AND the words (migration 0010): FTS5 intersects the doclists, so other
-    // agents' chunks cost nothing; bm25 weighs the words only (the agent column has weight 0)
-    this.keywordHits = db.$client.prepare<[string, number], { id: number; score: number }>(`
-      SELECT rowid AS id, bm25(chunks_fts, 1.0, 0.0) AS score
-        FROM chunks_fts
-       WHERE chunks_fts MATCH ?
-       ORDER BY score
-       LIMIT ?`);
+    this.keywordHits = db.$client.prepare<[string, number], [number, number]>(KEYWORD_SEARCH_SQL).raw();
     // ids as one JSON array parameter: one statement for any number of them
     this.chunksWithSource = db
       .select({ ...getTableColumns(chunks), source_name: sources.name, source_url: sources.url })
@@ -119,9 +113,9 @@ export class KnowledgeRepo {
   }
 
   /** bm25 over one agent's chunks; `match` is an FTS5 query built by the service. Lower score = better. */
+  /** On this thread; a chat turn normally runs the same statement in a worker (keyword-searcher.ts). */
   keywordSearch(chatbotId: string, match: string, limit: number): KeywordHit[] {
-    const agentToken = `a${Buffer.from(chatbotId, 'utf8').toString('hex')}`;
-    return this.keywordHits.all(`agent : "${agentToken}" AND (${match})`, limit).map((r) => ({ chunkId: r.id, score: r.score }));
+    return this.keywordHits.all(agentMatch(chatbotId, match), limit).map(([chunkId, score]) => ({ chunkId, score }));
   }
 
   countChunks(sourceId: string): number {

@@ -6,6 +6,7 @@ import { EMBEDDING_BATCH_SIZE, type Embedder } from '../../providers/embeddings/
 import type { AgentsService } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
 import { chunkText } from './chunker.js';
+import type { KeywordSearch } from './keyword-searcher.js';
 import { KnowledgeRepo } from './repo.js';
 import type { ChunkRow, SourceRow } from './tables.js';
 import type { VectorIndex } from './vector-index.js';
@@ -47,6 +48,8 @@ export class KnowledgeService {
     private readonly vectors: VectorIndex | null,
     private readonly clock: Clock,
     private readonly log: FastifyBaseLogger,
+    /** where a chat turn's keyword search runs: a worker in the app (keyword-searcher.ts), this thread by default */
+    private readonly keywordSearch: KeywordSearch = (chatbotId, match, limit) => repo.keywordSearch(chatbotId, match, limit),
   ) {}
 
   listSources(user: AuthUser, chatbotId: string): SourceRow[] {
@@ -89,7 +92,6 @@ export class KnowledgeService {
    * chunks, fused by reciprocal rank. A failing embedder degrades to keyword-only.
    */
   async search(chatbotId: string, query: string, limit = 5): Promise<Passage[]> {
-    // the query's embedding is requested first, so the keyword search runs while it is on its way
     const embedding =
       this.embedder && this.vectors
         ? this.embedder.embed([query.slice(0, 8000)]).then(
@@ -100,11 +102,11 @@ export class KnowledgeService {
             },
           )
         : null;
+    // the keyword search (in a worker in the app) and the embedding request run at the same time
     const match = ftsQuery(query);
-    const keywordHits = match ? this.repo.keywordSearch(chatbotId, match, CANDIDATES) : [];
+    const [keywordHits, vector] = await Promise.all([match ? this.keywordSearch(chatbotId, match, CANDIDATES) : [], embedding]);
 
     let vectorHits: Array<{ chunkId: number; distance: number }> = [];
-    const vector = await embedding;
     if (vector) {
       try {
         vectorHits = this.vectors!.search(chatbotId, vector, CANDIDATES);

@@ -2,11 +2,13 @@ import { open, readFile, stat } from 'node:fs/promises';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { nativeAddon } from '../assets.js';
 import type { ParsableType, ParseResult } from './types.js';
+import { agentMatch, KEYWORD_SEARCH_SQL } from '../../modules/knowledge/keyword-sql.js';
 import { assertZipExpansionWithin, OLE_MAGIC, readCentralDirectory, ZipRefusal } from './zip.js';
 
 /**
  * The worker entry of platform/workers (run by piscina, see pool.ts). It reads one file, returns
- * its text and never touches the database. Refusals come back as `{ error }` with a user-facing
+ * its text and never touches the database (two other tasks share this file, at its end: WAL
+ * checkpoints and keyword searches, each in its own pool). Refusals come back as `{ error }` with a user-facing
  * message instead of a thrown error, because errors lose their class crossing the thread
  * boundary; the pool turns them into ParseError. Only infrastructure failures (the file is gone)
  * are thrown. The parsing libraries are imported on first use, so a worker that only ever sees
@@ -428,4 +430,33 @@ export async function checkpoint({ file }: { file: string }): Promise<Checkpoint
   }
   const [row] = checkpointConnection.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[];
   return row!;
+}
+
+// ---- Keyword search (knowledge/keyword-searcher.ts) ----
+// Also not parsing: the bm25 ranking of a chat turn's keyword search is the largest piece of CPU
+// in a turn (~2 ms at 10k chunks), and here it runs on another core while the main thread waits
+// for the question's embedding. Read-only: the connection is query_only.
+
+let searchConnection: { all(match: string, limit: number): Array<[number, number]> } | undefined;
+
+export interface KeywordSearchTask {
+  file: string;
+  chatbotId: string;
+  /** an ftsQuery() result */
+  match: string;
+  limit: number;
+}
+
+/** Rows [chunk id, bm25 score], best first. */
+export async function keywordSearch({ file, chatbotId, match, limit }: KeywordSearchTask): Promise<Array<[number, number]>> {
+  if (!searchConnection) {
+    const { default: Database } = await import('better-sqlite3');
+    const nativeBinding = nativeAddon('better-sqlite3');
+    const db = new Database(file, { fileMustExist: true, ...(nativeBinding ? { nativeBinding: nativeBinding as string } : {}) });
+    db.pragma('busy_timeout = 5000');
+    db.pragma('query_only = ON');
+    const statement = db.prepare<[string, number], [number, number]>(KEYWORD_SEARCH_SQL).raw();
+    searchConnection = { all: (m, l) => statement.all(m, l) };
+  }
+  return searchConnection.all(agentMatch(chatbotId, match), limit);
 }
