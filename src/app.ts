@@ -6,7 +6,7 @@ import type { Config } from './config/index.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import { databaseIsHealthy, type AppDatabase } from './platform/db/index.js';
 import { WalCheckpointer } from './platform/db/checkpointer.js';
-import { frameworkErrorHandler, registerHttpPlatform } from './platform/http/index.js';
+import { clientErrorHandler, frameworkErrorHandler, registerHttpPlatform } from './platform/http/index.js';
 import { serializerCompiler } from './platform/http/serializer.js';
 import { newId } from './platform/ids.js';
 import { appVersion } from './platform/version.js';
@@ -93,6 +93,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     return503OnClosing: true,
     routerOptions: { maxParamLength: 200 },
     frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

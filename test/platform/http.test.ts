@@ -1,5 +1,6 @@
 import { readFileSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
+import Fastify from 'fastify';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { OpenAPIV3 } from 'openapi-types';
@@ -7,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/index.js';
 import { openDatabase } from '../../src/platform/db/index.js';
+import { clientErrorHandler } from '../../src/platform/http/index.js';
 import { auth, makeDataDir, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -295,8 +297,56 @@ describe('platform/http', () => {
       expect(res.status).toBe(413);
       expect(typeof ((await res.json()) as { detail: unknown }).detail).toBe('string');
     });
+
+    it('answers what the HTTP parser refuses (malformed header, 20 KB of headers) with a detail, then closes', async () => {
+      const port = Number(new URL(base).port);
+      const malformed = parseRawResponse(await rawExchange(port, 'GET /api/health HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n'));
+      expect(malformed.status).toBe(400);
+      expect(malformed.json).toEqual({ detail: 'request: not a valid HTTP request' });
+      expect(malformed.headers['x-content-type-options']).toBe('nosniff');
+      expect(malformed.headers.connection).toBe('close');
+
+      const oversized = parseRawResponse(await rawExchange(port, `GET /api/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`));
+      expect(oversized.status).toBe(431);
+      expect(oversized.json).toEqual({ detail: 'headers: too large' });
+    });
   });
 });
+
+describe('requests not received in time', () => {
+  it('answer 408 with a detail (the handler the app installs, on a server with a short headersTimeout)', async () => {
+    const app = Fastify({ logger: false, http: { headersTimeout: 200, connectionsCheckingInterval: 50 } as object, clientErrorHandler });
+    app.post('/echo', async () => ({ ok: true }));
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const { port } = app.server.address() as AddressInfo;
+      // the headers never end
+      const answer = parseRawResponse(await rawExchange(port, 'POST /echo HTTP/1.1\r\nHost: x\r\n'));
+      expect(answer.status).toBe(408);
+      expect(answer.json).toEqual({ detail: 'request: not received in time' });
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+/** Writes `request` on a new TCP connection and resolves with everything read until the server closes it. */
+function rawExchange(port: number, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(request));
+    let received = '';
+    socket.on('data', (d: Buffer) => (received += d.toString('utf8')));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(received));
+  });
+}
+
+function parseRawResponse(raw: string): { status: number; headers: Record<string, string>; json: unknown } {
+  const [head = '', body = ''] = raw.split('\r\n\r\n');
+  const [statusLine = '', ...lines] = head.split('\r\n');
+  const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+  return { status: Number(statusLine.split(' ')[1]), headers, json: JSON.parse(body) };
+}
 
 describe('5xx answers hide internals', () => {
   it('a throwing route gives 500 with a generic detail', async () => {

@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { ApiError } from './errors.js';
@@ -54,6 +55,31 @@ export function frameworkErrorHandler(error: FastifyError, _request: unknown, re
   const status = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : 400;
   const detail = status === 414 ? 'url: a path segment is too long' : 'url: not a valid URL';
   reply.code(status).headers(BARE_SECURITY_HEADERS).send({ detail });
+}
+
+/**
+ * Fastify's `clientErrorHandler` option: a request Node's HTTP parser refuses before Fastify sees
+ * it (a malformed request line or header, headers over 16 KB, a request not received within
+ * requestTimeout/headersTimeout) answers `{"detail": ...}` like every other error, where Fastify's
+ * default wrote its own `{"error", "message", "statusCode"}` shape. The connection is then closed:
+ * after a framing error nothing else on it can be trusted.
+ */
+export function clientErrorHandler(this: { log: { debug(obj: object, msg: string): void } }, error: NodeJS.ErrnoException, socket: Duplex): void {
+  // a connection reset, or a socket already gone: nobody is left to answer
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, reason, detail] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Request Timeout', 'request: not received in time']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large', 'headers: too large']
+        : [400, 'Bad Request', 'request: not a valid HTTP request'];
+  this.log.debug({ err: error }, 'client error');
+  if (socket.writable) {
+    const body = JSON.stringify({ detail });
+    const headers = Object.entries(BARE_SECURITY_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+    socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${headers}Connection: close\r\n\r\n${body}`);
+  }
+  socket.destroy(error);
 }
 
 function fieldName(context: string | undefined, instancePath: string): string {

@@ -8,7 +8,7 @@ import { registerErrorHandling } from './error-handler.js';
 import { ApiError } from './errors.js';
 
 export { ApiError } from './errors.js';
-export { frameworkErrorHandler } from './error-handler.js';
+export { clientErrorHandler, frameworkErrorHandler } from './error-handler.js';
 
 export interface RouteInfo {
   method: string;
