@@ -45,11 +45,12 @@ export function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-/** Resident set size of a process in MB, from /proc (Linux). */
+/** Resident set size of a process in MB (10^6 bytes, as the goals are written), from /proc (Linux). */
 export function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
-  return round(kb / 1024, 1);
+  // /proc reports kB meaning KiB
+  const kib = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+  return round((kib * 1024) / 1e6, 1);
 }
 
 export interface ServerProcess {
