@@ -1,13 +1,12 @@
 import multipart from '@fastify/multipart';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
-import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Config } from './config/index.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import { databaseIsHealthy, type AppDatabase } from './platform/db/index.js';
 import { WalCheckpointer } from './platform/db/checkpointer.js';
 import { clientErrorHandler, frameworkErrorHandler, registerHttpPlatform } from './platform/http/index.js';
-import { serializerCompiler } from './platform/http/serializer.js';
 import { newId } from './platform/ids.js';
 import { appVersion } from './platform/version.js';
 import { adminRoutes } from './modules/admin/index.js';
