@@ -32,6 +32,8 @@ export interface AppDeps {
   clock?: Clock;
   /** pino options or false; defaults to the configured level */
   logger?: boolean | { level: string };
+  /** the HTTP timeouts, shortened by tests (defaults below) */
+  httpTimeouts?: { requestMs: number; headersMs: number; checkEveryMs?: number };
 }
 
 export type App = FastifyInstance;
@@ -72,6 +74,7 @@ const HEADERS_TIMEOUT_MS = 60_000;
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, database } = deps;
   const clock = deps.clock ?? systemClock;
+  const timeouts = deps.httpTimeouts ?? { requestMs: REQUEST_TIMEOUT_MS, headersMs: HEADERS_TIMEOUT_MS };
   const version = appVersion();
 
   const app = Fastify({
@@ -82,8 +85,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // takes about 14 minutes (the former 30 s, which Node's 30 s checks stretched to 60-90 s, cut
     // uploads off mid-way with 408/EPIPE). Slow headers stay bounded by headersTimeout (60 s) and a
     // silent connection by connectionTimeout (60 s without a byte).
-    requestTimeout: REQUEST_TIMEOUT_MS,
-    http: { headersTimeout: HEADERS_TIMEOUT_MS },
+    requestTimeout: timeouts.requestMs,
+    // Node checks both every connectionsCheckingInterval (30 s unless a test shortens it)
+    http: { headersTimeout: timeouts.headersMs, ...(timeouts.checkEveryMs ? { connectionsCheckingInterval: timeouts.checkEveryMs } : {}) },
     connectionTimeout: 60_000,
     keepAliveTimeout: 10_000,
     trustProxy: config.trustProxy,

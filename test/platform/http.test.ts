@@ -1,6 +1,5 @@
 import { readFileSync, rmSync } from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
-import Fastify from 'fastify';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { OpenAPIV3 } from 'openapi-types';
@@ -8,7 +7,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/index.js';
 import { openDatabase } from '../../src/platform/db/index.js';
-import { clientErrorHandler } from '../../src/platform/http/index.js';
 import { auth, makeDataDir, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -314,18 +312,26 @@ describe('platform/http', () => {
 });
 
 describe('requests not received in time', () => {
-  it('answer 408 with a detail (the handler the app installs, on a server with a short headersTimeout)', async () => {
-    const app = Fastify({ logger: false, http: { headersTimeout: 200, connectionsCheckingInterval: 50 } as object, clientErrorHandler });
-    app.post('/echo', async () => ({ ok: true }));
+  it('answer 408 with a detail: a body that stops arriving, and headers that never end', async () => {
+    const dataDir = makeDataDir();
+    const config = loadConfig({ DATA_DIR: dataDir, REGISTRATION: 'open', LOG_LEVEL: 'silent' });
+    const database = openDatabase(config.databaseFile);
+    const app = await buildApp({ config, database, logger: false, httpTimeouts: { requestMs: 300, headersMs: 300, checkEveryMs: 50 } });
     await app.listen({ port: 0, host: '127.0.0.1' });
     try {
       const { port } = app.server.address() as AddressInfo;
-      // the headers never end
-      const answer = parseRawResponse(await rawExchange(port, 'POST /echo HTTP/1.1\r\nHost: x\r\n'));
-      expect(answer.status).toBe(408);
-      expect(answer.json).toEqual({ detail: 'request: not received in time' });
+      const stalledBody = parseRawResponse(
+        await rawExchange(port, 'POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"email"'),
+      );
+      expect(stalledBody.status).toBe(408);
+      expect(stalledBody.json).toEqual({ detail: 'request: not received in time' });
+      const stalledHeaders = parseRawResponse(await rawExchange(port, 'GET /api/health HTTP/1.1\r\nHost: x\r\n'));
+      expect(stalledHeaders.status).toBe(408);
+      expect(stalledHeaders.json).toEqual({ detail: 'request: not received in time' });
     } finally {
       await app.close();
+      database.close();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });
