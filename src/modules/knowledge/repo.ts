@@ -112,8 +112,11 @@ export class KnowledgeRepo {
       .all();
   }
 
-  /** bm25 over one agent's chunks; `match` is an FTS5 query built by the service. Lower score = better. */
-  /** On this thread; a chat turn normally runs the same statement in a worker (keyword-searcher.ts). */
+  /**
+   * bm25 over one agent's chunks; `match` is an FTS5 query built by the service. Lower score =
+   * better. Runs on this thread; a chat turn normally runs the same statement in a worker
+   * (keyword-searcher.ts).
+   */
   keywordSearch(chatbotId: string, match: string, limit: number): KeywordHit[] {
     return this.keywordHits.all(agentMatch(chatbotId, match), limit).map(([chunkId, score]) => ({ chunkId, score }));
   }
