@@ -112,6 +112,8 @@ describe('the single executable', () => {
     expect(docs.status).toBe(200);
 
     expect(await stopServer(server)).toEqual({ code: 0, signal: null });
+    // the chats' keyword searches ran in their worker thread, unpacked from the executable, not in the main-thread fallback
+    expect(server.stdoutLines.filter((line) => line.includes('worker failed'))).toEqual([]);
     const db = new Database(path.join(dataDir, 'chat-agent.db'), { readonly: true });
     try {
       expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
