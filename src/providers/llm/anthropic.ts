@@ -1,7 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { lazy } from '../../platform/lazy.js';
 import { ProviderError } from './errors.js';
-import { CallGuard, networkFailure, pump, type StopReason } from './guard.js';
+import { CallGuard, pump, sdkProviderError, type StopReason } from './guard.js';
 import type { ChatRequest, LlmProvider, ProviderName, ProviderSettings } from './types.js';
 
 const PROVIDER: ProviderName = 'anthropic';
@@ -77,17 +77,5 @@ export class AnthropicProvider implements LlmProvider {
 }
 
 function toProviderError(err: unknown, stopped: StopReason | undefined): ProviderError {
-  if (err instanceof ProviderError) return err;
-  if (stopped) return new ProviderError(PROVIDER, stopped);
-  const m = sdk.loaded; // an SDK error implies a loaded SDK
-  if (m) {
-    if (err instanceof m.APIUserAbortError) return new ProviderError(PROVIDER, 'aborted');
-    if (err instanceof m.APIConnectionTimeoutError) return new ProviderError(PROVIDER, 'timeout');
-    if (err instanceof m.APIConnectionError) return new ProviderError(PROVIDER, networkFailure(err.cause) ?? 'unreachable');
-    // status is undefined for an `error` event inside a stream (e.g. overloaded_error)
-    if (err instanceof m.APIError) return new ProviderError(PROVIDER, 'http', err.status);
-  }
-  const network = networkFailure(err);
-  if (network) return new ProviderError(PROVIDER, network);
-  return new ProviderError(PROVIDER, 'invalid-response');
+  return sdkProviderError(PROVIDER, err, stopped, sdk.loaded); // an SDK error implies a loaded SDK
 }
