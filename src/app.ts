@@ -124,7 +124,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const vectors = embedder ? new VectorIndex(database.sqlite, embedder.id, embedder.dimensions) : null;
   vectors?.ensure();
   const knowledgeRepo = new KnowledgeRepo(database.db);
-  const keywordSearcher = new KeywordSearcher(config.databaseFile, (chatbotId, match, limit) => knowledgeRepo.keywordSearch(chatbotId, match, limit), app.log);
+  const keywordSearcher = new KeywordSearcher(config.databaseFile, knowledgeRepo, app.log);
   app.addHook('onClose', async () => keywordSearcher.close());
   const knowledge = new KnowledgeService(knowledgeRepo, agents, embedder, vectors, clock, app.log, keywordSearcher.search);
   const jobs = new JobQueue(database.db, clock, app.log, { concurrency: config.ingestConcurrency, kinds: [INGEST_JOB] });

@@ -119,7 +119,7 @@ describe('keyword search in a worker (KeywordSearcher)', () => {
     const ids = ['ab-c', 'a-bc', 'x" OR "y', 'café-ü'];
     for (const id of ids) seedAgent(database.sqlite, id, [`opening hours of ${id}`, 'parking behind the shop', 'weekend opening, weekend brunch']);
     const { log, warnings } = warningsLog();
-    const searcher = new KeywordSearcher(file, (c, m, l) => repo.keywordSearch(c, m, l), log);
+    const searcher = new KeywordSearcher(file, repo, log);
     open.push({ close: () => void searcher.close() });
 
     for (const id of ids) {
@@ -145,7 +145,7 @@ describe('keyword search in a worker (KeywordSearcher)', () => {
     const [chunk] = seedAgent(database.sqlite, 'agent-1', ['open on the weekend']);
     const { log, warnings } = warningsLog();
     // the worker opens only an existing file: this one is not there
-    const searcher = new KeywordSearcher(path.join(tempDir(), 'missing.db'), (c, m, l) => repo.keywordSearch(c, m, l), log);
+    const searcher = new KeywordSearcher(path.join(tempDir(), 'missing.db'), repo, log);
     open.push({ close: () => void searcher.close() });
     expect((await searcher.search('agent-1', '"weekend"', 20)).map((h) => h.chunkId)).toEqual([chunk]);
     expect(warnings.length).toBe(1);

@@ -1,9 +1,20 @@
 import { and, asc, desc, eq, getTableColumns, isNull, ne, or, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.js';
-import { agentMatch, KEYWORD_SEARCH_SQL } from './keyword-sql.js';
 import { chunks, sources, type ChunkRow, type SourceRow } from './tables.js';
 
 export type NewSource = typeof sources.$inferInsert;
+
+/**
+ * The agent's own token AND the words (migration 0010): FTS5 intersects the doclists, so other
+ * agents' chunks cost nothing; bm25 weighs the words only (the agent column has weight 0).
+ * Rows are [chunk id, score], lower score first.
+ */
+const KEYWORD_SEARCH_SQL = `
+  SELECT rowid AS id, bm25(chunks_fts, 1.0, 0.0) AS score
+    FROM chunks_fts
+   WHERE chunks_fts MATCH ?
+   ORDER BY score
+   LIMIT ?`;
 
 export interface KeywordHit {
   chunkId: number;
@@ -118,10 +129,21 @@ export class KnowledgeRepo {
    * (keyword-searcher.ts).
    */
   keywordSearch(chatbotId: string, match: string, limit: number): KeywordHit[] {
-    return this.keywordHits.all(agentMatch(chatbotId, match), limit).map(([chunkId, score]) => ({ chunkId, score }));
+    return keywordHits(this.keywordHits.all(...KnowledgeRepo.keywordQuery(chatbotId, match, limit).params));
+  }
+
+  /** The keyword search as SQL and parameters, for a connection of its own (keyword-searcher.ts). */
+  static keywordQuery(chatbotId: string, match: string, limit: number): { sql: string; params: [string, number] } {
+    const agentToken = `a${Buffer.from(chatbotId, 'utf8').toString('hex')}`;
+    return { sql: KEYWORD_SEARCH_SQL, params: [`agent : "${agentToken}" AND (${match})`, limit] };
   }
 
   countChunks(sourceId: string): number {
     return this.db.select({ n: sql<number>`count(*)` }).from(chunks).where(and(eq(chunks.source_id, sourceId))).get()!.n;
   }
+}
+
+/** Rows [chunk id, bm25 score] of the keyword search as hits. */
+export function keywordHits(rows: unknown[][]): KeywordHit[] {
+  return rows.map(([chunkId, score]) => ({ chunkId: chunkId as number, score: score as number }));
 }

@@ -2,13 +2,12 @@ import { open, readFile, stat } from 'node:fs/promises';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { nativeAddon } from '../assets.js';
 import type { ParsableType, ParseResult } from './types.js';
-import { agentMatch, KEYWORD_SEARCH_SQL } from '../../modules/knowledge/keyword-sql.js';
 import { assertZipExpansionWithin, OLE_MAGIC, readCentralDirectory, ZipRefusal } from './zip.js';
 
 /**
  * The worker entry of platform/workers (run by piscina, see pool.ts). It reads one file, returns
  * its text and never touches the database (two other tasks share this file, at its end: WAL
- * checkpoints and keyword searches, each in its own pool). Refusals come back as `{ error }` with a user-facing
+ * checkpoints and read-only queries, each in its own pool). Refusals come back as `{ error }` with a user-facing
  * message instead of a thrown error, because errors lose their class crossing the thread
  * boundary; the pool turns them into ParseError. Only infrastructure failures (the file is gone)
  * are thrown. The parsing libraries are imported on first use, so a worker that only ever sees
@@ -411,7 +410,21 @@ class TextBuilder {
 // the database file and fsyncs both, tens of milliseconds that would otherwise stop the main
 // thread every ~4 MB written. It changes no data, so "only the main thread writes" still holds.
 
-let checkpointConnection: import('better-sqlite3').Database | undefined;
+let connection: import('better-sqlite3').Database | undefined;
+
+/**
+ * This thread's connection to the database file, opened on its first task. Each pool using it
+ * (checkpoints, read queries) has its own thread, so a thread holds one connection.
+ */
+async function connectionTo(file: string, setup: (db: import('better-sqlite3').Database) => void): Promise<import('better-sqlite3').Database> {
+  if (!connection) {
+    const { default: Database } = await import('better-sqlite3');
+    const nativeBinding = nativeAddon('better-sqlite3');
+    connection = new Database(file, { fileMustExist: true, ...(nativeBinding ? { nativeBinding: nativeBinding as string } : {}) });
+    setup(connection);
+  }
+  return connection;
+}
 
 export interface CheckpointResult {
   /** 1 when a reader or writer kept it from finishing (PASSIVE never waits) */
@@ -422,41 +435,34 @@ export interface CheckpointResult {
 }
 
 export async function checkpoint({ file }: { file: string }): Promise<CheckpointResult> {
-  if (!checkpointConnection) {
-    const { default: Database } = await import('better-sqlite3');
-    const nativeBinding = nativeAddon('better-sqlite3');
-    checkpointConnection = new Database(file, nativeBinding ? { nativeBinding: nativeBinding as string } : {});
-    checkpointConnection.pragma('busy_timeout = 1000');
-  }
-  const [row] = checkpointConnection.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[];
+  const db = await connectionTo(file, (c) => c.pragma('busy_timeout = 1000'));
+  const [row] = db.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[];
   return row!;
 }
 
-// ---- Keyword search (knowledge/keyword-searcher.ts) ----
-// Also not parsing: the bm25 ranking of a chat turn's keyword search is the largest piece of CPU
-// in a turn (~2 ms at 10k chunks), and here it runs on another core while the main thread waits
-// for the question's embedding. Read-only: the connection is query_only.
+// ---- Read-only queries (knowledge/keyword-searcher.ts) ----
+// Also not parsing: a read whose CPU is worth another core, such as the bm25 ranking of a chat
+// turn's keyword search (~2 ms at 10k chunks), runs here while the main thread waits for the
+// question's embedding. The caller owns the SQL; the connection is query_only.
 
-let searchConnection: { all(match: string, limit: number): Array<[number, number]> } | undefined;
+const statements = new Map<string, import('better-sqlite3').Statement>();
 
-export interface KeywordSearchTask {
+export interface ReadQueryTask {
   file: string;
-  chatbotId: string;
-  /** an ftsQuery() result */
-  match: string;
-  limit: number;
+  sql: string;
+  params: unknown[];
 }
 
-/** Rows [chunk id, bm25 score], best first. */
-export async function keywordSearch({ file, chatbotId, match, limit }: KeywordSearchTask): Promise<Array<[number, number]>> {
-  if (!searchConnection) {
-    const { default: Database } = await import('better-sqlite3');
-    const nativeBinding = nativeAddon('better-sqlite3');
-    const db = new Database(file, { fileMustExist: true, ...(nativeBinding ? { nativeBinding: nativeBinding as string } : {}) });
-    db.pragma('busy_timeout = 5000');
-    db.pragma('query_only = ON');
-    const statement = db.prepare<[string, number], [number, number]>(KEYWORD_SEARCH_SQL).raw();
-    searchConnection = { all: (m, l) => statement.all(m, l) };
+/** The rows of one read-only statement, as arrays (raw mode). */
+export async function readQuery({ file, sql, params }: ReadQueryTask): Promise<unknown[][]> {
+  const db = await connectionTo(file, (c) => {
+    c.pragma('busy_timeout = 5000');
+    c.pragma('query_only = ON');
+  });
+  let statement = statements.get(sql);
+  if (!statement) {
+    statement = db.prepare(sql).raw();
+    statements.set(sql, statement);
   }
-  return searchConnection.all(agentMatch(chatbotId, match), limit);
+  return statement.all(...params) as unknown[][];
 }
