@@ -1,7 +1,8 @@
 /**
- * A dependency loaded on first use instead of at start. dist/main.js keeps packages external, so
- * every static import is loaded before the server answers; the LLM SDKs, cheerio and nodemailer
- * together cost most of a second there and most servers use one of them, or none, much later.
+ * A dependency loaded on first use instead of at start. Every static import is loaded before the
+ * server answers; the LLM SDKs, cheerio and nodemailer together cost most of a second there and
+ * most servers use one of them, or none, much later. In dist/ each sits in a chunk of its own that
+ * is read on first use (scripts/build.mjs).
  *
  * `load()` starts the import once and shares it; a failed import is forgotten so a later call
  * tries again. `loaded` is the module once it has arrived (e.g. for `instanceof` against its
