@@ -360,4 +360,19 @@ describe('embeddings (EMBEDDINGS=openai against the fake)', () => {
     const { system } = await systemPromptFor(t, f, agent.id, 'When does the observatory open?');
     expect(system).toContain('The observatory opens at dusk');
   });
+
+  it('when the question cannot be embedded, the chat answers from the keyword search alone', async () => {
+    const { f, t, token, agent } = await setup({ env: { EMBEDDINGS: 'openai' } });
+    const res = await addTextJson(t, token, agent.id, { name: 'Hours', content: 'The observatory opens at dusk on clear nights.' });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(count(t, 'SELECT count(*) AS n FROM chunk_vectors')).toBe(1);
+
+    // the query embedding and the SDK's one retry fail; the completion after them is answered
+    f.setBehaviour({ failTimes: 2, retryAfterMs: 5 });
+    const embedsBefore = f.requests.filter((r) => r.kind === 'embed').length;
+    const { system, body } = await systemPromptFor(t, f, agent.id, 'When does the observatory open?');
+    expect(f.requests.filter((r) => r.kind === 'embed').length - embedsBefore).toBe(2);
+    expect(system).toContain('The observatory opens at dusk');
+    expect(body.message).toBe('Noted.');
+  });
 });

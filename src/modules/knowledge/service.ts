@@ -102,18 +102,12 @@ export class KnowledgeService {
             },
           )
         : null;
-    // the keyword search (in a worker in the app) and the embedding request run at the same time
+    // The keyword search (in a worker in the app) runs while the query is embedded and, once the
+    // vector arrives, while the vector search runs on this thread: whichever of the two paths is
+    // longer sets the wait, not their sum.
     const match = ftsQuery(query);
-    const [keywordHits, vector] = await Promise.all([match ? this.keywordSearch(chatbotId, match, CANDIDATES) : [], embedding]);
-
-    let vectorHits: Array<{ chunkId: number; distance: number }> = [];
-    if (vector) {
-      try {
-        vectorHits = this.vectors!.search(chatbotId, vector, CANDIDATES);
-      } catch (err) {
-        this.log.warn({ err }, 'vector search failed; keyword search only');
-      }
-    }
+    const vectorSearch = embedding?.then((vector) => (vector ? this.searchVectors(chatbotId, vector) : [])) ?? [];
+    const [keywordHits, vectorHits] = await Promise.all([match ? this.keywordSearch(chatbotId, match, CANDIDATES) : [], vectorSearch]);
 
     const fused = new Map<number, { score: number; keywordMatch: boolean; distance: number | null }>();
     keywordHits.forEach((hit, rank) => {
@@ -132,6 +126,15 @@ export class KnowledgeService {
       if (!row) return [];
       return [{ chunkId: id, sourceId: row.source_id, sourceName: row.source_name, sourceUrl: row.source_url, content: row.content, ...f }];
     });
+  }
+
+  private searchVectors(chatbotId: string, vector: Float32Array): Array<{ chunkId: number; distance: number }> {
+    try {
+      return this.vectors!.search(chatbotId, vector, CANDIDATES);
+    } catch (err) {
+      this.log.warn({ err }, 'vector search failed; keyword search only');
+      return [];
+    }
   }
 
   /** Embeds chunks that have no vector for the current embedder (after an outage or an embedder change). */
