@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -100,6 +100,35 @@ describe('WalSync', () => {
     held.calls[1]!.release();
     await Promise.all(late);
     expect(held.calls).toHaveLength(2); // 40 barriers, 2 syncs
+  });
+
+  it('syncs through one descriptor of the WAL file, kept across checkpoints and released on close', async () => {
+    const { d, file } = database();
+    const walDescriptors = () =>
+      readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`) === `${file}-wal`;
+        } catch {
+          return false; // the descriptor readdir itself used, closed by now
+        }
+      });
+    const sqliteOwn = walDescriptors().length; // SQLite's own descriptor of its WAL
+    const sync = new WalSync(d.sqlite, `${file}-wal`);
+    const insert = d.sqlite.prepare('INSERT INTO notes (text) VALUES (?)');
+    insert.run('first');
+    await sync.barrier();
+    expect(sync.syncs).toBe(1);
+    expect(walDescriptors()).toHaveLength(sqliteOwn + 1);
+    // a checkpoint that truncates the WAL leaves the same file: the next write is synced through it
+    d.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    insert.run('second');
+    await sync.barrier();
+    insert.run('third');
+    await sync.barrier();
+    expect(sync.syncs).toBe(3);
+    expect(walDescriptors()).toHaveLength(sqliteOwn + 1);
+    sync.close();
+    expect(walDescriptors()).toHaveLength(sqliteOwn);
   });
 });
 

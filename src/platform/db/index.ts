@@ -39,11 +39,13 @@ export function openDatabase(file: string): AppDatabase {
     // drizzle compiles its SQL on every call: let it reuse compiled statements (statement-cache.ts)
     const db = drizzle(withStatementCache(sqlite)) as Db;
     db.$client = sqlite;
+    const durability = new WalSync(sqlite, `${file}-wal`);
     return {
       db,
       sqlite,
-      durability: new WalSync(sqlite, `${file}-wal`),
+      durability,
       close: () => {
+        durability.close();
         if (sqlite.open) sqlite.close();
       },
     };
