@@ -65,8 +65,9 @@ export class WalSync {
   /**
    * fdatasync through a descriptor opened at the first sync and kept: one hop to libuv's thread
    * pool per sync instead of three (open, datasync, close): 0.6-1.9 ms less per chat turn (A/B,
-   * three runs of 300 sequential turns). It stays valid because SQLite never replaces the -wal file while a
-   * connection (ours, for the process's life) has it open: a checkpoint rewinds or truncates it.
+   * three runs of 300 sequential turns). It stays valid because SQLite never replaces the -wal
+   * file while a connection (ours, for the process's life) has it open: a checkpoint rewinds or
+   * truncates it.
    */
   private datasyncKeptOpen(file: string): Promise<void> {
     this.walFd ??= openSync(file, 'r');
