@@ -4,6 +4,7 @@ import { GoogleGenAI } from '@google/genai';
 import { Ollama } from 'ollama';
 import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createEmbedder } from '../../src/providers/embeddings/index.js';
 import { createLlmProvider, ProviderError, type ChatRequest, type LlmProvider, type ProviderName } from '../../src/providers/llm/index.js';
 import { fakeEmbedding, startFakeLlm, type FakeBehaviour, type FakeLlm, type RecordedRequest } from '../helpers/fake-llm.js';
 
@@ -381,6 +382,34 @@ describe('fake servers: embeddings through the real SDKs', () => {
     expect(viaFloat.data[1]!.embedding).toEqual(fakeEmbedding('b', 1536));
     const small = await client.embeddings.create({ model: 'text-embedding-3-small', input: 'a', dimensions: 8 });
     expect(small.data[0]!.embedding).toHaveLength(8);
+  });
+
+  it('our openai embedder: asks for base64 and decodes it to the float32 vectors; a server that answers numbers works too', async () => {
+    fake = await startFakeLlm('openai');
+    const embedder = createEmbedder({ embeddings: 'openai', providers: { openai: { apiKey: KEY, baseURL: fake.baseURL } } } as never)!;
+    const vectors = await embedder.embed(['a', 'b']);
+    expect(fake.requests[0]!.body.encoding_format).toBe('base64');
+    expect(vectors.map((v) => v.constructor.name)).toEqual(['Float32Array', 'Float32Array']);
+    expect(vectors.map((v) => Array.from(v))).toEqual([fakeEmbedding('a', 1536), fakeEmbedding('b', 1536)]);
+
+    // an OpenAI-compatible server that ignores encoding_format and sends JSON numbers
+    const numbers = createHttpServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const data = ['a', 'b'].map((text, index) => ({ object: 'embedding', index, embedding: fakeEmbedding(text, 1536) }));
+        res.end(JSON.stringify({ object: 'list', data: data.reverse(), model: 'm', usage: { prompt_tokens: 2, total_tokens: 2 } }));
+      });
+    });
+    await new Promise<void>((resolve) => numbers.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = numbers.address() as AddressInfo;
+      const plain = createEmbedder({ embeddings: 'openai', providers: { openai: { apiKey: KEY, baseURL: `http://127.0.0.1:${port}/v1` } } } as never)!;
+      expect((await plain.embed(['a', 'b'])).map((v) => Array.from(v))).toEqual([fakeEmbedding('a', 1536), fakeEmbedding('b', 1536)]);
+    } finally {
+      numbers.closeAllConnections();
+      await new Promise<void>((resolve) => numbers.close(() => resolve()));
+    }
   });
 
   it('google: models.embedContent goes to :batchEmbedContents and honours outputDimensionality', async () => {

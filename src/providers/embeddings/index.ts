@@ -24,8 +24,10 @@ class OpenAiEmbedder implements Embedder {
   async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
     const { OpenAI } = await openAiSdk();
     this.client ??= new OpenAI({ apiKey: this.settings.apiKey, baseURL: this.settings.baseURL, timeout: TIMEOUT_MS, maxRetries: 1 });
-    const res = await this.client.embeddings.create({ model: this.model, input: texts, dimensions: this.dimensions }, { signal });
-    return [...res.data].sort((a, b) => a.index - b.index).map((d) => checkDims(Float32Array.from(d.embedding), this.dimensions));
+    // base64 (what the SDK asks for by default too), decoded here straight into a Float32Array:
+    // left to the SDK it becomes a number[] first. A server that ignores the format sends numbers.
+    const res = await this.client.embeddings.create({ model: this.model, input: texts, dimensions: this.dimensions, encoding_format: 'base64' }, { signal });
+    return [...res.data].sort((a, b) => a.index - b.index).map((d) => checkDims(decodeEmbedding(d.embedding as unknown), this.dimensions));
   }
 }
 
@@ -66,6 +68,18 @@ class OllamaEmbedder implements Embedder {
     const res = await this.client.embed({ model: this.model, input: texts });
     return res.embeddings.map((v) => checkDims(Float32Array.from(v), this.dimensions));
   }
+}
+
+/** An OpenAI embedding as float32: base64 of little-endian float32s, or (servers that ignore encoding_format) numbers. */
+function decodeEmbedding(embedding: unknown): Float32Array {
+  if (Array.isArray(embedding)) return Float32Array.from(embedding as number[]);
+  if (typeof embedding !== 'string') throw new Error('embedding is neither base64 nor a list of numbers');
+  const bytes = Buffer.from(embedding, 'base64');
+  if (bytes.byteLength % 4 !== 0) throw new Error('base64 embedding is not a whole number of float32 values');
+  // a copy: the decoded bytes may sit at an offset of a shared pool that a Float32Array cannot view
+  const vector = new Float32Array(bytes.byteLength / 4);
+  new Uint8Array(vector.buffer).set(bytes);
+  return vector;
 }
 
 function checkDims(v: Float32Array, dims: number): Float32Array {
