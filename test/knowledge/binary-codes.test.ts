@@ -65,4 +65,26 @@ describe('BinaryCodes (the WebAssembly Hamming scan)', () => {
     expect(index.nearest(zero, 10).sort()).toEqual([1, 2, 3, 4]);
     expect(new BinaryCodes(64, 4).nearest(zero, 5)).toEqual([]);
   });
+
+  it('retain drops the codes of the ids it is told to, keeping the others, their order, and later additions working', () => {
+    const random = generator(7);
+    const codes = Array.from({ length: 1000 }, () => randomCode(random, 192));
+    const ids = codes.map((_, i) => i + 1);
+    const index = new BinaryCodes(1536, 1000);
+    codes.forEach((code, i) => index.add(ids[i]!, code));
+    const gone = (id: number) => id % 3 === 0 || (id > 400 && id < 600);
+    expect(index.retain((id) => !gone(id))).toBe(ids.filter(gone).length);
+    const left = ids.flatMap((id, i) => (gone(id) ? [] : [{ id, code: codes[i]! }]));
+    expect(index.count).toBe(left.length);
+    const late = randomCode(random, 192);
+    index.add(5000, late);
+    left.push({ id: 5000, code: late });
+    for (let q = 0; q < 10; q++) {
+      const query = randomCode(random, 192);
+      const found = index.nearest(query, 64);
+      const expected = reference(left.map((l) => l.code), left.map((l) => l.id), query, 64);
+      expect([...found].sort((a, b) => a - b)).toEqual([...expected].sort((a, b) => a - b));
+    }
+    expect(index.nearest(late, 1)).toEqual([5000]);
+  });
 });

@@ -92,6 +92,12 @@ function seedChunks(database: AppDatabase, chatbotId: string, count: number): nu
   return Array.from({ length: count }, (_, i) => Number(insert.run(sourceId, chatbotId, i, `chunk ${i}`).lastInsertRowid));
 }
 
+/** More chunks for an agent that already has its account, agent and source (seedChunks). */
+function insertChunks(database: AppDatabase, chatbotId: string, count: number): number[] {
+  const insert = database.sqlite.prepare('INSERT INTO chunks (source_id, chatbot_id, ordinal, content, token_count) VALUES (?, ?, ?, ?, 2)');
+  return Array.from({ length: count }, (_, i) => Number(insert.run(`source-${chatbotId}`, chatbotId, 10_000 + i, `later chunk ${i}`).lastInsertRowid));
+}
+
 describe('VectorIndex', () => {
   // codes in memory (the normal case), and through the vec0 table (an agent over the memory budget)
   it.each([
@@ -128,7 +134,7 @@ describe('VectorIndex', () => {
     expect(found / (queries.length * 8)).toBeGreaterThanOrEqual(0.95);
   });
 
-  it('a search after chunks were deleted does not spend its candidates on them (the codes in memory are reloaded)', () => {
+  it('a search after chunks were deleted does not spend its candidates on them (the codes of deleted chunks are dropped)', () => {
     const database = open();
     const index = new VectorIndex(database.sqlite, 'fake:test', DIMS);
     index.ensure();
@@ -147,6 +153,32 @@ describe('VectorIndex', () => {
     const after = index.search('agent-a', query, 8);
     expect(after).toHaveLength(8);
     expect(after.every((r) => ids.slice(200).includes(r.chunkId))).toBe(true);
+  });
+
+  it('after deletions, a search over the codes in memory finds what an index loaded afresh finds', () => {
+    const database = open();
+    const index = new VectorIndex(database.sqlite, 'fake:test', DIMS);
+    index.ensure();
+    const ids = seedChunks(database, 'agent-a', 1200);
+    const sample = subjects(9);
+    const stored = sample(ids.length);
+    index.store(ids.map((chunkId, i) => ({ chunkId, chatbotId: 'agent-a', vector: stored[i]! })));
+    const queries = sample(15);
+    for (const query of queries) index.search('agent-a', query, 8); // codes in memory
+
+    // a scattered third of the chunks goes, then new ones arrive
+    database.sqlite.prepare('DELETE FROM chunks WHERE id % 3 = 0 OR id BETWEEN ? AND ?').run(ids[100], ids[300]);
+    const more = insertChunks(database, 'agent-a', 200);
+    const moreVectors = sample(more.length);
+    index.store(more.map((chunkId, i) => ({ chunkId, chatbotId: 'agent-a', vector: moreVectors[i]! })));
+
+    const fresh = new VectorIndex(database.sqlite, 'fake:test', DIMS);
+    const remaining = new Set(database.sqlite.prepare("SELECT id FROM chunks WHERE chatbot_id = 'agent-a'").pluck().all() as number[]);
+    for (const query of queries) {
+      const result = index.search('agent-a', query, 8);
+      expect(result.every((r) => remaining.has(r.chunkId))).toBe(true);
+      expect(result).toEqual(fresh.search('agent-a', query, 8));
+    }
   });
 
   it('finds vectors stored after the agent was first searched', () => {

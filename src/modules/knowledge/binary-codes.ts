@@ -162,6 +162,27 @@ export class BinaryCodes {
     return out;
   }
 
+  /**
+   * Keeps only the codes whose id passes `keep`, in their order (after chunks were deleted: far
+   * cheaper than loading the agent's codes again). Returns how many were dropped.
+   */
+  retain(keep: (id: number) => boolean): number {
+    const bytes = new Uint8Array(this.memory.buffer);
+    let kept = 0;
+    for (let i = 0; i < this.size; i++) {
+      const id = this.ids[i]!;
+      if (!keep(id)) continue;
+      if (kept !== i) {
+        bytes.copyWithin(kept * this.bytesPerCode, i * this.bytesPerCode, (i + 1) * this.bytesPerCode);
+        this.ids[kept] = id;
+      }
+      kept += 1;
+    }
+    const dropped = this.size - kept;
+    this.size = kept;
+    return dropped;
+  }
+
   /** memory for `capacity` codes plus the scratch space of a search */
   private reserve(capacity: number): void {
     const needed = capacity * this.bytesPerCode + this.bytesPerCode + capacity * 2;

@@ -38,7 +38,8 @@ const CODES_BUDGET_BYTES = 64 * 1024 * 1024;
  * Step 1 normally runs over a copy of the agent's codes in memory (binary-codes.ts), loaded on its
  * first search. `store` appends to it; deletions are counted per agent by a trigger
  * (`chunk_deletions`, migration 0009) whatever deleted the chunk, and a search that sees the
- * count moved reloads the codes, so deleted chunks never take candidate places.
+ * count moved drops the codes of chunks that are gone, so deleted chunks never take candidate
+ * places.
  */
 export class VectorIndex {
   private statements: {
@@ -47,6 +48,7 @@ export class VectorIndex {
     quantize: Database.Statement<[Float32Array], Buffer>;
     deletions: Database.Statement<[string], number>;
     codes: Database.Statement<[string], [number, Buffer]>;
+    chunkIds: Database.Statement<[string], number>;
   } | null = null;
   /** per agent: its codes and the deletion count they were loaded at; Map order = least recently searched first */
   private readonly loaded = new Map<string, { codes: BinaryCodes; deletions: number }>();
@@ -148,7 +150,7 @@ export class VectorIndex {
     return rows.map((r) => ({ chunkId: r.chunk_id, distance: r.distance }));
   }
 
-  /** The agent's codes in memory, loaded (again) when missing or when chunks were deleted since; null over the budget. */
+  /** The agent's codes in memory: loaded when missing, rid of deleted chunks' codes when the agent lost chunks since; null over the budget. */
   private codesOf(chatbotId: string): BinaryCodes | null {
     const statements = this.prepared();
     const deletions = statements.deletions.get(chatbotId) ?? 0;
@@ -156,10 +158,15 @@ export class VectorIndex {
     if (entry) {
       this.loaded.delete(chatbotId);
       this.loadedBytes -= entry.codes.bytes;
-      if (entry.deletions === deletions) {
-        this.remember(chatbotId, entry);
-        return entry.codes;
+      if (entry.deletions !== deletions) {
+        // chunks went since the codes were loaded: drop theirs (the agent's chunk ids are a small
+        // read; loading the codes again read every vector: ~1.2 s at 100k chunks)
+        const present = new Set(statements.chunkIds.all(chatbotId));
+        entry.codes.retain((id) => present.has(id));
+        entry.deletions = deletions;
       }
+      this.remember(chatbotId, entry);
+      return entry.codes;
     }
     const rows = statements.codes.all(chatbotId);
     const codes = new BinaryCodes(this.dimensions, rows.length);
@@ -193,6 +200,7 @@ export class VectorIndex {
           'SELECT e.chunk_id, vec_quantize_binary(e.vector) FROM chunk_embeddings e JOIN chunks c ON c.id = e.chunk_id WHERE c.chatbot_id = ? ORDER BY e.chunk_id',
         )
         .raw(),
+      chunkIds: this.sqlite.prepare<[string], number>('SELECT id FROM chunks WHERE chatbot_id = ?').pluck(),
     };
     return this.statements;
   }
