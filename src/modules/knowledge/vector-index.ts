@@ -160,7 +160,8 @@ export class VectorIndex {
       this.loadedBytes -= entry.codes.bytes;
       if (entry.deletions !== deletions) {
         // chunks went since the codes were loaded: drop theirs (the agent's chunk ids are a small
-        // read; loading the codes again read every vector: ~1.2 s at 100k chunks)
+        // read; loading the codes again read every vector: ~1.2 s at 100k chunks). Chunk ids are
+        // AUTOINCREMENT, never reused, so an id still present is still the chunk it was.
         const present = new Set(statements.chunkIds.all(chatbotId));
         entry.codes.retain((id) => present.has(id));
         entry.deletions = deletions;
