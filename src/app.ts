@@ -8,6 +8,7 @@ import { databaseIsHealthy, type AppDatabase } from './platform/db/index.js';
 import { WalCheckpointer } from './platform/db/checkpointer.js';
 import { clientErrorHandler, frameworkErrorHandler, registerHttpPlatform } from './platform/http/index.js';
 import { newId } from './platform/ids.js';
+import { stdoutLogDestination } from './platform/log-destination.js';
 import { appVersion } from './platform/version.js';
 import { adminRoutes } from './modules/admin/index.js';
 import { AgentsRepo, AgentsService, agentRoutes, visitorCorsPlugin } from './modules/agents/index.js';
@@ -78,7 +79,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const version = appVersion();
 
   const app = Fastify({
-    logger: deps.logger ?? { level: config.logLevel },
+    logger: deps.logger ?? { level: config.logLevel, stream: stdoutLogDestination() },
     genReqId: requestIds(),
     bodyLimit: JSON_BODY_LIMIT,
     // requestTimeout bounds receiving the whole request, body included: a 100 MB upload at 1 Mbit/s

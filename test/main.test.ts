@@ -91,6 +91,19 @@ describe('main.ts as a process', () => {
     }
   });
 
+  it('still exits at SIGTERM when its stdout and stderr are gone (the process reading them exited)', { timeout: 60_000 }, async () => {
+    const { server } = await boot(baseEnv(tempDir()));
+    // (the child's own exit: the helper's `exited` also waits for the stdout it reads to end)
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => server.child.once('exit', (code, signal) => resolve({ code, signal })));
+    server.child.stdout!.destroy();
+    server.child.stderr!.destroy();
+    server.child.kill('SIGTERM');
+    // well inside the 10 s shutdown grace: the logger must not hold the exit (it once retried its
+    // failed last write forever)
+    const { code, signal } = await withTimeout(exited, 8_000, 'exit after SIGTERM with stdout closed');
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+  });
+
   for (const [variable, value] of [
     ['PORT', 'abc'],
     ['REGISTRATION', 'maybe'],
