@@ -105,6 +105,14 @@ describe('keyword index per agent', () => {
 });
 
 describe('keyword search in a worker (KeywordSearcher)', () => {
+  /** the app's database in a temp dir, closed after the test */
+  function appDatabase() {
+    const file = path.join(tempDir(), 'chat-agent.db');
+    const database = openDatabase(file);
+    open.push(database);
+    return { file, database, repo: new KnowledgeRepo(database.db) };
+  }
+
   function warningsLog() {
     const warnings: string[] = [];
     const { log } = Fastify({ logger: { level: 'warn', stream: { write: (line: string) => void warnings.push(line) } } });
@@ -112,10 +120,7 @@ describe('keyword search in a worker (KeywordSearcher)', () => {
   }
 
   it("answers as the main thread does, per agent, and sees chunks committed after it started", async () => {
-    const file = path.join(tempDir(), 'chat-agent.db');
-    const database = openDatabase(file);
-    open.push(database);
-    const repo = new KnowledgeRepo(database.db);
+    const { file, database, repo } = appDatabase();
     const ids = ['ab-c', 'a-bc', 'x" OR "y', 'café-ü'];
     for (const id of ids) seedAgent(database.sqlite, id, [`opening hours of ${id}`, 'parking behind the shop', 'weekend opening, weekend brunch']);
     const { log, warnings } = warningsLog();
@@ -138,10 +143,7 @@ describe('keyword search in a worker (KeywordSearcher)', () => {
   });
 
   it('serves searches in the order they were asked under sustained load (no search loses its place in the queue)', async () => {
-    const file = path.join(tempDir(), 'chat-agent.db');
-    const database = openDatabase(file);
-    open.push(database);
-    const repo = new KnowledgeRepo(database.db);
+    const { file, database, repo } = appDatabase();
     seedAgent(database.sqlite, 'agent-1', Array.from({ length: 200 }, (_, i) => `opening hours and weekend brunch, note ${i}`));
     const { log, warnings } = warningsLog();
     const searcher = new KeywordSearcher(file, repo, log);
@@ -166,10 +168,7 @@ describe('keyword search in a worker (KeywordSearcher)', () => {
   });
 
   it('runs the search on this thread, with a warning, when the worker cannot', async () => {
-    const file = path.join(tempDir(), 'chat-agent.db');
-    const database = openDatabase(file);
-    open.push(database);
-    const repo = new KnowledgeRepo(database.db);
+    const { file, database, repo } = appDatabase();
     const [chunk] = seedAgent(database.sqlite, 'agent-1', ['open on the weekend']);
     const { log, warnings } = warningsLog();
     // the worker opens only an existing file: this one is not there
