@@ -53,6 +53,25 @@ describe('BinaryCodes (the WebAssembly Hamming scan)', () => {
     }
   });
 
+  it.each([1536, 72])('addPacked (codes back to back, as read in one blob) equals adding them one by one, %i dimensions', (dims) => {
+    const random = generator(dims + 1);
+    const bytes = dims / 8;
+    const codes = Array.from({ length: 700 }, () => randomCode(random, bytes));
+    const ids = codes.map((_, i) => 5 + i * 2);
+    const oneByOne = new BinaryCodes(dims, 10);
+    codes.forEach((code, i) => oneByOne.add(ids[i]!, code));
+    const packed = new BinaryCodes(dims, 10); // grows to fit
+    packed.add(1, codes[0]!);
+    packed.addPacked(ids.slice(1), Buffer.concat(codes.slice(1)), bytes);
+    expect(packed.count).toBe(700);
+    for (let q = 0; q < 10; q++) {
+      const query = randomCode(random, bytes);
+      const expected = oneByOne.nearest(query, 64).map((id) => (id === ids[0] ? 1 : id));
+      expect(packed.nearest(query, 64)).toEqual(expected);
+    }
+    expect(() => packed.addPacked([1, 2], new Uint8Array(bytes), bytes)).toThrow(/bytes for 2 codes/);
+  });
+
   it('keeps the earlier added at a tied cut-off, and returns everything when fewer codes than wanted', () => {
     const index = new BinaryCodes(64, 4);
     const zero = new Uint8Array(8);

@@ -207,6 +207,36 @@ describe('VectorIndex', () => {
     const count = (sql: string) => (database.sqlite.prepare(sql).get() as { n: number }).n;
     expect(count('SELECT count(*) AS n FROM chunk_vectors')).toBe(8);
     expect(count('SELECT count(*) AS n FROM chunk_embeddings')).toBe(8);
+    expect(count('SELECT count(*) AS n FROM chunk_codes')).toBe(8);
+  });
+
+  it('converts a database of the layout before chunk_codes: codes derived from the stored vectors, nothing to re-embed', () => {
+    const database = open();
+    const { sqlite } = database;
+    const before = new VectorIndex(sqlite, 'fake:test', DIMS);
+    before.ensure();
+    const ids = [...seedChunks(database, 'agent-a', 40), ...seedChunks(database, 'agent-b', 10)];
+    const stored = vectors(50, 10);
+    before.store(ids.map((chunkId, i) => ({ chunkId, chatbotId: i < 40 ? 'agent-a' : 'agent-b', vector: stored[i]! })));
+    const expected = before.search('agent-a', stored[3]!, 8);
+    // what that layout held: the same two tables and trigger, no chunk_codes
+    sqlite.exec('DROP TRIGGER chunks_vectors_delete; DROP TABLE chunk_codes');
+    sqlite.exec('CREATE TRIGGER chunks_vectors_delete AFTER DELETE ON chunks BEGIN DELETE FROM chunk_vectors WHERE rowid = old.id; DELETE FROM chunk_embeddings WHERE chunk_id = old.id; END');
+    sqlite.exec("UPDATE vector_index_meta SET layout = 'binary-candidates+float-rerank'");
+
+    const index = new VectorIndex(sqlite, 'fake:test', DIMS);
+    index.ensure();
+    const count = (sql: string, ...args: unknown[]) => (sqlite.prepare(sql).get(...args) as { n: number }).n;
+    expect(count('SELECT count(*) AS n FROM chunks WHERE embedded_with IS NULL')).toBe(0);
+    expect(count("SELECT count(*) AS n FROM chunk_codes WHERE chatbot_id = 'agent-a'")).toBe(40);
+    expect(count("SELECT count(*) AS n FROM chunk_codes WHERE chatbot_id = 'agent-b'")).toBe(10);
+    expect(count('SELECT count(*) AS n FROM chunk_codes c JOIN chunk_embeddings e ON e.chunk_id = c.chunk_id WHERE c.code = vec_quantize_binary(e.vector)')).toBe(50);
+    expect(index.search('agent-a', stored[3]!, 8)).toEqual(expected);
+    // the trigger now removes codes too
+    sqlite.prepare('DELETE FROM chunks WHERE id = ?').run(ids[3]);
+    expect(count('SELECT count(*) AS n FROM chunk_codes WHERE chunk_id = ?', ids[3])).toBe(0);
+    index.ensure(); // a second start changes nothing
+    expect(count('SELECT count(*) AS n FROM chunk_codes')).toBe(49);
   });
 
   it('converts a database of the earlier float-only layout in place: same vectors, nothing to re-embed', () => {
@@ -230,6 +260,7 @@ describe('VectorIndex', () => {
     expect(nearest[0]!.chunkId).toBe(ids[7]);
     expect(nearest[0]!.distance).toBeCloseTo(0, 5);
     expect((sqlite.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'chunk_vectors_float_only'").get() as { n: number }).n).toBe(0);
+    expect((sqlite.prepare('SELECT count(*) AS n FROM chunk_codes').get() as { n: number }).n).toBe(30);
     // a second start finds the new layout and changes nothing
     index.ensure();
     expect(index.search('agent-a', stored[7]!, 1)[0]!.chunkId).toBe(ids[7]);
@@ -246,5 +277,6 @@ describe('VectorIndex', () => {
     second.ensure();
     expect((database.sqlite.prepare('SELECT count(*) AS n FROM chunks WHERE embedded_with IS NULL').get() as { n: number }).n).toBe(5);
     expect((database.sqlite.prepare('SELECT count(*) AS n FROM chunk_embeddings').get() as { n: number }).n).toBe(0);
+    expect((database.sqlite.prepare('SELECT count(*) AS n FROM chunk_codes').get() as { n: number }).n).toBe(0);
   });
 });

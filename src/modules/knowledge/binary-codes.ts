@@ -128,6 +128,27 @@ export class BinaryCodes {
   }
 
   /**
+   * Appends many codes at once: `packed` holds `ids.length` codes of `codeBytes` bytes each, back to
+   * back (as an agent's codes are read from the database in one blob).
+   */
+  addPacked(ids: ArrayLike<number>, packed: Uint8Array, codeBytes: number): void {
+    if (packed.length !== ids.length * codeBytes) throw new Error(`${packed.length} bytes for ${ids.length} codes of ${codeBytes}`);
+    let capacity = this.ids.length;
+    while (capacity < this.size + ids.length) capacity *= 2;
+    if (capacity !== this.ids.length) {
+      const grown = new Float64Array(capacity);
+      grown.set(this.ids.subarray(0, this.size));
+      this.ids = grown;
+      this.reserve(capacity);
+    }
+    const memory = new Uint8Array(this.memory.buffer);
+    if (codeBytes === this.bytesPerCode) memory.set(packed, this.size * this.bytesPerCode);
+    else for (let i = 0; i < ids.length; i++) memory.set(packed.subarray(i * codeBytes, (i + 1) * codeBytes), (this.size + i) * this.bytesPerCode);
+    for (let i = 0; i < ids.length; i++) this.ids[this.size + i] = ids[i]!;
+    this.size += ids.length;
+  }
+
+  /**
    * Ids of the `wanted` codes nearest to `query` by Hamming distance (ties: the earlier added
    * first). Linear: the distances, a histogram of them, then one pass that keeps everything
    * below the cut-off distance and as many at it as still fit.
