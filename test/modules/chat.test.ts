@@ -336,6 +336,18 @@ describe('GET /api/public/chatbot/{id}', () => {
     expect(JSON.stringify(info)).not.toContain('secret prompt');
   });
 
+  it('reflects an edit made after it was read (the JSON kept for an agent goes with its old version)', async () => {
+    const t = await start();
+    const { token } = await registerUser(t.app);
+    const agent = await createAgent(t.app, token, { name: 'Before' });
+    for (let i = 0; i < 2; i++) expect((await getJson(t, `/api/public/chatbot/${agent.id}`)).name).toBe('Before');
+    const put = await t.app.inject({ method: 'PUT', url: `/api/chatbots/${agent.id}`, headers: auth(token), payload: { name: 'After', primary_color: '#112233' } });
+    expect(put.statusCode, put.body).toBe(200);
+    const res = await t.app.inject({ method: 'GET', url: `/api/public/chatbot/${agent.id}` });
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.json()).toMatchObject({ name: 'After', primary_color: '#112233' });
+  });
+
   it('shows the stored powered_by_text on a plan with custom branding, and null once the owner loses it', async () => {
     const t = await start({ DEFAULT_PLAN: 'starter' });
     const { token } = await registerUser(t.app); // first account: admin, on starter

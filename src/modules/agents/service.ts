@@ -142,27 +142,16 @@ export class AgentsService {
     if (!row) throw notFound('Chatbot');
     if (!row.public_access) throw forbidden('This chatbot is not publicly accessible');
     const branded = this.plans.planOf(ownerPlan(row.user_id)).custom_branding;
-    return {
-      id: row.id,
-      name: row.name,
-      welcome_message: row.welcome_message,
-      primary_color: row.primary_color,
-      secondary_color: row.secondary_color,
-      accent_color: row.accent_color,
-      logo_url: row.logo_url,
-      avatar_url: row.avatar_url,
-      font_family: row.font_family,
-      font_size: row.font_size,
-      bubble_style: row.bubble_style,
-      widget_theme: row.widget_theme,
-      widget_position: row.widget_position,
-      widget_size: row.widget_size,
-      auto_expand: row.auto_expand,
-      lead_capture_enabled: row.lead_capture_enabled,
-      powered_by_text: branded ? row.powered_by_text : null,
-      status: row.status,
-    };
+    // The same frozen object while the row is the same (the row cache hands out one object per
+    // version of a row), so the route can keep its JSON with it instead of serializing per visit.
+    let views = this.publicViews.get(row);
+    if (!views) this.publicViews.set(row, (views = {}));
+    const key = branded ? 'branded' : 'plain';
+    return (views[key] ??= Object.freeze(publicView(row, branded)));
   }
+
+  /** per agent row: its public info with and without custom branding */
+  private readonly publicViews = new WeakMap<ChatbotRow, { branded?: PublicAgentInfo; plain?: PublicAgentInfo }>();
 
   /** Counter upkeep for chat; call inside the transaction that stores the messages. */
   recordActivity(id: string, messages: number, conversations: number): void {
@@ -176,4 +165,28 @@ export class AgentsService {
       updated_at: this.clock.now().toISOString(),
     });
   }
+}
+
+/** What visitors' widgets read about an agent (spec 2). */
+function publicView(row: ChatbotRow, branded: boolean): PublicAgentInfo {
+  return {
+    id: row.id,
+    name: row.name,
+    welcome_message: row.welcome_message,
+    primary_color: row.primary_color,
+    secondary_color: row.secondary_color,
+    accent_color: row.accent_color,
+    logo_url: row.logo_url,
+    avatar_url: row.avatar_url,
+    font_family: row.font_family,
+    font_size: row.font_size,
+    bubble_style: row.bubble_style,
+    widget_theme: row.widget_theme,
+    widget_position: row.widget_position,
+    widget_size: row.widget_size,
+    auto_expand: row.auto_expand,
+    lead_capture_enabled: row.lead_capture_enabled,
+    powered_by_text: branded ? row.powered_by_text : null,
+    status: row.status,
+  };
 }

@@ -21,6 +21,7 @@ export interface RateDecision {
 }
 
 interface Counter {
+  windowS: number;
   windowStart: number;
   count: number;
   dirty: boolean;
@@ -38,7 +39,8 @@ interface Counter {
  * them allow it, so a burst that the minute window refuses does not also use up the hour.
  */
 export class RateLimiter {
-  private readonly counters = new Map<string, Counter>();
+  /** per key, one counter per window length (a key is counted on every request: no strings built per hit) */
+  private readonly counters = new Map<string, Counter[]>();
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -50,7 +52,9 @@ export class RateLimiter {
   /** Loads the windows still running from the database and starts the periodic flush. */
   start(): void {
     for (const row of this.repo.liveCounters(this.nowS())) {
-      this.counters.set(counterKey(row.key, row.window_s), { windowStart: row.window_start, count: row.count, dirty: false });
+      const counters = this.counters.get(row.key) ?? [];
+      counters.push({ windowS: row.window_s, windowStart: row.window_start, count: row.count, dirty: false });
+      this.counters.set(row.key, counters);
     }
     this.timer = setInterval(() => this.flush(), this.flushIntervalMs);
     this.timer.unref();
@@ -64,36 +68,37 @@ export class RateLimiter {
 
   hit(key: string, windows: readonly RateWindow[]): RateDecision {
     const now = this.nowS();
-    const states = windows.map((w) => {
-      const windowStart = Math.floor(now / w.seconds) * w.seconds;
-      const id = counterKey(key, w.seconds);
-      let counter = this.counters.get(id);
-      if (!counter || counter.windowStart !== windowStart) {
-        counter = { windowStart, count: 0, dirty: true };
-        this.counters.set(id, counter);
-      }
-      return { window: w, counter, resetS: windowStart + w.seconds - now };
-    });
-    const exhausted = states.filter((s) => s.counter.count >= s.window.max);
-    const allowed = exhausted.length === 0;
-    if (allowed) {
-      for (const s of states) {
-        s.counter.count += 1;
-        s.counter.dirty = true;
+    let counters = this.counters.get(key);
+    if (!counters) this.counters.set(key, (counters = []));
+    let allowed = true;
+    let retryAfterS = 0;
+    for (const w of windows) {
+      const counter = currentCounter(counters, w.seconds, now);
+      if (counter.count >= w.max) {
+        allowed = false;
+        retryAfterS = Math.max(retryAfterS, counter.windowStart + w.seconds - now);
       }
     }
-    // report the window with the fewest requests left (on a tie, the one resetting first)
-    const tightest = states.reduce((a, b) => {
-      const left = (s: typeof a) => s.window.max - s.counter.count;
-      return left(b) < left(a) || (left(b) === left(a) && b.resetS < a.resetS) ? b : a;
-    });
-    return {
-      allowed,
-      limit: tightest.window.max,
-      remaining: Math.max(0, tightest.window.max - tightest.counter.count),
-      resetS: tightest.resetS,
-      retryAfterS: allowed ? 0 : Math.max(...exhausted.map((s) => s.resetS)),
-    };
+    // count the request in every window, or in none; report the window with the fewest requests
+    // left (on a tie, the one resetting first)
+    let limit = 0;
+    let remaining = Infinity;
+    let resetS = Infinity;
+    for (const w of windows) {
+      const counter = currentCounter(counters, w.seconds, now);
+      if (allowed) {
+        counter.count += 1;
+        counter.dirty = true;
+      }
+      const left = w.max - counter.count;
+      const reset = counter.windowStart + w.seconds - now;
+      if (left < remaining || (left === remaining && reset < resetS)) {
+        limit = w.max;
+        remaining = left;
+        resetS = reset;
+      }
+    }
+    return { allowed, limit, remaining: Math.max(0, remaining), resetS, retryAfterS };
   }
 
   /** Writes changed counters and forgets ended windows (so memory follows recent traffic only). */
@@ -101,16 +106,19 @@ export class RateLimiter {
     const now = this.nowS();
     const changed: CounterRow[] = [];
     let ended = false;
-    for (const [id, counter] of this.counters) {
-      const { key, windowS } = splitCounterKey(id);
-      if (counter.windowStart + windowS <= now) {
-        this.counters.delete(id);
-        ended = true;
-        continue;
+    for (const [key, counters] of this.counters) {
+      for (let i = counters.length - 1; i >= 0; i--) {
+        const counter = counters[i]!;
+        if (counter.windowStart + counter.windowS <= now) {
+          counters.splice(i, 1);
+          ended = true;
+          continue;
+        }
+        if (!counter.dirty) continue;
+        counter.dirty = false;
+        changed.push({ key, window_s: counter.windowS, window_start: counter.windowStart, count: counter.count });
       }
-      if (!counter.dirty) continue;
-      counter.dirty = false;
-      changed.push({ key, window_s: windowS, window_start: counter.windowStart, count: counter.count });
+      if (counters.length === 0) this.counters.delete(key);
     }
     if (changed.length > 0 || ended) this.repo.saveCounters(changed, now);
   }
@@ -120,8 +128,19 @@ export class RateLimiter {
   }
 }
 
-const counterKey = (key: string, windowS: number) => `${windowS}|${key}`;
-function splitCounterKey(id: string): { key: string; windowS: number } {
-  const bar = id.indexOf('|');
-  return { windowS: Number(id.slice(0, bar)), key: id.slice(bar + 1) };
+/** The key's counter for the window of this length that contains `now` (started afresh when the last one ended). */
+function currentCounter(counters: Counter[], windowS: number, now: number): Counter {
+  const windowStart = Math.floor(now / windowS) * windowS;
+  for (const counter of counters) {
+    if (counter.windowS !== windowS) continue;
+    if (counter.windowStart !== windowStart) {
+      counter.windowStart = windowStart;
+      counter.count = 0;
+      counter.dirty = true;
+    }
+    return counter;
+  }
+  const counter = { windowS, windowStart, count: 0, dirty: true };
+  counters.push(counter);
+  return counter;
 }

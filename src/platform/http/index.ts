@@ -53,10 +53,12 @@ export async function registerHttpPlatform(app: FastifyInstance, info: { version
   // @fastify/multipart takes multipart/form-data for every route and leaves the body unread, so a
   // route that does not list it in `consumes` would run as if no body had been sent (logout, agent
   // toggle). Those refuse it like any other content type they have no parser for.
-  app.addHook('preValidation', async (request) => {
-    if (!request.isMultipart?.()) return;
+  // (callback style: no promise per request on every route)
+  app.addHook('preValidation', (request, _reply, done) => {
+    if (!request.isMultipart?.()) return done();
     const consumes = (request.routeOptions.schema as { consumes?: readonly string[] } | undefined)?.consumes ?? [];
-    if (!consumes.includes('multipart/form-data')) throw new ApiError(415, 'body: unsupported content type');
+    if (!consumes.includes('multipart/form-data')) return done(new ApiError(415, 'body: unsupported content type'));
+    done();
   });
 
   // Security headers: helmet's, computed once. (@fastify/helmet built a helmet middleware, and
