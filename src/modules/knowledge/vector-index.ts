@@ -40,10 +40,10 @@ const CODES_BUDGET_BYTES = 64 * 1024 * 1024;
  * Step 1 normally runs over a copy of the agent's codes in memory (binary-codes.ts), loaded on its
  * first search from `chunk_codes`: the same 1-bit codes, clustered by agent, read in one scan. That
  * takes ~0.1 s for 100k chunks; quantizing the agent's float vectors again, as before, took ~1.3 s,
- * and reading vec0's column row by row is no faster (the main thread is blocked meanwhile). `store` appends to it; deletions are counted per agent by a trigger
- * (`chunk_deletions`, migration 0009) whatever deleted the chunk, and a search that sees the
- * count moved drops the codes of chunks that are gone, so deleted chunks never take candidate
- * places.
+ * and reading vec0's column row by row is no faster (the main thread is blocked meanwhile).
+ * `store` appends to it; deletions are counted per agent by a trigger (`chunk_deletions`,
+ * migration 0009) whatever deleted the chunk, and a search that sees the count moved drops the
+ * codes of chunks that are gone, so deleted chunks never take candidate places.
  */
 export class VectorIndex {
   private statements: {
@@ -227,7 +227,9 @@ export class VectorIndex {
       // passes a blob's bytes through unchanged in a UTF-8 database (ours: SQLite's default), and
       // addPacked checks the length.
       codes: this.sqlite
-        .prepare<[string], [string, Buffer | null]>("SELECT json_group_array(chunk_id), CAST(group_concat(code, x'') AS BLOB) FROM chunk_codes WHERE chatbot_id = ?")
+        .prepare<[string], [string, Buffer | null]>(
+          "SELECT json_group_array(chunk_id), CAST(group_concat(code, x'') AS BLOB) FROM chunk_codes WHERE chatbot_id = ?",
+        )
         .raw(),
       chunkIds: this.sqlite.prepare<[string], number>('SELECT id FROM chunks WHERE chatbot_id = ?').pluck(),
     };
