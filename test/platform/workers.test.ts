@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -196,6 +196,18 @@ describe('platform/workers', () => {
   afterAll(async () => {
     await pool?.close();
     await rm(dir, { recursive: true, force: true });
+  });
+
+  // Linux: a thread's nice value is field 19 of /proc/self/task/<tid>/stat
+  const niceOfThreads = () =>
+    readdirSync('/proc/self/task').map((tid) => ({ tid: Number(tid), nice: Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]) }));
+
+  it.runIf(existsSync('/proc/thread-self'))('parses on a thread of lowered priority, leaving the event loop thread at its own', async () => {
+    const mainBefore = niceOfThreads().find((t) => t.tid === process.pid)!.nice;
+    await stillParses();
+    const threads = niceOfThreads();
+    expect(threads.find((t) => t.tid === process.pid)!.nice).toBe(mainBefore);
+    expect(threads.some((t) => t.nice === Math.min(19, mainBefore + 10))).toBe(true);
   });
 
   describe('parses each type through real worker threads', () => {

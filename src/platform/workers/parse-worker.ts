@@ -1,4 +1,6 @@
+import { readlinkSync } from 'node:fs';
 import { open, readFile, stat } from 'node:fs/promises';
+import { getPriority, setPriority } from 'node:os';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { nativeAddon } from '../assets.js';
 import type { ParsableType, ParseResult } from './types.js';
@@ -66,7 +68,31 @@ const UNREADABLE: Record<ParsableType, string> = {
   txt: 'The text file could not be read',
 };
 
+/** how much nicer than the process a thread doing background work (parsing, checkpoints) is; 19 is the lowest priority */
+const BACKGROUND_NICENESS = 10;
+let backgroundPriority = false;
+
+/**
+ * Parsing and WAL checkpoints are background work: on a small box (2 cores) their thread would
+ * otherwise take the CPU from the event loop answering visitors. The thread running them lowers
+ * its own priority once (Linux: setpriority on the thread's id; each pool has its own threads).
+ * Read queries keep the normal priority: a visitor waits on a chat turn's keyword search.
+ * Measured with sequential chats while a 600-page PDF was parsed: p90 25-30 ms instead of 33,
+ * 10-30% more turns served meanwhile, the PDF done in the same time (~12 s).
+ */
+function runInBackground(): void {
+  if (backgroundPriority) return;
+  backgroundPriority = true;
+  try {
+    const threadId = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(threadId) && threadId > 0) setPriority(threadId, Math.min(19, getPriority(threadId) + BACKGROUND_NICENESS));
+  } catch {
+    // not Linux, or not permitted: the thread keeps the normal priority
+  }
+}
+
 export default async function parse(task: ParseTask): Promise<WorkerReply> {
+  runInBackground();
   const input = await readInput(task);
   return 'error' in input ? input : parseBuffer(input.buf, task.type, input.limits);
 }
@@ -81,6 +107,7 @@ export default async function parse(task: ParseTask): Promise<WorkerReply> {
  *   moves to the caller.
  */
 export async function parseText(task: ParseTask): Promise<TextReply> {
+  runInBackground();
   const limits: ParseLimits = { ...DEFAULT_PARSE_LIMITS, ...task.limits };
   if (task.type === 'txt') {
     const plain = await plainTextFile(task.path, limits);
@@ -435,6 +462,7 @@ export interface CheckpointResult {
 }
 
 export async function checkpoint({ file }: { file: string }): Promise<CheckpointResult> {
+  runInBackground();
   const db = await connectionTo(file, (c) => c.pragma('busy_timeout = 1000'));
   const [row] = db.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[];
   return row!;
