@@ -1,11 +1,12 @@
 import Database from 'better-sqlite3';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WalCheckpointer } from '../../src/platform/db/checkpointer.js';
 import { openDatabase } from '../../src/platform/db/index.js';
+import { threadNiceness, threadsVisible } from '../helpers/threads.js';
 
 /**
  * WAL checkpoints in a worker thread (a real piscina worker with its own SQLite connection): the
@@ -45,11 +46,11 @@ describe('WalCheckpointer', () => {
 
     const result = await checkpointer.checkpointNow();
     expect(errors).toEqual([]);
-    if (existsSync('/proc/thread-self')) {
-      // background work: the checkpointing thread runs nicer than the process (field 19 of its stat)
-      const nice = (tid: string) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
-      const main = nice(String(process.pid));
-      expect(readdirSync('/proc/self/task').some((tid) => nice(tid) === Math.min(19, main + 10))).toBe(true);
+    if (threadsVisible) {
+      // background work: the checkpointing thread runs nicer than the process
+      const threads = threadNiceness();
+      const main = threads.find((t) => t.tid === process.pid)!.nice;
+      expect(threads.some((t) => t.nice === Math.min(19, main + 10))).toBe(true);
     }
     expect(result).not.toBeNull();
     expect(result!.log).toBeGreaterThan(1000);

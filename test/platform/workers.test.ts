@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import { Document, Packer, Paragraph, TextRun } from 'docx';
 import ExcelJS from 'exceljs';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { threadNiceness, threadsVisible } from '../helpers/threads.js';
 import { detectFileType } from '../../src/platform/workers/file-type.js';
 import { createParserPool } from '../../src/platform/workers/pool.js';
 import { ParseError, type ParsableType, type ParsedText, type ParserPool } from '../../src/platform/workers/types.js';
@@ -198,14 +199,10 @@ describe('platform/workers', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  // Linux: a thread's nice value is field 19 of /proc/self/task/<tid>/stat
-  const niceOfThreads = () =>
-    readdirSync('/proc/self/task').map((tid) => ({ tid: Number(tid), nice: Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]) }));
-
-  it.runIf(existsSync('/proc/thread-self'))('parses on a thread of lowered priority, leaving the event loop thread at its own', async () => {
-    const mainBefore = niceOfThreads().find((t) => t.tid === process.pid)!.nice;
+  it.runIf(threadsVisible)('parses on a thread of lowered priority, leaving the event loop thread at its own', async () => {
+    const mainBefore = threadNiceness().find((t) => t.tid === process.pid)!.nice;
     await stillParses();
-    const threads = niceOfThreads();
+    const threads = threadNiceness();
     expect(threads.find((t) => t.tid === process.pid)!.nice).toBe(mainBefore);
     expect(threads.some((t) => t.nice === Math.min(19, mainBefore + 10))).toBe(true);
   });

@@ -116,12 +116,7 @@ export class BinaryCodes {
 
   /** Appends a code (a blob from vec_quantize_binary: dimensions/8 bytes). */
   add(id: number, code: Uint8Array): void {
-    if (this.size === this.ids.length) {
-      const ids = new Float64Array(this.ids.length * 2);
-      ids.set(this.ids);
-      this.ids = ids;
-      this.reserve(ids.length);
-    }
+    this.makeRoom(1);
     new Uint8Array(this.memory.buffer, this.size * this.bytesPerCode, this.bytesPerCode).set(code.subarray(0, this.bytesPerCode));
     this.ids[this.size] = id;
     this.size += 1;
@@ -133,14 +128,7 @@ export class BinaryCodes {
    */
   addPacked(ids: ArrayLike<number>, packed: Uint8Array, codeBytes: number): void {
     if (packed.length !== ids.length * codeBytes) throw new Error(`${packed.length} bytes for ${ids.length} codes of ${codeBytes}`);
-    let capacity = this.ids.length;
-    while (capacity < this.size + ids.length) capacity *= 2;
-    if (capacity !== this.ids.length) {
-      const grown = new Float64Array(capacity);
-      grown.set(this.ids.subarray(0, this.size));
-      this.ids = grown;
-      this.reserve(capacity);
-    }
+    this.makeRoom(ids.length);
     const memory = new Uint8Array(this.memory.buffer);
     if (codeBytes === this.bytesPerCode) memory.set(packed, this.size * this.bytesPerCode);
     else for (let i = 0; i < ids.length; i++) memory.set(packed.subarray(i * codeBytes, (i + 1) * codeBytes), (this.size + i) * this.bytesPerCode);
@@ -202,6 +190,17 @@ export class BinaryCodes {
     const dropped = this.size - kept;
     this.size = kept;
     return dropped;
+  }
+
+  /** capacity for `more` codes past the current ones (doubling, so appending one at a time stays linear) */
+  private makeRoom(more: number): void {
+    let capacity = this.ids.length;
+    while (capacity < this.size + more) capacity *= 2;
+    if (capacity === this.ids.length) return;
+    const grown = new Float64Array(capacity);
+    grown.set(this.ids.subarray(0, this.size));
+    this.ids = grown;
+    this.reserve(capacity);
   }
 
   /** memory for `capacity` codes plus the scratch space of a search */

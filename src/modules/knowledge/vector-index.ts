@@ -129,23 +129,26 @@ export class VectorIndex {
 
   /** Stores vectors for chunks that still exist and marks them embedded; one transaction. */
   store(items: Array<{ chunkId: number; chatbotId: string; vector: Float32Array }>): void {
+    const { quantize } = this.prepared();
     const stillThere = this.sqlite.prepare('SELECT 1 FROM chunks WHERE id = ?');
     const delBits = this.sqlite.prepare('DELETE FROM chunk_vectors WHERE rowid = ?');
-    const insertBits = this.sqlite.prepare('INSERT INTO chunk_vectors (rowid, chatbot_id, embedding) VALUES (?, ?, vec_quantize_binary(?))');
+    const insertBits = this.sqlite.prepare('INSERT INTO chunk_vectors (rowid, chatbot_id, embedding) VALUES (?, ?, vec_bit(?))');
     const upsertFull = this.sqlite.prepare('INSERT OR REPLACE INTO chunk_embeddings (chunk_id, vector) VALUES (?, ?)');
-    const upsertCode = this.sqlite.prepare('INSERT OR REPLACE INTO chunk_codes (chatbot_id, chunk_id, code) VALUES (?, ?, vec_quantize_binary(?))');
+    const upsertCode = this.sqlite.prepare('INSERT OR REPLACE INTO chunk_codes (chatbot_id, chunk_id, code) VALUES (?, ?, ?)');
     const mark = this.sqlite.prepare('UPDATE chunks SET embedded_with = ? WHERE id = ?');
     const stored = this.sqlite.transaction(() => {
-      const done: typeof items = [];
+      const done: Array<{ chunkId: number; chatbotId: string; code: Buffer }> = [];
       for (const item of items) {
         // the source may have been deleted while its embeddings were being computed
         if (!stillThere.get(item.chunkId)) continue;
+        // quantized once: the vec0 table, chunk_codes and the codes in memory take the same code
+        const code = quantize.get(item.vector)!;
         delBits.run(BigInt(item.chunkId));
-        insertBits.run(BigInt(item.chunkId), item.chatbotId, item.vector);
+        insertBits.run(BigInt(item.chunkId), item.chatbotId, code);
         upsertFull.run(item.chunkId, Buffer.from(item.vector.buffer, item.vector.byteOffset, item.vector.byteLength));
-        upsertCode.run(item.chatbotId, item.chunkId, item.vector);
+        upsertCode.run(item.chatbotId, item.chunkId, code);
         mark.run(this.embedderId, item.chunkId);
-        done.push(item);
+        done.push({ chunkId: item.chunkId, chatbotId: item.chatbotId, code });
       }
       return done;
     })();
@@ -154,7 +157,7 @@ export class VectorIndex {
       const entry = this.loaded.get(item.chatbotId);
       if (!entry) continue;
       const before = entry.codes.bytes;
-      entry.codes.add(item.chunkId, this.prepared().quantize.get(item.vector)!);
+      entry.codes.add(item.chunkId, item.code);
       this.loadedBytes += entry.codes.bytes - before;
     }
   }
