@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { auth, createAgent, ManualClock, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { auth, createAgent, ManualClock, multipartForm, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
 import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
 
 /**
@@ -54,5 +54,44 @@ describe('ingestion watchdog', () => {
     await third.app.jobs.idle();
     list = await third.app.inject({ method: 'GET', url: `/api/sources/chatbot/${agent.id}`, headers: auth(token) });
     expect(list.json()[0].status).toBe('failed'); // a late answer does not bring it back
+  });
+});
+
+/**
+ * A job that keeps failing on an error that is not about the file (here the database refusing the
+ * passages, as a disk fault would) is retried with backoff; after its last attempt the source is
+ * `failed` with a message the owner can read, never left `processing` (it was, before: the queue
+ * gave the job up but nothing told the source).
+ */
+describe('a source whose job fails for good', () => {
+  const apps: TestApp[] = [];
+  afterEach(async () => {
+    for (const t of apps.splice(0)) await t.cleanup();
+  });
+
+  it('ends failed with a readable message after the last attempt', async () => {
+    const clock = new ManualClock('2026-05-01T08:00:00.000Z');
+    const t = await startTestApp({ env: { EMBEDDINGS: 'none' }, clock });
+    apps.push(t);
+    // a fault on this connection only (a TEMP trigger), for this file's passages only
+    t.database.sqlite.exec("CREATE TEMP TRIGGER refuse_unlucky BEFORE INSERT ON main.chunks WHEN NEW.content LIKE '%unlucky%' BEGIN SELECT RAISE(ABORT, 'simulated write fault'); END");
+    const { token } = await registerUser(t.app);
+    const agent = await createAgent(t.app, token);
+    const { payload, headers } = await multipartForm({ file: { filename: 'unlucky.txt', content: new TextEncoder().encode('An unlucky file whose passages the database refuses.') } });
+    const created = await t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agent.id}/file`, headers: { ...auth(token), ...headers }, payload });
+    expect(created.statusCode, created.body).toBe(201);
+
+    const statusNow = async () => (await t.app.inject({ method: 'GET', url: `/api/sources/chatbot/${agent.id}`, headers: auth(token) })).json()[0];
+    const seen: string[] = [];
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      await t.app.jobs.idle(); // this attempt has run; the next waits for its backoff
+      seen.push((await statusNow()).status);
+      clock.advance(5 * 60_000);
+    }
+    expect(seen).toEqual(['processing', 'processing', 'failed']);
+    const source = await statusNow();
+    expect(source.error_message).toBe('Processing failed 3 times because of an internal error. Try adding it again; if it keeps failing, the server log has the details.');
+    const job = t.database.sqlite.prepare('SELECT status, attempts, last_error FROM jobs WHERE subject_id = ?').get(source.id);
+    expect(job).toEqual({ status: 'failed', attempts: 3, last_error: 'simulated write fault' });
   });
 });

@@ -8,7 +8,7 @@ import type { Clock } from '../../platform/clock.js';
 import { ApiError, badRequest, notFound } from '../../platform/http/errors.js';
 import { saveUpload, UploadTooLargeError } from '../../platform/http/upload.js';
 import { newId } from '../../platform/ids.js';
-import type { JobQueue } from '../../platform/jobs/queue.js';
+import type { JobContext, JobQueue } from '../../platform/jobs/queue.js';
 import type { JobRow } from '../../platform/jobs/tables.js';
 import { assertPublicHttpUrl, isPublicAddress } from '../../platform/net/safe-fetch.js';
 import { UnsafeUrlError } from '../../platform/net/types.js';
@@ -26,6 +26,10 @@ import type { ChunkRow, SourceRow } from './tables.js';
 export const ALLOWED_FILE_TYPES: readonly ParsableType[] = ['pdf', 'docx', 'txt', 'xlsx', 'csv'];
 export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 export const INGEST_JOB = 'ingest-source';
+/** What the owner reads when a source's job kept failing on errors that are not about the file. */
+const unexpectedFailure = (attempts: number) =>
+  `Processing failed ${attempts} times because of an internal error. Try adding it again; if it keeps failing, the server log has the details.`;
+
 /** a source still `processing` after this is failed by the watchdog */
 export const PROCESSING_CAP_MS = { file: 30 * 60_000, website: 60 * 60_000 } as const;
 /** chunks cut per turn of the event loop, stored, then embedded in one request (EMBEDDING_BATCH_SIZE) */
@@ -60,7 +64,7 @@ export class IngestionService {
   ) {
     this.uploadDir = path.join(options.dataDir, 'uploads');
     mkdirSync(this.uploadDir, { recursive: true, mode: 0o700 });
-    jobs.register(INGEST_JOB, (job, ctx) => this.runJob(job, ctx.signal, ctx.attempt > ctx.maxAttempts));
+    jobs.register(INGEST_JOB, (job, ctx) => this.runJob(job, ctx));
   }
 
   /** 404 unless the agent is the caller's; call before reading an upload. */
@@ -186,11 +190,12 @@ export class IngestionService {
     }
   }
 
-  private async runJob(job: JobRow, signal: AbortSignal, exhausted: boolean): Promise<void> {
+  private async runJob(job: JobRow, { signal, attempt, maxAttempts }: JobContext): Promise<void> {
     const source = this.repo.findSource(job.subject_id);
     if (!source || source.status !== 'processing') return;
-    if (exhausted) {
-      await this.fail(source, 'Processing failed repeatedly');
+    if (attempt > maxAttempts) {
+      // the last attempt was cut short by a crash
+      await this.fail(source, unexpectedFailure(maxAttempts));
       return;
     }
     try {
@@ -202,7 +207,10 @@ export class IngestionService {
         await this.fail(source, err.message);
         return;
       }
-      throw err; // unexpected: retried by the queue, failed by the exhausted branch at the end
+      // unexpected: retried by the queue with backoff; after the last attempt the source says so
+      // (the queue logs the error itself), so it never stays `processing`
+      if (attempt >= maxAttempts) await this.fail(source, unexpectedFailure(maxAttempts));
+      throw err;
     }
   }
 
