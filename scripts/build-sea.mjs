@@ -1,7 +1,8 @@
 // Builds dist/chat-agent: one executable (Node SEA, linux-x64) that runs with no Node.js and no
 // node_modules. Recipe: /STACK-NOTES "Single executable". Steps:
 //   1. scripts/build.mjs (the ESM bundles and every static bundle under dist/);
-//   2. fully bundled CJS builds of the server, the parser worker and piscina's thread entry;
+//   2. fully bundled CJS builds of the server and of the worker threads' file (piscina's thread
+//      entry with the parser worker's handlers);
 //   3. assets: those bundles, package.json (name, version), migrations/, every directory under
 //      dist/ (widget/, admin/, ... so a new static bundle needs no change here), and the native
 //      addons (better-sqlite3, sqlite-vec, argon2), listed in manifest.json with a content hash;
@@ -48,7 +49,7 @@ try {
     bundle: true,
     platform: 'node',
     format: 'cjs',
-    target: 'node20',
+    target: 'node24',
     logLevel: 'error',
     // ESM sources read import.meta.url; in a CJS bundle it comes from the module's file name
     define: { 'import.meta.url': '__importMetaUrl' },
@@ -56,10 +57,27 @@ try {
   };
 
   await build({ ...cjs, entryPoints: [path.join(root, 'src', 'main.ts')], outfile: path.join(work, 'main.cjs'), plugins: [seaNativesPlugin(), piscinaWorkerPathPlugin(), packageDirnamePlugin(), optionalModulesPlugin()] });
-  await build({ ...cjs, entryPoints: [path.join(root, 'src', 'platform', 'workers', 'parse-worker.ts')], outfile: path.join(work, 'parse-worker.cjs'), plugins: [seaNativesPlugin(), optionalModulesPlugin()] });
-  await build({ ...cjs, entryPoints: [path.join(path.dirname(require.resolve('piscina')), 'worker.js')], outfile: path.join(work, 'piscina-worker.cjs'), plugins: [optionalModulesPlugin()] });
-  files.set('dist/parse-worker.cjs', path.join(work, 'parse-worker.cjs'));
-  files.set('dist/piscina-worker.cjs', path.join(work, 'piscina-worker.cjs'));
+  // The worker threads' one file: piscina's thread entry and our task handlers in one bundle, so
+  // both use one copy of piscina. With two bundles each had its own private symbols: a reply the
+  // handlers wrapped with piscina's move() was not recognised by the thread entry, arrived as {}
+  // and every PDF, DOCX, XLSX and CSV job failed. The bundle exports the handlers before the
+  // thread entry starts; piscina then loads its task file (this same file) with require(), which
+  // returns the module already loaded.
+  await build({
+    ...cjs,
+    stdin: {
+      contents: [
+        `module.exports = require(${JSON.stringify(path.join(root, 'src', 'platform', 'workers', 'parse-worker.ts'))});`,
+        `require(${JSON.stringify(path.join(path.dirname(require.resolve('piscina')), 'worker.js'))});`,
+      ].join('\n'),
+      resolveDir: root,
+      sourcefile: 'sea-worker-entry.cjs',
+      loader: 'js',
+    },
+    outfile: path.join(work, 'worker.cjs'),
+    plugins: [seaNativesPlugin(), optionalModulesPlugin()],
+  });
+  files.set('dist/worker.cjs', path.join(work, 'worker.cjs'));
 
   // --- 3. assets --------------------------------------------------------------------------------
   const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -77,7 +95,8 @@ try {
       for (const file of statSync(full).isDirectory() ? walk(full) : [full]) files.set(path.join('node_modules', pkgName, path.relative(pkgDir, file)), file);
     }
   }
-  files.set('native/better_sqlite3.node', path.join(path.dirname(require.resolve('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node'));
+  // better-sqlite3 13 ships its Node-API build for this platform inside the package
+  files.set('native/better_sqlite3.node', path.join(path.dirname(require.resolve('better-sqlite3/package.json')), 'prebuilds', 'linux-x64.node'));
   files.set('native/vec0.so', require('sqlite-vec').getLoadablePath());
   files.set('native/argon2.node', require.resolve('@node-rs/argon2-linux-x64-gnu'));
 
@@ -200,7 +219,7 @@ function packageDirnamePlugin() {
   };
 }
 
-/** piscina starts its threads from worker.js beside its own file; in the executable that is an asset. */
+/** piscina starts its threads from worker.js beside its own file; in the executable, the worker bundle (seaWorkerFile). */
 function piscinaWorkerPathPlugin() {
   const needle = "(0, node_path_1.resolve)(__dirname, 'worker.js')";
   return {
@@ -209,7 +228,7 @@ function piscinaWorkerPathPlugin() {
       b.onLoad({ filter: /[\\/]piscina[\\/]dist[\\/]index\.js$/ }, (args) => {
         const source = readFileSync(args.path, 'utf8');
         if (!source.includes(needle)) throw new Error(`piscina changed: ${needle} not found in ${args.path}; update build-sea.mjs`);
-        return { contents: source.replace(needle, `require(${JSON.stringify(assetsModule)}).piscinaWorkerFile()`), loader: 'js', resolveDir: path.dirname(args.path) };
+        return { contents: source.replace(needle, `require(${JSON.stringify(assetsModule)}).seaWorkerFile()`), loader: 'js', resolveDir: path.dirname(args.path) };
       });
     },
   };

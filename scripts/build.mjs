@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { buildWidget } from '../widget/build.mjs';
 import { buildAdmin } from './build-admin.mjs';
+import { formatSizes, precompressDir } from './precompress.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
@@ -33,7 +34,7 @@ export function serverBuildOptions(outdir = dist) {
     bundle: true,
     platform: 'node',
     format: 'esm',
-    target: 'node20',
+    target: 'node24',
     external: NATIVE_PACKAGES,
     sourcemap: true,
     metafile: true,
@@ -92,7 +93,7 @@ if (isEntry) {
     bundle: true,
     platform: 'node',
     format: 'esm',
-    target: 'node20',
+    target: 'node24',
     packages: 'external',
     sourcemap: true,
     logLevel: 'warning',
@@ -100,10 +101,17 @@ if (isEntry) {
 
   // The embeddable widget: dist/widget/widget.js (loader), widget-<hash>.js and manifest.json,
   // served by src/modules/web.
-  await buildWidget();
+  const widget = await buildWidget();
 
   // The admin UI: dist/admin/index.html and assets/main-<hash>.js, app-<hash>.css, served at / by
   // src/modules/admin-ui.
   const admin = await buildAdmin();
-  console.log(`admin UI: ${admin.js.file} ${admin.js.bytes} B (${admin.js.gzip} B gzip), ${admin.css.file} ${admin.css.bytes} B (${admin.css.gzip} B gzip)`);
+
+  // Both are served compressed: <file>.br and <file>.gz beside each text file, negotiated per
+  // request (src/platform/http/static-file.ts). The sizes printed are what goes over the wire.
+  const widgetSizes = precompressDir(path.join(dist, 'widget'));
+  const adminSizes = precompressDir(path.join(dist, 'admin'));
+  const pick = (sizes, files) => files.map((f) => sizes.find((s) => s.file === f)).filter(Boolean).map(formatSizes).join(', ');
+  console.log(`widget: ${pick(widgetSizes, [widget.loader, widget.bundle])}`);
+  console.log(`admin UI: ${pick(adminSizes, ['index.html', `assets/${admin.js.file}`, `assets/${admin.css.file}`])}`);
 }

@@ -33,7 +33,7 @@ export function migrationsDir(): string {
  */
 export function parseWorkerFile(): string {
   const root = projectRoot();
-  if (runningAsSea()) return path.join(root, 'dist', 'parse-worker.cjs');
+  if (runningAsSea()) return seaWorkerFile();
   const candidates = isBundled()
     ? [path.join(path.dirname(fileURLToPath(import.meta.url)), 'parse-worker.js')]
     : [path.join(root, 'src', 'platform', 'workers', 'parse-worker.ts')];
@@ -49,9 +49,13 @@ export function staticDir(name: string): string {
   return path.join(projectRoot(), 'dist', name);
 }
 
-/** The piscina thread entry inside the executable (piscina's own worker.js, bundled). */
-export function piscinaWorkerFile(): string {
-  return path.join(seaAssetRoot(), 'dist', 'piscina-worker.cjs');
+/**
+ * Inside the executable the worker threads run one bundle: piscina's thread entry together with
+ * the parser worker's handlers (one copy of piscina; see scripts/build-sea.mjs). It is both the
+ * threads' entry and the tasks' file.
+ */
+export function seaWorkerFile(): string {
+  return path.join(seaAssetRoot(), 'dist', 'worker.cjs');
 }
 
 /** Native addons the executable carries; outside it, packages find their own. */

@@ -1,10 +1,8 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { Document, Packer, Paragraph, TextRun } from 'docx';
-import ExcelJS from 'exceljs';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { auth, createAgent, registerUser, startTestApp, type TestApp, multipartForm } from '../helpers/app.js';
+import { docxWith, pdfWith, xlsxWith } from '../helpers/documents.js';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
 
@@ -80,26 +78,6 @@ async function systemPromptFor(t: TestApp, f: FakeLlm, agentId: string, message:
 }
 
 // ---- fixtures, generated here ----------------------------------------------------------------
-
-async function pdfWith(lines: string[]): Promise<Uint8Array> {
-  const doc = await PDFDocument.create();
-  const font = await doc.embedFont(StandardFonts.Helvetica);
-  const page = doc.addPage([600, 800]);
-  lines.forEach((line, i) => page.drawText(line, { x: 40, y: 740 - i * 24, size: 12, font }));
-  return doc.save();
-}
-
-async function docxWith(paragraphs: string[]): Promise<Uint8Array> {
-  const doc = new Document({ sections: [{ children: paragraphs.map((p) => new Paragraph({ children: [new TextRun(p)] })) }] });
-  return Packer.toBuffer(doc);
-}
-
-async function xlsxWith(rows: string[][]): Promise<Uint8Array> {
-  const wb = new ExcelJS.Workbook();
-  const sheet = wb.addWorksheet('Answers');
-  for (const row of rows) sheet.addRow(row);
-  return new Uint8Array(await wb.xlsx.writeBuffer());
-}
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
   let c = n;

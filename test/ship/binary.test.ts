@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { auth, createAgent, multipartForm, registerUser, startTestApp } from '../helpers/app.js';
+import { oneOfEachFormat } from '../helpers/documents.js';
 import { bootServer, killAll, ownerWithAgent, postJson, repoRoot, runCommand, stopServer, UNLIMITED_PLANS } from '../helpers/server-process.js';
 
 /**
@@ -62,7 +64,7 @@ describe('the single executable', () => {
     expect(readdirSync(path.dirname(binary.command))).toEqual(['chat-agent']);
     const r = await runCommand({ ...binary, args: ['version'] }, { env: env(), cwd: path.dirname(binary.command) });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^chat-agent \d+\.\d+\.\d+ \(node v20\.\d+\.\d+, linux-x64, sea\)$/);
+    expect(r.stdout).toMatch(/^chat-agent \d+\.\d+\.\d+ \(node v24\.\d+\.\d+, linux-x64, sea\)$/);
   });
 
   it('serves: register, agent, text and file sources, chat with no provider key; cold start and size reported', { timeout: 120_000 }, async () => {
@@ -122,6 +124,57 @@ describe('the single executable', () => {
     }
   });
 
+  it('ingests pdf, docx, xlsx, csv and txt into the same passages as from source', { timeout: 180_000 }, async () => {
+    const files = await oneOfEachFormat();
+
+    // from source: the same files through the app in this process (tsx, the worker's TypeScript entry)
+    const fromSource = new Map<string, string[]>();
+    const t = await startTestApp({ env: { EMBEDDINGS: 'none' } });
+    try {
+      const { token } = await registerUser(t.app);
+      const agent = await createAgent(t.app, token);
+      const ids = new Map<string, string>();
+      for (const f of files) {
+        const { payload, headers } = await multipartForm({ file: { filename: f.name, content: f.content } });
+        const res = await t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agent.id}/file`, headers: { ...auth(token), ...headers }, payload });
+        expect(res.statusCode, res.body).toBe(201);
+        ids.set(f.name, res.json().id);
+      }
+      const list = async () => (await t.app.inject({ method: 'GET', url: `/api/sources/chatbot/${agent.id}`, headers: auth(token) })).json() as Array<{ id: string; status: string }>;
+      await untilSettled(list, ids.size);
+      for (const [name, id] of ids) fromSource.set(name, passages(t.database.sqlite, id));
+    } finally {
+      await t.cleanup();
+    }
+
+    const dataDir = tempDir('data-formats');
+    const { server, base } = await bootServer(binary, { env: env({ DATA_DIR: dataDir }) });
+    const { token, agentId } = await ownerWithAgent(base, 'formats@example.com');
+    const ids = new Map<string, string>();
+    for (const f of files) {
+      const form = new FormData();
+      form.append('file', new Blob([f.content]), f.name);
+      const upload = await fetch(`${base}/api/sources/chatbot/${agentId}/file`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+      expect(upload.status, await upload.clone().text()).toBe(201);
+      ids.set(f.name, ((await upload.json()) as { id: string }).id);
+    }
+    const list = async () => (await (await fetch(`${base}/api/sources/chatbot/${agentId}`, { headers: { authorization: `Bearer ${token}` } })).json()) as Array<{ id: string; status: string; error_message: string | null }>;
+    const settled = await untilSettled(list, ids.size);
+    expect(settled.map((s) => [s.status, s.error_message])).toEqual(settled.map(() => ['completed', null]));
+    expect(await stopServer(server)).toEqual({ code: 0, signal: null });
+
+    const db = new Database(path.join(dataDir, 'chat-agent.db'), { readonly: true });
+    try {
+      for (const [name, id] of ids) {
+        const fromBinary = passages(db, id);
+        expect(fromBinary.length, name).toBeGreaterThan(1);
+        expect(fromBinary, name).toEqual(fromSource.get(name));
+      }
+    } finally {
+      db.close();
+    }
+  });
+
   it('backs up while serving and restores into a fresh folder that it then serves', { timeout: 120_000 }, async () => {
     const dataDir = tempDir('data-live');
     const { server, base } = await bootServer(binary, { env: env({ DATA_DIR: dataDir }) });
@@ -162,3 +215,19 @@ describe('the single executable', () => {
     }
   });
 });
+
+/** The texts of a source's passages, in order. */
+function passages(db: Database.Database, sourceId: string): string[] {
+  return (db.prepare('SELECT content FROM chunks WHERE source_id = ? ORDER BY ordinal').all(sourceId) as Array<{ content: string }>).map((r) => r.content);
+}
+
+/** Polls the source list (its status is the observable; each poll is a round trip) until every source has ended. */
+async function untilSettled<T extends { status: string }>(list: () => Promise<T[]>, expected: number): Promise<T[]> {
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    const sources = await list();
+    expect(sources).toHaveLength(expected);
+    if (sources.every((s) => s.status !== 'processing')) return sources;
+    if (Date.now() > deadline) throw new Error(`sources still processing: ${JSON.stringify(sources)}`);
+  }
+}

@@ -1,0 +1,54 @@
+import { Document, Packer, Paragraph, TextRun } from 'docx';
+import ExcelJS from 'exceljs';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+
+/**
+ * Real documents of each format the product ingests, generated here by the libraries that write
+ * them (pdf-lib, docx, exceljs), so every test can make the file it needs without fixtures on disk.
+ */
+
+/** A PDF whose first page holds `lines` and each further page one entry of `moreLines`, a line of text each. */
+export async function pdfWith(lines: string[], moreLines: string[][] = []): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (const pageLines of [lines, ...moreLines]) {
+    const page = doc.addPage([600, 800]);
+    pageLines.forEach((line, i) => page.drawText(line, { x: 40, y: 740 - i * 24, size: 12, font }));
+  }
+  return doc.save();
+}
+
+export async function docxWith(paragraphs: string[]): Promise<Uint8Array> {
+  const doc = new Document({ sections: [{ children: paragraphs.map((p) => new Paragraph({ children: [new TextRun(p)] })) }] });
+  return Packer.toBuffer(doc);
+}
+
+export async function xlsxWith(rows: string[][], sheetName = 'Answers'): Promise<Uint8Array> {
+  const wb = new ExcelJS.Workbook();
+  const sheet = wb.addWorksheet(sheetName);
+  for (const row of rows) sheet.addRow(row);
+  return new Uint8Array(await wb.xlsx.writeBuffer());
+}
+
+export function csvWith(rows: string[][]): Uint8Array {
+  const cell = (v: string) => (/[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+  return new TextEncoder().encode(rows.map((r) => r.map(cell).join(',')).join('\n') + '\n');
+}
+
+/**
+ * One file of each format with enough text for several passages each, about one shop; the same
+ * bytes every call, so a passage count from one run can be compared with another's.
+ */
+export async function oneOfEachFormat(): Promise<Array<{ name: string; content: Uint8Array }>> {
+  const sentence = (topic: string, i: number) =>
+    `${topic} note ${i}: the Lisbon shop keeps order ${1000 + i} for customer number ${7 * i} until the end of month ${1 + (i % 12)}, priced at $${(i * 1.25).toFixed(2)}.`;
+  const lines = (topic: string, n: number) => Array.from({ length: n }, (_, i) => sentence(topic, i));
+  const table = (n: number) => [['Product', 'Price', 'Stock'], ...Array.from({ length: n }, (_, i) => [`Item ${i}`, `${(i * 2.5).toFixed(2)}`, `${i * 3}`])];
+  return [
+    { name: 'manual.pdf', content: await pdfWith(lines('Manual', 28), [lines('Appendix', 28), lines('Warranty', 28)]) },
+    { name: 'policies.docx', content: await docxWith(lines('Policy', 80)) },
+    { name: 'prices.xlsx', content: await xlsxWith(table(300)) },
+    { name: 'stock.csv', content: csvWith(table(300)) },
+    { name: 'notes.txt', content: new TextEncoder().encode(lines('Note', 80).join('\n\n')) },
+  ];
+}
