@@ -1,10 +1,13 @@
+import { readFileSync } from 'node:fs';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadWidgetAssets } from '../../src/modules/web/index.js';
 import { auth, createAgent, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
 
 /**
  * The widget's files and the share page over HTTP: cache headers and content hash, the
- * cross-origin resource policy scripts on other sites need, and the share page's CSP.
+ * cross-origin resource policy scripts on other sites need, the share page's CSP, and compression
+ * (precompressed scripts, negotiated Accept-Encoding, Vary and per-coding ETags).
  */
 
 let t: TestApp;
@@ -113,5 +116,139 @@ describe('share page /chat/{id}', () => {
     expect(hidden.body).toContain('This chat is not available.');
     expect(hidden.body).not.toContain('<script');
     expect((await t.app.inject({ url: `/chat/${agent.id}` })).json()).toEqual({ detail: expect.any(String) });
+  });
+});
+
+describe('compression', () => {
+  const scripts = () => {
+    const { loader, bundle } = loadWidgetAssets();
+    return [
+      { url: '/widget.js', body: loader.body },
+      { url: `/${bundle.fileName}`, body: bundle.body },
+    ];
+  };
+  const varies = (res: { headers: Record<string, unknown> }) =>
+    String(res.headers.vary ?? '').split(',').map((f) => f.trim().toLowerCase()).includes('accept-encoding');
+
+  it('the loader and the bundle come brotli-compressed to `br, gzip`, and decompress to the identity bytes', async () => {
+    for (const { url, body } of scripts()) {
+      const plain = await t.app.inject({ url });
+      const res = await t.app.inject({ url, headers: { 'accept-encoding': 'br, gzip' } });
+      expect(res.statusCode, url).toBe(200);
+      expect(res.headers['content-encoding'], url).toBe('br');
+      expect(varies(res), url).toBe(true);
+      expect(res.headers['content-type'], url).toBe('application/javascript; charset=utf-8');
+      expect(res.headers['cross-origin-resource-policy'], url).toBe('cross-origin');
+      expect(res.headers['cache-control'], url).toBe(plain.headers['cache-control']);
+      expect(res.rawPayload.length, url).toBeLessThan(body.length);
+      expect(Number(res.headers['content-length']), url).toBe(res.rawPayload.length);
+      expect(brotliDecompressSync(res.rawPayload).equals(plain.rawPayload), url).toBe(true);
+      expect(plain.rawPayload.equals(body), url).toBe(true);
+      // its own ETag: the identity one with -br inside the quotes
+      expect(res.headers.etag, url).toBe(`${String(plain.headers.etag).slice(0, -1)}-br"`);
+    }
+  });
+
+  it('gzip to a client that takes only gzip', async () => {
+    for (const { url, body } of scripts()) {
+      for (const ae of ['gzip', 'gzip, deflate', 'br;q=0.5, gzip', 'x-gzip']) {
+        const res = await t.app.inject({ url, headers: { 'accept-encoding': ae } });
+        expect(res.headers['content-encoding'], `${url} ${ae}`).toBe('gzip');
+        expect(varies(res), `${url} ${ae}`).toBe(true);
+        expect(String(res.headers.etag), `${url} ${ae}`).toMatch(/-gz"$/);
+        expect(gunzipSync(res.rawPayload).equals(body), `${url} ${ae}`).toBe(true);
+      }
+    }
+  });
+
+  it('identity, with Vary, when the client asks for no coding, only identity, or refuses both', async () => {
+    const { bundle } = loadWidgetAssets();
+    for (const { url, body } of scripts()) {
+      for (const ae of [undefined, '', 'identity', 'br;q=0, gzip;q=0', 'deflate', '*;q=0']) {
+        const res = await t.app.inject({ url, headers: ae === undefined ? {} : { 'accept-encoding': ae } });
+        expect(res.statusCode, `${url} ${ae}`).toBe(200);
+        expect(res.headers['content-encoding'], `${url} ${ae}`).toBeUndefined();
+        expect(varies(res), `${url} ${ae}`).toBe(true);
+        expect(res.headers.etag, `${url} ${ae}`).toBe(url === '/widget.js' ? loadWidgetAssets().loader.etag : bundle.etag);
+        expect(res.rawPayload.equals(body), `${url} ${ae}`).toBe(true);
+      }
+    }
+  });
+
+  it('304 only when If-None-Match names the ETag of the coding chosen, with Vary on the 304', async () => {
+    for (const { url } of scripts()) {
+      const br = await t.app.inject({ url, headers: { 'accept-encoding': 'br, gzip' } });
+      const gz = await t.app.inject({ url, headers: { 'accept-encoding': 'gzip' } });
+      const plain = await t.app.inject({ url });
+      const tags = [br, gz, plain].map((r) => String(r.headers.etag));
+      expect(new Set(tags).size, url).toBe(3);
+
+      const notModified = await t.app.inject({ url, headers: { 'accept-encoding': 'br, gzip', 'if-none-match': tags[0] } });
+      expect(notModified.statusCode, url).toBe(304);
+      expect(notModified.body, url).toBe('');
+      expect(notModified.headers.etag, url).toBe(tags[0]);
+      expect(varies(notModified), url).toBe(true);
+      expect((await t.app.inject({ url, headers: { 'accept-encoding': 'gzip', 'if-none-match': tags[1] } })).statusCode, url).toBe(304);
+      expect((await t.app.inject({ url, headers: { 'if-none-match': tags[2] } })).statusCode, url).toBe(304);
+      // a cache holding several codings lists them all
+      expect((await t.app.inject({ url, headers: { 'accept-encoding': 'gzip', 'if-none-match': tags.join(', ') } })).statusCode, url).toBe(304);
+
+      // a tag of another coding is not this representation: the full answer, in the coding asked for
+      const mixed = await t.app.inject({ url, headers: { 'accept-encoding': 'br', 'if-none-match': tags[2] } });
+      expect(mixed.statusCode, url).toBe(200);
+      expect(mixed.headers['content-encoding'], url).toBe('br');
+      const mixed2 = await t.app.inject({ url, headers: { 'if-none-match': tags[0] } });
+      expect(mixed2.statusCode, url).toBe(200);
+      expect(mixed2.headers['content-encoding'], url).toBeUndefined();
+    }
+  });
+
+  it('the share page varies on Accept-Encoding; one of 1 KB and more is compressed on the fly', async () => {
+    const owner = (await registerUser(t.app)).token; // a plan's agent limit: not the other tests' account
+    const small = await createAgent(t.app, owner, { name: 'Help desk' });
+    const smallRes = await t.app.inject({ url: `/chat/${small.id}`, headers: { 'accept-encoding': 'br, gzip' } });
+    expect(smallRes.statusCode).toBe(200);
+    expect(varies(smallRes)).toBe(true);
+    // ~0.6 KB: one packet either way, so it goes as is
+    expect(smallRes.rawPayload.length).toBeLessThan(1024);
+    expect(smallRes.headers['content-encoding']).toBeUndefined();
+    expect(smallRes.body).toContain('<title>Chat with Help desk</title>');
+
+    // a long name of characters HTML escapes makes a page over 1 KB
+    const big = await createAgent(t.app, owner, { name: `Sales & Support ${'&<>'.repeat(25)}`.slice(0, 100) });
+    const plain = await t.app.inject({ url: `/chat/${big.id}` });
+    expect(plain.statusCode).toBe(200);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(varies(plain)).toBe(true);
+    expect(plain.rawPayload.length).toBeGreaterThan(1024);
+    expect(plain.body).toContain('<title>Chat with Sales &#38; Support');
+
+    const br = await t.app.inject({ url: `/chat/${big.id}`, headers: { 'accept-encoding': 'gzip, deflate, br' } });
+    expect(br.statusCode).toBe(200);
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(varies(br)).toBe(true);
+    expect(br.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(br.headers['content-security-policy']).toBe(plain.headers['content-security-policy']);
+    expect(br.rawPayload.length).toBeLessThan(plain.rawPayload.length);
+    expect(brotliDecompressSync(br.rawPayload).equals(plain.rawPayload)).toBe(true);
+
+    const gz = await t.app.inject({ url: `/chat/${big.id}`, headers: { 'accept-encoding': 'gzip' } });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gz.rawPayload).equals(plain.rawPayload)).toBe(true);
+
+    const refused = await t.app.inject({ url: `/chat/${big.id}`, headers: { 'accept-encoding': 'br;q=0, gzip;q=0' } });
+    expect(refused.headers['content-encoding']).toBeUndefined();
+    expect(refused.rawPayload.equals(plain.rawPayload)).toBe(true);
+  });
+
+  it("README quotes the widget bundle's brotli transfer size", () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+    const quoted = /bundle \(~(\d+) KB, ~(\d+) KB with brotli/.exec(readme);
+    expect(quoted, 'README: "bundle (~N KB, ~M KB with brotli"').not.toBeNull();
+    const { bundle } = loadWidgetAssets();
+    const kb = (n: number) => n / 1024;
+    expect(Math.abs(kb(bundle.body.length) - Number(quoted![1]))).toBeLessThan(kb(bundle.body.length) * 0.1);
+    expect(bundle.encoded.br).toBeDefined();
+    expect(Math.abs(kb(bundle.encoded.br!.body.length) - Number(quoted![2]))).toBeLessThan(kb(bundle.encoded.br!.body.length) * 0.1);
   });
 });

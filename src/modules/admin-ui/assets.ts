@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { staticDir } from '../../platform/assets.js';
+import { loadStaticBody, type StaticBody } from '../../platform/http/static-file.js';
 
 /**
  * The one place that knows where the built admin UI lives: dist/admin (index.html and
@@ -12,11 +12,9 @@ export function adminAssetsDir(): string {
   return staticDir('admin');
 }
 
-export interface StaticFile {
-  body: Buffer;
+/** The bytes, their strong ETag, the .br/.gz variants the build wrote beside them, and the type. */
+export interface StaticFile extends StaticBody {
   contentType: string;
-  /** strong validator: a hash of the bytes */
-  etag: string;
 }
 
 export interface AdminAssets {
@@ -34,11 +32,9 @@ const TYPES: Record<string, string> = {
 };
 
 function load(file: string): StaticFile {
-  const body = readFileSync(file);
   return {
-    body,
+    ...loadStaticBody(file),
     contentType: path.extname(file) === '.html' ? 'text/html; charset=utf-8' : (TYPES[path.extname(file)] ?? 'application/octet-stream'),
-    etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
   };
 }
 
@@ -47,7 +43,8 @@ export function loadAdminAssets(dir = adminAssetsDir()): AdminAssets {
   const index = load(path.join(dir, 'index.html'));
   const files = new Map<string, StaticFile>();
   for (const name of readdirSync(path.join(dir, 'assets'))) {
-    // source maps stay on disk for debugging; only what the page loads is served
+    // source maps stay on disk for debugging; only what the page loads is served (the .br/.gz
+    // variants beside a file are loaded with it)
     if (Object.hasOwn(TYPES, path.extname(name))) files.set(name, load(path.join(dir, 'assets', name)));
   }
   return { index, files };

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ApiError } from '../../platform/http/errors.js';
+import { sendStatic } from '../../platform/http/static-file.js';
 import { loadAdminAssets, type AdminAssets, type StaticFile } from './assets.js';
 
 /** index.html names the current hashed bundles, so it is revalidated on every load. */
@@ -52,10 +53,9 @@ export const adminUiRoutes: FastifyPluginAsyncZod<AdminUiRoutesOptions> = async 
   };
 
   const send = (request: FastifyRequest, reply: FastifyReply, f: StaticFile, cacheControl: string) => {
-    reply.header('content-type', f.contentType).header('cache-control', cacheControl).header('etag', f.etag);
-    const match = request.headers['if-none-match'];
-    if (match && match.split(',').some((t) => t.trim() === f.etag || t.trim() === '*')) return reply.code(304).send();
-    return reply.send(f.body);
+    reply.header('content-type', f.contentType).header('cache-control', cacheControl);
+    // brotli or gzip as the build precompressed them, negotiated; ETag and Vary per coding
+    return sendStatic(request, reply, f);
   };
 
   app.get('/', {

@@ -1,7 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { addVary, compressDynamic } from '../../platform/http/encoding.js';
 import { ApiError } from '../../platform/http/errors.js';
+import { sendStatic } from '../../platform/http/static-file.js';
 import type { AgentsService } from '../agents/index.js';
 import type { PlanHolder } from '../limits/index.js';
 import { loadWidgetAssets, type WidgetAssets, type WidgetFile } from './assets.js';
@@ -39,11 +41,9 @@ export const webRoutes: FastifyPluginAsyncZod<WebRoutesOptions> = async (app, { 
     reply
       .header('content-type', 'application/javascript; charset=utf-8')
       .header('cache-control', cacheControl)
-      .header('etag', f.etag)
       .header('cross-origin-resource-policy', 'cross-origin');
-    const match = request.headers['if-none-match'];
-    if (match && match.split(',').some((t) => t.trim() === f.etag || t.trim() === '*')) return reply.code(304).send();
-    return reply.send(f.body);
+    // brotli or gzip as the build precompressed them, negotiated; ETag and Vary per coding
+    return sendStatic(request, reply, f);
   };
 
   // The scripts are static bytes from memory that every page view of a customer's site asks for
@@ -71,6 +71,9 @@ export const webRoutes: FastifyPluginAsyncZod<WebRoutesOptions> = async (app, { 
     config: { public: true },
     schema: { tags: ['widget'], summary: 'Full-page chat for sharing as a link', params: z.object({ chatbot_id: z.string().min(1).max(100) }) },
     handler: async (req, reply) => {
+      // on every answer: the page below may be compressed, and a dead link answers HTML or JSON by Accept
+      addVary(reply, 'Accept-Encoding');
+      addVary(reply, 'Accept');
       reply
         .header('cache-control', 'no-cache')
         .header('permissions-policy', 'camera=(), microphone=(), geolocation=(), payment=()')
@@ -88,7 +91,12 @@ export const webRoutes: FastifyPluginAsyncZod<WebRoutesOptions> = async (app, { 
       reply.header('content-type', 'text/html; charset=utf-8');
       const { bundle } = widget();
       reply.header('content-security-policy', chatPageCsp(info));
-      return reply.send(chatPageHtml(info, bundle.fileName));
+      // Generated per request, so compressed on the fly, and only from about 1 KB: the page is
+      // ~0.6 KB for most agents (one packet either way) and grows with the agent's name. The
+      // bundle it loads is the weight, and that is precompressed.
+      const page = compressDynamic(Buffer.from(chatPageHtml(info, bundle.fileName)), req.headers['accept-encoding']);
+      if (page.coding !== 'identity') reply.header('content-encoding', page.coding);
+      return reply.send(page.body);
     },
   });
 };
