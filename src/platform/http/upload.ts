@@ -35,7 +35,10 @@ export async function saveUpload(stream: Readable & { truncated?: boolean }, pat
     },
   });
   try {
-    await pipeline(stream, counter, createWriteStream(path, { flags: 'wx', mode: 0o600 }), { signal });
+    const piped = pipeline(stream, counter, createWriteStream(path, { flags: 'wx', mode: 0o600 }), { signal });
+    // On abort, Node 24's pipeline waits for every stream to close after destroying it, and a
+    // multipart file stream whose body was cut short never closes: the abort is the answer.
+    await (signal ? Promise.race([piped, rejectOnAbort(signal, piped)]) : piped);
     // @fastify/multipart stops at its fileSize limit and marks the stream truncated
     if (stream.truncated) throw new UploadTooLargeError(maxBytes);
     return { path, size, head: Buffer.concat(headParts) };
@@ -43,6 +46,16 @@ export async function saveUpload(stream: Readable & { truncated?: boolean }, pat
     await rm(path, { force: true });
     throw err;
   }
+}
+
+/** Rejects with the signal's reason when it aborts (at once if it has); settles quietly once `settled` does. */
+function rejectOnAbort(signal: AbortSignal, settled: Promise<unknown>): Promise<never> {
+  return new Promise<never>((_, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    settled.catch(() => undefined).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 export class UploadTooLargeError extends Error {
