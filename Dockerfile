@@ -1,19 +1,24 @@
 # syntax=docker/dockerfile:1
-# Multi-stage: build the single executable with the full toolchain, then run that one file on a
+# Multi-stage: build the single executable on the current Node LTS, then run that one file on a
 # slim Debian (the executable is node itself: it needs glibc and libstdc++, nothing else).
-FROM node:20-bookworm-slim AS build
+# The base images are arguments so a machine without access to Docker Hub can name images it made
+# itself (test/ship/container.test.ts builds this file from debootstrap-made bases).
+ARG NODE_IMAGE=node:24-bookworm-slim
+ARG RUNTIME_IMAGE=debian:bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
-# better-sqlite3 compiles from source (no prebuilt binary is reachable); strip shrinks the executable
-RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ binutils && rm -rf /var/lib/apt/lists/*
+# no compiler: every native part ships prebuilt in its npm package; strip shrinks the executable
+RUN apt-get update && apt-get install -y --no-install-recommends binutils && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 RUN npm ci
 COPY . .
 RUN npm run build:sea
 
-FROM debian:bookworm-slim
+FROM ${RUNTIME_IMAGE}
 RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates libstdc++6 && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 app && useradd --system --uid 10001 --gid app --home-dir /home/app --create-home app \
- && mkdir -p /data && chown app:app /data
+ && mkdir -p /data && chown app:app /data && chmod 0700 /data
 COPY --from=build /app/dist/chat-agent /usr/local/bin/chat-agent
 # The executable unpacks its native parts to ~/.cache/chat-agent on first start (an exec-allowed, private dir).
 ENV PORT=3000 HOST=0.0.0.0 DATA_DIR=/data HOME=/home/app

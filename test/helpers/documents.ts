@@ -40,8 +40,8 @@ export function csvWith(rows: string[][]): Uint8Array {
  * bytes every call, so a passage count from one run can be compared with another's.
  */
 export async function oneOfEachFormat(): Promise<Array<{ name: string; content: Uint8Array }>> {
-  const sentence = (topic: string, i: number) =>
-    `${topic} note ${i}: the Lisbon shop keeps order ${1000 + i} for customer number ${7 * i} until the end of month ${1 + (i % 12)}, priced at $${(i * 1.25).toFixed(2)}.`;
+  // short enough for a PDF line (pdf-lib does not wrap; text past the page edge is not extracted)
+  const sentence = (topic: string, i: number) => `${topic} note ${i}: order ${1000 + i} of customer ${7 * i} costs $${(i * 1.25).toFixed(2)}.`;
   const lines = (topic: string, n: number) => Array.from({ length: n }, (_, i) => sentence(topic, i));
   const table = (n: number) => [['Product', 'Price', 'Stock'], ...Array.from({ length: n }, (_, i) => [`Item ${i}`, `${(i * 2.5).toFixed(2)}`, `${i * 3}`])];
   return [
