@@ -79,6 +79,12 @@ describe('loadConfig defaults', () => {
     expect(loadConfig({ DATA_DIR: tempDir(), PUBLIC_URL: 'https://bots.example.com/' }).publicUrl).toBe('https://bots.example.com');
   });
 
+  it('says whether PUBLIC_URL was set (empty counts as unset)', () => {
+    expect(loadConfig({ DATA_DIR: tempDir() }).publicUrlConfigured).toBe(false);
+    expect(loadConfig({ DATA_DIR: tempDir(), PUBLIC_URL: '' }).publicUrlConfigured).toBe(false);
+    expect(loadConfig({ DATA_DIR: tempDir(), PUBLIC_URL: 'https://bots.example.com' }).publicUrlConfigured).toBe(true);
+  });
+
   it('accepts PORT=0 (pick a free port)', () => {
     expect(loadConfig({ DATA_DIR: tempDir(), PORT: '0' }).port).toBe(0);
   });

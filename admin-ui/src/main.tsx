@@ -20,6 +20,15 @@ setUnauthorizedHandler(() => {
 
 const DISMISSED_KEY = 'chat-agent.dismissed-banners';
 
+/**
+ * Whether a host name is this machine's own (loopback): there, links to http://localhost:PORT
+ * work, so a missing PUBLIC_URL is no problem yet. `location.hostname` keeps IPv6 brackets.
+ */
+function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.toLowerCase().replace(/\.$/, '');
+  return h === 'localhost' || h.endsWith('.localhost') || h === '[::1]' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
 /** Banners about the server's set-up; each can be put away for the rest of the browser session. */
 function StatusBanners({ status }: { status: SystemStatus | undefined }) {
   const [dismissed, setDismissed] = useState<string[]>(() => {
@@ -40,8 +49,24 @@ function StatusBanners({ status }: { status: SystemStatus | undefined }) {
       Dismiss
     </button>
   );
+  // Without PUBLIC_URL the server builds links on http://localhost:PORT, which only a browser on
+  // the server itself can open; opened at another address, the admin says so.
+  const localLinks = !status.public_url_configured && !isLoopbackHost(location.hostname);
   return (
     <div class="banners">
+      {localLinks && !dismissed.includes('public-url') && (
+        <Notice kind="warning">
+          <div class="banner" data-banner="public-url">
+            <p>
+              <strong>PUBLIC_URL is not set.</strong> Embed snippets, share links and the links in lead e-mails point at <code>{status.public_url}</code>,
+              which only works on the server itself. Set <code>PUBLIC_URL={location.origin}</code> (this site's address
+              {location.protocol === 'http:' ? '; use the https:// address once HTTPS is set up' : ''}) in the server's environment and restart it. See
+              docs/DEPLOY.md, "Configuration".
+            </p>
+            {hide('public-url')}
+          </div>
+        </Notice>
+      )}
       {status.knowledge_only && !dismissed.includes('provider') && (
         <Notice kind="warning">
           <div class="banner">

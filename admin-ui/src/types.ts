@@ -138,7 +138,10 @@ export interface SystemStatus {
   embeddings: 'openai' | 'google' | 'ollama' | 'none';
   mail: { configured: boolean; pending: number };
   plans: string[];
+  /** base URL of embed snippets, share links and e-mail links (PUBLIC_URL, or http://localhost:PORT) */
   public_url: string;
+  /** whether PUBLIC_URL is set on the server */
+  public_url_configured: boolean;
 }
 
 export interface RegistrationState {

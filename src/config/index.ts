@@ -64,7 +64,10 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseFile: string;
+  /** PUBLIC_URL without its trailing slash, or http://localhost:$PORT when it is not set */
   publicUrl: string;
+  /** whether PUBLIC_URL was set (the admin UI warns when it was not and is opened elsewhere) */
+  publicUrlConfigured: boolean;
   jwtSecret: Uint8Array;
   sessionIdleTimeoutS: number;
   sessionMaxAgeS: number;
@@ -147,6 +150,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir,
     databaseFile: path.join(dataDir, 'chat-agent.db'),
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    publicUrlConfigured: e.PUBLIC_URL !== undefined,
     jwtSecret: e.JWT_SECRET ? new TextEncoder().encode(e.JWT_SECRET) : loadOrCreateSecret(dataDir),
     sessionIdleTimeoutS: e.SESSION_IDLE_TIMEOUT_S,
     sessionMaxAgeS: e.SESSION_MAX_AGE_S,

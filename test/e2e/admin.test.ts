@@ -24,6 +24,13 @@ let fake: FakeLlm;
 let browser: Browser;
 let appUrl: string;
 
+/**
+ * A name for this machine that is not a loopback name, as a VPS's domain or address would be:
+ * Chromium maps it to 127.0.0.1 itself (--host-resolver-rules), so no DNS is asked and the test
+ * runs offline; the page still sees `location.hostname` = this name.
+ */
+const OTHER_HOST = 'admin.example.test';
+
 /** Console errors and uncaught exceptions of a page, collected for the end of each journey. */
 function watchErrors(page: Page): string[] {
   const errors: string[] = [];
@@ -73,7 +80,7 @@ beforeAll(async () => {
   const address = t.app.server.address();
   if (!address || typeof address === 'string') throw new Error('no address');
   appUrl = `http://127.0.0.1:${address.port}`;
-  browser = await launchBrowser();
+  browser = await launchBrowser({ args: [`--host-resolver-rules=MAP ${OTHER_HOST} 127.0.0.1`] });
 }, 60_000);
 
 afterAll(async () => {
@@ -444,6 +451,94 @@ describe('sessions and set-up banners', () => {
   }, 60_000);
 });
 
+
+describe('PUBLIC_URL banner', () => {
+  const BANNER = 'PUBLIC_URL is not set';
+
+  /**
+   * Chromium's note on every page load from a plain-http origin that is not potentially
+   * trustworthy (not localhost): the Cross-Origin-Opener-Policy header (helmet's) is ignored
+   * there. It is the browser's, not the app's, and is what HTTPS (docs/DEPLOY.md) removes.
+   */
+  const untrustworthyOrigin = (errors: string[]) => errors.filter((e) => !/Cross-Origin-Opener-Policy header has been ignored, because the URL's origin was untrustworthy/.test(e));
+
+  /** Opens `origin`'s admin UI logged in with `token` and waits until the set-up banners are drawn. */
+  async function openAgents(origin: string, token: string): Promise<{ page: Page; errors: string[] }> {
+    const page = await browser.context.newPage();
+    const errors = watchErrors(page);
+    await page.goto(origin + '/#/login');
+    await page.evaluate((tk) => localStorage.setItem('chat-agent.token', tk), token);
+    await page.goto('about:blank');
+    await page.goto(origin + '/#/agents');
+    await page.getByRole('heading', { name: 'Agents' }).waitFor();
+    // neither app has mail: this banner is there once the status has been read
+    await page.getByText('E-mail is not configured').waitFor();
+    return { page, errors };
+  }
+
+  it('without PUBLIC_URL, opened at another host name: says links point at localhost and suggests this address', async () => {
+    const { token } = await registerUser(t.app);
+    const port = new URL(appUrl).port;
+    const origin = `http://${OTHER_HOST}:${port}`;
+    const { page, errors } = await openAgents(origin, token);
+    try {
+      expect(await page.evaluate(() => window.location.hostname)).toBe(OTHER_HOST);
+      const banner = page.getByRole('status').filter({ hasText: BANNER });
+      await banner.waitFor();
+      const text = (await banner.textContent()) ?? '';
+      // what the server would put in snippets (PORT is the default 3000 here; the test listens elsewhere)
+      expect(t.config.publicUrl).toBe('http://localhost:3000');
+      expect(text).toContain('point at http://localhost:3000');
+      expect(text).toContain(`PUBLIC_URL=${origin}`);
+      expect(text).toContain('docs/DEPLOY.md');
+      await shoot(page, 'public-url-banner');
+      // put away for this browser session, like the others
+      await banner.getByRole('button', { name: 'Dismiss' }).click();
+      await page.getByText(BANNER).waitFor({ state: 'detached' });
+      expect(untrustworthyOrigin(errors)).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+
+  it('without PUBLIC_URL, opened at localhost or 127.0.0.1: no banner (the links work there)', async () => {
+    const { token } = await registerUser(t.app);
+    const port = new URL(appUrl).port;
+    for (const origin of [`http://localhost:${port}`, `http://127.0.0.1:${port}`]) {
+      const { page, errors } = await openAgents(origin, token);
+      try {
+        expect(await page.getByText(BANNER).count(), origin).toBe(0);
+        expect(errors, origin).toEqual([]);
+      } finally {
+        await page.close();
+      }
+    }
+  }, 60_000);
+
+  it('with PUBLIC_URL set, opened at another host name: no banner, and snippets use PUBLIC_URL', async () => {
+    const configured = await startTestApp({ env: { PUBLIC_URL: 'https://chat.example.test' } });
+    try {
+      await configured.app.listen({ host: '127.0.0.1', port: 0 });
+      const address = configured.app.server.address();
+      if (!address || typeof address === 'string') throw new Error('no address');
+      const { token } = await registerUser(configured.app);
+      const agent = (await configured.app.inject({ method: 'POST', url: '/api/chatbots', headers: auth(token), payload: { name: 'Configured' } })).json();
+      const { page, errors } = await openAgents(`http://${OTHER_HOST}:${address.port}`, token);
+      try {
+        expect(await page.getByText(BANNER).count()).toBe(0);
+        await page.goto(`http://${OTHER_HOST}:${address.port}/#/agents/${agent.id}/share`);
+        await page.getByLabel('Share link').waitFor();
+        expect(await page.getByLabel('Share link').inputValue()).toBe(`https://chat.example.test/chat/${agent.id}`);
+        expect(await page.getByText(BANNER).count()).toBe(0);
+        expect(untrustworthyOrigin(errors)).toEqual([]);
+      } finally {
+        await page.close();
+      }
+    } finally {
+      await configured.cleanup();
+    }
+  }, 60_000);
+});
 
 describe('the source list polls politely', () => {
   it('every 3 s only while something is processing, never after the page is left; a 429 is shown and polling goes on', async () => {

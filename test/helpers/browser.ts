@@ -20,7 +20,8 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-export async function launchBrowser(): Promise<Browser> {
+/** `args`: more Chromium switches, e.g. `--host-resolver-rules=MAP shop.example.test 127.0.0.1` (a host name that works offline). */
+export async function launchBrowser(opts: { args?: string[] } = {}): Promise<Browser> {
   const profile = mkdtempSync(path.join(tmpdir(), 'chat-agent-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
@@ -34,6 +35,7 @@ export async function launchBrowser(): Promise<Browser> {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      ...(opts.args ?? []),
     ],
     viewport: { width: 1280, height: 800 },
   });

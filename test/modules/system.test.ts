@@ -54,6 +54,7 @@ describe('GET /api/system/status', () => {
       mail: { configured: false, pending: 0 },
       plans: ['free', 'starter', 'pro'],
       public_url: 'http://localhost:3000',
+      public_url_configured: false,
     });
   });
 
@@ -73,6 +74,7 @@ describe('GET /api/system/status', () => {
     expect(body.knowledge_only).toBe(false);
     expect(body.mail.configured).toBe(true);
     expect(body.public_url).toBe('https://chat.example.com');
+    expect(body.public_url_configured).toBe(true);
     expect(res.body).not.toContain('sk-ant-secret-value');
     expect(res.body).not.toContain('smtp://');
   });
@@ -94,7 +96,7 @@ describe('GET /api/system/status', () => {
     const t = await start();
     const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     const status = doc.paths['/api/system/status'].get;
-    expect(Object.keys(status.responses['200'].content['application/json'].schema.properties).sort()).toEqual(['embeddings', 'knowledge_only', 'mail', 'plans', 'providers', 'public_url']);
+    expect(Object.keys(status.responses['200'].content['application/json'].schema.properties).sort()).toEqual(['embeddings', 'knowledge_only', 'mail', 'plans', 'providers', 'public_url', 'public_url_configured']);
     expect(doc.paths['/api/auth/registration'].get.responses['200']).toBeDefined();
   });
 });

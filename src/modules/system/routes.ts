@@ -13,7 +13,8 @@ const statusSchema = z.object({
   embeddings: z.enum(['openai', 'google', 'ollama', 'none']),
   mail: z.object({ configured: z.boolean(), pending: z.number().int() }),
   plans: z.string().array(),
-  public_url: z.string(),
+  public_url: z.string().describe('base URL of embed snippets, share links and e-mail links: PUBLIC_URL, or http://localhost:PORT when it is not set'),
+  public_url_configured: z.boolean().describe('whether PUBLIC_URL is set'),
 });
 
 /** Beyond the spec: what the admin UI reads about the server's set-up. */
@@ -33,7 +34,7 @@ export const systemRoutes: FastifyPluginAsyncZod<{ system: SystemService }> = as
   app.get('/api/system/status', {
     schema: {
       tags: ['system'],
-      summary: 'Which LLM providers have keys, the embeddings mode, whether lead e-mail can be sent, the plan ids and PUBLIC_URL',
+      summary: 'Which LLM providers have keys, the embeddings mode, whether lead e-mail can be sent, the plan ids, and PUBLIC_URL (whether it is set)',
       security: [{ bearer: [] }],
       response: { 200: statusSchema },
     },

@@ -18,12 +18,14 @@ export interface SystemStatus {
   mail: { configured: boolean; pending: number };
   /** plan ids of the plan table (the admin page offers them) */
   plans: string[];
-  /** PUBLIC_URL, which embed snippets and share links use */
+  /** the base URL of embed snippets, share links and e-mail links: PUBLIC_URL, or http://localhost:$PORT without it */
   public_url: string;
+  /** whether PUBLIC_URL is set; when it is not, public_url is only right for a browser on the server itself */
+  public_url_configured: boolean;
 }
 
 export interface SystemDeps {
-  config: Pick<Config, 'registration' | 'providers' | 'embeddings' | 'plans' | 'publicUrl'>;
+  config: Pick<Config, 'registration' | 'providers' | 'embeddings' | 'plans' | 'publicUrl' | 'publicUrlConfigured'>;
   /** how many accounts exist (REGISTRATION=first-only is open only while none does) */
   countAccounts: () => number;
   mail: { configured: boolean; pending: () => number };
@@ -58,6 +60,7 @@ export class SystemService {
       mail: { configured: this.deps.mail.configured, pending: this.deps.mail.pending() },
       plans: Object.keys(this.deps.config.plans),
       public_url: this.deps.config.publicUrl,
+      public_url_configured: this.deps.config.publicUrlConfigured,
     };
   }
 }
