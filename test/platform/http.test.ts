@@ -388,3 +388,30 @@ describe('5xx answers hide internals', () => {
     }
   });
 });
+
+/**
+ * A browser opens connections it may never use (preconnects). Node's server.close() waited for
+ * them until the 60 s connection timeout, so app.close() did too (the admin UI browser tests that
+ * start a second app hit their 60 s timeout now and then). They are ended at close; a connection
+ * with a request in flight still gets its answer.
+ */
+describe('closing with connections open', () => {
+  it('ends connections that never sent a request at once, and answers the request in flight', async () => {
+    const t = await startTestApp();
+    try {
+      await t.app.listen({ host: '127.0.0.1', port: 0 });
+      const { port } = t.app.server.address() as AddressInfo;
+      const silent = net.connect(port, '127.0.0.1');
+      await new Promise((resolve) => silent.once('connect', resolve));
+      const silentClosed = new Promise((resolve) => silent.once('close', resolve));
+      // a keep-alive connection that carried a request stays usable until the close
+      const res = await fetch(`http://127.0.0.1:${port}/api/health`);
+      expect(res.status).toBe(200);
+      await t.close();
+      await silentClosed;
+      expect(silent.destroyed).toBe(true);
+    } finally {
+      await t.cleanup();
+    }
+  });
+});

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import { registerErrorHandling } from './error-handler.js';
 import { ApiError } from './errors.js';
+import { endSilentConnectionsOnClose } from './silent-connections.js';
 
 export { ApiError } from './errors.js';
 export { clientErrorHandler, frameworkErrorHandler } from './error-handler.js';
@@ -49,6 +50,7 @@ export async function registerHttpPlatform(app: FastifyInstance, info: { version
   });
 
   registerErrorHandling(app);
+  endSilentConnectionsOnClose(app);
 
   // @fastify/multipart takes multipart/form-data for every route and leaves the body unread, so a
   // route that does not list it in `consumes` would run as if no body had been sent (logout, agent
