@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import Fastify from 'fastify';
 import { KeywordSearcher } from '../../src/modules/knowledge/keyword-searcher.js';
 import { KnowledgeRepo } from '../../src/modules/knowledge/repo.js';
+import { ftsQuery } from '../../src/modules/knowledge/service.js';
 import { migrationsDir } from '../../src/platform/assets.js';
 import { openDatabase, openSqlite, type AppDatabase } from '../../src/platform/db/index.js';
 import type Database from 'better-sqlite3';
@@ -88,7 +89,7 @@ describe('keyword index per agent', () => {
     cpSync(migrationsDir(), older, { recursive: true });
     const journalFile = path.join(older, 'meta', '_journal.json');
     const journal = JSON.parse(readFileSync(journalFile, 'utf8'));
-    journal.entries = journal.entries.filter((e: { tag: string }) => e.tag !== '0010_fts_per_agent');
+    journal.entries = journal.entries.filter((e: { tag: string }) => e.tag < '0010'); // not 0010, nor any later one
     writeFileSync(journalFile, JSON.stringify(journal));
     const sqlite = openSqlite(file);
     migrate(drizzle(sqlite), { migrationsFolder: older });
@@ -177,5 +178,29 @@ describe('keyword search in a worker (KeywordSearcher)', () => {
     expect((await searcher.search('agent-1', '"weekend"', 20)).map((h) => h.chunkId)).toEqual([chunk]);
     expect(warnings.length).toBe(1);
     expect(warnings[0]).toContain('keyword search in the worker failed');
+  });
+});
+
+describe('the keyword query from a question', () => {
+  it('keeps one-letter words ("R", "C", "X") but not "a", "I" or the letters of contractions', () => {
+    expect(ftsQuery('How do I install R packages?')).toBe('"install" OR "r" OR "packages"');
+    expect(ftsQuery('Is there a C compiler, and what\'s on the X axis?')).toBe('"c" OR "compiler" OR "x" OR "axis"');
+    expect(ftsQuery("I don't see R's plots, I'm lost in l'été")).toBe('"don" OR "see" OR "r" OR "plots" OR "lost" OR "été"');
+    expect(ftsQuery('a I')).toBeNull();
+  });
+
+  it('"install R packages" finds the passage about R first', () => {
+    const database = openDatabase(path.join(tempDir(), 'chat-agent.db'));
+    open.push(database);
+    const repo = new KnowledgeRepo(database.db);
+    // without the R, the shorter Python passage would rank first (bm25 favours short passages)
+    const [r, python] = seedAgent(database.sqlite, 'agent-r', [
+      'To install R packages, call install.packages("ggplot2") from the R console; CRAN mirrors are listed in the settings.',
+      'Install Python packages with pip.',
+      'Opening hours: nine to five.',
+    ]);
+    const match = ftsQuery('How do I install R packages?');
+    expect(match).not.toBeNull();
+    expect(repo.keywordSearch('agent-r', match!, 20).map((h) => h.chunkId)).toEqual([r, python]);
   });
 });

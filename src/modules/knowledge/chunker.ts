@@ -5,6 +5,14 @@ import { open } from 'node:fs/promises';
  * paragraph and then sentence boundaries, each passage starting with the last ~80 tokens of the
  * one before so an answer that straddles a cut is still found whole.
  *
+ * A passage is always a slice of the text it was given, never rewritten: no white space is
+ * normalised and nothing is joined, so `$4.99`, `www.example.com` or a table row read back exactly
+ * as they were. A passage is one contiguous slice, from a unit's start (or from inside the passage
+ * before, for the overlap) to a unit's end; units are paragraphs, or for a paragraph too long to
+ * keep whole its sentences, or for a sentence too long its lines, or for a line too long its runs
+ * of words, or for a run without white space longer than a passage its pieces cut between two
+ * characters (never inside a surrogate pair).
+ *
  * Tokens are estimated as characters / 4, which is close for English prose and needs no tokenizer.
  */
 export interface ChunkOptions {
@@ -34,14 +42,21 @@ export function chunkText(text: string, options: ChunkOptions = DEFAULT_CHUNKING
  * a 100 MB document yields to the event loop between batches, and never holds the text as one
  * string. Each piece must end at a paragraph break (as utf8Paragraphs and fileParagraphs cut
  * them) or be the last; the pieces then chunk exactly as their concatenation does.
+ *
+ * Positions are offsets into the concatenation of the pieces. The chunker keeps the text from the
+ * start of the passage being filled (at most a passage) plus the piece being read: a passage, and
+ * its overlap, may span the end of one piece and the start of the next.
  */
 export class Chunker {
   private readonly target: number;
   private readonly max: number;
   private readonly overlap: number;
-  private current: string[] = [];
-  private currentLength = 0;
-  private sinceLastEmit = 0; // units added after the overlap carried in
+  /** the text kept, from offset `bufferStart` of the concatenation to the end of the last piece */
+  private buffer = '';
+  private bufferStart = 0;
+  /** the passage being filled: [start, end), or start -1 for none */
+  private passageStart = -1;
+  private passageEnd = 0;
 
   constructor(options: ChunkOptions = DEFAULT_CHUNKING) {
     this.target = options.targetTokens * 4;
@@ -49,43 +64,72 @@ export class Chunker {
     this.overlap = options.overlapTokens * 4;
   }
 
-  /** the chunks this piece completes */
+  /** the chunks this piece completes (read it to the end before pushing the next piece) */
   *push(text: string): Generator<TextChunk> {
-    for (const unit of units(text, this.max)) {
-      const piece = unit.text + (unit.paragraphEnd ? '\n\n' : ' ');
-      if (this.currentLength + piece.length > this.target && this.sinceLastEmit > 0) {
-        const chunk = this.take();
-        if (chunk) yield chunk;
-        const tail = overlapTail(this.current.join('').trim(), this.overlap);
-        this.current = tail ? [tail + ' '] : [];
-        this.currentLength = this.current.join('').length;
-        this.sinceLastEmit = 0;
+    const pieceStart = this.bufferStart + this.buffer.length;
+    // keep only what the passage being filled needs (from its start), then the new piece
+    const keepFrom = this.passageStart >= 0 ? this.passageStart : pieceStart;
+    this.buffer = this.buffer.slice(keepFrom - this.bufferStart) + text;
+    this.bufferStart = keepFrom;
+    const base = this.bufferStart;
+    for (const [from, to] of units(this.buffer, pieceStart - base, this.max)) {
+      const unitStart = from + base;
+      const unitEnd = to + base;
+      if (this.passageStart < 0) {
+        this.passageStart = unitStart;
+      } else if (unitEnd - this.passageStart > this.target) {
+        yield this.take();
+        const carried = this.overlapStart();
         // the overlap must never push a chunk over the hard maximum
-        if (this.currentLength + piece.length > this.max) {
-          this.current = [];
-          this.currentLength = 0;
-        }
+        this.passageStart = carried >= 0 && unitEnd - carried <= this.max ? carried : unitStart;
       }
-      this.current.push(piece);
-      this.currentLength += piece.length;
-      this.sinceLastEmit++;
+      this.passageEnd = unitEnd;
     }
   }
 
   /** the last chunk, after the last piece */
   *end(): Generator<TextChunk> {
-    if (this.sinceLastEmit > 0) {
-      const chunk = this.take();
-      if (chunk) yield chunk;
-    }
-    this.current = [];
-    this.currentLength = 0;
-    this.sinceLastEmit = 0;
+    if (this.passageStart >= 0) yield this.take();
+    this.buffer = '';
+    this.bufferStart = 0;
+    this.passageStart = -1;
+    this.passageEnd = 0;
   }
 
-  private take(): TextChunk | null {
-    const content = this.current.join('').trim();
-    return content ? { content, tokenCount: estimateTokens(content) } : null;
+  private take(): TextChunk {
+    const content = this.buffer.slice(this.passageStart - this.bufferStart, this.passageEnd - this.bufferStart);
+    return { content, tokenCount: estimateTokens(content) };
+  }
+
+  /**
+   * Where the next passage starts inside the one just taken: the passage's own start if it is no
+   * longer than the overlap, else the first sentence start among its last `overlap` characters,
+   * or failing one the first line start, or the first word start; -1 for none (a run without
+   * white space).
+   */
+  private overlapStart(): number {
+    if (this.overlap <= 0) return -1;
+    const text = this.buffer;
+    const floor = this.passageStart - this.bufferStart;
+    const end = this.passageEnd - this.bufferStart;
+    const from = Math.max(floor, end - this.overlap);
+    if (from === floor) return this.passageStart;
+    // from the start of the white space run `from` may be in (never before the passage's start)
+    let scan = from;
+    while (scan > floor && isSpace(text.charCodeAt(scan - 1))) scan--;
+    const space = /\s+/g;
+    space.lastIndex = scan;
+    const first = [-1, -1, -1]; // the first start after WORDS, LINES, SENTENCES
+    for (let m = space.exec(text); m !== null && m.index < end; m = space.exec(text)) {
+      const next = m.index + m[0].length;
+      if (next < from) continue;
+      if (next >= end) break;
+      const level = separation(text, m.index, next, floor);
+      if (level === SENTENCES) return next + this.bufferStart;
+      for (let l = level; l >= WORDS; l--) if (first[l]! < 0) first[l] = next;
+    }
+    const start = first[LINES]! >= 0 ? first[LINES]! : first[WORDS]!;
+    return start >= 0 ? start + this.bufferStart : -1;
   }
 }
 
@@ -160,69 +204,123 @@ export async function* fileParagraphs(file: string, from = 0, blockBytes = 64 * 
   }
 }
 
+/** JavaScript's white space (\s): what trim() removes and what separates words. */
+function isSpace(code: number): boolean {
+  return code === 0x20 || (code >= 0x09 && code <= 0x0d) || (code > 0x7f && /\s/.test(String.fromCharCode(code)));
+}
+
+/** Closing quotes and brackets that may follow a sentence's final punctuation. */
+const CLOSERS = new Set(['"', "'", ')', ']', '}', '\u2019', '\u201d', '\u00bb', '\u203a']);
+
+/** What the white space between two units of text separates, weakest first. */
+const WORDS = 0;
+const LINES = 1;
+const SENTENCES = 2;
+
 /**
- * Units, read lazily paragraph by paragraph: paragraphs, or the sentences of a paragraph too long
- * to keep whole, or word runs of a sentence too long to keep whole. Each unit remembers whether a
- * paragraph break follows it.
+ * What the white space [space, next) of `text` separates: SENTENCES after a sentence's end (one
+ * or more of `.` `!` `?`, then any closing quotes or brackets), LINES for other white space holding
+ * a line break, WORDS otherwise. Punctuation with no white space after it never ends a sentence
+ * (`$4.99`, `1.2.3`, `www.example.com`, `as.numeric`), nor does a `.` followed by a lower-case
+ * letter (`e.g. the`, `approx. five`, `the U.S. economy`). Only the text from `floor` on is read,
+ * so the answer does not depend on what else is in memory.
  */
-function* units(text: string, max: number): Generator<{ text: string; paragraphEnd: boolean }> {
-  const paragraphs = /([\s\S]*?)(?:\r?\n[ \t\f\v]*){2,}|([\s\S]+)$/g;
-  let match: RegExpExecArray | null;
-  while ((match = paragraphs.exec(text)) !== null) {
-    if (match[0].length === 0) {
-      paragraphs.lastIndex++;
-      continue;
-    }
-    const p = (match[1] ?? match[2] ?? '').replace(/\r\n?/g, '\n').replace(/[ \t\f\v]+/g, ' ').trim();
-    if (!p) continue;
-    const pieces = p.length <= max ? [p] : splitSentences(p).flatMap((s) => (s.length <= max ? [s] : splitWords(s, max)));
-    for (let i = 0; i < pieces.length; i++) yield { text: pieces[i]!, paragraphEnd: i === pieces.length - 1 };
+function separation(text: string, space: number, next: number, floor: number): number {
+  let i = space - 1;
+  while (i >= floor && CLOSERS.has(text[i]!)) i--;
+  const mark = i >= floor ? text[i] : undefined;
+  if (mark === '!' || mark === '?') return SENTENCES;
+  if (mark === '.') {
+    // "e.g. the", but "U.S. Navy", "costs $4. Then"
+    const following = text.codePointAt(next);
+    if (following === undefined || !/\p{Ll}/u.test(String.fromCodePoint(following))) return SENTENCES;
   }
+  for (let j = space; j < next; j++) {
+    const c = text.charCodeAt(j);
+    if (c === 0x0a || c === 0x0d || c === 0x2028 || c === 0x2029) return LINES;
+  }
+  return WORDS;
 }
 
-function splitSentences(text: string): string[] {
-  const out: string[] = [];
-  const re = /[^.!?\n]+(?:[.!?]+["')\]]*|\n|$)\s*/g;
-  let match: RegExpExecArray | null;
-  while ((match = re.exec(text)) !== null) {
-    if (match[0].length === 0) {
-      re.lastIndex++;
+/**
+ * Units of text[from..], read lazily paragraph by paragraph, as [start, end) offsets into text,
+ * each trimmed of white space and at most `max` characters long: paragraphs, or for a paragraph
+ * too long to keep whole its sentences, or for a sentence too long its lines (a PDF's or a
+ * sheet's), or for a line too long its runs of words.
+ */
+function* units(text: string, from: number, max: number): Generator<[number, number]> {
+  const breaks = /(?:\r?\n[ \t\f\v]*){2,}/g;
+  breaks.lastIndex = from;
+  for (let start = from; start < text.length; ) {
+    const match = breaks.exec(text);
+    const end = match ? match.index : text.length;
+    const next = match ? match.index + match[0].length : text.length;
+    let s = start;
+    let e = end;
+    while (s < e && isSpace(text.charCodeAt(s))) s++;
+    while (e > s && isSpace(text.charCodeAt(e - 1))) e--;
+    start = next;
+    if (s === e) continue;
+    if (e - s <= max) {
+      yield [s, e];
       continue;
     }
-    const s = match[0].trim();
-    if (s) out.push(s);
-  }
-  return out.length ? out : [text];
-}
-
-function splitWords(text: string, max: number): string[] {
-  const out: string[] = [];
-  let current = '';
-  for (const word of text.split(/\s+/)) {
-    for (let w = word; w.length > 0; w = w.slice(max)) {
-      const part = w.slice(0, max);
-      if (current.length + part.length + 1 > max && current) {
-        out.push(current);
-        current = '';
+    for (const [ss, se] of parts(text, s, e, SENTENCES)) {
+      if (se - ss <= max) {
+        yield [ss, se];
+        continue;
       }
-      current = current ? `${current} ${part}` : part;
+      for (const [ls, le] of parts(text, ss, se, LINES)) {
+        if (le - ls <= max) yield [ls, le];
+        else yield* wordRuns(text, ls, le, max);
+      }
     }
   }
-  if (current) out.push(current);
-  return out;
 }
 
-/** The last whole sentences of `text` fitting in `size` characters (or its last words). */
-function overlapTail(text: string, size: number): string {
-  if (size <= 0 || !text) return '';
-  const sentences = splitSentences(text);
-  let tail = '';
-  for (let i = sentences.length - 1; i >= 0; i--) {
-    const candidate = tail ? `${sentences[i]} ${tail}` : sentences[i]!;
-    if (candidate.length > size) break;
-    tail = candidate;
+/** The trimmed text[start, end) cut at each white space that separates at least `level`, trimmed. */
+function* parts(text: string, start: number, end: number, level: number): Generator<[number, number]> {
+  const space = /\s+/g;
+  space.lastIndex = start;
+  let part = start;
+  for (let m = space.exec(text); m !== null && m.index < end; m = space.exec(text)) {
+    const next = m.index + m[0].length;
+    if (separation(text, m.index, next, start) >= level) {
+      yield [part, m.index];
+      part = next;
+    }
   }
-  if (tail) return tail;
-  const words = text.slice(-size).split(/\s+/);
-  return words.slice(1).join(' ');
+  yield [part, end];
 }
+
+/**
+ * The trimmed text[start, end) in runs of at most `max` characters, cut at white space, or a run
+ * of no white space longer than `max` between two characters (never inside a surrogate pair).
+ */
+function* wordRuns(text: string, start: number, end: number, max: number): Generator<[number, number]> {
+  const word = /\S+/g;
+  word.lastIndex = start;
+  let run = -1;
+  let runEnd = -1;
+  for (let m = word.exec(text); m !== null && m.index < end; m = word.exec(text)) {
+    let ws = m.index;
+    const we = Math.min(ws + m[0].length, end);
+    if (run >= 0 && we - run <= max) {
+      runEnd = we;
+      continue;
+    }
+    if (run >= 0) yield [run, runEnd];
+    while (we - ws > max) {
+      let cut = ws + max;
+      if (cut - 1 > ws && isHighSurrogate(text.charCodeAt(cut - 1)) && isLowSurrogate(text.charCodeAt(cut))) cut--;
+      yield [ws, cut];
+      ws = cut;
+    }
+    run = ws;
+    runEnd = we;
+  }
+  if (run >= 0) yield [run, runEnd];
+}
+
+const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff;
+const isLowSurrogate = (c: number) => c >= 0xdc00 && c <= 0xdfff;

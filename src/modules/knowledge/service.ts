@@ -179,10 +179,23 @@ export class KnowledgeService {
 /**
  * An FTS5 query from free text: the distinct content words, each quoted (so no user input is
  * read as FTS syntax), OR-ed so that passages matching more words rank higher under bm25.
+ *
+ * One-letter words are kept: the question is often about exactly one ("install R packages", "a C
+ * compiler", "the X axis", "plan B"), and the index (unicode61) holds them. The one-letter English
+ * words "a" and "I" are stop words. Dropped too is a letter that is only part of a word with an
+ * apostrophe, which would match any passage with a contraction or a possessive: the ending of
+ * "what's", "don't", "I'm", and the elided article of "l'été", "d'Artagnan"; but the R of "R's".
  */
 export function ftsQuery(text: string): string | null {
-  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  const unique = [...new Set(words.filter((w) => (w.length > 1 || /\d/.test(w)) && !STOPWORDS.has(w)))].slice(0, 32);
+  const words: string[] = [];
+  for (const [word] of text.toLowerCase().matchAll(/[\p{L}\p{N}]+(?:['\u2019][\p{L}\p{N}]+)*/gu)) {
+    const parts = word.split(/['\u2019]/);
+    parts.forEach((part, i) => {
+      const fragment = parts.length > 1 && part.length === 1 && !(i === 0 && parts[1]!.length === 1);
+      if (!fragment && !STOPWORDS.has(part)) words.push(part);
+    });
+  }
+  const unique = [...new Set(words)].slice(0, 32);
   if (unique.length === 0) return null;
   return unique.map((w) => `"${w}"`).join(' OR ');
 }
