@@ -66,6 +66,11 @@ export interface Source {
   progress: number;
   pages_done: number | null;
   pages_found: number | null;
+  /** websites: the crawl's cap and report (absent from older servers) */
+  max_pages?: number | null;
+  pages_skipped?: number | null;
+  pages_skipped_by?: Record<'robots' | 'excluded' | 'not_html' | 'too_large' | 'failed', number> | null;
+  page_cap_hit?: boolean | null;
   created_at: string;
 }
 

@@ -15,7 +15,10 @@ type Json = Record<string, any>;
 const KEY = 'sk-test-SECRET-knowledge-key-0123456789';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 /** spec 2 "Source", plus `progress` (README: beyond the spec) */
-const SOURCE_KEYS = ['chatbot_id', 'created_at', 'error_message', 'file_size', 'file_type', 'id', 'name', 'pages_done', 'pages_found', 'progress', 'status', 'type', 'url'];
+const SOURCE_KEYS = [
+  'chatbot_id', 'created_at', 'error_message', 'file_size', 'file_type', 'id', 'max_pages', 'name', 'page_cap_hit',
+  'pages_done', 'pages_found', 'pages_skipped', 'pages_skipped_by', 'progress', 'status', 'type', 'url',
+];
 
 const apps: TestApp[] = [];
 const fakes: FakeLlm[] = [];
@@ -119,6 +122,11 @@ describe('POST /api/sources/chatbot/{id}/text', () => {
       progress: 1,
       pages_done: null,
       pages_found: null,
+      // the crawl report of website sources
+      max_pages: null,
+      pages_skipped: null,
+      pages_skipped_by: null,
+      page_cap_hit: null,
       created_at: '2026-03-01T12:00:00.000Z',
     });
     expect(source.created_at).toMatch(ISO);

@@ -40,6 +40,10 @@ async function addWebsite(t: TestApp, token: string, agentId: string, fields: Re
   return t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agentId}/website`, headers: { ...auth(token), ...headers }, payload });
 }
 
+async function addWebsiteJson(t: TestApp, token: string, agentId: string, body: Record<string, unknown>) {
+  return t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agentId}/website`, headers: auth(token), payload: body });
+}
+
 async function listSources(t: TestApp, token: string, agentId: string): Promise<Json[]> {
   const res = await t.app.inject({ method: 'GET', url: `/api/sources/chatbot/${agentId}`, headers: auth(token) });
   expect(res.statusCode, res.body).toBe(200);
@@ -289,6 +293,161 @@ describe('POST /api/sources/chatbot/{id}/website (ALLOW_PRIVATE_URLS=true, local
     expect(site.requests.filter((r) => r.startsWith('/private'))).toEqual([]);
     expect(count(t, 'SELECT count(*) AS n FROM chunks')).toBe(0);
     expect(count(t, `SELECT count(*) AS n FROM jobs WHERE status IN ('queued', 'running')`)).toBe(0);
+  });
+});
+
+describe('POST /api/sources/chatbot/{id}/website with a JSON body', () => {
+  it('takes max_pages as a number and include_paths / exclude_paths as arrays of paths', async () => {
+    const site = await bakerySite();
+    const { t, token, agent } = await setup();
+
+    const inc = await addWebsiteJson(t, token, agent.id, { url: `${site.url}/`, max_pages: 5, include_paths: ['/docs', '/blog'] });
+    expect(inc.statusCode, inc.body).toBe(201);
+    await t.app.jobs.idle();
+    expect([...pathsOf(site)].sort()).toEqual(['/', '/blog/news', '/docs/advanced', '/docs/intro']);
+    expect(inc.json()).toMatchObject({ max_pages: 5 });
+    expect((await listSources(t, token, agent.id))[0]).toMatchObject({ id: inc.json().id, status: 'completed', pages_done: 4, pages_found: 4, max_pages: 5 });
+
+    site.requests.length = 0;
+    const exc = await addWebsiteJson(t, token, agent.id, { url: `${site.url}/`, max_pages: 20, exclude_paths: ['/docs/advanced', ' /pricing '] });
+    expect(exc.statusCode, exc.body).toBe(201);
+    await t.app.jobs.idle();
+    expect([...pathsOf(site)].sort()).toEqual(['/', '/about', '/blog/news', '/docs/intro', '/from-sitemap']);
+
+    // a numeric string and the comma-separated form work in JSON as in a form; an empty array is no filter
+    site.requests.length = 0;
+    const str = await addWebsiteJson(t, token, agent.id, { url: `${site.url}/`, max_pages: '3', include_paths: '/docs, /about', exclude_paths: [] });
+    expect(str.statusCode, str.body).toBe(201);
+    await t.app.jobs.idle();
+    expect([...pathsOf(site)].sort()).toEqual(['/', '/about', '/docs/intro']);
+
+    // absent (or null) max_pages is the default, 1
+    site.requests.length = 0;
+    const dflt = await addWebsiteJson(t, token, agent.id, { url: `${site.url}/about`, max_pages: null });
+    expect(dflt.statusCode, dflt.body).toBe(201);
+    expect(dflt.json()).toMatchObject({ max_pages: 1 });
+    await t.app.jobs.idle();
+    expect(pathsOf(site)).toEqual(['/about']);
+  });
+
+  it('refuses wrong types and out-of-range values with 400 naming the field; nothing is stored', async () => {
+    const site = await bakerySite();
+    const { t, token, agent } = await setup();
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ max_pages: 'abc' }, 'max_pages'],
+      [{ max_pages: 0 }, 'max_pages'],
+      [{ max_pages: 501 }, 'max_pages'],
+      [{ max_pages: -3 }, 'max_pages'],
+      [{ max_pages: 2.5 }, 'max_pages'],
+      [{ max_pages: true }, 'max_pages'],
+      [{ max_pages: [5] }, 'max_pages'],
+      [{ max_pages: { n: 5 } }, 'max_pages'],
+      [{ max_pages: '501' }, 'max_pages'],
+      [{ include_paths: [1] }, 'include_paths'],
+      [{ include_paths: {} }, 'include_paths'],
+      [{ include_paths: 5 }, 'include_paths'],
+      [{ include_paths: true }, 'include_paths'],
+      [{ include_paths: ['docs'] }, 'include_paths'],
+      [{ include_paths: ['/docs', null] }, 'include_paths'],
+      [{ include_paths: Array.from({ length: 51 }, (_, i) => `/p${i}`) }, 'include_paths'],
+      [{ include_paths: [`/${'a'.repeat(300)}`] }, 'include_paths'],
+      [{ include_paths: 'docs' }, 'include_paths'],
+      [{ exclude_paths: [1, 2] }, 'exclude_paths'],
+      [{ exclude_paths: { '/docs': true } }, 'exclude_paths'],
+      [{ exclude_paths: [['/docs']] }, 'exclude_paths'],
+      [{ url: 5 }, 'url'],
+      [{ url: ['http://x/'] }, 'url'],
+    ];
+    for (const [fields, field] of cases) {
+      const res = await addWebsiteJson(t, token, agent.id, { url: `${site.url}/`, max_pages: 3, ...fields });
+      expect(res.statusCode, `${JSON.stringify(fields)}: ${res.body}`).toBe(400);
+      expect(res.json().detail, JSON.stringify(fields)).toMatch(new RegExp(`^${field}\\b`));
+    }
+    const notObject = await t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agent.id}/website`, headers: auth(token), payload: [`${site.url}/`] });
+    expect(notObject.statusCode).toBe(400);
+    expect(notObject.json().detail).toMatch(/^body\b/);
+    await t.app.jobs.idle();
+    expect(await listSources(t, token, agent.id)).toEqual([]);
+    expect(count(t, 'SELECT count(*) AS n FROM jobs')).toBe(0);
+    expect(site.connections()).toBe(0);
+  });
+});
+
+describe('the crawl report of a website source', () => {
+  it('a site with more pages than max_pages reports page_cap_hit and the counts; a crawl within the cap does not', async () => {
+    const site = await bakerySite();
+    const { t, token, agent } = await setup();
+
+    const capped = await addWebsiteJson(t, token, agent.id, { url: `${site.url}/`, max_pages: 3 });
+    expect(capped.statusCode, capped.body).toBe(201);
+    // while processing nothing is known about the cap yet
+    expect(capped.json()).toMatchObject({ max_pages: 3, pages_skipped: 0, page_cap_hit: null });
+    await t.app.jobs.idle();
+    expect(pathsOf(site)).toHaveLength(3);
+    const [c] = await listSources(t, token, agent.id);
+    expect(c).toMatchObject({
+      id: capped.json().id,
+      status: 'completed',
+      pages_done: 3,
+      pages_found: 3,
+      max_pages: 3,
+      page_cap_hit: true,
+      // /private/listed (sitemap) and /private/secret (link) are disallowed by robots.txt
+      pages_skipped: 2,
+      pages_skipped_by: { robots: 2, excluded: 0, not_html: 0, too_large: 0, failed: 0 },
+    });
+
+    const all = await addWebsite(t, token, agent.id, { url: `${site.url}/`, max_pages: '20' });
+    expect(all.statusCode, all.body).toBe(201);
+    await t.app.jobs.idle();
+    const a = (await listSources(t, token, agent.id)).find((s) => s.id === all.json().id);
+    expect(a).toMatchObject({ status: 'completed', pages_done: ALL_PAGES.length, max_pages: 20, page_cap_hit: false, pages_skipped: 2 });
+
+    // exactly as many pages as the cap: nothing was left, so the cap was not hit
+    const exact = await addWebsite(t, token, agent.id, { url: `${site.url}/`, max_pages: String(ALL_PAGES.length) });
+    await t.app.jobs.idle();
+    const e = (await listSources(t, token, agent.id)).find((s) => s.id === exact.json().id);
+    expect(e).toMatchObject({ status: 'completed', pages_done: ALL_PAGES.length, page_cap_hit: false });
+  });
+
+  it('pages disallowed by robots.txt, outside include_paths, excluded, not HTML, too large or failing are counted as skipped', async () => {
+    const site = await startLocalSite({
+      '/robots.txt': { body: 'User-agent: *\nDisallow: /docs/private\n', type: 'text/plain' },
+      '/': html('Home', MAIN['/'], ['/docs/a', '/blog/x', '/docs/old/y', '/docs/private/z', '/docs/data', '/docs/gone', '/docs/big', '/docs/manual.pdf', 'https://elsewhere.example/docs/q']),
+      '/docs/a': html('A', MAIN['/docs/intro'], ['/docs/b', '/docs/private/z', '/blog/x']),
+      '/docs/b': html('B', MAIN['/docs/advanced'], []),
+      '/blog/x': html('X', MAIN['/blog/news'], []),
+      '/docs/old/y': html('Y', MAIN['/about'], []),
+      '/docs/private/z': html('Z', MAIN['/private/secret'], []),
+      '/docs/data': { body: '{"not":"html"}', type: 'application/json' },
+      '/docs/gone': { body: 'gone', status: 500 },
+      '/docs/big': html('Big', 'x '.repeat(3 * 1024 * 1024), []),
+      '/docs/manual.pdf': { body: '%PDF-1.4', type: 'application/pdf' },
+    });
+    sites.push(site);
+    const { t, token, agent } = await setup();
+    const res = await addWebsiteJson(t, token, agent.id, { url: `${site.url}/`, max_pages: 50, include_paths: ['/docs'], exclude_paths: ['/docs/old'] });
+    expect(res.statusCode, res.body).toBe(201);
+    await t.app.jobs.idle();
+    expect([...pathsOf(site)].sort()).toEqual(['/', '/docs/a', '/docs/b', '/docs/big', '/docs/data', '/docs/gone']);
+    const [s] = await listSources(t, token, agent.id);
+    expect(s).toMatchObject({
+      status: 'completed',
+      pages_done: 3,
+      pages_found: 3,
+      max_pages: 50,
+      page_cap_hit: false,
+      pages_skipped: 7,
+      pages_skipped_by: { robots: 1, excluded: 2, not_html: 2, too_large: 1, failed: 1 },
+    });
+  });
+
+  it('file and text sources carry null crawl report fields', async () => {
+    const { t, token, agent } = await setup();
+    const res = await t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agent.id}/text`, headers: auth(token), payload: { name: 'Hours', content: 'Open from nine to five.' } });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json()).toMatchObject({ max_pages: null, pages_skipped: null, pages_skipped_by: null, page_cap_hit: null });
+    expect((await listSources(t, token, agent.id))[0]).toMatchObject({ max_pages: null, pages_skipped: null, pages_skipped_by: null, page_cap_hit: null });
   });
 });
 

@@ -196,9 +196,33 @@ function TextForm({ agentId, onAdded }: { agentId: string; onAdded: () => void }
   );
 }
 
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+const SKIP_REASON_LABELS: Record<keyof NonNullable<Source['pages_skipped_by']>, string> = {
+  robots: 'disallowed by robots.txt',
+  excluded: 'outside the included or in the excluded paths',
+  not_html: 'not HTML',
+  too_large: 'too large',
+  failed: 'could not be fetched',
+};
+
+/** "N pages fetched, M skipped; stopped at the limit of K pages" once a crawl has ended (older servers: the page counts). */
+function crawlReport(source: Source): { text: string; detail?: string } | null {
+  if (source.type !== 'website' || source.status === 'processing' || source.pages_skipped == null) return null;
+  const done = source.pages_done ?? 0;
+  let text = `${plural(done, 'page', 'pages')} fetched`;
+  if (source.pages_skipped > 0) text += `, ${source.pages_skipped} skipped`;
+  if (source.page_cap_hit && source.max_pages) text += `; stopped at the limit of ${plural(source.max_pages, 'page', 'pages')}`;
+  const reasons = Object.entries(source.pages_skipped_by ?? {})
+    .filter(([, n]) => n > 0)
+    .map(([reason, n]) => `${n} ${SKIP_REASON_LABELS[reason as keyof typeof SKIP_REASON_LABELS] ?? reason}`);
+  return { text, detail: reasons.length ? `Skipped: ${reasons.join(', ')}` : undefined };
+}
+
 function SourceRow({ source, onDelete }: { source: Source; onDelete: () => void }) {
   const kind = source.type === 'file' ? (source.file_type ?? 'file').toUpperCase() : source.type === 'website' ? 'Website' : 'Text';
   const pages = source.type === 'website' && source.pages_found ? `${source.pages_done ?? 0} of ${source.pages_found} pages` : source.type === 'website' && source.pages_done ? `${source.pages_done} pages` : null;
+  const report = crawlReport(source);
   return (
     <li class="source" data-status={source.status}>
       <div class="source-main">
@@ -221,8 +245,9 @@ function SourceRow({ source, onDelete }: { source: Source; onDelete: () => void 
       )}
       {source.status === 'failed' && source.error_message && <p class="source-error">{source.error_message}</p>}
       <p class="small muted">
-        {[formatDate(source.created_at), formatBytes(source.file_size), source.status !== 'processing' ? pages : null].filter(Boolean).join(' · ')}
+        {[formatDate(source.created_at), formatBytes(source.file_size), source.status !== 'processing' ? (report?.text ?? pages) : null].filter(Boolean).join(' · ')}
       </p>
+      {report?.detail && <p class="small muted">{report.detail}</p>}
     </li>
   );
 }

@@ -21,15 +21,33 @@ export interface CrawledPage {
   text: string;
 }
 
+/** Why a same-site page that was found was not stored. */
+export const SKIP_REASONS = ['robots', 'excluded', 'not_html', 'too_large', 'failed'] as const;
+export type SkipReason = (typeof SKIP_REASONS)[number];
+export type SkippedPages = Record<SkipReason, number>;
+
+export const noSkippedPages = (): SkippedPages => ({ robots: 0, excluded: 0, not_html: 0, too_large: 0, failed: 0 });
+
 export interface CrawlProgress {
   done: number;
   found: number;
+  /** distinct same-site pages found and not fetched (or fetched and not usable), by reason */
+  skipped: SkippedPages;
+}
+
+export interface CrawlResult extends CrawlProgress {
+  failedPages: number;
+  /** more pages were found than max_pages allowed: the crawl stopped at the cap with pages left */
+  capHit: boolean;
 }
 
 const PAGE_MAX_BYTES = 5 * 1024 * 1024;
 const PAGE_TIMEOUT_MS = 20_000;
 const HTML_TYPES = ['text/html', 'application/xhtml+xml', 'text/plain'];
 const XML_TYPES = ['application/xml', 'text/xml', 'text/plain', 'application/x-xml'];
+const NOT_A_PAGE = /\.(?:png|jpe?g|gif|webp|svg|ico|css|js|mjs|zip|gz|tar|mp3|mp4|mov|avi|woff2?|ttf|eot|exe|dmg|pdf|docx?|xlsx?|pptx?)$/i;
+/** distinct skipped URLs remembered (so a page linked from every page counts once); past this only known ones are recognised */
+const MAX_SKIPPED_REMEMBERED = 20_000;
 
 /** Why the crawl stopped short; the message is user-facing. */
 export class CrawlError extends Error {
@@ -39,13 +57,14 @@ export class CrawlError extends Error {
 /**
  * Fetches the start page and, up to `maxPages`, same-site pages reached by links and the sitemap,
  * honouring robots.txt. Every request goes through safeFetch (address checks on every hop).
- * Pages are handed to `onPage` one by one, so their text is stored as the crawl goes.
+ * Pages are handed to `onPage` one by one, so their text is stored as the crawl goes. Same-site
+ * pages that are not stored are counted once each by reason; other sites' links are not counted.
  */
 export async function crawl(
   startUrl: string,
   options: CrawlOptions,
   onPage: (page: CrawledPage, progress: CrawlProgress) => Promise<void> | void,
-): Promise<CrawlProgress & { failedPages: number }> {
+): Promise<CrawlResult> {
   const start = new URL(startUrl);
   const fetchOpts = (maxBytes: number, types: string[]) => ({
     allowPrivate: options.allowPrivate,
@@ -60,25 +79,40 @@ export async function crawl(
 
   const queue: string[] = [start.toString()];
   const seen = new Set<string>(queue);
-  const accept = (raw: string): boolean => {
+  const skipped = noSkippedPages();
+  const skippedUrls = new Set<string>();
+  const skip = (key: string, reason: SkipReason) => {
+    if (skippedUrls.has(key) || skippedUrls.size >= MAX_SKIPPED_REMEMBERED) return;
+    skippedUrls.add(key);
+    skipped[reason]++;
+  };
+  let capHit = false;
+  /** why a same-site page is not fetched, or null when it may be */
+  const skipReason = (u: URL): SkipReason | null => {
+    const path = u.pathname;
+    if (options.excludePaths.some((p) => path.startsWith(p))) return 'excluded';
+    if (options.includePaths.length > 0 && !options.includePaths.some((p) => path.startsWith(p))) return 'excluded';
+    if (NOT_A_PAGE.test(path)) return 'not_html';
+    return robots.allows(path + u.search) ? null : 'robots';
+  };
+  const enqueue = (raw: string) => {
     let u: URL;
     try {
       u = new URL(raw);
     } catch {
-      return false;
+      return;
     }
-    if (u.host !== start.host || (u.protocol !== 'http:' && u.protocol !== 'https:')) return false;
-    const path = u.pathname;
-    if (options.excludePaths.some((p) => path.startsWith(p))) return false;
-    if (options.includePaths.length > 0 && !options.includePaths.some((p) => path.startsWith(p))) return false;
-    if (/\.(?:png|jpe?g|gif|webp|svg|ico|css|js|mjs|zip|gz|tar|mp3|mp4|mov|avi|woff2?|ttf|eot|exe|dmg|pdf|docx?|xlsx?|pptx?)$/i.test(path)) return false;
-    return robots.allows(path + u.search);
-  };
-  const enqueue = (raw: string) => {
-    const u = new URL(raw);
+    if (u.host !== start.host || (u.protocol !== 'http:' && u.protocol !== 'https:')) return;
     u.hash = '';
     const key = u.toString();
-    if (seen.has(key) || seen.size >= options.maxPages * 5 || !accept(key)) return;
+    if (seen.has(key) || skippedUrls.has(key)) return;
+    const reason = skipReason(u);
+    if (reason) return skip(key, reason);
+    // the queue holds at most five times the cap: more pages than that cannot all be fetched
+    if (seen.size >= options.maxPages * 5) {
+      capHit = true;
+      return;
+    }
     seen.add(key);
     queue.push(key);
   };
@@ -89,6 +123,7 @@ export async function crawl(
 
   let done = 0;
   let failedPages = 0;
+  const progress = (): CrawlProgress => ({ done, found: Math.min(options.maxPages, done + queue.length), skipped: { ...skipped } });
   while (queue.length > 0 && done < options.maxPages) {
     if (options.signal.aborted) break;
     const url = queue.shift()!;
@@ -112,12 +147,23 @@ export async function crawl(
         throw new CrawlError('The page could not be fetched');
       }
       failedPages++;
+      skip(url, fetchSkipReason(err));
       continue;
     }
     done++;
-    await onPage(page, { done, found: Math.min(options.maxPages, done + queue.length) });
+    await onPage(page, progress());
   }
-  return { done, found: Math.min(options.maxPages, done + queue.length), failedPages };
+  if (done >= options.maxPages && queue.length > 0) capHit = true;
+  return { ...progress(), failedPages, capHit };
+}
+
+/** safeFetch reports these as FetchFailedError with a user-facing message (platform/net/safe-fetch.ts) */
+function fetchSkipReason(err: unknown): SkipReason {
+  if (err instanceof FetchFailedError) {
+    if (/unsupported content type/i.test(err.message)) return 'not_html';
+    if (/too large/i.test(err.message)) return 'too_large';
+  }
+  return 'failed';
 }
 
 async function loadRobots(start: URL, opts: Parameters<typeof safeFetch>[1]): Promise<RobotsRules> {

@@ -18,7 +18,7 @@ import { EMBEDDING_BATCH_SIZE } from '../../providers/embeddings/index.js';
 import type { AgentsService } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
 import { Chunker, chunkText, fileParagraphs, utf8Paragraphs, type TextChunk } from './chunker.js';
-import { crawl, CrawlError } from './crawler.js';
+import { crawl, CrawlError, noSkippedPages, type CrawlProgress } from './crawler.js';
 import type { KnowledgeRepo } from './repo.js';
 import type { KnowledgeService } from './service.js';
 import type { ChunkRow, SourceRow } from './tables.js';
@@ -42,6 +42,12 @@ export interface WebsiteInput {
   maxPages: number;
   includePaths: string[];
   excludePaths: string[];
+}
+
+/** The skipped-pages columns of a website source; page_cap_hit stays null until the crawl ends. */
+function crawlReport(progress: CrawlProgress): Pick<SourceRow, 'pages_skipped' | 'pages_skipped_by' | 'page_cap_hit'> {
+  const skipped = Object.values(progress.skipped).reduce((a, b) => a + b, 0);
+  return { pages_skipped: skipped, pages_skipped_by: JSON.stringify(progress.skipped), page_cap_hit: null };
 }
 
 /**
@@ -155,6 +161,7 @@ export class IngestionService {
         progress: 0,
         pages_done: 0,
         pages_found: 1,
+        ...crawlReport({ done: 0, found: 1, skipped: noSkippedPages() }),
         options: JSON.stringify({ maxPages: input.maxPages, includePaths: input.includePaths, excludePaths: input.excludePaths }),
         created_at: now,
         updated_at: now,
@@ -250,8 +257,9 @@ export class IngestionService {
 
   private async ingestWebsite(source: SourceRow, signal: AbortSignal): Promise<void> {
     const options = JSON.parse(source.options ?? '{}') as Partial<WebsiteInput>;
-    // a restarted crawl starts over: forget what the interrupted one stored
+    // a restarted crawl starts over: forget what the interrupted one stored and counted
     this.repo.deleteChunksOf(source.id);
+    this.repo.updateSource(source.id, crawlReport({ done: 0, found: 1, skipped: noSkippedPages() }));
     let ordinal = 0;
     const result = await crawl(
       source.url!,
@@ -272,14 +280,20 @@ export class IngestionService {
         this.repo.updateSource(source.id, {
           pages_done: progress.done,
           pages_found: progress.found,
+          ...crawlReport(progress),
           progress: progress.done / Math.max(progress.found, 1),
           updated_at: this.clock.now().toISOString(),
         });
       },
     );
     if (signal.aborted) throw new Error('cancelled');
-    if (ordinal === 0) throw new CrawlError('No text was found on the website');
-    this.complete(source, { pages_done: result.done, pages_found: result.done });
+    const report = { ...crawlReport(result), page_cap_hit: result.capHit };
+    if (ordinal === 0) {
+      // the source fails, but the owner still sees what was skipped (all of it, often)
+      this.repo.updateSource(source.id, report);
+      throw new CrawlError('No text was found on the website');
+    }
+    this.complete(source, { pages_done: result.done, pages_found: result.done, ...report });
   }
 
   /** Stores one batch of chunks in one transaction and embeds it; stops if the source is gone. */

@@ -5,6 +5,8 @@ import { cutShort, multipartClientError, readFormFields, watchClosingDelimiter }
 import { currentUser } from '../auth/index.js';
 import { MAX_UPLOAD_BYTES, type IngestionService } from './ingestion.js';
 import { MAX_TEXT_SOURCE_CHARS, type KnowledgeService } from './service.js';
+import { noSkippedPages, type SkippedPages } from './crawler.js';
+import type { SourceRow } from './tables.js';
 
 export const sourceSchema = z.object({
   id: z.string(),
@@ -19,42 +21,116 @@ export const sourceSchema = z.object({
   progress: z.number(),
   pages_done: z.number().int().nullable(),
   pages_found: z.number().int().nullable(),
+  /** websites: the max_pages the crawl was asked for; null for other sources */
+  max_pages: z.number().int().nullable(),
+  /** websites: same-site pages found but not stored (robots.txt, include/exclude paths, not HTML, too large, errors) */
+  pages_skipped: z.number().int().nullable(),
+  pages_skipped_by: z
+    .object({ robots: z.number().int(), excluded: z.number().int(), not_html: z.number().int(), too_large: z.number().int(), failed: z.number().int() })
+    .nullable(),
+  /** websites: the crawl stopped at max_pages with pages left; null while processing (and for other sources) */
+  page_cap_hit: z.boolean().nullable(),
   created_at: z.string(),
 });
 
+type SourceResponse = z.infer<typeof sourceSchema>;
+
+/** A source row as the API shows it: the crawl options and report of a website read from their columns. */
+export function sourceResponse(row: SourceRow): SourceResponse {
+  const website = row.type === 'website';
+  let maxPages: number | null = null;
+  let skippedBy: SkippedPages | null = null;
+  if (website) {
+    try {
+      maxPages = (JSON.parse(row.options ?? '{}') as { maxPages?: number }).maxPages ?? 1;
+    } catch {
+      maxPages = null;
+    }
+    if (row.pages_skipped !== null) {
+      try {
+        skippedBy = { ...noSkippedPages(), ...(JSON.parse(row.pages_skipped_by ?? '{}') as Partial<SkippedPages>) };
+      } catch {
+        skippedBy = null;
+      }
+    }
+  }
+  return {
+    id: row.id,
+    chatbot_id: row.chatbot_id,
+    type: row.type,
+    name: row.name,
+    url: row.url,
+    file_type: row.file_type,
+    file_size: row.file_size,
+    status: row.status,
+    error_message: row.error_message,
+    progress: row.progress,
+    pages_done: row.pages_done,
+    pages_found: row.pages_found,
+    max_pages: maxPages,
+    pages_skipped: website ? row.pages_skipped : null,
+    pages_skipped_by: skippedBy,
+    page_cap_hit: website ? row.page_cap_hit : null,
+    created_at: row.created_at,
+  };
+}
+
+const MAX_PATHS = 50;
+const MAX_PATH_CHARS = 300;
+
+/**
+ * Path prefixes: a JSON array of strings, or (forms, and JSON too) one string holding a JSON array
+ * or a comma- or newline-separated list. Blank entries are dropped; absent or null is no paths.
+ */
 const pathList = z
-  .string()
-  .max(4000)
+  .unknown()
   .optional()
   .transform((raw, ctx) => {
-    if (!raw || !raw.trim()) return [];
+    if (raw === undefined || raw === null) return [];
     let items: unknown;
-    try {
-      items = raw.trim().startsWith('[') ? JSON.parse(raw) : raw.split(/[,\n]/);
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be a JSON array or a comma-separated list of paths' });
+    if (typeof raw === 'string') {
+      if (raw.length > 4000) {
+        ctx.addIssue({ code: 'custom', message: 'too long (at most 4000 characters)' });
+        return z.NEVER;
+      }
+      if (!raw.trim()) return [];
+      try {
+        items = raw.trim().startsWith('[') ? JSON.parse(raw) : raw.split(/[,\n]/);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON array or a comma-separated list of paths' });
+        return z.NEVER;
+      }
+    } else if (Array.isArray(raw)) {
+      items = raw;
+    } else {
+      ctx.addIssue({ code: 'custom', message: `must be an array of paths or a comma-separated list, not ${typeName(raw)}` });
       return z.NEVER;
     }
     if (!Array.isArray(items) || items.some((p) => typeof p !== 'string')) {
-      ctx.addIssue({ code: 'custom', message: 'must be a list of paths' });
+      ctx.addIssue({ code: 'custom', message: 'must be a list of paths (strings)' });
       return z.NEVER;
     }
     const paths = items.map((p: string) => p.trim()).filter(Boolean);
-    if (paths.length > 50 || paths.some((p) => !p.startsWith('/') || p.length > 300)) {
-      ctx.addIssue({ code: 'custom', message: 'must be at most 50 paths, each starting with /' });
+    if (paths.length > MAX_PATHS || paths.some((p) => !p.startsWith('/') || p.length > MAX_PATH_CHARS)) {
+      ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_PATHS} paths, each starting with / and at most ${MAX_PATH_CHARS} characters` });
       return z.NEVER;
     }
     return paths;
   });
 
+function typeName(v: unknown): string {
+  return v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+}
+
 const websiteFields = z.object({
   url: z.string().trim().min(1).max(2000),
+  // a number (JSON) or a numeric string (forms, JSON); absent, null or blank is the default
   max_pages: z
-    .string()
+    .unknown()
     .optional()
     .transform((v, ctx) => {
-      if (v === undefined || v.trim() === '') return 1;
-      const n = Number(v);
+      if (v === undefined || v === null || (typeof v === 'string' && v.trim() === '')) return 1;
+      const n = typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : Number.NaN;
       if (!Number.isInteger(n) || n < 1 || n > 500) {
         ctx.addIssue({ code: 'custom', message: 'must be a whole number from 1 to 500' });
         return z.NEVER;
@@ -65,13 +141,18 @@ const websiteFields = z.object({
   exclude_paths: pathList,
 });
 
-function parseFields<T extends z.ZodType>(schema: T, fields: Record<string, string>): z.output<T> {
+function parseFields<T extends z.ZodType>(schema: T, fields: Record<string, unknown>): z.output<T> {
   const parsed = schema.safeParse(fields);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw badRequest(`${String(issue.path[0] ?? 'body')}: ${issue.message}`);
   }
   return parsed.data;
+}
+
+function jsonFields(body: unknown): Record<string, unknown> {
+  if (body && typeof body === 'object' && !Array.isArray(body)) return body as Record<string, unknown>;
+  throw badRequest('body: expected multipart/form-data fields or a JSON object');
 }
 
 const textSourceFields = z.object({
@@ -92,7 +173,7 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<{ knowledge: KnowledgeServic
 
   app.get('/api/sources/chatbot/:chatbot_id', {
     schema: { tags: ['sources'], security, params: chatbotParams, response: { 200: sourceSchema.array() } },
-    handler: async (req) => knowledge.listSources(currentUser(req), req.params.chatbot_id),
+    handler: async (req) => knowledge.listSources(currentUser(req), req.params.chatbot_id).map(sourceResponse),
   });
 
   app.post('/api/sources/chatbot/:chatbot_id/text', {
@@ -112,7 +193,7 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<{ knowledge: KnowledgeServic
         throw new ApiError(413, `content: too large (at most ${MAX_TEXT_SOURCE_CHARS} characters)`);
       }
       const source = await knowledge.addTextSource(user, req.params.chatbot_id, input);
-      return reply.code(201).send(source);
+      return reply.code(201).send(sourceResponse(source));
     },
   });
 
@@ -158,7 +239,7 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<{ knowledge: KnowledgeServic
       }
       if (!source) throw badRequest('file: required');
       // spec: the create response carries file_type and file_size as null; later lists have them
-      return reply.code(201).send({ ...source, file_type: null, file_size: null });
+      return reply.code(201).send({ ...sourceResponse(source), file_type: null, file_size: null });
     },
   });
 
@@ -166,14 +247,16 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<{ knowledge: KnowledgeServic
     schema: { tags: ['sources'], security, params: chatbotParams, consumes: ['multipart/form-data', 'application/json'], response: { 201: sourceSchema } },
     handler: async (req, reply) => {
       const user = currentUser(req);
-      const input = parseFields(websiteFields, await readFormFields(req, 16 * 1024));
+      // a form's fields are strings; a JSON body's values keep their types (numbers, arrays)
+      const fields = req.isMultipart() ? await readFormFields(req, 16 * 1024) : jsonFields(req.body);
+      const input = parseFields(websiteFields, fields);
       const source = await ingestion.addWebsite(user, req.params.chatbot_id, {
         url: input.url,
         maxPages: input.max_pages,
         includePaths: input.include_paths,
         excludePaths: input.exclude_paths,
       });
-      return reply.code(201).send(source);
+      return reply.code(201).send(sourceResponse(source));
     },
   });
 

@@ -21,6 +21,14 @@ export const sources = sqliteTable(
     /** websites: pages fetched so far and pages known (links and sitemap entries within the crawl limits) */
     pages_done: integer('pages_done'),
     pages_found: integer('pages_found'),
+    /**
+     * websites, the crawl report: same-site pages found but not fetched (robots.txt, include/exclude
+     * paths, not HTML, too large, errors), the same by reason as JSON (crawler.ts SkippedPages),
+     * and whether max_pages stopped the crawl with pages left (null until the crawl has ended)
+     */
+    pages_skipped: integer('pages_skipped'),
+    pages_skipped_by: text('pages_skipped_by'),
+    page_cap_hit: integer('page_cap_hit', { mode: 'boolean' }),
     /** files: where the upload waits in DATA_DIR/uploads until it is ingested (then it is deleted) */
     stored_path: text('stored_path'),
     /** websites: crawl options as JSON */
