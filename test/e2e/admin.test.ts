@@ -72,14 +72,19 @@ async function apiAs(token: string, method: 'GET' | 'POST' | 'PUT' | 'PATCH', ur
   return res.json();
 }
 
+/** Listens on a free port of 127.0.0.1 (the browser reaches it under several names); returns the port. */
+async function listenOnLoopback(app: TestApp): Promise<number> {
+  await app.app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.app.server.address();
+  if (!address || typeof address === 'string') throw new Error('no address');
+  return address.port;
+}
+
 beforeAll(async () => {
   fake = await startFakeLlm('openai', { reply: ANSWER, chunks: 4 });
   // REGISTRATION open, so the admin test can have a second account; first-only has its own test
   t = await startTestApp({ env: { REGISTRATION: 'open', OPENAI_API_KEY: 'sk-test-admin-ui', OPENAI_BASE_URL: fake.baseURL, EMBEDDINGS: 'none' } });
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  const address = t.app.server.address();
-  if (!address || typeof address === 'string') throw new Error('no address');
-  appUrl = `http://127.0.0.1:${address.port}`;
+  appUrl = `http://127.0.0.1:${await listenOnLoopback(t)}`;
   browser = await launchBrowser({ args: [`--host-resolver-rules=MAP ${OTHER_HOST} 127.0.0.1`] });
 }, 60_000);
 
@@ -413,10 +418,7 @@ describe('sessions and set-up banners', () => {
   it('with no provider key and first-only registration taken: the banner says so, registration is hidden', async () => {
     const bare = await startTestApp({ env: { REGISTRATION: 'first-only' } });
     try {
-      await bare.app.listen({ host: '127.0.0.1', port: 0 });
-      const address = bare.app.server.address();
-      if (!address || typeof address === 'string') throw new Error('no address');
-      const url = `http://127.0.0.1:${address.port}`;
+      const url = `http://127.0.0.1:${await listenOnLoopback(bare)}`;
       const { token } = await registerUser(bare.app);
       const page = await browser.context.newPage();
       const errors = watchErrors(page);
@@ -518,15 +520,13 @@ describe('PUBLIC_URL banner', () => {
   it('with PUBLIC_URL set, opened at another host name: no banner, and snippets use PUBLIC_URL', async () => {
     const configured = await startTestApp({ env: { PUBLIC_URL: 'https://chat.example.test' } });
     try {
-      await configured.app.listen({ host: '127.0.0.1', port: 0 });
-      const address = configured.app.server.address();
-      if (!address || typeof address === 'string') throw new Error('no address');
+      const port = await listenOnLoopback(configured);
       const { token } = await registerUser(configured.app);
       const agent = (await configured.app.inject({ method: 'POST', url: '/api/chatbots', headers: auth(token), payload: { name: 'Configured' } })).json();
-      const { page, errors } = await openAgents(`http://${OTHER_HOST}:${address.port}`, token);
+      const { page, errors } = await openAgents(`http://${OTHER_HOST}:${port}`, token);
       try {
         expect(await page.getByText(BANNER).count()).toBe(0);
-        await page.goto(`http://${OTHER_HOST}:${address.port}/#/agents/${agent.id}/share`);
+        await page.goto(`http://${OTHER_HOST}:${port}/#/agents/${agent.id}/share`);
         await page.getByLabel('Share link').waitFor();
         expect(await page.getByLabel('Share link').inputValue()).toBe(`https://chat.example.test/chat/${agent.id}`);
         expect(await page.getByText(BANNER).count()).toBe(0);

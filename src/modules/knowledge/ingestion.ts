@@ -50,6 +50,9 @@ function crawlReport(progress: CrawlProgress): Pick<SourceRow, 'pages_skipped' |
   return { pages_skipped: skipped, pages_skipped_by: JSON.stringify(progress.skipped), page_cap_hit: null };
 }
 
+/** The report of a crawl that has not fetched anything yet (a new source, or a restarted crawl). */
+const crawlNotStarted = () => crawlReport({ done: 0, found: 1, skipped: noSkippedPages() });
+
 /**
  * File and website sources: accepted at once as `processing`, then ingested by a durable job
  * (parse in a worker or crawl, chunk, store in batches, embed) that survives restarts. Deleting a
@@ -161,7 +164,7 @@ export class IngestionService {
         progress: 0,
         pages_done: 0,
         pages_found: 1,
-        ...crawlReport({ done: 0, found: 1, skipped: noSkippedPages() }),
+        ...crawlNotStarted(),
         options: JSON.stringify({ maxPages: input.maxPages, includePaths: input.includePaths, excludePaths: input.excludePaths }),
         created_at: now,
         updated_at: now,
@@ -259,7 +262,7 @@ export class IngestionService {
     const options = JSON.parse(source.options ?? '{}') as Partial<WebsiteInput>;
     // a restarted crawl starts over: forget what the interrupted one stored and counted
     this.repo.deleteChunksOf(source.id);
-    this.repo.updateSource(source.id, crawlReport({ done: 0, found: 1, skipped: noSkippedPages() }));
+    this.repo.updateSource(source.id, crawlNotStarted());
     let ordinal = 0;
     const result = await crawl(
       source.url!,
