@@ -222,35 +222,53 @@ describe('platform/workers', () => {
       expect(r.text).toContain('First paragraph.');
     });
 
-    it('xlsx: a "Sheet:" line per sheet, then tab-joined rows', async () => {
+    it('xlsx: a "Sheet:" heading per sheet, then one paragraph per row naming its columns (tab-joined without a header row)', async () => {
       const r = await pool.parse(good.xlsx, 'xlsx');
       expect(r.units).toBe(2);
-      const lines = r.text.split('\n');
-      expect(lines.slice(0, 4)).toEqual([
+      const paragraphs = r.text.split('\n\n');
+      expect(paragraphs.slice(0, 3)).toEqual([
         'Sheet: First',
-        'Name\tAmount\tDate',
-        'Widget\t12.5\t2024-01-31',
-        `Has ${PHRASE}\t25\tline one line two`,
+        'Name: Widget | Amount: 12.5 | Date: 2024-01-31',
+        `Name: Has ${PHRASE} | Amount: 25 | Date: line one line two`,
       ]);
-      expect(lines).toContain('Sheet: Second');
-      expect(lines).toContain('Only\tin\tsecond-sheet');
+      expect(paragraphs).toContain('Sheet: Second');
+      expect(paragraphs).toContain('Only\tin\tsecond-sheet');
+      // each sheet is a section under its name
+      expect(r.marks).toEqual([
+        { at: 0, headings: ['First'] },
+        { at: r.text.indexOf('Sheet: Second'), headings: ['Second'] },
+      ]);
     });
 
-    it('csv: header kept, one line per row, quoted fields unwrapped', async () => {
+    it('csv: one paragraph per row naming its columns (empty cells left out, never shifted), quoted fields unwrapped', async () => {
       const r = await pool.parse(good.csv, 'csv');
       expect(r.units).toBe(1);
-      expect(r.text.split('\n')).toEqual([
-        'name\tcomment\tamount',
-        `Smith, John\tsaid "hi" ${PHRASE}\t12`,
-        'multi line\tplain\t',
-        'last\t\t3',
+      expect(r.text.split('\n\n')).toEqual([
+        `name: Smith, John | comment: said "hi" ${PHRASE} | amount: 12`,
+        'name: multi line | comment: plain',
+        'name: last | amount: 3',
       ]);
     });
 
-    it('csv: a semicolon-separated file is split on semicolons', async () => {
+    it('csv: a semicolon-separated file is split on semicolons; without a header row, cells are tab-joined', async () => {
       const f = await put('semi.csv', `a;b;c\n1,5;"x;y";${PHRASE}\n`);
       const r = await pool.parse(f, 'csv');
-      expect(r.text.split('\n')).toEqual(['a\tb\tc', `1,5\tx;y\t${PHRASE}`]);
+      expect(r.text.split('\n\n')).toEqual([`a: 1,5 | b: x;y | c: ${PHRASE}`]);
+      const numbers = await put('numbers.csv', `1;2;3\n4;5;${PHRASE}\n`);
+      expect((await pool.parse(numbers, 'csv')).text.split('\n\n')).toEqual(['1\t2\t3', `4\t5\t${PHRASE}`]);
+    });
+
+    it('xlsx: numbers read as the sheet shows them (percentages, fixed decimals, currency)', async () => {
+      const wb = new ExcelJS.Workbook();
+      const sheet = wb.addWorksheet('Prices');
+      sheet.addRow(['Tier', 'Discount', 'Price', 'Fee']);
+      const row = sheet.addRow(['Silver', 0.12, 114, 4.5]);
+      row.getCell(2).numFmt = '0%';
+      row.getCell(3).numFmt = '0.00';
+      row.getCell(4).numFmt = '"$"#,##0.00';
+      const f = await put('formats.xlsx', new Uint8Array(await wb.xlsx.writeBuffer()));
+      const r = await pool.parse(f, 'xlsx');
+      expect(r.text).toContain('Tier: Silver | Discount: 12% | Price: 114.00 | Fee: $4.50');
     });
 
     it('txt: utf-8, BOM stripped, CRLF normalised', async () => {
@@ -278,7 +296,7 @@ describe('platform/workers', () => {
       const text = `caf\u00e9 ${PHRASE}\n\n\u65e5\u672c\u8a9e \u{1F642}\n`;
       const f = await put('plain.txt', `\uFEFF${text}`);
       const r = await pool.parseText(f, 'txt');
-      expect(r).toEqual({ fileFrom: 3, bytes: Buffer.byteLength(text), units: 1 });
+      expect(r).toEqual({ fileFrom: 3, bytes: Buffer.byteLength(text), units: 1, marks: [] });
       expect(await textOf(f, r)).toBe((await pool.parse(f, 'txt')).text);
     });
 

@@ -1,6 +1,7 @@
 import { safeFetch } from '../../platform/net/safe-fetch.js';
 import { FetchFailedError, UnsafeUrlError } from '../../platform/net/types.js';
-import { extractPage, sitemapLocations } from './html.js';
+import type { TextMark } from '../../platform/workers/types.js';
+import { pageReader, sitemapLocations } from './html.js';
 import { RobotsRules } from './robots.js';
 
 export const CRAWLER_USER_AGENT = 'ChatAgentBot/1.0';
@@ -19,6 +20,8 @@ export interface CrawledPage {
   url: string;
   title: string;
   text: string;
+  /** where the page's sections start in `text` */
+  marks: TextMark[];
 }
 
 /** Why a same-site page that was found was not stored. */
@@ -121,6 +124,7 @@ export async function crawl(
     for (const loc of await loadSitemap(start, robots.sitemaps, fetchOpts(10 * 1024 * 1024, XML_TYPES))) enqueue(loc);
   }
 
+  const readPage = await pageReader();
   let done = 0;
   let failedPages = 0;
   const progress = (): CrawlProgress => ({ done, found: Math.min(options.maxPages, done + queue.length), skipped: { ...skipped } });
@@ -133,11 +137,11 @@ export async function crawl(
       if (res.status < 200 || res.status > 299) throw new FetchFailedError(`the page answered HTTP ${res.status}`);
       const body = res.body.toString('utf8');
       if (res.contentType === 'text/plain') {
-        page = { url: res.url, title: new URL(res.url).pathname, text: body };
+        page = { url: res.url, title: new URL(res.url).pathname, text: body, marks: [] };
       } else {
-        const extracted = await extractPage(body, res.url);
+        const extracted = readPage(body, res.url);
         for (const link of extracted.links) enqueue(link);
-        page = { url: res.url, title: extracted.title, text: extracted.text };
+        page = { url: res.url, title: extracted.title, text: extracted.text, marks: extracted.marks };
       }
     } catch (err) {
       if (options.signal.aborted) break;

@@ -1,51 +1,34 @@
 import { lazy } from '../../platform/lazy.js';
+import type { TextMark } from '../../platform/workers/types.js';
 
 /** loaded by the first crawl, not at start: importing cheerio costs about 0.2 s (platform/lazy.ts) */
 const cheerioModule = lazy(() => import('cheerio'));
+const htmlTextModule = lazy(() => import('../../platform/text/html-text.js'));
 
 export interface ExtractedPage {
   title: string;
   text: string;
+  /** where the page's sections (headings) start in `text` */
+  marks: TextMark[];
   /** absolute http(s) links found in the page, fragments removed */
   links: string[];
 }
 
-const NOISE = 'script, style, noscript, template, svg, canvas, iframe, object, embed, nav, header, footer, aside, form, button, [role=navigation], [role=banner], [role=contentinfo], [aria-hidden=true]';
-const BLOCKS = 'p, div, section, article, main, li, ul, ol, table, tr, h1, h2, h3, h4, h5, h6, br, hr, pre, blockquote, dd, dt';
-
 /**
- * The readable text of an HTML page: the main content (main/article/[role=main] when present,
- * else the body) without navigation, scripts, styles and forms; block elements become line
- * breaks so paragraphs survive for the chunker. Links are collected before the noise is removed,
- * so navigation menus still lead the crawler on.
+ * Reads the pages of one crawl: each page's main content as paragraphs (platform/text/html-text.ts:
+ * navigation, menus and link lists dropped, line wraps of the page source joined, tables as
+ * Markdown), and, across the crawl, blocks repeated on several pages (a menu or footer a site
+ * marks up with no tell-tale tags) dropped from the pages after. Links are collected before
+ * anything is dropped, so menus still lead the crawler on.
  */
-export async function extractPage(html: string, pageUrl: string): Promise<ExtractedPage> {
-  const cheerio = await cheerioModule();
-  const $ = cheerio.load(html);
-  const base = $('base[href]').attr('href');
-  const baseUrl = safeUrl(base ?? '', pageUrl) ?? pageUrl;
-
-  const links = new Set<string>();
-  $('a[href]').each((_, el) => {
-    const rel = ($(el).attr('rel') ?? '').toLowerCase();
-    if (rel.includes('nofollow')) return;
-    const href = safeUrl($(el).attr('href') ?? '', baseUrl);
-    if (href) links.add(href);
-  });
-
-  const title = ($('title').first().text() || $('h1').first().text()).replace(/\s+/g, ' ').trim();
-  $(NOISE).remove();
-  const root = $('main, article, [role=main]').first().length ? $('main, article, [role=main]').first() : $('body');
-  root.find(BLOCKS).each((_, el) => {
-    $(el).prepend('\n').append('\n');
-  });
-  const text = root
-    .text()
-    .split('\n')
-    .map((line) => line.replace(/\s+/g, ' ').trim())
-    .filter(Boolean)
-    .join('\n\n');
-  return { title, text, links: [...links] };
+export async function pageReader(): Promise<(html: string, pageUrl: string) => ExtractedPage> {
+  const { htmlBlocks, joinBlocks, RepeatedBlocks } = await htmlTextModule();
+  const repeated = new RepeatedBlocks();
+  return (html, pageUrl) => {
+    const page = htmlBlocks(html, { url: pageUrl });
+    const { text, marks } = joinBlocks(repeated.filter(page.blocks));
+    return { title: page.title, text, marks, links: page.links };
+  };
 }
 
 function safeUrl(href: string, base: string): string | null {

@@ -3,7 +3,8 @@ import { open, readFile, stat } from 'node:fs/promises';
 import { getPriority, setPriority } from 'node:os';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { nativeAddon } from '../assets.js';
-import type { ParsableType, ParseResult } from './types.js';
+import type { ParsableType, ParseResult, TextMark } from './types.js';
+import { type PdfItem, pdfPagesToText } from '../text/pdf-text.js';
 import { assertZipExpansionWithin, OLE_MAGIC, readCentralDirectory, ZipRefusal } from './zip.js';
 
 /**
@@ -53,7 +54,7 @@ export interface ParseTask {
 export type WorkerReply = ParseResult | { error: string };
 
 /** The reply of `parseText`: the text as UTF-8 bytes moved to the caller, or where it is in the file. */
-export type TextReply = { utf8: Uint8Array; units: number } | { fileFrom: number; bytes: number; units: number } | { error: string };
+export type TextReply = { utf8: Uint8Array; units: number; title?: string; marks?: TextMark[] } | { fileFrom: number; bytes: number; units: number } | { error: string };
 
 export const EMPTY_MESSAGE = 'The document contains no text';
 
@@ -122,7 +123,8 @@ export async function parseText(task: ParseTask): Promise<TextReply> {
   const encoded = Buffer.from(reply.text, 'utf8');
   const utf8 = encoded.byteOffset === 0 && encoded.byteLength === encoded.buffer.byteLength ? encoded : new Uint8Array(encoded);
   // piscina replies with the value and transfers the buffer (the view on it goes along)
-  return move({ [transferableSymbol]: utf8.buffer, [valueSymbol]: { utf8, units: reply.units } }) as unknown as TextReply;
+  const value = { utf8, units: reply.units, marks: reply.marks ?? [], ...(reply.title ? { title: reply.title } : {}) };
+  return move({ [transferableSymbol]: utf8.buffer, [valueSymbol]: value }) as unknown as TextReply;
 }
 
 const EMPTY = Symbol('empty');
@@ -207,7 +209,7 @@ function assertTextWithin(chars: number, limits: ParseLimits): void {
 // ---- PDF (unpdf: pdf.js without its own worker) ----
 
 async function parsePdf(buf: Buffer): Promise<ParseResult> {
-  const { getDocumentProxy, extractText } = await import('unpdf');
+  const { getDocumentProxy } = await import('unpdf');
   // pdf.js wants a plain Uint8Array, not a Buffer.
   const data = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
   let pdf: Awaited<ReturnType<typeof getDocumentProxy>>;
@@ -218,13 +220,43 @@ async function parsePdf(buf: Buffer): Promise<ParseResult> {
     throw new Refusal(UNREADABLE.pdf);
   }
   try {
-    const { totalPages, text } = await extractText(pdf, { mergePages: true });
-    return { text, units: totalPages };
-  } catch {
+    const pages: PdfItem[][] = [];
+    for (let n = 1; n <= pdf.numPages; n++) {
+      const page = await pdf.getPage(n);
+      const content = await page.getTextContent();
+      const items: PdfItem[] = [];
+      for (const item of content.items) {
+        if (!('str' in item)) continue;
+        const [, , , scaleY, x, y] = item.transform as number[];
+        items.push({ str: item.str, x: x!, y: y!, width: item.width, height: item.height || Math.abs(scaleY!), hasEOL: item.hasEOL });
+      }
+      pages.push(items);
+      page.cleanup();
+    }
+    const { text, marks } = pdfPagesToText(pages);
+    // a few characters per page at most: page numbers, a scanner's stamp; the pages are pictures
+    if (text.replace(/\s+/g, '').length < Math.max(20, 5 * pdf.numPages)) throw new Refusal(SCANNED_PDF);
+    const title = await pdfTitle(pdf);
+    return { text, units: pdf.numPages, marks, ...(title ? { title } : {}) };
+  } catch (err) {
+    if (err instanceof Refusal) throw err;
     throw new Refusal(UNREADABLE.pdf);
   } finally {
     await pdf.destroy().catch(() => undefined);
   }
+}
+
+export const SCANNED_PDF =
+  'The PDF has no text to read: its pages look like scanned images. Run it through text recognition (OCR), or export it again as a PDF with text, and upload it again';
+
+/** The title the PDF names in its metadata, when it is one a person wrote (not a file name). */
+async function pdfTitle(pdf: { getMetadata(): Promise<{ info: unknown }> }): Promise<string | undefined> {
+  const { info } = await pdf.getMetadata().catch(() => ({ info: {} }));
+  const title = (info as { Title?: unknown }).Title;
+  if (typeof title !== 'string') return undefined;
+  const clean = title.replace(/\s+/g, ' ').trim();
+  if (clean.length < 3 || clean.length > 200 || /\.(docx?|pdf|odt|pages|indd|tex)$/i.test(clean) || /^(untitled|microsoft word)/i.test(clean)) return undefined;
+  return clean;
 }
 
 // ---- DOCX and XLSX (ZIP containers: checked for bombs first) ----
@@ -248,11 +280,20 @@ async function assertSafeZip(buf: Buffer, kind: 'docx' | 'xlsx', limits: ParseLi
   );
 }
 
+/**
+ * DOCX through mammoth's HTML (headings, lists and tables kept, images left out), read by the same
+ * walk as web pages: headings become sections, tables Markdown tables with every cell in place.
+ */
 async function parseDocx(buf: Buffer, limits: ParseLimits): Promise<ParseResult> {
   await assertSafeZip(buf, 'docx', limits);
   const { default: mammoth } = await import('mammoth');
-  const { value } = await mammoth.extractRawText({ buffer: buf });
-  return { text: value, units: 1 };
+  const { value: html } = await mammoth.convertToHtml(
+    { buffer: buf },
+    { convertImage: mammoth.images.imgElement(async () => ({ src: '' })) },
+  );
+  const { htmlBlocks, joinBlocks } = await import('../text/html-text.js');
+  const { text, marks } = joinBlocks(htmlBlocks(html, { boilerplate: false }).blocks);
+  return { text, units: 1, marks };
 }
 
 async function parseXlsx(buf: Buffer, limits: ParseLimits): Promise<ParseResult> {
@@ -265,29 +306,85 @@ async function parseXlsx(buf: Buffer, limits: ParseLimits): Promise<ParseResult>
   const out = new TextBuilder(limits);
   let cells = 0;
   for (const sheet of workbook.worksheets) {
-    const lines: string[] = [];
+    const rows: string[][] = [];
     sheet.eachRow((row) => {
       const texts: string[] = [];
       for (let c = 1; c <= row.cellCount; c++) {
         const cell = row.getCell(c);
         // A merged range repeats its master's value in every cell: keep it once.
-        const text = cell.isMerged && cell.master !== cell ? '' : oneLine(cellText(cell.value));
+        const text = cell.isMerged && cell.master !== cell ? '' : oneLine(formattedCellText(cell.value, cell.numFmt));
         if (text !== '') cells++;
         texts.push(text);
       }
       if (cells > limits.maxCells) throw new Refusal(`The spreadsheet has more than ${limits.maxCells.toLocaleString('en')} cells`);
-      while (texts.length > 0 && texts[texts.length - 1] === '') texts.pop();
-      if (texts.length > 0) lines.push(texts.join('\t'));
+      rows.push(texts);
     });
-    if (lines.length === 0) continue;
-    out.line(`Sheet: ${sheet.name}`);
-    for (const line of lines) out.line(line);
-    out.line('');
+    writeRecords(out, rows, sheet.name);
   }
-  return { text: out.toString(), units: workbook.worksheets.length };
+  return { text: out.toString(), units: workbook.worksheets.length, marks: out.marks };
+}
+
+/**
+ * A table's rows as records that carry their column names ("Product: Travel adapter | Price:
+ * 4.99"), one paragraph each, so that any passage cut from a large sheet still says what each
+ * value is. The first row is the header when its cells are all words (no numbers, no dates) and
+ * it is not alone; without one, cells are joined by tabs as they were. A sheet starts a section
+ * headed by its name, so its passages name it too.
+ */
+function writeRecords(out: TextBuilder, rows: string[][], sheetName?: string): void {
+  const filled = rows.filter((r) => r.some((c) => c !== ''));
+  if (filled.length === 0) return;
+  if (sheetName !== undefined) out.section(`Sheet: ${sheetName}`, [sheetName]);
+  const header = looksLikeHeader(filled) ? filled[0]! : null;
+  for (const row of header ? filled.slice(1) : filled) {
+    if (header) {
+      const fields = row.flatMap((value, i) => (value === '' ? [] : [`${header[i] || `Column ${columnName(i)}`}: ${value}`]));
+      out.paragraph(fields.join(' | '));
+    } else {
+      const cells = [...row];
+      while (cells.length > 0 && cells[cells.length - 1] === '') cells.pop();
+      out.paragraph(cells.join('\t'));
+    }
+  }
+}
+
+function looksLikeHeader(rows: string[][]): boolean {
+  if (rows.length < 2) return false;
+  const names = rows[0]!.filter((c) => c !== '');
+  if (names.length < 2 || new Set(names).size !== names.length) return false;
+  return names.every((c) => /\p{L}/u.test(c) && !/^[-+]?[\d.,\s%$€£]+$/u.test(c) && c.length <= 80);
+}
+
+/** A, B, … Z, AA, AB… */
+function columnName(index: number): string {
+  let name = '';
+  for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26)) name = String.fromCharCode(65 + ((n - 1) % 26)) + name;
+  return name;
 }
 
 type CellValue = import('exceljs').CellValue;
+
+/**
+ * A number as the sheet shows it, as far as its format says so simply: a percentage (0.12 with
+ * `0%` is "12%"), a fixed number of decimals (114 with `0.00` is "114.00"), a currency sign. Other
+ * formats (dates are Date values already) keep the plain number.
+ */
+function formattedCellText(value: CellValue, numFmt: string | undefined): string {
+  const number = typeof value === 'number' ? value : value && typeof value === 'object' && 'result' in value && typeof value.result === 'number' ? value.result : null;
+  if (number === null || !numFmt || numFmt === 'General') return cellText(value);
+  // the format of positive numbers, without colours, conditions and quoted text
+  const section = numFmt.split(';')[0]!.replace(/\[[^\]]*\]/g, '');
+  // a currency sign may be quoted ("$"#,##0.00) or escaped (\$); any other quoted text is left out
+  const format = section.replace(/"([$€£¥])"|\\([$€£¥])/g, '$1$2').replace(/"[^"]*"/g, '');
+  const decimals = /0\.(0+)/.exec(format)?.[1]!.length ?? 0;
+  if (format.includes('%')) return `${(number * 100).toFixed(decimals)}%`;
+  if (!/[0#]/.test(format)) return cellText(value);
+  const currency = /[$€£¥]/.exec(format)?.[0] ?? '';
+  const digits = Math.abs(number).toFixed(decimals);
+  const text = format.includes(',') ? Number(digits).toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals }) : digits;
+  const sign = number < 0 ? '-' : '';
+  return format.indexOf(currency) > format.search(/[0#]/) && currency ? `${sign}${text} ${currency}` : `${sign}${currency}${text}`;
+}
 
 function cellText(value: CellValue): string {
   if (value === null || value === undefined) return '';
@@ -334,11 +431,15 @@ async function parseTxt(buf: Buffer, limits: ParseLimits): Promise<ParseResult> 
 async function parseCsv(buf: Buffer, limits: ParseLimits): Promise<ParseResult> {
   const text = decodeText(buf);
   const out = new TextBuilder(limits);
+  const rows: string[][] = [];
+  let chars = 0;
   for (const fields of csvRows(text, detectDelimiter(text))) {
     const cleaned = fields.map(oneLine);
-    if (cleaned.every((f) => f === '')) continue;
-    out.line(cleaned.join('\t'));
+    chars += cleaned.reduce((n, f) => n + f.length + 1, 0);
+    assertTextWithin(chars, limits);
+    rows.push(cleaned);
   }
+  writeRecords(out, rows);
   return { text: out.toString(), units: 1 };
 }
 
@@ -415,20 +516,33 @@ export function* csvRows(text: string, delimiter = ','): Generator<string[]> {
   }
 }
 
-/** Joins lines and refuses as soon as the text passes the limit. */
+/** Joins paragraphs (and section headings, marked) and refuses as soon as the text passes the limit. */
 class TextBuilder {
   private readonly parts: string[] = [];
   private length = 0;
+  readonly marks: TextMark[] = [];
   constructor(private readonly limits: ParseLimits) {}
 
-  line(s: string): void {
-    this.length += s.length + 1;
+  paragraph(s: string): void {
+    if (this.parts.length > 0) this.add('\n\n');
+    this.add(s);
+  }
+
+  /** a heading line that starts a section under `headings` */
+  section(line: string, headings: string[]): void {
+    if (this.parts.length > 0) this.add('\n\n');
+    this.marks.push({ at: this.length, headings });
+    this.add(line);
+  }
+
+  private add(s: string): void {
+    this.length += s.length;
     assertTextWithin(this.length, this.limits);
     this.parts.push(s);
   }
 
   toString(): string {
-    return this.parts.join('\n');
+    return this.parts.join('');
   }
 }
 

@@ -75,9 +75,9 @@ export function createParserPool(opts: ParserPoolOptions = {}): ParserPool {
 
   async function parseText(filePath: string, type: ParsableType, signal?: AbortSignal): Promise<ParsedText> {
     const reply = await run<TextReply>('parseText', filePath, type, signal);
-    if ('fileFrom' in reply) return reply;
-    const { utf8, units } = reply;
-    return { utf8: Buffer.from(utf8.buffer, utf8.byteOffset, utf8.byteLength), bytes: utf8.byteLength, units };
+    if ('fileFrom' in reply) return { ...reply, marks: [] };
+    const { utf8, units, title, marks } = reply;
+    return { utf8: Buffer.from(utf8.buffer, utf8.byteOffset, utf8.byteLength), bytes: utf8.byteLength, units, marks: marks ?? [], ...(title ? { title } : {}) };
   }
 
   /** One task of the worker file (`name` is its export), with the pool's slots, timeout and abort. */

@@ -2,10 +2,25 @@
 
 export type ParsableType = 'pdf' | 'docx' | 'xlsx' | 'csv' | 'txt';
 
+/**
+ * Where a document's structure changes, at an offset (UTF-16 code units) of its text; a paragraph
+ * starts there. Marks are sorted by `at`.
+ */
+export interface TextMark {
+  at: number;
+  /** PDF: the page that starts here (1-based) */
+  page?: number;
+  /** a section starts here, under these headings (outermost first): passages do not run across it */
+  headings?: string[];
+}
+
 export interface ParseResult {
   text: string;
   /** pages (pdf), sheets (xlsx) or 1 */
   units: number;
+  /** the document's own title, when it names one (PDF metadata) */
+  title?: string;
+  marks?: TextMark[];
 }
 
 /** A document could not be parsed; the message is user-facing (goes to the source's error_message). */
@@ -17,7 +32,7 @@ export class ParseError extends Error {
  * A document's text for reading in slices (ParserPool.parseText): its UTF-8 bytes, or, for a text
  * file that already is its text, the byte where that text starts in the file. `bytes` is its size.
  */
-export type ParsedText = { units: number; bytes: number } & ({ utf8: Buffer } | { fileFrom: number });
+export type ParsedText = { units: number; bytes: number; title?: string; marks: TextMark[] } & ({ utf8: Buffer } | { fileFrom: number });
 
 export interface ParserPool {
   /** Parses the file at `path` in a worker thread. Rejects with ParseError (bad/encrypted/empty/bomb/timeout). */

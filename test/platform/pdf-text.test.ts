@@ -1,0 +1,141 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createParserPool } from '../../src/platform/workers/pool.js';
+import { ParseError, type ParserPool } from '../../src/platform/workers/types.js';
+
+/**
+ * PDF text as a reader sees it, read by the real worker (pdf.js): a manual laid out as real ones
+ * are, with a running header and footer, a table of contents with dot leaders, headings in a
+ * larger font, and words hyphenated at line ends.
+ */
+
+const HEADER = 'Acme X200 Router - User Manual';
+
+interface Block {
+  heading?: { text: string; size: number };
+  lines?: string[];
+}
+
+async function manual(pages: Block[][], opts: { title?: string } = {}): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  if (opts.title) doc.setTitle(opts.title);
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const bold = await doc.embedFont(StandardFonts.HelveticaBold);
+  pages.forEach((blocks, index) => {
+    const page = doc.addPage([600, 800]);
+    page.drawText(HEADER, { x: 40, y: 770, size: 9, font });
+    let y = 730;
+    for (const block of blocks) {
+      if (block.heading) {
+        y -= 8;
+        page.drawText(block.heading.text, { x: 40, y, size: block.heading.size, font: bold });
+        y -= block.heading.size + 8;
+      }
+      for (const line of block.lines ?? []) {
+        page.drawText(line, { x: 40, y, size: 11, font });
+        y -= 14;
+      }
+      y -= 10; // paragraph gap
+    }
+    page.drawText(`Page ${index + 1} of ${pages.length}`, { x: 270, y: 30, size: 9, font });
+  });
+  return doc.save();
+}
+
+const body = (n: number): string[] =>
+  Array.from({ length: n }, (_, i) => `Line ${i} of ordinary body text that fills most of the column width here.`);
+
+describe('PDF extraction', () => {
+  let dir: string;
+  let pool: ParserPool;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'pdf-text-'));
+    pool = createParserPool({ maxThreads: 1 });
+  });
+  afterAll(async () => {
+    await pool.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function read(bytes: Uint8Array, name = 'manual.pdf') {
+    const file = path.join(dir, name);
+    await writeFile(file, bytes);
+    return pool.parse(file, 'pdf');
+  }
+
+  it('rejoins hyphenated line ends, drops running headers, page numbers and the table of contents, and marks pages and headings', async () => {
+    const pages: Block[][] = [
+      [
+        { heading: { text: 'Contents', size: 16 } },
+        {
+          lines: [
+            '1 Getting started ........................................ 2',
+            '2 Configuration .......................................... 3',
+            '2.1 Resetting the router ................................. 3',
+          ],
+        },
+      ],
+      [
+        { heading: { text: '1 Getting started', size: 18 } },
+        {
+          lines: [
+            'Unpack the router and connect it to power. The two antennas are identi-',
+            'cal, so either one may go on the left or the right side of the case.',
+            'The default address is 192.168.8.1 and spare cables cost $4.99 each.',
+          ],
+        },
+        { lines: body(3) },
+      ],
+      [
+        { heading: { text: '2 Configuration', size: 18 } },
+        { heading: { text: '2.1 Resetting the router', size: 14 } },
+        {
+          lines: [
+            'Hold the reset button for ten seconds. Firmware v2.3.1 restores the config-',
+            'uration from www.acme-example.com/support when the router starts again.',
+          ],
+        },
+      ],
+      [{ lines: body(4) }],
+    ];
+    const result = await read(await manual(pages, { title: 'Acme X200 User Manual' }));
+    const text = result.text;
+
+    expect(text).toContain('The two antennas are identical, so either one');
+    expect(text).toContain('restores the configuration from www.acme-example.com/support');
+    expect(text).toContain('$4.99');
+    expect(text).toContain('192.168.8.1');
+    expect(text).toContain('v2.3.1');
+    // lines of one paragraph are one line of text; the paragraphs stay apart
+    expect(text).toContain('Unpack the router and connect it to power. The two antennas');
+    expect(text).not.toContain(HEADER);
+    expect(text).not.toMatch(/Page \d+ of \d+/);
+    expect(text).not.toMatch(/\.{4,}/);
+    expect(text).not.toMatch(/^Contents$/m);
+
+    const marks = result.marks ?? [];
+    const at = (needle: string) => text.indexOf(needle);
+    const pageOf = (offset: number) => marks.filter((m) => m.page !== undefined && m.at <= offset).at(-1)?.page;
+    const headingsAt = (offset: number) => marks.filter((m) => m.headings && m.at <= offset).at(-1)?.headings;
+    expect(pageOf(at('identical'))).toBe(2);
+    expect(pageOf(at('Hold the reset button'))).toBe(3);
+    expect(headingsAt(at('Hold the reset button'))).toEqual(['2 Configuration', '2.1 Resetting the router']);
+    expect(headingsAt(at('identical'))).toEqual(['1 Getting started']);
+    expect(result.title).toBe('Acme X200 User Manual');
+  });
+
+  it('a scanned PDF (pages with no text) fails with a message that says what to do', async () => {
+    const doc = await PDFDocument.create();
+    for (let i = 0; i < 3; i++) {
+      const page = doc.addPage([600, 800]);
+      page.drawRectangle({ x: 40, y: 40, width: 500, height: 700 }); // a "scan": drawing, no text
+    }
+    const err = await read(await doc.save(), 'scan.pdf').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ParseError);
+    expect((err as Error).message).toMatch(/scanned.*text recognition \(OCR\)/);
+  });
+});
