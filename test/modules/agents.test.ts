@@ -46,6 +46,9 @@ const AGENT_KEYS = [
   // beyond the spec: the embedding allowlist and the per-agent daily cap (limits issue)
   'allowed_domains',
   'daily_message_limit',
+  // beyond the spec: what visitors read when the knowledge has no answer, and citations shown or not (issue 19)
+  'no_answer_message',
+  'show_sources',
   'created_at',
   'updated_at',
 ].sort();
@@ -169,6 +172,8 @@ describe('POST /api/chatbots', () => {
       powered_by_text: null,
       allowed_domains: [],
       daily_message_limit: null,
+      no_answer_message: null,
+      show_sources: true,
       created_at: now,
       updated_at: now,
     });
@@ -351,6 +356,8 @@ const FIELD_UPDATES: Array<[string, unknown, Json?]> = [
   ['auto_expand', true],
   ['allowed_domains', ['shop.example.com', '*.example.org']],
   ['daily_message_limit', 500],
+  ['no_answer_message', 'Sorry, I do not know that. Call us on 010 123 4567.'],
+  ['show_sources', false],
 ];
 
 describe('PUT /api/chatbots/{id}', () => {

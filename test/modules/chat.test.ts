@@ -16,6 +16,7 @@ const KEY = 'sk-test-SECRET-chat-key-0123456789';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 const DEFAULT_WELCOME = "Hi! I'm your AI assistant. How can I help you today?";
+const DEFAULT_NO_ANSWER = 'I could not find that in our information.';
 
 const CHAT_KEYS = ['conversation_id', 'message', 'session_id', 'sources'];
 const CONVERSATION_KEYS = [
@@ -719,7 +720,7 @@ describe('streaming (Accept: text/event-stream)', () => {
       message: reply,
       conversation_id: expect.any(String),
       session_id: 'stream-1',
-      sources: [{ source_id: source.id, name: 'Opening hours', url: null }],
+      sources: [{ source_id: source.id, name: 'Opening hours', url: null, title: null, page: null }],
     });
     expect(chatRequests(f)[0]!.stream).toBe(true);
 
@@ -921,7 +922,7 @@ describe('provider failures', () => {
 });
 
 describe('no key for the agent\'s provider: answers from the knowledge base', () => {
-  it('quotes the matching passage and names its source, or gives the welcome message; streaming too', async () => {
+  it('quotes the matching passage and names its source, or says it could not find it (owner-editable); streaming too', async () => {
     const f = await fake('openai');
     // openai is configured, the agent uses anthropic, which has no key
     const t = await start(providerEnv(f));
@@ -938,34 +939,46 @@ describe('no key for the agent\'s provider: answers from the knowledge base', ()
     expect(body.message).toContain(passage);
     expect(body.message).toMatch(/^>|\n>/m); // quoted
     expect(body.message).not.toContain('Free parking');
-    expect(body.sources).toEqual([{ source_id: source.id, name: 'Refund policy', url: null }]);
+    expect(body.sources).toEqual([{ source_id: source.id, name: 'Refund policy', url: null, title: null, page: null }]);
 
     const none = (await publicChat(t, agent.id, { message: 'Do you sell xylophones?', session_id: 'k2' })).json();
-    expect(none.message).toBe('Hello! Ask me about our lamps.');
+    expect(none.message).toBe(DEFAULT_NO_ANSWER);
     expect(none.sources).toEqual([]);
+    // a question sharing one common word with the knowledge ("lamps") is not answered with it
+    const loose = (await publicChat(t, agent.id, { message: 'Do you repair broken desk lamps at home?', session_id: 'k4' })).json();
+    expect(loose).toMatchObject({ message: DEFAULT_NO_ANSWER, sources: [] });
 
     const streamed = streamedAnswer(await publicChat(t, agent.id, { message: 'zebra lamps refund?', session_id: 'k3' }, SSE));
     expect(streamed.deltas.join('')).toBe(streamed.done.message);
     expect(streamed.done.message).toContain(passage);
-    expect(streamed.done.sources).toEqual([{ source_id: source.id, name: 'Refund policy', url: null }]);
+    expect(streamed.done.sources).toEqual([{ source_id: source.id, name: 'Refund policy', url: null, title: null, page: null }]);
 
+    // the owner words the fallback, and may hide citations from visitors (the owner still sees them)
+    const custom = 'Sorry, I do not know that. Call us on 010 123 4567.';
+    const put = await t.app.inject({ method: 'PUT', url: `/api/chatbots/${agent.id}`, headers: auth(token), payload: { no_answer_message: custom, show_sources: false } });
+    expect(put.statusCode, put.body).toBe(200);
     const streamedNone = streamedAnswer(await ownerChat(t, token, { chatbot_id: agent.id, message: 'xylophones?' }, SSE));
-    expect(streamedNone.done.message).toBe('Hello! Ask me about our lamps.');
-    expect(streamedNone.deltas.join('')).toBe('Hello! Ask me about our lamps.');
+    expect(streamedNone.done.message).toBe(custom);
+    expect(streamedNone.deltas.join('')).toBe(custom);
+    const hidden = (await publicChat(t, agent.id, { message: 'What is the refund window for zebra lamps?', session_id: 'k5' })).json();
+    expect(hidden.message).toContain(passage);
+    expect(hidden.sources).toEqual([]);
+    const owners = (await ownerChat(t, token, { chatbot_id: agent.id, message: 'What is the refund window for zebra lamps?' })).json();
+    expect(owners.sources).toEqual([{ source_id: source.id, name: 'Refund policy', url: null, title: null, page: null }]);
 
     expect(chatRequests(f)).toHaveLength(0);
     const { messages, total } = await transcript(t, token, agent.id);
-    expect(total).toBe(8);
+    expect(total).toBe(14);
     expect(messages.get(body.conversation_id)!.map((m) => m.content)).toEqual(['What is the refund window for zebra lamps?', body.message]);
   });
 
-  it('works with no provider configured at all (default welcome message)', async () => {
+  it('works with no provider configured at all (nothing in the knowledge: the no-answer sentence)', async () => {
     const t = await start();
     const { token } = await registerUser(t.app);
     const agent = await createAgent(t.app, token);
     const res = await publicChat(t, agent.id, { message: 'anything at all?', session_id: 'x' });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toEqual({ message: DEFAULT_WELCOME, conversation_id: expect.any(String), session_id: 'x', sources: [] });
+    expect(res.json()).toEqual({ message: DEFAULT_NO_ANSWER, conversation_id: expect.any(String), session_id: 'x', sources: [] });
   });
 });
 
@@ -976,13 +989,13 @@ describe('sources in answers', () => {
     await addText(t, token, agent.id, 'Shipping', 'Parcels ship by courier on weekdays.');
 
     const plain = (await publicChat(t, agent.id, { message: 'Can I return a garden gnome?', session_id: 's' })).json();
-    expect(plain.sources).toEqual([{ source_id: returns.id, name: 'Returns', url: null }]);
+    expect(plain.sources).toEqual([{ source_id: returns.id, name: 'Returns', url: null, title: null, page: null }]);
     const system = seen('openai', chatRequests(f)[0]!).system;
     expect(system).toContain('Returns of garden gnomes are free within 30 days.');
     expect(system).not.toContain('Parcels ship by courier');
 
     const { done } = streamedAnswer(await publicChat(t, agent.id, { message: 'garden gnome returns?', session_id: 's' }, SSE));
-    expect(done.sources).toEqual([{ source_id: returns.id, name: 'Returns', url: null }]);
+    expect(done.sources).toEqual([{ source_id: returns.id, name: 'Returns', url: null, title: null, page: null }]);
 
     const nothing = (await publicChat(t, agent.id, { message: 'Do you like jazz?', session_id: 's' })).json();
     expect(nothing.sources).toEqual([]);

@@ -229,9 +229,9 @@ describe('POST /api/sources/chatbot/{id}/file: accepted formats', () => {
     for (const { id, fixture } of uploaded) {
       const { system, body } = await systemPromptFor(t, f, agent.id, fixture.question);
       expect(system, fixture.name).toContain(fixture.phrase);
-      expect(system).toContain(`(source: ${fixture.name})`);
+      expect(system).toContain(`(source: ${fixture.name}`);
       for (const other of fixtures) if (other !== fixture) expect(system).not.toContain(other.phrase);
-      expect(body.sources).toEqual([{ source_id: id, name: fixture.name, url: null }]);
+      expect(body.sources).toEqual([{ source_id: id, name: fixture.name, url: null, title: null, page: fixture.name.endsWith('.pdf') ? 1 : null }]);
     }
   });
 

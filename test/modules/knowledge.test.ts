@@ -199,7 +199,7 @@ describe('POST /api/sources/chatbot/{id}/text', () => {
     expect(system).toContain(phrase);
     expect(system.indexOf(phrase)).toBeGreaterThan(system.indexOf('<reference_material>'));
     expect(system).toContain('(source: Tours)');
-    expect(body.sources).toEqual([{ source_id: res.json().id, name: 'Tours', url: null }]);
+    expect(body.sources).toEqual([{ source_id: res.json().id, name: 'Tours', url: null, title: null, page: null }]);
   });
 });
 
@@ -246,7 +246,7 @@ describe('DELETE /api/sources/{id}', () => {
     const after = await systemPromptFor(t, f, agent.id, 'Do marmalade cats get grooming?');
     expect(after.system).not.toContain('grooming');
     expect(after.system).toContain('Marmalade jars cost four euros.'); // the other source still answers
-    expect(after.body.sources).toEqual([{ source_id: keep.id, name: 'Keep', url: null }]);
+    expect(after.body.sources).toEqual([{ source_id: keep.id, name: 'Keep', url: null, title: null, page: null }]);
 
     const again = await deleteSource(t, token, gone.id);
     expect(again.statusCode).toBe(404);
@@ -337,7 +337,7 @@ describe('embeddings (EMBEDDINGS=openai against the fake)', () => {
     const { system, body } = await systemPromptFor(t, f, agent.id, 'What is the decaf blend called?');
     expect(body.message).toBe('Roasted fresh.');
     expect(system).toContain('Moonless Night');
-    expect(body.sources).toEqual([{ source_id: res.json().id, name: 'Coffee', url: null }]);
+    expect(body.sources).toEqual([{ source_id: res.json().id, name: 'Coffee', url: null, title: null, page: null }]);
     const queryEmbeds = f.requests.filter((r) => r.kind === 'embed').slice(1);
     expect(queryEmbeds).toHaveLength(1);
     expect(queryEmbeds[0]!.body.input).toEqual(['What is the decaf blend called?']);

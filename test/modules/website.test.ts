@@ -176,7 +176,9 @@ describe('POST /api/sources/chatbot/{id}/website (ALLOW_PRIVATE_URLS=true, local
     // what was crawled reaches the model, the sitemap-only page included
     const system = await systemPromptFor(t, f, agent.id, 'Do you sell spelt crackers?');
     expect(system).toContain(MAIN['/from-sitemap']);
-    expect(system).toContain(`(source: ${site.url}/)`);
+    // each passage names its own page (title and URL), not the crawl's start page
+    expect(system).toContain(`(source: ${site.url}/; page: `);
+    expect(system).toContain(`(${site.url}/from-sitemap)`);
   });
 
   it('max_pages limits the pages fetched (default 1)', async () => {
@@ -532,5 +534,75 @@ describe('POST /api/sources/chatbot/{id}/website with ALLOW_PRIVATE_URLS unset',
     expect(count(t, 'SELECT count(*) AS n FROM jobs')).toBe(0);
     expect(site.connections()).toBe(0);
     expect(site.requests).toEqual([]);
+  });
+});
+
+describe('a website source crawled again, and its passages read back', () => {
+  const page = (title: string, body: string) => `<html><head><title>${title}</title></head><body><main><h1>${title}</h1><p>${body}</p></main></body></html>`;
+
+  it('keeps answering from the last crawl until the new one completes; a failed re-crawl keeps it; the owner reads the passages with their page', async () => {
+    const pages: Record<string, string> = { '/': page('Opening hours', 'The bakery opens at seven on weekdays.') };
+    const site = await startLocalSite(pages);
+    sites.push(site);
+    const { t, token, agent } = await setup();
+    const created = (await addWebsiteJson(t, token, agent.id, { url: `${site.url}/` })).json();
+    await t.app.jobs.idle();
+
+    const read = async (id: string, query = '') => t.app.inject({ method: 'GET', url: `/api/sources/${id}/passages${query}`, headers: auth(token) });
+    const first = (await read(created.id)).json();
+    expect(first).toMatchObject({ total: 1, offset: 0, source: { id: created.id, status: 'completed' } });
+    expect(first.passages).toEqual([
+      {
+        id: expect.any(Number),
+        ordinal: 0,
+        content: 'Opening hours\n\nThe bakery opens at seven on weekdays.',
+        token_count: expect.any(Number),
+        title: 'Opening hours',
+        page_url: `${site.url}/`,
+        page: null,
+        heading: 'Opening hours',
+      },
+    ]);
+
+    // the new crawl is held on its page: the old passage still answers meanwhile
+    pages['/'] = page('Opening hours', 'The bakery now opens at six on weekdays.');
+    const hold = site.hold('/');
+    const again = await t.app.inject({ method: 'POST', url: `/api/sources/${created.id}/recrawl`, headers: auth(token) });
+    expect(again.statusCode, again.body).toBe(202);
+    expect(again.json()).toMatchObject({ id: created.id, status: 'processing', progress: 0 });
+    await hold.reached;
+    const busy = await t.app.inject({ method: 'POST', url: `/api/sources/${created.id}/recrawl`, headers: auth(token) });
+    expect(busy.statusCode).toBe(409);
+    expect(busy.json().detail).toMatch(/being crawled/);
+    expect(chunkTexts(t, created.id)).toContain('seven');
+    expect((await read(created.id)).json()).toMatchObject({ total: 1, passages: [{ content: expect.stringContaining('seven') }] });
+    hold.release();
+    await t.app.jobs.idle();
+    expect(chunkTexts(t, created.id)).toBe('Opening hours\n\nThe bakery now opens at six on weekdays.');
+    expect((await listSources(t, token, agent.id))[0]).toMatchObject({ status: 'completed', error_message: null, pages_done: 1 });
+
+    // the site is down: the re-crawl fails, the passages of the crawl before stay and say so
+    pages['/'] = page('x', 'x');
+    await site.close();
+    const down = await t.app.inject({ method: 'POST', url: `/api/sources/${created.id}/recrawl`, headers: auth(token) });
+    expect(down.statusCode).toBe(202);
+    await t.app.jobs.idle();
+    const [after] = await listSources(t, token, agent.id);
+    expect(after).toMatchObject({ status: 'completed', error_message: expect.stringMatching(/re-crawl failed.*still used/) });
+    expect(chunkTexts(t, created.id)).toBe('Opening hours\n\nThe bakery now opens at six on weekdays.');
+
+    // bad paging is a 400; other sources: text sources cannot be crawled, another account's is 404
+    expect((await read(created.id, '?limit=0')).statusCode).toBe(400);
+    expect((await read(created.id, '?offset=-1')).statusCode).toBe(400);
+    const text = await t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agent.id}/text`, headers: auth(token), payload: { name: 'Note', content: 'Some words.' } });
+    const notWebsite = await t.app.inject({ method: 'POST', url: `/api/sources/${text.json().id}/recrawl`, headers: auth(token) });
+    expect(notWebsite.statusCode).toBe(400);
+    const { token: stranger } = await registerUser(t.app);
+    for (const [method, url] of [['GET', `/api/sources/${created.id}/passages`], ['POST', `/api/sources/${created.id}/recrawl`]] as const) {
+      const foreign = await t.app.inject({ method, url, headers: auth(stranger) });
+      const missing = await t.app.inject({ method, url: url.replace(created.id, 'no-such-source'), headers: auth(stranger) });
+      expect(foreign.statusCode).toBe(404);
+      expect(foreign.json()).toEqual(missing.json());
+    }
   });
 });

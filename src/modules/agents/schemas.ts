@@ -74,6 +74,15 @@ export const updateAgentBody = z.object({
   powered_by_text: z.string().trim().max(100).nullable().optional(),
   allowed_domains: allowedDomains.optional(),
   daily_message_limit: z.number().int().min(1).max(1_000_000).nullable().optional(),
+  // what visitors read when the knowledge base has no answer (no provider key); "" or null: the default sentence
+  no_answer_message: z
+    .string()
+    .trim()
+    .max(1000)
+    .nullable()
+    .transform((v) => v || null)
+    .optional(),
+  show_sources: z.boolean().optional(),
 });
 
 export type CreateAgentInput = z.infer<typeof createAgentBody>;
@@ -116,6 +125,8 @@ export const agentSchema = z.object({
   powered_by_text: z.string().nullable(),
   allowed_domains: z.string().array(),
   daily_message_limit: z.number().int().nullable(),
+  no_answer_message: z.string().nullable(),
+  show_sources: z.boolean(),
   created_at: z.string(),
   updated_at: z.string(),
 });

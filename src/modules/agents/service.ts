@@ -98,6 +98,8 @@ export class AgentsService {
         powered_by_text: null,
         allowed_domains: [],
         daily_message_limit: null,
+        no_answer_message: null,
+        show_sources: true,
         created_at: now,
         updated_at: now,
       });

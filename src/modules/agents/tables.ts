@@ -48,6 +48,10 @@ export const chatbots = sqliteTable(
     allowed_domains: text('allowed_domains', { mode: 'json' }).$type<string[]>().notNull().default([]),
     /** visitor messages per UTC day for this agent; null: no cap beyond the account's quota */
     daily_message_limit: integer('daily_message_limit'),
+    /** what a visitor reads when nothing in the knowledge base answers (no provider key); null: the default sentence */
+    no_answer_message: text('no_answer_message'),
+    /** whether visitors see which sources an answer came from (the owner always does) */
+    show_sources: integer('show_sources', { mode: 'boolean' }).notNull().default(true),
     created_at: text('created_at').notNull(),
     updated_at: text('updated_at').notNull(),
   },

@@ -19,12 +19,28 @@ export const REFERENCE_INSTRUCTIONS =
 export function buildSystemPrompt(instructions: string, passages: Passage[]): string {
   const parts = [instructions.trim()];
   if (passages.length > 0) {
-    const refs = passages.map((p, i) => `[${i + 1}] (source: ${p.sourceName})\n${p.content.trim()}`).join('\n\n');
+    const refs = passages.map((p, i) => `[${i + 1}] (${passageOrigin(p)})\n${p.content.trim()}`).join('\n\n');
     parts.push(`${REFERENCE_INSTRUCTIONS}\n\n<reference_material>\n${refs}\n</reference_material>`);
   } else {
     parts.push('No reference material matched this question. If you do not know the answer, say so rather than guessing.');
   }
   return parts.filter(Boolean).join('\n\n');
+}
+
+/**
+ * Where a passage comes from, as the model reads it: "source: manual.pdf; page 12; section: Setup >
+ * Reset" or "source: example.com; page: Pricing (https://example.com/pricing)", so that it can
+ * tell the visitor where an answer is written.
+ */
+export function passageOrigin(p: Pick<Passage, 'sourceName' | 'title' | 'pageUrl' | 'page' | 'heading'>): string {
+  const parts = [`source: ${p.sourceName}`];
+  if (p.pageUrl) parts.push(`page: ${p.title ? `${p.title} (${p.pageUrl})` : p.pageUrl}`);
+  else if (p.title) parts.push(`title: ${p.title}`);
+  if (p.page !== null) parts.push(`page ${p.page}`);
+  // a page's first heading often repeats its title: said once
+  const heading = p.title && p.heading?.startsWith(p.title) ? p.heading.slice(p.title.length).replace(/^\s*>\s*/, '') : p.heading;
+  if (heading) parts.push(`section: ${heading}`);
+  return parts.join('; ');
 }
 
 /** The latest turns that fit the budget, oldest first, then the new user message. */
@@ -40,23 +56,4 @@ export function buildTurns(history: ChatTurn[], userMessage: string): ChatTurn[]
   // providers want the conversation to start with the user
   while (kept.length > 0 && kept[0]!.role !== 'user') kept.shift();
   return [...kept, { role: 'user', content: userMessage }];
-}
-
-/**
- * The answer when the agent's provider has no key: the best passages, quoted briefly, or the
- * welcome message when nothing matched.
- */
-export function knowledgeOnlyAnswer(passages: Passage[], welcome: string): string {
-  const relevant = passages.filter((p) => p.keywordMatch || (p.distance !== null && p.distance <= 0.5)).slice(0, 2);
-  if (relevant.length === 0) return welcome;
-  const quotes = relevant.map((p) => `> ${excerpt(p.content, 400).replace(/\n+/g, '\n> ')}\n\n(Source: ${p.sourceName})`);
-  return `Here is what I found in our information:\n\n${quotes.join('\n\n')}`;
-}
-
-function excerpt(text: string, max: number): string {
-  const t = text.trim();
-  if (t.length <= max) return t;
-  const cut = t.slice(0, max);
-  const lastStop = Math.max(cut.lastIndexOf('. '), cut.lastIndexOf('.\n'));
-  return (lastStop > max / 2 ? cut.slice(0, lastStop + 1) : cut.replace(/\s+\S*$/, '')) + ' …';
 }

@@ -15,7 +15,13 @@ const visitorFields = {
   user_email: emailField.optional(),
 };
 
-const sourceRef = z.object({ source_id: z.string(), name: z.string(), url: z.string().nullable() });
+const sourceRef = z.object({
+  source_id: z.string(),
+  name: z.string(),
+  url: z.string().nullable(),
+  title: z.string().nullable(),
+  page: z.number().int().nullable(),
+});
 const chatResponse = z.object({
   message: z.string(),
   conversation_id: z.string(),

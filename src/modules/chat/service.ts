@@ -10,7 +10,8 @@ import type { ChatbotRow } from '../agents/tables.js';
 import type { AuthUser } from '../auth/index.js';
 import type { KnowledgeService, Passage } from '../knowledge/index.js';
 import type { Account, MessageQuota, PlanService } from '../limits/index.js';
-import { buildSystemPrompt, buildTurns, HISTORY_MAX_MESSAGES, knowledgeOnlyAnswer } from './prompt.js';
+import { knowledgeOnlyAnswer } from './knowledge-answer.js';
+import { buildSystemPrompt, buildTurns, HISTORY_MAX_MESSAGES } from './prompt.js';
 import { ChatRepo } from './repo.js';
 import type { ConversationRow, MessageRow } from './tables.js';
 
@@ -21,10 +22,19 @@ export interface ChatInput {
   user_email?: string;
 }
 
+/**
+ * Where an answer comes from: the source, and the place in it: a website's own page (url and
+ * title), a PDF's page. One per source and page, in the order the passages were ranked.
+ */
 export interface SourceRef {
   source_id: string;
   name: string;
+  /** the page's own URL for a website passage (else the source's URL, null for files and texts) */
   url: string | null;
+  /** the page title (websites) or the document's title */
+  title: string | null;
+  /** the PDF page */
+  page: number | null;
 }
 
 export interface ChatResult {
@@ -43,6 +53,8 @@ export interface PreparedTurn {
   request: ChatRequest;
   /** null: no key for the agent's provider, answer from the knowledge base alone */
   provider: LlmProvider | null;
+  /** asked through the public route: the agent's visitor settings apply (citations shown or not) */
+  visitor: boolean;
 }
 
 /** The longest visitor message accepted (413 over it); longer texts belong in a knowledge source. */
@@ -94,8 +106,11 @@ export class ChatService {
     let text = '';
     let sources: SourceRef[];
     if (!turn.provider) {
-      text = knowledgeOnlyAnswer(turn.passages, turn.agent.welcome_message);
-      sources = text === turn.agent.welcome_message ? [] : sourceRefs(turn.passages.filter((p) => text.includes(`(Source: ${p.sourceName})`)));
+      // the citations go in `sources`, as for a model's answer (the widget lists and links them),
+      // not into the text a second time
+      const found = knowledgeOnlyAnswer(turn.request.messages.at(-1)!.content, turn.passages, { noAnswer: turn.agent.no_answer_message, showSources: false });
+      text = found.text;
+      sources = sourceRefs(turn.passages.filter((p) => found.used.includes(p)));
       opts.onDelta?.(text);
     } else {
       sources = sourceRefs(turn.passages);
@@ -207,7 +222,7 @@ export class ChatService {
       temperature: agent.temperature,
       maxTokens: agent.max_tokens,
     };
-    return { agent, conversation, userMessage, passages, request, provider: this.providers(agent.provider) };
+    return { agent, conversation, userMessage, passages, request, provider: this.providers(agent.provider), visitor: by.visitor };
   }
 
   /** `messages_per_hour` visitor messages per session in any rolling hour (CONTRACT "Plans"). */
@@ -247,13 +262,19 @@ export class ChatService {
     });
   }
 
+  /** The stored message keeps its sources for the owner; a visitor sees them only when the agent shows them. */
   private result(turn: PreparedTurn, text: string, sources: SourceRef[]): ChatResult {
-    return { message: text, conversation_id: turn.conversation.id, session_id: turn.conversation.session_id, sources };
+    const shown = turn.visitor && !turn.agent.show_sources ? [] : sources;
+    return { message: text, conversation_id: turn.conversation.id, session_id: turn.conversation.session_id, sources: shown };
   }
 }
 
 function sourceRefs(passages: Passage[]): SourceRef[] {
   const seen = new Map<string, SourceRef>();
-  for (const p of passages) if (!seen.has(p.sourceId)) seen.set(p.sourceId, { source_id: p.sourceId, name: p.sourceName, url: p.sourceUrl });
+  for (const p of passages) {
+    const url = p.pageUrl ?? p.sourceUrl;
+    const key = `${p.sourceId} ${p.pageUrl ?? ''} ${p.page ?? ''}`;
+    if (!seen.has(key)) seen.set(key, { source_id: p.sourceId, name: p.sourceName, url, title: p.title, page: p.page });
+  }
   return [...seen.values()];
 }

@@ -26,14 +26,24 @@ export const DEFAULT_CHUNKING: ChunkOptions = { targetTokens: 600, maxTokens: 80
 export interface TextChunk {
   content: string;
   tokenCount: number;
+  /** where the passage is in the text: [start, end) offsets of the concatenation of the pieces */
+  start: number;
+  end: number;
 }
+
+/**
+ * A section (a heading and what follows it) ends the passage before it, unless that passage is
+ * shorter than this (a heading followed at once by a sub-heading, a one-line section): it then
+ * runs on into the next section rather than stand alone.
+ */
+const MIN_SECTION_PASSAGE_CHARS = 200;
 
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
-export function chunkText(text: string, options: ChunkOptions = DEFAULT_CHUNKING): TextChunk[] {
-  const chunker = new Chunker(options);
+export function chunkText(text: string, options: ChunkOptions = DEFAULT_CHUNKING, sections: number[] = []): TextChunk[] {
+  const chunker = new Chunker(options, sections);
   return [...chunker.push(text), ...chunker.end()];
 }
 
@@ -42,6 +52,10 @@ export function chunkText(text: string, options: ChunkOptions = DEFAULT_CHUNKING
  * a 100 MB document yields to the event loop between batches, and never holds the text as one
  * string. Each piece must end at a paragraph break (as utf8Paragraphs and fileParagraphs cut
  * them) or be the last; the pieces then chunk exactly as their concatenation does.
+ *
+ * `sections` are the offsets where sections start (a heading's first character, at a paragraph
+ * start; sorted): a passage ends before a section unless it is very short, and the overlap of the
+ * next one never reaches back across a section's start.
  *
  * Positions are offsets into the concatenation of the pieces. The chunker keeps the text from the
  * start of the passage being filled (at most a passage) plus the piece being read: a passage, and
@@ -58,7 +72,10 @@ export class Chunker {
   private passageStart = -1;
   private passageEnd = 0;
 
-  constructor(options: ChunkOptions = DEFAULT_CHUNKING) {
+  constructor(
+    options: ChunkOptions = DEFAULT_CHUNKING,
+    private readonly sections: readonly number[] = [],
+  ) {
     this.target = options.targetTokens * 4;
     this.max = options.maxTokens * 4;
     this.overlap = options.overlapTokens * 4;
@@ -77,11 +94,15 @@ export class Chunker {
       const unitEnd = to + base;
       if (this.passageStart < 0) {
         this.passageStart = unitStart;
+      } else if (this.sectionStartsIn(this.passageEnd, unitStart) && this.passageEnd - this.passageStart >= MIN_SECTION_PASSAGE_CHARS) {
+        yield this.take();
+        this.passageStart = unitStart;
       } else if (unitEnd - this.passageStart > this.target) {
         yield this.take();
         const carried = this.overlapStart();
-        // the overlap must never push a chunk over the hard maximum
-        this.passageStart = carried >= 0 && unitEnd - carried <= this.max ? carried : unitStart;
+        // the overlap must never push a chunk over the hard maximum, nor reach back into another section
+        const ok = carried >= 0 && unitEnd - carried <= this.max && !this.sectionStartsIn(carried, unitStart);
+        this.passageStart = ok ? carried : unitStart;
       }
       this.passageEnd = unitEnd;
     }
@@ -98,7 +119,22 @@ export class Chunker {
 
   private take(): TextChunk {
     const content = this.buffer.slice(this.passageStart - this.bufferStart, this.passageEnd - this.bufferStart);
-    return { content, tokenCount: estimateTokens(content) };
+    return { content, tokenCount: estimateTokens(content), start: this.passageStart, end: this.passageEnd };
+  }
+
+  /** whether a section starts in (from, to] */
+  private sectionStartsIn(from: number, to: number): boolean {
+    const sections = this.sections;
+    if (sections.length === 0) return false;
+    // the first section after `from`
+    let lo = 0;
+    let hi = sections.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (sections[mid]! <= from) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < sections.length && sections[lo]! <= to;
   }
 
   /**

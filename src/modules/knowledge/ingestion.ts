@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../platform/clock.js';
-import { ApiError, badRequest, notFound } from '../../platform/http/errors.js';
+import { ApiError, badRequest, conflict, notFound } from '../../platform/http/errors.js';
 import { saveUpload, UploadTooLargeError } from '../../platform/http/upload.js';
 import { newId } from '../../platform/ids.js';
 import type { JobContext, JobQueue } from '../../platform/jobs/queue.js';
@@ -17,9 +17,10 @@ import { ParseError, type ParsableType, type ParserPool } from '../../platform/w
 import { EMBEDDING_BATCH_SIZE } from '../../providers/embeddings/index.js';
 import type { AgentsService } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
-import { Chunker, chunkText, fileParagraphs, utf8Paragraphs, type TextChunk } from './chunker.js';
+import { Chunker, chunkText, DEFAULT_CHUNKING, fileParagraphs, utf8Paragraphs } from './chunker.js';
 import { crawl, CrawlError, noSkippedPages, type CrawlProgress } from './crawler.js';
-import type { KnowledgeRepo } from './repo.js';
+import { type LocatedChunk, PassageLocator, sectionStarts } from './passage-context.js';
+import type { KnowledgeRepo, NewPassage } from './repo.js';
 import type { KnowledgeService } from './service.js';
 import type { ChunkRow, SourceRow } from './tables.js';
 
@@ -43,6 +44,24 @@ export interface WebsiteInput {
   includePaths: string[];
   excludePaths: string[];
 }
+
+/**
+ * A website source's `options` column: the crawl's settings, and while a re-crawl runs, the last
+ * passage id of the crawl it replaces (those passages keep answering until it completes) and
+ * when it started (the watchdog's clock for it).
+ */
+interface WebsiteOptions extends Partial<Omit<WebsiteInput, 'url'>> {
+  replaces?: number;
+  startedAt?: string;
+}
+
+const websiteOptions = (source: SourceRow): WebsiteOptions => {
+  try {
+    return JSON.parse(source.options ?? '{}') as WebsiteOptions;
+  } catch {
+    return {};
+  }
+};
 
 /** The skipped-pages columns of a website source; page_cap_hit stays null until the crawl ends. */
 function crawlReport(progress: CrawlProgress): Pick<SourceRow, 'pages_skipped' | 'pages_skipped_by' | 'page_cap_hit'> {
@@ -186,6 +205,36 @@ export class IngestionService {
   }
 
   /**
+   * Crawls a website source again with its settings. The passages of the last crawl keep answering
+   * until the new crawl completes and replaces them; if it fails, they stay (and the source says
+   * the re-crawl failed). 409 while the source is being processed.
+   */
+  recrawl(user: AuthUser, sourceId: string): SourceRow {
+    const source = this.repo.findSource(sourceId);
+    const agent = source ? this.agents.findById(source.chatbot_id) : undefined;
+    if (!source || agent?.user_id !== user.id) throw notFound('Source');
+    if (source.type !== 'website') throw badRequest('Only website sources can be crawled again; upload a file again to replace it');
+    if (source.status === 'processing') throw conflict('The website is being crawled; wait until it has finished');
+    const now = this.clock.now().toISOString();
+    return this.repo.transaction(() => {
+      const { replaces: _previous, startedAt: _started, ...settings } = websiteOptions(source);
+      const options: WebsiteOptions = { ...settings, replaces: this.repo.lastChunkId(source.id), startedAt: now };
+      this.repo.updateSource(source.id, {
+        status: 'processing',
+        error_message: null,
+        progress: 0,
+        pages_done: 0,
+        pages_found: 1,
+        ...crawlNotStarted(),
+        options: JSON.stringify(options),
+        updated_at: now,
+      });
+      this.jobs.enqueue(INGEST_JOB, source.id);
+      return this.repo.findSource(source.id)!;
+    });
+  }
+
+  /**
    * Fails sources left `processing` past their cap (a job that can no longer finish), and removes
    * upload files no source refers to (a crash between saving and recording).
    */
@@ -193,7 +242,8 @@ export class IngestionService {
     const now = this.clock.now().getTime();
     for (const source of this.repo.listProcessing()) {
       const cap = source.type === 'website' ? PROCESSING_CAP_MS.website : PROCESSING_CAP_MS.file;
-      if (now - Date.parse(source.created_at) > cap) {
+      const startedAt = (source.type === 'website' && websiteOptions(source).startedAt) || source.created_at;
+      if (now - Date.parse(startedAt) > cap) {
         await this.jobs.cancelSubject(source.id);
         await this.fail(source, `Processing did not finish within ${Math.round(cap / 60_000)} minutes`);
       }
@@ -235,14 +285,15 @@ export class IngestionService {
     this.repo.deleteChunksOf(source.id);
     // chunked lazily and stored in batches, yielding between them: a 100 MB text never holds the event loop
     let stored = 0;
-    let batch: TextChunk[] = [];
+    let batch: LocatedChunk[] = [];
     let consumed = 0;
     // progress: characters chunked over bytes of text (exact for ASCII, close enough otherwise)
     const total = Math.max(parsed.bytes, 1);
-    const chunker = new Chunker();
+    const chunker = new Chunker(DEFAULT_CHUNKING, sectionStarts(parsed.marks));
+    const locator = new PassageLocator(parsed.marks, { title: parsed.title ?? null });
     for await (const slice of 'utf8' in parsed ? utf8Paragraphs(parsed.utf8) : fileParagraphs(file, parsed.fileFrom)) {
       for (const chunk of chunker.push(slice)) {
-        batch.push(chunk);
+        batch.push(locator.locate(chunk));
         consumed += chunk.content.length;
         if (batch.length === CHUNK_BATCH) {
           await this.storeBatch(source, batch, stored, signal, 0.5 + 0.5 * Math.min(consumed / total, 1));
@@ -251,7 +302,7 @@ export class IngestionService {
         }
       }
     }
-    batch.push(...chunker.end());
+    for (const chunk of chunker.end()) batch.push(locator.locate(chunk));
     if (batch.length > 0) await this.storeBatch(source, batch, stored, signal, 1);
     if (stored + batch.length === 0) throw new ParseError('The document contains no text');
     this.complete(source, { stored_path: null });
@@ -259,9 +310,10 @@ export class IngestionService {
   }
 
   private async ingestWebsite(source: SourceRow, signal: AbortSignal): Promise<void> {
-    const options = JSON.parse(source.options ?? '{}') as Partial<WebsiteInput>;
-    // a restarted crawl starts over: forget what the interrupted one stored and counted
-    this.repo.deleteChunksOf(source.id);
+    const options = websiteOptions(source);
+    // a restarted crawl starts over: forget what the interrupted one stored and counted (a
+    // re-crawl keeps the passages of the crawl it replaces)
+    this.repo.deleteChunksOf(source.id, options.replaces !== undefined ? { above: options.replaces } : {});
     this.repo.updateSource(source.id, crawlNotStarted());
     let ordinal = 0;
     const result = await crawl(
@@ -274,8 +326,9 @@ export class IngestionService {
         signal,
       },
       async (page, progress) => {
-        const header = [page.title, page.url].filter(Boolean).join('\n');
-        const parts = chunkText(`${header}\n\n${page.text}`);
+        // each passage names its own page (title and URL), for the model and the citations
+        const locator = new PassageLocator(page.marks, { title: page.title || null, pageUrl: page.url });
+        const parts = chunkText(page.text, DEFAULT_CHUNKING, sectionStarts(page.marks)).map((chunk) => locator.locate(chunk));
         for (let i = 0; i < parts.length; i += CHUNK_BATCH) {
           await this.storeBatch(source, parts.slice(i, i + CHUNK_BATCH), ordinal + i, signal, progress.done / Math.max(progress.found, 1));
         }
@@ -296,11 +349,15 @@ export class IngestionService {
       this.repo.updateSource(source.id, report);
       throw new CrawlError('No text was found on the website');
     }
-    this.complete(source, { pages_done: result.done, pages_found: result.done, ...report });
+    this.repo.transaction(() => {
+      if (options.replaces !== undefined) this.repo.deleteChunksOf(source.id, { upTo: options.replaces });
+      const { replaces: _replaced, startedAt: _started, ...settings } = options;
+      this.complete(source, { pages_done: result.done, pages_found: result.done, ...report, options: JSON.stringify(settings) });
+    });
   }
 
   /** Stores one batch of chunks in one transaction and embeds it; stops if the source is gone. */
-  private async storeBatch(source: SourceRow, parts: TextChunk[], firstOrdinal: number, signal: AbortSignal, progress: number): Promise<void> {
+  private async storeBatch(source: SourceRow, parts: NewPassage[], firstOrdinal: number, signal: AbortSignal, progress: number): Promise<void> {
     const rows: ChunkRow[] = [];
     for (let start = 0; start < parts.length; start += STORE_SLICE) {
       if (signal.aborted) throw new Error('cancelled');
@@ -329,6 +386,22 @@ export class IngestionService {
   }
 
   private async fail(source: SourceRow, message: string): Promise<void> {
+    const replaces = source.type === 'website' ? websiteOptions(source).replaces : undefined;
+    if (replaces !== undefined) {
+      // a failed re-crawl: its own passages go, the previous crawl's stay and keep answering
+      const { replaces: _replaced, startedAt: _started, ...settings } = websiteOptions(source);
+      this.repo.transaction(() => {
+        this.repo.deleteChunksOf(source.id, { above: replaces });
+        this.repo.updateSource(source.id, {
+          status: 'completed',
+          progress: 1,
+          error_message: `The last re-crawl failed (${message}); the pages of the crawl before are still used`,
+          options: JSON.stringify(settings),
+          updated_at: this.clock.now().toISOString(),
+        });
+      });
+      return;
+    }
     this.repo.transaction(() => {
       this.repo.deleteChunksOf(source.id);
       this.repo.updateSource(source.id, { status: 'failed', error_message: message, stored_path: null, updated_at: this.clock.now().toISOString() });

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, getTableColumns, isNull, ne, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, gt, isNull, lte, ne, or, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.js';
 import { chunks, sources, type ChunkRow, type SourceRow } from './tables.js';
 
@@ -10,11 +10,21 @@ export type NewSource = typeof sources.$inferInsert;
  * Rows are [chunk id, score], lower score first.
  */
 const KEYWORD_SEARCH_SQL = `
-  SELECT rowid AS id, bm25(chunks_fts, 1.0, 0.0) AS score
+  SELECT rowid AS id, bm25(chunks_fts, 1.0, 0.0, 0.5) AS score
     FROM chunks_fts
    WHERE chunks_fts MATCH ?
    ORDER BY score
    LIMIT ?`;
+
+/** A passage to store: its text and, when known, where it comes from (passage-context.ts). */
+export interface NewPassage {
+  content: string;
+  tokenCount: number;
+  title?: string | null;
+  page_url?: string | null;
+  page?: number | null;
+  heading?: string | null;
+}
 
 export interface KeywordHit {
   chunkId: number;
@@ -49,6 +59,10 @@ export class KnowledgeRepo {
         ordinal: sql.placeholder('ordinal'),
         content: sql.placeholder('content'),
         token_count: sql.placeholder('token_count'),
+        title: sql.placeholder('title'),
+        page_url: sql.placeholder('page_url'),
+        page: sql.placeholder('page'),
+        heading: sql.placeholder('heading'),
       })
       .returning()
       .prepare();
@@ -79,8 +93,32 @@ export class KnowledgeRepo {
     this.db.update(sources).set(patch).where(eq(sources.id, id)).run();
   }
 
-  deleteChunksOf(sourceId: string): void {
-    this.db.delete(chunks).where(eq(chunks.source_id, sourceId)).run();
+  /**
+   * The source's passages, or only those with an id above `above` (the ones a re-crawl stored) or
+   * at most `upTo` (the ones it replaces).
+   */
+  deleteChunksOf(sourceId: string, range: { above?: number; upTo?: number } = {}): void {
+    const conditions = [eq(chunks.source_id, sourceId)];
+    if (range.above !== undefined) conditions.push(gt(chunks.id, range.above));
+    if (range.upTo !== undefined) conditions.push(lte(chunks.id, range.upTo));
+    this.db.delete(chunks).where(and(...conditions)).run();
+  }
+
+  /** The highest passage id of a source, 0 when it has none. */
+  lastChunkId(sourceId: string): number {
+    return this.db.select({ id: sql<number | null>`max(${chunks.id})` }).from(chunks).where(eq(chunks.source_id, sourceId)).get()?.id ?? 0;
+  }
+
+  /** One page of a source's passages in their order (the owner reads what was extracted). */
+  listChunks(sourceId: string, offset: number, limit: number, upTo?: number): ChunkRow[] {
+    return this.db
+      .select()
+      .from(chunks)
+      .where(and(eq(chunks.source_id, sourceId), upTo !== undefined ? lte(chunks.id, upTo) : undefined))
+      .orderBy(asc(chunks.ordinal), asc(chunks.id))
+      .limit(limit)
+      .offset(offset)
+      .all();
   }
 
   /** Sources still `processing`, oldest first (watchdog, restart). */
@@ -98,9 +136,20 @@ export class KnowledgeRepo {
       .map((r) => r.p!);
   }
 
-  insertChunks(chatbotId: string, sourceId: string, parts: Array<{ content: string; tokenCount: number }>, firstOrdinal = 0): ChunkRow[] {
-    const rows = parts.map((p, i) =>
-      this.insertChunk.get({ chatbot_id: chatbotId, source_id: sourceId, ordinal: firstOrdinal + i, content: p.content, token_count: p.tokenCount })!,
+  insertChunks(chatbotId: string, sourceId: string, parts: NewPassage[], firstOrdinal = 0): ChunkRow[] {
+    const rows = parts.map(
+      (p, i) =>
+        this.insertChunk.get({
+          chatbot_id: chatbotId,
+          source_id: sourceId,
+          ordinal: firstOrdinal + i,
+          content: p.content,
+          token_count: p.tokenCount,
+          title: p.title ?? null,
+          page_url: p.page_url ?? null,
+          page: p.page ?? null,
+          heading: p.heading ?? null,
+        })!,
     );
     // about one page of merging per chunk stored (a chunk is ~2.5 KB; a page 4 KB)
     if (rows.length > 0) this.mergeKeywordIndex.run(Math.max(16, rows.length));
@@ -138,8 +187,9 @@ export class KnowledgeRepo {
     return { sql: KEYWORD_SEARCH_SQL, params: [`agent : "${agentToken}" AND (${match})`, limit] };
   }
 
-  countChunks(sourceId: string): number {
-    return this.db.select({ n: sql<number>`count(*)` }).from(chunks).where(and(eq(chunks.source_id, sourceId))).get()!.n;
+  countChunks(sourceId: string, upTo?: number): number {
+    const where = and(eq(chunks.source_id, sourceId), upTo !== undefined ? lte(chunks.id, upTo) : undefined);
+    return this.db.select({ n: sql<number>`count(*)` }).from(chunks).where(where).get()!.n;
   }
 }
 

@@ -35,6 +35,25 @@ export const sourceSchema = z.object({
 
 type SourceResponse = z.infer<typeof sourceSchema>;
 
+/** A page of a source's passages: where each comes from (passage-context.ts) and its text. */
+const passagePage = z.object({
+  source: sourceSchema,
+  total: z.number().int(),
+  offset: z.number().int(),
+  passages: z
+    .object({
+      id: z.number().int(),
+      ordinal: z.number().int(),
+      content: z.string(),
+      token_count: z.number().int(),
+      title: z.string().nullable(),
+      page_url: z.string().nullable(),
+      page: z.number().int().nullable(),
+      heading: z.string().nullable(),
+    })
+    .array(),
+});
+
 /** A source row as the API shows it: the crawl options and report of a website read from their columns. */
 export function sourceResponse(row: SourceRow): SourceResponse {
   const website = row.type === 'website';
@@ -258,6 +277,46 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<{ knowledge: KnowledgeServic
       });
       return reply.code(201).send(sourceResponse(source));
     },
+  });
+
+  const sourceParams = z.object({ source_id: z.string().min(1).max(100) });
+
+  // The owner reads what was extracted from a source, a page of passages at a time.
+  app.get('/api/sources/:source_id/passages', {
+    schema: {
+      tags: ['sources'],
+      security,
+      params: sourceParams,
+      querystring: z.object({
+        offset: z.coerce.number().int().min(0).max(10_000_000).default(0),
+        limit: z.coerce.number().int().min(1).max(200).default(50),
+      }),
+      response: { 200: passagePage },
+    },
+    handler: async (req) => {
+      const { source, total, passages } = knowledge.passages(currentUser(req), req.params.source_id, req.query);
+      return {
+        source: sourceResponse(source),
+        total,
+        offset: req.query.offset,
+        passages: passages.map((p) => ({
+          id: p.id,
+          ordinal: p.ordinal,
+          content: p.content,
+          token_count: p.token_count,
+          title: p.title,
+          page_url: p.page_url,
+          page: p.page,
+          heading: p.heading,
+        })),
+      };
+    },
+  });
+
+  // A website source crawled again with its settings; its passages keep answering meanwhile.
+  app.post('/api/sources/:source_id/recrawl', {
+    schema: { tags: ['sources'], security, params: sourceParams, response: { 202: sourceSchema } },
+    handler: async (req, reply) => reply.code(202).send(sourceResponse(ingestion.recrawl(currentUser(req), req.params.source_id))),
   });
 
   app.delete('/api/sources/:source_id', {

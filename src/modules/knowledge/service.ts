@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../platform/clock.js';
-import { badRequest } from '../../platform/http/errors.js';
+import { badRequest, notFound } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
 import { EMBEDDING_BATCH_SIZE, type Embedder } from '../../providers/embeddings/index.js';
 import type { AgentsService } from '../agents/index.js';
@@ -17,6 +17,11 @@ export interface Passage {
   sourceName: string;
   sourceUrl: string | null;
   content: string;
+  /** where in the source: page title, the page's own URL (websites), PDF page, headings (passage-context.ts) */
+  title: string | null;
+  pageUrl: string | null;
+  page: number | null;
+  heading: string | null;
   /** fused reciprocal-rank score; higher is better */
   score: number;
   /** found by the keyword index (bm25) */
@@ -55,6 +60,19 @@ export class KnowledgeService {
   listSources(user: AuthUser, chatbotId: string): SourceRow[] {
     const agent = this.agents.get(user, chatbotId);
     return this.repo.listSources(agent.id);
+  }
+
+  /**
+   * One page of a source's passages, as stored: what the owner reads to see what the agent knows
+   * from it. Another account's source is 404 like a missing one.
+   */
+  passages(user: AuthUser, sourceId: string, page: { offset: number; limit: number }): { source: SourceRow; total: number; passages: ChunkRow[] } {
+    const source = this.repo.findSource(sourceId);
+    const agent = source ? this.agents.findById(source.chatbot_id) : undefined;
+    if (!source || agent?.user_id !== user.id) throw notFound('Source');
+    // while a re-crawl runs, the passages of the crawl before (ingestion.ts WebsiteOptions.replaces)
+    const upTo = source.status === 'processing' ? replacedUpTo(source) : undefined;
+    return { source, total: this.repo.countChunks(source.id, upTo), passages: this.repo.listChunks(source.id, page.offset, page.limit, upTo) };
   }
 
   /** A text source is completed at once: chunked, keyword-indexed and (when possible) embedded before it is returned. */
@@ -124,7 +142,20 @@ export class KnowledgeService {
     return top.flatMap(([id, f]) => {
       const row = rows.get(id);
       if (!row) return [];
-      return [{ chunkId: id, sourceId: row.source_id, sourceName: row.source_name, sourceUrl: row.source_url, content: row.content, ...f }];
+      return [
+        {
+          chunkId: id,
+          sourceId: row.source_id,
+          sourceName: row.source_name,
+          sourceUrl: row.source_url,
+          content: row.content,
+          title: row.title,
+          pageUrl: row.page_url,
+          page: row.page,
+          heading: row.heading,
+          ...f,
+        },
+      ];
     });
   }
 
@@ -170,10 +201,29 @@ export class KnowledgeService {
     if (!this.embedder || !this.vectors || rows.length === 0) return;
     for (let i = 0; i < rows.length; i += EMBEDDING_BATCH_SIZE) {
       const batch = rows.slice(i, i + EMBEDDING_BATCH_SIZE);
-      const vectors = await this.embedder.embed(batch.map((r) => r.content));
+      const vectors = await this.embedder.embed(batch.map(embeddingText));
       this.vectors.store(batch.map((r, j) => ({ chunkId: r.id, chatbotId: r.chatbot_id, vector: vectors[j]! })));
     }
   }
+}
+
+function replacedUpTo(source: SourceRow): number | undefined {
+  try {
+    const replaces = (JSON.parse(source.options ?? '{}') as { replaces?: unknown }).replaces;
+    return typeof replaces === 'number' ? replaces : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What is embedded for a passage: its page title and headings, then its text, so that a passage
+ * is found by what its page or section is about even when its own words do not say it (as the
+ * keyword index does with its context column, migration 0012).
+ */
+function embeddingText(row: ChunkRow): string {
+  const context = [row.title, row.heading].filter(Boolean).join(' — ');
+  return context ? `${context}\n\n${row.content}` : row.content;
 }
 
 /**
@@ -185,17 +235,26 @@ export class KnowledgeService {
  * words "a" and "I" are stop words. Dropped too is a letter that is only part of a word with an
  * apostrophe, which would match any passage with a contraction or a possessive: the ending of
  * "what's", "don't", "I'm", and the elided article of "l'été", "d'Artagnan"; but the R of "R's".
+ * A hyphenated word is searched as the phrase of its parts or as one word (below).
  */
 export function ftsQuery(text: string): string | null {
-  const words: string[] = [];
-  for (const [word] of text.toLowerCase().matchAll(/[\p{L}\p{N}]+(?:['\u2019][\p{L}\p{N}]+)*/gu)) {
+  const terms: string[] = [];
+  for (const [word] of text.toLowerCase().matchAll(/[\p{L}\p{N}]+(?:['\u2019-][\p{L}\p{N}]+)*/gu)) {
+    // a hyphenated word ("e-mail", "wi-fi", "x-200") is a phrase of its parts, or the parts
+    // written together: its one-letter part alone would match any passage with that letter
+    const [first, ...rest] = word.split('-');
+    if (rest.length > 0) {
+      const parts = [first!, ...rest].map((p) => p.replace(/['\u2019].*$/, ''));
+      terms.push(`"${parts.join(' ')}"`, `"${parts.join('')}"`);
+      continue;
+    }
     const parts = word.split(/['\u2019]/);
     parts.forEach((part, i) => {
       const fragment = parts.length > 1 && part.length === 1 && !(i === 0 && parts[1]!.length === 1);
-      if (!fragment && !STOPWORDS.has(part)) words.push(part);
+      if (!fragment && !STOPWORDS.has(part)) terms.push(`"${part}"`);
     });
   }
-  const unique = [...new Set(words)].slice(0, 32);
+  const unique = [...new Set(terms)].slice(0, 32);
   if (unique.length === 0) return null;
-  return unique.map((w) => `"${w}"`).join(' OR ');
+  return unique.join(' OR ');
 }

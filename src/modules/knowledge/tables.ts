@@ -56,6 +56,15 @@ export const chunks = sqliteTable(
     ordinal: integer('ordinal').notNull(),
     content: text('content').notNull(),
     token_count: integer('token_count').notNull(),
+    /**
+     * Where the passage comes from inside its source, for the model and the citations: the page
+     * title (websites; documents: their title when they have one), the page's own URL (websites),
+     * the PDF page it starts on, and the headings above it ("Setup > Resetting the router").
+     */
+    title: text('title'),
+    page_url: text('page_url'),
+    page: integer('page'),
+    heading: text('heading'),
     /** the embedder whose vector is stored for this chunk; null = not embedded yet */
     embedded_with: text('embedded_with'),
   },

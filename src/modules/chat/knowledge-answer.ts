@@ -1,0 +1,528 @@
+/**
+ * The answer when the agent's LLM provider has no key: the sentences of the retrieved passages
+ * that answer the question, quoted exactly, with their sources.
+ *
+ * 1. The question's content words: its words lower-cased, minus English stop words (one-letter
+ *    words other than "a"/"i" are kept, so "R" or "C" count), compared by a crude stem so
+ *    "prices"/"pricing"/"price" and "installing"/"install" match. Dotted tokens ("4.99",
+ *    "v2.3.1", "192.168.8.1", "as.numeric") are one content word, matched whole.
+ * 2. Relevance: the keyword index ORs the question's words, so a passage it returns may share just
+ *    one common word with the question. A passage counts when its words (content, title and
+ *    heading, as the keyword index sees them) cover at least half of the content words (rounded
+ *    up, at least one), or when the vector index found it within {@link MAX_VECTOR_DISTANCE}; a
+ *    passage found only by the vector index counts only by its distance.
+ * 3. The best three relevant passages (as ranked) are cut into sentences and lines; each sentence
+ *    scores the sum of the weights of the content words it holds, a word's weight being
+ *    ln(1 + N / df), N the number of sentences and df the number holding the word: a word in every
+ *    sentence ("plan" on a pricing page) weighs ln 2 ≈ 0.7, a word in one sentence of thirty
+ *    ("annually") ln 31 ≈ 3.4; a word in the question's own form ("billing", not "billed") counts
+ *    a tenth more, which only breaks ties. The best sentence is taken, then others scoring at least
+ *    half of it, at most three, within {@link QUOTE_BUDGET} characters; a short lead-in (a heading,
+ *    a label such as "Price:", an FAQ question) brings the sentence after it, a short complete
+ *    sentence or a record line does not. A sentence repeated by overlapping passages counts once.
+ * 4. The sentences are quoted per passage in document order, as Markdown block quotes, each
+ *    followed by its citation when the agent shows sources.
+ *
+ * Pure and synchronous: a few hundred microseconds for three passages of 2,400 characters.
+ */
+
+export interface AnswerPassage {
+  content: string;
+  sourceId: string;
+  sourceName: string;
+  /** page title (websites) or document title, if any */
+  title: string | null;
+  /** the page's own URL (websites), else null */
+  pageUrl: string | null;
+  /** PDF page number, else null */
+  page: number | null;
+  /** heading path like "Setup > Reset", else null */
+  heading: string | null;
+  /** found by the keyword index */
+  keywordMatch: boolean;
+  /** cosine distance from the question when the vector index found it, else null */
+  distance: number | null;
+}
+
+export const DEFAULT_NO_ANSWER = 'I could not find that in our information.';
+
+export interface KnowledgeAnswer {
+  text: string;
+  /** the passages quoted, in the order quoted */
+  used: AnswerPassage[];
+  /** false when nothing relevant matched (text is the no-answer message) */
+  found: boolean;
+}
+
+export interface KnowledgeAnswerOptions {
+  /** the owner's message for a question the knowledge does not answer; empty or null = the default */
+  noAnswer?: string | null;
+  /** whether each quote is followed by its "Source: ..." line */
+  showSources: boolean;
+}
+
+export const ANSWER_INTRO = 'Here is what I found in our information:';
+/** a passage found only by the vector index is relevant within this cosine distance */
+export const MAX_VECTOR_DISTANCE = 0.35;
+/** at most this many relevant passages are read, and this many sentences picked */
+const MAX_PASSAGES = 5;
+const MAX_SENTENCES = 3;
+/** the quoted sentences together stay within about this many characters */
+const QUOTE_BUDGET = 450;
+/** a longer sentence is quoted as a window of about this size around its first matching word */
+const MAX_SENTENCE_CHARS = 400;
+/** a sentence shorter than this (a heading, a label) brings the one after it */
+const SHORT_SENTENCE = 60;
+
+const STOP_WORDS = new Set(
+  (
+    'a an the is are was were be been being am do does did done doing have has had having get gets got ' +
+    'how what which where when who whom whose why can could would should will shall may might must ' +
+    'i you your yours we our ours my me mine us they them their it its this that these those there here ' +
+    'to of in on at by for from with into onto about as if so than then and or but not no nor ' +
+    'any some all much many also just very too please hi hello hey thanks thank thx ok okay yes ' +
+    'tell know want need like let find give show ' +
+    "i'm i've i'd i'll you're you've we're it's that's there's what's whats where's how's who's " +
+    "don't doesn't didn't can't cannot isn't aren't wasn't won't wouldn't shouldn't couldn't"
+  ).split(/\s+/),
+);
+
+/**
+ * A token: letters, digits and marks, with inner apostrophes ("don't", "Anna's") and inner periods:
+ * a dotted token ("4.99", "v2.3.1", "192.168.8.1", "as.numeric") is matched whole, and in a
+ * passage its parts count as words too.
+ */
+const TOKEN_RE = /[\p{L}\p{N}\p{M}]+(?:['’.][\p{L}\p{N}\p{M}]+)*/gu;
+
+/**
+ * A crude stem: lower-case, no trailing "'s", then no plural "s"/"es" and no "ing"/"ed" (when at
+ * least three letters remain), a doubled final consonant undoubled ("shipp" → "ship") and a final
+ * "e" dropped, so "price", "prices", "priced" and "pricing" all read "pric".
+ */
+export function stem(word: string): string {
+  let cached = stemCache.get(word);
+  if (cached === undefined) {
+    if (stemCache.size >= STEM_CACHE_SIZE) stemCache.clear();
+    cached = computeStem(word);
+    stemCache.set(word, cached);
+  }
+  return cached;
+}
+
+/** stems of recent words (a passage's words recur across questions); cleared when full */
+const stemCache = new Map<string, string>();
+const STEM_CACHE_SIZE = 20_000;
+
+function computeStem(word: string): string {
+  let w = word.toLowerCase().replace(/’/g, "'");
+  if (w.endsWith("'s")) w = w.slice(0, -2);
+  if (/\d/.test(w)) return w;
+  // plural
+  if (w.length >= 5 && w.endsWith('es') && /(?:ss|x|z|ch|sh)es$/.test(w)) w = w.slice(0, -2);
+  else if (w.length >= 4 && w.endsWith('s') && !/[siu]s$/.test(w)) w = w.slice(0, -1);
+  // verb endings
+  if (w.length >= 6 && w.endsWith('ing')) w = undouble(w.slice(0, -3));
+  else if (w.length >= 5 && w.endsWith('ed') && !w.endsWith('eed')) w = undouble(w.slice(0, -2));
+  if (w.length >= 4 && w.endsWith('e')) w = w.slice(0, -1);
+  return w;
+}
+
+function undouble(w: string): string {
+  const n = w.length;
+  return n >= 4 && w[n - 1] === w[n - 2] && /[bcdfgkmnprt]/.test(w[n - 1]!) ? w.slice(0, -1) : w;
+}
+
+/** The question's content words: stems, and dotted tokens whole. */
+export function contentWords(question: string): string[] {
+  return [...questionWords(question).keys()];
+}
+
+/** content word → the form the question used (lower-cased), for the exact-form bonus */
+function questionWords(question: string): Map<string, string> {
+  const words = new Map<string, string>();
+  for (const m of question.toLowerCase().replace(/’/g, "'").matchAll(TOKEN_RE)) {
+    const word = m[0];
+    if (word.includes('.')) {
+      words.set(word, word);
+      continue;
+    }
+    if (STOP_WORDS.has(word) || (word.endsWith("'s") && STOP_WORDS.has(word.slice(0, -2)))) continue;
+    const key = stem(word);
+    if (!words.has(key)) words.set(key, word);
+  }
+  return words;
+}
+
+/** What a text holds: the stems of its words and its dotted tokens whole (`stems`), and its words as written (`forms`). */
+interface Terms {
+  stems: Set<string>;
+  forms: Set<string>;
+}
+
+function readTerms(text: string): Terms {
+  const stems = new Set<string>();
+  const forms = new Set<string>();
+  const add = (word: string) => {
+    forms.add(word);
+    stems.add(stem(word));
+  };
+  let lower = text.toLowerCase();
+  if (lower.includes('’')) lower = lower.replace(/’/g, "'");
+  for (const m of lower.matchAll(TOKEN_RE)) {
+    const token = m[0];
+    if (token.includes('.')) {
+      stems.add(token);
+      forms.add(token);
+      for (const part of token.split('.')) add(part);
+    } else add(token);
+  }
+  return { stems, forms };
+}
+
+// ---------------------------------------------------------------------------------------------
+// sentences
+
+interface Sentence {
+  /** position in the passage */
+  index: number;
+  /** the line block it belongs to: sentences of one block are separated by spaces, blocks by line breaks */
+  block: number;
+  /** offset of the trimmed text in the passage */
+  start: number;
+  text: string;
+}
+
+/** abbreviations whose period does not end a sentence ("Dr. Smith", "approx. 20") */
+const ABBREVIATIONS = new Set(['mr', 'mrs', 'ms', 'dr', 'prof', 'st', 'vs', 'approx', 'fig', 'jr', 'sr', 'mt', 'cf', 'tel', 'ca', 'ph', 'dept']);
+const NUMBER_ABBREVIATIONS = new Set(['no', 'nr', 'nos', 'p', 'pp', 'vol', 'art', 'sec', 'ch']);
+/** sentence-ending punctuation with its closing quotes and brackets */
+const TERMINATOR_RE = /(?:[.!?…]+|[。！？]+)["'”’»)\]」』]*/gu;
+
+/**
+ * Line blocks, then sentences. A line break ends a block (a table row, a list item, a record, a
+ * heading is its own sentence) unless it is a soft wrap: one line break followed by a lower-case
+ * letter. Inside a block, `.`, `!`, `?` (with closing quotes/brackets) end a sentence when white
+ * space and then anything but a lower-case letter follow, and the period does not end an
+ * abbreviation or initialism ("e.g.", "U.S.", "Dr."); `$4.99`, `www.example.com`, `v2.3.1` hold
+ * no white space after their periods. The text of a sentence is an exact slice, trimmed.
+ */
+export function splitSentences(content: string): Array<{ text: string; start: number; block: number }> {
+  const out: Array<{ text: string; start: number; block: number }> = [];
+  let block = 0;
+  const pushBlock = (from: number, to: number) => {
+    const text = content.slice(from, to);
+    if (!/\S/.test(text)) return;
+    let last = 0;
+    const cut = (end: number) => {
+      const raw = text.slice(last, end);
+      const lead = raw.length - raw.trimStart().length;
+      const trimmed = raw.trim();
+      if (/[\p{L}\p{N}]/u.test(trimmed)) out.push({ text: trimmed, start: from + last + lead, block });
+      else if (trimmed && out.length > 0 && out[out.length - 1]!.block === block) {
+        // stray punctuation ("…", a lone quote) stays with the sentence before it
+        const prev = out[out.length - 1]!;
+        prev.text = content.slice(prev.start, from + last + lead + trimmed.length);
+      }
+      last = end;
+    };
+    for (const m of text.matchAll(TERMINATOR_RE)) {
+      const end = m.index + m[0].length;
+      const cjk = /^[。！？]/.test(m[0]);
+      if (!cjk) {
+        const after = /^\s+(.?)/su.exec(text.slice(end, end + 40));
+        if (!after) continue; // no white space: "$4.99", "as.numeric", or the block's end
+        if (after[1] && /\p{Ll}/u.test(after[1])) continue; // "e.g. the", "p.m. and"
+        if (m[0] === '.' && isAbbreviation(text, m.index, after[1] ?? '')) continue;
+      }
+      cut(end);
+    }
+    cut(text.length);
+    block++;
+  };
+
+  let blockStart = 0;
+  const lineBreak = /\r?\n/g;
+  for (const m of content.matchAll(lineBreak)) {
+    const next = content.slice(m.index + m[0].length, m.index + m[0].length + 200);
+    const prevLine = content.slice(content.lastIndexOf('\n', m.index - 1) + 1, m.index);
+    // a soft wrap: one line break inside a paragraph, the next line going on in lower case
+    if (/\S/.test(prevLine) && /^[ \t]*\p{Ll}/u.test(next)) continue;
+    pushBlock(blockStart, m.index);
+    blockStart = m.index + m[0].length;
+  }
+  pushBlock(blockStart, content.length);
+  return out;
+}
+
+function isAbbreviation(text: string, dot: number, nextChar: string): boolean {
+  const before = /[^\s(\["'“‘]*$/u.exec(text.slice(Math.max(0, dot - 30), dot))?.[0] ?? '';
+  if (before === '') return false;
+  if (/^(?:\p{L}\.)+\p{L}$/u.test(before)) return true; // "e.g", "i.e", "U.S", "a.m"
+  if (/^\p{Lu}$/u.test(before)) return true; // an initial: "J. Smith"
+  const lower = before.toLowerCase();
+  if (ABBREVIATIONS.has(lower)) return true;
+  return NUMBER_ABBREVIATIONS.has(lower) && /\d/.test(nextChar); // "No. 5", "p. 12"
+}
+
+/**
+ * A sentence that leads into the next one: short (a heading "Opening hours", a label "Price:", an
+ * FAQ question "How do I reset it?"), and neither a complete statement (ending in "." or "!") nor
+ * a record line, whose neighbour is another record.
+ */
+function isLeadIn(text: string): boolean {
+  return text.length < SHORT_SENTENCE && !/[.!。！]["'”’»)\]」』]*$/u.test(text) && !isRecord(text);
+}
+
+/** A table row or a record line ("SKU: A-17 | Product: ... | Price: $4.99"): complete on its own. */
+function isRecord(text: string): boolean {
+  return /\S\s*[|\t]\s*\S/.test(text) || (text.match(/[\p{L}\p{N})]:\s+\S/gu)?.length ?? 0) >= 2;
+}
+
+// ---------------------------------------------------------------------------------------------
+// citations
+
+function escapeLinkText(s: string): string {
+  return s.replace(/[\\[\]*`]/g, (c) => `\\${c}`);
+}
+
+function linkTarget(url: string): string {
+  return url.trim().replace(/[ ()<>]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+}
+
+/** "Source: [Title, page 12 — Setup > Reset](url)", or unlinked without a page URL. */
+export function citation(p: AnswerPassage): string {
+  const name = p.title?.trim() || p.sourceName.trim() || 'our information';
+  let label = name;
+  if (p.page !== null && p.page !== undefined) label += `, page ${p.page}`;
+  // a page's first heading often repeats its title: said once
+  let heading = p.heading?.trim();
+  if (heading && heading.startsWith(name)) heading = heading.slice(name.length).replace(/^\s*>\s*/, '');
+  if (heading) label += ` — ${heading}`;
+  label = label.replace(/\s+/g, ' ');
+  const url = p.pageUrl?.trim();
+  return url ? `Source: [${escapeLinkText(label)}](${linkTarget(url)})` : `Source: ${escapeLinkText(label)}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// the answer
+
+interface Scored extends Sentence {
+  passage: number;
+  /** the text with white space collapsed, lower-cased: the same sentence in two overlapping passages */
+  key: string;
+  terms: Terms;
+  score: number;
+}
+
+export function knowledgeOnlyAnswer(question: string, passages: AnswerPassage[], options: KnowledgeAnswerOptions): KnowledgeAnswer {
+  const noAnswer: KnowledgeAnswer = { text: options.noAnswer?.trim() || DEFAULT_NO_ANSWER, used: [], found: false };
+  const asked = questionWords(question);
+  const words = [...asked.keys()];
+  const needed = Math.max(1, Math.ceil(words.length / 2));
+
+  // each candidate's sentences, read once: their terms serve both relevance and scoring
+  const relevant: AnswerPassage[] = [];
+  const perPassage: Scored[][] = [];
+  for (const p of passages) {
+    if (relevant.length >= MAX_PASSAGES) break;
+    if (!p.content || !/\S/.test(p.content)) continue;
+    const close = isClose(p);
+    if (!close && (!p.keywordMatch || words.length === 0)) continue;
+    const passage = relevant.length;
+    const sentences: Scored[] = splitSentences(p.content).map((s, index) => ({ ...s, index, passage, key: s.text.replace(/\s+/g, ' ').toLowerCase(), terms: readTerms(s.text), score: 0 }));
+    if (!close) {
+      const context = readTerms(`${p.title ?? ''}\n${p.heading ?? ''}`).stems;
+      let covered = 0;
+      for (const w of words) if (context.has(w) || sentences.some((s) => s.terms.stems.has(w))) covered++;
+      if (covered < needed) continue;
+    }
+    relevant.push(p);
+    perPassage.push(sentences);
+  }
+  if (relevant.length === 0) return noAnswer;
+
+  // a sentence repeated by an overlapping passage counts (and is quoted) once
+  const seen = new Set<string>();
+  const all: Scored[] = [];
+  for (const s of perPassage.flat()) {
+    if (seen.has(s.key)) continue;
+    seen.add(s.key);
+    all.push(s);
+  }
+
+  const weights = new Map<string, number>();
+  for (const w of words) {
+    const df = all.reduce((n, s) => n + (s.terms.stems.has(w) ? 1 : 0), 0);
+    if (df > 0) weights.set(w, Math.log(1 + all.length / df));
+  }
+  for (const s of all) {
+    const content = relevant[s.passage]!.content;
+    // a table's header row is only column names; a body row is read with them (as records are)
+    if (TABLE_ROW.test(s.text.trim()) && separatorAfter(s, content)) continue;
+    const headerTerms = tableHeader(perPassage[s.passage]!, s.index, content)?.header.terms;
+    for (const [w, weight] of weights) {
+      const inRow = s.terms.stems.has(w);
+      if (!inRow && !headerTerms?.stems.has(w)) continue;
+      // the question's own form ("billing", not "billed") counts a tenth more: it breaks ties;
+      // a column name counts less than the row's own words
+      const own = inRow && s.terms.forms.has(asked.get(w)!) ? weight * 1.1 : weight;
+      s.score += inRow ? own : weight * 0.5;
+    }
+  }
+
+  // "What is R?": a sentence that says what it is ("R is a system for…") answers it
+  const subject = /^\s*(?:what|who)\s+(?:is|are|was|were)\s+(?:an?\s+|the\s+)?(.+?)[\s?.!]*$/i.exec(question)?.[1]?.toLowerCase();
+  if (subject) {
+    const bonus = Math.max(0, ...weights.values());
+    for (const s of all) if (new RegExp(`^${escapeRegExp(subject)}\\s+(?:is|are|was|were)\\b`, 'i').test(s.text.trim())) s.score += bonus;
+  }
+
+  const picked = new Set<Scored>();
+  const pickedKeys = new Set<string>();
+  let budget = QUOTE_BUDGET;
+  const take = (s: Scored) => {
+    picked.add(s);
+    pickedKeys.add(s.key);
+    budget -= Math.min(s.text.length, MAX_SENTENCE_CHARS);
+  };
+  const ranked = all.filter((s) => s.score > 0).sort((a, b) => b.score - a.score || a.passage - b.passage || a.index - b.index);
+  // the best sentence must itself (with its page's title and headings) hold half the question's
+  // words: passages that share a word or two here and there do not answer it
+  const top = ranked[0];
+  const topPassage = top ? relevant[top.passage]! : undefined;
+  if (top && topPassage && !isClose(topPassage)) {
+    const header = tableHeader(perPassage[top.passage]!, top.index, topPassage.content)?.header;
+    const context = readTerms(`${topPassage.title ?? ''}\n${topPassage.heading ?? ''}\n${header?.text ?? ''}`).stems;
+    const covered = words.filter((w) => top.terms.stems.has(w) || context.has(w)).length;
+    if (covered < needed) return noAnswer;
+  }
+  if (ranked.length > 0) {
+    const threshold = ranked[0]!.score / 2;
+    let count = 0;
+    for (const s of ranked) {
+      if (count >= MAX_SENTENCES || s.score < threshold) break;
+      // a sentence already quoted as the line after a heading may still bring its own next line
+      const already = picked.has(s);
+      const next = isLeadIn(s.text) ? perPassage[s.passage]![s.index + 1] : undefined;
+      const follower = next && !pickedKeys.has(next.key) ? next : undefined;
+      if (already && !follower) continue;
+      const cost = (already ? 0 : Math.min(s.text.length, MAX_SENTENCE_CHARS)) + (follower ? Math.min(follower.text.length, MAX_SENTENCE_CHARS) : 0);
+      if (count > 0 && cost > budget) continue;
+      if (!already) take(s);
+      if (follower) take(follower);
+      count++;
+    }
+  } else {
+    // found by meaning alone (no shared word): the opening of the closest passage
+    for (const s of perPassage[0]!) {
+      const cost = Math.min(s.text.length, MAX_SENTENCE_CHARS);
+      if (picked.size >= MAX_SENTENCES || (picked.size > 0 && cost > budget)) break;
+      take(s);
+    }
+  }
+
+  if (picked.size === 0) return noAnswer;
+
+  // passages in the order of their best quote, sentences in document order
+  const best = new Map<number, Scored>();
+  for (const s of picked) {
+    const b = best.get(s.passage);
+    if (!b || s.score > b.score) best.set(s.passage, s);
+  }
+  const order = [...best.keys()].sort((a, b) => best.get(b)!.score - best.get(a)!.score || a - b);
+  const blocks: string[] = [];
+  const used: AnswerPassage[] = [];
+  for (const passage of order) {
+    const sentences = [...picked].filter((s) => s.passage === passage).sort((a, b) => a.index - b.index);
+    let quote = '';
+    let prev: Scored | null = null;
+    let headerShown = -1;
+    for (const s of sentences) {
+      // a table row is read under its column names: the header row (and separator) goes first
+      const table = tableHeader(perPassage[passage]!, s.index, relevant[passage]!.content);
+      if (table && table.header.index !== headerShown && !sentences.includes(table.header)) {
+        if (prev) quote += '\n';
+        quote += `${table.header.text}\n${table.separator}`;
+        headerShown = table.header.index;
+        // what follows goes on a line of its own
+        prev = { ...table.header, block: -1 };
+      }
+      // a line wrapped inside a sentence (a text file's, a PDF's) is quoted as one line
+      const text = excerpt(s.text, words).replace(/[ \t]*\r?\n[ \t]*(?=\p{Ll})/gu, ' ');
+      if (prev) quote += prev.block !== s.block ? '\n' : prev.index + 1 === s.index ? ' ' : ' … ';
+      quote += text;
+      prev = s;
+    }
+    const p = relevant[passage]!;
+    used.push(p);
+    const quoted = quote
+      .split(/\r?\n/)
+      .map((line) => `> ${line}`.trimEnd())
+      .join('\n');
+    blocks.push(options.showSources ? `${quoted}\n\n${citation(p)}` : quoted);
+  }
+  return { text: `${ANSWER_INTRO}\n\n${blocks.join('\n\n')}`, used, found: true };
+}
+
+const TABLE_ROW = /^\|.*\|$/;
+const TABLE_SEPARATOR = /^\|(?:\s*:?-{3,}:?\s*\|)+$/;
+
+/**
+ * The header row of the Markdown table the sentence at `index` is a body row of, and the separator
+ * line under it (which is not a sentence: it has no words), if it is one.
+ */
+function tableHeader<S extends { text: string; index: number; start: number }>(
+  sentences: S[],
+  index: number,
+  content: string,
+): { header: S; separator: string } | undefined {
+  const row = sentences[index];
+  if (!row || !TABLE_ROW.test(row.text.trim())) return undefined;
+  let i = index;
+  while (i > 0 && TABLE_ROW.test(sentences[i - 1]!.text.trim())) i--;
+  const header = sentences[i]!;
+  const separator = separatorAfter(header, content);
+  if (i === index || !separator) return undefined;
+  return { header, separator };
+}
+
+/** the Markdown table separator line right after this row, if there is one */
+function separatorAfter(row: { text: string; start: number }, content: string): string | undefined {
+  const after = /^[ \t]*\r?\n[ \t]*(\|[^\n]*\|)[ \t]*(?:\r?\n|$)/.exec(content.slice(row.start + row.text.length));
+  return after && TABLE_SEPARATOR.test(after[1]!) ? after[1] : undefined;
+}
+
+function isClose(p: AnswerPassage): boolean {
+  return p.distance !== null && p.distance !== undefined && p.distance <= MAX_VECTOR_DISTANCE;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * A sentence longer than MAX_SENTENCE_CHARS: a window of about that size, starting a little
+ * before its first matching word, cut between words and marked with "…".
+ */
+function excerpt(text: string, words: string[]): string {
+  if (text.length <= MAX_SENTENCE_CHARS) return text;
+  const wanted = new Set(words);
+  let first = -1;
+  for (const m of text.toLowerCase().matchAll(TOKEN_RE)) {
+    if (wanted.has(m[0]) || m[0].split('.').some((part) => wanted.has(stem(part)))) {
+      first = m.index;
+      break;
+    }
+  }
+  let start = Math.max(0, Math.min(first - 80, text.length - MAX_SENTENCE_CHARS));
+  if (start > 0) {
+    const space = text.slice(start).search(/\s/);
+    start = space >= 0 && space < 40 ? start + space + 1 : start;
+  }
+  let end = Math.min(text.length, start + MAX_SENTENCE_CHARS);
+  if (end < text.length) {
+    const space = text.slice(start, end).search(/\s\S*$/);
+    if (space > MAX_SENTENCE_CHARS / 2) end = start + space;
+  }
+  return `${start > 0 ? '… ' : ''}${text.slice(start, end).trim()}${end < text.length ? ' …' : ''}`;
+}
