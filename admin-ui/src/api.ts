@@ -199,7 +199,8 @@ export interface ChatDone {
   message: string;
   conversation_id: string;
   session_id: string;
-  sources: Array<{ source_id: string; name: string; url: string | null }>;
+  /** where the answer comes from: `title` the page's or document's title, `page` a PDF page (absent from older servers) */
+  sources: Array<{ source_id: string; name: string; url: string | null; title?: string | null; page?: number | null }>;
 }
 
 /**

@@ -49,6 +49,10 @@ export interface Agent {
   powered_by_text: string | null;
   allowed_domains: string[];
   daily_message_limit: number | null;
+  /** what visitors read when the knowledge has no answer (no provider key); null: the default sentence */
+  no_answer_message: string | null;
+  /** whether visitors see the sources of an answer */
+  show_sources: boolean;
   created_at: string;
   updated_at: string;
 }
@@ -72,6 +76,30 @@ export interface Source {
   pages_skipped_by?: Record<'robots' | 'excluded' | 'not_html' | 'too_large' | 'failed', number> | null;
   page_cap_hit?: boolean | null;
   created_at: string;
+}
+
+/** One passage extracted from a source, and where in the source it comes from. */
+export interface Passage {
+  id: number;
+  ordinal: number;
+  content: string;
+  token_count: number;
+  /** the web page's title, or the document's title when it has one */
+  title: string | null;
+  /** websites: the page's own URL */
+  page_url: string | null;
+  /** PDFs: the page the passage starts on */
+  page: number | null;
+  /** the headings above the passage, outermost first, joined by " > " */
+  heading: string | null;
+}
+
+/** GET /api/sources/{id}/passages */
+export interface PassagePage {
+  source: Source;
+  total: number;
+  offset: number;
+  passages: Passage[];
 }
 
 export interface Conversation {

@@ -22,11 +22,21 @@ export interface AgentInfo {
   status: 'active' | 'inactive';
 }
 
+/**
+ * Where an answer comes from: the source, and the place in it. `url` is a website page's own
+ * address; `title` the page's or document's title; `page` a PDF page. Messages stored by an older
+ * widget have neither `title` nor `page`.
+ */
+export interface CitedSource extends Source {
+  title?: string | null;
+  page?: number | null;
+}
+
 export interface ChatAnswer {
   message: string;
   conversation_id: string;
   session_id: string;
-  sources: Source[];
+  sources: CitedSource[];
 }
 
 /** A refused or failed request: `status` 0 means the network (or a broken stream) failed. */

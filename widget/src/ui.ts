@@ -1,6 +1,6 @@
-import { Api, ApiFailure, type AgentInfo } from './api.js';
+import { Api, ApiFailure, type AgentInfo, type CitedSource } from './api.js';
 import { renderMarkdown, safeHref } from './markdown.js';
-import { freshState, loadState, saveState, type Source, type StoredMessage, type VisitorState } from './storage.js';
+import { freshState, loadState, saveState, type StoredMessage, type VisitorState } from './storage.js';
 import { CSS } from './styles.js';
 
 export type Mode = 'embed' | 'page';
@@ -269,15 +269,26 @@ export class ChatWidget {
     return bubble;
   }
 
-  private sourcesList(sources: Source[]): HTMLElement {
+  /**
+   * "Title, page N" for each place an answer comes from (the source's name when it has no title),
+   * a link to the page when it is a web address. The sources may come from localStorage, where a
+   * page script could have put anything: every field is checked, and all of it is set as text.
+   */
+  private sourcesList(sources: CitedSource[]): HTMLElement {
     const list = h('ul');
     const seen = new Set<string>();
     for (const s of sources) {
-      if (seen.has(s.source_id)) continue;
-      seen.add(s.source_id);
-      const href = s.url ? httpUrl(s.url) : null;
-      const label = s.name || s.url || 'source';
-      list.append(h('li', {}, [href ? h('a', { href, target: '_blank', rel: 'noopener noreferrer nofollow', text: label }) : label]));
+      if (!s || typeof s !== 'object') continue;
+      const str = (v: unknown) => (typeof v === 'string' ? v.trim() : '');
+      const url = str(s.url) || null;
+      const page = typeof s.page === 'number' && Number.isInteger(s.page) && s.page > 0 ? s.page : null;
+      // one entry per source and place (the server sends one per page; older answers one per source)
+      const key = `${str(s.source_id)} ${url ?? ''} ${page ?? ''}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const href = httpUrl(url);
+      const label = (str(s.title) || str(s.name) || url || 'source') + (page !== null ? `, page ${page}` : '');
+      list.append(h('li', {}, [href ? h('a', { href, target: '_blank', rel: 'noopener noreferrer', text: label }) : label]));
     }
     return h('div', { class: 'sources' }, [h('span', { text: 'Sources:' }), list]);
   }

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, get, postForm, uploadFile } from '../api.js';
-import type { Agent, Source } from '../types.js';
+import type { Agent, Passage, PassagePage, Source } from '../types.js';
 import { Badge, ConfirmDialog, EmptyState, Field, Loading, Notice, ProgressBar, errorText, formatBytes, formatDate, toast, useAsync, valueOf } from '../ui.js';
 
 const ACCEPT = '.pdf,.docx,.txt,.xlsx,.csv';
@@ -219,10 +219,137 @@ function crawlReport(source: Source): { text: string; detail?: string } | null {
   return { text, detail: reasons.length ? `Skipped: ${reasons.join(', ')}` : undefined };
 }
 
-function SourceRow({ source, onDelete }: { source: Source; onDelete: () => void }) {
+/** How many passages one read brings (the API allows up to 200). */
+const PASSAGES_PER_PAGE = 50;
+
+/** Only http(s) addresses become links (a crawled page's own URL, as the server stored it). */
+const httpHref = (url: string | null): string | null => (url && /^https?:\/\//i.test(url) ? url : null);
+
+function PassageItem({ passage }: { passage: Passage }) {
+  const href = httpHref(passage.page_url);
+  return (
+    <li class="passage" data-ordinal={passage.ordinal}>
+      <div class="passage-meta">
+        {passage.heading && (
+          <span class="passage-heading" title="Section">
+            {passage.heading}
+          </span>
+        )}
+        {passage.page !== null && <span class="passage-page">Page {passage.page}</span>}
+        {passage.title &&
+          (href ? (
+            <a class="passage-title" href={href} target="_blank" rel="noopener noreferrer">
+              {passage.title}
+            </a>
+          ) : (
+            <span class="passage-title">{passage.title}</span>
+          ))}
+        {!passage.title && href && (
+          <a class="passage-title" href={href} target="_blank" rel="noopener noreferrer">
+            {passage.page_url}
+          </a>
+        )}
+        <span class="passage-tokens">{plural(passage.token_count, 'token', 'tokens')}</span>
+      </div>
+      {/* a text node: whatever a document or web page held is shown, never interpreted */}
+      <p class="passage-text">{passage.content}</p>
+    </li>
+  );
+}
+
+/**
+ * What was extracted from a source, a page at a time. Read again from the start when the source's
+ * status changes (a crawl or re-crawl finished), so the list is the one that answers.
+ */
+function Passages({ source, id }: { source: Source; id: string }) {
+  const [items, setItems] = useState<Passage[]>([]);
+  const [total, setTotal] = useState<number | null>(null);
+  const [loading, setLoading] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const generation = useRef(0);
+
+  const load = async (offset: number) => {
+    const mine = ++generation.current;
+    setLoading(true);
+    setError(null);
+    try {
+      const page = await get<PassagePage>(`/api/sources/${encodeURIComponent(source.id)}/passages?offset=${offset}&limit=${PASSAGES_PER_PAGE}`);
+      if (mine !== generation.current) return;
+      setTotal(page.total);
+      // a page read while a crawl adds passages may repeat some of the previous one
+      setItems((list) => {
+        const base = offset === 0 ? [] : list;
+        const seen = new Set(base.map((p) => p.id));
+        return [...base, ...page.passages.filter((p) => !seen.has(p.id))];
+      });
+    } catch (err) {
+      if (mine !== generation.current) return;
+      setError(errorText(err));
+    } finally {
+      if (mine === generation.current) setLoading(false);
+    }
+  };
+
+  useEffect(() => {
+    void load(0);
+    return () => {
+      generation.current++; // closed, or the status changed: what is still on its way is dropped
+    };
+  }, [source.id, source.status]);
+
+  const more = total !== null && items.length < total;
+  return (
+    <div class="passages" id={id} role="region" aria-label={`Passages of ${source.name}`}>
+      {source.status === 'processing' && <p class="small muted">Still processing: this list is read again when it completes.</p>}
+      {error && <Notice kind="error">{error}</Notice>}
+      {total === null && loading && <Loading label="Loading passages…" />}
+      {total !== null && (
+        <p class="small muted passages-count">
+          {total === 0 ? 'No passages.' : items.length < total ? `Showing ${items.length} of ${plural(total, 'passage', 'passages')}` : plural(total, 'passage', 'passages')}
+        </p>
+      )}
+      {items.length > 0 && (
+        <ol class="passage-list">
+          {items.map((p) => (
+            <PassageItem key={p.id} passage={p} />
+          ))}
+        </ol>
+      )}
+      {(more || (error && total !== null)) && (
+        <div class="actions">
+          <button type="button" class="btn btn-small" disabled={loading} onClick={() => void load(items.length)}>
+            {loading ? 'Loading…' : 'Load more'}
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}
+
+function SourceRow({ source, onDelete, onChanged }: { source: Source; onDelete: () => void; onChanged: (updated?: Source) => void }) {
   const kind = source.type === 'file' ? (source.file_type ?? 'file').toUpperCase() : source.type === 'website' ? 'Website' : 'Text';
   const pages = source.type === 'website' && source.pages_found ? `${source.pages_done ?? 0} of ${source.pages_found} pages` : source.type === 'website' && source.pages_done ? `${source.pages_done} pages` : null;
   const report = crawlReport(source);
+  const [open, setOpen] = useState(false);
+  const [crawling, setCrawling] = useState(false);
+  const [crawlError, setCrawlError] = useState<string | null>(null);
+  const panelId = `passages-${source.id}`;
+
+  const crawlAgain = async () => {
+    setCrawling(true);
+    setCrawlError(null);
+    try {
+      const updated = await api<Source>('POST', `/api/sources/${encodeURIComponent(source.id)}/recrawl`);
+      toast(`Crawling ${source.name} again`);
+      onChanged(updated);
+    } catch (err) {
+      setCrawlError(errorText(err));
+      onChanged(); // a 409: it is being crawled already, which the list now shows
+    } finally {
+      setCrawling(false);
+    }
+  };
+
   return (
     <li class="source" data-status={source.status}>
       <div class="source-main">
@@ -233,9 +360,6 @@ function SourceRow({ source, onDelete }: { source: Source; onDelete: () => void 
         {source.status === 'processing' && <Badge kind="busy">Processing</Badge>}
         {source.status === 'completed' && <Badge kind="ok">Ready</Badge>}
         {source.status === 'failed' && <Badge kind="bad">Failed</Badge>}
-        <button type="button" class="btn btn-small" onClick={onDelete} aria-label={`Delete ${source.name}`}>
-          Delete
-        </button>
       </div>
       {source.status === 'processing' && (
         <div class="source-progress">
@@ -244,10 +368,27 @@ function SourceRow({ source, onDelete }: { source: Source; onDelete: () => void 
         </div>
       )}
       {source.status === 'failed' && source.error_message && <p class="source-error">{source.error_message}</p>}
+      {/* a re-crawl that failed: the source keeps the previous crawl's passages and says why */}
+      {source.status === 'completed' && source.error_message && <p class="source-warning">{source.error_message}</p>}
       <p class="small muted">
         {[formatDate(source.created_at), formatBytes(source.file_size), source.status !== 'processing' ? (report?.text ?? pages) : null].filter(Boolean).join(' · ')}
       </p>
       {report?.detail && <p class="small muted">{report.detail}</p>}
+      <div class="source-actions">
+        <button type="button" class="btn btn-small" aria-expanded={open} aria-controls={open ? panelId : undefined} aria-label={`Passages: ${source.name}`} onClick={() => setOpen((o) => !o)}>
+          {open ? 'Hide passages' : 'Passages'}
+        </button>
+        {source.type === 'website' && (
+          <button type="button" class="btn btn-small" disabled={crawling || source.status === 'processing'} aria-label={`Crawl again: ${source.name}`} onClick={() => void crawlAgain()}>
+            {crawling ? 'Starting…' : 'Crawl again'}
+          </button>
+        )}
+        <button type="button" class="btn btn-small" onClick={onDelete} aria-label={`Delete ${source.name}`}>
+          Delete
+        </button>
+      </div>
+      {crawlError && <Notice kind="error">{crawlError}</Notice>}
+      {open && <Passages source={source} id={panelId} />}
     </li>
   );
 }
@@ -290,6 +431,13 @@ export function KnowledgeTab({ agent }: { agent: Agent }) {
     await sources.reload();
   };
 
+  /** A source changed (a re-crawl started): shown at once as the server answered, then the list is read again. */
+  const changed = (updated?: Source) => {
+    if (updated && sources.data) sources.setData(sources.data.map((s) => (s.id === updated.id ? updated : s)));
+    // and read from the server (a read already on its way may predate the change: it is dropped)
+    void sources.reload();
+  };
+
   const added = () => {
     toast('Source added');
     void sources.reload();
@@ -321,7 +469,7 @@ export function KnowledgeTab({ agent }: { agent: Agent }) {
         {sources.data && sources.data.length > 0 && (
           <ul class="sources" aria-label="Sources">
             {sources.data.map((s) => (
-              <SourceRow key={s.id} source={s} onDelete={() => setDeleting(s)} />
+              <SourceRow key={s.id} source={s} onDelete={() => setDeleting(s)} onChanged={changed} />
             ))}
           </ul>
         )}

@@ -106,6 +106,9 @@ function ColorField({ label, value, onChange }: { label: string; value: string; 
 
 const nullIfEmpty = (v: string) => (v.trim() === '' ? null : v);
 
+/** What the server answers when the agent has no no-answer message of its own. */
+const DEFAULT_NO_ANSWER = 'I could not find that in our information.';
+
 export function SettingsTab({ agent, onSaved, onDelete }: { agent: Agent; onSaved: (a: Agent) => void; onDelete: () => void }) {
   const { status } = useSession();
   const providerHasKey = status ? status.providers[agent.provider] : true;
@@ -118,7 +121,7 @@ export function SettingsTab({ agent, onSaved, onDelete }: { agent: Agent; onSave
         </Notice>
       )}
 
-      <Section title="General" {...common} keys={['name', 'description', 'welcome_message', 'public_access']}>
+      <Section title="General" {...common} keys={['name', 'description', 'welcome_message', 'no_answer_message', 'show_sources', 'public_access']}>
         {(d, set) => (
           <>
             <Field label="Name">
@@ -130,6 +133,21 @@ export function SettingsTab({ agent, onSaved, onDelete }: { agent: Agent; onSave
             <Field label="Welcome message" hint="The first message visitors see.">
               <textarea rows={2} maxLength={1000} value={d.welcome_message} onInput={(e) => set('welcome_message', valueOf(e))} />
             </Field>
+            <Field label="No-answer message" hint="What visitors read when nothing in the knowledge answers their question (when the agent answers from its knowledge alone, without an AI provider). Empty for the default.">
+              <textarea
+                rows={2}
+                maxLength={1000}
+                value={d.no_answer_message ?? ''}
+                placeholder={DEFAULT_NO_ANSWER}
+                onInput={(e) => set('no_answer_message', nullIfEmpty(valueOf(e)))}
+              />
+            </Field>
+            <Toggle
+              label="Show sources to visitors"
+              hint="Answers list the documents and pages they come from. Try it shows them to you either way."
+              checked={d.show_sources !== false}
+              onChange={(v) => set('show_sources', v)}
+            />
             <Toggle label="Public access" hint="Visitors can reach the agent through the widget and the share link." checked={!!d.public_access} onChange={(v) => set('public_access', v)} />
           </>
         )}

@@ -102,7 +102,7 @@ export function TryItTab({ agent }: { agent: Agent }) {
             <div class="chat-bubble">{t.text || (t.pending ? '…' : '')}</div>
             {t.sources && t.sources.length > 0 && (
               <p class="chat-sources small muted">
-                Sources: {t.sources.map((s) => s.name).join(', ')}
+                Sources: {t.sources.map((s) => (s.title || s.name) + (s.page != null ? `, page ${s.page}` : '')).join('; ')}
               </p>
             )}
           </li>
