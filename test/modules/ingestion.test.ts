@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { auth, createAgent, registerUser, startTestApp, type TestApp, multipartForm } from '../helpers/app.js';
-import { docxWith, pdfWith, xlsxWith } from '../helpers/documents.js';
+import { csvWith, docxWith, pdfWith, xlsxWith } from '../helpers/documents.js';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
 
@@ -232,6 +232,30 @@ describe('POST /api/sources/chatbot/{id}/file: accepted formats', () => {
       expect(system).toContain(`(source: ${fixture.name}`);
       for (const other of fixtures) if (other !== fixture) expect(system).not.toContain(other.phrase);
       expect(body.sources).toEqual([{ source_id: id, name: fixture.name, url: null, title: null, page: fixture.name.endsWith('.pdf') ? 1 : null }]);
+    }
+  });
+
+  it('a price, a URL and a version number survive every format exactly, inside long paragraphs too', async () => {
+    const { t, token, agent } = await setup();
+    const fact = 'The travel adapter costs $4.99; firmware v2.3.1 is at www.acme-example.com/support and as.numeric is not needed.';
+    // a paragraph of over 3,200 characters with the fact in its middle: once, such paragraphs were cut with spaces added
+    const filler = (n: number) => Array.from({ length: n }, (_, i) => `Sentence ${i} of a long paragraph about routers.`).join(' ');
+    const long = `${filler(40)} ${fact} ${filler(40)}`;
+    const files: Array<[string, Uint8Array]> = [
+      // a PDF line is not wrapped by pdf-lib: the fact takes two lines, which extraction joins
+      ['fact.pdf', await pdfWith(['Product notes', 'The travel adapter costs $4.99; firmware v2.3.1 is at', 'www.acme-example.com/support and as.numeric is not needed.'])],
+      ['fact.docx', await docxWith(['Product notes', long])],
+      ['fact.xlsx', await xlsxWith([['Topic', 'Note'], ...Array.from({ length: 200 }, (_, i) => [`Topic ${i}`, i === 150 ? fact : `Note ${i}`])])],
+      ['fact.csv', csvWith([['Topic', 'Note'], ['Adapter', fact]])],
+      ['fact.txt', text(long)],
+    ];
+    for (const [name, bytes] of files) expect((await upload(t, token, agent.id, name, bytes)).statusCode, name).toBe(201);
+    await t.app.jobs.idle();
+    const rows = t.database.sqlite.prepare('SELECT s.name AS name, c.content AS content FROM chunks c JOIN sources s ON s.id = c.source_id').all() as Array<{ name: string; content: string }>;
+    for (const [name] of files) {
+      const stored = rows.filter((r) => r.name === name).map((r) => r.content);
+      expect(stored.length, name).toBeGreaterThan(0);
+      expect(stored.some((c) => c.includes(fact)), `${name}: ${stored.join(' // ').slice(0, 300)}`).toBe(true);
     }
   });
 
