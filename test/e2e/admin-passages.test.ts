@@ -1,7 +1,7 @@
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auth, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
-import { artifactPath, launchBrowser, type Browser } from '../helpers/browser.js';
+import { artifactPath, launchBrowser, listenOnLoopback, type Browser } from '../helpers/browser.js';
 import { startLocalSite, type LocalSite, type Page as SitePage } from '../helpers/local-site.js';
 
 /**
@@ -40,10 +40,7 @@ let appUrl: string;
 
 beforeAll(async () => {
   t = await startTestApp({ env: { ALLOW_PRIVATE_URLS: 'true', EMBEDDINGS: 'none' } });
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  const address = t.app.server.address();
-  if (!address || typeof address === 'string') throw new Error('no address');
-  appUrl = `http://127.0.0.1:${address.port}`;
+  appUrl = `http://127.0.0.1:${await listenOnLoopback(t)}`;
   site = await startLocalSite(PAGES);
   browser = await launchBrowser();
 }, 60_000);

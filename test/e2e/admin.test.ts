@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auth, PASSWORD, registerUser, startTestApp, uniqueEmail, type TestApp } from '../helpers/app.js';
-import { artifactPath, launchBrowser, type Browser } from '../helpers/browser.js';
+import { artifactPath, launchBrowser, type Browser, listenOnLoopback } from '../helpers/browser.js';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 
 /**
@@ -70,14 +70,6 @@ async function apiAs(token: string, method: 'GET' | 'POST' | 'PUT' | 'PATCH', ur
   const res = await t.app.inject({ method, url, headers: auth(token), ...(payload ? { payload } : {}) });
   expect(res.statusCode, `${method} ${url}: ${res.body}`).toBeLessThan(300);
   return res.json();
-}
-
-/** Listens on a free port of 127.0.0.1 (the browser reaches it under several names); returns the port. */
-async function listenOnLoopback(app: TestApp): Promise<number> {
-  await app.app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.app.server.address();
-  if (!address || typeof address === 'string') throw new Error('no address');
-  return address.port;
 }
 
 beforeAll(async () => {

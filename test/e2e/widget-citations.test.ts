@@ -2,7 +2,7 @@ import type { Locator, Page } from 'playwright-core';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auth, multipartForm, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
-import { artifactPath, launchBrowser, type Browser } from '../helpers/browser.js';
+import { artifactPath, launchBrowser, listenOnLoopback, type Browser } from '../helpers/browser.js';
 import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
 
 /**
@@ -26,10 +26,7 @@ let token: string;
 
 beforeAll(async () => {
   t = await startTestApp({ env: { ALLOW_PRIVATE_URLS: 'true', EMBEDDINGS: 'none' } });
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  const address = t.app.server.address();
-  if (!address || typeof address === 'string') throw new Error('no address');
-  appUrl = `http://127.0.0.1:${address.port}`;
+  appUrl = `http://127.0.0.1:${await listenOnLoopback(t)}`;
   token = (await registerUser(t.app)).token;
   site = await startLocalSite({
     '/': `<!doctype html><html><head><title>Acme Plumbing</title></head><body><h1>Welcome</h1>

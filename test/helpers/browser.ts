@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
+import type { TestApp } from './app.js';
 
 /**
  * Real Chromium (the distribution's package, STACK-NOTES "Browser tests") driven by
@@ -126,4 +127,12 @@ export function startBufferingProxy(target: string, opts: { dropEventStreamAccep
     out['content-length'] = String(whole.length);
     res.writeHead(upstream.status, out).end(whole);
   });
+}
+
+/** Listens on a free port of 127.0.0.1 (the browser reaches it under several names); returns the port. */
+export async function listenOnLoopback(app: TestApp): Promise<number> {
+  await app.app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.app.server.address();
+  if (!address || typeof address === 'string') throw new Error('no address');
+  return address.port;
 }

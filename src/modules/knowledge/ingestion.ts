@@ -72,6 +72,10 @@ function crawlReport(progress: CrawlProgress): Pick<SourceRow, 'pages_skipped' |
 /** The report of a crawl that has not fetched anything yet (a new source, or a restarted crawl). */
 const crawlNotStarted = () => crawlReport({ done: 0, found: 1, skipped: noSkippedPages() });
 
+/** A website source's columns as a crawl (the first, or a re-crawl) is queued. */
+const crawlQueued = () =>
+  ({ status: 'processing', error_message: null, progress: 0, pages_done: 0, pages_found: 1, ...crawlNotStarted() }) satisfies Partial<SourceRow>;
+
 /**
  * File and website sources: accepted at once as `processing`, then ingested by a durable job
  * (parse in a worker or crawl, chunk, store in batches, embed) that survives restarts. Deleting a
@@ -178,12 +182,7 @@ export class IngestionService {
         url: url.toString(),
         file_type: null,
         file_size: null,
-        status: 'processing',
-        error_message: null,
-        progress: 0,
-        pages_done: 0,
-        pages_found: 1,
-        ...crawlNotStarted(),
+        ...crawlQueued(),
         options: JSON.stringify({ maxPages: input.maxPages, includePaths: input.includePaths, excludePaths: input.excludePaths }),
         created_at: now,
         updated_at: now,
@@ -219,16 +218,7 @@ export class IngestionService {
     return this.repo.transaction(() => {
       const { replaces: _previous, startedAt: _started, ...settings } = websiteOptions(source);
       const options: WebsiteOptions = { ...settings, replaces: this.repo.lastChunkId(source.id), startedAt: now };
-      this.repo.updateSource(source.id, {
-        status: 'processing',
-        error_message: null,
-        progress: 0,
-        pages_done: 0,
-        pages_found: 1,
-        ...crawlNotStarted(),
-        options: JSON.stringify(options),
-        updated_at: now,
-      });
+      this.repo.updateSource(source.id, { ...crawlQueued(), options: JSON.stringify(options), updated_at: now });
       this.jobs.enqueue(INGEST_JOB, source.id);
       return this.repo.findSource(source.id)!;
     });
