@@ -91,7 +91,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     http: { headersTimeout: timeouts.headersMs, ...(timeouts.checkEveryMs ? { connectionsCheckingInterval: timeouts.checkEveryMs } : {}) },
     connectionTimeout: 60_000,
     keepAliveTimeout: 10_000,
-    trustProxy: config.trustProxy,
+    // a number of hops as Fastify reads one (its types leave numbers out): the n proxies nearest
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     return503OnClosing: true,
@@ -212,4 +213,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.decorate('mailJobs', mailJobs);
 
   return app;
+}
+
+/** Believes X-Forwarded-For for `hops` proxies counted from the socket (proxy-addr's hop index). */
+function trustHops(hops: number): (address: string, hop: number) => boolean {
+  return (_address, hop) => hop < hops;
 }

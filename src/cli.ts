@@ -46,7 +46,7 @@ const SERVE_VARIABLES: Array<[variable: string, valueName: string, description: 
   ['OLLAMA_HOST', 'url', 'Ollama server, e.g. http://127.0.0.1:11434'],
   ['SMTP_FROM', 'address', 'sender of lead alerts'],
   ['ALLOW_PRIVATE_URLS', 'bool', 'website sources may reach private networks (tests only)'],
-  ['TRUST_PROXY', 'bool', 'take the client address from X-Forwarded-For'],
+  ['TRUST_PROXY', 'bool|hops|addresses', 'proxies believed about the client address (X-Forwarded-For)'],
   ['INGEST_CONCURRENCY', 'n', 'ingestion jobs at once (default 1)'],
   ['INGEST_TIMEOUT_S', 'seconds', 'longest parse of one file (default 300)'],
   ['LLM_TIMEOUT_S', 'seconds', 'provider answer timeout (default 60)'],
@@ -62,7 +62,8 @@ const attributeOf = (variable: string) => variable.toLowerCase().replace(/_([a-z
 
 function addVariableOptions(cmd: Command, variables: typeof SERVE_VARIABLES): Command {
   for (const [variable, valueName, description] of variables) {
-    const flags = valueName === 'bool' ? `${flagOf(variable)} [bool]` : `${flagOf(variable)} <${valueName}>`;
+    // a flag whose value may be a bool may stand alone (`--trust-proxy` is `--trust-proxy true`)
+    const flags = valueName.startsWith('bool') ? `${flagOf(variable)} [${valueName}]` : `${flagOf(variable)} <${valueName}>`;
     cmd.addOption(new Option(flags, `${description} [${variable}]`));
   }
   return cmd;

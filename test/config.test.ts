@@ -124,7 +124,7 @@ describe('loadConfig defaults', () => {
       sessionIdleTimeoutS: 60,
       sessionMaxAgeS: 3600,
       allowPrivateUrls: true,
-      trustProxy: true,
+      trustProxy: 1,
       logLevel: 'warn',
       defaultPlan: 'pro',
     });
@@ -156,6 +156,8 @@ describe('loadConfig refuses bad values with one line naming the variable', () =
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
     ['ALLOW_PRIVATE_URLS', { ALLOW_PRIVATE_URLS: 'perhaps' }],
     ['TRUST_PROXY', { TRUST_PROXY: 'sometimes' }],
+    ['TRUST_PROXY', { TRUST_PROXY: '10.0.0.1, proxy.local' }],
+    ['TRUST_PROXY', { TRUST_PROXY: '99' }],
     ['PUBLIC_URL', { PUBLIC_URL: 'ftp://x' }],
     ['PUBLIC_URL', { PUBLIC_URL: 'not a url' }],
     ['EMBEDDINGS', { EMBEDDINGS: 'magic' }],

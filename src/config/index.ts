@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -23,6 +24,40 @@ export const BUILT_IN_PLANS: Plans = {
 };
 
 const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
+/**
+ * Which proxies are believed about the client's address (X-Forwarded-For): `false` none; `true`
+ * the one proxy in front (1 hop); a number of hops; or the proxies' addresses and CIDR ranges,
+ * comma-separated. Never "every address in the header": a client can put any address there, and
+ * a proxy that appends (nginx's $proxy_add_x_forwarded_for) keeps it (Fastify's trustProxy).
+ */
+const trustProxy = z
+  .string()
+  .trim()
+  .transform((v, ctx): false | number | string[] => {
+    const lower = v.toLowerCase();
+    if (['false', '0', 'no'].includes(lower)) return false;
+    if (['true', 'yes'].includes(lower)) return 1;
+    const entries = v.split(',').map((e) => e.trim()).filter(Boolean);
+    // a bare number is hops (ipaddr would read "99" as the address 0.0.0.99)
+    if (/^\d+$/.test(v) && Number(v) <= 32) return Number(v);
+    const bad = entries.find((e) => /^\d+$/.test(e) || !isAddressOrRange(e));
+    if (entries.length === 0 || bad !== undefined) {
+      ctx.addIssue({ code: 'custom', message: `must be true, false, a number of proxy hops (1-32), or proxy addresses/CIDR ranges separated by commas${bad ? ` ("${bad}" is none of these)` : ''}` });
+      return z.NEVER;
+    }
+    return entries;
+  });
+
+function isAddressOrRange(entry: string): boolean {
+  if (ipaddr.isValid(entry)) return true;
+  try {
+    ipaddr.parseCIDR(entry);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const positiveSeconds = z.coerce.number().int().min(1).max(10 * 365 * 86400);
 const httpUrl = z.url({ protocol: /^https?$/ });
 
@@ -49,7 +84,7 @@ const envSchema = z.object({
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
   SMTP_FROM: z.string().min(3).optional(),
   ALLOW_PRIVATE_URLS: bool.default(false),
-  TRUST_PROXY: bool.default(false),
+  TRUST_PROXY: trustProxy.default(false),
   INGEST_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(1),
   INGEST_TIMEOUT_S: z.coerce.number().int().min(1).max(3600).default(300),
   LLM_TIMEOUT_S: z.coerce.number().int().min(1).max(600).default(60),
@@ -91,7 +126,8 @@ export interface Config {
   /** scheduled backups to DATA_DIR/backups; intervalMs 0 = off */
   backup: { intervalMs: number; keep: number; dir: string };
   allowPrivateUrls: boolean;
-  trustProxy: boolean;
+  /** false, a number of hops, or the proxies' addresses (see `trustProxy` above) */
+  trustProxy: false | number | string[];
   logLevel: string;
 }
 

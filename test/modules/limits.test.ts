@@ -180,6 +180,31 @@ describe('request rate per client address on public routes', () => {
     expect((await viaProxy('192.0.2.2', 'b0')).statusCode).toBe(200);
   });
 
+  it('with TRUST_PROXY=true only the proxy in front is believed: an address the client put in X-Forwarded-For does not escape its limit', async () => {
+    const { t } = await start({ defaultPlan: 'tiny', env: { TRUST_PROXY: 'true' } });
+    const owner = await registerUser(t.app);
+    const agent = await createAgent(t.app, owner.token);
+    // nginx's $proxy_add_x_forwarded_for appends the address it saw to what the client sent
+    const spoofing = (fake: string, session: string) =>
+      t.app.inject(visitorChat(agent.id, session, { remoteAddress: '10.0.0.1', headers: { 'x-forwarded-for': `${fake}, 192.0.2.1` } }));
+    for (let i = 0; i < 5; i++) expect((await spoofing(`198.51.100.${i}`, `s${i}`)).statusCode).toBe(200);
+    expect((await spoofing('198.51.100.77', 's-more')).statusCode).toBe(429);
+  });
+
+  it('TRUST_PROXY as a number of hops, or as the proxies\' addresses', async () => {
+    for (const trust of ['2', '10.0.0.1, 10.0.0.2']) {
+      const { t } = await start({ defaultPlan: 'tiny', env: { TRUST_PROXY: trust } });
+      const owner = await registerUser(t.app);
+      const agent = await createAgent(t.app, owner.token);
+      // client -> proxy 10.0.0.2 -> proxy 10.0.0.1 -> app; the client's own header is not believed
+      const chain = (fake: string, client: string, session: string) =>
+        t.app.inject(visitorChat(agent.id, session, { remoteAddress: '10.0.0.1', headers: { 'x-forwarded-for': `${fake}, ${client}, 10.0.0.2` } }));
+      for (let i = 0; i < 5; i++) expect((await chain(`198.51.100.${i}`, '192.0.2.1', `a${i}`)).statusCode, trust).toBe(200);
+      expect((await chain('198.51.100.99', '192.0.2.1', 'a-more')).statusCode, trust).toBe(429);
+      expect((await chain('198.51.100.99', '192.0.2.2', 'b0')).statusCode, trust).toBe(200);
+    }
+  });
+
   it('IPv6 clients count per /64, so hopping addresses inside one block does not escape', async () => {
     const { t, agent } = await tinyOwnerAgent();
     for (let i = 0; i < 5; i++) {
