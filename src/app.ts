@@ -120,7 +120,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Services: one instance each, wired by hand (the graph is small and reads top to bottom).
   const plans = new PlanService(config.plans, config.defaultPlan, clock);
   const auth = new AuthService(new AuthRepo(database.db), config, clock);
-  const agents = new AgentsService(new AgentsRepo(database.db), plans, clock);
+  const agents = new AgentsService(new AgentsRepo(database.db), plans, clock, (userId) => auth.getUser(userId).status);
   const ownerPlan = (userId: string) => auth.getUser(userId);
   const embedder = createEmbedder(config);
   const vectors = embedder ? new VectorIndex(database.sqlite, embedder.id, embedder.dimensions) : null;

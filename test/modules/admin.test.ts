@@ -323,6 +323,34 @@ describe('the last active admin', () => {
   });
 });
 
+describe('a suspended or banned account', () => {
+  it("has its agents answer visitors as an inactive agent does (no chat on the operator's key, no leads); reinstated, they answer again", async () => {
+    const { app, admin, alice } = await withUsers();
+    const agent = await createAgent(app, alice.token);
+    const chat = (session: string) => app.inject({ method: 'POST', url: `/api/public/chat/${agent.id}`, payload: { message: 'Hello?', session_id: session } });
+    const lead = () => app.inject({ method: 'POST', url: `/api/public/lead/${agent.id}`, payload: { name: 'Ann', phone: '555 0100' } });
+    const info = () => app.inject({ method: 'GET', url: `/api/public/chatbot/${agent.id}` });
+    expect((await chat('before')).statusCode).toBe(200);
+    expect((await info()).json().status).toBe('active');
+
+    for (const status of ['suspended', 'banned']) {
+      expect((await patchUser(app, admin.token, alice.id, { status })).statusCode).toBe(200);
+      const refused = await chat(`during-${status}`);
+      expect(refused.statusCode, status).toBe(400);
+      expect(refused.json().detail).toBe('This chatbot is inactive');
+      expect((await lead()).statusCode, status).toBe(400);
+      expect((await info()).json().status, status).toBe('inactive');
+    }
+    const stored = await app.inject({ method: 'GET', url: `/api/chatbots/${agent.id}`, headers: auth(admin.token) });
+    expect(stored.statusCode).toBe(404); // (another account's agent) nothing leaked by the check
+
+    expect((await patchUser(app, admin.token, alice.id, { status: 'active' })).statusCode).toBe(200);
+    expect((await chat('after')).statusCode).toBe(200);
+    expect((await lead()).statusCode).toBe(200);
+    expect((await info()).json().status).toBe('active');
+  });
+});
+
 describe('role and plan changes take effect', () => {
   it('a promoted user can use the admin API with the token they already hold', async () => {
     const { app, admin, alice, bob } = await withUsers();

@@ -44,7 +44,27 @@ export class AgentsService {
     private readonly repo: AgentsRepo,
     private readonly plans: PlanService,
     private readonly clock: Clock,
+    /** the owner's account status: a suspended or banned account's agents are offline to visitors */
+    private readonly ownerStatus: (userId: string) => string = () => 'active',
   ) {}
+
+  /**
+   * The agent a visitor may talk to or leave a lead with: unknown 404, not public 403, switched
+   * off or its owner's account suspended or banned 400 (the widget shows it offline). The one
+   * rule for every visitor route that acts on an agent.
+   */
+  reachable(id: string): ChatbotRow {
+    const agent = this.repo.findById(id);
+    if (!agent) throw notFound('Chatbot');
+    if (!agent.public_access) throw forbidden('This chatbot is not publicly accessible');
+    if (this.statusForVisitors(agent) !== 'active') throw badRequest('This chatbot is inactive');
+    return agent;
+  }
+
+  /** the agent's status as visitors see it: inactive too while its owner's account is not active */
+  private statusForVisitors(agent: ChatbotRow): 'active' | 'inactive' {
+    return agent.status === 'active' && this.ownerStatus(agent.user_id) === 'active' ? 'active' : 'inactive';
+  }
 
   list(user: AuthUser): ChatbotRow[] {
     return this.repo.listByUser(user.id);
@@ -144,16 +164,17 @@ export class AgentsService {
     if (!row) throw notFound('Chatbot');
     if (!row.public_access) throw forbidden('This chatbot is not publicly accessible');
     const branded = this.plans.planOf(ownerPlan(row.user_id)).custom_branding;
+    const status = this.statusForVisitors(row);
     // The same frozen object while the row is the same (the row cache hands out one object per
     // version of a row), so the route can keep its JSON with it instead of serializing per visit.
     let views = this.publicViews.get(row);
     if (!views) this.publicViews.set(row, (views = {}));
-    const key = branded ? 'branded' : 'plain';
-    return (views[key] ??= Object.freeze(publicView(row, branded)));
+    const key = `${branded ? 'branded' : 'plain'}-${status}` as const;
+    return (views[key] ??= Object.freeze(publicView(row, branded, status)));
   }
 
   /** per agent row: its public info with and without custom branding */
-  private readonly publicViews = new WeakMap<ChatbotRow, { branded?: PublicAgentInfo; plain?: PublicAgentInfo }>();
+  private readonly publicViews = new WeakMap<ChatbotRow, Partial<Record<`${'branded' | 'plain'}-${'active' | 'inactive'}`, PublicAgentInfo>>>();
 
   /** Counter upkeep for chat; call inside the transaction that stores the messages. */
   recordActivity(id: string, messages: number, conversations: number): void {
@@ -170,7 +191,7 @@ export class AgentsService {
 }
 
 /** What visitors' widgets read about an agent (spec 2). */
-function publicView(row: ChatbotRow, branded: boolean): PublicAgentInfo {
+function publicView(row: ChatbotRow, branded: boolean, status: 'active' | 'inactive'): PublicAgentInfo {
   return {
     id: row.id,
     name: row.name,
@@ -189,6 +210,6 @@ function publicView(row: ChatbotRow, branded: boolean): PublicAgentInfo {
     auto_expand: row.auto_expand,
     lead_capture_enabled: row.lead_capture_enabled,
     powered_by_text: branded ? row.powered_by_text : null,
-    status: row.status,
+    status,
   };
 }

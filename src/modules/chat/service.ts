@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../platform/clock.js';
-import { ApiError, badRequest, forbidden, notFound, tooManyRequests } from '../../platform/http/errors.js';
+import { ApiError, badRequest, notFound, tooManyRequests } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
 import { ProviderError } from '../../providers/llm/errors.js';
 import type { ChatRequest, LlmProvider, ProviderName } from '../../providers/llm/types.js';
@@ -78,12 +78,9 @@ export class ChatService {
     private readonly log: FastifyBaseLogger,
   ) {}
 
-  /** Public chat: unknown agent 404, not public 403, inactive 400, owner's plan expired 402. */
+  /** Public chat: unknown agent 404, not public 403, inactive (or owner suspended) 400, owner's plan expired 402. */
   async preparePublic(chatbotId: string, input: ChatInput): Promise<PreparedTurn> {
-    const agent = this.agents.findById(chatbotId);
-    if (!agent) throw notFound('Chatbot');
-    if (!agent.public_access) throw forbidden('This chatbot is not publicly accessible');
-    if (agent.status !== 'active') throw badRequest('This chatbot is inactive');
+    const agent = this.agents.reachable(chatbotId);
     const owner = this.accountOf(agent.user_id);
     this.plans.assertNotExpired(owner);
     return this.prepare(agent, input, { account: owner, visitor: true });

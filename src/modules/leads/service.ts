@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../platform/clock.js';
-import { badRequest, forbidden, notFound } from '../../platform/http/errors.js';
+import { forbidden, notFound } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
 import type { JobQueue } from '../../platform/jobs/queue.js';
 import type { Mailer } from '../../platform/mail/index.js';
@@ -40,10 +40,7 @@ export class LeadsService {
    * agent has alerts on) are stored in one transaction: the alert cannot be lost once the lead is.
    */
   captureWidgetLead(chatbotId: string, input: { name: string; phone: string; session_id?: string }): WidgetLeadRow {
-    const agent = this.agents.findById(chatbotId);
-    if (!agent) throw notFound('Chatbot');
-    if (!agent.public_access) throw forbidden('This chatbot is not publicly accessible');
-    if (agent.status !== 'active') throw badRequest('This chatbot is inactive');
+    const agent = this.agents.reachable(chatbotId);
     const now = this.clock.now();
     return this.repo.transaction(() => {
       const since = new Date(now.getTime() - DEDUP_WINDOW_MS).toISOString();
