@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -44,6 +44,22 @@ function writeJson(dir: string, name: string, content: unknown): string {
 }
 
 describe('loadConfig defaults', () => {
+  it('makes DATA_DIR private to its owner (0700), created or already there', () => {
+    const previous = process.umask(0o022);
+    try {
+      const parent = tempDir();
+      const fresh = path.join(parent, 'new-data');
+      loadConfig({ DATA_DIR: fresh });
+      expect(statSync(fresh).mode & 0o777).toBe(0o700);
+      const existing = path.join(parent, 'old-data');
+      mkdirSync(existing, { mode: 0o755 });
+      loadConfig({ DATA_DIR: existing });
+      expect(statSync(existing).mode & 0o777).toBe(0o700);
+    } finally {
+      process.umask(previous);
+    }
+  });
+
   it('gives the CONTRACT defaults with nothing but DATA_DIR set', () => {
     const dataDir = tempDir();
     const c = loadConfig({ DATA_DIR: dataDir });

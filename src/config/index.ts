@@ -175,7 +175,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
   const dataDir = path.resolve(e.DATA_DIR);
   try {
-    mkdirSync(dataDir, { recursive: true });
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    // the database, uploads, backups and keys are the owner's alone (an existing folder too)
+    chmodSync(dataDir, 0o700);
   } catch (err) {
     throw new ConfigError(`Invalid configuration: DATA_DIR: cannot create ${dataDir}: ${(err as Error).message}`, 'DATA_DIR');
   }

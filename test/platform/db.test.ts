@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -124,5 +124,30 @@ describe('openDatabase', () => {
     const bad = path.join(dir, 'not-a-db.db');
     writeFileSync(bad, 'this is plainly not an SQLite database file, it is text '.repeat(100));
     expect(() => openDatabase(bad)).toThrow();
+  });
+});
+
+describe('file permissions', () => {
+  it('the database and its WAL are readable by their owner only (0600), even under a permissive umask, and an existing 0644 file is made private', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'db-modes-'));
+    const previous = process.umask(0o022);
+    try {
+      const file = path.join(dir, 'chat-agent.db');
+      const db = openDatabase(file);
+      db.sqlite.prepare('CREATE TABLE t (x)').run();
+      db.sqlite.prepare('INSERT INTO t VALUES (1)').run();
+      const mode = (f: string) => statSync(f).mode & 0o777;
+      expect(mode(file)).toBe(0o600);
+      expect(mode(`${file}-wal`)).toBe(0o600);
+      expect(mode(`${file}-shm`)).toBe(0o600);
+      db.close();
+
+      chmodSync(file, 0o644);
+      openDatabase(file).close();
+      expect(mode(file)).toBe(0o600);
+    } finally {
+      process.umask(previous);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -154,7 +154,11 @@ describe('backups', () => {
     expect(await stopServer(server)).toEqual({ code: 0, signal: null });
     const files = readdirSync(path.join(dataDir, 'backups'));
     expect(files).toHaveLength(2);
+    // private like the data they copy: the folder 0700, each backup 0600
+    expect(statSync(path.join(dataDir, 'backups')).mode & 0o777).toBe(0o700);
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
     for (const f of files) {
+      expect(statSync(path.join(dataDir, 'backups', f)).mode & 0o777, f).toBe(0o600);
       expect(f).toMatch(/^chat-agent-\d{8}T\d{6}Z(-\d+)?\.db$/);
       const db = new Database(path.join(dataDir, 'backups', f), { readonly: true });
       expect(db.pragma('integrity_check', { simple: true })).toBe('ok');

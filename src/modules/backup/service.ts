@@ -1,4 +1,4 @@
-import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { loadSqliteVec, openSqlite } from '../../platform/db/index.js';
@@ -46,6 +46,8 @@ export async function backupDatabase(source: Database.Database, target: string, 
     const pagesPerStep = opts.sameConnectionAsWriter ? 1024 : 0x7fffffff;
     await source.backup(tmp, { progress: () => pagesPerStep });
     verifyDatabaseFile(tmp, { makeSelfContained: true, label: `the backup ${absolute}` });
+    // a copy of every account's data: its owner's alone, like the database
+    chmodSync(tmp, 0o600);
     fsyncFile(tmp);
     renameSync(tmp, absolute);
     fsyncFile(dir);
@@ -98,7 +100,7 @@ export function pruneBackups(dir: string, keep: number): string[] {
 
 /** A target in `dir` named by time that does not exist yet (two backups in one second get -2, -3, ...). */
 export function nextBackupPath(dir: string, at: Date): string {
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const base = backupFileName(at);
   let candidate = path.join(dir, base);
   for (let n = 2; existsSync(candidate); n++) candidate = path.join(dir, base.replace(/\.db$/, `-${n}.db`));

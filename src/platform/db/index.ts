@@ -1,3 +1,4 @@
+import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
@@ -28,6 +29,7 @@ export interface AppDatabase {
  * acknowledges a write, so an acknowledged lead or message is on disk as with synchronous=FULL.
  */
 export function openDatabase(file: string): AppDatabase {
+  makePrivate(file);
   const sqlite = openSqlite(file);
   try {
     sqlite.pragma('journal_mode = WAL');
@@ -52,6 +54,18 @@ export function openDatabase(file: string): AppDatabase {
   } catch (err) {
     sqlite.close();
     throw err;
+  }
+}
+
+/**
+ * The database readable by its owner only: created 0600 (whatever the umask), or an existing
+ * file set to 0600. SQLite gives its -wal and -shm files the database file's permissions.
+ */
+function makePrivate(file: string): void {
+  closeSync(openSync(file, 'a', 0o600));
+  chmodSync(file, 0o600);
+  for (const companion of [`${file}-wal`, `${file}-shm`]) {
+    if (existsSync(companion)) chmodSync(companion, 0o600);
   }
 }
 
