@@ -6,7 +6,13 @@ import type { Config } from './config/index.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import { databaseIsHealthy, type AppDatabase } from './platform/db/index.js';
 import { WalCheckpointer } from './platform/db/checkpointer.js';
-import { clientErrorHandler, frameworkErrorHandler, registerHttpPlatform } from './platform/http/index.js';
+import {
+  clientErrorHandler,
+  type ConnectionGuardOptions,
+  DEFAULT_CONNECTION_GUARDS,
+  frameworkErrorHandler,
+  registerHttpPlatform,
+} from './platform/http/index.js';
 import { newId } from './platform/ids.js';
 import { stdoutLogDestination } from './platform/log-destination.js';
 import { appVersion } from './platform/version.js';
@@ -35,6 +41,8 @@ export interface AppDeps {
   logger?: boolean | { level: string };
   /** the HTTP timeouts, shortened by tests (defaults below) */
   httpTimeouts?: { requestMs: number; headersMs: number; checkEveryMs?: number };
+  /** connections per address and the minimum body rate, shortened by tests (connection-guards.ts) */
+  connectionGuards?: Partial<ConnectionGuardOptions>;
 }
 
 export type App = FastifyInstance;
@@ -103,7 +111,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
-  await registerHttpPlatform(app, { version });
+  // behind a trusted proxy every connection comes from the proxy: the cap is the proxy's job there
+  const connectionGuards = { ...DEFAULT_CONNECTION_GUARDS, ...(config.trustProxy === false ? {} : { maxPerAddress: 0 }), ...deps.connectionGuards };
+  await registerHttpPlatform(app, { version, connectionGuards });
   // Group commit (platform/db/durability.ts): a response that may acknowledge a write waits until
   // the WAL is on disk. Reads never wait. Streamed chat answers wait before their `done` event.
   const durable = () => database.durability.barrier();

@@ -6,9 +6,11 @@ import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import { registerErrorHandling } from './error-handler.js';
 import { ApiError } from './errors.js';
+import { type ConnectionGuardOptions, guardConnections } from './connection-guards.js';
 import { endSilentConnectionsOnClose } from './silent-connections.js';
 
 export { ApiError } from './errors.js';
+export { type ConnectionGuardOptions, DEFAULT_CONNECTION_GUARDS } from './connection-guards.js';
 export { clientErrorHandler, frameworkErrorHandler } from './error-handler.js';
 
 export interface RouteInfo {
@@ -25,7 +27,7 @@ declare module 'fastify' {
 }
 
 /** Platform plugins, in load order: route table, errors, security headers, OpenAPI + docs. */
-export async function registerHttpPlatform(app: FastifyInstance, info: { version: string }): Promise<void> {
+export async function registerHttpPlatform(app: FastifyInstance, info: { version: string; connectionGuards: ConnectionGuardOptions }): Promise<void> {
   app.decorate('routeTable', [] as RouteInfo[]);
   // A '/' route under a prefix is served at both `prefix` and `prefix/` (prefixTrailingSlash
   // 'both', the default), but Fastify runs onRoute for the first one only. Candidates for that
@@ -51,6 +53,7 @@ export async function registerHttpPlatform(app: FastifyInstance, info: { version
 
   registerErrorHandling(app);
   endSilentConnectionsOnClose(app);
+  guardConnections(app, info.connectionGuards);
 
   // @fastify/multipart takes multipart/form-data for every route and leaves the body unread, so a
   // route that does not list it in `consumes` would run as if no body had been sent (logout, agent
