@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Chunker, chunkText, DEFAULT_CHUNKING, fileParagraphs, utf8Paragraphs, type TextChunk } from '../../src/modules/knowledge/chunker.js';
+import { Chunker, chunkText, DEFAULT_CHUNKING, fileParagraphs, MAX_PIECE_BYTES, utf8Paragraphs, type TextChunk } from '../../src/modules/knowledge/chunker.js';
 
 /**
  * Large documents are chunked from slices of their text (ingestion never holds a 100 MB text as
@@ -43,7 +43,8 @@ function document(seed: number, paragraphs: number): string {
 function sliced(text: string, sliceBytes: number): TextChunk[] {
   const chunker = new Chunker();
   const chunks: TextChunk[] = [];
-  for (const slice of utf8Paragraphs(Buffer.from(text, 'utf8'), sliceBytes)) chunks.push(...chunker.push(slice));
+  // (no piece limit: cut at paragraph breaks only, the pieces chunk exactly as the whole)
+  for (const slice of utf8Paragraphs(Buffer.from(text, 'utf8'), sliceBytes, Infinity)) chunks.push(...chunker.push(slice));
   chunks.push(...chunker.end());
   return chunks;
 }
@@ -81,7 +82,7 @@ describe('chunking a text in slices', () => {
         const chunker = new Chunker();
         const chunks: TextChunk[] = [];
         let joined = '';
-        for await (const slice of fileParagraphs(file, 3, blockBytes)) {
+        for await (const slice of fileParagraphs(file, 3, blockBytes, Infinity)) {
           joined += slice;
           chunks.push(...chunker.push(slice));
         }
@@ -92,7 +93,7 @@ describe('chunking a text in slices', () => {
     }
   });
 
-  it('a text with no paragraph break is one slice', async () => {
+  it('a text with no paragraph break up to the piece limit is one slice', async () => {
     const text = 'one long paragraph without a blank line. '.repeat(500);
     expect([...utf8Paragraphs(Buffer.from(text), 100)]).toEqual([text]);
     const file = path.join(dir, 'flat.txt');
@@ -101,7 +102,41 @@ describe('chunking a text in slices', () => {
     for await (const slice of fileParagraphs(file, 0, 100)) slices.push(slice);
     expect(slices).toEqual([text]);
   });
+
+  it('a text with no line break at all (a 3 MB line) comes in pieces cut at white space, never one string; passages stay slices of it', async () => {
+    const words = ['price', '$4.99', 'www.example.com', 'as.numeric', 'v2.3.1', 'caf\u00e9', '\u{1F642}', 'router'];
+    const text = Array.from({ length: 400_000 }, (_, i) => words[i % words.length]).join(' ');
+    expect(Buffer.byteLength(text)).toBeGreaterThan(3_000_000);
+    const file = path.join(dir, 'one-line.txt');
+    await writeFile(file, text);
+    for (const pieces of [[...utf8Paragraphs(Buffer.from(text))], await collect(fileParagraphs(file))]) {
+      expect(pieces.join('')).toBe(text);
+      expect(pieces.length).toBeGreaterThan(10);
+      for (const piece of pieces) expect(Buffer.byteLength(piece)).toBeLessThanOrEqual(MAX_PIECE_BYTES + 64 * 1024);
+      // cut between words: each piece but the last ends in white space
+      for (const piece of pieces.slice(0, -1)) expect(piece).toMatch(/\s$/);
+      const chunker = new Chunker();
+      const chunks = [...pieces.flatMap((p) => [...chunker.push(p)]), ...chunker.end()];
+      for (const c of chunks) {
+        expect(c.content).toBe(text.slice(c.start, c.end));
+        expect(c.content.length).toBeLessThanOrEqual(DEFAULT_CHUNKING.maxTokens * 4);
+      }
+      expect(chunks[0]!.start).toBe(0);
+      expect(chunks.at(-1)!.end).toBe(text.length);
+    }
+    // with no white space either, pieces are cut between characters
+    const solid = '\u00e9'.repeat(400_000);
+    const solidPieces = [...utf8Paragraphs(Buffer.from(solid))];
+    expect(solidPieces.join('')).toBe(solid);
+    expect(solidPieces.length).toBeGreaterThan(2);
+  });
 });
+
+async function collect(pieces: AsyncIterable<string>): Promise<string[]> {
+  const out: string[] = [];
+  for await (const piece of pieces) out.push(piece);
+  return out;
+}
 
 /**
  * A passage is a slice of the extracted text, never a rewrite of it: PDF text and large sheets

@@ -259,6 +259,24 @@ describe('POST /api/sources/chatbot/{id}/file: accepted formats', () => {
     }
   });
 
+  it('a text file that is one 1.5 MB line (no line break) is stored in passages that are slices of it', async () => {
+    const { t, token, agent } = await setup();
+    const line = Array.from({ length: 200_000 }, (_, i) => `w${i}`).join(' ');
+    const res = await upload(t, token, agent.id, 'one-line.txt', text(line));
+    expect(res.statusCode, res.body).toBe(201);
+    await t.app.jobs.idle();
+    expect((await sourceById(t, token, agent.id, res.json().id))?.status).toBe('completed');
+    const passages = (t.database.sqlite.prepare('SELECT content FROM chunks WHERE source_id = ? ORDER BY ordinal').all(res.json().id) as Array<{ content: string }>).map((r) => r.content);
+    expect(passages.length).toBeGreaterThan(400);
+    let from = 0;
+    for (const p of passages) {
+      const at = line.indexOf(p, Math.max(0, from - p.length));
+      expect(at, p.slice(0, 40)).toBeGreaterThanOrEqual(0);
+      from = at + p.length;
+    }
+    expect(from).toBe(line.length);
+  });
+
   it('file_type is the lower-case extension whatever the case of the name', async () => {
     const { t, token, agent } = await setup();
     const res = await upload(t, token, agent.id, 'NOTES.TXT', text('Upper case extensions are accepted too.'));

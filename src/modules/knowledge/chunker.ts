@@ -51,7 +51,8 @@ export function chunkText(text: string, options: ChunkOptions = DEFAULT_CHUNKING
  * The same chunks, produced one at a time from a text that may arrive in pieces: a caller storing
  * a 100 MB document yields to the event loop between batches, and never holds the text as one
  * string. Each piece must end at a paragraph break (as utf8Paragraphs and fileParagraphs cut
- * them) or be the last; the pieces then chunk exactly as their concatenation does.
+ * them) or be the last; the pieces then chunk exactly as their concatenation does. A paragraph
+ * longer than MAX_PIECE_BYTES is cut at white space into pieces, each then read as a paragraph.
  *
  * `sections` are the offsets where sections start (a heading's first character, at a paragraph
  * start; sorted): a passage ends before a section unless it is very short, and the overlap of the
@@ -187,14 +188,37 @@ function lastParagraphCut(bytes: Buffer): number {
   return cut;
 }
 
+/**
+ * The longest piece handed to the Chunker at once: a paragraph longer than this (a text file
+ * with no blank line, a 50 MB line) is cut at white space (or, with none, between characters), so
+ * no step of the event loop ever reads more than this, and no such text is ever one string. The
+ * cut acts as a paragraph break; passages stay exact slices of the text.
+ */
+export const MAX_PIECE_BYTES = 256 * 1024;
+
+/**
+ * Where to cut bytes[0, end) when no paragraph break is near: after the last ASCII white space
+ * run that is followed by something else, or failing one at the last character boundary.
+ */
+function forcedCut(bytes: Buffer, from: number, end: number): number {
+  for (let i = end - 1; i > from; i--) {
+    if (isAsciiSpace(bytes[i - 1]) && !isAsciiSpace(bytes[i])) return i;
+  }
+  let cut = end;
+  // never inside a UTF-8 sequence: back up over continuation bytes (10xxxxxx)
+  while (cut > from + 1 && (bytes[cut]! & 0xc0) === 0x80) cut--;
+  return cut;
+}
+
 /** A UTF-8 text in memory, decoded for the Chunker a slice of about `sliceBytes` at a time. */
-export function* utf8Paragraphs(utf8: Buffer, sliceBytes = 64 * 1024): Generator<string> {
+export function* utf8Paragraphs(utf8: Buffer, sliceBytes = 64 * 1024, maxPieceBytes = MAX_PIECE_BYTES): Generator<string> {
   let start = 0;
   while (start < utf8.length) {
     const window = utf8.subarray(start, start + sliceBytes);
     const cut = start + sliceBytes < utf8.length ? lastParagraphCut(window) : -1;
-    // no break in this window: up to the first break after it (or the end)
-    const end = cut > 0 ? start + cut : firstCutFrom(utf8, start + sliceBytes);
+    let end = cut > 0 ? start + cut : firstCutFrom(utf8, start + sliceBytes);
+    // no break in this window: up to the first break after it (or the end), within the piece limit
+    if (end - start > maxPieceBytes) end = forcedCut(utf8, start, start + maxPieceBytes);
     yield utf8.toString('utf8', start, end);
     start = end;
   }
@@ -213,11 +237,12 @@ function firstCutFrom(utf8: Buffer, from: number): number {
  * A UTF-8 text file from byte `from`, read and decoded for the Chunker about `blockBytes` at a
  * time: only a slice is in memory, never the file.
  */
-export async function* fileParagraphs(file: string, from = 0, blockBytes = 64 * 1024): AsyncGenerator<string> {
+export async function* fileParagraphs(file: string, from = 0, blockBytes = 64 * 1024, maxPieceBytes = MAX_PIECE_BYTES): AsyncGenerator<string> {
   const handle = await open(file, 'r');
   try {
     // bytes read since the last cut (a paragraph longer than a block spans several)
     let pending: Buffer[] = [];
+    let pendingBytes = 0;
     for (let position = from; ; ) {
       const block = Buffer.allocUnsafeSlow(blockBytes);
       const { bytesRead } = await handle.read(block, 0, blockBytes, position);
@@ -227,11 +252,21 @@ export async function* fileParagraphs(file: string, from = 0, blockBytes = 64 * 
       const cut = lastParagraphCut(bytes);
       if (cut <= 0) {
         pending.push(bytes);
+        pendingBytes += bytes.length;
+        // a paragraph longer than a piece may be: cut it at white space
+        while (pendingBytes > maxPieceBytes) {
+          const all = Buffer.concat(pending);
+          const forced = forcedCut(all, 0, maxPieceBytes);
+          yield all.toString('utf8', 0, forced);
+          pending = [all.subarray(forced)];
+          pendingBytes = all.length - forced;
+        }
         continue;
       }
       pending.push(bytes.subarray(0, cut));
       yield Buffer.concat(pending).toString('utf8');
       pending = [bytes.subarray(cut)];
+      pendingBytes = bytes.length - cut;
     }
     const rest = Buffer.concat(pending);
     if (rest.length > 0) yield rest.toString('utf8');
