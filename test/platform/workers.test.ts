@@ -506,6 +506,31 @@ describe('platform/workers', () => {
     });
   });
 
+  describe('web pages, read in a worker (extractHtml)', () => {
+    it('gives the page\'s title, blocks and links, read off the main thread', async () => {
+      const html = `<html><head><title>Prices</title></head><body><div class="menu"><a href="/a">A</a> <a href="/b">B</a> <a href="/c">C</a></div>
+        <main><h1>Plans</h1><p>The Pro plan costs
+        $19 per month.</p></main></body></html>`;
+      const page = await pool.extractHtml(html, 'https://example.test/pricing');
+      expect(page.title).toBe('Prices');
+      expect(page.blocks.map((b) => b.text)).toEqual(['Plans', 'The Pro plan costs $19 per month.']);
+      expect(page.links).toEqual(['https://example.test/a', 'https://example.test/b', 'https://example.test/c']);
+    });
+
+    it('a page that takes longer than its budget ends with a ParseError (its worker is stopped) and the pool goes on', async () => {
+      const p = createParserPool({ pageTimeoutMs: 1 });
+      try {
+        const nested = `<body>${'<div>words of content in this div. '.repeat(60_000)}${'</div>'.repeat(60_000)}</body>`;
+        const err = await p.extractHtml(nested, 'https://example.test/').then(() => null, (e: unknown) => e);
+        expect(err).toBeInstanceOf(ParseError);
+        expect((err as Error).message).toMatch(/took longer than/);
+        await stillParses(p);
+      } finally {
+        await p.close();
+      }
+    });
+  });
+
   describe('the bundled worker (dist/parse-worker.js, plain node)', () => {
     const distWorker = path.join(repoRoot, 'dist', 'parse-worker.js');
     beforeAll(() => {

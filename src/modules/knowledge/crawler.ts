@@ -1,7 +1,7 @@
 import { safeFetch } from '../../platform/net/safe-fetch.js';
 import { FetchFailedError, UnsafeUrlError } from '../../platform/net/types.js';
 import type { TextMark } from '../../platform/workers/types.js';
-import { pageReader, sitemapLocations } from './html.js';
+import { type HtmlExtractor, pageReader, sitemapLocations } from './html.js';
 import { RobotsRules } from './robots.js';
 
 export const CRAWLER_USER_AGENT = 'ChatAgentBot/1.0';
@@ -14,6 +14,8 @@ export interface CrawlOptions {
   excludePaths: string[];
   allowPrivate: boolean;
   signal: AbortSignal;
+  /** reads a page's HTML into blocks, off the main thread (ParserPool.extractHtml) */
+  extractHtml: HtmlExtractor;
 }
 
 export interface CrawledPage {
@@ -124,7 +126,7 @@ export async function crawl(
     for (const loc of await loadSitemap(start, robots.sitemaps, fetchOpts(10 * 1024 * 1024, XML_TYPES))) enqueue(loc);
   }
 
-  const readPage = await pageReader();
+  const readPage = pageReader(options.extractHtml);
   let done = 0;
   let failedPages = 0;
   const progress = (): CrawlProgress => ({ done, found: Math.min(options.maxPages, done + queue.length), skipped: { ...skipped } });
@@ -139,7 +141,7 @@ export async function crawl(
       if (res.contentType === 'text/plain') {
         page = { url: res.url, title: new URL(res.url).pathname, text: body, marks: [] };
       } else {
-        const extracted = readPage(body, res.url);
+        const extracted = await readPage(body, res.url, options.signal);
         for (const link of extracted.links) enqueue(link);
         page = { url: res.url, title: extracted.title, text: extracted.text, marks: extracted.marks };
       }

@@ -1,9 +1,9 @@
 import { lazy } from '../../platform/lazy.js';
-import type { TextMark } from '../../platform/workers/types.js';
+import { joinBlocks, RepeatedBlocks } from '../../platform/text/blocks.js';
+import type { HtmlDocument, TextMark } from '../../platform/workers/types.js';
 
-/** loaded by the first crawl, not at start: importing cheerio costs about 0.2 s (platform/lazy.ts) */
+/** loaded by the first sitemap, not at start: importing cheerio costs about 0.2 s (platform/lazy.ts) */
 const cheerioModule = lazy(() => import('cheerio'));
-const htmlTextModule = lazy(() => import('../../platform/text/html-text.js'));
 
 export interface ExtractedPage {
   title: string;
@@ -14,18 +14,20 @@ export interface ExtractedPage {
   links: string[];
 }
 
+/** Reads a page into blocks off the main thread (ParserPool.extractHtml). */
+export type HtmlExtractor = (html: string, url: string, signal: AbortSignal) => Promise<HtmlDocument>;
+
 /**
- * Reads the pages of one crawl: each page's main content as paragraphs (platform/text/html-text.ts:
- * navigation, menus and link lists dropped, line wraps of the page source joined, tables as
- * Markdown), and, across the crawl, blocks repeated on several pages (a menu or footer a site
- * marks up with no tell-tale tags) dropped from the pages after. Links are collected before
+ * Reads the pages of one crawl: each page's main content as paragraphs (platform/text/html-text.ts,
+ * in a worker: navigation, menus and link lists dropped, line wraps of the page source joined,
+ * tables as Markdown), and, across the crawl, blocks repeated on several pages (a menu or footer a
+ * site marks up with no tell-tale tags) dropped from the pages after. Links are collected before
  * anything is dropped, so menus still lead the crawler on.
  */
-export async function pageReader(): Promise<(html: string, pageUrl: string) => ExtractedPage> {
-  const { htmlBlocks, joinBlocks, RepeatedBlocks } = await htmlTextModule();
+export function pageReader(extract: HtmlExtractor): (html: string, pageUrl: string, signal: AbortSignal) => Promise<ExtractedPage> {
   const repeated = new RepeatedBlocks();
-  return (html, pageUrl) => {
-    const page = htmlBlocks(html, { url: pageUrl });
+  return async (html, pageUrl, signal) => {
+    const page = await extract(html, pageUrl, signal);
     const { text, marks } = joinBlocks(repeated.filter(page.blocks));
     return { title: page.title, text, marks, links: page.links };
   };

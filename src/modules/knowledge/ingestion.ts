@@ -314,6 +314,7 @@ export class IngestionService {
         excludePaths: options.excludePaths ?? [],
         allowPrivate: this.options.allowPrivateUrls,
         signal,
+        extractHtml: (html, url, pageSignal) => this.parsers.extractHtml(html, url, pageSignal),
       },
       async (page, progress) => {
         // each passage names its own page (title and URL), for the model and the citations

@@ -3,7 +3,7 @@ import { open, readFile, stat } from 'node:fs/promises';
 import { getPriority, setPriority } from 'node:os';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { nativeAddon } from '../assets.js';
-import type { ParsableType, ParseResult, TextMark } from './types.js';
+import type { HtmlDocument, ParsableType, ParseResult, TextMark } from './types.js';
 import { type PdfItem, pdfPagesToText } from '../text/pdf-text.js';
 import { assertZipExpansionWithin, OLE_MAGIC, readCentralDirectory, ZipRefusal } from './zip.js';
 
@@ -543,6 +543,27 @@ class TextBuilder {
 
   toString(): string {
     return this.parts.join('');
+  }
+}
+
+// ---- Web pages (knowledge/crawler.ts) ----
+// Read here rather than on the main thread: a large or deeply nested page costs its time on
+// this thread, at a lower priority, under the pool's timeout (a terminated worker ends it).
+
+export interface HtmlTask {
+  html: string;
+  url: string;
+}
+
+export type HtmlReply = HtmlDocument | { error: string };
+
+export async function extractHtml({ html, url }: HtmlTask): Promise<HtmlReply> {
+  runInBackground();
+  const { htmlBlocks } = await import('../text/html-text.js');
+  try {
+    return htmlBlocks(html, { url });
+  } catch {
+    return { error: 'The page could not be read' };
   }
 }
 

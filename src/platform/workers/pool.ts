@@ -4,14 +4,16 @@ import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import { parseWorkerFile } from '../assets.js';
 // Types only: a value import would pull the parsers into the main bundle.
-import type { ParseLimits, ParseTask, TextReply, WorkerReply } from './parse-worker.js';
-import { ParseError, type ParsableType, type ParsedText, type ParseResult, type ParserPool } from './types.js';
+import type { HtmlReply, HtmlTask, ParseLimits, ParseTask, TextReply, WorkerReply } from './parse-worker.js';
+import { type HtmlDocument, ParseError, type ParsableType, type ParsedText, type ParseResult, type ParserPool } from './types.js';
 
 export interface ParserPoolOptions {
   /** worker threads; default 1 (on a 2-core box the main thread needs the other core) */
   maxThreads?: number;
   /** per-document processing time, not counting time waiting for a free thread; default 120 s */
   timeoutMs?: number;
+  /** per web page (extractHtml): a page is far less work than a document; default 30 s */
+  pageTimeoutMs?: number;
   /** V8 old-generation heap of each worker; default 512 MB */
   maxOldGenerationSizeMb?: number;
   /** an idle worker exits after this long (the next job starts a new one); default 60 s */
@@ -48,11 +50,12 @@ export function workerExecArgv(workerFile: string): string[] {
 export function createParserPool(opts: ParserPoolOptions = {}): ParserPool {
   const maxThreads = Math.max(1, Math.floor(opts.maxThreads ?? 1));
   const timeoutMs = Math.max(1, opts.timeoutMs ?? 120_000);
-  const timeoutText = `Processing took longer than ${+(timeoutMs / 1000).toFixed(1)} s`;
+  const pageTimeoutMs = Math.max(1, Math.min(opts.pageTimeoutMs ?? 30_000, timeoutMs));
+  const timeoutText = (ms: number) => `Processing took longer than ${+(ms / 1000).toFixed(1)} s`;
   const workerFile = opts.workerFile ?? resolveWorkerFile();
   if (!existsSync(workerFile)) throw new Error(`parser worker not found: ${workerFile}`);
 
-  const piscina = new Piscina<ParseTask, WorkerReply | TextReply>({
+  const piscina = new Piscina<ParseTask | HtmlTask, WorkerReply | TextReply | HtmlReply>({
     filename: workerFile,
     execArgv: workerExecArgv(workerFile),
     minThreads: 0,
@@ -69,19 +72,26 @@ export function createParserPool(opts: ParserPoolOptions = {}): ParserPool {
   const running = new Set<AbortController>();
   let closed = false;
 
+  const fileTask = (filePath: string, type: ParsableType): ParseTask => ({ path: filePath, type, ...(opts.limits ? { limits: opts.limits } : {}) });
+
   async function parse(filePath: string, type: ParsableType, signal?: AbortSignal): Promise<ParseResult> {
-    return run<WorkerReply>('default', filePath, type, signal);
+    return run<WorkerReply>('default', fileTask(filePath, type), signal);
+  }
+
+  /** A web page's blocks, read off the main thread: its cost, whatever the page, never stalls requests. */
+  async function extractHtml(html: string, url: string, signal?: AbortSignal): Promise<HtmlDocument> {
+    return run<HtmlReply>('extractHtml', { html, url } satisfies HtmlTask, signal, pageTimeoutMs);
   }
 
   async function parseText(filePath: string, type: ParsableType, signal?: AbortSignal): Promise<ParsedText> {
-    const reply = await run<TextReply>('parseText', filePath, type, signal);
+    const reply = await run<TextReply>('parseText', fileTask(filePath, type), signal);
     if ('fileFrom' in reply) return { ...reply, marks: [] };
     const { utf8, units, title, marks } = reply;
     return { utf8: Buffer.from(utf8.buffer, utf8.byteOffset, utf8.byteLength), bytes: utf8.byteLength, units, marks: marks ?? [], ...(title ? { title } : {}) };
   }
 
   /** One task of the worker file (`name` is its export), with the pool's slots, timeout and abort. */
-  async function run<R extends object>(name: string, filePath: string, type: ParsableType, signal?: AbortSignal): Promise<Exclude<R, { error: string }>> {
+  async function run<R extends object>(name: string, task: ParseTask | HtmlTask, signal?: AbortSignal, limitMs = timeoutMs): Promise<Exclude<R, { error: string }>> {
     if (closed) throw new Error(POOL_CLOSED);
     signal?.throwIfAborted();
     await slots.acquire(signal);
@@ -91,16 +101,15 @@ export function createParserPool(opts: ParserPoolOptions = {}): ParserPool {
     const timer = setTimeout(() => {
       timedOut = true;
       job.abort();
-    }, timeoutMs);
+    }, limitMs);
     try {
       if (closed) throw new Error(POOL_CLOSED);
-      const task: ParseTask = { path: filePath, type, ...(opts.limits ? { limits: opts.limits } : {}) };
       let reply: R;
       try {
         // On abort piscina rejects at once and terminates the worker running the task.
         reply = (await piscina.run(task, { name, signal: signal ? AbortSignal.any([signal, job.signal]) : job.signal })) as R;
       } catch (err) {
-        if (timedOut) throw new ParseError(timeoutText);
+        if (timedOut) throw new ParseError(timeoutText(limitMs));
         if (signal?.aborted) throw signal.reason;
         if (closed) throw new Error(POOL_CLOSED);
         if ((err as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY') throw new ParseError(OUT_OF_MEMORY_MESSAGE);
@@ -124,7 +133,7 @@ export function createParserPool(opts: ParserPoolOptions = {}): ParserPool {
     await piscina.destroy();
   }
 
-  return { parse, parseText, close };
+  return { parse, parseText, extractHtml, close };
 }
 
 /** A counting semaphore with a FIFO of waiters that can give up (abort) while waiting. */

@@ -34,6 +34,13 @@ export class ParseError extends Error {
  */
 export type ParsedText = { units: number; bytes: number; title?: string; marks: TextMark[] } & ({ utf8: Buffer } | { fileFrom: number });
 
+/** A web page read into blocks (platform/text/html-text.ts htmlBlocks). */
+export interface HtmlDocument {
+  title: string;
+  blocks: Array<{ text: string; headings: string[]; heading?: boolean }>;
+  links: string[];
+}
+
 export interface ParserPool {
   /** Parses the file at `path` in a worker thread. Rejects with ParseError (bad/encrypted/empty/bomb/timeout). */
   parse(path: string, type: ParsableType, signal?: AbortSignal): Promise<ParseResult>;
@@ -43,5 +50,7 @@ export interface ParserPool {
    * .txt file that already is its text, where in the file it starts.
    */
   parseText(path: string, type: ParsableType, signal?: AbortSignal): Promise<ParsedText>;
+  /** A web page's blocks and links, read in a worker thread (rejects with ParseError on timeout). */
+  extractHtml(html: string, url: string, signal?: AbortSignal): Promise<HtmlDocument>;
   close(): Promise<void>;
 }
