@@ -139,7 +139,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const keywordSearcher = new KeywordSearcher(config.databaseFile, knowledgeRepo, app.log);
   app.addHook('onClose', async () => keywordSearcher.close());
   const knowledge = new KnowledgeService(knowledgeRepo, agents, embedder, vectors, clock, app.log, keywordSearcher.search);
-  const jobs = new JobQueue(database.db, clock, app.log, { concurrency: config.ingestConcurrency, kinds: [INGEST_JOB] });
+  // one slot more than an account may use: another account's source never waits for one account's crawl
+  const jobs = new JobQueue(database.db, clock, app.log, { concurrency: config.ingestConcurrency + 1, perOwner: config.ingestConcurrency, kinds: [INGEST_JOB] });
   const parsers = createParserPool({ maxThreads: config.ingestConcurrency, timeoutMs: config.ingestTimeoutMs });
   const ingestion = new IngestionService(knowledgeRepo, knowledge, agents, jobs, parsers, { dataDir: config.dataDir, allowPrivateUrls: config.allowPrivateUrls }, clock, app.log);
   const providers = configuredProviders(config);

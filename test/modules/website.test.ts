@@ -606,3 +606,62 @@ describe('a website source crawled again, and its passages read back', () => {
     }
   });
 });
+
+describe('ingestion is shared fairly between accounts', () => {
+  /** the source's row once `done` says so; checks between turns of the event loop (the job runs meanwhile) */
+  async function until(t: TestApp, token: string, agentId: string, sourceId: string, done: (s: Json) => boolean): Promise<Json> {
+    for (let i = 0; i < 2000; i++) {
+      const s = (await listSources(t, token, agentId)).find((x) => x.id === sourceId)!;
+      if (done(s)) return s;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error(`source ${sourceId} never reached the state waited for`);
+  }
+
+  it("one account's slow crawl does not hold up another account's source", async () => {
+    const pages: Record<string, string> = { '/': '<html><body><main><p>Slow site text.</p></main></body></html>' };
+    const site = await startLocalSite(pages);
+    sites.push(site);
+    const { t, token, agent } = await setup();
+    // account A: a crawl held on its first page, then more sources queued behind it
+    const hold = site.hold('/');
+    const slow = (await addWebsiteJson(t, token, agent.id, { url: `${site.url}/` })).json();
+    await hold.reached;
+    const more = await t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agent.id}/text`, headers: auth(token), payload: { name: 'n', content: 'Instant text.' } });
+    expect(more.statusCode).toBe(201);
+    // account B adds a website while A's crawl is still running: it is crawled meanwhile
+    const other = await registerUser(t.app);
+    const otherAgent = await createAgent(t.app, other.token);
+    const quickSite = await startLocalSite({ '/': '<html><body><main><p>Quick site text.</p></main></body></html>' });
+    sites.push(quickSite);
+    const quick = (await addWebsiteJson(t, other.token, otherAgent.id, { url: `${quickSite.url}/` })).json();
+    const done = await until(t, other.token, otherAgent.id, quick.id, (s) => s.status !== 'processing');
+    expect(done.status).toBe('completed');
+    expect((await listSources(t, token, agent.id)).find((s) => s.id === slow.id)!.status).toBe('processing');
+    hold.release();
+    await t.app.jobs.idle();
+    expect((await listSources(t, token, agent.id)).find((s) => s.id === slow.id)!.status).toBe('completed');
+  });
+
+  it('an account has at most 20 sources waiting to be processed; the next is 429 with a clear detail, and nothing is stored', async () => {
+    const pages: Record<string, string> = { '/': '<html><body><main><p>Held.</p></main></body></html>' };
+    const site = await startLocalSite(pages);
+    sites.push(site);
+    const { t, token, agent } = await setup();
+    const hold = site.hold('/');
+    await addWebsiteJson(t, token, agent.id, { url: `${site.url}/` });
+    await hold.reached;
+    for (let i = 1; i < 20; i++) expect((await addWebsiteJson(t, token, agent.id, { url: `${site.url}/?p=${i}` })).statusCode, `source ${i}`).toBe(201);
+    const refused = await addWebsiteJson(t, token, agent.id, { url: `${site.url}/?p=20` });
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json().detail).toMatch(/20 sources are waiting/);
+    expect(refused.headers['retry-after']).toBeDefined();
+    expect(await listSources(t, token, agent.id)).toHaveLength(20);
+    // another account is not affected
+    const other = await registerUser(t.app);
+    const otherAgent = await createAgent(t.app, other.token);
+    expect((await addWebsiteJson(t, other.token, otherAgent.id, { url: `${site.url}/?other=1` })).statusCode).toBe(201);
+    hold.release();
+    await t.app.jobs.idle();
+  });
+});

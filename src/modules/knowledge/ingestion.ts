@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../platform/clock.js';
-import { ApiError, badRequest, conflict, notFound } from '../../platform/http/errors.js';
+import { ApiError, badRequest, conflict, notFound, tooManyRequests } from '../../platform/http/errors.js';
 import { saveUpload, UploadTooLargeError } from '../../platform/http/upload.js';
 import { newId } from '../../platform/ids.js';
 import type { JobContext, JobQueue } from '../../platform/jobs/queue.js';
@@ -30,6 +30,12 @@ export const INGEST_JOB = 'ingest-source';
 /** What the owner reads when a source's job kept failing on errors that are not about the file. */
 const unexpectedFailure = (attempts: number) =>
   `Processing failed ${attempts} times because of an internal error. Try adding it again; if it keeps failing, the server log has the details.`;
+
+/**
+ * Sources one account may have waiting or being processed: enough for a bulk upload, small
+ * enough that no account fills the queue (the queue also shares its slots between accounts).
+ */
+export const MAX_QUEUED_SOURCES_PER_ACCOUNT = 20;
 
 /** a source still `processing` after this is failed by the watchdog */
 export const PROCESSING_CAP_MS = { file: 30 * 60_000, website: 60 * 60_000 } as const;
@@ -99,9 +105,19 @@ export class IngestionService {
     jobs.register(INGEST_JOB, (job, ctx) => this.runJob(job, ctx));
   }
 
-  /** 404 unless the agent is the caller's; call before reading an upload. */
+  /** 404 unless the agent is the caller's, 429 when the account's queue is full; call before reading an upload. */
   assertAgent(user: AuthUser, chatbotId: string): void {
     this.agents.get(user, chatbotId);
+    this.assertQueueRoom(user.id);
+  }
+
+  private assertQueueRoom(accountId: string): void {
+    if (this.jobs.activeCount(accountId) >= MAX_QUEUED_SOURCES_PER_ACCOUNT) {
+      throw tooManyRequests(
+        `${MAX_QUEUED_SOURCES_PER_ACCOUNT} sources are waiting to be processed for this account; add more when some have finished`,
+        60,
+      );
+    }
   }
 
   /**
@@ -153,7 +169,8 @@ export class IngestionService {
           created_at: now,
           updated_at: now,
         });
-        this.jobs.enqueue(INGEST_JOB, source.id);
+        this.assertQueueRoom(agent.user_id);
+        this.jobs.enqueue(INGEST_JOB, source.id, { owner: agent.user_id });
         return source;
       });
     } catch (err) {
@@ -187,7 +204,8 @@ export class IngestionService {
         created_at: now,
         updated_at: now,
       });
-      this.jobs.enqueue(INGEST_JOB, source.id);
+      this.assertQueueRoom(agent.user_id);
+      this.jobs.enqueue(INGEST_JOB, source.id, { owner: agent.user_id });
       return source;
     });
   }
@@ -218,8 +236,9 @@ export class IngestionService {
     return this.repo.transaction(() => {
       const { replaces: _previous, startedAt: _started, ...settings } = websiteOptions(source);
       const options: WebsiteOptions = { ...settings, replaces: this.repo.lastChunkId(source.id), startedAt: now };
+      this.assertQueueRoom(agent.user_id);
       this.repo.updateSource(source.id, { ...crawlQueued(), options: JSON.stringify(options), updated_at: now });
-      this.jobs.enqueue(INGEST_JOB, source.id);
+      this.jobs.enqueue(INGEST_JOB, source.id, { owner: agent.user_id });
       return this.repo.findSource(source.id)!;
     });
   }

@@ -25,6 +25,18 @@ export interface JobQueueOptions {
   pollMs: number;
   /** the job kinds this queue takes (several queues share the table, each with its own pace) */
   kinds: string[];
+  /**
+   * jobs of one owner (an account) running at once: with `concurrency` above it, a slot is always
+   * left for other accounts, so one account's hour-long crawl never holds up everyone's sources
+   */
+  perOwner: number;
+}
+
+export interface EnqueueOptions {
+  payload?: unknown;
+  runAfter?: Date;
+  /** the account the job is for (fair sharing, per-account caps) */
+  owner?: string | null;
 }
 
 /**
@@ -36,7 +48,7 @@ export interface JobQueueOptions {
  */
 export class JobQueue {
   private readonly handlers = new Map<string, JobHandler>();
-  private readonly running = new Map<string, { controller: AbortController; done: Promise<void>; subjectId: string }>();
+  private readonly running = new Map<string, { controller: AbortController; done: Promise<void>; subjectId: string; owner: string | null }>();
   private timer: NodeJS.Timeout | undefined;
   private stopped = true;
   private readonly options: JobQueueOptions;
@@ -47,7 +59,7 @@ export class JobQueue {
     private readonly log: FastifyBaseLogger,
     options: Partial<JobQueueOptions> = {},
   ) {
-    this.options = { concurrency: 1, maxAttempts: 3, pollMs: 1000, kinds: [], ...options };
+    this.options = { concurrency: 1, maxAttempts: 3, pollMs: 1000, kinds: [], perOwner: Number.POSITIVE_INFINITY, ...options };
     if (this.options.kinds.length === 0) throw new Error('a JobQueue needs the kinds it takes');
   }
 
@@ -57,12 +69,23 @@ export class JobQueue {
   }
 
   /** Adds a job; call inside the transaction that creates its subject so both exist or neither. */
-  enqueue(kind: string, subjectId: string, payload: unknown = {}, runAfter?: Date): string {
+  enqueue(kind: string, subjectId: string, options: EnqueueOptions = {}): string {
     const now = this.clock.now().toISOString();
     const id = newId();
     this.db
       .insert(jobs)
-      .values({ id, kind, subject_id: subjectId, payload: JSON.stringify(payload), status: 'queued', attempts: 0, run_after: (runAfter ?? this.clock.now()).toISOString(), created_at: now, updated_at: now })
+      .values({
+        id,
+        kind,
+        subject_id: subjectId,
+        owner: options.owner ?? null,
+        payload: JSON.stringify(options.payload ?? {}),
+        status: 'queued',
+        attempts: 0,
+        run_after: (options.runAfter ?? this.clock.now()).toISOString(),
+        created_at: now,
+        updated_at: now,
+      })
       .run();
     queueMicrotask(() => this.kick());
     return id;
@@ -103,6 +126,15 @@ export class JobQueue {
     await Promise.allSettled(waits);
   }
 
+  /** Jobs of this queue an owner has queued or running (a feature's per-account cap). */
+  activeCount(owner: string): number {
+    return this.db
+      .select({ n: sql<number>`count(*)` })
+      .from(jobs)
+      .where(and(eq(jobs.owner, owner), inArray(jobs.status, ['queued', 'running']), inArray(jobs.kind, this.options.kinds)))
+      .get()!.n;
+  }
+
   /** Resolves when no job is running or due (tests and shutdown use it). */
   async idle(): Promise<void> {
     for (;;) {
@@ -113,11 +145,25 @@ export class JobQueue {
     }
   }
 
+  /**
+   * The next due job, oldest first, of an owner below its share of running jobs (`perOwner`):
+   * with the other slots taken by one account, another account's job is the next one run.
+   */
   private nextDue(): JobRow | undefined {
+    const running = new Map<string, number>();
+    for (const r of this.running.values()) if (r.owner !== null) running.set(r.owner, (running.get(r.owner) ?? 0) + 1);
+    const full = [...running].filter(([, n]) => n >= this.options.perOwner).map(([owner]) => owner);
     return this.db
       .select()
       .from(jobs)
-      .where(and(eq(jobs.status, 'queued'), inArray(jobs.kind, this.options.kinds), lte(jobs.run_after, this.clock.now().toISOString())))
+      .where(
+        and(
+          eq(jobs.status, 'queued'),
+          inArray(jobs.kind, this.options.kinds),
+          lte(jobs.run_after, this.clock.now().toISOString()),
+          full.length > 0 ? sql`(${jobs.owner} IS NULL OR ${jobs.owner} NOT IN (SELECT value FROM json_each(${JSON.stringify(full)})))` : undefined,
+        ),
+      )
       .orderBy(asc(jobs.run_after), asc(jobs.id))
       .limit(1)
       .get();
@@ -180,7 +226,7 @@ export class JobQueue {
         if (!this.stopped) queueMicrotask(() => this.kick());
       }
     })();
-    this.running.set(job.id, { controller, done, subjectId: job.subject_id });
+    this.running.set(job.id, { controller, done, subjectId: job.subject_id, owner: job.owner });
   }
 
   private finish(job: JobRow, status: 'done' | 'failed', error: string | null): void {

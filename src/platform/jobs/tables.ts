@@ -11,6 +11,8 @@ export const jobs = sqliteTable(
     kind: text('kind').notNull(),
     /** what the job is about (a source id, an outbox message id): lets a feature cancel its jobs */
     subject_id: text('subject_id').notNull(),
+    /** the account the work is for: the queue shares its slots between accounts (null: no account) */
+    owner: text('owner'),
     payload: text('payload').notNull().default('{}'),
     status: text('status', { enum: ['queued', 'running', 'done', 'failed'] }).notNull(),
     attempts: integer('attempts').notNull().default(0),
