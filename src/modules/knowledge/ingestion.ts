@@ -59,7 +59,15 @@ export interface WebsiteInput {
 interface WebsiteOptions extends Partial<Omit<WebsiteInput, 'url'>> {
   replaces?: number;
   startedAt?: string;
+  /** the report of the crawl being replaced, shown again if the re-crawl fails (its passages stay) */
+  previousReport?: Pick<SourceRow, 'pages_done' | 'pages_found' | 'pages_skipped' | 'pages_skipped_by' | 'page_cap_hit'>;
 }
+
+/** the settings of a website source without the bookkeeping of a re-crawl */
+const crawlSettings = (options: WebsiteOptions): WebsiteOptions => {
+  const { replaces: _replaces, startedAt: _started, previousReport: _report, ...settings } = options;
+  return settings;
+};
 
 const websiteOptions = (source: SourceRow): WebsiteOptions => {
   try {
@@ -234,8 +242,14 @@ export class IngestionService {
     if (source.status === 'processing') throw conflict('The website is being crawled; wait until it has finished');
     const now = this.clock.now().toISOString();
     return this.repo.transaction(() => {
-      const { replaces: _previous, startedAt: _started, ...settings } = websiteOptions(source);
-      const options: WebsiteOptions = { ...settings, replaces: this.repo.lastChunkId(source.id), startedAt: now };
+      const previousReport = {
+        pages_done: source.pages_done,
+        pages_found: source.pages_found,
+        pages_skipped: source.pages_skipped,
+        pages_skipped_by: source.pages_skipped_by,
+        page_cap_hit: source.page_cap_hit,
+      };
+      const options: WebsiteOptions = { ...crawlSettings(websiteOptions(source)), replaces: this.repo.lastChunkId(source.id), startedAt: now, previousReport };
       this.assertQueueRoom(agent.user_id);
       this.repo.updateSource(source.id, { ...crawlQueued(), options: JSON.stringify(options), updated_at: now });
       this.jobs.enqueue(INGEST_JOB, source.id, { owner: agent.user_id });
@@ -361,8 +375,7 @@ export class IngestionService {
     }
     this.repo.transaction(() => {
       if (options.replaces !== undefined) this.repo.deleteChunksOf(source.id, { upTo: options.replaces });
-      const { replaces: _replaced, startedAt: _started, ...settings } = options;
-      this.complete(source, { pages_done: result.done, pages_found: result.done, ...report, options: JSON.stringify(settings) });
+      this.complete(source, { pages_done: result.done, pages_found: result.done, ...report, options: JSON.stringify(crawlSettings(options)) });
     });
   }
 
@@ -396,17 +409,19 @@ export class IngestionService {
   }
 
   private async fail(source: SourceRow, message: string): Promise<void> {
-    const replaces = source.type === 'website' ? websiteOptions(source).replaces : undefined;
+    const options = source.type === 'website' ? websiteOptions(source) : {};
+    const replaces = options.replaces;
     if (replaces !== undefined) {
-      // a failed re-crawl: its own passages go, the previous crawl's stay and keep answering
-      const { replaces: _replaced, startedAt: _started, ...settings } = websiteOptions(source);
+      // a failed re-crawl: its own passages go, the previous crawl's stay and keep answering,
+      // and so does that crawl's report
       this.repo.transaction(() => {
         this.repo.deleteChunksOf(source.id, { above: replaces });
         this.repo.updateSource(source.id, {
+          ...options.previousReport,
           status: 'completed',
           progress: 1,
           error_message: `The last re-crawl failed (${message}); the pages of the crawl before are still used`,
-          options: JSON.stringify(settings),
+          options: JSON.stringify(crawlSettings(options)),
           updated_at: this.clock.now().toISOString(),
         });
       });
