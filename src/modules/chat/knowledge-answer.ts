@@ -289,14 +289,21 @@ function linkTarget(url: string): string {
   return url.trim().replace(/[ ()<>]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
 }
 
+/**
+ * The heading path without a leading copy of the page's title: a page's first heading often
+ * repeats it ("Pricing" > "Plans" under the title "Pricing"), and a citation says it once.
+ */
+export function headingBelow(title: string | null | undefined, heading: string | null | undefined): string | null | undefined {
+  if (!title || !heading?.startsWith(title)) return heading;
+  return heading.slice(title.length).replace(/^\s*>\s*/, '');
+}
+
 /** "Source: [Title, page 12 — Setup > Reset](url)", or unlinked without a page URL. */
 export function citation(p: AnswerPassage): string {
   const name = p.title?.trim() || p.sourceName.trim() || 'our information';
   let label = name;
   if (p.page !== null && p.page !== undefined) label += `, page ${p.page}`;
-  // a page's first heading often repeats its title: said once
-  let heading = p.heading?.trim();
-  if (heading && heading.startsWith(name)) heading = heading.slice(name.length).replace(/^\s*>\s*/, '');
+  const heading = headingBelow(name, p.heading?.trim());
   if (heading) label += ` — ${heading}`;
   label = label.replace(/\s+/g, ' ');
   const url = p.pageUrl?.trim();

@@ -1,6 +1,7 @@
 import type { ChatTurn } from '../../providers/llm/types.js';
 import { estimateTokens } from '../knowledge/chunker.js';
 import type { Passage } from '../knowledge/index.js';
+import { headingBelow } from './knowledge-answer.js';
 
 /** History kept in the prompt: at most this many earlier messages, within this many tokens. */
 export const HISTORY_MAX_MESSAGES = 20;
@@ -37,8 +38,7 @@ export function passageOrigin(p: Pick<Passage, 'sourceName' | 'title' | 'pageUrl
   if (p.pageUrl) parts.push(`page: ${p.title ? `${p.title} (${p.pageUrl})` : p.pageUrl}`);
   else if (p.title) parts.push(`title: ${p.title}`);
   if (p.page !== null) parts.push(`page ${p.page}`);
-  // a page's first heading often repeats its title: said once
-  const heading = p.title && p.heading?.startsWith(p.title) ? p.heading.slice(p.title.length).replace(/^\s*>\s*/, '') : p.heading;
+  const heading = headingBelow(p.title, p.heading);
   if (heading) parts.push(`section: ${heading}`);
   return parts.join('; ');
 }

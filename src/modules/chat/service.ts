@@ -105,7 +105,7 @@ export class ChatService {
     if (!turn.provider) {
       // the citations go in `sources`, as for a model's answer (the widget lists and links them),
       // not into the text a second time
-      const found = knowledgeOnlyAnswer(turn.request.messages.at(-1)!.content, turn.passages, { noAnswer: turn.agent.no_answer_message, showSources: false });
+      const found = knowledgeOnlyAnswer(turn.userMessage.content, turn.passages, { noAnswer: turn.agent.no_answer_message, showSources: false });
       text = found.text;
       sources = sourceRefs(turn.passages.filter((p) => found.used.includes(p)));
       opts.onDelta?.(text);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../platform/clock.js';
-import { ApiError, badRequest, conflict, notFound, tooManyRequests } from '../../platform/http/errors.js';
+import { ApiError, badRequest, conflict, tooManyRequests } from '../../platform/http/errors.js';
 import { saveUpload, UploadTooLargeError } from '../../platform/http/upload.js';
 import { newId } from '../../platform/ids.js';
 import type { JobContext, JobQueue } from '../../platform/jobs/queue.js';
@@ -20,6 +20,7 @@ import type { AuthUser } from '../auth/index.js';
 import { Chunker, chunkText, DEFAULT_CHUNKING, fileParagraphs, utf8Paragraphs } from './chunker.js';
 import { crawl, CrawlError, noSkippedPages, type CrawlProgress } from './crawler.js';
 import { type LocatedChunk, PassageLocator, sectionStarts } from './passage-context.js';
+import { crawlSettings, type WebsiteOptions, websiteOptions } from './website-options.js';
 import type { KnowledgeRepo, NewPassage } from './repo.js';
 import type { KnowledgeService } from './service.js';
 import type { ChunkRow, SourceRow } from './tables.js';
@@ -50,32 +51,6 @@ export interface WebsiteInput {
   includePaths: string[];
   excludePaths: string[];
 }
-
-/**
- * A website source's `options` column: the crawl's settings, and while a re-crawl runs, the last
- * passage id of the crawl it replaces (those passages keep answering until it completes) and
- * when it started (the watchdog's clock for it).
- */
-interface WebsiteOptions extends Partial<Omit<WebsiteInput, 'url'>> {
-  replaces?: number;
-  startedAt?: string;
-  /** the report of the crawl being replaced, shown again if the re-crawl fails (its passages stay) */
-  previousReport?: Pick<SourceRow, 'pages_done' | 'pages_found' | 'pages_skipped' | 'pages_skipped_by' | 'page_cap_hit'>;
-}
-
-/** the settings of a website source without the bookkeeping of a re-crawl */
-const crawlSettings = (options: WebsiteOptions): WebsiteOptions => {
-  const { replaces: _replaces, startedAt: _started, previousReport: _report, ...settings } = options;
-  return settings;
-};
-
-const websiteOptions = (source: SourceRow): WebsiteOptions => {
-  try {
-    return JSON.parse(source.options ?? '{}') as WebsiteOptions;
-  } catch {
-    return {};
-  }
-};
 
 /** The skipped-pages columns of a website source; page_cap_hit stays null until the crawl ends. */
 function crawlReport(progress: CrawlProgress): Pick<SourceRow, 'pages_skipped' | 'pages_skipped_by' | 'page_cap_hit'> {
@@ -220,10 +195,7 @@ export class IngestionService {
 
   /** Any source of the caller: job cancelled (waits for it to stop), row, chunks, vectors and file removed. */
   async deleteSource(user: AuthUser, sourceId: string): Promise<void> {
-    const source = this.repo.findSource(sourceId);
-    // another account's source is 404 with the same detail as a missing one (CONTRACT)
-    const agent = source ? this.agents.findById(source.chatbot_id) : undefined;
-    if (!source || agent?.user_id !== user.id) throw notFound('Source');
+    const source = this.knowledge.ownedSource(user, sourceId);
     await this.jobs.cancelSubject(source.id);
     this.repo.deleteSource(source.id);
     if (source.stored_path) await rm(path.join(this.uploadDir, source.stored_path), { force: true });
@@ -235,9 +207,7 @@ export class IngestionService {
    * the re-crawl failed). 409 while the source is being processed.
    */
   recrawl(user: AuthUser, sourceId: string): SourceRow {
-    const source = this.repo.findSource(sourceId);
-    const agent = source ? this.agents.findById(source.chatbot_id) : undefined;
-    if (!source || agent?.user_id !== user.id) throw notFound('Source');
+    const source = this.knowledge.ownedSource(user, sourceId);
     if (source.type !== 'website') throw badRequest('Only website sources can be crawled again; upload a file again to replace it');
     if (source.status === 'processing') throw conflict('The website is being crawled; wait until it has finished');
     const now = this.clock.now().toISOString();
@@ -250,9 +220,9 @@ export class IngestionService {
         page_cap_hit: source.page_cap_hit,
       };
       const options: WebsiteOptions = { ...crawlSettings(websiteOptions(source)), replaces: this.repo.lastChunkId(source.id), startedAt: now, previousReport };
-      this.assertQueueRoom(agent.user_id);
+      this.assertQueueRoom(user.id);
       this.repo.updateSource(source.id, { ...crawlQueued(), options: JSON.stringify(options), updated_at: now });
-      this.jobs.enqueue(INGEST_JOB, source.id, { owner: agent.user_id });
+      this.jobs.enqueue(INGEST_JOB, source.id, { owner: user.id });
       return this.repo.findSource(source.id)!;
     });
   }

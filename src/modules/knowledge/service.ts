@@ -6,6 +6,7 @@ import { EMBEDDING_BATCH_SIZE, type Embedder } from '../../providers/embeddings/
 import type { AgentsService } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
 import { chunkText } from './chunker.js';
+import { websiteOptions } from './website-options.js';
 import type { KeywordSearch } from './keyword-searcher.js';
 import { KnowledgeRepo } from './repo.js';
 import type { ChunkRow, SourceRow } from './tables.js';
@@ -62,16 +63,23 @@ export class KnowledgeService {
     return this.repo.listSources(agent.id);
   }
 
+  /** One of the caller's sources; another account's source is 404 with the same detail as a missing one (CONTRACT). */
+  ownedSource(user: AuthUser, sourceId: string): SourceRow {
+    const source = this.repo.findSource(sourceId);
+    const agent = source ? this.agents.findById(source.chatbot_id) : undefined;
+    if (!source || agent?.user_id !== user.id) throw notFound('Source');
+    return source;
+  }
+
   /**
    * One page of a source's passages, as stored: what the owner reads to see what the agent knows
    * from it. Another account's source is 404 like a missing one.
    */
   passages(user: AuthUser, sourceId: string, page: { offset: number; limit: number }): { source: SourceRow; total: number; passages: ChunkRow[] } {
-    const source = this.repo.findSource(sourceId);
-    const agent = source ? this.agents.findById(source.chatbot_id) : undefined;
-    if (!source || agent?.user_id !== user.id) throw notFound('Source');
-    // while a re-crawl runs, the passages of the crawl before (ingestion.ts WebsiteOptions.replaces)
-    const upTo = source.status === 'processing' ? replacedUpTo(source) : undefined;
+    const source = this.ownedSource(user, sourceId);
+    // while a re-crawl runs, the passages of the crawl before (website-options.ts `replaces`)
+    const replaces = source.status === 'processing' && source.type === 'website' ? websiteOptions(source).replaces : undefined;
+    const upTo = typeof replaces === 'number' ? replaces : undefined;
     return { source, total: this.repo.countChunks(source.id, upTo), passages: this.repo.listChunks(source.id, page.offset, page.limit, upTo) };
   }
 
@@ -204,15 +212,6 @@ export class KnowledgeService {
       const vectors = await this.embedder.embed(batch.map(embeddingText));
       this.vectors.store(batch.map((r, j) => ({ chunkId: r.id, chatbotId: r.chatbot_id, vector: vectors[j]! })));
     }
-  }
-}
-
-function replacedUpTo(source: SourceRow): number | undefined {
-  try {
-    const replaces = (JSON.parse(source.options ?? '{}') as { replaces?: unknown }).replaces;
-    return typeof replaces === 'number' ? replaces : undefined;
-  } catch {
-    return undefined;
   }
 }
 

@@ -1,0 +1,31 @@
+import type { SourceRow } from './tables.js';
+
+/**
+ * A website source's `options` column: the crawl's settings, and while a re-crawl runs, the last
+ * passage id of the crawl it replaces (those passages keep answering until it completes) and
+ * when it started (the watchdog's clock for it).
+ */
+export interface WebsiteOptions {
+  maxPages?: number;
+  includePaths?: string[];
+  excludePaths?: string[];
+  replaces?: number;
+  startedAt?: string;
+  /** the report of the crawl being replaced, shown again if the re-crawl fails (its passages stay) */
+  previousReport?: Pick<SourceRow, 'pages_done' | 'pages_found' | 'pages_skipped' | 'pages_skipped_by' | 'page_cap_hit'>;
+}
+
+/** A source's website options as stored ({} when there are none, or they cannot be read). */
+export function websiteOptions(source: SourceRow): WebsiteOptions {
+  try {
+    return JSON.parse(source.options ?? '{}') as WebsiteOptions;
+  } catch {
+    return {};
+  }
+}
+
+/** the settings of a website source without the bookkeeping of a re-crawl */
+export function crawlSettings(options: WebsiteOptions): WebsiteOptions {
+  const { replaces: _replaces, startedAt: _started, previousReport: _report, ...settings } = options;
+  return settings;
+}
