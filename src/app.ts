@@ -6,6 +6,7 @@ import type { Config } from './config/index.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import { databaseIsHealthy, type AppDatabase } from './platform/db/index.js';
 import { WalCheckpointer } from './platform/db/checkpointer.js';
+import { SpaceReclaimer } from './platform/db/space.js';
 import {
   clientErrorHandler,
   type ConnectionGuardOptions,
@@ -23,7 +24,7 @@ import { ChatRepo, ChatService, chatRoutes } from './modules/chat/index.js';
 import { AnalyticsRepo, AnalyticsService, analyticsRoutes } from './modules/analytics/index.js';
 import { LeadsRepo, LeadsService, leadsRoutes, SEND_MAIL_JOB } from './modules/leads/index.js';
 import { createMailer } from './platform/mail/index.js';
-import { INGEST_JOB, IngestionService, KeywordSearcher, KnowledgeRepo, KnowledgeService, knowledgeRoutes, VectorIndex } from './modules/knowledge/index.js';
+import { INGEST_JOB, IngestionService, KeywordSearcher, KnowledgeRepo, KnowledgeService, knowledgeRoutes, StorageQuota, VectorIndex } from './modules/knowledge/index.js';
 import { JobQueue } from './platform/jobs/queue.js';
 import { createParserPool } from './platform/workers/pool.js';
 import { LimitsRepo, MessageQuota, PlanService, RateLimiter, rateLimitPlugin } from './modules/limits/index.js';
@@ -53,10 +54,10 @@ declare module 'fastify' {
     jobs: JobQueue;
     /** the lead-alert queue */
     mailJobs: JobQueue;
+    /** gives the space of deleted data back to the disk (tests wait on `space.idle()`) */
+    space: SpaceReclaimer;
   }
 }
-
-const mailState = z.enum(['configured', 'not configured']);
 
 /**
  * Request ids for the log: a random prefix per process start plus a counter. Unique across
@@ -121,6 +122,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const checkpointer = new WalCheckpointer(database.sqlite, config.databaseFile, app.log);
   checkpointer.start();
   app.addHook('onClose', async () => checkpointer.stop());
+  // space freed by deletions goes back to the disk (checked every minute, and at once after a source is deleted)
+  const space = new SpaceReclaimer(database.sqlite, app.log, () => checkpointer.checkpointNow());
+  space.start();
+  app.addHook('onClose', async () => space.stop());
+  app.decorate('space', space);
   // callback style, so a read passes straight through (no promise, no microtask hop)
   app.addHook('onSend', (request, _reply, payload, done) => {
     if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return done(null, payload);
@@ -138,11 +144,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const knowledgeRepo = new KnowledgeRepo(database.db);
   const keywordSearcher = new KeywordSearcher(config.databaseFile, knowledgeRepo, app.log);
   app.addHook('onClose', async () => keywordSearcher.close());
-  const knowledge = new KnowledgeService(knowledgeRepo, agents, embedder, vectors, clock, app.log, keywordSearcher.search);
+  const storage = new StorageQuota(knowledgeRepo, plans, ownerPlan);
+  const knowledge = new KnowledgeService(knowledgeRepo, agents, embedder, vectors, clock, app.log, keywordSearcher.search, storage);
   // one slot more than an account may use: another account's source never waits for one account's crawl
   const jobs = new JobQueue(database.db, clock, app.log, { concurrency: config.ingestConcurrency + 1, perOwner: config.ingestConcurrency, kinds: [INGEST_JOB] });
-  const parsers = createParserPool({ maxThreads: config.ingestConcurrency, timeoutMs: config.ingestTimeoutMs });
-  const ingestion = new IngestionService(knowledgeRepo, knowledge, agents, jobs, parsers, { dataDir: config.dataDir, allowPrivateUrls: config.allowPrivateUrls }, clock, app.log);
+  const parsers = createParserPool({ maxThreads: config.ingestConcurrency, timeoutMs: config.ingestTimeoutMs, maxMemoryMb: config.ingestMemoryMb });
+  const ingestion = new IngestionService(knowledgeRepo, knowledge, agents, jobs, parsers, { dataDir: config.dataDir, allowPrivateUrls: config.allowPrivateUrls, storage, freedSpace: () => void space.soon() }, clock, app.log);
   const providers = configuredProviders(config);
   const limitsRepo = new LimitsRepo(database.db);
   const rateLimiter = new RateLimiter(limitsRepo, clock);
@@ -153,7 +160,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // delivered (backoff up to a minute), across restarts.
   const mailer = createMailer(config.smtp);
   const mailJobs = new JobQueue(database.db, clock, app.log, { concurrency: 2, maxAttempts: Number.MAX_SAFE_INTEGER, kinds: [SEND_MAIL_JOB] });
-  const leads = new LeadsService(new LeadsRepo(database.db), agents, plans, mailJobs, mailer, { publicUrl: config.publicUrl }, clock, app.log);
+  const leads = new LeadsService(new LeadsRepo(database.db), agents, plans, mailJobs, mailer, { publicUrl: config.publicUrl, accountEmail: (userId) => auth.getUser(userId).email }, clock, app.log);
 
   await app.register(authenticationPlugin, { auth });
   // After authentication (the account is known), before any body is read. CORS first, so a
@@ -174,14 +181,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     schema: {
       tags: ['health'],
       response: {
-        200: z.object({ status: z.literal('ok'), version: z.string(), database: z.literal('ok'), mail: mailState, mail_pending: z.number().int() }),
+        200: z.object({ status: z.literal('ok'), version: z.string(), database: z.literal('ok') }),
         503: z.object({ status: z.literal('error'), version: z.string(), database: z.literal('error') }),
       },
     },
-    // beyond CONTRACT: `mail` and `mail_pending` tell an owner whether lead alerts can go out
+    // whether mail goes out is for the signed-in owner (GET /api/system/status), not for anyone
     handler: async (_req, reply) =>
       databaseIsHealthy(database.sqlite)
-        ? { status: 'ok' as const, version, database: 'ok' as const, mail: leads.mailConfigured ? ('configured' as const) : ('not configured' as const), mail_pending: leads.pendingMailCount() }
+        ? { status: 'ok' as const, version, database: 'ok' as const }
         : reply.code(503).send({ status: 'error' as const, version, database: 'error' as const }),
   });
 
@@ -195,7 +202,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(webRoutes, { agents, ownerPlan });
   // what the admin UI shows about the set-up (registration, provider keys, mail), and the UI itself
   const accounts = new AuthRepo(database.db);
-  const system = new SystemService({ config, countAccounts: () => accounts.countUsers(), mail: { configured: leads.mailConfigured, pending: () => leads.pendingMailCount() } });
+  const system = new SystemService({ config, countAccounts: () => accounts.countUsers(), mail: { configured: leads.mailConfigured, pending: (user) => leads.pendingMailCount(user) } });
   await app.register(systemRoutes, { system });
   await app.register(adminUiRoutes);
 

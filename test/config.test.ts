@@ -4,11 +4,14 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config/index.js';
 
-/** CONTRACT "Plans": the built-in table, written out here so a drift in the code is caught. */
+/**
+ * CONTRACT "Plans": the built-in table, written out here so a drift in the code is caught; plus
+ * max_storage_mb, beyond CONTRACT (issue 20.4).
+ */
 const CONTRACT_PLANS = {
-  free: { max_agents: 3, max_account_leads: 100, monthly_messages: 1000, requests_per_minute: 60, requests_per_hour: 1000, custom_branding: false },
-  starter: { max_agents: 10, max_account_leads: 1000, monthly_messages: 10000, requests_per_minute: 120, requests_per_hour: 5000, custom_branding: true },
-  pro: { max_agents: 50, max_account_leads: 10000, monthly_messages: 100000, requests_per_minute: 300, requests_per_hour: 20000, custom_branding: true },
+  free: { max_agents: 3, max_account_leads: 100, monthly_messages: 1000, requests_per_minute: 60, requests_per_hour: 1000, custom_branding: false, max_storage_mb: 200 },
+  starter: { max_agents: 10, max_account_leads: 1000, monthly_messages: 10000, requests_per_minute: 120, requests_per_hour: 5000, custom_branding: true, max_storage_mb: 2000 },
+  pro: { max_agents: 50, max_account_leads: 10000, monthly_messages: 100000, requests_per_minute: 300, requests_per_hour: 20000, custom_branding: true, max_storage_mb: 20000 },
 };
 
 const dirs: string[] = [];
@@ -230,14 +233,15 @@ describe('loadConfig refuses bad values with one line naming the variable', () =
 
 describe('PLANS_FILE', () => {
   const custom = {
-    hobby: { max_agents: 1, max_account_leads: 5, monthly_messages: 50, requests_per_minute: 10, requests_per_hour: 100, custom_branding: false },
+    hobby: { max_agents: 1, max_account_leads: 5, monthly_messages: 50, requests_per_minute: 10, requests_per_hour: 100, custom_branding: false, max_storage_mb: 20 },
+    // written before max_storage_mb existed
     business: { max_agents: 500, max_account_leads: 100000, monthly_messages: 1000000, requests_per_minute: 1000, requests_per_hour: 50000, custom_branding: true },
   };
 
-  it('replaces the built-in table whole', () => {
+  it('replaces the built-in table whole; a plan without max_storage_mb gets 1000', () => {
     const dir = tempDir();
     const c = loadConfig({ DATA_DIR: dir, PLANS_FILE: writeJson(dir, 'plans.json', custom), DEFAULT_PLAN: 'hobby' });
-    expect(c.plans).toEqual(custom);
+    expect(c.plans).toEqual({ hobby: custom.hobby, business: { ...custom.business, max_storage_mb: 1000 } });
     expect(Object.keys(c.plans).sort()).toEqual(['business', 'hobby']);
     expect(c.defaultPlan).toBe('hobby');
   });

@@ -4,6 +4,9 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 
+/** a plan in PLANS_FILE without max_storage_mb gets this much */
+export const DEFAULT_MAX_STORAGE_MB = 1000;
+
 /** One plan's limits (CONTRACT "Plans"). */
 export const planSchema = z.object({
   max_agents: z.number().int().min(0),
@@ -12,15 +15,20 @@ export const planSchema = z.object({
   requests_per_minute: z.number().int().min(1),
   requests_per_hour: z.number().int().min(1),
   custom_branding: z.boolean(),
+  /**
+   * Storage an account may use, in MB (1,048,576 bytes, like the upload limit): the text of its passages plus uploads
+   * waiting to be read (README "Storage"). Optional in PLANS_FILE for files written before it.
+   */
+  max_storage_mb: z.number().int().min(0).default(DEFAULT_MAX_STORAGE_MB),
 });
 export type Plan = z.infer<typeof planSchema>;
 export const plansSchema = z.record(z.string().min(1).max(64), planSchema).refine((p) => Object.keys(p).length > 0, 'at least one plan');
 export type Plans = Record<string, Plan>;
 
 export const BUILT_IN_PLANS: Plans = {
-  free: { max_agents: 3, max_account_leads: 100, monthly_messages: 1000, requests_per_minute: 60, requests_per_hour: 1000, custom_branding: false },
-  starter: { max_agents: 10, max_account_leads: 1000, monthly_messages: 10000, requests_per_minute: 120, requests_per_hour: 5000, custom_branding: true },
-  pro: { max_agents: 50, max_account_leads: 10000, monthly_messages: 100000, requests_per_minute: 300, requests_per_hour: 20000, custom_branding: true },
+  free: { max_agents: 3, max_account_leads: 100, monthly_messages: 1000, requests_per_minute: 60, requests_per_hour: 1000, custom_branding: false, max_storage_mb: 200 },
+  starter: { max_agents: 10, max_account_leads: 1000, monthly_messages: 10000, requests_per_minute: 120, requests_per_hour: 5000, custom_branding: true, max_storage_mb: 2000 },
+  pro: { max_agents: 50, max_account_leads: 10000, monthly_messages: 100000, requests_per_minute: 300, requests_per_hour: 20000, custom_branding: true, max_storage_mb: 20000 },
 };
 
 const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
@@ -87,6 +95,7 @@ const envSchema = z.object({
   TRUST_PROXY: trustProxy.default(false),
   INGEST_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(1),
   INGEST_TIMEOUT_S: z.coerce.number().int().min(1).max(3600).default(300),
+  INGEST_MEMORY_MB: z.coerce.number().int().min(64).max(65536).default(768),
   LLM_TIMEOUT_S: z.coerce.number().int().min(1).max(600).default(60),
   // 0 = no scheduled backups; fractions allowed (0.5 = every 30 min); setTimeout caps one wait at ~596 h
   BACKUP_INTERVAL_H: z.coerce.number().min(0).max(500).default(0),
@@ -120,6 +129,8 @@ export interface Config {
   ingestConcurrency: number;
   /** longest parse of one file before it fails */
   ingestTimeoutMs: number;
+  /** what one document being read may hold in memory, heap and buffers (INGEST_MEMORY_MB) */
+  ingestMemoryMb: number;
   /** time a provider may take to start answering (and between streamed parts) */
   llmTimeoutMs: number;
   smtp: { url?: string; from?: string };
@@ -205,6 +216,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     llmTimeoutMs: e.LLM_TIMEOUT_S * 1000,
     ingestConcurrency: e.INGEST_CONCURRENCY,
     ingestTimeoutMs: e.INGEST_TIMEOUT_S * 1000,
+    ingestMemoryMb: e.INGEST_MEMORY_MB,
     smtp: { url: e.SMTP_URL, from: e.SMTP_FROM },
     backup: { intervalMs: Math.round(e.BACKUP_INTERVAL_H * 3600 * 1000), keep: e.BACKUP_KEEP, dir: path.join(dataDir, 'backups') },
     allowPrivateUrls: e.ALLOW_PRIVATE_URLS,

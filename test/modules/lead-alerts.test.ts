@@ -2,7 +2,7 @@ import { SMTPServer } from 'smtp-server';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { auth, makeDataDir, ManualClock, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { auth, makeDataDir, ManualClock, multipartForm, PASSWORD, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
 import { freePort, smtpUrl, startSmtp, type TestSmtp } from '../helpers/smtp.js';
 
 /**
@@ -46,15 +46,17 @@ function within<T>(promise: Promise<T>, what: string, ms = DELIVERY_TIMEOUT_MS):
   ]);
 }
 
-async function health(t: TestApp): Promise<Json> {
-  const res = await t.app.inject({ method: 'GET', url: '/api/health' });
+/** Whether mail is configured and how many of the account's messages wait (the admin UI's banner). */
+async function mailStatus(t: TestApp, token: string): Promise<{ configured: boolean; pending: number }> {
+  const res = await t.app.inject({ method: 'GET', url: '/api/system/status', headers: auth(token) });
   expect(res.statusCode).toBe(200);
-  return res.json();
+  return res.json().mail;
 }
 
 /** An account and an agent with alerts on (set through PUT), unless `alertsTo` is null. */
+/** The account is registered with the alert address as its own e-mail, which needs no confirmation. */
 async function agentWithAlerts(t: TestApp, name: string, alertsTo: string | null): Promise<{ token: string; agent: Json }> {
-  const { token } = await registerUser(t.app);
+  const { token } = await registerUser(t.app, alertsTo ? { email: alertsTo } : {});
   const created = await t.app.inject({ method: 'POST', url: '/api/chatbots', headers: auth(token), payload: { name } });
   expect(created.statusCode, created.body).toBe(201);
   let agent = created.json();
@@ -88,8 +90,8 @@ describe('lead e-mail alerts', () => {
     const clock = new ManualClock('2026-03-01T12:00:00.000Z');
     const server = await smtp();
     const t = await app({ SMTP_URL: server.url }, clock);
-    expect(await health(t)).toMatchObject({ mail: 'configured', mail_pending: 0 });
-    const { agent } = await agentWithAlerts(t, 'Acme Sales Bot', 'owner@acme.test');
+    const { token, agent } = await agentWithAlerts(t, 'Acme Sales Bot', 'owner@acme.test');
+    expect(await mailStatus(t, token)).toEqual({ configured: true, pending: 0 });
 
     clock.advance(5000);
     const lead = await postLead(t, agent.id, { name: 'Jane Doe', phone: '+1 555 0100' });
@@ -97,14 +99,14 @@ describe('lead e-mail alerts', () => {
 
     expect(mail.to).toEqual(['owner@acme.test']);
     expect(mail.from).toBe('alerts@chat-agent.test');
-    expect(mail.subject).toContain('Acme Sales Bot');
+    expect(mail.subject).toBe('New lead for Acme Sales Bot');
     expect(mail.body).toContain('Jane Doe');
     expect(mail.body).toContain('+1 555 0100');
     expect(mail.body).toContain(lead.created_at);
     expect(mail.headers['to']).toContain('owner@acme.test');
 
     await t.app.mailJobs.idle();
-    expect(await health(t)).toMatchObject({ mail: 'configured', mail_pending: 0 });
+    expect(await mailStatus(t, token)).toEqual({ configured: true, pending: 0 });
     expect(outboxRows(t)).toEqual([{ status: 'sent', attempts: 0, to_address: 'owner@acme.test' }]);
   });
 
@@ -158,7 +160,7 @@ describe('lead e-mail alerts', () => {
     expect(server.messages[0]!.to).toEqual(['loud@acme.test']);
     expect(server.messages[0]!.body).toContain('Loud Lead');
     expect(outboxRows(t)).toHaveLength(1);
-    expect(await health(t)).toMatchObject({ mail_pending: 0 });
+    expect(await mailStatus(t, loud.token)).toMatchObject({ pending: 0 });
   });
 
   it('PUT email_alerts_enabled true without an address is 400 and changes nothing', async () => {
@@ -195,7 +197,7 @@ describe('alerts are never lost', () => {
     // the first attempt has run and failed; the retry waits for the (manual) clock
     await t.app.mailJobs.idle();
     expect(outboxRows(t)).toEqual([{ status: 'pending', attempts: 1, to_address: 'patient@acme.test' }]);
-    expect(await health(t)).toMatchObject({ mail: 'configured', mail_pending: 1 });
+    expect(await mailStatus(t, token)).toEqual({ configured: true, pending: 1 });
 
     const server = await smtp(port);
     const arrived = server.waitFor(1);
@@ -208,7 +210,7 @@ describe('alerts are never lost', () => {
     expect(mail.body).toContain(lead.created_at);
 
     await t.app.mailJobs.idle();
-    expect(await health(t)).toMatchObject({ mail_pending: 0 });
+    expect(await mailStatus(t, token)).toMatchObject({ pending: 0 });
     expect(server.messages).toHaveLength(1);
     expect(await listLeads(t, token, agent.id)).toEqual([lead]);
   });
@@ -223,7 +225,7 @@ describe('alerts are never lost', () => {
     const { token, agent } = await agentWithAlerts(first, 'Restart Bot', 'restart@acme.test');
     const lead = await postLead(first, agent.id, { name: 'Jane Doe', phone: '555-0100' });
     await first.app.mailJobs.idle();
-    expect(await health(first)).toMatchObject({ mail_pending: 1 });
+    expect(await mailStatus(first, token)).toMatchObject({ pending: 1 });
     await first.close();
 
     const server = await smtp(port);
@@ -237,7 +239,7 @@ describe('alerts are never lost', () => {
     expect(mail.body).toContain(lead.created_at);
 
     await second.app.mailJobs.idle();
-    expect(await health(second)).toMatchObject({ mail_pending: 0 });
+    expect(await mailStatus(second, token)).toMatchObject({ pending: 0 });
     expect(server.messages).toHaveLength(1);
     expect(await listLeads(second, token, agent.id)).toEqual([lead]);
   });
@@ -265,7 +267,7 @@ describe('alerts are never lost', () => {
       const { token, agent } = await agentWithAlerts(first, 'Stuck Bot', 'stuck@acme.test');
       const lead = await postLead(first, agent.id, { name: 'Jane Doe', phone: '555-0100' });
       await within(connection, 'the send to connect', 5000);
-      expect(await health(first)).toMatchObject({ mail_pending: 1 });
+      expect(await mailStatus(first, token)).toMatchObject({ pending: 1 });
       // the send is in flight; shutting down must not wait for nodemailer's greeting timeout (30 s)
       await within(first.close(), 'the app to close while a send hangs', 5000);
       await closeMute();
@@ -277,7 +279,7 @@ describe('alerts are never lost', () => {
       expect(mail.to).toEqual(['stuck@acme.test']);
       expect(mail.body).toContain('Jane Doe');
       await second.app.mailJobs.idle();
-      expect(await health(second)).toMatchObject({ mail_pending: 0 });
+      expect(await mailStatus(second, token)).toMatchObject({ pending: 0 });
       expect(server.messages).toHaveLength(1);
       expect(await listLeads(second, token, agent.id)).toEqual([lead]);
     } finally {
@@ -302,12 +304,12 @@ describe('alerts are never lost', () => {
     try {
       const clock = new ManualClock();
       const t = await app({ SMTP_URL: smtpUrl(port) }, clock);
-      const { agent } = await agentWithAlerts(t, 'Refusing Shop', 'nobody@example.com');
+      const { token, agent } = await agentWithAlerts(t, 'Refusing Shop', 'nobody@example.com');
       await postLead(t, agent.id, { name: 'Ann', phone: '+1 555 0100' });
       await within(refusal, 'the refusal');
       await t.app.mailJobs.idle();
       expect(outboxRows(t)).toEqual([{ status: 'rejected', attempts: 1, to_address: 'nobody@example.com' }]);
-      expect((await health(t)).mail_pending).toBe(0);
+      expect((await mailStatus(t, token)).pending).toBe(0);
       clock.advance(10 * 60_000); // no retry is due, however long we wait
       await t.app.mailJobs.idle();
       expect(outboxRows(t)[0]!.attempts).toBe(1);
@@ -320,11 +322,11 @@ describe('alerts are never lost', () => {
     const clock = new ManualClock('2026-03-01T12:00:00.000Z');
     const dataDir = makeDataDir();
     const first = await app({}, clock, dataDir);
-    expect(await health(first)).toMatchObject({ mail: 'not configured', mail_pending: 0 });
     const { token, agent } = await agentWithAlerts(first, 'Unconfigured Bot', 'later@acme.test');
+    expect(await mailStatus(first, token)).toEqual({ configured: false, pending: 0 });
     const lead = await postLead(first, agent.id, { name: 'Jane Doe', phone: '555-0100' });
     expect(await listLeads(first, token, agent.id)).toEqual([lead]);
-    expect(await health(first)).toMatchObject({ mail: 'not configured', mail_pending: 1 });
+    expect(await mailStatus(first, token)).toEqual({ configured: false, pending: 1 });
     await first.close();
 
     const server = await smtp();
@@ -334,6 +336,148 @@ describe('alerts are never lost', () => {
     expect(mail.to).toEqual(['later@acme.test']);
     expect(mail.body).toContain('Jane Doe');
     await second.app.mailJobs.idle();
-    expect(await health(second)).toMatchObject({ mail: 'configured', mail_pending: 0 });
+    expect(await mailStatus(second, token)).toEqual({ configured: true, pending: 0 });
+  });
+});
+
+/**
+ * With open registration anyone can type any address; mail goes only where its reader agreed
+ * (issue 20.6). The account's own e-mail needs no confirmation (the tests above).
+ */
+describe('alerts go only to addresses that agreed to them', () => {
+  async function confirmationLink(body: string): Promise<{ url: string; token: string }> {
+    const match = /(https?:\/\/\S+\/alerts\/confirm\?token=([\w-]+))/.exec(body);
+    expect(match, body).not.toBeNull();
+    return { url: new URL(match![1]!).pathname + new URL(match![1]!).search, token: match![2]! };
+  }
+
+  async function alertState(t: TestApp, token: string, agentId: string): Promise<Json> {
+    const res = await t.app.inject({ method: 'GET', url: `/api/chatbots/${agentId}/alert-address`, headers: auth(token) });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json();
+  }
+
+  async function postConfirm(t: TestApp, token: string) {
+    const form = await multipartForm({ token });
+    return t.app.inject({ method: 'POST', url: '/alerts/confirm', payload: form.payload, headers: { ...form.headers, accept: 'text/html' } });
+  }
+
+  it('another address gets one fixed-text confirmation, never a stranger\'s words; the held alerts go out once it is confirmed', async () => {
+    const clock = new ManualClock('2026-03-01T12:00:00.000Z');
+    const server = await smtp();
+    const t = await app({ SMTP_URL: server.url }, clock);
+    const { token } = await registerUser(t.app, { email: 'spammer@evil.test' });
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/chatbots',
+      headers: auth(token),
+      payload: { name: 'CHEAP PILLS at evil.test' },
+    });
+    const agent = created.json();
+    const put = await t.app.inject({ method: 'PUT', url: `/api/chatbots/${agent.id}`, headers: auth(token), payload: { email_alerts_enabled: true, email_alert_address: 'Victim@Example.test' } });
+    expect(put.statusCode, put.body).toBe(200);
+    expect(await alertState(t, token, agent.id)).toEqual({ address: 'Victim@Example.test', verified: false, confirmation_sent_at: null });
+
+    const lead = await postLead(t, agent.id, { name: 'Visit evil.test now', phone: '555-0100' });
+    const confirmation = await within(server.waitFor(1), 'the confirmation');
+    expect(confirmation.to).toEqual(['victim@example.test']);
+    expect(confirmation.subject).toBe('Confirm lead alerts to this address');
+    for (const stranger of ['evil', 'PILLS', 'Visit']) {
+      expect(confirmation.subject).not.toContain(stranger);
+      expect(confirmation.body).not.toContain(stranger);
+    }
+    expect((await alertState(t, token, agent.id)).confirmation_sent_at).toBe(clock.now().toISOString());
+
+    // more leads: still held, and no second confirmation
+    clock.advance(20_000);
+    await postLead(t, agent.id, { name: 'Second', phone: '555-0101' });
+    await t.app.mailJobs.idle();
+    expect(server.messages).toHaveLength(1);
+    expect(outboxRows(t).filter((r) => r.status === 'held')).toHaveLength(2);
+    // and the owner cannot make it send another within the hour
+    const again = await t.app.inject({ method: 'POST', url: `/api/chatbots/${agent.id}/alert-address/confirmation`, headers: auth(token) });
+    expect(again.statusCode, again.body).toBe(429);
+    expect(again.json().detail).toContain('an hour');
+
+    // the link opens a page that asks; opening it confirms nothing (mail scanners follow links)
+    const link = await confirmationLink(confirmation.body);
+    const page = await t.app.inject({ method: 'GET', url: link.url, headers: { accept: 'text/html' } });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toContain('text/html');
+    expect(page.body).toContain('victim@example.test');
+    expect(page.body).toContain('<form method="post"');
+    expect((await alertState(t, token, agent.id)).verified).toBe(false);
+
+    const confirmed = await postConfirm(t, link.token);
+    expect(confirmed.statusCode, confirmed.body).toBe(200);
+    expect(confirmed.body).toContain('Lead alerts will be sent to victim@example.test');
+    const released = await within(server.waitFor(3), 'the two held alerts');
+    await t.app.mailJobs.idle();
+    const alerts = server.messages.slice(1);
+    expect(alerts.map((m) => m.subject)).toEqual(['New lead for CHEAP PILLS at evil.test', 'New lead for CHEAP PILLS at evil.test']);
+    expect(alerts.map((m) => m.body).join('\n')).toContain(lead.name);
+    expect(released.to.map((a) => a.toLowerCase())).toEqual(['victim@example.test']);
+    expect(await alertState(t, token, agent.id)).toEqual({ address: 'Victim@Example.test', verified: true, confirmation_sent_at: null });
+
+    // from now on alerts go straight out; the used link is dead
+    clock.advance(20_000);
+    await postLead(t, agent.id, { name: 'Third', phone: '555-0102' });
+    expect((await within(server.waitFor(4), 'a direct alert')).body).toContain('Third');
+    expect((await postConfirm(t, link.token)).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'GET', url: link.url })).statusCode).toBe(404);
+  });
+
+  it('confirmations are capped: one an hour per address, five a day per account; links expire after 7 days', async () => {
+    const clock = new ManualClock('2026-03-01T12:00:00.000Z');
+    const server = await smtp();
+    const t = await app({ SMTP_URL: server.url }, clock);
+    const { token: firstToken, email } = await registerUser(t.app);
+    let token = firstToken;
+    const other = await registerUser(t.app);
+    const newAgent = async (): Promise<string> => (await t.app.inject({ method: 'POST', url: '/api/chatbots', headers: auth(token), payload: { name: 'Bot' } })).json().id;
+    const alertTo = async (agentId: string, address: string): Promise<string> => {
+      const put = await t.app.inject({ method: 'PUT', url: `/api/chatbots/${agentId}`, headers: auth(token), payload: { email_alerts_enabled: true, email_alert_address: address } });
+      expect(put.statusCode, put.body).toBe(200);
+      return agentId;
+    };
+    const ask = (agentId: string, who = token) => t.app.inject({ method: 'POST', url: `/api/chatbots/${agentId}/alert-address/confirmation`, headers: auth(who) });
+
+    // nothing to confirm: no address (400), the account's own address (verified, nothing sent)
+    expect((await ask(await newAgent())).statusCode).toBe(400);
+    const own = await ask(await alertTo(await newAgent(), email.toUpperCase()));
+    expect(own.statusCode, own.body).toBe(200);
+    expect(own.json()).toMatchObject({ verified: true });
+
+    const agent = await newAgent();
+    await alertTo(agent, 'one@example.test');
+    expect((await ask(agent, other.token)).statusCode).toBe(404); // another account's agent
+    expect((await t.app.inject({ method: 'GET', url: `/api/chatbots/${agent}/alert-address`, headers: auth(other.token) })).statusCode).toBe(404);
+    const sent = await ask(agent);
+    expect(sent.statusCode, sent.body).toBe(200);
+    expect(sent.json()).toEqual({ address: 'one@example.test', verified: false, confirmation_sent_at: clock.now().toISOString() });
+    const firstMail = await within(server.waitFor(1), 'the first confirmation');
+    for (const n of [2, 3, 4, 5]) expect((await ask(await alertTo(agent, `addr${n}@example.test`))).statusCode).toBe(200);
+    const sixth = await ask(await alertTo(agent, 'six@example.test'));
+    expect(sixth.statusCode, sixth.body).toBe(429);
+    expect(sixth.json().detail).toContain('24 hours');
+    await within(server.waitFor(5), 'five confirmations');
+    await t.app.mailJobs.idle();
+    expect(server.messages).toHaveLength(5);
+
+    // a day later the allowance is back; the first link has not expired yet but will
+    clock.advance(24 * 60 * 60 * 1000 + 1000);
+    // sessions end after a day without use: sign in again after each jump of the clock
+    const signIn = async () => (token = (await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password: PASSWORD } })).json().access_token);
+    await signIn();
+    expect((await ask(agent)).statusCode).toBe(200);
+    const { url, token: linkToken } = await confirmationLink(firstMail.body);
+    expect((await t.app.inject({ method: 'GET', url })).statusCode).toBe(200);
+    clock.advance(6 * 24 * 60 * 60 * 1000);
+    await signIn();
+    expect((await t.app.inject({ method: 'GET', url })).statusCode).toBe(404);
+    expect((await postConfirm(t, linkToken)).statusCode).toBe(404);
+    expect((await postConfirm(t, 'made-up')).statusCode).toBe(404);
+    await alertTo(agent, 'one@example.test');
+    expect((await alertState(t, token, agent)).verified).toBe(false);
   });
 });

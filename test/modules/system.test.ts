@@ -79,9 +79,10 @@ describe('GET /api/system/status', () => {
     expect(res.body).not.toContain('smtp://');
   });
 
-  it('counts lead alerts waiting for mail', async () => {
+  it("counts the account's own lead alerts waiting for mail, not other accounts'", async () => {
     const t = await start();
-    const { token } = await registerUser(t.app);
+    const { token } = await registerUser(t.app, { email: 'owner@example.com' });
+    const other = await registerUser(t.app);
     const agent = await t.app.inject({ method: 'POST', url: '/api/chatbots', headers: auth(token), payload: { name: 'Alerts' } });
     const id = agent.json().id;
     const put = await t.app.inject({ method: 'PUT', url: `/api/chatbots/${id}`, headers: auth(token), payload: { email_alerts_enabled: true, email_alert_address: 'owner@example.com' } });
@@ -90,6 +91,8 @@ describe('GET /api/system/status', () => {
     expect(lead.statusCode, lead.body).toBe(200);
     const res = await t.app.inject({ method: 'GET', url: '/api/system/status', headers: auth(token) });
     expect(res.json().mail).toEqual({ configured: false, pending: 1 });
+    const theirs = await t.app.inject({ method: 'GET', url: '/api/system/status', headers: auth(other.token) });
+    expect(theirs.json().mail).toEqual({ configured: false, pending: 0 });
   });
 
   it('is in the OpenAPI document with its response schema', async () => {

@@ -22,6 +22,7 @@ const BODY_METHODS = ['POST', 'PUT', 'PATCH'];
 const FORM_ROUTES: Record<string, Record<string, 'string'>> = {
   'POST /api/sources/chatbot/:chatbot_id/text': { name: 'string', content: 'string' },
   'POST /api/sources/chatbot/:chatbot_id/website': { url: 'string' },
+  'POST /alerts/confirm': { token: 'string' },
 };
 /** Multipart-only routes whose body is a file stream (covered by test/modules/ingestion tests). */
 const FILE_ROUTES = ['POST /api/sources/chatbot/:chatbot_id/file'];
@@ -385,9 +386,13 @@ describe('malformed bodies and hostile ids', () => {
     for (const r of bodyRoutes) {
       if (bodySchema(doc, r) || FORM_ROUTES[routeKey(r)]) continue;
       // routes that take no body at all
-      expect(['POST /api/auth/logout', 'PATCH /api/chatbots/:chatbot_id/toggle', 'POST /api/sources/:source_id/recrawl', ...FILE_ROUTES], routeKey(r)).toContain(routeKey(r));
+      expect(
+        ['POST /api/auth/logout', 'PATCH /api/chatbots/:chatbot_id/toggle', 'POST /api/sources/:source_id/recrawl', 'POST /api/chatbots/:chatbot_id/alert-address/confirmation', ...FILE_ROUTES],
+        routeKey(r),
+      ).toContain(routeKey(r));
     }
     expect(bodyRoutes.filter((r) => r.public).map(routeKey).sort()).toEqual([
+      'POST /alerts/confirm',
       'POST /api/auth/login',
       'POST /api/auth/register',
       'POST /api/public/chat/:chatbot_id',

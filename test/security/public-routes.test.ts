@@ -39,6 +39,10 @@ const PUBLIC_ROUTES = [
   'HEAD /assets/:file',
   'GET /api/auth/registration',
   'HEAD /api/auth/registration',
+  // the page an alert address's confirmation link opens, and its form (README "Lead alerts")
+  'GET /alerts/confirm',
+  'HEAD /alerts/confirm',
+  'POST /alerts/confirm',
   'GET /openapi.json',
   'HEAD /openapi.json',
   'GET /docs',

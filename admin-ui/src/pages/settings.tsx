@@ -1,10 +1,10 @@
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
-import { api } from '../api.js';
+import { useEffect, useState } from 'preact/hooks';
+import { api, get } from '../api.js';
 import { WidgetPreview } from '../preview.js';
 import { useSession } from '../session.js';
 import type { Agent, Provider } from '../types.js';
-import { Field, Notice, errorText, toast, valueOf } from '../ui.js';
+import { Field, Notice, errorText, formatDate, toast, valueOf } from '../ui.js';
 import { PROVIDERS } from './agents.js';
 
 type Draft = Partial<Agent>;
@@ -101,6 +101,49 @@ function ColorField({ label, value, onChange }: { label: string; value: string; 
         <input value={value} onInput={(e) => onChange(valueOf(e))} maxLength={7} pattern="#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})" aria-label={label} />
       </span>
     </div>
+  );
+}
+
+interface AlertAddressState {
+  address: string | null;
+  verified: boolean;
+  confirmation_sent_at: string | null;
+}
+
+/**
+ * Alerts go to the account's own e-mail, or to another address once its reader has confirmed it
+ * (so this server cannot be made to mail strangers). Until then they are kept, not lost.
+ */
+function AlertAddressConfirmation({ agentId }: { agentId: string }) {
+  const [state, setState] = useState<AlertAddressState | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const path = `/api/chatbots/${encodeURIComponent(agentId)}/alert-address`;
+  useEffect(() => {
+    get<AlertAddressState>(path).then(setState, (err) => setError(errorText(err)));
+  }, [path]);
+  const send = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      setState(await api<AlertAddressState>('POST', `${path}/confirmation`));
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  if (error) return <Notice kind="error">{error}</Notice>;
+  if (!state || state.verified) return null;
+  return (
+    <Notice kind="warning">
+      {state.confirmation_sent_at
+        ? `A confirmation link was sent to ${state.address} on ${formatDate(state.confirmation_sent_at)}. Alerts are kept until it is opened and confirmed. `
+        : `Alerts to ${state.address} are kept until the address is confirmed: it is not this account's e-mail. `}
+      <button type="button" class="btn btn-small" onClick={send} disabled={busy}>
+        {busy ? 'Sending…' : state.confirmation_sent_at ? 'Send the link again' : 'Send the confirmation link'}
+      </button>
+    </Notice>
   );
 }
 
@@ -268,6 +311,9 @@ export function SettingsTab({ agent, onSaved, onDelete }: { agent: Agent; onSave
             </Field>
             {d.email_alerts_enabled && status && !status.mail.configured && (
               <Notice kind="info">E-mail is not configured on this server yet: alerts are kept and sent once it is.</Notice>
+            )}
+            {agent.email_alerts_enabled && agent.email_alert_address && d.email_alert_address === agent.email_alert_address && (
+              <AlertAddressConfirmation key={agent.email_alert_address} agentId={agent.id} />
             )}
           </>
         )}

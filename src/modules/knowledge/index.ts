@@ -5,3 +5,4 @@ export { VectorIndex } from './vector-index.js';
 export { knowledgeRoutes, sourceSchema } from './routes.js';
 export { chunkText } from './chunker.js';
 export { IngestionService, INGEST_JOB } from './ingestion.js';
+export { StorageQuota } from './storage-quota.js';

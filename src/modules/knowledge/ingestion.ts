@@ -15,7 +15,7 @@ import { UnsafeUrlError } from '../../platform/net/types.js';
 import { detectFileType } from '../../platform/workers/file-type.js';
 import { ParseError, type ParsableType, type ParserPool } from '../../platform/workers/types.js';
 import { EMBEDDING_BATCH_SIZE } from '../../providers/embeddings/index.js';
-import type { AgentsService } from '../agents/index.js';
+import type { AgentsService, ChatbotRow } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
 import { Chunker, chunkText, DEFAULT_CHUNKING, fileParagraphs, utf8Paragraphs } from './chunker.js';
 import { crawl, CrawlError, noSkippedPages, type CrawlProgress } from './crawler.js';
@@ -23,6 +23,7 @@ import { type LocatedChunk, PassageLocator, sectionStarts } from './passage-cont
 import { crawlSettings, type WebsiteOptions, websiteOptions } from './website-options.js';
 import type { KnowledgeRepo, NewPassage } from './repo.js';
 import type { KnowledgeService } from './service.js';
+import { StorageLimitError, type StorageQuota } from './storage-quota.js';
 import type { ChunkRow, SourceRow } from './tables.js';
 
 export const ALLOWED_FILE_TYPES: readonly ParsableType[] = ['pdf', 'docx', 'txt', 'xlsx', 'csv'];
@@ -65,6 +66,12 @@ const crawlNotStarted = () => crawlReport({ done: 0, found: 1, skipped: noSkippe
 const crawlQueued = () =>
   ({ status: 'processing', error_message: null, progress: 0, pages_done: 0, pages_found: 1, ...crawlNotStarted() }) satisfies Partial<SourceRow>;
 
+interface StorageRoom {
+  accountId: string;
+  /** bytes the account's usage counts now that this source's passages replace (its upload, or the crawl before) */
+  freed: number;
+}
+
 /**
  * File and website sources: accepted at once as `processing`, then ingested by a durable job
  * (parse in a worker or crawl, chunk, store in batches, embed) that survives restarts. Deleting a
@@ -79,7 +86,13 @@ export class IngestionService {
     private readonly agents: AgentsService,
     private readonly jobs: JobQueue,
     private readonly parsers: ParserPool,
-    private readonly options: { dataDir: string; allowPrivateUrls: boolean },
+    private readonly options: {
+      dataDir: string;
+      allowPrivateUrls: boolean;
+      storage: StorageQuota;
+      /** called after a deletion, so the space goes back to the disk soon */
+      freedSpace?: () => void;
+    },
     private readonly clock: Clock,
     private readonly log: FastifyBaseLogger,
   ) {
@@ -88,10 +101,14 @@ export class IngestionService {
     jobs.register(INGEST_JOB, (job, ctx) => this.runJob(job, ctx));
   }
 
-  /** 404 unless the agent is the caller's, 429 when the account's queue is full; call before reading an upload. */
+  /**
+   * 404 unless the agent is the caller's, 429 when the account's queue is full, 403 when its
+   * storage is; call before reading an upload.
+   */
   assertAgent(user: AuthUser, chatbotId: string): void {
     this.agents.get(user, chatbotId);
     this.assertQueueRoom(user.id);
+    this.options.storage.assertRoom(user.id);
   }
 
   private assertQueueRoom(accountId: string): void {
@@ -117,9 +134,27 @@ export class IngestionService {
     }
     const id = newId();
     const tmp = path.join(this.uploadDir, `${id}.part`);
+    // the bytes count against the storage limit as they arrive, until the source row counts them
+    const receiving = this.options.storage.receive(agent.user_id);
+    try {
+      return await this.storeUpload(agent, id, originalName, ext, tmp, upload, receiving);
+    } finally {
+      receiving.end();
+    }
+  }
+
+  private async storeUpload(
+    agent: ChatbotRow,
+    id: string,
+    originalName: string,
+    ext: ParsableType,
+    tmp: string,
+    upload: { stream: Readable; signal?: AbortSignal },
+    receiving: { add: (bytes: number) => Error | null },
+  ): Promise<SourceRow> {
     let saved;
     try {
-      saved = await saveUpload(upload.stream, tmp, MAX_UPLOAD_BYTES, upload.signal);
+      saved = await saveUpload(upload.stream, tmp, MAX_UPLOAD_BYTES, upload.signal, receiving.add);
     } catch (err) {
       if (err instanceof UploadTooLargeError) throw new ApiError(413, err.message);
       // the caller aborted the upload (a body cut short): its reason is the answer
@@ -172,6 +207,7 @@ export class IngestionService {
       throw err;
     }
     if (!this.options.allowPrivateUrls) await this.assertResolvesPublic(url);
+    this.options.storage.assertRoom(agent.user_id);
     const now = this.clock.now().toISOString();
     return this.repo.transaction(() => {
       const source = this.repo.insertSource({
@@ -199,6 +235,7 @@ export class IngestionService {
     await this.jobs.cancelSubject(source.id);
     this.repo.deleteSource(source.id);
     if (source.stored_path) await rm(path.join(this.uploadDir, source.stored_path), { force: true });
+    this.options.freedSpace?.();
   }
 
   /**
@@ -219,7 +256,13 @@ export class IngestionService {
         pages_skipped_by: source.pages_skipped_by,
         page_cap_hit: source.page_cap_hit,
       };
-      const options: WebsiteOptions = { ...crawlSettings(websiteOptions(source)), replaces: this.repo.lastChunkId(source.id), startedAt: now, previousReport };
+      const options: WebsiteOptions = {
+        ...crawlSettings(websiteOptions(source)),
+        replaces: this.repo.lastChunkId(source.id),
+        replacedBytes: source.passage_bytes,
+        startedAt: now,
+        previousReport,
+      };
       this.assertQueueRoom(user.id);
       this.repo.updateSource(source.id, { ...crawlQueued(), options: JSON.stringify(options), updated_at: now });
       this.jobs.enqueue(INGEST_JOB, source.id, { owner: user.id });
@@ -256,7 +299,7 @@ export class IngestionService {
       else if (source.type === 'website') await this.ingestWebsite(source, signal);
     } catch (err) {
       if (signal.aborted) throw err; // cancelled or shutting down: the queue knows what to do
-      if (err instanceof ParseError || err instanceof CrawlError) {
+      if (err instanceof ParseError || err instanceof CrawlError || err instanceof StorageLimitError) {
         await this.fail(source, err.message);
         return;
       }
@@ -277,6 +320,8 @@ export class IngestionService {
     // a job run again after a crash starts over: forget the passages the interrupted run stored
     this.repo.deleteChunksOf(source.id);
     // chunked lazily and stored in batches, yielding between them: a 100 MB text never holds the event loop
+    // the upload counts against the storage limit until it is removed, so its passages may take its place
+    const room = this.storageRoom(source, source.file_size ?? 0);
     let stored = 0;
     let batch: LocatedChunk[] = [];
     let consumed = 0;
@@ -289,14 +334,14 @@ export class IngestionService {
         batch.push(locator.locate(chunk));
         consumed += chunk.content.length;
         if (batch.length === CHUNK_BATCH) {
-          await this.storeBatch(source, batch, stored, signal, 0.5 + 0.5 * Math.min(consumed / total, 1));
+          await this.storeBatch(source, batch, stored, signal, 0.5 + 0.5 * Math.min(consumed / total, 1), room);
           stored += batch.length;
           batch = [];
         }
       }
     }
     for (const chunk of chunker.end()) batch.push(locator.locate(chunk));
-    if (batch.length > 0) await this.storeBatch(source, batch, stored, signal, 1);
+    if (batch.length > 0) await this.storeBatch(source, batch, stored, signal, 1, room);
     if (stored + batch.length === 0) throw new ParseError('The document contains no text');
     this.complete(source, { stored_path: null });
     await rm(file, { force: true });
@@ -308,6 +353,8 @@ export class IngestionService {
     // re-crawl keeps the passages of the crawl it replaces)
     this.repo.deleteChunksOf(source.id, options.replaces !== undefined ? { above: options.replaces } : {});
     this.repo.updateSource(source.id, crawlNotStarted());
+    // a re-crawl's passages may take the place of the ones they replace
+    const room = this.storageRoom(source, options.replacedBytes ?? 0);
     let ordinal = 0;
     const result = await crawl(
       source.url!,
@@ -324,7 +371,7 @@ export class IngestionService {
         const locator = new PassageLocator(page.marks, { title: page.title || null, pageUrl: page.url });
         const parts = chunkText(page.text, DEFAULT_CHUNKING, sectionStarts(page.marks)).map((chunk) => locator.locate(chunk));
         for (let i = 0; i < parts.length; i += CHUNK_BATCH) {
-          await this.storeBatch(source, parts.slice(i, i + CHUNK_BATCH), ordinal + i, signal, progress.done / Math.max(progress.found, 1));
+          await this.storeBatch(source, parts.slice(i, i + CHUNK_BATCH), ordinal + i, signal, progress.done / Math.max(progress.found, 1), room);
         }
         ordinal += parts.length;
         this.repo.updateSource(source.id, {
@@ -349,14 +396,23 @@ export class IngestionService {
     });
   }
 
-  /** Stores one batch of chunks in one transaction and embeds it; stops if the source is gone. */
-  private async storeBatch(source: SourceRow, parts: NewPassage[], firstOrdinal: number, signal: AbortSignal, progress: number): Promise<void> {
+  /** The source's owner, and the bytes it already counts that its new passages replace. */
+  private storageRoom(source: SourceRow, freed: number): StorageRoom {
+    return { accountId: this.agents.findById(source.chatbot_id)?.user_id ?? '', freed };
+  }
+
+  /**
+   * Stores one batch of chunks in one transaction and embeds it; stops if the source is gone, and
+   * with StorageLimitError when the batch would take the account past its plan's storage.
+   */
+  private async storeBatch(source: SourceRow, parts: NewPassage[], firstOrdinal: number, signal: AbortSignal, progress: number, room: StorageRoom): Promise<void> {
     const rows: ChunkRow[] = [];
     for (let start = 0; start < parts.length; start += STORE_SLICE) {
       if (signal.aborted) throw new Error('cancelled');
       const slice = parts.slice(start, start + STORE_SLICE);
       const stored = this.repo.transaction(() => {
         if (!this.repo.findSource(source.id)) return null;
+        this.options.storage.assertIngestRoom(room.accountId, slice.reduce((sum, p) => sum + Buffer.byteLength(p.content), 0), room.freed);
         const inserted = this.repo.insertChunks(source.chatbot_id, source.id, slice, firstOrdinal + start);
         this.repo.updateSource(source.id, { progress: Math.min(progress, 0.99), updated_at: this.clock.now().toISOString() });
         return inserted;

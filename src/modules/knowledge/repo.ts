@@ -101,7 +101,33 @@ export class KnowledgeRepo {
     const conditions = [eq(chunks.source_id, sourceId)];
     if (range.above !== undefined) conditions.push(gt(chunks.id, range.above));
     if (range.upTo !== undefined) conditions.push(lte(chunks.id, range.upTo));
-    this.db.delete(chunks).where(and(...conditions)).run();
+    const where = and(...conditions);
+    this.db.transaction(() => {
+      const removed = range.above === undefined && range.upTo === undefined ? null : this.passageBytes(where);
+      this.db
+        .update(sources)
+        .set({ passage_bytes: removed === null ? 0 : sql`max(0, ${sources.passage_bytes} - ${removed})` })
+        .where(eq(sources.id, sourceId))
+        .run();
+      this.db.delete(chunks).where(where).run();
+    });
+  }
+
+  /** UTF-8 bytes of the passages' text (what `passage_bytes` counts). */
+  private passageBytes(where: ReturnType<typeof and>): number {
+    return this.db.select({ n: sql<number>`coalesce(sum(length(CAST(${chunks.content} AS BLOB))), 0)` }).from(chunks).where(where).get()!.n;
+  }
+
+  /**
+   * What an account's storage limit counts: its passages' text, and the uploads still waiting on
+   * disk to be read (their file is removed once they are).
+   */
+  storageUsedBy(userId: string): number {
+    return this.db
+      .select({ n: sql<number>`coalesce(sum(${sources.passage_bytes} + CASE WHEN ${sources.stored_path} IS NOT NULL THEN coalesce(${sources.file_size}, 0) ELSE 0 END), 0)` })
+      .from(sources)
+      .where(sql`${sources.chatbot_id} IN (SELECT id FROM chatbots WHERE user_id = ${userId})`)
+      .get()!.n;
   }
 
   /** The highest passage id of a source, 0 when it has none. */
@@ -151,8 +177,12 @@ export class KnowledgeRepo {
           heading: p.heading ?? null,
         })!,
     );
-    // about one page of merging per chunk stored (a chunk is ~2.5 KB; a page 4 KB)
-    if (rows.length > 0) this.mergeKeywordIndex.run(Math.max(16, rows.length));
+    if (rows.length > 0) {
+      const bytes = parts.reduce((sum, p) => sum + Buffer.byteLength(p.content), 0);
+      this.db.update(sources).set({ passage_bytes: sql`${sources.passage_bytes} + ${bytes}` }).where(eq(sources.id, sourceId)).run();
+      // about one page of merging per chunk stored (a chunk is ~2.5 KB; a page 4 KB)
+      this.mergeKeywordIndex.run(Math.max(16, rows.length));
+    }
     return rows;
   }
 

@@ -9,6 +9,7 @@ import { chunkText } from './chunker.js';
 import { websiteOptions } from './website-options.js';
 import type { KeywordSearch } from './keyword-searcher.js';
 import { KnowledgeRepo } from './repo.js';
+import type { StorageQuota } from './storage-quota.js';
 import type { ChunkRow, SourceRow } from './tables.js';
 import type { VectorIndex } from './vector-index.js';
 
@@ -56,6 +57,8 @@ export class KnowledgeService {
     private readonly log: FastifyBaseLogger,
     /** where a chat turn's keyword search runs: a worker in the app (keyword-searcher.ts), this thread by default */
     private readonly keywordSearch: KeywordSearch = (chatbotId, match, limit) => repo.keywordSearch(chatbotId, match, limit),
+    /** the plans' storage limit (none in tests that only search) */
+    readonly storage: StorageQuota | null = null,
   ) {}
 
   listSources(user: AuthUser, chatbotId: string): SourceRow[] {
@@ -90,6 +93,7 @@ export class KnowledgeService {
     if (parts.length === 0) throw badRequest('content: must contain some text');
     const now = this.clock.now().toISOString();
     const { source, stored } = this.repo.transaction(() => {
+      this.storage?.assertRoom(agent.user_id, parts.reduce((sum, p) => sum + Buffer.byteLength(p.content), 0));
       const source = this.repo.insertSource({
         id: newId(),
         chatbot_id: agent.id,

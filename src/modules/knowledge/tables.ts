@@ -29,6 +29,11 @@ export const sources = sqliteTable(
     pages_skipped: integer('pages_skipped'),
     pages_skipped_by: text('pages_skipped_by'),
     page_cap_hit: integer('page_cap_hit', { mode: 'boolean' }),
+    /**
+     * bytes of passage text stored for this source (UTF-8), kept in step by the repository: with
+     * uploads waiting on disk, what the plan's storage limit counts
+     */
+    passage_bytes: integer('passage_bytes').notNull().default(0),
     /** files: where the upload waits in DATA_DIR/uploads until it is ingested (then it is deleted) */
     stored_path: text('stored_path'),
     /** websites: crawl options as JSON */

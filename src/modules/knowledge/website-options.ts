@@ -10,6 +10,8 @@ export interface WebsiteOptions {
   includePaths?: string[];
   excludePaths?: string[];
   replaces?: number;
+  /** bytes of the passages it replaces: the re-crawl's own may take their place in the storage limit */
+  replacedBytes?: number;
   startedAt?: string;
   /** the report of the crawl being replaced, shown again if the re-crawl fails (its passages stay) */
   previousReport?: Pick<SourceRow, 'pages_done' | 'pages_found' | 'pages_skipped' | 'pages_skipped_by' | 'page_cap_hit'>;
@@ -26,6 +28,6 @@ export function websiteOptions(source: SourceRow): WebsiteOptions {
 
 /** the settings of a website source without the bookkeeping of a re-crawl */
 export function crawlSettings(options: WebsiteOptions): WebsiteOptions {
-  const { replaces: _replaces, startedAt: _started, previousReport: _report, ...settings } = options;
+  const { replaces: _replaces, replacedBytes: _bytes, startedAt: _started, previousReport: _report, ...settings } = options;
   return settings;
 }

@@ -1,6 +1,6 @@
-import { and, desc, eq, gte, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, gte, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.js';
-import { accountLeads, mailOutbox, widgetLeads, type AccountLeadRow, type MailRow, type WidgetLeadRow } from './tables.js';
+import { accountLeads, alertAddresses, mailOutbox, widgetLeads, type AccountLeadRow, type AlertAddressRow, type MailRow, type WidgetLeadRow } from './tables.js';
 
 export class LeadsRepo {
   constructor(private readonly db: Db) {}
@@ -86,5 +86,66 @@ export class LeadsRepo {
 
   countPendingMail(): number {
     return this.db.select({ n: sql<number>`count(*)` }).from(mailOutbox).where(eq(mailOutbox.status, 'pending')).get()!.n;
+  }
+
+  /** One account's mail waiting to go out. */
+  countPendingMailOf(userId: string): number {
+    return this.db
+      .select({ n: sql<number>`count(*)` })
+      .from(mailOutbox)
+      .where(and(eq(mailOutbox.status, 'pending'), eq(mailOutbox.user_id, userId)))
+      .get()!.n;
+  }
+
+  countConfirmationsSince(userId: string, since: string): number {
+    return this.db
+      .select({ n: sql<number>`count(*)` })
+      .from(mailOutbox)
+      .where(and(eq(mailOutbox.user_id, userId), eq(mailOutbox.kind, 'confirm_address'), gte(mailOutbox.created_at, since)))
+      .get()!.n;
+  }
+
+  /** Held alerts to an address that has just been confirmed become pending; their ids are returned. */
+  releaseHeldMail(userId: string, address: string): string[] {
+    return this.db
+      .update(mailOutbox)
+      .set({ status: 'pending' })
+      .where(and(eq(mailOutbox.user_id, userId), eq(mailOutbox.status, 'held'), sql`lower(${mailOutbox.to_address}) = ${address}`))
+      .returning({ id: mailOutbox.id })
+      .all()
+      .map((r) => r.id);
+  }
+
+  findAlertAddress(userId: string, address: string): AlertAddressRow | undefined {
+    return this.db.select().from(alertAddresses).where(and(eq(alertAddresses.user_id, userId), eq(alertAddresses.address, address))).get();
+  }
+
+  /** A new confirmation link for the address (the row is created on first request). */
+  saveConfirmationRequest(userId: string, address: string, tokenHash: string, expiresAt: string, now: string): void {
+    this.db
+      .insert(alertAddresses)
+      .values({ user_id: userId, address, token_hash: tokenHash, token_expires_at: expiresAt, requested_at: now, confirmed_at: null, created_at: now })
+      .onConflictDoUpdate({
+        target: [alertAddresses.user_id, alertAddresses.address],
+        set: { token_hash: tokenHash, token_expires_at: expiresAt, requested_at: now },
+      })
+      .run();
+  }
+
+  /** The address whose unexpired link has this token hash. */
+  findByToken(tokenHash: string, now: string): AlertAddressRow | undefined {
+    return this.db
+      .select()
+      .from(alertAddresses)
+      .where(and(eq(alertAddresses.token_hash, tokenHash), gt(alertAddresses.token_expires_at, now)))
+      .get();
+  }
+
+  markConfirmed(userId: string, address: string, now: string): void {
+    this.db
+      .update(alertAddresses)
+      .set({ confirmed_at: now, token_hash: null, token_expires_at: null })
+      .where(and(eq(alertAddresses.user_id, userId), eq(alertAddresses.address, address)))
+      .run();
   }
 }

@@ -1,6 +1,10 @@
+import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { visitorPreflight } from '../agents/index.js';
+import { ApiError, badRequest } from '../../platform/http/errors.js';
+import { acceptsHtml, escapeHtml, messagePageHtml } from '../../platform/http/html.js';
+import { readFormFields } from '../../platform/http/form.js';
 import { currentUser } from '../auth/index.js';
 import { toCsv } from './csv.js';
 import type { LeadsService } from './service.js';
@@ -111,6 +115,60 @@ export const leadsRoutes: FastifyPluginAsyncZod<{ leads: LeadsService }> = async
     handler: async (req) => {
       leads.deleteAccountLead(currentUser(req), req.params.lead_id);
       return { success: true as const, message: 'Lead deleted', lead_id: req.params.lead_id };
+    },
+  });
+
+  // Alert addresses: alerts go only to the account's own e-mail or to an address whose owner
+  // clicked the confirmation link (README "Lead alerts").
+  const alertStateSchema = z.object({ address: z.string().nullable(), verified: z.boolean(), confirmation_sent_at: z.string().nullable() });
+  app.get('/api/chatbots/:chatbot_id/alert-address', {
+    schema: { tags: ['leads'], security, params: chatbotParams, response: { 200: alertStateSchema } },
+    handler: async (req) => leads.alertAddressState(currentUser(req), req.params.chatbot_id),
+  });
+  app.post('/api/chatbots/:chatbot_id/alert-address/confirmation', {
+    schema: {
+      tags: ['leads'],
+      summary: "Sends the link that confirms the agent's alert address (at most one an hour per address, five a day per account)",
+      security,
+      params: chatbotParams,
+      response: { 200: alertStateSchema },
+    },
+    handler: async (req) => leads.requestConfirmation(currentUser(req), req.params.chatbot_id),
+  });
+
+  // The link in the e-mail opens a page that asks before confirming: a mail scanner that follows
+  // links must not confirm on the reader's behalf. Pages for a browser, the API's JSON otherwise.
+  const PAGE_CSP = "default-src 'none'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+  const GONE = 'This link has expired or was already used';
+  const page = (reply: FastifyReply, code: number, html: string) =>
+    reply.code(code).header('content-type', 'text/html; charset=utf-8').header('content-security-policy', PAGE_CSP).header('cache-control', 'no-store').send(html);
+  app.get('/alerts/confirm', {
+    config: { public: true },
+    schema: { tags: ['leads'], summary: 'The page a confirmation link opens', querystring: z.object({ token: z.string().max(200).default('') }) },
+    handler: async (req, reply) => {
+      const address = leads.peekConfirmation(req.query.token);
+      if (!acceptsHtml(req)) {
+        if (!address) throw new ApiError(404, GONE);
+        return { address, verified: false };
+      }
+      if (!address) return page(reply, 404, messagePageHtml(GONE, "Ask for a new one in the agent's settings."));
+      const form = `<form method="post" enctype="multipart/form-data"><input type="hidden" name="token" value="${escapeHtml(req.query.token)}"><button type="submit">Confirm</button></form>`;
+      return page(reply, 200, messagePageHtml(`Receive lead alerts at ${address}?`, "Alerts hold visitors' names and phone numbers.", form));
+    },
+  });
+  app.post('/alerts/confirm', {
+    config: { public: true },
+    schema: { tags: ['leads'], summary: 'Confirms an alert address (form field `token`)', consumes: ['multipart/form-data', 'application/json'] },
+    handler: async (req, reply) => {
+      const { token } = await readFormFields(req, 1000);
+      if (!token) throw badRequest('token: required (the one in the confirmation link)');
+      const address = leads.confirm(token);
+      if (!acceptsHtml(req)) {
+        if (!address) throw new ApiError(404, GONE);
+        return { address, verified: true };
+      }
+      if (!address) return page(reply, 404, messagePageHtml(GONE, "Ask for a new one in the agent's settings."));
+      return page(reply, 200, messagePageHtml(`Lead alerts will be sent to ${address}`, 'You can close this page.'));
     },
   });
 };

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../platform/clock.js';
-import { forbidden, notFound } from '../../platform/http/errors.js';
+import { createHash, randomBytes } from 'node:crypto';
+import { ApiError, badRequest, forbidden, notFound } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
 import type { JobQueue } from '../../platform/jobs/queue.js';
 import type { Mailer } from '../../platform/mail/index.js';
@@ -8,11 +9,31 @@ import type { AgentsService, ChatbotRow } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
 import type { PlanService } from '../limits/index.js';
 import { LeadsRepo } from './repo.js';
-import type { AccountLeadRow, WidgetLeadRow } from './tables.js';
+import type { AccountLeadRow, MailRow, WidgetLeadRow } from './tables.js';
 
 export const SEND_MAIL_JOB = 'send-mail';
 /** spec: the same name and phone for the same agent within 15 s is one lead */
 export const DEDUP_WINDOW_MS = 15_000;
+/** Confirmation e-mails an account may have sent in a day, and how often to one address. */
+export const CONFIRMATIONS_PER_DAY = 5;
+export const CONFIRMATION_INTERVAL_MS = 60 * 60 * 1000;
+/** how long a confirmation link works */
+export const CONFIRMATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** Where an agent's alerts stand: sent (own e-mail or confirmed), or held until the address is confirmed. */
+export interface AlertAddressState {
+  address: string | null;
+  /** true for the account's own e-mail and for a confirmed address */
+  verified: boolean;
+  /** when the last confirmation e-mail was queued, while the address is not confirmed */
+  confirmation_sent_at: string | null;
+}
+
+export interface LeadsOptions {
+  publicUrl: string;
+  /** the account's own e-mail: alerts may go there without a confirmation */
+  accountEmail: (userId: string) => string;
+}
 
 export type LeadStatus = AccountLeadRow['status'];
 
@@ -23,7 +44,7 @@ export class LeadsService {
     private readonly plans: PlanService,
     private readonly mailJobs: JobQueue,
     private readonly mailer: Mailer,
-    private readonly options: { publicUrl: string },
+    private readonly options: LeadsOptions,
     private readonly clock: Clock,
     private readonly log: FastifyBaseLogger,
   ) {
@@ -54,7 +75,7 @@ export class LeadsService {
         session_id: input.session_id ?? null,
         created_at: now.toISOString(),
       });
-      if (agent.email_alerts_enabled && agent.email_alert_address) this.queueAlert(agent, lead);
+      if (agent.email_alerts_enabled && agent.email_alert_address) this.queueAlert(agent, lead, now.toISOString());
       return lead;
     });
   }
@@ -102,34 +123,123 @@ export class LeadsService {
     this.repo.deleteAccountLead(lead.id);
   }
 
-  /** Mail that waits (SMTP down or not configured), for health and the admin UI. */
-  pendingMailCount(): number {
-    return this.repo.countPendingMail();
+  /** The account's mail that waits (SMTP down or not configured), for the admin UI's banner. */
+  pendingMailCount(user: AuthUser): number {
+    return this.repo.countPendingMailOf(user.id);
   }
 
-  private queueAlert(agent: ChatbotRow, lead: WidgetLeadRow): void {
-    const id = newId();
-    const link = `${this.options.publicUrl}/#/agents/${agent.id}/leads`;
-    this.repo.insertMail({
-      id,
-      to_address: agent.email_alert_address!,
-      subject: `New lead for ${agent.name}: ${oneLine(lead.name)}`,
-      body: [
-        `${agent.name} captured a new lead.`,
-        '',
-        `Name:  ${oneLine(lead.name)}`,
-        `Phone: ${oneLine(lead.phone)}`,
-        `Time:  ${lead.created_at} (UTC)`,
-        '',
-        `See it in the admin: ${link}`,
-      ].join('\n'),
-      status: 'pending',
-      attempts: 0,
-      last_error: null,
-      created_at: lead.created_at,
-      sent_at: null,
+  /** Where the agent's alerts stand (404 for another account's agent). */
+  alertAddressState(user: AuthUser, chatbotId: string): AlertAddressState {
+    const agent = this.agents.get(user, chatbotId);
+    return this.stateOf(agent);
+  }
+
+  /**
+   * Sends (again) the confirmation link for the agent's alert address. 400 without an address,
+   * 429 when the address had one within the hour or the account used its daily allowance; an
+   * address that needs no confirmation answers its state and sends nothing.
+   */
+  requestConfirmation(user: AuthUser, chatbotId: string): AlertAddressState {
+    const agent = this.agents.get(user, chatbotId);
+    const address = agent.email_alert_address?.toLowerCase();
+    if (!address) throw badRequest('email_alert_address: the agent has no alert address to confirm');
+    return this.repo.transaction(() => {
+      if (!this.stateOf(agent).verified) {
+        const refusal = this.confirmationRefusal(agent.user_id, address, this.clock.now());
+        if (refusal) throw new ApiError(429, refusal);
+        this.queueConfirmation(agent.user_id, address, this.clock.now());
+      }
+      return this.stateOf(agent);
     });
-    this.mailJobs.enqueue(SEND_MAIL_JOB, id);
+  }
+
+  /** The address a confirmation token stands for, without using it (the page asks before confirming). */
+  peekConfirmation(token: string): string | null {
+    return this.repo.findByToken(hashToken(token), this.clock.now().toISOString())?.address ?? null;
+  }
+
+  /** Confirms the address of an unexpired token and releases its held alerts; null for a bad or used token. */
+  confirm(token: string): string | null {
+    const now = this.clock.now().toISOString();
+    const released = this.repo.transaction(() => {
+      const row = this.repo.findByToken(hashToken(token), now);
+      if (!row) return null;
+      this.repo.markConfirmed(row.user_id, row.address, now);
+      return { address: row.address, mail: this.repo.releaseHeldMail(row.user_id, row.address) };
+    });
+    if (!released) return null;
+    for (const id of released.mail) this.mailJobs.enqueue(SEND_MAIL_JOB, id);
+    return released.address;
+  }
+
+  private stateOf(agent: ChatbotRow): AlertAddressState {
+    const address = agent.email_alert_address;
+    if (!address) return { address: null, verified: false, confirmation_sent_at: null };
+    const lower = address.toLowerCase();
+    if (lower === this.options.accountEmail(agent.user_id).toLowerCase()) return { address, verified: true, confirmation_sent_at: null };
+    const row = this.repo.findAlertAddress(agent.user_id, lower);
+    if (row?.confirmed_at) return { address, verified: true, confirmation_sent_at: null };
+    return { address, verified: false, confirmation_sent_at: row?.requested_at ?? null };
+  }
+
+  /** Why no confirmation may be sent now, or null when one may. */
+  private confirmationRefusal(userId: string, address: string, now: Date): string | null {
+    const last = this.repo.findAlertAddress(userId, address)?.requested_at;
+    if (last && now.getTime() - Date.parse(last) < CONFIRMATION_INTERVAL_MS) {
+      return `A confirmation link was sent to ${address} at ${last}; check that inbox (and its spam folder), or ask again an hour after it`;
+    }
+    const since = new Date(now.getTime() - 24 * 60 * 60 * 1000).toISOString();
+    if (this.repo.countConfirmationsSince(userId, since) >= CONFIRMATIONS_PER_DAY) {
+      return `This account has asked for ${CONFIRMATIONS_PER_DAY} address confirmations in the last 24 hours; try again tomorrow`;
+    }
+    return null;
+  }
+
+  /**
+   * The confirmation e-mail. Its text is fixed: nothing in it is chosen by whoever typed the
+   * address, so it cannot carry anyone's message.
+   */
+  private queueConfirmation(userId: string, address: string, now: Date): void {
+    const token = randomBytes(32).toString('base64url');
+    this.repo.saveConfirmationRequest(userId, address, hashToken(token), new Date(now.getTime() + CONFIRMATION_TTL_MS).toISOString(), now.toISOString());
+    const link = `${this.options.publicUrl}/alerts/confirm?token=${token}`;
+    this.insertMail(userId, 'confirm_address', address, 'Confirm lead alerts to this address', [
+      `Someone with an account on ${this.options.publicUrl} asked to send alerts about new leads (visitors' names and phone numbers) to this address.`,
+      '',
+      `To receive them, open this link within 7 days and confirm: ${link}`,
+      '',
+      'If you did not ask for this, ignore this message: nothing will be sent to you.',
+    ].join('\n'), 'pending', now.toISOString());
+  }
+
+  /**
+   * The alert for a new lead, in the lead's transaction. The subject names only the agent (the
+   * owner's words); the visitor's words stay in the body. To an address not yet confirmed the
+   * alert is held, and the first such alert asks for the confirmation (allowance permitting).
+   */
+  private queueAlert(agent: ChatbotRow, lead: WidgetLeadRow, now: string): void {
+    const address = agent.email_alert_address!;
+    const verified = this.stateOf(agent).verified;
+    const link = `${this.options.publicUrl}/#/agents/${agent.id}/leads`;
+    this.insertMail(agent.user_id, 'lead_alert', address, `New lead for ${oneLine(agent.name)}`, [
+      `${oneLine(agent.name)} captured a new lead.`,
+      '',
+      `Name:  ${oneLine(lead.name)}`,
+      `Phone: ${oneLine(lead.phone)}`,
+      `Time:  ${lead.created_at} (UTC)`,
+      '',
+      `See it in the admin: ${link}`,
+    ].join('\n'), verified ? 'pending' : 'held', now);
+    if (verified) return;
+    const lower = address.toLowerCase();
+    const asked = this.repo.findAlertAddress(agent.user_id, lower)?.requested_at;
+    if (!asked && !this.confirmationRefusal(agent.user_id, lower, this.clock.now())) this.queueConfirmation(agent.user_id, lower, this.clock.now());
+  }
+
+  private insertMail(userId: string, kind: MailRow['kind'], to: string, subject: string, body: string, status: 'pending' | 'held', now: string): void {
+    const id = newId();
+    this.repo.insertMail({ id, user_id: userId, kind, to_address: to, subject, body, status, attempts: 0, last_error: null, created_at: now, sent_at: null });
+    if (status === 'pending') this.mailJobs.enqueue(SEND_MAIL_JOB, id);
   }
 
   private async deliver(mailId: string, signal: AbortSignal): Promise<void> {
@@ -154,6 +264,10 @@ export class LeadsService {
     }
     this.repo.markMailSent(mail.id, this.clock.now().toISOString());
   }
+}
+
+function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
 }
 
 /** Header-safe: a name or phone never adds lines to the subject or body layout. */

@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { chatbots } from '../agents/tables.js';
 import { users } from '../auth/tables.js';
 
@@ -45,19 +45,53 @@ export const mailOutbox = sqliteTable(
   'mail_outbox',
   {
     id: text('id').primaryKey(),
+    /** the account the message is sent for (null on rows from before it was recorded) */
+    user_id: text('user_id'),
+    /** a lead alert, or the confirmation of an alert address (counted against a daily cap) */
+    kind: text('kind', { enum: ['lead_alert', 'confirm_address'] })
+      .notNull()
+      .default('lead_alert'),
     to_address: text('to_address').notNull(),
     subject: text('subject').notNull(),
     body: text('body').notNull(),
-    /** pending until delivered; rejected when the mail server refused it for good (5xx) */
-    status: text('status', { enum: ['pending', 'sent', 'rejected'] }).notNull(),
+    /**
+     * pending until delivered; rejected when the mail server refused it for good (5xx); held while
+     * its address waits for confirmation (released when confirmed)
+     */
+    status: text('status', { enum: ['pending', 'sent', 'rejected', 'held'] }).notNull(),
     attempts: integer('attempts').notNull().default(0),
     last_error: text('last_error'),
     created_at: text('created_at').notNull(),
     sent_at: text('sent_at'),
   },
-  (t) => [index('mail_outbox_status').on(t.status, t.created_at)],
+  (t) => [index('mail_outbox_status').on(t.status, t.created_at), index('mail_outbox_user_kind').on(t.user_id, t.kind, t.created_at)],
+);
+
+/**
+ * Addresses an account asked lead alerts to go to, other than its own e-mail (always allowed).
+ * Alerts go out only once the address's owner clicked the confirmation link: with open
+ * registration, an unconfirmed address would make this server a relay for anyone's mail.
+ */
+export const alertAddresses = sqliteTable(
+  'alert_addresses',
+  {
+    user_id: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** lower case */
+    address: text('address').notNull(),
+    /** SHA-256 of the link's token (the token itself is only in the e-mail) */
+    token_hash: text('token_hash'),
+    token_expires_at: text('token_expires_at'),
+    /** when the last confirmation e-mail was queued (one an hour per address at most) */
+    requested_at: text('requested_at'),
+    confirmed_at: text('confirmed_at'),
+    created_at: text('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.user_id, t.address] }), uniqueIndex('alert_addresses_token').on(t.token_hash)],
 );
 
 export type WidgetLeadRow = typeof widgetLeads.$inferSelect;
 export type AccountLeadRow = typeof accountLeads.$inferSelect;
 export type MailRow = typeof mailOutbox.$inferSelect;
+export type AlertAddressRow = typeof alertAddresses.$inferSelect;

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { currentUser } from '../auth/index.js';
 import type { SystemService } from './service.js';
 
 const registrationSchema = z.object({
@@ -38,6 +39,6 @@ export const systemRoutes: FastifyPluginAsyncZod<{ system: SystemService }> = as
       security: [{ bearer: [] }],
       response: { 200: statusSchema },
     },
-    handler: async () => system.status(),
+    handler: async (req) => system.status(currentUser(req)),
   });
 };

@@ -1,4 +1,5 @@
 import type { Config } from '../../config/index.js';
+import type { AuthUser } from '../auth/index.js';
 
 export type ProviderName = 'openai' | 'anthropic' | 'google' | 'ollama';
 const PROVIDERS: ProviderName[] = ['openai', 'anthropic', 'google', 'ollama'];
@@ -28,7 +29,8 @@ export interface SystemDeps {
   config: Pick<Config, 'registration' | 'providers' | 'embeddings' | 'plans' | 'publicUrl' | 'publicUrlConfigured'>;
   /** how many accounts exist (REGISTRATION=first-only is open only while none does) */
   countAccounts: () => number;
-  mail: { configured: boolean; pending: () => number };
+  /** pending: the asking account's alerts waiting to go out */
+  mail: { configured: boolean; pending: (user: AuthUser) => number };
 }
 
 /**
@@ -45,7 +47,7 @@ export class SystemService {
     return { registration: mode, open };
   }
 
-  status(): SystemStatus {
+  status(user: AuthUser): SystemStatus {
     const p = this.deps.config.providers;
     const providers: Record<ProviderName, boolean> = {
       openai: Boolean(p.openai.apiKey),
@@ -57,7 +59,7 @@ export class SystemService {
       providers,
       knowledge_only: !PROVIDERS.some((n) => providers[n]),
       embeddings: this.deps.config.embeddings,
-      mail: { configured: this.deps.mail.configured, pending: this.deps.mail.pending() },
+      mail: { configured: this.deps.mail.configured, pending: this.deps.mail.pending(user) },
       plans: Object.keys(this.deps.config.plans),
       public_url: this.deps.config.publicUrl,
       public_url_configured: this.deps.config.publicUrlConfigured,

@@ -1,6 +1,5 @@
+import { escapeHtml } from '../../platform/http/html.js';
 import type { PublicAgentInfo } from '../agents/index.js';
-
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The http(s) origin of a configured image URL, for img-src (an origin holds no `;` or `,`). */
 function imageOrigin(url: string | null): string | null {
@@ -53,16 +52,6 @@ export function chatPageHtml(info: Pick<PublicAgentInfo, 'id' | 'name'>, bundleF
 <body>
 <noscript>Chat with ${name} needs JavaScript.</noscript>
 </body>
-</html>
-`;
-}
-
-export function messagePageHtml(title: string): string {
-  const t = escapeHtml(title);
-  return `<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${t}</title></head>
-<body><p>${t}</p></body>
 </html>
 `;
 }

@@ -7,14 +7,14 @@ import { sendStatic } from '../../platform/http/static-file.js';
 import type { AgentsService } from '../agents/index.js';
 import type { PlanHolder } from '../limits/index.js';
 import { loadWidgetAssets, type WidgetAssets, type WidgetFile } from './assets.js';
-import { chatPageCsp, chatPageHtml, messagePageHtml } from './page.js';
+import { acceptsHtml, messagePageHtml } from '../../platform/http/html.js';
+import { chatPageCsp, chatPageHtml } from './page.js';
 
 /** The loader may change with every release, so caches check back often. */
 const LOADER_CACHE = 'public, max-age=300';
 /** A hashed bundle never changes under its name. */
 const BUNDLE_CACHE = 'public, max-age=31536000, immutable';
 
-const acceptsHtml = (req: FastifyRequest) => /\btext\/html\b/i.test(req.headers.accept ?? '');
 
 export interface WebRoutesOptions {
   agents: AgentsService;

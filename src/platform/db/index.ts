@@ -4,6 +4,7 @@ import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import * as sqliteVec from 'sqlite-vec';
 import { migrationsDir, nativeAddon, sqliteVecExtension } from '../assets.js';
+import { enableIncrementalVacuum } from './space.js';
 import { WalSync } from './durability.js';
 import { withStatementCache } from './statement-cache.js';
 
@@ -32,6 +33,8 @@ export function openDatabase(file: string): AppDatabase {
   makePrivate(file);
   const sqlite = openSqlite(file);
   try {
+    // first: a new file takes auto_vacuum only before its first table
+    enableIncrementalVacuum(sqlite, (message) => process.stderr.write(`${message}\n`));
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');

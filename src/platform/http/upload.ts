@@ -17,9 +17,16 @@ export interface SavedUpload {
 /**
  * Streams an upload to `path` without holding it in memory. Past `maxBytes` the partial file is
  * removed and `tooLarge` is thrown (the caller answers 413); any other failure, or `signal`
- * aborting, removes it too.
+ * aborting, removes it too. `accept`, when given, sees each piece's size first and may refuse it
+ * with the error to throw (a storage quota).
  */
-export async function saveUpload(stream: Readable & { truncated?: boolean }, path: string, maxBytes: number, signal?: AbortSignal): Promise<SavedUpload> {
+export async function saveUpload(
+  stream: Readable & { truncated?: boolean },
+  path: string,
+  maxBytes: number,
+  signal?: AbortSignal,
+  accept?: (bytes: number) => Error | null,
+): Promise<SavedUpload> {
   let size = 0;
   const headParts: Buffer[] = [];
   let headLength = 0;
@@ -27,6 +34,8 @@ export async function saveUpload(stream: Readable & { truncated?: boolean }, pat
     transform(chunk: Buffer, _enc, done) {
       size += chunk.length;
       if (size > maxBytes) return done(new UploadTooLargeError(maxBytes));
+      const refused = accept?.(chunk.length);
+      if (refused) return done(refused);
       if (headLength < HEAD_BYTES) {
         headParts.push(chunk.subarray(0, HEAD_BYTES - headLength));
         headLength += Math.min(chunk.length, HEAD_BYTES - headLength);

@@ -1,6 +1,7 @@
 import { readlinkSync } from 'node:fs';
 import { open, readFile, stat } from 'node:fs/promises';
 import { getPriority, setPriority } from 'node:os';
+import { threadId } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { nativeAddon } from '../assets.js';
 import type { HtmlDocument, ParsableType, ParseResult, TextMark } from './types.js';
@@ -45,10 +46,24 @@ export const DEFAULT_PARSE_LIMITS: Readonly<ParseLimits> = {
   maxCells: 2_000_000,
 };
 
+/**
+ * Where the worker writes its thread id as it starts a task, so the pool's memory watch knows
+ * which task a thread's memory belongs to (pool.ts): `cells` is shared with the pool.
+ */
+export interface TaskWatch {
+  cells: Int32Array;
+  slot: number;
+}
+
 export interface ParseTask {
   path: string;
   type: ParsableType;
   limits?: Partial<ParseLimits>;
+  watch?: TaskWatch;
+}
+
+function announceThread(watch: TaskWatch | undefined): void {
+  if (watch) Atomics.store(watch.cells, watch.slot, threadId);
 }
 
 export type WorkerReply = ParseResult | { error: string };
@@ -93,6 +108,7 @@ function runInBackground(): void {
 }
 
 export default async function parse(task: ParseTask): Promise<WorkerReply> {
+  announceThread(task.watch);
   runInBackground();
   const input = await readInput(task);
   return 'error' in input ? input : parseBuffer(input.buf, task.type, input.limits);
@@ -108,6 +124,7 @@ export default async function parse(task: ParseTask): Promise<WorkerReply> {
  *   moves to the caller.
  */
 export async function parseText(task: ParseTask): Promise<TextReply> {
+  announceThread(task.watch);
   runInBackground();
   const limits: ParseLimits = { ...DEFAULT_PARSE_LIMITS, ...task.limits };
   if (task.type === 'txt') {
@@ -553,11 +570,13 @@ class TextBuilder {
 export interface HtmlTask {
   html: string;
   url: string;
+  watch?: TaskWatch;
 }
 
 export type HtmlReply = HtmlDocument | { error: string };
 
-export async function extractHtml({ html, url }: HtmlTask): Promise<HtmlReply> {
+export async function extractHtml({ html, url, watch }: HtmlTask): Promise<HtmlReply> {
+  announceThread(watch);
   runInBackground();
   const { htmlBlocks } = await import('../text/html-text.js');
   try {

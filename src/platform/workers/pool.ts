@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import { parseWorkerFile } from '../assets.js';
 // Types only: a value import would pull the parsers into the main bundle.
-import type { HtmlReply, HtmlTask, ParseLimits, ParseTask, TextReply, WorkerReply } from './parse-worker.js';
+import type { HtmlReply, HtmlTask, ParseLimits, ParseTask, TaskWatch, TextReply, WorkerReply } from './parse-worker.js';
 import { type HtmlDocument, ParseError, type ParsableType, type ParsedText, type ParseResult, type ParserPool } from './types.js';
 
 export interface ParserPoolOptions {
@@ -16,6 +16,12 @@ export interface ParserPoolOptions {
   pageTimeoutMs?: number;
   /** V8 old-generation heap of each worker; default 512 MB */
   maxOldGenerationSizeMb?: number;
+  /**
+   * What one task's thread may hold, heap and buffers together (pdf.js's decoded streams are
+   * buffers, outside the heap limit); past it the task's thread is ended and the document
+   * refused. Default 768 MB.
+   */
+  maxMemoryMb?: number;
   /** an idle worker exits after this long (the next job starts a new one); default 60 s */
   idleTimeoutMs?: number;
   /**
@@ -28,6 +34,8 @@ export interface ParserPoolOptions {
 }
 
 export const OUT_OF_MEMORY_MESSAGE = 'The document needs more memory than allowed';
+/** how often the memory of threads running a task is read (while any runs) */
+const MEMORY_CHECK_MS = 100;
 const POOL_CLOSED = 'The parser pool is closed';
 
 /**
@@ -71,6 +79,7 @@ export function createParserPool(opts: ParserPoolOptions = {}): ParserPool {
   const slots = new Slots(maxThreads);
   const running = new Set<AbortController>();
   let closed = false;
+  const memory = new MemoryWatch(piscina, maxThreads, (opts.maxMemoryMb ?? 768) * MB);
 
   const fileTask = (filePath: string, type: ParsableType): ParseTask => ({ path: filePath, type, ...(opts.limits ? { limits: opts.limits } : {}) });
 
@@ -97,6 +106,7 @@ export function createParserPool(opts: ParserPoolOptions = {}): ParserPool {
     await slots.acquire(signal);
     const job = new AbortController();
     running.add(job);
+    const watched = memory.watch(job);
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -107,8 +117,9 @@ export function createParserPool(opts: ParserPoolOptions = {}): ParserPool {
       let reply: R;
       try {
         // On abort piscina rejects at once and terminates the worker running the task.
-        reply = (await piscina.run(task, { name, signal: signal ? AbortSignal.any([signal, job.signal]) : job.signal })) as R;
+        reply = (await piscina.run({ ...task, watch: watched.watch }, { name, signal: signal ? AbortSignal.any([signal, job.signal]) : job.signal })) as R;
       } catch (err) {
+        if (watched.overBudget()) throw new ParseError(OUT_OF_MEMORY_MESSAGE);
         if (timedOut) throw new ParseError(timeoutText(limitMs));
         if (signal?.aborted) throw signal.reason;
         if (closed) throw new Error(POOL_CLOSED);
@@ -119,6 +130,7 @@ export function createParserPool(opts: ParserPoolOptions = {}): ParserPool {
       return reply as Exclude<R, { error: string }>;
     } finally {
       clearTimeout(timer);
+      watched.end();
       running.delete(job);
       slots.release();
     }
@@ -130,10 +142,80 @@ export function createParserPool(opts: ParserPoolOptions = {}): ParserPool {
     slots.cancelWaiting(new Error(POOL_CLOSED));
     // piscina.destroy() never settles running tasks: abort them first (terminates their workers).
     for (const job of running) job.abort();
+    memory.stop();
     await piscina.destroy();
   }
 
   return { parse, parseText, extractHtml, close };
+}
+
+const MB = 1024 * 1024;
+
+/**
+ * Holds each task's thread to a memory budget that covers buffers too: V8's heap limit does not
+ * count ArrayBuffers, so a 1.5 MB PDF whose streams expand to 1 GiB took the process to 2.3 GB.
+ * While tasks run, each thread's heap statistics (read by V8 even while the thread is busy) are
+ * checked every 100 ms; a thread past the budget has its task aborted, which ends the thread.
+ * A task's worker writes its thread id into a shared cell as it starts (parse-worker.ts
+ * TaskWatch), which is how a thread's memory is tied to its task.
+ */
+class MemoryWatch {
+  private readonly cells: Int32Array;
+  private readonly jobs: Array<{ job: AbortController; over: boolean } | null>;
+  private timer: NodeJS.Timeout | null = null;
+  private checking = false;
+
+  constructor(
+    private readonly piscina: Piscina,
+    size: number,
+    private readonly budgetBytes: number,
+  ) {
+    this.cells = new Int32Array(new SharedArrayBuffer(4 * size));
+    this.jobs = new Array(size).fill(null);
+  }
+
+  watch(job: AbortController): { watch: TaskWatch; overBudget: () => boolean; end: () => void } {
+    const slot = this.jobs.indexOf(null);
+    const entry = { job, over: false };
+    this.jobs[slot] = entry;
+    Atomics.store(this.cells, slot, 0);
+    this.timer ??= setInterval(() => void this.check(), MEMORY_CHECK_MS);
+    return {
+      watch: { cells: this.cells, slot },
+      overBudget: () => entry.over,
+      end: () => {
+        this.jobs[slot] = null;
+        Atomics.store(this.cells, slot, 0);
+        if (this.jobs.every((j) => j === null)) this.stop();
+      },
+    };
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  private async check(): Promise<void> {
+    if (this.checking) return;
+    this.checking = true;
+    try {
+      await Promise.all(
+        this.piscina.threads.map(async (thread) => {
+          const slot = Array.prototype.indexOf.call(this.cells, thread.threadId);
+          const entry = slot >= 0 ? this.jobs[slot] : null;
+          if (!entry || entry.over) return;
+          const stats = await thread.getHeapStatistics().catch(() => null); // the thread may have just ended
+          if (stats && stats.used_heap_size + stats.external_memory > this.budgetBytes && this.jobs[slot] === entry) {
+            entry.over = true;
+            entry.job.abort(); // piscina ends the thread running it
+          }
+        }),
+      );
+    } finally {
+      this.checking = false;
+    }
+  }
 }
 
 /** A counting semaphore with a FIFO of waiters that can give up (abort) while waiting. */
