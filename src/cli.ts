@@ -8,7 +8,8 @@ import { BackupError, backupDatabase, nextBackupPath, restoreDatabase } from './
 import { AuthRepo, AuthService, emailField } from './modules/auth/index.js';
 import { runMode } from './platform/assets.js';
 import { systemClock } from './platform/clock.js';
-import { openDatabase, openSqlite } from './platform/db/index.js';
+import { DatabaseInUseError, lockDatabase } from './platform/db/data-lock.js';
+import { DatabaseRefusal, openDatabase, openSqlite } from './platform/db/index.js';
 import { ApiError } from './platform/http/errors.js';
 import { appVersion } from './platform/version.js';
 
@@ -108,9 +109,17 @@ export function buildCli(actions: CliActions, env: NodeJS.ProcessEnv): Command {
   addVariableOptions(program.command('migrate').description('apply pending database migrations and exit (serve does this too)'), DATA_VARIABLES).action(
     (_opts, cmd: Command) => {
       const config = configFrom(cmd, DATA_VARIABLES, env);
-      const before = existsSync(config.databaseFile) ? appliedMigrations(config.databaseFile) : 0;
-      openDatabase(config.databaseFile).close();
-      const after = appliedMigrations(config.databaseFile);
+      // not under a running server: it would go on with the schema it started with
+      const lock = lockDatabase(config.databaseFile);
+      let before: number;
+      let after: number;
+      try {
+        before = existsSync(config.databaseFile) ? appliedMigrations(config.databaseFile) : 0;
+        openDatabase(config.databaseFile).close();
+        after = appliedMigrations(config.databaseFile);
+      } finally {
+        lock.release();
+      }
       process.stdout.write(`${config.databaseFile}: ${after - before} migration(s) applied, ${after} in total\n`);
     },
   );
@@ -290,7 +299,7 @@ export async function runCli(argv: string[], actions: CliActions, env: NodeJS.Pr
     }
     await program.parseAsync(argv);
   } catch (err) {
-    const known = err instanceof CliError || err instanceof ConfigError || err instanceof BackupError || err instanceof ApiError;
+    const known = err instanceof CliError || err instanceof ConfigError || err instanceof BackupError || err instanceof ApiError || err instanceof DatabaseRefusal || err instanceof DatabaseInUseError;
     const message = known ? (err as Error).message : firstLine(err);
     process.stderr.write(`${err instanceof ConfigError ? '' : 'error: '}${message}\n`);
     process.exitCode = 1;

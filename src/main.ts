@@ -4,7 +4,8 @@ import { runCli } from './cli.js';
 import type { Config } from './config/index.js';
 import { BackupScheduler } from './modules/backup/index.js';
 import { systemClock } from './platform/clock.js';
-import { openDatabase } from './platform/db/index.js';
+import { lockDatabase, DatabaseInUseError } from './platform/db/data-lock.js';
+import { DatabaseRefusal, openDatabase } from './platform/db/index.js';
 import { configuredProviders } from './providers/llm/registry.js';
 
 /** How long shutdown may take before the process exits anyway (the database stays consistent: WAL). */
@@ -17,14 +18,23 @@ async function serve(config: Config): Promise<void> {
   } catch (err) {
     // Known start-up failures (port taken, no permission, unwritable data dir) are one line; anything else keeps its stack.
     const e = err as NodeJS.ErrnoException;
-    const known = e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL' || e.code === 'SQLITE_CANTOPEN';
+    const known =
+      e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL' || e.code === 'SQLITE_CANTOPEN' || err instanceof DatabaseRefusal || err instanceof DatabaseInUseError;
     process.stderr.write(`fatal: ${known ? e.message : (e.stack ?? String(err))}\n`);
     process.exit(1);
   }
 }
 
 async function start(config: Config): Promise<void> {
-  const database = openDatabase(config.databaseFile);
+  // held until the process ends: a second server on this DATA_DIR refuses to start
+  const lock = lockDatabase(config.databaseFile);
+  let database;
+  try {
+    database = openDatabase(config.databaseFile);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
   const app = await buildApp({ config, database });
   const backups = config.backup.intervalMs > 0 ? new BackupScheduler(database.sqlite, config.backup, systemClock, app.log) : undefined;
 
@@ -38,6 +48,7 @@ async function start(config: Config): Promise<void> {
     await app.close();
     await backups?.stop();
     database.close();
+    lock.release();
     app.log.info('shutdown complete: database closed');
   });
 

@@ -1,9 +1,9 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BOOT_TIMEOUT_MS, fromSource, killAll, repoRoot, startProcess, stopServer, withTimeout, type ServerProcess } from './helpers/server-process.js';
+import { BOOT_TIMEOUT_MS, fromSource, killAll, repoRoot, runCommand, startProcess, stopServer, withTimeout, type ServerProcess } from './helpers/server-process.js';
 
 /**
  * The real entry point in a child process: `node --import tsx src/main.ts` with nothing in its
@@ -44,8 +44,10 @@ async function boot(env: Record<string, string>): Promise<{ server: ServerProces
   return { server, base: address };
 }
 
+/** The SQLite files in `dir` that hold data (not the one-server lock, `<database>.lock`). */
 function sqliteFilesIn(dir: string): string[] {
   return readdirSync(dir).filter((f) => {
+    if (f.endsWith('.lock')) return false;
     const p = path.join(dir, f);
     if (!statSync(p).isFile() || statSync(p).size < 16) return false;
     return readFileSync(p).subarray(0, 16).toString('latin1') === 'SQLite format 3\0';
@@ -164,5 +166,90 @@ describe('main.ts as a process', () => {
     expect(other.status).toBe(403);
 
     expect(await stopServer(second.server, 'SIGINT')).toEqual({ code: 0, signal: null });
+  });
+});
+
+/** Issue 21.2 and 21.3: one server per database, and only a database this version can use. */
+describe('the database a server starts on', () => {
+  function cli(args: string[], env: Record<string, string>) {
+    const cmd = fromSource(args);
+    return runCommand(cmd, { env: { PATH: process.env.PATH ?? '', ...env } });
+  }
+
+  it('a second server on the same DATA_DIR refuses to start with a clear message; the first goes on, and migrate refuses too', { timeout: 90_000 }, async () => {
+    const dataDir = tempDir();
+    const first = await boot(baseEnv(dataDir));
+    const reg = await postJson(`${first.base}/api/auth/register`, { name: 'Owner', email: 'owner@example.com', password: 'two servers never' });
+    expect(reg.status).toBe(201);
+
+    const second = startServer(baseEnv(dataDir));
+    const { code } = await withTimeout(second.exited, BOOT_TIMEOUT_MS, 'the second server to refuse');
+    expect(code).toBe(1);
+    const lines = second.stderr().trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/in use by another chat-agent process/);
+
+    const migrate = await cli(['migrate'], { DATA_DIR: dataDir });
+    expect(migrate.code).toBe(1);
+    expect(migrate.stderr).toMatch(/in use by another chat-agent process/);
+
+    // the first was never disturbed
+    const login = await postJson(`${first.base}/api/auth/login`, { email: 'owner@example.com', password: 'two servers never' });
+    expect(login.status).toBe(200);
+    expect(await stopServer(first.server)).toEqual({ code: 0, signal: null });
+
+    // once it has stopped, the lock is free again (also after kill -9: the OS drops it with the process)
+    const third = await boot(baseEnv(dataDir));
+    third.server.child.kill('SIGKILL');
+    await third.server.exited;
+    const fourth = await boot(baseEnv(dataDir));
+    expect((await fetch(`${fourth.base}/api/health`)).status).toBe(200);
+    expect(await stopServer(fourth.server)).toEqual({ code: 0, signal: null });
+  });
+
+  const refusals: Array<[string, (file: string) => void, RegExp]> = [
+    ['an empty (0-byte) file', (file) => writeFileSync(file, ''), /is empty \(0 bytes\).*restore/],
+    ['a file that is not a database', (file) => writeFileSync(file, 'name,phone\nAnn,555\n'.repeat(500)), /is not a database.*restore/],
+    [
+      'an SQLite database of something else',
+      (file) => {
+        const other = new Database(file);
+        other.exec('CREATE TABLE notes (body TEXT)');
+        other.close();
+      },
+      /not a chat-agent one.*restore/,
+    ],
+  ];
+  for (const [what, make, message] of refusals) {
+    it(`refuses to start on ${what}, even with first-only registration open to the next visitor`, { timeout: 60_000 }, async () => {
+      const dataDir = tempDir();
+      const file = path.join(dataDir, 'chat-agent.db');
+      make(file);
+      const before = readFileSync(file);
+      const server = startServer({ ...baseEnv(dataDir), REGISTRATION: 'first-only' });
+      const { code } = await withTimeout(server.exited, BOOT_TIMEOUT_MS, 'the server to refuse');
+      expect(code).toBe(1);
+      expect(server.stderr()).toMatch(message);
+      expect(server.stderr().trim().split('\n')).toHaveLength(1);
+      // the file is left as it was, for its owner to look at
+      expect(readFileSync(file).equals(before)).toBe(true);
+    });
+  }
+
+  it('refuses a database written by a newer version; migrate says so and exits 1', { timeout: 90_000 }, async () => {
+    const dataDir = tempDir();
+    const made = await cli(['migrate'], { DATA_DIR: dataDir });
+    expect(made.code, made.stderr).toBe(0);
+    const file = path.join(dataDir, 'chat-agent.db');
+    const db = new Database(file);
+    db.prepare('INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)').run('from-the-future', Date.parse('2099-01-01T00:00:00Z'));
+    db.close();
+
+    const migrate = await cli(['migrate'], { DATA_DIR: dataDir });
+    expect(migrate.code).toBe(1);
+    expect(migrate.stderr).toMatch(/written by a newer version of chat-agent.*2099-01-01/);
+    const server = startServer(baseEnv(dataDir));
+    expect((await withTimeout(server.exited, BOOT_TIMEOUT_MS, 'the server to refuse')).code).toBe(1);
+    expect(server.stderr()).toMatch(/written by a newer version/);
   });
 });

@@ -52,7 +52,12 @@ describe('space after deletions', () => {
 
   it('a database created before auto_vacuum was set is converted once, its data kept', () => {
     const file = path.join(makeDataDir(), 'old.db');
+    // a database of this product as earlier versions left it: auto_vacuum off
+    openDatabase(file).close();
     const old = openSqlite(file);
+    old.pragma('journal_mode = DELETE');
+    old.pragma('auto_vacuum = NONE');
+    old.exec('VACUUM');
     old.exec("CREATE TABLE kept (v TEXT); INSERT INTO kept VALUES ('still here')");
     expect(old.pragma('auto_vacuum', { simple: true })).toBe(0);
     old.close();

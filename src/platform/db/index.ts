@@ -1,4 +1,5 @@
-import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, openSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
@@ -30,9 +31,13 @@ export interface AppDatabase {
  * acknowledges a write, so an acknowledged lead or message is on disk as with synchronous=FULL.
  */
 export function openDatabase(file: string): AppDatabase {
+  // only a missing file is a new install: an existing one must hold this product's data
+  const existed = existsSync(file);
+  if (existed && statSync(file).size === 0) throw new DatabaseRefusal(`${file} is empty (0 bytes), so it holds no data. ${IF_NEW_OR_RESTORE}`);
   makePrivate(file);
   const sqlite = openSqlite(file);
   try {
+    if (existed) assertOwnDatabase(sqlite, file);
     // first: a new file takes auto_vacuum only before its first table
     enableIncrementalVacuum(sqlite, (message) => process.stderr.write(`${message}\n`));
     sqlite.pragma('journal_mode = WAL');
@@ -58,6 +63,46 @@ export function openDatabase(file: string): AppDatabase {
     sqlite.close();
     throw err;
   }
+}
+
+/** The database file cannot be used as it is: the message says why and what to do. */
+export class DatabaseRefusal extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DatabaseRefusal';
+  }
+}
+
+const IF_NEW_OR_RESTORE = 'If this is a new install, delete the file; otherwise restore a backup with `chat-agent restore <backup file>`.';
+
+/**
+ * An existing file must be an SQLite database written by this product (it has the migrations
+ * table), and by this version or an older one: a newer version's migrations are unknown here,
+ * and running on its schema would lose data in ways no one could see.
+ */
+function assertOwnDatabase(sqlite: Database.Database, file: string): void {
+  let migrations: number | null;
+  try {
+    const table = sqlite.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'`).get();
+    migrations = table ? ((sqlite.prepare('SELECT max(created_at) AS last FROM __drizzle_migrations').get() as { last: number | null }).last ?? null) : null;
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') throw new DatabaseRefusal(`${file} is not a database (${(err as Error).message}). ${IF_NEW_OR_RESTORE}`);
+    throw err;
+  }
+  if (migrations === null) throw new DatabaseRefusal(`${file} is a database, but not a chat-agent one (it has no migrations table). ${IF_NEW_OR_RESTORE}`);
+  const known = knownMigrations();
+  if (Number(migrations) > known) {
+    throw new DatabaseRefusal(
+      `${file} was written by a newer version of chat-agent (its last migration is from ${new Date(Number(migrations)).toISOString()}, this version knows up to ${new Date(known).toISOString()}). Run that version, or restore a backup made by this one.`,
+    );
+  }
+}
+
+/** When the newest migration this version carries was made (drizzle-kit's journal). */
+function knownMigrations(): number {
+  const journal = JSON.parse(readFileSync(path.join(migrationsDir(), 'meta', '_journal.json'), 'utf8')) as { entries: Array<{ when: number }> };
+  return Math.max(...journal.entries.map((e) => e.when));
 }
 
 /**
