@@ -1,3 +1,6 @@
+import { readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { auth, createAgent, ManualClock, multipartForm, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
 import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
@@ -93,5 +96,76 @@ describe('a source whose job fails for good', () => {
     expect(source.error_message).toBe('Processing failed 3 times because of an internal error. Try adding it again; if it keeps failing, the server log has the details.');
     const job = t.database.sqlite.prepare('SELECT status, attempts, last_error FROM jobs WHERE subject_id = ?').get(source.id);
     expect(job).toEqual({ status: 'failed', attempts: 3, last_error: 'simulated write fault' });
+  });
+});
+
+describe('graceful stops during an ingestion', () => {
+  const apps: TestApp[] = [];
+  let site: LocalSite | undefined;
+  afterEach(async () => {
+    for (const t of apps.splice(0)) await t.cleanup();
+    await site?.close();
+  });
+
+  /**
+   * Issue 21.5: a graceful stop (SIGTERM) during an ingestion is no failure of the job. Three
+   * restarts used to use up its three attempts: the source ended failed and its file was deleted.
+   */
+  it('restarts during an ingestion use up none of its attempts: after five, the source completes', async () => {
+    site = await startLocalSite({ '/': '<html><body><main><p>Parcels leave the depot every morning at eight.</p></main></body></html>' });
+    const env = { ALLOW_PRIVATE_URLS: 'true' };
+    let hold = site.hold('/');
+    let t = await startTestApp({ env });
+    apps.push(t);
+    const { token } = await registerUser(t.app);
+    const agent = await createAgent(t.app, token);
+    const created = await t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agent.id}/website`, headers: auth(token), payload: { url: `${site.url}/` } });
+    expect(created.statusCode, created.body).toBe(201);
+    for (let restart = 1; restart <= 5; restart++) {
+      await hold.reached; // the job is running, waiting on the page
+      await t.close(); // a graceful stop, as at SIGTERM
+      const db = new Database(path.join(t.dataDir, 'chat-agent.db'), { readonly: true });
+      const job = db.prepare('SELECT status, attempts FROM jobs WHERE subject_id = ?').get(created.json().id);
+      db.close();
+      expect(job, `after stop ${restart}`).toEqual({ status: 'queued', attempts: 0 });
+      hold = site.hold('/');
+      t = await startTestApp({ env, dataDir: t.dataDir });
+      apps.push(t);
+    }
+    await hold.reached;
+    hold.release();
+    await t.app.jobs.idle();
+    const list = await t.app.inject({ method: 'GET', url: `/api/sources/chatbot/${agent.id}`, headers: auth(token) });
+    expect(list.json()[0]).toMatchObject({ status: 'completed', error_message: null });
+  });
+});
+
+/** Issue 21.8: upload files of sources that ended, or of none, were never removed. */
+describe('upload sweep', () => {
+  it('at start (and every minute) removes upload files no source refers to, once an hour old', async () => {
+    const first = await startTestApp();
+    const { token } = await registerUser(first.app);
+    const agent = await createAgent(first.app, token);
+    const text = await first.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agent.id}/text`, headers: auth(token), payload: { name: 'n', content: 'Opening hours are nine to five.' } });
+    expect(text.statusCode).toBe(201);
+    const uploads = path.join(first.dataDir, 'uploads');
+    const twoHoursAgo = new Date(Date.now() - 2 * 60 * 60 * 1000);
+    const put = (name: string, old: boolean) => {
+      writeFileSync(path.join(uploads, name), 'left behind');
+      if (old) utimesSync(path.join(uploads, name), twoHoursAgo, twoHoursAgo);
+    };
+    put('orphan.pdf', true); // a crash between saving and recording
+    put('ended.txt.part', true); // an upload cut off long ago
+    put('arriving.part', false); // an upload being received right now
+    put('waiting.txt', true); // a source still refers to it
+    first.database.sqlite.prepare('UPDATE sources SET stored_path = ? WHERE id = ?').run('waiting.txt', text.json().id);
+    await first.close();
+
+    const second = await startTestApp({ dataDir: first.dataDir });
+    try {
+      expect(readdirSync(uploads).sort()).toEqual(['arriving.part', 'waiting.txt']);
+    } finally {
+      await second.cleanup();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { rename, rm } from 'node:fs/promises';
+import { readdir, rename, rm, stat } from 'node:fs/promises';
 import { mkdirSync } from 'node:fs';
 import { lookup } from 'node:dns/promises';
 import path from 'node:path';
@@ -28,6 +28,8 @@ import type { ChunkRow, SourceRow } from './tables.js';
 
 export const ALLOWED_FILE_TYPES: readonly ParsableType[] = ['pdf', 'docx', 'txt', 'xlsx', 'csv'];
 export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
+/** an upload file no source refers to is removed once it is this old (it may still be arriving before) */
+export const UPLOAD_SWEEP_MIN_AGE_MS = 60 * 60 * 1000;
 export const INGEST_JOB = 'ingest-source';
 /** What the owner reads when a source's job kept failing on errors that are not about the file. */
 const unexpectedFailure = (attempts: number) =>
@@ -282,6 +284,34 @@ export class IngestionService {
       if (now - Date.parse(startedAt) > cap) {
         await this.jobs.cancelSubject(source.id);
         await this.fail(source, `Processing did not finish within ${Math.round(cap / 60_000)} minutes`);
+      }
+    }
+    await this.sweepUploads();
+  }
+
+  /**
+   * Removes files in DATA_DIR/uploads that no source refers to: left by a crash between saving an
+   * upload and recording its source, or by a job that ended without removing its file. A file
+   * younger than an hour is left alone: it may be an upload being received or just saved. Ages
+   * are the file system's (real time), whatever clock the app runs on.
+   */
+  private async sweepUploads(): Promise<void> {
+    const referenced = new Set(this.repo.storedPaths());
+    let names: string[];
+    try {
+      names = await readdir(this.uploadDir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (referenced.has(name)) continue;
+      const file = path.join(this.uploadDir, name);
+      try {
+        if (Date.now() - (await stat(file)).mtimeMs < UPLOAD_SWEEP_MIN_AGE_MS) continue;
+        await rm(file, { force: true });
+        this.log.info({ file: name }, 'removed an upload no source refers to');
+      } catch {
+        // gone meanwhile, or not removable: the next sweep tries again
       }
     }
   }

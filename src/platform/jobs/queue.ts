@@ -206,7 +206,16 @@ export class JobQueue {
         this.finish(job, 'done', null);
       } catch (err) {
         if (controller.signal.aborted) {
-          // cancelled (row already gone) or shutting down (row stays running, requeued at next start)
+          // Cancelled: the row is already gone. Shutting down: the job goes back to the queue
+          // without the attempt it was on, since a stop is no failure of the job (three restarts
+          // during a long ingestion used to end it failed). A crash still counts the attempt.
+          if (this.stopped) {
+            this.db
+              .update(jobs)
+              .set({ status: 'queued', attempts: sql`max(0, ${jobs.attempts} - 1)`, updated_at: this.clock.now().toISOString() })
+              .where(and(eq(jobs.id, job.id), eq(jobs.status, 'running')))
+              .run();
+          }
           return;
         }
         const message = err instanceof Error ? err.message : String(err);
