@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Figure } from './lib.js';
 
 const dir = path.join('bench', 'results');
-const order = ['http', 'chat', 'retrieval', 'ingest-formats', 'ingest-event-loop', 'process', 'analytics'];
+const order = ['http', 'chat', 'retrieval', 'ingest-formats', 'ingest-event-loop', 'process', 'analytics', 'hostile-inputs'];
 const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort((a, b) => order.indexOf(a.slice(0, -5)) - order.indexOf(b.slice(0, -5)));
 const cell = (v: unknown) => (v === undefined || v === null ? '' : String(v).replace(/\|/g, '\\|'));
 const lines = [

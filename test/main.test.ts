@@ -1,5 +1,6 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import http from 'node:http';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -122,6 +123,35 @@ describe('main.ts as a process', () => {
       expect(server.records.some((r) => /listening on/.test(r.msg))).toBe(false);
     });
   }
+
+  it('a keep-alive client whose request was in flight at SIGTERM does not hold the shutdown: exit 0, database closed', { timeout: 60_000 }, async () => {
+    const { server, base } = await boot({ ...baseEnv(tempDir()), REGISTRATION: 'open' });
+    const url = new URL(base);
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const body = JSON.stringify({ name: 'Owner', email: 'owner@example.com', password: 'kept alive too long' });
+      let sent!: () => void;
+      const headersSent = new Promise<void>((resolve) => (sent = resolve));
+      const answered = new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+        const req = http.request({ host: url.hostname, port: url.port, path: '/api/auth/register', method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection }));
+        });
+        req.on('error', reject);
+        // half the body now: the request is in flight when SIGTERM arrives
+        req.write(body.slice(0, 10), () => sent());
+        void server.waitFor((r) => /shutting down/.test(r.msg), 'the shutdown to begin').then(() => req.end(body.slice(10)));
+      });
+      await headersSent;
+      server.child.kill('SIGTERM');
+      expect((await answered).status).toBe(201);
+      // the connection stays open on the client's side (keep-alive): the server must close it
+      expect(await withTimeout(server.exited, 30_000, 'the server to exit')).toEqual({ code: 0, signal: null });
+      expect(server.records.some((r) => r.msg === 'shutdown complete: database closed')).toBe(true);
+    } finally {
+      agent.destroy();
+    }
+  });
 
   it('exits with code 1 instead of hanging when the port is taken', { timeout: 60_000 }, async () => {
     const { server, base } = await boot(baseEnv(tempDir()));
