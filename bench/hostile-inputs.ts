@@ -12,6 +12,7 @@ import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { benchPlansFile, json, ownerWithAgent, percentile, report, round, rssMb, saveResults, spawnServer, type ServerProcess } from './lib.js';
+import { pdfExpandingTo } from '../test/helpers/documents.js';
 
 const MB = 1_000_000;
 const HEALTH_EVERY_MS = 50;
@@ -19,42 +20,6 @@ const RSS_EVERY_MS = 100;
 const STATUS_EVERY_MS = 250;
 const GIVE_UP_MS = 10 * 60 * 1000;
 const HEALTH_GOAL_MS = 200;
-
-/** A one-page PDF whose FlateDecode content stream inflates to `mb` MiB of spaces (about 1 MB on disk for 1024). */
-async function pdfExpandingTo(mb: number): Promise<Uint8Array> {
-  const { createDeflate } = await import('node:zlib');
-  const deflate = createDeflate({ level: 9 });
-  const parts: Buffer[] = [];
-  deflate.on('data', (c: Buffer) => parts.push(c));
-  const done = new Promise((resolve, reject) => deflate.on('end', resolve).on('error', reject));
-  const block = Buffer.alloc(1024 * 1024, 0x20);
-  for (let i = 0; i < mb; i++) {
-    if (!deflate.write(block)) await new Promise((resolve) => deflate.once('drain', resolve));
-  }
-  deflate.end();
-  await done;
-  const stream = Buffer.concat(parts);
-  const objects: Buffer[] = [
-    Buffer.from('<< /Type /Catalog /Pages 2 0 R >>'),
-    Buffer.from('<< /Type /Pages /Kids [3 0 R] /Count 1 >>'),
-    Buffer.from('<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R >>'),
-    Buffer.concat([Buffer.from(`<< /Length ${stream.length} /Filter /FlateDecode >>\nstream\n`), stream, Buffer.from('\nendstream')]),
-  ];
-  const chunks: Buffer[] = [Buffer.from('%PDF-1.4\n')];
-  let length = chunks[0]!.length;
-  const offsets: number[] = [];
-  objects.forEach((obj, i) => {
-    offsets.push(length);
-    const framed = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`), obj, Buffer.from('\nendobj\n')]);
-    chunks.push(framed);
-    length += framed.length;
-  });
-  let tail = `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
-  for (const o of offsets) tail += `${String(o).padStart(10, '0')} 00000 n \n`;
-  tail += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`;
-  chunks.push(Buffer.from(tail));
-  return new Uint8Array(Buffer.concat(chunks));
-}
 
 /** `bytes` of words separated by single spaces, without a line break anywhere. */
 function oneLineText(bytes: number): Buffer {
