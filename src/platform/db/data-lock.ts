@@ -26,7 +26,8 @@ export function lockDatabase(databaseFile: string): { release: () => void } {
     throw new DatabaseInUseError(`cannot create the lock file ${file}: ${(err as Error).message}`);
   }
   try {
-    conn.pragma('journal_mode = DELETE');
+    // no journal file beside it (exclusive mode would keep one, with the umask's permissions)
+    conn.pragma('journal_mode = MEMORY');
     // the lock taken by the first write is kept until the connection closes
     conn.pragma('locking_mode = EXCLUSIVE');
     conn.exec('CREATE TABLE IF NOT EXISTS holder (pid INTEGER NOT NULL, since TEXT NOT NULL)');
