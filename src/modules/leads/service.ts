@@ -219,7 +219,7 @@ export class LeadsService {
    */
   private queueAlert(agent: ChatbotRow, lead: WidgetLeadRow, now: string): void {
     const address = agent.email_alert_address!;
-    const verified = this.stateOf(agent).verified;
+    const { verified, confirmation_sent_at: asked } = this.stateOf(agent);
     const link = `${this.options.publicUrl}/#/agents/${agent.id}/leads`;
     this.insertMail(agent.user_id, 'lead_alert', address, `New lead for ${oneLine(agent.name)}`, [
       `${oneLine(agent.name)} captured a new lead.`,
@@ -230,10 +230,9 @@ export class LeadsService {
       '',
       `See it in the admin: ${link}`,
     ].join('\n'), verified ? 'pending' : 'held', now);
-    if (verified) return;
+    if (verified || asked) return;
     const lower = address.toLowerCase();
-    const asked = this.repo.findAlertAddress(agent.user_id, lower)?.requested_at;
-    if (!asked && !this.confirmationRefusal(agent.user_id, lower, this.clock.now())) this.queueConfirmation(agent.user_id, lower, this.clock.now());
+    if (!this.confirmationRefusal(agent.user_id, lower, this.clock.now())) this.queueConfirmation(agent.user_id, lower, this.clock.now());
   }
 
   private insertMail(userId: string, kind: MailRow['kind'], to: string, subject: string, body: string, status: 'pending' | 'held', now: string): void {
