@@ -6,6 +6,8 @@ import type { Config } from './config/index.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import { databaseIsHealthy, type AppDatabase } from './platform/db/index.js';
 import { WalCheckpointer } from './platform/db/checkpointer.js';
+import { DatabaseCondition } from './platform/db/condition.js';
+import { IntegrityWatch } from './platform/db/integrity.js';
 import { SpaceReclaimer } from './platform/db/space.js';
 import {
   clientErrorHandler,
@@ -31,6 +33,7 @@ import { LimitsRepo, MessageQuota, PlanService, RateLimiter, rateLimitPlugin } f
 import { webRoutes } from './modules/web/index.js';
 import { SystemService, systemRoutes } from './modules/system/index.js';
 import { adminUiRoutes } from './modules/admin-ui/index.js';
+import { BackupScheduler } from './modules/backup/index.js';
 import { createEmbedder } from './providers/embeddings/index.js';
 import { configuredProviders } from './providers/llm/registry.js';
 
@@ -56,6 +59,12 @@ declare module 'fastify' {
     mailJobs: JobQueue;
     /** gives the space of deleted data back to the disk (tests wait on `space.idle()`) */
     space: SpaceReclaimer;
+    /** full disk or damage: what health and the admin status report */
+    databaseCondition: DatabaseCondition;
+    /** quick_check at start, daily, and after a request met damage (tests await `checkNow()`) */
+    integrity: IntegrityWatch;
+    /** scheduled backups (BACKUP_INTERVAL_H), when on */
+    backups: BackupScheduler | undefined;
   }
 }
 
@@ -112,21 +121,33 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
+  // Whoever meets a full disk or a damaged page tells `databaseCondition`: requests through the
+  // error handler (507/503), timers and background tasks through `report`, which never throws, so
+  // no timer can take the process down on a database error.
+  const databaseCondition = new DatabaseCondition(config.dataDir, clock, app.log);
+  const report = (what: string) => (err: unknown) => databaseCondition.report(what, err);
+  app.decorate('databaseCondition', databaseCondition);
   // behind a trusted proxy every connection comes from the proxy: the cap is the proxy's job there
   const connectionGuards = { ...DEFAULT_CONNECTION_GUARDS, ...(config.trustProxy === false ? {} : { maxPerAddress: 0 }), ...deps.connectionGuards };
-  await registerHttpPlatform(app, { version, connectionGuards });
+  await registerHttpPlatform(app, { version, connectionGuards, databaseCondition });
   // Group commit (platform/db/durability.ts): a response that may acknowledge a write waits until
   // the WAL is on disk. Reads never wait. Streamed chat answers wait before their `done` event.
   const durable = () => database.durability.barrier();
   // WAL checkpoints in a worker thread instead of inside whichever commit crosses the threshold
-  const checkpointer = new WalCheckpointer(database.sqlite, config.databaseFile, app.log);
+  const checkpointer = new WalCheckpointer(database.sqlite, config.databaseFile, app.log, report('a WAL checkpoint'));
   checkpointer.start();
   app.addHook('onClose', async () => checkpointer.stop());
   // space freed by deletions goes back to the disk (checked every minute, and at once after a source is deleted)
-  const space = new SpaceReclaimer(database.sqlite, app.log, () => checkpointer.checkpointNow());
+  const space = new SpaceReclaimer(database.sqlite, app.log, () => checkpointer.checkpointNow(), report('giving free database pages back'));
   space.start();
   app.addHook('onClose', async () => space.stop());
   app.decorate('space', space);
+  const integrity = new IntegrityWatch(config.databaseFile, databaseCondition, app.log);
+  databaseCondition.onCorruptionNoticed = () => integrity.soon();
+  app.addHook('onClose', async () => integrity.stop());
+  app.decorate('integrity', integrity);
+  const backups = config.backup.intervalMs > 0 ? new BackupScheduler(database.sqlite, config.backup, clock, app.log) : undefined;
+  app.decorate('backups', backups);
   // callback style, so a read passes straight through (no promise, no microtask hop)
   app.addHook('onSend', (request, _reply, payload, done) => {
     if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return done(null, payload);
@@ -147,19 +168,29 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const storage = new StorageQuota(knowledgeRepo, plans, ownerPlan);
   const knowledge = new KnowledgeService(knowledgeRepo, agents, embedder, vectors, clock, app.log, keywordSearcher.search, storage);
   // one slot more than an account may use: another account's source never waits for one account's crawl
-  const jobs = new JobQueue(database.db, clock, app.log, { concurrency: config.ingestConcurrency + 1, perOwner: config.ingestConcurrency, kinds: [INGEST_JOB] });
+  const jobs = new JobQueue(database.db, clock, app.log, {
+    concurrency: config.ingestConcurrency + 1,
+    perOwner: config.ingestConcurrency,
+    kinds: [INGEST_JOB],
+    onError: (what, err) => databaseCondition.report(`ingestion queue: ${what}`, err),
+  });
   const parsers = createParserPool({ maxThreads: config.ingestConcurrency, timeoutMs: config.ingestTimeoutMs, maxMemoryMb: config.ingestMemoryMb });
   const ingestion = new IngestionService(knowledgeRepo, knowledge, agents, jobs, parsers, { dataDir: config.dataDir, allowPrivateUrls: config.allowPrivateUrls, storage, freedSpace: () => void space.soon() }, clock, app.log);
   const providers = configuredProviders(config);
   const limitsRepo = new LimitsRepo(database.db);
-  const rateLimiter = new RateLimiter(limitsRepo, clock);
+  const rateLimiter = new RateLimiter(limitsRepo, clock, report('writing the rate-limit counters'));
   const quota = new MessageQuota(limitsRepo, plans, clock);
   const chat = new ChatService(new ChatRepo(database.db), agents, knowledge, plans, quota, ownerPlan, providers.get, clock, app.log);
   const analytics = new AnalyticsService(new AnalyticsRepo(database.db), agents, clock);
   // Lead alerts: their own queue, so a long ingestion never delays a lead's e-mail; retried until
   // delivered (backoff up to a minute), across restarts.
   const mailer = createMailer(config.smtp);
-  const mailJobs = new JobQueue(database.db, clock, app.log, { concurrency: 2, maxAttempts: Number.MAX_SAFE_INTEGER, kinds: [SEND_MAIL_JOB] });
+  const mailJobs = new JobQueue(database.db, clock, app.log, {
+    concurrency: 2,
+    maxAttempts: Number.MAX_SAFE_INTEGER,
+    kinds: [SEND_MAIL_JOB],
+    onError: (what, err) => databaseCondition.report(`lead-alert queue: ${what}`, err),
+  });
   const leads = new LeadsService(new LeadsRepo(database.db), agents, plans, mailJobs, mailer, { publicUrl: config.publicUrl, accountEmail: (userId) => auth.getUser(userId).email }, clock, app.log);
 
   await app.register(authenticationPlugin, { auth });
@@ -180,16 +211,40 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     config: { public: true, rateLimit: false },
     schema: {
       tags: ['health'],
+      summary: 'ok; degraded (200) when scheduled backups fail; error (503) when the disk is full or the database damaged',
       response: {
-        200: z.object({ status: z.literal('ok'), version: z.string(), database: z.literal('ok') }),
-        503: z.object({ status: z.literal('error'), version: z.string(), database: z.literal('error') }),
+        200: z.object({
+          status: z.enum(['ok', 'degraded']),
+          version: z.string(),
+          database: z.literal('ok'),
+          backups: z.enum(['ok', 'failing']).optional().describe('only when backups are scheduled'),
+          detail: z.string().optional().describe('what is wrong, when something is'),
+        }),
+        503: z.object({
+          status: z.literal('error'),
+          version: z.string(),
+          database: z.enum(['full', 'corrupt', 'error']),
+          backups: z.enum(['ok', 'failing']).optional(),
+          detail: z.string(),
+        }),
       },
     },
-    // whether mail goes out is for the signed-in owner (GET /api/system/status), not for anyone
-    handler: async (_req, reply) =>
-      databaseIsHealthy(database.sqlite)
-        ? { status: 'ok' as const, version, database: 'ok' as const }
-        : reply.code(503).send({ status: 'error' as const, version, database: 'error' as const }),
+    // whether mail goes out is for the signed-in owner (GET /api/system/status), not for anyone;
+    // the failing backup's own message names folders, so only the admin status carries it
+    handler: async (_req, reply) => {
+      const backupState = backups ? { backups: backups.status().failing ? ('failing' as const) : ('ok' as const) } : {};
+      const condition = databaseCondition.current();
+      if (condition.state !== 'ok') {
+        return reply.code(503).send({ status: 'error' as const, version, database: condition.state, ...backupState, detail: condition.detail! });
+      }
+      if (!databaseIsHealthy(database.sqlite)) {
+        return reply.code(503).send({ status: 'error' as const, version, database: 'error' as const, ...backupState, detail: 'The database does not answer.' });
+      }
+      if (backupState.backups === 'failing') {
+        return { status: 'degraded' as const, version, database: 'ok' as const, ...backupState, detail: 'The last scheduled backup failed; the admin status and the server log say why.' };
+      }
+      return { status: 'ok' as const, version, database: 'ok' as const, ...backupState };
+    },
   });
 
   await app.register(authRoutes, { auth });
@@ -202,12 +257,24 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(webRoutes, { agents, ownerPlan });
   // what the admin UI shows about the set-up (registration, provider keys, mail), and the UI itself
   const accounts = new AuthRepo(database.db);
-  const system = new SystemService({ config, countAccounts: () => accounts.countUsers(), mail: { configured: leads.mailConfigured, pending: (user) => leads.pendingMailCount(user) } });
+  const system = new SystemService({
+    config,
+    countAccounts: () => accounts.countUsers(),
+    mail: { configured: leads.mailConfigured, pending: (user) => leads.pendingMailCount(user) },
+    database: () => databaseCondition.current(),
+    backups: () => backups?.status() ?? null,
+  });
   await app.register(systemRoutes, { system });
   await app.register(adminUiRoutes);
 
   // Expired sessions are refused on use anyway; this only keeps the table small.
-  const sweep = setInterval(() => auth.purgeExpiredSessions(), 60 * 60 * 1000);
+  const sweep = setInterval(() => {
+    try {
+      auth.purgeExpiredSessions();
+    } catch (err) {
+      report('removing expired sessions')(err);
+    }
+  }, 60 * 60 * 1000);
   sweep.unref();
   app.addHook('onClose', async () => clearInterval(sweep));
   // chunks stored while the embedder was unreachable, or before an embedder change, get vectors now
@@ -216,9 +283,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     jobs.start(); // picks up ingestion a previous process left unfinished
     // without SMTP_URL alerts stay queued (health says so) and go out once mail is configured
     if (mailer.configured) mailJobs.start();
-    await ingestion.watchdog();
+    // a start on a full disk still serves (reads work; writes get 507 until space is freed)
+    await ingestion.watchdog().catch(report('the ingestion watchdog'));
+    integrity.start();
+    backups?.start();
   });
-  const watchdog = setInterval(() => void ingestion.watchdog().catch((err) => app.log.error({ err }, 'watchdog failed')), 60_000);
+  const watchdog = setInterval(() => void ingestion.watchdog().catch(report('the ingestion watchdog')), 60_000);
   watchdog.unref();
   // Shutdown: running jobs stop at a safe point (they resume at the next start), then the workers go.
   app.addHook('onClose', async () => {
@@ -226,6 +296,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     await jobs.stop();
     await mailJobs.stop();
     await parsers.close();
+    // a backup in progress completes (it is not torn mid-write) before the database closes
+    await backups?.stop();
   });
   app.decorate('jobs', jobs);
   app.decorate('mailJobs', mailJobs);

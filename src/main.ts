@@ -2,8 +2,6 @@ import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import { runCli } from './cli.js';
 import type { Config } from './config/index.js';
-import { BackupScheduler } from './modules/backup/index.js';
-import { systemClock } from './platform/clock.js';
 import { lockDatabase, DatabaseInUseError } from './platform/db/data-lock.js';
 import { DatabaseRefusal, openDatabase } from './platform/db/index.js';
 import { configuredProviders } from './providers/llm/registry.js';
@@ -36,17 +34,15 @@ async function start(config: Config): Promise<void> {
     throw err;
   }
   const app = await buildApp({ config, database });
-  const backups = config.backup.intervalMs > 0 ? new BackupScheduler(database.sqlite, config.backup, systemClock, app.log) : undefined;
 
   // SIGTERM/SIGINT: stop accepting and let in-flight requests finish; then (app.ts onClose) running
   // ingestion jobs stop at a safe point and stay queued for the next start, the lead-alert outbox
-  // stops (its rows are the state: unsent mail stays queued), and the parser threads end. Then a
-  // backup in progress completes, and closing the database folds the WAL back into the file.
+  // stops (its rows are the state: unsent mail stays queued), the parser threads end and a backup
+  // in progress completes. Then closing the database folds the WAL back into the file.
   closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     else app.log.info({ signal }, 'shutting down');
     await app.close();
-    await backups?.stop();
     database.close();
     lock.release();
     app.log.info('shutdown complete: database closed');
@@ -61,8 +57,7 @@ async function start(config: Config): Promise<void> {
     app.log.info(`LLM providers configured: ${configured.join(', ')}; agents on ${missing.join(', ')} answer from their knowledge base only`);
   }
   app.log.info(config.embeddings === 'none' ? 'retrieval: keyword search only (EMBEDDINGS=none)' : `retrieval: keyword + ${config.embeddings} embeddings`);
-  if (backups) {
-    backups.start();
+  if (app.backups) {
     app.log.info({ dir: config.backup.dir, everyHours: config.backup.intervalMs / 3_600_000, keep: config.backup.keep }, 'scheduled backups on');
   }
 }

@@ -45,6 +45,8 @@ describe('GET /api/system/status', () => {
   it('with nothing configured: knowledge-only answers, keyword search, mail not configured', async () => {
     const t = await start();
     const { token } = await registerUser(t.app);
+    // the start-up integrity check has ended
+    await t.app.integrity.checkNow();
     const res = await t.app.inject({ method: 'GET', url: '/api/system/status', headers: auth(token) });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
@@ -55,6 +57,8 @@ describe('GET /api/system/status', () => {
       plans: ['free', 'starter', 'pro'],
       public_url: 'http://localhost:3000',
       public_url_configured: false,
+      database: { state: 'ok', detail: null, integrity_checked_at: expect.any(String) },
+      backups: { scheduled: false },
     });
   });
 
@@ -99,7 +103,17 @@ describe('GET /api/system/status', () => {
     const t = await start();
     const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     const status = doc.paths['/api/system/status'].get;
-    expect(Object.keys(status.responses['200'].content['application/json'].schema.properties).sort()).toEqual(['embeddings', 'knowledge_only', 'mail', 'plans', 'providers', 'public_url', 'public_url_configured']);
+    expect(Object.keys(status.responses['200'].content['application/json'].schema.properties).sort()).toEqual([
+      'backups',
+      'database',
+      'embeddings',
+      'knowledge_only',
+      'mail',
+      'plans',
+      'providers',
+      'public_url',
+      'public_url_configured',
+    ]);
     expect(doc.paths['/api/auth/registration'].get.responses['200']).toBeDefined();
   });
 });

@@ -159,7 +159,7 @@ describe('backups', () => {
     expect(statSync(dataDir).mode & 0o777).toBe(0o700);
     for (const f of files) {
       expect(statSync(path.join(dataDir, 'backups', f)).mode & 0o777, f).toBe(0o600);
-      expect(f).toMatch(/^chat-agent-\d{8}T\d{6}Z(-\d+)?\.db$/);
+      expect(f).toMatch(/^chat-agent-auto-\d{8}T\d{6}Z(-\d+)?\.db$/);
       const db = new Database(path.join(dataDir, 'backups', f), { readonly: true });
       expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
       expect((db.prepare('SELECT count(*) AS n FROM users').get() as { n: number }).n).toBe(1);

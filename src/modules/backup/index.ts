@@ -1,2 +1,2 @@
-export { BackupScheduler, type BackupSchedule } from './scheduler.js';
-export { BackupError, DatabaseInUseError, backupDatabase, nextBackupPath, pruneBackups, restoreDatabase, verifyDatabaseFile, type BackupResult, type RestoreResult } from './service.js';
+export { BackupScheduler, type BackupSchedule, type BackupScheduleStatus } from './scheduler.js';
+export { BackupError, DatabaseInUseError, backupDatabase, nextBackupPath, pruneScheduledBackups, removeAbandonedTempFiles, restoreDatabase, verifyDatabaseFile, type BackupResult, type RestoreResult } from './service.js';

@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { loadSqliteVec, openSqlite } from '../../platform/db/index.js';
@@ -18,12 +18,18 @@ export interface BackupResult {
   ms: number;
 }
 
-/** backups/chat-agent-20260301T120000Z.db: names sort by time */
-export function backupFileName(at: Date): string {
-  return `chat-agent-${at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}.db`;
+/**
+ * backups/chat-agent-20260301T120000Z.db (made by `chat-agent backup`) or
+ * chat-agent-auto-20260301T120000Z.db (made by the schedule): names sort by time, and the
+ * rotation removes only the schedule's own, never a backup someone made by hand.
+ */
+export function backupFileName(at: Date, kind: BackupKind = 'manual'): string {
+  return `${kind === 'scheduled' ? 'chat-agent-auto-' : 'chat-agent-'}${at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}.db`;
 }
 
-const BACKUP_NAME = /^chat-agent-\d{8}T\d{6}Z(-\d+)?\.db$/;
+export type BackupKind = 'manual' | 'scheduled';
+
+const SCHEDULED_BACKUP_NAME = /^chat-agent-auto-(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z(-\d+)?\.db$/;
 
 /**
  * Online backup of `source` (an open connection, possibly the server's own, possibly another
@@ -40,6 +46,7 @@ export async function backupDatabase(source: Database.Database, target: string, 
   const dir = path.dirname(absolute);
   if (!existsSync(dir)) throw new BackupError(`cannot write the backup: folder ${dir} does not exist`);
   if (existsSync(absolute) && statSync(absolute).isDirectory()) throw new BackupError(`cannot write the backup: ${absolute} is a folder`);
+  removeAbandonedTempFiles(dir);
   const tmp = `${absolute}.tmp-${process.pid}`;
   rmSync(tmp, { force: true });
   try {
@@ -89,19 +96,88 @@ export function verifyDatabaseFile(file: string, opts: { makeSelfContained?: boo
   }
 }
 
-/** Keeps the newest `keep` backups in `dir` (by name, which sorts by time); returns the removed ones. */
-export function pruneBackups(dir: string, keep: number): string[] {
-  if (!existsSync(dir)) return [];
-  const backups = readdirSync(dir).filter((f) => BACKUP_NAME.test(f)).sort();
+/**
+ * Keeps the newest `keep` scheduled backups in `dir` (by name, which sorts by time); returns the
+ * removed ones. Manual backups in the same folder are not counted and never removed.
+ */
+export function pruneScheduledBackups(dir: string, keep: number): string[] {
+  const backups = scheduledBackups(dir);
   const removed = backups.slice(0, Math.max(0, backups.length - keep)).map((f) => path.join(dir, f));
   for (const file of removed) rmSync(file, { force: true });
   return removed;
 }
 
+/** When the newest scheduled backup in `dir` was made (from its name), or null. */
+export function newestScheduledBackupAt(dir: string): Date | null {
+  const newest = scheduledBackups(dir).at(-1);
+  const m = newest ? SCHEDULED_BACKUP_NAME.exec(newest) : null;
+  return m ? new Date(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!)) : null;
+}
+
+function scheduledBackups(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).filter((f) => SCHEDULED_BACKUP_NAME.test(f)).sort();
+}
+
+/**
+ * Removes the temp files of backups (`<target>.tmp-<pid>`) and restores (`<db>.restore-<pid>.tmp`)
+ * whose process is gone: a backup killed mid-copy left them forever. Only SQLite files (or empty
+ * ones) are touched, and only when no process has that pid, so nobody's unrelated file goes.
+ */
+export function removeAbandonedTempFiles(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const m = /\.tmp-(\d+)$/.exec(name) ?? /\.restore-(\d+)\.tmp$/.exec(name);
+    if (!m || processIsAlive(Number(m[1]))) continue;
+    const file = path.join(dir, name);
+    try {
+      if (!looksLikeSqliteOrEmpty(file)) continue;
+      rmSync(file, { force: true });
+      removed.push(file);
+    } catch {
+      // gone meanwhile, or not ours to remove
+    }
+  }
+  return removed;
+}
+
+function processIsAlive(pid: number): boolean {
+  if (pid === process.pid) return false; // this process has no backup running under that name yet
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it exists, under another user
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+
+function looksLikeSqliteOrEmpty(file: string): boolean {
+  const stat = statSync(file);
+  if (!stat.isFile()) return false;
+  if (stat.size === 0) return true;
+  const fd = openSync(file, 'r');
+  try {
+    const head = Buffer.alloc(SQLITE_HEADER.length);
+    readSync(fd, head, 0, head.length, 0);
+    return head.equals(SQLITE_HEADER);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** A target in `dir` named by time that does not exist yet (two backups in one second get -2, -3, ...). */
-export function nextBackupPath(dir: string, at: Date): string {
+export function nextBackupPath(dir: string, at: Date, kind: BackupKind = 'manual'): string {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const base = backupFileName(at);
+  const base = backupFileName(at, kind);
   let candidate = path.join(dir, base);
   for (let n = 2; existsSync(candidate); n++) candidate = path.join(dir, base.replace(/\.db$/, `-${n}.db`));
   return candidate;
@@ -131,6 +207,7 @@ export function restoreDatabase(source: string, databaseFile: string, at: Date):
   if (!statSync(from).isFile()) throw new BackupError(`${from} is not a file`);
   if (from === target) throw new BackupError(`${from} is the live database itself; restore from a backup file`);
 
+  removeAbandonedTempFiles(path.dirname(target));
   const tmp = `${target}.restore-${process.pid}.tmp`;
   rmSync(tmp, { force: true });
   try {

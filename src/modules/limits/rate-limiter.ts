@@ -46,6 +46,8 @@ export class RateLimiter {
   constructor(
     private readonly repo: LimitsRepo,
     private readonly clock: Clock,
+    /** a flush that could not write; the counts are kept and written by a later flush */
+    private readonly onFlushError: (err: unknown) => void = () => undefined,
     private readonly flushIntervalMs = 2000,
   ) {}
 
@@ -115,12 +117,23 @@ export class RateLimiter {
           continue;
         }
         if (!counter.dirty) continue;
-        counter.dirty = false;
         changed.push({ key, window_s: counter.windowS, window_start: counter.windowStart, count: counter.count });
       }
       if (counters.length === 0) this.counters.delete(key);
     }
-    if (changed.length > 0 || ended) this.repo.saveCounters(changed, now);
+    if (changed.length === 0 && !ended) return;
+    try {
+      this.repo.saveCounters(changed, now);
+    } catch (err) {
+      // A full disk (or a busy file): the counts stay in memory, still marked changed, and the
+      // next flush writes them. Throwing from the timer would end the process.
+      this.onFlushError(err);
+      return;
+    }
+    for (const row of changed) {
+      const counter = this.counters.get(row.key)?.find((c) => c.windowS === row.window_s && c.windowStart === row.window_start);
+      if (counter?.count === row.count) counter.dirty = false;
+    }
   }
 
   private nowS(): number {

@@ -16,6 +16,23 @@ const statusSchema = z.object({
   plans: z.string().array(),
   public_url: z.string().describe('base URL of embed snippets, share links and e-mail links: PUBLIC_URL, or http://localhost:PORT when it is not set'),
   public_url_configured: z.boolean().describe('whether PUBLIC_URL is set'),
+  database: z
+    .object({
+      state: z.enum(['ok', 'full', 'corrupt']),
+      detail: z.string().nullable().describe('what happened and what to do, when the state is not ok'),
+      integrity_checked_at: z.string().nullable().describe('when the last quick_check ended (at start, then daily)'),
+    })
+    .describe('full: the disk is full, writes are refused and reads work; corrupt: a restore is needed'),
+  backups: z.union([
+    z.object({ scheduled: z.literal(false) }),
+    z.object({
+      scheduled: z.literal(true),
+      last_success_at: z.string().nullable(),
+      last_failure_at: z.string().nullable(),
+      last_error: z.string().nullable().describe("the failure's message (an admin's view; others read only that it failed)"),
+      failing: z.boolean().describe('the latest scheduled backup failed'),
+    }),
+  ]),
 });
 
 /** Beyond the spec: what the admin UI reads about the server's set-up. */
@@ -35,7 +52,7 @@ export const systemRoutes: FastifyPluginAsyncZod<{ system: SystemService }> = as
   app.get('/api/system/status', {
     schema: {
       tags: ['system'],
-      summary: 'Which LLM providers have keys, the embeddings mode, whether lead e-mail can be sent, the plan ids, and PUBLIC_URL (whether it is set)',
+      summary: 'Which LLM providers have keys, the embeddings mode, whether lead e-mail can be sent, the plan ids, PUBLIC_URL (whether it is set), the database state and the scheduled backups',
       security: [{ bearer: [] }],
       response: { 200: statusSchema },
     },

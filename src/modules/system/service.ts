@@ -1,5 +1,7 @@
 import type { Config } from '../../config/index.js';
+import type { DatabaseConditionReport } from '../../platform/db/condition.js';
 import type { AuthUser } from '../auth/index.js';
+import type { BackupScheduleStatus } from '../backup/index.js';
 
 export type ProviderName = 'openai' | 'anthropic' | 'google' | 'ollama';
 const PROVIDERS: ProviderName[] = ['openai', 'anthropic', 'google', 'ollama'];
@@ -23,6 +25,10 @@ export interface SystemStatus {
   public_url: string;
   /** whether PUBLIC_URL is set; when it is not, public_url is only right for a browser on the server itself */
   public_url_configured: boolean;
+  /** full disk or damage, with what to do (the admin UI shows it as a banner) */
+  database: DatabaseConditionReport;
+  /** scheduled backups: `scheduled: false` when BACKUP_INTERVAL_H is 0 */
+  backups: BackupScheduleStatus | { scheduled: false };
 }
 
 export interface SystemDeps {
@@ -31,6 +37,9 @@ export interface SystemDeps {
   countAccounts: () => number;
   /** pending: the asking account's alerts waiting to go out */
   mail: { configured: boolean; pending: (user: AuthUser) => number };
+  database: () => DatabaseConditionReport;
+  /** null when no backups are scheduled */
+  backups: () => BackupScheduleStatus | null;
 }
 
 /**
@@ -63,6 +72,15 @@ export class SystemService {
       plans: Object.keys(this.deps.config.plans),
       public_url: this.deps.config.publicUrl,
       public_url_configured: this.deps.config.publicUrlConfigured,
+      database: this.deps.database(),
+      backups: this.backups(user),
     };
+  }
+
+  /** A failed backup's message names folders of the server: an admin sees it, an account only that backups fail. */
+  private backups(user: AuthUser): SystemStatus['backups'] {
+    const status = this.deps.backups();
+    if (!status) return { scheduled: false };
+    return user.role === 'admin' ? status : { ...status, last_error: status.failing ? 'The last scheduled backup failed (the server log says why)' : null };
   }
 }

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { stat } from 'node:fs/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import { Piscina } from 'piscina';
-import type { CheckpointResult } from '../workers/parse-worker.js';
+import type { CheckpointRefusal, CheckpointResult } from '../workers/parse-worker.js';
 import { resolveWorkerFile, workerExecArgv } from '../workers/pool.js';
 
 /** checkpoint once the WAL holds this much (SQLite's own default is 1000 pages, ~4 MB) */
@@ -28,6 +28,8 @@ export class WalCheckpointer {
     private readonly sqlite: Database.Database,
     private readonly file: string,
     private readonly log: FastifyBaseLogger,
+    /** a checkpoint SQLite refused (a full disk): the WAL keeps the pages and a later checkpoint copies them */
+    private readonly onRefused: (err: unknown) => void = (err) => log.warn({ err }, 'WAL checkpoint refused; will try again'),
   ) {
     const workerFile = resolveWorkerFile();
     this.pool = new Piscina({ filename: workerFile, name: 'checkpoint', execArgv: workerExecArgv(workerFile), minThreads: 0, maxThreads: 1, idleTimeout: 60_000 });
@@ -58,7 +60,9 @@ export class WalCheckpointer {
     let result: CheckpointResult | null = null;
     const run = (async () => {
       try {
-        result = (await this.pool.run({ file: this.file }, { name: 'checkpoint' })) as CheckpointResult;
+        const outcome = (await this.pool.run({ file: this.file }, { name: 'checkpoint' })) as CheckpointResult | CheckpointRefusal;
+        if ('refused' in outcome) this.onRefused(Object.assign(new Error(outcome.refused.message), { code: outcome.refused.code }));
+        else result = outcome;
       } catch (err) {
         this.log.error({ err }, 'WAL checkpoint in the worker failed; checkpoints go back to the main thread');
         this.fallenBack = true;

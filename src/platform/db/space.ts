@@ -46,6 +46,7 @@ export class SpaceReclaimer {
     private readonly log: FastifyBaseLogger,
     /** runs once a reclaim has ended, so the shrunk file reaches the disk (a checkpoint) */
     private readonly afterReclaim: () => Promise<unknown> = async () => undefined,
+    private readonly onError: (err: unknown) => void = (err) => log.warn({ err }, 'giving free database pages back failed; will try again'),
   ) {}
 
   start(): void {
@@ -85,7 +86,7 @@ export class SpaceReclaimer {
       } while (this.again && !this.stopped);
     } catch (err) {
       // a full disk or a busy database: the pages stay free for reuse, and the next check tries again
-      this.log.warn({ err }, 'giving free database pages back failed; will try again');
+      this.onError(err);
     }
   }
 

@@ -1,6 +1,7 @@
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { RESTORE_ADVICE, type DatabaseCondition } from '../db/condition.js';
 import { ApiError } from './errors.js';
 
 interface FieldError {
@@ -11,10 +12,11 @@ interface FieldError {
 /**
  * Maps every error to `{"detail": ...}` (spec 7, CONTRACT): validation -> 400 with a detail naming
  * the field plus an `errors` array; Fastify's own 4xx (bad JSON, body too large, wrong media type)
- * keep their status with a plain message; everything else is a 500 that shows no internals and is
- * logged with the request id.
+ * keep their status with a plain message; a full disk is 507 and a damaged database 503, each with
+ * a sentence saying what happened (nothing was saved); everything else is a 500 that shows no
+ * internals and is logged with the request id.
  */
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(app: FastifyInstance, condition?: DatabaseCondition): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof ApiError) {
       return reply.code(error.statusCode).headers(error.headers).send({ detail: error.detail });
@@ -31,6 +33,14 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (status >= 400 && status < 500) {
       return reply.code(status).send({ detail: clientMessage(error) });
     }
+    // SQLite rolled the write back: nothing half-done is kept, and reads go on working
+    switch (condition?.notice(error)) {
+      case 'full':
+        return reply.code(507).send({ detail: DISK_FULL_DETAIL });
+      case 'corrupt':
+        request.log.error({ err: error }, 'request failed: the database is damaged');
+        return reply.code(503).send({ detail: `The database is damaged, so this could not be done. ${RESTORE_ADVICE}` });
+    }
     request.log.error({ err: error }, 'request failed');
     return reply.code(500).send({ detail: 'Internal server error' });
   });
@@ -39,6 +49,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
     reply.code(404).send({ detail: `Not found: ${request.method} ${request.url.split('?')[0]}` });
   });
 }
+
+export const DISK_FULL_DETAIL = "The server's disk is full, so nothing was saved. Reading still works; try again once space has been freed.";
 
 /** Headers for replies the router makes before any hook runs (helmet's included). */
 const BARE_SECURITY_HEADERS = {

@@ -4,6 +4,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
+import type { DatabaseCondition } from '../db/condition.js';
 import { registerErrorHandling } from './error-handler.js';
 import { ApiError } from './errors.js';
 import { type ConnectionGuardOptions, guardConnections } from './connection-guards.js';
@@ -11,7 +12,7 @@ import { endSilentConnectionsOnClose } from './silent-connections.js';
 
 export { ApiError } from './errors.js';
 export { type ConnectionGuardOptions, DEFAULT_CONNECTION_GUARDS } from './connection-guards.js';
-export { clientErrorHandler, frameworkErrorHandler } from './error-handler.js';
+export { clientErrorHandler, DISK_FULL_DETAIL, frameworkErrorHandler } from './error-handler.js';
 
 export interface RouteInfo {
   method: string;
@@ -27,7 +28,10 @@ declare module 'fastify' {
 }
 
 /** Platform plugins, in load order: route table, errors, security headers, OpenAPI + docs. */
-export async function registerHttpPlatform(app: FastifyInstance, info: { version: string; connectionGuards: ConnectionGuardOptions }): Promise<void> {
+export async function registerHttpPlatform(
+  app: FastifyInstance,
+  info: { version: string; connectionGuards: ConnectionGuardOptions; databaseCondition?: DatabaseCondition },
+): Promise<void> {
   app.decorate('routeTable', [] as RouteInfo[]);
   // A '/' route under a prefix is served at both `prefix` and `prefix/` (prefixTrailingSlash
   // 'both', the default), but Fastify runs onRoute for the first one only. Candidates for that
@@ -51,7 +55,7 @@ export async function registerHttpPlatform(app: FastifyInstance, info: { version
     }
   });
 
-  registerErrorHandling(app);
+  registerErrorHandling(app, info.databaseCondition);
   endSilentConnectionsOnClose(app);
   guardConnections(app, info.connectionGuards);
 

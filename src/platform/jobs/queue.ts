@@ -30,6 +30,11 @@ export interface JobQueueOptions {
    * left for other accounts, so one account's hour-long crawl never holds up everyone's sources
    */
   perOwner: number;
+  /**
+   * where the queue's own database errors go (a full disk while claiming or recording a result):
+   * reported, never thrown, since they happen on a timer where a throw would end the process
+   */
+  onError: (what: string, err: unknown) => void;
 }
 
 export interface EnqueueOptions {
@@ -59,7 +64,15 @@ export class JobQueue {
     private readonly log: FastifyBaseLogger,
     options: Partial<JobQueueOptions> = {},
   ) {
-    this.options = { concurrency: 1, maxAttempts: 3, pollMs: 1000, kinds: [], perOwner: Number.POSITIVE_INFINITY, ...options };
+    this.options = {
+      concurrency: 1,
+      maxAttempts: 3,
+      pollMs: 1000,
+      kinds: [],
+      perOwner: Number.POSITIVE_INFINITY,
+      onError: (what, err) => log.error({ err }, `${what} failed`),
+      ...options,
+    };
     if (this.options.kinds.length === 0) throw new Error('a JobQueue needs the kinds it takes');
   }
 
@@ -96,12 +109,17 @@ export class JobQueue {
     if (!this.stopped) return;
     this.stopped = false;
     const now = this.clock.now().toISOString();
-    const requeued = this.db
-      .update(jobs)
-      .set({ status: 'queued', updated_at: now })
-      .where(and(eq(jobs.status, 'running'), inArray(jobs.kind, this.options.kinds)))
-      .run().changes;
-    if (requeued > 0) this.log.info({ requeued }, 'jobs left running by a previous process are queued again');
+    try {
+      const requeued = this.db
+        .update(jobs)
+        .set({ status: 'queued', updated_at: now })
+        .where(and(eq(jobs.status, 'running'), inArray(jobs.kind, this.options.kinds)))
+        .run().changes;
+      if (requeued > 0) this.log.info({ requeued }, 'jobs left running by a previous process are queued again');
+    } catch (err) {
+      // a start on a full disk: those jobs wait for the next start, the rest of the queue runs
+      this.options.onError('queueing again the jobs a previous process left running', err);
+    }
     this.kick();
   }
 
@@ -172,10 +190,15 @@ export class JobQueue {
   private kick(): void {
     if (this.stopped) return;
     clearTimeout(this.timer);
-    while (this.running.size < this.options.concurrency) {
-      const job = this.claim();
-      if (!job) break;
-      this.run(job);
+    try {
+      while (this.running.size < this.options.concurrency) {
+        const job = this.claim();
+        if (!job) break;
+        this.run(job);
+      }
+    } catch (err) {
+      // the claim could not be written (a full disk): the job stays queued, the next poll tries again
+      this.options.onError('claiming a job', err);
     }
     this.timer = setTimeout(() => this.kick(), this.options.pollMs);
     this.timer.unref();
@@ -205,30 +228,11 @@ export class JobQueue {
         await handler(job, { signal: controller.signal, attempt: job.attempts, maxAttempts: this.options.maxAttempts });
         this.finish(job, 'done', null);
       } catch (err) {
-        if (controller.signal.aborted) {
-          // Cancelled: the row is already gone. Shutting down: the job goes back to the queue
-          // without the attempt it was on, since a stop is no failure of the job (three restarts
-          // during a long ingestion used to end it failed). A crash still counts the attempt.
-          if (this.stopped) {
-            this.db
-              .update(jobs)
-              .set({ status: 'queued', attempts: sql`max(0, ${jobs.attempts} - 1)`, updated_at: this.clock.now().toISOString() })
-              .where(and(eq(jobs.id, job.id), eq(jobs.status, 'running')))
-              .run();
-          }
-          return;
-        }
-        const message = err instanceof Error ? err.message : String(err);
-        if (job.attempts >= this.options.maxAttempts) {
-          this.finish(job, 'failed', message);
-          this.log.warn({ jobId: job.id, kind: job.kind, err }, 'job failed for good');
-        } else {
-          const backoffMs = Math.min(60_000, 2000 * 2 ** (job.attempts - 1));
-          this.db
-            .update(jobs)
-            .set({ status: 'queued', last_error: message, run_after: new Date(this.clock.now().getTime() + backoffMs).toISOString(), updated_at: this.clock.now().toISOString() })
-            .where(eq(jobs.id, job.id))
-            .run();
+        try {
+          this.recordFailure(job, err, controller.signal.aborted);
+        } catch (recordErr) {
+          // the row stays `running`; the next start queues it again
+          this.options.onError(`recording the end of job ${job.id}`, recordErr);
         }
       } finally {
         this.running.delete(job.id);
@@ -236,6 +240,35 @@ export class JobQueue {
       }
     })();
     this.running.set(job.id, { controller, done, subjectId: job.subject_id, owner: job.owner });
+  }
+
+  /** A handler threw: cancelled, stopped for a shutdown, retried later, or failed for good. */
+  private recordFailure(job: JobRow, err: unknown, aborted: boolean): void {
+    if (aborted) {
+      // Cancelled: the row is already gone. Shutting down: the job goes back to the queue
+      // without the attempt it was on, since a stop is no failure of the job (three restarts
+      // during a long ingestion used to end it failed). A crash still counts the attempt.
+      if (this.stopped) {
+        this.db
+          .update(jobs)
+          .set({ status: 'queued', attempts: sql`max(0, ${jobs.attempts} - 1)`, updated_at: this.clock.now().toISOString() })
+          .where(and(eq(jobs.id, job.id), eq(jobs.status, 'running')))
+          .run();
+      }
+      return;
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    if (job.attempts >= this.options.maxAttempts) {
+      this.finish(job, 'failed', message);
+      this.log.warn({ jobId: job.id, kind: job.kind, err }, 'job failed for good');
+    } else {
+      const backoffMs = Math.min(60_000, 2000 * 2 ** (job.attempts - 1));
+      this.db
+        .update(jobs)
+        .set({ status: 'queued', last_error: message, run_after: new Date(this.clock.now().getTime() + backoffMs).toISOString(), updated_at: this.clock.now().toISOString() })
+        .where(eq(jobs.id, job.id))
+        .run();
+    }
   }
 
   private finish(job: JobRow, status: 'done' | 'failed', error: string | null): void {

@@ -615,11 +615,42 @@ export interface CheckpointResult {
   checkpointed: number;
 }
 
-export async function checkpoint({ file }: { file: string }): Promise<CheckpointResult> {
+/** A checkpoint SQLite refused (a full disk): the code crosses the thread, which an error's class would not. */
+export interface CheckpointRefusal {
+  refused: { code: string; message: string };
+}
+
+export async function checkpoint({ file }: { file: string }): Promise<CheckpointResult | CheckpointRefusal> {
   runInBackground();
   const db = await connectionTo(file, (c) => c.pragma('busy_timeout = 1000'));
-  const [row] = db.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[];
-  return row!;
+  try {
+    const [row] = db.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[];
+    return row!;
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('SQLITE_')) return { refused: { code, message: (err as Error).message } };
+    throw err;
+  }
+}
+
+// ---- Integrity checks (db/integrity.ts) ----
+// quick_check reads every page of the file: seconds on a large database, on a thread of its own
+// with a read transaction (WAL lets writers go on meanwhile).
+
+/** What quick_check found: nothing (an empty list) or its first messages. */
+export async function quickCheck({ file }: { file: string }): Promise<{ problems: string[] }> {
+  runInBackground();
+  try {
+    const db = await connectionTo(file, (c) => c.pragma('busy_timeout = 5000'));
+    const rows = db.pragma('quick_check(10)') as Array<{ quick_check: string }>;
+    const problems = rows.map((r) => r.quick_check).filter((m) => m !== 'ok');
+    return { problems };
+  } catch (err) {
+    // a file too damaged to walk is itself the finding
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('SQLITE_')) return { problems: [(err as Error).message] };
+    throw err;
+  }
 }
 
 // ---- Read-only queries (knowledge/keyword-searcher.ts) ----
