@@ -59,8 +59,6 @@ declare module 'fastify' {
     mailJobs: JobQueue;
     /** gives the space of deleted data back to the disk (tests wait on `space.idle()`) */
     space: SpaceReclaimer;
-    /** full disk or damage: what health and the admin status report */
-    databaseCondition: DatabaseCondition;
     /** quick_check at start, daily, and after a request met damage (tests await `checkNow()`) */
     integrity: IntegrityWatch;
     /** scheduled backups (BACKUP_INTERVAL_H), when on */

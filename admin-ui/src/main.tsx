@@ -29,6 +29,11 @@ function isLoopbackHost(hostname: string): boolean {
   return h === 'localhost' || h.endsWith('.localhost') || h === '[::1]' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
 }
 
+/** A message shown as a sentence: it ends with a full stop. */
+function sentence(text: string | null): string {
+  return !text ? '' : /[.!?]$/.test(text) ? text : `${text}.`;
+}
+
 /** Banners about the server's set-up; each can be put away for the rest of the browser session. */
 function StatusBanners({ status }: { status: SystemStatus | undefined }) {
   const [dismissed, setDismissed] = useState<string[]>(() => {
@@ -54,6 +59,27 @@ function StatusBanners({ status }: { status: SystemStatus | undefined }) {
   const localLinks = !status.public_url_configured && !isLoopbackHost(location.hostname);
   return (
     <div class="banners">
+      {status.database.state !== 'ok' && (
+        // not dismissable: nothing new is saved (full) or data is at risk (damaged) until it is dealt with
+        <Notice kind="error">
+          <div class="banner" data-banner="database">
+            <p>
+              <strong>{status.database.state === 'full' ? 'The server’s disk is full.' : 'The database is damaged.'}</strong> {status.database.detail}
+            </p>
+          </div>
+        </Notice>
+      )}
+      {status.backups.scheduled && status.backups.failing && !dismissed.includes('backups') && (
+        <Notice kind="warning">
+          <div class="banner" data-banner="backups">
+            <p>
+              <strong>Scheduled backups are failing.</strong> {sentence(status.backups.last_error)}
+              {status.backups.last_success_at ? ` The last good backup is from ${new Date(status.backups.last_success_at).toLocaleString()}.` : ' No scheduled backup has succeeded yet.'}
+            </p>
+            {hide('backups')}
+          </div>
+        </Notice>
+      )}
       {localLinks && !dismissed.includes('public-url') && (
         <Notice kind="warning">
           <div class="banner" data-banner="public-url">

@@ -120,6 +120,8 @@ export interface Message {
   role: 'user' | 'assistant';
   content: string;
   timestamp: string;
+  /** an answer cut off part-way: `content` is the partial text the visitor saw */
+  interrupted: boolean;
 }
 
 export interface WidgetLead {
@@ -175,6 +177,11 @@ export interface SystemStatus {
   public_url: string;
   /** whether PUBLIC_URL is set on the server */
   public_url_configured: boolean;
+  /** full: the disk is full (writes refused, reads work); corrupt: a restore is needed */
+  database: { state: 'ok' | 'full' | 'corrupt'; detail: string | null; integrity_checked_at: string | null };
+  backups:
+    | { scheduled: false }
+    | { scheduled: true; last_success_at: string | null; last_failure_at: string | null; last_error: string | null; failing: boolean };
 }
 
 export interface RegistrationState {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auth, PASSWORD, registerUser, startTestApp, uniqueEmail, type TestApp } from '../helpers/app.js';
@@ -443,8 +443,41 @@ describe('sessions and set-up banners', () => {
       await bare.cleanup();
     }
   }, 60_000);
-});
 
+  it('a damaged database and failing scheduled backups: banners say what happened and what to do', async () => {
+    const ailing = await startTestApp({ env: { BACKUP_INTERVAL_H: '24' } });
+    try {
+      const url = `http://127.0.0.1:${await listenOnLoopback(ailing)}`;
+      const { token } = await registerUser(ailing.app); // the admin: the backup's own error is shown
+      // the backups folder cannot be made (a file is in its place), and the integrity check found damage
+      writeFileSync(ailing.config.backup.dir, 'not a folder');
+      await ailing.app.backups!.runOnce();
+      ailing.app.databaseCondition.integrityChecked('Tree 7 page 41: btree page type invalid');
+      const page = await browser.context.newPage();
+      const errors = watchErrors(page);
+      try {
+        await page.goto(url + '/#/login');
+        await page.evaluate((tk) => localStorage.setItem('chat-agent.token', tk), token);
+        await page.goto('about:blank');
+        await page.goto(url + '/#/agents');
+        const damaged = page.getByRole('alert').filter({ hasText: 'The database is damaged.' });
+        await damaged.waitFor();
+        expect(await damaged.textContent()).toContain('chat-agent restore <backup file>');
+        // not something to put away
+        expect(await damaged.getByRole('button', { name: 'Dismiss' }).count()).toBe(0);
+        const backups = page.getByRole('status').filter({ hasText: 'Scheduled backups are failing.' });
+        await backups.waitFor();
+        expect(await backups.textContent()).toContain('No scheduled backup has succeeded yet');
+        await shoot(page, 'database-banners');
+        expect(errors).toEqual([]);
+      } finally {
+        await page.close();
+      }
+    } finally {
+      await ailing.cleanup();
+    }
+  }, 60_000);
+});
 
 describe('PUBLIC_URL banner', () => {
   const BANNER = 'PUBLIC_URL is not set';

@@ -32,7 +32,7 @@ const CONVERSATION_KEYS = [
   'user_email',
   'user_name',
 ];
-const MESSAGE_KEYS = ['content', 'id', 'role', 'timestamp'];
+const MESSAGE_KEYS = ['content', 'id', 'interrupted', 'role', 'timestamp'];
 /** spec 2 "Public agent info", plus `status` (README) */
 const PUBLIC_INFO_KEYS = [
   'id',

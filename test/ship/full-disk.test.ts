@@ -102,7 +102,7 @@ describe.skipIf(!mounted)('a full disk', () => {
     fillDisk(filler);
 
     const refused = await writeUntilRefused(first.base, token, agentId);
-    expect((await refused.json()).detail).toMatch(/disk is full.*nothing was saved/i);
+    expect(((await refused.json()) as { detail: string }).detail).toMatch(/disk is full.*nothing was saved/i);
     // reads keep working
     expect((await get(`${first.base}/api/chatbots/${agentId}`, token)).status).toBe(200);
     const conversations = await get(`${first.base}/api/chat/conversations/${agentId}`, token);

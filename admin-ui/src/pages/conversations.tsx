@@ -51,6 +51,7 @@ function Transcript({ conversation }: { conversation: Conversation }) {
             <li key={m.id} class={`chat-msg chat-${m.role}`}>
               <span class="chat-who">{m.role === 'user' ? 'Visitor' : 'Agent'}</span>
               <div class="chat-bubble">{m.content}</div>
+              {m.interrupted && <span class="chat-note">(answer interrupted)</span>}
               <time class="chat-time" dateTime={m.timestamp}>
                 {formatDate(m.timestamp)}
               </time>

@@ -43,17 +43,40 @@ export function passageOrigin(p: Pick<Passage, 'sourceName' | 'title' | 'pageUrl
   return parts.join('; ');
 }
 
-/** The latest turns that fit the budget, oldest first, then the new user message. */
+/**
+ * The turns sent to the model: the latest history that fits the budget, oldest first, then the new
+ * user message (`userMessage` is never empty: prepare() refuses that).
+ *
+ * The one place that keeps the turns valid for every provider (Anthropic rejects anything else,
+ * Gemini mishandles it): the first turn is the user's, user and assistant strictly alternate, the
+ * last is the new message, and no turn is empty. A stored history is not always like that: a
+ * question whose answer failed before any text (502) has no answer after it, an empty answer may
+ * be stored, and the budget may cut the history just after a question. So: empty or blank messages
+ * are left out; answers before the first kept question are dropped; consecutive messages of one
+ * role become one turn, joined by a blank line, so no visitor text is lost (the same text twice in
+ * a row, a question sent again after a failure as the widget's Retry does, counts once). An
+ * interrupted answer is kept with its partial text: the visitor saw it.
+ */
 export function buildTurns(history: ChatTurn[], userMessage: string): ChatTurn[] {
   const kept: ChatTurn[] = [];
   let budget = HISTORY_TOKEN_BUDGET;
   for (let i = history.length - 1; i >= 0 && kept.length < HISTORY_MAX_MESSAGES; i--) {
-    const cost = estimateTokens(history[i]!.content);
+    const turn = history[i]!;
+    if (!turn.content.trim()) continue;
+    const cost = estimateTokens(turn.content);
     if (cost > budget) break;
     budget -= cost;
-    kept.unshift(history[i]!);
+    kept.unshift(turn);
   }
-  // providers want the conversation to start with the user
   while (kept.length > 0 && kept[0]!.role !== 'user') kept.shift();
-  return [...kept, { role: 'user', content: userMessage }];
+
+  const turns: ChatTurn[] = [];
+  let previous = ''; // the last message merged into the last turn
+  for (const turn of [...kept, { role: 'user' as const, content: userMessage }]) {
+    const last = turns.at(-1);
+    if (last?.role !== turn.role) turns.push({ role: turn.role, content: turn.content });
+    else if (turn.content.trim() !== previous.trim()) last.content = `${last.content}\n\n${turn.content}`;
+    previous = turn.content;
+  }
+  return turns;
 }

@@ -34,7 +34,7 @@ export class ChatRepo {
       .prepare();
     this.insertMessageRow = db
       .insert(messages)
-      .values(allColumns(['id', 'conversation_id', 'chatbot_id', 'role', 'content', 'timestamp', 'response_time_ms', 'sources_json']))
+      .values(allColumns(['id', 'conversation_id', 'chatbot_id', 'role', 'content', 'timestamp', 'response_time_ms', 'sources_json', 'interrupted']))
       .prepare();
     this.countMessage = db
       .update(conversations)

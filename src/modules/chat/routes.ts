@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ApiError } from '../../platform/http/errors.js';
+import { serverFailure } from '../../platform/http/error-handler.js';
 import { EventStream, wantsEventStream } from '../../platform/http/sse.js';
 import { visitorPreflight } from '../agents/index.js';
 import { currentUser, emailField } from '../auth/index.js';
@@ -48,11 +49,14 @@ const messageSchema = z.object({
   role: z.enum(['user', 'assistant']),
   content: z.string(),
   timestamp: z.string(),
+  /** an answer cut off part-way (provider failure mid-stream, or the visitor left): `content` is the partial text */
+  interrupted: z.boolean(),
 });
 
 /**
  * Answers as JSON, or as Server-Sent Events when the client accepts them: `delta` events, then
- * `done` with the JSON body; an error after the stream began is an `error` event.
+ * `done` with the JSON body; an error after the stream began is an `error` event (never a `done`):
+ * the text sent so far is stored as an interrupted answer.
  */
 async function answer(chat: ChatService, turn: PreparedTurn, request: FastifyRequest, reply: FastifyReply, durable: () => Promise<void>) {
   if (!wantsEventStream(request)) return chat.reply(turn);
@@ -66,7 +70,8 @@ async function answer(chat: ChatService, turn: PreparedTurn, request: FastifyReq
     stream.end();
   } catch (err) {
     if (!stream.started) throw err; // still an ordinary error response
-    const detail = err instanceof ApiError ? err.detail : 'Internal server error';
+    // a full disk or a damaged database says so, as a JSON answer would (507/503)
+    const detail = err instanceof ApiError ? err.detail : serverFailure(err, request.server.databaseCondition).detail;
     if (!(err instanceof ApiError)) request.log.error({ err }, 'chat stream failed');
     stream.send('error', { detail });
     stream.end();

@@ -95,9 +95,10 @@ export class ChatService {
 
   /**
    * Asks the model (or the knowledge base alone) and stores the answer. With `onDelta` the answer
-   * streams; when `signal` aborts (the client left) the text produced so far is stored, so the
-   * conversation never holds a question whose shown answer is missing. A provider failure before
-   * any text is a 502 and leaves the user's message stored.
+   * streams; when it is cut off part-way the text produced so far is stored, marked `interrupted`,
+   * so the conversation never holds a question whose shown answer is missing. A provider failure
+   * before any text is a 502 and leaves the user's message stored (prompt.ts `buildTurns` merges it
+   * into the next question).
    */
   async reply(turn: PreparedTurn, opts: { onDelta?: (text: string) => void; signal?: AbortSignal } = {}): Promise<ChatResult> {
     let text = '';
@@ -124,13 +125,19 @@ export class ChatService {
         }
       } catch (err) {
         const aborted = opts.signal?.aborted === true;
+        // Cut off part-way, by a provider failure mid-stream or by the visitor leaving (client
+        // abort): either way the text is not the model's whole answer, so both are stored the same
+        // way, with the partial text the visitor saw and `interrupted` set for the owner reading the
+        // transcript. It stays in the history sent to the model, as the visitor saw it.
         if (text && (aborted || err instanceof ProviderError)) {
-          this.storeAnswer(turn, text, sources);
+          this.storeAnswer(turn, text, sources, true);
         }
         if (aborted) return this.result(turn, text, sources);
         if (err instanceof ProviderError) {
-          this.log.warn({ provider: err.provider, kind: err.kind, status: err.status, chatbotId: turn.agent.id }, 'provider failed');
-          throw new ApiError(502, err.message);
+          this.log.warn({ provider: err.provider, kind: err.kind, status: err.status, chatbotId: turn.agent.id, interrupted: text !== '' }, 'provider failed');
+          // after text was streamed this becomes the stream's `error` event (routes.ts): it says the
+          // text already sent is not the whole answer
+          throw new ApiError(502, text ? `${err.message}; the answer was cut off` : err.message);
         }
         throw err;
       }
@@ -203,6 +210,7 @@ export class ChatService {
         timestamp: now,
         response_time_ms: null,
         sources_json: null,
+        interrupted: false,
       });
       this.agents.recordActivity(agent.id, 1, isNew ? 1 : 0);
       return { conversation, userMessage };
@@ -242,7 +250,8 @@ export class ChatService {
     throw tooManyRequests('This chatbot has reached its message limit for today; please try again tomorrow', retryAfterS);
   }
 
-  private storeAnswer(turn: PreparedTurn, text: string, sources: SourceRef[]): void {
+  /** `interrupted`: `text` is only the part produced before the answer was cut off */
+  private storeAnswer(turn: PreparedTurn, text: string, sources: SourceRef[], interrupted = false): void {
     const now = this.clock.now();
     this.repo.transaction(() => {
       this.repo.insertMessage({
@@ -254,6 +263,7 @@ export class ChatService {
         timestamp: now.toISOString(),
         response_time_ms: Math.max(0, now.getTime() - Date.parse(turn.userMessage.timestamp)),
         sources_json: JSON.stringify(sources),
+        interrupted,
       });
       this.agents.recordActivity(turn.agent.id, 1, 0);
     });

@@ -42,6 +42,11 @@ export const messages = sqliteTable(
     response_time_ms: integer('response_time_ms'),
     /** assistant messages: JSON array of {source_id, name, url} the answer drew on */
     sources_json: text('sources_json'),
+    /**
+     * assistant messages: the answer was cut off (the provider failed mid-stream, or the visitor
+     * left): `content` is the partial text the visitor saw
+     */
+    interrupted: integer('interrupted', { mode: 'boolean' }).notNull().default(false),
   },
   (t) => [index('messages_conversation_time').on(t.conversation_id, t.timestamp), // per-agent time ranges (role and response time included so such reads need not touch the rows)
     index('messages_chatbot_time_stats').on(t.chatbot_id, t.timestamp, t.role, t.response_time_ms)],

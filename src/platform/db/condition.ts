@@ -2,6 +2,13 @@ import { statfsSync } from 'node:fs';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.js';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** full disk or damage: what health and the admin status report (app.ts creates it) */
+    databaseCondition: DatabaseCondition;
+  }
+}
+
 /** What the database can do right now: `full` takes no writes (reads work), `corrupt` needs a restore. */
 export type DatabaseState = 'ok' | 'full' | 'corrupt';
 
@@ -114,7 +121,7 @@ export class DatabaseCondition {
 
   current(): DatabaseConditionReport {
     const report = (state: DatabaseState, detail: string | null) => ({ state, detail, integrity_checked_at: this.integrityCheckedAt });
-    if (this.corruption !== null) return report('corrupt', `The database is damaged (${this.corruption}). ${RESTORE_ADVICE}`);
+    if (this.corruption !== null) return report('corrupt', `SQLite found damage in the database file (${this.corruption}). ${RESTORE_ADVICE}`);
     if (this.fullSince !== null && !this.fullIsOver()) return report('full', FULL_DETAIL);
     if (this.fullSince === null && freeBytes(this.dataDir) < NO_ROOM_BYTES) {
       this.fullSince = this.clock.now().getTime();

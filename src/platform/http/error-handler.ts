@@ -33,21 +33,31 @@ export function registerErrorHandling(app: FastifyInstance, condition?: Database
     if (status >= 400 && status < 500) {
       return reply.code(status).send({ detail: clientMessage(error) });
     }
-    // SQLite rolled the write back: nothing half-done is kept, and reads go on working
-    switch (condition?.notice(error)) {
-      case 'full':
-        return reply.code(507).send({ detail: DISK_FULL_DETAIL });
-      case 'corrupt':
-        request.log.error({ err: error }, 'request failed: the database is damaged');
-        return reply.code(503).send({ detail: `The database is damaged, so this could not be done. ${RESTORE_ADVICE}` });
-    }
-    request.log.error({ err: error }, 'request failed');
-    return reply.code(500).send({ detail: 'Internal server error' });
+    const failure = serverFailure(error, condition);
+    request.log.error({ err: error }, failure.status === 507 ? 'request refused: the disk is full' : 'request failed');
+    return reply.code(failure.status).send({ detail: failure.detail });
   });
 
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).send({ detail: `Not found: ${request.method} ${request.url.split('?')[0]}` });
   });
+}
+
+/**
+ * What a server-side failure tells the client: a full disk is 507 and a damaged database 503,
+ * each with a sentence (SQLite rolled the write back: nothing half-done is kept, and reads go on
+ * working); anything else a 500 showing no internals. Also used by streams, whose errors are
+ * events rather than responses.
+ */
+export function serverFailure(error: unknown, condition?: DatabaseCondition): { status: number; detail: string } {
+  switch (condition?.notice(error)) {
+    case 'full':
+      return { status: 507, detail: DISK_FULL_DETAIL };
+    case 'corrupt':
+      return { status: 503, detail: `The database is damaged, so this could not be done. ${RESTORE_ADVICE}` };
+    default:
+      return { status: 500, detail: 'Internal server error' };
+  }
 }
 
 export const DISK_FULL_DETAIL = "The server's disk is full, so nothing was saved. Reading still works; try again once space has been freed.";

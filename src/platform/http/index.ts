@@ -12,7 +12,7 @@ import { endSilentConnectionsOnClose } from './silent-connections.js';
 
 export { ApiError } from './errors.js';
 export { type ConnectionGuardOptions, DEFAULT_CONNECTION_GUARDS } from './connection-guards.js';
-export { clientErrorHandler, DISK_FULL_DETAIL, frameworkErrorHandler } from './error-handler.js';
+export { clientErrorHandler, DISK_FULL_DETAIL, frameworkErrorHandler, serverFailure } from './error-handler.js';
 
 export interface RouteInfo {
   method: string;

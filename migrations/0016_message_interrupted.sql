@@ -1,0 +1,1 @@
+ALTER TABLE `messages` ADD `interrupted` integer DEFAULT false NOT NULL;
