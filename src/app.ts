@@ -29,7 +29,7 @@ import { createMailer } from './platform/mail/index.js';
 import { INGEST_JOB, IngestionService, KeywordSearcher, KnowledgeRepo, KnowledgeService, knowledgeRoutes, StorageQuota, VectorIndex } from './modules/knowledge/index.js';
 import { JobQueue } from './platform/jobs/queue.js';
 import { createParserPool } from './platform/workers/pool.js';
-import { LimitsRepo, MessageQuota, PlanService, RateLimiter, rateLimitPlugin } from './modules/limits/index.js';
+import { LimitsRepo, MessageQuota, PlanService, RateLimiter, rateLimitPlugin, usageRoutes } from './modules/limits/index.js';
 import { webRoutes } from './modules/web/index.js';
 import { SystemService, systemRoutes } from './modules/system/index.js';
 import { adminUiRoutes } from './modules/admin-ui/index.js';
@@ -253,6 +253,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(leadsRoutes, { leads });
   await app.register(adminRoutes, { auth });
   await app.register(webRoutes, { agents, ownerPlan });
+  await app.register(usageRoutes, { plans, quota, storage, agentCount: (user) => agents.list(user).length });
   // what the admin UI shows about the set-up (registration, provider keys, mail), and the UI itself
   const accounts = new AuthRepo(database.db);
   const system = new SystemService({

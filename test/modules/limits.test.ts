@@ -244,12 +244,16 @@ describe('monthly message quota', () => {
     expect((await t.app.inject(visitorChat(other.id, 'v2'))).statusCode).toBe(200);
     const before = await messageCount(t, owner.token, other.id);
 
-    for (const res of [await t.app.inject(visitorChat(other.id, 'v2')), await chatAs(t, owner.token, other.id)]) {
+    const visitor = await t.app.inject(visitorChat(other.id, 'v2'));
+    const owners = await chatAs(t, owner.token, other.id);
+    for (const res of [visitor, owners]) {
       expect(res.statusCode).toBe(429);
-      expect(res.json().detail).toEqual({ message: expect.stringMatching(/Monthly message quota/), current: 3, max: 3, upgrade_required: true });
       // 2026-03-10T12:00Z to 2026-04-01T00:00Z
       expect(res.headers['retry-after']).toBe(String(21 * 86400 + 12 * 3600));
     }
+    // the owner reads which limit it is; a visitor reads a sentence for them (not the owner's plan)
+    expect(owners.json().detail).toEqual({ message: expect.stringMatching(/Monthly message quota.*quota3 plan/), current: 3, max: 3, upgrade_required: true });
+    expect(visitor.json().detail).toEqual({ message: 'This assistant is unavailable right now, please try again later.', current: 3, max: 3, upgrade_required: true });
     const streamed = await t.app.inject(visitorChat(other.id, 'v3', { headers: { accept: 'text/event-stream' } }));
     expect(streamed.statusCode).toBe(429);
     expect(streamed.headers['content-type']).toMatch(/application\/json/);

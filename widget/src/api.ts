@@ -46,6 +46,11 @@ export class ApiFailure extends Error {
     readonly detail: string,
     /** seconds, from Retry-After on a 429 */
     readonly retryAfter: number | null = null,
+    /**
+     * the owner's plan is used up for now (a plan-limit body): `detail` is the server's sentence for
+     * visitors, and retrying cannot help
+     */
+    readonly unavailable = false,
   ) {
     super(detail);
   }
@@ -135,15 +140,19 @@ async function request(url: string, init: RequestInit): Promise<Response> {
   }
   if (res.ok) return res;
   let detail = `HTTP ${res.status}`;
+  let unavailable = false;
   try {
     const body = (await res.json()) as { detail?: unknown };
     if (typeof body.detail === 'string') detail = body.detail;
-    else if (body.detail && typeof (body.detail as { message?: unknown }).message === 'string') detail = (body.detail as { message: string }).message;
+    else if (body.detail && typeof (body.detail as { message?: unknown }).message === 'string') {
+      detail = (body.detail as { message: string }).message;
+      unavailable = (body.detail as { upgrade_required?: unknown }).upgrade_required === true;
+    }
   } catch {
     // not JSON: keep the status line
   }
   const retry = Number(res.headers.get('retry-after'));
-  throw new ApiFailure(res.status, detail, Number.isFinite(retry) && retry > 0 ? retry : null);
+  throw new ApiFailure(res.status, detail, Number.isFinite(retry) && retry > 0 ? retry : null, unavailable);
 }
 
 /** Incremental text/event-stream parser (event + data lines, blank line ends an event). */

@@ -52,13 +52,24 @@ function httpUrl(raw: string | null): string | null {
   return href && /^https?:/.test(href) ? href : null;
 }
 
+/** "wait 20 seconds and try again", "try again in about 5 minutes", "try again later" */
+function waitWords(seconds: number | null): string {
+  if (!seconds) return 'wait a moment and try again';
+  if (seconds <= 90) return `wait ${Math.ceil(seconds)} seconds and try again`;
+  if (seconds <= 90 * 60) return `try again in about ${Math.ceil(seconds / 60)} minutes`;
+  return 'try again later';
+}
+
 function failureText(err: unknown): { text: string; retry: boolean } {
   const f = err instanceof ApiFailure ? err : new ApiFailure(0, 'Network error');
   switch (f.status) {
     case 0:
       return { text: 'Connection problem: the message could not be sent. Check your connection and try again.', retry: true };
     case 429:
-      return { text: `Too many messages right now. Please wait ${f.retryAfter ? `${f.retryAfter} seconds` : 'a moment'} and try again.`, retry: true };
+      // the owner's monthly quota: the server's sentence for visitors, and no Retry (it would fail
+      // until the month ends); a short rate limit: when to try again, in words a person uses
+      if (f.unavailable) return { text: f.detail, retry: false };
+      return { text: `Too many messages right now. Please ${waitWords(f.retryAfter)}.`, retry: true };
     case 400:
       return { text: 'This assistant is offline right now. Please try again later.', retry: true };
     case 402:

@@ -9,7 +9,7 @@ import type { AgentsService } from '../agents/index.js';
 import type { ChatbotRow } from '../agents/tables.js';
 import type { AuthUser } from '../auth/index.js';
 import type { KnowledgeService, Passage } from '../knowledge/index.js';
-import type { Account, MessageQuota, PlanService } from '../limits/index.js';
+import { VISITOR_UNAVAILABLE_TEXT, type Account, type MessageQuota, type PlanService } from '../limits/index.js';
 import { knowledgeOnlyAnswer } from './knowledge-answer.js';
 import { buildSystemPrompt, buildTurns, HISTORY_MAX_MESSAGES } from './prompt.js';
 import { ChatRepo } from './repo.js';
@@ -200,7 +200,7 @@ export class ChatService {
         if (!isNew && agent.rate_limit_enabled) this.assertSessionRate(agent, conversation.id);
         if (agent.daily_message_limit !== null) this.assertDailyCap(agent);
       }
-      this.quota.consume(by.account);
+      this.quota.consume(by.account, by.visitor ? { message: VISITOR_UNAVAILABLE_TEXT } : undefined);
       const userMessage = this.repo.insertMessage({
         id: newId(),
         conversation_id: conversation.id,

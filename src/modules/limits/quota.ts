@@ -5,6 +5,19 @@ import type { LimitsRepo } from './repo.js';
 
 export type Account = PlanHolder & { id: string };
 
+/** The month's messages just reached 80% or 100% of the plan's quota (once each per month). */
+export interface QuotaCrossing {
+  account: Account;
+  /** 2026-11 */
+  month: string;
+  used: number;
+  max: number;
+  percent: 80 | 100;
+}
+
+/** What a visitor reads when the owner's quota is used up: the owner's plan is none of their business. */
+export const VISITOR_UNAVAILABLE_TEXT = 'This assistant is unavailable right now, please try again later.';
+
 /**
  * The plan's monthly message quota (CONTRACT "Plans"): visitor and owner messages per account per
  * calendar month (UTC), over both chat routes.
@@ -14,6 +27,12 @@ export class MessageQuota {
     private readonly repo: LimitsRepo,
     private readonly plans: PlanService,
     private readonly clock: Clock,
+    /**
+     * runs inside the message's transaction when this message made the month reach 80% or 100%
+     * (the owner is warned by e-mail): a message is counted one at a time, so each threshold is
+     * reached by exactly one message a month
+     */
+    private readonly onCrossing: (crossing: QuotaCrossing) => void = () => undefined,
   ) {}
 
   /**
@@ -21,18 +40,32 @@ export class MessageQuota {
    * quota is used up. Call inside the transaction that stores the message, so the check and the
    * count cannot be split by another request and a refused message leaves nothing behind.
    */
-  consume(account: Account): void {
+  consume(account: Account, forVisitor?: { message: string }): void {
     const now = this.clock.now();
     const month = now.toISOString().slice(0, 7);
     const max = this.plans.planOf(account).monthly_messages;
     const current = this.repo.monthlyMessages(account.id, month);
     if (current >= max) {
       const nextMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
-      throw tooManyRequests(
-        { message: `Monthly message quota reached: your ${account.plan_id} plan allows ${max} messages a month`, current, max, upgrade_required: true },
-        (nextMonth - now.getTime()) / 1000,
-      );
+      // a visitor reads a sentence meant for them (the widget shows it without a Retry button);
+      // the owner reads which limit it is
+      const message = forVisitor?.message ?? `Monthly message quota reached: your ${account.plan_id} plan allows ${max} messages a month`;
+      throw tooManyRequests({ message, current, max, upgrade_required: true }, (nextMonth - now.getTime()) / 1000);
     }
     this.repo.addMonthlyMessage(account.id, month);
+    const used = current + 1;
+    // the higher threshold only, when one message reaches both (a quota of 1)
+    for (const percent of [100, 80] as const) {
+      if (used === Math.ceil((max * percent) / 100)) {
+        this.onCrossing({ account, month, used, max, percent });
+        break;
+      }
+    }
+  }
+
+  /** Messages counted this month (UTC) and the plan's quota. */
+  usage(account: Account): { month: string; used: number; max: number } {
+    const month = this.clock.now().toISOString().slice(0, 7);
+    return { month, used: this.repo.monthlyMessages(account.id, month), max: this.plans.planOf(account).monthly_messages };
   }
 }

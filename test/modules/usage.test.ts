@@ -1,0 +1,69 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { auth, createAgent, ManualClock, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+
+/**
+ * Issue 22.3: what an owner uses against the plan (GET /api/usage). Before: no way to see the
+ * month's messages, storage or agents against the plan short of hitting a limit.
+ */
+
+const PLANS = {
+  small: { max_agents: 2, max_account_leads: 5, monthly_messages: 10, requests_per_minute: 10_000, requests_per_hour: 10_000, custom_branding: false, max_storage_mb: 1 },
+};
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0).reverse()) await fn();
+});
+
+async function start(clock = new ManualClock('2026-11-10T12:00:00.000Z')): Promise<TestApp> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'plans-'));
+  const file = path.join(dir, 'plans.json');
+  writeFileSync(file, JSON.stringify(PLANS));
+  const t = await startTestApp({ clock, env: { PLANS_FILE: file, DEFAULT_PLAN: 'small' } });
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => t.cleanup());
+  return t;
+}
+
+describe('GET /api/usage', () => {
+  it("counts the caller's messages this month, storage and agents against the plan", async () => {
+    const t = await start();
+    const { token } = await registerUser(t.app);
+    const empty = await t.app.inject({ method: 'GET', url: '/api/usage', headers: auth(token) });
+    expect(empty.statusCode).toBe(200);
+    expect(empty.json()).toEqual({
+      plan_id: 'small',
+      plan_expires_at: null,
+      month: '2026-11',
+      messages: { used: 0, max: 10 },
+      storage: { used_bytes: 0, max_bytes: 1024 * 1024 },
+      agents: { used: 0, max: 2 },
+    });
+
+    const agent = await createAgent(t.app, token);
+    for (const session of ['a', 'b', 'c']) {
+      const res = await t.app.inject({ method: 'POST', url: `/api/public/chat/${agent.id}`, payload: { message: 'Hello there', session_id: session } });
+      expect(res.statusCode).toBe(200);
+    }
+    const text = await t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agent.id}/text`, headers: auth(token), payload: { name: 'FAQ', content: 'We open at nine. '.repeat(100) } });
+    expect(text.statusCode).toBe(201);
+    await t.app.jobs.idle();
+
+    const used = (await t.app.inject({ method: 'GET', url: '/api/usage', headers: auth(token) })).json();
+    expect(used.messages).toEqual({ used: 3, max: 10 });
+    expect(used.agents).toEqual({ used: 1, max: 2 });
+    expect(used.storage.used_bytes).toBeGreaterThanOrEqual('We open at nine. '.repeat(100).trim().length);
+  });
+
+  it("another account's usage is its own, and the route needs a token", async () => {
+    const t = await start();
+    const a = await registerUser(t.app);
+    const b = await registerUser(t.app);
+    const agent = await createAgent(t.app, a.token);
+    await t.app.inject({ method: 'POST', url: `/api/public/chat/${agent.id}`, payload: { message: 'Hello', session_id: 's' } });
+    expect((await t.app.inject({ method: 'GET', url: '/api/usage', headers: auth(b.token) })).json().messages.used).toBe(0);
+    expect((await t.app.inject({ method: 'GET', url: '/api/usage' })).statusCode).toBe(401);
+  });
+});
