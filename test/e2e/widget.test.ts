@@ -98,7 +98,8 @@ const style = (loc: Locator, prop: string) => loc.evaluate((el: any, p: string) 
 beforeAll(async () => {
   const dataDir = makeDataDir();
   const plansFile = path.join(dataDir, 'plans.json');
-  writeFileSync(plansFile, JSON.stringify({ free: PLAN }));
+  // `one`: one message a month, for the owner whose quota runs out
+  writeFileSync(plansFile, JSON.stringify({ free: PLAN, one: { ...PLAN, monthly_messages: 1 } }));
   fake = await startFakeLlm('openai', { reply: 'Hello from the fake.', chunks: 4 });
   t = await startTestApp({ dataDir, env: { OPENAI_API_KEY: 'sk-test-widget', OPENAI_BASE_URL: fake.baseURL, EMBEDDINGS: 'none', PLANS_FILE: plansFile } });
   await t.app.listen({ host: '127.0.0.1', port: 0 });
@@ -318,6 +319,37 @@ describe('the embedded widget on another site', () => {
     await launcherOf(page).click();
     await dialogOf(page).getByText('Offline', { exact: true }).waitFor();
     expect(await messageBox(page).isDisabled()).toBe(true);
+    await page.close();
+  });
+
+  it("when the owner's monthly quota is used up the visitor reads a plain sentence, with no Retry and no seconds to wait", async () => {
+    // another owner, on a plan of one message a month (the first account is the admin)
+    const owner = await registerUser(t.app);
+    const me = (await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: auth(owner.token) })).json();
+    await api('PATCH', `/api/admin/users/${me.id}`, { plan_id: 'one' });
+    const created = await t.app.inject({ method: 'POST', url: '/api/chatbots', headers: auth(owner.token), payload: { name: 'Quota bot', lead_capture_enabled: false } });
+    const agent = created.json();
+    await t.app.inject({ method: 'PUT', url: `/api/chatbots/${agent.id}`, headers: auth(owner.token), payload: { lead_capture_enabled: false } });
+    const host = await site(agent.id);
+    fake.setBehaviour({ reply: 'Happy to help.', chunks: 2 });
+    const page = await browser.context.newPage();
+    await page.goto(host.url);
+    await launcherOf(page).click();
+    const dialog = dialogOf(page);
+    await messageBox(page).fill('First question');
+    await messageBox(page).press('Enter');
+    await dialog.getByText('Happy to help.').waitFor();
+
+    const refused = page.waitForResponse((r) => r.url().includes('/api/public/chat/') && r.request().method() === 'POST');
+    await messageBox(page).fill('Second question');
+    await messageBox(page).press('Enter');
+    expect((await refused).status()).toBe(429);
+    const notice = dialog.getByRole('alert').filter({ hasText: 'This assistant is unavailable right now, please try again later.' });
+    await notice.waitFor();
+    const text = (await notice.textContent()) ?? '';
+    expect(text).not.toMatch(/seconds|quota|plan/i);
+    expect(await notice.getByRole('button', { name: 'Retry' }).count()).toBe(0);
+    await page.screenshot({ path: artifactPath('widget-quota-used-up.png') });
     await page.close();
   });
 
