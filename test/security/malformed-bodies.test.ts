@@ -142,7 +142,8 @@ function validBody(ctx: Pick<Ctx, 'adminEmail' | 'agentId'>, r: RouteInfo): Reco
 }
 
 function openApiPath(url: string): string {
-  return url.replace(/:([A-Za-z_]\w*)/g, '{$1}');
+  // a collection's slash twin (`/api/chatbots/`) is documented without the slash
+  return url.replace(/(.)\/$/, '$1').replace(/:([A-Za-z_]\w*)/g, '{$1}');
 }
 
 function bodySchema(doc: OpenAPIV3.Document, r: RouteInfo): OpenAPIV3.SchemaObject | undefined {
@@ -403,6 +404,8 @@ describe('malformed bodies and hostile ids', () => {
   it('parser-level garbage is refused with 4xx + detail on every body route', async () => {
     for (const r of bodyRoutes) {
       for (const a of parserAttempts()) {
+        // zero bytes are no body (README "Errors"): a route that takes none runs (api-compat.test.ts)
+        if (a.payload === '' && !bodyFields(doc, r) && !FILE_ROUTES.includes(routeKey(r))) continue;
         const res = await send(ctx, r, a);
         expectClientError(res, `${r.method} ${r.url} with ${a.label}`);
         if (a.label === 'a 2 MB string field') expect([400, 413], `${r.method} ${r.url}`).toContain(res.statusCode);

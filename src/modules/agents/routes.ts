@@ -1,4 +1,4 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { type FastifyPluginAsyncZod, jsonSchemaTransform } from 'fastify-type-provider-zod';
 import { currentUser } from '../auth/index.js';
 import type { PlanHolder } from '../limits/index.js';
 import { agentIdParams, agentSchema, createAgentBody, publicAgentSchema, toggleResponse, updateAgentBody } from './schemas.js';
@@ -28,15 +28,26 @@ export const agentRoutes: FastifyPluginAsyncZod<{ agents: AgentsService; ownerPl
 ) => {
   const security = [{ bearer: [] }];
 
-  app.get('/api/chatbots', {
-    schema: { tags: ['agents'], security, response: { 200: agentSchema.array() } },
-    handler: async (req) => agents.list(currentUser(req)).map(toAgentView),
-  });
+  // The collection, under a prefix so it answers at `/api/chatbots/` too, as at `/api/chatbots`
+  // (Fastify serves a prefixed '/' route at both; clients of the original service add the slash).
+  // Only these two: every other path stays exact.
+  // Fastify reuses a prefixed '/' route's options for its slash twin, which would leave the docs
+  // listing `/api/chatbots/`: they list the URL without the slash.
+  const documented = { swaggerTransform: (args: Parameters<typeof jsonSchemaTransform>[0]) => jsonSchemaTransform({ ...args, url: '/api/chatbots' }) };
+  const collectionRoutes: FastifyPluginAsyncZod = async (collection) => {
+    collection.get('/', {
+      config: documented,
+      schema: { tags: ['agents'], security, response: { 200: agentSchema.array() } },
+      handler: async (req) => agents.list(currentUser(req)).map(toAgentView),
+    });
 
-  app.post('/api/chatbots', {
-    schema: { tags: ['agents'], security, body: createAgentBody, response: { 201: agentSchema } },
-    handler: async (req, reply) => reply.code(201).send(toAgentView(agents.create(currentUser(req), req.body))),
-  });
+    collection.post('/', {
+      config: documented,
+      schema: { tags: ['agents'], security, body: createAgentBody, response: { 201: agentSchema } },
+      handler: async (req, reply) => reply.code(201).send(toAgentView(agents.create(currentUser(req), req.body))),
+    });
+  };
+  await app.register(collectionRoutes, { prefix: '/api/chatbots' });
 
   app.get('/api/chatbots/:chatbot_id', {
     schema: { tags: ['agents'], security, params: agentIdParams, response: { 200: agentSchema } },

@@ -12,7 +12,26 @@ const instructions = z.string().max(20000);
 const welcome = z.string().max(1000);
 const temperature = z.number().min(0).max(1);
 const maxTokens = z.number().int().min(1).max(16384);
-const httpUrlOrNull = z.url({ protocol: /^https?$/ }).max(2000).nullable();
+/** `""` (or blank) reads as null: clients of the original service send it for "none" */
+const blankAsNull = (v: string | null) => (v === null || v.trim() === '' ? null : v);
+const httpUrlOrNull = z
+  .string()
+  .nullable()
+  .transform(blankAsNull)
+  .pipe(z.url({ protocol: /^https?$/ }).max(2000).nullable())
+  .describe('an http(s) URL; "" or null for none');
+/** Font sizes in words, as the original service took them, in pixels: medium is the widget's default. */
+export const FONT_SIZES = { small: 12, medium: 14, large: 16 } as const;
+const FONT_SIZE_RULE = 'must be an integer from 10 to 32, or small, medium or large';
+const fontSize = z
+  .union(
+    [
+      z.number().int({ error: FONT_SIZE_RULE }).min(10, { error: FONT_SIZE_RULE }).max(32, { error: FONT_SIZE_RULE }),
+      z.enum(['small', 'medium', 'large']).transform((word) => FONT_SIZES[word]),
+    ],
+    { error: FONT_SIZE_RULE },
+  )
+  .describe(`pixels; small = ${FONT_SIZES.small}, medium = ${FONT_SIZES.medium}, large = ${FONT_SIZES.large}`);
 // A font name goes into the widget's CSS: letters, digits, spaces, commas, quotes and hyphens only.
 const fontFamily = z.string().trim().min(1).max(100).regex(/^[\w\s,'"-]+$/, 'must be a CSS font-family list');
 
@@ -29,18 +48,6 @@ const allowedDomains = z
     });
     return patterns;
   });
-
-export const createAgentBody = z.object({
-  name,
-  description: description.optional(),
-  model: model.optional(),
-  provider: z.enum(PROVIDERS).optional(),
-  instructions: instructions.optional(),
-  system_message: instructions.optional(),
-  welcome_message: welcome.optional(),
-  temperature: temperature.optional(),
-  max_tokens: maxTokens.optional(),
-});
 
 export const updateAgentBody = z.object({
   name: name.optional(),
@@ -68,10 +75,17 @@ export const updateAgentBody = z.object({
   logo_url: httpUrlOrNull.optional(),
   avatar_url: httpUrlOrNull.optional(),
   font_family: fontFamily.optional(),
-  font_size: z.number().int().min(10).max(32).optional(),
+  font_size: fontSize.optional(),
   bubble_style: z.enum(['rounded', 'square']).optional(),
   auto_expand: z.boolean().optional(),
-  powered_by_text: z.string().trim().max(100).nullable().optional(),
+  // "" reads as null (the default branding), like the URLs above
+  powered_by_text: z
+    .string()
+    .trim()
+    .max(100)
+    .nullable()
+    .transform((v) => v || null)
+    .optional(),
   allowed_domains: allowedDomains.optional(),
   daily_message_limit: z.number().int().min(1).max(1_000_000).nullable().optional(),
   // what visitors read when the knowledge base has no answer (no provider key); "" or null: the default sentence
@@ -84,6 +98,9 @@ export const updateAgentBody = z.object({
     .optional(),
   show_sources: z.boolean().optional(),
 });
+
+/** Create takes every field update takes, with the same rules; only `name` is required. */
+export const createAgentBody = updateAgentBody.extend({ name });
 
 export type CreateAgentInput = z.infer<typeof createAgentBody>;
 export type UpdateAgentInput = z.infer<typeof updateAgentBody>;

@@ -77,30 +77,32 @@ export class AgentsService {
     return row;
   }
 
+  /**
+   * Takes every field `update` takes (README "Agents"), under the same rules; what is not sent gets
+   * the spec's default. Custom branding text needs a plan with `custom_branding` (null, the default, does not).
+   */
   create(user: AuthUser, input: CreateAgentInput): ChatbotRow {
     this.plans.assertNotExpired(user);
     const now = this.clock.now().toISOString();
-    const provider = input.provider ?? 'openai';
+    const { name, ...rest } = input;
+    const fields = patchOf(rest);
+    const provider = fields.provider ?? 'openai';
+    if (fields.powered_by_text != null) this.plans.assertCustomBranding(user);
+    assertAlertAddress(fields.email_alerts_enabled ?? false, fields.email_alert_address ?? null);
     return this.repo.transaction(() => {
       this.plans.assertCanAddAgent(user, this.repo.countByUser(user.id));
       return this.repo.insert({
-        id: newId(),
-        user_id: user.id,
-        name: input.name,
-        description: input.description ?? null,
-        model: input.model ?? DEFAULT_MODEL[provider],
-        provider,
-        temperature: input.temperature ?? 0.7,
-        max_tokens: input.max_tokens ?? 500,
-        instructions: input.instructions ?? input.system_message ?? DEFAULT_INSTRUCTIONS,
+        description: null,
+        model: DEFAULT_MODEL[provider],
+        temperature: 0.7,
+        max_tokens: 500,
+        instructions: DEFAULT_INSTRUCTIONS,
         status: 'active',
         public_access: true,
-        messages_count: 0,
-        conversations_count: 0,
         primary_color: '#7c3aed',
         secondary_color: '#ec4899',
         accent_color: '#ec4899',
-        welcome_message: input.welcome_message ?? DEFAULT_WELCOME,
+        welcome_message: DEFAULT_WELCOME,
         widget_position: 'bottom-right',
         widget_theme: 'auto',
         widget_size: 'medium',
@@ -120,26 +122,33 @@ export class AgentsService {
         daily_message_limit: null,
         no_answer_message: null,
         show_sources: true,
+        ...fields,
+        id: newId(),
+        user_id: user.id,
+        name,
+        provider,
+        messages_count: 0,
+        conversations_count: 0,
         created_at: now,
         updated_at: now,
       });
     });
   }
 
-  /** Changes only the fields sent (spec rule 1); `instructions` wins over its alias `system_message`. */
+  /**
+   * Changes only the fields sent (spec rule 1); `instructions` wins over its alias `system_message`.
+   * A field the plan does not allow (custom branding) is refused only when it would change: sent
+   * back with the value it has, or as null (the default), it passes, so a client may send its
+   * whole settings form on every save.
+   */
   update(user: AuthUser, id: string, input: UpdateAgentInput): ChatbotRow {
     const current = this.get(user, id);
-    const { system_message, ...rest } = input;
-    const patch: ChatbotPatch = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
-    if (patch.instructions === undefined && system_message !== undefined) patch.instructions = system_message;
-    // Any text, even an empty one (which would hide the default branding), needs custom branding; null restores the default.
-    if (patch.powered_by_text !== undefined && patch.powered_by_text !== null) this.plans.assertCustomBranding(user);
+    const patch = patchOf(input);
+    if (patch.powered_by_text != null && patch.powered_by_text !== current.powered_by_text) this.plans.assertCustomBranding(user);
 
     const alertsOn = patch.email_alerts_enabled ?? current.email_alerts_enabled;
     const alertAddress = patch.email_alert_address !== undefined ? patch.email_alert_address : current.email_alert_address;
-    if (alertsOn && !alertAddress) {
-      throw badRequest('email_alert_address: required when email_alerts_enabled is true');
-    }
+    assertAlertAddress(alertsOn, alertAddress);
     patch.updated_at = this.clock.now().toISOString();
     return this.repo.update(current.id, patch);
   }
@@ -188,6 +197,18 @@ export class AgentsService {
       updated_at: this.clock.now().toISOString(),
     });
   }
+}
+
+/** The fields sent, as columns: unsent ones left out, `system_message` as `instructions` unless that is sent too. */
+function patchOf(input: UpdateAgentInput): ChatbotPatch {
+  const { system_message, ...rest } = input;
+  const patch: ChatbotPatch = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+  if (patch.instructions === undefined && system_message !== undefined) patch.instructions = system_message;
+  return patch;
+}
+
+function assertAlertAddress(alertsOn: boolean, address: string | null): void {
+  if (alertsOn && !address) throw badRequest('email_alert_address: required when email_alerts_enabled is true');
 }
 
 /** What visitors' widgets read about an agent (spec 2). */

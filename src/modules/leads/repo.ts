@@ -1,5 +1,6 @@
 import { and, desc, eq, gt, gte, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.js';
+import { chatbots } from '../agents/tables.js';
 import { accountLeads, alertAddresses, mailOutbox, widgetLeads, type AccountLeadRow, type AlertAddressRow, type MailRow, type WidgetLeadRow } from './tables.js';
 
 export class LeadsRepo {
@@ -30,6 +31,29 @@ export class LeadsRepo {
 
   countAccountLeads(userId: string): number {
     return this.db.select({ n: sql<number>`count(*)` }).from(accountLeads).where(eq(accountLeads.user_id, userId)).get()!.n;
+  }
+
+  /** The account's leads counted per status (statuses without leads are absent). */
+  countAccountLeadsByStatus(userId: string): Array<{ status: AccountLeadRow['status']; n: number }> {
+    return this.db
+      .select({ status: accountLeads.status, n: sql<number>`count(*)` })
+      .from(accountLeads)
+      .where(eq(accountLeads.user_id, userId))
+      .groupBy(accountLeads.status)
+      .all();
+  }
+
+  /** Widget leads of one agent, or of all the account's agents. */
+  countWidgetLeads(scope: { chatbotId: string } | { userId: string }): number {
+    if ('chatbotId' in scope) {
+      return this.db.select({ n: sql<number>`count(*)` }).from(widgetLeads).where(eq(widgetLeads.chatbot_id, scope.chatbotId)).get()!.n;
+    }
+    return this.db
+      .select({ n: sql<number>`count(*)` })
+      .from(widgetLeads)
+      .innerJoin(chatbots, eq(chatbots.id, widgetLeads.chatbot_id))
+      .where(eq(chatbots.user_id, scope.userId))
+      .get()!.n;
   }
 
   listAccountLeads(userId: string): AccountLeadRow[] {

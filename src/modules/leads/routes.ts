@@ -75,6 +75,24 @@ export const leadsRoutes: FastifyPluginAsyncZod<{ leads: LeadsService }> = async
     handler: async (req) => leads.listAccountLeads(currentUser(req)),
   });
 
+  // a static path: the router prefers it to any `/api/leads/:lead_id` (those are PUT and DELETE only)
+  app.get('/api/leads/stats', {
+    schema: {
+      tags: ['leads'],
+      summary: "Counts of the caller's account leads by status and of its agents' widget leads; chatbot_id: one agent's",
+      security,
+      querystring: z.object({ chatbot_id: z.string().min(1).max(100).optional() }),
+      response: {
+        200: z.object({
+          total: z.number().int(),
+          by_status: z.object({ New: z.number().int(), Contacted: z.number().int(), Closed: z.number().int() }),
+          widget_leads: z.number().int(),
+        }),
+      },
+    },
+    handler: async (req) => leads.leadStats(currentUser(req), req.query.chatbot_id),
+  });
+
   app.get('/api/leads/export.csv', {
     schema: { tags: ['leads'], security },
     handler: async (req, reply) => {

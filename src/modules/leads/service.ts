@@ -37,6 +37,13 @@ export interface LeadsOptions {
 
 export type LeadStatus = AccountLeadRow['status'];
 
+export interface LeadStats {
+  /** account leads counted (the sum of `by_status`) */
+  total: number;
+  by_status: Record<LeadStatus, number>;
+  widget_leads: number;
+}
+
 export class LeadsService {
   constructor(
     private readonly repo: LeadsRepo,
@@ -83,6 +90,22 @@ export class LeadsService {
   listWidgetLeads(user: AuthUser, chatbotId: string): WidgetLeadRow[] {
     const agent = this.agents.get(user, chatbotId);
     return this.repo.listWidgetLeads(agent.id);
+  }
+
+  /**
+   * Lead counts (README "Lead stats"): the account's leads by status, and the widget leads of its
+   * agents. With `chatbotId`, that agent's leads only (404 unless it is the caller's): its widget
+   * leads; account leads belong to the account, not to an agent, so none count there.
+   */
+  leadStats(user: AuthUser, chatbotId?: string): LeadStats {
+    const by_status: Record<LeadStatus, number> = { New: 0, Contacted: 0, Closed: 0 };
+    if (chatbotId !== undefined) {
+      const agent = this.agents.get(user, chatbotId);
+      return { total: 0, by_status, widget_leads: this.repo.countWidgetLeads({ chatbotId: agent.id }) };
+    }
+    for (const { status, n } of this.repo.countAccountLeadsByStatus(user.id)) by_status[status] = n;
+    const total = Object.values(by_status).reduce((sum, n) => sum + n, 0);
+    return { total, by_status, widget_leads: this.repo.countWidgetLeads({ userId: user.id }) };
   }
 
   listAccountLeads(user: AuthUser): AccountLeadRow[] {

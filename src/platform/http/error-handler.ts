@@ -22,6 +22,11 @@ export function registerErrorHandling(app: FastifyInstance, condition?: Database
       return reply.code(error.statusCode).headers(error.headers).send({ detail: error.detail });
     }
     if (hasZodFastifySchemaValidationErrors(error)) {
+      // no body at all (none sent, or an empty one) on a route that takes one: `{}` is not assumed,
+      // even where every field is optional (a PUT of nothing is a client mistake)
+      if (error.validationContext === 'body' && request.body === undefined) {
+        return reply.code(400).send({ detail: 'body: required (a JSON object)', errors: [{ field: 'body', message: 'required (a JSON object)' }] });
+      }
       const errors: FieldError[] = error.validation.map((v) => ({
         field: fieldName(error.validationContext, v.instancePath),
         message: v.message ?? 'invalid value',

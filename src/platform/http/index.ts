@@ -56,6 +56,7 @@ export async function registerHttpPlatform(
   });
 
   registerErrorHandling(app, info.databaseCondition);
+  acceptEmptyJsonBodies(app);
   endSilentConnectionsOnClose(app);
   guardConnections(app, info.connectionGuards);
 
@@ -123,6 +124,22 @@ export async function registerHttpPlatform(
       route.config = { ...route.config, public: true };
     });
     await docs.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: '/openapi.json' } as never });
+  });
+}
+
+/**
+ * `Content-Type: application/json` with an empty body (zero bytes, as clients send on DELETE, a
+ * toggle or logout) is no body, where Fastify's parser answered 400: routes that take no body run,
+ * and routes with a body schema answer 400 `body: required` (error-handler.ts). Anything else goes
+ * to Fastify's own JSON parser, with the app's `__proto__`/`constructor` handling, under the
+ * app's body limit (1 MiB): whitespace alone is still not valid JSON.
+ */
+function acceptEmptyJsonBodies(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser(app.initialConfig.onProtoPoisoning ?? 'error', app.initialConfig.onConstructorPoisoning ?? 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body.length === 0) return done(null, undefined);
+    parseJson(request, body as string, done);
   });
 }
 
