@@ -1,5 +1,5 @@
 import type { ComponentChildren, JSX } from 'preact';
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api.js';
 
 // Every piece of API text is rendered as a text node by Preact (never as HTML): agent names,
@@ -27,8 +27,14 @@ export function useAsync<T>(fn: () => Promise<T>, deps: unknown[]): AsyncState<T
   const [loading, setLoading] = useState(true);
   const [settled, setSettled] = useState(0);
   const generation = useRef(0);
+  // What had keyboard focus when a load began. A button that is `disabled` while it loads (a
+  // Refresh) loses focus to <body> in Chromium, and a keyboard user is thrown back to the top of
+  // the page; once the load is over and the button is enabled again, focus goes back to it. Only
+  // when focus is on <body> by then: anything the user focused meanwhile keeps it.
+  const focusAtStart = useRef<Element | null>(null);
   const run = useCallback(async () => {
     const mine = ++generation.current;
+    focusAtStart.current = document.activeElement;
     setLoading(true);
     try {
       const v = await fn();
@@ -52,6 +58,16 @@ export function useAsync<T>(fn: () => Promise<T>, deps: unknown[]): AsyncState<T
       generation.current++; // the page was left: ignore what arrives now
     };
   }, [run]);
+  useLayoutEffect(() => {
+    if (loading) return;
+    const el = focusAtStart.current;
+    focusAtStart.current = null;
+    if (!(el instanceof HTMLElement) || el === document.body || !el.isConnected) return;
+    const now = document.activeElement;
+    if (now !== null && now !== document.body) return;
+    if ((el as HTMLButtonElement).disabled) return;
+    el.focus({ preventScroll: true });
+  }, [loading, settled]);
   return { data, error, loading, reload: run, setData, settled };
 }
 
@@ -117,7 +133,15 @@ export function Toasts() {
 // --- dialogs ------------------------------------------------------------------------------------
 
 /** A modal asking to confirm something irreversible. */
-export function ConfirmDialog(props: { title: string; children: ComponentChildren; confirmLabel: string; onConfirm: () => Promise<void> | void; onCancel: () => void }) {
+export function ConfirmDialog(props: {
+  title: string;
+  children: ComponentChildren;
+  confirmLabel: string;
+  /** "Cancel" unless given */
+  cancelLabel?: string;
+  onConfirm: () => Promise<void> | void;
+  onCancel: () => void;
+}) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const cancelRef = useRef<HTMLButtonElement>(null);
@@ -147,7 +171,7 @@ export function ConfirmDialog(props: { title: string; children: ComponentChildre
         {error && <Notice kind="error">{error}</Notice>}
         <div class="actions">
           <button type="button" class="btn" ref={cancelRef} onClick={props.onCancel} disabled={busy}>
-            Cancel
+            {props.cancelLabel ?? 'Cancel'}
           </button>
           <button type="button" class="btn btn-danger" onClick={confirm} disabled={busy}>
             {busy ? 'Working…' : props.confirmLabel}
@@ -201,6 +225,26 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
       }}
     >
       {copied ? 'Copied' : label}
+    </button>
+  );
+}
+
+/**
+ * Reloads a list. Never `disabled` while the reload runs (a disabled button drops keyboard focus
+ * to <body>): it is marked aria-disabled instead, and ignores presses until it is done,
+ * so focus stays on it and Enter works again right after.
+ */
+export function RefreshButton({ onRefresh, busy, label = 'Refresh' }: { onRefresh: () => unknown; busy: boolean; label?: string }) {
+  return (
+    <button
+      type="button"
+      class="btn btn-small"
+      aria-disabled={busy ? 'true' : undefined}
+      onClick={() => {
+        if (!busy) void onRefresh();
+      }}
+    >
+      {label}
     </button>
   );
 }

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, get } from '../api.js';
 import type { AccountLead, LeadStatus } from '../types.js';
 import { Badge, ConfirmDialog, EmptyState, Field, Loading, Notice, errorText, formatDate, toast, useAsync, valueOf } from '../ui.js';
-import { ExportButton } from './leads.js';
+import { AllWidgetLeads, ExportButton } from './leads.js';
 
 const STATUSES: LeadStatus[] = ['New', 'Contacted', 'Closed'];
 const statusKind: Record<LeadStatus, string> = { New: 'busy', Contacted: 'info', Closed: 'ok' };
@@ -33,7 +33,7 @@ function NewLead({ onCreated }: { onCreated: (l: AccountLead) => void }) {
   };
   return (
     <form class="card stack" onSubmit={submit} method="post" aria-label="New lead">
-      <h2>Add a lead</h2>
+      <h3>Add a lead</h3>
       {error && <Notice kind="error">{error}</Notice>}
       <div class="grid-3">
         <Field label="Name">
@@ -111,7 +111,11 @@ function LeadCard({ lead, onChanged, onDelete }: { lead: AccountLead; onChanged:
   );
 }
 
-/** The account's own leads (beyond the widget): a small CRM list. */
+/**
+ * The top-level Leads page: what visitors left through any of the account's widgets (read per
+ * agent, there is no account-wide route), then the account's own list of prospects (a small CRM).
+ * Each part says on its own when it is empty, so an empty own list is never read as "no leads".
+ */
 export function AccountLeadsPage() {
   const leads = useAsync(() => get<AccountLead[]>('/api/leads'), []);
   const [deleting, setDeleting] = useState<AccountLead | null>(null);
@@ -128,27 +132,36 @@ export function AccountLeadsPage() {
     <>
       <div class="page-head">
         <h1>Leads</h1>
-        <ExportButton path="/api/leads/export.csv" fileName="leads.csv" />
       </div>
-      <p class="muted">Your own list of prospects. Leads left through an agent's widget are under each agent's Leads tab.</p>
-      <NewLead onCreated={(l) => leads.setData([l, ...(leads.data ?? [])])} />
-      {leads.error && <Notice kind="error">{leads.error}</Notice>}
-      {!leads.data && leads.loading && <Loading />}
-      {leads.data && leads.data.length > 0 && (
-        <div class="segmented" role="group" aria-label="Show leads">
-          {(['all', ...STATUSES] as const).map((s) => (
-            <button key={s} type="button" class={filter === s ? 'seg active' : 'seg'} aria-pressed={filter === s} onClick={() => setFilter(s)}>
-              {s === 'all' ? 'All' : s}
-            </button>
-          ))}
+      <p class="muted">The names and phone numbers visitors left in your agents’ chats, and your own list of prospects.</p>
+      <AllWidgetLeads />
+      <section class="stack" aria-labelledby="own-leads-title">
+        <div class="section-head-row">
+          <h2 id="own-leads-title">Your own list</h2>
+          <ExportButton path="/api/leads/export.csv" fileName="leads.csv" />
         </div>
-      )}
-      {leads.data && leads.data.length === 0 && <EmptyState>No leads yet.</EmptyState>}
-      <ul class="lead-list">
-        {shown.map((l) => (
-          <LeadCard key={`${l.id}:${l.updated_at}`} lead={l} onChanged={(u) => leads.setData((leads.data ?? []).map((x) => (x.id === u.id ? u : x)))} onDelete={() => setDeleting(l)} />
-        ))}
-      </ul>
+        <p class="muted">Prospects you add yourself, with a status and notes.</p>
+        <NewLead onCreated={(l) => leads.setData([l, ...(leads.data ?? [])])} />
+        {leads.error && <Notice kind="error">{leads.error}</Notice>}
+        {!leads.data && leads.loading && <Loading />}
+        {leads.data && leads.data.length > 0 && (
+          <div class="segmented" role="group" aria-label="Show leads">
+            {(['all', ...STATUSES] as const).map((s) => (
+              <button key={s} type="button" class={filter === s ? 'seg active' : 'seg'} aria-pressed={filter === s} onClick={() => setFilter(s)}>
+                {s === 'all' ? 'All' : s}
+              </button>
+            ))}
+          </div>
+        )}
+        {leads.data && leads.data.length === 0 && <EmptyState>No leads yet. Add one with the form above.</EmptyState>}
+        {shown.length > 0 && (
+          <ul class="lead-list">
+            {shown.map((l) => (
+              <LeadCard key={`${l.id}:${l.updated_at}`} lead={l} onChanged={(u) => leads.setData((leads.data ?? []).map((x) => (x.id === u.id ? u : x)))} onDelete={() => setDeleting(l)} />
+            ))}
+          </ul>
+        )}
+      </section>
       {deleting && (
         <ConfirmDialog title="Delete this lead?" confirmLabel="Delete lead" onConfirm={remove} onCancel={() => setDeleting(null)}>
           <p>“{deleting.name}” will be removed for good.</p>

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, get } from '../api.js';
 import { href, navigate } from '../router.js';
 import { useSession } from '../session.js';
@@ -8,7 +8,7 @@ import { AgentAnalyticsTab } from './analytics.js';
 import { ConversationsTab } from './conversations.js';
 import { KnowledgeTab } from './knowledge.js';
 import { WidgetLeadsTab } from './leads.js';
-import { SettingsTab } from './settings.js';
+import { NO_DRAFTS, SettingsTab, unsavedSettings, type SettingsDrafts, type UpdateDrafts } from './settings.js';
 import { TryItTab } from './try-it.js';
 
 const TABS: Array<{ id: string; label: string }> = [
@@ -55,10 +55,69 @@ function ShareTab({ agent }: { agent: Agent }) {
   );
 }
 
+/** Whether a `#/...` route stays on this agent's page (another of its tabs). */
+function staysOnAgent(hash: string, agentId: string): boolean {
+  const segments = hash
+    .replace(/^#\/?/, '')
+    .split('?')[0]!
+    .split('/')
+    .filter(Boolean)
+    .map((s) => {
+      try {
+        return decodeURIComponent(s);
+      } catch {
+        return s;
+      }
+    });
+  return segments[0] === 'agents' && segments[1] === agentId;
+}
+
+/**
+ * Unsaved settings must not be lost without a word. They are kept here, above the tabs, so
+ * switching tabs and saving another section keep them (the Settings tab shows a dot meanwhile).
+ * Leaving the agent's page is what would lose them, so it asks first: a link out of the page
+ * (the top bar, the crumbs, another agent) opens a dialog, and closing or reloading the tab or
+ * leaving the site gets the browser's own beforeunload prompt. The browser's Back button is not
+ * asked about: with hash routes it fires a hashchange that cannot be cancelled.
+ */
+function useLeaveGuard(agentId: string, unsaved: boolean, onLeave: (hash: string) => void): void {
+  useEffect(() => {
+    if (!unsaved) return;
+    const beforeUnload = (e: BeforeUnloadEvent) => {
+      e.preventDefault();
+      e.returnValue = ''; // older browsers ask only with returnValue set
+    };
+    const click = (e: MouseEvent) => {
+      if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+      const link = e.target instanceof Element ? e.target.closest('a[href]') : null;
+      if (!(link instanceof HTMLAnchorElement) || (link.target && link.target !== '_self')) return; // a new tab loses nothing
+      const url = new URL(link.href, location.href);
+      // another page or site is a full navigation: beforeunload asks
+      if (url.origin !== location.origin || url.pathname !== location.pathname || url.search !== location.search) return;
+      if (!url.hash.startsWith('#/') || staysOnAgent(url.hash, agentId)) return;
+      e.preventDefault();
+      onLeave(url.hash);
+    };
+    window.addEventListener('beforeunload', beforeUnload);
+    document.addEventListener('click', click, true);
+    return () => {
+      window.removeEventListener('beforeunload', beforeUnload);
+      document.removeEventListener('click', click, true);
+    };
+  }, [agentId, unsaved]);
+}
+
 export function AgentPage({ id, tab, sub }: { id: string; tab: string; sub?: string }) {
   const agent = useAsync(() => get<Agent>(`/api/chatbots/${encodeURIComponent(id)}`), [id]);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [toggling, setToggling] = useState(false);
+  // the settings' drafts, for this agent only (the page stays mounted when a link opens another)
+  const [store, setStore] = useState<{ id: string; drafts: SettingsDrafts }>({ id, drafts: NO_DRAFTS });
+  const drafts = store.id === id ? store.drafts : NO_DRAFTS;
+  const updateDrafts: UpdateDrafts = (change) => setStore((s) => ({ id, drafts: change(s.id === id ? s.drafts : NO_DRAFTS) }));
+  const unsaved = agent.data ? unsavedSettings(agent.data, drafts) : [];
+  const [leavingTo, setLeavingTo] = useState<string | null>(null);
+  useLeaveGuard(id, unsaved.length > 0, setLeavingTo);
 
   if (agent.error) return <Notice kind="error">{agent.error}</Notice>;
   if (!agent.data) return <Loading />;
@@ -104,7 +163,7 @@ export function AgentPage({ id, tab, sub }: { id: string; tab: string; sub?: str
       body = <ShareTab agent={a} />;
       break;
     default:
-      body = <SettingsTab agent={a} onSaved={agent.setData} onDelete={() => setConfirmDelete(true)} />;
+      body = <SettingsTab agent={a} onSaved={agent.setData} onDelete={() => setConfirmDelete(true)} drafts={drafts} updateDrafts={updateDrafts} />;
   }
 
   return (
@@ -125,6 +184,11 @@ export function AgentPage({ id, tab, sub }: { id: string; tab: string; sub?: str
         {TABS.map((t) => (
           <a key={t.id} href={href('agents', a.id, t.id)} class={t.id === current ? 'tab active' : 'tab'} aria-current={t.id === current ? 'page' : undefined}>
             {t.label}
+            {t.id === 'settings' && unsaved.length > 0 && (
+              <span class="tab-unsaved" title="Unsaved changes">
+                <span class="offscreen"> (unsaved changes)</span>
+              </span>
+            )}
           </a>
         ))}
       </nav>
@@ -132,6 +196,21 @@ export function AgentPage({ id, tab, sub }: { id: string; tab: string; sub?: str
       {confirmDelete && (
         <ConfirmDialog title={`Delete ${a.name}?`} confirmLabel="Delete agent" onConfirm={remove} onCancel={() => setConfirmDelete(false)}>
           <p>This removes the agent with its knowledge sources, conversations and leads. It cannot be undone.</p>
+        </ConfirmDialog>
+      )}
+      {leavingTo !== null && (
+        <ConfirmDialog
+          title="Leave without saving?"
+          confirmLabel="Leave"
+          cancelLabel="Stay"
+          onConfirm={() => {
+            setStore({ id, drafts: NO_DRAFTS });
+            setLeavingTo(null);
+            navigate(leavingTo);
+          }}
+          onCancel={() => setLeavingTo(null)}
+        >
+          <p>Your changes to {unsaved.join(', ')} are not saved yet and will be lost.</p>
         </ConfirmDialog>
       )}
     </>

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
-import { download, get } from '../api.js';
+import { ApiError, download, get } from '../api.js';
+import { href } from '../router.js';
 import type { Agent, WidgetLead } from '../types.js';
-import { EmptyState, Loading, Notice, errorText, formatDate, toast, useAsync } from '../ui.js';
+import { EmptyState, Loading, Notice, RefreshButton, errorText, formatDate, toast, useAsync } from '../ui.js';
 
 /** A file name from an agent name: letters, digits and dashes only. */
 export const fileSafe = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'agent';
@@ -37,9 +38,7 @@ export function WidgetLeadsTab({ agent }: { agent: Agent }) {
       <div class="section-head-row">
         <h2>Leads from the widget</h2>
         <div class="head-actions">
-          <button type="button" class="btn btn-small" onClick={() => void leads.reload()} disabled={leads.loading}>
-            Refresh
-          </button>
+          <RefreshButton onRefresh={leads.reload} busy={leads.loading} />
           <ExportButton path={`/api/chatbot-leads/${encodeURIComponent(agent.id)}/export.csv`} fileName={`leads-${fileSafe(agent.name)}.csv`} />
         </div>
       </div>
@@ -49,7 +48,7 @@ export function WidgetLeadsTab({ agent }: { agent: Agent }) {
       {leads.data && leads.data.length === 0 && <EmptyState>No leads yet.</EmptyState>}
       {leads.data && leads.data.length > 0 && (
         <div class="table-wrap">
-          <table class="table" aria-label="Widget leads">
+          <table class="table leads-table" aria-label="Widget leads">
             <thead>
               <tr>
                 <th scope="col">Name</th>
@@ -61,8 +60,81 @@ export function WidgetLeadsTab({ agent }: { agent: Agent }) {
               {leads.data.map((l) => (
                 <tr key={l.id}>
                   <td>{l.name}</td>
-                  <td>
+                  <td class="nowrap">
                     <a href={`tel:${l.phone.replace(/[^0-9+]/g, '')}`}>{l.phone}</a>
+                  </td>
+                  <td>{formatDate(l.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+/** A widget lead with the agent whose widget took it. */
+type AgentWidgetLead = WidgetLead & { agent: Pick<Agent, 'id' | 'name'> };
+
+/**
+ * The widget leads of every agent of the account, newest first. The API lists widget leads per
+ * agent only (GET /api/chatbot-leads/{id}), so this reads the agents, then each one's leads. An
+ * agent deleted between the two reads (404) just has none.
+ */
+async function loadAllWidgetLeads(): Promise<{ agents: number; leads: AgentWidgetLead[] }> {
+  const agents = await get<Agent[]>('/api/chatbots');
+  const lists = await Promise.all(
+    agents.map((a) =>
+      get<WidgetLead[]>(`/api/chatbot-leads/${encodeURIComponent(a.id)}`).then(
+        (leads) => leads.map((l) => ({ ...l, agent: { id: a.id, name: a.name } })),
+        (err: unknown) => {
+          if (err instanceof ApiError && err.status === 404) return [];
+          throw err;
+        },
+      ),
+    ),
+  );
+  const leads = lists.flat().sort((x, y) => (x.created_at < y.created_at ? 1 : x.created_at > y.created_at ? -1 : 0));
+  return { agents: agents.length, leads };
+}
+
+/** The top-level Leads page's list of what visitors left through any of the account's widgets. */
+export function AllWidgetLeads() {
+  const all = useAsync(loadAllWidgetLeads, []);
+  const data = all.data;
+  return (
+    <section class="card stack" aria-labelledby="all-widget-leads-title">
+      <div class="section-head-row">
+        <h2 id="all-widget-leads-title">From your agents’ widgets</h2>
+        <RefreshButton onRefresh={all.reload} busy={all.loading} />
+      </div>
+      {all.error && <Notice kind="error">{all.error}</Notice>}
+      {!data && all.loading && <Loading />}
+      {data && data.agents === 0 && <EmptyState>No agents yet. The names and phone numbers visitors leave in an agent’s chat show here.</EmptyState>}
+      {data && data.agents > 0 && data.leads.length === 0 && (
+        <EmptyState>No visitor has left their details yet. Turn on lead capture in an agent’s Settings to ask for them.</EmptyState>
+      )}
+      {data && data.leads.length > 0 && (
+        <div class="table-wrap">
+          <table class="table leads-table" aria-label="Widget leads of all agents">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Phone</th>
+                <th scope="col">Agent</th>
+                <th scope="col">Captured</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.leads.map((l) => (
+                <tr key={l.id}>
+                  <td>{l.name}</td>
+                  <td class="nowrap">
+                    <a href={`tel:${l.phone.replace(/[^0-9+]/g, '')}`}>{l.phone}</a>
+                  </td>
+                  <td>
+                    <a href={href('agents', l.agent.id, 'leads')}>{l.agent.name}</a>
                   </td>
                   <td>{formatDate(l.created_at)}</td>
                 </tr>

@@ -13,25 +13,85 @@ type Setter = <K extends keyof Agent>(key: K, value: Agent[K]) => void;
 const pick = (agent: Agent, keys: Array<keyof Agent>): Draft => Object.fromEntries(keys.map((k) => [k, agent[k]])) as Draft;
 
 /**
+ * Unsaved edits of the settings, per section: only the fields that differ from the stored agent.
+ * They are kept by the agent page, above its tabs (see AgentPage), so they outlive this tab and
+ * any other section's Save; a section's own Save or Discard is what ends them.
+ */
+export interface SettingsDrafts {
+  sections: Partial<Record<SectionId, Draft>>;
+  /** the allowed-domains box's text (a list cannot be edited line by line) */
+  domains?: string;
+}
+export type UpdateDrafts = (change: (drafts: SettingsDrafts) => SettingsDrafts) => void;
+export const NO_DRAFTS: SettingsDrafts = { sections: {} };
+
+/** The sections with a draft of the agent's fields: id, title (also the form's name) and fields. */
+const SECTIONS = {
+  general: { title: 'General', keys: ['name', 'description', 'welcome_message', 'no_answer_message', 'show_sources', 'public_access'] },
+  behaviour: { title: 'Behaviour', keys: ['provider', 'model', 'instructions', 'temperature', 'max_tokens'] },
+  appearance: {
+    title: 'Appearance',
+    keys: ['primary_color', 'secondary_color', 'accent_color', 'widget_position', 'widget_theme', 'widget_size', 'bubble_style', 'font_family', 'font_size', 'logo_url', 'avatar_url', 'auto_expand', 'powered_by_text'],
+  },
+  leads: { title: 'Lead capture and e-mail alerts', keys: ['lead_capture_enabled', 'email_alerts_enabled', 'email_alert_address'] },
+  rate: { title: 'Rate limit', keys: ['rate_limit_enabled', 'messages_per_hour', 'daily_message_limit'] },
+} satisfies Record<string, { title: string; keys: Array<keyof Agent> }>;
+type SectionId = keyof typeof SECTIONS;
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** The fields of a section's draft that differ from the stored agent. */
+function changedFields(agent: Agent, keys: Array<keyof Agent>, draft: Draft | undefined): Draft {
+  if (!draft) return {};
+  return Object.fromEntries(keys.filter((k) => k in draft && !same(draft[k], agent[k])).map((k) => [k, draft[k]])) as Draft;
+}
+
+const domainList = (text: string) =>
+  text
+    .split(/[\n,]/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+/** The titles of the sections with unsaved changes, in page order. */
+export function unsavedSettings(agent: Agent, drafts: SettingsDrafts): string[] {
+  const titles = (Object.keys(SECTIONS) as SectionId[])
+    .filter((id) => Object.keys(changedFields(agent, SECTIONS[id].keys, drafts.sections[id])).length > 0)
+    .map((id) => SECTIONS[id].title);
+  if (drafts.domains !== undefined && !same(domainList(drafts.domains), agent.allowed_domains)) titles.push('Allowed domains');
+  return titles;
+}
+
+/**
  * One section of the settings: its own draft of some of the agent's fields and its own Save,
  * which sends only the fields that changed (PUT changes only what it is sent).
  */
 function Section(props: {
-  title: string;
+  id: SectionId;
   description?: ComponentChildren;
   agent: Agent;
-  keys: Array<keyof Agent>;
+  drafts: SettingsDrafts;
+  updateDrafts: UpdateDrafts;
   onSaved: (a: Agent) => void;
-  /** turns the draft into the request body (e.g. text lists into arrays); identity by default */
-  toBody?: (changed: Draft) => Record<string, unknown>;
   children: (draft: Draft, set: Setter) => ComponentChildren;
   aside?: (draft: Draft) => ComponentChildren;
 }) {
-  const [draft, setDraft] = useState<Draft>(() => pick(props.agent, props.keys));
+  const { title, keys } = SECTIONS[props.id];
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const set: Setter = (key, value) => setDraft((d) => ({ ...d, [key]: value }));
-  const changed = Object.fromEntries(props.keys.filter((k) => JSON.stringify(draft[k]) !== JSON.stringify(props.agent[k])).map((k) => [k, draft[k]])) as Draft;
+  const overrides = props.drafts.sections[props.id];
+  const update = (change: (d: Draft) => Draft) =>
+    props.updateDrafts((all) => ({ ...all, sections: { ...all.sections, [props.id]: change(all.sections[props.id] ?? {}) } }));
+  // what the form shows: the stored agent's values under the unsaved ones
+  const draft = { ...pick(props.agent, keys), ...overrides } as Draft;
+  const set: Setter = (key, value) =>
+    update((d) => {
+      const next = { ...d };
+      // back to the stored value: no longer a change
+      if (same(value, props.agent[key])) delete next[key];
+      else next[key] = value;
+      return next;
+    });
+  const changed = changedFields(props.agent, keys, overrides);
   const dirty = Object.keys(changed).length > 0;
 
   const save = async (e: Event) => {
@@ -40,10 +100,16 @@ function Section(props: {
     setBusy(true);
     setError(null);
     try {
-      const updated = await api<Agent>('PUT', `/api/chatbots/${encodeURIComponent(props.agent.id)}`, props.toBody ? props.toBody(changed) : changed);
+      const updated = await api<Agent>('PUT', `/api/chatbots/${encodeURIComponent(props.agent.id)}`, changed);
       props.onSaved(updated);
-      setDraft(pick(updated, props.keys)); // the server's normalised values (trimmed names, hosts)
-      toast(`${props.title} saved`);
+      // the saved fields now show the server's values (trimmed names, hosts); anything typed
+      // while the request was out stays a change
+      update((d) => {
+        const next = { ...d };
+        for (const k of Object.keys(changed) as Array<keyof Agent>) if (same(next[k], changed[k])) delete next[k];
+        return next;
+      });
+      toast(`${title} saved`);
     } catch (err) {
       setError(errorText(err));
     } finally {
@@ -51,11 +117,11 @@ function Section(props: {
     }
   };
 
-  const id = `section-${props.title.toLowerCase().replace(/[^a-z]+/g, '-')}`;
+  const id = `section-${title.toLowerCase().replace(/[^a-z]+/g, '-')}`;
   return (
     <form class="card section" onSubmit={save} method="post" aria-labelledby={id}>
       <div class="section-head">
-        <h2 id={id}>{props.title}</h2>
+        <h2 id={id}>{title}</h2>
         {props.description && <p class="muted">{props.description}</p>}
       </div>
       <div class={props.aside ? 'section-split' : ''}>
@@ -65,7 +131,7 @@ function Section(props: {
       {error && <Notice kind="error">{error}</Notice>}
       <div class="actions">
         {dirty && (
-          <button type="button" class="btn" onClick={() => setDraft(pick(props.agent, props.keys))} disabled={busy}>
+          <button type="button" class="btn" onClick={() => update(() => ({}))} disabled={busy}>
             Discard changes
           </button>
         )}
@@ -152,10 +218,11 @@ const nullIfEmpty = (v: string) => (v.trim() === '' ? null : v);
 /** What the server answers when the agent has no no-answer message of its own. */
 const DEFAULT_NO_ANSWER = 'I could not find that in our information.';
 
-export function SettingsTab({ agent, onSaved, onDelete }: { agent: Agent; onSaved: (a: Agent) => void; onDelete: () => void }) {
+export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; onDelete: () => void; drafts: SettingsDrafts; updateDrafts: UpdateDrafts }) {
+  const { agent, onSaved, onDelete, drafts, updateDrafts } = props;
   const { status } = useSession();
   const providerHasKey = status ? status.providers[agent.provider] : true;
-  const common = { agent, onSaved };
+  const common = { agent, onSaved, drafts, updateDrafts };
   return (
     <div class="stack-lg">
       {status && !providerHasKey && !status.knowledge_only && (
@@ -164,7 +231,7 @@ export function SettingsTab({ agent, onSaved, onDelete }: { agent: Agent; onSave
         </Notice>
       )}
 
-      <Section title="General" {...common} keys={['name', 'description', 'welcome_message', 'no_answer_message', 'show_sources', 'public_access']}>
+      <Section id="general" {...common}>
         {(d, set) => (
           <>
             <Field label="Name">
@@ -196,7 +263,7 @@ export function SettingsTab({ agent, onSaved, onDelete }: { agent: Agent; onSave
         )}
       </Section>
 
-      <Section title="Behaviour" description="The model that writes the answers and how it is told to behave." {...common} keys={['provider', 'model', 'instructions', 'temperature', 'max_tokens']}>
+      <Section id="behaviour" description="The model that writes the answers and how it is told to behave." {...common}>
         {(d, set) => {
           const provider = PROVIDERS.find((p) => p.id === d.provider) ?? PROVIDERS[0]!;
           return (
@@ -238,10 +305,9 @@ export function SettingsTab({ agent, onSaved, onDelete }: { agent: Agent; onSave
       </Section>
 
       <Section
-        title="Appearance"
+        id="appearance"
         description="How the chat looks on your website. The preview follows your changes before you save."
         {...common}
-        keys={['primary_color', 'secondary_color', 'accent_color', 'widget_position', 'widget_theme', 'widget_size', 'bubble_style', 'font_family', 'font_size', 'logo_url', 'avatar_url', 'auto_expand', 'powered_by_text']}
         aside={(d) => <WidgetPreview agent={{ ...agent, ...d }} />}
       >
         {(d, set) => (
@@ -301,7 +367,7 @@ export function SettingsTab({ agent, onSaved, onDelete }: { agent: Agent; onSave
         )}
       </Section>
 
-      <Section title="Lead capture and e-mail alerts" {...common} keys={['lead_capture_enabled', 'email_alerts_enabled', 'email_alert_address']}>
+      <Section id="leads" {...common}>
         {(d, set) => (
           <>
             <Toggle label="Ask for name and phone before the first message" checked={!!d.lead_capture_enabled} onChange={(v) => set('lead_capture_enabled', v)} />
@@ -319,7 +385,7 @@ export function SettingsTab({ agent, onSaved, onDelete }: { agent: Agent; onSave
         )}
       </Section>
 
-      <Section title="Rate limit" description="Keeps one visitor, or a bot, from using up your message quota." {...common} keys={['rate_limit_enabled', 'messages_per_hour', 'daily_message_limit']}>
+      <Section id="rate" description="Keeps one visitor, or a bot, from using up your message quota." {...common}>
         {(d, set) => (
           <>
             <Toggle label="Limit messages per visitor session" checked={!!d.rate_limit_enabled} onChange={(v) => set('rate_limit_enabled', v)} />
@@ -341,7 +407,7 @@ export function SettingsTab({ agent, onSaved, onDelete }: { agent: Agent; onSave
         )}
       </Section>
 
-      <AllowedDomains agent={agent} onSaved={onSaved} />
+      <AllowedDomains {...common} />
 
       <section class="card section danger-zone" aria-labelledby="danger-title">
         <h2 id="danger-title">Delete this agent</h2>
@@ -356,16 +422,14 @@ export function SettingsTab({ agent, onSaved, onDelete }: { agent: Agent; onSave
   );
 }
 
-/** A text box of host patterns, one per line (its own draft: a list cannot be edited line by line). */
-function AllowedDomains({ agent, onSaved }: { agent: Agent; onSaved: (a: Agent) => void }) {
-  const [text, setText] = useState(agent.allowed_domains.join('\n'));
+/** A text box of host patterns, one per line (its draft is the text: a list cannot be edited line by line). */
+function AllowedDomains({ agent, onSaved, drafts, updateDrafts }: { agent: Agent; onSaved: (a: Agent) => void; drafts: SettingsDrafts; updateDrafts: UpdateDrafts }) {
+  const text = drafts.domains ?? agent.allowed_domains.join('\n');
+  const setText = (v: string) => updateDrafts((all) => ({ ...all, domains: v }));
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const list = text
-    .split(/[\n,]/)
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const dirty = JSON.stringify(list) !== JSON.stringify(agent.allowed_domains);
+  const list = domainList(text);
+  const dirty = !same(list, agent.allowed_domains);
   const save = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
@@ -373,7 +437,8 @@ function AllowedDomains({ agent, onSaved }: { agent: Agent; onSaved: (a: Agent) 
     try {
       const updated = await api<Agent>('PUT', `/api/chatbots/${encodeURIComponent(agent.id)}`, { allowed_domains: list });
       onSaved(updated);
-      setText(updated.allowed_domains.join('\n'));
+      // the box shows what was stored (hosts, not pasted addresses), unless it was edited meanwhile
+      updateDrafts((all) => (all.domains === text ? { ...all, domains: undefined } : all));
       toast('Allowed domains saved');
     } catch (err) {
       setError(errorText(err));
