@@ -38,6 +38,7 @@ const SERVE_VARIABLES: Array<[variable: string, valueName: string, description: 
   ['REGISTRATION', 'mode', 'open, closed or first-only (default)'],
   ['PLANS_FILE', 'file', 'JSON plan table replacing the built-in one'],
   ['DEFAULT_PLAN', 'plan', 'plan of new accounts (default free)'],
+  ['FIRST_ACCOUNT_PLAN', 'plan', 'plan of the first account, the owner (default owner, or DEFAULT_PLAN when set)'],
   ['SESSION_IDLE_TIMEOUT_S', 'seconds', 'a token unused this long gives 401'],
   ['SESSION_MAX_AGE_S', 'seconds', 'a token older than this gives 401'],
   ['EMBEDDINGS', 'name', 'openai, google, ollama or none'],
@@ -56,7 +57,7 @@ const SERVE_VARIABLES: Array<[variable: string, valueName: string, description: 
   ['LOG_LEVEL', 'level', 'fatal, error, warn, info (default), debug, trace or silent'],
 ];
 const DATA_VARIABLES = SERVE_VARIABLES.filter(([v]) => v === 'DATA_DIR');
-const PLAN_VARIABLES = SERVE_VARIABLES.filter(([v]) => ['DATA_DIR', 'PLANS_FILE', 'DEFAULT_PLAN'].includes(v));
+const PLAN_VARIABLES = SERVE_VARIABLES.filter(([v]) => ['DATA_DIR', 'PLANS_FILE', 'DEFAULT_PLAN', 'FIRST_ACCOUNT_PLAN'].includes(v));
 
 const flagOf = (variable: string) => `--${variable.toLowerCase().replace(/_/g, '-')}`;
 const attributeOf = (variable: string) => variable.toLowerCase().replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
@@ -224,6 +225,26 @@ export function buildCli(actions: CliActions, env: NodeJS.ProcessEnv): Command {
     await withAuth(configFrom(cmd, PLAN_VARIABLES, env), async (auth, repo) => printUser(auth.updateUser(userId(repo, email), { status })));
   });
 
+  addVariableOptions(
+    users
+      .command('reset-password')
+      .argument('<email>')
+      .option('--password-stdin', 'read the new password from standard input (otherwise it is asked for, twice, on the terminal)')
+      .description("set an account's password and end all its sessions (works while the server runs)"),
+    DATA_VARIABLES,
+  ).action(async (email: string, opts: { passwordStdin?: boolean }, cmd: Command) => {
+    const config = configFrom(cmd, DATA_VARIABLES, env);
+    // the account first: nobody types a password for an address that has none
+    await withAuth(config, async (auth, repo) => {
+      const id = userId(repo, email);
+      const password = opts.passwordStdin ? readFileSync(0, 'utf8').replace(/\r?\n$/, '') : await askNewPassword();
+      const parsed = newAccount.shape.password.safeParse(password);
+      if (!parsed.success) throw new CliError(`password: ${parsed.error.issues[0]!.message}`);
+      const ended = await auth.setPassword(id, parsed.data);
+      process.stdout.write(`password of ${repo.findUserById(id)!.email} changed; ${ended} session(s) ended\n`);
+    });
+  });
+
   const PORT_VARIABLES = SERVE_VARIABLES.filter(([v]) => v === 'PORT');
   addVariableOptions(program.command('healthcheck').description('exit 0 when the server on this machine answers GET /api/health with 200 (for container health checks)'), PORT_VARIABLES).action(
     async (_opts, cmd: Command) => {
@@ -278,6 +299,39 @@ function userId(repo: AuthRepo, email: string): string {
   const user = repo.findUserByEmail(email.trim().toLowerCase());
   if (!user) throw new CliError(`no account with e-mail ${email}`);
   return user.id;
+}
+
+/** Asks for a new password twice on the terminal, without echoing it; refuses when there is no terminal. */
+async function askNewPassword(): Promise<string> {
+  if (!process.stdin.isTTY) throw new CliError('no terminal to ask for the password on: pipe it in with --password-stdin');
+  const first = await askHidden('New password: ');
+  const second = await askHidden('Repeat it: ');
+  if (first !== second) throw new CliError('the two passwords differ');
+  return first;
+}
+
+/** One line read from the terminal with echo off (the prompt goes to stderr, stdout stays for results). */
+async function askHidden(prompt: string): Promise<string> {
+  const { createInterface } = await import('node:readline');
+  const { Writable } = await import('node:stream');
+  let muted = false;
+  const output = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      if (!muted) process.stderr.write(chunk);
+      callback();
+    },
+  });
+  const rl = createInterface({ input: process.stdin, output, terminal: true });
+  try {
+    return await new Promise<string>((resolve, reject) => {
+      rl.once('close', () => reject(new CliError('no password given')));
+      rl.question(prompt, (answer) => resolve(answer));
+      muted = true;
+    });
+  } finally {
+    process.stderr.write('\n');
+    rl.close();
+  }
 }
 
 function printUser(u: { id: string; email: string; name: string; role: string; status: string; plan_id: string; plan_expires_at: string | null }): void {

@@ -75,7 +75,11 @@ describe('loadConfig defaults', () => {
     expect(c.sessionMaxAgeS).toBe(2592000);
     expect(c.registration).toBe('first-only');
     expect(c.defaultPlan).toBe('free');
-    expect(c.plans).toEqual(CONTRACT_PLANS);
+    // CONTRACT's three plans, plus `owner` for the first account (issue 22.3)
+    const { owner, ...contract } = c.plans;
+    expect(contract).toEqual(CONTRACT_PLANS);
+    expect(owner).toMatchObject({ max_agents: 1_000_000_000, monthly_messages: 1_000_000_000, max_storage_mb: 1_000_000_000, custom_branding: true });
+    expect(c.firstAccountPlan).toBe('owner');
     expect(c.embeddings).toBe('none');
     expect(c.allowPrivateUrls).toBe(false);
     expect(c.trustProxy).toBe(false);
@@ -85,6 +89,18 @@ describe('loadConfig defaults', () => {
     expect(c.providers.google.apiKey).toBeUndefined();
     expect(c.providers.ollama.host).toBeUndefined();
     expect(c.backup).toEqual({ intervalMs: 0, keep: 7, dir: path.join(path.resolve(dataDir), 'backups') });
+  });
+
+  it('FIRST_ACCOUNT_PLAN: owner with the built-in table, DEFAULT_PLAN when that is set or the table has no owner plan, and it must exist', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'plans.json');
+    writeFileSync(file, JSON.stringify({ basic: CONTRACT_PLANS.free, plus: CONTRACT_PLANS.pro }));
+    expect(loadConfig({ DATA_DIR: tempDir(), PLANS_FILE: file, DEFAULT_PLAN: 'basic' }).firstAccountPlan).toBe('basic');
+    expect(loadConfig({ DATA_DIR: tempDir(), PLANS_FILE: file, DEFAULT_PLAN: 'basic', FIRST_ACCOUNT_PLAN: 'plus' }).firstAccountPlan).toBe('plus');
+    expect(loadConfig({ DATA_DIR: tempDir(), FIRST_ACCOUNT_PLAN: 'pro' }).firstAccountPlan).toBe('pro');
+    // an operator who names DEFAULT_PLAN decides for the first account too
+    expect(loadConfig({ DATA_DIR: tempDir(), DEFAULT_PLAN: 'starter' }).firstAccountPlan).toBe('starter');
+    expect(() => loadConfig({ DATA_DIR: tempDir(), FIRST_ACCOUNT_PLAN: 'gold' })).toThrow(/FIRST_ACCOUNT_PLAN: no plan named "gold"/);
   });
 
   it('takes BACKUP_INTERVAL_H in hours (fractions allowed) and BACKUP_KEEP', () => {

@@ -31,15 +31,18 @@ export function clearToken(): void {
   }
 }
 
+/** Pages reached without logging in: never a page to return to (a reset link's hash holds its token). */
+const LOGGED_OUT_PAGES = ['#/login', '#/register', '#/forgot-password', '#/reset-password'];
+
 /** Where to go after logging in (the page a 401 or a logged-out visit interrupted). */
 export function takeReturnTo(): string | null {
   const to = sessionStorage.getItem(RETURN_KEY);
   sessionStorage.removeItem(RETURN_KEY);
-  return to && to.startsWith('#/') && !to.startsWith('#/login') && !to.startsWith('#/register') ? to : null;
+  return to && to.startsWith('#/') && !LOGGED_OUT_PAGES.some((p) => to.startsWith(p)) ? to : null;
 }
 
 export function rememberReturnTo(hash: string): void {
-  if (hash.startsWith('#/') && !hash.startsWith('#/login') && !hash.startsWith('#/register')) sessionStorage.setItem(RETURN_KEY, hash);
+  if (hash.startsWith('#/') && !LOGGED_OUT_PAGES.some((p) => hash.startsWith(p))) sessionStorage.setItem(RETURN_KEY, hash);
 }
 
 /** A plan-limit detail object (README "Errors"). */

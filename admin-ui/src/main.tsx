@@ -1,12 +1,13 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, clearToken, get, getToken, rememberReturnTo, setUnauthorizedHandler, TOKEN_KEY } from './api.js';
+import { AccountPage } from './pages/account.js';
 import { AdminPage } from './pages/admin.js';
 import { AccountLeadsPage } from './pages/account-leads.js';
 import { AgentPage } from './pages/agent.js';
 import { AgentsPage } from './pages/agents.js';
 import { DashboardPage } from './pages/dashboard.js';
-import { LoginPage, RegisterPage } from './pages/login.js';
+import { ForgotPasswordPage, LoginPage, RegisterPage, ResetPasswordPage } from './pages/login.js';
 import { currentRoute, navigate, useRoute } from './router.js';
 import { Session, type SessionValue } from './session.js';
 import type { SystemStatus, User } from './types.js';
@@ -135,6 +136,7 @@ function TopBar({ user, section, onLogout }: { user: User; section: string; onLo
         {link('#/analytics', 'analytics', 'Analytics')}
         {link('#/leads', 'leads', 'Leads')}
         {user.role === 'admin' && link('#/admin', 'admin', 'Admin')}
+        {link('#/account', 'account', 'Account')}
       </nav>
       <div class="account">
         <span class="account-name" title={user.email}>
@@ -188,6 +190,7 @@ function LoggedIn({ route }: { route: string[] }) {
   if (section === 'agents' && route[1]) page = <AgentPage id={route[1]} tab={route[2] ?? 'settings'} sub={route[3]} />;
   else if (section === 'analytics') page = <DashboardPage />;
   else if (section === 'leads') page = <AccountLeadsPage />;
+  else if (section === 'account') page = <AccountPage />;
   else if (section === 'admin') page = user.role === 'admin' ? <AdminPage /> : <Notice kind="error">Only administrators can see this page.</Notice>;
   else page = <AgentsPage />;
 
@@ -202,7 +205,8 @@ function LoggedIn({ route }: { route: string[] }) {
 
 /** Where a route must go instead, given whether someone is logged in; null to show it. */
 function redirectFor(section: string | undefined, loggedIn: boolean): string | null {
-  const authPage = section === 'login' || section === 'register';
+  if (section === 'reset-password') return null; // an e-mailed reset link works logged in or out
+  const authPage = section === 'login' || section === 'register' || section === 'forgot-password';
   if (loggedIn && authPage) return '#/agents'; // the login page has nothing to do
   if (!loggedIn && !authPage) return '#/login';
   return null;
@@ -239,10 +243,10 @@ function App() {
   }, [redirect, loggedIn]);
   if (redirect) return null;
 
-  if (!loggedIn) {
+  if (!loggedIn || section === 'reset-password') {
     return (
       <>
-        {section === 'register' ? <RegisterPage /> : <LoginPage />}
+        {section === 'reset-password' ? <ResetPasswordPage /> : section === 'register' ? <RegisterPage /> : section === 'forgot-password' ? <ForgotPasswordPage /> : <LoginPage />}
         <Toasts />
       </>
     );

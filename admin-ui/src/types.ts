@@ -184,6 +184,17 @@ export interface SystemStatus {
     | { scheduled: true; last_success_at: string | null; last_failure_at: string | null; last_error: string | null; failing: boolean };
 }
 
+/** GET /api/auth/password-reset: whether the server can e-mail reset links (the login page's "Forgot password?"). */
+export interface PasswordResetAvailability {
+  available: boolean;
+}
+
+/** POST /api/auth/password */
+export interface PasswordChanged {
+  detail: string;
+  other_sessions_ended: number;
+}
+
 export interface RegistrationState {
   registration: 'open' | 'closed' | 'first-only';
   open: boolean;

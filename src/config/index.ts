@@ -25,10 +25,25 @@ export type Plan = z.infer<typeof planSchema>;
 export const plansSchema = z.record(z.string().min(1).max(64), planSchema).refine((p) => Object.keys(p).length > 0, 'at least one plan');
 export type Plans = Record<string, Plan>;
 
+/** a limit that never matters: the admin UI shows it as "unlimited" (1e9; as MB, bytes stay exact in a double) */
+export const UNLIMITED = 1_000_000_000;
+
 export const BUILT_IN_PLANS: Plans = {
   free: { max_agents: 3, max_account_leads: 100, monthly_messages: 1000, requests_per_minute: 60, requests_per_hour: 1000, custom_branding: false, max_storage_mb: 200 },
   starter: { max_agents: 10, max_account_leads: 1000, monthly_messages: 10000, requests_per_minute: 120, requests_per_hour: 5000, custom_branding: true, max_storage_mb: 2000 },
   pro: { max_agents: 50, max_account_leads: 10000, monthly_messages: 100000, requests_per_minute: 300, requests_per_hour: 20000, custom_branding: true, max_storage_mb: 20000 },
+  // The business running its own server: the first account gets it (FIRST_ACCOUNT_PLAN), so the
+  // owner is not held to the free plan's 1,000 messages. Limits as high as never to matter; the
+  // request rates stay bounded (a leaked token still cannot hammer the box).
+  owner: {
+    max_agents: UNLIMITED,
+    max_account_leads: UNLIMITED,
+    monthly_messages: UNLIMITED,
+    requests_per_minute: 6000,
+    requests_per_hour: 100000,
+    custom_branding: true,
+    max_storage_mb: UNLIMITED,
+  },
 };
 
 const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
@@ -81,6 +96,7 @@ const envSchema = z.object({
   REGISTRATION: z.enum(['open', 'closed', 'first-only']).default('first-only'),
   PLANS_FILE: z.string().min(1).optional(),
   DEFAULT_PLAN: z.string().min(1).default('free'),
+  FIRST_ACCOUNT_PLAN: z.string().min(1).optional(),
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: httpUrl.optional(),
   ANTHROPIC_API_KEY: z.string().optional(),
@@ -118,6 +134,8 @@ export interface Config {
   registration: 'open' | 'closed' | 'first-only';
   plans: Plans;
   defaultPlan: string;
+  /** the plan of the first account ever made (the server's owner): FIRST_ACCOUNT_PLAN; else DEFAULT_PLAN when set; else `owner` when the table has it */
+  firstAccountPlan: string;
   providers: {
     openai: { apiKey?: string; baseURL?: string };
     anthropic: { apiKey?: string; baseURL?: string };
@@ -177,8 +195,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const e = parsed.data;
 
   const plans = e.PLANS_FILE ? readPlansFile(e.PLANS_FILE) : BUILT_IN_PLANS;
-  if (!Object.hasOwn(plans, e.DEFAULT_PLAN)) {
-    throw new ConfigError(`Invalid configuration: DEFAULT_PLAN: no plan named ${JSON.stringify(e.DEFAULT_PLAN)} (plans: ${Object.keys(plans).join(', ')})`, 'DEFAULT_PLAN');
+  for (const [variable, plan] of [['DEFAULT_PLAN', e.DEFAULT_PLAN], ['FIRST_ACCOUNT_PLAN', e.FIRST_ACCOUNT_PLAN]] as const) {
+    if (plan !== undefined && !Object.hasOwn(plans, plan)) {
+      throw new ConfigError(`Invalid configuration: ${variable}: no plan named ${JSON.stringify(plan)} (plans: ${Object.keys(plans).join(', ')})`, variable);
+    }
   }
 
   if (e.EMBEDDINGS === 'openai' && !e.OPENAI_API_KEY) throw new ConfigError('Invalid configuration: EMBEDDINGS: openai needs OPENAI_API_KEY', 'EMBEDDINGS');
@@ -206,6 +226,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     registration: e.REGISTRATION,
     plans,
     defaultPlan: e.DEFAULT_PLAN,
+    // an operator who names DEFAULT_PLAN (or a plan table without `owner`) decides for the first account too
+    firstAccountPlan: e.FIRST_ACCOUNT_PLAN ?? (cleaned.DEFAULT_PLAN === undefined && Object.hasOwn(plans, 'owner') ? 'owner' : e.DEFAULT_PLAN),
     providers: {
       openai: { apiKey: e.OPENAI_API_KEY, baseURL: e.OPENAI_BASE_URL },
       anthropic: { apiKey: e.ANTHROPIC_API_KEY, baseURL: e.ANTHROPIC_BASE_URL },

@@ -49,6 +49,15 @@ const AGENT_KEYS = [
   // beyond the spec: what visitors read when the knowledge has no answer, and citations shown or not (issue 19)
   'no_answer_message',
   'show_sources',
+  // beyond the spec (issue 22): lead form timing and consent, widget language and wording, the
+  // visitors' sentence when the month's messages are used up
+  'lead_form_timing',
+  'lead_form_after_messages',
+  'lead_consent_text',
+  'privacy_policy_url',
+  'language',
+  'widget_texts',
+  'unavailable_message',
   'created_at',
   'updated_at',
 ].sort();
@@ -174,6 +183,14 @@ describe('POST /api/chatbots', () => {
       daily_message_limit: null,
       no_answer_message: null,
       show_sources: true,
+      // a new agent asks for contact details after its first answer (issue 22.6)
+      lead_form_timing: 'after_messages',
+      lead_form_after_messages: 1,
+      lead_consent_text: null,
+      privacy_policy_url: null,
+      language: 'auto',
+      widget_texts: {},
+      unavailable_message: null,
       created_at: now,
       updated_at: now,
     });
@@ -355,6 +372,13 @@ const FIELD_UPDATES: Array<[string, unknown, Json?]> = [
   ['daily_message_limit', 500],
   ['no_answer_message', 'Sorry, I do not know that. Call us on 010 123 4567.'],
   ['show_sources', false],
+  ['lead_form_timing', 'before_chat'],
+  ['lead_form_after_messages', 3],
+  ['lead_consent_text', 'We keep your number only to call you back about your question.'],
+  ['privacy_policy_url', 'https://shop.example.com/privacy'],
+  ['language', 'de'],
+  ['widget_texts', { placeholder: 'Ihre Frage…', lead_submit: 'Los geht’s' }],
+  ['unavailable_message', 'We are closed for the holidays; call 010 123 4567.'],
 ];
 
 describe('PUT /api/chatbots/{id}', () => {

@@ -161,7 +161,9 @@ describe('POST /api/auth/register', () => {
     expect(b.role).toBe('user');
     expect(a.status).toBe('active');
     expect(b.status).toBe('active');
-    expect(a.plan_id).toBe('free');
+    // the server's owner is not held to the free plan (issue 22.3); later accounts get DEFAULT_PLAN
+    expect(a.plan_id).toBe('owner');
+    expect(b.plan_id).toBe('free');
     expect(a.created_at).toBe('2026-03-01T12:00:00.000Z');
     expect(a.last_login).toBe('2026-03-01T12:00:00.000Z');
     expect(b.created_at).toBe('2026-03-01T12:01:00.000Z');
@@ -303,7 +305,7 @@ describe('GET /api/auth/me and POST /api/auth/logout', () => {
     expect(Object.keys(user).sort()).toEqual(
       ['created_at', 'email', 'id', 'last_login', 'name', 'plan_expires_at', 'plan_id', 'role', 'status'].sort(),
     );
-    expect(user).toMatchObject({ name: 'Grace', email, role: 'admin', status: 'active', plan_id: 'free', plan_expires_at: null });
+    expect(user).toMatchObject({ name: 'Grace', email, role: 'admin', status: 'active', plan_id: 'owner', plan_expires_at: null });
     expect(typeof user.id).toBe('string');
     expect(Number.isNaN(Date.parse(user.created_at))).toBe(false);
     expect(res.body).not.toContain('password');

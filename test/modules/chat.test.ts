@@ -53,6 +53,12 @@ const PUBLIC_INFO_KEYS = [
   'lead_capture_enabled',
   'powered_by_text',
   'status',
+  'lead_form_timing',
+  'lead_form_after_messages',
+  'lead_consent_text',
+  'privacy_policy_url',
+  'language',
+  'widget_texts',
 ].sort();
 
 // ---------------------------------------------------------------------------------------------
@@ -332,6 +338,13 @@ describe('GET /api/public/chatbot/{id}', () => {
       lead_capture_enabled: true,
       powered_by_text: null, // free plan: default branding
       status: 'active',
+      // beyond the spec (issue 22): when the lead form shows and what it says, the widget's language and wording
+      lead_form_timing: 'after_messages',
+      lead_form_after_messages: 1,
+      lead_consent_text: null,
+      privacy_policy_url: null,
+      language: 'auto',
+      widget_texts: {},
     });
     // nothing private leaks
     expect(JSON.stringify(info)).not.toContain('secret prompt');

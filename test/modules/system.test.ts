@@ -54,7 +54,7 @@ describe('GET /api/system/status', () => {
       knowledge_only: true,
       embeddings: 'none',
       mail: { configured: false, pending: 0 },
-      plans: ['free', 'starter', 'pro'],
+      plans: ['free', 'starter', 'pro', 'owner'],
       public_url: 'http://localhost:3000',
       public_url_configured: false,
       database: { state: 'ok', detail: null, integrity_checked_at: expect.any(String) },

@@ -67,3 +67,23 @@ describe('GET /api/usage', () => {
     expect((await t.app.inject({ method: 'GET', url: '/api/usage' })).statusCode).toBe(401);
   });
 });
+
+describe("the owner's sentence for visitors when the month's messages are used up", () => {
+  it('replaces the default one, and an empty text brings the default back', async () => {
+    const t = await start();
+    const { token } = await registerUser(t.app);
+    const agent = await createAgent(t.app, token);
+    const put = await t.app.inject({ method: 'PUT', url: `/api/chatbots/${agent.id}`, headers: auth(token), payload: { unavailable_message: '  We are closed until Monday; call 010 123 4567.  ' } });
+    expect(put.json().unavailable_message).toBe('We are closed until Monday; call 010 123 4567.');
+    for (let i = 0; i < 10; i++) {
+      expect((await t.app.inject({ method: 'POST', url: `/api/public/chat/${agent.id}`, payload: { message: `Question ${i}`, session_id: `s${i}` } })).statusCode).toBe(200);
+    }
+    const refused = await t.app.inject({ method: 'POST', url: `/api/public/chat/${agent.id}`, payload: { message: 'One more', session_id: 'late' } });
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json().detail.message).toBe('We are closed until Monday; call 010 123 4567.');
+
+    await t.app.inject({ method: 'PUT', url: `/api/chatbots/${agent.id}`, headers: auth(token), payload: { unavailable_message: '' } });
+    const again = await t.app.inject({ method: 'POST', url: `/api/public/chat/${agent.id}`, payload: { message: 'One more', session_id: 'late' } });
+    expect(again.json().detail.message).toBe('This assistant is unavailable right now, please try again later.');
+  });
+});

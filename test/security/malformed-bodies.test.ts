@@ -395,6 +395,8 @@ describe('malformed bodies and hostile ids', () => {
     expect(bodyRoutes.filter((r) => r.public).map(routeKey).sort()).toEqual([
       'POST /alerts/confirm',
       'POST /api/auth/login',
+      'POST /api/auth/password-reset',
+      'POST /api/auth/password-reset/confirm',
       'POST /api/auth/register',
       'POST /api/public/chat/:chatbot_id',
       'POST /api/public/lead/:chatbot_id',

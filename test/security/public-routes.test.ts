@@ -16,6 +16,11 @@ import { auth, createAgent, registerUser, startTestApp, type TestApp } from '../
 const PUBLIC_ROUTES = [
   'POST /api/auth/register',
   'POST /api/auth/login',
+  // password reset by e-mail (issue 22.1): whether it is available, the request, the confirmation
+  'GET /api/auth/password-reset',
+  'HEAD /api/auth/password-reset',
+  'POST /api/auth/password-reset',
+  'POST /api/auth/password-reset/confirm',
   'GET /api/public/chatbot/:chatbot_id',
   'HEAD /api/public/chatbot/:chatbot_id',
   'POST /api/public/chat/:chatbot_id',

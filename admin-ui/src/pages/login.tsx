@@ -1,8 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { api, get, setToken, takeReturnTo } from '../api.js';
+import { api, ApiError, clearToken, get, setToken, takeReturnTo } from '../api.js';
 import { navigate } from '../router.js';
-import type { RegistrationState } from '../types.js';
+import type { PasswordResetAvailability, RegistrationState } from '../types.js';
 import { Field, Notice, errorText, useAsync, valueOf } from '../ui.js';
 
 function loggedIn(token: string) {
@@ -26,6 +26,8 @@ function AuthCard({ title, children, registration }: { title: string; children: 
 
 export function LoginPage() {
   const registration = useAsync(() => get<RegistrationState>('/api/auth/registration'), []);
+  // "Forgot password?" only where the server can e-mail a reset link (SMTP_URL set)
+  const reset = useAsync(() => get<PasswordResetAvailability>('/api/auth/password-reset'), []);
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -56,6 +58,11 @@ export function LoginPage() {
           {busy ? 'Logging in…' : 'Log in'}
         </button>
       </form>
+      {reset.data?.available && (
+        <p class="auth-switch">
+          <a href="#/forgot-password">Forgot password?</a>
+        </p>
+      )}
       {registration.data?.open && (
         <p class="auth-switch">
           No account yet? <a href="#/register">Create an account</a>
@@ -118,6 +125,119 @@ export function RegisterPage() {
       </form>
       <p class="auth-switch">
         Already have an account? <a href="#/login">Log in</a>
+      </p>
+    </AuthCard>
+  );
+}
+
+/** Asks for a reset link. The server's answer is the same whether or not the address has an account. */
+export function ForgotPasswordPage() {
+  const [email, setEmail] = useState('');
+  const [sent, setSent] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const res = await api<{ detail: string }>('POST', '/api/auth/password-reset', { email });
+      setSent(res.detail);
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <AuthCard title="Reset your password">
+      {sent ? (
+        <Notice kind="success">
+          {sent} The link works once, for 30 minutes.
+        </Notice>
+      ) : (
+        <form onSubmit={submit} method="post" class="stack">
+          <p class="muted">Enter the e-mail of your account. We will send you a link to choose a new password.</p>
+          {error && <Notice kind="error">{error}</Notice>}
+          <Field label="E-mail">
+            <input type="email" name="email" autocomplete="username" required value={email} onInput={(e) => setEmail(valueOf(e))} />
+          </Field>
+          <button type="submit" class="btn btn-primary" disabled={busy}>
+            {busy ? 'Sending…' : 'Send reset link'}
+          </button>
+        </form>
+      )}
+      <p class="auth-switch">
+        <a href="#/login">Back to log in</a>
+      </p>
+    </AuthCard>
+  );
+}
+
+/** The token of a reset link: `#/reset-password?token=...` (it never leaves the browser except to the confirm call). */
+function tokenFromHash(): string {
+  const query = location.hash.split('?')[1] ?? '';
+  return new URLSearchParams(query).get('token') ?? '';
+}
+
+/** Where the e-mailed link lands: a new password, then the login page (every session ended). */
+export function ResetPasswordPage() {
+  const [token] = useState(tokenFromHash);
+  const [password, setPassword] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [done, setDone] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    if (password !== repeat) {
+      setError('The two passwords differ.');
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      await api('POST', '/api/auth/password-reset/confirm', { token, new_password: password });
+      // every session of the account has ended, this browser's too
+      clearToken();
+      window.dispatchEvent(new Event('chat-agent:logged-out'));
+      setDone(true);
+    } catch (err) {
+      const badLink = err instanceof ApiError && err.status === 400 && err.message.startsWith('token:');
+      setError(badLink ? 'This link is invalid, already used or expired. Ask for a new one.' : errorText(err));
+      setBusy(false);
+    }
+  };
+  if (done) {
+    return (
+      <AuthCard title="Password changed">
+        <Notice kind="success">Your password has been changed. Log in with the new password.</Notice>
+        <button type="button" class="btn btn-primary" onClick={() => navigate('#/login')}>
+          Go to log in
+        </button>
+      </AuthCard>
+    );
+  }
+  return (
+    <AuthCard title="Choose a new password">
+      {!token ? (
+        <Notice kind="error">This link has no reset token. Open the link from the e-mail again, or ask for a new one.</Notice>
+      ) : (
+        <form onSubmit={submit} method="post" class="stack">
+          {error && <Notice kind="error">{error}</Notice>}
+          <Field label="New password" hint="8 to 128 characters">
+            <input type="password" name="new-password" autocomplete="new-password" required minLength={8} maxLength={128} value={password} onInput={(e) => setPassword(valueOf(e))} />
+          </Field>
+          <Field label="Repeat the new password">
+            <input type="password" name="repeat-password" autocomplete="new-password" required minLength={8} maxLength={128} value={repeat} onInput={(e) => setRepeat(valueOf(e))} />
+          </Field>
+          <button type="submit" class="btn btn-primary" disabled={busy}>
+            {busy ? 'Saving…' : 'Set new password'}
+          </button>
+        </form>
+      )}
+      <p class="auth-switch">
+        <a href="#/forgot-password">Ask for a new link</a> · <a href="#/login">Log in</a>
       </p>
     </AuthCard>
   );

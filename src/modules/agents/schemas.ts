@@ -49,6 +49,55 @@ const allowedDomains = z
     return patterns;
   });
 
+/** Languages the widget's fixed texts come in; `auto` follows the visitor's browser (en when it is none of these). */
+export const WIDGET_LANGUAGES = ['auto', 'en', 'es', 'fr', 'de', 'it', 'pt', 'nl'] as const;
+
+/**
+ * The widget's fixed texts an owner may reword (widget/src/i18n.ts has them in every language; a
+ * test keeps the two lists equal). An unknown key is a 400, so a typo never silently does nothing.
+ */
+export const WIDGET_TEXT_KEYS = [
+  'placeholder',
+  'send',
+  'online',
+  'offline',
+  'new_conversation',
+  'close',
+  'open_chat',
+  'lead_intro',
+  'lead_name',
+  'lead_phone',
+  'lead_submit',
+  'lead_skip',
+  'lead_consent',
+  'privacy_policy',
+  'lead_phone_missing',
+  'lead_failed',
+  'sources',
+  'retry',
+  'error_network',
+  'error_busy',
+  'error_offline',
+  'error_unavailable',
+  'error_generic',
+  'error_too_long',
+] as const;
+
+const widgetTexts = z
+  .partialRecord(z.enum(WIDGET_TEXT_KEYS, { error: `must be one of ${WIDGET_TEXT_KEYS.join(', ')}` }), z.string().trim().max(500))
+  // an empty text means "the language's own": it is dropped, not stored
+  .transform((texts) => Object.fromEntries(Object.entries(texts).filter(([, v]) => v !== '')))
+  .describe("the owner's wording of the widget's fixed texts, by key; missing keys use the language's");
+
+/** A short owner text: `""` or blank reads as null (the default one). */
+const ownerText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .nullable()
+    .transform((v) => v || null);
+
 export const updateAgentBody = z.object({
   name: name.optional(),
   description: description.optional(),
@@ -97,6 +146,16 @@ export const updateAgentBody = z.object({
     .transform((v) => v || null)
     .optional(),
   show_sources: z.boolean().optional(),
+  // issue 22.6: when the lead form shows, and what it says about consent
+  lead_form_timing: z.enum(['before_chat', 'after_messages']).optional(),
+  lead_form_after_messages: z.number().int().min(1).max(50).optional(),
+  lead_consent_text: ownerText(500).optional(),
+  privacy_policy_url: httpUrlOrNull.optional(),
+  // issue 22.7: the widget's language and the owner's own wording
+  language: z.enum(WIDGET_LANGUAGES).optional(),
+  widget_texts: widgetTexts.optional(),
+  // issue 22.3: what visitors read when the account's monthly messages are used up
+  unavailable_message: ownerText(500).optional(),
 });
 
 /** Create takes every field update takes, with the same rules; only `name` is required. */
@@ -144,6 +203,13 @@ export const agentSchema = z.object({
   daily_message_limit: z.number().int().nullable(),
   no_answer_message: z.string().nullable(),
   show_sources: z.boolean(),
+  lead_form_timing: z.enum(['before_chat', 'after_messages']),
+  lead_form_after_messages: z.number().int(),
+  lead_consent_text: z.string().nullable(),
+  privacy_policy_url: z.string().nullable(),
+  language: z.enum(WIDGET_LANGUAGES),
+  widget_texts: z.record(z.string(), z.string()),
+  unavailable_message: z.string().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -177,4 +243,12 @@ export const publicAgentSchema = z.object({
   lead_capture_enabled: z.boolean(),
   powered_by_text: z.string().nullable(),
   status: z.enum(['active', 'inactive']),
+  /** beyond the spec: when the lead form shows, its consent text and privacy link */
+  lead_form_timing: z.enum(['before_chat', 'after_messages']),
+  lead_form_after_messages: z.number().int(),
+  lead_consent_text: z.string().nullable(),
+  privacy_policy_url: z.string().nullable(),
+  /** beyond the spec: the widget's language (`auto`: the visitor's browser) and the owner's wording */
+  language: z.enum(WIDGET_LANGUAGES),
+  widget_texts: z.record(z.string(), z.string()),
 });

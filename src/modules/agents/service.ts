@@ -33,6 +33,7 @@ export type PublicAgentInfo = Pick<
   | 'id' | 'name' | 'welcome_message' | 'primary_color' | 'secondary_color' | 'accent_color' | 'logo_url' | 'avatar_url'
   | 'font_family' | 'font_size' | 'bubble_style' | 'widget_theme' | 'widget_position' | 'widget_size' | 'auto_expand'
   | 'lead_capture_enabled' | 'powered_by_text' | 'status'
+  | 'lead_form_timing' | 'lead_form_after_messages' | 'lead_consent_text' | 'privacy_policy_url' | 'language' | 'widget_texts'
 >;
 
 export function toAgentView(row: ChatbotRow): AgentView {
@@ -122,6 +123,15 @@ export class AgentsService {
         daily_message_limit: null,
         no_answer_message: null,
         show_sources: true,
+        // a new agent asks for contact details after its first answer, not before the visitor's
+        // first word (issue 22.6); agents from before keep asking first (migration default)
+        lead_form_timing: 'after_messages',
+        lead_form_after_messages: 1,
+        lead_consent_text: null,
+        privacy_policy_url: null,
+        language: 'auto',
+        widget_texts: {},
+        unavailable_message: null,
         ...fields,
         id: newId(),
         user_id: user.id,
@@ -232,5 +242,11 @@ function publicView(row: ChatbotRow, branded: boolean, status: 'active' | 'inact
     lead_capture_enabled: row.lead_capture_enabled,
     powered_by_text: branded ? row.powered_by_text : null,
     status,
+    lead_form_timing: row.lead_form_timing,
+    lead_form_after_messages: row.lead_form_after_messages,
+    lead_consent_text: row.lead_consent_text,
+    privacy_policy_url: row.privacy_policy_url,
+    language: row.language,
+    widget_texts: row.widget_texts,
   };
 }

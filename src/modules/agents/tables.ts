@@ -52,6 +52,26 @@ export const chatbots = sqliteTable(
     no_answer_message: text('no_answer_message'),
     /** whether visitors see which sources an answer came from (the owner always does) */
     show_sources: integer('show_sources', { mode: 'boolean' }).notNull().default(true),
+    /**
+     * when the widget asks for the visitor's contact details, if `lead_capture_enabled`: before the
+     * first message, or once `lead_form_after_messages` answers have been given
+     */
+    lead_form_timing: text('lead_form_timing', { enum: ['before_chat', 'after_messages'] })
+      .notNull()
+      .default('before_chat'),
+    lead_form_after_messages: integer('lead_form_after_messages').notNull().default(1),
+    /** the consent sentence above the lead form's button; null: the default one */
+    lead_consent_text: text('lead_consent_text'),
+    /** the owner's privacy policy, linked from the lead form; null: no link */
+    privacy_policy_url: text('privacy_policy_url'),
+    /** the widget's language: `auto` follows the visitor's browser, else a language code (en, es, fr, de, it, pt, nl) */
+    language: text('language', { enum: ['auto', 'en', 'es', 'fr', 'de', 'it', 'pt', 'nl'] })
+      .notNull()
+      .default('auto'),
+    /** the owner's own wording for the widget's fixed texts, by text key; missing keys use the language's */
+    widget_texts: text('widget_texts', { mode: 'json' }).$type<Record<string, string>>().notNull().default({}),
+    /** what a visitor reads when the owner's monthly messages are used up; null: the default sentence */
+    unavailable_message: text('unavailable_message'),
     created_at: text('created_at').notNull(),
     updated_at: text('updated_at').notNull(),
   },

@@ -1,7 +1,7 @@
-import { and, desc, eq, lt, or, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.js';
 import { RowCache } from '../../platform/db/row-cache.js';
-import { sessions, users, type SessionRow, type UserRow } from './tables.js';
+import { passwordResets, sessions, users, type PasswordResetRow, type SessionRow, type UserRow } from './tables.js';
 
 export type NewUser = typeof users.$inferInsert;
 export type UserPatch = Partial<Pick<UserRow, 'role' | 'status' | 'plan_id' | 'plan_expires_at'>>;
@@ -63,6 +63,11 @@ export class AuthRepo {
     this.db.update(users).set({ last_login: at }).where(eq(users.id, id)).run();
   }
 
+  setPasswordHash(id: string, passwordHash: string): void {
+    this.userCache.forget(id);
+    this.db.update(users).set({ password_hash: passwordHash }).where(eq(users.id, id)).run();
+  }
+
   insertSession(session: SessionRow): void {
     this.db.insert(sessions).values(session).run();
   }
@@ -79,11 +84,59 @@ export class AuthRepo {
     this.db.delete(sessions).where(eq(sessions.id, id)).run();
   }
 
+  /** Ends every session of the account except `keep` (the caller's own, when it changed the password). */
+  deleteSessionsOfUser(userId: string, keep?: string): number {
+    const where = keep === undefined ? eq(sessions.user_id, userId) : and(eq(sessions.user_id, userId), ne(sessions.id, keep));
+    return this.db.delete(sessions).where(where).run().changes;
+  }
+
   /** Drops sessions past their absolute end or idle since before `idleBefore`. */
   deleteExpiredSessions(now: string, idleBefore: string): number {
     return this.db
       .delete(sessions)
       .where(or(lt(sessions.expires_at, now), lt(sessions.last_used_at, idleBefore)))
       .run().changes;
+  }
+
+  // --- password resets ---------------------------------------------------------------------------
+
+  insertPasswordReset(row: PasswordResetRow): void {
+    this.db.insert(passwordResets).values(row).run();
+  }
+
+  findPasswordReset(tokenHash: string): PasswordResetRow | undefined {
+    return this.db.select().from(passwordResets).where(eq(passwordResets.token_hash, tokenHash)).get();
+  }
+
+  /** Reset links the account was sent since `since` (used, voided or not): the per-account cap. */
+  countPasswordResetsSince(userId: string, since: string): number {
+    return this.db
+      .select({ n: sql<number>`count(*)` })
+      .from(passwordResets)
+      .where(and(eq(passwordResets.user_id, userId), gt(passwordResets.created_at, since)))
+      .get()!.n;
+  }
+
+  /** Voids every usable link of the account; returns how many. */
+  voidPasswordResets(userId: string, at: string): number {
+    return this.db
+      .update(passwordResets)
+      .set({ used_at: at })
+      .where(and(eq(passwordResets.user_id, userId), isNull(passwordResets.used_at)))
+      .run().changes;
+  }
+
+  /** Uses one link: true only for the caller that turned it from usable to used (a race has one winner). */
+  usePasswordReset(id: string, at: string): boolean {
+    return this.db
+      .update(passwordResets)
+      .set({ used_at: at })
+      .where(and(eq(passwordResets.id, id), isNull(passwordResets.used_at), gt(passwordResets.expires_at, at)))
+      .run().changes === 1;
+  }
+
+  /** Forgets links that expired before `before`. */
+  deletePasswordResetsExpiredBefore(before: string): number {
+    return this.db.delete(passwordResets).where(lt(passwordResets.expires_at, before)).run().changes;
   }
 }

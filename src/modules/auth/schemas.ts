@@ -36,3 +36,29 @@ export const loginBody = z.object({
 });
 
 export const messageSchema = z.object({ message: z.string() });
+
+/** The register route's password rule (CONTRACT "Fields and formats": 8-128 characters). */
+const newPassword = z.string().min(8).max(128);
+
+export const changePasswordBody = z.object({
+  current_password: z.string().min(1).max(1024),
+  new_password: newPassword,
+});
+
+export const changePasswordResponse = z.object({
+  detail: z.string(),
+  other_sessions_ended: z.number().int().describe('sessions of the account that were logged out (the caller stays logged in)'),
+});
+
+export const resetRequestBody = z.object({ email: emailField });
+
+export const resetConfirmBody = z.object({
+  token: z.string().min(1).max(200),
+  new_password: newPassword,
+});
+
+export const resetAvailability = z.object({
+  available: z.boolean().describe('whether the server can send reset links (SMTP_URL is set)'),
+});
+
+export const detailSchema = z.object({ detail: z.string() });

@@ -1,10 +1,15 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config/index.js';
 import { type Clock } from '../../platform/clock.js';
 import { ApiError, badRequest, forbidden, notFound, tooManyRequests, unauthorized } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
 import { hashPassword, timingDummyHash, verifyPassword } from '../../platform/security/passwords.js';
+import { createMailer, type Mailer } from '../../platform/mail/index.js';
 import { TokenSigner } from '../../platform/security/tokens.js';
+import { clientBlock } from '../limits/index.js';
 import { LoginThrottle } from './login-throttle.js';
+import { WindowCounter } from './reset-throttle.js';
 import { AuthRepo, type UserPatch } from './repo.js';
 import type { UserRow } from './tables.js';
 
@@ -23,6 +28,17 @@ export interface ClientInfo {
   userAgent?: string;
 }
 
+/** How long a reset link works. */
+export const RESET_TTL_MS = 30 * 60 * 1000;
+/** Reset e-mails one account may be sent in an hour; past it requests still answer 202, and send nothing. */
+export const RESETS_PER_ACCOUNT_PER_HOUR = 3;
+/** Reset requests one client address (an IPv6 /64) may make in an hour, whatever the e-mail; past it 429. */
+export const RESET_REQUESTS_PER_ADDRESS_PER_HOUR = 10;
+/** The one answer of POST /api/auth/password-reset, whether or not the account exists. */
+export const RESET_REQUESTED = 'If an account exists for that address, a reset link has been sent.';
+/** The one refusal of a reset token that is unknown, used, voided or expired. */
+export const RESET_TOKEN_INVALID = 'token: invalid or expired';
+
 export interface TokenResponse {
   access_token: string;
   token_type: 'bearer';
@@ -31,16 +47,24 @@ export interface TokenResponse {
 export class AuthService {
   private readonly signer: TokenSigner;
   private readonly throttle: LoginThrottle;
+  private readonly resetRequests: WindowCounter;
   /** renew last_used_at at most this often, so every request is not a write */
   private readonly touchEveryMs: number;
 
   constructor(
     private readonly repo: AuthRepo,
-    private readonly config: Pick<Config, 'jwtSecret' | 'sessionIdleTimeoutS' | 'sessionMaxAgeS' | 'registration' | 'defaultPlan' | 'plans'>,
+    private readonly config: Pick<Config, 'jwtSecret' | 'sessionIdleTimeoutS' | 'sessionMaxAgeS' | 'registration' | 'defaultPlan' | 'firstAccountPlan' | 'plans' | 'smtp' | 'publicUrl'>,
     private readonly clock: Clock,
+    /**
+     * Sends reset links. They go straight out, not through the lead-alert outbox: a link is
+     * worth 30 minutes, so retrying it across restarts buys little, and an outbox row would keep
+     * the usable token in the database in clear (only its hash is stored here).
+     */
+    private readonly mailer: Mailer = createMailer(config.smtp),
   ) {
     this.signer = new TokenSigner(config.jwtSecret);
     this.throttle = new LoginThrottle(clock);
+    this.resetRequests = new WindowCounter(clock, RESET_REQUESTS_PER_ADDRESS_PER_HOUR, 3600);
     this.touchEveryMs = Math.min(60_000, (config.sessionIdleTimeoutS * 1000) / 20);
   }
 
@@ -63,7 +87,8 @@ export class AuthService {
         password_hash: passwordHash,
         role: existing === 0 ? 'admin' : 'user',
         status: 'active',
-        plan_id: this.config.defaultPlan,
+        // the first account is the server's owner: not held to the plan resold to others (FIRST_ACCOUNT_PLAN)
+        plan_id: existing === 0 ? this.config.firstAccountPlan : this.config.defaultPlan,
         plan_expires_at: null,
         created_at: now,
         last_login: now,
@@ -147,11 +172,128 @@ export class AuthService {
     });
   }
 
-  /** Housekeeping: forget sessions that can no longer be used. */
+  /**
+   * The signed-in user changes their password: the current one is required (a wrong one is 400,
+   * not 401, so the client stays logged in; it counts as a failed login for the login throttle,
+   * so a stolen token cannot be used to guess the password faster than the login form allows).
+   * Every other session of the account ends, and unused reset links are voided; the caller's
+   * own session stays. Returns how many sessions ended.
+   */
+  async changePassword(caller: AuthUser, input: { current_password: string; new_password: string }, client: ClientInfo): Promise<number> {
+    const user = this.getUser(caller.id);
+    const wait = this.throttle.begin(client.ip, user.email);
+    if (wait > 0) throw tooManyRequests('Too many wrong passwords; try again later', wait);
+    if (!(await verifyPassword(user.password_hash, input.current_password))) throw badRequest('current_password: is not correct');
+    this.throttle.recordSuccess(client.ip, user.email);
+    return this.replacePassword(user.id, await hashPassword(input.new_password), caller.sessionId);
+  }
+
+  /** The operator's reset (CLI): sets the password and ends every session of the account. */
+  async setPassword(userId: string, newPassword: string): Promise<number> {
+    this.getUser(userId);
+    return this.replacePassword(userId, await hashPassword(newPassword));
+  }
+
+  /** Whether reset links can be sent (SMTP_URL is set); the login page shows "Forgot password?" only then. */
+  get passwordResetAvailable(): boolean {
+    return this.mailer.configured;
+  }
+
+  /**
+   * A reset link was asked for. The answer is the same whatever the e-mail (no account
+   * enumeration), and so is its timing: only the per-address limit is checked here; looking the
+   * account up, storing the token and sending the e-mail happen after the answer has gone out.
+   * Throws 429 past the per-address limit.
+   */
+  requestPasswordReset(email: string, client: ClientInfo, log: FastifyBaseLogger): void {
+    const wait = this.resetRequests.hit(clientBlock(client.ip));
+    if (wait > 0) throw tooManyRequests('Too many password reset requests from this address; try again later', wait);
+    if (!this.mailer.configured) return;
+    const address = email.toLowerCase();
+    setImmediate(() => {
+      try {
+        this.issuePasswordReset(address, log);
+      } catch (err) {
+        log.error({ err }, 'password reset request failed');
+      }
+    });
+  }
+
+  /**
+   * Stores a new token for the account (voiding its older ones) and sends the link, unless the
+   * account does not exist, is not active, or was sent RESETS_PER_ACCOUNT_PER_HOUR links in the
+   * last hour. The token appears only in the e-mail: never in the database or the log.
+   */
+  private issuePasswordReset(email: string, log: FastifyBaseLogger): void {
+    const user = this.repo.findUserByEmail(email);
+    if (!user || user.status !== 'active') return;
+    const now = this.clock.now();
+    const token = randomBytes(32).toString('base64url');
+    const issued = this.repo.transaction(() => {
+      const hourAgo = new Date(now.getTime() - 3600_000).toISOString();
+      if (this.repo.countPasswordResetsSince(user.id, hourAgo) >= RESETS_PER_ACCOUNT_PER_HOUR) return false;
+      this.repo.voidPasswordResets(user.id, now.toISOString());
+      this.repo.insertPasswordReset({
+        id: newId(),
+        user_id: user.id,
+        token_hash: hashToken(token),
+        created_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + RESET_TTL_MS).toISOString(),
+        used_at: null,
+      });
+      return true;
+    });
+    if (!issued) {
+      log.warn({ userId: user.id }, 'password reset e-mail not sent: the account reached its hourly limit');
+      return;
+    }
+    // the fragment never reaches a server: the token stays out of access logs and Referer headers
+    const link = `${this.config.publicUrl}/#/reset-password?token=${token}`;
+    const text = [
+      `Someone asked to reset the password of the account ${user.email} on ${this.config.publicUrl}.`,
+      '',
+      `To choose a new password, open this link within 30 minutes. It works once:`,
+      link,
+      '',
+      'If you did not ask for this, ignore this message: your password stays as it is.',
+    ].join('\n');
+    this.mailer.send({ to: user.email, subject: 'Reset your password', text }).then(
+      () => log.info({ userId: user.id }, 'password reset e-mail sent'),
+      (err: unknown) => log.warn({ userId: user.id, err: err instanceof Error ? err.message : String(err) }, 'password reset e-mail could not be sent'),
+    );
+  }
+
+  /**
+   * Sets a new password with a reset link's token: 400 `token: invalid or expired` for a token
+   * unknown, used, voided by a newer one, or past its 30 minutes. Every session of the account ends.
+   */
+  async confirmPasswordReset(input: { token: string; new_password: string }): Promise<void> {
+    const row = this.repo.findPasswordReset(hashToken(input.token));
+    const valid = () => row && row.used_at === null && Date.parse(row.expires_at) > this.clock.now().getTime();
+    if (!row || !valid() || !this.repo.findUserById(row.user_id)) throw badRequest(RESET_TOKEN_INVALID);
+    const passwordHash = await hashPassword(input.new_password);
+    this.repo.transaction(() => {
+      // checked again after the hash: two uses of one token at once have one winner
+      if (!this.repo.usePasswordReset(row.id, this.clock.now().toISOString())) throw badRequest(RESET_TOKEN_INVALID);
+      this.replacePassword(row.user_id, passwordHash);
+    });
+  }
+
+  /** Housekeeping: forget sessions that can no longer be used, and reset links a day past their end. */
   purgeExpiredSessions(): number {
     const now = this.clock.now();
     const idleBefore = new Date(now.getTime() - this.config.sessionIdleTimeoutS * 1000).toISOString();
+    this.repo.deletePasswordResetsExpiredBefore(new Date(now.getTime() - 86400_000).toISOString());
     return this.repo.deleteExpiredSessions(now.toISOString(), idleBefore);
+  }
+
+  /** New hash, sessions ended (all, or all but `keep`), unused reset links voided: one transaction. */
+  private replacePassword(userId: string, passwordHash: string, keep?: string): number {
+    return this.repo.transaction(() => {
+      this.repo.setPasswordHash(userId, passwordHash);
+      this.repo.voidPasswordResets(userId, this.clock.now().toISOString());
+      return this.repo.deleteSessionsOfUser(userId, keep);
+    });
   }
 
   private async startSession(user: UserRow, client: ClientInfo): Promise<TokenResponse> {
@@ -175,4 +317,8 @@ export class AuthService {
 function assertUserMayAct(status: UserRow['status']): void {
   if (status === 'suspended') throw forbidden('This account is suspended');
   if (status === 'banned') throw forbidden('This account is banned');
+}
+
+function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
 }

@@ -39,3 +39,28 @@ export const sessions = sqliteTable(
 
 export type UserRow = typeof users.$inferSelect;
 export type SessionRow = typeof sessions.$inferSelect;
+
+/**
+ * Password-reset links sent by e-mail. Only the SHA-256 of the token is kept, so the database
+ * alone cannot reset anyone's password. A token works once, for 30 minutes; a newer request of
+ * the same account voids the older ones (`used_at` set). Rows stay a day after they expire, so
+ * the per-account cap on reset e-mails counts them across restarts.
+ */
+export const passwordResets = sqliteTable(
+  'password_resets',
+  {
+    id: text('id').primaryKey(),
+    user_id: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** hex SHA-256 of the token in the link */
+    token_hash: text('token_hash').notNull(),
+    created_at: text('created_at').notNull(),
+    expires_at: text('expires_at').notNull(),
+    /** when it was used, or voided by a newer request or a password change; null while usable */
+    used_at: text('used_at'),
+  },
+  (t) => [uniqueIndex('password_resets_token').on(t.token_hash), index('password_resets_user').on(t.user_id, t.created_at)],
+);
+
+export type PasswordResetRow = typeof passwordResets.$inferSelect;

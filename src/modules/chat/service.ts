@@ -162,6 +162,27 @@ export class ChatService {
   }
 
   /**
+   * Erasure of one visitor (GDPR art. 17; README "Erasure"): the conversation with all its
+   * messages and, unless `keepLeads`, the agent's widget leads of the same session with their
+   * alert e-mails, in one transaction. The agent's counts (and, by the database's triggers, the
+   * analytics rollup) go down by what was erased. 404 for a missing conversation and for another
+   * account's, alike; nothing is deleted then.
+   */
+  eraseConversation(user: AuthUser, conversationId: string, opts: { keepLeads: boolean }): { messages: number; leads: number; alerts: number } {
+    const conversation = this.repo.findConversation(conversationId);
+    const agent = conversation ? this.agents.findById(conversation.chatbot_id) : undefined;
+    if (!conversation || !agent || agent.user_id !== user.id) throw notFound('Conversation');
+    return this.repo.erasing(() =>
+      this.repo.transaction(() => {
+        const erased = this.repo.eraseConversation(conversation, agent.user_id, opts.keepLeads);
+        if (!erased) throw notFound('Conversation');
+        this.agents.recordActivity(agent.id, -erased.messages, -1);
+        return erased;
+      }),
+    );
+  }
+
+  /**
    * `visitor`: the message came through the public route, so the agent's own visitor limits apply
    * (session rate, daily cap); the owner testing an agent is held only to the account's quota.
    */
@@ -200,7 +221,7 @@ export class ChatService {
         if (!isNew && agent.rate_limit_enabled) this.assertSessionRate(agent, conversation.id);
         if (agent.daily_message_limit !== null) this.assertDailyCap(agent);
       }
-      this.quota.consume(by.account, by.visitor ? { message: VISITOR_UNAVAILABLE_TEXT } : undefined);
+      this.quota.consume(by.account, by.visitor ? { message: agent.unavailable_message ?? VISITOR_UNAVAILABLE_TEXT } : undefined);
       const userMessage = this.repo.insertMessage({
         id: newId(),
         conversation_id: conversation.id,
@@ -253,6 +274,18 @@ export class ChatService {
   /** `interrupted`: `text` is only the part produced before the answer was cut off */
   private storeAnswer(turn: PreparedTurn, text: string, sources: SourceRef[], interrupted = false): void {
     const now = this.clock.now();
+    try {
+      this.storeAnswerRow(turn, now, text, sources, interrupted);
+    } catch (err) {
+      // the owner erased the conversation while its answer was being written (the message's
+      // foreign key refuses it): the answer is not stored, since it would bring back part of what
+      // was erased; the visitor still gets it
+      if (sqliteCode(err) !== 'SQLITE_CONSTRAINT_FOREIGNKEY' || this.repo.findConversation(turn.conversation.id)) throw err;
+      this.log.info({ chatbotId: turn.agent.id }, 'answer not stored: its conversation was erased meanwhile');
+    }
+  }
+
+  private storeAnswerRow(turn: PreparedTurn, now: Date, text: string, sources: SourceRef[], interrupted: boolean): void {
     this.repo.transaction(() => {
       this.repo.insertMessage({
         id: newId(),
@@ -274,6 +307,12 @@ export class ChatService {
     const shown = turn.visitor && !turn.agent.show_sources ? [] : sources;
     return { message: text, conversation_id: turn.conversation.id, session_id: turn.conversation.session_id, sources: shown };
   }
+}
+
+/** The SQLite error code of a failed statement (also when wrapped by drizzle, as its `cause`). */
+function sqliteCode(err: unknown): unknown {
+  const e = err as { code?: unknown; cause?: { code?: unknown } } | null;
+  return e?.code ?? e?.cause?.code;
 }
 
 function sourceRefs(passages: Passage[]): SourceRef[] {

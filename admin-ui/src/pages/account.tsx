@@ -1,0 +1,93 @@
+import { useState } from 'preact/hooks';
+import { api } from '../api.js';
+import { useSession } from '../session.js';
+import type { PasswordChanged } from '../types.js';
+import { Field, Notice, errorText, formatDate, valueOf } from '../ui.js';
+
+/** The signed-in user's own account: who they are, and a new password. */
+export function AccountPage() {
+  const { user } = useSession();
+  return (
+    <>
+      <div class="page-head">
+        <h1>Account</h1>
+      </div>
+      <section class="card stack" aria-labelledby="account-details">
+        <h2 id="account-details">Details</h2>
+        <dl class="facts">
+          {[
+            ['Name', user.name],
+            ['E-mail', user.email],
+            ['Plan', user.plan_id],
+            ['Member since', formatDate(user.created_at)],
+          ].map(([term, value]) => (
+            <div key={term}>
+              <dt>{term}</dt>
+              <dd>{value}</dd>
+            </div>
+          ))}
+        </dl>
+      </section>
+      <ChangePassword />
+    </>
+  );
+}
+
+/**
+ * The current password is asked for (a left-open browser is not enough to take the account
+ * over); on success every other session of the account ends, this one stays.
+ */
+function ChangePassword() {
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setDone(null);
+    if (next !== repeat) {
+      setError('The new password and its repetition differ.');
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      const res = await api<PasswordChanged>('POST', '/api/auth/password', { current_password: current, new_password: next });
+      const others = res.other_sessions_ended;
+      setDone(`Password changed. ${others === 0 ? 'No other session was open.' : `${others} other session${others === 1 ? ' was' : 's were'} logged out.`}`);
+      setCurrent('');
+      setNext('');
+      setRepeat('');
+    } catch (err) {
+      setError(errorText(err) === 'current_password: is not correct' ? 'The current password is not correct.' : errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="card section stack" onSubmit={submit} method="post" aria-labelledby="change-password">
+      <div class="section-head">
+        <h2 id="change-password">Change password</h2>
+        <p class="muted">Other browsers and devices logged in to this account are logged out; this one stays logged in.</p>
+      </div>
+      {done && <Notice kind="success">{done}</Notice>}
+      {error && <Notice kind="error">{error}</Notice>}
+      <Field label="Current password">
+        <input type="password" name="current-password" autocomplete="current-password" required value={current} onInput={(e) => setCurrent(valueOf(e))} />
+      </Field>
+      <Field label="New password" hint="8 to 128 characters">
+        <input type="password" name="new-password" autocomplete="new-password" required minLength={8} maxLength={128} value={next} onInput={(e) => setNext(valueOf(e))} />
+      </Field>
+      <Field label="Repeat the new password">
+        <input type="password" name="repeat-password" autocomplete="new-password" required minLength={8} maxLength={128} value={repeat} onInput={(e) => setRepeat(valueOf(e))} />
+      </Field>
+      <div class="actions">
+        <button type="submit" class="btn btn-primary" disabled={busy}>
+          {busy ? 'Saving…' : 'Change password'}
+        </button>
+      </div>
+    </form>
+  );
+}
