@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auth, createAgent, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { auth, createAgent, PASSWORD, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
 import { artifactPath, launchBrowser, listenOnLoopback, type Browser } from '../helpers/browser.js';
 
 /**
@@ -321,5 +321,41 @@ describe('admin UI fixes (issue 22.4)', () => {
         }
       }, 60_000);
     }
+  });
+});
+
+describe('usage against the plan (issue 22.3)', () => {
+  it("the dashboard shows the month's messages, storage and agents against the plan; the server's owner reads unlimited", async () => {
+    // the first account of this app is the server's owner (plan `owner`); later ones get `free`
+    await registerUser(t.app);
+    const member = await registerUser(t.app);
+    const first = t.database.sqlite.prepare(`SELECT email, plan_id FROM users ORDER BY created_at, rowid LIMIT 1`).get() as { email: string; plan_id: string };
+    expect(first.plan_id).toBe('owner');
+    const login = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: first.email, password: PASSWORD } });
+    const owner = { token: login.json().access_token as string };
+    const agents = [];
+    for (const name of ['One', 'Two', 'Three']) agents.push(await createAgent(t.app, member.token, { name }));
+    for (const session of ['a', 'b']) {
+      const res = await t.app.inject({ method: 'POST', url: `/api/public/chat/${agents[0]!.id}`, payload: { message: 'Are you open today?', session_id: session } });
+      expect(res.statusCode).toBe(200);
+    }
+
+    const { page, errors } = await openAs(member.token, '#/analytics');
+    const panel = page.getByRole('region', { name: /Usage/ });
+    await panel.getByText('2 of 1,000').waitFor();
+    const agentsMeter = panel.locator('[data-usage="Agents"]');
+    expect(await agentsMeter.textContent()).toContain('3 of 3');
+    expect(await agentsMeter.textContent()).toContain('Used up.');
+    expect(await panel.locator('[data-usage="Knowledge storage"]').textContent()).toContain('of 200.0 MB');
+    await shoot(page, 'usage');
+    expect(errors).toEqual([]);
+    await page.close();
+
+    const own = await openAs(owner.token, '#/analytics');
+    const ownPanel = own.page.getByRole('region', { name: /Usage/ });
+    await ownPanel.getByText('(plan: owner)', { exact: false }).waitFor();
+    expect(await ownPanel.locator('[data-usage="Messages this month"]').textContent()).toContain('(unlimited)');
+    expect(await ownPanel.getByRole('progressbar').count()).toBe(0);
+    await own.page.close();
   });
 });

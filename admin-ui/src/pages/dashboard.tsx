@@ -3,6 +3,7 @@ import { get } from '../api.js';
 import { DailyChart, type DailySeries } from '../chart.js';
 import type { Dashboard, Trends } from '../types.js';
 import { EmptyState, Loading, Notice, useAsync } from '../ui.js';
+import { UsagePanel } from '../usage.js';
 import { StatCard, WindowSwitch, type Window } from './analytics.js';
 
 /** The account at a glance: all-time counts, then the trends of the chosen window. */
@@ -30,6 +31,7 @@ export function DashboardPage() {
         <StatCard label="Widget leads" value={d?.total_leads ?? '…'} testId="stat-leads" />
         <StatCard label={`Average response time (${days} days)`} value={trends.data?.avg_response_time ?? '…'} testId="stat-response-time" />
       </div>
+      <UsagePanel />
       <section class="card stack">
         <h2>Conversations and messages per day</h2>
         {trends.error && <Notice kind="error">{trends.error}</Notice>}
