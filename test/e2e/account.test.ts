@@ -78,7 +78,8 @@ describe('passwords in the admin UI', () => {
     const other = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password: PASSWORD } });
     const otherToken = other.json().access_token as string;
 
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Account' }).click();
+    // the account page is behind the user's own name in the top bar
+    await page.getByRole('banner').getByRole('link', { name: /^Account/ }).click();
     await page.waitForURL(/#\/account$/);
     await page.getByRole('heading', { name: 'Account', exact: true }).waitFor();
     await page.getByText(email).waitFor();
