@@ -1,7 +1,8 @@
-import { get } from '../api.js';
-import { href } from '../router.js';
+import { useRef, useState } from 'preact/hooks';
+import { api, get } from '../api.js';
+import { href, navigate } from '../router.js';
 import type { Agent, Conversation, Message } from '../types.js';
-import { Badge, EmptyState, Loading, Notice, formatDate, useAsync } from '../ui.js';
+import { Badge, ConfirmDialog, EmptyState, Loading, Notice, formatDate, toast, useAsync } from '../ui.js';
 
 function Stars({ rating }: { rating: number | null }) {
   if (rating === null) return <span class="muted small">Not rated</span>;
@@ -15,13 +16,18 @@ function Stars({ rating }: { rating: number | null }) {
 
 const statusKind: Record<Conversation['status'], string> = { active: 'busy', resolved: 'ok', escalated: 'bad' };
 
-function Transcript({ conversation }: { conversation: Conversation }) {
+function Transcript({ conversation, onDelete }: { conversation: Conversation; onDelete: (button: HTMLButtonElement) => void }) {
   const messages = useAsync(() => get<Message[]>(`/api/chat/messages/${encodeURIComponent(conversation.id)}`), [conversation.id, conversation.updated_at]);
   return (
     <section class="card stack transcript" aria-label="Transcript">
       <div class="section-head-row">
         <h2>{conversation.user_name || 'Anonymous visitor'}</h2>
-        <Badge kind={statusKind[conversation.status]}>{conversation.status}</Badge>
+        <span class="head-actions">
+          <Badge kind={statusKind[conversation.status]}>{conversation.status}</Badge>
+          <button type="button" class="btn btn-small btn-danger-text" onClick={(e) => onDelete(e.currentTarget)}>
+            Delete conversation
+          </button>
+        </span>
       </div>
       <dl class="facts">
         <div>
@@ -63,14 +69,66 @@ function Transcript({ conversation }: { conversation: Conversation }) {
   );
 }
 
+/**
+ * Asks before erasing a conversation (a visitor's request to be forgotten): it goes with all its
+ * messages and, unless the owner keeps them, the leads the visitor left through this agent in the
+ * same chat, with their alert e-mails.
+ */
+function DeleteConversationDialog({ agent, conversation, onDeleted, onCancel }: { agent: Agent; conversation: Conversation; onDeleted: () => void; onCancel: () => void }) {
+  const [keepLeads, setKeepLeads] = useState(false);
+  const who = conversation.user_name || 'this anonymous visitor';
+  const remove = async () => {
+    const query = keepLeads ? '?keep_leads=true' : '';
+    await api('DELETE', `/api/chat/conversations/${encodeURIComponent(agent.id)}/${encodeURIComponent(conversation.id)}${query}`);
+    onDeleted();
+  };
+  return (
+    <ConfirmDialog title="Delete this conversation?" confirmLabel="Delete conversation" onConfirm={remove} onCancel={onCancel}>
+      <p>
+        The conversation with {who} and its {conversation.message_count} messages will be deleted for good, together with the visitor’s name and
+        e-mail.
+      </p>
+      <p>
+        {keepLeads
+          ? 'The leads this visitor left are kept.'
+          : `It also deletes the leads (name and phone) this visitor left through ${agent.name} in this chat, and the alert e-mails about them. Use this when a visitor asks you to erase their data.`}
+      </p>
+      <label class="toggle">
+        <input type="checkbox" checked={keepLeads} onChange={(e) => setKeepLeads(e.currentTarget.checked)} />
+        <span>Keep this visitor’s leads</span>
+      </label>
+    </ConfirmDialog>
+  );
+}
+
 export function ConversationsTab({ agent, selected }: { agent: Agent; selected?: string }) {
   const list = useAsync(() => get<Conversation[]>(`/api/chat/conversations/${encodeURIComponent(agent.id)}`), [agent.id]);
   const current = list.data?.find((c) => c.id === selected);
+  const [deleting, setDeleting] = useState<{ conversation: Conversation; button: HTMLButtonElement } | null>(null);
+  const listHeading = useRef<HTMLHeadingElement>(null);
+  const deleted = () => {
+    if (!deleting) return;
+    const gone = deleting.conversation;
+    setDeleting(null);
+    list.setData((list.data ?? []).filter((c) => c.id !== gone.id));
+    navigate(href('agents', agent.id, 'conversations'));
+    toast('Conversation deleted');
+    // the transcript and its button are gone: the keyboard goes on from the list
+    listHeading.current?.focus();
+    void list.reload();
+  };
+  const cancelled = () => {
+    const button = deleting?.button;
+    setDeleting(null);
+    button?.focus();
+  };
   return (
     <div class={current ? 'split has-detail' : 'split'}>
       <section class="card stack conv-list-card">
         <div class="section-head-row">
-          <h2>Conversations</h2>
+          <h2 ref={listHeading} tabIndex={-1}>
+            Conversations
+          </h2>
           <button type="button" class="btn btn-small" onClick={() => void list.reload()} disabled={list.loading}>
             Refresh
           </button>
@@ -103,11 +161,12 @@ export function ConversationsTab({ agent, selected }: { agent: Agent; selected?:
           <a class="back-link" href={href('agents', agent.id, 'conversations')}>
             ← All conversations
           </a>
-          <Transcript conversation={current} />
+          <Transcript conversation={current} onDelete={(button) => setDeleting({ conversation: current, button })} />
         </div>
       ) : (
         list.data && list.data.length > 0 && <div class="detail detail-empty muted">Choose a conversation to read it.</div>
       )}
+      {deleting && <DeleteConversationDialog agent={agent} conversation={deleting.conversation} onDeleted={deleted} onCancel={cancelled} />}
     </div>
   );
 }

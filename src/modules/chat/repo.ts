@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, gte, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.js';
+import { LeadsRepo, secureDeleting } from '../leads/index.js';
 import { conversations, messages, type ConversationRow, type MessageRow } from './tables.js';
 
 export type NewMessage = MessageRow;
@@ -20,8 +21,11 @@ export class ChatRepo {
   private readonly insertMessageRow;
   private readonly countMessage;
   private readonly recent;
+  /** the leads feature's tables, for erasing a visitor's leads with their conversation (one transaction) */
+  private readonly leads: LeadsRepo;
 
   constructor(private readonly db: Db) {
+    this.leads = new LeadsRepo(db);
     this.bySession = db
       .select()
       .from(conversations)
@@ -77,6 +81,26 @@ export class ChatRepo {
     this.insertMessageRow.run(row);
     this.countMessage.run({ timestamp: row.timestamp, conversationId: row.conversation_id });
     return row;
+  }
+
+  /**
+   * Erasure (README "Erasure"): the conversation, its messages and, unless `keepLeads`, the
+   * widget leads its visitor left in the same session of the agent with their alert e-mails.
+   * Deleted rows are overwritten in the file (secure_delete). Call inside a transaction; null
+   * when the conversation is gone already.
+   */
+  eraseConversation(conversation: ConversationRow, ownerId: string, keepLeads: boolean): { messages: number; leads: number; alerts: number } | null {
+    const messagesErased = this.db.delete(messages).where(eq(messages.conversation_id, conversation.id)).run().changes;
+    if (this.db.delete(conversations).where(eq(conversations.id, conversation.id)).run().changes === 0) return null;
+    const leads = keepLeads
+      ? { leads: 0, alerts: 0 }
+      : this.leads.eraseWidgetLeads(ownerId, conversation.chatbot_id, this.leads.widgetLeadsOfSession(conversation.chatbot_id, conversation.session_id));
+    return { messages: messagesErased, ...leads };
+  }
+
+  /** Runs `fn` so that what it deletes is overwritten in the file, not only unlinked (erasure). */
+  erasing<T>(fn: () => T): T {
+    return secureDeleting(this.db, fn);
   }
 
   listConversations(chatbotId: string): ConversationRow[] {

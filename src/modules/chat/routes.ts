@@ -111,6 +111,26 @@ export const chatRoutes: FastifyPluginAsyncZod<{ chat: ChatService; durable: () 
       chat.listConversations(currentUser(req), req.params.chatbot_id).map((c) => ({ ...c, messages_count: c.message_count })),
   });
 
+  // Erasure of one visitor (GDPR art. 17): the conversation, its messages and, unless
+  // `keep_leads=true`, the agent's widget leads of the same session with their alert e-mails.
+  // Under the agent, as an item of its conversation list: the path position after
+  // `/conversations/` is the list's `{chatbot_id}`, and one router node takes one name.
+  app.delete('/api/chat/conversations/:chatbot_id/:conversation_id', {
+    schema: {
+      tags: ['chat'],
+      summary: "Deletes a conversation with its messages and the visitor's widget leads of the same session (keep_leads=true keeps them)",
+      security,
+      params: z.object({ chatbot_id: z.string().min(1).max(100), conversation_id: z.string().min(1).max(100) }),
+      querystring: z.object({ keep_leads: z.enum(['true', 'false']).optional() }),
+    },
+    handler: async (req, reply) => {
+      chat.eraseConversation(currentUser(req), req.params.chatbot_id, req.params.conversation_id, { keepLeads: req.query.keep_leads === 'true' });
+      // the freed pages go back to the disk soon (the periodic reclaim would get there too)
+      void req.server.space.soon();
+      return reply.code(204).send();
+    },
+  });
+
   app.get('/api/chat/messages/:conversation_id', {
     schema: {
       tags: ['chat'],

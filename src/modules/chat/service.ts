@@ -165,12 +165,12 @@ export class ChatService {
    * Erasure of one visitor (GDPR art. 17; README "Erasure"): the conversation with all its
    * messages and, unless `keepLeads`, the agent's widget leads of the same session with their
    * alert e-mails, in one transaction. The agent's counts (and, by the database's triggers, the
-   * analytics rollup) go down by what was erased. 404 for a missing conversation and for another
-   * account's, alike; nothing is deleted then.
+   * analytics rollup) go down by what was erased. 404 for a missing conversation, one of another
+   * agent and another account's, alike; nothing is deleted then.
    */
-  eraseConversation(user: AuthUser, conversationId: string, opts: { keepLeads: boolean }): { messages: number; leads: number; alerts: number } {
+  eraseConversation(user: AuthUser, chatbotId: string, conversationId: string, opts: { keepLeads: boolean }): { messages: number; leads: number; alerts: number } {
     const conversation = this.repo.findConversation(conversationId);
-    const agent = conversation ? this.agents.findById(conversation.chatbot_id) : undefined;
+    const agent = conversation?.chatbot_id === chatbotId ? this.agents.findById(chatbotId) : undefined;
     if (!conversation || !agent || agent.user_id !== user.id) throw notFound('Conversation');
     return this.repo.erasing(() =>
       this.repo.transaction(() => {

@@ -1,10 +1,11 @@
 import { and, desc, eq, gt, gte, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.js';
 import { chatbots } from '../agents/tables.js';
+import { leadAlertLines, leadsPagePath } from './alert-text.js';
 import { accountLeads, alertAddresses, mailOutbox, widgetLeads, type AccountLeadRow, type AlertAddressRow, type MailRow, type WidgetLeadRow } from './tables.js';
 
 export class LeadsRepo {
-  constructor(private readonly db: Db) {}
+  constructor(readonly db: Db) {}
 
   transaction<T>(fn: () => T): T {
     return this.db.transaction(() => fn());
@@ -23,6 +24,48 @@ export class LeadsRepo {
 
   insertWidgetLead(row: WidgetLeadRow): WidgetLeadRow {
     return this.db.insert(widgetLeads).values(row).returning().get();
+  }
+
+  findWidgetLead(id: string): WidgetLeadRow | undefined {
+    return this.db.select().from(widgetLeads).where(eq(widgetLeads.id, id)).get();
+  }
+
+  /** The leads a visitor left in one chat session of an agent (leads sent without a session are not among them). */
+  widgetLeadsOfSession(chatbotId: string, sessionId: string): WidgetLeadRow[] {
+    return this.db
+      .select()
+      .from(widgetLeads)
+      .where(and(eq(widgetLeads.chatbot_id, chatbotId), eq(widgetLeads.session_id, sessionId)))
+      .all();
+  }
+
+  /**
+   * Erasure: deletes these widget leads of one agent and every alert e-mail about them, whatever
+   * its state (pending, held, sent, refused: each holds the visitor's name and phone). An alert is
+   * found by the lines of its body that name the lead and by the agent's link (mail_outbox has no
+   * lead column; alert-text.ts builds both). Call inside the caller's transaction.
+   */
+  eraseWidgetLeads(ownerId: string, chatbotId: string, leads: WidgetLeadRow[]): { leads: number; alerts: number } {
+    let erasedLeads = 0;
+    let alerts = 0;
+    const agentLink = leadsPagePath(chatbotId);
+    for (const lead of leads) {
+      if (lead.chatbot_id !== chatbotId) throw new Error('eraseWidgetLeads: a lead of another agent');
+      erasedLeads += this.db.delete(widgetLeads).where(eq(widgetLeads.id, lead.id)).run().changes;
+      alerts += this.db
+        .delete(mailOutbox)
+        .where(
+          and(
+            eq(mailOutbox.kind, 'lead_alert'),
+            // rows from before user_id was recorded have none
+            sql`(${mailOutbox.user_id} = ${ownerId} OR ${mailOutbox.user_id} IS NULL)`,
+            sql`instr(${mailOutbox.body}, ${leadAlertLines(lead).join('\n')}) > 0`,
+            sql`instr(${mailOutbox.body}, ${agentLink}) > 0`,
+          ),
+        )
+        .run().changes;
+    }
+    return { leads: erasedLeads, alerts };
   }
 
   listWidgetLeads(chatbotId: string): WidgetLeadRow[] {

@@ -70,6 +70,24 @@ export const leadsRoutes: FastifyPluginAsyncZod<{ leads: LeadsService }> = async
     },
   });
 
+  // Erasure of one widget lead (a visitor asked to be forgotten), with its alert e-mails. Under the
+  // agent, so the path cannot be read as the list route's `/api/chatbot-leads/{chatbot_id}`.
+  app.delete('/api/chatbot-leads/:chatbot_id/:lead_id', {
+    schema: {
+      tags: ['leads'],
+      summary: "Deletes one of the agent's widget leads and the alert e-mails about it",
+      security,
+      params: z.object({ chatbot_id: z.string().min(1).max(100), lead_id: z.string().min(1).max(100) }),
+      response: { 200: z.object({ success: z.literal(true), message: z.string(), lead_id: z.string() }) },
+    },
+    handler: async (req, reply) => {
+      leads.deleteWidgetLead(currentUser(req), req.params.chatbot_id, req.params.lead_id);
+      // the freed pages go back to the disk soon (the periodic reclaim would get there too)
+      void req.server.space.soon();
+      return reply.send({ success: true as const, message: 'Lead deleted', lead_id: req.params.lead_id });
+    },
+  });
+
   app.get('/api/leads', {
     schema: { tags: ['leads'], security, response: { 200: accountLeadSchema.array() } },
     handler: async (req) => leads.listAccountLeads(currentUser(req)),

