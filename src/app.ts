@@ -29,7 +29,7 @@ import { createMailer } from './platform/mail/index.js';
 import { INGEST_JOB, IngestionService, KeywordSearcher, KnowledgeRepo, KnowledgeService, knowledgeRoutes, StorageQuota, VectorIndex } from './modules/knowledge/index.js';
 import { JobQueue } from './platform/jobs/queue.js';
 import { createParserPool } from './platform/workers/pool.js';
-import { LimitsRepo, MessageQuota, PlanService, RateLimiter, rateLimitPlugin, usageRoutes } from './modules/limits/index.js';
+import { LimitsRepo, MessageQuota, PlanService, quotaWarningMail, RateLimiter, rateLimitPlugin, usageRoutes } from './modules/limits/index.js';
 import { webRoutes } from './modules/web/index.js';
 import { SystemService, systemRoutes } from './modules/system/index.js';
 import { adminUiRoutes } from './modules/admin-ui/index.js';
@@ -177,7 +177,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const providers = configuredProviders(config);
   const limitsRepo = new LimitsRepo(database.db);
   const rateLimiter = new RateLimiter(limitsRepo, clock, report('writing the rate-limit counters'));
-  const quota = new MessageQuota(limitsRepo, plans, clock);
+  // the message that makes the month reach 80% or 100% queues the owner's warning, in its transaction
+  const quota = new MessageQuota(limitsRepo, plans, clock, (crossing) => {
+    const mail = quotaWarningMail(crossing, config.publicUrl);
+    leads.queueAccountNotice(crossing.account.id, mail.subject, mail.body);
+  });
   const chat = new ChatService(new ChatRepo(database.db), agents, knowledge, plans, quota, ownerPlan, providers.get, clock, app.log);
   const analytics = new AnalyticsService(new AnalyticsRepo(database.db), agents, clock);
   // Lead alerts: their own queue, so a long ingestion never delays a lead's e-mail; retried until

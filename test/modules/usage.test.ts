@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { auth, createAgent, ManualClock, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { startSmtp } from '../helpers/smtp.js';
 
 /**
  * Issue 22.3: what an owner uses against the plan (GET /api/usage). Before: no way to see the
@@ -18,11 +19,11 @@ afterEach(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
 });
 
-async function start(clock = new ManualClock('2026-11-10T12:00:00.000Z')): Promise<TestApp> {
+async function start(clock = new ManualClock('2026-11-10T12:00:00.000Z'), env: Record<string, string> = {}): Promise<TestApp> {
   const dir = mkdtempSync(path.join(tmpdir(), 'plans-'));
   const file = path.join(dir, 'plans.json');
   writeFileSync(file, JSON.stringify(PLANS));
-  const t = await startTestApp({ clock, env: { PLANS_FILE: file, DEFAULT_PLAN: 'small' } });
+  const t = await startTestApp({ clock, env: { PLANS_FILE: file, DEFAULT_PLAN: 'small', ...env } });
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => t.cleanup());
   return t;
 }
@@ -85,5 +86,38 @@ describe("the owner's sentence for visitors when the month's messages are used u
     await t.app.inject({ method: 'PUT', url: `/api/chatbots/${agent.id}`, headers: auth(token), payload: { unavailable_message: '' } });
     const again = await t.app.inject({ method: 'POST', url: `/api/public/chat/${agent.id}`, payload: { message: 'One more', session_id: 'late' } });
     expect(again.json().detail.message).toBe('This assistant is unavailable right now, please try again later.');
+  });
+});
+
+describe("the owner's warning e-mails", () => {
+  it("one at 80% and one at 100% of the month's messages, to the account's own address, and again next month", async () => {
+    const smtp = await startSmtp();
+    cleanups.push(() => smtp.close());
+    const clock = new ManualClock('2026-11-10T12:00:00.000Z');
+    const t = await start(clock, { SMTP_URL: smtp.url });
+    const { token, email } = await registerUser(t.app);
+    const agent = await createAgent(t.app, token);
+    const chat = (i: number) => t.app.inject({ method: 'POST', url: `/api/public/chat/${agent.id}`, payload: { message: `Question ${i}`, session_id: `s${i}` } });
+
+    for (let i = 1; i <= 7; i++) expect((await chat(i)).statusCode).toBe(200);
+    await t.app.mailJobs.idle();
+    expect(smtp.messages).toHaveLength(0);
+    expect((await chat(8)).statusCode).toBe(200); // 8 of 10
+    const eighty = await smtp.waitFor(1);
+    expect(eighty.to).toEqual([email]);
+    expect(eighty.subject).toBe("Your agents have used 80% of this month's messages");
+    expect(eighty.body).toContain('used 8 of the 10 messages its small plan allows in 2026-11');
+    expect((await chat(9)).statusCode).toBe(200);
+    expect((await chat(10)).statusCode).toBe(200);
+    const full = await smtp.waitFor(2);
+    expect(full.subject).toBe("Your agents have used this month's messages");
+    // refused messages warn nobody again
+    expect((await chat(11)).statusCode).toBe(429);
+    await t.app.mailJobs.idle();
+    expect(smtp.messages).toHaveLength(2);
+
+    clock.set('2026-12-01T00:00:00.000Z');
+    for (let i = 12; i <= 19; i++) expect((await chat(i)).statusCode).toBe(200);
+    expect((await smtp.waitFor(3)).body).toContain('in 2026-12');
   });
 });

@@ -269,6 +269,14 @@ export class LeadsService {
     if (!this.confirmationRefusal(agent.user_id, lower, this.clock.now())) this.queueConfirmation(agent.user_id, lower, this.clock.now());
   }
 
+  /**
+   * An e-mail to the account's own address (no confirmation needed), queued like an alert and in
+   * the caller's transaction: it is sent once the message that caused it is stored, never without.
+   */
+  queueAccountNotice(userId: string, subject: string, body: string): void {
+    this.insertMail(userId, 'account_notice', this.options.accountEmail(userId), subject, body, 'pending', this.clock.now().toISOString());
+  }
+
   private insertMail(userId: string, kind: MailRow['kind'], to: string, subject: string, body: string, status: 'pending' | 'held', now: string): void {
     const id = newId();
     this.repo.insertMail({ id, user_id: userId, kind, to_address: to, subject, body, status, attempts: 0, last_error: null, created_at: now, sent_at: null });

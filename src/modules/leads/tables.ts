@@ -47,8 +47,11 @@ export const mailOutbox = sqliteTable(
     id: text('id').primaryKey(),
     /** the account the message is sent for (null on rows from before it was recorded) */
     user_id: text('user_id'),
-    /** a lead alert, or the confirmation of an alert address (counted against a daily cap) */
-    kind: text('kind', { enum: ['lead_alert', 'confirm_address'] })
+    /**
+     * a lead alert, the confirmation of an alert address (counted against a daily cap), or a
+     * notice to the account's own address (the month's messages at 80% or 100%)
+     */
+    kind: text('kind', { enum: ['lead_alert', 'confirm_address', 'account_notice'] })
       .notNull()
       .default('lead_alert'),
     to_address: text('to_address').notNull(),

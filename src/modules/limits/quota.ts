@@ -69,3 +69,23 @@ export class MessageQuota {
     return { month, used: this.repo.monthlyMessages(account.id, month), max: this.plans.planOf(account).monthly_messages };
   }
 }
+
+/** The owner's warning e-mail when the month's messages reach 80% or 100% of the plan. */
+export function quotaWarningMail(crossing: QuotaCrossing, publicUrl: string): { subject: string; body: string } {
+  const { used, max, percent, month } = crossing;
+  const count = (n: number) => n.toLocaleString('en');
+  const subject = percent === 100 ? "Your agents have used this month's messages" : `Your agents have used ${percent}% of this month's messages`;
+  const effect =
+    percent === 100
+      ? 'Until the month ends (UTC), your agents do not answer: visitors read that the assistant is unavailable right now (or the sentence you set for an agent).'
+      : 'When all of them are used, your agents stop answering visitors until the month ends (UTC).';
+  const body = [
+    `Your account has used ${count(used)} of the ${count(max)} messages its ${crossing.account.plan_id} plan allows in ${month}.`,
+    '',
+    effect,
+    'The administrator of this server can move the account to a plan with more messages.',
+    '',
+    `Usage: ${publicUrl}/#/analytics`,
+  ].join('\n');
+  return { subject, body };
+}
