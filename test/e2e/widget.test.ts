@@ -31,6 +31,8 @@ const SETTINGS = {
   welcome_message: 'Welcome to Acme Plumbing! Ask me anything.',
   powered_by_text: 'Acme support desk',
   lead_capture_enabled: true,
+  // the form before the first message (new agents ask after the first answer: test/e2e/lead-form.test.ts)
+  lead_form_timing: 'before_chat',
 };
 
 /** CSS a careless or hostile host page might carry: everything it can reach is overridden. */

@@ -20,6 +20,17 @@ export interface AgentInfo {
   lead_capture_enabled: boolean;
   powered_by_text: string | null;
   status: 'active' | 'inactive';
+  /** when the lead form shows (absent from older servers: before the first message) */
+  lead_form_timing?: 'before_chat' | 'after_messages';
+  /** with `after_messages`: after this many answers */
+  lead_form_after_messages?: number;
+  /** the owner's consent sentence under the lead form; null: the language's own */
+  lead_consent_text?: string | null;
+  privacy_policy_url?: string | null;
+  /** `auto`: the visitor's browser language */
+  language?: string;
+  /** the owner's wording of the fixed texts, by key (i18n.ts) */
+  widget_texts?: Record<string, string>;
 }
 
 /**

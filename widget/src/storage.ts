@@ -1,6 +1,7 @@
 /**
  * What the widget keeps per agent in the visitor's localStorage: the session id, whether the lead
- * form was answered, the visitor's name, and the transcript (there is no public history endpoint:
+ * form was answered or skipped, how many answers the conversation has had, the visitor's name,
+ * and the transcript (there is no public history endpoint:
  * a session id is not a credential, so history lives only with the visitor).
  */
 
@@ -19,6 +20,10 @@ export interface StoredMessage {
 export interface VisitorState {
   session_id: string;
   lead_done: boolean;
+  /** "Not now" on the lead form asked during the conversation: not asked again in this one */
+  lead_skipped: boolean;
+  /** answers received in this conversation (the transcript keeps only the last messages) */
+  answers: number;
   user_name?: string;
   messages: StoredMessage[];
 }
@@ -39,7 +44,7 @@ function uuid(): string {
 }
 
 export function freshState(): VisitorState {
-  return { session_id: uuid(), lead_done: false, messages: [] };
+  return { session_id: uuid(), lead_done: false, lead_skipped: false, answers: 0, messages: [] };
 }
 
 function storage(): Storage | null {
@@ -56,11 +61,16 @@ export function loadState(agentId: string): VisitorState {
     try {
       const parsed = JSON.parse(raw) as Partial<VisitorState>;
       if (typeof parsed.session_id === 'string' && parsed.session_id) {
+        const messages = Array.isArray(parsed.messages) ? parsed.messages.filter(isMessage).slice(-MAX_STORED_MESSAGES) : [];
+        const answers = parsed.answers;
         return {
           session_id: parsed.session_id,
           lead_done: parsed.lead_done === true,
+          lead_skipped: parsed.lead_skipped === true,
+          // a state from an older widget has no count: its stored answers are the best guess
+          answers: typeof answers === 'number' && Number.isInteger(answers) && answers >= 0 ? answers : messages.filter((m) => m.role === 'assistant').length,
           user_name: typeof parsed.user_name === 'string' ? parsed.user_name : undefined,
-          messages: Array.isArray(parsed.messages) ? parsed.messages.filter(isMessage).slice(-MAX_STORED_MESSAGES) : [],
+          messages,
         };
       }
     } catch {

@@ -92,6 +92,14 @@ button{cursor:pointer}
 .lead input:focus{outline:2px solid var(--accent);outline-offset:0;border-color:transparent}
 .lead button{border:0;border-radius:8px;padding:10px;background:var(--primary);color:var(--on-primary);font-weight:600}
 .lead .err{color:#b91c1c;font-size:.85em;margin:0}
+.lead .consent{font-size:.8em}
+.lead .consent a{color:var(--accent);text-decoration:underline}
+.lead-actions{display:flex;gap:8px}
+.lead-actions button{flex:1}
+.lead .skip{background:transparent;color:var(--text);border:1px solid var(--border)}
+.lead-after{border:1px solid var(--border);border-radius:var(--bubble-radius);background:var(--surface);padding:12px 14px}
+.lead-after input{background:var(--bg)}
+.lead-thanks{margin:0;align-self:center;text-align:center;color:var(--muted);font-size:.9em}
 .theme-dark .lead .err{color:#fca5a5}
 .powered{font-size:.75em;color:var(--muted);text-align:center;padding:0 8px 8px;background:var(--bg);flex:none}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
@@ -100,7 +108,7 @@ button{cursor:pointer}
  .mode-embed.open .launcher{display:none}
 }
 .mode-page .panel{position:fixed;inset:0;width:100%;height:100%;height:100dvh;max-width:none;max-height:none;border:0;border-radius:0;box-shadow:none;animation:none}
-.mode-page .log,.mode-page .composer,.mode-page .lead,.mode-page .header{padding-left:max(16px,calc(50% - 380px));padding-right:max(16px,calc(50% - 380px))}
+.mode-page .log,.mode-page .composer,.mode-page .lead-before,.mode-page .header{padding-left:max(16px,calc(50% - 380px));padding-right:max(16px,calc(50% - 380px))}
 .mode-page .notice{margin-left:max(12px,calc(50% - 380px));margin-right:max(12px,calc(50% - 380px))}
 @media (prefers-reduced-motion:reduce){*,*::before,*::after{animation:none!important;transition:none!important}}
 `;

@@ -1,4 +1,5 @@
 import { Api, ApiFailure, type AgentInfo, type CitedSource } from './api.js';
+import { fill, MORE_TEXTS, pickLanguage, textsFor, type Lang, type MoreTexts, type Texts } from './i18n.js';
 import { renderMarkdown, safeHref } from './markdown.js';
 import { freshState, loadState, saveState, type StoredMessage, type VisitorState } from './storage.js';
 import { CSS } from './styles.js';
@@ -52,35 +53,44 @@ function httpUrl(raw: string | null): string | null {
   return href && /^https?:/.test(href) ? href : null;
 }
 
-/** "wait 20 seconds and try again", "try again in about 5 minutes", "try again later" */
-function waitWords(seconds: number | null): string {
-  if (!seconds) return 'wait a moment and try again';
-  if (seconds <= 90) return `wait ${Math.ceil(seconds)} seconds and try again`;
-  if (seconds <= 90 * 60) return `try again in about ${Math.ceil(seconds / 60)} minutes`;
-  return 'try again later';
+/** The visitor's languages, most preferred first (navigator.languages, or navigator.language). */
+function browserLanguages(): readonly string[] {
+  const nav = typeof navigator === 'undefined' ? null : navigator;
+  return nav?.languages?.length ? nav.languages : nav?.language ? [nav.language] : [];
 }
 
-function failureText(err: unknown): { text: string; retry: boolean } {
+/** "wait 20 seconds and try again", "try again in about 5 minutes", "try again later" */
+function waitWords(seconds: number | null, more: MoreTexts): string {
+  if (!seconds) return more.wait_moment;
+  if (seconds <= 90) return fill(more.wait_seconds, { n: Math.ceil(seconds) });
+  if (seconds <= 90 * 60) return fill(more.wait_minutes, { n: Math.ceil(seconds / 60) });
+  return more.wait_later;
+}
+
+function failureText(err: unknown, t: Texts, more: MoreTexts, lang: Lang): { text: string; retry: boolean } {
   const f = err instanceof ApiFailure ? err : new ApiFailure(0, 'Network error');
   switch (f.status) {
     case 0:
-      return { text: 'Connection problem: the message could not be sent. Check your connection and try again.', retry: true };
+      return { text: t.error_network, retry: true };
     case 429:
       // the owner's monthly quota: the server's sentence for visitors, and no Retry (it would fail
       // until the month ends); a short rate limit: when to try again, in words a person uses
       if (f.unavailable) return { text: f.detail, retry: false };
-      return { text: `Too many messages right now. Please ${waitWords(f.retryAfter)}.`, retry: true };
+      return { text: fill(t.error_busy, { wait: waitWords(f.retryAfter, more) }), retry: true };
     case 400:
-      return { text: 'This assistant is offline right now. Please try again later.', retry: true };
+      return { text: t.error_offline, retry: true };
     case 402:
     case 403:
-      return { text: 'This chat is not available at the moment.', retry: false };
+      return { text: t.error_unavailable, retry: false };
     case 413:
-      return { text: `That message is too long (at most ${MAX_MESSAGE_CHARS.toLocaleString('en')} characters).`, retry: false };
+      return { text: fill(t.error_too_long, { max: MAX_MESSAGE_CHARS.toLocaleString(lang) }), retry: false };
     default:
-      return { text: 'Something went wrong while answering. Please try again.', retry: true };
+      return { text: t.error_generic, retry: true };
   }
 }
+
+/** The message box's accessible name: the placeholder without its trailing dots. */
+const withoutEllipsis = (text: string) => text.replace(/\s*(?:…|\.{3})\s*$/, '') || text;
 
 export class ChatWidget {
   private readonly api: Api;
@@ -93,6 +103,15 @@ export class ChatWidget {
   private input!: HTMLTextAreaElement;
   private sendButton!: HTMLButtonElement;
   private leadForm: HTMLFormElement | null = null;
+  /** where the lead form is: before the chat (instead of the message box) or in the conversation */
+  private leadWhen: 'before' | 'after' | null = null;
+  private info!: AgentInfo;
+  private lang: Lang = 'en';
+  private t: Texts = textsFor('en', null);
+  private more: MoreTexts = MORE_TEXTS.en;
+  /** the launcher's names while the window is closed and open */
+  private openLabel = '';
+  private closeLabel = '';
   private notice!: HTMLDivElement;
   private statusLine!: HTMLSpanElement;
   private busy = false;
@@ -125,15 +144,34 @@ export class ChatWidget {
     try {
       info = await this.api.info();
     } catch (err) {
-      if (this.mode === 'page') this.root.append(h('p', { class: 'notice', role: 'alert', text: err instanceof ApiFailure && err.status === 404 ? 'This chat does not exist.' : 'This chat is not available.' }));
+      if (this.mode === 'page') {
+        // no agent settings to go by: the visitor's own language
+        this.setLanguage(null, null);
+        this.root.append(h('p', { class: 'notice', role: 'alert', text: err instanceof ApiFailure && err.status === 404 ? this.more.not_found : this.t.error_unavailable }));
+      }
       return false;
     }
     this.build(info);
     return true;
   }
 
+  /** The agent's language, or the visitor's; the owner's wording over its texts; `lang` for screen readers. */
+  private setLanguage(language: string | null | undefined, ownerTexts: Record<string, string> | null | undefined): void {
+    this.lang = pickLanguage(language === 'auto' ? null : language, browserLanguages());
+    this.t = textsFor(this.lang, ownerTexts);
+    this.more = MORE_TEXTS[this.lang];
+    this.root.setAttribute('lang', this.lang);
+  }
+
+  private failure(err: unknown): { text: string; retry: boolean } {
+    return failureText(err, this.t, this.more, this.lang);
+  }
+
   private build(info: AgentInfo): void {
+    this.setLanguage(info.language, info.widget_texts);
     const r = this.root;
+    const t = this.t;
+    this.info = info;
     r.classList.add(`pos-${info.widget_position}`, `size-${info.widget_size}`, `theme-${info.widget_theme}`, `bubble-${info.bubble_style}`);
     // CSSOM setProperty: an invalid value is dropped by the parser, it can never inject rules
     r.style.setProperty('--primary', info.primary_color);
@@ -147,31 +185,33 @@ export class ChatWidget {
 
     const panelId = `chat-agent-panel-${this.agentId}`;
     if (this.mode === 'embed') {
-      this.launcher = h('button', { class: 'launcher', type: 'button', 'aria-label': `Open chat with ${info.name}`, 'aria-expanded': 'false', 'aria-controls': panelId, 'aria-haspopup': 'dialog' }, [fromTrustedMarkup(ICON_CHAT)]);
+      this.openLabel = fill(t.open_chat, { name: info.name });
+      this.closeLabel = t.close;
+      this.launcher = h('button', { class: 'launcher', type: 'button', 'aria-label': this.openLabel, 'aria-expanded': 'false', 'aria-controls': panelId, 'aria-haspopup': 'dialog' }, [fromTrustedMarkup(ICON_CHAT)]);
       if (this.offline) this.launcher.append(h('span', { class: 'dot', 'aria-hidden': 'true' }));
       this.launcher.addEventListener('click', () => this.toggle());
       r.append(this.launcher);
     }
 
     const logo = httpUrl(info.logo_url);
-    this.statusLine = h('span', { class: 'status', text: this.offline ? 'Offline' : 'Online' });
+    this.statusLine = h('span', { class: 'status', text: this.offline ? t.offline : t.online });
     const headerChildren: Node[] = [];
     if (logo) headerChildren.push(h('img', { class: 'logo', src: logo, alt: '', referrerpolicy: 'no-referrer' }));
     headerChildren.push(h('div', { class: 'title' }, [h('h2', { class: 'name', text: info.name }), this.statusLine]));
-    const restart = h('button', { class: 'icon', type: 'button', 'aria-label': 'Start a new conversation', title: 'New conversation' }, [fromTrustedMarkup(ICON_RESTART)]);
+    const restart = h('button', { class: 'icon', type: 'button', 'aria-label': t.new_conversation, title: t.new_conversation }, [fromTrustedMarkup(ICON_RESTART)]);
     restart.addEventListener('click', () => this.restart(info));
     headerChildren.push(restart);
     if (this.mode === 'embed') {
-      const close = h('button', { class: 'icon', type: 'button', 'aria-label': 'Close chat', title: 'Close' }, [fromTrustedMarkup(ICON_CLOSE)]);
+      const close = h('button', { class: 'icon', type: 'button', 'aria-label': t.close, title: t.close }, [fromTrustedMarkup(ICON_CLOSE)]);
       close.addEventListener('click', () => this.close());
       headerChildren.push(close);
     }
 
-    this.log = h('div', { class: 'log', role: 'log', 'aria-live': 'polite', 'aria-label': 'Messages', tabindex: '0' });
+    this.log = h('div', { class: 'log', role: 'log', 'aria-live': 'polite', 'aria-label': this.more.messages, tabindex: '0' });
     this.notice = h('div', { class: 'notice', role: 'alert', hidden: '' });
 
-    this.input = h('textarea', { rows: '1', 'aria-label': 'Type your message', placeholder: 'Type your message…', maxlength: String(MAX_MESSAGE_CHARS), enterkeyhint: 'send' });
-    this.sendButton = h('button', { class: 'send', type: 'submit', 'aria-label': 'Send message' }, [fromTrustedMarkup(ICON_SEND)]);
+    this.input = h('textarea', { rows: '1', 'aria-label': withoutEllipsis(t.placeholder), placeholder: t.placeholder, maxlength: String(MAX_MESSAGE_CHARS), enterkeyhint: 'send' });
+    this.sendButton = h('button', { class: 'send', type: 'submit', 'aria-label': t.send }, [fromTrustedMarkup(ICON_SEND)]);
     this.composer = h('form', { class: 'composer' }, [this.input, this.sendButton]);
     this.composer.addEventListener('submit', (e) => {
       e.preventDefault();
@@ -186,8 +226,9 @@ export class ChatWidget {
     this.input.addEventListener('input', () => this.growInput());
 
     const branding = info.powered_by_text ?? DEFAULT_BRANDING;
+    const label = fill(this.more.chat_with, { name: info.name });
     const attrs: Record<string, string> =
-      this.mode === 'embed' ? { class: 'panel', id: panelId, role: 'dialog', 'aria-modal': 'true', 'aria-label': `Chat with ${info.name}`, hidden: '' } : { class: 'panel', id: panelId, role: 'main', 'aria-label': `Chat with ${info.name}` };
+      this.mode === 'embed' ? { class: 'panel', id: panelId, role: 'dialog', 'aria-modal': 'true', 'aria-label': label, hidden: '' } : { class: 'panel', id: panelId, role: 'main', 'aria-label': label };
     this.panel = h('div', attrs, [h('div', { class: 'header' }, headerChildren), this.log, this.notice]);
     this.panel.addEventListener('keydown', (e) => this.onPanelKey(e));
     r.append(this.panel);
@@ -199,7 +240,10 @@ export class ChatWidget {
     else if (info.auto_expand && window.matchMedia('(min-width: 481px)').matches) this.open(false);
   }
 
-  /** The transcript, then either the lead form or the message box. */
+  /**
+   * The transcript, then the lead form instead of the message box (asked before the chat), or the
+   * message box, with the lead form in the conversation once enough answers have come.
+   */
   private showConversation(info: AgentInfo): void {
     this.log.replaceChildren();
     this.addMessage({ role: 'assistant', content: info.welcome_message });
@@ -207,36 +251,81 @@ export class ChatWidget {
     this.composer.remove();
     this.leadForm?.remove();
     this.leadForm = null;
-    if (info.lead_capture_enabled && !this.state.lead_done && !this.offline) {
-      this.leadForm = this.buildLeadForm(info);
+    this.leadWhen = null;
+    if (this.leadTiming(info) === 'before') {
+      this.leadWhen = 'before';
+      this.leadForm = this.buildLeadForm(info, 'before');
       this.notice.before(this.leadForm);
     } else {
       this.notice.after(this.composer);
+      this.askLater(info);
     }
     this.setDisabled(this.offline);
-    if (this.offline) this.showNotice('This assistant is offline right now. Please try again later.', null);
+    if (this.offline) this.showNotice(this.t.error_offline, null);
     else this.hideNotice();
     this.scrollToEnd(true);
   }
 
-  private buildLeadForm(info: AgentInfo): HTMLFormElement {
+  /** Whether the lead form is still to be asked, and when: never, before the chat, or after answers. */
+  private leadTiming(info: AgentInfo): 'before' | 'after' | null {
+    if (!info.lead_capture_enabled || this.state.lead_done || this.offline) return null;
+    // a server from before the timing setting asked first
+    return info.lead_form_timing === 'after_messages' ? 'after' : 'before';
+  }
+
+  /**
+   * With the `after_messages` timing: the lead form at the end of the conversation once the
+   * visitor has had N answers, unless they said "Not now" in this conversation. The message box
+   * stays; the visitor can go on chatting without answering it.
+   */
+  private askLater(info: AgentInfo): void {
+    if (this.leadForm || this.leadTiming(info) !== 'after' || this.state.lead_skipped) return;
+    const after = Math.max(1, Math.floor(Number(info.lead_form_after_messages) || 1));
+    if (this.state.answers < after) return;
+    this.leadWhen = 'after';
+    this.leadForm = this.buildLeadForm(info, 'after');
+    this.log.append(this.leadForm);
+  }
+
+  private buildLeadForm(info: AgentInfo, when: 'before' | 'after'): HTMLFormElement {
+    const t = this.t;
+    const later = when === 'after';
     const name = h('input', { name: 'name', type: 'text', required: '', maxlength: '100', autocomplete: 'name' });
     const phone = h('input', { name: 'phone', type: 'tel', required: '', minlength: '3', maxlength: '50', autocomplete: 'tel' });
     const error = h('p', { class: 'err', role: 'alert' });
-    const submit = h('button', { type: 'submit', text: 'Start chat' });
-    const form = h('form', { class: 'lead', 'aria-label': 'Your contact details' }, [
-      h('p', { text: 'Before we start, please tell us how to reach you.' }),
-      h('label', {}, ['Name', name]),
-      h('label', {}, ['Phone', phone]),
+    // the owner's own words win; the language's default phrasing depends on when it is asked
+    const own = (key: 'lead_intro' | 'lead_submit') => info.widget_texts?.[key]?.trim();
+    const intro = own('lead_intro') || (later ? this.more.lead_intro_later : t.lead_intro);
+    const submit = h('button', { type: 'submit', text: own('lead_submit') || (later ? this.more.lead_submit_later : t.lead_submit) });
+    const introId = `lead-intro-${when}`;
+    const consent = h('p', { class: 'consent', text: info.lead_consent_text?.trim() || t.lead_consent });
+    const privacy = httpUrl(info.privacy_policy_url ?? null);
+    if (privacy) consent.append(' ', h('a', { href: privacy, target: '_blank', rel: 'noopener noreferrer', text: t.privacy_policy }));
+    const actions = h('div', { class: 'lead-actions' }, [submit]);
+    const form = h('form', { class: `lead lead-${when}`, 'aria-labelledby': introId }, [
+      h('p', { id: introId, text: intro }),
+      h('label', {}, [t.lead_name, name]),
+      h('label', {}, [t.lead_phone, phone]),
       error,
-      submit,
+      consent,
+      actions,
     ]);
+    if (later) {
+      const skip = h('button', { type: 'button', class: 'skip', text: t.lead_skip });
+      skip.addEventListener('click', () => {
+        // remembered for this conversation: a reload does not ask again, a new conversation does
+        this.state.lead_skipped = true;
+        saveState(this.agentId, this.state);
+        this.dropLeadForm();
+      });
+      actions.append(skip);
+    }
     form.addEventListener('submit', async (e) => {
       e.preventDefault();
       const body = { name: name.value.trim(), phone: phone.value.trim(), session_id: this.state.session_id };
       if (!body.name) return name.focus();
       if (body.phone.length < 3) {
-        error.textContent = 'Please enter a phone number.';
+        error.textContent = t.lead_phone_missing;
         return phone.focus();
       }
       submit.disabled = true;
@@ -246,14 +335,29 @@ export class ChatWidget {
         this.state.lead_done = true;
         this.state.user_name = body.name;
         saveState(this.agentId, this.state);
-        this.showConversation(info);
-        this.input.focus({ preventScroll: true });
+        if (later) {
+          this.dropLeadForm();
+          this.log.append(h('p', { class: 'lead-thanks', role: 'status', text: this.more.lead_thanks }));
+          this.scrollToEnd(false);
+        } else {
+          this.showConversation(info);
+          this.input.focus({ preventScroll: true });
+        }
       } catch (err) {
-        error.textContent = err instanceof ApiFailure && err.status === 429 ? failureText(err).text : 'Your details could not be sent. Please try again.';
+        error.textContent = err instanceof ApiFailure && err.status === 429 ? this.failure(err).text : t.lead_failed;
         submit.disabled = false;
       }
     });
     return form;
+  }
+
+  /** The lead form asked in the conversation goes; the message box gets the focus back. */
+  private dropLeadForm(): void {
+    const hadFocus = !!this.leadForm?.contains(this.shadow.activeElement);
+    this.leadForm?.remove();
+    this.leadForm = null;
+    this.leadWhen = null;
+    if (hadFocus && !this.input.disabled) this.input.focus({ preventScroll: true });
   }
 
   private restart(info: AgentInfo): void {
@@ -274,7 +378,7 @@ export class ChatWidget {
     } else {
       bubble.textContent = m.content;
     }
-    row.prepend(h('span', { class: 'sr', text: m.role === 'user' ? 'You said:' : 'Assistant said:' }));
+    row.prepend(h('span', { class: 'sr', text: m.role === 'user' ? this.more.you_said : this.more.assistant_said }));
     row.append(bubble);
     this.log.append(row);
     return bubble;
@@ -298,17 +402,17 @@ export class ChatWidget {
       if (seen.has(key)) continue;
       seen.add(key);
       const href = httpUrl(url);
-      const label = (str(s.title) || str(s.name) || url || 'source') + (page !== null ? `, page ${page}` : '');
+      const label = (str(s.title) || str(s.name) || url || str(s.source_id)) + (page !== null ? `, ${fill(this.more.page, { n: page })}` : '');
       list.append(h('li', {}, [href ? h('a', { href, target: '_blank', rel: 'noopener noreferrer', text: label }) : label]));
     }
-    return h('div', { class: 'sources' }, [h('span', { text: 'Sources:' }), list]);
+    return h('div', { class: 'sources' }, [h('span', { text: this.t.sources }), list]);
   }
 
   private submitMessage(): void {
     const text = this.input.value.trim();
     if (!text || this.busy || this.offline) return;
     if (text.length > MAX_MESSAGE_CHARS) {
-      this.showNotice(failureText(new ApiFailure(413, '')).text, null);
+      this.showNotice(this.failure(new ApiFailure(413, '')).text, null);
       return;
     }
     this.input.value = '';
@@ -326,7 +430,7 @@ export class ChatWidget {
     this.hideNotice();
     this.sendButton.disabled = true;
     this.log.setAttribute('aria-busy', 'true');
-    const typing = h('div', { class: 'msg assistant' }, [h('div', { class: 'bubble typing', role: 'status', 'aria-label': 'Assistant is typing' }, [h('span'), h('span'), h('span')])]);
+    const typing = h('div', { class: 'msg assistant' }, [h('div', { class: 'bubble typing', role: 'status', 'aria-label': this.more.typing }, [h('span'), h('span'), h('span')])]);
     this.log.append(typing);
     this.scrollToEnd(false);
 
@@ -359,13 +463,15 @@ export class ChatWidget {
       if (answer.sources?.length) bubble.append(this.sourcesList(answer.sources));
       if (answer.session_id && answer.session_id !== this.state.session_id) this.state.session_id = answer.session_id;
       this.state.messages.push({ role: 'assistant', content: answer.message, ...(answer.sources?.length ? { sources: answer.sources } : {}) });
+      this.state.answers += 1;
       saveState(this.agentId, this.state);
+      this.askLater(this.info);
       if (stick) this.scrollToEnd(true);
     } catch (err) {
       if (frame) cancelAnimationFrame(frame);
       typing.remove();
       (bubble as HTMLDivElement | null)?.parentElement?.remove(); // a half answer is not kept: the retry asks again
-      const { text: message, retry } = failureText(err);
+      const { text: message, retry } = this.failure(err);
       this.showNotice(message, retry ? () => void this.turn(text) : null);
     } finally {
       this.busy = false;
@@ -377,7 +483,7 @@ export class ChatWidget {
   private showNotice(message: string, retry: (() => void) | null): void {
     const children: Node[] = [h('span', { text: message })];
     if (retry) {
-      const button = h('button', { type: 'button', text: 'Retry' });
+      const button = h('button', { type: 'button', text: this.t.retry });
       button.addEventListener('click', () => {
         if (!this.busy) retry();
       });
@@ -395,7 +501,7 @@ export class ChatWidget {
   private setDisabled(disabled: boolean): void {
     this.input.disabled = disabled;
     this.sendButton.disabled = disabled;
-    this.statusLine.textContent = disabled ? 'Offline' : 'Online';
+    this.statusLine.textContent = disabled ? this.t.offline : this.t.online;
   }
 
   private nearBottom(): boolean {
@@ -425,7 +531,7 @@ export class ChatWidget {
     this.panel.hidden = false;
     this.root.classList.add('open');
     this.launcher?.setAttribute('aria-expanded', 'true');
-    this.launcher?.setAttribute('aria-label', this.launcher.getAttribute('aria-label')!.replace(/^Open/, 'Close'));
+    this.launcher?.setAttribute('aria-label', this.closeLabel);
     this.scrollToEnd(true);
     if (focus) this.focusFirst();
   }
@@ -435,12 +541,13 @@ export class ChatWidget {
     this.panel.hidden = true;
     this.root.classList.remove('open');
     this.launcher?.setAttribute('aria-expanded', 'false');
-    this.launcher?.setAttribute('aria-label', this.launcher.getAttribute('aria-label')!.replace(/^Close/, 'Open'));
+    this.launcher?.setAttribute('aria-label', this.openLabel);
     this.launcher?.focus({ preventScroll: true });
   }
 
   private focusFirst(): void {
-    const target = this.leadForm?.querySelector('input') ?? (this.input.disabled ? null : this.input) ?? this.focusable()[0];
+    // the form asked before the chat comes first; one asked in the conversation does not take the focus
+    const target = (this.leadWhen === 'before' ? this.leadForm?.querySelector('input') : null) ?? (this.input.disabled ? null : this.input) ?? this.focusable()[0];
     target?.focus({ preventScroll: true });
   }
 

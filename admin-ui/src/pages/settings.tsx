@@ -5,12 +5,27 @@ import { WidgetPreview } from '../preview.js';
 import { useSession } from '../session.js';
 import type { Agent, Provider } from '../types.js';
 import { Field, Notice, errorText, formatDate, toast, valueOf } from '../ui.js';
+import { MORE_TEXTS, TEXTS, type Lang, type TextKey } from '../../../widget/src/i18n.js';
 import { PROVIDERS } from './agents.js';
 
-type Draft = Partial<Agent>;
-type Setter = <K extends keyof Agent>(key: K, value: Agent[K]) => void;
+/** The widget's language: `auto` follows the visitor's browser. */
+type WidgetLanguage = 'auto' | Lang;
 
-const pick = (agent: Agent, keys: Array<keyof Agent>): Draft => Object.fromEntries(keys.map((k) => [k, agent[k]])) as Draft;
+/** The agent with the settings of issue 22 (lead form timing and consent, widget language and texts). */
+export type AgentSettings = Agent & {
+  lead_form_timing: 'before_chat' | 'after_messages';
+  lead_form_after_messages: number;
+  lead_consent_text: string | null;
+  privacy_policy_url: string | null;
+  language: WidgetLanguage;
+  widget_texts: Partial<Record<TextKey, string>>;
+  unavailable_message: string | null;
+};
+
+type Draft = Partial<AgentSettings>;
+type Setter = <K extends keyof AgentSettings>(key: K, value: AgentSettings[K]) => void;
+
+const pick = (agent: AgentSettings, keys: Array<keyof AgentSettings>): Draft => Object.fromEntries(keys.map((k) => [k, agent[k]])) as Draft;
 
 /**
  * Unsaved edits of the settings, per section: only the fields that differ from the stored agent.
@@ -27,21 +42,25 @@ export const NO_DRAFTS: SettingsDrafts = { sections: {} };
 
 /** The sections with a draft of the agent's fields: id, title (also the form's name) and fields. */
 const SECTIONS = {
-  general: { title: 'General', keys: ['name', 'description', 'welcome_message', 'no_answer_message', 'show_sources', 'public_access'] },
+  general: { title: 'General', keys: ['name', 'description', 'welcome_message', 'no_answer_message', 'unavailable_message', 'show_sources', 'public_access'] },
   behaviour: { title: 'Behaviour', keys: ['provider', 'model', 'instructions', 'temperature', 'max_tokens'] },
   appearance: {
     title: 'Appearance',
     keys: ['primary_color', 'secondary_color', 'accent_color', 'widget_position', 'widget_theme', 'widget_size', 'bubble_style', 'font_family', 'font_size', 'logo_url', 'avatar_url', 'auto_expand', 'powered_by_text'],
   },
-  leads: { title: 'Lead capture and e-mail alerts', keys: ['lead_capture_enabled', 'email_alerts_enabled', 'email_alert_address'] },
+  texts: { title: 'Language and texts', keys: ['language', 'widget_texts'] },
+  leads: {
+    title: 'Lead capture and e-mail alerts',
+    keys: ['lead_capture_enabled', 'lead_form_timing', 'lead_form_after_messages', 'lead_consent_text', 'privacy_policy_url', 'email_alerts_enabled', 'email_alert_address'],
+  },
   rate: { title: 'Rate limit', keys: ['rate_limit_enabled', 'messages_per_hour', 'daily_message_limit'] },
-} satisfies Record<string, { title: string; keys: Array<keyof Agent> }>;
+} satisfies Record<string, { title: string; keys: Array<keyof AgentSettings> }>;
 type SectionId = keyof typeof SECTIONS;
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** The fields of a section's draft that differ from the stored agent. */
-function changedFields(agent: Agent, keys: Array<keyof Agent>, draft: Draft | undefined): Draft {
+function changedFields(agent: AgentSettings, keys: Array<keyof AgentSettings>, draft: Draft | undefined): Draft {
   if (!draft) return {};
   return Object.fromEntries(keys.filter((k) => k in draft && !same(draft[k], agent[k])).map((k) => [k, draft[k]])) as Draft;
 }
@@ -53,7 +72,8 @@ const domainList = (text: string) =>
     .filter(Boolean);
 
 /** The titles of the sections with unsaved changes, in page order. */
-export function unsavedSettings(agent: Agent, drafts: SettingsDrafts): string[] {
+export function unsavedSettings(stored: Agent, drafts: SettingsDrafts): string[] {
+  const agent = stored as AgentSettings;
   const titles = (Object.keys(SECTIONS) as SectionId[])
     .filter((id) => Object.keys(changedFields(agent, SECTIONS[id].keys, drafts.sections[id])).length > 0)
     .map((id) => SECTIONS[id].title);
@@ -68,7 +88,7 @@ export function unsavedSettings(agent: Agent, drafts: SettingsDrafts): string[] 
 function Section(props: {
   id: SectionId;
   description?: ComponentChildren;
-  agent: Agent;
+  agent: AgentSettings;
   drafts: SettingsDrafts;
   updateDrafts: UpdateDrafts;
   onSaved: (a: Agent) => void;
@@ -100,13 +120,13 @@ function Section(props: {
     setBusy(true);
     setError(null);
     try {
-      const updated = await api<Agent>('PUT', `/api/chatbots/${encodeURIComponent(props.agent.id)}`, changed);
+      const updated = await api<AgentSettings>('PUT', `/api/chatbots/${encodeURIComponent(props.agent.id)}`, changed);
       props.onSaved(updated);
       // the saved fields now show the server's values (trimmed names, hosts); anything typed
       // while the request was out stays a change
       update((d) => {
         const next = { ...d };
-        for (const k of Object.keys(changed) as Array<keyof Agent>) if (same(next[k], changed[k])) delete next[k];
+        for (const k of Object.keys(changed) as Array<keyof AgentSettings>) if (same(next[k], changed[k])) delete next[k];
         return next;
       });
       toast(`${title} saved`);
@@ -217,9 +237,65 @@ const nullIfEmpty = (v: string) => (v.trim() === '' ? null : v);
 
 /** What the server answers when the agent has no no-answer message of its own. */
 const DEFAULT_NO_ANSWER = 'I could not find that in our information.';
+/** What the server tells visitors when the account's messages for the month are used up, unless the agent says otherwise. */
+const DEFAULT_UNAVAILABLE = 'This assistant is unavailable right now, please try again later.';
+
+/** The widget's languages, as the language select names them. */
+const LANGUAGE_NAMES: Array<[WidgetLanguage, string]> = [
+  ['auto', 'Automatic (visitor’s browser)'],
+  ['en', 'English'],
+  ['es', 'Español'],
+  ['fr', 'Français'],
+  ['de', 'Deutsch'],
+  ['it', 'Italiano'],
+  ['pt', 'Português'],
+  ['nl', 'Nederlands'],
+];
+
+/**
+ * The widget's texts the owner can reword, with what each is. The consent sentence is not here:
+ * the lead section edits it (`lead_consent_text`).
+ */
+const TEXT_LABELS: Array<[TextKey, string, string?]> = [
+  ['placeholder', 'Message box'],
+  ['send', 'Send button'],
+  ['online', 'Status: online'],
+  ['offline', 'Status: offline'],
+  ['new_conversation', 'New conversation button'],
+  ['close', 'Close button'],
+  ['open_chat', 'Chat button', '{name} is the agent’s name'],
+  ['lead_intro', 'Lead form: introduction'],
+  ['lead_name', 'Lead form: name'],
+  ['lead_phone', 'Lead form: phone'],
+  ['lead_submit', 'Lead form: send button'],
+  ['lead_skip', 'Lead form: skip button', 'Shown when the form is asked after answers'],
+  ['privacy_policy', 'Privacy policy link'],
+  ['lead_phone_missing', 'Lead form: no phone number'],
+  ['lead_failed', 'Lead form: could not be sent'],
+  ['sources', 'Sources heading'],
+  ['retry', 'Retry button'],
+  ['error_network', 'Error: connection problem'],
+  ['error_busy', 'Error: too many messages', '{wait} is when to try again'],
+  ['error_offline', 'Error: assistant offline'],
+  ['error_unavailable', 'Error: chat not available'],
+  ['error_generic', 'Error: something went wrong'],
+  ['error_too_long', 'Error: message too long', '{max} is the longest message'],
+];
+
+/** The language whose default texts the placeholders show: the chosen one, English for automatic. */
+const shownLanguage = (language: WidgetLanguage | undefined): Lang => (language && language !== 'auto' ? language : 'en');
+
+/** The texts in the widget's order, empty ones dropped (the server drops them too: "the language's own"). */
+function normalTexts(texts: Partial<Record<TextKey, string>>): Partial<Record<TextKey, string>> {
+  return Object.fromEntries(TEXT_LABELS.map(([k]) => [k, texts[k]]).filter(([, v]) => typeof v === 'string' && v.trim() !== ''));
+}
 
 export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; onDelete: () => void; drafts: SettingsDrafts; updateDrafts: UpdateDrafts }) {
-  const { agent, onSaved, onDelete, drafts, updateDrafts } = props;
+  const { onSaved, onDelete, drafts, updateDrafts } = props;
+  const agent = props.agent as AgentSettings;
+  // defaults shown as placeholders follow the language being chosen, before it is saved
+  const lang = shownLanguage(drafts.sections.texts?.language ?? agent.language);
+  const timing = drafts.sections.leads?.lead_form_timing ?? agent.lead_form_timing;
   const { status } = useSession();
   const providerHasKey = status ? status.providers[agent.provider] : true;
   const common = { agent, onSaved, drafts, updateDrafts };
@@ -250,6 +326,15 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
                 value={d.no_answer_message ?? ''}
                 placeholder={DEFAULT_NO_ANSWER}
                 onInput={(e) => set('no_answer_message', nullIfEmpty(valueOf(e)))}
+              />
+            </Field>
+            <Field label="Unavailable message" hint="What visitors read when this month’s messages are used up. Empty for the default.">
+              <textarea
+                rows={2}
+                maxLength={500}
+                value={d.unavailable_message ?? ''}
+                placeholder={DEFAULT_UNAVAILABLE}
+                onInput={(e) => set('unavailable_message', nullIfEmpty(valueOf(e)))}
               />
             </Field>
             <Toggle
@@ -367,10 +452,90 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
         )}
       </Section>
 
+      <Section
+        id="texts"
+        description="The language of the widget’s own texts (buttons, labels, error messages), and your wording for any of them. The welcome message and answers are yours and the model’s."
+        {...common}
+      >
+        {(d, set) => {
+          const texts = d.widget_texts ?? {};
+          const shown = shownLanguage(d.language);
+          const setText = (key: TextKey, value: string) => {
+            const next = normalTexts({ ...texts, [key]: value });
+            // the stored texts in whatever order the server has them: back to them is no change
+            set('widget_texts', same(normalTexts(agent.widget_texts ?? {}), next) ? agent.widget_texts : next);
+          };
+          const defaultText = (key: TextKey) =>
+            timing === 'after_messages' && key === 'lead_intro' ? MORE_TEXTS[shown].lead_intro_later : timing === 'after_messages' && key === 'lead_submit' ? MORE_TEXTS[shown].lead_submit_later : TEXTS[shown][key];
+          return (
+            <>
+              <Field label="Language" hint="Automatic: the visitor’s browser language when it is one of these, otherwise English.">
+                <select value={d.language ?? 'auto'} onChange={(e) => set('language', valueOf(e) as WidgetLanguage)}>
+                  {LANGUAGE_NAMES.map(([code, label]) => (
+                    <option key={code} value={code}>
+                      {label}
+                    </option>
+                  ))}
+                </select>
+              </Field>
+              <p class="muted small">
+                Each box shows the default text{d.language === 'auto' ? ' (in English; visitors see it in their language)' : ''}. Type your own wording to replace it in every
+                language; leave a box empty for the default.
+              </p>
+              <div class="grid-2">
+                {TEXT_LABELS.map(([key, label, hint]) => (
+                  <Field key={key} label={label} hint={hint}>
+                    <input maxLength={500} value={texts[key] ?? ''} placeholder={defaultText(key)} onInput={(e) => setText(key, valueOf(e))} />
+                  </Field>
+                ))}
+              </div>
+            </>
+          );
+        }}
+      </Section>
+
       <Section id="leads" {...common}>
         {(d, set) => (
           <>
-            <Toggle label="Ask for name and phone before the first message" checked={!!d.lead_capture_enabled} onChange={(v) => set('lead_capture_enabled', v)} />
+            <Field label="Ask for name and phone" hint="Asked after answers, the form sits in the conversation: visitors can keep chatting or say “Not now”.">
+              <select
+                value={d.lead_capture_enabled ? d.lead_form_timing : 'never'}
+                onChange={(e) => {
+                  const v = valueOf(e);
+                  if (v === 'never') return set('lead_capture_enabled', false);
+                  set('lead_capture_enabled', true);
+                  set('lead_form_timing', v as AgentSettings['lead_form_timing']);
+                }}
+              >
+                <option value="before_chat">Before the first message</option>
+                <option value="after_messages">{d.lead_form_after_messages === 1 ? 'After the first answer' : `After ${d.lead_form_after_messages} answers`}</option>
+                <option value="never">Never</option>
+              </select>
+            </Field>
+            {d.lead_capture_enabled && d.lead_form_timing === 'after_messages' && (
+              <Field label="Answers before asking" hint="From 1 to 50.">
+                <input
+                  type="number"
+                  min={1}
+                  max={50}
+                  required
+                  value={d.lead_form_after_messages}
+                  onInput={(e) => set('lead_form_after_messages', Math.trunc(Number(valueOf(e))))}
+                />
+              </Field>
+            )}
+            <Field label="Consent text" hint="Shown with the form, above its button. Empty for the default, in the widget’s language.">
+              <textarea
+                rows={2}
+                maxLength={500}
+                value={d.lead_consent_text ?? ''}
+                placeholder={agent.widget_texts?.lead_consent || TEXTS[lang].lead_consent}
+                onInput={(e) => set('lead_consent_text', nullIfEmpty(valueOf(e)))}
+              />
+            </Field>
+            <Field label="Privacy policy URL" hint="Linked under the form (opens in a new tab). Empty for no link.">
+              <input type="url" maxLength={2000} value={d.privacy_policy_url ?? ''} onInput={(e) => set('privacy_policy_url', nullIfEmpty(valueOf(e)))} placeholder="https://" />
+            </Field>
             <Toggle label="E-mail me when a new lead arrives" checked={!!d.email_alerts_enabled} onChange={(v) => set('email_alerts_enabled', v)} />
             <Field label="Alert address">
               <input type="email" maxLength={254} required={!!d.email_alerts_enabled} value={d.email_alert_address ?? ''} onInput={(e) => set('email_alert_address', nullIfEmpty(valueOf(e)))} />

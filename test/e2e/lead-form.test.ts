@@ -1,0 +1,232 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auth, makeDataDir, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { artifactPath, launchBrowser, listenOnLoopback, startSite, type Browser, type TinyServer } from '../helpers/browser.js';
+import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
+
+/**
+ * The widget's lead form (issue 22.6) in real Chromium, embedded on another site: off, asked
+ * before the chat, or asked in the conversation after N answers with a "Not now" that is
+ * remembered; a consent sentence and a link to the owner's privacy policy under it.
+ */
+
+type Json = Record<string, any>;
+
+/** roomy limits, so the plan never interferes */
+const PLAN = { max_agents: 50, max_account_leads: 1000, monthly_messages: 100000, requests_per_minute: 100000, requests_per_hour: 1000000, custom_branding: true };
+
+let t: TestApp;
+let fake: FakeLlm;
+let browser: Browser;
+let appUrl: string;
+let token: string;
+const servers: TinyServer[] = [];
+
+beforeAll(async () => {
+  const dataDir = makeDataDir();
+  const plansFile = path.join(dataDir, 'plans.json');
+  writeFileSync(plansFile, JSON.stringify({ free: PLAN }));
+  fake = await startFakeLlm('openai', { reply: 'Happy to help with that.', chunks: 2 });
+  t = await startTestApp({ dataDir, env: { OPENAI_API_KEY: 'sk-test-lead', OPENAI_BASE_URL: fake.baseURL, EMBEDDINGS: 'none', PLANS_FILE: plansFile } });
+  appUrl = `http://127.0.0.1:${await listenOnLoopback(t)}`;
+  token = (await registerUser(t.app)).token;
+  browser = await launchBrowser();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  for (const s of servers) await s.close();
+  await fake?.close();
+  await t?.cleanup();
+});
+
+async function api(method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json): Promise<any> {
+  const res = await t.app.inject({ method, url, headers: auth(token), ...(payload ? { payload } : {}) });
+  expect(res.statusCode, `${method} ${url}: ${res.body}`).toBeLessThan(300);
+  return res.json();
+}
+
+/** A new agent as the API makes it (the defaults), with `settings` on top. */
+async function newAgent(settings: Json = {}): Promise<Json> {
+  const agent = await api('POST', '/api/chatbots', { name: 'Acme helper' });
+  return Object.keys(settings).length ? api('PUT', `/api/chatbots/${agent.id}`, settings) : agent;
+}
+
+/** A customer's site embedding the agent with the one-line snippet; the widget opened on it. */
+async function openWidget(agentId: string): Promise<{ page: Page; dialog: Locator }> {
+  const site = await startSite({
+    '/': {
+      type: 'text/html; charset=utf-8',
+      body: `<!doctype html><html><head><meta charset="utf-8"><title>Acme</title></head><body><h1>Acme</h1>
+<script src="${appUrl}/widget.js" data-chatbot-id="${agentId}" defer></script></body></html>`,
+    },
+  });
+  servers.push(site);
+  const page = await browser.context.newPage();
+  await page.goto(site.url);
+  await page.getByRole('button', { name: /chat/i }).first().click();
+  const dialog = page.getByRole('dialog');
+  await dialog.waitFor();
+  return { page, dialog };
+}
+
+const messageBox = (dialog: Locator) => dialog.getByRole('textbox', { name: 'Type your message' });
+const nameBox = (dialog: Locator) => dialog.getByRole('textbox', { name: 'Name' });
+/** the form asked in the conversation, named by its introduction */
+const laterForm = (dialog: Locator) => dialog.getByRole('form', { name: 'Would you like us to get back to you? Leave your name and phone number.' });
+
+/** Sends a message and waits until its answer is complete (`answers`: answers on screen then, the welcome not counted). */
+async function ask(page: Page, dialog: Locator, text: string, answers: number): Promise<void> {
+  await messageBox(dialog).fill(text);
+  await messageBox(dialog).press('Enter');
+  await expect.poll(() => dialog.locator('.msg.assistant:not(:has(.typing))').count()).toBe(answers + 1);
+  await page.waitForFunction(`document.querySelector('chat-agent-widget').shadowRoot.querySelector('.log').getAttribute('aria-busy') === 'false'`);
+}
+
+/** The window's opening animation has finished (for screenshots). */
+const settled = (dialog: Locator) => dialog.evaluate((el: any) => Promise.all(el.getAnimations().map((a: any) => a.finished)));
+
+const stored = (page: Page, agentId: string) => page.evaluate(`JSON.parse(localStorage.getItem('chat-agent:${agentId}'))`) as Promise<Json>;
+
+describe('the lead form', () => {
+  it('a new agent asks after the first answer, in the conversation; the lead sent there reaches the owner', async () => {
+    const agent = await newAgent();
+    expect(agent).toMatchObject({ lead_capture_enabled: true, lead_form_timing: 'after_messages', lead_form_after_messages: 1, privacy_policy_url: null });
+    const { page, dialog } = await openWidget(agent.id);
+
+    // not before: the visitor can write straight away
+    await messageBox(dialog).waitFor();
+    expect(await nameBox(dialog).count()).toBe(0);
+    await ask(page, dialog, 'Do you deliver on Saturdays?', 1);
+
+    // after the first answer: the form in the conversation, below the answer; the message box stays
+    const form = laterForm(dialog);
+    await form.waitFor();
+    expect(await form.evaluate((el: any) => el.closest('[role=log]') !== null)).toBe(true);
+    expect(await messageBox(dialog).isEnabled()).toBe(true);
+    await form.getByText('By sending your details you agree that we contact you about your request.').waitFor();
+    expect(await form.getByRole('link').count()).toBe(0); // no privacy policy set: no link
+    expect(await form.getByRole('button', { name: 'Not now' }).isVisible()).toBe(true);
+    // the form does not take the focus from the message box the visitor is writing in
+    expect(await page.evaluate(`document.querySelector('chat-agent-widget').shadowRoot.activeElement?.getAttribute('aria-label')`)).toBe('Type your message');
+    await page.screenshot({ path: artifactPath('lead-form-after-first-answer.png') });
+
+    const leadResponse = page.waitForResponse((r) => r.url().includes('/api/public/lead/'));
+    await form.getByRole('textbox', { name: 'Name' }).fill('Grace Hopper');
+    await form.getByRole('textbox', { name: 'Phone' }).fill('+1 555 0142');
+    await form.getByRole('button', { name: 'Send', exact: true }).click();
+    expect((await leadResponse).status()).toBe(200);
+    await dialog.getByRole('status').filter({ hasText: 'Thank you! We will be in touch.' }).waitFor();
+    expect(await laterForm(dialog).count()).toBe(0);
+    const { session_id } = await stored(page, agent.id);
+    const leads = await api('GET', `/api/chatbot-leads/${agent.id}`);
+    expect(leads).toEqual([expect.objectContaining({ name: 'Grace Hopper', phone: '+1 555 0142', session_id })]);
+
+    // the name travels with the next message; after a reload the form is not asked again
+    await ask(page, dialog, 'And on Sundays?', 2);
+    const conversations = await api('GET', `/api/chat/conversations/${agent.id}`);
+    expect(conversations).toEqual([expect.objectContaining({ session_id, user_name: 'Grace Hopper' })]);
+    await page.reload();
+    await page.getByRole('button', { name: /chat/i }).first().click();
+    await dialog.getByText('And on Sundays?').waitFor();
+    expect(await laterForm(dialog).count()).toBe(0);
+    expect(await nameBox(dialog).count()).toBe(0);
+    await page.close();
+  });
+
+  it('before_chat asks first, instead of the message box, with the consent text and privacy link', async () => {
+    const agent = await newAgent({
+      lead_form_timing: 'before_chat',
+      lead_consent_text: 'We only call you back about this question.',
+      privacy_policy_url: 'https://acme.example/privacy',
+    });
+    const { page, dialog } = await openWidget(agent.id);
+    const form = dialog.getByRole('form', { name: 'Before we start, please tell us how to reach you.' });
+    await form.waitFor();
+    expect(await messageBox(dialog).count()).toBe(0);
+    expect(await form.getByRole('button', { name: 'Not now' }).count()).toBe(0); // before the chat it is not optional
+    await form.getByText('We only call you back about this question.').waitFor();
+    const privacy = form.getByRole('link', { name: 'Privacy policy' });
+    expect(await privacy.getAttribute('href')).toBe('https://acme.example/privacy');
+    expect(await privacy.getAttribute('target')).toBe('_blank');
+    expect(await privacy.getAttribute('rel')).toBe('noopener noreferrer');
+    await settled(dialog);
+    await page.screenshot({ path: artifactPath('lead-form-before-chat.png') });
+
+    await form.getByRole('textbox', { name: 'Name' }).fill('Alan Turing');
+    await form.getByRole('textbox', { name: 'Phone' }).fill('+44 161 496 0000');
+    await form.getByRole('button', { name: 'Start chat' }).click();
+    await messageBox(dialog).waitFor();
+    await ask(page, dialog, 'Hello', 1);
+    expect(await nameBox(dialog).count()).toBe(0);
+    expect(await api('GET', `/api/chatbot-leads/${agent.id}`)).toEqual([expect.objectContaining({ name: 'Alan Turing' })]);
+    await page.close();
+  });
+
+  it('"Never" in the admin UI turns lead_capture_enabled off, and the widget never asks', async () => {
+    const agent = await newAgent();
+    const admin = await browser.context.newPage();
+    await admin.goto(`${appUrl}/#/login`);
+    await admin.evaluate((tk) => (globalThis as any).localStorage.setItem('chat-agent.token', tk), token);
+    await admin.goto('about:blank');
+    await admin.goto(`${appUrl}/#/agents/${agent.id}/settings`);
+    const leads = admin.getByRole('form', { name: 'Lead capture and e-mail alerts' });
+    const when = leads.getByLabel('Ask for name and phone');
+    expect(await when.inputValue()).toBe('after_messages');
+    expect(await leads.getByLabel('Answers before asking').inputValue()).toBe('1');
+    await when.selectOption('never');
+    expect(await leads.getByLabel('Answers before asking').count()).toBe(0);
+    await leads.getByRole('button', { name: 'Save' }).click();
+    await admin.getByText('Lead capture and e-mail alerts saved').waitFor();
+    expect(await api('GET', `/api/chatbots/${agent.id}`)).toMatchObject({ lead_capture_enabled: false, lead_form_timing: 'after_messages' });
+    await admin.reload();
+    expect(await admin.getByRole('form', { name: 'Lead capture and e-mail alerts' }).getByLabel('Ask for name and phone').inputValue()).toBe('never');
+    await admin.close();
+
+    const { page, dialog } = await openWidget(agent.id);
+    await ask(page, dialog, 'First question', 1);
+    await ask(page, dialog, 'Second question', 2);
+    expect(await nameBox(dialog).count()).toBe(0);
+    expect(await dialog.locator('form.lead').count()).toBe(0);
+    await page.close();
+  });
+
+  it('after 2 answers with N = 2; "Not now" hides it for the conversation, also after a reload; a new conversation asks again', async () => {
+    const agent = await newAgent({ lead_form_after_messages: 2, privacy_policy_url: 'https://acme.example/privacy?lang=en&x=1' });
+    const { page, dialog } = await openWidget(agent.id);
+    await ask(page, dialog, 'First question', 1);
+    expect(await laterForm(dialog).count()).toBe(0);
+    await ask(page, dialog, 'Second question', 2);
+    const form = laterForm(dialog);
+    await form.waitFor();
+    await form.getByText('By sending your details you agree that we contact you about your request.').waitFor();
+    const privacy = form.getByRole('link', { name: 'Privacy policy' });
+    expect(await privacy.getAttribute('href')).toBe('https://acme.example/privacy?lang=en&x=1');
+    expect(await privacy.getAttribute('target')).toBe('_blank');
+    expect(await privacy.getAttribute('rel')).toBe('noopener noreferrer');
+    await page.screenshot({ path: artifactPath('lead-form-after-two-answers.png') });
+
+    await form.getByRole('button', { name: 'Not now' }).click();
+    expect(await laterForm(dialog).count()).toBe(0);
+    expect(await stored(page, agent.id)).toMatchObject({ lead_skipped: true, lead_done: false, answers: 2 });
+    // chatting on does not bring it back, nor does a reload
+    await ask(page, dialog, 'Third question', 3);
+    expect(await laterForm(dialog).count()).toBe(0);
+    await page.reload();
+    await page.getByRole('button', { name: /chat/i }).first().click();
+    await dialog.getByText('Third question').waitFor();
+    await messageBox(dialog).waitFor();
+    expect(await laterForm(dialog).count()).toBe(0);
+    expect(await api('GET', `/api/chatbot-leads/${agent.id}`)).toEqual([]);
+
+    // a new conversation is a new visit: asked again after 2 answers
+    await dialog.getByRole('button', { name: 'Start a new conversation' }).click();
+    await ask(page, dialog, 'New first question', 1);
+    expect(await laterForm(dialog).count()).toBe(0);
+    await ask(page, dialog, 'New second question', 2);
+    await laterForm(dialog).waitFor();
+    await page.close();
+  });
+});
