@@ -25,7 +25,7 @@ import { AuthRepo, AuthService, authenticationPlugin, authRoutes } from './modul
 import { ChatRepo, ChatService, chatRoutes } from './modules/chat/index.js';
 import { AnalyticsRepo, AnalyticsService, analyticsRoutes } from './modules/analytics/index.js';
 import { LeadsRepo, LeadsService, leadsRoutes, SEND_MAIL_JOB } from './modules/leads/index.js';
-import { createMailer } from './platform/mail/index.js';
+import { dynamicMailer } from './platform/mail/index.js';
 import { INGEST_JOB, IngestionService, KeywordSearcher, KnowledgeRepo, KnowledgeService, knowledgeRoutes, StorageQuota, VectorIndex } from './modules/knowledge/index.js';
 import { JobQueue } from './platform/jobs/queue.js';
 import { createParserPool } from './platform/workers/pool.js';
@@ -35,7 +35,8 @@ import { SystemService, systemRoutes } from './modules/system/index.js';
 import { adminUiRoutes } from './modules/admin-ui/index.js';
 import { BackupScheduler } from './modules/backup/index.js';
 import { createEmbedder } from './providers/embeddings/index.js';
-import { configuredProviders } from './providers/llm/registry.js';
+import { providerRegistry, type ProviderRegistry } from './providers/llm/registry.js';
+import { ServerSettings, settingsRoutes } from './modules/settings/index.js';
 
 export interface AppDeps {
   config: Config;
@@ -63,6 +64,10 @@ declare module 'fastify' {
     integrity: IntegrityWatch;
     /** scheduled backups (BACKUP_INTERVAL_H), when on */
     backups: BackupScheduler | undefined;
+    /** the LLM providers as configured now (environment, else an admin's stored settings) */
+    providers: ProviderRegistry;
+    /** provider keys and SMTP an admin stored (Admin > Server settings) */
+    serverSettings: ServerSettings;
   }
 }
 
@@ -153,8 +158,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   // Services: one instance each, wired by hand (the graph is small and reads top to bottom).
+  // Provider keys and the mail server: the environment's, else what an admin stored (encrypted,
+  // modules/settings); both are read at every use, so a change applies without a restart.
+  const serverSettings = new ServerSettings({ db: database.db, config, clock, log: app.log });
+  app.decorate('serverSettings', serverSettings);
+  const mailer = dynamicMailer(() => serverSettings.smtp());
   const plans = new PlanService(config.plans, config.defaultPlan, clock);
-  const auth = new AuthService(new AuthRepo(database.db), config, clock);
+  const auth = new AuthService(new AuthRepo(database.db), config, clock, mailer);
   const agents = new AgentsService(new AgentsRepo(database.db), plans, clock, (userId) => auth.getUser(userId).status);
   const ownerPlan = (userId: string) => auth.getUser(userId);
   const embedder = createEmbedder(config);
@@ -174,7 +184,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   const parsers = createParserPool({ maxThreads: config.ingestConcurrency, timeoutMs: config.ingestTimeoutMs, maxMemoryMb: config.ingestMemoryMb });
   const ingestion = new IngestionService(knowledgeRepo, knowledge, agents, jobs, parsers, { dataDir: config.dataDir, allowPrivateUrls: config.allowPrivateUrls, storage, freedSpace: () => void space.soon() }, clock, app.log);
-  const providers = configuredProviders(config);
+  const providers = providerRegistry((name) => serverSettings.provider(name), config.llmTimeoutMs);
+  app.decorate('providers', providers);
   const limitsRepo = new LimitsRepo(database.db);
   const rateLimiter = new RateLimiter(limitsRepo, clock, report('writing the rate-limit counters'));
   // the message that makes the month reach 80% or 100% queues the owner's warning, in its transaction
@@ -186,7 +197,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const analytics = new AnalyticsService(new AnalyticsRepo(database.db), agents, clock);
   // Lead alerts: their own queue, so a long ingestion never delays a lead's e-mail; retried until
   // delivered (backoff up to a minute), across restarts.
-  const mailer = createMailer(config.smtp);
   const mailJobs = new JobQueue(database.db, clock, app.log, {
     concurrency: 2,
     maxAttempts: Number.MAX_SAFE_INTEGER,
@@ -262,12 +272,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const accounts = new AuthRepo(database.db);
   const system = new SystemService({
     config,
+    providerSource: (name) => serverSettings.providerSource(name),
     countAccounts: () => accounts.countUsers(),
-    mail: { configured: leads.mailConfigured, pending: (user) => leads.pendingMailCount(user) },
+    mail: { configured: () => leads.mailConfigured, source: () => serverSettings.smtpSource(), pending: (user) => leads.pendingMailCount(user) },
     database: () => databaseCondition.current(),
     backups: () => backups?.status() ?? null,
   });
   await app.register(systemRoutes, { system });
+  await app.register(settingsRoutes, { settings: serverSettings, providers, mailer, emailOf: (userId) => auth.getUser(userId).email });
   await app.register(adminUiRoutes);
 
   // Expired sessions are refused on use anyway; this only keeps the table small.
@@ -284,18 +296,39 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.addHook('onReady', async () => {
     void knowledge.scheduleBackfill();
     jobs.start(); // picks up ingestion a previous process left unfinished
-    // without SMTP_URL alerts stay queued (health says so) and go out once mail is configured
-    if (mailer.configured) mailJobs.start();
+    // without mail configured alerts stay queued (the status says so) and go out once it is
+    mailQueue.ready = true;
+    mailQueue.sync();
     // a start on a full disk still serves (reads work; writes get 507 until space is freed)
     await ingestion.watchdog().catch(report('the ingestion watchdog'));
     integrity.start();
     backups?.start();
   });
+  // The lead-alert queue runs while mail is configured: started when an admin saves an SMTP server
+  // (held-back alerts then go out), stopped when it is removed (running sends stay queued).
+  // One change at a time: a start waits until a stop has let the running sends settle.
+  const mailQueue = {
+    ready: false,
+    closing: false,
+    chain: Promise.resolve(),
+    sync() {
+      this.chain = this.chain
+        .then(async () => {
+          if (!this.ready || this.closing) return;
+          if (mailer.configured) mailJobs.start();
+          else await mailJobs.stop();
+        })
+        .catch(report('starting or stopping the lead-alert queue'));
+    },
+  };
+  serverSettings.onChange(() => mailQueue.sync());
   const watchdog = setInterval(() => void ingestion.watchdog().catch(report('the ingestion watchdog')), 60_000);
   watchdog.unref();
   // Shutdown: running jobs stop at a safe point (they resume at the next start), then the workers go.
   app.addHook('onClose', async () => {
     clearInterval(watchdog);
+    mailQueue.closing = true;
+    await mailQueue.chain;
     await jobs.stop();
     await mailJobs.stop();
     await parsers.close();

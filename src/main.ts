@@ -4,7 +4,6 @@ import { runCli } from './cli.js';
 import type { Config } from './config/index.js';
 import { lockDatabase, DatabaseInUseError } from './platform/db/data-lock.js';
 import { DatabaseRefusal, openDatabase } from './platform/db/index.js';
-import { configuredProviders } from './providers/llm/registry.js';
 
 /** How long shutdown may take before the process exits anyway (the database stays consistent: WAL). */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -50,9 +49,10 @@ async function start(config: Config): Promise<void> {
 
   const address = await app.listen({ port: config.port, host: config.host });
   app.log.info({ address, dataDir: config.dataDir, publicUrl: config.publicUrl }, `listening on ${address}`);
-  const { configured, missing } = configuredProviders(config);
+  // the environment's providers and those an admin stored (Admin > Server settings)
+  const { configured, missing } = app.providers;
   if (configured.length === 0) {
-    app.log.warn('no LLM provider configured: agents answer from their knowledge base only (set OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST)');
+    app.log.warn('no LLM provider configured: agents answer from their knowledge base only (set OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST, or save a key in the admin UI under Admin > Server settings)');
   } else if (missing.length > 0) {
     app.log.info(`LLM providers configured: ${configured.join(', ')}; agents on ${missing.join(', ')} answer from their knowledge base only`);
   }

@@ -98,8 +98,9 @@ function StatusBanners({ status }: { status: SystemStatus | undefined }) {
         <Notice kind="warning">
           <div class="banner">
             <p>
-              <strong>No AI provider is configured.</strong> Agents answer from their knowledge base only (the best-matching passages, quoted). Set
-              OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST on the server to get written answers.
+              <strong>No AI provider is configured.</strong> Agents answer from their knowledge base only (the best-matching passages, quoted). An
+              admin adds a provider key in Admin → Server settings (or sets OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST on the
+              server) to get written answers.
             </p>
             {hide('provider')}
           </div>
@@ -109,8 +110,8 @@ function StatusBanners({ status }: { status: SystemStatus | undefined }) {
         <Notice kind="info">
           <div class="banner">
             <p>
-              <strong>E-mail is not configured.</strong> Lead alerts are kept and sent once SMTP_URL is set on the server
-              {status.mail.pending > 0 ? ` (${status.mail.pending} waiting).` : '.'}
+              <strong>E-mail is not configured.</strong> Lead alerts are kept and sent once an admin sets up e-mail in Admin → Server settings (or
+              SMTP_URL on the server){status.mail.pending > 0 ? ` (${status.mail.pending} waiting).` : '.'}
             </p>
             {hide('mail')}
           </div>
@@ -166,6 +167,15 @@ function LoggedIn({ route }: { route: string[] }) {
     get<User>('/api/auth/me')
       .then((u) => live && setUser(u))
       .catch((err) => live && setError(errorText(err)));
+    return () => {
+      live = false;
+    };
+  }, []);
+  // read again on every page change: a key or SMTP saved in Server settings, a full disk or a
+  // failing backup show (or go) without a reload
+  const routeKey = route.join('/');
+  useEffect(() => {
+    let live = true;
     get<SystemStatus>('/api/system/status')
       .then((s) => live && setStatus(s))
       .catch(() => {
@@ -174,7 +184,7 @@ function LoggedIn({ route }: { route: string[] }) {
     return () => {
       live = false;
     };
-  }, []);
+  }, [routeKey]);
 
   const logout = async () => {
     try {

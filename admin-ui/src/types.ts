@@ -172,6 +172,8 @@ export interface SystemStatus {
   knowledge_only: boolean;
   embeddings: 'openai' | 'google' | 'ollama' | 'none';
   mail: { configured: boolean; pending: number };
+  /** where each provider key and the mail server come from (absent from older servers) */
+  configured_by?: Record<Provider | 'mail', SettingSource>;
   plans: string[];
   /** base URL of embed snippets, share links and e-mail links (PUBLIC_URL, or http://localhost:PORT) */
   public_url: string;
@@ -198,4 +200,27 @@ export interface PasswordChanged {
 export interface RegistrationState {
   registration: 'open' | 'closed' | 'first-only';
   open: boolean;
+}
+
+/** Where a provider key or the mail server comes from (GET /api/admin/settings, GET /api/system/status `configured_by`). */
+export type SettingSource = 'environment' | 'database' | 'none';
+
+/** One server setting as an admin sees it: never the secret, a hint at most. */
+export interface SettingView {
+  source: SettingSource;
+  configured: boolean;
+  /** the environment variable that wins when set (OPENAI_API_KEY, SMTP_URL, ...) */
+  env_variable: string;
+  /** the key's last 4 characters, or the host/URL without its password */
+  hint: string | null;
+  /** what the server's database holds; unreadable: its key file was lost, so it must be entered again */
+  stored: 'none' | 'readable' | 'unreadable';
+  updated_at: string | null;
+}
+
+/** GET /api/admin/settings */
+export interface ServerSettingsView {
+  providers: Record<Provider, SettingView & { base_url: string | null }>;
+  smtp: SettingView & { from: string | null };
+  embeddings: SystemStatus['embeddings'];
 }

@@ -54,6 +54,7 @@ describe('GET /api/system/status', () => {
       knowledge_only: true,
       embeddings: 'none',
       mail: { configured: false, pending: 0 },
+      configured_by: { openai: 'none', anthropic: 'none', google: 'none', ollama: 'none', mail: 'none' },
       plans: ['free', 'starter', 'pro', 'owner'],
       public_url: 'http://localhost:3000',
       public_url_configured: false,
@@ -77,6 +78,7 @@ describe('GET /api/system/status', () => {
     expect(body.providers).toEqual({ openai: false, anthropic: true, google: false, ollama: true });
     expect(body.knowledge_only).toBe(false);
     expect(body.mail.configured).toBe(true);
+    expect(body.configured_by).toEqual({ openai: 'none', anthropic: 'environment', google: 'none', ollama: 'environment', mail: 'environment' });
     expect(body.public_url).toBe('https://chat.example.com');
     expect(body.public_url_configured).toBe(true);
     expect(res.body).not.toContain('sk-ant-secret-value');
@@ -105,6 +107,7 @@ describe('GET /api/system/status', () => {
     const status = doc.paths['/api/system/status'].get;
     expect(Object.keys(status.responses['200'].content['application/json'].schema.properties).sort()).toEqual([
       'backups',
+      'configured_by',
       'database',
       'embeddings',
       'knowledge_only',

@@ -3,6 +3,7 @@ import { api, get } from '../api.js';
 import { useSession } from '../session.js';
 import type { User } from '../types.js';
 import { Loading, Notice, errorText, formatDate, toast, useAsync, valueOf } from '../ui.js';
+import { ServerSettingsSection } from './server-settings.js';
 
 type Patch = Partial<Pick<User, 'role' | 'status' | 'plan_id' | 'plan_expires_at'>>;
 
@@ -72,7 +73,7 @@ function UserRow({ user, plans, isMe, onChanged }: { user: User; plans: string[]
   );
 }
 
-/** Every account on the server (role admin only): plan, plan expiry, status and role. */
+/** Every account on the server (role admin only): plan, plan expiry, status and role; then the server settings (provider keys, mail). */
 export function AdminPage() {
   const { user: me, status } = useSession();
   const users = useAsync(() => get<User[]>('/api/admin/users'), []);
@@ -81,9 +82,15 @@ export function AdminPage() {
     <>
       <div class="page-head">
         <h1>Users</h1>
-        <button type="button" class="btn btn-small" onClick={() => void users.reload()} disabled={users.loading}>
-          Refresh
-        </button>
+        <div class="head-actions">
+          {/* the section below the users; a button, since a hash link would be a route */}
+          <button type="button" class="btn btn-small" onClick={() => document.getElementById('server-settings')?.scrollIntoView({ behavior: 'smooth' })}>
+            Server settings
+          </button>
+          <button type="button" class="btn btn-small" onClick={() => void users.reload()} disabled={users.loading}>
+            Refresh
+          </button>
+        </div>
       </div>
       <p class="muted">Changes apply at once. Suspended and banned users cannot log in; their agents keep their data.</p>
       {users.error && <Notice kind="error">{users.error}</Notice>}
@@ -109,6 +116,7 @@ export function AdminPage() {
           </table>
         </div>
       )}
+      <ServerSettingsSection />
     </>
   );
 }

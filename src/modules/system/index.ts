@@ -1,2 +1,2 @@
-export { SystemService, type SystemStatus, type RegistrationState } from './service.js';
+export { SystemService, type SystemStatus, type RegistrationState, type SettingSource } from './service.js';
 export { systemRoutes } from './routes.js';

@@ -8,11 +8,16 @@ const registrationSchema = z.object({
   open: z.boolean(),
 });
 
+const settingSource = z.enum(['environment', 'database', 'none']);
+
 const statusSchema = z.object({
   providers: z.object({ openai: z.boolean(), anthropic: z.boolean(), google: z.boolean(), ollama: z.boolean() }),
   knowledge_only: z.boolean(),
   embeddings: z.enum(['openai', 'google', 'ollama', 'none']),
   mail: z.object({ configured: z.boolean(), pending: z.number().int() }),
+  configured_by: z
+    .object({ openai: settingSource, anthropic: settingSource, google: settingSource, ollama: settingSource, mail: settingSource })
+    .describe('where each provider key and the mail server come from: the environment (which wins), the settings an admin stored, or nowhere'),
   plans: z.string().array(),
   public_url: z.string().describe('base URL of embed snippets, share links and e-mail links: PUBLIC_URL, or http://localhost:PORT when it is not set'),
   public_url_configured: z.boolean().describe('whether PUBLIC_URL is set'),
@@ -48,11 +53,11 @@ export const systemRoutes: FastifyPluginAsyncZod<{ system: SystemService }> = as
     handler: async () => system.registration(),
   });
 
-  // Provider keys are named only as present or absent; the keys themselves never leave the server.
+  // Provider keys are named only as present or absent (and where they come from); the keys never leave the server.
   app.get('/api/system/status', {
     schema: {
       tags: ['system'],
-      summary: 'Which LLM providers have keys, the embeddings mode, whether lead e-mail can be sent, the plan ids, PUBLIC_URL (whether it is set), the database state and the scheduled backups',
+      summary: 'Which LLM providers have keys (and whether from the environment or stored settings), the embeddings mode, whether lead e-mail can be sent, the plan ids, PUBLIC_URL (whether it is set), the database state and the scheduled backups',
       security: [{ bearer: [] }],
       response: { 200: statusSchema },
     },

@@ -5,6 +5,8 @@ import type { BackupScheduleStatus } from '../backup/index.js';
 
 export type ProviderName = 'openai' | 'anthropic' | 'google' | 'ollama';
 const PROVIDERS: ProviderName[] = ['openai', 'anthropic', 'google', 'ollama'];
+/** where a provider's key or the mail server comes from: the environment (which wins), the admin's stored settings, or nowhere */
+export type SettingSource = 'environment' | 'database' | 'none';
 
 export interface RegistrationState {
   registration: Config['registration'];
@@ -13,12 +15,14 @@ export interface RegistrationState {
 }
 
 export interface SystemStatus {
-  /** true for each LLM provider that has a key (or a host, for Ollama) */
+  /** true for each LLM provider that has a key (or a host, for Ollama), from the environment or stored by an admin */
   providers: Record<ProviderName, boolean>;
   /** no provider at all: every agent answers from its knowledge base only */
   knowledge_only: boolean;
   embeddings: Config['embeddings'];
   mail: { configured: boolean; pending: number };
+  /** for each provider and for mail: set by the environment, stored by an admin (Admin > Server settings), or not at all */
+  configured_by: Record<ProviderName | 'mail', SettingSource>;
   /** plan ids of the plan table (the admin page offers them) */
   plans: string[];
   /** the base URL of embed snippets, share links and e-mail links: PUBLIC_URL, or http://localhost:$PORT without it */
@@ -32,11 +36,13 @@ export interface SystemStatus {
 }
 
 export interface SystemDeps {
-  config: Pick<Config, 'registration' | 'providers' | 'embeddings' | 'plans' | 'publicUrl' | 'publicUrlConfigured'>;
+  config: Pick<Config, 'registration' | 'embeddings' | 'plans' | 'publicUrl' | 'publicUrlConfigured'>;
+  /** where each provider's configuration comes from now (stored settings apply without a restart) */
+  providerSource: (name: ProviderName) => SettingSource;
   /** how many accounts exist (REGISTRATION=first-only is open only while none does) */
   countAccounts: () => number;
   /** pending: the asking account's alerts waiting to go out */
-  mail: { configured: boolean; pending: (user: AuthUser) => number };
+  mail: { configured: () => boolean; source: () => SettingSource; pending: (user: AuthUser) => number };
   database: () => DatabaseConditionReport;
   /** null when no backups are scheduled */
   backups: () => BackupScheduleStatus | null;
@@ -57,18 +63,14 @@ export class SystemService {
   }
 
   status(user: AuthUser): SystemStatus {
-    const p = this.deps.config.providers;
-    const providers: Record<ProviderName, boolean> = {
-      openai: Boolean(p.openai.apiKey),
-      anthropic: Boolean(p.anthropic.apiKey),
-      google: Boolean(p.google.apiKey),
-      ollama: Boolean(p.ollama.host),
-    };
+    const sources = Object.fromEntries(PROVIDERS.map((n) => [n, this.deps.providerSource(n)])) as Record<ProviderName, SettingSource>;
+    const providers = Object.fromEntries(PROVIDERS.map((n) => [n, sources[n] !== 'none'])) as Record<ProviderName, boolean>;
     return {
       providers,
       knowledge_only: !PROVIDERS.some((n) => providers[n]),
       embeddings: this.deps.config.embeddings,
-      mail: { configured: this.deps.mail.configured, pending: this.deps.mail.pending(user) },
+      mail: { configured: this.deps.mail.configured(), pending: this.deps.mail.pending(user) },
+      configured_by: { ...sources, mail: this.deps.mail.source() },
       plans: Object.keys(this.deps.config.plans),
       public_url: this.deps.config.publicUrl,
       public_url_configured: this.deps.config.publicUrlConfigured,

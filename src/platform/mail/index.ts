@@ -23,8 +23,14 @@ export interface Mailer {
  */
 const TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 };
 
+/** The mail server to use: an SMTP URL (nodemailer connection URL) and the sender. */
+export interface SmtpSettings {
+  url?: string;
+  from?: string;
+}
+
 /** nodemailer over SMTP_URL, from SMTP_FROM; `configured` false without SMTP_URL (mail stays queued). */
-export function createMailer(smtp: { url?: string; from?: string }): Mailer {
+export function createMailer(smtp: SmtpSettings): Mailer {
   if (!smtp.url) {
     return {
       configured: false,
@@ -65,5 +71,27 @@ export function createMailer(smtp: { url?: string; from?: string }): Mailer {
         sending.catch(() => undefined); // an abandoned send may still fail later; nobody waits for it
       }
     },
+  };
+}
+
+/**
+ * A mailer that follows the settings as they are *now*: `configured` and every `send` read
+ * `current()`, so an SMTP server an admin saves (or removes) applies without a restart, to lead
+ * alerts and reset links alike. The nodemailer transport is made once per set of settings (it
+ * opens a connection per message, so a replaced one holds nothing open).
+ */
+export function dynamicMailer(current: () => SmtpSettings): Mailer {
+  let made: { fingerprint: string; mailer: Mailer } | undefined;
+  const mailer = (): Mailer => {
+    const smtp = current();
+    const fingerprint = JSON.stringify([smtp.url ?? null, smtp.from ?? null]);
+    if (made?.fingerprint !== fingerprint) made = { fingerprint, mailer: createMailer(smtp) };
+    return made.mailer;
+  };
+  return {
+    get configured() {
+      return mailer().configured;
+    },
+    send: (message, signal) => mailer().send(message, signal),
   };
 }

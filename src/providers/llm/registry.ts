@@ -2,26 +2,63 @@ import type { Config } from '../../config/index.js';
 import { createLlmProvider } from './index.js';
 import type { LlmProvider, ProviderName } from './types.js';
 
+export const PROVIDER_NAMES: readonly ProviderName[] = ['openai', 'anthropic', 'google', 'ollama'];
+
+/** What one provider is configured with now: a key (and base URL), or Ollama's host; null when it is not configured. */
+export interface ProviderConnection {
+  apiKey?: string;
+  baseURL?: string;
+  host?: string;
+}
+
 export interface ProviderRegistry {
   /** the provider, or null when it has no key (chat then answers from the knowledge base) */
   get: (name: ProviderName) => LlmProvider | null;
-  configured: ProviderName[];
-  missing: ProviderName[];
+  /** the providers configured at the time of reading */
+  readonly configured: ProviderName[];
+  readonly missing: ProviderName[];
 }
 
-/** One client per configured provider, made once at start. */
-export function configuredProviders(config: Pick<Config, 'providers' | 'llmTimeoutMs'>): ProviderRegistry {
-  const p = config.providers;
-  const timeoutMs = config.llmTimeoutMs;
-  const instances = new Map<ProviderName, LlmProvider>();
-  if (p.openai.apiKey) instances.set('openai', createLlmProvider('openai', { ...p.openai, timeoutMs }));
-  if (p.anthropic.apiKey) instances.set('anthropic', createLlmProvider('anthropic', { ...p.anthropic, timeoutMs }));
-  if (p.google.apiKey) instances.set('google', createLlmProvider('google', { ...p.google, timeoutMs }));
-  if (p.ollama.host) instances.set('ollama', createLlmProvider('ollama', { host: p.ollama.host, timeoutMs }));
-  const all: ProviderName[] = ['openai', 'anthropic', 'google', 'ollama'];
-  return {
-    get: (name) => instances.get(name) ?? null,
-    configured: all.filter((n) => instances.has(n)),
-    missing: all.filter((n) => !instances.has(n)),
+/**
+ * Providers as the configuration is *now*: `current(name)` is asked at every `get`, so a key an
+ * admin saves (or removes) applies to the next chat turn without a restart. A client is made once
+ * per set of settings and reused while they stay the same (the SDKs keep connections), and made
+ * anew when they change.
+ */
+export function providerRegistry(current: (name: ProviderName) => ProviderConnection | null, timeoutMs: number): ProviderRegistry {
+  const clients = new Map<ProviderName, { fingerprint: string; provider: LlmProvider }>();
+  const get = (name: ProviderName): LlmProvider | null => {
+    const settings = current(name);
+    if (!settings) {
+      clients.delete(name);
+      return null;
+    }
+    const fingerprint = JSON.stringify([settings.apiKey ?? null, settings.baseURL ?? null, settings.host ?? null]);
+    const made = clients.get(name);
+    if (made?.fingerprint === fingerprint) return made.provider;
+    const provider = createLlmProvider(name, { ...settings, timeoutMs });
+    clients.set(name, { fingerprint, provider });
+    return provider;
   };
+  return {
+    get,
+    get configured() {
+      return PROVIDER_NAMES.filter((n) => current(n) !== null);
+    },
+    get missing() {
+      return PROVIDER_NAMES.filter((n) => current(n) === null);
+    },
+  };
+}
+
+/** What the environment alone configures for `name` (null without its key, or OLLAMA_HOST for Ollama). */
+export function environmentProvider(providers: Config['providers'], name: ProviderName): ProviderConnection | null {
+  if (name === 'ollama') return providers.ollama.host ? { host: providers.ollama.host } : null;
+  const p = providers[name];
+  return p.apiKey ? { apiKey: p.apiKey, baseURL: p.baseURL } : null;
+}
+
+/** The providers of the environment alone (the app itself uses the stored settings too: modules/settings). */
+export function configuredProviders(config: Pick<Config, 'providers' | 'llmTimeoutMs'>): ProviderRegistry {
+  return providerRegistry((name) => environmentProvider(config.providers, name), config.llmTimeoutMs);
 }

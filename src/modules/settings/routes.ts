@@ -1,0 +1,145 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Mailer } from '../../platform/mail/index.js';
+import type { ProviderRegistry } from '../../providers/llm/registry.js';
+import type { ProviderName } from '../../providers/llm/types.js';
+import { DEFAULT_MODEL } from '../agents/service.js';
+import { currentUser } from '../auth/index.js';
+import type { ServerSettings } from './service.js';
+
+const providerName = z.enum(['openai', 'anthropic', 'google', 'ollama']);
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).max(500);
+const apiKey = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(500)
+  .regex(/^[\x21-\x7e]+$/, 'must be printable characters without spaces');
+const smtpUrl = z
+  .string()
+  .trim()
+  .max(1000)
+  .regex(/^smtps?:\/\/[^/?#\s]+/i, 'must be an smtp:// or smtps:// URL with a host')
+  .refine((v) => URL.canParse(v), 'must be an smtp:// or smtps:// URL with a host');
+const sender = z
+  .string()
+  .trim()
+  .min(3)
+  .max(320)
+  .regex(/^[^\r\n]*@[^\r\n]*$/, 'must be an e-mail address, optionally with a name: Name <alerts@example.com>');
+
+const source = z.enum(['environment', 'database', 'none']);
+const common = {
+  source: source.describe('environment: set by the environment variable, which wins; database: saved here; none'),
+  configured: z.boolean().describe('in use now'),
+  env_variable: z.string().describe('the environment variable that wins when set'),
+  hint: z.string().nullable().describe('the last 4 characters of the key, or the host/URL without password or query; never the secret'),
+  stored: z.enum(['none', 'readable', 'unreadable']).describe('what the database holds, used or not; unreadable: the key file was lost or replaced, enter it again'),
+  updated_at: z.string().nullable(),
+};
+const providerView = z.object({ ...common, base_url: z.string().nullable().describe('the base URL in use, without credentials; null for the default') });
+const smtpView = z.object({ ...common, from: z.string().nullable().describe('the sender in use; null for the default') });
+const settingsView = z.object({
+  providers: z.object({ openai: providerView, anthropic: providerView, google: providerView, ollama: providerView }),
+  smtp: smtpView,
+  embeddings: z.enum(['openai', 'google', 'ollama', 'none']).describe('EMBEDDINGS: environment-only'),
+});
+const testResult = z.object({ detail: z.string() });
+
+/**
+ * Server settings (beyond the spec; README "Server settings"): provider keys and the mail server,
+ * set by an admin, stored encrypted, applied without a restart. Role admin only (403 for others,
+ * checked before the body is read). No answer ever holds a key or a password: hints only.
+ */
+export const settingsRoutes: FastifyPluginAsyncZod<{ settings: ServerSettings; providers: ProviderRegistry; mailer: Mailer; emailOf: (userId: string) => string }> = async (
+  app,
+  { settings, providers, mailer, emailOf },
+) => {
+  const config = { adminOnly: true };
+  const security = [{ bearer: [] }];
+  const tags = ['admin'];
+
+  app.get('/api/admin/settings', {
+    config,
+    schema: { tags, security, summary: 'Provider keys and the mail server: where each comes from, and a hint (never the secret)', response: { 200: settingsView } },
+    handler: async () => settings.view(),
+  });
+
+  app.put('/api/admin/settings/providers/:provider', {
+    config,
+    schema: {
+      tags,
+      security,
+      summary: 'Saves a provider key (and base URL), or the Ollama host; 409 while the environment sets that provider',
+      params: z.object({ provider: providerName }),
+      body: z.object({
+        api_key: apiKey.optional().describe('openai, anthropic, google'),
+        base_url: httpUrl.nullable().optional().describe('openai, anthropic, google: an OpenAI-compatible or proxy endpoint'),
+        host: httpUrl.optional().describe('ollama'),
+      }),
+      response: { 200: providerView },
+    },
+    handler: async (req) => settings.setProvider(req.params.provider, req.body, currentUser(req).id),
+  });
+
+  app.delete('/api/admin/settings/providers/:provider', {
+    config,
+    schema: { tags, security, summary: 'Removes the stored key (the environment, if it sets one, stays in use)', params: z.object({ provider: providerName }) },
+    handler: async (req, reply) => {
+      settings.remove(`provider.${req.params.provider}`);
+      return reply.code(204).send();
+    },
+  });
+
+  app.post('/api/admin/settings/providers/:provider/test', {
+    config,
+    schema: {
+      tags,
+      security,
+      summary: "One 1-token completion with the provider as configured now: 200, 409 when it is not configured, 502 with the provider's error",
+      params: z.object({ provider: providerName }),
+      body: z.object({ model: z.string().trim().min(1).max(200).optional().describe("the model to ask; default: the provider's default model for new agents") }),
+      response: { 200: testResult.extend({ model: z.string() }) },
+    },
+    handler: async (req) => {
+      const name: ProviderName = req.params.provider;
+      return settings.testProvider(name, providers.get(name), req.body.model ?? DEFAULT_MODEL[name]);
+    },
+  });
+
+  app.put('/api/admin/settings/smtp', {
+    config,
+    schema: {
+      tags,
+      security,
+      summary: 'Saves the mail server (lead alerts, reset links); 409 while SMTP_URL is set',
+      body: z.object({
+        url: smtpUrl.describe('nodemailer connection URL: smtp[s]://user:password@host:port'),
+        from: sender.nullable().optional().describe('the sender; default SMTP_FROM, else chat-agent@localhost'),
+      }),
+      response: { 200: smtpView },
+    },
+    handler: async (req) => settings.setSmtp(req.body, currentUser(req).id),
+  });
+
+  app.delete('/api/admin/settings/smtp', {
+    config,
+    schema: { tags, security, summary: 'Removes the stored mail server (SMTP_URL, if set, stays in use)' },
+    handler: async (_req, reply) => {
+      settings.remove('smtp');
+      return reply.code(204).send();
+    },
+  });
+
+  app.post('/api/admin/settings/smtp/test', {
+    config,
+    schema: {
+      tags,
+      security,
+      summary: "Sends a test message to the admin's own address (or `to`): 200, 409 when mail is not configured, 502 with the mail server's error",
+      body: z.object({ to: z.email().max(320).optional() }),
+      response: { 200: testResult.extend({ to: z.string() }) },
+    },
+    handler: async (req) => settings.testSmtp(mailer, req.body.to ?? emailOf(currentUser(req).id)),
+  });
+};

@@ -1,0 +1,166 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auth, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { artifactPath, launchBrowser, listenOnLoopback, type Browser } from '../helpers/browser.js';
+import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
+import { startSmtp, type TestSmtp } from '../helpers/smtp.js';
+
+/**
+ * Admin > Server settings in real Chromium against the real app: the admin saves the mail server
+ * and sends a test message (received by a real SMTP server on loopback), saves a provider key
+ * (a fake OpenAI server) and sees its hint, never the key, anywhere in the page. A server whose
+ * environment sets a provider and SMTP says so and offers no input for them. Screenshots at
+ * desktop width and 375 px (test-artifacts/admin-server-settings-*.png); nothing scrolls sideways.
+ */
+
+declare const document: any, requestAnimationFrame: any, localStorage: any;
+
+const KEY = 'sk-e2e-QWERTYUIOPASDFGHJKL-7Hx3';
+
+let browser: Browser;
+let fake: FakeLlm;
+let smtp: TestSmtp;
+const apps: TestApp[] = [];
+
+async function appWithBrowser(env: Record<string, string>): Promise<{ t: TestApp; url: string }> {
+  const t = await startTestApp({ env: { REGISTRATION: 'open', EMBEDDINGS: 'none', ...env } });
+  apps.push(t);
+  return { t, url: `http://127.0.0.1:${await listenOnLoopback(t)}` };
+}
+
+function watchErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
+  return errors;
+}
+
+const settle = (page: Page) => page.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
+
+/** Screenshots at desktop width and at 375 px; at 375 px nothing may stick out sideways. */
+async function shoot(page: Page, name: string): Promise<void> {
+  await settle(page);
+  await page.screenshot({ path: artifactPath(`admin-server-settings-${name}-desktop.png`), fullPage: true });
+  await page.setViewportSize({ width: 375, height: 760 });
+  await settle(page);
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  expect(width, `${name}: page width at 375 px`).toBeLessThanOrEqual(375);
+  await page.screenshot({ path: artifactPath(`admin-server-settings-${name}-375.png`), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await settle(page);
+}
+
+/** The admin page of `url`, logged in with `token`, once the server settings are drawn. */
+async function openAdmin(url: string, token: string): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.context.newPage();
+  const errors = watchErrors(page);
+  await page.goto(url + '/#/login');
+  await page.evaluate((tk) => localStorage.setItem('chat-agent.token', tk), token);
+  await page.goto('about:blank');
+  await page.goto(url + '/#/admin');
+  await page.getByRole('heading', { name: 'Server settings' }).waitFor();
+  await page.getByRole('region', { name: 'E-mail (SMTP)' }).waitFor();
+  return { page, errors };
+}
+
+beforeAll(async () => {
+  fake = await startFakeLlm('openai', { reply: 'OK' });
+  smtp = await startSmtp();
+  browser = await launchBrowser();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  for (const t of apps) await t.cleanup();
+  await fake?.close();
+  await smtp?.close();
+});
+
+describe('Admin > Server settings', () => {
+  it('the admin saves the mail server, sends a test message, saves a provider key and only ever sees its hint', async () => {
+    const { t, url } = await appWithBrowser({});
+    const admin = await registerUser(t.app, { name: 'Ada Admin' });
+    const { page, errors } = await openAdmin(url, admin.token);
+    try {
+      const mail = page.getByRole('region', { name: 'E-mail (SMTP)' });
+      const openai = page.getByRole('region', { name: 'OpenAI', exact: true });
+      await mail.getByText('Not set', { exact: true }).waitFor();
+      await openai.getByText('Not set', { exact: true }).waitFor();
+      expect(await mail.getByRole('button', { name: 'Send a test message' }).isDisabled()).toBe(true);
+      await page.getByText('are set in the server’s environment only').waitFor(); // embeddings
+      await shoot(page, 'empty');
+
+      // the mail server: saved, then a test message to the admin's own address
+      await mail.getByLabel('SMTP URL').fill(smtp.url);
+      await mail.getByLabel('From').fill('Alerts <alerts@chat-agent.test>');
+      await mail.getByRole('button', { name: 'Save' }).click();
+      await mail.getByText('Saved here', { exact: true }).waitFor();
+      await mail.getByText(`smtp://127.0.0.1:${smtp.port}`, { exact: true }).waitFor();
+      expect(await mail.getByLabel('SMTP URL').inputValue()).toBe('');
+      await mail.getByRole('button', { name: 'Send a test message' }).click();
+      await mail.getByText(`A test message was sent to ${admin.email}.`).waitFor();
+      const received = await smtp.waitFor(1);
+      expect(received.to).toEqual([admin.email]);
+      expect(received.from).toBe('alerts@chat-agent.test');
+      expect((await t.app.inject({ method: 'GET', url: '/api/system/status', headers: auth(admin.token) })).json().mail.configured).toBe(true);
+
+      // a provider key: saved, its hint shown, the key itself nowhere in the page
+      await openai.getByLabel('API key').fill(KEY);
+      await openai.getByLabel('Base URL').fill(fake.baseURL);
+      await openai.getByRole('button', { name: 'Save' }).click();
+      await openai.getByText('Saved here', { exact: true }).waitFor();
+      await openai.getByText(`…${KEY.slice(-4)}`, { exact: true }).waitFor();
+      expect(await openai.getByLabel('API key').inputValue()).toBe('');
+      expect(await page.content()).not.toContain(KEY);
+      expect(await page.evaluate(() => document.body.innerText)).not.toContain(KEY);
+      await openai.getByRole('button', { name: 'Test' }).click();
+      await openai.getByText('The openai provider answered').waitFor();
+      expect(fake.requests.at(-1)!.headers.authorization).toBe(`Bearer ${KEY}`);
+      expect(await page.content()).not.toContain(KEY);
+      await shoot(page, 'saved');
+
+      // the set-up banners follow at the next page, without a reload
+      await page.getByRole('link', { name: 'Agents', exact: true }).click();
+      await page.getByRole('heading', { name: 'Agents' }).waitFor();
+      await page.getByText('No AI provider is configured').waitFor({ state: 'detached' });
+      expect(await page.getByText('E-mail is not configured').count()).toBe(0);
+      await page.getByRole('link', { name: 'Admin', exact: true }).click();
+      await page.getByRole('heading', { name: 'Server settings' }).waitFor();
+
+      // removed again: the card says so
+      await openai.getByRole('button', { name: 'Remove' }).click();
+      await openai.getByText('Not set', { exact: true }).waitFor();
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+
+  it('what the environment sets is shown as such, with no input to change it', async () => {
+    const { t, url } = await appWithBrowser({ OPENAI_API_KEY: 'sk-env-0123456789-envKEY9', SMTP_URL: smtp.url });
+    const admin = await registerUser(t.app);
+    const { page, errors } = await openAdmin(url, admin.token);
+    try {
+      const openai = page.getByRole('region', { name: 'OpenAI', exact: true });
+      const mail = page.getByRole('region', { name: 'E-mail (SMTP)' });
+      await openai.getByText('From the environment', { exact: true }).waitFor();
+      expect(await openai.getByText('Set by OPENAI_API_KEY on the server; change it there.').count()).toBe(1);
+      expect(await openai.getByLabel('API key').isDisabled()).toBe(true);
+      expect(await openai.getByRole('button', { name: 'Save' }).isDisabled()).toBe(true);
+      await openai.getByText('…KEY9', { exact: true }).waitFor();
+      expect(await mail.getByText('Set by SMTP_URL on the server; change it there.').count()).toBe(1);
+      expect(await mail.getByLabel('SMTP URL').isDisabled()).toBe(true);
+      // the environment's mail server can still be tried
+      expect(await mail.getByRole('button', { name: 'Send a test message' }).isDisabled()).toBe(false);
+      // a provider the environment leaves alone is open to the admin
+      expect(await page.getByRole('region', { name: 'Anthropic' }).getByLabel('API key').isDisabled()).toBe(false);
+      expect(await page.content()).not.toContain('sk-env-0123456789-envKEY9');
+      await shoot(page, 'environment');
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+});
