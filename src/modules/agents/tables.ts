@@ -72,6 +72,15 @@ export const chatbots = sqliteTable(
     widget_texts: text('widget_texts', { mode: 'json' }).$type<Record<string, string>>().notNull().default({}),
     /** what a visitor reads when the owner's monthly messages are used up; null: the default sentence */
     unavailable_message: text('unavailable_message'),
+    /** questions shown as buttons in the widget before the first message */
+    starter_questions: text('starter_questions', { mode: 'json' }).$type<string[]>().notNull().default([]),
+    /** a bubble beside the closed widget after `greeting_delay_s` seconds; null: none */
+    greeting_message: text('greeting_message'),
+    greeting_delay_s: integer('greeting_delay_s').notNull().default(5),
+    /** an open conversation idle this long is resolved; null: never by itself */
+    auto_resolve_after_h: integer('auto_resolve_after_h').default(24),
+    /** words in a visitor's message that escalate the conversation to a person (besides the widget's button) */
+    escalation_keywords: text('escalation_keywords', { mode: 'json' }).$type<string[]>().notNull().default([]),
     created_at: text('created_at').notNull(),
     updated_at: text('updated_at').notNull(),
   },

@@ -15,6 +15,12 @@ export const conversations = sqliteTable(
     status: text('status', { enum: ['active', 'resolved', 'escalated'] }).notNull().default('active'),
     rating: integer('rating'),
     message_count: integer('message_count').notNull().default(0),
+    /** when the visitor (or the agent's rule) asked for a person; null when never */
+    escalated_at: text('escalated_at'),
+    /** when it was marked resolved (by the owner, or after the agent's idle time); null while open */
+    resolved_at: text('resolved_at'),
+    /** when the owner last opened the transcript: messages after it are unread */
+    owner_read_at: text('owner_read_at'),
     created_at: text('created_at').notNull(),
     updated_at: text('updated_at').notNull(),
   },
@@ -38,6 +44,8 @@ export const messages = sqliteTable(
     role: text('role', { enum: ['user', 'assistant'] }).notNull(),
     content: text('content').notNull(),
     timestamp: text('timestamp').notNull(),
+    /** the visitor's thumbs on an answer: 1 up, -1 down, null none */
+    feedback: integer('feedback'),
     /** assistant messages: ms from the user's message to this reply (analytics) */
     response_time_ms: integer('response_time_ms'),
     /** assistant messages: JSON array of {source_id, name, url} the answer drew on */

@@ -1,0 +1,29 @@
+/**
+ * What happened in the app that other modules (webhooks) react to. Emitted by the module that owns
+ * the change, inside the transaction that stores it; listeners only write rows of their own (a
+ * delivery to send later), synchronously, so the event and its consequences are stored together
+ * or not at all. A listener that throws rolls the caller's transaction back: keep them to inserts.
+ */
+export interface AppEventMap {
+  'lead.created': { account_id: string; chatbot_id: string; lead: { id: string; name: string; phone: string; session_id: string | null; created_at: string } };
+  'conversation.escalated': { account_id: string; chatbot_id: string; conversation_id: string; session_id: string; at: string; reason: 'visitor' | 'rule' };
+  'conversation.resolved': { account_id: string; chatbot_id: string; conversation_id: string; session_id: string; at: string; by: 'owner' | 'idle' };
+  'message.created': { account_id: string; chatbot_id: string; conversation_id: string; message: { id: string; role: 'user' | 'assistant'; content: string; timestamp: string } };
+}
+
+export type AppEventName = keyof AppEventMap;
+
+export class AppEvents {
+  private readonly listeners = new Map<AppEventName, Array<(data: never) => void>>();
+
+  on<E extends AppEventName>(event: E, listener: (data: AppEventMap[E]) => void): void {
+    const list = this.listeners.get(event) ?? [];
+    list.push(listener as (data: never) => void);
+    this.listeners.set(event, list);
+  }
+
+  /** Calls the listeners now, in the caller's transaction. */
+  emit<E extends AppEventName>(event: E, data: AppEventMap[E]): void {
+    for (const listener of this.listeners.get(event) ?? []) (listener as (d: AppEventMap[E]) => void)(data);
+  }
+}
