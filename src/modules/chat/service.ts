@@ -206,6 +206,9 @@ export class ChatService {
         status: 'active',
         rating: null,
         message_count: 0,
+        escalated_at: null,
+        resolved_at: null,
+        owner_read_at: null,
         created_at: now,
         updated_at: now,
       });
@@ -232,6 +235,7 @@ export class ChatService {
         response_time_ms: null,
         sources_json: null,
         interrupted: false,
+        feedback: null,
       });
       this.agents.recordActivity(agent.id, 1, isNew ? 1 : 0);
       return { conversation, userMessage };
@@ -297,6 +301,7 @@ export class ChatService {
         response_time_ms: Math.max(0, now.getTime() - Date.parse(turn.userMessage.timestamp)),
         sources_json: JSON.stringify(sources),
         interrupted,
+        feedback: null,
       });
       this.agents.recordActivity(turn.agent.id, 1, 0);
     });
