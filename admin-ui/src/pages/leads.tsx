@@ -46,36 +46,44 @@ export function WidgetLeadsTab({ agent }: { agent: Agent }) {
       {leads.error && <Notice kind="error">{leads.error}</Notice>}
       {!leads.data && leads.loading && <Loading />}
       {leads.data && leads.data.length === 0 && <EmptyState>No leads yet.</EmptyState>}
-      {leads.data && leads.data.length > 0 && (
-        <div class="table-wrap">
-          <table class="table leads-table" aria-label="Widget leads">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Phone</th>
-                <th scope="col">Captured</th>
-              </tr>
-            </thead>
-            <tbody>
-              {leads.data.map((l) => (
-                <tr key={l.id}>
-                  <td>{l.name}</td>
-                  <td class="nowrap">
-                    <a href={`tel:${l.phone.replace(/[^0-9+]/g, '')}`}>{l.phone}</a>
-                  </td>
-                  <td>{formatDate(l.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      {leads.data && leads.data.length > 0 && <WidgetLeadsTable leads={leads.data} label="Widget leads" />}
     </section>
   );
 }
 
 /** A widget lead with the agent whose widget took it. */
 type AgentWidgetLead = WidgetLead & { agent: Pick<Agent, 'id' | 'name'> };
+
+/** Name, phone (a tel: link), the agent (when the list spans agents) and when it came in. */
+function WidgetLeadsTable({ leads, label }: { leads: Array<WidgetLead & { agent?: Pick<Agent, 'id' | 'name'> }>; label: string }) {
+  const byAgent = leads.some((l) => l.agent);
+  return (
+    <div class="table-wrap">
+      <table class="table leads-table" aria-label={label}>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Phone</th>
+            {byAgent && <th scope="col">Agent</th>}
+            <th scope="col">Captured</th>
+          </tr>
+        </thead>
+        <tbody>
+          {leads.map((l) => (
+            <tr key={l.id}>
+              <td>{l.name}</td>
+              <td class="nowrap">
+                <a href={`tel:${l.phone.replace(/[^0-9+]/g, '')}`}>{l.phone}</a>
+              </td>
+              {byAgent && <td>{l.agent && <a href={href('agents', l.agent.id, 'leads')}>{l.agent.name}</a>}</td>}
+              <td>{formatDate(l.created_at)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
 
 /**
  * The widget leads of every agent of the account, newest first. The API lists widget leads per
@@ -115,34 +123,7 @@ export function AllWidgetLeads() {
       {data && data.agents > 0 && data.leads.length === 0 && (
         <EmptyState>No visitor has left their details yet. Turn on lead capture in an agent’s Settings to ask for them.</EmptyState>
       )}
-      {data && data.leads.length > 0 && (
-        <div class="table-wrap">
-          <table class="table leads-table" aria-label="Widget leads of all agents">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Phone</th>
-                <th scope="col">Agent</th>
-                <th scope="col">Captured</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.leads.map((l) => (
-                <tr key={l.id}>
-                  <td>{l.name}</td>
-                  <td class="nowrap">
-                    <a href={`tel:${l.phone.replace(/[^0-9+]/g, '')}`}>{l.phone}</a>
-                  </td>
-                  <td>
-                    <a href={href('agents', l.agent.id, 'leads')}>{l.agent.name}</a>
-                  </td>
-                  <td>{formatDate(l.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      {data && data.leads.length > 0 && <WidgetLeadsTable leads={data.leads} label="Widget leads of all agents" />}
     </section>
   );
 }
