@@ -16,6 +16,7 @@ import {
   frameworkErrorHandler,
   registerHttpPlatform,
 } from './platform/http/index.js';
+import { AppEvents } from './platform/events.js';
 import { newId } from './platform/ids.js';
 import { stdoutLogDestination } from './platform/log-destination.js';
 import { appVersion } from './platform/version.js';
@@ -37,6 +38,7 @@ import { BackupScheduler } from './modules/backup/index.js';
 import { createEmbedder } from './providers/embeddings/index.js';
 import { providerRegistry, type ProviderRegistry } from './providers/llm/registry.js';
 import { ServerSettings, settingsRoutes } from './modules/settings/index.js';
+import { WEBHOOK_JOB, WebhooksService, webhookRoutes } from './modules/webhooks/index.js';
 
 export interface AppDeps {
   config: Config;
@@ -58,6 +60,8 @@ declare module 'fastify' {
     jobs: JobQueue;
     /** the lead-alert queue */
     mailJobs: JobQueue;
+    /** the webhook-delivery queue (tests wait on `webhookJobs.idle()`) */
+    webhookJobs: JobQueue;
     /** gives the space of deleted data back to the disk (tests wait on `space.idle()`) */
     space: SpaceReclaimer;
     /** quick_check at start, daily, and after a request met damage (tests await `checkNow()`) */
@@ -68,8 +72,13 @@ declare module 'fastify' {
     providers: ProviderRegistry;
     /** provider keys and SMTP an admin stored (Admin > Server settings) */
     serverSettings: ServerSettings;
+    /** what happened (conversation escalated or resolved, message or lead created), for listeners such as webhooks */
+    events: AppEvents;
   }
 }
+
+/** How often open conversations are checked for their agent's idle time (auto_resolve_after_h). */
+const IDLE_RESOLVE_EVERY_MS = 5 * 60_000;
 
 /**
  * Request ids for the log: a random prefix per process start plus a counter. Unique across
@@ -160,6 +169,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Services: one instance each, wired by hand (the graph is small and reads top to bottom).
   // Provider keys and the mail server: the environment's, else what an admin stored (encrypted,
   // modules/settings); both are read at every use, so a change applies without a restart.
+  // emitted inside the transactions that store the change (platform/events.ts)
+  const events = new AppEvents();
+  app.decorate('events', events);
   const serverSettings = new ServerSettings({ db: database.db, config, clock, log: app.log });
   app.decorate('serverSettings', serverSettings);
   const mailer = dynamicMailer(() => serverSettings.smtp());
@@ -193,7 +205,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     const mail = quotaWarningMail(crossing, config.publicUrl);
     leads.queueAccountNotice(crossing.account.id, mail.subject, mail.body);
   });
-  const chat = new ChatService(new ChatRepo(database.db), agents, knowledge, plans, quota, ownerPlan, providers.get, clock, app.log);
+  const chat = new ChatService(new ChatRepo(database.db), agents, knowledge, plans, quota, ownerPlan, providers.get, clock, app.log, events);
   const analytics = new AnalyticsService(new AnalyticsRepo(database.db), agents, clock);
   // Lead alerts: their own queue, so a long ingestion never delays a lead's e-mail; retried until
   // delivered (backoff up to a minute), across restarts.
@@ -203,7 +215,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     kinds: [SEND_MAIL_JOB],
     onError: (what, err) => databaseCondition.report(`lead-alert queue: ${what}`, err),
   });
-  const leads = new LeadsService(new LeadsRepo(database.db), agents, plans, mailJobs, mailer, { publicUrl: config.publicUrl, accountEmail: (userId) => auth.getUser(userId).email }, clock, app.log);
+  const leads = new LeadsService(new LeadsRepo(database.db), agents, plans, mailJobs, mailer, { publicUrl: config.publicUrl, accountEmail: (userId) => auth.getUser(userId).email }, clock, app.log, events);
+  // Webhooks: their own queue; the service schedules retries itself (10 s up to 12 h apart), so
+  // the queue's own attempts only count tries a crash interrupted. Two per account at once.
+  const webhookJobs = new JobQueue(database.db, clock, app.log, {
+    concurrency: 4,
+    perOwner: 2,
+    kinds: [WEBHOOK_JOB],
+    onError: (what, err) => databaseCondition.report(`webhook queue: ${what}`, err),
+  });
+  const webhooks = new WebhooksService(database.db, webhookJobs, events, { dataDir: config.dataDir, allowPrivateUrls: config.allowPrivateUrls }, clock, app.log);
 
   await app.register(authenticationPlugin, { auth });
   // After authentication (the account is known), before any body is read. CORS first, so a
@@ -265,6 +286,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(chatRoutes, { chat, durable });
   await app.register(analyticsRoutes, { analytics });
   await app.register(leadsRoutes, { leads });
+  await app.register(webhookRoutes, { webhooks });
   await app.register(adminRoutes, { auth });
   await app.register(webRoutes, { agents, ownerPlan });
   await app.register(usageRoutes, { plans, quota, storage, agentCount: (user) => agents.list(user).length });
@@ -292,10 +314,21 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }, 60 * 60 * 1000);
   sweep.unref();
   app.addHook('onClose', async () => clearInterval(sweep));
+  // conversations idle past their agent's auto_resolve_after_h become resolved (listing does it too)
+  const idleResolver = setInterval(() => {
+    try {
+      chat.resolveIdle();
+    } catch (err) {
+      report('resolving idle conversations')(err);
+    }
+  }, IDLE_RESOLVE_EVERY_MS);
+  idleResolver.unref();
+  app.addHook('onClose', async () => clearInterval(idleResolver));
   // chunks stored while the embedder was unreachable, or before an embedder change, get vectors now
   app.addHook('onReady', async () => {
     void knowledge.scheduleBackfill();
     jobs.start(); // picks up ingestion a previous process left unfinished
+    webhookJobs.start(); // and deliveries
     // without mail configured alerts stay queued (the status says so) and go out once it is
     mailQueue.ready = true;
     mailQueue.sync();
@@ -331,12 +364,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     await mailQueue.chain;
     await jobs.stop();
     await mailJobs.stop();
+    await webhookJobs.stop();
     await parsers.close();
     // a backup in progress completes (it is not torn mid-write) before the database closes
     await backups?.stop();
   });
   app.decorate('jobs', jobs);
   app.decorate('mailJobs', mailJobs);
+  app.decorate('webhookJobs', webhookJobs);
 
   return app;
 }

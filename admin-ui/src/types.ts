@@ -109,10 +109,15 @@ export interface Conversation {
   user_name: string | null;
   user_email: string | null;
   status: 'active' | 'resolved' | 'escalated';
+  /** 1-5 from the visitor's thumbs (share of thumbs up); null when no answer is rated */
   rating: number | null;
   message_count: number;
   created_at: string;
   updated_at: string;
+  escalated_at?: string | null;
+  resolved_at?: string | null;
+  /** a message came after the transcript was last opened */
+  unread?: boolean;
 }
 
 export interface Message {
@@ -122,6 +127,8 @@ export interface Message {
   timestamp: string;
   /** an answer cut off part-way: `content` is the partial text the visitor saw */
   interrupted: boolean;
+  /** the visitor's thumbs on an answer: 1 up, -1 down */
+  feedback?: number | null;
 }
 
 export interface WidgetLead {
@@ -223,4 +230,31 @@ export interface ServerSettingsView {
   providers: Record<Provider, SettingView & { base_url: string | null }>;
   smtp: SettingView & { from: string | null };
   embeddings: SystemStatus['embeddings'];
+}
+
+/** An account's webhook (the API never shows its secret again after creating or rotating it). */
+export interface Webhook {
+  id: string;
+  url: string;
+  events: string[];
+  active: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookWithSecret extends Webhook {
+  secret: string;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  webhook_id: string;
+  event: string;
+  payload: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: string;
+  delivered_at: string | null;
 }

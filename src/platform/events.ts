@@ -9,6 +9,13 @@ export interface AppEventMap {
   'conversation.escalated': { account_id: string; chatbot_id: string; conversation_id: string; session_id: string; at: string; reason: 'visitor' | 'rule' };
   'conversation.resolved': { account_id: string; chatbot_id: string; conversation_id: string; session_id: string; at: string; by: 'owner' | 'idle' };
   'message.created': { account_id: string; chatbot_id: string; conversation_id: string; message: { id: string; role: 'user' | 'assistant'; content: string; timestamp: string } };
+  /**
+   * A visitor's conversation was erased (GDPR art. 17): every module deletes what it holds about
+   * it (leads of the session unless `keep_leads`, webhook deliveries that carried it)
+   */
+  'conversation.erased': { account_id: string; chatbot_id: string; conversation_id: string; session_id: string; keep_leads: boolean };
+  /** a widget lead was erased: what was derived from it (alert e-mails, webhook deliveries) goes too */
+  'lead.erased': { account_id: string; chatbot_id: string; lead_id: string };
 }
 
 export type AppEventName = keyof AppEventMap;

@@ -58,6 +58,12 @@ const AGENT_KEYS = [
   'language',
   'widget_texts',
   'unavailable_message',
+  // beyond the spec (issue 23): starter questions, greeting bubble, idle resolution, escalation words
+  'starter_questions',
+  'greeting_message',
+  'greeting_delay_s',
+  'auto_resolve_after_h',
+  'escalation_keywords',
   'created_at',
   'updated_at',
 ].sort();
@@ -191,6 +197,11 @@ describe('POST /api/chatbots', () => {
       language: 'auto',
       widget_texts: {},
       unavailable_message: null,
+      starter_questions: [],
+      greeting_message: null,
+      greeting_delay_s: 5,
+      auto_resolve_after_h: 24,
+      escalation_keywords: [],
       created_at: now,
       updated_at: now,
     });
@@ -379,6 +390,11 @@ const FIELD_UPDATES: Array<[string, unknown, Json?]> = [
   ['language', 'de'],
   ['widget_texts', { placeholder: 'Ihre Frage…', lead_submit: 'Los geht’s' }],
   ['unavailable_message', 'We are closed for the holidays; call 010 123 4567.'],
+  ['starter_questions', ['What do you sell?', 'When are you open?']],
+  ['greeting_message', 'Questions? Ask me!'],
+  ['greeting_delay_s', 10],
+  ['auto_resolve_after_h', 48],
+  ['escalation_keywords', ['human', 'complaint']],
 ];
 
 describe('PUT /api/chatbots/{id}', () => {

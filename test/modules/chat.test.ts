@@ -18,21 +18,24 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 const DEFAULT_WELCOME = "Hi! I'm your AI assistant. How can I help you today?";
 const DEFAULT_NO_ANSWER = 'I could not find that in our information.';
 
-const CHAT_KEYS = ['conversation_id', 'message', 'session_id', 'sources'];
+const CHAT_KEYS = ['conversation_id', 'message', 'message_id', 'session_id', 'sources'];
 const CONVERSATION_KEYS = [
   'chatbot_id',
   'created_at',
+  'escalated_at',
   'id',
   'message_count',
   'messages_count',
   'rating',
+  'resolved_at',
   'session_id',
   'status',
+  'unread',
   'updated_at',
   'user_email',
   'user_name',
 ];
-const MESSAGE_KEYS = ['content', 'id', 'interrupted', 'role', 'timestamp'];
+const MESSAGE_KEYS = ['content', 'feedback', 'id', 'interrupted', 'role', 'timestamp'];
 /** spec 2 "Public agent info", plus `status` (README) */
 const PUBLIC_INFO_KEYS = [
   'id',
@@ -59,6 +62,9 @@ const PUBLIC_INFO_KEYS = [
   'privacy_policy_url',
   'language',
   'widget_texts',
+  'starter_questions',
+  'greeting_message',
+  'greeting_delay_s',
 ].sort();
 
 // ---------------------------------------------------------------------------------------------
@@ -345,6 +351,9 @@ describe('GET /api/public/chatbot/{id}', () => {
       privacy_policy_url: null,
       language: 'auto',
       widget_texts: {},
+      starter_questions: [],
+      greeting_message: null,
+      greeting_delay_s: 5,
     });
     // nothing private leaks
     expect(JSON.stringify(info)).not.toContain('secret prompt');
@@ -409,7 +418,7 @@ describe('chat routes: answers, conversations and messages', () => {
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json();
     expect(Object.keys(body).sort()).toEqual(CHAT_KEYS);
-    expect(body).toEqual({ message: 'We open at nine.', conversation_id: expect.any(String), session_id: 'visitor-1', sources: [] });
+    expect(body).toEqual({ message: 'We open at nine.', conversation_id: expect.any(String), session_id: 'visitor-1', sources: [], message_id: expect.any(String) });
     expect(chatRequests(f)).toHaveLength(1);
     expect(seen('openai', chatRequests(f)[0]!).turns).toEqual([{ role: 'user', content: 'When do you open?' }]);
 
@@ -734,12 +743,13 @@ describe('streaming (Accept: text/event-stream)', () => {
       conversation_id: expect.any(String),
       session_id: 'stream-1',
       sources: [{ source_id: source.id, name: 'Opening hours', url: null, title: null, page: null }],
+      message_id: expect.any(String),
     });
     expect(chatRequests(f)[0]!.stream).toBe(true);
 
     // the same question without streaming gives the same shape
     const plain = (await publicChat(t, agent.id, { message: 'When does the store open?', session_id: 'stream-1' })).json();
-    expect(plain).toEqual({ ...done });
+    expect(plain).toEqual({ ...done, message_id: expect.any(String) });
 
     const { messages } = await transcript(t, token, agent.id);
     expect(messages.get(done.conversation_id)!.map((m) => [m.role, m.content])).toEqual([
@@ -756,7 +766,7 @@ describe('streaming (Accept: text/event-stream)', () => {
     const res = await ownerChat(t, token, { chatbot_id: agent.id, message: 'Does streaming work?' }, SSE);
     const { deltas, done } = streamedAnswer(res);
     expect(deltas.join('')).toBe(reply);
-    expect(done).toEqual({ message: reply, conversation_id: expect.any(String), session_id: expect.stringMatching(UUID), sources: [] });
+    expect(done).toEqual({ message: reply, conversation_id: expect.any(String), session_id: expect.stringMatching(UUID), sources: [], message_id: expect.any(String) });
     const { messages } = await transcript(t, token, agent.id);
     expect(messages.get(done.conversation_id)!.map((m) => m.content)).toEqual(['Does streaming work?', reply]);
   });
@@ -991,7 +1001,7 @@ describe('no key for the agent\'s provider: answers from the knowledge base', ()
     const agent = await createAgent(t.app, token);
     const res = await publicChat(t, agent.id, { message: 'anything at all?', session_id: 'x' });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toEqual({ message: DEFAULT_NO_ANSWER, conversation_id: expect.any(String), session_id: 'x', sources: [] });
+    expect(res.json()).toEqual({ message: DEFAULT_NO_ANSWER, conversation_id: expect.any(String), session_id: 'x', sources: [], message_id: expect.any(String) });
   });
 });
 

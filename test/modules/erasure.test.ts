@@ -108,6 +108,10 @@ describe('DELETE /api/chat/conversations/{chatbot_id}/{conversation_id}', () => 
     // alerts to the account's own e-mail: sent at once (through the SMTP server above)
     shop = await agentWithAlerts(owner.token, 'Shop', owner.email);
     otherAgent = (await ok('POST', '/api/chatbots', owner.token, { name: 'Other', provider: 'openai', model: 'gpt-4o-mini' })).id;
+    // a webhook: each message and lead becomes a delivery whose body carries the visitor's words
+    // (issue 23.6), which erasure must take too
+    const hook = await call('POST', '/api/webhooks', owner.token, { url: 'https://hooks.example.com/chat-agent', events: ['message.created', 'lead.created'] });
+    expect(hook.statusCode, hook.body).toBe(201);
     vera = await visitor(shop, 'vera');
     walt = await visitor(shop, 'walt');
     // Vera again, by phone to the shop: a lead with no session is not linked to the conversation

@@ -337,7 +337,8 @@ describe('malformed bodies and hostile ids', () => {
       agents: await get('/api/chatbots'),
       users: await get('/api/admin/users'),
       sources: await get(`/api/sources/chatbot/${ctx.agentId}`),
-      conversations: await get(`/api/chat/conversations/${ctx.agentId}`),
+      // reading the transcript marks it read (owner_read_at, unread): that is the snapshot's own doing
+      conversations: ((await get(`/api/chat/conversations/${ctx.agentId}`)) as Array<Record<string, unknown>>).map(({ unread: _, ...c }) => c),
       messages: await get(`/api/chat/messages/${ctx.conversationId}`),
       db: {
         users: rows('SELECT * FROM users ORDER BY id'),
@@ -346,7 +347,7 @@ describe('malformed bodies and hostile ids', () => {
         sessions: rows('SELECT id, user_id, created_at, expires_at FROM sessions ORDER BY id'),
         sources: rows('SELECT * FROM sources ORDER BY id'),
         chunks: rows('SELECT * FROM chunks ORDER BY id'),
-        conversations: rows('SELECT * FROM conversations ORDER BY id'),
+        conversations: rows('SELECT * FROM conversations ORDER BY id').map((c) => ({ ...(c as object), owner_read_at: undefined })),
         messages: rows('SELECT * FROM messages ORDER BY id'),
       },
     };
@@ -388,7 +389,16 @@ describe('malformed bodies and hostile ids', () => {
       if (bodySchema(doc, r) || FORM_ROUTES[routeKey(r)]) continue;
       // routes that take no body at all
       expect(
-        ['POST /api/auth/logout', 'PATCH /api/chatbots/:chatbot_id/toggle', 'POST /api/sources/:source_id/recrawl', 'POST /api/chatbots/:chatbot_id/alert-address/confirmation', ...FILE_ROUTES],
+        [
+          'POST /api/auth/logout',
+          'PATCH /api/chatbots/:chatbot_id/toggle',
+          'POST /api/sources/:source_id/recrawl',
+          'POST /api/chatbots/:chatbot_id/alert-address/confirmation',
+          'POST /api/webhooks/:id/rotate-secret',
+          'POST /api/webhooks/:id/deliveries/:delivery_id/retry',
+          'POST /api/webhooks/:id/test',
+          ...FILE_ROUTES,
+        ],
         routeKey(r),
       ).toContain(routeKey(r));
     }
@@ -399,6 +409,8 @@ describe('malformed bodies and hostile ids', () => {
       'POST /api/auth/password-reset/confirm',
       'POST /api/auth/register',
       'POST /api/public/chat/:chatbot_id',
+      'POST /api/public/chat/:chatbot_id/escalate',
+      'POST /api/public/chat/:chatbot_id/feedback',
       'POST /api/public/lead/:chatbot_id',
     ]);
   });

@@ -25,10 +25,15 @@ const PUBLIC_ROUTES = [
   'HEAD /api/public/chatbot/:chatbot_id',
   'POST /api/public/chat/:chatbot_id',
   'POST /api/public/lead/:chatbot_id',
-  // CORS preflights of the three visitor-facing routes (allowed_domains decides the answer)
+  // the visitor's thumbs on an answer and "talk to a person" (issue 23), by agent id and session id
+  'POST /api/public/chat/:chatbot_id/feedback',
+  'POST /api/public/chat/:chatbot_id/escalate',
+  // CORS preflights of the visitor-facing routes (allowed_domains decides the answer)
   'OPTIONS /api/public/chatbot/:chatbot_id',
   'OPTIONS /api/public/chat/:chatbot_id',
   'OPTIONS /api/public/lead/:chatbot_id',
+  'OPTIONS /api/public/chat/:chatbot_id/feedback',
+  'OPTIONS /api/public/chat/:chatbot_id/escalate',
   'GET /widget.js',
   'HEAD /widget.js',
   'GET /widget-:hash.js',

@@ -31,6 +31,11 @@ export interface AgentInfo {
   language?: string;
   /** the owner's wording of the fixed texts, by key (i18n.ts) */
   widget_texts?: Record<string, string>;
+  /** questions shown as buttons before the first message */
+  starter_questions?: string[];
+  /** a bubble beside the closed launcher after `greeting_delay_s` seconds; null: none */
+  greeting_message?: string | null;
+  greeting_delay_s?: number;
 }
 
 /**
@@ -48,6 +53,8 @@ export interface ChatAnswer {
   conversation_id: string;
   session_id: string;
   sources: CitedSource[];
+  /** the stored answer's id, for the thumbs (absent from older servers) */
+  message_id?: string | null;
 }
 
 /** A refused or failed request: `status` 0 means the network (or a broken stream) failed. */
@@ -73,8 +80,18 @@ export class Api {
     private readonly agentId: string,
   ) {}
 
-  private url(kind: 'chatbot' | 'chat' | 'lead'): string {
-    return `${this.origin}/api/public/${kind}/${encodeURIComponent(this.agentId)}`;
+  private url(kind: 'chatbot' | 'chat' | 'lead', action?: 'feedback' | 'escalate'): string {
+    return `${this.origin}/api/public/${kind}/${encodeURIComponent(this.agentId)}${action ? `/${action}` : ''}`;
+  }
+
+  /** The visitor's thumbs on an answer: 1 up, -1 down, 0 none. */
+  async feedback(body: { session_id: string; message_id: string; value: 1 | -1 | 0 }): Promise<void> {
+    await request(this.url('chat', 'feedback'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  }
+
+  /** The visitor asks for a person to take over the conversation. */
+  async escalate(body: { session_id: string }): Promise<void> {
+    await request(this.url('chat', 'escalate'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   }
 
   async info(): Promise<AgentInfo> {

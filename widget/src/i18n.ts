@@ -36,7 +36,12 @@ export type TextKey =
   | 'error_offline'
   | 'error_unavailable'
   | 'error_generic'
-  | 'error_too_long';
+  | 'error_too_long'
+  | 'feedback_up'
+  | 'feedback_down'
+  | 'ask_person'
+  | 'asked_person'
+  | 'greeting_dismiss';
 
 export type MoreKey =
   | 'chat_with'
@@ -83,6 +88,11 @@ export const TEXTS: Record<Lang, Texts> = {
     error_unavailable: 'This chat is not available at the moment.',
     error_generic: 'Something went wrong while answering. Please try again.',
     error_too_long: 'That message is too long (at most {max} characters).',
+    feedback_up: 'Helpful',
+    feedback_down: 'Not helpful',
+    ask_person: 'Talk to a person',
+    asked_person: 'We have asked a person to take over; they will get back to you here.',
+    greeting_dismiss: 'Dismiss',
   },
   es: {
     placeholder: 'Escriba su mensaje…',
@@ -109,6 +119,11 @@ export const TEXTS: Record<Lang, Texts> = {
     error_unavailable: 'Este chat no está disponible en este momento.',
     error_generic: 'Algo ha fallado al responder. Inténtelo de nuevo.',
     error_too_long: 'Ese mensaje es demasiado largo (máximo {max} caracteres).',
+    feedback_up: 'Útil',
+    feedback_down: 'No útil',
+    ask_person: 'Hablar con una persona',
+    asked_person: 'Hemos pedido que una persona se encargue; te responderá aquí.',
+    greeting_dismiss: 'Cerrar',
   },
   fr: {
     placeholder: 'Écrivez votre message…',
@@ -135,6 +150,11 @@ export const TEXTS: Record<Lang, Texts> = {
     error_unavailable: 'Ce chat n’est pas disponible pour le moment.',
     error_generic: 'Une erreur s’est produite pendant la réponse. Veuillez réessayer.',
     error_too_long: 'Ce message est trop long ({max} caractères au maximum).',
+    feedback_up: 'Utile',
+    feedback_down: 'Pas utile',
+    ask_person: 'Parler à une personne',
+    asked_person: 'Nous avons demandé à une personne de prendre le relais ; elle vous répondra ici.',
+    greeting_dismiss: 'Fermer',
   },
   de: {
     placeholder: 'Nachricht eingeben…',
@@ -161,6 +181,11 @@ export const TEXTS: Record<Lang, Texts> = {
     error_unavailable: 'Dieser Chat ist im Moment nicht verfügbar.',
     error_generic: 'Beim Antworten ist etwas schiefgelaufen. Bitte versuchen Sie es erneut.',
     error_too_long: 'Diese Nachricht ist zu lang (höchstens {max} Zeichen).',
+    feedback_up: 'Hilfreich',
+    feedback_down: 'Nicht hilfreich',
+    ask_person: 'Mit einer Person sprechen',
+    asked_person: 'Wir haben eine Person gebeten, zu übernehmen; sie meldet sich hier bei Ihnen.',
+    greeting_dismiss: 'Schließen',
   },
   it: {
     placeholder: 'Scrivi un messaggio…',
@@ -187,6 +212,11 @@ export const TEXTS: Record<Lang, Texts> = {
     error_unavailable: 'Al momento questa chat non è disponibile.',
     error_generic: 'Si è verificato un errore durante la risposta. Riprova.',
     error_too_long: 'Il messaggio è troppo lungo (al massimo {max} caratteri).',
+    feedback_up: 'Utile',
+    feedback_down: 'Non utile',
+    ask_person: 'Parla con una persona',
+    asked_person: 'Abbiamo chiesto a una persona di subentrare; ti risponderà qui.',
+    greeting_dismiss: 'Chiudi',
   },
   pt: {
     placeholder: 'Escreva a sua mensagem…',
@@ -213,6 +243,11 @@ export const TEXTS: Record<Lang, Texts> = {
     error_unavailable: 'Este chat não está disponível neste momento.',
     error_generic: 'Ocorreu um erro ao responder. Tente novamente.',
     error_too_long: 'Essa mensagem é muito longa (no máximo {max} caracteres).',
+    feedback_up: 'Útil',
+    feedback_down: 'Não foi útil',
+    ask_person: 'Falar com uma pessoa',
+    asked_person: 'Pedimos a uma pessoa que assuma a conversa; ela responderá por aqui.',
+    greeting_dismiss: 'Fechar',
   },
   nl: {
     placeholder: 'Typ uw bericht…',
@@ -239,6 +274,11 @@ export const TEXTS: Record<Lang, Texts> = {
     error_unavailable: 'Deze chat is op dit moment niet beschikbaar.',
     error_generic: 'Er ging iets mis bij het beantwoorden. Probeer het opnieuw.',
     error_too_long: 'Dit bericht is te lang (maximaal {max} tekens).',
+    feedback_up: 'Nuttig',
+    feedback_down: 'Niet nuttig',
+    ask_person: 'Met een persoon praten',
+    asked_person: 'We hebben een medewerker gevraagd het over te nemen; die reageert hier.',
+    greeting_dismiss: 'Sluiten',
   },
 };
 

@@ -15,6 +15,9 @@ export interface StoredMessage {
   role: 'user' | 'assistant';
   content: string;
   sources?: Source[];
+  /** assistant messages: the server's id (for the thumbs) and the visitor's thumbs on it */
+  id?: string;
+  feedback?: 1 | -1;
 }
 
 export interface VisitorState {
@@ -26,6 +29,10 @@ export interface VisitorState {
   answers: number;
   user_name?: string;
   messages: StoredMessage[];
+  /** the visitor asked for a person in this conversation */
+  escalated?: boolean;
+  /** the greeting bubble was shown (once per visitor session) */
+  greeted?: boolean;
 }
 
 /** Older messages drop off; enough to pick a conversation back up, small enough for localStorage. */
@@ -71,6 +78,8 @@ export function loadState(agentId: string): VisitorState {
           answers: typeof answers === 'number' && Number.isInteger(answers) && answers >= 0 ? answers : messages.filter((m) => m.role === 'assistant').length,
           user_name: typeof parsed.user_name === 'string' ? parsed.user_name : undefined,
           messages,
+          escalated: parsed.escalated === true,
+          greeted: parsed.greeted === true,
         };
       }
     } catch {

@@ -101,6 +101,28 @@ button{cursor:pointer}
 .lead-after input{background:var(--bg)}
 .lead-thanks{margin:0;align-self:center;text-align:center;color:var(--muted);font-size:.9em}
 .theme-dark .lead .err{color:#fca5a5}
+.feedback{display:flex;gap:4px;margin:-4px 0 0 36px}
+.thumb{width:28px;height:28px;border:1px solid transparent;border-radius:8px;background:transparent;color:var(--muted);display:flex;align-items:center;justify-content:center;padding:0}
+.thumb svg{width:15px;height:15px;fill:currentColor}
+.thumb:hover{background:var(--surface)}
+.thumb[aria-pressed="true"]{color:var(--primary);border-color:var(--border);background:var(--surface)}
+.thumb:disabled{opacity:.5}
+.starters{display:flex;flex-wrap:wrap;gap:6px;margin-top:4px}
+.starters button{border:1px solid var(--primary);color:var(--primary);background:var(--bg);border-radius:999px;padding:6px 12px;font-size:.9em;text-align:left}
+.starters button:hover{background:var(--surface)}
+.ask-person{align-self:center;margin:0 12px 6px;background:transparent;border:1px solid var(--border);border-radius:999px;padding:4px 12px;font-size:.85em;color:var(--text);flex:none}
+.ask-person:hover{background:var(--surface)}
+.asked-person{margin:0;align-self:center;text-align:center;color:var(--muted);font-size:.9em}
+.greeting{position:fixed;z-index:2147483000;display:flex;align-items:flex-start;gap:2px;max-width:min(280px,calc(100vw - 2*var(--gap)));background:var(--bg);color:var(--text);
+ border:1px solid var(--border);border-radius:var(--radius);box-shadow:var(--shadow);padding:4px}
+@media (prefers-reduced-motion:no-preference){.greeting{animation:pop .25s ease-out}}
+.greeting-text{border:0;background:transparent;text-align:left;padding:8px 4px 8px 10px;flex:1}
+.greeting-close{border:0;background:transparent;width:26px;height:26px;border-radius:6px;display:flex;align-items:center;justify-content:center;padding:0;flex:none;color:var(--muted)}
+.greeting-close svg{width:14px;height:14px;fill:none;stroke:currentColor;stroke-width:2;stroke-linecap:round}
+.pos-bottom-right .greeting{right:var(--gap);bottom:calc(var(--launcher) + var(--gap) + 10px)}
+.pos-bottom-left .greeting{left:var(--gap);bottom:calc(var(--launcher) + var(--gap) + 10px)}
+.pos-top-right .greeting{right:var(--gap);top:calc(var(--launcher) + var(--gap) + 10px)}
+.pos-top-left .greeting{left:var(--gap);top:calc(var(--launcher) + var(--gap) + 10px)}
 .powered{font-size:.75em;color:var(--muted);text-align:center;padding:0 8px 8px;background:var(--bg);flex:none}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 @media (max-width:480px){

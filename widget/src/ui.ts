@@ -13,6 +13,8 @@ const DEFAULT_BRANDING = 'Powered by Chat Agent';
 const ICON_CHAT = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4H4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z"/></svg>';
 const ICON_CLOSE = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M6 6l12 12M18 6L6 18"/></svg>';
 const ICON_RESTART = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M3 12a9 9 0 1 0 3-6.7L3 8"/><path d="M3 3v5h5"/></svg>';
+const ICON_UP = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M7 11v9H4v-9h3zm2 9h8.3a2 2 0 0 0 2-1.6l1.3-6.4A2 2 0 0 0 18.6 10H14V5.5A2.5 2.5 0 0 0 11.5 3L9 10v10z"/></svg>';
+const ICON_DOWN = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M17 13V4h3v9h-3zm-2-9H6.7a2 2 0 0 0-2 1.6L3.4 12A2 2 0 0 0 5.4 14H10v4.5a2.5 2.5 0 0 0 2.5 2.5L15 14V4z"/></svg>';
 const ICON_SEND = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M3 20.5L21 12 3 3.5 3 10l12 2-12 2z"/></svg>';
 
 /** Builds elements from fixed markup we wrote (icons); never used with agent or model text. */
@@ -118,6 +120,12 @@ export class ChatWidget {
   private offline = false;
   /** the agent's avatar (http(s) only), shown beside each answer */
   private avatarUrl: string | null = null;
+  /** the starter questions' buttons, before the first message */
+  private starters: HTMLDivElement | null = null;
+  /** "Talk to a person", once the conversation has begun */
+  private askPerson!: HTMLButtonElement;
+  private greeting: HTMLDivElement | null = null;
+  private greetingTimer = 0;
 
   constructor(
     private readonly shadow: ShadowRoot,
@@ -213,6 +221,8 @@ export class ChatWidget {
     this.input = h('textarea', { rows: '1', 'aria-label': withoutEllipsis(t.placeholder), placeholder: t.placeholder, maxlength: String(MAX_MESSAGE_CHARS), enterkeyhint: 'send' });
     this.sendButton = h('button', { class: 'send', type: 'submit', 'aria-label': t.send }, [fromTrustedMarkup(ICON_SEND)]);
     this.composer = h('form', { class: 'composer' }, [this.input, this.sendButton]);
+    this.askPerson = h('button', { class: 'ask-person', type: 'button', text: t.ask_person });
+    this.askPerson.addEventListener('click', () => void this.escalate());
     this.composer.addEventListener('submit', (e) => {
       e.preventDefault();
       this.submitMessage();
@@ -238,6 +248,109 @@ export class ChatWidget {
     if (this.mode === 'page') this.focusFirst();
     // auto_expand opens the window on wide screens only: on a phone it would cover the whole page
     else if (info.auto_expand && window.matchMedia('(min-width: 481px)').matches) this.open(false);
+    this.scheduleGreeting(info);
+  }
+
+  /**
+   * The owner's greeting beside the closed launcher after `greeting_delay_s` seconds: once per
+   * visitor session (remembered), only while the window is closed, dismissible.
+   */
+  private scheduleGreeting(info: AgentInfo): void {
+    const text = info.greeting_message?.trim();
+    if (this.mode !== 'embed' || !text || this.offline || this.state.greeted) return;
+    const delay = Math.min(120, Math.max(1, Number(info.greeting_delay_s) || 5));
+    this.greetingTimer = window.setTimeout(() => {
+      if (this.isOpen() || this.state.greeted) return;
+      this.state.greeted = true;
+      saveState(this.agentId, this.state);
+      const open = h('button', { class: 'greeting-text', type: 'button', text });
+      open.addEventListener('click', () => this.open(true));
+      const dismiss = h('button', { class: 'greeting-close', type: 'button', 'aria-label': this.t.greeting_dismiss, title: this.t.greeting_dismiss }, [fromTrustedMarkup(ICON_CLOSE)]);
+      dismiss.addEventListener('click', () => this.hideGreeting());
+      this.greeting = h('div', { class: 'greeting', role: 'status' }, [open, dismiss]);
+      this.root.append(this.greeting);
+    }, delay * 1000);
+  }
+
+  private hideGreeting(): void {
+    window.clearTimeout(this.greetingTimer);
+    this.greeting?.remove();
+    this.greeting = null;
+  }
+
+  /** The owner's starter questions as buttons, while the conversation has no message yet. */
+  private showStarters(info: AgentInfo): void {
+    this.starters?.remove();
+    this.starters = null;
+    const questions = (Array.isArray(info.starter_questions) ? info.starter_questions : []).filter((q) => typeof q === 'string' && q.trim()).slice(0, 6);
+    if (!questions.length || this.state.messages.length || this.offline || this.leadWhen === 'before') return;
+    this.starters = h('div', { class: 'starters' });
+    for (const q of questions) {
+      const button = h('button', { type: 'button', text: q.trim() });
+      button.addEventListener('click', () => {
+        if (this.busy) return;
+        this.input.value = q.trim();
+        this.submitMessage();
+      });
+      this.starters.append(button);
+    }
+    this.log.append(this.starters);
+  }
+
+  /** "Talk to a person": shown once the conversation has begun, until the visitor has asked. */
+  private updateAskPerson(): void {
+    const show = !this.offline && !this.state.escalated && this.state.messages.length > 0 && this.leadWhen !== 'before';
+    if (show && !this.askPerson.isConnected) this.composer.before(this.askPerson);
+    else if (!show) this.askPerson.remove();
+  }
+
+  private async escalate(): Promise<void> {
+    this.askPerson.disabled = true;
+    try {
+      await this.api.escalate({ session_id: this.state.session_id });
+      this.state.escalated = true;
+      saveState(this.agentId, this.state);
+      this.askPerson.remove();
+      this.log.append(h('p', { class: 'asked-person', role: 'status', text: this.t.asked_person }));
+      this.scrollToEnd(true);
+      this.input.focus({ preventScroll: true });
+    } catch (err) {
+      this.showNotice(this.failure(err).text, null);
+    } finally {
+      this.askPerson.disabled = false;
+    }
+  }
+
+  /** Thumbs up and down under an answer the server stored; pressing the pressed one clears it. */
+  private feedbackRow(m: StoredMessage): HTMLDivElement {
+    const row = h('div', { class: 'feedback' });
+    const buttons: Array<[1 | -1, HTMLButtonElement]> = [
+      [1, h('button', { type: 'button', class: 'thumb up', 'aria-label': this.t.feedback_up, title: this.t.feedback_up }, [fromTrustedMarkup(ICON_UP)])],
+      [-1, h('button', { type: 'button', class: 'thumb down', 'aria-label': this.t.feedback_down, title: this.t.feedback_down }, [fromTrustedMarkup(ICON_DOWN)])],
+    ];
+    const paint = () => {
+      for (const [v, b] of buttons) b.setAttribute('aria-pressed', String(m.feedback === v));
+    };
+    for (const [v, b] of buttons) {
+      b.addEventListener('click', async () => {
+        const next = m.feedback === v ? 0 : v;
+        for (const [, x] of buttons) x.disabled = true;
+        try {
+          await this.api.feedback({ session_id: this.state.session_id, message_id: m.id!, value: next });
+          if (next === 0) delete m.feedback;
+          else m.feedback = next;
+          saveState(this.agentId, this.state);
+          paint();
+        } catch (err) {
+          this.showNotice(this.failure(err).text, null);
+        } finally {
+          for (const [, x] of buttons) x.disabled = false;
+        }
+      });
+      row.append(b);
+    }
+    paint();
+    return row;
   }
 
   /**
@@ -248,6 +361,7 @@ export class ChatWidget {
     this.log.replaceChildren();
     this.addMessage({ role: 'assistant', content: info.welcome_message });
     for (const m of this.state.messages) this.addMessage(m);
+    if (this.state.escalated) this.log.append(h('p', { class: 'asked-person', role: 'status', text: this.t.asked_person }));
     this.composer.remove();
     this.leadForm?.remove();
     this.leadForm = null;
@@ -260,6 +374,8 @@ export class ChatWidget {
       this.notice.after(this.composer);
       this.askLater(info);
     }
+    this.showStarters(info);
+    this.updateAskPerson();
     this.setDisabled(this.offline);
     if (this.offline) this.showNotice(this.t.error_offline, null);
     else this.hideNotice();
@@ -381,6 +497,7 @@ export class ChatWidget {
     row.prepend(h('span', { class: 'sr', text: m.role === 'user' ? this.more.you_said : this.more.assistant_said }));
     row.append(bubble);
     this.log.append(row);
+    if (m.role === 'assistant' && typeof m.id === 'string' && m.id) this.log.append(this.feedbackRow(m));
     return bubble;
   }
 
@@ -417,9 +534,12 @@ export class ChatWidget {
     }
     this.input.value = '';
     this.growInput();
+    this.starters?.remove();
+    this.starters = null;
     this.state.messages.push({ role: 'user', content: text });
     saveState(this.agentId, this.state);
     this.addMessage({ role: 'user', content: text });
+    this.updateAskPerson();
     this.scrollToEnd(true);
     void this.turn(text);
   }
@@ -462,7 +582,12 @@ export class ChatWidget {
       renderMarkdown(bubble, answer.message);
       if (answer.sources?.length) bubble.append(this.sourcesList(answer.sources));
       if (answer.session_id && answer.session_id !== this.state.session_id) this.state.session_id = answer.session_id;
-      this.state.messages.push({ role: 'assistant', content: answer.message, ...(answer.sources?.length ? { sources: answer.sources } : {}) });
+      const stored: StoredMessage = { role: 'assistant', content: answer.message, ...(answer.sources?.length ? { sources: answer.sources } : {}) };
+      if (typeof answer.message_id === 'string' && answer.message_id) {
+        stored.id = answer.message_id;
+        bubble.parentElement!.after(this.feedbackRow(stored));
+      }
+      this.state.messages.push(stored);
       this.state.answers += 1;
       saveState(this.agentId, this.state);
       this.askLater(this.info);
@@ -528,6 +653,7 @@ export class ChatWidget {
   }
 
   open(focus: boolean): void {
+    this.hideGreeting();
     this.panel.hidden = false;
     this.root.classList.add('open');
     this.launcher?.setAttribute('aria-expanded', 'true');

@@ -3,6 +3,7 @@ import { api } from '../api.js';
 import { useSession } from '../session.js';
 import type { PasswordChanged } from '../types.js';
 import { Field, Notice, errorText, formatDate, valueOf } from '../ui.js';
+import { WebhooksSection } from './webhooks.js';
 
 /** The signed-in user's own account: who they are, and a new password. */
 export function AccountPage() {
@@ -29,6 +30,7 @@ export function AccountPage() {
         </dl>
       </section>
       <ChangePassword />
+      <WebhooksSection />
     </>
   );
 }

@@ -16,14 +16,40 @@ function Stars({ rating }: { rating: number | null }) {
 
 const statusKind: Record<Conversation['status'], string> = { active: 'busy', resolved: 'ok', escalated: 'bad' };
 
-function Transcript({ conversation, onDelete }: { conversation: Conversation; onDelete: (button: HTMLButtonElement) => void }) {
+function Transcript({
+  conversation,
+  onDelete,
+  onStatus,
+}: {
+  conversation: Conversation;
+  onDelete: (button: HTMLButtonElement) => void;
+  onStatus: (status: 'active' | 'resolved') => Promise<void>;
+}) {
   const messages = useAsync(() => get<Message[]>(`/api/chat/messages/${encodeURIComponent(conversation.id)}`), [conversation.id, conversation.updated_at]);
+  const [changing, setChanging] = useState(false);
+  const change = async (status: 'active' | 'resolved') => {
+    setChanging(true);
+    try {
+      await onStatus(status);
+    } finally {
+      setChanging(false);
+    }
+  };
   return (
     <section class="card stack transcript" aria-label="Transcript">
       <div class="section-head-row">
         <h2>{conversation.user_name || 'Anonymous visitor'}</h2>
         <span class="head-actions">
           <Badge kind={statusKind[conversation.status]}>{conversation.status}</Badge>
+          {conversation.status === 'resolved' ? (
+            <button type="button" class="btn btn-small" disabled={changing} onClick={() => void change('active')}>
+              Reopen
+            </button>
+          ) : (
+            <button type="button" class="btn btn-small" disabled={changing} onClick={() => void change('resolved')}>
+              Mark resolved
+            </button>
+          )}
           <button type="button" class="btn btn-small btn-danger-text" onClick={(e) => onDelete(e.currentTarget)}>
             Delete conversation
           </button>
@@ -58,6 +84,8 @@ function Transcript({ conversation, onDelete }: { conversation: Conversation; on
               <span class="chat-who">{m.role === 'user' ? 'Visitor' : 'Agent'}</span>
               <div class="chat-bubble">{m.content}</div>
               {m.interrupted && <span class="chat-note">(answer interrupted)</span>}
+              {m.feedback === 1 && <span class="chat-note">Visitor’s feedback: helpful</span>}
+              {m.feedback === -1 && <span class="chat-note">Visitor’s feedback: not helpful</span>}
               <time class="chat-time" dateTime={m.timestamp}>
                 {formatDate(m.timestamp)}
               </time>
@@ -101,8 +129,24 @@ function DeleteConversationDialog({ agent, conversation, onDeleted, onCancel }: 
   );
 }
 
+type StatusFilter = '' | Conversation['status'];
+
 export function ConversationsTab({ agent, selected }: { agent: Agent; selected?: string }) {
-  const list = useAsync(() => get<Conversation[]>(`/api/chat/conversations/${encodeURIComponent(agent.id)}`), [agent.id]);
+  const [status, setStatus] = useState<StatusFilter>('');
+  const [search, setSearch] = useState('');
+  const [q, setQ] = useState('');
+  const query = new URLSearchParams({ ...(status ? { status } : {}), ...(q ? { q } : {}) }).toString();
+  const list = useAsync(() => get<Conversation[]>(`/api/chat/conversations/${encodeURIComponent(agent.id)}${query ? `?${query}` : ''}`), [agent.id, query]);
+  const setConversationStatus = async (next: 'active' | 'resolved') => {
+    if (!current) return;
+    try {
+      const updated = await api<Conversation>('PATCH', `/api/chat/conversations/${encodeURIComponent(agent.id)}/${encodeURIComponent(current.id)}`, { status: next });
+      list.setData((list.data ?? []).map((c) => (c.id === updated.id ? { ...updated, unread: false } : c)));
+      toast(next === 'resolved' ? 'Marked resolved' : 'Conversation reopened');
+    } catch (err) {
+      toast(err instanceof Error ? err.message : String(err));
+    }
+  };
   const current = list.data?.find((c) => c.id === selected);
   const [deleting, setDeleting] = useState<{ conversation: Conversation; button: HTMLButtonElement } | null>(null);
   const listHeading = useRef<HTMLHeadingElement>(null);
@@ -133,16 +177,44 @@ export function ConversationsTab({ agent, selected }: { agent: Agent; selected?:
             Refresh
           </button>
         </div>
+        <form
+          class="conv-filters"
+          role="search"
+          onSubmit={(e) => {
+            e.preventDefault();
+            setQ(search.trim());
+          }}
+        >
+          <label>
+            <span class="small muted">Status</span>
+            <select value={status} onChange={(e) => setStatus(e.currentTarget.value as StatusFilter)}>
+              <option value="">All</option>
+              <option value="active">Active</option>
+              <option value="escalated">Escalated</option>
+              <option value="resolved">Resolved</option>
+            </select>
+          </label>
+          <label>
+            <span class="small muted">Search transcripts</span>
+            <input type="search" maxLength={200} value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
+          </label>
+          <button type="submit" class="btn btn-small">
+            Search
+          </button>
+        </form>
         {list.error && <Notice kind="error">{list.error}</Notice>}
         {!list.data && list.loading && <Loading />}
-        {list.data && list.data.length === 0 && <EmptyState>No conversations yet. Try the agent in “Try it”, or share its link.</EmptyState>}
+        {list.data && list.data.length === 0 && (status || q ? <EmptyState>No conversations match.</EmptyState> : <EmptyState>No conversations yet. Try the agent in “Try it”, or share its link.</EmptyState>)}
         {list.data && list.data.length > 0 && (
           <ul class="conv-list" aria-label="Conversations, newest first">
             {list.data.map((c) => (
               <li key={c.id}>
                 <a href={href('agents', agent.id, 'conversations', c.id)} class={c.id === selected ? 'conv active' : 'conv'} aria-current={c.id === selected ? 'true' : undefined}>
                   <span class="conv-top">
-                    <span class="conv-name">{c.user_name || 'Anonymous visitor'}</span>
+                    <span class="conv-name">
+                      {c.unread && c.id !== selected && <span class="unread-dot" role="img" aria-label="Unread" title="Unread" />}
+                      {c.user_name || 'Anonymous visitor'}
+                    </span>
                     <Badge kind={statusKind[c.status]}>{c.status}</Badge>
                   </span>
                   <span class="conv-meta small muted">
@@ -161,7 +233,7 @@ export function ConversationsTab({ agent, selected }: { agent: Agent; selected?:
           <a class="back-link" href={href('agents', agent.id, 'conversations')}>
             ← All conversations
           </a>
-          <Transcript conversation={current} onDelete={(button) => setDeleting({ conversation: current, button })} />
+          <Transcript conversation={current} onDelete={(button) => setDeleting({ conversation: current, button })} onStatus={setConversationStatus} />
         </div>
       ) : (
         list.data && list.data.length > 0 && <div class="detail detail-empty muted">Choose a conversation to read it.</div>

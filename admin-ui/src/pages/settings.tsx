@@ -20,6 +20,12 @@ export type AgentSettings = Agent & {
   language: WidgetLanguage;
   widget_texts: Partial<Record<TextKey, string>>;
   unavailable_message: string | null;
+  // issue 23: starter questions, greeting bubble, idle resolution, escalation words
+  starter_questions: string[];
+  greeting_message: string | null;
+  greeting_delay_s: number;
+  auto_resolve_after_h: number | null;
+  escalation_keywords: string[];
 };
 
 type Draft = Partial<AgentSettings>;
@@ -54,6 +60,7 @@ const SECTIONS = {
     keys: ['lead_capture_enabled', 'lead_form_timing', 'lead_form_after_messages', 'lead_consent_text', 'privacy_policy_url', 'email_alerts_enabled', 'email_alert_address'],
   },
   rate: { title: 'Rate limit', keys: ['rate_limit_enabled', 'messages_per_hour', 'daily_message_limit'] },
+  engagement: { title: 'Starters, greeting and hand-over', keys: ['starter_questions', 'greeting_message', 'greeting_delay_s', 'auto_resolve_after_h', 'escalation_keywords'] },
 } satisfies Record<string, { title: string; keys: Array<keyof AgentSettings> }>;
 type SectionId = keyof typeof SECTIONS;
 
@@ -546,6 +553,35 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
             {agent.email_alerts_enabled && agent.email_alert_address && d.email_alert_address === agent.email_alert_address && (
               <AlertAddressConfirmation key={agent.email_alert_address} agentId={agent.id} />
             )}
+          </>
+        )}
+      </Section>
+
+      <Section id="engagement" description="What the widget offers before the first message, and when a conversation goes to a person or is closed." {...common}>
+        {(d, set) => (
+          <>
+            <Field label="Starter questions" hint="One per line, at most 6 of up to 120 characters: shown as buttons before the visitor’s first message.">
+              <textarea rows={4} value={(d.starter_questions ?? []).join('\n')} onInput={(e) => set('starter_questions', valueOf(e).split('\n'))} />
+            </Field>
+            <Field label="Greeting bubble" hint="Shown once beside the closed chat button after the delay below. Empty for none.">
+              <input maxLength={200} value={d.greeting_message ?? ''} onInput={(e) => set('greeting_message', nullIfEmpty(valueOf(e)))} />
+            </Field>
+            <Field label="Greeting delay (seconds)" hint="1 to 120.">
+              <input type="number" min={1} max={120} step={1} value={d.greeting_delay_s ?? 5} onInput={(e) => set('greeting_delay_s', Math.trunc(Number(valueOf(e))))} />
+            </Field>
+            <Field label="Resolve idle conversations after (hours)" hint="1 to 720. Empty: never by themselves.">
+              <input
+                type="number"
+                min={1}
+                max={720}
+                step={1}
+                value={d.auto_resolve_after_h ?? ''}
+                onInput={(e) => set('auto_resolve_after_h', valueOf(e).trim() === '' ? null : Math.trunc(Number(valueOf(e))))}
+              />
+            </Field>
+            <Field label="Hand-over words" hint="One per line, at most 20: a visitor message containing one of them (as a whole word) marks the conversation escalated.">
+              <textarea rows={3} value={(d.escalation_keywords ?? []).join('\n')} onInput={(e) => set('escalation_keywords', valueOf(e).split('\n'))} />
+            </Field>
           </>
         )}
       </Section>

@@ -81,6 +81,11 @@ export const WIDGET_TEXT_KEYS = [
   'error_unavailable',
   'error_generic',
   'error_too_long',
+  'feedback_up',
+  'feedback_down',
+  'ask_person',
+  'asked_person',
+  'greeting_dismiss',
 ] as const;
 
 const widgetTexts = z
@@ -97,6 +102,13 @@ const ownerText = (max: number) =>
     .max(max)
     .nullable()
     .transform((v) => v || null);
+
+/** A list of short owner texts: trimmed, blanks and repeats dropped. */
+const shortTexts = (maxItems: number, maxChars: number) =>
+  z
+    .array(z.string().trim().max(maxChars))
+    .max(maxItems)
+    .transform((items) => [...new Set(items.filter((v) => v !== ''))]);
 
 export const updateAgentBody = z.object({
   name: name.optional(),
@@ -156,6 +168,12 @@ export const updateAgentBody = z.object({
   widget_texts: widgetTexts.optional(),
   // issue 22.3: what visitors read when the account's monthly messages are used up
   unavailable_message: ownerText(500).optional(),
+  // issue 23: starter questions, the greeting bubble, idle resolution, escalation words
+  starter_questions: shortTexts(6, 120).optional(),
+  greeting_message: ownerText(200).optional(),
+  greeting_delay_s: z.number().int().min(1).max(120).optional(),
+  auto_resolve_after_h: z.number().int().min(1).max(720).nullable().optional(),
+  escalation_keywords: shortTexts(20, 40).optional(),
 });
 
 /** Create takes every field update takes, with the same rules; only `name` is required. */
@@ -210,6 +228,11 @@ export const agentSchema = z.object({
   language: z.enum(WIDGET_LANGUAGES),
   widget_texts: z.record(z.string(), z.string()),
   unavailable_message: z.string().nullable(),
+  starter_questions: z.string().array(),
+  greeting_message: z.string().nullable(),
+  greeting_delay_s: z.number().int(),
+  auto_resolve_after_h: z.number().int().nullable(),
+  escalation_keywords: z.string().array(),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -251,4 +274,8 @@ export const publicAgentSchema = z.object({
   /** beyond the spec: the widget's language (`auto`: the visitor's browser) and the owner's wording */
   language: z.enum(WIDGET_LANGUAGES),
   widget_texts: z.record(z.string(), z.string()),
+  /** beyond the spec: buttons before the first message, and the greeting bubble beside the closed widget */
+  starter_questions: z.string().array(),
+  greeting_message: z.string().nullable(),
+  greeting_delay_s: z.number().int(),
 });

@@ -34,6 +34,7 @@ export type PublicAgentInfo = Pick<
   | 'font_family' | 'font_size' | 'bubble_style' | 'widget_theme' | 'widget_position' | 'widget_size' | 'auto_expand'
   | 'lead_capture_enabled' | 'powered_by_text' | 'status'
   | 'lead_form_timing' | 'lead_form_after_messages' | 'lead_consent_text' | 'privacy_policy_url' | 'language' | 'widget_texts'
+  | 'starter_questions' | 'greeting_message' | 'greeting_delay_s'
 >;
 
 export function toAgentView(row: ChatbotRow): AgentView {
@@ -132,6 +133,11 @@ export class AgentsService {
         language: 'auto',
         widget_texts: {},
         unavailable_message: null,
+        starter_questions: [],
+        greeting_message: null,
+        greeting_delay_s: 5,
+        auto_resolve_after_h: 24,
+        escalation_keywords: [],
         ...fields,
         id: newId(),
         user_id: user.id,
@@ -248,5 +254,8 @@ function publicView(row: ChatbotRow, branded: boolean, status: 'active' | 'inact
     privacy_policy_url: row.privacy_policy_url,
     language: row.language,
     widget_texts: row.widget_texts,
+    starter_questions: row.starter_questions,
+    greeting_message: row.greeting_message,
+    greeting_delay_s: row.greeting_delay_s,
   };
 }

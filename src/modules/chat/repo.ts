@@ -1,6 +1,7 @@
-import { and, asc, desc, eq, gte, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, isNotNull, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.js';
-import { LeadsRepo, secureDeleting } from '../leads/index.js';
+import { secureDeleting } from '../../platform/db/secure-delete.js';
+import { chatbots } from '../agents/tables.js';
 import { conversations, messages, type ConversationRow, type MessageRow } from './tables.js';
 
 export type NewMessage = MessageRow;
@@ -21,11 +22,8 @@ export class ChatRepo {
   private readonly insertMessageRow;
   private readonly countMessage;
   private readonly recent;
-  /** the leads feature's tables, for erasing a visitor's leads with their conversation (one transaction) */
-  private readonly leads: LeadsRepo;
 
   constructor(private readonly db: Db) {
-    this.leads = new LeadsRepo(db);
     this.bySession = db
       .select()
       .from(conversations)
@@ -84,18 +82,14 @@ export class ChatRepo {
   }
 
   /**
-   * Erasure (README "Erasure"): the conversation, its messages and, unless `keepLeads`, the
-   * widget leads its visitor left in the same session of the agent with their alert e-mails.
-   * Deleted rows are overwritten in the file (secure_delete). Call inside a transaction; null
-   * when the conversation is gone already.
+   * Erasure (README "Erasure"): the conversation and its messages; what other modules hold about
+   * it goes through the `conversation.erased` event in the same transaction. Call inside one
+   * (and `erasing`, so deleted rows are overwritten in the file); null when it is gone already.
    */
-  eraseConversation(conversation: ConversationRow, ownerId: string, keepLeads: boolean): { messages: number; leads: number; alerts: number } | null {
+  eraseConversation(conversation: ConversationRow): { messages: number } | null {
     const messagesErased = this.db.delete(messages).where(eq(messages.conversation_id, conversation.id)).run().changes;
     if (this.db.delete(conversations).where(eq(conversations.id, conversation.id)).run().changes === 0) return null;
-    const leads = keepLeads
-      ? { leads: 0, alerts: 0 }
-      : this.leads.eraseWidgetLeads(ownerId, conversation.chatbot_id, this.leads.widgetLeadsOfSession(conversation.chatbot_id, conversation.session_id));
-    return { messages: messagesErased, ...leads };
+    return { messages: messagesErased };
   }
 
   /** Runs `fn` so that what it deletes is overwritten in the file, not only unlinked (erasure). */
@@ -103,13 +97,72 @@ export class ChatRepo {
     return secureDeleting(this.db, fn);
   }
 
-  listConversations(chatbotId: string): ConversationRow[] {
+  /**
+   * An agent's conversations, newest activity first; `status` keeps one state, `q` those whose
+   * transcript holds the text (LIKE, case-insensitive for ASCII, wildcards escaped).
+   */
+  listConversations(chatbotId: string, filter: { status?: ConversationRow['status']; q?: string } = {}): ConversationRow[] {
+    const where: SQL[] = [eq(conversations.chatbot_id, chatbotId)];
+    if (filter.status) where.push(eq(conversations.status, filter.status));
+    if (filter.q) {
+      const pattern = `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      where.push(
+        sql`exists (select 1 from messages m where m.conversation_id = "conversations"."id" and m.chatbot_id = ${chatbotId} and m.content like ${pattern} escape '\\')`,
+      );
+    }
     return this.db
       .select()
       .from(conversations)
-      .where(eq(conversations.chatbot_id, chatbotId))
+      .where(and(...where))
       .orderBy(desc(conversations.updated_at), desc(conversations.id))
       .all();
+  }
+
+  findMessage(id: string): MessageRow | undefined {
+    return this.db.select().from(messages).where(eq(messages.id, id)).get();
+  }
+
+  setFeedback(messageId: string, value: number | null): void {
+    this.db.update(messages).set({ feedback: value }).where(eq(messages.id, messageId)).run();
+  }
+
+  /** Thumbs up and down on a conversation's answers. */
+  feedbackCounts(conversationId: string): { up: number; down: number } {
+    const row = this.db
+      .select({
+        up: sql<number>`coalesce(sum(case when ${messages.feedback} = 1 then 1 else 0 end), 0)`,
+        down: sql<number>`coalesce(sum(case when ${messages.feedback} = -1 then 1 else 0 end), 0)`,
+      })
+      .from(messages)
+      .where(and(eq(messages.conversation_id, conversationId), isNotNull(messages.feedback)))
+      .get();
+    return { up: row?.up ?? 0, down: row?.down ?? 0 };
+  }
+
+  updateConversation(id: string, patch: Partial<Pick<ConversationRow, 'status' | 'rating' | 'escalated_at' | 'resolved_at' | 'owner_read_at'>>): ConversationRow {
+    return this.db.update(conversations).set(patch).where(eq(conversations.id, id)).returning().get()!;
+  }
+
+  /**
+   * Active conversations whose last message is older than their agent's `auto_resolve_after_h`
+   * (agents with null never resolve by themselves), at most `limit`, with their agent's owner.
+   */
+  idleConversations(nowIso: string, chatbotId: string | null, limit: number): Array<{ conversation: ConversationRow; account_id: string }> {
+    const rows = this.db
+      .select({ conversation: conversations, account_id: chatbots.user_id })
+      .from(conversations)
+      .innerJoin(chatbots, eq(chatbots.id, conversations.chatbot_id))
+      .where(
+        and(
+          eq(conversations.status, 'active'),
+          isNotNull(chatbots.auto_resolve_after_h),
+          chatbotId ? eq(conversations.chatbot_id, chatbotId) : undefined,
+          sql`${conversations.updated_at} < strftime('%Y-%m-%dT%H:%M:%fZ', ${nowIso}, '-' || ${chatbots.auto_resolve_after_h} || ' hours')`,
+        ),
+      )
+      .limit(limit)
+      .all();
+    return rows;
   }
 
   listMessages(conversationId: string): MessageRow[] {

@@ -28,6 +28,8 @@ const chatResponse = z.object({
   conversation_id: z.string(),
   session_id: z.string(),
   sources: sourceRef.array(),
+  /** the stored answer's id, for the visitor's thumbs (POST .../feedback); null when it was not stored */
+  message_id: z.string().nullable(),
 });
 
 const conversationSchema = z.object({
@@ -37,11 +39,15 @@ const conversationSchema = z.object({
   user_name: z.string().nullable(),
   user_email: z.string().nullable(),
   status: z.enum(['active', 'resolved', 'escalated']),
-  rating: z.number().int().nullable(),
+  rating: z.number().int().nullable().describe("1-5 from the visitor's thumbs: 1 + 4 x the share of thumbs up among the rated answers; null when none is rated"),
   message_count: z.number().int(),
   messages_count: z.number().int(),
   created_at: z.string(),
   updated_at: z.string(),
+  escalated_at: z.string().nullable(),
+  resolved_at: z.string().nullable(),
+  /** a message came after the owner last opened the transcript */
+  unread: z.boolean(),
 });
 
 const messageSchema = z.object({
@@ -51,6 +57,8 @@ const messageSchema = z.object({
   timestamp: z.string(),
   /** an answer cut off part-way (provider failure mid-stream, or the visitor left): `content` is the partial text */
   interrupted: z.boolean(),
+  /** assistant messages: the visitor's thumbs, 1 up, -1 down, null none */
+  feedback: z.number().int().nullable(),
 });
 
 /**
@@ -105,10 +113,66 @@ export const chatRoutes: FastifyPluginAsyncZod<{ chat: ChatService; durable: () 
     handler: async (req, reply) => answer(chat, await chat.prepareOwned(currentUser(req), req.body.chatbot_id, req.body), req, reply, durable),
   });
 
+  // the visitor's thumbs on an answer of their session (0 clears them)
+  app.post('/api/public/chat/:chatbot_id/feedback', {
+    config: { public: true, visitorFacing: true },
+    schema: {
+      tags: ['public'],
+      params: chatbotParams,
+      body: z.object({
+        session_id: sessionId,
+        message_id: z.string().min(1).max(100),
+        value: z.union([z.literal(1), z.literal(-1), z.literal(0)], { error: 'must be 1, -1 or 0' }),
+      }),
+      response: { 200: z.object({ message_id: z.string(), feedback: z.number().int().nullable(), rating: z.number().int().nullable() }) },
+    },
+    handler: async (req) => chat.feedback(req.params.chatbot_id, req.body),
+  });
+  app.options('/api/public/chat/:chatbot_id/feedback', visitorPreflight());
+
+  // the visitor asks for a person
+  app.post('/api/public/chat/:chatbot_id/escalate', {
+    config: { public: true, visitorFacing: true },
+    schema: {
+      tags: ['public'],
+      params: chatbotParams,
+      body: z.object({ session_id: sessionId }),
+      response: { 200: z.object({ conversation_id: z.string(), status: z.literal('escalated'), escalated_at: z.string() }) },
+    },
+    handler: async (req) => chat.escalate(req.params.chatbot_id, req.body),
+  });
+  app.options('/api/public/chat/:chatbot_id/escalate', visitorPreflight());
+
   app.get('/api/chat/conversations/:chatbot_id', {
-    schema: { tags: ['chat'], security, params: chatbotParams, response: { 200: conversationSchema.array() } },
+    schema: {
+      tags: ['chat'],
+      security,
+      params: chatbotParams,
+      querystring: z.object({
+        status: z.enum(['active', 'resolved', 'escalated']).optional(),
+        q: z.string().trim().max(200).optional().describe('text in the transcript (case-insensitive)'),
+      }),
+      response: { 200: conversationSchema.array() },
+    },
     handler: async (req) =>
-      chat.listConversations(currentUser(req), req.params.chatbot_id).map((c) => ({ ...c, messages_count: c.message_count })),
+      chat
+        .listConversations(currentUser(req), req.params.chatbot_id, { status: req.query.status, q: req.query.q || undefined })
+        .map((c) => ({ ...c, messages_count: c.message_count })),
+  });
+
+  // the owner marks a conversation resolved, or reopens it
+  app.patch('/api/chat/conversations/:chatbot_id/:conversation_id', {
+    schema: {
+      tags: ['chat'],
+      security,
+      params: z.object({ chatbot_id: z.string().min(1).max(100), conversation_id: z.string().min(1).max(100) }),
+      body: z.object({ status: z.enum(['active', 'resolved']) }),
+      response: { 200: conversationSchema },
+    },
+    handler: async (req) => {
+      const c = chat.setStatus(currentUser(req), req.params.chatbot_id, req.params.conversation_id, req.body.status);
+      return { ...c, messages_count: c.message_count };
+    },
   });
 
   // Erasure of one visitor (GDPR art. 17): the conversation, its messages and, unless

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../platform/clock.js';
 import { ApiError, badRequest, notFound, tooManyRequests } from '../../platform/http/errors.js';
+import type { AppEvents } from '../../platform/events.js';
 import { newId } from '../../platform/ids.js';
 import { ProviderError } from '../../providers/llm/errors.js';
 import type { ChatRequest, LlmProvider, ProviderName } from '../../providers/llm/types.js';
@@ -42,6 +43,8 @@ export interface ChatResult {
   conversation_id: string;
   session_id: string;
   sources: SourceRef[];
+  /** the stored answer's id (for the visitor's feedback on it); null when it was not stored */
+  message_id: string | null;
 }
 
 /** Everything decided before the model is asked: stored user message, passages, prompt. */
@@ -76,6 +79,7 @@ export class ChatService {
     private readonly providers: ProviderLookup,
     private readonly clock: Clock,
     private readonly log: FastifyBaseLogger,
+    private readonly events: AppEvents,
   ) {}
 
   /** Public chat: unknown agent 404, not public 403, inactive (or owner suspended) 400, owner's plan expired 402. */
@@ -129,10 +133,8 @@ export class ChatService {
         // abort): either way the text is not the model's whole answer, so both are stored the same
         // way, with the partial text the visitor saw and `interrupted` set for the owner reading the
         // transcript. It stays in the history sent to the model, as the visitor saw it.
-        if (text && (aborted || err instanceof ProviderError)) {
-          this.storeAnswer(turn, text, sources, true);
-        }
-        if (aborted) return this.result(turn, text, sources);
+        const stored = text && (aborted || err instanceof ProviderError) ? this.storeAnswer(turn, text, sources, true) : null;
+        if (aborted) return this.result(turn, text, sources, stored);
         if (err instanceof ProviderError) {
           this.log.warn({ provider: err.provider, kind: err.kind, status: err.status, chatbotId: turn.agent.id, interrupted: text !== '' }, 'provider failed');
           // after text was streamed this becomes the stream's `error` event (routes.ts): it says the
@@ -141,24 +143,123 @@ export class ChatService {
         }
         throw err;
       }
-      if (opts.signal?.aborted && !text) return this.result(turn, text, sources);
+      if (opts.signal?.aborted && !text) return this.result(turn, text, sources, null);
     }
-    this.storeAnswer(turn, text, sources);
-    return this.result(turn, text, sources);
+    const stored = this.storeAnswer(turn, text, sources);
+    return this.result(turn, text, sources, stored);
   }
 
-  listConversations(user: AuthUser, chatbotId: string): ConversationRow[] {
+  /**
+   * The agent's conversations (idle ones resolved first), filtered by status and by text in the
+   * transcript; `unread`: a message came after the owner last opened the transcript.
+   */
+  listConversations(user: AuthUser, chatbotId: string, filter: { status?: ConversationRow['status']; q?: string } = {}): Array<ConversationRow & { unread: boolean }> {
     const agent = this.agents.get(user, chatbotId);
-    return this.repo.listConversations(agent.id);
+    this.resolveIdle(agent.id);
+    return this.repo.listConversations(agent.id, filter).map((c) => ({ ...c, unread: isUnread(c) }));
   }
 
-  /** Messages of a conversation of one of the caller's agents; 404 otherwise. */
+  /** Messages of a conversation of one of the caller's agents; 404 otherwise. Opening it marks it read. */
   listMessages(user: AuthUser, conversationId: string): MessageRow[] {
     const conversation = this.repo.findConversation(conversationId);
     // another account's conversation is 404 with the same detail as a missing one (CONTRACT)
     const agent = conversation ? this.agents.findById(conversation.chatbot_id) : undefined;
     if (!conversation || agent?.user_id !== user.id) throw notFound('Conversation');
-    return this.repo.listMessages(conversation.id);
+    return this.repo.transaction(() => {
+      this.repo.updateConversation(conversation.id, { owner_read_at: this.clock.now().toISOString() });
+      return this.repo.listMessages(conversation.id);
+    });
+  }
+
+  /**
+   * The owner marks a conversation resolved, or reopens it (active). 404 for a missing one, one of
+   * another agent and another account's alike. `conversation.resolved` is emitted on the change.
+   */
+  setStatus(user: AuthUser, chatbotId: string, conversationId: string, status: 'active' | 'resolved'): ConversationRow & { unread: boolean } {
+    const conversation = this.repo.findConversation(conversationId);
+    const agent = conversation?.chatbot_id === chatbotId ? this.agents.findById(chatbotId) : undefined;
+    if (!conversation || !agent || agent.user_id !== user.id) throw notFound('Conversation');
+    const row = this.repo.transaction(() => {
+      const current = this.repo.findConversation(conversation.id);
+      if (!current) throw notFound('Conversation');
+      if (status === 'resolved') return current.status === 'resolved' ? current : this.resolve(current, agent.user_id, 'owner');
+      return current.status === 'active' ? current : this.repo.updateConversation(current.id, { status: 'active', resolved_at: null });
+    });
+    return { ...row, unread: isUnread(row) };
+  }
+
+  /**
+   * Active conversations idle for longer than their agent's `auto_resolve_after_h` become
+   * resolved (`by: 'idle'`); all agents, or one. Returns how many. Run by a timer and on listing.
+   */
+  resolveIdle(chatbotId: string | null = null): number {
+    const now = this.clock.now().toISOString();
+    let resolved = 0;
+    for (;;) {
+      const batch = this.repo.transaction(() => {
+        const idle = this.repo.idleConversations(now, chatbotId, 200);
+        for (const { conversation, account_id } of idle) this.resolve(conversation, account_id, 'idle');
+        return idle.length;
+      });
+      resolved += batch;
+      if (batch < 200) return resolved;
+    }
+  }
+
+  /**
+   * The visitor's thumbs on an answer: 1 up, -1 down, 0 clears. Only an assistant message of this
+   * session's conversation with this agent (404 otherwise). The conversation's `rating` becomes
+   * the share of thumbs up among its rated answers on a 1-5 scale (null when none is rated).
+   */
+  feedback(chatbotId: string, input: { session_id: string; message_id: string; value: -1 | 0 | 1 }): { message_id: string; feedback: number | null; rating: number | null } {
+    const agent = this.agents.reachable(chatbotId);
+    return this.repo.transaction(() => {
+      const conversation = this.repo.findConversationBySession(agent.id, input.session_id);
+      const message = conversation ? this.repo.findMessage(input.message_id) : undefined;
+      if (!conversation || !message || message.conversation_id !== conversation.id || message.role !== 'assistant') throw notFound('Message');
+      const value = input.value === 0 ? null : input.value;
+      this.repo.setFeedback(message.id, value);
+      const { up, down } = this.repo.feedbackCounts(conversation.id);
+      const rating = up + down === 0 ? null : Math.round(1 + (4 * up) / (up + down));
+      this.repo.updateConversation(conversation.id, { rating });
+      return { message_id: message.id, feedback: value, rating };
+    });
+  }
+
+  /** The visitor asks for a person: the session's conversation becomes escalated (404 when it has none). */
+  escalate(chatbotId: string, input: { session_id: string }): { conversation_id: string; status: 'escalated'; escalated_at: string } {
+    const agent = this.agents.reachable(chatbotId);
+    return this.repo.transaction(() => {
+      const conversation = this.repo.findConversationBySession(agent.id, input.session_id);
+      if (!conversation) throw notFound('Conversation');
+      const row = conversation.status === 'escalated' ? conversation : this.escalateRow(conversation, agent.user_id, 'visitor');
+      return { conversation_id: row.id, status: 'escalated' as const, escalated_at: row.escalated_at! };
+    });
+  }
+
+  /** inside a transaction */
+  private resolve(conversation: ConversationRow, accountId: string, by: 'owner' | 'idle'): ConversationRow {
+    const at = this.clock.now().toISOString();
+    const row = this.repo.updateConversation(conversation.id, { status: 'resolved', resolved_at: at });
+    this.events.emit('conversation.resolved', { account_id: accountId, chatbot_id: row.chatbot_id, conversation_id: row.id, session_id: row.session_id, at, by });
+    return row;
+  }
+
+  /** inside a transaction */
+  private escalateRow(conversation: ConversationRow, accountId: string, reason: 'visitor' | 'rule'): ConversationRow {
+    const at = this.clock.now().toISOString();
+    const row = this.repo.updateConversation(conversation.id, { status: 'escalated', escalated_at: at, resolved_at: null });
+    this.events.emit('conversation.escalated', { account_id: accountId, chatbot_id: row.chatbot_id, conversation_id: row.id, session_id: row.session_id, at, reason });
+    return row;
+  }
+
+  private emitMessage(agent: ChatbotRow, message: MessageRow): void {
+    this.events.emit('message.created', {
+      account_id: agent.user_id,
+      chatbot_id: agent.id,
+      conversation_id: message.conversation_id,
+      message: { id: message.id, role: message.role, content: message.content, timestamp: message.timestamp },
+    });
   }
 
   /**
@@ -168,15 +269,24 @@ export class ChatService {
    * analytics rollup) go down by what was erased. 404 for a missing conversation, one of another
    * agent and another account's, alike; nothing is deleted then.
    */
-  eraseConversation(user: AuthUser, chatbotId: string, conversationId: string, opts: { keepLeads: boolean }): { messages: number; leads: number; alerts: number } {
+  eraseConversation(user: AuthUser, chatbotId: string, conversationId: string, opts: { keepLeads: boolean }): { messages: number } {
     const conversation = this.repo.findConversation(conversationId);
     const agent = conversation?.chatbot_id === chatbotId ? this.agents.findById(chatbotId) : undefined;
     if (!conversation || !agent || agent.user_id !== user.id) throw notFound('Conversation');
     return this.repo.erasing(() =>
       this.repo.transaction(() => {
-        const erased = this.repo.eraseConversation(conversation, agent.user_id, opts.keepLeads);
+        const erased = this.repo.eraseConversation(conversation);
         if (!erased) throw notFound('Conversation');
         this.agents.recordActivity(agent.id, -erased.messages, -1);
+        // the leads module erases the session's leads and their alerts, webhooks the deliveries
+        // that carried any of it: all in this transaction
+        this.events.emit('conversation.erased', {
+          account_id: agent.user_id,
+          chatbot_id: agent.id,
+          conversation_id: conversation.id,
+          session_id: conversation.session_id,
+          keep_leads: opts.keepLeads,
+        });
         return erased;
       }),
     );
@@ -238,6 +348,12 @@ export class ChatService {
         feedback: null,
       });
       this.agents.recordActivity(agent.id, 1, isNew ? 1 : 0);
+      this.emitMessage(agent, userMessage);
+      // a new message reopens a resolved conversation; a visitor's words on the agent's list escalate it
+      if (conversation.status === 'resolved') conversation = this.repo.updateConversation(conversation.id, { status: 'active', resolved_at: null });
+      if (by.visitor && conversation.status !== 'escalated' && matchesKeyword(message, agent.escalation_keywords)) {
+        conversation = this.escalateRow(conversation, agent.user_id, 'rule');
+      }
       return { conversation, userMessage };
     });
 
@@ -276,22 +392,23 @@ export class ChatService {
   }
 
   /** `interrupted`: `text` is only the part produced before the answer was cut off */
-  private storeAnswer(turn: PreparedTurn, text: string, sources: SourceRef[], interrupted = false): void {
+  private storeAnswer(turn: PreparedTurn, text: string, sources: SourceRef[], interrupted = false): string | null {
     const now = this.clock.now();
     try {
-      this.storeAnswerRow(turn, now, text, sources, interrupted);
+      return this.storeAnswerRow(turn, now, text, sources, interrupted);
     } catch (err) {
       // the owner erased the conversation while its answer was being written (the message's
       // foreign key refuses it): the answer is not stored, since it would bring back part of what
       // was erased; the visitor still gets it
       if (sqliteCode(err) !== 'SQLITE_CONSTRAINT_FOREIGNKEY' || this.repo.findConversation(turn.conversation.id)) throw err;
       this.log.info({ chatbotId: turn.agent.id }, 'answer not stored: its conversation was erased meanwhile');
+      return null;
     }
   }
 
-  private storeAnswerRow(turn: PreparedTurn, now: Date, text: string, sources: SourceRef[], interrupted: boolean): void {
-    this.repo.transaction(() => {
-      this.repo.insertMessage({
+  private storeAnswerRow(turn: PreparedTurn, now: Date, text: string, sources: SourceRef[], interrupted: boolean): string {
+    return this.repo.transaction(() => {
+      const message = this.repo.insertMessage({
         id: newId(),
         conversation_id: turn.conversation.id,
         chatbot_id: turn.agent.id,
@@ -304,13 +421,15 @@ export class ChatService {
         feedback: null,
       });
       this.agents.recordActivity(turn.agent.id, 1, 0);
+      this.emitMessage(turn.agent, message);
+      return message.id;
     });
   }
 
   /** The stored message keeps its sources for the owner; a visitor sees them only when the agent shows them. */
-  private result(turn: PreparedTurn, text: string, sources: SourceRef[]): ChatResult {
+  private result(turn: PreparedTurn, text: string, sources: SourceRef[], messageId: string | null): ChatResult {
     const shown = turn.visitor && !turn.agent.show_sources ? [] : sources;
-    return { message: text, conversation_id: turn.conversation.id, session_id: turn.conversation.session_id, sources: shown };
+    return { message: text, conversation_id: turn.conversation.id, session_id: turn.conversation.session_id, sources: shown, message_id: messageId };
   }
 }
 
@@ -328,4 +447,19 @@ function sourceRefs(passages: Passage[]): SourceRef[] {
     if (!seen.has(key)) seen.set(key, { source_id: p.sourceId, name: p.sourceName, url, title: p.title, page: p.page });
   }
   return [...seen.values()];
+}
+
+/** A message the owner has not seen: one came after the transcript was last opened. */
+function isUnread(c: ConversationRow): boolean {
+  return c.message_count > 0 && (c.owner_read_at === null || c.updated_at > c.owner_read_at);
+}
+
+/** Whether `text` holds one of `keywords` as a whole word (or phrase), case-insensitively. */
+export function matchesKeyword(text: string, keywords: readonly string[]): boolean {
+  return keywords.some((keyword) => {
+    const k = keyword.trim();
+    if (!k) return false;
+    const escaped = k.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s+/g, '\\s+');
+    return new RegExp(`(?<![\\p{L}\\p{N}_])${escaped}(?![\\p{L}\\p{N}_])`, 'iu').test(text);
+  });
 }

@@ -2,4 +2,3 @@ export { LeadsRepo } from './repo.js';
 export { LeadsService, SEND_MAIL_JOB, DEDUP_WINDOW_MS } from './service.js';
 export { leadsRoutes } from './routes.js';
 export { toCsv } from './csv.js';
-export { secureDeleting } from './erasure.js';

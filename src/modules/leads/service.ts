@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../platform/clock.js';
+import type { AppEvents } from '../../platform/events.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { ApiError, badRequest, forbidden, notFound } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
@@ -9,7 +10,7 @@ import type { AgentsService, ChatbotRow } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
 import type { PlanService } from '../limits/index.js';
 import { leadAlertLines, leadsPagePath, oneLine } from './alert-text.js';
-import { secureDeleting } from './erasure.js';
+import { secureDeleting } from '../../platform/db/secure-delete.js';
 import { LeadsRepo } from './repo.js';
 import type { AccountLeadRow, MailRow, WidgetLeadRow } from './tables.js';
 
@@ -56,8 +57,21 @@ export class LeadsService {
     private readonly options: LeadsOptions,
     private readonly clock: Clock,
     private readonly log: FastifyBaseLogger,
+    /** lead.created is emitted in the lead's transaction (webhooks listen) */
+    private readonly events?: AppEvents,
   ) {
     mailJobs.register(SEND_MAIL_JOB, (job, ctx) => this.deliver(job.subject_id, ctx.signal));
+    // a visitor's conversation erased (chat module): their leads of that session go with it
+    events?.on('conversation.erased', (erased) => {
+      if (erased.keep_leads) return;
+      this.eraseLeads(erased.account_id, erased.chatbot_id, this.repo.widgetLeadsOfSession(erased.chatbot_id, erased.session_id));
+    });
+  }
+
+  /** Erases these leads of one agent with their alert e-mails, and says so (webhook deliveries go too); in the caller's transaction. */
+  private eraseLeads(ownerId: string, chatbotId: string, leads: WidgetLeadRow[]): void {
+    this.repo.eraseWidgetLeads(ownerId, chatbotId, leads);
+    for (const lead of leads) this.events?.emit('lead.erased', { account_id: ownerId, chatbot_id: chatbotId, lead_id: lead.id });
   }
 
   get mailConfigured(): boolean {
@@ -85,6 +99,11 @@ export class LeadsService {
         created_at: now.toISOString(),
       });
       if (agent.email_alerts_enabled && agent.email_alert_address) this.queueAlert(agent, lead, now.toISOString());
+      this.events?.emit('lead.created', {
+        account_id: agent.user_id,
+        chatbot_id: agent.id,
+        lead: { id: lead.id, name: lead.name, phone: lead.phone, session_id: lead.session_id, created_at: lead.created_at },
+      });
       return lead;
     });
   }
@@ -102,7 +121,7 @@ export class LeadsService {
     const lead = this.repo.findWidgetLead(leadId);
     const agent = lead?.chatbot_id === chatbotId ? this.agents.findById(chatbotId) : undefined;
     if (!lead || !agent || agent.user_id !== user.id) throw notFound('Lead');
-    secureDeleting(this.repo.db, () => this.repo.transaction(() => this.repo.eraseWidgetLeads(agent.user_id, agent.id, [lead])));
+    secureDeleting(this.repo.db, () => this.repo.transaction(() => this.eraseLeads(agent.user_id, agent.id, [lead])));
   }
 
   /**

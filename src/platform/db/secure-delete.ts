@@ -1,4 +1,4 @@
-import type { Db } from '../../platform/db/index.js';
+import type { Db } from './index.js';
 
 /**
  * Runs `fn` (the erasure of a visitor's data, GDPR art. 17) with SQLite's `secure_delete` on:
