@@ -81,6 +81,8 @@ export const chatbots = sqliteTable(
     auto_resolve_after_h: integer('auto_resolve_after_h').default(24),
     /** words in a visitor's message that escalate the conversation to a person (besides the widget's button) */
     escalation_keywords: text('escalation_keywords', { mode: 'json' }).$type<string[]>().notNull().default([]),
+    /** an escalated conversation nobody takes within this many seconds: the visitor is told and asked for contact details */
+    handoff_wait_s: integer('handoff_wait_s').notNull().default(120),
     created_at: text('created_at').notNull(),
     updated_at: text('updated_at').notNull(),
   },

@@ -319,6 +319,8 @@ export class ChatService {
         escalated_at: null,
         resolved_at: null,
         owner_read_at: null,
+        handled_by: 'agent',
+        taken_at: null,
         created_at: now,
         updated_at: now,
       });
@@ -346,6 +348,7 @@ export class ChatService {
         sources_json: null,
         interrupted: false,
         feedback: null,
+        from_person: false,
       });
       this.agents.recordActivity(agent.id, 1, isNew ? 1 : 0);
       this.emitMessage(agent, userMessage);
@@ -419,6 +422,7 @@ export class ChatService {
         sources_json: JSON.stringify(sources),
         interrupted,
         feedback: null,
+        from_person: false,
       });
       this.agents.recordActivity(turn.agent.id, 1, 0);
       this.emitMessage(turn.agent, message);

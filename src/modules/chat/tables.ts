@@ -21,6 +21,12 @@ export const conversations = sqliteTable(
     resolved_at: text('resolved_at'),
     /** when the owner last opened the transcript: messages after it are unread */
     owner_read_at: text('owner_read_at'),
+    /** who answers: the agent, or a person who took the conversation over (live handoff) */
+    handled_by: text('handled_by', { enum: ['agent', 'person'] })
+      .notNull()
+      .default('agent'),
+    /** when a person took it over; null while the agent answers */
+    taken_at: text('taken_at'),
     created_at: text('created_at').notNull(),
     updated_at: text('updated_at').notNull(),
   },
@@ -46,6 +52,8 @@ export const messages = sqliteTable(
     timestamp: text('timestamp').notNull(),
     /** the visitor's thumbs on an answer: 1 up, -1 down, null none */
     feedback: integer('feedback'),
+    /** an assistant-side message written by a person (live handoff), not by the agent */
+    from_person: integer('from_person', { mode: 'boolean' }).notNull().default(false),
     /** assistant messages: ms from the user's message to this reply (analytics) */
     response_time_ms: integer('response_time_ms'),
     /** assistant messages: JSON array of {source_id, name, url} the answer drew on */

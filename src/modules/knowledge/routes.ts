@@ -11,7 +11,7 @@ import type { SourceRow } from './tables.js';
 export const sourceSchema = z.object({
   id: z.string(),
   chatbot_id: z.string(),
-  type: z.enum(['file', 'website', 'text']),
+  type: z.enum(['file', 'website', 'text', 'qa']).describe('qa: a question and its answer, written by the owner'),
   name: z.string(),
   url: z.string().nullable(),
   file_type: z.string().nullable(),

@@ -9,7 +9,10 @@ export const sources = sqliteTable(
     chatbot_id: text('chatbot_id')
       .notNull()
       .references(() => chatbots.id, { onDelete: 'cascade' }),
-    type: text('type', { enum: ['file', 'website', 'text'] }).notNull(),
+    type: text('type', { enum: ['file', 'website', 'text', 'qa'] }).notNull(),
+    /** qa sources: the question it answers and the owner's answer (its passage is made from both) */
+    qa_question: text('qa_question'),
+    qa_answer: text('qa_answer'),
     name: text('name').notNull(),
     url: text('url'),
     file_type: text('file_type'),
@@ -78,3 +81,33 @@ export const chunks = sqliteTable(
 
 export type SourceRow = typeof sources.$inferSelect;
 export type ChunkRow = typeof chunks.$inferSelect;
+
+/**
+ * Questions an agent could not answer well, grouped by their normalised text: no passage found,
+ * the model said it does not know, a thumbs-down, or the visitor asked for a person. The owner
+ * answers a group once (a `qa` source) and it is closed.
+ */
+export const answerGaps = sqliteTable(
+  'answer_gaps',
+  {
+    id: text('id').primaryKey(),
+    chatbot_id: text('chatbot_id')
+      .notNull()
+      .references(() => chatbots.id, { onDelete: 'cascade' }),
+    /** the grouping key: the question's content words, normalised */
+    question_key: text('question_key').notNull(),
+    /** the latest wording a visitor used */
+    question: text('question').notNull(),
+    /** why it counts as a gap, each reason seen (JSON array) */
+    reasons: text('reasons', { mode: 'json' }).$type<string[]>().notNull().default([]),
+    count: integer('count').notNull().default(1),
+    status: text('status', { enum: ['open', 'answered', 'dismissed'] }).notNull().default('open'),
+    /** the qa source that answered it */
+    source_id: text('source_id'),
+    /** the latest conversation it came from */
+    conversation_id: text('conversation_id'),
+    first_seen_at: text('first_seen_at').notNull(),
+    last_seen_at: text('last_seen_at').notNull(),
+  },
+  (t) => [index('answer_gaps_chatbot_key').on(t.chatbot_id, t.question_key), index('answer_gaps_chatbot_status').on(t.chatbot_id, t.status, t.last_seen_at)],
+);
