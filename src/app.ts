@@ -23,7 +23,7 @@ import { appVersion } from './platform/version.js';
 import { adminRoutes } from './modules/admin/index.js';
 import { AgentsRepo, AgentsService, agentRoutes, visitorCorsPlugin } from './modules/agents/index.js';
 import { AuthRepo, AuthService, authenticationPlugin, authRoutes } from './modules/auth/index.js';
-import { ChatRepo, ChatService, chatRoutes } from './modules/chat/index.js';
+import { ChatRepo, ChatService, chatRoutes, HandoffService } from './modules/chat/index.js';
 import { AnalyticsRepo, AnalyticsService, analyticsRoutes } from './modules/analytics/index.js';
 import { LeadsRepo, LeadsService, leadsRoutes, SEND_MAIL_JOB } from './modules/leads/index.js';
 import { dynamicMailer } from './platform/mail/index.js';
@@ -206,6 +206,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     leads.queueAccountNotice(crossing.account.id, mail.subject, mail.body);
   });
   const chat = new ChatService(new ChatRepo(database.db), agents, knowledge, plans, quota, ownerPlan, providers.get, clock, app.log, events);
+  // live handoff: the owner takes a conversation over; the visitor's and the owner's streams
+  const handoff = new HandoffService(new ChatRepo(database.db), agents, clock, events, app.log);
   const analytics = new AnalyticsService(new AnalyticsRepo(database.db), agents, clock);
   // Lead alerts: their own queue, so a long ingestion never delays a lead's e-mail; retried until
   // delivered (backoff up to a minute), across restarts.
@@ -216,6 +218,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     onError: (what, err) => databaseCondition.report(`lead-alert queue: ${what}`, err),
   });
   const leads = new LeadsService(new LeadsRepo(database.db), agents, plans, mailJobs, mailer, { publicUrl: config.publicUrl, accountEmail: (userId) => auth.getUser(userId).email }, clock, app.log, events);
+  // a visitor asked for a person: the owner's e-mail, queued in the escalation's transaction
+  events.on('conversation.escalated', (e) => {
+    const agentName = agents.findById(e.chatbot_id)?.name ?? 'your agent';
+    const link = `${config.publicUrl.replace(/\/$/, '')}/#/agents/${encodeURIComponent(e.chatbot_id)}/conversations/${encodeURIComponent(e.conversation_id)}`;
+    leads.queueAccountNotice(
+      e.account_id,
+      `A visitor asked for a person on ${agentName}`,
+      `A visitor of ${agentName} asked to talk to a person (${e.reason === 'visitor' ? 'the "Talk to a person" button' : 'one of the escalation keywords'}).\n\nTake the conversation over and reply: ${link}\n`,
+    );
+  });
   // Webhooks: their own queue; the service schedules retries itself (10 s up to 12 h apart), so
   // the queue's own attempts only count tries a crash interrupted. Two per account at once.
   const webhookJobs = new JobQueue(database.db, clock, app.log, {
@@ -283,7 +295,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(authRoutes, { auth });
   await app.register(agentRoutes, { agents, ownerPlan });
   await app.register(knowledgeRoutes, { knowledge, ingestion });
-  await app.register(chatRoutes, { chat, durable });
+  await app.register(chatRoutes, { chat, handoff, durable });
   await app.register(analyticsRoutes, { analytics });
   await app.register(leadsRoutes, { leads });
   await app.register(webhookRoutes, { webhooks });

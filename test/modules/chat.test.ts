@@ -18,11 +18,12 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 const DEFAULT_WELCOME = "Hi! I'm your AI assistant. How can I help you today?";
 const DEFAULT_NO_ANSWER = 'I could not find that in our information.';
 
-const CHAT_KEYS = ['conversation_id', 'message', 'message_id', 'session_id', 'sources'];
+const CHAT_KEYS = ['conversation_id', 'handled_by', 'message', 'message_id', 'session_id', 'sources'];
 const CONVERSATION_KEYS = [
   'chatbot_id',
   'created_at',
   'escalated_at',
+  'handled_by',
   'id',
   'message_count',
   'messages_count',
@@ -30,12 +31,13 @@ const CONVERSATION_KEYS = [
   'resolved_at',
   'session_id',
   'status',
+  'taken_at',
   'unread',
   'updated_at',
   'user_email',
   'user_name',
 ];
-const MESSAGE_KEYS = ['content', 'feedback', 'id', 'interrupted', 'role', 'timestamp'];
+const MESSAGE_KEYS = ['content', 'feedback', 'from_person', 'id', 'interrupted', 'role', 'timestamp'];
 /** spec 2 "Public agent info", plus `status` (README) */
 const PUBLIC_INFO_KEYS = [
   'id',
@@ -418,7 +420,7 @@ describe('chat routes: answers, conversations and messages', () => {
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json();
     expect(Object.keys(body).sort()).toEqual(CHAT_KEYS);
-    expect(body).toEqual({ message: 'We open at nine.', conversation_id: expect.any(String), session_id: 'visitor-1', sources: [], message_id: expect.any(String) });
+    expect(body).toEqual({ message: 'We open at nine.', conversation_id: expect.any(String), session_id: 'visitor-1', sources: [], message_id: expect.any(String), handled_by: 'agent' });
     expect(chatRequests(f)).toHaveLength(1);
     expect(seen('openai', chatRequests(f)[0]!).turns).toEqual([{ role: 'user', content: 'When do you open?' }]);
 
@@ -744,6 +746,7 @@ describe('streaming (Accept: text/event-stream)', () => {
       session_id: 'stream-1',
       sources: [{ source_id: source.id, name: 'Opening hours', url: null, title: null, page: null }],
       message_id: expect.any(String),
+      handled_by: 'agent',
     });
     expect(chatRequests(f)[0]!.stream).toBe(true);
 
@@ -766,7 +769,7 @@ describe('streaming (Accept: text/event-stream)', () => {
     const res = await ownerChat(t, token, { chatbot_id: agent.id, message: 'Does streaming work?' }, SSE);
     const { deltas, done } = streamedAnswer(res);
     expect(deltas.join('')).toBe(reply);
-    expect(done).toEqual({ message: reply, conversation_id: expect.any(String), session_id: expect.stringMatching(UUID), sources: [], message_id: expect.any(String) });
+    expect(done).toEqual({ message: reply, conversation_id: expect.any(String), session_id: expect.stringMatching(UUID), sources: [], message_id: expect.any(String), handled_by: 'agent' });
     const { messages } = await transcript(t, token, agent.id);
     expect(messages.get(done.conversation_id)!.map((m) => m.content)).toEqual(['Does streaming work?', reply]);
   });
@@ -1001,7 +1004,7 @@ describe('no key for the agent\'s provider: answers from the knowledge base', ()
     const agent = await createAgent(t.app, token);
     const res = await publicChat(t, agent.id, { message: 'anything at all?', session_id: 'x' });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toEqual({ message: DEFAULT_NO_ANSWER, conversation_id: expect.any(String), session_id: 'x', sources: [], message_id: expect.any(String) });
+    expect(res.json()).toEqual({ message: DEFAULT_NO_ANSWER, conversation_id: expect.any(String), session_id: 'x', sources: [], message_id: expect.any(String), handled_by: 'agent' });
   });
 });
 

@@ -1030,8 +1030,16 @@ function excerpt(v: string | Buffer | undefined, n = 240): string {
  * share; the static-file wildcard gets traversal paths aimed at the database and the JWT key.
  * Nothing is left out.
  */
+/**
+ * Event streams (live handoff) stay open for as long as the client reads, so an injected request
+ * that gets in never ends: they are left out here, and test/modules/handoff.test.ts checks their
+ * refusals (another account, a wrong session) over a real socket.
+ */
+const isEventStream = (r: RouteInfo) => r.url.endsWith('/events');
+
 function routeWeight(r: RouteInfo): number {
-  if (r.url === '/openapi.json' || r.url.startsWith('/docs')) return r.url === '/docs/static/*' ? 0.6 : 0.15;
+  if (isEventStream(r)) return 0;
+  if (r.url === '/openapi.json' || r.url.startsWith('/docs')) return r.url === '/docs/static/*' ? 0.6 : 0.3;
   return r.method === 'HEAD' ? 0.4 : 1;
 }
 
@@ -1108,7 +1116,7 @@ describe('fuzz: every route, random and hostile requests', () => {
     const { rng } = ctx;
     console.log(`fuzz seed ${SEED} (replay with FUZZ_SEED=${SEED})`);
     const routes = t.app.routeTable.filter((r) => routeWeight(r) > 0);
-    expect(routes.length).toBe(t.app.routeTable.length);
+    expect(routes.length).toBe(t.app.routeTable.filter((r) => !isEventStream(r)).length);
     const weighted = routes.map((r) => [routeWeight(r), r] as const);
 
     const serverErrors: string[] = [];
@@ -1124,8 +1132,15 @@ describe('fuzz: every route, random and hostile requests', () => {
     if (unbuilt.size) console.log(`fuzz: a bundle is not built in this checkout, 503s answering ${[...unbuilt].join(' ')} are counted apart`);
     const started = Date.now();
 
+    // every route first, once each in the seed's order, so a route of small weight is never left
+    // out by chance as the route table grows; then the weighted draw
+    const firstRound = [...routes];
+    for (let i = firstRound.length - 1; i > 0; i--) {
+      const j = rng.int(0, i);
+      [firstRound[i], firstRound[j]] = [firstRound[j]!, firstRound[i]!];
+    }
     for (let i = 0; i < REQUESTS; i++) {
-      const route = rng.weighted(weighted);
+      const route = i < firstRound.length ? firstRound[i]! : rng.weighted(weighted);
       const caller = pickCaller(ctx, route);
       const params: Record<string, string> = {};
       let url = route.url.replace(/:([A-Za-z_]\w*)/g, (_, name: string) => (params[name] = paramValue(ctx, name, caller)));

@@ -397,6 +397,8 @@ describe('malformed bodies and hostile ids', () => {
           'POST /api/webhooks/:id/rotate-secret',
           'POST /api/webhooks/:id/deliveries/:delivery_id/retry',
           'POST /api/webhooks/:id/test',
+          'POST /api/chat/conversations/:chatbot_id/:conversation_id/take',
+          'POST /api/chat/conversations/:chatbot_id/:conversation_id/hand-back',
           ...FILE_ROUTES,
         ],
         routeKey(r),

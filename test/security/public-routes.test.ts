@@ -28,6 +28,9 @@ const PUBLIC_ROUTES = [
   // the visitor's thumbs on an answer and "talk to a person" (issue 23), by agent id and session id
   'POST /api/public/chat/:chatbot_id/feedback',
   'POST /api/public/chat/:chatbot_id/escalate',
+  // live handoff: the visitor's stream of a person's replies, authorized by the session (issue 23.4)
+  'GET /api/public/chat/:chatbot_id/events',
+  'HEAD /api/public/chat/:chatbot_id/events',
   // CORS preflights of the visitor-facing routes (allowed_domains decides the answer)
   'OPTIONS /api/public/chatbot/:chatbot_id',
   'OPTIONS /api/public/chat/:chatbot_id',

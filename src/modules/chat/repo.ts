@@ -81,6 +81,13 @@ export class ChatRepo {
     return row;
   }
 
+  /** Appends a message with every column (a person's reply sets `from_person`); counts it like `insertMessage`. */
+  insertFullMessage(row: NewMessage): MessageRow {
+    this.db.insert(messages).values(row).run();
+    this.countMessage.run({ timestamp: row.timestamp, conversationId: row.conversation_id });
+    return row;
+  }
+
   /**
    * Erasure (README "Erasure"): the conversation and its messages; what other modules hold about
    * it goes through the `conversation.erased` event in the same transaction. Call inside one
@@ -139,7 +146,7 @@ export class ChatRepo {
     return { up: row?.up ?? 0, down: row?.down ?? 0 };
   }
 
-  updateConversation(id: string, patch: Partial<Pick<ConversationRow, 'status' | 'rating' | 'escalated_at' | 'resolved_at' | 'owner_read_at'>>): ConversationRow {
+  updateConversation(id: string, patch: Partial<Pick<ConversationRow, 'status' | 'rating' | 'escalated_at' | 'resolved_at' | 'owner_read_at' | 'handled_by' | 'taken_at'>>): ConversationRow {
     return this.db.update(conversations).set(patch).where(eq(conversations.id, id)).returning().get()!;
   }
 

@@ -6,6 +6,8 @@ import { serverFailure } from '../../platform/http/error-handler.js';
 import { EventStream, wantsEventStream } from '../../platform/http/sse.js';
 import { visitorPreflight } from '../agents/index.js';
 import { currentUser, emailField } from '../auth/index.js';
+import type { HandoffService } from './handoff.js';
+import { handoffRoutes } from './handoff-routes.js';
 import type { ChatService, PreparedTurn } from './service.js';
 
 const sessionId = z.string().trim().min(1).max(200);
@@ -30,6 +32,8 @@ const chatResponse = z.object({
   sources: sourceRef.array(),
   /** the stored answer's id, for the visitor's thumbs (POST .../feedback); null when it was not stored */
   message_id: z.string().nullable(),
+  /** 'person': a person handles the conversation, the agent did not answer (`message` is empty); the reply comes on GET /api/public/chat/{id}/events */
+  handled_by: z.enum(['agent', 'person']),
 });
 
 const conversationSchema = z.object({
@@ -48,6 +52,9 @@ const conversationSchema = z.object({
   resolved_at: z.string().nullable(),
   /** a message came after the owner last opened the transcript */
   unread: z.boolean(),
+  /** live handoff: who answers now, and since when a person does */
+  handled_by: z.enum(['agent', 'person']),
+  taken_at: z.string().nullable(),
 });
 
 const messageSchema = z.object({
@@ -59,6 +66,8 @@ const messageSchema = z.object({
   interrupted: z.boolean(),
   /** assistant messages: the visitor's thumbs, 1 up, -1 down, null none */
   feedback: z.number().int().nullable(),
+  /** an assistant message a person wrote (live handoff) */
+  from_person: z.boolean(),
 });
 
 /**
@@ -87,7 +96,8 @@ async function answer(chat: ChatService, turn: PreparedTurn, request: FastifyReq
   return reply;
 }
 
-export const chatRoutes: FastifyPluginAsyncZod<{ chat: ChatService; durable: () => Promise<void> }> = async (app, { chat, durable }) => {
+export const chatRoutes: FastifyPluginAsyncZod<{ chat: ChatService; handoff: HandoffService; durable: () => Promise<void> }> = async (app, { chat, handoff, durable }) => {
+  await app.register(handoffRoutes, { handoff });
   const security = [{ bearer: [] }];
   const chatbotParams = z.object({ chatbot_id: z.string().min(1).max(100) });
 

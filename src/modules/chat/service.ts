@@ -45,6 +45,8 @@ export interface ChatResult {
   sources: SourceRef[];
   /** the stored answer's id (for the visitor's feedback on it); null when it was not stored */
   message_id: string | null;
+  /** 'person': a person has taken the conversation over, the agent did not answer (`message` is empty); their reply comes on the live stream */
+  handled_by: 'agent' | 'person';
 }
 
 /** Everything decided before the model is asked: stored user message, passages, prompt. */
@@ -105,6 +107,8 @@ export class ChatService {
    * into the next question).
    */
   async reply(turn: PreparedTurn, opts: { onDelta?: (text: string) => void; signal?: AbortSignal } = {}): Promise<ChatResult> {
+    // live handoff: a person handles the conversation, the visitor's message is stored and the agent stays silent
+    if (turn.conversation.handled_by === 'person') return this.result(turn, '', [], null);
     let text = '';
     let sources: SourceRef[];
     if (!turn.provider) {
@@ -433,7 +437,7 @@ export class ChatService {
   /** The stored message keeps its sources for the owner; a visitor sees them only when the agent shows them. */
   private result(turn: PreparedTurn, text: string, sources: SourceRef[], messageId: string | null): ChatResult {
     const shown = turn.visitor && !turn.agent.show_sources ? [] : sources;
-    return { message: text, conversation_id: turn.conversation.id, session_id: turn.conversation.session_id, sources: shown, message_id: messageId };
+    return { message: text, conversation_id: turn.conversation.id, session_id: turn.conversation.session_id, sources: shown, message_id: messageId, handled_by: turn.conversation.handled_by };
   }
 }
 

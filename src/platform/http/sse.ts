@@ -35,6 +35,18 @@ export class EventStream {
     this.reply.raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   }
 
+  /** Opens the stream now (headers out), for a long-lived stream whose first event may come much later. */
+  start(): void {
+    if (!this.opened) this.open();
+  }
+
+  /** A comment line (ignored by clients): keeps an idle stream's connection and proxies alive. */
+  comment(text = 'keep-alive'): void {
+    if (this.abortController.signal.aborted || this.reply.raw.destroyed) return;
+    if (!this.opened) this.open();
+    this.reply.raw.write(`: ${text}\n\n`);
+  }
+
   /** Ends the response; if nothing was sent (the client left first) Fastify is still told it is done. */
   end(): void {
     if (!this.opened) {

@@ -1,0 +1,214 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../../platform/clock.js';
+import type { AppEvents } from '../../platform/events.js';
+import { ApiError, badRequest, conflict, notFound } from '../../platform/http/errors.js';
+import { newId } from '../../platform/ids.js';
+import type { AgentsService } from '../agents/index.js';
+import type { ChatbotRow } from '../agents/tables.js';
+import type { AuthUser } from '../auth/index.js';
+import type { ChatRepo } from './repo.js';
+import { MAX_MESSAGE_CHARS } from './service.js';
+import type { ConversationRow, MessageRow } from './tables.js';
+
+/**
+ * Live handoff (README "Live handoff"): the owner takes a conversation over, writes to the visitor
+ * and hands it back. What happens is published to the open streams of the visitor (per
+ * conversation) and of the owner (per agent) only after the storing transaction committed: the
+ * `message.created` / `conversation.escalated` listeners run inside it, so they only note the
+ * event, and `setImmediate` (after the synchronous transaction has committed or rolled back)
+ * publishes it when the stored row is there, never for a rolled-back one.
+ */
+
+export interface LiveMessage {
+  id: string;
+  role: 'user' | 'assistant';
+  content: string;
+  timestamp: string;
+  from_person: boolean;
+}
+
+export type LiveEvent =
+  | { type: 'message'; conversation_id: string; message: LiveMessage }
+  | { type: 'status'; conversation_id: string; status: 'escalated' | 'taken' | 'handed_back'; at: string };
+
+type Listener = (event: LiveEvent) => void;
+
+/** In-process pub/sub: one process serves every stream (the app runs as one process). */
+export class LiveHub {
+  private readonly byConversation = new Map<string, Set<Listener>>();
+  private readonly byAgent = new Map<string, Set<Listener>>();
+
+  subscribeConversation(conversationId: string, listener: Listener): () => void {
+    return subscribe(this.byConversation, conversationId, listener);
+  }
+
+  subscribeAgent(chatbotId: string, listener: Listener): () => void {
+    return subscribe(this.byAgent, chatbotId, listener);
+  }
+
+  publish(chatbotId: string, event: LiveEvent): void {
+    for (const l of [...(this.byConversation.get(event.conversation_id) ?? [])]) l(event);
+    for (const l of [...(this.byAgent.get(chatbotId) ?? [])]) l(event);
+  }
+}
+
+function subscribe(map: Map<string, Set<Listener>>, key: string, listener: Listener): () => void {
+  let set = map.get(key);
+  if (!set) map.set(key, (set = new Set()));
+  set.add(listener);
+  return () => {
+    set.delete(listener);
+    if (set.size === 0 && map.get(key) === set) map.delete(key);
+  };
+}
+
+export interface HandoffState {
+  conversation_id: string;
+  status: ConversationRow['status'];
+  handled_by: ConversationRow['handled_by'];
+  taken_at: string | null;
+  escalated_at: string | null;
+}
+
+export class HandoffService {
+  readonly hub = new LiveHub();
+
+  constructor(
+    private readonly repo: ChatRepo,
+    private readonly agents: AgentsService,
+    private readonly clock: Clock,
+    private readonly events: AppEvents,
+    private readonly log: FastifyBaseLogger,
+  ) {
+    events.on('message.created', (e) => {
+      setImmediate(() => this.publishStored(e.chatbot_id, e.conversation_id, e.message.id));
+    });
+    events.on('conversation.escalated', (e) => {
+      setImmediate(() => {
+        const row = this.repo.findConversation(e.conversation_id);
+        // committed (not rolled back) and still this escalation
+        if (row?.status === 'escalated' && row.escalated_at === e.at) this.hub.publish(e.chatbot_id, { type: 'status', conversation_id: row.id, status: 'escalated', at: e.at });
+      });
+    });
+  }
+
+  private publishStored(chatbotId: string, conversationId: string, messageId: string): void {
+    try {
+      const m = this.repo.findMessage(messageId);
+      if (!m) return; // rolled back (or erased meanwhile)
+      this.hub.publish(chatbotId, { type: 'message', conversation_id: conversationId, message: liveMessage(m) });
+    } catch (err) {
+      this.log.warn({ err }, 'live handoff: publishing a message failed');
+    }
+  }
+
+  /** The owner's conversation of one of their agents; 404 alike for missing, another agent's and another account's. */
+  private owned(user: AuthUser, chatbotId: string, conversationId: string): { agent: ChatbotRow; conversation: ConversationRow } {
+    const conversation = this.repo.findConversation(conversationId);
+    const agent = conversation?.chatbot_id === chatbotId ? this.agents.findById(chatbotId) : undefined;
+    if (!conversation || !agent || agent.user_id !== user.id) throw notFound('Conversation');
+    return { agent, conversation };
+  }
+
+  /** The owner's agent (404 otherwise), for the owner's live stream. */
+  ownedAgent(user: AuthUser, chatbotId: string): ChatbotRow {
+    return this.agents.get(user, chatbotId);
+  }
+
+  /** A person takes the conversation over: the agent stops answering it. Idempotent. */
+  take(user: AuthUser, chatbotId: string, conversationId: string): ConversationRow {
+    const { conversation } = this.owned(user, chatbotId, conversationId);
+    const row = this.repo.transaction(() => {
+      const current = this.repo.findConversation(conversation.id);
+      if (!current) throw notFound('Conversation');
+      if (current.handled_by === 'person') return current;
+      const at = this.clock.now().toISOString();
+      // a resolved conversation the owner picks up again is open again
+      return this.repo.updateConversation(current.id, { handled_by: 'person', taken_at: at, ...(current.status === 'resolved' ? { status: 'active' as const, resolved_at: null } : {}) });
+    });
+    if (row.taken_at && row.handled_by === 'person' && conversation.handled_by !== 'person') {
+      this.hub.publish(chatbotId, { type: 'status', conversation_id: row.id, status: 'taken', at: row.taken_at });
+    }
+    return row;
+  }
+
+  /** The agent answers again. Idempotent. */
+  handBack(user: AuthUser, chatbotId: string, conversationId: string): ConversationRow {
+    const { conversation } = this.owned(user, chatbotId, conversationId);
+    const row = this.repo.transaction(() => {
+      const current = this.repo.findConversation(conversation.id);
+      if (!current) throw notFound('Conversation');
+      if (current.handled_by === 'agent') return current;
+      // handing back ends the escalation the person dealt with (escalated_at stays as its record)
+      return this.repo.updateConversation(current.id, { handled_by: 'agent', taken_at: null, ...(current.status === 'escalated' ? { status: 'active' as const } : {}) });
+    });
+    if (conversation.handled_by === 'person') {
+      this.hub.publish(chatbotId, { type: 'status', conversation_id: row.id, status: 'handed_back', at: this.clock.now().toISOString() });
+    }
+    return row;
+  }
+
+  /** The person's message to the visitor: 409 unless the conversation is taken over. */
+  reply(user: AuthUser, chatbotId: string, conversationId: string, text: string): LiveMessage {
+    const { agent, conversation } = this.owned(user, chatbotId, conversationId);
+    const content = text.trim();
+    if (!content) throw badRequest('message: must not be empty');
+    if (content.length > MAX_MESSAGE_CHARS) throw new ApiError(413, `message: too long (at most ${MAX_MESSAGE_CHARS} characters)`);
+    const message = this.repo.transaction(() => {
+      const current = this.repo.findConversation(conversation.id);
+      if (!current) throw notFound('Conversation');
+      if (current.handled_by !== 'person') throw conflict('Take the conversation over first (POST .../take): the agent is handling it');
+      const row = this.repo.insertFullMessage({
+        id: newId(),
+        conversation_id: current.id,
+        chatbot_id: agent.id,
+        role: 'assistant',
+        content,
+        timestamp: this.clock.now().toISOString(),
+        feedback: null,
+        from_person: true,
+        response_time_ms: null,
+        sources_json: null,
+        interrupted: false,
+      });
+      this.agents.recordActivity(agent.id, 1, 0);
+      this.events.emit('message.created', {
+        account_id: agent.user_id,
+        chatbot_id: agent.id,
+        conversation_id: row.conversation_id,
+        message: { id: row.id, role: row.role, content: row.content, timestamp: row.timestamp },
+      });
+      return row;
+    });
+    return liveMessage(message);
+  }
+
+  /** The visitor's stream: the session's conversation with a reachable agent, 404 otherwise. */
+  visitorConversation(chatbotId: string, sessionId: string): { agent: ChatbotRow; conversation: ConversationRow } {
+    const agent = this.agents.reachable(chatbotId);
+    const conversation = this.repo.findConversationBySession(agent.id, sessionId);
+    if (!conversation) throw notFound('Conversation');
+    return { agent, conversation };
+  }
+
+  state(conversationId: string): HandoffState | undefined {
+    const c = this.repo.findConversation(conversationId);
+    return c ? { conversation_id: c.id, status: c.status, handled_by: c.handled_by, taken_at: c.taken_at, escalated_at: c.escalated_at } : undefined;
+  }
+
+  /**
+   * When an unanswered escalation times out: the ms until then (0 = it has), or null when there
+   * is nothing to wait for (not escalated, or taken). Read from the database at every check, so a
+   * restart loses nothing (a stream connecting later learns it at once).
+   */
+  timeoutIn(agent: ChatbotRow, conversationId: string): number | null {
+    const c = this.repo.findConversation(conversationId);
+    if (!c || c.status !== 'escalated' || c.handled_by !== 'agent' || !c.escalated_at) return null;
+    const due = Date.parse(c.escalated_at) + agent.handoff_wait_s * 1000;
+    return Math.max(0, due - this.clock.now().getTime());
+  }
+}
+
+export function liveMessage(m: MessageRow): LiveMessage {
+  return { id: m.id, role: m.role, content: m.content, timestamp: m.timestamp, from_person: m.from_person };
+}
