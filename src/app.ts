@@ -27,7 +27,7 @@ import { ChatRepo, ChatService, chatRoutes, HandoffService } from './modules/cha
 import { AnalyticsRepo, AnalyticsService, analyticsRoutes } from './modules/analytics/index.js';
 import { LeadsRepo, LeadsService, leadsRoutes, SEND_MAIL_JOB } from './modules/leads/index.js';
 import { dynamicMailer } from './platform/mail/index.js';
-import { INGEST_JOB, IngestionService, KeywordSearcher, KnowledgeRepo, KnowledgeService, knowledgeRoutes, StorageQuota, VectorIndex } from './modules/knowledge/index.js';
+import { AnswerGapsService, INGEST_JOB, IngestionService, KeywordSearcher, KnowledgeRepo, KnowledgeService, knowledgeRoutes, StorageQuota, VectorIndex } from './modules/knowledge/index.js';
 import { JobQueue } from './platform/jobs/queue.js';
 import { createParserPool } from './platform/workers/pool.js';
 import { LimitsRepo, MessageQuota, PlanService, quotaWarningMail, RateLimiter, rateLimitPlugin, usageRoutes } from './modules/limits/index.js';
@@ -205,6 +205,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     const mail = quotaWarningMail(crossing, config.publicUrl);
     leads.queueAccountNotice(crossing.account.id, mail.subject, mail.body);
   });
+  // answer gaps: recorded by listeners in the chat module's transactions
+  const gaps = new AnswerGapsService(database.db, agents, knowledge, clock, events);
   const chat = new ChatService(new ChatRepo(database.db), agents, knowledge, plans, quota, ownerPlan, providers.get, clock, app.log, events);
   // live handoff: the owner takes a conversation over; the visitor's and the owner's streams
   const handoff = new HandoffService(new ChatRepo(database.db), agents, clock, events, app.log);
@@ -294,7 +296,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   await app.register(authRoutes, { auth });
   await app.register(agentRoutes, { agents, ownerPlan });
-  await app.register(knowledgeRoutes, { knowledge, ingestion });
+  await app.register(knowledgeRoutes, { knowledge, ingestion, gaps });
   await app.register(chatRoutes, { chat, handoff, durable });
   await app.register(analyticsRoutes, { analytics });
   await app.register(leadsRoutes, { leads });

@@ -60,7 +60,7 @@ export interface Agent {
 export interface Source {
   id: string;
   chatbot_id: string;
-  type: 'file' | 'website' | 'text';
+  type: 'file' | 'website' | 'text' | 'qa';
   name: string;
   url: string | null;
   file_type: string | null;
@@ -75,7 +75,25 @@ export interface Source {
   pages_skipped?: number | null;
   pages_skipped_by?: Record<'robots' | 'excluded' | 'not_html' | 'too_large' | 'failed', number> | null;
   page_cap_hit?: boolean | null;
+  /** qa sources only: the question and the owner's answer */
+  qa_question?: string;
+  qa_answer?: string;
   created_at: string;
+}
+
+/** GET /api/chatbots/{id}/gaps: a question the agent could not answer well, grouped */
+export interface AnswerGap {
+  id: string;
+  chatbot_id: string;
+  question: string;
+  question_key: string;
+  reasons: Array<'no_passage' | 'unsure' | 'thumbs_down' | 'asked_person'>;
+  count: number;
+  status: 'open' | 'answered' | 'dismissed';
+  source_id: string | null;
+  conversation_id: string | null;
+  first_seen_at: string;
+  last_seen_at: string;
 }
 
 /** One passage extracted from a source, and where in the source it comes from. */

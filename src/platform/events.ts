@@ -14,6 +14,13 @@ export interface AppEventMap {
    * it (leads of the session unless `keep_leads`, webhook deliveries that carried it)
    */
   'conversation.erased': { account_id: string; chatbot_id: string; conversation_id: string; session_id: string; keep_leads: boolean };
+  /**
+   * An agent's answer to a visitor was stored (not when cut off): the question, the answer and how
+   * many passages it drew on (knowledge-only answers: the passages it quoted). Answer gaps.
+   */
+  'answer.stored': { account_id: string; chatbot_id: string; conversation_id: string; message_id: string; question: string; answer: string; passages: number; visitor: boolean };
+  /** the visitor's thumbs on an answer: 1 up, -1 down, 0 cleared */
+  'message.rated': { account_id: string; chatbot_id: string; conversation_id: string; message_id: string; value: -1 | 0 | 1 };
   /** a widget lead was erased: what was derived from it (alert e-mails, webhook deliveries) goes too */
   'lead.erased': { account_id: string; chatbot_id: string; lead_id: string };
 }

@@ -111,11 +111,13 @@ export class ChatService {
     if (turn.conversation.handled_by === 'person') return this.result(turn, '', [], null);
     let text = '';
     let sources: SourceRef[];
+    let used = turn.passages.length;
     if (!turn.provider) {
       // the citations go in `sources`, as for a model's answer (the widget lists and links them),
       // not into the text a second time
       const found = knowledgeOnlyAnswer(turn.userMessage.content, turn.passages, { noAnswer: turn.agent.no_answer_message, showSources: false });
       text = found.text;
+      used = found.used.length;
       sources = sourceRefs(turn.passages.filter((p) => found.used.includes(p)));
       opts.onDelta?.(text);
     } else {
@@ -149,7 +151,7 @@ export class ChatService {
       }
       if (opts.signal?.aborted && !text) return this.result(turn, text, sources, null);
     }
-    const stored = this.storeAnswer(turn, text, sources);
+    const stored = this.storeAnswer(turn, text, sources, false, used);
     return this.result(turn, text, sources, stored);
   }
 
@@ -226,6 +228,7 @@ export class ChatService {
       const { up, down } = this.repo.feedbackCounts(conversation.id);
       const rating = up + down === 0 ? null : Math.round(1 + (4 * up) / (up + down));
       this.repo.updateConversation(conversation.id, { rating });
+      this.events.emit('message.rated', { account_id: agent.user_id, chatbot_id: agent.id, conversation_id: conversation.id, message_id: message.id, value: input.value });
       return { message_id: message.id, feedback: value, rating };
     });
   }
@@ -399,10 +402,10 @@ export class ChatService {
   }
 
   /** `interrupted`: `text` is only the part produced before the answer was cut off */
-  private storeAnswer(turn: PreparedTurn, text: string, sources: SourceRef[], interrupted = false): string | null {
+  private storeAnswer(turn: PreparedTurn, text: string, sources: SourceRef[], interrupted = false, used = 0): string | null {
     const now = this.clock.now();
     try {
-      return this.storeAnswerRow(turn, now, text, sources, interrupted);
+      return this.storeAnswerRow(turn, now, text, sources, interrupted, used);
     } catch (err) {
       // the owner erased the conversation while its answer was being written (the message's
       // foreign key refuses it): the answer is not stored, since it would bring back part of what
@@ -413,7 +416,7 @@ export class ChatService {
     }
   }
 
-  private storeAnswerRow(turn: PreparedTurn, now: Date, text: string, sources: SourceRef[], interrupted: boolean): string {
+  private storeAnswerRow(turn: PreparedTurn, now: Date, text: string, sources: SourceRef[], interrupted: boolean, used: number): string {
     return this.repo.transaction(() => {
       const message = this.repo.insertMessage({
         id: newId(),
@@ -430,6 +433,10 @@ export class ChatService {
       });
       this.agents.recordActivity(turn.agent.id, 1, 0);
       this.emitMessage(turn.agent, message);
+      if (!interrupted) {
+        const { agent, conversation, userMessage, visitor } = turn;
+        this.events.emit('answer.stored', { account_id: agent.user_id, chatbot_id: agent.id, conversation_id: conversation.id, message_id: message.id, question: userMessage.content, answer: text, passages: used, visitor });
+      }
       return message.id;
     });
   }

@@ -6,3 +6,4 @@ export { knowledgeRoutes, sourceSchema } from './routes.js';
 export { chunkText } from './chunker.js';
 export { IngestionService, INGEST_JOB } from './ingestion.js';
 export { StorageQuota } from './storage-quota.js';
+export { AnswerGapsService, questionKey, soundsUnsure } from './gaps.js';

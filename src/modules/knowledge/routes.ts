@@ -4,7 +4,8 @@ import { ApiError, badRequest } from '../../platform/http/errors.js';
 import { cutShort, multipartClientError, readFormFields, watchClosingDelimiter } from '../../platform/http/form.js';
 import { currentUser } from '../auth/index.js';
 import { MAX_UPLOAD_BYTES, type IngestionService } from './ingestion.js';
-import { MAX_TEXT_SOURCE_CHARS, type KnowledgeService } from './service.js';
+import { MAX_QA_ANSWER_CHARS, MAX_QA_QUESTION_CHARS, MAX_TEXT_SOURCE_CHARS, type KnowledgeService } from './service.js';
+import type { AnswerGapsService, GapRow } from './gaps.js';
 import { noSkippedPages, type SkippedPages } from './crawler.js';
 import type { SourceRow } from './tables.js';
 
@@ -30,6 +31,9 @@ export const sourceSchema = z.object({
     .nullable(),
   /** websites: the crawl stopped at max_pages with pages left; null while processing (and for other sources) */
   page_cap_hit: z.boolean().nullable(),
+  /** qa sources only (absent on others): the question and the owner's answer */
+  qa_question: z.string().optional(),
+  qa_answer: z.string().optional(),
   created_at: z.string(),
 });
 
@@ -90,6 +94,7 @@ export function sourceResponse(row: SourceRow): SourceResponse {
     pages_skipped: website ? row.pages_skipped : null,
     pages_skipped_by: skippedBy,
     page_cap_hit: website ? row.page_cap_hit : null,
+    ...(row.type === 'qa' ? { qa_question: row.qa_question ?? '', qa_answer: row.qa_answer ?? '' } : {}),
     created_at: row.created_at,
   };
 }
@@ -180,12 +185,33 @@ const textSourceFields = z.object({
   content: z.string().min(1).transform((s) => s.replace(/\r\n/g, '\n')),
 });
 
+const qaQuestion = z.string().trim().min(1, 'must not be empty').max(MAX_QA_QUESTION_CHARS, `too long (at most ${MAX_QA_QUESTION_CHARS} characters)`);
+const qaAnswer = z.string().trim().min(1, 'must not be empty').max(MAX_QA_ANSWER_CHARS, `too long (at most ${MAX_QA_ANSWER_CHARS} characters)`);
+
+export const gapSchema = z.object({
+  id: z.string(),
+  chatbot_id: z.string(),
+  question: z.string().describe('the latest wording a visitor used'),
+  question_key: z.string().describe('the grouping key: content words, lower-cased, sorted'),
+  reasons: z.enum(['no_passage', 'unsure', 'thumbs_down', 'asked_person']).array(),
+  count: z.number().int(),
+  status: z.enum(['open', 'answered', 'dismissed']),
+  source_id: z.string().nullable().describe('the qa source that answered it'),
+  conversation_id: z.string().nullable().describe('the latest conversation it came from'),
+  first_seen_at: z.string(),
+  last_seen_at: z.string(),
+});
+
+function gapResponse(row: GapRow): z.infer<typeof gapSchema> {
+  return { ...row, reasons: row.reasons as z.infer<typeof gapSchema>['reasons'] };
+}
+
 /** JSON bodies of the text route may hold the whole 2M-character text, escaped. */
 const TEXT_SOURCE_BODY_LIMIT = 16 * 1024 * 1024;
 
-export const knowledgeRoutes: FastifyPluginAsyncZod<{ knowledge: KnowledgeService; ingestion: IngestionService }> = async (
+export const knowledgeRoutes: FastifyPluginAsyncZod<{ knowledge: KnowledgeService; ingestion: IngestionService; gaps: AnswerGapsService }> = async (
   app,
-  { knowledge, ingestion },
+  { knowledge, ingestion, gaps },
 ) => {
   const security = [{ bearer: [] }];
   const chatbotParams = z.object({ chatbot_id: z.string().min(1).max(100) });
@@ -214,6 +240,56 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<{ knowledge: KnowledgeServic
       const source = await knowledge.addTextSource(user, req.params.chatbot_id, input);
       return reply.code(201).send(sourceResponse(source));
     },
+  });
+
+  // A question and its answer, written by the owner: retrieved ahead of other passages when the question matches.
+  app.post('/api/sources/chatbot/:chatbot_id/qa', {
+    schema: { tags: ['sources'], security, params: chatbotParams, body: z.object({ question: qaQuestion, answer: qaAnswer }), response: { 201: sourceSchema } },
+    handler: async (req, reply) => reply.code(201).send(sourceResponse(await knowledge.addQaSource(currentUser(req), req.params.chatbot_id, req.body))),
+  });
+
+  app.put('/api/sources/:source_id/qa', {
+    schema: {
+      tags: ['sources'],
+      security,
+      params: z.object({ source_id: z.string().min(1).max(100) }),
+      body: z.object({ question: qaQuestion.optional(), answer: qaAnswer.optional() }),
+      response: { 200: sourceSchema },
+    },
+    handler: async (req) => sourceResponse(await knowledge.updateQaSource(currentUser(req), req.params.source_id, req.body)),
+  });
+
+  const gapParams = z.object({ chatbot_id: z.string().min(1).max(100), gap_id: z.string().min(1).max(100) });
+
+  // Answer gaps: questions the agent could not answer well, grouped, most asked first.
+  app.get('/api/chatbots/:chatbot_id/gaps', {
+    schema: {
+      tags: ['gaps'],
+      security,
+      params: chatbotParams,
+      querystring: z.object({ status: z.enum(['open', 'answered', 'dismissed']).default('open') }),
+      response: { 200: gapSchema.array() },
+    },
+    handler: async (req) => gaps.list(currentUser(req), req.params.chatbot_id, req.query.status).map(gapResponse),
+  });
+
+  app.post('/api/chatbots/:chatbot_id/gaps/:gap_id/answer', {
+    schema: {
+      tags: ['gaps'],
+      security,
+      params: gapParams,
+      body: z.object({ answer: qaAnswer, question: qaQuestion.optional() }),
+      response: { 201: z.object({ gap: gapSchema, source: sourceSchema }) },
+    },
+    handler: async (req, reply) => {
+      const { gap, source } = await gaps.answer(currentUser(req), req.params.chatbot_id, req.params.gap_id, req.body);
+      return reply.code(201).send({ gap: gapResponse(gap), source: sourceResponse(source) });
+    },
+  });
+
+  app.post('/api/chatbots/:chatbot_id/gaps/:gap_id/dismiss', {
+    schema: { tags: ['gaps'], security, params: gapParams, response: { 200: gapSchema } },
+    handler: async (req) => gapResponse(gaps.dismiss(currentUser(req), req.params.chatbot_id, req.params.gap_id)),
   });
 
   app.post('/api/sources/chatbot/:chatbot_id/file', {

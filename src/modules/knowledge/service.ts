@@ -5,8 +5,9 @@ import { newId } from '../../platform/ids.js';
 import { EMBEDDING_BATCH_SIZE, type Embedder } from '../../providers/embeddings/index.js';
 import type { AgentsService } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
-import { chunkText } from './chunker.js';
+import { chunkText, estimateTokens } from './chunker.js';
 import { websiteOptions } from './website-options.js';
+import { questionKey } from './gaps.js';
 import type { KeywordSearch } from './keyword-searcher.js';
 import { KnowledgeRepo } from './repo.js';
 import type { StorageQuota } from './storage-quota.js';
@@ -30,6 +31,15 @@ export interface Passage {
   keywordMatch: boolean;
   /** cosine distance from the query, when the vector index found it */
   distance: number | null;
+}
+
+/** a qa source's question and answer (the routes answer 400 over them) */
+export const MAX_QA_QUESTION_CHARS = 500;
+export const MAX_QA_ANSWER_CHARS = 5000;
+
+/** A qa source's one passage: the question and the answer, so both searches find it by the question. */
+export function qaPassage(question: string, answer: string): string {
+  return `Q: ${question}\nA: ${answer}`;
 }
 
 /** Reciprocal rank fusion constant (Cormack et al.): damps the weight of the very first ranks. */
@@ -117,6 +127,66 @@ export class KnowledgeService {
     return source;
   }
 
+  /** A qa source: the owner's answer to a question, one passage, completed at once. */
+  async addQaSource(user: AuthUser, chatbotId: string, input: { question: string; answer: string }): Promise<SourceRow> {
+    const agent = this.agents.get(user, chatbotId);
+    const question = input.question.trim();
+    const answer = input.answer.trim();
+    if (!question) throw badRequest('question: must not be empty');
+    if (!answer) throw badRequest('answer: must not be empty');
+    const content = qaPassage(question, answer);
+    const now = this.clock.now().toISOString();
+    const { source, stored } = this.repo.transaction(() => {
+      this.storage?.assertRoom(agent.user_id, Buffer.byteLength(content));
+      const source = this.repo.insertSource({
+        id: newId(),
+        chatbot_id: agent.id,
+        type: 'qa',
+        qa_question: question,
+        qa_answer: answer,
+        name: question.slice(0, 200),
+        url: null,
+        file_type: null,
+        file_size: null,
+        status: 'completed',
+        error_message: null,
+        progress: 1,
+        created_at: now,
+        updated_at: now,
+      });
+      return { source, stored: this.repo.insertChunks(agent.id, source.id, [{ content, tokenCount: estimateTokens(content) }]) };
+    });
+    await this.embedQuietly(stored, source.id);
+    return this.repo.findSource(source.id) ?? source;
+  }
+
+  /** Edits a qa source's question or answer; its passage is stored (and embedded) again. 404 for another account's or a non-qa source. */
+  async updateQaSource(user: AuthUser, sourceId: string, input: { question?: string; answer?: string }): Promise<SourceRow> {
+    const current = this.ownedSource(user, sourceId);
+    if (current.type !== 'qa') throw notFound('Source');
+    const question = (input.question ?? current.qa_question ?? '').trim();
+    const answer = (input.answer ?? current.qa_answer ?? '').trim();
+    if (!question) throw badRequest('question: must not be empty');
+    if (!answer) throw badRequest('answer: must not be empty');
+    const content = qaPassage(question, answer);
+    const owner = this.agents.findById(current.chatbot_id)!.user_id;
+    const stored = this.repo.transaction(() => {
+      this.storage?.assertRoom(owner, Buffer.byteLength(content) - current.passage_bytes);
+      this.repo.deleteChunksOf(current.id);
+      this.repo.updateSource(current.id, { qa_question: question, qa_answer: answer, name: question.slice(0, 200), updated_at: this.clock.now().toISOString() });
+      return this.repo.insertChunks(current.chatbot_id, current.id, [{ content, tokenCount: estimateTokens(content) }]);
+    });
+    await this.embedQuietly(stored, current.id);
+    return this.repo.findSource(current.id)!;
+  }
+
+  private async embedQuietly(rows: ChunkRow[], sourceId: string): Promise<void> {
+    await this.embedChunks(rows).catch((err) => {
+      this.log.warn({ err, sourceId }, 'embedding failed; the source is keyword-searchable and will be embedded later');
+      this.scheduleBackfill();
+    });
+  }
+
   /**
    * Hybrid retrieval: bm25 keyword search and (with an embedder) vector search over one agent's
    * chunks, fused by reciprocal rank. A failing embedder degrades to keyword-only.
@@ -149,8 +219,19 @@ export class KnowledgeService {
       entry.distance = hit.distance;
       fused.set(hit.chunkId, entry);
     });
-    const top = [...fused.entries()].sort((a, b) => b[1].score - a[1].score || a[0] - b[0]).slice(0, limit);
-    const rows = new Map(this.repo.chunksByIds(top.map(([id]) => id)).map((r) => [r.id, r]));
+    const ranked = [...fused.entries()].sort((a, b) => b[1].score - a[1].score || a[0] - b[0]);
+    const rows = new Map(this.repo.chunksByIds(ranked.map(([id]) => id)).map((r) => [r.id, r]));
+    // Q&A first: a qa passage among the candidates whose question matches the query (qaMatches)
+    // goes ahead of every other passage, in fused order among themselves
+    const qaFirst = (id: number) => {
+      const row = rows.get(id);
+      return row?.source_type === 'qa' && qaMatches(row.qa_question ?? '', query) ? 0 : 1;
+    };
+    const top = ranked
+      .map((entry, i) => ({ entry, i, qa: qaFirst(entry[0]) }))
+      .sort((a, b) => a.qa - b.qa || a.i - b.i)
+      .slice(0, limit)
+      .map((x) => x.entry);
     return top.flatMap(([id, f]) => {
       const row = rows.get(id);
       if (!row) return [];
@@ -217,6 +298,19 @@ export class KnowledgeService {
       this.vectors.store(batch.map((r, j) => ({ chunkId: r.id, chatbotId: r.chatbot_id, vector: vectors[j]! })));
     }
   }
+}
+
+/**
+ * Whether a qa source's question matches a visitor's question: at least half of the visitor's
+ * content words (questionKey: lower-cased, stop words out) are among the qa question's, and at
+ * least one is.
+ */
+export function qaMatches(qaQuestion: string, query: string): boolean {
+  const asked = questionKey(query).split(' ').filter(Boolean);
+  if (asked.length === 0) return false;
+  const known = new Set(questionKey(qaQuestion).split(' '));
+  const shared = asked.filter((w) => known.has(w)).length;
+  return shared > 0 && shared * 2 >= asked.length;
 }
 
 /**

@@ -1,0 +1,211 @@
+import { and, desc, eq, sql } from 'drizzle-orm';
+import type { Clock } from '../../platform/clock.js';
+import type { Db } from '../../platform/db/index.js';
+import type { AppEvents } from '../../platform/events.js';
+import { notFound } from '../../platform/http/errors.js';
+import { newId } from '../../platform/ids.js';
+import type { AgentsService } from '../agents/index.js';
+import type { AuthUser } from '../auth/index.js';
+import type { KnowledgeService } from './service.js';
+import { answerGaps, sources, type SourceRow } from './tables.js';
+
+/**
+ * Answer gaps (README "Answer gaps"): questions an agent could not answer well, grouped by their
+ * content words, for the owner to answer once with a `qa` source.
+ *
+ * Recorded by listeners inside the chat module's transactions (they only read and write rows):
+ * - `no_passage`: a visitor's question answered with no passage (knowledge-only answers: none quoted)
+ * - `unsure`: passages were found but the answer says it does not know (UNSURE_PHRASES, below)
+ * - `thumbs_down`: the visitor's thumbs down on an answer; the gap is the visitor message before it
+ * - `asked_person`: the visitor asked for a person; the gap is their latest message (the button)
+ *   or the one before the message whose words escalated (an escalation keyword)
+ *
+ * Only visitor turns (the public chat) count; the owner's own test chat does not. A new occurrence
+ * of a dismissed gap opens it again; an answered gap stays answered unless its answer gets a
+ * thumbs down (or its qa source was deleted).
+ */
+export type GapReason = 'no_passage' | 'unsure' | 'thumbs_down' | 'asked_person';
+export type GapRow = typeof answerGaps.$inferSelect;
+
+/** the longest wording kept for a gap (a visitor message may be 4000 characters) */
+const MAX_GAP_QUESTION = 500;
+
+const GAP_STOPWORDS = new Set(
+  (
+    'a an and are as at be but by can could do does did for from had has have how i if in into is it its me my no not of on or our ' +
+    'so that the their them then there these they this to us was we were what when where which who why will with would you your ' +
+    'about any all am been being get got just more most some such than too very whats hi hello please thanks thank tell know ' +
+    // a few German, French, Spanish function words
+    'der die das und ist sind wie was wann wo ich sie ihr ihre haben hat mit für von zu den dem ein eine le la les et est sont ' +
+    'comment quand où je vous votre vos de des du un une el los las y es son cómo cuándo dónde yo usted su sus con para por una'
+  ).split(' '),
+);
+
+/**
+ * The grouping key: the question's words, lower-cased, stop words out, deduplicated and sorted,
+ * so "What are your opening hours?" and "opening hours?" group. Empty: nothing to group by.
+ */
+export function questionKey(text: string): string {
+  const words = new Set<string>();
+  for (const [word] of text.toLowerCase().matchAll(/[\p{L}\p{N}]+(?:['\u2019][\p{L}\p{N}]+)*/gu)) {
+    if (!GAP_STOPWORDS.has(word) && !(word.length === 1 && !/\p{N}/u.test(word))) words.add(word);
+  }
+  return [...words].sort().join(' ');
+}
+
+/**
+ * Phrases by which an answer says it does not know (lower-case, apostrophes straight): a
+ * heuristic over the whole answer, in English, German, French, Spanish, Italian, Dutch.
+ */
+const UNSURE_PHRASES = [
+  "i don't know",
+  'i do not know',
+  "i'm not sure",
+  'i am not sure',
+  "i don't have information",
+  "i don't have any information",
+  'i do not have information',
+  'i do not have any information',
+  'no information',
+  "i couldn't find",
+  'i could not find',
+  "i can't find",
+  'i cannot find',
+  "i'm unable to answer",
+  'i am unable to answer',
+  'not able to answer',
+  'ich weiß nicht',
+  'ich weiss nicht',
+  'keine informationen',
+  'bin mir nicht sicher',
+  'je ne sais pas',
+  "je n'ai pas d'information",
+  'aucune information',
+  'je ne suis pas sûr',
+  'no lo sé',
+  'no sé',
+  'no tengo información',
+  'non lo so',
+  'non ho informazioni',
+  'ik weet het niet',
+  'geen informatie',
+];
+
+export function soundsUnsure(answer: string): boolean {
+  const text = answer.toLowerCase().replace(/[\u2018\u2019]/g, "'");
+  return UNSURE_PHRASES.some((p) => text.includes(p));
+}
+
+export class AnswerGapsService {
+  constructor(
+    private readonly db: Db,
+    private readonly agents: AgentsService,
+    private readonly knowledge: KnowledgeService,
+    private readonly clock: Clock,
+    events: AppEvents,
+  ) {
+    events.on('answer.stored', (e) => {
+      if (!e.visitor) return;
+      const reasons: GapReason[] = [];
+      // no passage found: the agent's no-answer message says so, not counted as unsure too
+      if (e.passages === 0) reasons.push('no_passage');
+      else if (soundsUnsure(e.answer)) reasons.push('unsure');
+      if (reasons.length > 0) this.record(e.chatbot_id, e.question, reasons, e.conversation_id);
+    });
+    events.on('message.rated', (e) => {
+      if (e.value !== -1) return;
+      const question = this.visitorMessageBefore(e.conversation_id, e.message_id);
+      if (question !== undefined) this.record(e.chatbot_id, question, ['thumbs_down'], e.conversation_id);
+    });
+    events.on('conversation.escalated', (e) => {
+      const [latest, before] = this.latestVisitorMessages(e.conversation_id);
+      const question = e.reason === 'rule' ? before : latest;
+      if (question !== undefined) this.record(e.chatbot_id, question, ['asked_person'], e.conversation_id);
+    });
+  }
+
+  /** Inside the emitter's transaction: a new gap, or one more occurrence of its group. */
+  record(chatbotId: string, rawQuestion: string, reasons: GapReason[], conversationId: string | null): void {
+    const question = rawQuestion.trim().slice(0, MAX_GAP_QUESTION);
+    const key = questionKey(question);
+    if (!key) return;
+    const now = this.clock.now().toISOString();
+    const gap = this.db.select().from(answerGaps).where(and(eq(answerGaps.chatbot_id, chatbotId), eq(answerGaps.question_key, key))).get();
+    if (!gap) {
+      this.db
+        .insert(answerGaps)
+        .values({ id: newId(), chatbot_id: chatbotId, question_key: key, question, reasons, count: 1, status: 'open', source_id: null, conversation_id: conversationId, first_seen_at: now, last_seen_at: now })
+        .run();
+      return;
+    }
+    let status = gap.status;
+    if (status === 'dismissed') status = 'open';
+    else if (status === 'answered') {
+      const answer = gap.source_id ? this.db.select({ id: sources.id }).from(sources).where(eq(sources.id, gap.source_id)).get() : undefined;
+      if (!answer || reasons.includes('thumbs_down')) status = 'open';
+    }
+    this.db
+      .update(answerGaps)
+      .set({
+        question,
+        reasons: [...new Set([...gap.reasons, ...reasons])],
+        count: sql`${answerGaps.count} + 1`,
+        status,
+        conversation_id: conversationId ?? gap.conversation_id,
+        last_seen_at: now,
+      })
+      .where(eq(answerGaps.id, gap.id))
+      .run();
+  }
+
+  /** The agent's gaps with this status, most asked first, then the most recent. */
+  list(user: AuthUser, chatbotId: string, status: GapRow['status']): GapRow[] {
+    const agent = this.agents.get(user, chatbotId);
+    return this.db
+      .select()
+      .from(answerGaps)
+      .where(and(eq(answerGaps.chatbot_id, agent.id), eq(answerGaps.status, status)))
+      .orderBy(desc(answerGaps.count), desc(answerGaps.last_seen_at), desc(answerGaps.id))
+      .limit(500)
+      .all();
+  }
+
+  /** The owner's answer: a qa source (the gap's question unless another wording is given); the gap is answered. */
+  async answer(user: AuthUser, chatbotId: string, gapId: string, input: { answer: string; question?: string }): Promise<{ gap: GapRow; source: SourceRow }> {
+    const gap = this.owned(user, chatbotId, gapId);
+    const source = await this.knowledge.addQaSource(user, chatbotId, { question: input.question ?? gap.question, answer: input.answer });
+    const row = this.db.update(answerGaps).set({ status: 'answered', source_id: source.id }).where(eq(answerGaps.id, gap.id)).returning().get();
+    return { gap: row, source };
+  }
+
+  dismiss(user: AuthUser, chatbotId: string, gapId: string): GapRow {
+    const gap = this.owned(user, chatbotId, gapId);
+    return this.db.update(answerGaps).set({ status: 'dismissed' }).where(eq(answerGaps.id, gap.id)).returning().get();
+  }
+
+  /** A gap of one of the caller's agents; any other (missing, another agent's, another account's) is 404 alike. */
+  private owned(user: AuthUser, chatbotId: string, gapId: string): GapRow {
+    const agent = this.agents.findById(chatbotId);
+    const gap = agent?.user_id === user.id ? this.db.select().from(answerGaps).where(eq(answerGaps.id, gapId)).get() : undefined;
+    if (!gap || gap.chatbot_id !== chatbotId) throw notFound('Answer gap');
+    return gap;
+  }
+
+  /** The visitor message just before an answer (the question it answered). */
+  private visitorMessageBefore(conversationId: string, messageId: string): string | undefined {
+    const row = this.db.$client
+      .prepare<[string, string], { content: string }>(
+        "SELECT content FROM messages WHERE conversation_id = ? AND role = 'user' AND from_person = 0 AND rowid < (SELECT rowid FROM messages WHERE id = ?) ORDER BY rowid DESC LIMIT 1",
+      )
+      .get(conversationId, messageId);
+    return row?.content;
+  }
+
+  /** The conversation's two latest visitor messages, latest first. */
+  private latestVisitorMessages(conversationId: string): [string | undefined, string | undefined] {
+    const rows = this.db.$client
+      .prepare<[string], { content: string }>("SELECT content FROM messages WHERE conversation_id = ? AND role = 'user' ORDER BY rowid DESC LIMIT 2")
+      .all(conversationId);
+    return [rows[0]?.content, rows[1]?.content];
+  }
+}
