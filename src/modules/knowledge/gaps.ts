@@ -122,6 +122,14 @@ export class AnswerGapsService {
       const question = e.reason === 'rule' ? before : latest;
       if (question !== undefined) this.record(e.chatbot_id, question, ['asked_person'], e.conversation_id);
     });
+    // erasure (README "Erasure"): a gap whose wording is the erased visitor's (it came last from
+    // that conversation) goes with it; the counts it held go too, since they cannot be told apart
+    events.on('conversation.erased', (e) => {
+      this.db
+        .delete(answerGaps)
+        .where(and(eq(answerGaps.chatbot_id, e.chatbot_id), eq(answerGaps.conversation_id, e.conversation_id)))
+        .run();
+    });
   }
 
   /** Inside the emitter's transaction: a new gap, or one more occurrence of its group. */
