@@ -206,8 +206,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     leads.queueAccountNotice(crossing.account.id, mail.subject, mail.body);
   });
   // answer gaps: recorded by listeners in the chat module's transactions
-  const gaps = new AnswerGapsService(database.db, agents, knowledge, clock, events);
-  const chat = new ChatService(new ChatRepo(database.db), agents, knowledge, plans, quota, ownerPlan, providers.get, clock, app.log, events);
+  const chatRepo = new ChatRepo(database.db);
+  const gaps = new AnswerGapsService(database.db, agents, knowledge, clock, events, {
+    before: (conversationId, answerId) => chatRepo.visitorMessageBefore(conversationId, answerId),
+    latest: (conversationId) => chatRepo.latestVisitorMessages(conversationId),
+  });
+  const chat = new ChatService(chatRepo, agents, knowledge, plans, quota, ownerPlan, providers.get, clock, app.log, events);
   // live handoff: the owner takes a conversation over; the visitor's and the owner's streams
   const handoff = new HandoffService(new ChatRepo(database.db), agents, clock, events, app.log);
   const analytics = new AnalyticsService(new AnalyticsRepo(database.db), agents, clock);

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auth, PASSWORD, registerUser, startTestApp, uniqueEmail, type TestApp } from '../helpers/app.js';
-import { artifactPath, launchBrowser, listenOnLoopback, type Browser } from '../helpers/browser.js';
+import { artifactPath, launchBrowser, listenOnLoopback, type Browser, watchErrors } from '../helpers/browser.js';
 import { freePort, startSmtp, type TestSmtp } from '../helpers/smtp.js';
 
 /**
@@ -18,15 +18,6 @@ let t: TestApp;
 let smtp: TestSmtp;
 let browser: Browser;
 let appUrl: string;
-
-function watchErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(`console: ${m.text()}`);
-  });
-  page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
-  return errors;
-}
 
 /** The errors logged since `from` are the browser's note of a response with `status`; they are taken out. */
 function expectRefusals(errors: string[], from: number, status: number): void {

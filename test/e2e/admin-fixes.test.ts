@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auth, createAgent, PASSWORD, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
-import { artifactPath, launchBrowser, listenOnLoopback, type Browser } from '../helpers/browser.js';
+import { artifactPath, launchBrowser, listenOnLoopback, type Browser, watchErrors } from '../helpers/browser.js';
 
 /**
  * Admin UI bugs a user found (issue 22.4), each shown in real Chromium against the real app (real
@@ -39,16 +39,6 @@ async function ok(token: string, method: 'GET' | 'POST' | 'PUT', url: string, pa
 async function widgetLead(agentId: string, name: string, phone: string): Promise<void> {
   const res = await t.app.inject({ method: 'POST', url: `/api/public/lead/${agentId}`, payload: { name, phone, session_id: `s-${name}` } });
   expect(res.statusCode, res.body).toBe(200);
-}
-
-/** Console errors and uncaught exceptions of a page. */
-function watchErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(`console: ${m.text()}`);
-  });
-  page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
-  return errors;
 }
 
 /** A new page logged in as `token` at `hash`, `width` px wide. */

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auth, PASSWORD, registerUser, startTestApp, uniqueEmail, type TestApp } from '../helpers/app.js';
-import { artifactPath, launchBrowser, type Browser, listenOnLoopback } from '../helpers/browser.js';
+import { artifactPath, launchBrowser, type Browser, listenOnLoopback, watchErrors } from '../helpers/browser.js';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 
 /**
@@ -30,16 +30,6 @@ let appUrl: string;
  * runs offline; the page still sees `location.hostname` = this name.
  */
 const OTHER_HOST = 'admin.example.test';
-
-/** Console errors and uncaught exceptions of a page, collected for the end of each journey. */
-function watchErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(`console: ${m.text()}`);
-  });
-  page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
-  return errors;
-}
 
 /**
  * The errors logged since `from` are all the browser's note of a response with `status` (a

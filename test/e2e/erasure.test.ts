@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auth, createAgent, PASSWORD, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
-import { artifactPath, launchBrowser, listenOnLoopback, type Browser } from '../helpers/browser.js';
+import { artifactPath, launchBrowser, listenOnLoopback, type Browser, watchErrors } from '../helpers/browser.js';
 
 /**
  * Erasure in the admin UI, in real Chromium against the real app (issue 22.6): the owner opens a
@@ -15,15 +15,6 @@ declare const document: any;
 let t: TestApp;
 let browser: Browser;
 let appUrl: string;
-
-function watchErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(`console: ${m.text()}`);
-  });
-  page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
-  return errors;
-}
 
 async function shoot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: artifactPath(`erasure-${name}-desktop.png`), fullPage: true });

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auth, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
-import { artifactPath, launchBrowser, listenOnLoopback, type Browser } from '../helpers/browser.js';
+import { artifactPath, launchBrowser, listenOnLoopback, type Browser, watchErrors } from '../helpers/browser.js';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.js';
 
@@ -26,15 +26,6 @@ async function appWithBrowser(env: Record<string, string>): Promise<{ t: TestApp
   const t = await startTestApp({ env: { REGISTRATION: 'open', EMBEDDINGS: 'none', ...env } });
   apps.push(t);
   return { t, url: `http://127.0.0.1:${await listenOnLoopback(t)}` };
-}
-
-function watchErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(`console: ${m.text()}`);
-  });
-  page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
-  return errors;
 }
 
 const settle = (page: Page) => page.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import type { TestApp } from './app.js';
 
 /**
@@ -135,4 +135,14 @@ export async function listenOnLoopback(app: TestApp): Promise<number> {
   const address = app.app.server.address();
   if (!address || typeof address === 'string') throw new Error('no address');
   return address.port;
+}
+
+/** Console errors and uncaught exceptions of a page, collected for the end of a journey (which expects none). */
+export function watchErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
+  return errors;
 }

@@ -147,23 +147,7 @@ function ProviderCard({ provider, view, reload }: { provider: (typeof PROVIDERS)
           )}
         <div class="actions">
           {view.stored !== 'none' && (
-            <button
-              type="button"
-              class="btn btn-danger-text"
-              disabled={busy !== null}
-              onClick={() =>
-                void run(
-                  'remove',
-                  async () => {
-                    await api('DELETE', path);
-                    return `${provider.name}: the saved ${provider.keyed ? 'key' : 'host'} was removed`;
-                  },
-                  true,
-                )
-              }
-            >
-              Remove
-            </button>
+            <RemoveButton disabled={busy !== null} onRemove={() => run('remove', () => removeStored(path, `${provider.name}: the saved ${provider.keyed ? 'key' : 'host'} was removed`), true)} />
           )}
           <button
             type="button"
@@ -252,23 +236,7 @@ function MailCard({ view, reload }: { view: ServerSettingsView['smtp']; reload: 
           </label>
         <div class="actions">
           {view.stored !== 'none' && (
-            <button
-              type="button"
-              class="btn btn-danger-text"
-              disabled={busy !== null}
-              onClick={() =>
-                void run(
-                  'remove',
-                  async () => {
-                    await api('DELETE', '/api/admin/settings/smtp');
-                    return 'E-mail: the saved mail server was removed';
-                  },
-                  true,
-                )
-              }
-            >
-              Remove
-            </button>
+            <RemoveButton disabled={busy !== null} onRemove={() => run('remove', () => removeStored('/api/admin/settings/smtp', 'E-mail: the saved mail server was removed'), true)} />
           )}
           <button
             type="button"
@@ -322,5 +290,20 @@ export function ServerSettingsSection() {
         </>
       )}
     </section>
+  );
+}
+
+/** Deletes a stored setting and says what went. */
+async function removeStored(path: string, done: string): Promise<string> {
+  await api('DELETE', path);
+  return done;
+}
+
+/** Removes what the database holds for a card (the environment's value is never touched). */
+function RemoveButton({ disabled, onRemove }: { disabled: boolean; onRemove: () => unknown }) {
+  return (
+    <button type="button" class="btn btn-danger-text" disabled={disabled} onClick={() => void onRemove()}>
+      Remove
+    </button>
   );
 }

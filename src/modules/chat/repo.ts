@@ -134,6 +134,24 @@ export class ChatRepo {
   }
 
   /** Thumbs up and down on a conversation's answers. */
+  /** The visitor message just before an answer (the question it answered). */
+  visitorMessageBefore(conversationId: string, messageId: string): string | undefined {
+    const row = this.db.$client
+      .prepare<[string, string], { content: string }>(
+        "SELECT content FROM messages WHERE conversation_id = ? AND role = 'user' AND from_person = 0 AND rowid < (SELECT rowid FROM messages WHERE id = ?) ORDER BY rowid DESC LIMIT 1",
+      )
+      .get(conversationId, messageId);
+    return row?.content;
+  }
+
+  /** The conversation's two latest visitor messages, latest first. */
+  latestVisitorMessages(conversationId: string): [string | undefined, string | undefined] {
+    const rows = this.db.$client
+      .prepare<[string], { content: string }>("SELECT content FROM messages WHERE conversation_id = ? AND role = 'user' ORDER BY rowid DESC LIMIT 2")
+      .all(conversationId);
+    return [rows[0]?.content, rows[1]?.content];
+  }
+
   feedbackCounts(conversationId: string): { up: number; down: number } {
     const row = this.db
       .select({

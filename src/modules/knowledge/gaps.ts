@@ -96,6 +96,12 @@ export function soundsUnsure(answer: string): boolean {
   return UNSURE_PHRASES.some((p) => text.includes(p));
 }
 
+/** Where a gap's question comes from: the visitor message before an answer, or the latest two. */
+export interface VisitorQuestions {
+  before(conversationId: string, answerId: string): string | undefined;
+  latest(conversationId: string): [string | undefined, string | undefined];
+}
+
 export class AnswerGapsService {
   constructor(
     private readonly db: Db,
@@ -103,6 +109,8 @@ export class AnswerGapsService {
     private readonly knowledge: KnowledgeService,
     private readonly clock: Clock,
     events: AppEvents,
+    /** the visitor's questions, read by the chat module that owns the messages */
+    private readonly questions: VisitorQuestions,
   ) {
     events.on('answer.stored', (e) => {
       if (!e.visitor) return;
@@ -114,11 +122,11 @@ export class AnswerGapsService {
     });
     events.on('message.rated', (e) => {
       if (e.value !== -1) return;
-      const question = this.visitorMessageBefore(e.conversation_id, e.message_id);
+      const question = this.questions.before(e.conversation_id, e.message_id);
       if (question !== undefined) this.record(e.chatbot_id, question, ['thumbs_down'], e.conversation_id);
     });
     events.on('conversation.escalated', (e) => {
-      const [latest, before] = this.latestVisitorMessages(e.conversation_id);
+      const [latest, before] = this.questions.latest(e.conversation_id);
       const question = e.reason === 'rule' ? before : latest;
       if (question !== undefined) this.record(e.chatbot_id, question, ['asked_person'], e.conversation_id);
     });
@@ -197,23 +205,5 @@ export class AnswerGapsService {
     const gap = agent?.user_id === user.id ? this.db.select().from(answerGaps).where(eq(answerGaps.id, gapId)).get() : undefined;
     if (!gap || gap.chatbot_id !== chatbotId) throw notFound('Answer gap');
     return gap;
-  }
-
-  /** The visitor message just before an answer (the question it answered). */
-  private visitorMessageBefore(conversationId: string, messageId: string): string | undefined {
-    const row = this.db.$client
-      .prepare<[string, string], { content: string }>(
-        "SELECT content FROM messages WHERE conversation_id = ? AND role = 'user' AND from_person = 0 AND rowid < (SELECT rowid FROM messages WHERE id = ?) ORDER BY rowid DESC LIMIT 1",
-      )
-      .get(conversationId, messageId);
-    return row?.content;
-  }
-
-  /** The conversation's two latest visitor messages, latest first. */
-  private latestVisitorMessages(conversationId: string): [string | undefined, string | undefined] {
-    const rows = this.db.$client
-      .prepare<[string], { content: string }>("SELECT content FROM messages WHERE conversation_id = ? AND role = 'user' ORDER BY rowid DESC LIMIT 2")
-      .all(conversationId);
-    return [rows[0]?.content, rows[1]?.content];
   }
 }
