@@ -64,6 +64,7 @@ const AGENT_KEYS = [
   'greeting_delay_s',
   'auto_resolve_after_h',
   'escalation_keywords',
+  'handoff_wait_s',
   'created_at',
   'updated_at',
 ].sort();
@@ -202,6 +203,7 @@ describe('POST /api/chatbots', () => {
       greeting_delay_s: 5,
       auto_resolve_after_h: 24,
       escalation_keywords: [],
+      handoff_wait_s: 120,
       created_at: now,
       updated_at: now,
     });
@@ -395,6 +397,7 @@ const FIELD_UPDATES: Array<[string, unknown, Json?]> = [
   ['greeting_delay_s', 10],
   ['auto_resolve_after_h', 48],
   ['escalation_keywords', ['human', 'complaint']],
+  ['handoff_wait_s', 300],
 ];
 
 describe('PUT /api/chatbots/{id}', () => {

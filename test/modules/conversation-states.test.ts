@@ -159,6 +159,7 @@ describe('the agent fields of issue 23', () => {
     expect(info).toMatchObject({ starter_questions: ['What do you sell?', 'Opening hours?'], greeting_message: 'Need help?', greeting_delay_s: 120 });
     expect(info).not.toHaveProperty('escalation_keywords');
     expect(info).not.toHaveProperty('auto_resolve_after_h');
+    expect(info).not.toHaveProperty('handoff_wait_s');
   });
 
   it.each([
@@ -173,6 +174,9 @@ describe('the agent fields of issue 23', () => {
     ['auto_resolve_after_h', 721],
     ['escalation_keywords', Array(21).fill('w')],
     ['escalation_keywords', ['x'.repeat(41)]],
+    ['handoff_wait_s', 14],
+    ['handoff_wait_s', 3601],
+    ['handoff_wait_s', null],
   ])('refuses %s = %j with 400', async (field, value) => {
     const { t, owner, agent } = await setup();
     const res = await t.app.inject({ method: 'PUT', url: `/api/chatbots/${agent.id}`, headers: auth(owner.token), payload: { [field]: value } });

@@ -198,6 +198,27 @@ describe('live handoff', () => {
     owner.close();
   });
 
+  it("a stream opened later repeats the person's messages in ready, so a reloaded widget shows what it missed", async () => {
+    const later = await openStream(`/api/public/chat/${agent.id}/events?session_id=${session}`);
+    const ready = await later.next('ready');
+    expect(ready).toMatchObject({ conversation_id: conversationId, handled_by: 'agent' });
+    expect(ready.messages).toEqual([{ id: expect.any(String), role: 'assistant', content: 'Yes, I am Anna from support.', timestamp: expect.any(String), from_person: true }]);
+    later.close();
+  });
+
+  it("the agent's own handoff_wait_s sets when the visitor is told", async () => {
+    const quick = await createAgent(t.app, token, { name: 'Quick', provider: 'openai', model: 'gpt-4o-mini', handoff_wait_s: 30 });
+    expect(quick.handoff_wait_s).toBe(30);
+    const s = 'visitor-handoff-quick';
+    await visitorSays(quick.id, s, 'Hello');
+    expect((await call('POST', `/api/public/chat/${quick.id}/escalate`, { session_id: s }, null)).status).toBe(200);
+    const visitor = await openStream(`/api/public/chat/${quick.id}/events?session_id=${s}`);
+    expect((await visitor.next('ready')).messages).toEqual([]);
+    clock.advance(31_000);
+    expect(await visitor.next('status')).toMatchObject({ status: 'handoff_timeout', wait_s: 30 });
+    visitor.close();
+  });
+
   it('an escalation nobody takes within handoff_wait_s is a handoff_timeout on the stream', async () => {
     const s = 'visitor-handoff-timeout';
     await visitorSays(agent.id, s, 'Hello');

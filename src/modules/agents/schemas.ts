@@ -174,6 +174,8 @@ export const updateAgentBody = z.object({
   greeting_delay_s: z.number().int().min(1).max(120).optional(),
   auto_resolve_after_h: z.number().int().min(1).max(720).nullable().optional(),
   escalation_keywords: shortTexts(20, 40).optional(),
+  // live handoff: how long an escalation waits for a person before the visitor is asked for contact details
+  handoff_wait_s: z.number().int().min(15).max(3600).optional(),
 });
 
 /** Create takes every field update takes, with the same rules; only `name` is required. */
@@ -233,6 +235,7 @@ export const agentSchema = z.object({
   greeting_delay_s: z.number().int(),
   auto_resolve_after_h: z.number().int().nullable(),
   escalation_keywords: z.string().array(),
+  handoff_wait_s: z.number().int(),
   created_at: z.string(),
   updated_at: z.string(),
 });

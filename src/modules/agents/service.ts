@@ -138,6 +138,7 @@ export class AgentsService {
         greeting_delay_s: 5,
         auto_resolve_after_h: 24,
         escalation_keywords: [],
+        handoff_wait_s: 120,
         ...fields,
         id: newId(),
         user_id: user.id,

@@ -98,7 +98,7 @@ export const handoffRoutes: FastifyPluginAsyncZod<{ handoff: HandoffService }> =
     handler: async (req, reply) => {
       const { agent, conversation } = handoff.visitorConversation(req.params.chatbot_id, req.query.session_id);
       const stream = new EventStream(reply);
-      stream.send('ready', handoff.state(conversation.id));
+      stream.send('ready', handoff.visitorReady(conversation.id));
       await run(stream, () => {
         let timer: NodeJS.Timeout | undefined;
         let told = false;

@@ -70,6 +70,9 @@ export interface HandoffState {
   escalated_at: string | null;
 }
 
+/** How many of a person's messages the visitor's stream repeats on connect. */
+export const PERSON_MESSAGES_ON_CONNECT = 50;
+
 export class HandoffService {
   readonly hub = new LiveHub();
 
@@ -189,6 +192,15 @@ export class HandoffService {
     const conversation = this.repo.findConversationBySession(agent.id, sessionId);
     if (!conversation) throw notFound('Conversation');
     return { agent, conversation };
+  }
+
+  /**
+   * What the visitor's stream sends first: the state, and a person's latest messages, so a widget
+   * that was closed, reloaded or reconnecting shows what it missed (it skips the ids it has).
+   */
+  visitorReady(conversationId: string): (HandoffState & { messages: LiveMessage[] }) | undefined {
+    const state = this.state(conversationId);
+    return state && { ...state, messages: this.repo.personMessages(conversationId, PERSON_MESSAGES_ON_CONNECT).map(liveMessage) };
   }
 
   state(conversationId: string): HandoffState | undefined {

@@ -194,6 +194,18 @@ export class ChatRepo {
     return this.db.select().from(messages).where(eq(messages.conversation_id, conversationId)).orderBy(asc(messages.timestamp), asc(messages.id)).all();
   }
 
+  /** A person's newest `limit` messages in a conversation, oldest first (the visitor's stream sends them on connect). */
+  personMessages(conversationId: string, limit: number): MessageRow[] {
+    return this.db
+      .select()
+      .from(messages)
+      .where(and(eq(messages.conversation_id, conversationId), eq(messages.from_person, true)))
+      .orderBy(desc(messages.timestamp), desc(messages.id))
+      .limit(limit)
+      .all()
+      .reverse();
+  }
+
   /** The newest `limit` messages before the given one, oldest first (history for the prompt). */
   recentMessages(conversationId: string, beforeMessageId: string, limit: number): MessageRow[] {
     return this.recent.all({ conversationId, beforeMessageId, limit }).reverse();
