@@ -228,28 +228,88 @@ export async function streamChat(body: { message: string; chatbot_id: string; se
     onDelta(done.message);
     return done;
   }
-  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += value;
-    let cut: number;
-    while ((cut = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, cut);
-      buffer = buffer.slice(cut + 2);
-      let event = 'message';
-      const data: string[] = [];
-      for (const line of block.split('\n')) {
-        if (line.startsWith('event:')) event = line.slice(6).trim();
-        else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
-      }
-      if (!data.length) continue;
-      const payload = JSON.parse(data.join('\n')) as Record<string, unknown>;
-      if (event === 'delta') onDelta(String(payload.text ?? ''));
-      else if (event === 'done') return payload as unknown as ChatDone;
-      else if (event === 'error') throw new ApiError(502, describeDetail(502, payload));
-    }
-  }
+  let result: ChatDone | null = null;
+  await readEventStream(res.body, (event, payload) => {
+    if (event === 'delta') onDelta(String(payload.text ?? ''));
+    else if (event === 'done') result = payload as unknown as ChatDone;
+    else if (event === 'error') throw new ApiError(502, describeDetail(502, payload));
+    return result !== null;
+  });
+  const answer = result as ChatDone | null; // assigned in the callback, which TypeScript does not follow
+  if (answer) return answer;
   throw new ApiError(0, 'The answer stopped before it was complete.');
+}
+
+/**
+ * Reads a text/event-stream body, calling `onEvent` with each event's name and JSON data until
+ * the stream ends or `onEvent` returns true (done).
+ */
+async function readEventStream(body: ReadableStream, onEvent: (event: string, payload: Record<string, unknown>) => boolean | void): Promise<void> {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += value;
+      let cut: number;
+      while ((cut = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        let event = 'message';
+        const data: string[] = [];
+        for (const line of block.split('\n')) {
+          if (line.startsWith('event:')) event = line.slice(6).trim();
+          else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+        }
+        if (!data.length) continue; // a heartbeat comment
+        if (onEvent(event, JSON.parse(data.join('\n')) as Record<string, unknown>)) return;
+      }
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+/**
+ * A bearer-protected Server-Sent Events stream (the owner's live view of an agent), read with
+ * fetch streaming because EventSource cannot send the Authorization header (and the token must
+ * not go in a URL). Reconnects after a drop, waiting longer each time (2 s up to 30 s), and calls
+ * `onConnected` on each connection so the caller can catch up on what it missed. Stops for good on
+ * `signal`, or when the stream answers 4xx (a 401 ends the session as everywhere else).
+ */
+export function followEventStream(
+  path: string,
+  handlers: { onEvent: (event: string, payload: Record<string, unknown>) => void; onConnected: () => void; onDisconnected: () => void },
+  signal: AbortSignal,
+): void {
+  let wait = 2000;
+  const connect = async (): Promise<void> => {
+    while (!signal.aborted) {
+      try {
+        const res = await fetch(path, { headers: { ...authHeaders(), accept: 'text/event-stream' }, credentials: 'omit', cache: 'no-store', signal });
+        if (res.status === 401) return void unauthorized();
+        if (res.status >= 400 && res.status < 500) return;
+        if (res.ok && res.body) {
+          handlers.onConnected();
+          wait = 2000;
+          await readEventStream(res.body, (event, payload) => {
+            handlers.onEvent(event, payload);
+          });
+        }
+      } catch {
+        if (signal.aborted) return;
+      }
+      handlers.onDisconnected();
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, wait);
+        signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          resolve();
+        }, { once: true });
+      });
+      wait = Math.min(wait * 2, 30_000);
+    }
+  };
+  void connect().catch(() => undefined);
 }

@@ -55,6 +55,15 @@ export interface ChatAnswer {
   sources: CitedSource[];
   /** the stored answer's id, for the thumbs (absent from older servers) */
   message_id?: string | null;
+  /** 'person': a person handles the conversation, the agent did not answer (`message` is empty) */
+  handled_by?: 'agent' | 'person';
+}
+
+/** A person's message on the live stream (live handoff). */
+export interface PersonMessage {
+  id: string;
+  content: string;
+  from_person: boolean;
 }
 
 /** A refused or failed request: `status` 0 means the network (or a broken stream) failed. */
@@ -82,6 +91,11 @@ export class Api {
 
   private url(kind: 'chatbot' | 'chat' | 'lead', action?: 'feedback' | 'escalate'): string {
     return `${this.origin}/api/public/${kind}/${encodeURIComponent(this.agentId)}${action ? `/${action}` : ''}`;
+  }
+
+  /** The session's live stream (Server-Sent Events): a person's messages and handoff changes. */
+  eventsUrl(sessionId: string): string {
+    return `${this.url('chat')}/events?session_id=${encodeURIComponent(sessionId)}`;
   }
 
   /** The visitor's thumbs on an answer: 1 up, -1 down, 0 none. */

@@ -41,7 +41,11 @@ export type TextKey =
   | 'feedback_down'
   | 'ask_person'
   | 'asked_person'
-  | 'greeting_dismiss';
+  | 'greeting_dismiss'
+  | 'person_label'
+  | 'person_joined'
+  | 'person_left'
+  | 'handoff_timeout';
 
 export type MoreKey =
   | 'chat_with'
@@ -57,7 +61,8 @@ export type MoreKey =
   | 'lead_intro_later'
   | 'lead_submit_later'
   | 'lead_thanks'
-  | 'not_found';
+  | 'not_found'
+  | 'person_said';
 
 export type Texts = Record<TextKey, string>;
 export type MoreTexts = Record<MoreKey, string>;
@@ -93,6 +98,10 @@ export const TEXTS: Record<Lang, Texts> = {
     ask_person: 'Talk to a person',
     asked_person: 'We have asked a person to take over; they will get back to you here.',
     greeting_dismiss: 'Dismiss',
+    person_label: 'Team member',
+    person_joined: 'A person has joined the conversation.',
+    person_left: 'The assistant is answering again.',
+    handoff_timeout: 'Sorry, nobody is free right now. Leave your name and phone number and we will get back to you.',
   },
   es: {
     placeholder: 'Escriba su mensaje…',
@@ -124,6 +133,10 @@ export const TEXTS: Record<Lang, Texts> = {
     ask_person: 'Hablar con una persona',
     asked_person: 'Hemos pedido que una persona se encargue; te responderá aquí.',
     greeting_dismiss: 'Cerrar',
+    person_label: 'Miembro del equipo',
+    person_joined: 'Una persona se ha unido a la conversación.',
+    person_left: 'El asistente vuelve a responder.',
+    handoff_timeout: 'Lo sentimos, ahora no hay nadie disponible. Déjanos tu nombre y teléfono y te contactaremos.',
   },
   fr: {
     placeholder: 'Écrivez votre message…',
@@ -155,6 +168,10 @@ export const TEXTS: Record<Lang, Texts> = {
     ask_person: 'Parler à une personne',
     asked_person: 'Nous avons demandé à une personne de prendre le relais ; elle vous répondra ici.',
     greeting_dismiss: 'Fermer',
+    person_label: 'Membre de l’équipe',
+    person_joined: 'Une personne a rejoint la conversation.',
+    person_left: 'L’assistant répond de nouveau.',
+    handoff_timeout: 'Désolés, personne n’est disponible pour le moment. Laissez votre nom et votre numéro de téléphone et nous vous recontacterons.',
   },
   de: {
     placeholder: 'Nachricht eingeben…',
@@ -186,6 +203,10 @@ export const TEXTS: Record<Lang, Texts> = {
     ask_person: 'Mit einer Person sprechen',
     asked_person: 'Wir haben eine Person gebeten, zu übernehmen; sie meldet sich hier bei Ihnen.',
     greeting_dismiss: 'Schließen',
+    person_label: 'Teammitglied',
+    person_joined: 'Eine Person ist dem Gespräch beigetreten.',
+    person_left: 'Der Assistent antwortet wieder.',
+    handoff_timeout: 'Leider ist gerade niemand frei. Hinterlassen Sie Ihren Namen und Ihre Telefonnummer, dann melden wir uns bei Ihnen.',
   },
   it: {
     placeholder: 'Scrivi un messaggio…',
@@ -217,6 +238,10 @@ export const TEXTS: Record<Lang, Texts> = {
     ask_person: 'Parla con una persona',
     asked_person: 'Abbiamo chiesto a una persona di subentrare; ti risponderà qui.',
     greeting_dismiss: 'Chiudi',
+    person_label: 'Membro del team',
+    person_joined: 'Una persona si è unita alla conversazione.',
+    person_left: 'L’assistente risponde di nuovo.',
+    handoff_timeout: 'Spiacenti, al momento nessuno è disponibile. Lascia il tuo nome e numero di telefono e ti ricontatteremo.',
   },
   pt: {
     placeholder: 'Escreva a sua mensagem…',
@@ -248,6 +273,10 @@ export const TEXTS: Record<Lang, Texts> = {
     ask_person: 'Falar com uma pessoa',
     asked_person: 'Pedimos a uma pessoa que assuma a conversa; ela responderá por aqui.',
     greeting_dismiss: 'Fechar',
+    person_label: 'Membro da equipe',
+    person_joined: 'Uma pessoa entrou na conversa.',
+    person_left: 'O assistente voltou a responder.',
+    handoff_timeout: 'Desculpe, ninguém está disponível agora. Deixe seu nome e telefone e entraremos em contato.',
   },
   nl: {
     placeholder: 'Typ uw bericht…',
@@ -279,6 +308,10 @@ export const TEXTS: Record<Lang, Texts> = {
     ask_person: 'Met een persoon praten',
     asked_person: 'We hebben een medewerker gevraagd het over te nemen; die reageert hier.',
     greeting_dismiss: 'Sluiten',
+    person_label: 'Teamlid',
+    person_joined: 'Een medewerker neemt deel aan het gesprek.',
+    person_left: 'De assistent antwoordt weer.',
+    handoff_timeout: 'Sorry, er is nu niemand beschikbaar. Laat uw naam en telefoonnummer achter, dan nemen we contact met u op.',
   },
 };
 
@@ -298,6 +331,7 @@ export const MORE_TEXTS: Record<Lang, MoreTexts> = {
     lead_submit_later: 'Send',
     lead_thanks: 'Thank you! We will be in touch.',
     not_found: 'This chat does not exist.',
+    person_said: 'A team member said:',
   },
   es: {
     chat_with: 'Chat con {name}',
@@ -314,6 +348,7 @@ export const MORE_TEXTS: Record<Lang, MoreTexts> = {
     lead_submit_later: 'Enviar',
     lead_thanks: '¡Gracias! Nos pondremos en contacto con usted.',
     not_found: 'Este chat no existe.',
+    person_said: 'Un miembro del equipo dijo:',
   },
   fr: {
     chat_with: 'Chat avec {name}',
@@ -330,6 +365,7 @@ export const MORE_TEXTS: Record<Lang, MoreTexts> = {
     lead_submit_later: 'Envoyer',
     lead_thanks: 'Merci\u00a0! Nous vous recontacterons.',
     not_found: 'Ce chat n’existe pas.',
+    person_said: 'Un membre de l’équipe a dit\u00a0:',
   },
   de: {
     chat_with: 'Chat mit {name}',
@@ -346,6 +382,7 @@ export const MORE_TEXTS: Record<Lang, MoreTexts> = {
     lead_submit_later: 'Senden',
     lead_thanks: 'Danke! Wir melden uns bei Ihnen.',
     not_found: 'Diesen Chat gibt es nicht.',
+    person_said: 'Ein Teammitglied schrieb:',
   },
   it: {
     chat_with: 'Chat con {name}',
@@ -362,6 +399,7 @@ export const MORE_TEXTS: Record<Lang, MoreTexts> = {
     lead_submit_later: 'Invia',
     lead_thanks: 'Grazie! Ti ricontatteremo presto.',
     not_found: 'Questa chat non esiste.',
+    person_said: 'Un membro del team ha scritto:',
   },
   pt: {
     chat_with: 'Chat com {name}',
@@ -378,6 +416,7 @@ export const MORE_TEXTS: Record<Lang, MoreTexts> = {
     lead_submit_later: 'Enviar',
     lead_thanks: 'Obrigado! Responderemos em breve.',
     not_found: 'Este chat não existe.',
+    person_said: 'Um membro da equipe escreveu:',
   },
   nl: {
     chat_with: 'Chat met {name}',
@@ -394,6 +433,7 @@ export const MORE_TEXTS: Record<Lang, MoreTexts> = {
     lead_submit_later: 'Versturen',
     lead_thanks: 'Bedankt! We nemen contact met u op.',
     not_found: 'Deze chat bestaat niet.',
+    person_said: 'Een teamlid schreef:',
   },
 };
 

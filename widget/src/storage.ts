@@ -18,7 +18,15 @@ export interface StoredMessage {
   /** assistant messages: the server's id (for the thumbs) and the visitor's thumbs on it */
   id?: string;
   feedback?: 1 | -1;
+  /** written by a person who took the conversation over (no thumbs) */
+  from_person?: boolean;
+  /** a line about the conversation itself ("a person has joined"), kept in its place in the transcript */
+  note?: NoteKey;
 }
+
+/** The notes a transcript can hold, by their text's key. */
+export const NOTE_KEYS = ['asked_person', 'person_joined', 'person_left', 'handoff_timeout'] as const;
+export type NoteKey = (typeof NOTE_KEYS)[number];
 
 export interface VisitorState {
   session_id: string;
@@ -33,6 +41,10 @@ export interface VisitorState {
   escalated?: boolean;
   /** the greeting bubble was shown (once per visitor session) */
   greeted?: boolean;
+  /** a person handles the conversation now (live handoff) */
+  person?: boolean;
+  /** the visitor was told nobody took the escalation in time (told once) */
+  handoff_told?: boolean;
 }
 
 /** Older messages drop off; enough to pick a conversation back up, small enough for localStorage. */
@@ -80,6 +92,8 @@ export function loadState(agentId: string): VisitorState {
           messages,
           escalated: parsed.escalated === true,
           greeted: parsed.greeted === true,
+          person: parsed.person === true,
+          handoff_told: parsed.handoff_told === true,
         };
       }
     } catch {
@@ -100,5 +114,7 @@ export function saveState(agentId: string, state: VisitorState): void {
 
 function isMessage(m: unknown): m is StoredMessage {
   const x = m as StoredMessage;
-  return !!x && (x.role === 'user' || x.role === 'assistant') && typeof x.content === 'string';
+  if (!x || (x.role !== 'user' && x.role !== 'assistant') || typeof x.content !== 'string') return false;
+  // a page script may have written anything here: a note must be one we know
+  return x.note === undefined || (NOTE_KEYS as readonly unknown[]).includes(x.note);
 }

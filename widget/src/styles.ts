@@ -112,7 +112,10 @@ button{cursor:pointer}
 .starters button:hover{background:var(--surface)}
 .ask-person{align-self:center;margin:0 12px 6px;background:transparent;border:1px solid var(--border);border-radius:999px;padding:4px 12px;font-size:.85em;color:var(--text);flex:none}
 .ask-person:hover{background:var(--surface)}
-.asked-person{margin:0;align-self:center;text-align:center;color:var(--muted);font-size:.9em}
+.note{margin:0;align-self:center;text-align:center;color:var(--muted);font-size:.9em}
+.msg.person .bubble{border-left:3px solid var(--accent)}
+.person-label{display:block;font-size:.75em;font-weight:600;color:var(--muted);margin-bottom:2px}
+.launcher.unread::after{content:'';position:absolute;top:2px;right:2px;width:14px;height:14px;border-radius:50%;background:#ef4444;border:2px solid #fff}
 .greeting{position:fixed;z-index:2147483000;display:flex;align-items:flex-start;gap:2px;max-width:min(280px,calc(100vw - 2*var(--gap)));background:var(--bg);color:var(--text);
  border:1px solid var(--border);border-radius:var(--radius);box-shadow:var(--shadow);padding:4px}
 @media (prefers-reduced-motion:no-preference){.greeting{animation:pop .25s ease-out}}

@@ -1,7 +1,7 @@
-import { Api, ApiFailure, type AgentInfo, type CitedSource } from './api.js';
+import { Api, ApiFailure, type AgentInfo, type CitedSource, type PersonMessage } from './api.js';
 import { fill, MORE_TEXTS, pickLanguage, textsFor, type Lang, type MoreTexts, type Texts } from './i18n.js';
 import { renderMarkdown, safeHref } from './markdown.js';
-import { freshState, loadState, saveState, type StoredMessage, type VisitorState } from './storage.js';
+import { freshState, loadState, saveState, type NoteKey, type StoredMessage, type VisitorState } from './storage.js';
 import { CSS } from './styles.js';
 
 export type Mode = 'embed' | 'page';
@@ -126,6 +126,8 @@ export class ChatWidget {
   private askPerson!: HTMLButtonElement;
   private greeting: HTMLDivElement | null = null;
   private greetingTimer = 0;
+  /** the session's live stream (live handoff), open once the conversation has begun */
+  private live: EventSource | null = null;
 
   constructor(
     private readonly shadow: ShadowRoot,
@@ -249,6 +251,111 @@ export class ChatWidget {
     // auto_expand opens the window on wide screens only: on a phone it would cover the whole page
     else if (info.auto_expand && window.matchMedia('(min-width: 481px)').matches) this.open(false);
     this.scheduleGreeting(info);
+    this.connectLive();
+  }
+
+  /**
+   * The live stream of this conversation (live handoff): a person's messages and the handoff's
+   * changes arrive here. Opened once the conversation exists at the server (its first message),
+   * whether the window is open or not, so a person's reply is there the moment it is sent; the
+   * browser reconnects by itself, and `ready` repeats what a reconnect or a reload missed. A 404
+   * (the conversation is gone) closes it; the next message opens it again.
+   */
+  private connectLive(): void {
+    if (this.live || this.offline || typeof EventSource !== 'function' || !this.state.messages.some((m) => m.role === 'user')) return;
+    const session = this.state.session_id;
+    const source = new EventSource(this.api.eventsUrl(session));
+    this.live = source;
+    const data = (e: Event): Record<string, unknown> | null => {
+      if (session !== this.state.session_id) return null; // a restarted conversation's late event
+      try {
+        const parsed: unknown = JSON.parse((e as MessageEvent<string>).data);
+        return parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : null;
+      } catch {
+        return null;
+      }
+    };
+    source.addEventListener('ready', (e) => {
+      const d = data(e);
+      if (!d) return;
+      if (d.status === 'escalated') this.markEscalated();
+      this.setPerson(d.handled_by === 'person');
+      if (Array.isArray(d.messages)) for (const m of d.messages) this.receivePersonMessage(m as PersonMessage);
+    });
+    source.addEventListener('message', (e) => {
+      const d = data(e);
+      if (d) this.receivePersonMessage(d as unknown as PersonMessage);
+    });
+    source.addEventListener('status', (e) => {
+      const d = data(e);
+      if (!d) return;
+      if (d.status === 'escalated') this.markEscalated();
+      else if (d.status === 'taken') this.setPerson(true);
+      else if (d.status === 'handed_back') this.setPerson(false);
+      else if (d.status === 'handoff_timeout') this.handoffTimedOut();
+    });
+    source.addEventListener('error', () => {
+      if (source.readyState === EventSource.CLOSED && this.live === source) this.live = null;
+    });
+  }
+
+  private disconnectLive(): void {
+    this.live?.close();
+    this.live = null;
+  }
+
+  /** A note in the transcript, kept with the messages so a reload shows it in its place. */
+  private addNote(note: NoteKey): void {
+    this.state.messages.push({ role: 'assistant', content: '', note });
+    saveState(this.agentId, this.state);
+    this.showNote(note);
+    this.scrollToEnd(false);
+  }
+
+  private showNote(note: NoteKey): void {
+    this.log.append(h('p', { class: `note note-${note}`, role: 'status', text: this.t[note] }));
+  }
+
+  /** The conversation is escalated: by the visitor's button, or by the agent's keywords. */
+  private markEscalated(): void {
+    if (this.state.escalated) return;
+    this.state.escalated = true;
+    this.addNote('asked_person');
+    this.updateAskPerson();
+  }
+
+  /** A person took the conversation over, or handed it back to the agent: said once per change. */
+  private setPerson(on: boolean): void {
+    if (!!this.state.person === on) return;
+    this.state.person = on;
+    if (on) this.state.handoff_told = true; // someone came: the timeout's offer no longer applies
+    this.addNote(on ? 'person_joined' : 'person_left');
+    this.updateAskPerson();
+  }
+
+  /** Nobody took the escalation in time: said once, with the lead form unless the visitor left their details. */
+  private handoffTimedOut(): void {
+    if (this.state.handoff_told || this.state.person) return;
+    this.state.handoff_told = true;
+    this.addNote('handoff_timeout');
+    if (this.state.lead_done || this.leadForm) return;
+    this.leadWhen = 'after';
+    this.leadForm = this.buildLeadForm(this.info, 'after');
+    this.log.append(this.leadForm);
+    this.scrollToEnd(true);
+  }
+
+  /** A person's message from the stream: shown once (`ready` repeats the latest ones). */
+  private receivePersonMessage(m: PersonMessage): void {
+    if (!m || typeof m.id !== 'string' || !m.id || typeof m.content !== 'string' || m.from_person !== true) return;
+    if (this.state.messages.some((x) => x.id === m.id)) return;
+    const stored: StoredMessage = { role: 'assistant', content: m.content, id: m.id, from_person: true };
+    this.state.messages.push(stored);
+    saveState(this.agentId, this.state);
+    const stick = this.nearBottom();
+    this.addMessage(stored);
+    if (stick) this.scrollToEnd(true);
+    if (this.mode === 'embed' && !this.isOpen()) this.launcher?.classList.add('unread');
   }
 
   /**
@@ -299,7 +406,7 @@ export class ChatWidget {
 
   /** "Talk to a person": shown once the conversation has begun, until the visitor has asked. */
   private updateAskPerson(): void {
-    const show = !this.offline && !this.state.escalated && this.state.messages.length > 0 && this.leadWhen !== 'before';
+    const show = !this.offline && !this.state.escalated && !this.state.person && this.state.messages.length > 0 && this.leadWhen !== 'before';
     if (show && !this.askPerson.isConnected) this.composer.before(this.askPerson);
     else if (!show) this.askPerson.remove();
   }
@@ -308,11 +415,9 @@ export class ChatWidget {
     this.askPerson.disabled = true;
     try {
       await this.api.escalate({ session_id: this.state.session_id });
-      this.state.escalated = true;
-      saveState(this.agentId, this.state);
-      this.askPerson.remove();
-      this.log.append(h('p', { class: 'asked-person', role: 'status', text: this.t.asked_person }));
+      this.markEscalated();
       this.scrollToEnd(true);
+      this.connectLive();
       this.input.focus({ preventScroll: true });
     } catch (err) {
       this.showNotice(this.failure(err).text, null);
@@ -360,8 +465,12 @@ export class ChatWidget {
   private showConversation(info: AgentInfo): void {
     this.log.replaceChildren();
     this.addMessage({ role: 'assistant', content: info.welcome_message });
-    for (const m of this.state.messages) this.addMessage(m);
-    if (this.state.escalated) this.log.append(h('p', { class: 'asked-person', role: 'status', text: this.t.asked_person }));
+    for (const m of this.state.messages) {
+      if (m.note) this.showNote(m.note);
+      else this.addMessage(m);
+    }
+    // a transcript from before notes were kept: the escalation's line at the end, as it was shown
+    if (this.state.escalated && !this.state.messages.some((m) => m.note === 'asked_person')) this.showNote('asked_person');
     this.composer.remove();
     this.leadForm?.remove();
     this.leadForm = null;
@@ -478,6 +587,7 @@ export class ChatWidget {
 
   private restart(info: AgentInfo): void {
     if (this.busy) return;
+    this.disconnectLive();
     this.state = freshState();
     saveState(this.agentId, this.state);
     this.showConversation(info);
@@ -494,10 +604,14 @@ export class ChatWidget {
     } else {
       bubble.textContent = m.content;
     }
-    row.prepend(h('span', { class: 'sr', text: m.role === 'user' ? this.more.you_said : this.more.assistant_said }));
+    if (m.from_person) {
+      row.classList.add('person');
+      bubble.prepend(h('span', { class: 'person-label', 'aria-hidden': 'true', text: this.t.person_label }));
+    }
+    row.prepend(h('span', { class: 'sr', text: m.role === 'user' ? this.more.you_said : m.from_person ? this.more.person_said : this.more.assistant_said }));
     row.append(bubble);
     this.log.append(row);
-    if (m.role === 'assistant' && typeof m.id === 'string' && m.id) this.log.append(this.feedbackRow(m));
+    if (m.role === 'assistant' && !m.from_person && typeof m.id === 'string' && m.id) this.log.append(this.feedbackRow(m));
     return bubble;
   }
 
@@ -578,10 +692,16 @@ export class ChatWidget {
       if (frame) cancelAnimationFrame(frame);
       const stick = this.nearBottom();
       typing.remove();
+      if (answer.session_id && answer.session_id !== this.state.session_id) this.state.session_id = answer.session_id;
+      this.connectLive();
+      if (answer.handled_by === 'person') {
+        // the agent stays silent while a person handles the conversation: their reply comes on the live stream
+        this.setPerson(true);
+        return;
+      }
       if (!bubble) bubble = this.addMessage({ role: 'assistant', content: '' });
       renderMarkdown(bubble, answer.message);
       if (answer.sources?.length) bubble.append(this.sourcesList(answer.sources));
-      if (answer.session_id && answer.session_id !== this.state.session_id) this.state.session_id = answer.session_id;
       const stored: StoredMessage = { role: 'assistant', content: answer.message, ...(answer.sources?.length ? { sources: answer.sources } : {}) };
       if (typeof answer.message_id === 'string' && answer.message_id) {
         stored.id = answer.message_id;
@@ -654,6 +774,7 @@ export class ChatWidget {
 
   open(focus: boolean): void {
     this.hideGreeting();
+    this.launcher?.classList.remove('unread');
     this.panel.hidden = false;
     this.root.classList.add('open');
     this.launcher?.setAttribute('aria-expanded', 'true');

@@ -1,5 +1,5 @@
-import { useRef, useState } from 'preact/hooks';
-import { api, get } from '../api.js';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, followEventStream, get } from '../api.js';
 import { href, navigate } from '../router.js';
 import type { Agent, Conversation, Message } from '../types.js';
 import { Badge, ConfirmDialog, EmptyState, Loading, Notice, formatDate, toast, useAsync } from '../ui.js';
@@ -16,37 +16,117 @@ function Stars({ rating }: { rating: number | null }) {
 
 const statusKind: Record<Conversation['status'], string> = { active: 'busy', resolved: 'ok', escalated: 'bad' };
 
+/** Live handoff: who answers the visitor now (absent from older servers: the agent). */
+type HandledConversation = Conversation & { handled_by?: 'agent' | 'person'; taken_at?: string | null };
+type HandoffState = Pick<HandledConversation, 'status' | 'handled_by' | 'taken_at' | 'escalated_at'> & { conversation_id: string };
+type TranscriptMessage = Message & { from_person?: boolean };
+
+/** The person's message to the visitor, while they handle the conversation. */
+function ReplyForm({ agent, conversation, onSent }: { agent: Agent; conversation: HandledConversation; onSent: () => void }) {
+  const [text, setText] = useState('');
+  const [sending, setSending] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const box = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => box.current?.focus(), [conversation.id]);
+  const send = async () => {
+    const message = text.trim();
+    if (!message || sending) return;
+    setSending(true);
+    setError(null);
+    try {
+      await api('POST', `/api/chat/conversations/${encodeURIComponent(agent.id)}/${encodeURIComponent(conversation.id)}/reply`, { message });
+      setText('');
+      onSent();
+      box.current?.focus();
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    } finally {
+      setSending(false);
+    }
+  };
+  return (
+    <form
+      class="reply-form stack"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void send();
+      }}
+    >
+      <label class="stack">
+        <span>Your reply to the visitor</span>
+        <textarea
+          ref={box}
+          rows={3}
+          maxLength={4000}
+          value={text}
+          onInput={(e) => setText(e.currentTarget.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+              e.preventDefault();
+              void send();
+            }
+          }}
+        />
+      </label>
+      {error && <Notice kind="error">{error}</Notice>}
+      <div class="actions">
+        <button type="submit" class="btn btn-primary" disabled={sending || !text.trim()}>
+          Send reply
+        </button>
+        <span class="small muted">Enter sends; Shift+Enter starts a new line. The visitor sees it in their open chat at once.</span>
+      </div>
+    </form>
+  );
+}
+
 function Transcript({
+  agent,
   conversation,
   onDelete,
   onStatus,
+  onHandoff,
+  onSent,
 }: {
-  conversation: Conversation;
+  agent: Agent;
+  conversation: HandledConversation;
   onDelete: (button: HTMLButtonElement) => void;
   onStatus: (status: 'active' | 'resolved') => Promise<void>;
+  onHandoff: (action: 'take' | 'hand-back') => Promise<void>;
+  onSent: () => void;
 }) {
-  const messages = useAsync(() => get<Message[]>(`/api/chat/messages/${encodeURIComponent(conversation.id)}`), [conversation.id, conversation.updated_at]);
+  const messages = useAsync(() => get<TranscriptMessage[]>(`/api/chat/messages/${encodeURIComponent(conversation.id)}`), [conversation.id, conversation.updated_at, conversation.message_count]);
   const [changing, setChanging] = useState(false);
-  const change = async (status: 'active' | 'resolved') => {
+  const change = async (step: () => Promise<void>) => {
     setChanging(true);
     try {
-      await onStatus(status);
+      await step();
     } finally {
       setChanging(false);
     }
   };
+  const person = conversation.handled_by === 'person';
   return (
     <section class="card stack transcript" aria-label="Transcript">
       <div class="section-head-row">
         <h2>{conversation.user_name || 'Anonymous visitor'}</h2>
         <span class="head-actions">
           <Badge kind={statusKind[conversation.status]}>{conversation.status}</Badge>
+          {person && <Badge kind="ok">you are answering</Badge>}
+          {person ? (
+            <button type="button" class="btn btn-small" disabled={changing} onClick={() => void change(() => onHandoff('hand-back'))}>
+              Hand back to the agent
+            </button>
+          ) : (
+            <button type="button" class="btn btn-small btn-primary" disabled={changing} onClick={() => void change(() => onHandoff('take'))}>
+              Take over
+            </button>
+          )}
           {conversation.status === 'resolved' ? (
-            <button type="button" class="btn btn-small" disabled={changing} onClick={() => void change('active')}>
+            <button type="button" class="btn btn-small" disabled={changing} onClick={() => void change(() => onStatus('active'))}>
               Reopen
             </button>
           ) : (
-            <button type="button" class="btn btn-small" disabled={changing} onClick={() => void change('resolved')}>
+            <button type="button" class="btn btn-small" disabled={changing} onClick={() => void change(() => onStatus('resolved'))}>
               Mark resolved
             </button>
           )}
@@ -75,13 +155,16 @@ function Transcript({
           <dd>{conversation.message_count}</dd>
         </div>
       </dl>
+      {conversation.status === 'escalated' && !person && (
+        <Notice kind="warning">The visitor asked for a person{conversation.escalated_at ? ` (${formatDate(conversation.escalated_at)})` : ''}. Take the conversation over to reply; the agent stays silent until you hand it back.</Notice>
+      )}
       {messages.error && <Notice kind="error">{messages.error}</Notice>}
       {!messages.data && messages.loading && <Loading />}
       {messages.data && (
         <ol class="chat-log" aria-label="Messages">
           {messages.data.map((m) => (
-            <li key={m.id} class={`chat-msg chat-${m.role}`}>
-              <span class="chat-who">{m.role === 'user' ? 'Visitor' : 'Agent'}</span>
+            <li key={m.id} class={`chat-msg chat-${m.role}${m.from_person ? ' chat-person' : ''}`}>
+              <span class="chat-who">{m.role === 'user' ? 'Visitor' : m.from_person ? 'You' : 'Agent'}</span>
               <div class="chat-bubble">{m.content}</div>
               {m.interrupted && <span class="chat-note">(answer interrupted)</span>}
               {m.feedback === 1 && <span class="chat-note">Visitor’s feedback: helpful</span>}
@@ -93,6 +176,7 @@ function Transcript({
           ))}
         </ol>
       )}
+      {person && <ReplyForm agent={agent} conversation={conversation} onSent={onSent} />}
     </section>
   );
 }
@@ -136,7 +220,7 @@ export function ConversationsTab({ agent, selected }: { agent: Agent; selected?:
   const [search, setSearch] = useState('');
   const [q, setQ] = useState('');
   const query = new URLSearchParams({ ...(status ? { status } : {}), ...(q ? { q } : {}) }).toString();
-  const list = useAsync(() => get<Conversation[]>(`/api/chat/conversations/${encodeURIComponent(agent.id)}${query ? `?${query}` : ''}`), [agent.id, query]);
+  const list = useAsync(() => get<HandledConversation[]>(`/api/chat/conversations/${encodeURIComponent(agent.id)}${query ? `?${query}` : ''}`), [agent.id, query]);
   const setConversationStatus = async (next: 'active' | 'resolved') => {
     if (!current) return;
     try {
@@ -148,6 +232,17 @@ export function ConversationsTab({ agent, selected }: { agent: Agent; selected?:
     }
   };
   const current = list.data?.find((c) => c.id === selected);
+  const live = useLiveConversations(agent, list.reload);
+  const handoff = async (action: 'take' | 'hand-back') => {
+    if (!current) return;
+    try {
+      const state = await api<HandoffState>('POST', `/api/chat/conversations/${encodeURIComponent(agent.id)}/${encodeURIComponent(current.id)}/${action}`);
+      list.setData((list.data ?? []).map((c) => (c.id === state.conversation_id ? { ...c, status: state.status, handled_by: state.handled_by, taken_at: state.taken_at, escalated_at: state.escalated_at } : c)));
+      toast(action === 'take' ? 'You are answering this visitor; the agent stays silent' : 'The agent answers this visitor again');
+    } catch (err) {
+      toast(err instanceof Error ? err.message : String(err));
+    }
+  };
   const [deleting, setDeleting] = useState<{ conversation: Conversation; button: HTMLButtonElement } | null>(null);
   const listHeading = useRef<HTMLHeadingElement>(null);
   const deleted = () => {
@@ -173,6 +268,11 @@ export function ConversationsTab({ agent, selected }: { agent: Agent; selected?:
           <h2 ref={listHeading} tabIndex={-1}>
             Conversations
           </h2>
+          {live && (
+            <span class="live-badge small" title="New messages and requests for a person appear here as they happen">
+              Live
+            </span>
+          )}
           <button type="button" class="btn btn-small" onClick={() => void list.reload()} disabled={list.loading}>
             Refresh
           </button>
@@ -233,7 +333,14 @@ export function ConversationsTab({ agent, selected }: { agent: Agent; selected?:
           <a class="back-link" href={href('agents', agent.id, 'conversations')}>
             ← All conversations
           </a>
-          <Transcript conversation={current} onDelete={(button) => setDeleting({ conversation: current, button })} onStatus={setConversationStatus} />
+          <Transcript
+            agent={agent}
+            conversation={current}
+            onDelete={(button) => setDeleting({ conversation: current, button })}
+            onStatus={setConversationStatus}
+            onHandoff={handoff}
+            onSent={() => void list.reload()}
+          />
         </div>
       ) : (
         list.data && list.data.length > 0 && <div class="detail detail-empty muted">Choose a conversation to read it.</div>
@@ -241,4 +348,38 @@ export function ConversationsTab({ agent, selected }: { agent: Agent; selected?:
       {deleting && <DeleteConversationDialog agent={agent} conversation={deleting.conversation} onDeleted={deleted} onCancel={cancelled} />}
     </div>
   );
+}
+
+/**
+ * The agent's live stream while its conversations are open: a new message or a change of state
+ * reloads the list (and so the open transcript, keyed on `updated_at`); a visitor asking for a
+ * person also says so in a toast. True while connected. After a reconnect the list is reloaded
+ * once, for whatever happened while the stream was down.
+ */
+function useLiveConversations(agent: Agent, reload: () => Promise<void>): boolean {
+  const [connected, setConnected] = useState(false);
+  const latestReload = useRef(reload);
+  latestReload.current = reload;
+  useEffect(() => {
+    const controller = new AbortController();
+    let connections = 0;
+    followEventStream(
+      `/api/chat/conversations/${encodeURIComponent(agent.id)}/events`,
+      {
+        onConnected: () => {
+          setConnected(true);
+          if (connections++ > 0) void latestReload.current();
+        },
+        onDisconnected: () => setConnected(false),
+        onEvent: (event, payload) => {
+          if (event !== 'message' && event !== 'status') return;
+          if (event === 'status' && payload.status === 'escalated') toast(`A visitor asked for a person on ${agent.name}`);
+          void latestReload.current();
+        },
+      },
+      controller.signal,
+    );
+    return () => controller.abort();
+  }, [agent.id]);
+  return connected;
 }

@@ -26,6 +26,8 @@ export type AgentSettings = Agent & {
   greeting_delay_s: number;
   auto_resolve_after_h: number | null;
   escalation_keywords: string[];
+  /** live handoff: seconds an escalation waits for a person before the visitor is asked for contact details */
+  handoff_wait_s: number;
 };
 
 type Draft = Partial<AgentSettings>;
@@ -60,7 +62,7 @@ const SECTIONS = {
     keys: ['lead_capture_enabled', 'lead_form_timing', 'lead_form_after_messages', 'lead_consent_text', 'privacy_policy_url', 'email_alerts_enabled', 'email_alert_address'],
   },
   rate: { title: 'Rate limit', keys: ['rate_limit_enabled', 'messages_per_hour', 'daily_message_limit'] },
-  engagement: { title: 'Starters, greeting and hand-over', keys: ['starter_questions', 'greeting_message', 'greeting_delay_s', 'auto_resolve_after_h', 'escalation_keywords'] },
+  engagement: { title: 'Starters, greeting and hand-over', keys: ['starter_questions', 'greeting_message', 'greeting_delay_s', 'auto_resolve_after_h', 'escalation_keywords', 'handoff_wait_s'] },
 } satisfies Record<string, { title: string; keys: Array<keyof AgentSettings> }>;
 type SectionId = keyof typeof SECTIONS;
 
@@ -581,6 +583,12 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
             </Field>
             <Field label="Hand-over words" hint="One per line, at most 20: a visitor message containing one of them (as a whole word) marks the conversation escalated.">
               <textarea rows={3} value={(d.escalation_keywords ?? []).join('\n')} onInput={(e) => set('escalation_keywords', valueOf(e).split('\n'))} />
+            </Field>
+            <Field
+              label="Wait for a person (seconds)"
+              hint="15 to 3600. When nobody takes an escalated conversation over within this time, the visitor is told and asked for their name and phone number."
+            >
+              <input type="number" min={15} max={3600} step={1} value={d.handoff_wait_s ?? 120} onInput={(e) => set('handoff_wait_s', Math.trunc(Number(valueOf(e))))} />
             </Field>
           </>
         )}

@@ -86,6 +86,10 @@ export const WIDGET_TEXT_KEYS = [
   'ask_person',
   'asked_person',
   'greeting_dismiss',
+  'person_label',
+  'person_joined',
+  'person_left',
+  'handoff_timeout',
 ] as const;
 
 const widgetTexts = z

@@ -1,0 +1,218 @@
+import type { Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auth, ManualClock, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { artifactPath, launchBrowser, listenOnLoopback, startSite, watchErrors, type Browser, type TinyServer } from '../helpers/browser.js';
+
+/**
+ * Live handoff (issue 23 point 4) in real Chromium, the widget on another origin: a visitor gives
+ * a thumbs down and asks for a person; the owner, on the agent's conversations, sees it arrive
+ * live, takes over and replies; the reply appears in the visitor's open widget; while the person
+ * answers the agent is silent; the owner hands back and the agent answers again; a reload keeps
+ * the whole exchange in order. Then an escalation nobody takes: the visitor is told and leaves
+ * their details. Screenshots: test-artifacts/handoff-*.png.
+ */
+
+type Json = Record<string, any>;
+declare const localStorage: any;
+
+const clock = new ManualClock(new Date().toISOString());
+let t: TestApp;
+let browser: Browser;
+let appUrl: string;
+let token: string;
+const servers: TinyServer[] = [];
+
+beforeAll(async () => {
+  t = await startTestApp({ clock, env: { EMBEDDINGS: 'none' } });
+  appUrl = `http://127.0.0.1:${await listenOnLoopback(t)}`;
+  token = (await registerUser(t.app)).token;
+  browser = await launchBrowser();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  for (const s of servers) await s.close();
+  await t?.cleanup();
+});
+
+async function api(method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json): Promise<any> {
+  const res = await t.app.inject({ method, url, headers: auth(token), ...(payload ? { payload } : {}) });
+  expect(res.statusCode, `${method} ${url}: ${res.body}`).toBeLessThan(300);
+  return res.json();
+}
+
+async function site(agentId: string): Promise<string> {
+  const s = await startSite({
+    '/': {
+      type: 'text/html; charset=utf-8',
+      body: `<!doctype html><html><head><meta charset="utf-8"><title>Acme</title></head><body><h1>Acme</h1>
+<script src="${appUrl}/widget.js" data-chatbot-id="${agentId}" defer></script></body></html>`,
+    },
+    // the browser asks for one; a 404 would be a console error on the visitor's page
+    '/favicon.ico': { type: 'image/x-icon', body: '' },
+  });
+  servers.push(s);
+  return s.url;
+}
+
+const idle = (page: Page) =>
+  page.waitForFunction(`document.querySelector('chat-agent-widget').shadowRoot.querySelector('.log')?.getAttribute('aria-busy') !== 'true'`);
+
+async function openWidget(page: Page, url: string): Promise<Locator> {
+  await page.goto(url);
+  await page.getByRole('button', { name: /chat/i }).first().click();
+  const dialog = page.getByRole('dialog');
+  await dialog.waitFor();
+  return dialog;
+}
+
+async function ask(page: Page, dialog: Locator, text: string): Promise<void> {
+  await dialog.getByRole('textbox', { name: 'Type your message' }).fill(text);
+  await dialog.getByRole('button', { name: 'Send message' }).click();
+  await idle(page);
+}
+
+/** Counts the live streams the widget opened (answered with their headers); the widget connects once the conversation has begun. */
+function watchStreams(page: Page): { opened: () => number } {
+  let opened = 0;
+  page.on('response', (r) => {
+    if (r.url().includes('/events?session_id=') && r.status() === 200) opened += 1;
+  });
+  return { opened: () => opened };
+}
+
+describe('live handoff in the browser (issue 23.4)', () => {
+  it('a visitor asks for a person; the owner sees it live, takes over and replies into the open widget, then hands back', async () => {
+    const agent = await api('POST', '/api/chatbots', { name: 'Acme helper', lead_capture_enabled: false });
+    const url = await site(agent.id);
+
+    // the owner is already looking at the agent's conversations
+    const admin = await browser.context.newPage();
+    const adminErrors = watchErrors(admin);
+    await admin.setViewportSize({ width: 1280, height: 800 });
+    await admin.goto(appUrl + '/#/login');
+    await admin.evaluate((tk) => localStorage.setItem('chat-agent.token', tk), token);
+    await admin.goto('about:blank');
+    await admin.goto(`${appUrl}/#/agents/${agent.id}/conversations`);
+    await admin.getByText('Live', { exact: true }).waitFor();
+    await admin.getByText('No conversations yet.').waitFor();
+
+    const page = await browser.context.newPage();
+    const visitorErrors = watchErrors(page);
+    const streams = watchStreams(page);
+    const dialog = await openWidget(page, url);
+    await ask(page, dialog, 'Can I return a worn jacket?');
+    await expect.poll(() => dialog.locator('.msg.assistant').count()).toBe(2);
+    await expect.poll(streams.opened).toBe(1);
+
+    // the conversation appears in the owner's list without a reload
+    const list = admin.getByRole('list', { name: 'Conversations, newest first' });
+    await list.waitFor();
+    expect(await list.getByText('active').count()).toBe(1);
+
+    await dialog.getByRole('button', { name: 'Not helpful' }).click();
+    await expect.poll(() => dialog.getByRole('button', { name: 'Not helpful' }).getAttribute('aria-pressed')).toBe('true');
+    await dialog.getByRole('button', { name: 'Talk to a person' }).click();
+    await dialog.getByText('We have asked a person to take over').waitFor();
+
+    // live: a toast and the escalated badge, still without a reload
+    await admin.getByText('A visitor asked for a person on Acme helper').waitFor();
+    await list.getByText('escalated').waitFor();
+    await admin.screenshot({ path: artifactPath('handoff-admin-escalated.png') });
+
+    await list.getByRole('link').first().click();
+    const transcript = admin.getByRole('region', { name: 'Transcript' });
+    await transcript.getByText('The visitor asked for a person').waitFor();
+    await transcript.getByRole('button', { name: 'Take over' }).click();
+    await dialog.getByText('A person has joined the conversation.').waitFor();
+    expect(await dialog.getByRole('button', { name: 'Talk to a person' }).count()).toBe(0);
+
+    const reply = transcript.getByRole('textbox', { name: 'Your reply to the visitor' });
+    await reply.fill('Hi, I am Anna from the shop. Yes, within 30 days with the receipt.');
+    await reply.press('Enter');
+    const personMessage = dialog.locator('.msg.person');
+    await personMessage.getByText('Yes, within 30 days with the receipt.').waitFor();
+    expect(await personMessage.innerText()).toContain('Team member');
+    // a person's message gets no thumbs
+    expect(await dialog.locator('.msg.person + .feedback').count()).toBe(0);
+    expect(await dialog.locator('.msg.assistant:not(.person) + .feedback').count()).toBe(1);
+    await page.screenshot({ path: artifactPath('handoff-widget-reply.png') });
+    await transcript.getByText('Yes, within 30 days with the receipt.').waitFor();
+
+    // while the person answers, the agent stays silent; the owner sees the visitor's message live
+    const answersBefore = await dialog.locator('.msg.assistant').count();
+    await ask(page, dialog, 'Great, do I need the original box?');
+    await transcript.getByText('Great, do I need the original box?').waitFor();
+    expect(await dialog.locator('.msg.assistant').count()).toBe(answersBefore);
+    await reply.fill('No box needed.');
+    await transcript.getByRole('button', { name: 'Send reply' }).click();
+    await dialog.getByText('No box needed.').waitFor();
+    await admin.screenshot({ path: artifactPath('handoff-admin-replying.png') });
+
+    await transcript.getByRole('button', { name: 'Hand back to the agent' }).click();
+    await dialog.getByText('The assistant is answering again.').waitFor();
+    await transcript.getByRole('button', { name: 'Take over' }).waitFor();
+    await ask(page, dialog, 'Thanks!');
+    await expect.poll(() => dialog.locator('.msg.assistant').count()).toBe(answersBefore + 2);
+
+    // a reload shows the whole exchange, in order, from the visitor's own storage
+    await page.reload();
+    await page.getByRole('button', { name: /chat/i }).first().click();
+    const again = page.getByRole('dialog');
+    await again.getByText('No box needed.').waitFor();
+    const lines = await again.locator('.log > .msg, .log > .note').evaluateAll((els) => els.map((e) => (e.classList.contains('note') ? `note: ${e.textContent}` : `${e.classList.contains('user') ? 'visitor' : e.classList.contains('person') ? 'person' : 'agent'}`)));
+    expect(lines).toEqual([
+      'agent', // welcome
+      'visitor',
+      'agent',
+      'note: We have asked a person to take over; they will get back to you here.',
+      'note: A person has joined the conversation.',
+      'person',
+      'visitor',
+      'person',
+      'note: The assistant is answering again.',
+      'visitor',
+      'agent',
+    ]);
+    await page.screenshot({ path: artifactPath('handoff-widget-reloaded.png') });
+
+    const [conversation] = await api('GET', `/api/chat/conversations/${agent.id}`);
+    expect(conversation).toMatchObject({ status: 'active', handled_by: 'agent', rating: 1 });
+    expect(visitorErrors).toEqual([]);
+    expect(adminErrors).toEqual([]);
+    await page.close();
+    await admin.close();
+  });
+
+  it('an escalation nobody takes in time: the visitor is told and leaves their name and phone', async () => {
+    const agent = await api('POST', '/api/chatbots', { name: 'Night shift', lead_capture_enabled: false, handoff_wait_s: 60 });
+    const page = await browser.context.newPage();
+    const errors = watchErrors(page);
+    const streams = watchStreams(page);
+    const dialog = await openWidget(page, await site(agent.id));
+    await ask(page, dialog, 'I need to change my order');
+    await expect.poll(streams.opened).toBe(1);
+    await dialog.getByRole('button', { name: 'Talk to a person' }).click();
+    await dialog.getByText('We have asked a person to take over').waitFor();
+
+    clock.advance(61_000);
+    await dialog.getByText('Sorry, nobody is free right now.').waitFor();
+    const form = dialog.locator('form.lead');
+    await form.getByRole('textbox', { name: 'Name' }).fill('Marta Ruiz');
+    await form.getByRole('textbox', { name: 'Phone' }).fill('+34 600 111 222');
+    await form.getByRole('button', { name: /send|start/i }).click();
+    await dialog.getByText('Thank you! We will be in touch.').waitFor();
+    await page.screenshot({ path: artifactPath('handoff-timeout-lead.png') });
+
+    const leads = await api('GET', `/api/chatbot-leads/${agent.id}`);
+    expect(leads.map((l: Json) => [l.name, l.phone])).toEqual([['Marta Ruiz', '+34 600 111 222']]);
+    // told once: a reload (a new stream, which learns the timeout at once) does not say it again
+    await page.reload();
+    await page.getByRole('button', { name: /chat/i }).first().click();
+    await expect.poll(streams.opened).toBe(2);
+    await page.getByRole('dialog').getByText('I need to change my order').waitFor();
+    expect(await page.getByRole('dialog').getByText('Sorry, nobody is free right now.').count()).toBe(1);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
