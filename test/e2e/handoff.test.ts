@@ -151,6 +151,8 @@ describe('live handoff in the browser (issue 23.4)', () => {
 
     await transcript.getByRole('button', { name: 'Hand back to the agent' }).click();
     await dialog.getByText('The assistant is answering again.').waitFor();
+    // the escalation is over: the visitor may ask for a person again
+    await dialog.getByRole('button', { name: 'Talk to a person' }).waitFor();
     await transcript.getByRole('button', { name: 'Take over' }).waitFor();
     await ask(page, dialog, 'Thanks!');
     await expect.poll(() => dialog.locator('.msg.assistant').count()).toBe(answersBefore + 2);

@@ -329,6 +329,11 @@ export class ChatWidget {
     if (!!this.state.person === on) return;
     this.state.person = on;
     if (on) this.state.handoff_told = true; // someone came: the timeout's offer no longer applies
+    else {
+      // handing back ends the escalation (the server's too): the visitor may ask for a person again
+      this.state.escalated = false;
+      this.state.handoff_told = false;
+    }
     this.addNote(on ? 'person_joined' : 'person_left');
     this.updateAskPerson();
   }
