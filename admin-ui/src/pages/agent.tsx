@@ -6,6 +6,7 @@ import type { Agent } from '../types.js';
 import { Badge, ConfirmDialog, CopyButton, Loading, Notice, errorText, toast, useAsync } from '../ui.js';
 import { AgentAnalyticsTab } from './analytics.js';
 import { ConversationsTab } from './conversations.js';
+import { GapsTab } from './gaps.js';
 import { KnowledgeTab } from './knowledge.js';
 import { WidgetLeadsTab } from './leads.js';
 import { NO_DRAFTS, SettingsTab, unsavedSettings, type SettingsDrafts, type UpdateDrafts } from './settings.js';
@@ -15,6 +16,7 @@ const TABS: Array<{ id: string; label: string }> = [
   { id: 'settings', label: 'Settings' },
   { id: 'knowledge', label: 'Knowledge' },
   { id: 'conversations', label: 'Conversations' },
+  { id: 'gaps', label: 'Unanswered' },
   { id: 'try', label: 'Try it' },
   { id: 'leads', label: 'Leads' },
   { id: 'analytics', label: 'Analytics' },
@@ -149,6 +151,9 @@ export function AgentPage({ id, tab, sub }: { id: string; tab: string; sub?: str
       break;
     case 'conversations':
       body = <ConversationsTab agent={a} selected={sub} />;
+      break;
+    case 'gaps':
+      body = <GapsTab agent={a} />;
       break;
     case 'try':
       body = <TryItTab agent={a} />;

@@ -196,6 +196,95 @@ function TextForm({ agentId, onAdded }: { agentId: string; onAdded: () => void }
   );
 }
 
+/** The server's limits for a Q&A source (README "Q&A sources"). */
+const MAX_QA_QUESTION = 500;
+const MAX_QA_ANSWER = 5000;
+
+/**
+ * A question and its answer (a Q&A source, added or edited). The agent puts it ahead of other
+ * passages when a visitor's question matches, so the owner's words win over a document's.
+ */
+function QaFields(props: { question: string; answer: string; setQuestion: (v: string) => void; setAnswer: (v: string) => void; answerRef?: { current: HTMLTextAreaElement | null } }) {
+  return (
+    <>
+      <Field label="Question" hint="As visitors would ask it">
+        <input required maxLength={MAX_QA_QUESTION} value={props.question} onInput={(e) => props.setQuestion(valueOf(e))} placeholder="What are your opening hours?" />
+      </Field>
+      <Field label="Answer">
+        <textarea ref={props.answerRef} required maxLength={MAX_QA_ANSWER} rows={4} value={props.answer} onInput={(e) => props.setAnswer(valueOf(e))} />
+      </Field>
+    </>
+  );
+}
+
+function QaForm({ agentId, onAdded }: { agentId: string; onAdded: () => void }) {
+  const [question, setQuestion] = useState('');
+  const [answer, setAnswer] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await api('POST', `/api/sources/chatbot/${encodeURIComponent(agentId)}/qa`, { question, answer });
+      setQuestion('');
+      setAnswer('');
+      onAdded();
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="stack" onSubmit={submit} method="post" aria-label="Add Q&A">
+      {error && <Notice kind="error">{error}</Notice>}
+      <p class="muted small">When a visitor asks this question, the agent answers from what you write here before anything else.</p>
+      <QaFields question={question} answer={answer} setQuestion={setQuestion} setAnswer={setAnswer} />
+      <div class="actions">
+        <button type="submit" class="btn btn-primary" disabled={busy}>
+          {busy ? 'Adding…' : 'Add Q&A'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function QaEditForm({ source, onSaved, onCancel }: { source: Source; onSaved: (updated: Source) => void; onCancel: () => void }) {
+  const [question, setQuestion] = useState(source.qa_question ?? source.name);
+  const [answer, setAnswer] = useState(source.qa_answer ?? '');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const answerRef = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => answerRef.current?.focus(), []);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      onSaved(await api<Source>('PUT', `/api/sources/${encodeURIComponent(source.id)}/qa`, { question, answer }));
+    } catch (err) {
+      setError(errorText(err));
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="stack qa-edit" onSubmit={submit} method="post" aria-label={`Edit Q&A: ${source.qa_question ?? source.name}`}>
+      {error && <Notice kind="error">{error}</Notice>}
+      <QaFields question={question} answer={answer} setQuestion={setQuestion} setAnswer={setAnswer} answerRef={answerRef} />
+      <div class="actions">
+        <button type="submit" class="btn btn-primary" disabled={busy}>
+          {busy ? 'Saving…' : 'Save Q&A'}
+        </button>
+        <button type="button" class="btn" onClick={onCancel} disabled={busy}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 const SKIP_REASON_LABELS: Record<keyof NonNullable<Source['pages_skipped_by']>, string> = {
@@ -327,7 +416,17 @@ function Passages({ source, id }: { source: Source; id: string }) {
 }
 
 function SourceRow({ source, onDelete, onChanged }: { source: Source; onDelete: () => void; onChanged: (updated?: Source) => void }) {
-  const kind = source.type === 'file' ? (source.file_type ?? 'file').toUpperCase() : source.type === 'website' ? 'Website' : 'Text';
+  const kind = source.type === 'file' ? (source.file_type ?? 'file').toUpperCase() : source.type === 'website' ? 'Website' : source.type === 'qa' ? 'Q&A' : 'Text';
+  const qa = source.type === 'qa';
+  const [editing, setEditing] = useState(false);
+  const editButton = useRef<HTMLButtonElement>(null);
+  const wasEditing = useRef(false);
+  // the form closed (saved or cancelled): focus back on the button that opened it
+  useEffect(() => {
+    if (wasEditing.current && !editing) editButton.current?.focus();
+    wasEditing.current = editing;
+  }, [editing]);
+  const stopEditing = () => setEditing(false);
   const pages = source.type === 'website' && source.pages_found ? `${source.pages_done ?? 0} of ${source.pages_found} pages` : source.type === 'website' && source.pages_done ? `${source.pages_done} pages` : null;
   const report = crawlReport(source);
   const [open, setOpen] = useState(false);
@@ -354,8 +453,8 @@ function SourceRow({ source, onDelete, onChanged }: { source: Source; onDelete: 
     <li class="source" data-status={source.status}>
       <div class="source-main">
         <span class="source-kind">{kind}</span>
-        <span class="source-name" title={source.name}>
-          {source.name}
+        <span class="source-name" title={qa ? (source.qa_question ?? source.name) : source.name}>
+          {qa ? (source.qa_question ?? source.name) : source.name}
         </span>
         {source.status === 'processing' && <Badge kind="busy">Processing</Badge>}
         {source.status === 'completed' && <Badge kind="ok">Ready</Badge>}
@@ -374,7 +473,24 @@ function SourceRow({ source, onDelete, onChanged }: { source: Source; onDelete: 
         {[formatDate(source.created_at), formatBytes(source.file_size), source.status !== 'processing' ? (report?.text ?? pages) : null].filter(Boolean).join(' · ')}
       </p>
       {report?.detail && <p class="small muted">{report.detail}</p>}
+      {qa && !editing && source.qa_answer !== undefined && <p class="qa-answer">{source.qa_answer}</p>}
+      {editing && (
+        <QaEditForm
+          source={source}
+          onCancel={stopEditing}
+          onSaved={(updated) => {
+            toast('Q&A saved. The agent uses the new answer from now on.');
+            stopEditing();
+            onChanged(updated);
+          }}
+        />
+      )}
       <div class="source-actions">
+        {qa && !editing && (
+          <button ref={editButton} type="button" class="btn btn-small" aria-label={`Edit ${source.qa_question ?? source.name}`} onClick={() => setEditing(true)}>
+            Edit
+          </button>
+        )}
         <button type="button" class="btn btn-small" aria-expanded={open} aria-controls={open ? panelId : undefined} aria-label={`Passages: ${source.name}`} onClick={() => setOpen((o) => !o)}>
           {open ? 'Hide passages' : 'Passages'}
         </button>
@@ -395,7 +511,7 @@ function SourceRow({ source, onDelete, onChanged }: { source: Source; onDelete: 
 
 export function KnowledgeTab({ agent }: { agent: Agent }) {
   const sources = useAsync(() => get<Source[]>(`/api/sources/chatbot/${encodeURIComponent(agent.id)}`), [agent.id]);
-  const [adding, setAdding] = useState<'file' | 'website' | 'text'>('file');
+  const [adding, setAdding] = useState<'file' | 'website' | 'text' | 'qa'>('file');
   const [deleting, setDeleting] = useState<Source | null>(null);
   const processing = sources.data?.some((s) => s.status === 'processing') ?? false;
 
@@ -448,15 +564,16 @@ export function KnowledgeTab({ agent }: { agent: Agent }) {
       <section class="card stack">
         <h2>Add knowledge</h2>
         <div class="segmented" role="group" aria-label="Kind of source">
-          {(['file', 'website', 'text'] as const).map((k) => (
+          {(['file', 'website', 'text', 'qa'] as const).map((k) => (
             <button key={k} type="button" class={adding === k ? 'seg active' : 'seg'} aria-pressed={adding === k} onClick={() => setAdding(k)}>
-              {k === 'file' ? 'Files' : k === 'website' ? 'Website' : 'Text'}
+              {k === 'file' ? 'Files' : k === 'website' ? 'Website' : k === 'text' ? 'Text' : 'Q&A'}
             </button>
           ))}
         </div>
         {adding === 'file' && <Dropzone agentId={agent.id} onUploaded={() => void sources.reload()} />}
         {adding === 'website' && <WebsiteForm agentId={agent.id} onAdded={added} />}
         {adding === 'text' && <TextForm agentId={agent.id} onAdded={added} />}
+        {adding === 'qa' && <QaForm agentId={agent.id} onAdded={added} />}
       </section>
       <section class="card stack">
         <div class="section-head-row">
