@@ -170,12 +170,34 @@ export interface AccountLead {
   updated_at: string;
 }
 
-export interface Dashboard {
+/** Outcomes of the requested window (both analytics routes). */
+export interface AnalyticsOutcomes {
+  conversations_resolved: number;
+  /** 0..1 */
+  resolution_rate: number;
+  escalations: number;
+  thumbs_up: number;
+  thumbs_down: number;
+  /** 0..1; null when nothing was rated */
+  thumbs_up_ratio: number | null;
+}
+
+/** An open answer gap among the most asked. */
+export interface UnansweredQuestion {
+  id: string;
+  question: string;
+  count: number;
+  reasons: string[];
+  last_seen_at: string;
+}
+
+export interface Dashboard extends AnalyticsOutcomes {
   total_conversations: number;
   total_messages: number;
   active_chatbots: number;
   total_chatbots: number;
   total_leads: number;
+  top_unanswered: Array<UnansweredQuestion & { chatbot_id: string; chatbot_name: string }>;
 }
 
 export interface Trends {
@@ -184,12 +206,13 @@ export interface Trends {
   avg_response_time: string;
 }
 
-export interface AgentAnalytics {
+export interface AgentAnalytics extends AnalyticsOutcomes {
   total_conversations: number;
   total_messages: number;
   date_range: string[];
   conversations_by_date: Record<string, number>;
   messages_by_date: Record<string, number>;
+  top_unanswered: UnansweredQuestion[];
 }
 
 export interface SystemStatus {

@@ -56,6 +56,9 @@ function isConsecutive(days: string[]): boolean {
 
 const sum = (o: Record<string, number>) => Object.values(o).reduce((a, b) => a + b, 0);
 
+/** The outcome fields (issue 23.7, tested in analytics-outcomes) where nothing was resolved, escalated, rated or left unanswered. */
+const NO_OUTCOMES = { conversations_resolved: 0, resolution_rate: 0, escalations: 0, thumbs_up: 0, thumbs_down: 0, thumbs_up_ratio: null, top_unanswered: [] };
+
 describe('formatDuration (avg_response_time)', () => {
   it.each([
     [null, '0s'],
@@ -107,7 +110,7 @@ describe('GET /api/analytics/dashboard', () => {
     // a new account: all zero
     expect(await get(t, a.token, '/api/analytics/dashboard')).toEqual({
       status: 200,
-      body: { total_conversations: 0, total_messages: 0, active_chatbots: 0, total_chatbots: 0, total_leads: 0 },
+      body: { total_conversations: 0, total_messages: 0, active_chatbots: 0, total_chatbots: 0, total_leads: 0, ...NO_OUTCOMES },
     });
 
     const x = await createAgent(t.app, a.token, { name: 'X' });
@@ -139,11 +142,11 @@ describe('GET /api/analytics/dashboard', () => {
 
     expect(await get(t, a.token, '/api/analytics/dashboard')).toEqual({
       status: 200,
-      body: { total_conversations: 3, total_messages: 8, active_chatbots: 1, total_chatbots: 2, total_leads: 4 },
+      body: { total_conversations: 3, total_messages: 8, active_chatbots: 1, total_chatbots: 2, total_leads: 4, ...NO_OUTCOMES },
     });
     expect(await get(t, b.token, '/api/analytics/dashboard')).toEqual({
       status: 200,
-      body: { total_conversations: 1, total_messages: 2, active_chatbots: 1, total_chatbots: 1, total_leads: 1 },
+      body: { total_conversations: 1, total_messages: 2, active_chatbots: 1, total_chatbots: 1, total_leads: 1, ...NO_OUTCOMES },
     });
   });
 
@@ -209,6 +212,7 @@ describe('GET /api/analytics/chatbot/{chatbot_id}', () => {
         '2026-03-09': 2,
         '2026-03-10': 4,
       },
+      ...NO_OUTCOMES,
     });
     // the maps' keys come in the order of date_range
     expect(Object.keys(body.conversations_by_date)).toEqual(body.date_range);
@@ -230,6 +234,7 @@ describe('GET /api/analytics/chatbot/{chatbot_id}', () => {
       date_range: ['2026-03-10'],
       conversations_by_date: { '2026-03-10': 1 },
       messages_by_date: { '2026-03-10': 4 },
+      ...NO_OUTCOMES,
     });
   });
 
@@ -273,6 +278,7 @@ describe('GET /api/analytics/chatbot/{chatbot_id}', () => {
       date_range: ['2026-03-08', '2026-03-09', '2026-03-10'],
       conversations_by_date: { '2026-03-08': 0, '2026-03-09': 0, '2026-03-10': 0 },
       messages_by_date: { '2026-03-08': 0, '2026-03-09': 0, '2026-03-10': 0 },
+      ...NO_OUTCOMES,
     });
   });
 

@@ -1,11 +1,12 @@
-import { and, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.js';
 import { chatbots } from '../agents/tables.js';
+import { answerGaps } from '../knowledge/tables.js';
 import { widgetLeads } from '../leads/tables.js';
 
 /**
- * Analytics is a read model: it owns no table and only reads the tables of the agents, chat and
- * leads features (never writes them), with SQL aggregates so one request is a fixed, small number
+ * Analytics is a read model: it owns no table and only reads the tables of the agents, chat,
+ * leads and knowledge (answer gaps) features (never writes them), with SQL aggregates so one request is a fixed, small number
  * of queries whatever the number of agents, conversations or days.
  *
  * Conversation and message figures come from `analytics_daily`, a per-agent, per-UTC-day rollup
@@ -45,6 +46,32 @@ export interface MessageDay extends DayCount {
   responseMsSum: number;
   responseCount: number;
 }
+
+/** Conversation outcomes and answer ratings of a window (README "Analytics" says what counts). */
+export interface Outcomes {
+  /** conversations created in the window */
+  started: number;
+  /** of those, the ones whose status is `resolved` now */
+  resolved: number;
+  /** conversations whose `escalated_at` is in the window */
+  escalations: number;
+  /** the agent's own answers (not a person's replies) sent in the window, rated up / down */
+  thumbsUp: number;
+  thumbsDown: number;
+}
+
+export interface TopGap {
+  id: string;
+  chatbot_id: string;
+  chatbot_name: string;
+  question: string;
+  count: number;
+  reasons: string[];
+  last_seen_at: string;
+}
+
+/** How many open gaps the analytics lists (the gap inbox has them all). */
+export const TOP_GAPS = 10;
 
 export class AnalyticsRepo {
   constructor(private readonly db: Db) {}
@@ -111,5 +138,52 @@ export class AnalyticsRepo {
         FROM analytics_daily
        WHERE ${this.rollupScope(scope)} AND day >= ${window.from} AND day < ${window.toExclusive}
        GROUP BY day HAVING sum(messages) > 0`);
+  }
+
+  /**
+   * The window's outcomes in one statement. Timestamps are ISO strings, so `>= from` and
+   * `< toExclusive` on them are the same UTC days as the rollup's `day`. Reads conversations by
+   * (chatbot_id, created_at) and (chatbot_id, escalated_at), rated messages by
+   * (chatbot_id, timestamp) with `feedback IS NOT NULL`.
+   */
+  outcomes(scope: Scope, window: DayWindow): Outcomes {
+    const where = this.rollupScope(scope);
+    const { from, toExclusive: to } = window;
+    return this.db.get<Outcomes>(sql`
+      SELECT c.started AS started, c.resolved AS resolved, e.n AS escalations, m.up AS thumbsUp, m.down AS thumbsDown
+        FROM (SELECT count(*) AS started, coalesce(sum(status = 'resolved'), 0) AS resolved FROM conversations
+               WHERE ${where} AND created_at >= ${from} AND created_at < ${to}) AS c,
+             (SELECT count(*) AS n FROM conversations
+               WHERE ${where} AND escalated_at >= ${from} AND escalated_at < ${to}) AS e,
+             (SELECT coalesce(sum(feedback = 1), 0) AS up, coalesce(sum(feedback = -1), 0) AS down FROM messages
+               WHERE ${where} AND timestamp >= ${from} AND timestamp < ${to} AND feedback IS NOT NULL AND from_person = 0) AS m`);
+  }
+
+  /**
+   * The most asked open answer gaps of one agent or of all of an account's agents, in the gap
+   * inbox's order (most asked, then most recent, then id so ties are stable).
+   */
+  topOpenGaps(scope: Scope, limit = TOP_GAPS): TopGap[] {
+    return this.db
+      .select({
+        id: answerGaps.id,
+        chatbot_id: answerGaps.chatbot_id,
+        chatbot_name: chatbots.name,
+        question: answerGaps.question,
+        count: answerGaps.count,
+        reasons: answerGaps.reasons,
+        last_seen_at: answerGaps.last_seen_at,
+      })
+      .from(answerGaps)
+      .innerJoin(chatbots, eq(chatbots.id, answerGaps.chatbot_id))
+      .where(
+        and(
+          'chatbotId' in scope ? eq(answerGaps.chatbot_id, scope.chatbotId) : eq(chatbots.user_id, scope.userId),
+          eq(answerGaps.status, 'open'),
+        ),
+      )
+      .orderBy(desc(answerGaps.count), desc(answerGaps.last_seen_at), desc(answerGaps.id))
+      .limit(limit)
+      .all();
   }
 }

@@ -21,12 +21,37 @@ const days = z
 const windowQuery = z.object({ days });
 const count = z.number().int();
 
+const share = z.number().min(0).max(1);
+
+/** Outcomes of the window (issue 23.7): added fields, both on an agent and on the dashboard. */
+const outcomes = {
+  conversations_resolved: count.describe('conversations created in the window whose status is resolved now'),
+  resolution_rate: share.describe('conversations_resolved / conversations created in the window; 3 decimals; 0 when none'),
+  escalations: count.describe('conversations whose escalated_at falls in the window'),
+  thumbs_up: count.describe("the agent's answers sent in the window and rated thumbs up (by the answer's timestamp)"),
+  thumbs_down: count.describe("the agent's answers sent in the window and rated thumbs down (by the answer's timestamp)"),
+  thumbs_up_ratio: share.nullable().describe('thumbs_up / (thumbs_up + thumbs_down); 3 decimals; null when none'),
+};
+
+const unanswered = z.object({
+  id: z.string(),
+  question: z.string(),
+  count,
+  reasons: z.array(z.string()),
+  last_seen_at: z.string(),
+});
+
 const dashboardSchema = z.object({
   total_conversations: count,
   total_messages: count,
   active_chatbots: count,
   total_chatbots: count,
   total_leads: count,
+  ...outcomes,
+  top_unanswered: unanswered
+    .extend({ chatbot_id: z.string(), chatbot_name: z.string() })
+    .array()
+    .describe("the 10 most asked open answer gaps over the account's agents (not windowed)"),
 });
 
 const agentAnalyticsSchema = z.object({
@@ -35,6 +60,8 @@ const agentAnalyticsSchema = z.object({
   date_range: z.array(z.string()),
   conversations_by_date: z.record(z.string(), count),
   messages_by_date: z.record(z.string(), count),
+  ...outcomes,
+  top_unanswered: unanswered.array().describe("the agent's 10 most asked open answer gaps (not windowed)"),
 });
 
 const trendPoint = z.object({ date: z.string(), count });
@@ -48,8 +75,9 @@ export const analyticsRoutes: FastifyPluginAsyncZod<{ analytics: AnalyticsServic
   const security = [{ bearer: [] }];
 
   app.get('/api/analytics/dashboard', {
-    schema: { tags: ['analytics'], security, response: { 200: dashboardSchema } },
-    handler: async (req) => analytics.dashboard(currentUser(req)),
+    // `days` sets the window of the outcome figures only; the totals stay all-time
+    schema: { tags: ['analytics'], security, querystring: windowQuery, response: { 200: dashboardSchema } },
+    handler: async (req) => analytics.dashboard(currentUser(req), req.query.days),
   });
 
   app.get('/api/analytics/chatbot/:chatbot_id', {

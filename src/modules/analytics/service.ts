@@ -2,19 +2,41 @@ import type { Clock } from '../../platform/clock.js';
 import { badRequest } from '../../platform/http/errors.js';
 import type { AgentsService } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
-import type { AnalyticsRepo, DashboardCounts, DayCount, DayWindow, MessageDay, Scope } from './repo.js';
+import type { AnalyticsRepo, DashboardCounts, DayCount, DayWindow, MessageDay, Outcomes, Scope, TopGap } from './repo.js';
 
 /** The analytics window (spec 8 "Analytics window"): `days` from 1 to 365, 30 when not given. */
 export const DEFAULT_DAYS = 30;
 export const MIN_DAYS = 1;
 export const MAX_DAYS = 365;
 
-export interface AgentAnalytics {
+/**
+ * Outcome figures of a window (issue 23.7), on both the per-agent analytics and the dashboard.
+ * README "Analytics" states exactly what each one counts.
+ */
+export interface OutcomeFigures {
+  conversations_resolved: number;
+  /** conversations_resolved / conversations started in the window, 0..1, 3 decimals; 0 when none */
+  resolution_rate: number;
+  escalations: number;
+  thumbs_up: number;
+  thumbs_down: number;
+  /** thumbs_up / (thumbs_up + thumbs_down), 0..1, 3 decimals; null when nothing was rated */
+  thumbs_up_ratio: number | null;
+}
+
+export type UnansweredQuestion = Omit<TopGap, 'chatbot_id' | 'chatbot_name'>;
+
+export interface AgentAnalytics extends OutcomeFigures {
   total_conversations: number;
   total_messages: number;
   date_range: string[];
   conversations_by_date: Record<string, number>;
   messages_by_date: Record<string, number>;
+  top_unanswered: UnansweredQuestion[];
+}
+
+export interface DashboardAnalytics extends DashboardCounts, OutcomeFigures {
+  top_unanswered: TopGap[];
 }
 
 export interface TrendPoint {
@@ -73,9 +95,18 @@ export class AnalyticsService {
     private readonly clock: Clock,
   ) {}
 
-  /** All-time figures over the caller's agents; total_leads counts widget leads (not account leads). */
-  dashboard(user: AuthUser): DashboardCounts {
-    return this.repo.dashboard(user.id);
+  /**
+   * All-time figures over the caller's agents (total_leads counts widget leads, not account
+   * leads), plus the outcomes of the `days` window and the account's most asked open gaps.
+   */
+  dashboard(user: AuthUser, days: number): DashboardAnalytics {
+    const { window } = this.window(days);
+    const scope: Scope = { userId: user.id };
+    return {
+      ...this.repo.dashboard(user.id),
+      ...outcomeFigures(this.repo.outcomes(scope, window)),
+      top_unanswered: this.repo.topOpenGaps(scope),
+    };
   }
 
   /**
@@ -85,7 +116,8 @@ export class AnalyticsService {
    * Decision: total_conversations and total_messages are the agent's all-time totals, not the
    * window's. They are the same figures as the agent's own messages_count / conversations_count
    * and the dashboard, so an owner never sees two different "total conversations" for one agent;
-   * the window's totals are the sums of the two maps, which the client already has.
+   * the window's totals are the sums of the two maps, which the client already has. The outcome
+   * figures are the window's; top_unanswered is the gap inbox's head, whatever the window.
    */
   agent(user: AuthUser, chatbotId: string, days: number): AgentAnalytics {
     const agent = this.agents.get(user, chatbotId);
@@ -98,6 +130,8 @@ export class AnalyticsService {
       date_range: range,
       conversations_by_date: fillDays(range, this.repo.conversationsByDay(scope, window)),
       messages_by_date: fillDays(range, this.repo.messagesByDay(scope, window)),
+      ...outcomeFigures(this.repo.outcomes(scope, window)),
+      top_unanswered: this.repo.topOpenGaps(scope).map(({ chatbot_id: _id, chatbot_name: _name, ...gap }) => gap),
     };
   }
 
@@ -136,6 +170,23 @@ function fillDays(range: string[], rows: DayCount[]): Record<string, number> {
   const out: Record<string, number> = {};
   for (const day of range) out[day] = byDay.get(day) ?? 0;
   return out;
+}
+
+/** A share in 0..1 rounded to 3 decimals. */
+function share(part: number, whole: number): number {
+  return Math.round((part / whole) * 1000) / 1000;
+}
+
+function outcomeFigures(o: Outcomes): OutcomeFigures {
+  const rated = o.thumbsUp + o.thumbsDown;
+  return {
+    conversations_resolved: o.resolved,
+    resolution_rate: o.started === 0 ? 0 : share(o.resolved, o.started),
+    escalations: o.escalations,
+    thumbs_up: o.thumbsUp,
+    thumbs_down: o.thumbsDown,
+    thumbs_up_ratio: rated === 0 ? null : share(o.thumbsUp, rated),
+  };
 }
 
 function averageResponseMs(days: MessageDay[]): number | null {

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { chatbots } from '../agents/tables.js';
 
@@ -34,6 +35,8 @@ export const conversations = sqliteTable(
     uniqueIndex('conversations_chatbot_session').on(t.chatbot_id, t.session_id),
     index('conversations_chatbot_updated').on(t.chatbot_id, t.updated_at),
     index('conversations_chatbot_created').on(t.chatbot_id, t.created_at),
+    // analytics' escalations per window; partial: only escalated conversations are in it
+    index('conversations_chatbot_escalated').on(t.chatbot_id, t.escalated_at).where(sql`${t.escalated_at} IS NOT NULL`),
   ],
 );
 
@@ -65,7 +68,9 @@ export const messages = sqliteTable(
     interrupted: integer('interrupted', { mode: 'boolean' }).notNull().default(false),
   },
   (t) => [index('messages_conversation_time').on(t.conversation_id, t.timestamp), // per-agent time ranges (role and response time included so such reads need not touch the rows)
-    index('messages_chatbot_time_stats').on(t.chatbot_id, t.timestamp, t.role, t.response_time_ms)],
+    index('messages_chatbot_time_stats').on(t.chatbot_id, t.timestamp, t.role, t.response_time_ms),
+    // analytics' thumbs per window, read from the index alone; partial: only rated answers are in it
+    index('messages_chatbot_rated').on(t.chatbot_id, t.timestamp, t.feedback, t.from_person).where(sql`${t.feedback} IS NOT NULL`)],
 );
 
 export type ConversationRow = typeof conversations.$inferSelect;

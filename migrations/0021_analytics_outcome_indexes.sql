@@ -1,0 +1,2 @@
+CREATE INDEX `conversations_chatbot_escalated` ON `conversations` (`chatbot_id`,`escalated_at`) WHERE "conversations"."escalated_at" IS NOT NULL;--> statement-breakpoint
+CREATE INDEX `messages_chatbot_rated` ON `messages` (`chatbot_id`,`timestamp`,`feedback`,`from_person`) WHERE "messages"."feedback" IS NOT NULL;
