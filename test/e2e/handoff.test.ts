@@ -8,8 +8,9 @@ import { artifactPath, launchBrowser, listenOnLoopback, startSite, watchErrors, 
  * a thumbs down and asks for a person; the owner, on the agent's conversations, sees it arrive
  * live, takes over and replies; the reply appears in the visitor's open widget; while the person
  * answers the agent is silent; the owner hands back and the agent answers again; a reload keeps
- * the whole exchange in order. Then an escalation nobody takes: the visitor is told and leaves
- * their details. Screenshots: test-artifacts/handoff-*.png.
+ * the whole exchange in order; the owner answers the question the agent missed in the Unanswered
+ * tab, and the next visitor asking it gets that answer. Then an escalation nobody takes: the
+ * visitor is told and leaves their details. Screenshots: test-artifacts/handoff-*.png.
  */
 
 type Json = Record<string, any>;
@@ -180,8 +181,36 @@ describe('live handoff in the browser (issue 23.4)', () => {
 
     const [conversation] = await api('GET', `/api/chat/conversations/${agent.id}`);
     expect(conversation).toMatchObject({ status: 'active', handled_by: 'agent', rating: 1 });
+
+    // the question the agent could not answer waits in the Unanswered tab; the owner answers it once
+    await admin.getByRole('link', { name: 'Unanswered' }).click();
+    const open = admin.getByRole('list', { name: 'Open questions' });
+    const gap = open.getByRole('listitem').filter({ hasText: 'Can I return a worn jacket?' });
+    await gap.getByText('Thumbs down').waitFor();
+    await gap.getByText('Asked for a person').waitFor();
+    await gap.getByRole('button', { name: 'Answer: Can I return a worn jacket?' }).click();
+    const form = admin.getByRole('form', { name: 'Answer: Can I return a worn jacket?' });
+    await form.getByLabel('Answer', { exact: true }).fill('Yes: worn items can be returned within 30 days with the receipt.');
+    await form.getByRole('button', { name: 'Save answer' }).click();
+    await admin.getByRole('status').filter({ hasText: 'Answer saved. The agent uses it from now on.' }).waitFor();
+    await admin.screenshot({ path: artifactPath('handoff-admin-gap-answered.png') });
+
+    // the next visitor (another site, so another visitor's storage) asking the same gets that answer
+    const next = await browser.context.newPage();
+    const nextErrors = watchErrors(next);
+    const nextDialog = await openWidget(next, await site(agent.id));
+    await ask(next, nextDialog, 'Can I return a worn jacket?');
+    const newAnswer = nextDialog.locator('.msg.assistant').last().locator('.bubble');
+    await newAnswer.getByText('Yes: worn items can be returned within 30 days with the receipt.').waitFor();
+    // the owner's words as they wrote them (no model here), citing the Q&A
+    expect(await newAnswer.locator('p').first().innerText()).toBe('Yes: worn items can be returned within 30 days with the receipt.');
+    expect(await newAnswer.locator('.sources li').allInnerTexts()).toEqual(['Can I return a worn jacket?']);
+    await next.screenshot({ path: artifactPath('handoff-next-visitor.png') });
+
     expect(visitorErrors).toEqual([]);
     expect(adminErrors).toEqual([]);
+    expect(nextErrors).toEqual([]);
+    await next.close();
     await page.close();
     await admin.close();
   });

@@ -42,6 +42,8 @@ export interface AnswerPassage {
   keywordMatch: boolean;
   /** cosine distance from the question when the vector index found it, else null */
   distance: number | null;
+  /** a Q&A source whose question matches: the owner's answer (set only when it matches) */
+  qaAnswer?: string | null;
 }
 
 export const DEFAULT_NO_ANSWER = 'I could not find that in our information.';
@@ -323,6 +325,13 @@ interface Scored extends Sentence {
 
 export function knowledgeOnlyAnswer(question: string, passages: AnswerPassage[], options: KnowledgeAnswerOptions): KnowledgeAnswer {
   const noAnswer: KnowledgeAnswer = { text: options.noAnswer?.trim() || DEFAULT_NO_ANSWER, used: [], found: false };
+  // the owner wrote the answer to this question (a Q&A source, ranked first when it matches): it is
+  // the answer, in their words, not sentences quoted out of "Q: … A: …"
+  const qa = passages[0];
+  if (qa?.qaAnswer?.trim()) {
+    const text = options.showSources ? `${qa.qaAnswer.trim()}\n\n${citation(qa)}` : qa.qaAnswer.trim();
+    return { text, used: [qa], found: true };
+  }
   const asked = questionWords(question);
   const words = [...asked.keys()];
   const needed = Math.max(1, Math.ceil(words.length / 2));

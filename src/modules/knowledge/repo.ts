@@ -44,7 +44,7 @@ export class KnowledgeRepo {
     this.keywordHits = db.$client.prepare<[string, number], [number, number]>(KEYWORD_SEARCH_SQL).raw();
     // ids as one JSON array parameter: one statement for any number of them
     this.chunksWithSource = db
-      .select({ ...getTableColumns(chunks), source_name: sources.name, source_url: sources.url, source_type: sources.type, qa_question: sources.qa_question })
+      .select({ ...getTableColumns(chunks), source_name: sources.name, source_url: sources.url, source_type: sources.type, qa_question: sources.qa_question, qa_answer: sources.qa_answer })
       .from(chunks)
       .innerJoin(sources, eq(sources.id, chunks.source_id))
       .where(sql`${chunks.id} IN (SELECT value FROM json_each(${sql.placeholder('ids')}))`)
@@ -186,7 +186,7 @@ export class KnowledgeRepo {
     return rows;
   }
 
-  chunksByIds(ids: number[]): Array<ChunkRow & { source_name: string; source_url: string | null; source_type: SourceRow['type']; qa_question: string | null }> {
+  chunksByIds(ids: number[]): Array<ChunkRow & { source_name: string; source_url: string | null; source_type: SourceRow['type']; qa_question: string | null; qa_answer: string | null }> {
     if (ids.length === 0) return [];
     return this.chunksWithSource.all({ ids: JSON.stringify(ids) });
   }

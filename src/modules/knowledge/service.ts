@@ -31,6 +31,8 @@ export interface Passage {
   keywordMatch: boolean;
   /** cosine distance from the query, when the vector index found it */
   distance: number | null;
+  /** a qa source whose question matches the query: the owner's answer, word for word; else null */
+  qaAnswer: string | null;
 }
 
 /** a qa source's question and answer (the routes answer 400 over them) */
@@ -230,9 +232,8 @@ export class KnowledgeService {
     const top = ranked
       .map((entry, i) => ({ entry, i, qa: qaFirst(entry[0]) }))
       .sort((a, b) => a.qa - b.qa || a.i - b.i)
-      .slice(0, limit)
-      .map((x) => x.entry);
-    return top.flatMap(([id, f]) => {
+      .slice(0, limit);
+    return top.flatMap(({ entry: [id, f], qa }) => {
       const row = rows.get(id);
       if (!row) return [];
       return [
@@ -247,6 +248,7 @@ export class KnowledgeService {
           page: row.page,
           heading: row.heading,
           ...f,
+          qaAnswer: qa === 0 ? row.qa_answer : null,
         },
       ];
     });
