@@ -34,7 +34,8 @@ export const conversations = sqliteTable(
   (t) => [
     uniqueIndex('conversations_chatbot_session').on(t.chatbot_id, t.session_id),
     index('conversations_chatbot_updated').on(t.chatbot_id, t.updated_at),
-    index('conversations_chatbot_created').on(t.chatbot_id, t.created_at),
+    // per-agent time ranges; status included so analytics' resolution count reads the index alone
+    index('conversations_chatbot_created_status').on(t.chatbot_id, t.created_at, t.status),
     // analytics' escalations per window; partial: only escalated conversations are in it
     index('conversations_chatbot_escalated').on(t.chatbot_id, t.escalated_at).where(sql`${t.escalated_at} IS NOT NULL`),
   ],
