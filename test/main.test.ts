@@ -145,7 +145,7 @@ describe('main.ts as a process', () => {
       await headersSent;
       // the server has parsed the request (not merely the kernel holding its bytes): a connection
       // with no parsed request yet is ended at once at shutdown, by design (silent-connections.ts)
-      await server.waitFor((r) => r.msg === 'incoming request' && r.req?.url === '/api/auth/register', 'the server to read the request');
+      await server.waitFor((r) => r.msg === 'incoming request' && (r.req as { url?: string } | undefined)?.url === '/api/auth/register', 'the server to read the request');
       server.child.kill('SIGTERM');
       expect((await answered).status).toBe(201);
       // the connection stays open on the client's side (keep-alive): the server must close it
