@@ -11,7 +11,7 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/index.js';
 import { openDatabase } from '../src/platform/db/index.js';
-import parse from '../src/platform/workers/parse-worker.js';
+import parse from '../src/platform/workers/worker-tasks.js';
 import { benchPlansFile, report, round, saveResults } from './lib.js';
 import { generator, passage } from './seed.js';
 

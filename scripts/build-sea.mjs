@@ -1,8 +1,8 @@
 // Builds dist/chat-agent: one executable (Node SEA, linux-x64) that runs with no Node.js and no
-// node_modules. Recipe: /STACK-NOTES "Single executable". Steps:
+// node_modules (README "Single executable"). Steps:
 //   1. scripts/build.mjs (the ESM bundles and every static bundle under dist/);
 //   2. fully bundled CJS builds of the server and of the worker threads' file (piscina's thread
-//      entry with the parser worker's handlers);
+//      entry with the worker tasks);
 //   3. assets: those bundles, package.json (name, version), migrations/, every directory under
 //      dist/ (widget/, admin/, ... so a new static bundle needs no change here), and the native
 //      addons (better-sqlite3, sqlite-vec, argon2), listed in manifest.json with a content hash;
@@ -67,7 +67,7 @@ try {
     ...cjs,
     stdin: {
       contents: [
-        `module.exports = require(${JSON.stringify(path.join(root, 'src', 'platform', 'workers', 'parse-worker.ts'))});`,
+        `module.exports = require(${JSON.stringify(path.join(root, 'src', 'platform', 'workers', 'worker-tasks.ts'))});`,
         `require(${JSON.stringify(path.join(path.dirname(require.resolve('piscina')), 'worker.js'))});`,
       ].join('\n'),
       resolveDir: root,

@@ -1,5 +1,5 @@
-// Builds the server into dist/main.js (+ dist/chunk-*.js), the parser worker into
-// dist/parse-worker.js, the widget into dist/widget/ and the admin UI into dist/admin/.
+// Builds the server into dist/main.js (+ dist/chunk-*.js), the worker threads' tasks into
+// dist/worker-tasks.js, the widget into dist/widget/ and the admin UI into dist/admin/.
 import { readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -84,12 +84,12 @@ if (isEntry) {
     if (/^chunk-[A-Z0-9]+\.js(\.map)?$/.test(name) && !written.has(path.join(dist, name))) rmSync(path.join(dist, name));
   }
 
-  // The document parser runs in worker threads; platform/workers/pool.ts finds this file next to
-  // dist/main.js and runs it under plain node. Its packages stay in node_modules: a worker's start
+  // What the worker threads run (document parsing, WAL checkpoints, integrity checks, read
+  // queries); platform/assets.ts finds this file next to dist/main.js and it runs under plain node. Its packages stay in node_modules: a worker's start
   // is off the server's start path.
   await build({
-    entryPoints: ['src/platform/workers/parse-worker.ts'],
-    outfile: path.join(dist, 'parse-worker.js'),
+    entryPoints: ['src/platform/workers/worker-tasks.ts'],
+    outfile: path.join(dist, 'worker-tasks.js'),
     bundle: true,
     platform: 'node',
     format: 'esm',

@@ -12,6 +12,8 @@ import { DatabaseInUseError, lockDatabase } from './platform/db/data-lock.js';
 import { DatabaseRefusal, openDatabase, openSqlite } from './platform/db/index.js';
 import { ApiError } from './platform/http/errors.js';
 import { appVersion } from './platform/version.js';
+import { EMBEDDING_PROVIDERS } from './providers/embeddings/index.js';
+import { LLM_PROVIDERS } from './providers/llm/catalog.js';
 
 /**
  * The command line of `npm start` and of the single executable. Every flag stands for the
@@ -23,7 +25,7 @@ export interface CliActions {
   serve(config: Config): Promise<void>;
 }
 
-/** The limits of POST /api/auth/register (CONTRACT "Fields and formats"). */
+/** The limits of POST /api/auth/register (docs/API.md "Fields and formats"). */
 const newAccount = z.object({ name: z.string().trim().min(1).max(100), email: emailField, password: z.string().min(8).max(128) });
 
 /** A mistake of the caller: printed as one line, exit code 1. */
@@ -41,11 +43,9 @@ const SERVE_VARIABLES: Array<[variable: string, valueName: string, description: 
   ['FIRST_ACCOUNT_PLAN', 'plan', 'plan of the first account, the owner (default owner, or DEFAULT_PLAN when set)'],
   ['SESSION_IDLE_TIMEOUT_S', 'seconds', 'a token unused this long gives 401'],
   ['SESSION_MAX_AGE_S', 'seconds', 'a token older than this gives 401'],
-  ['EMBEDDINGS', 'name', 'openai, google, ollama or none'],
-  ['OPENAI_BASE_URL', 'url', 'OpenAI-compatible endpoint'],
-  ['ANTHROPIC_BASE_URL', 'url', 'Anthropic endpoint'],
-  ['GEMINI_BASE_URL', 'url', 'Google endpoint'],
-  ['OLLAMA_HOST', 'url', 'Ollama server, e.g. http://127.0.0.1:11434'],
+  ['EMBEDDINGS', 'name', `${EMBEDDING_PROVIDERS.join(', ')} or none`],
+  // each provider's base URL or host (its key is environment-only)
+  ...LLM_PROVIDERS.map(({ connection: c }): [string, string, string] => (c.kind === 'key' ? [c.baseUrlVariable, 'url', c.baseUrlHelp] : [c.hostVariable, 'url', c.hostHelp])),
   ['SMTP_FROM', 'address', 'sender of lead alerts'],
   ['ALLOW_PRIVATE_URLS', 'bool', 'website sources may reach private networks (tests only)'],
   ['TRUST_PROXY', 'bool|hops|addresses', 'proxies believed about the client address (X-Forwarded-For)'],
@@ -100,13 +100,28 @@ export function buildCli(actions: CliActions, env: NodeJS.ProcessEnv): Command {
     .version(appVersion(), '-v, --version', 'print the version')
     .showSuggestionAfterError(true);
 
+  serveCommand(program, env, actions);
+  migrateCommand(program, env);
+  backupCommand(program, env);
+  restoreCommand(program, env);
+  usersCommands(program, env);
+  healthcheckCommand(program, env);
+  versionCommand(program);
+  return program;
+}
+
+/** `serve` (the default): the API, widget and admin UI. */
+function serveCommand(program: Command, env: NodeJS.ProcessEnv, actions: CliActions): void {
   addVariableOptions(
     program
       .command('serve', { isDefault: true })
       .description('serve the API, widget and admin UI (the default command)'),
     SERVE_VARIABLES,
   ).action(async (_opts, cmd: Command) => actions.serve(configFrom(cmd, SERVE_VARIABLES, env)));
+}
 
+/** `migrate`: pending migrations, then exit. */
+function migrateCommand(program: Command, env: NodeJS.ProcessEnv): void {
   addVariableOptions(program.command('migrate').description('apply pending database migrations and exit (serve does this too)'), DATA_VARIABLES).action(
     (_opts, cmd: Command) => {
       const config = configFrom(cmd, DATA_VARIABLES, env);
@@ -124,7 +139,10 @@ export function buildCli(actions: CliActions, env: NodeJS.ProcessEnv): Command {
       process.stdout.write(`${config.databaseFile}: ${after - before} migration(s) applied, ${after} in total\n`);
     },
   );
+}
 
+/** `backup [file]`: a consistent, verified copy of the database. */
+function backupCommand(program: Command, env: NodeJS.ProcessEnv): void {
   addVariableOptions(
     program
       .command('backup')
@@ -145,7 +163,10 @@ export function buildCli(actions: CliActions, env: NodeJS.ProcessEnv): Command {
       source.close();
     }
   });
+}
 
+/** `restore <file>`: a verified backup replaces the database. */
+function restoreCommand(program: Command, env: NodeJS.ProcessEnv): void {
   addVariableOptions(
     program
       .command('restore')
@@ -157,7 +178,10 @@ export function buildCli(actions: CliActions, env: NodeJS.ProcessEnv): Command {
     const result = restoreDatabase(file, config.databaseFile, systemClock.now());
     process.stdout.write(`restored ${result.database} from ${result.restoredFrom}${result.previous ? `; the previous database is kept as ${result.previous}` : ''}\n`);
   });
+}
 
+/** `users create|promote|set-plan|set-status|reset-password`: accounts from the console. */
+function usersCommands(program: Command, env: NodeJS.ProcessEnv): void {
   const users = program.command('users').description('manage accounts from the command line (works while the server runs)');
   addVariableOptions(
     users
@@ -244,7 +268,10 @@ export function buildCli(actions: CliActions, env: NodeJS.ProcessEnv): Command {
       process.stdout.write(`password of ${repo.findUserById(id)!.email} changed; ${ended} session(s) ended\n`);
     });
   });
+}
 
+/** `healthcheck`: exit 0 when the local server answers GET /api/health with 200. */
+function healthcheckCommand(program: Command, env: NodeJS.ProcessEnv): void {
   const PORT_VARIABLES = SERVE_VARIABLES.filter(([v]) => v === 'PORT');
   addVariableOptions(program.command('healthcheck').description('exit 0 when the server on this machine answers GET /api/health with 200 (for container health checks)'), PORT_VARIABLES).action(
     async (_opts, cmd: Command) => {
@@ -262,15 +289,16 @@ export function buildCli(actions: CliActions, env: NodeJS.ProcessEnv): Command {
       process.stdout.write('ok\n');
     },
   );
+}
 
+/** `version`: the version and the runtime. */
+function versionCommand(program: Command): void {
   program
     .command('version')
     .description('print the version')
     .action(() => {
       process.stdout.write(`chat-agent ${appVersion()} (node ${process.version}, ${process.platform}-${process.arch}, ${runMode()})\n`);
     });
-
-  return program;
 }
 
 function appliedMigrations(databaseFile: string): number {

@@ -4,6 +4,7 @@ import { runCli } from './cli.js';
 import type { Config } from './config/index.js';
 import { lockDatabase, DatabaseInUseError } from './platform/db/data-lock.js';
 import { DatabaseRefusal, openDatabase } from './platform/db/index.js';
+import { PROVIDER_NAMES, settingVariable } from './providers/llm/catalog.js';
 
 /** How long shutdown may take before the process exits anyway (the database stays consistent: WAL). */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -52,7 +53,8 @@ async function start(config: Config): Promise<void> {
   // the environment's providers and those an admin stored (Admin > Server settings)
   const { configured, missing } = app.providers;
   if (configured.length === 0) {
-    app.log.warn('no LLM provider configured: agents answer from their knowledge base only (set OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST, or save a key in the admin UI under Admin > Server settings)');
+    const variables = PROVIDER_NAMES.map(settingVariable);
+    app.log.warn(`no LLM provider configured: agents answer from their knowledge base only (set ${variables.slice(0, -1).join(', ')} or ${variables.at(-1)}, or save a key in the admin UI under Admin > Server settings)`);
   } else if (missing.length > 0) {
     app.log.info(`LLM providers configured: ${configured.join(', ')}; agents on ${missing.join(', ')} answer from their knowledge base only`);
   }

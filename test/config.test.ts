@@ -5,8 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config/index.js';
 
 /**
- * CONTRACT "Plans": the built-in table, written out here so a drift in the code is caught; plus
- * max_storage_mb, beyond CONTRACT (issue 20.4).
+ * docs/API.md "Plans": the built-in table, written out here so a drift in the code is caught; plus
+ * max_storage_mb, beyond the spec (issue 20.4).
  */
 const CONTRACT_PLANS = {
   free: { max_agents: 3, max_account_leads: 100, monthly_messages: 1000, requests_per_minute: 60, requests_per_hour: 1000, custom_branding: false, max_storage_mb: 200 },
@@ -75,7 +75,7 @@ describe('loadConfig defaults', () => {
     expect(c.sessionMaxAgeS).toBe(2592000);
     expect(c.registration).toBe('first-only');
     expect(c.defaultPlan).toBe('free');
-    // CONTRACT's three plans, plus `owner` for the first account (issue 22.3)
+    // docs/API.md's three plans, plus `owner` for the first account (issue 22.3)
     const { owner, ...contract } = c.plans;
     expect(contract).toEqual(CONTRACT_PLANS);
     expect(owner).toMatchObject({ max_agents: 1_000_000_000, monthly_messages: 1_000_000_000, max_storage_mb: 1_000_000_000, custom_branding: true });

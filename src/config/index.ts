@@ -3,11 +3,13 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { EMBEDDINGS_CHOICES, type EmbeddingsName } from '../providers/embeddings/index.js';
+import { LLM_PROVIDERS, type ProviderName } from '../providers/llm/catalog.js';
 
 /** a plan in PLANS_FILE without max_storage_mb gets this much */
 export const DEFAULT_MAX_STORAGE_MB = 1000;
 
-/** One plan's limits (CONTRACT "Plans"). */
+/** One plan's limits (docs/API.md "Plans"). */
 export const planSchema = z.object({
   max_agents: z.number().int().min(0),
   max_account_leads: z.number().int().min(0),
@@ -84,8 +86,8 @@ function isAddressOrRange(entry: string): boolean {
 const positiveSeconds = z.coerce.number().int().min(1).max(10 * 365 * 86400);
 const httpUrl = z.url({ protocol: /^https?$/ });
 
-/** Environment variables of CONTRACT "Running it"; empty strings count as unset. */
-const envSchema = z.object({
+/** The environment variables (README "Configuration"); empty strings count as unset. */
+const settingsBefore = {
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
   DATA_DIR: z.string().min(1).default('./data'),
@@ -97,14 +99,9 @@ const envSchema = z.object({
   PLANS_FILE: z.string().min(1).optional(),
   DEFAULT_PLAN: z.string().min(1).default('free'),
   FIRST_ACCOUNT_PLAN: z.string().min(1).optional(),
-  OPENAI_API_KEY: z.string().optional(),
-  OPENAI_BASE_URL: httpUrl.optional(),
-  ANTHROPIC_API_KEY: z.string().optional(),
-  ANTHROPIC_BASE_URL: httpUrl.optional(),
-  GEMINI_API_KEY: z.string().optional(),
-  GEMINI_BASE_URL: httpUrl.optional(),
-  OLLAMA_HOST: httpUrl.optional(),
-  EMBEDDINGS: z.enum(['openai', 'google', 'ollama', 'none']).optional(),
+};
+const settingsAfter = {
+  EMBEDDINGS: z.enum(EMBEDDINGS_CHOICES).optional(),
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
   SMTP_FROM: z.string().min(3).optional(),
   ALLOW_PRIVATE_URLS: bool.default(false),
@@ -117,7 +114,22 @@ const envSchema = z.object({
   BACKUP_INTERVAL_H: z.coerce.number().min(0).max(500).default(0),
   BACKUP_KEEP: z.coerce.number().int().min(1).max(10_000).default(7),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-});
+};
+/** A provider's key (and base URL) variables, or its host variable, typed loosely (read through `providersFrom`). */
+function providerVariables(): Record<string, z.ZodOptional<z.ZodString | typeof httpUrl>> {
+  const shape: Record<string, z.ZodOptional<z.ZodString | typeof httpUrl>> = {};
+  for (const { connection: c } of LLM_PROVIDERS) {
+    if (c.kind === 'key') {
+      shape[c.keyVariable] = z.string().optional();
+      shape[c.baseUrlVariable] = httpUrl.optional();
+    } else {
+      shape[c.hostVariable] = httpUrl.optional();
+    }
+  }
+  return shape;
+}
+// each provider's variables (providers/llm/catalog.ts) sit between the plan and EMBEDDINGS variables, in the catalog's order
+const envSchema = z.object({ ...settingsBefore, ...providerVariables(), ...settingsAfter }) as unknown as z.ZodObject<typeof settingsBefore & typeof settingsAfter>;
 
 export interface Config {
   port: number;
@@ -136,13 +148,9 @@ export interface Config {
   defaultPlan: string;
   /** the plan of the first account ever made (the server's owner): FIRST_ACCOUNT_PLAN; else DEFAULT_PLAN when set; else `owner` when the table has it */
   firstAccountPlan: string;
-  providers: {
-    openai: { apiKey?: string; baseURL?: string };
-    anthropic: { apiKey?: string; baseURL?: string };
-    google: { apiKey?: string; baseURL?: string };
-    ollama: { host?: string };
-  };
-  embeddings: 'openai' | 'google' | 'ollama' | 'none';
+  /** per provider: its key and base URL, or its host (Ollama), as the environment sets them */
+  providers: Record<ProviderName, { apiKey?: string; baseURL?: string; host?: string }>;
+  embeddings: EmbeddingsName | 'none';
   /** ingestion jobs (and parser threads) at once; 1 leaves the second core of a 2-core box to the API */
   ingestConcurrency: number;
   /** longest parse of one file before it fails */
@@ -201,8 +209,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }
   }
 
-  if (e.EMBEDDINGS === 'openai' && !e.OPENAI_API_KEY) throw new ConfigError('Invalid configuration: EMBEDDINGS: openai needs OPENAI_API_KEY', 'EMBEDDINGS');
-  if (e.EMBEDDINGS === 'google' && !e.GEMINI_API_KEY) throw new ConfigError('Invalid configuration: EMBEDDINGS: google needs GEMINI_API_KEY', 'EMBEDDINGS');
+  const providers = providersFrom(e as unknown as Record<string, string | undefined>);
+  // embeddings through a keyed provider need its key from the environment (they are environment-only)
+  const embedding = LLM_PROVIDERS.find((p) => p.name === e.EMBEDDINGS);
+  if (embedding?.connection.kind === 'key' && !providers[embedding.name].apiKey) {
+    throw new ConfigError(`Invalid configuration: EMBEDDINGS: ${embedding.name} needs ${embedding.connection.keyVariable}`, 'EMBEDDINGS');
+  }
 
   const dataDir = path.resolve(e.DATA_DIR);
   try {
@@ -228,13 +240,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     defaultPlan: e.DEFAULT_PLAN,
     // an operator who names DEFAULT_PLAN (or a plan table without `owner`) decides for the first account too
     firstAccountPlan: e.FIRST_ACCOUNT_PLAN ?? (cleaned.DEFAULT_PLAN === undefined && Object.hasOwn(plans, 'owner') ? 'owner' : e.DEFAULT_PLAN),
-    providers: {
-      openai: { apiKey: e.OPENAI_API_KEY, baseURL: e.OPENAI_BASE_URL },
-      anthropic: { apiKey: e.ANTHROPIC_API_KEY, baseURL: e.ANTHROPIC_BASE_URL },
-      google: { apiKey: e.GEMINI_API_KEY, baseURL: e.GEMINI_BASE_URL },
-      ollama: { host: e.OLLAMA_HOST },
-    },
-    embeddings: e.EMBEDDINGS ?? (e.OPENAI_API_KEY ? 'openai' : 'none'),
+    providers,
+    embeddings: e.EMBEDDINGS ?? (providers.openai.apiKey ? 'openai' : 'none'),
     llmTimeoutMs: e.LLM_TIMEOUT_S * 1000,
     ingestConcurrency: e.INGEST_CONCURRENCY,
     ingestTimeoutMs: e.INGEST_TIMEOUT_S * 1000,
@@ -245,6 +252,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
   };
+}
+
+function providersFrom(e: Record<string, string | undefined>): Config['providers'] {
+  return Object.fromEntries(
+    LLM_PROVIDERS.map(({ name, connection: c }) => [name, c.kind === 'key' ? { apiKey: e[c.keyVariable], baseURL: e[c.baseUrlVariable] } : { host: e[c.hostVariable] }]),
+  ) as Config['providers'];
 }
 
 function readPlansFile(file: string): Plans {

@@ -5,7 +5,7 @@ import { projectRoot } from './fs/project-root.js';
 import { runningAsSea, seaAssetRoot } from './fs/sea-assets.js';
 
 /**
- * Where the files the server needs besides its own code live: migrations, the parser worker,
+ * Where the files the server needs besides its own code live: migrations, the worker threads' file,
  * static bundles (dist/widget/, dist/admin/, ...) and native addons. One answer for the three ways
  * it runs: from source (vitest, tsx), from the bundles in dist/ (`npm start`), and as the single
  * executable, whose assets are unpacked to a cache dir with the same layout (see fs/sea-assets.ts).
@@ -28,17 +28,18 @@ export function migrationsDir(): string {
 }
 
 /**
- * The parser worker entry: the CJS bundle in the executable, dist/parse-worker.js beside
- * dist/main.js, or the TypeScript source (run under tsx) in development.
+ * The file every worker thread runs (document parsing, checkpoints, integrity checks, read
+ * queries): the CJS bundle in the executable, dist/worker-tasks.js beside dist/main.js, or the
+ * TypeScript source (run under tsx) in development.
  */
-export function parseWorkerFile(): string {
+export function workerTasksFile(): string {
   const root = projectRoot();
   if (runningAsSea()) return seaWorkerFile();
   const candidates = isBundled()
-    ? [path.join(path.dirname(fileURLToPath(import.meta.url)), 'parse-worker.js')]
-    : [path.join(root, 'src', 'platform', 'workers', 'parse-worker.ts')];
+    ? [path.join(path.dirname(fileURLToPath(import.meta.url)), 'worker-tasks.js')]
+    : [path.join(root, 'src', 'platform', 'workers', 'worker-tasks.ts')];
   for (const file of candidates) if (existsSync(file)) return file;
-  throw new Error(`parser worker not found (looked for ${candidates.join(', ')})`);
+  throw new Error(`worker threads' file not found (looked for ${candidates.join(', ')})`);
 }
 
 /**
@@ -51,7 +52,7 @@ export function staticDir(name: string): string {
 
 /**
  * Inside the executable the worker threads run one bundle: piscina's thread entry together with
- * the parser worker's handlers (one copy of piscina; see scripts/build-sea.mjs). It is both the
+ * the worker tasks (one copy of piscina; see scripts/build-sea.mjs). It is both the
  * threads' entry and the tasks' file.
  */
 export function seaWorkerFile(): string {

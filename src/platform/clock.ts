@@ -5,6 +5,10 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => new Date() };
 
+/**
+ * "Now" as stored in the database: ISO 8601 in UTC with milliseconds. Every timestamp column holds
+ * this form, so text comparison orders them and the first 10 characters are the UTC day.
+ */
 export function isoNow(clock: Clock): string {
   return clock.now().toISOString();
 }

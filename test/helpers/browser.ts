@@ -7,7 +7,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import type { TestApp } from './app.js';
 
 /**
- * Real Chromium (the distribution's package, STACK-NOTES "Browser tests") driven by
+ * Real Chromium (the distribution's package: playwright-core brings no browser of its own) driven by
  * playwright-core, plus tiny servers for the pages a browser test needs.
  */
 

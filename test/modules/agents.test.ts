@@ -8,7 +8,7 @@ import { auth, makeDataDir, ManualClock, registerUser, startTestApp, type TestAp
 
 type Json = Record<string, any>;
 
-/** Every field of spec 2 "Agent" plus the widget fields of "Public agent info" (CONTRACT). */
+/** Every field of the Agent plus the widget fields of "Public agent info" (docs/API.md "Objects"). */
 const AGENT_KEYS = [
   'id',
   'user_id',
@@ -144,7 +144,7 @@ afterAll(async () => {
 });
 
 describe('POST /api/chatbots', () => {
-  it('creates an agent with every default of spec 2 and CONTRACT, and exactly the Agent fields', async () => {
+  it('creates an agent with every default of docs/API.md, and exactly the Agent fields', async () => {
     const me = await api.account();
     const res = await api.call('POST', '/api/chatbots', me.token, { name: 'Support bot' });
     const now = clock.now().toISOString();

@@ -45,7 +45,7 @@ function meWithHeaders(app: App, headers: Record<string, string>) {
   return app.inject({ method: 'GET', url: '/api/auth/me', headers });
 }
 
-/** Asserts the spec's 401 for a bad, missing or expired token. */
+/** Asserts the 401 (docs/API.md "Tokens") for a bad, missing or expired token. */
 function expectCredentials401(res: { statusCode: number; headers: Record<string, unknown>; json(): any }) {
   expect(res.statusCode).toBe(401);
   expect(res.json()).toEqual({ detail: 'Could not validate credentials' });
@@ -72,7 +72,7 @@ describe('POST /api/auth/register', () => {
     expect(Object.keys(body).sort()).toEqual(['access_token', 'token_type']);
     expect(body.token_type).toBe('bearer');
     expect(typeof body.access_token).toBe('string');
-    // an HS256 JWT carrying sub and sid (CONTRACT "Tokens")
+    // an HS256 JWT carrying sub and sid (docs/API.md "Tokens")
     const [header] = body.access_token.split('.');
     expect(JSON.parse(Buffer.from(header, 'base64url').toString())).toMatchObject({ alg: 'HS256' });
     const claims = decodeJwt(body.access_token);

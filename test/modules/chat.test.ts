@@ -38,7 +38,7 @@ const CONVERSATION_KEYS = [
   'user_name',
 ];
 const MESSAGE_KEYS = ['content', 'feedback', 'from_person', 'id', 'interrupted', 'role', 'timestamp'];
-/** spec 2 "Public agent info", plus `status` (README) */
+/** docs/API.md "Objects": Public agent info, plus `status` (README) */
 const PUBLIC_INFO_KEYS = [
   'id',
   'name',
@@ -320,7 +320,7 @@ function expectSafe502(res: { statusCode: number; body: string; json: () => any 
 // ---------------------------------------------------------------------------------------------
 
 describe('GET /api/public/chatbot/{id}', () => {
-  it('answers without a token with exactly the public fields (spec 2 plus status) and their defaults', async () => {
+  it('answers without a token with exactly the public fields (docs/API.md plus status) and their defaults', async () => {
     const t = await start();
     const { token } = await registerUser(t.app);
     const agent = await createAgent(t.app, token, { name: 'Front desk', welcome_message: 'Welcome to the shop!', instructions: 'secret prompt' });
@@ -636,7 +636,7 @@ describe('chat routes: status codes', () => {
     expect(missingChat.statusCode).toBe(404);
     expect(foreignChat.json().detail).toBe(missingChat.json().detail);
 
-    // 404 with the same detail as for an id that does not exist (CONTRACT)
+    // 404 with the same detail as for an id that does not exist (docs/API.md "Errors")
     const pairs = [
       [`/api/chat/conversations/${agent.id}`, '/api/chat/conversations/nope'],
       [`/api/chat/messages/${mine.conversation_id}`, '/api/chat/messages/nope'],

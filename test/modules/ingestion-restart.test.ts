@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 
 /**
- * Durable ingestion (README "Durable ingestion"; spec 3 "Source status": a source ends completed
+ * Durable ingestion (README "Durable ingestion"; docs/API.md "Source status": a source ends completed
  * or failed): the real server in a child process is SIGKILLed right after accepting a large file,
  * then started again on the same DATA_DIR; the source must not stay `processing`.
  */
@@ -177,7 +177,7 @@ async function expectRecovered(dataDir: string, agentId: string, sourceId: strin
     db.close();
   }
 
-  // and it is searchable: with no provider key the agent answers from its knowledge (CONTRACT)
+  // and it is searchable: with no provider key the agent answers from its knowledge (docs/API.md "Without a provider key")
   const chat = await fetch(`${second.base}/api/public/chat/${agentId}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -7,7 +7,7 @@ import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
 
 /**
- * File sources (spec 3 "Source status", 4 "Sources", 8 "Limits"; CONTRACT status codes) through
+ * File sources (docs/API.md "Source status"; README "File sources") through
  * the whole app: real multipart uploads, the real parser worker threads, real SQLite, and a chat
  * against the fake OpenAI server to see that what was ingested reaches the model.
  */

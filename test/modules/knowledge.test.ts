@@ -4,7 +4,7 @@ import { auth, createAgent, ManualClock, registerUser, startTestApp, type TestAp
 import { startFakeLlm, type FakeBehaviour, type FakeLlm } from '../helpers/fake-llm.js';
 
 /**
- * Text sources (spec 4 "Sources", 3 "Source status") through the whole app: multipart and JSON
+ * Text sources (docs/API.md "Source status") through the whole app: multipart and JSON
  * bodies, the Source object, listing, deletion with its passages and vectors, account scoping, and
  * that what is added (or deleted) is what the next chat puts in front of the model. Embeddings run
  * against the fake openai server's /v1/embeddings with the real SDK.
@@ -14,7 +14,7 @@ type Json = Record<string, any>;
 
 const KEY = 'sk-test-SECRET-knowledge-key-0123456789';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
-/** spec 2 "Source", plus `progress` (README: beyond the spec) */
+/** docs/API.md "Objects", plus `progress` (README: beyond the spec) */
 const SOURCE_KEYS = [
   'chatbot_id', 'created_at', 'error_message', 'file_size', 'file_type', 'id', 'max_pages', 'name', 'page_cap_hit',
   'pages_done', 'pages_found', 'pages_skipped', 'pages_skipped_by', 'progress', 'status', 'type', 'url',

@@ -6,7 +6,7 @@ import { auth, makeDataDir, ManualClock, multipartForm, PASSWORD, registerUser, 
 import { freePort, smtpUrl, startSmtp, type TestSmtp } from '../helpers/smtp.js';
 
 /**
- * Lead e-mail alerts (spec 6 "Email alert"; CONTRACT "Email alert": durable outbox, retried while
+ * Lead e-mail alerts (docs/API.md "Leads": durable outbox, retried while
  * the mail server is down, subject names the agent, body holds name, phone and time) against a
  * real SMTP server on 127.0.0.1. Waiting is on the server's onData, never on a timer.
  */

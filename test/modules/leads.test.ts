@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auth, makeDataDir, ManualClock, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
 
 /**
- * Leads (spec 2 "Widget lead" / "Account lead", 3 "Account lead status", 4 "Leads"; CONTRACT
- * "Widget lead dedup", plan-limit detail, DELETE body) and the CSV exports, through real HTTP
+ * Leads (docs/API.md "Leads": dedup, plan-limit detail; README "Widget leads", "Account leads":
+ * statuses, DELETE body) and the CSV exports, through real HTTP
  * (inject) on a real SQLite file. E-mail alerts are in lead-alerts.test.ts.
  */
 

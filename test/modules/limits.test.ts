@@ -7,7 +7,7 @@ import { auth, createAgent, makeDataDir, ManualClock, registerUser, startTestApp
 import { clientBlock } from '../../src/modules/limits/index.js';
 
 /**
- * Plans, quotas and rate limits (CONTRACT "Plans"), with small plans from a PLANS_FILE and a
+ * Plans, quotas and rate limits (docs/API.md "Plans"), with small plans from a PLANS_FILE and a
  * clock the test moves, so every window is crossed and reset without waiting.
  */
 

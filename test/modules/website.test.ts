@@ -4,7 +4,7 @@ import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
 
 /**
- * Website sources (spec 3 "Source status", 4 "Sources"; CONTRACT: 400 for non-http(s) or internal
+ * Website sources (docs/API.md "Source status": 400 for non-http(s) or internal
  * URLs unless ALLOW_PRIVATE_URLS) against a real web site on 127.0.0.1: links, sitemap.xml,
  * robots.txt, main content only, max_pages, include/exclude paths, progress, deletion mid-crawl.
  */

@@ -10,7 +10,7 @@ import ExcelJS from 'exceljs';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { threadNiceness, threadsVisible } from '../helpers/threads.js';
-import { detectFileType } from '../../src/platform/workers/file-type.js';
+import { matchesExtension as detectFileType } from '../../src/platform/workers/extension-check.js';
 import { createParserPool } from '../../src/platform/workers/pool.js';
 import { ParseError, type ParsableType, type ParsedText, type ParserPool } from '../../src/platform/workers/types.js';
 
@@ -531,8 +531,8 @@ describe('platform/workers', () => {
     });
   });
 
-  describe('the bundled worker (dist/parse-worker.js, plain node)', () => {
-    const distWorker = path.join(repoRoot, 'dist', 'parse-worker.js');
+  describe('the bundled worker (dist/worker-tasks.js, plain node)', () => {
+    const distWorker = path.join(repoRoot, 'dist', 'worker-tasks.js');
     beforeAll(() => {
       execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: repoRoot, stdio: 'pipe' });
     });

@@ -8,7 +8,7 @@ import { auth, createAgent, registerUser, startTestApp, type TestApp } from '../
  * The exact set of routes that answer without a bearer token. Adding a public route means adding
  * it here, on purpose, in review.
  *
- * Spec 5.3 (public endpoints): register, login, agent info and chat for the widget. The spec's
+ * docs/API.md "Public routes": register, login, agent info and chat for the widget. Its
  * public lead capture (POST /api/public/lead/{id}) is public too: the widget's lead form.
  * Beyond the spec: health, the OpenAPI document and the docs page, the admin UI and whether
  * registration is open.

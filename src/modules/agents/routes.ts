@@ -1,6 +1,5 @@
 import { type FastifyPluginAsyncZod, jsonSchemaTransform } from 'fastify-type-provider-zod';
 import { currentUser } from '../auth/index.js';
-import type { PlanHolder } from '../limits/index.js';
 import { agentIdParams, agentSchema, createAgentBody, publicAgentSchema, toggleResponse, updateAgentBody } from './schemas.js';
 import { type PublicAgentInfo, toAgentView, type AgentsService } from './service.js';
 import { visitorPreflight } from './visitor-cors.js';
@@ -22,10 +21,7 @@ function keptPublicInfoJson() {
   };
 }
 
-export const agentRoutes: FastifyPluginAsyncZod<{ agents: AgentsService; ownerPlan: (userId: string) => PlanHolder }> = async (
-  app,
-  { agents, ownerPlan },
-) => {
+export const agentRoutes: FastifyPluginAsyncZod<{ agents: AgentsService }> = async (app, { agents }) => {
   const security = [{ bearer: [] }];
 
   // The collection, under a prefix so it answers at `/api/chatbots/` too, as at `/api/chatbots`
@@ -71,7 +67,7 @@ export const agentRoutes: FastifyPluginAsyncZod<{ agents: AgentsService; ownerPl
     config: { public: true, visitorFacing: true },
     schema: { tags: ['public'], params: agentIdParams, response: { 200: publicAgentSchema } },
     serializerCompiler: keptPublicInfoJson,
-    handler: async (req) => agents.publicInfo(req.params.chatbot_id, ownerPlan, req.visitorAgent),
+    handler: async (req) => agents.publicInfo(req.params.chatbot_id),
   });
   app.options('/api/public/chatbot/:chatbot_id', visitorPreflight());
 

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { emailField } from '../auth/index.js';
 import { normaliseHostPattern } from './origins.js';
 
-export const PROVIDERS = ['openai', 'anthropic', 'google', 'ollama'] as const;
+export { PROVIDER_NAMES as PROVIDERS } from '../../providers/llm/catalog.js';
+import { PROVIDER_NAMES as PROVIDERS } from '../../providers/llm/catalog.js';
 
 const color = z.string().regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a hex color like #rgb or #rrggbb');
 const name = z.string().trim().min(1).max(100);
@@ -188,7 +189,7 @@ export const createAgentBody = updateAgentBody.extend({ name });
 export type CreateAgentInput = z.infer<typeof createAgentBody>;
 export type UpdateAgentInput = z.infer<typeof updateAgentBody>;
 
-/** The Agent object: every field of spec 2 plus the widget fields of Public agent info. */
+/** The Agent object: every field of docs/API.md "Objects" plus the widget fields of Public agent info. */
 export const agentSchema = z.object({
   id: z.string(),
   user_id: z.string(),
@@ -253,7 +254,7 @@ export const toggleResponse = z.object({
 
 export const agentIdParams = z.object({ chatbot_id: z.string().min(1).max(100) });
 
-/** Public agent info (spec 2), plus `status` so the widget can say when the agent is offline. */
+/** Public agent info (docs/API.md "Objects"), plus `status` so the widget can say when the agent is offline. */
 export const publicAgentSchema = z.object({
   id: z.string(),
   name: z.string(),

@@ -1,4 +1,5 @@
 import type { Clock } from '../../platform/clock.js';
+import { LLM_PROVIDERS } from '../../providers/llm/catalog.js';
 import { badRequest, forbidden, notFound } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
 import type { AuthUser } from '../auth/index.js';
@@ -15,16 +16,11 @@ export const DEFAULT_INSTRUCTIONS =
 export const DEFAULT_WELCOME = "Hi! I'm your AI assistant. How can I help you today?";
 
 /**
- * The spec's default model is gpt-4o-mini (for the default provider, openai). An agent created for
- * another provider without a model gets that provider's small everyday model instead, since
+ * The default model is gpt-4o-mini for the default provider, openai (docs/API.md "Objects"). An agent created for
+ * another provider without a model gets that provider's small everyday model instead (its catalog entry), since
  * gpt-4o-mini would fail there.
  */
-export const DEFAULT_MODEL: Record<ChatbotRow['provider'], string> = {
-  openai: 'gpt-4o-mini',
-  anthropic: 'claude-3-5-haiku-latest',
-  google: 'gemini-2.0-flash',
-  ollama: 'llama3.2',
-};
+export const DEFAULT_MODEL = Object.fromEntries(LLM_PROVIDERS.map((p) => [p.name, p.defaultModel])) as Record<ChatbotRow['provider'], string>;
 
 export type AgentView = ChatbotRow & { system_message: string };
 
@@ -46,9 +42,19 @@ export class AgentsService {
     private readonly repo: AgentsRepo,
     private readonly plans: PlanService,
     private readonly clock: Clock,
-    /** the owner's account status: a suspended or banned account's agents are offline to visitors */
-    private readonly ownerStatus: (userId: string) => string = () => 'active',
+    /**
+     * The account by id (the owner lookup every module shares): its status takes a suspended or
+     * banned account's agents offline to visitors, its plan decides custom branding. Without it
+     * (tests of retrieval alone) owners count as active on the default plan.
+     */
+    private readonly accountOf?: (userId: string) => PlanHolder & { id: string; status: string },
   ) {}
+
+  /** The agent's owner: what quotas, plans and the visitor-facing rate limit are counted against. */
+  ownerOf(agent: Pick<ChatbotRow, 'user_id'>): PlanHolder & { id: string; status: string } {
+    // an unknown plan id reads as the default plan (PlanService.planOf)
+    return this.accountOf?.(agent.user_id) ?? { id: agent.user_id, status: 'active', plan_id: '', plan_expires_at: null };
+  }
 
   /**
    * The agent a visitor may talk to or leave a lead with: unknown 404, not public 403, switched
@@ -57,19 +63,29 @@ export class AgentsService {
    */
   reachable(id: string): ChatbotRow {
     const agent = this.repo.findById(id);
-    if (!agent) throw notFound('Chatbot');
-    if (!agent.public_access) throw forbidden('This chatbot is not publicly accessible');
-    if (this.statusForVisitors(agent) !== 'active') throw badRequest('This chatbot is inactive');
-    return agent;
+    const visible = publicOnly(agent);
+    if (this.statusForVisitors(visible) !== 'active') throw badRequest('This chatbot is inactive');
+    return visible;
   }
 
   /** the agent's status as visitors see it: inactive too while its owner's account is not active */
   private statusForVisitors(agent: ChatbotRow): 'active' | 'inactive' {
-    return agent.status === 'active' && this.ownerStatus(agent.user_id) === 'active' ? 'active' : 'inactive';
+    return agent.status === 'active' && this.ownerOf(agent).status === 'active' ? 'active' : 'inactive';
   }
 
   list(user: AuthUser): ChatbotRow[] {
     return this.repo.listByUser(user.id);
+  }
+
+  /**
+   * The caller's agent that holds `row` (a conversation, lead, source or gap), or undefined when
+   * there is no row, it belongs to another agent than `chatbotId` (when the path names one), or the
+   * agent is another account's. The one ownership rule for an agent's rows: callers answer 404 for
+   * all of these alike, so another account's ids read as missing.
+   */
+  holding(user: AuthUser, row: { chatbot_id: string } | undefined, chatbotId?: string): ChatbotRow | undefined {
+    if (!row || (chatbotId !== undefined && row.chatbot_id !== chatbotId)) return undefined;
+    return this.repo.findOwned(row.chatbot_id, user.id);
   }
 
   /** The caller's agent, or 404 whether it is missing or another account's. */
@@ -81,7 +97,7 @@ export class AgentsService {
 
   /**
    * Takes every field `update` takes (README "Agents"), under the same rules; what is not sent gets
-   * the spec's default. Custom branding text needs a plan with `custom_branding` (null, the default, does not).
+   * the baseline's default (docs/API.md "Objects"). Custom branding text needs a plan with `custom_branding` (null, the default, does not).
    */
   create(user: AuthUser, input: CreateAgentInput): ChatbotRow {
     this.plans.assertNotExpired(user);
@@ -153,7 +169,7 @@ export class AgentsService {
   }
 
   /**
-   * Changes only the fields sent (spec rule 1); `instructions` wins over its alias `system_message`.
+   * Changes only the fields sent (docs/API.md "Objects"); `instructions` wins over its alias `system_message`.
    * A field the plan does not allow (custom branding) is refused only when it would change: sent
    * back with the value it has, or as null (the default), it passes, so a client may send its
    * whole settings form on every save.
@@ -184,12 +200,10 @@ export class AgentsService {
    * Public agent info: 404 unknown, 403 when public access is off. `powered_by_text` shows only
    * while the owner's plan includes custom branding (null means default branding).
    */
-  publicInfo(id: string, ownerPlan: (userId: string) => PlanHolder, alreadyFound?: ChatbotRow | null): PublicAgentInfo {
-    // the visitor-facing hook has usually looked it up already (null: it found none)
-    const row = alreadyFound === undefined ? this.repo.findById(id) : (alreadyFound ?? undefined);
-    if (!row) throw notFound('Chatbot');
-    if (!row.public_access) throw forbidden('This chatbot is not publicly accessible');
-    const branded = this.plans.planOf(ownerPlan(row.user_id)).custom_branding;
+  publicInfo(id: string): PublicAgentInfo {
+    // a second look-up in the request after the visitor CORS hook's is a hit in the repository's row cache
+    const row = publicOnly(this.repo.findById(id));
+    const branded = this.plans.planOf(this.ownerOf(row)).custom_branding;
     const status = this.statusForVisitors(row);
     // The same frozen object while the row is the same (the row cache hands out one object per
     // version of a row), so the route can keep its JSON with it instead of serializing per visit.
@@ -216,6 +230,13 @@ export class AgentsService {
   }
 }
 
+/** The part of the visitor rule publicInfo shares with `reachable`: unknown 404, not public 403. */
+function publicOnly(agent: ChatbotRow | undefined): ChatbotRow {
+  if (!agent) throw notFound('Chatbot');
+  if (!agent.public_access) throw forbidden('This chatbot is not publicly accessible');
+  return agent;
+}
+
 /** The fields sent, as columns: unsent ones left out, `system_message` as `instructions` unless that is sent too. */
 function patchOf(input: UpdateAgentInput): ChatbotPatch {
   const { system_message, ...rest } = input;
@@ -228,7 +249,7 @@ function assertAlertAddress(alertsOn: boolean, address: string | null): void {
   if (alertsOn && !address) throw badRequest('email_alert_address: required when email_alerts_enabled is true');
 }
 
-/** What visitors' widgets read about an agent (spec 2). */
+/** What visitors' widgets read about an agent (docs/API.md "Objects"). */
 function publicView(row: ChatbotRow, branded: boolean, status: 'active' | 'inactive'): PublicAgentInfo {
   return {
     id: row.id,

@@ -1,4 +1,5 @@
 import { index, integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { PROVIDER_NAMES } from '../../providers/llm/catalog.js';
 import { users } from '../auth/tables.js';
 
 /**
@@ -16,7 +17,7 @@ export const chatbots = sqliteTable(
     name: text('name').notNull(),
     description: text('description'),
     model: text('model').notNull(),
-    provider: text('provider', { enum: ['openai', 'anthropic', 'google', 'ollama'] }).notNull(),
+    provider: text('provider', { enum: PROVIDER_NAMES }).notNull(),
     temperature: real('temperature').notNull(),
     max_tokens: integer('max_tokens').notNull(),
     instructions: text('instructions').notNull(),

@@ -11,7 +11,7 @@ import type { ChatbotRow } from './tables.js';
  * info, chat and lead). Only these routes ever send CORS headers; the bearer routes send none, so
  * no other site's script can read an owner's data with the owner's browser.
  *
- * An agent with an empty `allowed_domains` works on any site (spec: `public_access` governs). A
+ * An agent with an empty `allowed_domains` works on any site (`public_access` governs; docs/API.md "Objects"). A
  * non-empty list refuses requests whose `Origin` matches none of its patterns with 403 and sends
  * no CORS headers to them. The app's own origin (PUBLIC_URL, or the request's own host: the share
  * page and the admin UI's preview) is always allowed. Requests without an `Origin` (servers,
@@ -41,7 +41,10 @@ export const visitorCorsPlugin = fp(async (app: FastifyInstance, opts: { agents:
     reply.header('Access-Control-Expose-Headers', RATE_LIMIT_HEADERS.join(', '));
     done();
   });
-});
+  },
+  // its hook runs after the account is known (authentication's hook), as it always has
+  { name: 'visitor-cors', dependencies: ['authentication'] },
+);
 
 function sameHost(origin: string, host: string | undefined): boolean {
   if (!host) return false;

@@ -4,7 +4,7 @@ import type { AgentsService } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
 import type { AnalyticsRepo, DashboardCounts, DayCount, DayWindow, MessageDay, Outcomes, Scope, TopGap } from './repo.js';
 
-/** The analytics window (spec 8 "Analytics window"): `days` from 1 to 365, 30 when not given. */
+/** The analytics window (docs/API.md "Analytics"): `days` from 1 to 365, 30 when not given. */
 export const DEFAULT_DAYS = 30;
 export const MIN_DAYS = 1;
 export const MAX_DAYS = 365;
@@ -67,7 +67,7 @@ export function trendLabel(day: string): string {
 }
 
 /**
- * A duration in ms as the spec's human-readable string (CONTRACT "avg_response_time"): under 1 s
+ * A duration in ms as the human-readable string of `avg_response_time` (docs/API.md "Analytics"): under 1 s
  * `NNNms`; under 60 s whole seconds `Ns`; under 1 h `Nm Ns`; otherwise `Nh Nm`. Each unit is
  * truncated, not rounded, so a value is never shown in a larger bracket than it is (59.9 s is
  * `59s`, never `60s`); only the milliseconds are rounded to a whole number first (999.6 ms -> `1s`).
@@ -84,7 +84,7 @@ export function formatDuration(ms: number | null): string {
 }
 
 /**
- * Dashboard, per-agent analytics and trends. Days are UTC (CONTRACT); "today" is the injected
+ * Dashboard, per-agent analytics and trends. Days are UTC (docs/API.md "Analytics"); "today" is the injected
  * clock's, never the host's. A window of `days` runs from today - (days - 1) to today inclusive,
  * and every day of it is present in the answer, with 0 for a day without activity.
  */

@@ -44,4 +44,4 @@ export const authenticationPlugin = fp(async (app: FastifyInstance, opts: { auth
       done(config.adminOnly && user.role !== 'admin' ? forbidden('Admin role required') : undefined);
     }, done);
   });
-});
+}, { name: 'authentication' });

@@ -6,7 +6,7 @@ export const emailField = z
   .max(254)
   .pipe(z.email({ message: 'must be a valid email address' }));
 
-/** The User object of spec 2; response schemas strip every other column (password_hash above all). */
+/** The User object (docs/API.md "Objects"); response schemas strip every other column (password_hash above all). */
 export const userSchema = z.object({
   id: z.string(),
   name: z.string(),
@@ -37,7 +37,7 @@ export const loginBody = z.object({
 
 export const messageSchema = z.object({ message: z.string() });
 
-/** The register route's password rule (CONTRACT "Fields and formats": 8-128 characters). */
+/** The register route's password rule (docs/API.md "Fields and formats": 8-128 characters). */
 const newPassword = z.string().min(8).max(128);
 
 export const changePasswordBody = z.object({

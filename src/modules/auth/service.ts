@@ -44,6 +44,16 @@ export interface TokenResponse {
   token_type: 'bearer';
 }
 
+/**
+ * The one rule of REGISTRATION: why a new account is refused given how many exist, or null when
+ * it is accepted. `first-only` is open only while the server has no account (its owner's).
+ */
+export function registrationRefusal(mode: Config['registration'], existingAccounts: number): string | null {
+  if (mode === 'closed') return 'Registration is closed';
+  if (mode === 'first-only' && existingAccounts > 0) return 'Registration is closed: this server already has its owner account';
+  return null;
+}
+
 export class AuthService {
   private readonly signer: TokenSigner;
   private readonly throttle: LoginThrottle;
@@ -68,17 +78,23 @@ export class AuthService {
     this.touchEveryMs = Math.min(60_000, (config.sessionIdleTimeoutS * 1000) / 20);
   }
 
+  /** Whether sign-up would accept a new account now (GET /api/auth/registration shows it on the login page). */
+  registrationOpen(): boolean {
+    return registrationRefusal(this.config.registration, this.repo.countUsers()) === null;
+  }
+
   async register(input: { name: string; email: string; password: string }, client: ClientInfo): Promise<TokenResponse> {
-    if (this.config.registration === 'closed') throw forbidden('Registration is closed');
+    // refused before the password is hashed when no count could change the answer
+    const refusedAnyway = registrationRefusal(this.config.registration, 0);
+    if (refusedAnyway) throw forbidden(refusedAnyway);
     const email = input.email.toLowerCase();
     const passwordHash = await hashPassword(input.password);
     const now = this.clock.now().toISOString();
     // Count, check and insert in one transaction: two first registrations cannot both win.
     const user = this.repo.transaction(() => {
       const existing = this.repo.countUsers();
-      if (this.config.registration === 'first-only' && existing > 0) {
-        throw forbidden('Registration is closed: this server already has its owner account');
-      }
+      const refused = registrationRefusal(this.config.registration, existing);
+      if (refused) throw forbidden(refused);
       if (this.repo.findUserByEmail(email)) throw badRequest('email: already registered');
       return this.repo.insertUser({
         id: newId(),

@@ -108,8 +108,8 @@ export class HandoffService {
   /** The owner's conversation of one of their agents; 404 alike for missing, another agent's and another account's. */
   private owned(user: AuthUser, chatbotId: string, conversationId: string): { agent: ChatbotRow; conversation: ConversationRow } {
     const conversation = this.repo.findConversation(conversationId);
-    const agent = conversation?.chatbot_id === chatbotId ? this.agents.findById(chatbotId) : undefined;
-    if (!conversation || !agent || agent.user_id !== user.id) throw notFound('Conversation');
+    const agent = this.agents.holding(user, conversation, chatbotId);
+    if (!conversation || !agent) throw notFound('Conversation');
     return { agent, conversation };
   }
 

@@ -66,7 +66,6 @@ export interface PreparedTurn {
 export const MAX_MESSAGE_CHARS = 4000;
 
 export type ProviderLookup = (name: ProviderName) => LlmProvider | null;
-export type AccountLookup = (userId: string) => Account;
 
 const HOUR_MS = 3600_000;
 
@@ -77,7 +76,6 @@ export class ChatService {
     private readonly knowledge: KnowledgeService,
     private readonly plans: PlanService,
     private readonly quota: MessageQuota,
-    private readonly accountOf: AccountLookup,
     private readonly providers: ProviderLookup,
     private readonly clock: Clock,
     private readonly log: FastifyBaseLogger,
@@ -87,7 +85,7 @@ export class ChatService {
   /** Public chat: unknown agent 404, not public 403, inactive (or owner suspended) 400, owner's plan expired 402. */
   async preparePublic(chatbotId: string, input: ChatInput): Promise<PreparedTurn> {
     const agent = this.agents.reachable(chatbotId);
-    const owner = this.accountOf(agent.user_id);
+    const owner = this.agents.ownerOf(agent);
     this.plans.assertNotExpired(owner);
     return this.prepare(agent, input, { account: owner, visitor: true });
   }
@@ -168,9 +166,8 @@ export class ChatService {
   /** Messages of a conversation of one of the caller's agents; 404 otherwise. Opening it marks it read. */
   listMessages(user: AuthUser, conversationId: string): MessageRow[] {
     const conversation = this.repo.findConversation(conversationId);
-    // another account's conversation is 404 with the same detail as a missing one (CONTRACT)
-    const agent = conversation ? this.agents.findById(conversation.chatbot_id) : undefined;
-    if (!conversation || agent?.user_id !== user.id) throw notFound('Conversation');
+    // another account's conversation is 404 with the same detail as a missing one (docs/API.md "Errors")
+    if (!conversation || !this.agents.holding(user, conversation)) throw notFound('Conversation');
     return this.repo.transaction(() => {
       this.repo.updateConversation(conversation.id, { owner_read_at: this.clock.now().toISOString() });
       return this.repo.listMessages(conversation.id);
@@ -183,8 +180,8 @@ export class ChatService {
    */
   setStatus(user: AuthUser, chatbotId: string, conversationId: string, status: 'active' | 'resolved'): ConversationRow & { unread: boolean } {
     const conversation = this.repo.findConversation(conversationId);
-    const agent = conversation?.chatbot_id === chatbotId ? this.agents.findById(chatbotId) : undefined;
-    if (!conversation || !agent || agent.user_id !== user.id) throw notFound('Conversation');
+    const agent = this.agents.holding(user, conversation, chatbotId);
+    if (!conversation || !agent) throw notFound('Conversation');
     const row = this.repo.transaction(() => {
       const current = this.repo.findConversation(conversation.id);
       if (!current) throw notFound('Conversation');
@@ -278,8 +275,8 @@ export class ChatService {
    */
   eraseConversation(user: AuthUser, chatbotId: string, conversationId: string, opts: { keepLeads: boolean }): { messages: number } {
     const conversation = this.repo.findConversation(conversationId);
-    const agent = conversation?.chatbot_id === chatbotId ? this.agents.findById(chatbotId) : undefined;
-    if (!conversation || !agent || agent.user_id !== user.id) throw notFound('Conversation');
+    const agent = this.agents.holding(user, conversation, chatbotId);
+    if (!conversation || !agent) throw notFound('Conversation');
     return this.repo.erasing(() =>
       this.repo.transaction(() => {
         const erased = this.repo.eraseConversation(conversation);
@@ -381,7 +378,7 @@ export class ChatService {
     return { agent, conversation, userMessage, passages, request, provider: this.providers(agent.provider), visitor: by.visitor };
   }
 
-  /** `messages_per_hour` visitor messages per session in any rolling hour (CONTRACT "Plans"). */
+  /** `messages_per_hour` visitor messages per session in any rolling hour (docs/API.md "Plans"). */
   private assertSessionRate(agent: ChatbotRow, conversationId: string): void {
     const now = this.clock.now().getTime();
     const { count, earliest } = this.repo.userMessagesSince(conversationId, new Date(now - HOUR_MS).toISOString());

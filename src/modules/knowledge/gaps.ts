@@ -201,9 +201,8 @@ export class AnswerGapsService {
 
   /** A gap of one of the caller's agents; any other (missing, another agent's, another account's) is 404 alike. */
   private owned(user: AuthUser, chatbotId: string, gapId: string): GapRow {
-    const agent = this.agents.findById(chatbotId);
-    const gap = agent?.user_id === user.id ? this.db.select().from(answerGaps).where(eq(answerGaps.id, gapId)).get() : undefined;
-    if (!gap || gap.chatbot_id !== chatbotId) throw notFound('Answer gap');
+    const gap = this.db.select().from(answerGaps).where(eq(answerGaps.id, gapId)).get();
+    if (!gap || !this.agents.holding(user, gap, chatbotId)) throw notFound('Answer gap');
     return gap;
   }
 }

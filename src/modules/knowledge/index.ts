@@ -7,3 +7,4 @@ export { chunkText } from './chunker.js';
 export { IngestionService, INGEST_JOB } from './ingestion.js';
 export { StorageQuota } from './storage-quota.js';
 export { AnswerGapsService, questionKey, soundsUnsure } from './gaps.js';
+export { createKnowledge, type KnowledgeDeps } from './module.js';

@@ -12,7 +12,7 @@ import type { JobContext, JobQueue } from '../../platform/jobs/queue.js';
 import type { JobRow } from '../../platform/jobs/tables.js';
 import { assertPublicHttpUrl, isPublicAddress } from '../../platform/net/safe-fetch.js';
 import { UnsafeUrlError } from '../../platform/net/types.js';
-import { detectFileType } from '../../platform/workers/file-type.js';
+import { matchesExtension } from '../../platform/workers/extension-check.js';
 import { ParseError, type ParsableType, type ParserPool } from '../../platform/workers/types.js';
 import { EMBEDDING_BATCH_SIZE } from '../../providers/embeddings/index.js';
 import type { AgentsService, ChatbotRow } from '../agents/index.js';
@@ -165,7 +165,7 @@ export class IngestionService {
     }
     const finalPath = path.join(this.uploadDir, `${id}.${ext}`);
     try {
-      if (!detectFileType(saved.head, ext)) throw badRequest(`file: the content is not a .${ext} file`);
+      if (!matchesExtension(saved.head, ext)) throw badRequest(`file: the content is not a .${ext} file`);
       await rename(tmp, finalPath);
     } catch (err) {
       await rm(tmp, { force: true });

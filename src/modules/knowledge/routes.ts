@@ -333,7 +333,7 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<{ knowledge: KnowledgeServic
         closing.stop();
       }
       if (!source) throw badRequest('file: required');
-      // spec: the create response carries file_type and file_size as null; later lists have them
+      // docs/API.md "Source status": the create response carries file_type and file_size as null; later lists have them
       return reply.code(201).send({ ...sourceResponse(source), file_type: null, file_size: null });
     },
   });

@@ -78,11 +78,10 @@ export class KnowledgeService {
     return this.repo.listSources(agent.id);
   }
 
-  /** One of the caller's sources; another account's source is 404 with the same detail as a missing one (CONTRACT). */
+  /** One of the caller's sources; another account's source is 404 with the same detail as a missing one (docs/API.md "Errors"). */
   ownedSource(user: AuthUser, sourceId: string): SourceRow {
     const source = this.repo.findSource(sourceId);
-    const agent = source ? this.agents.findById(source.chatbot_id) : undefined;
-    if (!source || agent?.user_id !== user.id) throw notFound('Source');
+    if (!source || !this.agents.holding(user, source)) throw notFound('Source');
     return source;
   }
 

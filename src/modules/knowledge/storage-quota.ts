@@ -23,7 +23,8 @@ export class StorageQuota {
   constructor(
     private readonly repo: KnowledgeRepo,
     private readonly plans: PlanService,
-    private readonly owner: (accountId: string) => PlanHolder,
+    /** the account by id (its plan): the owner lookup every module shares */
+    private readonly accountOf: (accountId: string) => PlanHolder,
   ) {}
 
   usedBy(accountId: string): number {
@@ -31,7 +32,7 @@ export class StorageQuota {
   }
 
   limitOf(accountId: string): number {
-    return this.plans.planOf(this.owner(accountId)).max_storage_mb * MB;
+    return this.plans.planOf(this.accountOf(accountId)).max_storage_mb * MB;
   }
 
   /** 403 with the plan-limit detail when `adding` more bytes would not fit; 0 asks whether any room is left. */
@@ -74,7 +75,7 @@ export class StorageQuota {
     const current = this.usedBy(accountId);
     const max = this.limitOf(accountId);
     if (current + adding <= max && (adding > 0 || current < max)) return null;
-    const plan = this.owner(accountId).plan_id;
+    const plan = this.accountOf(accountId).plan_id;
     return {
       message: `Storage limit reached: your ${plan} plan allows ${megabytes(max)} of sources and passages, and ${megabytes(current)} are used. Delete sources you no longer need, or upgrade.`,
       current,

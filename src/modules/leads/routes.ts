@@ -46,7 +46,7 @@ export const leadsRoutes: FastifyPluginAsyncZod<{ leads: LeadsService }> = async
       params: chatbotParams,
       body: z.object({
         name: z.string().trim().min(1).max(100),
-        // any phone format (spec), but a phone number, not an essay
+        // any phone format (docs/API.md "Fields and formats"), but a phone number, not an essay
         phone: z.string().trim().min(3).max(50),
         session_id: z.string().trim().min(1).max(200).optional(),
       }),

@@ -15,7 +15,7 @@ import { LeadsRepo } from './repo.js';
 import type { AccountLeadRow, MailRow, WidgetLeadRow } from './tables.js';
 
 export const SEND_MAIL_JOB = 'send-mail';
-/** spec: the same name and phone for the same agent within 15 s is one lead */
+/** docs/API.md "Leads": the same name and phone for the same agent within 15 s is one lead */
 export const DEDUP_WINDOW_MS = 15_000;
 /** Confirmation e-mails an account may have sent in a day, and how often to one address. */
 export const CONFIRMATIONS_PER_DAY = 5;
@@ -119,8 +119,8 @@ export class LeadsService {
    */
   deleteWidgetLead(user: AuthUser, chatbotId: string, leadId: string): void {
     const lead = this.repo.findWidgetLead(leadId);
-    const agent = lead?.chatbot_id === chatbotId ? this.agents.findById(chatbotId) : undefined;
-    if (!lead || !agent || agent.user_id !== user.id) throw notFound('Lead');
+    const agent = this.agents.holding(user, lead, chatbotId);
+    if (!lead || !agent) throw notFound('Lead');
     secureDeleting(this.repo.db, () => this.repo.transaction(() => this.eraseLeads(agent.user_id, agent.id, [lead])));
   }
 

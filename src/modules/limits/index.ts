@@ -4,3 +4,4 @@ export { RateLimiter } from './rate-limiter.js';
 export { rateLimitPlugin, RATE_LIMIT_HEADERS, clientBlock } from './plugin.js';
 export { MessageQuota, quotaWarningMail, VISITOR_UNAVAILABLE_TEXT, type Account, type QuotaCrossing } from './quota.js';
 export { usageRoutes, usageOf, type Usage } from './usage.js';
+export { createLimits, type LimitsDeps } from './module.js';

@@ -27,7 +27,7 @@ export class PlanService {
     return this.plans[this.defaultPlanId]!;
   }
 
-  /** 402 when the holder's plan has an expiry in the past (CONTRACT "Plans"). */
+  /** 402 when the holder's plan has an expiry in the past (docs/API.md "Plans"). */
   assertNotExpired(holder: PlanHolder): void {
     if (holder.plan_expires_at && Date.parse(holder.plan_expires_at) <= this.clock.now().getTime()) {
       throw paymentRequired(`Your plan expired on ${holder.plan_expires_at}; renew it to continue`);

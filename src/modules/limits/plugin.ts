@@ -21,15 +21,15 @@ declare module 'fastify' {
 export interface RateLimitOptions {
   limiter: RateLimiter;
   plans: PlanService;
-  /** the owner of the request's agent on visitor-facing routes; undefined when there is no such agent */
-  agentOwner: (request: FastifyRequest) => (PlanHolder & { id: string }) | undefined;
+  /** the account by id: on visitor-facing routes, the owner of the agent the visitor CORS hook found */
+  accountOf: (userId: string) => PlanHolder & { id: string };
 }
 
 /** Headers a cross-origin widget must be able to read to show a useful "slow down". */
 export const RATE_LIMIT_HEADERS = ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
 
 /**
- * Plan request rates (CONTRACT "Plans"): per account on bearer routes, per client address on
+ * Plan request rates (docs/API.md "Plans"): per account on bearer routes, per client address on
  * public routes. Visitor-facing routes use the agent owner's plan and count the address per
  * owner, so one owner's busy site does not use up another's allowance; other public routes
  * (login, register, docs) use the default plan. The client address is `request.ip`, which
@@ -58,12 +58,15 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: RateLimitOp
     }
     done();
   });
-});
+  },
+  // after the account (authentication) and the visitor's agent (visitor CORS, which also lets a browser read the 429)
+  { name: 'rate-limit', dependencies: ['authentication', 'visitor-cors'] },
+);
 
 function rateSubject(request: FastifyRequest, opts: RateLimitOptions) {
   if (request.user) return { key: `account:${request.user.id}`, plan: opts.plans.planOf(request.user) };
   const address = `address:${clientBlock(request.ip)}`;
-  const owner = request.routeOptions.config.visitorFacing ? opts.agentOwner(request) : undefined;
+  const owner = request.routeOptions.config.visitorFacing && request.visitorAgent ? opts.accountOf(request.visitorAgent.user_id) : undefined;
   if (owner) return { key: `${address}:owner:${owner.id}`, plan: opts.plans.planOf(owner) };
   return { key: address, plan: opts.plans.defaultPlan() };
 }

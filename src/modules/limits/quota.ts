@@ -19,7 +19,7 @@ export interface QuotaCrossing {
 export const VISITOR_UNAVAILABLE_TEXT = 'This assistant is unavailable right now, please try again later.';
 
 /**
- * The plan's monthly message quota (CONTRACT "Plans"): visitor and owner messages per account per
+ * The plan's monthly message quota (docs/API.md "Plans"): visitor and owner messages per account per
  * calendar month (UTC), over both chat routes.
  */
 export class MessageQuota {

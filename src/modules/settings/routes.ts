@@ -1,13 +1,17 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Mailer } from '../../platform/mail/index.js';
+import { EMBEDDINGS_CHOICES } from '../../providers/embeddings/index.js';
+import { PROVIDER_NAMES, usesHost } from '../../providers/llm/catalog.js';
 import type { ProviderRegistry } from '../../providers/llm/registry.js';
 import type { ProviderName } from '../../providers/llm/types.js';
 import { DEFAULT_MODEL } from '../agents/service.js';
 import { currentUser } from '../auth/index.js';
 import type { ServerSettings } from './service.js';
 
-const providerName = z.enum(['openai', 'anthropic', 'google', 'ollama']);
+const providerName = z.enum(PROVIDER_NAMES);
+const keyed = PROVIDER_NAMES.filter((name) => !usesHost(name));
+const hosted = PROVIDER_NAMES.filter(usesHost);
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).max(500);
 const apiKey = z
   .string()
@@ -40,9 +44,9 @@ const common = {
 const providerView = z.object({ ...common, base_url: z.string().nullable().describe('the base URL in use, without credentials; null for the default') });
 const smtpView = z.object({ ...common, from: z.string().nullable().describe('the sender in use; null for the default') });
 const settingsView = z.object({
-  providers: z.object({ openai: providerView, anthropic: providerView, google: providerView, ollama: providerView }),
+  providers: z.object(Object.fromEntries(PROVIDER_NAMES.map((name) => [name, providerView])) as Record<ProviderName, typeof providerView>),
   smtp: smtpView,
-  embeddings: z.enum(['openai', 'google', 'ollama', 'none']).describe('EMBEDDINGS: environment-only'),
+  embeddings: z.enum(EMBEDDINGS_CHOICES).describe('EMBEDDINGS: environment-only'),
 });
 const testResult = z.object({ detail: z.string() });
 
@@ -73,9 +77,9 @@ export const settingsRoutes: FastifyPluginAsyncZod<{ settings: ServerSettings; p
       summary: 'Saves a provider key (and base URL), or the Ollama host; 409 while the environment sets that provider',
       params: z.object({ provider: providerName }),
       body: z.object({
-        api_key: apiKey.optional().describe('openai, anthropic, google'),
-        base_url: httpUrl.nullable().optional().describe('openai, anthropic, google: an OpenAI-compatible or proxy endpoint'),
-        host: httpUrl.optional().describe('ollama'),
+        api_key: apiKey.optional().describe(keyed.join(', ')),
+        base_url: httpUrl.nullable().optional().describe(`${keyed.join(', ')}: an OpenAI-compatible or proxy endpoint`),
+        host: httpUrl.optional().describe(hosted.join(', ')),
       }),
       response: { 200: providerView },
     },

@@ -6,7 +6,8 @@ import type { Db } from '../../platform/db/index.js';
 import { ApiError, badRequest, conflict } from '../../platform/http/errors.js';
 import type { Mailer, SmtpSettings } from '../../platform/mail/index.js';
 import { ProviderError } from '../../providers/llm/errors.js';
-import { environmentProvider, PROVIDER_NAMES, type ProviderConnection } from '../../providers/llm/registry.js';
+import { PROVIDER_NAMES, settingVariable, usesHost } from '../../providers/llm/catalog.js';
+import { environmentProvider, type ProviderConnection } from '../../providers/llm/registry.js';
 import type { LlmProvider, ProviderName } from '../../providers/llm/types.js';
 import { DamagedKeyError, SettingsKey, SETTINGS_KEY_FILE, decryptValue, encryptValue } from './crypto.js';
 import { appSettings } from './tables.js';
@@ -75,13 +76,11 @@ export interface SettingsView {
   embeddings: Config['embeddings'];
 }
 
-const ENV_VARIABLE: Record<SettingName, string> = {
-  'provider.openai': 'OPENAI_API_KEY',
-  'provider.anthropic': 'ANTHROPIC_API_KEY',
-  'provider.google': 'GEMINI_API_KEY',
-  'provider.ollama': 'OLLAMA_HOST',
+/** The variable that wins over each stored setting (a provider's key, or Ollama's host). */
+const ENV_VARIABLE = {
+  ...Object.fromEntries(PROVIDER_NAMES.map((name) => [`provider.${name}`, settingVariable(name)])),
   smtp: 'SMTP_URL',
-};
+} as Record<SettingName, string>;
 
 const providerSetting = (name: ProviderName): SettingName => `provider.${name}`;
 
@@ -133,7 +132,7 @@ export class ServerSettings {
     if (env) return env;
     const stored = this.readable(providerSetting(name));
     if (!stored) return null;
-    if (name === 'ollama') return { host: (stored as unknown as OllamaValue).host };
+    if (usesHost(name)) return { host: (stored as unknown as OllamaValue).host };
     const value = stored as unknown as KeyValue;
     return { apiKey: value.api_key, baseURL: value.base_url ?? this.deps.config.providers[name].baseURL };
   }
@@ -170,7 +169,7 @@ export class ServerSettings {
 
   providerView(name: ProviderName): ProviderView {
     const connection = this.provider(name);
-    const hint = !connection ? null : name === 'ollama' ? safeUrl(connection.host ?? '') : keyHint(connection.apiKey ?? '');
+    const hint = !connection ? null : usesHost(name) ? safeUrl(connection.host ?? '') : keyHint(connection.apiKey ?? '');
     const baseUrl = connection?.baseURL ? safeUrl(connection.baseURL) : null;
     return { ...this.common(providerSetting(name), this.providerSource(name), hint), base_url: baseUrl };
   }
@@ -196,8 +195,8 @@ export class ServerSettings {
   /** Stores a provider's key (and base URL) or Ollama's host; 409 while the environment sets it. */
   setProvider(name: ProviderName, input: { api_key?: string; base_url?: string | null; host?: string }, userId: string): ProviderView {
     this.refuseWhileEnvironment(providerSetting(name), `the ${name} provider`);
-    if (name === 'ollama') {
-      if (!input.host) throw badRequest('host: required for ollama (e.g. http://127.0.0.1:11434)');
+    if (usesHost(name)) {
+      if (!input.host) throw badRequest(`host: required for ${name} (e.g. http://127.0.0.1:11434)`);
       this.write(providerSetting(name), { host: input.host } satisfies OllamaValue, userId);
     } else {
       if (!input.api_key) throw badRequest(`api_key: required for ${name}`);
@@ -224,7 +223,7 @@ export class ServerSettings {
 
   /** One tiny completion (1 token) with the provider as configured now; 409 unconfigured, 502 with the provider's error. */
   async testProvider(name: ProviderName, provider: LlmProvider | null, model: string): Promise<{ detail: string; model: string }> {
-    if (!provider) throw conflict(`The ${name} provider is not configured: save a key${name === 'ollama' ? ' (the host)' : ''} first.`);
+    if (!provider) throw conflict(`The ${name} provider is not configured: save a key${usesHost(name) ? ' (the host)' : ''} first.`);
     try {
       await provider.complete({ model, system: '', messages: [{ role: 'user', content: 'Say OK.' }], temperature: 0, maxTokens: 1 });
     } catch (err) {
@@ -333,7 +332,7 @@ function isStoredValue(name: SettingName, value: unknown): value is Record<strin
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
   if (name === 'smtp') return typeof v.url === 'string';
-  if (name === 'provider.ollama') return typeof v.host === 'string';
+  if (usesHost(name.slice('provider.'.length) as ProviderName)) return typeof v.host === 'string';
   return typeof v.api_key === 'string';
 }
 

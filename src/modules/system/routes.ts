@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { EMBEDDINGS_CHOICES } from '../../providers/embeddings/index.js';
+import { PROVIDER_NAMES, type ProviderName } from '../../providers/llm/catalog.js';
 import { currentUser } from '../auth/index.js';
 import type { SystemService } from './service.js';
 
@@ -10,13 +12,18 @@ const registrationSchema = z.object({
 
 const settingSource = z.enum(['environment', 'database', 'none']);
 
+/** One field per provider of the catalog, in its order. */
+function perProvider<T extends z.ZodType>(field: T): Record<ProviderName, T> {
+  return Object.fromEntries(PROVIDER_NAMES.map((name) => [name, field])) as Record<ProviderName, T>;
+}
+
 const statusSchema = z.object({
-  providers: z.object({ openai: z.boolean(), anthropic: z.boolean(), google: z.boolean(), ollama: z.boolean() }),
+  providers: z.object(perProvider(z.boolean())),
   knowledge_only: z.boolean(),
-  embeddings: z.enum(['openai', 'google', 'ollama', 'none']),
+  embeddings: z.enum(EMBEDDINGS_CHOICES),
   mail: z.object({ configured: z.boolean(), pending: z.number().int() }),
   configured_by: z
-    .object({ openai: settingSource, anthropic: settingSource, google: settingSource, ollama: settingSource, mail: settingSource })
+    .object({ ...perProvider(settingSource), mail: settingSource })
     .describe('where each provider key and the mail server come from: the environment (which wins), the settings an admin stored, or nowhere'),
   plans: z.string().array(),
   public_url: z.string().describe('base URL of embed snippets, share links and e-mail links: PUBLIC_URL, or http://localhost:PORT when it is not set'),

@@ -3,8 +3,9 @@ import type { DatabaseConditionReport } from '../../platform/db/condition.js';
 import type { AuthUser } from '../auth/index.js';
 import type { BackupScheduleStatus } from '../backup/index.js';
 
-export type ProviderName = 'openai' | 'anthropic' | 'google' | 'ollama';
-const PROVIDERS: ProviderName[] = ['openai', 'anthropic', 'google', 'ollama'];
+import { PROVIDER_NAMES as PROVIDERS, type ProviderName } from '../../providers/llm/catalog.js';
+
+export type { ProviderName };
 /** where a provider's key or the mail server comes from: the environment (which wins), the admin's stored settings, or nowhere */
 export type SettingSource = 'environment' | 'database' | 'none';
 
@@ -39,8 +40,8 @@ export interface SystemDeps {
   config: Pick<Config, 'registration' | 'embeddings' | 'plans' | 'publicUrl' | 'publicUrlConfigured'>;
   /** where each provider's configuration comes from now (stored settings apply without a restart) */
   providerSource: (name: ProviderName) => SettingSource;
-  /** how many accounts exist (REGISTRATION=first-only is open only while none does) */
-  countAccounts: () => number;
+  /** whether sign-up would accept a new account now (the auth module's rule) */
+  registrationOpen: () => boolean;
   /** pending: the asking account's alerts waiting to go out */
   mail: { configured: () => boolean; source: () => SettingSource; pending: (user: AuthUser) => number };
   database: () => DatabaseConditionReport;
@@ -57,9 +58,7 @@ export class SystemService {
   constructor(private readonly deps: SystemDeps) {}
 
   registration(): RegistrationState {
-    const mode = this.deps.config.registration;
-    const open = mode === 'open' || (mode === 'first-only' && this.deps.countAccounts() === 0);
-    return { registration: mode, open };
+    return { registration: this.deps.config.registration, open: this.deps.registrationOpen() };
   }
 
   status(user: AuthUser): SystemStatus {

@@ -18,12 +18,11 @@ const BUNDLE_CACHE = 'public, max-age=31536000, immutable';
 
 export interface WebRoutesOptions {
   agents: AgentsService;
-  ownerPlan: (userId: string) => PlanHolder;
   /** defaults to reading dist/widget on first use */
   assets?: () => WidgetAssets;
 }
 
-export const webRoutes: FastifyPluginAsyncZod<WebRoutesOptions> = async (app, { agents, ownerPlan, assets = loadWidgetAssets }) => {
+export const webRoutes: FastifyPluginAsyncZod<WebRoutesOptions> = async (app, { agents, assets = loadWidgetAssets }) => {
   let cached: WidgetAssets | null = null;
   const widget = (): WidgetAssets => {
     if (cached) return cached;
@@ -80,7 +79,7 @@ export const webRoutes: FastifyPluginAsyncZod<WebRoutesOptions> = async (app, { 
         .header('x-frame-options', 'DENY');
       let info;
       try {
-        info = agents.publicInfo(req.params.chatbot_id, ownerPlan);
+        info = agents.publicInfo(req.params.chatbot_id);
       } catch (err) {
         // a browser following a dead link gets a page; anything else the API's {detail} error
         if (!(err instanceof ApiError) || !acceptsHtml(req)) throw err;

@@ -1,6 +1,6 @@
 import { statfsSync } from 'node:fs';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Clock } from '../clock.js';
+import { type Clock, isoNow } from '../clock.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -21,13 +21,13 @@ export interface DatabaseConditionReport {
 }
 
 /** Seen by SQLite (SQLITE_FULL) or by a file write (uploads, backups) when the disk has no room. */
-export function isDiskFull(err: unknown): boolean {
+function isDiskFull(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT';
 }
 
 /** SQLite found pages that are not what it wrote (SQLITE_CORRUPT and its extended codes, SQLITE_NOTADB). */
-export function isCorruption(err: unknown): boolean {
+function isCorruption(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' && (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB');
 }
@@ -109,7 +109,7 @@ export class DatabaseCondition {
 
   /** The result of a quick_check: null when it found nothing. */
   integrityChecked(problem: string | null): void {
-    this.integrityCheckedAt = this.clock.now().toISOString();
+    this.integrityCheckedAt = isoNow(this.clock);
     if (problem === null) {
       if (this.corruption !== null) this.log.info('the integrity check passes again');
       this.corruption = null;

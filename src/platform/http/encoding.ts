@@ -96,7 +96,7 @@ export function addVary(reply: FastifyReply, field: string): void {
 }
 
 /** A generated body below this size is sent as is: it fits one packet compressed or not. */
-export const DYNAMIC_MIN_BYTES = 1024;
+const DYNAMIC_MIN_BYTES = 1024;
 
 /**
  * Compresses a body generated for this request when it is worth it (at least `minBytes`, and the

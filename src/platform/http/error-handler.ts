@@ -10,7 +10,7 @@ interface FieldError {
 }
 
 /**
- * Maps every error to `{"detail": ...}` (spec 7, CONTRACT): validation -> 400 with a detail naming
+ * Maps every error to `{"detail": ...}` (docs/API.md "Errors"): validation -> 400 with a detail naming
  * the field plus an `errors` array; Fastify's own 4xx (bad JSON, body too large, wrong media type)
  * keep their status with a plain message; a full disk is 507 and a damaged database 503, each with
  * a sentence saying what happened (nothing was saved); everything else is a 500 that shows no
@@ -65,7 +65,7 @@ export function serverFailure(error: unknown, condition?: DatabaseCondition): { 
   }
 }
 
-export const DISK_FULL_DETAIL = "The server's disk is full, so nothing was saved. Reading still works; try again once space has been freed.";
+const DISK_FULL_DETAIL = "The server's disk is full, so nothing was saved. Reading still works; try again once space has been freed.";
 
 /** Headers for replies the router makes before any hook runs (helmet's included). */
 const BARE_SECURITY_HEADERS = {

@@ -1,4 +1,4 @@
-/** Plan-limit detail object (spec 7, CONTRACT "Plans"). */
+/** Plan-limit detail object (docs/API.md "Errors"). */
 export interface LimitDetail {
   message: string;
   current: number;

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { ApiError, badRequest } from './errors.js';
 
 /**
- * The text fields of a form body: multipart/form-data (what the spec promises) or, as a
+ * The text fields of a form body: multipart/form-data (what the API promises) or, as a
  * convenience, a JSON object of strings. Files are refused here; file routes read their own
  * streams. A field over `maxFieldBytes` is 413.
  */

@@ -10,9 +10,8 @@ import { ApiError } from './errors.js';
 import { type ConnectionGuardOptions, guardConnections } from './connection-guards.js';
 import { endSilentConnectionsOnClose } from './silent-connections.js';
 
-export { ApiError } from './errors.js';
 export { type ConnectionGuardOptions, DEFAULT_CONNECTION_GUARDS } from './connection-guards.js';
-export { clientErrorHandler, DISK_FULL_DETAIL, frameworkErrorHandler, serverFailure } from './error-handler.js';
+export { clientErrorHandler, frameworkErrorHandler } from './error-handler.js';
 
 export interface RouteInfo {
   method: string;

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-/** True when the client asked for Server-Sent Events (CONTRACT "Streaming"). */
+/** True when the client asked for Server-Sent Events (docs/API.md "Streaming"). */
 export function wantsEventStream(request: FastifyRequest): boolean {
   return (request.headers.accept ?? '').toLowerCase().includes('text/event-stream');
 }

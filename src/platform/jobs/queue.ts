@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Clock } from '../clock.js';
+import { type Clock, isoNow } from '../clock.js';
 import type { Db } from '../db/index.js';
 import { newId } from '../ids.js';
 import { jobs, type JobRow } from './tables.js';
@@ -83,7 +83,7 @@ export class JobQueue {
 
   /** Adds a job; call inside the transaction that creates its subject so both exist or neither. */
   enqueue(kind: string, subjectId: string, options: EnqueueOptions = {}): string {
-    const now = this.clock.now().toISOString();
+    const now = isoNow(this.clock);
     const id = newId();
     this.db
       .insert(jobs)
@@ -108,7 +108,7 @@ export class JobQueue {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    const now = this.clock.now().toISOString();
+    const now = isoNow(this.clock);
     try {
       const requeued = this.db
         .update(jobs)
@@ -178,7 +178,7 @@ export class JobQueue {
         and(
           eq(jobs.status, 'queued'),
           inArray(jobs.kind, this.options.kinds),
-          lte(jobs.run_after, this.clock.now().toISOString()),
+          lte(jobs.run_after, isoNow(this.clock)),
           full.length > 0 ? sql`(${jobs.owner} IS NULL OR ${jobs.owner} NOT IN (SELECT value FROM json_each(${JSON.stringify(full)})))` : undefined,
         ),
       )
@@ -209,7 +209,7 @@ export class JobQueue {
     return this.db.transaction(() => {
       const job = this.nextDue();
       if (!job) return undefined;
-      const now = this.clock.now().toISOString();
+      const now = isoNow(this.clock);
       return this.db
         .update(jobs)
         .set({ status: 'running', attempts: sql`${jobs.attempts} + 1`, updated_at: now })
@@ -251,7 +251,7 @@ export class JobQueue {
       if (this.stopped) {
         this.db
           .update(jobs)
-          .set({ status: 'queued', attempts: sql`max(0, ${jobs.attempts} - 1)`, updated_at: this.clock.now().toISOString() })
+          .set({ status: 'queued', attempts: sql`max(0, ${jobs.attempts} - 1)`, updated_at: isoNow(this.clock) })
           .where(and(eq(jobs.id, job.id), eq(jobs.status, 'running')))
           .run();
       }
@@ -265,7 +265,7 @@ export class JobQueue {
       const backoffMs = Math.min(60_000, 2000 * 2 ** (job.attempts - 1));
       this.db
         .update(jobs)
-        .set({ status: 'queued', last_error: message, run_after: new Date(this.clock.now().getTime() + backoffMs).toISOString(), updated_at: this.clock.now().toISOString() })
+        .set({ status: 'queued', last_error: message, run_after: new Date(this.clock.now().getTime() + backoffMs).toISOString(), updated_at: isoNow(this.clock) })
         .where(eq(jobs.id, job.id))
         .run();
     }
@@ -274,6 +274,6 @@ export class JobQueue {
   private finish(job: JobRow, status: 'done' | 'failed', error: string | null): void {
     // done jobs are deleted: the queue is not a log, and the subject's row says what happened
     if (status === 'done') this.db.delete(jobs).where(eq(jobs.id, job.id)).run();
-    else this.db.update(jobs).set({ status, last_error: error, updated_at: this.clock.now().toISOString() }).where(eq(jobs.id, job.id)).run();
+    else this.db.update(jobs).set({ status, last_error: error, updated_at: isoNow(this.clock) }).where(eq(jobs.id, job.id)).run();
   }
 }

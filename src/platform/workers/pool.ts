@@ -2,9 +2,9 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
-import { parseWorkerFile } from '../assets.js';
+import { workerTasksFile } from '../assets.js';
 // Types only: a value import would pull the parsers into the main bundle.
-import type { HtmlReply, HtmlTask, ParseLimits, ParseTask, TaskWatch, TextReply, WorkerReply } from './parse-worker.js';
+import type { HtmlReply, HtmlTask, ParseLimits, ParseTask, TaskWatch, TextReply, WorkerReply } from './worker-tasks.js';
 import { type HtmlDocument, ParseError, type ParsableType, type ParsedText, type ParseResult, type ParserPool } from './types.js';
 
 export interface ParserPoolOptions {
@@ -29,7 +29,7 @@ export interface ParserPoolOptions {
    * `--import tsx`; a `.js` file runs under plain node.
    */
   workerFile?: string;
-  /** overrides of the parser's limits (DEFAULT_PARSE_LIMITS in parse-worker.ts) */
+  /** overrides of the parser's limits (DEFAULT_PARSE_LIMITS in worker-tasks.ts) */
   limits?: Partial<ParseLimits>;
 }
 
@@ -39,12 +39,13 @@ const MEMORY_CHECK_MS = 100;
 const POOL_CLOSED = 'The parser pool is closed';
 
 /**
- * The worker entry: dist/parse-worker.js beside dist/main.js (plain node), parse-worker.ts from
+ * The worker entry: dist/worker-tasks.js beside dist/main.js (plain node), worker-tasks.ts from
  * source (under tsx), or the bundle unpacked from the executable; platform/assets.ts decides.
- * Not found: thrown at pool creation, not at the first upload.
+ * Not found: thrown at pool creation, not at the first upload. Every pool of worker threads
+ * (documents, checkpoints, integrity checks, keyword searches) runs this one file.
  */
 export function resolveWorkerFile(): string {
-  return parseWorkerFile();
+  return workerTasksFile();
 }
 
 /** Node flags a worker thread needs to run `workerFile` (tsx for a `.ts` file). */
@@ -156,7 +157,7 @@ const MB = 1024 * 1024;
  * count ArrayBuffers, so a 1.5 MB PDF whose streams expand to 1 GiB took the process to 2.3 GB.
  * While tasks run, each thread's heap statistics (read by V8 even while the thread is busy) are
  * checked every 100 ms; a thread past the budget has its task aborted, which ends the thread.
- * A task's worker writes its thread id into a shared cell as it starts (parse-worker.ts
+ * A task's worker writes its thread id into a shared cell as it starts (worker-tasks.ts
  * TaskWatch), which is how a thread's memory is tied to its task.
  */
 class MemoryWatch {

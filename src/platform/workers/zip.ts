@@ -37,7 +37,7 @@ const FLAG_ENCRYPTED = 0x1;
 
 export const OLE_MAGIC = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
 
-export function expandedMessage(maxExpandedBytes: number): string {
+function expandedMessage(maxExpandedBytes: number): string {
   return `The file expands to more than ${Math.round(maxExpandedBytes / (1024 * 1024))} MB`;
 }
 

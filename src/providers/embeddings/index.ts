@@ -95,16 +95,19 @@ function normalise(v: Float32Array): Float32Array {
   return v.map((x) => x / n);
 }
 
+/** The embedders EMBEDDINGS may name (besides `none`), by name; config and the status schemas derive their lists from it. */
+const EMBEDDERS = {
+  openai: (providers: Config['providers']) => new OpenAiEmbedder(providers.openai),
+  google: (providers: Config['providers']) => new GoogleEmbedder(providers.google),
+  ollama: (providers: Config['providers']) => new OllamaEmbedder(providers.ollama.host ?? 'http://127.0.0.1:11434'),
+} as const;
+
+export type EmbeddingsName = keyof typeof EMBEDDERS;
+export const EMBEDDING_PROVIDERS = Object.keys(EMBEDDERS) as EmbeddingsName[];
+/** EMBEDDINGS' values: an embedder, or none (keyword search only). */
+export const EMBEDDINGS_CHOICES = [...EMBEDDING_PROVIDERS, 'none'] as unknown as [EmbeddingsName | 'none', ...Array<EmbeddingsName | 'none'>];
+
 /** The embedder EMBEDDINGS selects, or null for keyword-only retrieval. */
 export function createEmbedder(config: Pick<Config, 'embeddings' | 'providers'>): Embedder | null {
-  switch (config.embeddings) {
-    case 'openai':
-      return new OpenAiEmbedder(config.providers.openai);
-    case 'google':
-      return new GoogleEmbedder(config.providers.google);
-    case 'ollama':
-      return new OllamaEmbedder(config.providers.ollama.host ?? 'http://127.0.0.1:11434');
-    case 'none':
-      return null;
-  }
+  return config.embeddings === 'none' ? null : EMBEDDERS[config.embeddings](config.providers);
 }

@@ -2,7 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { lazy } from '../../platform/lazy.js';
 import { ProviderError } from './errors.js';
 import { CallGuard, pump, sdkProviderError, type StopReason } from './guard.js';
-import type { ChatRequest, LlmProvider, ProviderName, ProviderSettings } from './types.js';
+import type { ChatRequest, LlmProvider, ProviderName, ProviderSettings, ProviderDefinition } from './types.js';
 
 const PROVIDER: ProviderName = 'anthropic';
 
@@ -79,3 +79,11 @@ export class AnthropicProvider implements LlmProvider {
 function toProviderError(err: unknown, stopped: StopReason | undefined): ProviderError {
   return sdkProviderError(PROVIDER, err, stopped, sdk.loaded); // an SDK error implies a loaded SDK
 }
+
+/** The catalog entry (catalog.ts); `baseURL`/`host`: ANTHROPIC_BASE_URL, the host root without /v1 (default https://api.anthropic.com). */
+export const anthropic: ProviderDefinition<'anthropic'> = {
+  name: 'anthropic',
+  connection: { kind: 'key', keyVariable: 'ANTHROPIC_API_KEY', baseUrlVariable: 'ANTHROPIC_BASE_URL', baseUrlHelp: 'Anthropic endpoint' },
+  defaultModel: 'claude-3-5-haiku-latest',
+  create: (settings) => new AnthropicProvider(settings),
+};

@@ -2,7 +2,7 @@ import type { Content, GenerateContentConfig, GenerateContentParameters, Generat
 import { lazy } from '../../platform/lazy.js';
 import { ProviderError } from './errors.js';
 import { CallGuard, networkFailure, pump, type StopReason } from './guard.js';
-import type { ChatRequest, LlmProvider, ProviderName, ProviderSettings } from './types.js';
+import type { ChatRequest, LlmProvider, ProviderName, ProviderSettings, ProviderDefinition } from './types.js';
 
 const PROVIDER: ProviderName = 'google';
 
@@ -117,3 +117,11 @@ function toProviderError(err: unknown, stopped: StopReason | undefined): Provide
   if (err instanceof Error && err.name === 'AbortError') return new ProviderError(PROVIDER, 'timeout');
   return new ProviderError(PROVIDER, 'invalid-response');
 }
+
+/** The catalog entry (catalog.ts); `baseURL`/`host`: GEMINI_BASE_URL as httpOptions.baseUrl, the host root without /v1beta. */
+export const google: ProviderDefinition<'google'> = {
+  name: 'google',
+  connection: { kind: 'key', keyVariable: 'GEMINI_API_KEY', baseUrlVariable: 'GEMINI_BASE_URL', baseUrlHelp: 'Google endpoint' },
+  defaultModel: 'gemini-2.0-flash',
+  create: (settings) => new GoogleProvider(settings),
+};

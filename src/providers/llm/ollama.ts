@@ -2,7 +2,7 @@ import type { AbortableAsyncIterator, ChatResponse, Message, Ollama } from 'olla
 import { lazy } from '../../platform/lazy.js';
 import { ProviderError } from './errors.js';
 import { CallGuard, networkFailure, pump, type StopReason } from './guard.js';
-import type { ChatRequest, LlmProvider, ProviderName } from './types.js';
+import type { ChatRequest, LlmProvider, ProviderName, ProviderDefinition } from './types.js';
 
 const PROVIDER: ProviderName = 'ollama';
 
@@ -120,3 +120,11 @@ function toProviderError(err: unknown, stopped: StopReason | undefined): Provide
   // includes an {"error": ...} line inside a stream and a stream that ended without `done`
   return new ProviderError(PROVIDER, 'invalid-response');
 }
+
+/** The catalog entry (catalog.ts); `baseURL`/`host`: OLLAMA_HOST in `host` (falls back to `baseURL`), without /api. */
+export const ollama: ProviderDefinition<'ollama'> = {
+  name: 'ollama',
+  connection: { kind: 'host', hostVariable: 'OLLAMA_HOST', hostHelp: 'Ollama server, e.g. http://127.0.0.1:11434' },
+  defaultModel: 'llama3.2',
+  create: (settings) => new OllamaProvider({ host: settings.host ?? settings.baseURL, timeoutMs: settings.timeoutMs }),
+};

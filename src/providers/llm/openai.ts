@@ -2,7 +2,7 @@ import type OpenAI from 'openai';
 import { lazy } from '../../platform/lazy.js';
 import { ProviderError } from './errors.js';
 import { CallGuard, pump, sdkProviderError, type StopReason } from './guard.js';
-import type { ChatRequest, LlmProvider, ProviderName, ProviderSettings } from './types.js';
+import type { ChatRequest, LlmProvider, ProviderName, ProviderSettings, ProviderDefinition } from './types.js';
 
 const PROVIDER: ProviderName = 'openai';
 
@@ -73,3 +73,11 @@ export class OpenAiProvider implements LlmProvider {
 function toProviderError(err: unknown, stopped: StopReason | undefined): ProviderError {
   return sdkProviderError(PROVIDER, err, stopped, sdk.loaded); // an SDK error implies a loaded SDK
 }
+
+/** The catalog entry (catalog.ts); `baseURL`/`host`: OPENAI_BASE_URL as the SDK's baseURL, ending in /v1 (default https://api.openai.com/v1). */
+export const openai: ProviderDefinition<'openai'> = {
+  name: 'openai',
+  connection: { kind: 'key', keyVariable: 'OPENAI_API_KEY', baseUrlVariable: 'OPENAI_BASE_URL', baseUrlHelp: 'OpenAI-compatible endpoint' },
+  defaultModel: 'gpt-4o-mini',
+  create: (settings) => new OpenAiProvider(settings),
+};

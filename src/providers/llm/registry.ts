@@ -1,8 +1,9 @@
 import type { Config } from '../../config/index.js';
 import { createLlmProvider } from './index.js';
+import { PROVIDER_NAMES, usesHost } from './catalog.js';
 import type { LlmProvider, ProviderName } from './types.js';
 
-export const PROVIDER_NAMES: readonly ProviderName[] = ['openai', 'anthropic', 'google', 'ollama'];
+export { PROVIDER_NAMES };
 
 /** What one provider is configured with now: a key (and base URL), or Ollama's host; null when it is not configured. */
 export interface ProviderConnection {
@@ -53,8 +54,8 @@ export function providerRegistry(current: (name: ProviderName) => ProviderConnec
 
 /** What the environment alone configures for `name` (null without its key, or OLLAMA_HOST for Ollama). */
 export function environmentProvider(providers: Config['providers'], name: ProviderName): ProviderConnection | null {
-  if (name === 'ollama') return providers.ollama.host ? { host: providers.ollama.host } : null;
   const p = providers[name];
+  if (usesHost(name)) return p.host ? { host: p.host } : null;
   return p.apiKey ? { apiKey: p.apiKey, baseURL: p.baseURL } : null;
 }
 

@@ -1,4 +1,6 @@
-export type ProviderName = 'openai' | 'anthropic' | 'google' | 'ollama';
+/** The names of the providers of catalog.ts (derived there, so adding a provider is adding its file). */
+export type { ProviderName } from './catalog.js';
+import type { ProviderName } from './catalog.js';
 
 export interface ChatTurn {
   role: 'user' | 'assistant';
@@ -39,4 +41,21 @@ export interface ProviderSettings {
   apiKey?: string;
   baseURL?: string;
   timeoutMs: number;
+}
+
+/**
+ * How a provider is reached, and the environment variables that say so: a key (with an optional
+ * base URL), or a host (Ollama). The variables' names are fixed by the README.
+ */
+export type ProviderConnectionSpec =
+  | { kind: 'key'; keyVariable: string; baseUrlVariable: string; /** --help text of the base URL flag */ baseUrlHelp: string }
+  | { kind: 'host'; hostVariable: string; /** --help text of the host flag */ hostHelp: string };
+
+/** One provider's entry in the catalog: everything the rest of the app derives from (config, schemas, settings, defaults). */
+export interface ProviderDefinition<N extends string = string> {
+  readonly name: N;
+  readonly connection: ProviderConnectionSpec;
+  /** the model a new agent on this provider gets when none is given */
+  readonly defaultModel: string;
+  create(settings: ProviderSettings & { host?: string }): LlmProvider;
 }

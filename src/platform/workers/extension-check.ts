@@ -10,7 +10,7 @@ const ZIP = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
  * multi-byte character cut at the end is fine) with no NUL byte. The more bytes given, the more
  * is checked; the worker checks the whole file again when it parses.
  */
-export function detectFileType(firstBytes: Buffer, extension: string): boolean {
+export function matchesExtension(firstBytes: Buffer, extension: string): boolean {
   const ext = extension.replace(/^\./, '').toLowerCase();
   switch (ext) {
     case 'pdf':

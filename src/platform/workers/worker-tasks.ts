@@ -9,13 +9,17 @@ import { type PdfItem, pdfPagesToText } from '../text/pdf-text.js';
 import { assertZipExpansionWithin, OLE_MAGIC, readCentralDirectory, ZipRefusal } from './zip.js';
 
 /**
- * The worker entry of platform/workers (run by piscina, see pool.ts). It reads one file, returns
- * its text and never touches the database (two other tasks share this file, at its end: WAL
- * checkpoints and read-only queries, each in its own pool). Refusals come back as `{ error }` with a user-facing
- * message instead of a thrown error, because errors lose their class crossing the thread
- * boundary; the pool turns them into ParseError. Only infrastructure failures (the file is gone)
- * are thrown. The parsing libraries are imported on first use, so a worker that only ever sees
- * text files never loads pdf.js.
+ * The one file every worker thread runs (piscina; each export is a task, each pool names the task
+ * it runs). One file, because the executable carries one worker bundle (scripts/build-sea.mjs):
+ * - documents and web pages to text (parse, parseText, extractHtml; pool.ts): these never touch
+ *   the database;
+ * - database work worth another thread, each in its own pool, at the end of this file: WAL
+ *   checkpoints (db/checkpointer.ts), quick_check (db/integrity.ts) and read-only queries
+ *   (knowledge/keyword-searcher.ts).
+ * Refusals come back as `{ error }` with a user-facing message instead of a thrown error, because
+ * errors lose their class crossing the thread boundary; the pool turns them into ParseError. Only
+ * infrastructure failures (the file is gone) are thrown. The parsing libraries are imported on
+ * first use, so a worker that only ever sees text files never loads pdf.js.
  */
 
 export interface ParseLimits {
@@ -71,7 +75,7 @@ export type WorkerReply = ParseResult | { error: string };
 /** The reply of `parseText`: the text as UTF-8 bytes moved to the caller, or where it is in the file. */
 export type TextReply = { utf8: Uint8Array; units: number; title?: string; marks?: TextMark[] } | { fileFrom: number; bytes: number; units: number } | { error: string };
 
-export const EMPTY_MESSAGE = 'The document contains no text';
+const EMPTY_MESSAGE = 'The document contains no text';
 
 /** A refusal whose message is shown to the user. */
 class Refusal extends Error {}
@@ -263,7 +267,7 @@ async function parsePdf(buf: Buffer): Promise<ParseResult> {
   }
 }
 
-export const SCANNED_PDF =
+const SCANNED_PDF =
   'The PDF has no text to read: its pages look like scanned images. Run it through text recognition (OCR), or export it again as a PDF with text, and upload it again';
 
 /** The title the PDF names in its metadata, when it is one a person wrote (not a file name). */
@@ -484,7 +488,7 @@ function detectDelimiter(text: string): string {
  * quote inside an unquoted field is kept as a character; an unterminated quote runs to the end.
  * Input newlines are already \n.
  */
-export function* csvRows(text: string, delimiter = ','): Generator<string[]> {
+function* csvRows(text: string, delimiter = ','): Generator<string[]> {
   let fields: string[] = [];
   let field = '';
   let i = 0;

@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../config/index.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Db } from '../../platform/db/index.js';
+import type { Mailer } from '../../platform/mail/index.js';
+import { AuthRepo } from './repo.js';
+import { AuthService } from './service.js';
+
+/** How often expired sessions are removed. */
+const SESSION_SWEEP_EVERY_MS = 60 * 60 * 1000;
+
+export interface AuthDeps {
+  db: Db;
+  config: Config;
+  clock: Clock;
+  /** sends password-reset links */
+  mailer: Mailer;
+  report: (what: string) => (err: unknown) => void;
+}
+
+/** Accounts and sessions, and the hourly sweep of expired sessions. */
+export function createAuth(app: FastifyInstance, deps: AuthDeps) {
+  const auth = new AuthService(new AuthRepo(deps.db), deps.config, deps.clock, deps.mailer);
+  // Expired sessions are refused on use anyway; this only keeps the table small.
+  const sweep = setInterval(() => {
+    try {
+      auth.purgeExpiredSessions();
+    } catch (err) {
+      deps.report('removing expired sessions')(err);
+    }
+  }, SESSION_SWEEP_EVERY_MS);
+  sweep.unref();
+  app.addHook('onClose', async () => clearInterval(sweep));
+  return {
+    auth,
+    /** the account by id: the one owner lookup (plans, quotas, agents' status, branding) */
+    accountOf: (userId: string) => auth.getUser(userId),
+  };
+}

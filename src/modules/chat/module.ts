@@ -1,0 +1,53 @@
+import type { FastifyInstance } from 'fastify';
+import type { Clock } from '../../platform/clock.js';
+import type { Db } from '../../platform/db/index.js';
+import type { AppEvents } from '../../platform/events.js';
+import type { AgentsService } from '../agents/index.js';
+import type { KnowledgeService } from '../knowledge/index.js';
+import type { MessageQuota, PlanService } from '../limits/index.js';
+import { HandoffService } from './handoff.js';
+import { ChatRepo } from './repo.js';
+import { ChatService, type ProviderLookup } from './service.js';
+
+/** How often open conversations are checked for their agent's idle time (auto_resolve_after_h). */
+const IDLE_RESOLVE_EVERY_MS = 5 * 60_000;
+
+export interface ChatDeps {
+  db: Db;
+  clock: Clock;
+  agents: AgentsService;
+  knowledge: KnowledgeService;
+  plans: PlanService;
+  quota: MessageQuota;
+  providers: ProviderLookup;
+  events: AppEvents;
+  report: (what: string) => (err: unknown) => void;
+}
+
+/** The visitor's questions before an answer, read from the chat module's messages (answer gaps use them). */
+export function visitorQuestions(db: Db) {
+  const repo = new ChatRepo(db);
+  return {
+    before: (conversationId: string, answerId: string) => repo.visitorMessageBefore(conversationId, answerId),
+    latest: (conversationId: string) => repo.latestVisitorMessages(conversationId),
+  };
+}
+
+/** Chat turns and conversations, the live handoff, and the timer that resolves idle conversations. */
+export function createChat(app: FastifyInstance, deps: ChatDeps) {
+  const { db, clock, agents, events } = deps;
+  const chat = new ChatService(new ChatRepo(db), agents, deps.knowledge, deps.plans, deps.quota, deps.providers, clock, app.log, events);
+  // live handoff: the owner takes a conversation over; the visitor's and the owner's streams
+  const handoff = new HandoffService(new ChatRepo(db), agents, clock, events, app.log);
+  // conversations idle past their agent's auto_resolve_after_h become resolved (listing does it too)
+  const idleResolver = setInterval(() => {
+    try {
+      chat.resolveIdle();
+    } catch (err) {
+      deps.report('resolving idle conversations')(err);
+    }
+  }, IDLE_RESOLVE_EVERY_MS);
+  idleResolver.unref();
+  app.addHook('onClose', async () => clearInterval(idleResolver));
+  return { chat, handoff };
+}

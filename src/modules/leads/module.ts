@@ -1,0 +1,84 @@
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../config/index.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Db } from '../../platform/db/index.js';
+import type { AppEvents } from '../../platform/events.js';
+import { JobQueue } from '../../platform/jobs/queue.js';
+import type { Mailer } from '../../platform/mail/index.js';
+import type { AgentsService } from '../agents/index.js';
+import type { PlanService } from '../limits/index.js';
+import { LeadsRepo } from './repo.js';
+import { LeadsService, SEND_MAIL_JOB } from './service.js';
+
+export interface LeadsDeps {
+  db: Db;
+  config: Config;
+  clock: Clock;
+  agents: AgentsService;
+  plans: PlanService;
+  mailer: Mailer;
+  /** called back when the mail settings change (the queue starts once mail is configured) */
+  onMailSettingsChange: (listener: () => void) => void;
+  accountEmail: (userId: string) => string;
+  events: AppEvents;
+  report: (what: string) => (err: unknown) => void;
+}
+
+/**
+ * Leads and the account's e-mail notices (lead alerts, quota warnings, escalations), sent through
+ * their own queue so a long ingestion never delays a lead's e-mail; retried until delivered
+ * (backoff up to a minute), across restarts.
+ */
+export function createLeads(app: FastifyInstance, deps: LeadsDeps) {
+  const { db, config, clock, mailer, report } = deps;
+  const mailJobs = new JobQueue(db, clock, app.log, {
+    concurrency: 2,
+    maxAttempts: Number.MAX_SAFE_INTEGER,
+    kinds: [SEND_MAIL_JOB],
+    onError: (what, err) => report(`lead-alert queue: ${what}`)(err),
+  });
+  app.decorate('mailJobs', mailJobs);
+  const leads = new LeadsService(new LeadsRepo(db), deps.agents, deps.plans, mailJobs, mailer, { publicUrl: config.publicUrl, accountEmail: deps.accountEmail }, clock, app.log, deps.events);
+
+  // a visitor asked for a person: the owner's e-mail, queued in the escalation's transaction
+  deps.events.on('conversation.escalated', (e) => {
+    const agentName = deps.agents.findById(e.chatbot_id)?.name ?? 'your agent';
+    const link = `${config.publicUrl.replace(/\/$/, '')}/#/agents/${encodeURIComponent(e.chatbot_id)}/conversations/${encodeURIComponent(e.conversation_id)}`;
+    leads.queueAccountNotice(
+      e.account_id,
+      `A visitor asked for a person on ${agentName}`,
+      `A visitor of ${agentName} asked to talk to a person (${e.reason === 'visitor' ? 'the "Talk to a person" button' : 'one of the escalation keywords'}).\n\nTake the conversation over and reply: ${link}\n`,
+    );
+  });
+
+  // The queue runs while mail is configured: started when an admin saves an SMTP server
+  // (held-back alerts then go out), stopped when it is removed (running sends stay queued).
+  // One change at a time: a start waits until a stop has let the running sends settle.
+  const mailQueue = {
+    ready: false,
+    closing: false,
+    chain: Promise.resolve(),
+    sync() {
+      this.chain = this.chain
+        .then(async () => {
+          if (!this.ready || this.closing) return;
+          if (mailer.configured) mailJobs.start();
+          else await mailJobs.stop();
+        })
+        .catch(report('starting or stopping the lead-alert queue'));
+    },
+  };
+  deps.onMailSettingsChange(() => mailQueue.sync());
+  app.addHook('onReady', async () => {
+    // without mail configured alerts stay queued (the status says so) and go out once it is
+    mailQueue.ready = true;
+    mailQueue.sync();
+  });
+  // running sends stop at a safe point; unsent mail stays queued for the next start
+  app.addHook('onClose', async () => {
+    mailQueue.closing = true;
+    await mailQueue.chain;
+    await mailJobs.stop();
+  });
+  return { leads };
+}

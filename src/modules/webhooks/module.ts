@@ -1,0 +1,34 @@
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../config/index.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Db } from '../../platform/db/index.js';
+import type { AppEvents } from '../../platform/events.js';
+import { JobQueue } from '../../platform/jobs/queue.js';
+import { WEBHOOK_JOB, WebhooksService } from './service.js';
+
+export interface WebhooksDeps {
+  db: Db;
+  config: Config;
+  clock: Clock;
+  events: AppEvents;
+  report: (what: string) => (err: unknown) => void;
+}
+
+/**
+ * Webhooks and their own delivery queue. The service schedules retries itself (10 s up to 12 h
+ * apart), so the queue's own attempts only count tries a crash interrupted. Two per account at once.
+ */
+export function createWebhooks(app: FastifyInstance, deps: WebhooksDeps) {
+  const { db, config, clock } = deps;
+  const webhookJobs = new JobQueue(db, clock, app.log, {
+    concurrency: 4,
+    perOwner: 2,
+    kinds: [WEBHOOK_JOB],
+    onError: (what, err) => deps.report(`webhook queue: ${what}`)(err),
+  });
+  app.decorate('webhookJobs', webhookJobs);
+  const webhooks = new WebhooksService(db, webhookJobs, deps.events, { dataDir: config.dataDir, allowPrivateUrls: config.allowPrivateUrls }, clock, app.log);
+  app.addHook('onReady', async () => webhookJobs.start()); // picks up deliveries a previous process left unfinished
+  app.addHook('onClose', async () => webhookJobs.stop());
+  return { webhooks };
+}
