@@ -8,6 +8,8 @@
  * expires idle sessions and revokes the token on logout.
  */
 
+import { readEventStream } from '../../widget/src/shared/sse.js';
+
 export const TOKEN_KEY = 'chat-agent.token';
 const RETURN_KEY = 'chat-agent.return-to';
 
@@ -229,7 +231,8 @@ export async function streamChat(body: { message: string; chatbot_id: string; se
     return done;
   }
   let result: ChatDone | null = null;
-  await readEventStream(res.body, (event, payload) => {
+  await readEventStream(res, (event, data) => {
+    const payload = JSON.parse(data) as Record<string, unknown>;
     if (event === 'delta') onDelta(String(payload.text ?? ''));
     else if (event === 'done') result = payload as unknown as ChatDone;
     else if (event === 'error') throw new ApiError(502, describeDetail(502, payload));
@@ -238,37 +241,6 @@ export async function streamChat(body: { message: string; chatbot_id: string; se
   const answer = result as ChatDone | null; // assigned in the callback, which TypeScript does not follow
   if (answer) return answer;
   throw new ApiError(0, 'The answer stopped before it was complete.');
-}
-
-/**
- * Reads a text/event-stream body, calling `onEvent` with each event's name and JSON data until
- * the stream ends or `onEvent` returns true (done).
- */
-async function readEventStream(body: ReadableStream, onEvent: (event: string, payload: Record<string, unknown>) => boolean | void): Promise<void> {
-  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      buffer += value;
-      let cut: number;
-      while ((cut = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, cut);
-        buffer = buffer.slice(cut + 2);
-        let event = 'message';
-        const data: string[] = [];
-        for (const line of block.split('\n')) {
-          if (line.startsWith('event:')) event = line.slice(6).trim();
-          else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
-        }
-        if (!data.length) continue; // a heartbeat comment
-        if (onEvent(event, JSON.parse(data.join('\n')) as Record<string, unknown>)) return;
-      }
-    }
-  } finally {
-    reader.releaseLock();
-  }
 }
 
 /**
@@ -293,8 +265,8 @@ export function followEventStream(
         if (res.ok && res.body) {
           handlers.onConnected();
           wait = 2000;
-          await readEventStream(res.body, (event, payload) => {
-            handlers.onEvent(event, payload);
+          await readEventStream(res, (event, data) => {
+            handlers.onEvent(event, JSON.parse(data) as Record<string, unknown>);
           });
         }
       } catch {

@@ -1,17 +1,5 @@
+import { textOn } from '../../widget/src/shared/contrast.js';
 import type { Agent } from './types.js';
-
-/** Black or white text, whichever reads better on `hex` (the widget's own rule). */
-function textOn(hex: string): string {
-  const m = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(hex);
-  if (!m) return '#fff';
-  let v = m[1]!;
-  if (v.length === 3) v = v.replace(/./g, (c) => c + c);
-  const lin = (i: number) => {
-    const c = parseInt(v.slice(i, i + 2), 16) / 255;
-    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-  };
-  return 0.2126 * lin(0) + 0.7152 * lin(2) + 0.0722 * lin(4) > 0.4 ? '#111827' : '#fff';
-}
 
 const validColor = (c: string | undefined, fallback: string) => (c && /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.test(c) ? c : fallback);
 const httpsImage = (u: string | null | undefined) => (u && /^https:\/\/[^\s]+$/i.test(u) ? u : null);

@@ -1,7 +1,8 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectRefusals, shootBothWidths } from '../helpers/admin.js';
 import { auth, PASSWORD, registerUser, startTestApp, uniqueEmail, type TestApp } from '../helpers/app.js';
-import { artifactPath, launchBrowser, listenOnLoopback, type Browser, watchErrors } from '../helpers/browser.js';
+import { launchBrowser, listenOnLoopback, type Browser, watchErrors } from '../helpers/browser.js';
 import { freePort, startSmtp, type TestSmtp } from '../helpers/smtp.js';
 
 /**
@@ -12,26 +13,13 @@ import { freePort, startSmtp, type TestSmtp } from '../helpers/smtp.js';
  * sideways at 375 px, and no console error may appear but the refusals the test asks for.
  */
 
-declare const document: any;
-
 let t: TestApp;
 let smtp: TestSmtp;
 let browser: Browser;
 let appUrl: string;
 
-/** The errors logged since `from` are the browser's note of a response with `status`; they are taken out. */
-function expectRefusals(errors: string[], from: number, status: number): void {
-  for (const e of errors.splice(from)) expect(e).toMatch(new RegExp(`status of ${status}\\b`));
-}
-
-async function shoot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: artifactPath(`account-${name}-desktop.png`), fullPage: true });
-  await page.setViewportSize({ width: 375, height: 760 });
-  const width = await page.evaluate(() => document.documentElement.scrollWidth);
-  expect(width, `${name}: page width at 375 px`).toBeLessThanOrEqual(375);
-  await page.screenshot({ path: artifactPath(`account-${name}-375.png`), fullPage: true });
-  await page.setViewportSize({ width: 1280, height: 800 });
-}
+/** Screenshots at desktop width and at 375 px; at 375 px nothing may stick out sideways. */
+const shoot = (page: Page, name: string) => shootBothWidths(page, 'account', name);
 
 async function logIn(page: Page, email: string, password: string): Promise<void> {
   await page.getByRole('heading', { name: 'Log in' }).waitFor();

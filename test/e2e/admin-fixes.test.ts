@@ -1,7 +1,8 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auth, createAgent, PASSWORD, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
-import { artifactPath, launchBrowser, listenOnLoopback, type Browser, watchErrors } from '../helpers/browser.js';
+import { openLoggedIn, settle, shootBothWidths } from '../helpers/admin.js';
+import { apiOk, createAgent, PASSWORD, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { launchBrowser, listenOnLoopback, type Browser, watchErrors } from '../helpers/browser.js';
 
 /**
  * Admin UI bugs a user found (issue 22.4), each shown in real Chromium against the real app (real
@@ -12,7 +13,7 @@ import { artifactPath, launchBrowser, listenOnLoopback, type Browser, watchError
  */
 
 // the page's globals inside page.evaluate callbacks (this file compiles without the DOM library)
-declare const window: any, document: any, localStorage: any, requestAnimationFrame: any, CanvasRenderingContext2D: any, Event: any;
+declare const window: any, document: any, CanvasRenderingContext2D: any, Event: any;
 
 let t: TestApp;
 let browser: Browser;
@@ -29,11 +30,7 @@ afterAll(async () => {
   await t?.cleanup();
 });
 
-async function ok(token: string, method: 'GET' | 'POST' | 'PUT', url: string, payload?: Record<string, unknown>): Promise<any> {
-  const res = await t.app.inject({ method, url, headers: auth(token), ...(payload ? { payload } : {}) });
-  expect(res.statusCode, `${method} ${url}: ${res.body}`).toBeLessThan(300);
-  return res.json();
-}
+const ok = (token: string, method: 'GET' | 'POST' | 'PUT', url: string, payload?: Record<string, unknown>): Promise<any> => apiOk(t.app, token, method, url, payload);
 
 /** What the widget's lead form sends (README "Widget leads"): the public route, no token. */
 async function widgetLead(agentId: string, name: string, phone: string): Promise<void> {
@@ -46,30 +43,12 @@ async function openAs(token: string, hash: string, width = 1280): Promise<{ page
   const page = await browser.context.newPage();
   await page.setViewportSize({ width, height: 800 });
   const errors = watchErrors(page);
-  await page.goto(appUrl + '/#/login');
-  await page.evaluate((tk) => localStorage.setItem('chat-agent.token', tk), token);
-  await page.goto('about:blank');
-  await page.goto(appUrl + '/' + hash);
+  await openLoggedIn(page, appUrl, token, hash);
   return { page, errors };
 }
 
-/** Two animation frames: layout and ResizeObserver callbacks (the chart) have run. */
-const settle = (page: Page) => page.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
-
-/** Screenshots at desktop width and at 390 px; at 390 px nothing may stick out sideways. */
-async function shoot(page: Page, name: string): Promise<void> {
-  const before = page.viewportSize() ?? { width: 1280, height: 800 };
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await settle(page);
-  await page.screenshot({ path: artifactPath(`admin-fixes-${name}-desktop.png`), fullPage: true });
-  await page.setViewportSize({ width: 390, height: 800 });
-  await settle(page);
-  const width = await page.evaluate(() => document.documentElement.scrollWidth);
-  expect(width, `${name}: page width at 390 px`).toBeLessThanOrEqual(390);
-  await page.screenshot({ path: artifactPath(`admin-fixes-${name}-390.png`), fullPage: true });
-  await page.setViewportSize(before);
-  await settle(page);
-}
+/** Screenshots at desktop width and at 390 px (the page keeps its size); at 390 px nothing may stick out sideways. */
+const shoot = (page: Page, name: string) => shootBothWidths(page, 'admin-fixes', name, { settle: true, narrow: { width: 390, height: 800 }, keepViewport: true });
 
 /** The tag and text of the focused element ("BODY" when focus was dropped). */
 const focused = (page: Page) => page.evaluate(() => `${document.activeElement?.tagName}:${(document.activeElement?.textContent ?? '').trim()}`);
@@ -254,10 +233,7 @@ describe('admin UI fixes (issue 22.4)', () => {
       });
       await page.setViewportSize({ width, height: 800 });
       const errors = watchErrors(page);
-      await page.goto(appUrl + '/#/login');
-      await page.evaluate((tk) => localStorage.setItem('chat-agent.token', tk), token);
-      await page.goto('about:blank');
-      await page.goto(appUrl + '/' + hash);
+      await openLoggedIn(page, appUrl, token, hash);
       await page.locator('[data-testid="daily-chart"] canvas').waitFor();
       await settle(page);
       await settle(page);

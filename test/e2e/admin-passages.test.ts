@@ -1,5 +1,6 @@
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openLoggedIn } from '../helpers/admin.js';
 import { auth, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
 import { artifactPath, launchBrowser, listenOnLoopback, type Browser } from '../helpers/browser.js';
 import { startLocalSite, type LocalSite, type Page as SitePage } from '../helpers/local-site.js';
@@ -12,7 +13,7 @@ import { startLocalSite, type LocalSite, type Page as SitePage } from '../helper
  */
 
 // the page's globals inside page.evaluate callbacks (this file compiles without the DOM library)
-declare const localStorage: any, document: any;
+declare const document: any;
 
 type Json = Record<string, any>;
 
@@ -80,10 +81,7 @@ function watch(page: Page): { errors: string[]; dialogs: string[] } {
 /** A new page logged in as `token` (the token where the UI keeps it), at `hash`. */
 async function openAs(token: string, hash: string): Promise<Page> {
   const page = await browser.context.newPage();
-  await page.goto(appUrl + '/#/login');
-  await page.evaluate((tk) => localStorage.setItem('chat-agent.token', tk), token);
-  await page.goto('about:blank');
-  await page.goto(`${appUrl}/${hash}`);
+  await openLoggedIn(page, appUrl, token, hash);
   return page;
 }
 

@@ -1,8 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auth, PASSWORD, registerUser, startTestApp, uniqueEmail, type TestApp } from '../helpers/app.js';
-import { artifactPath, launchBrowser, type Browser, listenOnLoopback, watchErrors } from '../helpers/browser.js';
+import { expectRefusals, openLoggedIn, setToken, shootBothWidths, storeToken } from '../helpers/admin.js';
+import { apiOk, auth, PASSWORD, registerUser, startTestApp, uniqueEmail, type TestApp } from '../helpers/app.js';
+import { launchBrowser, type Browser, listenOnLoopback, watchErrors } from '../helpers/browser.js';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 
 /**
@@ -14,7 +15,7 @@ import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 
 // The page's globals, used inside page.evaluate callbacks (which run in the browser); this file
 // compiles without the DOM library, so they are declared here, for this module only.
-declare const window: any, document: any, localStorage: any, getComputedStyle: any, requestAnimationFrame: any, DataTransfer: any;
+declare const window: any, document: any, localStorage: any, getComputedStyle: any, DataTransfer: any;
 
 const ANSWER = 'Parcels ship within two working days, and tracking arrives by e-mail.';
 const FAQ = 'Shipping policy. Parcels ship within two working days. Returns are free for thirty days.';
@@ -31,36 +32,10 @@ let appUrl: string;
  */
 const OTHER_HOST = 'admin.example.test';
 
-/**
- * The errors logged since `from` are all the browser's note of a response with `status` (a
- * request the test made the server refuse on purpose); they are taken out of `errors`.
- */
-function expectRefusals(errors: string[], from: number, status: number): void {
-  const logged = errors.splice(from);
-  for (const e of logged) expect(e).toMatch(new RegExp(`status of ${status}\\b`));
-}
+/** Screenshots at desktop width and at 375 px (test-artifacts/admin-*.png); at 375 px nothing may stick out sideways. */
+const shoot = (page: Page, name: string) => shootBothWidths(page, 'admin', name, { settle: true });
 
-/** Two animation frames: layout and ResizeObserver callbacks (the chart) have run. */
-const settle = (page: Page) => page.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
-
-/** Screenshots at desktop width and at 375 px; at 375 px nothing may stick out sideways. */
-async function shoot(page: Page, name: string): Promise<void> {
-  await settle(page);
-  await page.screenshot({ path: artifactPath(`admin-${name}-desktop.png`), fullPage: true });
-  await page.setViewportSize({ width: 375, height: 760 });
-  await settle(page);
-  const width = await page.evaluate(() => document.documentElement.scrollWidth);
-  expect(width, `${name}: page width at 375 px`).toBeLessThanOrEqual(375);
-  await page.screenshot({ path: artifactPath(`admin-${name}-375.png`), fullPage: true });
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await settle(page);
-}
-
-async function apiAs(token: string, method: 'GET' | 'POST' | 'PUT' | 'PATCH', url: string, payload?: Record<string, unknown>) {
-  const res = await t.app.inject({ method, url, headers: auth(token), ...(payload ? { payload } : {}) });
-  expect(res.statusCode, `${method} ${url}: ${res.body}`).toBeLessThan(300);
-  return res.json();
-}
+const apiAs = (token: string, method: 'GET' | 'POST' | 'PUT' | 'PATCH', url: string, payload?: Record<string, unknown>) => apiOk(t.app, token, method, url, payload);
 
 beforeAll(async () => {
   fake = await startFakeLlm('openai', { reply: ANSWER, chunks: 4 });
@@ -376,8 +351,7 @@ describe('sessions and set-up banners', () => {
     const page = await browser.context.newPage();
     const errors = watchErrors(page);
     try {
-      await page.goto(appUrl + '/#/login');
-      await page.evaluate((tk) => localStorage.setItem('chat-agent.token', tk), token);
+      await storeToken(page, appUrl, token);
       // revoke it server-side, then open the page an alert e-mail would link to
       await t.app.inject({ method: 'POST', url: '/api/auth/logout', headers: auth(token) });
       await page.goto('about:blank'); // a fresh load, not a hash change in the same document
@@ -412,7 +386,7 @@ describe('sessions and set-up banners', () => {
         await page.goto(url + '/#/register');
         await page.getByText('already has its owner account').waitFor();
 
-        await page.evaluate((tk) => localStorage.setItem('chat-agent.token', tk), token);
+        await setToken(page, token);
         await page.goto('about:blank');
         await page.goto(url + '/#/agents');
         await page.getByText('No AI provider is configured').waitFor();
@@ -446,10 +420,7 @@ describe('sessions and set-up banners', () => {
       const page = await browser.context.newPage();
       const errors = watchErrors(page);
       try {
-        await page.goto(url + '/#/login');
-        await page.evaluate((tk) => localStorage.setItem('chat-agent.token', tk), token);
-        await page.goto('about:blank');
-        await page.goto(url + '/#/agents');
+        await openLoggedIn(page, url, token, '#/agents');
         const damaged = page.getByRole('alert').filter({ hasText: 'The database is damaged.' });
         await damaged.waitFor();
         expect(await damaged.textContent()).toContain('chat-agent restore <backup file>');
@@ -483,10 +454,7 @@ describe('PUBLIC_URL banner', () => {
   async function openAgents(origin: string, token: string): Promise<{ page: Page; errors: string[] }> {
     const page = await browser.context.newPage();
     const errors = watchErrors(page);
-    await page.goto(origin + '/#/login');
-    await page.evaluate((tk) => localStorage.setItem('chat-agent.token', tk), token);
-    await page.goto('about:blank');
-    await page.goto(origin + '/#/agents');
+    await openLoggedIn(page, origin, token, '#/agents');
     await page.getByRole('heading', { name: 'Agents' }).waitFor();
     // neither app has mail: this banner is there once the status has been read
     await page.getByText('E-mail is not configured').waitFor();
@@ -577,10 +545,7 @@ describe('the source list polls politely', () => {
     // a fake clock: the page's timers run only when the test moves time on
     await page.clock.install();
     try {
-      await page.goto(appUrl + '/#/login');
-      await page.evaluate((tk) => localStorage.setItem('chat-agent.token', tk), token);
-      await page.goto('about:blank');
-      await page.goto(`${appUrl}/#/agents/${agent.id}/knowledge`);
+      await openLoggedIn(page, appUrl, token, `#/agents/${agent.id}/knowledge`);
       const row = page.locator('.source', { hasText: 'acme.example' });
       // effects run after paint (animation frames): move time in small steps until the list is there
       await expect.poll(async () => {

@@ -1,7 +1,8 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shootBothWidths } from '../helpers/admin.js';
 import { auth, createAgent, PASSWORD, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
-import { artifactPath, launchBrowser, listenOnLoopback, type Browser, watchErrors } from '../helpers/browser.js';
+import { launchBrowser, listenOnLoopback, type Browser, watchErrors } from '../helpers/browser.js';
 
 /**
  * Erasure in the admin UI, in real Chromium against the real app (issue 22.6): the owner opens a
@@ -16,14 +17,8 @@ let t: TestApp;
 let browser: Browser;
 let appUrl: string;
 
-async function shoot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: artifactPath(`erasure-${name}-desktop.png`), fullPage: true });
-  await page.setViewportSize({ width: 375, height: 760 });
-  const width = await page.evaluate(() => document.documentElement.scrollWidth);
-  expect(width, `${name}: page width at 375 px`).toBeLessThanOrEqual(375);
-  await page.screenshot({ path: artifactPath(`erasure-${name}-375.png`), fullPage: true });
-  await page.setViewportSize({ width: 1280, height: 800 });
-}
+/** Screenshots at desktop width and at 375 px; at 375 px nothing may stick out sideways. */
+const shoot = (page: Page, name: string) => shootBothWidths(page, 'erasure', name);
 
 beforeAll(async () => {
   t = await startTestApp({ env: { EMBEDDINGS: 'none' } });

@@ -1,7 +1,8 @@
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auth, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
-import { artifactPath, launchBrowser, listenOnLoopback, startSite, type Browser, type TinyServer } from '../helpers/browser.js';
+import { openLoggedIn } from '../helpers/admin.js';
+import { apiOk, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { artifactPath, launchBrowser, listenOnLoopback, type Browser, type TinyServer } from '../helpers/browser.js';
+import { startWidgetSite, widgetAnimationsDone, widgetIdle } from '../helpers/widget-page.js';
 
 /**
  * Issue 23 in real Chromium: the greeting bubble beside the closed widget, starter questions, a
@@ -11,7 +12,6 @@ import { artifactPath, launchBrowser, listenOnLoopback, startSite, type Browser,
  */
 
 type Json = Record<string, any>;
-declare const localStorage: any;
 
 let t: TestApp;
 let browser: Browser;
@@ -32,30 +32,13 @@ afterAll(async () => {
   await t?.cleanup();
 });
 
-async function api(method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json): Promise<any> {
-  const res = await t.app.inject({ method, url, headers: auth(token), ...(payload ? { payload } : {}) });
-  expect(res.statusCode, `${method} ${url}: ${res.body}`).toBeLessThan(300);
-  return res.json();
-}
+const api = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json): Promise<any> => apiOk(t.app, token, method, url, payload);
 
 async function site(agentId: string): Promise<string> {
-  const s = await startSite({
-    '/': {
-      type: 'text/html; charset=utf-8',
-      body: `<!doctype html><html><head><meta charset="utf-8"><title>Acme</title></head><body><h1>Acme</h1>
-<script src="${appUrl}/widget.js" data-chatbot-id="${agentId}" defer></script></body></html>`,
-    },
-  });
+  const s = await startWidgetSite(appUrl, agentId);
   servers.push(s);
   return s.url;
 }
-
-/** the widget's animations (window, greeting) have finished, for screenshots */
-const settled = (page: Page) =>
-  page.evaluate(`Promise.all(document.querySelector('chat-agent-widget').shadowRoot.getAnimations().map((a) => a.finished))`);
-
-const idle = (page: Page) =>
-  page.waitForFunction(`document.querySelector('chat-agent-widget').shadowRoot.querySelector('.log')?.getAttribute('aria-busy') !== 'true'`);
 
 describe('widget and admin UI (issue 23)', () => {
   it('greets once after the delay while closed, and the greeting can be dismissed', async () => {
@@ -65,7 +48,7 @@ describe('widget and admin UI (issue 23)', () => {
     await page.goto(url);
     const greeting = page.getByRole('button', { name: 'Need a hand? Ask me anything.' });
     await expect.poll(() => greeting.isVisible(), { timeout: 5000 }).toBe(true);
-    await settled(page);
+    await widgetAnimationsDone(page);
     await page.screenshot({ path: artifactPath('feedback-greeting.png') });
     await page.getByRole('button', { name: 'Dismiss' }).click();
     expect(await greeting.count()).toBe(0);
@@ -87,11 +70,11 @@ describe('widget and admin UI (issue 23)', () => {
     const starter = dialog.getByRole('button', { name: 'What are your opening hours?' });
     await starter.waitFor();
     expect(await dialog.getByRole('button', { name: 'Talk to a person' }).count()).toBe(0);
-    await settled(page);
+    await widgetAnimationsDone(page);
     await page.screenshot({ path: artifactPath('feedback-starters.png') });
     await starter.click();
     await expect.poll(() => dialog.locator('.msg.assistant:not(:has(.typing))').count()).toBe(2);
-    await idle(page);
+    await widgetIdle(page);
     expect(await dialog.getByRole('button', { name: 'Do you ship abroad?' }).count()).toBe(0);
     expect(await dialog.locator('.msg.user').innerText()).toContain('What are your opening hours?');
 
@@ -114,10 +97,7 @@ describe('widget and admin UI (issue 23)', () => {
     // the owner's admin UI
     const admin = await browser.context.newPage();
     await admin.setViewportSize({ width: 1280, height: 800 });
-    await admin.goto(appUrl + '/#/login');
-    await admin.evaluate((tk) => localStorage.setItem('chat-agent.token', tk), token);
-    await admin.goto('about:blank');
-    await admin.goto(`${appUrl}/#/agents/${agent.id}/conversations`);
+    await openLoggedIn(admin, appUrl, token, `#/agents/${agent.id}/conversations`);
     const list = admin.getByRole('list', { name: 'Conversations, newest first' });
     await list.waitFor();
     await list.getByRole('img', { name: 'Unread' }).waitFor();

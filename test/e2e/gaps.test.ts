@@ -1,7 +1,9 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auth, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
-import { artifactPath, launchBrowser, listenOnLoopback, startSite, watchErrors, type Browser, type TinyServer } from '../helpers/browser.js';
+import { openLoggedIn } from '../helpers/admin.js';
+import { apiOk, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { artifactPath, launchBrowser, listenOnLoopback, watchErrors, type Browser, type TinyServer } from '../helpers/browser.js';
+import { openWidget, startWidgetSite, widgetIdle } from '../helpers/widget-page.js';
 import { startFakeLlm, type FakeLlm, type RecordedRequest } from '../helpers/fake-llm.js';
 
 /**
@@ -14,7 +16,7 @@ import { startFakeLlm, type FakeLlm, type RecordedRequest } from '../helpers/fak
 
 type Json = Record<string, any>;
 // the page's globals inside page.evaluate callbacks (this file compiles without the DOM library)
-declare const localStorage: any, document: any;
+declare const document: any;
 
 const DONT_KNOW = "I'm sorry, I don't know that.";
 
@@ -57,11 +59,7 @@ afterAll(async () => {
   await llm?.close();
 });
 
-async function ok(token: string, method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json): Promise<any> {
-  const res = await t.app.inject({ method, url, headers: auth(token), ...(payload ? { payload } : {}) });
-  expect(res.statusCode, `${method} ${url}: ${res.body}`).toBeLessThan(300);
-  return res.json();
-}
+const ok = (token: string, method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json): Promise<any> => apiOk(t.app, token, method, url, payload);
 
 async function newOwner(): Promise<{ token: string; agent: Json }> {
   const { token } = await registerUser(t.app);
@@ -78,40 +76,28 @@ async function visitorSays(agentId: string, sessionId: string, message: string):
 }
 
 async function site(agentId: string): Promise<string> {
-  const s = await startSite({
-    '/': {
-      type: 'text/html; charset=utf-8',
-      body: `<!doctype html><html><head><meta charset="utf-8"><title>Acme</title><link rel="icon" href="data:,"></head><body><h1>Acme</h1>
-<script src="${appUrl}/widget.js" data-chatbot-id="${agentId}" defer></script></body></html>`,
-    },
-  });
+  const s = await startWidgetSite(appUrl, agentId, { head: '<link rel="icon" href="data:,">' });
   servers.push(s);
   return s.url;
 }
 
 /** Opens the widget on `url`, asks `question` and returns the answer's text once it is complete. */
 async function askInWidget(page: Page, url: string, question: string): Promise<string> {
-  await page.goto(url);
-  await page.getByRole('button', { name: /chat/i }).first().click();
-  const dialog = page.getByRole('dialog');
-  await dialog.waitFor();
+  const dialog = await openWidget(page, url);
   const box = dialog.getByRole('textbox', { name: /message/i });
   await box.fill(question);
   await box.press('Enter');
   const answers = dialog.locator('.msg.assistant:not(:has(.typing))');
   // the greeting, then the answer
   await expect.poll(() => answers.count()).toBe(2);
-  await page.waitForFunction(`document.querySelector('chat-agent-widget').shadowRoot.querySelector('.log')?.getAttribute('aria-busy') !== 'true'`);
+  await widgetIdle(page);
   return answers.last().innerText();
 }
 
 /** A new page logged in as `token` (the token where the UI keeps it), at `hash`. */
 async function openAs(token: string, hash: string): Promise<Page> {
   const page = await browser.context.newPage();
-  await page.goto(appUrl + '/#/login');
-  await page.evaluate((tk) => localStorage.setItem('chat-agent.token', tk), token);
-  await page.goto('about:blank');
-  await page.goto(`${appUrl}/${hash}`);
+  await openLoggedIn(page, appUrl, token, hash);
   return page;
 }
 

@@ -1,7 +1,9 @@
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auth, ManualClock, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
-import { artifactPath, launchBrowser, listenOnLoopback, startSite, watchErrors, type Browser, type TinyServer } from '../helpers/browser.js';
+import { openLoggedIn } from '../helpers/admin.js';
+import { apiOk, ManualClock, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { artifactPath, launchBrowser, listenOnLoopback, watchErrors, type Browser, type TinyServer } from '../helpers/browser.js';
+import { openWidget, startWidgetSite, widgetIdle } from '../helpers/widget-page.js';
 
 /**
  * Live handoff (issue 23 point 4) in real Chromium, the widget on another origin: a visitor gives
@@ -14,7 +16,6 @@ import { artifactPath, launchBrowser, listenOnLoopback, startSite, watchErrors, 
  */
 
 type Json = Record<string, any>;
-declare const localStorage: any;
 
 const clock = new ManualClock(new Date().toISOString());
 let t: TestApp;
@@ -36,41 +37,19 @@ afterAll(async () => {
   await t?.cleanup();
 });
 
-async function api(method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json): Promise<any> {
-  const res = await t.app.inject({ method, url, headers: auth(token), ...(payload ? { payload } : {}) });
-  expect(res.statusCode, `${method} ${url}: ${res.body}`).toBeLessThan(300);
-  return res.json();
-}
+const api = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json): Promise<any> => apiOk(t.app, token, method, url, payload);
 
 async function site(agentId: string): Promise<string> {
-  const s = await startSite({
-    '/': {
-      type: 'text/html; charset=utf-8',
-      body: `<!doctype html><html><head><meta charset="utf-8"><title>Acme</title></head><body><h1>Acme</h1>
-<script src="${appUrl}/widget.js" data-chatbot-id="${agentId}" defer></script></body></html>`,
-    },
-    // the browser asks for one; a 404 would be a console error on the visitor's page
-    '/favicon.ico': { type: 'image/x-icon', body: '' },
-  });
+  // the browser asks for a favicon; a 404 would be a console error on the visitor's page
+  const s = await startWidgetSite(appUrl, agentId, { extraPages: { '/favicon.ico': { type: 'image/x-icon', body: '' } } });
   servers.push(s);
   return s.url;
-}
-
-const idle = (page: Page) =>
-  page.waitForFunction(`document.querySelector('chat-agent-widget').shadowRoot.querySelector('.log')?.getAttribute('aria-busy') !== 'true'`);
-
-async function openWidget(page: Page, url: string): Promise<Locator> {
-  await page.goto(url);
-  await page.getByRole('button', { name: /chat/i }).first().click();
-  const dialog = page.getByRole('dialog');
-  await dialog.waitFor();
-  return dialog;
 }
 
 async function ask(page: Page, dialog: Locator, text: string): Promise<void> {
   await dialog.getByRole('textbox', { name: 'Type your message' }).fill(text);
   await dialog.getByRole('button', { name: 'Send message' }).click();
-  await idle(page);
+  await widgetIdle(page);
 }
 
 /** Counts the live streams the widget opened (answered with their headers); the widget connects once the conversation has begun. */
@@ -91,10 +70,7 @@ describe('live handoff in the browser (issue 23.4)', () => {
     const admin = await browser.context.newPage();
     const adminErrors = watchErrors(admin);
     await admin.setViewportSize({ width: 1280, height: 800 });
-    await admin.goto(appUrl + '/#/login');
-    await admin.evaluate((tk) => localStorage.setItem('chat-agent.token', tk), token);
-    await admin.goto('about:blank');
-    await admin.goto(`${appUrl}/#/agents/${agent.id}/conversations`);
+    await openLoggedIn(admin, appUrl, token, `#/agents/${agent.id}/conversations`);
     await admin.getByText('Live', { exact: true }).waitFor();
     await admin.getByText('No conversations yet.').waitFor();
 

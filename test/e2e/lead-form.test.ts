@@ -1,10 +1,10 @@
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auth, makeDataDir, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
-import { artifactPath, launchBrowser, listenOnLoopback, startSite, type Browser, type TinyServer } from '../helpers/browser.js';
+import { openLoggedIn } from '../helpers/admin.js';
+import { apiOk, makeDataDir, registerUser, ROOMY_PLAN, startTestApp, type TestApp, writePlansFile } from '../helpers/app.js';
+import { artifactPath, launchBrowser, listenOnLoopback, type Browser, type TinyServer } from '../helpers/browser.js';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
+import { animationsDone, openWidget as openWidgetAt, startWidgetSite, widgetTurnDone } from '../helpers/widget-page.js';
 
 /**
  * The widget's lead form (issue 22.6) in real Chromium, embedded on another site: off, asked
@@ -13,9 +13,6 @@ import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
  */
 
 type Json = Record<string, any>;
-
-/** roomy limits, so the plan never interferes */
-const PLAN = { max_agents: 50, max_account_leads: 1000, monthly_messages: 100000, requests_per_minute: 100000, requests_per_hour: 1000000, custom_branding: true };
 
 let t: TestApp;
 let fake: FakeLlm;
@@ -26,8 +23,8 @@ const servers: TinyServer[] = [];
 
 beforeAll(async () => {
   const dataDir = makeDataDir();
-  const plansFile = path.join(dataDir, 'plans.json');
-  writeFileSync(plansFile, JSON.stringify({ free: PLAN }));
+  // roomy limits, so the plan never interferes
+  const plansFile = writePlansFile(dataDir, { free: ROOMY_PLAN });
   fake = await startFakeLlm('openai', { reply: 'Happy to help with that.', chunks: 2 });
   t = await startTestApp({ dataDir, env: { OPENAI_API_KEY: 'sk-test-lead', OPENAI_BASE_URL: fake.baseURL, EMBEDDINGS: 'none', PLANS_FILE: plansFile } });
   appUrl = `http://127.0.0.1:${await listenOnLoopback(t)}`;
@@ -42,11 +39,7 @@ afterAll(async () => {
   await t?.cleanup();
 });
 
-async function api(method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json): Promise<any> {
-  const res = await t.app.inject({ method, url, headers: auth(token), ...(payload ? { payload } : {}) });
-  expect(res.statusCode, `${method} ${url}: ${res.body}`).toBeLessThan(300);
-  return res.json();
-}
+const api = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json): Promise<any> => apiOk(t.app, token, method, url, payload);
 
 /** A new agent as the API makes it (the defaults), with `settings` on top. */
 async function newAgent(settings: Json = {}): Promise<Json> {
@@ -56,19 +49,10 @@ async function newAgent(settings: Json = {}): Promise<Json> {
 
 /** A customer's site embedding the agent with the one-line snippet; the widget opened on it. */
 async function openWidget(agentId: string): Promise<{ page: Page; dialog: Locator }> {
-  const site = await startSite({
-    '/': {
-      type: 'text/html; charset=utf-8',
-      body: `<!doctype html><html><head><meta charset="utf-8"><title>Acme</title></head><body><h1>Acme</h1>
-<script src="${appUrl}/widget.js" data-chatbot-id="${agentId}" defer></script></body></html>`,
-    },
-  });
+  const site = await startWidgetSite(appUrl, agentId);
   servers.push(site);
   const page = await browser.context.newPage();
-  await page.goto(site.url);
-  await page.getByRole('button', { name: /chat/i }).first().click();
-  const dialog = page.getByRole('dialog');
-  await dialog.waitFor();
+  const dialog = await openWidgetAt(page, site.url);
   return { page, dialog };
 }
 
@@ -82,11 +66,8 @@ async function ask(page: Page, dialog: Locator, text: string, answers: number): 
   await messageBox(dialog).fill(text);
   await messageBox(dialog).press('Enter');
   await expect.poll(() => dialog.locator('.msg.assistant:not(:has(.typing))').count()).toBe(answers + 1);
-  await page.waitForFunction(`document.querySelector('chat-agent-widget').shadowRoot.querySelector('.log').getAttribute('aria-busy') === 'false'`);
+  await widgetTurnDone(page);
 }
-
-/** The window's opening animation has finished (for screenshots). */
-const settled = (dialog: Locator) => dialog.evaluate((el: any) => Promise.all(el.getAnimations().map((a: any) => a.finished)));
 
 const stored = (page: Page, agentId: string) => page.evaluate(`JSON.parse(localStorage.getItem('chat-agent:${agentId}'))`) as Promise<Json>;
 
@@ -152,7 +133,7 @@ describe('the lead form', () => {
     expect(await privacy.getAttribute('href')).toBe('https://acme.example/privacy');
     expect(await privacy.getAttribute('target')).toBe('_blank');
     expect(await privacy.getAttribute('rel')).toBe('noopener noreferrer');
-    await settled(dialog);
+    await animationsDone(dialog);
     await page.screenshot({ path: artifactPath('lead-form-before-chat.png') });
 
     await form.getByRole('textbox', { name: 'Name' }).fill('Alan Turing');
@@ -168,10 +149,7 @@ describe('the lead form', () => {
   it('"Never" in the admin UI turns lead_capture_enabled off, and the widget never asks', async () => {
     const agent = await newAgent();
     const admin = await browser.context.newPage();
-    await admin.goto(`${appUrl}/#/login`);
-    await admin.evaluate((tk) => (globalThis as any).localStorage.setItem('chat-agent.token', tk), token);
-    await admin.goto('about:blank');
-    await admin.goto(`${appUrl}/#/agents/${agent.id}/settings`);
+    await openLoggedIn(admin, appUrl, token, `#/agents/${agent.id}/settings`);
     const leads = admin.getByRole('form', { name: 'Lead capture and e-mail alerts' });
     const when = leads.getByLabel('Ask for name and phone');
     expect(await when.inputValue()).toBe('after_messages');

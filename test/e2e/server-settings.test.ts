@@ -1,7 +1,8 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openLoggedIn, shootBothWidths } from '../helpers/admin.js';
 import { auth, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
-import { artifactPath, launchBrowser, listenOnLoopback, type Browser, watchErrors } from '../helpers/browser.js';
+import { launchBrowser, listenOnLoopback, type Browser, watchErrors } from '../helpers/browser.js';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.js';
 
@@ -13,7 +14,7 @@ import { startSmtp, type TestSmtp } from '../helpers/smtp.js';
  * desktop width and 375 px (test-artifacts/admin-server-settings-*.png); nothing scrolls sideways.
  */
 
-declare const document: any, requestAnimationFrame: any, localStorage: any;
+declare const document: any;
 
 const KEY = 'sk-e2e-QWERTYUIOPASDFGHJKL-7Hx3';
 
@@ -28,29 +29,14 @@ async function appWithBrowser(env: Record<string, string>): Promise<{ t: TestApp
   return { t, url: `http://127.0.0.1:${await listenOnLoopback(t)}` };
 }
 
-const settle = (page: Page) => page.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
-
 /** Screenshots at desktop width and at 375 px; at 375 px nothing may stick out sideways. */
-async function shoot(page: Page, name: string): Promise<void> {
-  await settle(page);
-  await page.screenshot({ path: artifactPath(`admin-server-settings-${name}-desktop.png`), fullPage: true });
-  await page.setViewportSize({ width: 375, height: 760 });
-  await settle(page);
-  const width = await page.evaluate(() => document.documentElement.scrollWidth);
-  expect(width, `${name}: page width at 375 px`).toBeLessThanOrEqual(375);
-  await page.screenshot({ path: artifactPath(`admin-server-settings-${name}-375.png`), fullPage: true });
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await settle(page);
-}
+const shoot = (page: Page, name: string) => shootBothWidths(page, 'admin-server-settings', name, { settle: true });
 
 /** The admin page of `url`, logged in with `token`, once the server settings are drawn. */
 async function openAdmin(url: string, token: string): Promise<{ page: Page; errors: string[] }> {
   const page = await browser.context.newPage();
   const errors = watchErrors(page);
-  await page.goto(url + '/#/login');
-  await page.evaluate((tk) => localStorage.setItem('chat-agent.token', tk), token);
-  await page.goto('about:blank');
-  await page.goto(url + '/#/admin');
+  await openLoggedIn(page, url, token, '#/admin');
   await page.getByRole('heading', { name: 'Server settings' }).waitFor();
   await page.getByRole('region', { name: 'E-mail (SMTP)' }).waitFor();
   return { page, errors };

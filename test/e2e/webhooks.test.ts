@@ -1,8 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shootBothWidths } from '../helpers/admin.js';
 import { PASSWORD, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
-import { artifactPath, launchBrowser, listenOnLoopback, startTinyServer, type Browser, type TinyServer } from '../helpers/browser.js';
+import { launchBrowser, listenOnLoopback, startTinyServer, type Browser, type TinyServer } from '../helpers/browser.js';
 
 /**
  * Webhooks in the admin UI, in real Chromium against the real app and a receiver on 127.0.0.1
@@ -11,7 +12,6 @@ import { artifactPath, launchBrowser, listenOnLoopback, startTinyServer, type Br
  * secret. Screenshots at desktop width and 375 px (test-artifacts/webhooks-*.png).
  */
 
-declare const document: any;
 declare const navigator: any;
 
 let t: TestApp;
@@ -29,14 +29,8 @@ function verify(rawBody: string, header: string): boolean {
   return parts.v1.length === expected.length && timingSafeEqual(Buffer.from(parts.v1), Buffer.from(expected));
 }
 
-async function shoot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: artifactPath(`webhooks-${name}-desktop.png`), fullPage: true });
-  await page.setViewportSize({ width: 375, height: 760 });
-  const width = await page.evaluate(() => document.documentElement.scrollWidth);
-  expect(width, `${name}: page width at 375 px`).toBeLessThanOrEqual(375);
-  await page.screenshot({ path: artifactPath(`webhooks-${name}-375.png`), fullPage: true });
-  await page.setViewportSize({ width: 1280, height: 800 });
-}
+/** Screenshots at desktop width and at 375 px; at 375 px nothing may stick out sideways. */
+const shoot = (page: Page, name: string) => shootBothWidths(page, 'webhooks', name);
 
 beforeAll(async () => {
   receiver = await startTinyServer((req, res, body) => {

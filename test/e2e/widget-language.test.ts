@@ -1,10 +1,10 @@
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auth, makeDataDir, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
-import { artifactPath, CHROMIUM, listenOnLoopback, startSite, type TinyServer } from '../helpers/browser.js';
+import { openLoggedIn } from '../helpers/admin.js';
+import { apiOk, makeDataDir, registerUser, ROOMY_PLAN, startTestApp, type TestApp, writePlansFile } from '../helpers/app.js';
+import { artifactPath, CHROMIUM, listenOnLoopback, type TinyServer } from '../helpers/browser.js';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
+import { animationsDone, startWidgetSite, widgetTurnDone } from '../helpers/widget-page.js';
 
 /**
  * The widget's language (issue 22.7) in real Chromium, embedded on another site: the agent's
@@ -14,12 +14,9 @@ import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
  */
 
 // the page's globals inside page.evaluate callbacks (this file compiles without the DOM library)
-declare const localStorage: any, navigator: any;
+declare const navigator: any;
 
 type Json = Record<string, any>;
-
-/** roomy limits, so the plan never interferes (the per-session rate limit is the agent's own) */
-const PLAN = { max_agents: 50, max_account_leads: 1000, monthly_messages: 100000, requests_per_minute: 100000, requests_per_hour: 1000000, custom_branding: true };
 
 let t: TestApp;
 let fake: FakeLlm;
@@ -31,8 +28,8 @@ const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
   const dataDir = makeDataDir();
-  const plansFile = path.join(dataDir, 'plans.json');
-  writeFileSync(plansFile, JSON.stringify({ free: PLAN }));
+  // roomy limits, so the plan never interferes (the per-session rate limit is the agent's own)
+  const plansFile = writePlansFile(dataDir, { free: ROOMY_PLAN });
   fake = await startFakeLlm('openai', { reply: 'Gern geschehen.', chunks: 2 });
   t = await startTestApp({ dataDir, env: { OPENAI_API_KEY: 'sk-test-language', OPENAI_BASE_URL: fake.baseURL, EMBEDDINGS: 'none', PLANS_FILE: plansFile } });
   appUrl = `http://127.0.0.1:${await listenOnLoopback(t)}`;
@@ -48,11 +45,7 @@ afterAll(async () => {
   await t?.cleanup();
 });
 
-async function api(method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json): Promise<any> {
-  const res = await t.app.inject({ method, url, headers: auth(token), ...(payload ? { payload } : {}) });
-  expect(res.statusCode, `${method} ${url}: ${res.body}`).toBeLessThan(300);
-  return res.json();
-}
+const api = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json): Promise<any> => apiOk(t.app, token, method, url, payload);
 
 async function newAgent(settings: Json = {}): Promise<Json> {
   const agent = await api('POST', '/api/chatbots', { name: 'Acme helper' });
@@ -69,13 +62,7 @@ async function visitor(locale: string): Promise<BrowserContext> {
 
 /** A customer's site embedding the agent with the one-line snippet. */
 async function siteFor(agentId: string): Promise<string> {
-  const site = await startSite({
-    '/': {
-      type: 'text/html; charset=utf-8',
-      body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Acme</title></head><body><h1>Acme</h1>
-<script src="${appUrl}/widget.js" data-chatbot-id="${agentId}" defer></script></body></html>`,
-    },
-  });
+  const site = await startWidgetSite(appUrl, agentId, { lang: 'en' });
   servers.push(site);
   return site.url;
 }
@@ -83,16 +70,13 @@ async function siteFor(agentId: string): Promise<string> {
 /** The `lang` of the widget's root element, inside its shadow root. */
 const widgetLang = (page: Page) => page.evaluate(`document.querySelector('chat-agent-widget').shadowRoot.querySelector('.root').getAttribute('lang')`);
 
-/** The window's opening animation has finished (for screenshots). */
-const settled = (dialog: Locator) => dialog.evaluate((el: any) => Promise.all(el.getAnimations().map((a: any) => a.finished)));
-
 /** Sends a message and waits until its answer is complete (`answers`: answers on screen then, the welcome not counted). */
 async function ask(page: Page, box: Locator, text: string, answers: number): Promise<void> {
   const dialog = page.getByRole('dialog');
   await box.fill(text);
   await box.press('Enter');
   await expect.poll(() => dialog.locator('.msg.assistant:not(:has(.typing))').count()).toBe(answers + 1);
-  await page.waitForFunction(`document.querySelector('chat-agent-widget').shadowRoot.querySelector('.log').getAttribute('aria-busy') === 'false'`);
+  await widgetTurnDone(page);
 }
 
 describe('the widget’s language', () => {
@@ -115,7 +99,7 @@ describe('the widget’s language', () => {
     const form = dialog.getByRole('form', { name: 'Bevor es losgeht: Wie können wir Sie erreichen?' });
     await form.getByText('Mit dem Absenden Ihrer Angaben sind Sie einverstanden, dass wir Sie zu Ihrer Anfrage kontaktieren.').waitFor();
     expect(await form.getByRole('link', { name: 'Datenschutzerklärung' }).getAttribute('href')).toBe('https://acme.example/datenschutz');
-    await settled(dialog);
+    await animationsDone(dialog);
     await page.screenshot({ path: artifactPath('widget-language-de-lead.png') });
     await form.getByRole('button', { name: 'Chat starten' }).click();
     await form.getByRole('textbox', { name: 'Name' }).waitFor(); // no name yet: the form stays
@@ -139,7 +123,7 @@ describe('the widget’s language', () => {
     await page.unroute('**/api/public/chat/**');
     await offline.getByRole('button', { name: 'Erneut versuchen' }).click();
     await dialog.getByText('Gern geschehen.').waitFor();
-    await page.waitForFunction(`document.querySelector('chat-agent-widget').shadowRoot.querySelector('.log').getAttribute('aria-busy') === 'false'`);
+    await widgetTurnDone(page);
 
     const limited = page.waitForResponse((r) => r.url().includes('/api/public/chat/') && r.request().method() === 'POST');
     await box.fill('Und sonntags?');
@@ -203,7 +187,7 @@ describe('the widget’s language', () => {
     await form.getByRole('textbox', { name: 'Nombre' }).fill('Lucía');
     await form.getByRole('textbox', { name: 'Teléfono' }).fill('+34 910 000 000');
     await form.getByText('Al enviar sus datos, acepta que nos pongamos en contacto con usted sobre su consulta.').waitFor();
-    await settled(dialog);
+    await animationsDone(dialog);
     await page.screenshot({ path: artifactPath('widget-language-override-lead.png') });
     await form.getByRole('button', { name: 'Hablemos' }).click();
     const box = dialog.getByRole('textbox', { name: '¿En qué podemos ayudarle?' });
@@ -221,10 +205,7 @@ describe('language, wording and lead timing set in the admin UI', () => {
     const agent = await newAgent();
     const admin = await visitor('en-US');
     const page = await admin.newPage();
-    await page.goto(`${appUrl}/#/login`);
-    await page.evaluate((tk) => localStorage.setItem('chat-agent.token', tk), token);
-    await page.goto('about:blank');
-    await page.goto(`${appUrl}/#/agents/${agent.id}/settings`);
+    await openLoggedIn(page, appUrl, token, `#/agents/${agent.id}/settings`);
 
     const texts = page.getByRole('form', { name: 'Language and texts' });
     await texts.getByLabel('Language').selectOption('it');

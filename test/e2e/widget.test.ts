@@ -1,10 +1,9 @@
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auth, makeDataDir, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
-import { artifactPath, launchBrowser, startBufferingProxy, startSite, startTinyServer, type Browser, type TinyServer } from '../helpers/browser.js';
+import { apiOk, auth, makeDataDir, registerUser, ROOMY_PLAN, startTestApp, type TestApp, writePlansFile } from '../helpers/app.js';
+import { artifactPath, launchBrowser, listenOnLoopback, startBufferingProxy, startSite, startTinyServer, type Browser, type TinyServer } from '../helpers/browser.js';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
+import { animationsDone } from '../helpers/widget-page.js';
 
 /**
  * The embeddable widget and the share page in real Chromium: the app on 127.0.0.1 with a real
@@ -13,9 +12,6 @@ import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
  */
 
 type Json = Record<string, any>;
-
-/** roomy limits, so the plan's request rate never interferes (limits have their own tests) */
-const PLAN = { max_agents: 50, max_account_leads: 1000, monthly_messages: 100000, requests_per_minute: 100000, requests_per_hour: 1000000, custom_branding: true };
 
 /** The owner's settings the widget must show (every one differs from the defaults). */
 const SETTINGS = {
@@ -65,11 +61,7 @@ let appUrl: string;
 let token: string;
 const servers: TinyServer[] = [];
 
-async function api(method: 'GET' | 'POST' | 'PUT' | 'PATCH', url: string, payload?: Json) {
-  const res = await t.app.inject({ method, url, headers: auth(token), ...(payload ? { payload } : {}) });
-  expect(res.statusCode, `${method} ${url}: ${res.body}`).toBeLessThan(300);
-  return res.json();
-}
+const api = (method: 'GET' | 'POST' | 'PUT' | 'PATCH', url: string, payload?: Json) => apiOk(t.app, token, method, url, payload);
 
 async function newAgent(settings: Json = {}): Promise<Json> {
   const agent = await api('POST', '/api/chatbots', { name: 'Acme helper' });
@@ -85,7 +77,7 @@ async function site(agentId: string, opts: { scriptOrigin?: string; extraBody?: 
   return s;
 }
 
-/** The launcher, found the way assistive technology finds it (CONTRACT: a button named "chat"). */
+/** The launcher, found the way assistive technology finds it (docs/API.md "Widget": a button named "chat"). */
 const launcherOf = (page: Page) => page.getByRole('button', { name: /chat/i }).first();
 const dialogOf = (page: Page) => page.getByRole('dialog');
 const messageBox = (page: Page) => page.getByRole('textbox', { name: /message/i });
@@ -99,15 +91,12 @@ const style = (loc: Locator, prop: string) => loc.evaluate((el: any, p: string) 
 
 beforeAll(async () => {
   const dataDir = makeDataDir();
-  const plansFile = path.join(dataDir, 'plans.json');
+  // roomy limits, so the plan's request rate never interferes (limits have their own tests);
   // `one`: one message a month, for the owner whose quota runs out
-  writeFileSync(plansFile, JSON.stringify({ free: PLAN, one: { ...PLAN, monthly_messages: 1 } }));
+  const plansFile = writePlansFile(dataDir, { free: ROOMY_PLAN, one: { ...ROOMY_PLAN, monthly_messages: 1 } });
   fake = await startFakeLlm('openai', { reply: 'Hello from the fake.', chunks: 4 });
   t = await startTestApp({ dataDir, env: { OPENAI_API_KEY: 'sk-test-widget', OPENAI_BASE_URL: fake.baseURL, EMBEDDINGS: 'none', PLANS_FILE: plansFile } });
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  const address = t.app.server.address();
-  if (!address || typeof address === 'string') throw new Error('no address');
-  appUrl = `http://127.0.0.1:${address.port}`;
+  appUrl = `http://127.0.0.1:${await listenOnLoopback(t)}`;
   token = (await registerUser(t.app)).token;
   browser = await launchBrowser();
 }, 60_000);
@@ -152,7 +141,7 @@ describe('the embedded widget on another site', () => {
     expect(await style(dialog, 'font-size')).toBe('16px');
     expect(await style(dialog.locator('.header'), 'background-image')).toBe('linear-gradient(135deg, rgb(15, 118, 110), rgb(29, 78, 216))');
     // measured once the opening animation has finished
-    await dialog.evaluate((el: any) => Promise.all(el.getAnimations().map((a: any) => a.finished)));
+    await animationsDone(dialog);
     const dialogBox = (await dialog.boundingBox())!;
     expect(dialogBox.x).toBe(20); // under the launcher, on the left
     expect(dialogBox.width).toBe(420); // large

@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { expect } from 'vitest';
 import { buildApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import type { Clock } from '../../src/platform/clock.js';
@@ -83,6 +84,16 @@ function withoutRequestRates(plans: Config['plans']): Config['plans'] {
   );
 }
 
+/** A plan with limits roomy enough never to interfere (limits have their own tests); custom branding on. */
+export const ROOMY_PLAN = { max_agents: 50, max_account_leads: 1000, monthly_messages: 100000, requests_per_minute: 100000, requests_per_hour: 1000000, custom_branding: true };
+
+/** Writes `plans` as DATA_DIR/plans.json (for PLANS_FILE) and returns its path. */
+export function writePlansFile(dataDir: string, plans: Record<string, typeof ROOMY_PLAN>): string {
+  const file = path.join(dataDir, 'plans.json');
+  writeFileSync(file, JSON.stringify(plans));
+  return file;
+}
+
 let counter = 0;
 export function uniqueEmail(prefix = 'user'): string {
   counter += 1;
@@ -105,6 +116,19 @@ export async function registerUser(app: App, fields: { name?: string; email?: st
 
 export function auth(token: string): Record<string, string> {
   return { authorization: `Bearer ${token}` };
+}
+
+/** A request as `token` that must succeed (any 2xx); returns the answer's JSON. */
+export async function apiOk(
+  app: App,
+  token: string,
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+  url: string,
+  payload?: Record<string, unknown>,
+): Promise<any> {
+  const res = await app.inject({ method, url, headers: auth(token), ...(payload ? { payload } : {}) });
+  expect(res.statusCode, `${method} ${url}: ${res.body}`).toBeLessThan(300);
+  return res.json();
 }
 
 /** Creates an agent for `token` and returns its JSON. */

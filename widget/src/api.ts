@@ -1,6 +1,7 @@
 import type { Source } from './storage.js';
+import { readEventStream } from './shared/sse.js';
 
-/** Public agent info (spec 2, plus `status`). */
+/** Public agent info (docs/API.md "Objects", plus `status`). */
 export interface AgentInfo {
   id: string;
   name: string;
@@ -149,21 +150,8 @@ export class Api {
         throw new ApiFailure(502, typeof parsed?.detail === 'string' ? parsed.detail : 'The answer was interrupted');
       }
     };
-    const parser = new SseParser(handle);
     try {
-      if (res.body && typeof res.body.getReader === 'function') {
-        const reader = res.body.getReader();
-        const decoder = new TextDecoder();
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          parser.push(decoder.decode(value, { stream: true }));
-        }
-        parser.push(decoder.decode());
-      } else {
-        parser.push(await res.text()); // no streaming body: the whole stream at once
-      }
-      parser.flush();
+      await readEventStream(res, handle);
     } catch (err) {
       if (err instanceof ApiFailure) throw err;
       throw new ApiFailure(0, 'The connection was lost');
@@ -195,47 +183,4 @@ async function request(url: string, init: RequestInit): Promise<Response> {
   }
   const retry = Number(res.headers.get('retry-after'));
   throw new ApiFailure(res.status, detail, Number.isFinite(retry) && retry > 0 ? retry : null, unavailable);
-}
-
-/** Incremental text/event-stream parser (event + data lines, blank line ends an event). */
-class SseParser {
-  private buffer = '';
-  private event = 'message';
-  private data: string[] = [];
-
-  constructor(private readonly onEvent: (event: string, data: string) => void) {}
-
-  push(chunk: string): void {
-    this.buffer += chunk;
-    let nl: number;
-    while ((nl = this.buffer.search(/\r\n|\r|\n/)) >= 0) {
-      if (nl === this.buffer.length - 1 && this.buffer.endsWith('\r')) break; // a \n may follow in the next chunk
-      const line = this.buffer.slice(0, nl);
-      const sepLength = this.buffer.startsWith('\r\n', nl) ? 2 : 1;
-      this.buffer = this.buffer.slice(nl + sepLength);
-      this.line(line);
-    }
-  }
-
-  flush(): void {
-    if (this.buffer) this.line(this.buffer);
-    this.buffer = '';
-    this.line('');
-  }
-
-  private line(line: string): void {
-    if (line === '') {
-      if (this.data.length) this.onEvent(this.event, this.data.join('\n'));
-      this.event = 'message';
-      this.data = [];
-      return;
-    }
-    if (line.startsWith(':')) return;
-    const colon = line.indexOf(':');
-    const field = colon < 0 ? line : line.slice(0, colon);
-    let value = colon < 0 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'event') this.event = value;
-    else if (field === 'data') this.data.push(value);
-  }
 }

@@ -2,6 +2,7 @@ import { Api, ApiFailure, type AgentInfo, type CitedSource, type PersonMessage }
 import { fill, MORE_TEXTS, pickLanguage, textsFor, type Lang, type MoreTexts, type Texts } from './i18n.js';
 import { renderMarkdown, safeHref } from './markdown.js';
 import { freshState, loadState, saveState, type NoteKey, type StoredMessage, type VisitorState } from './storage.js';
+import { textOn } from './shared/contrast.js';
 import { CSS } from './styles.js';
 
 export type Mode = 'embed' | 'page';
@@ -33,20 +34,6 @@ function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Record<string, 
   }
   for (const c of children) node.append(c);
   return node;
-}
-
-/** Black or white text, whichever reads better on `hex` (WCAG relative luminance). */
-function textOn(hex: string): string {
-  const m = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(hex);
-  if (!m) return '#fff';
-  let v = m[1]!;
-  if (v.length === 3) v = v.replace(/./g, (c) => c + c);
-  const lin = (i: number) => {
-    const c = parseInt(v.slice(i, i + 2), 16) / 255;
-    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-  };
-  const lum = 0.2126 * lin(0) + 0.7152 * lin(2) + 0.0722 * lin(4);
-  return lum > 0.4 ? '#111827' : '#fff';
 }
 
 function httpUrl(raw: string | null): string | null {

@@ -1,0 +1,53 @@
+import type { Locator, Page } from 'playwright-core';
+import { startSite, type TinyServer } from './browser.js';
+
+/**
+ * A customer's page with the widget on it, and the waits a widget test needs. The widget lives in
+ * a shadow root, so the waits that look inside it are JS source run in the page.
+ */
+
+export interface HostPageOptions {
+  /** the page's <html lang> */
+  lang?: string;
+  /** more markup at the end of <head> */
+  head?: string;
+  /** more paths the site serves */
+  extraPages?: Record<string, { type: string; body: string }>;
+}
+
+/** A site whose '/' embeds agent `agentId` with the one-line snippet, loading the widget from `appUrl`. */
+export function startWidgetSite(appUrl: string, agentId: string, opts: HostPageOptions = {}): Promise<TinyServer> {
+  const html = opts.lang ? `<html lang="${opts.lang}">` : '<html>';
+  return startSite({
+    '/': {
+      type: 'text/html; charset=utf-8',
+      body: `<!doctype html>${html}<head><meta charset="utf-8"><title>Acme</title>${opts.head ?? ''}</head><body><h1>Acme</h1>
+<script src="${appUrl}/widget.js" data-chatbot-id="${agentId}" defer></script></body></html>`,
+    },
+    ...opts.extraPages,
+  });
+}
+
+/** Opens the widget on `url` (its launcher is the button named "chat") and returns its window. */
+export async function openWidget(page: Page, url: string): Promise<Locator> {
+  await page.goto(url);
+  await page.getByRole('button', { name: /chat/i }).first().click();
+  const dialog = page.getByRole('dialog');
+  await dialog.waitFor();
+  return dialog;
+}
+
+/** No turn is in progress: the widget's log is missing or not aria-busy. */
+export const widgetIdle = (page: Page) =>
+  page.waitForFunction(`document.querySelector('chat-agent-widget').shadowRoot.querySelector('.log')?.getAttribute('aria-busy') !== 'true'`);
+
+/** The widget's log is there and says aria-busy="false" (a turn has ended). */
+export const widgetTurnDone = (page: Page) =>
+  page.waitForFunction(`document.querySelector('chat-agent-widget').shadowRoot.querySelector('.log').getAttribute('aria-busy') === 'false'`);
+
+/** Every animation in the widget's shadow root (window, greeting) has finished, for screenshots. */
+export const widgetAnimationsDone = (page: Page) =>
+  page.evaluate(`Promise.all(document.querySelector('chat-agent-widget').shadowRoot.getAnimations().map((a) => a.finished))`);
+
+/** The animations of `element` (the window opening) have finished, for screenshots. */
+export const animationsDone = (element: Locator) => element.evaluate((el: any) => Promise.all(el.getAnimations().map((a: any) => a.finished)));
