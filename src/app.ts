@@ -24,7 +24,7 @@ import { adminUiRoutes } from './modules/admin-ui/index.js';
 import { AgentsRepo, AgentsService, agentRoutes, visitorCorsPlugin } from './modules/agents/index.js';
 import { AnalyticsRepo, AnalyticsService, analyticsRoutes } from './modules/analytics/index.js';
 import { authenticationPlugin, authRoutes, createAuth } from './modules/auth/index.js';
-import { BackupScheduler, createBackups } from './modules/backup/index.js';
+import { type BackupScheduler, createBackups } from './modules/backup/index.js';
 import { chatRoutes, createChat, visitorQuestions } from './modules/chat/index.js';
 import { createKnowledge, knowledgeRoutes } from './modules/knowledge/index.js';
 import { createLeads, leadsRoutes } from './modules/leads/index.js';

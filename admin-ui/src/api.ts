@@ -40,7 +40,7 @@ const LOGGED_OUT_PAGES = ['#/login', '#/register', '#/forgot-password', '#/reset
 export function takeReturnTo(): string | null {
   const to = sessionStorage.getItem(RETURN_KEY);
   sessionStorage.removeItem(RETURN_KEY);
-  return to && to.startsWith('#/') && !LOGGED_OUT_PAGES.some((p) => to.startsWith(p)) ? to : null;
+  return to?.startsWith('#/') && !LOGGED_OUT_PAGES.some((p) => to.startsWith(p)) ? to : null;
 }
 
 export function rememberReturnTo(hash: string): void {

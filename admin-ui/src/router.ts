@@ -26,5 +26,5 @@ export function useRoute(): string[] {
 
 /** `#/agents/<id>/<tab>` with every dynamic segment encoded. */
 export function href(...segments: string[]): string {
-  return '#/' + segments.map((s) => encodeURIComponent(s)).join('/');
+  return `#/${segments.map((s) => encodeURIComponent(s)).join('/')}`;
 }

@@ -292,4 +292,4 @@ export function formatBytes(n: number | null): string {
 
 export type InputEvent = JSX.TargetedEvent<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement, Event>;
 /** The value of an input/select/textarea change event. */
-export const valueOf = (e: InputEvent) => e.currentTarget.value;
+export const inputValue = (e: InputEvent) => e.currentTarget.value;

@@ -287,7 +287,7 @@ function loadOrCreateSecret(dataDir: string): Uint8Array {
   const secret = randomBytes(48).toString('base64url');
   try {
     // 'wx' fails if another process created it first; then that one's secret wins.
-    writeFileSync(file, secret + '\n', { mode: 0o600, flag: 'wx' });
+    writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
     chmodSync(file, 0o600);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return loadOrCreateSecret(dataDir);

@@ -51,7 +51,7 @@ describe('passwords in the admin UI', () => {
     const { email } = await registerUser(t.app, { name: 'Ada Account' });
     const page = await browser.context.newPage();
     const errors = watchErrors(page);
-    await page.goto(appUrl + '/');
+    await page.goto(`${appUrl}/`);
     await logIn(page, email, PASSWORD);
     // another session of the same account (another browser) besides the one registering made: the change ends both
     const other = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password: PASSWORD } });
@@ -113,7 +113,7 @@ describe('passwords in the admin UI', () => {
     const { email, token: oldSession } = await registerUser(t.app, { name: 'Bob Forgetful', email: uniqueEmail('forgetful') });
     const page = await browser.context.newPage();
     const errors = watchErrors(page);
-    await page.goto(appUrl + '/#/login');
+    await page.goto(`${appUrl}/#/login`);
     await page.getByRole('heading', { name: 'Log in' }).waitFor();
     await page.getByRole('link', { name: 'Forgot password?' }).waitFor();
     await shoot(page, 'login');
@@ -166,7 +166,7 @@ describe('passwords in the admin UI', () => {
       const url = `http://127.0.0.1:${await listenOnLoopback(plain)}`;
       const page = await browser.context.newPage();
       const availability = page.waitForResponse((r) => r.url().endsWith('/api/auth/password-reset'));
-      await page.goto(url + '/#/login');
+      await page.goto(`${url}/#/login`);
       expect(await (await availability).json()).toEqual({ available: false });
       await page.locator('.auth-card[data-registration]').waitFor();
       expect(await page.getByRole('link', { name: 'Forgot password?' }).count()).toBe(0);

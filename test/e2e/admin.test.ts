@@ -67,7 +67,7 @@ describe('the owner runs the business from the browser', () => {
   });
 
   it('registers the first account from the login page', async () => {
-    await page.goto(appUrl + '/');
+    await page.goto(`${appUrl}/`);
     await page.waitForURL(/#\/login$/);
     await page.getByRole('heading', { name: 'Log in' }).waitFor();
     await shoot(page, 'login');
@@ -355,7 +355,7 @@ describe('sessions and set-up banners', () => {
       // revoke it server-side, then open the page an alert e-mail would link to
       await t.app.inject({ method: 'POST', url: '/api/auth/logout', headers: auth(token) });
       await page.goto('about:blank'); // a fresh load, not a hash change in the same document
-      await page.goto(appUrl + '/#/leads');
+      await page.goto(`${appUrl}/#/leads`);
       await page.waitForURL(/#\/login$/);
       expect(await page.evaluate(() => localStorage.getItem('chat-agent.token'))).toBeNull();
       await page.getByLabel('E-mail').fill(email);
@@ -379,16 +379,16 @@ describe('sessions and set-up banners', () => {
       const page = await browser.context.newPage();
       const errors = watchErrors(page);
       try {
-        await page.goto(url + '/#/login');
+        await page.goto(`${url}/#/login`);
         await page.getByRole('heading', { name: 'Log in' }).waitFor();
         await page.locator('[data-registration="closed"]').waitFor();
         expect(await page.getByRole('link', { name: 'Create an account' }).count()).toBe(0);
-        await page.goto(url + '/#/register');
+        await page.goto(`${url}/#/register`);
         await page.getByText('already has its owner account').waitFor();
 
         await setToken(page, token);
         await page.goto('about:blank');
-        await page.goto(url + '/#/agents');
+        await page.goto(`${url}/#/agents`);
         await page.getByText('No AI provider is configured').waitFor();
         await page.getByText('E-mail is not configured').waitFor();
         await shoot(page, 'banners');

@@ -47,7 +47,7 @@ describe('erasing a visitor from the admin UI', () => {
 
     const page = await browser.context.newPage();
     const errors = watchErrors(page);
-    await page.goto(appUrl + '/');
+    await page.goto(`${appUrl}/`);
     await page.getByRole('heading', { name: 'Log in' }).waitFor();
     await page.getByLabel('E-mail').fill(email);
     await page.getByLabel('Password').fill(PASSWORD);

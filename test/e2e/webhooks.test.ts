@@ -59,12 +59,12 @@ describe('webhooks in the admin UI', () => {
     const errors: string[] = [];
     page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
     page.on('pageerror', (err) => errors.push(err.message));
-    await page.goto(appUrl + '/');
+    await page.goto(`${appUrl}/`);
     await page.getByLabel('E-mail').fill(email);
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.waitForURL(/#\/agents$/);
-    await page.goto(appUrl + '/#/account');
+    await page.goto(`${appUrl}/#/account`);
     await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
     await page.getByText('No webhooks yet.').waitFor();
 

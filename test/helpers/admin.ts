@@ -16,7 +16,7 @@ export async function setToken(page: Page, token: string): Promise<void> {
 
 /** Goes to `origin`'s login route (to be on its origin) and stores `token` there. */
 export async function storeToken(page: Page, origin: string, token: string): Promise<void> {
-  await page.goto(origin + '/#/login');
+  await page.goto(`${origin}/#/login`);
   await setToken(page, token);
 }
 
@@ -27,7 +27,7 @@ export async function storeToken(page: Page, origin: string, token: string): Pro
 export async function openLoggedIn(page: Page, origin: string, token: string, hash: string): Promise<void> {
   await storeToken(page, origin, token);
   await page.goto('about:blank');
-  await page.goto(origin + '/' + hash);
+  await page.goto(`${origin}/${hash}`);
 }
 
 /**

@@ -32,7 +32,7 @@ export async function xlsxWith(rows: string[][], sheetName = 'Answers'): Promise
 
 export function csvWith(rows: string[][]): Uint8Array {
   const cell = (v: string) => (/[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
-  return new TextEncoder().encode(rows.map((r) => r.map(cell).join(',')).join('\n') + '\n');
+  return new TextEncoder().encode(`${rows.map((r) => r.map(cell).join(',')).join('\n')}\n`);
 }
 
 /**

@@ -107,7 +107,7 @@ function parseMessage(raw: string, envelope: { to: string[]; from: string }): Re
     body = Buffer.from(rawBody.replace(/\s+/g, ''), 'base64').toString('utf8');
   }
   body = body.replace(/\r\n/g, '\n');
-  return { ...envelope, headers, subject: decodeWords(headers['subject'] ?? ''), body, raw };
+  return { ...envelope, headers, subject: decodeWords(headers.subject ?? ''), body, raw };
 }
 
 /** RFC 2047 encoded words (=?UTF-8?Q?...?= / =?UTF-8?B?...?=), in case a subject needs them. */

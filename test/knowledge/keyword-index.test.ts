@@ -9,7 +9,7 @@ import { KeywordSearcher } from '../../src/modules/knowledge/keyword-searcher.js
 import { KnowledgeRepo } from '../../src/modules/knowledge/repo.js';
 import { ftsQuery } from '../../src/modules/knowledge/service.js';
 import { migrationsDir } from '../../src/platform/assets.js';
-import { openDatabase, openSqlite, type AppDatabase } from '../../src/platform/db/index.js';
+import { openDatabase, openSqlite, } from '../../src/platform/db/index.js';
 import type Database from 'better-sqlite3';
 
 /**
@@ -169,7 +169,7 @@ describe('keyword search in a worker (KeywordSearcher)', () => {
   });
 
   it('runs the search on this thread, with a warning, when the worker cannot', async () => {
-    const { file, database, repo } = appDatabase();
+    const { database, repo } = appDatabase();
     const [chunk] = seedAgent(database.sqlite, 'agent-1', ['open on the weekend']);
     const { log, warnings } = warningsLog();
     // the worker opens only an existing file: this one is not there

@@ -368,9 +368,9 @@ describe('retrieval quality: a corpus of real-looking documents', () => {
     console.log(JSON.stringify(figures));
     const artifacts = path.resolve('test-artifacts');
     mkdirSync(artifacts, { recursive: true });
-    writeFileSync(path.join(artifacts, 'retrieval-corpus.json'), JSON.stringify({ ...figures, rows }, null, 2) + '\n');
+    writeFileSync(path.join(artifacts, 'retrieval-corpus.json'), `${JSON.stringify({ ...figures, rows }, null, 2)}\n`);
     // the passages themselves, to read what extraction made of each document
-    writeFileSync(path.join(artifacts, 'retrieval-corpus-passages.json'), JSON.stringify(stored, null, 2) + '\n');
+    writeFileSync(path.join(artifacts, 'retrieval-corpus-passages.json'), `${JSON.stringify(stored, null, 2)}\n`);
 
     // Before issue 19 (same corpus): hit@5 0.83, answer visible 0.23, own page cited 0, fallback
     // 0.2, needle stored 0.9; 7 passages with the running header, 3 of dot leaders, 2 broken words,

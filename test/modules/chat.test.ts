@@ -15,7 +15,6 @@ type Json = Record<string, any>;
 const KEY = 'sk-test-SECRET-chat-key-0123456789';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
-const DEFAULT_WELCOME = "Hi! I'm your AI assistant. How can I help you today?";
 const DEFAULT_NO_ANSWER = 'I could not find that in our information.';
 
 const CHAT_KEYS = ['conversation_id', 'handled_by', 'message', 'message_id', 'session_id', 'sources'];

@@ -103,7 +103,7 @@ describe('lead e-mail alerts', () => {
     expect(mail.body).toContain('Jane Doe');
     expect(mail.body).toContain('+1 555 0100');
     expect(mail.body).toContain(lead.created_at);
-    expect(mail.headers['to']).toContain('owner@acme.test');
+    expect(mail.headers.to).toContain('owner@acme.test');
 
     await t.app.mailJobs.idle();
     expect(await mailStatus(t, token)).toEqual({ configured: true, pending: 0 });

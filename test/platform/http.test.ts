@@ -88,7 +88,7 @@ describe('platform/http', () => {
     }
   });
 
-  describe('security headers', () => {
+  describe('security headers on every kind of answer', () => {
     it('are on JSON answers, errors and the docs page', async () => {
       for (const req of [
         { method: 'GET' as const, url: '/api/health', headers: {} },
@@ -223,7 +223,7 @@ describe('platform/http', () => {
       expect(inlineScripts).toEqual([]);
       // every script it loads is served
       for (const m of res.body.matchAll(/<script[^>]*\bsrc="([^"]+)"/gi)) {
-        const src = new URL(m[1]!, `http://localhost${url.endsWith('/') ? url : url + '/'}`);
+        const src = new URL(m[1]!, `http://localhost${url.endsWith('/') ? url : `${url}/`}`);
         expect(src.host, 'same origin').toBe('localhost');
         const script = await t.app.inject({ method: 'GET', url: src.pathname });
         expect(script.statusCode, src.pathname).toBe(200);

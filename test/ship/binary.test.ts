@@ -78,7 +78,7 @@ describe('the single executable', () => {
     const figures = { binary_mb: sizeMb, first_run_start_to_first_200_ms: firstRun.ms, start_to_first_200_ms: warmMs };
     console.log(JSON.stringify({ figure: 'sea', ...figures }));
     mkdirSync(path.join(repoRoot, 'test-artifacts'), { recursive: true });
-    writeFileSync(path.join(repoRoot, 'test-artifacts', 'sea.json'), JSON.stringify(figures) + '\n');
+    writeFileSync(path.join(repoRoot, 'test-artifacts', 'sea.json'), `${JSON.stringify(figures)}\n`);
 
     const { token, agentId } = await ownerWithAgent(base);
     const text = await postJson(`${base}/api/sources/chatbot/${agentId}/text`, { name: 'Opening hours', content: 'The shop in Lisbon opens at nine in the morning and closes at six in the evening, Monday to Saturday.' }, token);

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, get } from '../api.js';
 import type { AccountLead, LeadStatus } from '../types.js';
-import { Badge, ConfirmDialog, EmptyState, Field, Loading, Notice, errorText, formatDate, toast, useAsync, valueOf } from '../ui.js';
+import { Badge, ConfirmDialog, EmptyState, Field, Loading, Notice, errorText, formatDate, toast, useAsync, inputValue } from '../ui.js';
 import { AllWidgetLeads, ExportButton } from './leads.js';
 
 const STATUSES: LeadStatus[] = ['New', 'Contacted', 'Closed'];
@@ -37,13 +37,13 @@ function NewLead({ onCreated }: { onCreated: (l: AccountLead) => void }) {
       {error && <Notice kind="error">{error}</Notice>}
       <div class="grid-3">
         <Field label="Name">
-          <input required maxLength={100} value={name} onInput={(e) => setName(valueOf(e))} />
+          <input required maxLength={100} value={name} onInput={(e) => setName(inputValue(e))} />
         </Field>
         <Field label="Contact" hint="E-mail or phone">
-          <input required maxLength={200} value={contact} onInput={(e) => setContact(valueOf(e))} />
+          <input required maxLength={200} value={contact} onInput={(e) => setContact(inputValue(e))} />
         </Field>
         <Field label="Status">
-          <select value={status} onChange={(e) => setStatus(valueOf(e) as LeadStatus)}>
+          <select value={status} onChange={(e) => setStatus(inputValue(e) as LeadStatus)}>
             {STATUSES.map((s) => (
               <option key={s}>{s}</option>
             ))}
@@ -51,7 +51,7 @@ function NewLead({ onCreated }: { onCreated: (l: AccountLead) => void }) {
         </Field>
       </div>
       <Field label="Notes">
-        <textarea rows={2} value={notes} onInput={(e) => setNotes(valueOf(e))} />
+        <textarea rows={2} value={notes} onInput={(e) => setNotes(inputValue(e))} />
       </Field>
       <div class="actions">
         <button type="submit" class="btn btn-primary" disabled={busy}>
@@ -88,14 +88,14 @@ function LeadCard({ lead, onChanged, onDelete }: { lead: AccountLead; onChanged:
       </div>
       <div class="lead-edit">
         <Field label="Status">
-          <select value={lead.status} disabled={busy} onChange={(e) => void update({ status: valueOf(e) as LeadStatus })}>
+          <select value={lead.status} disabled={busy} onChange={(e) => void update({ status: inputValue(e) as LeadStatus })}>
             {STATUSES.map((s) => (
               <option key={s}>{s}</option>
             ))}
           </select>
         </Field>
         <Field label="Notes" wide>
-          <textarea rows={2} value={notes} onInput={(e) => setNotes(valueOf(e))} />
+          <textarea rows={2} value={notes} onInput={(e) => setNotes(inputValue(e))} />
         </Field>
       </div>
       <div class="actions">

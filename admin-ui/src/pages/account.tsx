@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { useSession } from '../session.js';
 import type { PasswordChanged } from '../types.js';
-import { Field, Notice, errorText, formatDate, valueOf } from '../ui.js';
+import { Field, Notice, errorText, formatDate, inputValue } from '../ui.js';
 import { WebhooksSection } from './webhooks.js';
 
 /** The signed-in user's own account: who they are, and a new password. */
@@ -77,13 +77,13 @@ function ChangePassword() {
       {done && <Notice kind="success">{done}</Notice>}
       {error && <Notice kind="error">{error}</Notice>}
       <Field label="Current password">
-        <input type="password" name="current-password" autocomplete="current-password" required value={current} onInput={(e) => setCurrent(valueOf(e))} />
+        <input type="password" name="current-password" autocomplete="current-password" required value={current} onInput={(e) => setCurrent(inputValue(e))} />
       </Field>
       <Field label="New password" hint="8 to 128 characters">
-        <input type="password" name="new-password" autocomplete="new-password" required minLength={8} maxLength={128} value={next} onInput={(e) => setNext(valueOf(e))} />
+        <input type="password" name="new-password" autocomplete="new-password" required minLength={8} maxLength={128} value={next} onInput={(e) => setNext(inputValue(e))} />
       </Field>
       <Field label="Repeat the new password">
-        <input type="password" name="repeat-password" autocomplete="new-password" required minLength={8} maxLength={128} value={repeat} onInput={(e) => setRepeat(valueOf(e))} />
+        <input type="password" name="repeat-password" autocomplete="new-password" required minLength={8} maxLength={128} value={repeat} onInput={(e) => setRepeat(inputValue(e))} />
       </Field>
       <div class="actions">
         <button type="submit" class="btn btn-primary" disabled={busy}>

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, get } from '../api.js';
 import { useSession } from '../session.js';
 import type { User } from '../types.js';
-import { Loading, Notice, errorText, formatDate, toast, useAsync, valueOf } from '../ui.js';
+import { Loading, Notice, errorText, formatDate, toast, useAsync, inputValue } from '../ui.js';
 import { ServerSettingsSection } from './server-settings.js';
 
 type Patch = Partial<Pick<User, 'role' | 'status' | 'plan_id' | 'plan_expires_at'>>;
@@ -33,7 +33,7 @@ function UserRow({ user, plans, isMe, onChanged }: { user: User; plans: string[]
         <span class="block small muted">{user.email}</span>
       </td>
       <td data-label="Plan">
-        <select aria-label={`Plan of ${user.name}`} value={user.plan_id} disabled={busy} onChange={(e) => void patch({ plan_id: valueOf(e) }, `plan set to ${valueOf(e)}`)}>
+        <select aria-label={`Plan of ${user.name}`} value={user.plan_id} disabled={busy} onChange={(e) => void patch({ plan_id: inputValue(e) }, `plan set to ${inputValue(e)}`)}>
           {planIds.map((p) => (
             <option key={p} value={p}>
               {p}
@@ -48,20 +48,20 @@ function UserRow({ user, plans, isMe, onChanged }: { user: User; plans: string[]
           value={expires}
           disabled={busy}
           onChange={(e) => {
-            const v = valueOf(e);
+            const v = inputValue(e);
             void patch({ plan_expires_at: v ? `${v}T23:59:59.000Z` : null }, v ? `plan expires ${v}` : 'plan never expires');
           }}
         />
       </td>
       <td data-label="Status">
-        <select aria-label={`Status of ${user.name}`} value={user.status} disabled={busy} onChange={(e) => void patch({ status: valueOf(e) as User['status'] }, `status set to ${valueOf(e)}`)}>
+        <select aria-label={`Status of ${user.name}`} value={user.status} disabled={busy} onChange={(e) => void patch({ status: inputValue(e) as User['status'] }, `status set to ${inputValue(e)}`)}>
           <option value="active">active</option>
           <option value="suspended">suspended</option>
           <option value="banned">banned</option>
         </select>
       </td>
       <td data-label="Role">
-        <select aria-label={`Role of ${user.name}`} value={user.role} disabled={busy} onChange={(e) => void patch({ role: valueOf(e) as User['role'] }, `role set to ${valueOf(e)}`)}>
+        <select aria-label={`Role of ${user.name}`} value={user.role} disabled={busy} onChange={(e) => void patch({ role: inputValue(e) as User['role'] }, `role set to ${inputValue(e)}`)}>
           <option value="user">user</option>
           <option value="admin">admin</option>
         </select>

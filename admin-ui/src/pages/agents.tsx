@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, get } from '../api.js';
 import { href, navigate } from '../router.js';
 import type { Agent, Provider } from '../types.js';
-import { Badge, EmptyState, Field, Loading, Notice, errorText, toast, useAsync, valueOf } from '../ui.js';
+import { Badge, EmptyState, Field, Loading, Notice, errorText, toast, useAsync, inputValue } from '../ui.js';
 
 export const PROVIDERS: Array<{ id: Provider; label: string; models: string[] }> = [
   { id: 'openai', label: 'OpenAI', models: ['gpt-4o-mini', 'gpt-4o', 'gpt-4.1-mini', 'gpt-4.1'] },
@@ -35,10 +35,10 @@ function CreateAgent({ onCreated }: { onCreated: (a: Agent) => void }) {
       {error && <Notice kind="error">{error}</Notice>}
       <div class="grid-2">
         <Field label="Name">
-          <input name="name" required maxLength={100} value={name} onInput={(e) => setName(valueOf(e))} placeholder="Support assistant" />
+          <input name="name" required maxLength={100} value={name} onInput={(e) => setName(inputValue(e))} placeholder="Support assistant" />
         </Field>
         <Field label="Provider">
-          <select name="provider" value={provider} onChange={(e) => setProvider(valueOf(e) as Provider)}>
+          <select name="provider" value={provider} onChange={(e) => setProvider(inputValue(e) as Provider)}>
             {PROVIDERS.map((p) => (
               <option key={p.id} value={p.id}>
                 {p.label}
@@ -48,7 +48,7 @@ function CreateAgent({ onCreated }: { onCreated: (a: Agent) => void }) {
         </Field>
       </div>
       <Field label="Description (optional)">
-        <input name="description" maxLength={2000} value={description} onInput={(e) => setDescription(valueOf(e))} />
+        <input name="description" maxLength={2000} value={description} onInput={(e) => setDescription(inputValue(e))} />
       </Field>
       <div class="actions">
         <button type="submit" class="btn btn-primary" disabled={busy}>

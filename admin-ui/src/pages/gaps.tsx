@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, get } from '../api.js';
 import { href } from '../router.js';
 import type { Agent } from '../types.js';
-import { Badge, EmptyState, Field, Loading, Notice, RefreshButton, errorText, formatDate, toast, useAsync, valueOf } from '../ui.js';
+import { Badge, EmptyState, Field, Loading, Notice, RefreshButton, errorText, formatDate, toast, useAsync, inputValue } from '../ui.js';
 
 /**
  * The "Unanswered" tab: questions the agent could not answer well (README "Answer gaps"),
@@ -84,10 +84,10 @@ function AnswerForm({ agentId, gap, onSaved, onCancel }: { agentId: string; gap:
     <form class="stack gap-answer" onSubmit={submit} method="post" aria-label={`Answer: ${gap.question}`}>
       {error && <Notice kind="error">{error}</Notice>}
       <Field label="Question" hint="Visitors asking something similar get this answer. Reword it the way people ask it.">
-        <input required maxLength={500} value={question} onInput={(e) => setQuestion(valueOf(e))} />
+        <input required maxLength={500} value={question} onInput={(e) => setQuestion(inputValue(e))} />
       </Field>
       <Field label="Answer">
-        <textarea ref={answerRef} required maxLength={5000} rows={5} value={answer} onInput={(e) => setAnswer(valueOf(e))} />
+        <textarea ref={answerRef} required maxLength={5000} rows={5} value={answer} onInput={(e) => setAnswer(inputValue(e))} />
       </Field>
       <div class="actions">
         <button type="submit" class="btn btn-primary" disabled={busy}>

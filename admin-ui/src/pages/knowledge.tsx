@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, get, postForm, uploadFile } from '../api.js';
 import type { Agent, Passage, PassagePage, Source } from '../types.js';
-import { Badge, ConfirmDialog, EmptyState, Field, Loading, Notice, ProgressBar, errorText, formatBytes, formatDate, toast, useAsync, valueOf } from '../ui.js';
+import { Badge, ConfirmDialog, EmptyState, Field, Loading, Notice, ProgressBar, errorText, formatBytes, formatDate, toast, useAsync, inputValue } from '../ui.js';
 
 const ACCEPT = '.pdf,.docx,.txt,.xlsx,.csv';
 const ALLOWED = /\.(pdf|docx|txt|xlsx|csv)$/i;
@@ -136,17 +136,17 @@ function WebsiteForm({ agentId, onAdded }: { agentId: string; onAdded: () => voi
     <form class="stack" onSubmit={submit} method="post" aria-label="Add a website">
       {error && <Notice kind="error">{error}</Notice>}
       <Field label="Website address">
-        <input type="url" required value={url} onInput={(e) => setUrl(valueOf(e))} placeholder="https://www.example.com/help" />
+        <input type="url" required value={url} onInput={(e) => setUrl(inputValue(e))} placeholder="https://www.example.com/help" />
       </Field>
       <div class="grid-3">
         <Field label="Pages at most" hint="1 to 500">
-          <input type="number" min={1} max={500} required value={maxPages} onInput={(e) => setMaxPages(valueOf(e))} />
+          <input type="number" min={1} max={500} required value={maxPages} onInput={(e) => setMaxPages(inputValue(e))} />
         </Field>
         <Field label="Only paths starting with" hint="Comma-separated, e.g. /help, /faq">
-          <input value={include} onInput={(e) => setInclude(valueOf(e))} />
+          <input value={include} onInput={(e) => setInclude(inputValue(e))} />
         </Field>
         <Field label="Skip paths starting with" hint="e.g. /blog">
-          <input value={exclude} onInput={(e) => setExclude(valueOf(e))} />
+          <input value={exclude} onInput={(e) => setExclude(inputValue(e))} />
         </Field>
       </div>
       <div class="actions">
@@ -182,10 +182,10 @@ function TextForm({ agentId, onAdded }: { agentId: string; onAdded: () => void }
     <form class="stack" onSubmit={submit} method="post" aria-label="Add text">
       {error && <Notice kind="error">{error}</Notice>}
       <Field label="Title">
-        <input required maxLength={200} value={name} onInput={(e) => setName(valueOf(e))} placeholder="Opening hours" />
+        <input required maxLength={200} value={name} onInput={(e) => setName(inputValue(e))} placeholder="Opening hours" />
       </Field>
       <Field label="Text">
-        <textarea required rows={6} value={content} onInput={(e) => setContent(valueOf(e))} />
+        <textarea required rows={6} value={content} onInput={(e) => setContent(inputValue(e))} />
       </Field>
       <div class="actions">
         <button type="submit" class="btn btn-primary" disabled={busy}>
@@ -208,10 +208,10 @@ function QaFields(props: { question: string; answer: string; setQuestion: (v: st
   return (
     <>
       <Field label="Question" hint="As visitors would ask it">
-        <input required maxLength={MAX_QA_QUESTION} value={props.question} onInput={(e) => props.setQuestion(valueOf(e))} placeholder="What are your opening hours?" />
+        <input required maxLength={MAX_QA_QUESTION} value={props.question} onInput={(e) => props.setQuestion(inputValue(e))} placeholder="What are your opening hours?" />
       </Field>
       <Field label="Answer">
-        <textarea ref={props.answerRef} required maxLength={MAX_QA_ANSWER} rows={4} value={props.answer} onInput={(e) => props.setAnswer(valueOf(e))} />
+        <textarea ref={props.answerRef} required maxLength={MAX_QA_ANSWER} rows={4} value={props.answer} onInput={(e) => props.setAnswer(inputValue(e))} />
       </Field>
     </>
   );

@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { api, ApiError, clearToken, get, setToken, takeReturnTo } from '../api.js';
 import { navigate } from '../router.js';
 import type { PasswordResetAvailability, RegistrationState } from '../types.js';
-import { Field, Notice, errorText, useAsync, valueOf } from '../ui.js';
+import { Field, Notice, errorText, useAsync, inputValue } from '../ui.js';
 
 function loggedIn(token: string) {
   setToken(token);
@@ -49,10 +49,10 @@ export function LoginPage() {
       <form onSubmit={submit} method="post" class="stack">
         {error && <Notice kind="error">{error}</Notice>}
         <Field label="E-mail">
-          <input type="email" name="email" autocomplete="username" required value={email} onInput={(e) => setEmail(valueOf(e))} />
+          <input type="email" name="email" autocomplete="username" required value={email} onInput={(e) => setEmail(inputValue(e))} />
         </Field>
         <Field label="Password">
-          <input type="password" name="password" autocomplete="current-password" required value={password} onInput={(e) => setPassword(valueOf(e))} />
+          <input type="password" name="password" autocomplete="current-password" required value={password} onInput={(e) => setPassword(inputValue(e))} />
         </Field>
         <button type="submit" class="btn btn-primary" disabled={busy}>
           {busy ? 'Logging in…' : 'Log in'}
@@ -111,13 +111,13 @@ export function RegisterPage() {
       <form onSubmit={submit} method="post" class="stack">
         {error && <Notice kind="error">{error}</Notice>}
         <Field label="Name">
-          <input name="name" autocomplete="name" required maxLength={100} value={name} onInput={(e) => setName(valueOf(e))} />
+          <input name="name" autocomplete="name" required maxLength={100} value={name} onInput={(e) => setName(inputValue(e))} />
         </Field>
         <Field label="E-mail">
-          <input type="email" name="email" autocomplete="username" required value={email} onInput={(e) => setEmail(valueOf(e))} />
+          <input type="email" name="email" autocomplete="username" required value={email} onInput={(e) => setEmail(inputValue(e))} />
         </Field>
         <Field label="Password" hint="8 to 128 characters">
-          <input type="password" name="password" autocomplete="new-password" required minLength={8} maxLength={128} value={password} onInput={(e) => setPassword(valueOf(e))} />
+          <input type="password" name="password" autocomplete="new-password" required minLength={8} maxLength={128} value={password} onInput={(e) => setPassword(inputValue(e))} />
         </Field>
         <button type="submit" class="btn btn-primary" disabled={busy}>
           {busy ? 'Creating…' : 'Create account'}
@@ -160,7 +160,7 @@ export function ForgotPasswordPage() {
           <p class="muted">Enter the e-mail of your account. We will send you a link to choose a new password.</p>
           {error && <Notice kind="error">{error}</Notice>}
           <Field label="E-mail">
-            <input type="email" name="email" autocomplete="username" required value={email} onInput={(e) => setEmail(valueOf(e))} />
+            <input type="email" name="email" autocomplete="username" required value={email} onInput={(e) => setEmail(inputValue(e))} />
           </Field>
           <button type="submit" class="btn btn-primary" disabled={busy}>
             {busy ? 'Sending…' : 'Send reset link'}
@@ -226,10 +226,10 @@ export function ResetPasswordPage() {
         <form onSubmit={submit} method="post" class="stack">
           {error && <Notice kind="error">{error}</Notice>}
           <Field label="New password" hint="8 to 128 characters">
-            <input type="password" name="new-password" autocomplete="new-password" required minLength={8} maxLength={128} value={password} onInput={(e) => setPassword(valueOf(e))} />
+            <input type="password" name="new-password" autocomplete="new-password" required minLength={8} maxLength={128} value={password} onInput={(e) => setPassword(inputValue(e))} />
           </Field>
           <Field label="Repeat the new password">
-            <input type="password" name="repeat-password" autocomplete="new-password" required minLength={8} maxLength={128} value={repeat} onInput={(e) => setRepeat(valueOf(e))} />
+            <input type="password" name="repeat-password" autocomplete="new-password" required minLength={8} maxLength={128} value={repeat} onInput={(e) => setRepeat(inputValue(e))} />
           </Field>
           <button type="submit" class="btn btn-primary" disabled={busy}>
             {busy ? 'Saving…' : 'Set new password'}

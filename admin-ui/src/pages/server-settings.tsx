@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, get } from '../api.js';
 import { useSession } from '../session.js';
 import type { Provider, ServerSettingsView, SettingView } from '../types.js';
-import { Badge, Field, Loading, Notice, errorText, formatDate, toast, useAsync, valueOf } from '../ui.js';
+import { Badge, Field, Loading, Notice, errorText, formatDate, toast, useAsync, inputValue } from '../ui.js';
 
 const PROVIDERS: Array<{ id: Provider; name: string; keyed: boolean; baseHint: string }> = [
   { id: 'openai', name: 'OpenAI', keyed: true, baseHint: 'Optional: an OpenAI-compatible endpoint, ending in /v1' },
@@ -133,16 +133,16 @@ function ProviderCard({ provider, view, reload }: { provider: (typeof PROVIDERS)
                   maxLength={500}
                   placeholder={view.hint ?? ''}
                   value={key}
-                  onInput={(e) => setKey(valueOf(e))}
+                  onInput={(e) => setKey(inputValue(e))}
                 />
               </Field>
               <Field label="Base URL" hint={provider.baseHint}>
-                <input type="url" name={`${provider.id}-base-url`} disabled={locked} autocomplete="off" spellcheck={false} maxLength={500} placeholder="https://…" value={baseUrl} onInput={(e) => setBaseUrl(valueOf(e))} />
+                <input type="url" name={`${provider.id}-base-url`} disabled={locked} autocomplete="off" spellcheck={false} maxLength={500} placeholder="https://…" value={baseUrl} onInput={(e) => setBaseUrl(inputValue(e))} />
               </Field>
             </div>
           ) : (
             <Field label="Host" hint="The Ollama server, e.g. http://127.0.0.1:11434">
-              <input type="url" name="ollama-host" disabled={locked} autocomplete="off" spellcheck={false} required maxLength={500} placeholder={view.hint ?? 'http://127.0.0.1:11434'} value={host} onInput={(e) => setHost(valueOf(e))} />
+              <input type="url" name="ollama-host" disabled={locked} autocomplete="off" spellcheck={false} required maxLength={500} placeholder={view.hint ?? 'http://127.0.0.1:11434'} value={host} onInput={(e) => setHost(inputValue(e))} />
             </Field>
           )}
         <div class="actions">
@@ -223,11 +223,11 @@ function MailCard({ view, reload }: { view: ServerSettingsView['smtp']; reload: 
                 maxLength={1000}
                 placeholder={view.hint ?? 'smtp://user:password@mail.example.com:587'}
                 value={url}
-                onInput={(e) => setUrl(valueOf(e))}
+                onInput={(e) => setUrl(inputValue(e))}
               />
             </Field>
             <Field label="From" hint="Optional sender, e.g. Alerts <alerts@example.com>">
-              <input type="text" name="smtp-from" disabled={locked} autocomplete="off" maxLength={320} value={from} onInput={(e) => setFrom(valueOf(e))} />
+              <input type="text" name="smtp-from" disabled={locked} autocomplete="off" maxLength={320} value={from} onInput={(e) => setFrom(inputValue(e))} />
             </Field>
           </div>
           <label class="toggle small">

@@ -4,7 +4,7 @@ import { api, get } from '../api.js';
 import { WidgetPreview } from '../preview.js';
 import { useSession } from '../session.js';
 import type { Agent, Provider } from '../types.js';
-import { Field, Notice, errorText, formatDate, toast, valueOf } from '../ui.js';
+import { Field, Notice, errorText, formatDate, toast, inputValue } from '../ui.js';
 import { MORE_TEXTS, TEXTS, type Lang, type TextKey } from '../../../widget/src/i18n.js';
 import { PROVIDERS } from './agents.js';
 
@@ -187,13 +187,13 @@ function Toggle({ label, checked, onChange, hint }: { label: string; checked: bo
 function ColorField({ label, value, onChange }: { label: string; value: string; onChange: (v: string) => void }) {
   // <input type=color> only takes #rrggbb; the text box also takes #rgb. Not a <label>: it holds
   // two inputs, each named on its own.
-  const full = /^#[0-9a-f]{3}$/i.test(value) ? '#' + value.slice(1).replace(/./g, (c) => c + c) : value;
+  const full = /^#[0-9a-f]{3}$/i.test(value) ? `#${value.slice(1).replace(/./g, (c) => c + c)}` : value;
   return (
     <div class="field">
       <span class="field-label">{label}</span>
       <span class="color-field">
-        <input type="color" value={/^#[0-9a-f]{6}$/i.test(full) ? full : '#000000'} onInput={(e) => onChange(valueOf(e))} aria-label={`${label} picker`} />
-        <input value={value} onInput={(e) => onChange(valueOf(e))} maxLength={7} pattern="#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})" aria-label={label} />
+        <input type="color" value={/^#[0-9a-f]{6}$/i.test(full) ? full : '#000000'} onInput={(e) => onChange(inputValue(e))} aria-label={`${label} picker`} />
+        <input value={value} onInput={(e) => onChange(inputValue(e))} maxLength={7} pattern="#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})" aria-label={label} />
       </span>
     </div>
   );
@@ -320,13 +320,13 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
         {(d, set) => (
           <>
             <Field label="Name">
-              <input required maxLength={100} value={d.name} onInput={(e) => set('name', valueOf(e))} />
+              <input required maxLength={100} value={d.name} onInput={(e) => set('name', inputValue(e))} />
             </Field>
             <Field label="Description" hint="For you; visitors do not see it.">
-              <input maxLength={2000} value={d.description ?? ''} onInput={(e) => set('description', nullIfEmpty(valueOf(e)))} />
+              <input maxLength={2000} value={d.description ?? ''} onInput={(e) => set('description', nullIfEmpty(inputValue(e)))} />
             </Field>
             <Field label="Welcome message" hint="The first message visitors see.">
-              <textarea rows={2} maxLength={1000} value={d.welcome_message} onInput={(e) => set('welcome_message', valueOf(e))} />
+              <textarea rows={2} maxLength={1000} value={d.welcome_message} onInput={(e) => set('welcome_message', inputValue(e))} />
             </Field>
             <Field label="No-answer message" hint="What visitors read when nothing in the knowledge answers their question (when the agent answers from its knowledge alone, without an AI provider). Empty for the default.">
               <textarea
@@ -334,7 +334,7 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
                 maxLength={1000}
                 value={d.no_answer_message ?? ''}
                 placeholder={DEFAULT_NO_ANSWER}
-                onInput={(e) => set('no_answer_message', nullIfEmpty(valueOf(e)))}
+                onInput={(e) => set('no_answer_message', nullIfEmpty(inputValue(e)))}
               />
             </Field>
             <Field label="Unavailable message" hint="What visitors read when this month’s messages are used up. Empty for the default.">
@@ -343,7 +343,7 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
                 maxLength={500}
                 value={d.unavailable_message ?? ''}
                 placeholder={DEFAULT_UNAVAILABLE}
-                onInput={(e) => set('unavailable_message', nullIfEmpty(valueOf(e)))}
+                onInput={(e) => set('unavailable_message', nullIfEmpty(inputValue(e)))}
               />
             </Field>
             <Toggle
@@ -364,7 +364,7 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
             <>
               <div class="grid-2">
                 <Field label="Provider" hint={status && !status.providers[d.provider as Provider] ? 'No key configured on the server for this provider.' : undefined}>
-                  <select value={d.provider} onChange={(e) => set('provider', valueOf(e) as Provider)}>
+                  <select value={d.provider} onChange={(e) => set('provider', inputValue(e) as Provider)}>
                     {PROVIDERS.map((p) => (
                       <option key={p.id} value={p.id}>
                         {p.label}
@@ -374,7 +374,7 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
                   </select>
                 </Field>
                 <Field label="Model">
-                  <input required list="model-suggestions" maxLength={100} value={d.model} onInput={(e) => set('model', valueOf(e))} />
+                  <input required list="model-suggestions" maxLength={100} value={d.model} onInput={(e) => set('model', inputValue(e))} />
                   <datalist id="model-suggestions">
                     {provider.models.map((m) => (
                       <option key={m} value={m} />
@@ -383,14 +383,14 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
                 </Field>
               </div>
               <Field label="Instructions" hint="The system prompt: who the agent is, what it may talk about, its tone.">
-                <textarea rows={8} maxLength={20000} value={d.instructions} onInput={(e) => set('instructions', valueOf(e))} />
+                <textarea rows={8} maxLength={20000} value={d.instructions} onInput={(e) => set('instructions', inputValue(e))} />
               </Field>
               <div class="grid-2">
                 <Field label={`Temperature: ${Number(d.temperature).toFixed(2)}`} hint="0 is predictable, 1 is creative.">
-                  <input type="range" min={0} max={1} step={0.05} value={d.temperature} onInput={(e) => set('temperature', Number(valueOf(e)))} />
+                  <input type="range" min={0} max={1} step={0.05} value={d.temperature} onInput={(e) => set('temperature', Number(inputValue(e)))} />
                 </Field>
                 <Field label="Max tokens per answer">
-                  <input type="number" min={1} max={16384} step={1} required value={d.max_tokens} onInput={(e) => set('max_tokens', Math.trunc(Number(valueOf(e))))} />
+                  <input type="number" min={1} max={16384} step={1} required value={d.max_tokens} onInput={(e) => set('max_tokens', Math.trunc(Number(inputValue(e))))} />
                 </Field>
               </div>
             </>
@@ -413,7 +413,7 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
             </div>
             <div class="grid-2">
               <Field label="Position">
-                <select value={d.widget_position} onChange={(e) => set('widget_position', valueOf(e) as Agent['widget_position'])}>
+                <select value={d.widget_position} onChange={(e) => set('widget_position', inputValue(e) as Agent['widget_position'])}>
                   <option value="bottom-right">Bottom right</option>
                   <option value="bottom-left">Bottom left</option>
                   <option value="top-right">Top right</option>
@@ -421,40 +421,40 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
                 </select>
               </Field>
               <Field label="Theme">
-                <select value={d.widget_theme} onChange={(e) => set('widget_theme', valueOf(e) as Agent['widget_theme'])}>
+                <select value={d.widget_theme} onChange={(e) => set('widget_theme', inputValue(e) as Agent['widget_theme'])}>
                   <option value="auto">Follow the visitor's system</option>
                   <option value="light">Light</option>
                   <option value="dark">Dark</option>
                 </select>
               </Field>
               <Field label="Size">
-                <select value={d.widget_size} onChange={(e) => set('widget_size', valueOf(e) as Agent['widget_size'])}>
+                <select value={d.widget_size} onChange={(e) => set('widget_size', inputValue(e) as Agent['widget_size'])}>
                   <option value="small">Small</option>
                   <option value="medium">Medium</option>
                   <option value="large">Large</option>
                 </select>
               </Field>
               <Field label="Bubble style">
-                <select value={d.bubble_style} onChange={(e) => set('bubble_style', valueOf(e) as Agent['bubble_style'])}>
+                <select value={d.bubble_style} onChange={(e) => set('bubble_style', inputValue(e) as Agent['bubble_style'])}>
                   <option value="rounded">Rounded</option>
                   <option value="square">Square</option>
                 </select>
               </Field>
               <Field label="Font" hint="A CSS font list, e.g. Georgia, serif">
-                <input maxLength={100} value={d.font_family} onInput={(e) => set('font_family', valueOf(e))} />
+                <input maxLength={100} value={d.font_family} onInput={(e) => set('font_family', inputValue(e))} />
               </Field>
               <Field label="Font size (px)">
-                <input type="number" min={10} max={32} value={d.font_size} onInput={(e) => set('font_size', Math.trunc(Number(valueOf(e))))} />
+                <input type="number" min={10} max={32} value={d.font_size} onInput={(e) => set('font_size', Math.trunc(Number(inputValue(e))))} />
               </Field>
             </div>
             <Field label="Logo URL" hint="https address of an image on your site">
-              <input type="url" maxLength={2000} value={d.logo_url ?? ''} onInput={(e) => set('logo_url', nullIfEmpty(valueOf(e)))} placeholder="https://" />
+              <input type="url" maxLength={2000} value={d.logo_url ?? ''} onInput={(e) => set('logo_url', nullIfEmpty(inputValue(e)))} placeholder="https://" />
             </Field>
             <Field label="Avatar URL" hint="Shown beside the agent's messages">
-              <input type="url" maxLength={2000} value={d.avatar_url ?? ''} onInput={(e) => set('avatar_url', nullIfEmpty(valueOf(e)))} placeholder="https://" />
+              <input type="url" maxLength={2000} value={d.avatar_url ?? ''} onInput={(e) => set('avatar_url', nullIfEmpty(inputValue(e)))} placeholder="https://" />
             </Field>
             <Field label="Branding text" hint="Replaces “Powered by Chat Agent”; needs a plan with custom branding. Empty for the default.">
-              <input maxLength={100} value={d.powered_by_text ?? ''} onInput={(e) => set('powered_by_text', nullIfEmpty(valueOf(e)))} />
+              <input maxLength={100} value={d.powered_by_text ?? ''} onInput={(e) => set('powered_by_text', nullIfEmpty(inputValue(e)))} />
             </Field>
             <Toggle label="Open the chat by itself" hint="The chat window opens when the page loads." checked={!!d.auto_expand} onChange={(v) => set('auto_expand', v)} />
           </>
@@ -479,7 +479,7 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
           return (
             <>
               <Field label="Language" hint="Automatic: the visitor’s browser language when it is one of these, otherwise English.">
-                <select value={d.language ?? 'auto'} onChange={(e) => set('language', valueOf(e) as WidgetLanguage)}>
+                <select value={d.language ?? 'auto'} onChange={(e) => set('language', inputValue(e) as WidgetLanguage)}>
                   {LANGUAGE_NAMES.map(([code, label]) => (
                     <option key={code} value={code}>
                       {label}
@@ -494,7 +494,7 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
               <div class="grid-2">
                 {TEXT_LABELS.map(([key, label, hint]) => (
                   <Field key={key} label={label} hint={hint}>
-                    <input maxLength={500} value={texts[key] ?? ''} placeholder={defaultText(key)} onInput={(e) => setText(key, valueOf(e))} />
+                    <input maxLength={500} value={texts[key] ?? ''} placeholder={defaultText(key)} onInput={(e) => setText(key, inputValue(e))} />
                   </Field>
                 ))}
               </div>
@@ -510,7 +510,7 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
               <select
                 value={d.lead_capture_enabled ? d.lead_form_timing : 'never'}
                 onChange={(e) => {
-                  const v = valueOf(e);
+                  const v = inputValue(e);
                   if (v === 'never') return set('lead_capture_enabled', false);
                   set('lead_capture_enabled', true);
                   set('lead_form_timing', v as AgentSettings['lead_form_timing']);
@@ -529,7 +529,7 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
                   max={50}
                   required
                   value={d.lead_form_after_messages}
-                  onInput={(e) => set('lead_form_after_messages', Math.trunc(Number(valueOf(e))))}
+                  onInput={(e) => set('lead_form_after_messages', Math.trunc(Number(inputValue(e))))}
                 />
               </Field>
             )}
@@ -539,15 +539,15 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
                 maxLength={500}
                 value={d.lead_consent_text ?? ''}
                 placeholder={agent.widget_texts?.lead_consent || TEXTS[lang].lead_consent}
-                onInput={(e) => set('lead_consent_text', nullIfEmpty(valueOf(e)))}
+                onInput={(e) => set('lead_consent_text', nullIfEmpty(inputValue(e)))}
               />
             </Field>
             <Field label="Privacy policy URL" hint="Linked under the form (opens in a new tab). Empty for no link.">
-              <input type="url" maxLength={2000} value={d.privacy_policy_url ?? ''} onInput={(e) => set('privacy_policy_url', nullIfEmpty(valueOf(e)))} placeholder="https://" />
+              <input type="url" maxLength={2000} value={d.privacy_policy_url ?? ''} onInput={(e) => set('privacy_policy_url', nullIfEmpty(inputValue(e)))} placeholder="https://" />
             </Field>
             <Toggle label="E-mail me when a new lead arrives" checked={!!d.email_alerts_enabled} onChange={(v) => set('email_alerts_enabled', v)} />
             <Field label="Alert address">
-              <input type="email" maxLength={254} required={!!d.email_alerts_enabled} value={d.email_alert_address ?? ''} onInput={(e) => set('email_alert_address', nullIfEmpty(valueOf(e)))} />
+              <input type="email" maxLength={254} required={!!d.email_alerts_enabled} value={d.email_alert_address ?? ''} onInput={(e) => set('email_alert_address', nullIfEmpty(inputValue(e)))} />
             </Field>
             {d.email_alerts_enabled && status && !status.mail.configured && (
               <Notice kind="info">E-mail is not configured on this server yet: alerts are kept and sent once it is.</Notice>
@@ -563,13 +563,13 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
         {(d, set) => (
           <>
             <Field label="Starter questions" hint="One per line, at most 6 of up to 120 characters: shown as buttons before the visitor’s first message.">
-              <textarea rows={4} value={(d.starter_questions ?? []).join('\n')} onInput={(e) => set('starter_questions', valueOf(e).split('\n'))} />
+              <textarea rows={4} value={(d.starter_questions ?? []).join('\n')} onInput={(e) => set('starter_questions', inputValue(e).split('\n'))} />
             </Field>
             <Field label="Greeting bubble" hint="Shown once beside the closed chat button after the delay below. Empty for none.">
-              <input maxLength={200} value={d.greeting_message ?? ''} onInput={(e) => set('greeting_message', nullIfEmpty(valueOf(e)))} />
+              <input maxLength={200} value={d.greeting_message ?? ''} onInput={(e) => set('greeting_message', nullIfEmpty(inputValue(e)))} />
             </Field>
             <Field label="Greeting delay (seconds)" hint="1 to 120.">
-              <input type="number" min={1} max={120} step={1} value={d.greeting_delay_s ?? 5} onInput={(e) => set('greeting_delay_s', Math.trunc(Number(valueOf(e))))} />
+              <input type="number" min={1} max={120} step={1} value={d.greeting_delay_s ?? 5} onInput={(e) => set('greeting_delay_s', Math.trunc(Number(inputValue(e))))} />
             </Field>
             <Field label="Resolve idle conversations after (hours)" hint="1 to 720. Empty: never by themselves.">
               <input
@@ -578,17 +578,17 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
                 max={720}
                 step={1}
                 value={d.auto_resolve_after_h ?? ''}
-                onInput={(e) => set('auto_resolve_after_h', valueOf(e).trim() === '' ? null : Math.trunc(Number(valueOf(e))))}
+                onInput={(e) => set('auto_resolve_after_h', inputValue(e).trim() === '' ? null : Math.trunc(Number(inputValue(e))))}
               />
             </Field>
             <Field label="Hand-over words" hint="One per line, at most 20: a visitor message containing one of them (as a whole word) marks the conversation escalated.">
-              <textarea rows={3} value={(d.escalation_keywords ?? []).join('\n')} onInput={(e) => set('escalation_keywords', valueOf(e).split('\n'))} />
+              <textarea rows={3} value={(d.escalation_keywords ?? []).join('\n')} onInput={(e) => set('escalation_keywords', inputValue(e).split('\n'))} />
             </Field>
             <Field
               label="Wait for a person (seconds)"
               hint="15 to 3600. When nobody takes an escalated conversation over within this time, the visitor is told and asked for their name and phone number."
             >
-              <input type="number" min={15} max={3600} step={1} value={d.handoff_wait_s ?? 120} onInput={(e) => set('handoff_wait_s', Math.trunc(Number(valueOf(e))))} />
+              <input type="number" min={15} max={3600} step={1} value={d.handoff_wait_s ?? 120} onInput={(e) => set('handoff_wait_s', Math.trunc(Number(inputValue(e))))} />
             </Field>
           </>
         )}
@@ -600,7 +600,7 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
             <Toggle label="Limit messages per visitor session" checked={!!d.rate_limit_enabled} onChange={(v) => set('rate_limit_enabled', v)} />
             <div class="grid-2">
               <Field label="Messages per hour per session">
-                <input type="number" min={1} max={10000} value={d.messages_per_hour} disabled={!d.rate_limit_enabled} onInput={(e) => set('messages_per_hour', Math.trunc(Number(valueOf(e))))} />
+                <input type="number" min={1} max={10000} value={d.messages_per_hour} disabled={!d.rate_limit_enabled} onInput={(e) => set('messages_per_hour', Math.trunc(Number(inputValue(e))))} />
               </Field>
               <Field label="Daily message cap for this agent" hint="Empty for no cap.">
                 <input
@@ -608,7 +608,7 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
                   min={1}
                   max={1000000}
                   value={d.daily_message_limit ?? ''}
-                  onInput={(e) => set('daily_message_limit', valueOf(e).trim() === '' ? null : Math.trunc(Number(valueOf(e))))}
+                  onInput={(e) => set('daily_message_limit', inputValue(e).trim() === '' ? null : Math.trunc(Number(inputValue(e))))}
                 />
               </Field>
             </div>
@@ -662,7 +662,7 @@ function AllowedDomains({ agent, onSaved, drafts, updateDrafts }: { agent: Agent
         <p class="muted">Websites that may show this agent, one per line: example.com, or *.example.com for its subdomains. Empty lets any site embed it.</p>
       </div>
       <Field label="Domains">
-        <textarea rows={4} value={text} onInput={(e) => setText(valueOf(e))} placeholder={'example.com\n*.example.com'} />
+        <textarea rows={4} value={text} onInput={(e) => setText(inputValue(e))} placeholder={'example.com\n*.example.com'} />
       </Field>
       {error && <Notice kind="error">{error}</Notice>}
       <div class="actions">

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, get } from '../api.js';
 import type { Webhook, WebhookDelivery, WebhookWithSecret } from '../types.js';
-import { Badge, ConfirmDialog, CopyButton, EmptyState, Field, Loading, Notice, RefreshButton, errorText, formatDate, toast, useAsync, valueOf } from '../ui.js';
+import { Badge, ConfirmDialog, CopyButton, EmptyState, Field, Loading, Notice, RefreshButton, errorText, formatDate, toast, useAsync, inputValue } from '../ui.js';
 
 const EVENTS: Array<[string, string]> = [
   ['lead.created', 'A visitor leaves a lead'],
@@ -105,7 +105,7 @@ function AddWebhook({ onAdded, onCancel }: { onAdded: (w: WebhookWithSecret) => 
     <form class="stack" onSubmit={submit} aria-label="Add webhook">
       {error && <Notice kind="error">{error}</Notice>}
       <Field label="URL" hint="https://, on a public address">
-        <input type="url" name="webhook-url" required maxLength={2000} placeholder="https://example.com/hooks/chat-agent" value={url} onInput={(e) => setUrl(valueOf(e))} />
+        <input type="url" name="webhook-url" required maxLength={2000} placeholder="https://example.com/hooks/chat-agent" value={url} onInput={(e) => setUrl(inputValue(e))} />
       </Field>
       <EventChoices value={events} onChange={setEvents} />
       <div class="actions">

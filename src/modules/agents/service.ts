@@ -4,7 +4,7 @@ import { badRequest, forbidden, notFound } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
 import type { AuthUser } from '../auth/index.js';
 import type { PlanHolder, PlanService } from '../limits/index.js';
-import { AgentsRepo, type ChatbotPatch } from './repo.js';
+import type { AgentsRepo, ChatbotPatch } from './repo.js';
 import type { CreateAgentInput, UpdateAgentInput } from './schemas.js';
 import type { ChatbotRow } from './tables.js';
 

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config/index.js';
-import { type Clock } from '../../platform/clock.js';
+import type { Clock } from '../../platform/clock.js';
 import { ApiError, badRequest, forbidden, notFound, tooManyRequests, unauthorized } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
 import { hashPassword, timingDummyHash, verifyPassword } from '../../platform/security/passwords.js';
@@ -10,7 +10,7 @@ import { TokenSigner } from '../../platform/security/tokens.js';
 import { clientBlock } from '../limits/index.js';
 import { LoginThrottle } from './login-throttle.js';
 import { WindowCounter } from './reset-throttle.js';
-import { AuthRepo, type UserPatch } from './repo.js';
+import type { AuthRepo, UserPatch } from './repo.js';
 import type { UserRow } from './tables.js';
 
 /** Who is calling, attached to every authenticated request. */
@@ -242,7 +242,7 @@ export class AuthService {
    */
   private issuePasswordReset(email: string, log: FastifyBaseLogger): void {
     const user = this.repo.findUserByEmail(email);
-    if (!user || user.status !== 'active') return;
+    if (user?.status !== 'active') return;
     const now = this.clock.now();
     const token = randomBytes(32).toString('base64url');
     const issued = this.repo.transaction(() => {

@@ -215,7 +215,7 @@ export class HandoffService {
    */
   timeoutIn(agent: ChatbotRow, conversationId: string): number | null {
     const c = this.repo.findConversation(conversationId);
-    if (!c || c.status !== 'escalated' || c.handled_by !== 'agent' || !c.escalated_at) return null;
+    if (c?.status !== 'escalated' || c.handled_by !== 'agent' || !c.escalated_at) return null;
     const due = Date.parse(c.escalated_at) + agent.handoff_wait_s * 1000;
     return Math.max(0, due - this.clock.now().getTime());
   }

@@ -257,7 +257,7 @@ export function splitSentences(content: string): Array<{ text: string; start: nu
 }
 
 function isAbbreviation(text: string, dot: number, nextChar: string): boolean {
-  const before = /[^\s(\["'“‘]*$/u.exec(text.slice(Math.max(0, dot - 30), dot))?.[0] ?? '';
+  const before = /[^\s(["'“‘]*$/u.exec(text.slice(Math.max(0, dot - 30), dot))?.[0] ?? '';
   if (before === '') return false;
   if (/^(?:\p{L}\.)+\p{L}$/u.test(before)) return true; // "e.g", "i.e", "U.S", "a.m"
   if (/^\p{Lu}$/u.test(before)) return true; // an initial: "J. Smith"

@@ -13,7 +13,7 @@ import type { KnowledgeService, Passage } from '../knowledge/index.js';
 import { VISITOR_UNAVAILABLE_TEXT, type Account, type MessageQuota, type PlanService } from '../limits/index.js';
 import { knowledgeOnlyAnswer } from './knowledge-answer.js';
 import { buildSystemPrompt, buildTurns, HISTORY_MAX_MESSAGES } from './prompt.js';
-import { ChatRepo } from './repo.js';
+import type { ChatRepo } from './repo.js';
 import type { ConversationRow, MessageRow } from './tables.js';
 
 export interface ChatInput {

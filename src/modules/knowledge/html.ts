@@ -33,16 +33,7 @@ export function pageReader(extract: HtmlExtractor): (html: string, pageUrl: stri
   };
 }
 
-function safeUrl(href: string, base: string): string | null {
-  try {
-    const u = new URL(href, base);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;
-    u.hash = '';
-    return u.toString();
-  } catch {
-    return null;
-  }
-}
+
 
 /** `<loc>` entries of a sitemap (urlset or sitemapindex). */
 export async function sitemapLocations(xml: string): Promise<string[]> {

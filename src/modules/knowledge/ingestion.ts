@@ -318,7 +318,7 @@ export class IngestionService {
 
   private async runJob(job: JobRow, { signal, attempt, maxAttempts }: JobContext): Promise<void> {
     const source = this.repo.findSource(job.subject_id);
-    if (!source || source.status !== 'processing') return;
+    if (source?.status !== 'processing') return;
     if (attempt > maxAttempts) {
       // the last attempt was cut short by a crash
       await this.fail(source, unexpectedFailure(maxAttempts));

@@ -9,7 +9,7 @@ import { chunkText, estimateTokens } from './chunker.js';
 import { websiteOptions } from './website-options.js';
 import { questionKey } from './gaps.js';
 import type { KeywordSearch } from './keyword-searcher.js';
-import { KnowledgeRepo } from './repo.js';
+import type { KnowledgeRepo } from './repo.js';
 import type { StorageQuota } from './storage-quota.js';
 import type { ChunkRow, SourceRow } from './tables.js';
 import type { VectorIndex } from './vector-index.js';

@@ -12,7 +12,7 @@
  */
 export function toCsv(header: string[], rows: Array<Array<string | null | undefined>>): string {
   const lines = [header, ...rows].map((row) => row.map((cell) => csvCell(cell ?? '')).join(','));
-  return '\uFEFF' + lines.join('\r\n') + '\r\n'; // BOM: Excel then reads it as UTF-8
+  return `\uFEFF${lines.join('\r\n')}\r\n`; // BOM: Excel then reads it as UTF-8
 }
 
 const FORMULA_START = /^[=+\-@\t\r]/;

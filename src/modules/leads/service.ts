@@ -11,7 +11,7 @@ import type { AuthUser } from '../auth/index.js';
 import type { PlanService } from '../limits/index.js';
 import { leadAlertLines, leadsPagePath, oneLine } from './alert-text.js';
 import { secureDeleting } from '../../platform/db/secure-delete.js';
-import { LeadsRepo } from './repo.js';
+import type { LeadsRepo } from './repo.js';
 import type { AccountLeadRow, MailRow, WidgetLeadRow } from './tables.js';
 
 export const SEND_MAIL_JOB = 'send-mail';

@@ -49,7 +49,7 @@ export class SettingsKey {
     if (existing) return existing;
     const key = randomBytes(KEY_BYTES);
     try {
-      writeFileSync(this.file, key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+      writeFileSync(this.file, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
       chmodSync(this.file, 0o600);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EEXIST') return this.readOrCreate();

@@ -5,7 +5,6 @@ import { addVary, compressDynamic } from '../../platform/http/encoding.js';
 import { ApiError } from '../../platform/http/errors.js';
 import { sendStatic } from '../../platform/http/static-file.js';
 import type { AgentsService } from '../agents/index.js';
-import type { PlanHolder } from '../limits/index.js';
 import { loadWidgetAssets, type WidgetAssets, type WidgetFile } from './assets.js';
 import { acceptsHtml, messagePageHtml } from '../../platform/http/html.js';
 import { chatPageCsp, chatPageHtml } from './page.js';

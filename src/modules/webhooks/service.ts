@@ -160,7 +160,7 @@ export class WebhooksService {
   /** One try. Success and final failures are recorded here; a retry is queued as a new job. */
   private async deliver(deliveryId: string, signal: AbortSignal): Promise<void> {
     const delivery = this.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get();
-    if (!delivery || delivery.status !== 'pending') return;
+    if (delivery?.status !== 'pending') return;
     const hook = this.db.select().from(webhooks).where(eq(webhooks.id, delivery.webhook_id)).get();
     if (!hook) return;
     if (!hook.active && delivery.event !== 'ping') {

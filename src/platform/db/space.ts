@@ -43,7 +43,7 @@ export class SpaceReclaimer {
 
   constructor(
     private readonly sqlite: Database.Database,
-    private readonly log: FastifyBaseLogger,
+    log: FastifyBaseLogger,
     /** runs once a reclaim has ended, so the shrunk file reaches the disk (a checkpoint) */
     private readonly afterReclaim: () => Promise<unknown> = async () => undefined,
     private readonly onError: (err: unknown) => void = (err) => log.warn({ err }, 'giving free database pages back failed; will try again'),

@@ -287,7 +287,7 @@ function classWords(value: string | undefined): string[] {
 }
 
 // what an entered element does when it is left (one per element, a stack parallel to the walk)
-const enum Frame {
+enum Frame {
   Inline,
   Boundary,
   Heading,
@@ -376,7 +376,7 @@ class BlockBuilder {
     if (name === 'nav' || name === 'aside') return true;
     if ((name === 'header' || name === 'footer') && this.sections === 0) return true;
     const a = el.attribs ?? {};
-    if (a.role && a.role.toLowerCase().split(/\s+/).some((r) => BOILERPLATE_ROLES.has(r))) return true;
+    if (a.role?.toLowerCase().split(/\s+/).some((r) => BOILERPLATE_ROLES.has(r))) return true;
     // an element holding an h1 is content (or its title area), however it is named
     if (stats.holds & HOLDS_H1) return false;
     if (a.class || a.id) {
@@ -435,7 +435,7 @@ class BlockBuilder {
           this.endLine();
           const list = this.lists[this.lists.length - 1]!;
           this.prefix = list.indent + (list.ordered ? `${list.n++}. ` : '- ');
-          this.items.push(list.indent + '  ');
+          this.items.push(`${list.indent}  `);
           return Frame.Item;
         }
       } else if (this.mode === 'table') {

@@ -163,12 +163,12 @@ function toLines(items: PdfItem[]): Line[] {
       line.xEnd = Math.max(line.xEnd, item.x + item.width);
       line.size = Math.max(line.size, size);
     } else {
-      if (line && line.text.trim()) lines.push(line);
+      if (line?.text.trim()) lines.push(line);
       line = { text: item.str, x: item.x, y: item.y, xEnd: item.x + item.width, size };
     }
     endsLine = item.hasEOL === true;
   }
-  if (line && line.text.trim()) lines.push(line);
+  if (line?.text.trim()) lines.push(line);
   for (const l of lines) l.text = l.text.replace(/\s+/g, ' ').trim();
   return lines.filter((l) => l.text);
 }

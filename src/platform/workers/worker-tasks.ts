@@ -397,7 +397,7 @@ function formattedCellText(value: CellValue, numFmt: string | undefined): string
   const section = numFmt.split(';')[0]!.replace(/\[[^\]]*\]/g, '');
   // a currency sign may be quoted ("$"#,##0.00) or escaped (\$); any other quoted text is left out
   const format = section.replace(/"([$€£¥])"|\\([$€£¥])/g, '$1$2').replace(/"[^"]*"/g, '');
-  const decimals = /0\.(0+)/.exec(format)?.[1]!.length ?? 0;
+  const decimals = /0\.(0+)/.exec(format)?.[1]?.length ?? 0;
   if (format.includes('%')) return `${(number * 100).toFixed(decimals)}%`;
   if (!/[0#]/.test(format)) return cellText(value);
   const currency = /[$€£¥]/.exec(format)?.[0] ?? '';

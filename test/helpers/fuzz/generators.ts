@@ -33,6 +33,7 @@ export const HOSTILE_IDS = [
   ...['%zz', '%', '%00', '%C0%AF', '%ED%A0%80', '%FF%FE', '%F0%9F%92%A9', '%E2%80%AE', '%20', '%09', '%0D%0A', '%5B%5D', '%7B%7D', '*', '%2A', '%25', '%2525'],
   ...['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString'],
   ...['-1', '0', '1e309', 'NaN', 'Infinity', 'null', 'undefined', 'true'],
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a template-injection probe, sent as plain text
   ...["' OR '1'='1' --", '" OR ""="', '1; DROP TABLE chatbots; --', '<script>alert(1)</script>', '${7*7}{{7*7}}'].map(encodeURIComponent),
   ...['export.csv', 'me', 'users'],
 ];
@@ -384,7 +385,7 @@ export const filePart = (name: string, filename: string, value: string, type = '
 export async function multipartBody(ctx: Ctx, base: Record<string, unknown> | undefined, fileRoute: boolean): Promise<Body> {
   const { rng } = ctx;
   const fields = Object.entries(base ?? { name: 'x' }).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)] as [string, string]);
-  const filename = () => rng.pick(['notes.txt', 'data.csv', 'doc.pdf', 'sheet.xlsx', 'x.docx', 'evil.exe', '../../../../tmp/evil.txt', '', 'a'.repeat(300) + '.txt', 'ünï cödé.txt', 'CON.txt', 'x.txt\u0000.pdf', '.txt']);
+  const filename = () => rng.pick(['notes.txt', 'data.csv', 'doc.pdf', 'sheet.xlsx', 'x.docx', 'evil.exe', '../../../../tmp/evil.txt', '', `${'a'.repeat(300)}.txt`, 'ünï cödé.txt', 'CON.txt', 'x.txt\u0000.pdf', '.txt']);
   const fileContent = () => rng.pick(['Plain text file for the knowledge base.', '%PDF-1.4 not really', 'a,b,c\n1,2,3\n', rng.bytes(rng.int(0, 400)).toString('latin1'), 'PK\u0003\u0004garbage']);
   return rng.weighted<() => Promise<Body>>([
     // well-formed (the platform's own encoder)
@@ -415,7 +416,7 @@ export async function multipartBody(ctx: Ctx, base: Record<string, unknown> | un
           [1, () => parts.push(part('Content-Disposition: form-data; name="content"\r\nContent-Type: text/plain; charset=utf-16', '\u00ff\u00fe'))],
           [1, () => parts.push(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="cut"\r\n\r\nno end`)],
         ])();
-        let payload = parts.join('') + `--${BOUNDARY}--\r\n`;
+        let payload = `${parts.join('')}--${BOUNDARY}--\r\n`;
         payload = rng.weighted<() => string>([
           [5, () => payload],
           [1, () => payload.slice(0, rng.int(0, payload.length))],
@@ -452,7 +453,7 @@ export async function bodyFor(ctx: Ctx, r: RouteInfo): Promise<Body> {
     [base ? 24 : 6, () => json(mutate(ctx, base ?? { name: 'x' }), 'mutated')],
     [8, () => json(randomJson(rng), 'random JSON')],
     [2, () => ({ label: 'deep nesting', payload: '['.repeat(rng.int(100, 20_000)) + ']'.repeat(rng.int(0, 20_000)), contentType: 'application/json' })],
-    [1, () => ({ label: 'deep object', payload: '{"a":'.repeat(5000) + '1' + '}'.repeat(5000), contentType: 'application/json' })],
+    [1, () => ({ label: 'deep object', payload: `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`, contentType: 'application/json' })],
     [
       5,
       () => ({
