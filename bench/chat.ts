@@ -23,7 +23,9 @@ const DURATION_S = Number(process.env.BENCH_CHAT_SECONDS ?? 10);
 const QUESTION = 'What are your opening hours on the weekend?';
 
 async function startFake(): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/fake-llm-server.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/fake-llm-server.ts'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout!.on('data', (d: Buffer) => {
@@ -33,7 +35,13 @@ async function startFake(): Promise<{ url: string; stop(): Promise<void> }> {
     });
     child.once('exit', (code) => reject(new Error(`fake LLM exited with ${code}`)));
   });
-  return { url, stop: async () => { child.kill('SIGTERM'); await once(child, 'exit'); } };
+  return {
+    url,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
 }
 
 async function timed(fn: () => Promise<Response>): Promise<number> {
@@ -52,19 +60,52 @@ try {
       const database = openDatabase(path.join(dataDir, 'chat-agent.db'));
       const index = new VectorIndex(database.sqlite, 'openai:text-embedding-3-small:1536', 1536);
       index.ensure();
-      seedAgentChunks(database, index, 'bench-agent', size, subjectSampler(1536, 11, Math.max(50, Math.round(size / 40))));
+      seedAgentChunks(
+        database,
+        index,
+        'bench-agent',
+        size,
+        subjectSampler(1536, 11, Math.max(50, Math.round(size / 40))),
+      );
       database.close();
 
       const app = await spawnServer(['dist/main.js'], {
-        DATA_DIR: dataDir, REGISTRATION: 'open', LOG_LEVEL: 'warn', PLANS_FILE: benchPlansFile(dataDir), DEFAULT_PLAN: 'bench',
-        OPENAI_API_KEY: 'bench-key', OPENAI_BASE_URL: `${fake.url}/v1`, EMBEDDINGS: 'openai',
+        DATA_DIR: dataDir,
+        REGISTRATION: 'open',
+        LOG_LEVEL: 'warn',
+        PLANS_FILE: benchPlansFile(dataDir),
+        DEFAULT_PLAN: 'bench',
+        OPENAI_API_KEY: 'bench-key',
+        OPENAI_BASE_URL: `${fake.url}/v1`,
+        EMBEDDINGS: 'openai',
       });
       const chatUrl = `${app.url}/api/public/chat/bench-agent`;
       const turn = (sessionId: string) =>
-        fetch(chatUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: QUESTION, session_id: sessionId }) });
+        fetch(chatUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ message: QUESTION, session_id: sessionId }),
+        });
       const direct = async () => {
-        const e = await timed(() => fetch(`${fake.url}/v1/embeddings`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer x' }, body: JSON.stringify({ model: 'text-embedding-3-small', input: [QUESTION], dimensions: 1536, encoding_format: 'base64' }) }));
-        const c = await timed(() => fetch(`${fake.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer x' }, body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: QUESTION }] }) }));
+        const e = await timed(() =>
+          fetch(`${fake.url}/v1/embeddings`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: 'Bearer x' },
+            body: JSON.stringify({
+              model: 'text-embedding-3-small',
+              input: [QUESTION],
+              dimensions: 1536,
+              encoding_format: 'base64',
+            }),
+          }),
+        );
+        const c = await timed(() =>
+          fetch(`${fake.url}/v1/chat/completions`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: 'Bearer x' },
+            body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: QUESTION }] }),
+          }),
+        );
         return e + c;
       };
       // warm-up: JIT, connections, page cache
@@ -93,13 +134,40 @@ try {
       const label = `${size / 1000}k`;
       const overheadP50 = round(percentile(appMs, 50) - percentile(directMs, 50));
       const overheadP99 = round(percentile(appMs, 99) - percentile(directMs, 99));
-      report({ figure: `chat_roundtrip_p50_ms_${label}`, value: round(percentile(appMs, 50)), unit: 'ms', baseline: round(percentile(directMs, 50)), baseline_of: 'the fake called directly (embedding + completion)' });
-      report({ figure: `chat_roundtrip_p99_ms_${label}`, value: round(percentile(appMs, 99)), unit: 'ms', baseline: round(percentile(directMs, 99)), baseline_of: 'the fake called directly' });
+      report({
+        figure: `chat_roundtrip_p50_ms_${label}`,
+        value: round(percentile(appMs, 50)),
+        unit: 'ms',
+        baseline: round(percentile(directMs, 50)),
+        baseline_of: 'the fake called directly (embedding + completion)',
+      });
+      report({
+        figure: `chat_roundtrip_p99_ms_${label}`,
+        value: round(percentile(appMs, 99)),
+        unit: 'ms',
+        baseline: round(percentile(directMs, 99)),
+        baseline_of: 'the fake called directly',
+      });
       report({ figure: `chat_overhead_p50_ms_${label}`, value: overheadP50, unit: 'ms' });
-      report({ figure: `chat_overhead_p99_ms_${label}`, value: overheadP99, unit: 'ms', ...(size === 10000 ? { goal: '<= 10 ms', met: overheadP99 <= 10 } : {}) });
+      report({
+        figure: `chat_overhead_p99_ms_${label}`,
+        value: overheadP99,
+        unit: 'ms',
+        ...(size === 10000 ? { goal: '<= 10 ms', met: overheadP99 <= 10 } : {}),
+      });
       const turns = round(load.requests.average, 0);
       // errors: requests autocannon gave up on after its 10 s timeout (the queue was longer than that)
-      report({ figure: `chat_turns_per_s_${label}`, value: turns, unit: 'turns/s', p99_ms: load.latency.p99, timeouts: load.timeouts, errors: load.errors, connections: 100, goal: '>= 500', met: turns >= 500 && load.errors === 0 });
+      report({
+        figure: `chat_turns_per_s_${label}`,
+        value: turns,
+        unit: 'turns/s',
+        p99_ms: load.latency.p99,
+        timeouts: load.timeouts,
+        errors: load.errors,
+        connections: 100,
+        goal: '>= 500',
+        met: turns >= 500 && load.errors === 0,
+      });
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

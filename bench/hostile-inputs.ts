@@ -11,7 +11,18 @@ import type net from 'node:net';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { benchPlansFile, json, ownerWithAgent, percentile, report, round, rssMb, saveResults, spawnServer, type ServerProcess } from './lib.js';
+import {
+  benchPlansFile,
+  json,
+  ownerWithAgent,
+  percentile,
+  report,
+  round,
+  rssMb,
+  saveResults,
+  spawnServer,
+  type ServerProcess,
+} from './lib.js';
 import { pdfExpandingTo } from '../test/helpers/documents.js';
 
 const MB = 1_000_000;
@@ -23,7 +34,9 @@ const HEALTH_GOAL_MS = 200;
 
 /** `bytes` of words separated by single spaces, without a line break anywhere. */
 function oneLineText(bytes: number): Buffer {
-  const words = Buffer.from('the quick brown fox jumps over the lazy dog while support answers questions about opening hours prices and delivery ');
+  const words = Buffer.from(
+    'the quick brown fox jumps over the lazy dog while support answers questions about opening hours prices and delivery ',
+  );
   const out = Buffer.alloc(bytes);
   for (let i = 0; i < bytes; i += words.length) words.copy(out, i, 0, Math.min(words.length, bytes - i));
   out[bytes - 1] = 0x2e; // ends on a full stop, not a space
@@ -41,7 +54,7 @@ function nestedHtml(bytes: number, depth: number): Buffer {
   const words = 'a few words at this level of the page about opening hours, prices and delivery times here and there';
   const level = (i: number) => {
     const text = `level ${i}: ${words}`;
-    return (text.length >= perLevel ? text.slice(0, perLevel - 1) : text.padEnd(perLevel - 1, '.')) + ' ';
+    return `${text.length >= perLevel ? text.slice(0, perLevel - 1) : text.padEnd(perLevel - 1, '.')} `;
   };
   const parts: string[] = [head];
   for (let i = 0; i < depth; i++) parts.push('<div>', level(i));
@@ -108,7 +121,12 @@ interface Outcome {
 }
 
 /** Starts the source with `add` (its 201 body), then polls the agent's sources until it is no longer processing. */
-async function untilSettled(server: ServerProcess, token: string, agentId: string, add: () => Promise<Response>): Promise<Outcome> {
+async function untilSettled(
+  server: ServerProcess,
+  token: string,
+  agentId: string,
+  add: () => Promise<Response>,
+): Promise<Outcome> {
   const res = await add();
   const body = await res.text();
   if (res.status !== 201) return { status: 'rejected', error: `HTTP ${res.status}: ${body}` };
@@ -118,12 +136,19 @@ async function untilSettled(server: ServerProcess, token: string, agentId: strin
   while (source.status === 'processing') {
     if (performance.now() > deadline) {
       // stop the work so the next phase starts on an idle server
-      await fetch(`${server.url}/api/sources/${created.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } }).catch(() => undefined);
+      await fetch(`${server.url}/api/sources/${created.id}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${token}` },
+      }).catch(() => undefined);
       return { status: 'processing', error: `still processing after ${GIVE_UP_MS / 1000} s (deleted)` };
     }
     await new Promise((r) => setTimeout(r, STATUS_EVERY_MS)); // polling interval of a client watching the source
     const sources = (await json(`${server.url}/api/sources/chatbot/${agentId}`, { token })) as Array<typeof created>;
-    source = sources.find((s) => s.id === created.id) ?? { ...created, status: 'missing', error_message: 'the source is gone from the list' };
+    source = sources.find((s) => s.id === created.id) ?? {
+      ...created,
+      status: 'missing',
+      error_message: 'the source is gone from the list',
+    };
   }
   return { status: source.status, error: source.error_message };
 }
@@ -135,7 +160,13 @@ interface Phase {
   add: () => Promise<Response>;
 }
 
-async function runPhase(server: ServerProcess, token: string, agentId: string, phase: Phase, idleHealth: number[]): Promise<void> {
+async function runPhase(
+  server: ServerProcess,
+  token: string,
+  agentId: string,
+  phase: Phase,
+  idleHealth: number[],
+): Promise<void> {
   const pid = server.child.pid!;
   const baselineRss = rssMb(pid);
   let peak = baselineRss;
@@ -166,10 +197,42 @@ async function runPhase(server: ServerProcess, token: string, agentId: string, p
   const common = { input: phase.input, before: phase.before };
   const idle = (p: number) => round(percentile(idleHealth, p));
   const max = round(Math.max(...latencies));
-  report({ figure: `${name}_health_p50_ms`, value: round(percentile(latencies, 50)), unit: 'ms', baseline: idle(50), baseline_of: 'the same server idle', requests: latencies.length, failed_requests: errors, ...common });
-  report({ figure: `${name}_health_p99_ms`, value: round(percentile(latencies, 99)), unit: 'ms', baseline: idle(99), baseline_of: 'the same server idle', ...common });
-  report({ figure: `${name}_health_max_ms`, value: max, unit: 'ms', baseline: idle(100), baseline_of: 'the same server idle', goal: `<= ${HEALTH_GOAL_MS} ms`, met: max <= HEALTH_GOAL_MS && errors === 0, ...common });
-  report({ figure: `${name}_peak_rss_mb`, value: peak, unit: 'MB', baseline: baselineRss, baseline_of: 'the same server just before the phase', ...common });
+  report({
+    figure: `${name}_health_p50_ms`,
+    value: round(percentile(latencies, 50)),
+    unit: 'ms',
+    baseline: idle(50),
+    baseline_of: 'the same server idle',
+    requests: latencies.length,
+    failed_requests: errors,
+    ...common,
+  });
+  report({
+    figure: `${name}_health_p99_ms`,
+    value: round(percentile(latencies, 99)),
+    unit: 'ms',
+    baseline: idle(99),
+    baseline_of: 'the same server idle',
+    ...common,
+  });
+  report({
+    figure: `${name}_health_max_ms`,
+    value: max,
+    unit: 'ms',
+    baseline: idle(100),
+    baseline_of: 'the same server idle',
+    goal: `<= ${HEALTH_GOAL_MS} ms`,
+    met: max <= HEALTH_GOAL_MS && errors === 0,
+    ...common,
+  });
+  report({
+    figure: `${name}_peak_rss_mb`,
+    value: peak,
+    unit: 'MB',
+    baseline: baselineRss,
+    baseline_of: 'the same server just before the phase',
+    ...common,
+  });
   report({ figure: `${name}_outcome`, value: outcome.status, detail: outcome.error, ...common });
   report({ figure: `${name}_seconds`, value: seconds, unit: 's', ...common });
 }

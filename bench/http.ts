@@ -15,15 +15,21 @@ const ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 5);
 
 async function load(url: string) {
   const result = await autocannon({ url, connections: 100, duration: DURATION_S, pipelining: 1 });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors (${result.timeouts} timeouts, ${result.resets} resets), ${result.requests.average} req/s, status ${JSON.stringify(result.statusCodeStats)}`);
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(
+      `${url}: ${result.non2xx} non-2xx, ${result.errors} errors (${result.timeouts} timeouts, ${result.resets} resets), ${result.requests.average} req/s, status ${JSON.stringify(result.statusCodeStats)}`,
+    );
   return { rps: round(result.requests.average, 0), p50: result.latency.p50, p99: result.latency.p99 };
 }
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-http-'));
 try {
   const app = await spawnServer(['dist/main.js'], {
-    DATA_DIR: dataDir, REGISTRATION: 'open', LOG_LEVEL: 'warn',
-    PLANS_FILE: benchPlansFile(dataDir), DEFAULT_PLAN: 'bench',
+    DATA_DIR: dataDir,
+    REGISTRATION: 'open',
+    LOG_LEVEL: 'warn',
+    PLANS_FILE: benchPlansFile(dataDir),
+    DEFAULT_PLAN: 'bench',
   });
   const { agentId } = await ownerWithAgent(app.url);
   const publicUrl = `${app.url}/api/public/chatbot/${agentId}`;
@@ -41,11 +47,35 @@ try {
   await app.stop();
 
   const median = (f: (r: (typeof rounds)[number]) => number) => percentile(rounds.map(f), 50);
-  const ratio = round(median((r) => r.app.rps / r.bare.rps), 3);
+  const ratio = round(
+    median((r) => r.app.rps / r.bare.rps),
+    3,
+  );
   const perRound = rounds.map((r) => `${r.app.rps}/${r.bare.rps}`).join(', ');
-  report({ figure: 'http_public_info_rps', value: median((r) => r.app.rps), unit: 'req/s', baseline: median((r) => r.bare.rps), baseline_of: `bare Fastify route, same JSON; median of ${ROUNDS} alternating rounds (app/bare: ${perRound})`, ratio, goal: 'ratio >= 0.7', met: ratio >= 0.7 });
-  report({ figure: 'http_public_info_p50_ms', value: median((r) => r.app.p50), unit: 'ms', baseline: median((r) => r.bare.p50), baseline_of: 'bare Fastify route' });
-  report({ figure: 'http_public_info_p99_ms', value: median((r) => r.app.p99), unit: 'ms', baseline: median((r) => r.bare.p99), baseline_of: 'bare Fastify route' });
+  report({
+    figure: 'http_public_info_rps',
+    value: median((r) => r.app.rps),
+    unit: 'req/s',
+    baseline: median((r) => r.bare.rps),
+    baseline_of: `bare Fastify route, same JSON; median of ${ROUNDS} alternating rounds (app/bare: ${perRound})`,
+    ratio,
+    goal: 'ratio >= 0.7',
+    met: ratio >= 0.7,
+  });
+  report({
+    figure: 'http_public_info_p50_ms',
+    value: median((r) => r.app.p50),
+    unit: 'ms',
+    baseline: median((r) => r.bare.p50),
+    baseline_of: 'bare Fastify route',
+  });
+  report({
+    figure: 'http_public_info_p99_ms',
+    value: median((r) => r.app.p99),
+    unit: 'ms',
+    baseline: median((r) => r.bare.p99),
+    baseline_of: 'bare Fastify route',
+  });
   saveResults('http');
 } finally {
   rmSync(dataDir, { recursive: true, force: true });

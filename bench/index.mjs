@@ -3,7 +3,17 @@
 // then writes bench/RESULTS.md from bench/results/*.json. BENCH_ONLY=http,chat runs a subset.
 import { spawnSync } from 'node:child_process';
 
-const all = ['http', 'chat', 'retrieval', 'ingest-formats', 'ingest-event-loop', 'process', 'analytics', 'hostile-inputs', 'live-streams'];
+const all = [
+  'http',
+  'chat',
+  'retrieval',
+  'ingest-formats',
+  'ingest-event-loop',
+  'process',
+  'analytics',
+  'hostile-inputs',
+  'live-streams',
+];
 const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',') : all;
 const run = (args) => spawnSync(process.execPath, args, { stdio: 'inherit' }).status === 0;
 

@@ -37,7 +37,9 @@ async function pdf(pages: number): Promise<Buffer> {
 }
 
 async function docx(paragraphCount: number): Promise<Buffer> {
-  const doc = new Document({ sections: [{ children: paragraphs(paragraphCount).map((t) => new Paragraph({ children: [new TextRun(t)] })) }] });
+  const doc = new Document({
+    sections: [{ children: paragraphs(paragraphCount).map((t) => new Paragraph({ children: [new TextRun(t)] })) }],
+  });
   return Packer.toBuffer(doc);
 }
 
@@ -45,19 +47,34 @@ async function xlsx(rows: number): Promise<Buffer> {
   const wb = new ExcelJS.Workbook();
   const sheet = wb.addWorksheet('Products');
   sheet.addRow(['Product', 'Description', 'Price', 'Stock']);
-  for (let i = 0; i < rows; i++) sheet.addRow([`Product ${i}`, passage(random, i).slice(0, 200), (i % 500) + 0.99, i % 37]);
+  for (let i = 0; i < rows; i++)
+    sheet.addRow([`Product ${i}`, passage(random, i).slice(0, 200), (i % 500) + 0.99, i % 37]);
   return Buffer.from(await wb.xlsx.writeBuffer());
 }
 
 const dir = mkdtempSync(path.join(tmpdir(), 'bench-formats-'));
-const config = loadConfig({ DATA_DIR: dir, REGISTRATION: 'open', LOG_LEVEL: 'silent', PLANS_FILE: benchPlansFile(dir), DEFAULT_PLAN: 'bench' });
+const config = loadConfig({
+  DATA_DIR: dir,
+  REGISTRATION: 'open',
+  LOG_LEVEL: 'silent',
+  PLANS_FILE: benchPlansFile(dir),
+  DEFAULT_PLAN: 'bench',
+});
 const database = openDatabase(config.databaseFile);
 const app = await buildApp({ config, database, logger: false });
 await app.ready();
 try {
-  const reg = (await app.inject({ method: 'POST', url: '/api/auth/register', payload: { name: 'b', email: 'b@example.com', password: 'benchmark-pass' } })).json();
+  const reg = (
+    await app.inject({
+      method: 'POST',
+      url: '/api/auth/register',
+      payload: { name: 'b', email: 'b@example.com', password: 'benchmark-pass' },
+    })
+  ).json();
   const headers = { authorization: `Bearer ${reg.access_token}` };
-  const agent = (await app.inject({ method: 'POST', url: '/api/chatbots', headers, payload: { name: 'bench' } })).json();
+  const agent = (
+    await app.inject({ method: 'POST', url: '/api/chatbots', headers, payload: { name: 'bench' } })
+  ).json();
 
   const pdfPages = Number(process.env.BENCH_PDF_PAGES ?? 400);
   const files: Array<[string, 'pdf' | 'docx' | 'xlsx', Buffer]> = [
@@ -80,16 +97,35 @@ try {
     const encoded = new Response(form);
     const body = Buffer.from(await encoded.arrayBuffer());
     t = performance.now();
-    const res = await app.inject({ method: 'POST', url: `/api/sources/chatbot/${agent.id}/file`, headers: { ...headers, 'content-type': encoded.headers.get('content-type')! }, payload: body });
+    const res = await app.inject({
+      method: 'POST',
+      url: `/api/sources/chatbot/${agent.id}/file`,
+      headers: { ...headers, 'content-type': encoded.headers.get('content-type')! },
+      payload: body,
+    });
     if (res.statusCode !== 201) throw new Error(`${name}: ${res.statusCode} ${res.body}`);
     await app.jobs.idle();
     const totalS = (performance.now() - t) / 1000;
     const sources = (await app.inject({ method: 'GET', url: `/api/sources/chatbot/${agent.id}`, headers })).json();
     const source = sources.find((s: { id: string }) => s.id === res.json().id);
     if (source.status !== 'completed') throw new Error(`${name}: ${source.status} ${source.error_message}`);
-    report({ figure: `ingest_${type}_mb_per_s`, value: round(sizeMb / totalS), unit: 'MB/s', baseline: round(sizeMb / parseS), baseline_of: 'the parser alone on the same file, in this thread', size_mb: round(sizeMb, 1) });
+    report({
+      figure: `ingest_${type}_mb_per_s`,
+      value: round(sizeMb / totalS),
+      unit: 'MB/s',
+      baseline: round(sizeMb / parseS),
+      baseline_of: 'the parser alone on the same file, in this thread',
+      size_mb: round(sizeMb, 1),
+    });
     if (type === 'pdf') {
-      report({ figure: 'ingest_pdf_pages_per_s', value: round(pdfPages / totalS, 0), unit: 'pages/s', baseline: round(pdfPages / parseS, 0), baseline_of: 'the parser alone on the same file, in this thread', pages: pdfPages });
+      report({
+        figure: 'ingest_pdf_pages_per_s',
+        value: round(pdfPages / totalS, 0),
+        unit: 'pages/s',
+        baseline: round(pdfPages / parseS, 0),
+        baseline_of: 'the parser alone on the same file, in this thread',
+        pages: pdfPages,
+      });
     }
   }
   saveResults('ingest-formats');

@@ -34,7 +34,10 @@ export function report(f: Figure): void {
 export function saveResults(name: string): void {
   const dir = path.join('bench', 'results');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, `${name}.json`), JSON.stringify({ at: new Date().toISOString(), figures: results }, null, 2));
+  writeFileSync(
+    path.join(dir, `${name}.json`),
+    JSON.stringify({ at: new Date().toISOString(), figures: results }, null, 2),
+  );
 }
 
 export const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
@@ -76,11 +79,19 @@ export async function freePort(): Promise<number> {
  * Spawns `node <args>` (or `command <args>`) with `env` plus HOST/PORT on a free loopback port, and waits for the first
  * 200 on readyPath (the cold start figure is spawn to that answer).
  */
-export async function spawnServer(args: string[], env: Record<string, string>, readyPath = '/api/health', command = process.execPath): Promise<ServerProcess> {
+export async function spawnServer(
+  args: string[],
+  env: Record<string, string>,
+  readyPath = '/api/health',
+  command = process.execPath,
+): Promise<ServerProcess> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const started = performance.now();
-  const child = spawn(command, args, { env: { PATH: process.env.PATH ?? '', ...env, HOST: '127.0.0.1', PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(command, args, {
+    env: { PATH: process.env.PATH ?? '', ...env, HOST: '127.0.0.1', PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   let exited = false;
@@ -111,7 +122,14 @@ export async function spawnServer(args: string[], env: Record<string, string>, r
 /** A plans file whose limits never stop a benchmark (the limiter still runs on every request). */
 export function benchPlansFile(dir: string): string {
   const file = path.join(dir, 'bench-plans.json');
-  const unlimited = { max_agents: 1000, max_account_leads: 1_000_000, monthly_messages: 100_000_000, requests_per_minute: 100_000_000, requests_per_hour: 100_000_000, custom_branding: true };
+  const unlimited = {
+    max_agents: 1000,
+    max_account_leads: 1_000_000,
+    monthly_messages: 100_000_000,
+    requests_per_minute: 100_000_000,
+    requests_per_hour: 100_000_000,
+    custom_branding: true,
+  };
   writeFileSync(file, JSON.stringify({ bench: unlimited }));
   return file;
 }
@@ -119,7 +137,10 @@ export function benchPlansFile(dir: string): string {
 export async function json(url: string, init: RequestInit & { token?: string } = {}): Promise<any> {
   // JSON type only for a JSON text: a FormData body sets its own multipart type with the boundary
   // (a JSON type on a 100 MB form got 413 from the JSON parser's 1 MiB limit, or EPIPE mid-send)
-  const headers: Record<string, string> = { ...(typeof init.body === 'string' ? { 'content-type': 'application/json' } : {}), ...(init.headers as Record<string, string>) };
+  const headers: Record<string, string> = {
+    ...(typeof init.body === 'string' ? { 'content-type': 'application/json' } : {}),
+    ...(init.headers as Record<string, string>),
+  };
   if (init.token) headers.authorization = `Bearer ${init.token}`;
   const res = await fetch(url, { ...init, headers });
   const body = await res.text();
@@ -129,7 +150,14 @@ export async function json(url: string, init: RequestInit & { token?: string } =
 
 /** Registers the owner and creates one agent through the API. */
 export async function ownerWithAgent(base: string): Promise<{ token: string; agentId: string }> {
-  const reg = await json(`${base}/api/auth/register`, { method: 'POST', body: JSON.stringify({ name: 'Bench', email: 'bench@example.com', password: 'benchmark-password' }) });
-  const agent = await json(`${base}/api/chatbots`, { method: 'POST', token: reg.access_token, body: JSON.stringify({ name: 'Bench agent' }) });
+  const reg = await json(`${base}/api/auth/register`, {
+    method: 'POST',
+    body: JSON.stringify({ name: 'Bench', email: 'bench@example.com', password: 'benchmark-password' }),
+  });
+  const agent = await json(`${base}/api/chatbots`, {
+    method: 'POST',
+    token: reg.access_token,
+    body: JSON.stringify({ name: 'Bench agent' }),
+  });
   return { token: reg.access_token, agentId: agent.id };
 }

@@ -12,7 +12,17 @@ import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { benchPlansFile, json, ownerWithAgent, percentile, report, round, rssMb, saveResults, spawnServer } from './lib.js';
+import {
+  benchPlansFile,
+  json,
+  ownerWithAgent,
+  percentile,
+  report,
+  round,
+  rssMb,
+  saveResults,
+  spawnServer,
+} from './lib.js';
 
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 2000);
 const REPLIES = Number(process.env.BENCH_STREAM_REPLIES ?? 100);
@@ -58,18 +68,28 @@ function openStream(url: string): Promise<OpenStream> {
 
 async function infoRps(url: string): Promise<number> {
   const result = await autocannon({ url, connections: 50, duration: DURATION_S });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   return round(result.requests.average, 0);
 }
 
 /** Replies into `conversationIds` in turn, timing each until the visitor's stream has it. */
-async function replyLatencies(base: string, token: string, agentId: string, targets: Array<{ conversationId: string; stream: OpenStream }>): Promise<number[]> {
+async function replyLatencies(
+  base: string,
+  token: string,
+  agentId: string,
+  targets: Array<{ conversationId: string; stream: OpenStream }>,
+): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < REPLIES; i++) {
     const { conversationId, stream } = targets[i % targets.length]!;
     const received = stream.nextMessage();
     const started = performance.now();
-    const sent = await json(`${base}/api/chat/conversations/${agentId}/${conversationId}/reply`, { method: 'POST', token, body: JSON.stringify({ message: `Reply ${i}` }) });
+    const sent = await json(`${base}/api/chat/conversations/${agentId}/${conversationId}/reply`, {
+      method: 'POST',
+      token,
+      body: JSON.stringify({ message: `Reply ${i}` }),
+    });
     if ((await received) !== sent.id) throw new Error('the stream got another message');
     times.push(performance.now() - started);
   }
@@ -78,7 +98,14 @@ async function replyLatencies(base: string, token: string, agentId: string, targ
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-streams-'));
 try {
-  const app = await spawnServer(['dist/main.js'], { DATA_DIR: dataDir, REGISTRATION: 'open', LOG_LEVEL: 'warn', PLANS_FILE: benchPlansFile(dataDir), DEFAULT_PLAN: 'bench', EMBEDDINGS: 'none' });
+  const app = await spawnServer(['dist/main.js'], {
+    DATA_DIR: dataDir,
+    REGISTRATION: 'open',
+    LOG_LEVEL: 'warn',
+    PLANS_FILE: benchPlansFile(dataDir),
+    DEFAULT_PLAN: 'bench',
+    EMBEDDINGS: 'none',
+  });
   const { token, agentId } = await ownerWithAgent(app.url);
   const infoUrl = `${app.url}/api/public/chatbot/${agentId}`;
 
@@ -86,17 +113,23 @@ try {
   const sessions: Array<{ session: string; conversationId: string }> = [];
   for (let i = 0; i < STREAMS; i++) {
     const session = `bench-visitor-${i}`;
-    const answer = await json(`${app.url}/api/public/chat/${agentId}`, { method: 'POST', body: JSON.stringify({ session_id: session, message: 'Hello' }) });
+    const answer = await json(`${app.url}/api/public/chat/${agentId}`, {
+      method: 'POST',
+      body: JSON.stringify({ session_id: session, message: 'Hello' }),
+    });
     sessions.push({ session, conversationId: answer.conversation_id });
   }
   // the reply targets are taken over once, before any figure
   const targets = sessions.slice(0, 10);
-  for (const t of targets) await json(`${app.url}/api/chat/conversations/${agentId}/${t.conversationId}/take`, { method: 'POST', token });
+  for (const t of targets)
+    await json(`${app.url}/api/chat/conversations/${agentId}/${t.conversationId}/take`, { method: 'POST', token });
   const streamUrl = (session: string) => `${app.url}/api/public/chat/${agentId}/events?session_id=${session}`;
 
   await autocannon({ url: infoUrl, connections: 10, duration: 2 }); // warm-up
   const single = await openStream(streamUrl(targets[0]!.session));
-  const oneStream = await replyLatencies(app.url, token, agentId, [{ conversationId: targets[0]!.conversationId, stream: single }]);
+  const oneStream = await replyLatencies(app.url, token, agentId, [
+    { conversationId: targets[0]!.conversationId, stream: single },
+  ]);
   single.close();
   const rpsWithout = await infoRps(infoUrl);
   const rssBefore = rssMb(app.child.pid!);
@@ -108,19 +141,60 @@ try {
   }
   const openMs = performance.now() - opening;
   const rssWith = rssMb(app.child.pid!);
-  const manyStreams = await replyLatencies(app.url, token, agentId, targets.map((t, i) => ({ conversationId: t.conversationId, stream: streams[i]! })));
+  const manyStreams = await replyLatencies(
+    app.url,
+    token,
+    agentId,
+    targets.map((t, i) => ({ conversationId: t.conversationId, stream: streams[i]! })),
+  );
   const rpsWith = await infoRps(infoUrl);
   for (const s of streams) s.close();
   await app.stop();
 
   const perStreamKb = round(((rssWith - rssBefore) * 1e6) / STREAMS / 1e3, 1);
-  report({ figure: 'live_streams_open', value: STREAMS, unit: 'streams', opened_in_ms: round(openMs, 0), rss_before_mb: rssBefore, rss_with_mb: rssWith });
-  report({ figure: 'live_stream_memory_kb', value: perStreamKb, unit: 'KB per open stream', goal: '<= 20', met: perStreamKb <= 20 });
+  report({
+    figure: 'live_streams_open',
+    value: STREAMS,
+    unit: 'streams',
+    opened_in_ms: round(openMs, 0),
+    rss_before_mb: rssBefore,
+    rss_with_mb: rssWith,
+  });
+  report({
+    figure: 'live_stream_memory_kb',
+    value: perStreamKb,
+    unit: 'KB per open stream',
+    goal: '<= 20',
+    met: perStreamKb <= 20,
+  });
   const p99 = round(percentile(manyStreams, 99), 2);
-  report({ figure: 'live_reply_p50_ms', value: round(percentile(manyStreams, 50), 2), unit: 'ms', baseline: round(percentile(oneStream, 50), 2), baseline_of: 'one stream open' });
-  report({ figure: 'live_reply_p99_ms', value: p99, unit: 'ms', baseline: round(percentile(oneStream, 99), 2), baseline_of: 'one stream open', goal: '< 50', met: p99 < 50 });
+  report({
+    figure: 'live_reply_p50_ms',
+    value: round(percentile(manyStreams, 50), 2),
+    unit: 'ms',
+    baseline: round(percentile(oneStream, 50), 2),
+    baseline_of: 'one stream open',
+  });
+  report({
+    figure: 'live_reply_p99_ms',
+    value: p99,
+    unit: 'ms',
+    baseline: round(percentile(oneStream, 99), 2),
+    baseline_of: 'one stream open',
+    goal: '< 50',
+    met: p99 < 50,
+  });
   const ratio = round(rpsWith / rpsWithout, 3);
-  report({ figure: 'live_streams_info_rps', value: rpsWith, unit: 'req/s', baseline: rpsWithout, baseline_of: 'no stream open', ratio, goal: 'ratio >= 0.9', met: ratio >= 0.9 });
+  report({
+    figure: 'live_streams_info_rps',
+    value: rpsWith,
+    unit: 'req/s',
+    baseline: rpsWithout,
+    baseline_of: 'no stream open',
+    ratio,
+    goal: 'ratio >= 0.9',
+    met: ratio >= 0.9,
+  });
   saveResults('live-streams');
 } finally {
   rmSync(dataDir, { recursive: true, force: true });

@@ -5,8 +5,19 @@ import path from 'node:path';
 import type { Figure } from './lib.js';
 
 const dir = path.join('bench', 'results');
-const order = ['http', 'chat', 'retrieval', 'ingest-formats', 'ingest-event-loop', 'process', 'analytics', 'hostile-inputs'];
-const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort((a, b) => order.indexOf(a.slice(0, -5)) - order.indexOf(b.slice(0, -5)));
+const order = [
+  'http',
+  'chat',
+  'retrieval',
+  'ingest-formats',
+  'ingest-event-loop',
+  'process',
+  'analytics',
+  'hostile-inputs',
+];
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith('.json'))
+  .sort((a, b) => order.indexOf(a.slice(0, -5)) - order.indexOf(b.slice(0, -5)));
 const cell = (v: unknown) => (v === undefined || v === null ? '' : String(v).replace(/\|/g, '\\|'));
 const lines = [
   '# Benchmark results',
@@ -19,12 +30,19 @@ const lines = [
 ];
 for (const file of files) {
   const { at, figures } = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as { at: string; figures: Figure[] };
-  lines.push(`## ${file.slice(0, -5)} (${at})`, '', '| figure | value | baseline | ratio | goal | met? |', '|---|---|---|---|---|---|');
+  lines.push(
+    `## ${file.slice(0, -5)} (${at})`,
+    '',
+    '| figure | value | baseline | ratio | goal | met? |',
+    '|---|---|---|---|---|---|',
+  );
   for (const f of figures) {
     const unit = f.unit ? ` ${f.unit}` : '';
     const baseline = f.baseline === undefined ? '' : `${f.baseline}${unit} (${f.baseline_of ?? ''})`;
     const met = f.met === undefined ? '' : f.met ? 'yes' : '**no**';
-    lines.push(`| ${cell(f.figure)} | ${cell(f.value)}${cell(unit)} | ${cell(baseline)} | ${cell(f.ratio)} | ${cell(f.goal)} | ${met} |`);
+    lines.push(
+      `| ${cell(f.figure)} | ${cell(f.value)}${cell(unit)} | ${cell(baseline)} | ${cell(f.ratio)} | ${cell(f.goal)} | ${met} |`,
+    );
   }
   lines.push('');
 }

@@ -36,15 +36,22 @@ export function subjectSampler(dims: number, seed: number, subjects: number): (c
 // middle ranks (a word like "hours" occurs in a few percent of passages, not in all of them), and
 // a long tail of rare pseudo-words. A small uniform vocabulary would make every passage match
 // every question, which no real knowledge base does and which turns keyword search into a scan.
-const FUNCTION_WORDS = ('the of and to a in is you that it for on are with as we be at this your have or from by our can not ' +
-  'will an if all more about which when there also they one has been their what so up out any time use new how only').split(' ');
-const SHOP_WORDS = ('opening hours price delivery refund warranty parking booking table menu vegan gluten allergy invoice payment card ' +
-  'cancel subscription account password support email phone address office team weekend holiday gift voucher student discount').split(' ');
+const FUNCTION_WORDS = (
+  'the of and to a in is you that it for on are with as we be at this your have or from by our can not ' +
+  'will an if all more about which when there also they one has been their what so up out any time use new how only'
+).split(' ');
+const SHOP_WORDS = (
+  'opening hours price delivery refund warranty parking booking table menu vegan gluten allergy invoice payment card ' +
+  'cancel subscription account password support email phone address office team weekend holiday gift voucher student discount'
+).split(' ');
 const VOCABULARY_SIZE = 30_000;
 
 const vocabulary: string[] = (() => {
   const random = generator(424242);
-  const syllables = 'ka lo mi ner sta po vin tre dal fo gu reb shi mon tal ve cor pla du zen bri hal quo rin sel tam nu wex ja fli'.split(' ');
+  const syllables =
+    'ka lo mi ner sta po vin tre dal fo gu reb shi mon tal ve cor pla du zen bri hal quo rin sel tam nu wex ja fli'.split(
+      ' ',
+    );
   const words: string[] = [...FUNCTION_WORDS];
   const seen = new Set(words);
   // shop words at ranks 150..~1700, spread out: mid-frequency domain terms
@@ -98,12 +105,23 @@ export function passage(random: () => number, i: number): string {
  * Inserts an account, an agent, one source and `count` chunks with vectors straight into the
  * database (the API path is measured elsewhere; here only the size matters). Returns `count`.
  */
-export function seedAgentChunks(database: AppDatabase, index: VectorIndex | null, chatbotId: string, count: number, sample: (n: number) => Float32Array[], ownerId?: string): number {
+export function seedAgentChunks(
+  database: AppDatabase,
+  index: VectorIndex | null,
+  chatbotId: string,
+  count: number,
+  sample: (n: number) => Float32Array[],
+  ownerId?: string,
+): number {
   const { sqlite } = database;
   const now = new Date().toISOString();
   const userId = ownerId ?? `user-${chatbotId}`;
   if (!ownerId) {
-    sqlite.prepare("INSERT INTO users (id, name, email, password_hash, role, status, plan_id, created_at) VALUES (?, 'bench', ?, 'x', 'user', 'active', 'free', ?)").run(userId, `${chatbotId}@example.com`, now);
+    sqlite
+      .prepare(
+        "INSERT INTO users (id, name, email, password_hash, role, status, plan_id, created_at) VALUES (?, 'bench', ?, 'x', 'user', 'active', 'free', ?)",
+      )
+      .run(userId, `${chatbotId}@example.com`, now);
   }
   if (!sqlite.prepare('SELECT 1 FROM chatbots WHERE id = ?').get(chatbotId)) {
     sqlite
@@ -116,13 +134,23 @@ export function seedAgentChunks(database: AppDatabase, index: VectorIndex | null
       .run(chatbotId, userId, now, now);
   }
   const sourceId = `source-${chatbotId}-${count}`;
-  sqlite.prepare("INSERT INTO sources (id, chatbot_id, type, name, status, progress, created_at, updated_at) VALUES (?, ?, 'text', 'generated', 'completed', 1, ?, ?)").run(sourceId, chatbotId, now, now);
-  const insert = sqlite.prepare('INSERT INTO chunks (source_id, chatbot_id, ordinal, content, token_count) VALUES (?, ?, ?, ?, 160)');
+  sqlite
+    .prepare(
+      "INSERT INTO sources (id, chatbot_id, type, name, status, progress, created_at, updated_at) VALUES (?, ?, 'text', 'generated', 'completed', 1, ?, ?)",
+    )
+    .run(sourceId, chatbotId, now, now);
+  const insert = sqlite.prepare(
+    'INSERT INTO chunks (source_id, chatbot_id, ordinal, content, token_count) VALUES (?, ?, ?, ?, 160)',
+  );
   const random = generator(count + chatbotId.length);
   const BATCH = 2000;
   for (let start = 0; start < count; start += BATCH) {
     const n = Math.min(BATCH, count - start);
-    const ids = sqlite.transaction(() => Array.from({ length: n }, (_, i) => Number(insert.run(sourceId, chatbotId, start + i, passage(random, start + i)).lastInsertRowid)))();
+    const ids = sqlite.transaction(() =>
+      Array.from({ length: n }, (_, i) =>
+        Number(insert.run(sourceId, chatbotId, start + i, passage(random, start + i)).lastInsertRowid),
+      ),
+    )();
     if (index) {
       const vectors = sample(n);
       index.store(ids.map((chunkId, i) => ({ chunkId, chatbotId, vector: vectors[i]! })));

@@ -11,7 +11,17 @@
 // (src/platform/fs/sea-assets.ts) and src/platform/assets.ts points every lookup there.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -53,10 +63,17 @@ try {
     logLevel: 'error',
     // ESM sources read import.meta.url; in a CJS bundle it comes from the module's file name
     define: { 'import.meta.url': '__importMetaUrl' },
-    banner: { js: "var __importMetaUrl = typeof __filename === 'string' ? require('node:url').pathToFileURL(__filename).href : 'file:///';" },
+    banner: {
+      js: "var __importMetaUrl = typeof __filename === 'string' ? require('node:url').pathToFileURL(__filename).href : 'file:///';",
+    },
   };
 
-  await build({ ...cjs, entryPoints: [path.join(root, 'src', 'main.ts')], outfile: path.join(work, 'main.cjs'), plugins: [seaNativesPlugin(), piscinaWorkerPathPlugin(), packageDirnamePlugin(), optionalModulesPlugin()] });
+  await build({
+    ...cjs,
+    entryPoints: [path.join(root, 'src', 'main.ts')],
+    outfile: path.join(work, 'main.cjs'),
+    plugins: [seaNativesPlugin(), piscinaWorkerPathPlugin(), packageDirnamePlugin(), optionalModulesPlugin()],
+  });
   // The worker threads' one file: piscina's thread entry and our task handlers in one bundle, so
   // both use one copy of piscina. With two bundles each had its own private symbols: a reply the
   // handlers wrapped with piscina's move() was not recognised by the thread entry, arrived as {}
@@ -81,28 +98,38 @@ try {
 
   // --- 3. assets --------------------------------------------------------------------------------
   const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
-  writeFileSync(path.join(work, 'package.json'), JSON.stringify({ name: pkg.name, version: pkg.version }) + '\n');
+  writeFileSync(path.join(work, 'package.json'), `${JSON.stringify({ name: pkg.name, version: pkg.version })}\n`);
   files.set('package.json', path.join(work, 'package.json'));
   for (const file of walk(path.join(root, 'migrations'))) files.set(path.relative(root, file), file);
   for (const entry of readdirSync(path.join(root, 'dist'), { withFileTypes: true })) {
     if (!entry.isDirectory()) continue; // files at dist/ top level are the ESM bundles of `npm start`
-    for (const file of walk(path.join(root, 'dist', entry.name))) if (!file.endsWith('.map')) files.set(path.relative(root, file), file);
+    for (const file of walk(path.join(root, 'dist', entry.name)))
+      if (!file.endsWith('.map')) files.set(path.relative(root, file), file);
   }
   for (const [pkgName, entries] of Object.entries(PACKAGE_FILES)) {
     const pkgDir = path.dirname(require.resolve(`${pkgName}/package.json`));
     for (const entry of entries) {
       const full = path.join(pkgDir, entry);
-      for (const file of statSync(full).isDirectory() ? walk(full) : [full]) files.set(path.join('node_modules', pkgName, path.relative(pkgDir, file)), file);
+      for (const file of statSync(full).isDirectory() ? walk(full) : [full])
+        files.set(path.join('node_modules', pkgName, path.relative(pkgDir, file)), file);
     }
   }
   // better-sqlite3 13 ships its Node-API build for this platform inside the package
-  files.set('native/better_sqlite3.node', path.join(path.dirname(require.resolve('better-sqlite3/package.json')), 'prebuilds', 'linux-x64.node'));
+  files.set(
+    'native/better_sqlite3.node',
+    path.join(path.dirname(require.resolve('better-sqlite3/package.json')), 'prebuilds', 'linux-x64.node'),
+  );
   files.set('native/vec0.so', require('sqlite-vec').getLoadablePath());
   files.set('native/argon2.node', require.resolve('@node-rs/argon2-linux-x64-gnu'));
 
   const hash = createHash('sha256');
   const sorted = [...files.keys()].sort();
-  for (const rel of sorted) hash.update(rel).update('\0').update(readFileSync(files.get(rel))).update('\0');
+  for (const rel of sorted)
+    hash
+      .update(rel)
+      .update('\0')
+      .update(readFileSync(files.get(rel)))
+      .update('\0');
   const manifest = { hash: `${pkg.version}-${hash.digest('hex').slice(0, 16)}`, files: sorted };
   writeFileSync(path.join(work, 'manifest.json'), JSON.stringify(manifest));
 
@@ -130,10 +157,19 @@ try {
     console.warn('build:sea: strip failed or is missing, the executable keeps its symbols');
   }
   // postject's ELF library warns about the same notes; its output is shown only when it fails
-  quiet(process.execPath, [require.resolve('postject/dist/cli.js'), output, 'NODE_SEA_BLOB', seaConfig.output, '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2']);
+  quiet(process.execPath, [
+    require.resolve('postject/dist/cli.js'),
+    output,
+    'NODE_SEA_BLOB',
+    seaConfig.output,
+    '--sentinel-fuse',
+    'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2',
+  ]);
 
   const mb = (statSync(output).size / 1024 / 1024).toFixed(1);
-  console.log(`build:sea: ${path.relative(root, output)} ${mb} MB, ${sorted.length} assets (${manifest.hash}), ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `build:sea: ${path.relative(root, output)} ${mb} MB, ${sorted.length} assets (${manifest.hash}), ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
@@ -165,7 +201,11 @@ function seaNativesPlugin() {
   return {
     name: 'sea-natives',
     setup(b) {
-      const filter = new RegExp(`^(${Object.keys(packages).map((p) => p.replace(/[/.-]/g, '\\$&')).join('|')})$`);
+      const filter = new RegExp(
+        `^(${Object.keys(packages)
+          .map((p) => p.replace(/[/.-]/g, '\\$&'))
+          .join('|')})$`,
+      );
       b.onResolve({ filter }, (args) => ({ path: args.path, namespace: 'sea-native' }));
       b.onLoad({ filter: /.*/, namespace: 'sea-native' }, (args) => ({
         contents: `module.exports = require(${JSON.stringify(assetsModule)}).nativeAddon(${JSON.stringify(packages[args.path])});`,
@@ -176,8 +216,11 @@ function seaNativesPlugin() {
       b.onResolve({ filter: /\.node$/ }, (args) => {
         // argon2's loader first tries a .node file beside itself (absent in a package install)
         // (absent in a package install): make that attempt fail inside the bundle, as it would
-        if (args.importer.includes(`${path.sep}@node-rs${path.sep}argon2${path.sep}`)) return { path: args.path, namespace: 'sea-missing' };
-        return { errors: [{ text: `native addon ${args.path} (from ${args.importer}) is not handled by build-sea.mjs` }] };
+        if (args.importer.includes(`${path.sep}@node-rs${path.sep}argon2${path.sep}`))
+          return { path: args.path, namespace: 'sea-missing' };
+        return {
+          errors: [{ text: `native addon ${args.path} (from ${args.importer}) is not handled by build-sea.mjs` }],
+        };
       });
     },
   };
@@ -192,7 +235,10 @@ function optionalModulesPlugin() {
   return {
     name: 'optional-modules',
     setup(b) {
-      b.onResolve({ filter: /^(@napi-rs\/nice|bufferutil|utf-8-validate|supports-color)$/ }, (args) => ({ path: args.path, namespace: 'sea-missing' }));
+      b.onResolve({ filter: /^(@napi-rs\/nice|bufferutil|utf-8-validate|supports-color)$/ }, (args) => ({
+        path: args.path,
+        namespace: 'sea-missing',
+      }));
       b.onLoad({ filter: /.*/, namespace: 'sea-missing' }, missingModule);
     },
   };
@@ -204,7 +250,10 @@ function missingModule(args) {
 
 /** See PACKAGE_FILES: __dirname of those packages' modules is their unpacked asset dir. */
 function packageDirnamePlugin() {
-  const packages = Object.keys(PACKAGE_FILES).map((name) => ({ name, dir: path.dirname(require.resolve(`${name}/package.json`)) }));
+  const packages = Object.keys(PACKAGE_FILES).map((name) => ({
+    name,
+    dir: path.dirname(require.resolve(`${name}/package.json`)),
+  }));
   return {
     name: 'package-dirname',
     setup(b) {
@@ -213,7 +262,11 @@ function packageDirnamePlugin() {
         if (!pkg) return undefined;
         const rel = path.join('node_modules', pkg.name, path.relative(pkg.dir, path.dirname(args.path)));
         const source = readFileSync(args.path, 'utf8');
-        return { contents: `var __dirname = require(${JSON.stringify(assetsModule)}).seaPath(${JSON.stringify(rel)});\n${source}`, loader: 'js', resolveDir: path.dirname(args.path) };
+        return {
+          contents: `var __dirname = require(${JSON.stringify(assetsModule)}).seaPath(${JSON.stringify(rel)});\n${source}`,
+          loader: 'js',
+          resolveDir: path.dirname(args.path),
+        };
       });
     },
   };
@@ -227,8 +280,13 @@ function piscinaWorkerPathPlugin() {
     setup(b) {
       b.onLoad({ filter: /[\\/]piscina[\\/]dist[\\/]index\.js$/ }, (args) => {
         const source = readFileSync(args.path, 'utf8');
-        if (!source.includes(needle)) throw new Error(`piscina changed: ${needle} not found in ${args.path}; update build-sea.mjs`);
-        return { contents: source.replace(needle, `require(${JSON.stringify(assetsModule)}).seaWorkerFile()`), loader: 'js', resolveDir: path.dirname(args.path) };
+        if (!source.includes(needle))
+          throw new Error(`piscina changed: ${needle} not found in ${args.path}; update build-sea.mjs`);
+        return {
+          contents: source.replace(needle, `require(${JSON.stringify(assetsModule)}).seaWorkerFile()`),
+          loader: 'js',
+          resolveDir: path.dirname(args.path),
+        };
       });
     },
   };

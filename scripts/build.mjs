@@ -81,7 +81,8 @@ if (isEntry) {
   // chunks of earlier builds (their names carry a content hash) go once the new ones are written
   const written = new Set(Object.keys(server.metafile.outputs).map((f) => path.resolve(root, f)));
   for (const name of readdirSync(dist)) {
-    if (/^chunk-[A-Z0-9]+\.js(\.map)?$/.test(name) && !written.has(path.join(dist, name))) rmSync(path.join(dist, name));
+    if (/^chunk-[A-Z0-9]+\.js(\.map)?$/.test(name) && !written.has(path.join(dist, name)))
+      rmSync(path.join(dist, name));
   }
 
   // What the worker threads run (document parsing, WAL checkpoints, integrity checks, read
@@ -111,7 +112,12 @@ if (isEntry) {
   // request (src/platform/http/static-file.ts). The sizes printed are what goes over the wire.
   const widgetSizes = precompressDir(path.join(dist, 'widget'));
   const adminSizes = precompressDir(path.join(dist, 'admin'));
-  const pick = (sizes, files) => files.map((f) => sizes.find((s) => s.file === f)).filter(Boolean).map(formatSizes).join(', ');
+  const pick = (sizes, files) =>
+    files
+      .map((f) => sizes.find((s) => s.file === f))
+      .filter(Boolean)
+      .map(formatSizes)
+      .join(', ');
   console.log(`widget: ${pick(widgetSizes, [widget.loader, widget.bundle])}`);
   console.log(`admin UI: ${pick(adminSizes, ['index.html', `assets/${admin.js.file}`, `assets/${admin.css.file}`])}`);
 }

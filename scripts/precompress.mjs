@@ -67,14 +67,20 @@ export function precompressDir(dir) {
         sizes[v.ext] = null;
       }
     }
-    results.push({ file: path.relative(dir, file).split(path.sep).join('/'), bytes: bytes.length, br: sizes['.br'], gzip: sizes['.gz'] });
+    results.push({
+      file: path.relative(dir, file).split(path.sep).join('/'),
+      bytes: bytes.length,
+      br: sizes['.br'],
+      gzip: sizes['.gz'],
+    });
   }
   // variants of files an earlier build wrote and this one removed (an old widget-<hash>.js)
   for (const file of files) {
     const v = VARIANTS.find((x) => file.endsWith(x.ext));
     if (!v) continue;
     const original = file.slice(0, -v.ext.length);
-    if (!COMPRESSIBLE.test(original) || !existsSync(original) || !statSync(original).isFile()) rmSync(file, { force: true });
+    if (!COMPRESSIBLE.test(original) || !existsSync(original) || !statSync(original).isFile())
+      rmSync(file, { force: true });
   }
   return results;
 }

@@ -112,7 +112,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // silent connection by connectionTimeout (60 s without a byte).
     requestTimeout: timeouts.requestMs,
     // Node checks both every connectionsCheckingInterval (30 s unless a test shortens it)
-    http: { headersTimeout: timeouts.headersMs, ...(timeouts.checkEveryMs ? { connectionsCheckingInterval: timeouts.checkEveryMs } : {}) },
+    http: {
+      headersTimeout: timeouts.headersMs,
+      ...(timeouts.checkEveryMs ? { connectionsCheckingInterval: timeouts.checkEveryMs } : {}),
+    },
     connectionTimeout: 60_000,
     keepAliveTimeout: 10_000,
     // a number of hops as Fastify reads one (its types leave numbers out): the n proxies nearest
@@ -130,7 +133,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const upkeep = databaseUpkeep(app, { config, database, clock });
   const { report } = upkeep;
   // behind a trusted proxy every connection comes from the proxy: the cap is the proxy's job there
-  const connectionGuards = { ...DEFAULT_CONNECTION_GUARDS, ...(config.trustProxy === false ? {} : { maxPerAddress: 0 }), ...deps.connectionGuards };
+  const connectionGuards = {
+    ...DEFAULT_CONNECTION_GUARDS,
+    ...(config.trustProxy === false ? {} : { maxPerAddress: 0 }),
+    ...deps.connectionGuards,
+  };
   await registerHttpPlatform(app, { version, connectionGuards, databaseCondition: upkeep.databaseCondition });
   const backups = createBackups(app, { database, config, clock });
 
@@ -175,8 +182,25 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     events,
     report,
   });
-  const { rateLimiter, quota } = createLimits(app, { db, config, clock, plans, queueAccountNotice: (id, subject, body) => leads.queueAccountNotice(id, subject, body), report });
-  const { chat, handoff } = createChat(app, { db, clock, agents, knowledge, plans, quota, providers: providers.get, events, report });
+  const { rateLimiter, quota } = createLimits(app, {
+    db,
+    config,
+    clock,
+    plans,
+    queueAccountNotice: (id, subject, body) => leads.queueAccountNotice(id, subject, body),
+    report,
+  });
+  const { chat, handoff } = createChat(app, {
+    db,
+    clock,
+    agents,
+    knowledge,
+    plans,
+    quota,
+    providers: providers.get,
+    events,
+    report,
+  });
   const analytics = new AnalyticsService(new AnalyticsRepo(db), agents, clock);
   const { webhooks } = createWebhooks(app, { db, config, clock, events, report });
   // what the admin UI shows about the set-up (registration, provider keys, mail)
@@ -184,7 +208,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     config,
     providerSource: (name) => serverSettings.providerSource(name),
     registrationOpen: () => auth.registrationOpen(),
-    mail: { configured: () => leads.mailConfigured, source: () => serverSettings.smtpSource(), pending: (user) => leads.pendingMailCount(user) },
+    mail: {
+      configured: () => leads.mailConfigured,
+      source: () => serverSettings.smtpSource(),
+      pending: (user) => leads.pendingMailCount(user),
+    },
     database: () => upkeep.databaseCondition.current(),
     backups: () => backups?.status() ?? null,
   });
@@ -198,7 +226,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(multipart, { limits: { fieldNameSize: 100, fields: 20, files: 1, parts: 21, headerPairs: 200 } });
 
   // Routes.
-  await app.register(healthRoutes, { version, database: () => upkeep.databaseCondition.current(), databaseAnswers: () => databaseIsHealthy(database.sqlite), backups: () => backups?.status() ?? null });
+  await app.register(healthRoutes, {
+    version,
+    database: () => upkeep.databaseCondition.current(),
+    databaseAnswers: () => databaseIsHealthy(database.sqlite),
+    backups: () => backups?.status() ?? null,
+  });
   await app.register(authRoutes, { auth });
   await app.register(agentRoutes, { agents });
   await app.register(knowledgeRoutes, { knowledge, ingestion, gaps });
@@ -210,7 +243,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(webRoutes, { agents });
   await app.register(usageRoutes, { plans, quota, storage, agentCount: (user) => agents.list(user).length });
   await app.register(systemRoutes, { system });
-  await app.register(settingsRoutes, { settings: serverSettings, providers, mailer, emailOf: (userId) => auth.getUser(userId).email });
+  await app.register(settingsRoutes, {
+    settings: serverSettings,
+    providers,
+    mailer,
+    emailOf: (userId) => auth.getUser(userId).email,
+  });
   await app.register(adminUiRoutes);
 
   return app;
@@ -221,7 +259,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
  * given back to the disk, integrity checks, and the group commit that makes a write's response
  * wait until the WAL is on disk.
  */
-function databaseUpkeep(app: App, { config, database, clock }: { config: Config; database: AppDatabase; clock: Clock }) {
+function databaseUpkeep(
+  app: App,
+  { config, database, clock }: { config: Config; database: AppDatabase; clock: Clock },
+) {
   // Whoever meets a full disk or a damaged page tells `databaseCondition`: requests through the
   // error handler (507/503), timers and background tasks through `report`, which never throws, so
   // no timer can take the process down on a database error.
@@ -236,7 +277,12 @@ function databaseUpkeep(app: App, { config, database, clock }: { config: Config;
   checkpointer.start();
   app.addHook('onClose', async () => checkpointer.stop());
   // space freed by deletions goes back to the disk (checked every minute, and at once after a source is deleted)
-  const space = new SpaceReclaimer(database.sqlite, app.log, () => checkpointer.checkpointNow(), report('giving free database pages back'));
+  const space = new SpaceReclaimer(
+    database.sqlite,
+    app.log,
+    () => checkpointer.checkpointNow(),
+    report('giving free database pages back'),
+  );
   space.start();
   app.addHook('onClose', async () => space.stop());
   app.decorate('space', space);
@@ -247,7 +293,8 @@ function databaseUpkeep(app: App, { config, database, clock }: { config: Config;
   app.decorate('integrity', integrity);
   // callback style, so a read passes straight through (no promise, no microtask hop)
   app.addHook('onSend', (request, _reply, payload, done) => {
-    if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return done(null, payload);
+    if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS')
+      return done(null, payload);
     durable().then(() => done(null, payload), done);
   });
   return { databaseCondition, report, durable, space };

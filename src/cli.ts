@@ -26,7 +26,11 @@ export interface CliActions {
 }
 
 /** The limits of POST /api/auth/register (docs/API.md "Fields and formats"). */
-const newAccount = z.object({ name: z.string().trim().min(1).max(100), email: emailField, password: z.string().min(8).max(128) });
+const newAccount = z.object({
+  name: z.string().trim().min(1).max(100),
+  email: emailField,
+  password: z.string().min(8).max(128),
+});
 
 /** A mistake of the caller: printed as one line, exit code 1. */
 export class CliError extends Error {}
@@ -45,7 +49,9 @@ const SERVE_VARIABLES: Array<[variable: string, valueName: string, description: 
   ['SESSION_MAX_AGE_S', 'seconds', 'a token older than this gives 401'],
   ['EMBEDDINGS', 'name', `${EMBEDDING_PROVIDERS.join(', ')} or none`],
   // each provider's base URL or host (its key is environment-only)
-  ...LLM_PROVIDERS.map(({ connection: c }): [string, string, string] => (c.kind === 'key' ? [c.baseUrlVariable, 'url', c.baseUrlHelp] : [c.hostVariable, 'url', c.hostHelp])),
+  ...LLM_PROVIDERS.map(({ connection: c }): [string, string, string] =>
+    c.kind === 'key' ? [c.baseUrlVariable, 'url', c.baseUrlHelp] : [c.hostVariable, 'url', c.hostHelp],
+  ),
   ['SMTP_FROM', 'address', 'sender of lead alerts'],
   ['ALLOW_PRIVATE_URLS', 'bool', 'website sources may reach private networks (tests only)'],
   ['TRUST_PROXY', 'bool|hops|addresses', 'proxies believed about the client address (X-Forwarded-For)'],
@@ -57,15 +63,20 @@ const SERVE_VARIABLES: Array<[variable: string, valueName: string, description: 
   ['LOG_LEVEL', 'level', 'fatal, error, warn, info (default), debug, trace or silent'],
 ];
 const DATA_VARIABLES = SERVE_VARIABLES.filter(([v]) => v === 'DATA_DIR');
-const PLAN_VARIABLES = SERVE_VARIABLES.filter(([v]) => ['DATA_DIR', 'PLANS_FILE', 'DEFAULT_PLAN', 'FIRST_ACCOUNT_PLAN'].includes(v));
+const PLAN_VARIABLES = SERVE_VARIABLES.filter(([v]) =>
+  ['DATA_DIR', 'PLANS_FILE', 'DEFAULT_PLAN', 'FIRST_ACCOUNT_PLAN'].includes(v),
+);
 
 const flagOf = (variable: string) => `--${variable.toLowerCase().replace(/_/g, '-')}`;
-const attributeOf = (variable: string) => variable.toLowerCase().replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+const attributeOf = (variable: string) =>
+  variable.toLowerCase().replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 
 function addVariableOptions(cmd: Command, variables: typeof SERVE_VARIABLES): Command {
   for (const [variable, valueName, description] of variables) {
     // a flag whose value may be a bool may stand alone (`--trust-proxy` is `--trust-proxy true`)
-    const flags = valueName.startsWith('bool') ? `${flagOf(variable)} [${valueName}]` : `${flagOf(variable)} <${valueName}>`;
+    const flags = valueName.startsWith('bool')
+      ? `${flagOf(variable)} [${valueName}]`
+      : `${flagOf(variable)} <${valueName}>`;
     cmd.addOption(new Option(flags, `${description} [${variable}]`));
   }
   return cmd;
@@ -91,7 +102,8 @@ function configFrom(cmd: Command, variables: typeof SERVE_VARIABLES, env: NodeJS
 }
 
 function requireDatabase(config: Config): void {
-  if (!existsSync(config.databaseFile)) throw new CliError(`no database at ${config.databaseFile} (check --data-dir / DATA_DIR)`);
+  if (!existsSync(config.databaseFile))
+    throw new CliError(`no database at ${config.databaseFile} (check --data-dir / DATA_DIR)`);
 }
 
 export function buildCli(actions: CliActions, env: NodeJS.ProcessEnv): Command {
@@ -122,23 +134,24 @@ function serveCommand(program: Command, env: NodeJS.ProcessEnv, actions: CliActi
 
 /** `migrate`: pending migrations, then exit. */
 function migrateCommand(program: Command, env: NodeJS.ProcessEnv): void {
-  addVariableOptions(program.command('migrate').description('apply pending database migrations and exit (serve does this too)'), DATA_VARIABLES).action(
-    (_opts, cmd: Command) => {
-      const config = configFrom(cmd, DATA_VARIABLES, env);
-      // not under a running server: it would go on with the schema it started with
-      const lock = lockDatabase(config.databaseFile);
-      let before: number;
-      let after: number;
-      try {
-        before = existsSync(config.databaseFile) ? appliedMigrations(config.databaseFile) : 0;
-        openDatabase(config.databaseFile).close();
-        after = appliedMigrations(config.databaseFile);
-      } finally {
-        lock.release();
-      }
-      process.stdout.write(`${config.databaseFile}: ${after - before} migration(s) applied, ${after} in total\n`);
-    },
-  );
+  addVariableOptions(
+    program.command('migrate').description('apply pending database migrations and exit (serve does this too)'),
+    DATA_VARIABLES,
+  ).action((_opts, cmd: Command) => {
+    const config = configFrom(cmd, DATA_VARIABLES, env);
+    // not under a running server: it would go on with the schema it started with
+    const lock = lockDatabase(config.databaseFile);
+    let before: number;
+    let after: number;
+    try {
+      before = existsSync(config.databaseFile) ? appliedMigrations(config.databaseFile) : 0;
+      openDatabase(config.databaseFile).close();
+      after = appliedMigrations(config.databaseFile);
+    } finally {
+      lock.release();
+    }
+    process.stdout.write(`${config.databaseFile}: ${after - before} migration(s) applied, ${after} in total\n`);
+  });
 }
 
 /** `backup [file]`: a consistent, verified copy of the database. */
@@ -147,18 +160,26 @@ function backupCommand(program: Command, env: NodeJS.ProcessEnv): void {
     program
       .command('backup')
       .argument('[file]', 'where to write it: a file, or a folder for a time-named file (default DATA_DIR/backups/)')
-      .description('write a consistent copy of the database (safe while the server runs), verified with integrity_check'),
+      .description(
+        'write a consistent copy of the database (safe while the server runs), verified with integrity_check',
+      ),
     DATA_VARIABLES,
   ).action(async (file: string | undefined, _opts, cmd: Command) => {
     const config = configFrom(cmd, DATA_VARIABLES, env);
     requireDatabase(config);
     const now = systemClock.now();
-    const target = !file ? nextBackupPath(config.backup.dir, now) : existsSync(file) && statSync(file).isDirectory() ? nextBackupPath(file, now) : path.resolve(file);
+    const target = !file
+      ? nextBackupPath(config.backup.dir, now)
+      : existsSync(file) && statSync(file).isDirectory()
+        ? nextBackupPath(file, now)
+        : path.resolve(file);
     if (target === path.resolve(config.databaseFile)) throw new CliError('the backup target is the database itself');
     const source = openSqlite(config.databaseFile, { fileMustExist: true, readonly: true });
     try {
       const result = await backupDatabase(source, target);
-      process.stdout.write(`backup written: ${result.file} (${result.bytes} bytes, ${result.ms} ms, integrity_check ok)\n`);
+      process.stdout.write(
+        `backup written: ${result.file} (${result.bytes} bytes, ${result.ms} ms, integrity_check ok)\n`,
+      );
     } finally {
       source.close();
     }
@@ -171,18 +192,24 @@ function restoreCommand(program: Command, env: NodeJS.ProcessEnv): void {
     program
       .command('restore')
       .argument('<file>', 'a backup file')
-      .description('replace the database with a verified backup (the server must be stopped; the old database is kept beside it)'),
+      .description(
+        'replace the database with a verified backup (the server must be stopped; the old database is kept beside it)',
+      ),
     DATA_VARIABLES,
   ).action((file: string, _opts, cmd: Command) => {
     const config = configFrom(cmd, DATA_VARIABLES, env);
     const result = restoreDatabase(file, config.databaseFile, systemClock.now());
-    process.stdout.write(`restored ${result.database} from ${result.restoredFrom}${result.previous ? `; the previous database is kept as ${result.previous}` : ''}\n`);
+    process.stdout.write(
+      `restored ${result.database} from ${result.restoredFrom}${result.previous ? `; the previous database is kept as ${result.previous}` : ''}\n`,
+    );
   });
 }
 
 /** `users create|promote|set-plan|set-status|reset-password`: accounts from the console. */
 function usersCommands(program: Command, env: NodeJS.ProcessEnv): void {
-  const users = program.command('users').description('manage accounts from the command line (works while the server runs)');
+  const users = program
+    .command('users')
+    .description('manage accounts from the command line (works while the server runs)');
   addVariableOptions(
     users
       .command('create')
@@ -193,29 +220,44 @@ function usersCommands(program: Command, env: NodeJS.ProcessEnv): void {
       .option('--plan <plan>', 'plan of the account (default DEFAULT_PLAN)')
       .description('create an account (whatever REGISTRATION says)'),
     PLAN_VARIABLES,
-  ).action(async (email: string, opts: { name: string; passwordStdin?: boolean; admin?: boolean; plan?: string }, cmd: Command) => {
-    const config = configFrom(cmd, PLAN_VARIABLES, env);
-    const generated = !opts.passwordStdin;
-    const password = generated ? randomBytes(15).toString('base64url') : readFileSync(0, 'utf8').replace(/\r?\n$/, '');
-    const parsed = newAccount.safeParse({ name: opts.name, email, password });
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new CliError(`${String(issue.path[0] ?? 'input')}: ${issue.message}`);
-    }
-    await withAuth(config, async (auth, repo) => {
-      await auth.register(parsed.data, { ip: '127.0.0.1', userAgent: 'chat-agent cli' });
-      let user = repo.findUserByEmail(parsed.data.email.toLowerCase())!;
-      if (opts.admin || opts.plan) user = auth.updateUser(user.id, { ...(opts.admin ? { role: 'admin' as const } : {}), ...(opts.plan ? { plan_id: opts.plan } : {}) });
-      printUser(user);
-      if (generated) process.stdout.write(`password: ${password}\n`);
-    });
-  });
-
-  addVariableOptions(users.command('promote').argument('<email>').description('make an account an admin'), PLAN_VARIABLES).action(
-    async (email: string, _opts, cmd: Command) => {
-      await withAuth(configFrom(cmd, PLAN_VARIABLES, env), async (auth, repo) => printUser(auth.updateUser(userId(repo, email), { role: 'admin' })));
+  ).action(
+    async (
+      email: string,
+      opts: { name: string; passwordStdin?: boolean; admin?: boolean; plan?: string },
+      cmd: Command,
+    ) => {
+      const config = configFrom(cmd, PLAN_VARIABLES, env);
+      const generated = !opts.passwordStdin;
+      const password = generated
+        ? randomBytes(15).toString('base64url')
+        : readFileSync(0, 'utf8').replace(/\r?\n$/, '');
+      const parsed = newAccount.safeParse({ name: opts.name, email, password });
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        throw new CliError(`${String(issue.path[0] ?? 'input')}: ${issue.message}`);
+      }
+      await withAuth(config, async (auth, repo) => {
+        await auth.register(parsed.data, { ip: '127.0.0.1', userAgent: 'chat-agent cli' });
+        let user = repo.findUserByEmail(parsed.data.email.toLowerCase())!;
+        if (opts.admin || opts.plan)
+          user = auth.updateUser(user.id, {
+            ...(opts.admin ? { role: 'admin' as const } : {}),
+            ...(opts.plan ? { plan_id: opts.plan } : {}),
+          });
+        printUser(user);
+        if (generated) process.stdout.write(`password: ${password}\n`);
+      });
     },
   );
+
+  addVariableOptions(
+    users.command('promote').argument('<email>').description('make an account an admin'),
+    PLAN_VARIABLES,
+  ).action(async (email: string, _opts, cmd: Command) => {
+    await withAuth(configFrom(cmd, PLAN_VARIABLES, env), async (auth, repo) =>
+      printUser(auth.updateUser(userId(repo, email), { role: 'admin' })),
+    );
+  });
 
   addVariableOptions(
     users
@@ -230,11 +272,17 @@ function usersCommands(program: Command, env: NodeJS.ProcessEnv): void {
     if (opts.expires === 'never') expires = null;
     else if (opts.expires !== undefined) {
       const at = Date.parse(opts.expires);
-      if (Number.isNaN(at)) throw new CliError(`--expires: not a date: ${JSON.stringify(opts.expires)} (ISO, e.g. 2026-12-31, or "never")`);
+      if (Number.isNaN(at))
+        throw new CliError(`--expires: not a date: ${JSON.stringify(opts.expires)} (ISO, e.g. 2026-12-31, or "never")`);
       expires = new Date(at).toISOString();
     }
     await withAuth(configFrom(cmd, PLAN_VARIABLES, env), async (auth, repo) =>
-      printUser(auth.updateUser(userId(repo, email), { plan_id: plan, ...(expires !== undefined ? { plan_expires_at: expires } : {}) })),
+      printUser(
+        auth.updateUser(userId(repo, email), {
+          plan_id: plan,
+          ...(expires !== undefined ? { plan_expires_at: expires } : {}),
+        }),
+      ),
     );
   });
 
@@ -246,14 +294,19 @@ function usersCommands(program: Command, env: NodeJS.ProcessEnv): void {
       .description('activate, suspend or ban an account'),
     PLAN_VARIABLES,
   ).action(async (email: string, status: 'active' | 'suspended' | 'banned', _opts, cmd: Command) => {
-    await withAuth(configFrom(cmd, PLAN_VARIABLES, env), async (auth, repo) => printUser(auth.updateUser(userId(repo, email), { status })));
+    await withAuth(configFrom(cmd, PLAN_VARIABLES, env), async (auth, repo) =>
+      printUser(auth.updateUser(userId(repo, email), { status })),
+    );
   });
 
   addVariableOptions(
     users
       .command('reset-password')
       .argument('<email>')
-      .option('--password-stdin', 'read the new password from standard input (otherwise it is asked for, twice, on the terminal)')
+      .option(
+        '--password-stdin',
+        'read the new password from standard input (otherwise it is asked for, twice, on the terminal)',
+      )
       .description("set an account's password and end all its sessions (works while the server runs)"),
     DATA_VARIABLES,
   ).action(async (email: string, opts: { passwordStdin?: boolean }, cmd: Command) => {
@@ -273,22 +326,27 @@ function usersCommands(program: Command, env: NodeJS.ProcessEnv): void {
 /** `healthcheck`: exit 0 when the local server answers GET /api/health with 200. */
 function healthcheckCommand(program: Command, env: NodeJS.ProcessEnv): void {
   const PORT_VARIABLES = SERVE_VARIABLES.filter(([v]) => v === 'PORT');
-  addVariableOptions(program.command('healthcheck').description('exit 0 when the server on this machine answers GET /api/health with 200 (for container health checks)'), PORT_VARIABLES).action(
-    async (_opts, cmd: Command) => {
-      // only PORT matters here: DATA_DIR is not touched
-      const opts = cmd.opts<{ port?: string }>();
-      const port = loadPort(opts.port !== undefined ? { PORT: opts.port } : env);
-      if (port === 0) throw new CliError('--port: give the port the server listens on (PORT=0 picks one at random)');
-      let status: number;
-      try {
-        status = (await fetch(`http://127.0.0.1:${port}/api/health`, { signal: AbortSignal.timeout(4000) })).status;
-      } catch (err) {
-        throw new CliError(`health check of port ${port} failed: ${firstLine(err)}`);
-      }
-      if (status !== 200) throw new CliError(`health check of port ${port}: status ${status}`);
-      process.stdout.write('ok\n');
-    },
-  );
+  addVariableOptions(
+    program
+      .command('healthcheck')
+      .description(
+        'exit 0 when the server on this machine answers GET /api/health with 200 (for container health checks)',
+      ),
+    PORT_VARIABLES,
+  ).action(async (_opts, cmd: Command) => {
+    // only PORT matters here: DATA_DIR is not touched
+    const opts = cmd.opts<{ port?: string }>();
+    const port = loadPort(opts.port !== undefined ? { PORT: opts.port } : env);
+    if (port === 0) throw new CliError('--port: give the port the server listens on (PORT=0 picks one at random)');
+    let status: number;
+    try {
+      status = (await fetch(`http://127.0.0.1:${port}/api/health`, { signal: AbortSignal.timeout(4000) })).status;
+    } catch (err) {
+      throw new CliError(`health check of port ${port} failed: ${firstLine(err)}`);
+    }
+    if (status !== 200) throw new CliError(`health check of port ${port}: status ${status}`);
+    process.stdout.write('ok\n');
+  });
 }
 
 /** `version`: the version and the runtime. */
@@ -297,7 +355,9 @@ function versionCommand(program: Command): void {
     .command('version')
     .description('print the version')
     .action(() => {
-      process.stdout.write(`chat-agent ${appVersion()} (node ${process.version}, ${process.platform}-${process.arch}, ${runMode()})\n`);
+      process.stdout.write(
+        `chat-agent ${appVersion()} (node ${process.version}, ${process.platform}-${process.arch}, ${runMode()})\n`,
+      );
     });
 }
 
@@ -331,7 +391,8 @@ function userId(repo: AuthRepo, email: string): string {
 
 /** Asks for a new password twice on the terminal, without echoing it; refuses when there is no terminal. */
 async function askNewPassword(): Promise<string> {
-  if (!process.stdin.isTTY) throw new CliError('no terminal to ask for the password on: pipe it in with --password-stdin');
+  if (!process.stdin.isTTY)
+    throw new CliError('no terminal to ask for the password on: pipe it in with --password-stdin');
   const first = await askHidden('New password: ');
   const second = await askHidden('Repeat it: ');
   if (first !== second) throw new CliError('the two passwords differ');
@@ -362,7 +423,15 @@ async function askHidden(prompt: string): Promise<string> {
   }
 }
 
-function printUser(u: { id: string; email: string; name: string; role: string; status: string; plan_id: string; plan_expires_at: string | null }): void {
+function printUser(u: {
+  id: string;
+  email: string;
+  name: string;
+  role: string;
+  status: string;
+  plan_id: string;
+  plan_expires_at: string | null;
+}): void {
   const { id, email, name, role, status, plan_id, plan_expires_at } = u;
   process.stdout.write(`${JSON.stringify({ id, email, name, role, status, plan_id, plan_expires_at })}\n`);
 }
@@ -376,12 +445,22 @@ export async function runCli(argv: string[], actions: CliActions, env: NodeJS.Pr
   try {
     // serve is the default command, so commander would hand it a mistyped command name as an argument
     const first = argv[2];
-    if (first !== undefined && !first.startsWith('-') && !program.commands.some((c) => c.name() === first || c.aliases().includes(first))) {
+    if (
+      first !== undefined &&
+      !first.startsWith('-') &&
+      !program.commands.some((c) => c.name() === first || c.aliases().includes(first))
+    ) {
       throw new CliError(`unknown command '${first}' (see chat-agent --help)`);
     }
     await program.parseAsync(argv);
   } catch (err) {
-    const known = err instanceof CliError || err instanceof ConfigError || err instanceof BackupError || err instanceof ApiError || err instanceof DatabaseRefusal || err instanceof DatabaseInUseError;
+    const known =
+      err instanceof CliError ||
+      err instanceof ConfigError ||
+      err instanceof BackupError ||
+      err instanceof ApiError ||
+      err instanceof DatabaseRefusal ||
+      err instanceof DatabaseInUseError;
     const message = known ? (err as Error).message : firstLine(err);
     process.stderr.write(`${err instanceof ConfigError ? '' : 'error: '}${message}\n`);
     process.exitCode = 1;

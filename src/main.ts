@@ -17,7 +17,12 @@ async function serve(config: Config): Promise<void> {
     // Known start-up failures (port taken, no permission, unwritable data dir) are one line; anything else keeps its stack.
     const e = err as NodeJS.ErrnoException;
     const known =
-      e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL' || e.code === 'SQLITE_CANTOPEN' || err instanceof DatabaseRefusal || err instanceof DatabaseInUseError;
+      e.code === 'EADDRINUSE' ||
+      e.code === 'EACCES' ||
+      e.code === 'EADDRNOTAVAIL' ||
+      e.code === 'SQLITE_CANTOPEN' ||
+      err instanceof DatabaseRefusal ||
+      err instanceof DatabaseInUseError;
     process.stderr.write(`fatal: ${known ? e.message : (e.stack ?? String(err))}\n`);
     process.exit(1);
   }
@@ -54,13 +59,24 @@ async function start(config: Config): Promise<void> {
   const { configured, missing } = app.providers;
   if (configured.length === 0) {
     const variables = PROVIDER_NAMES.map(settingVariable);
-    app.log.warn(`no LLM provider configured: agents answer from their knowledge base only (set ${variables.slice(0, -1).join(', ')} or ${variables.at(-1)}, or save a key in the admin UI under Admin > Server settings)`);
+    app.log.warn(
+      `no LLM provider configured: agents answer from their knowledge base only (set ${variables.slice(0, -1).join(', ')} or ${variables.at(-1)}, or save a key in the admin UI under Admin > Server settings)`,
+    );
   } else if (missing.length > 0) {
-    app.log.info(`LLM providers configured: ${configured.join(', ')}; agents on ${missing.join(', ')} answer from their knowledge base only`);
+    app.log.info(
+      `LLM providers configured: ${configured.join(', ')}; agents on ${missing.join(', ')} answer from their knowledge base only`,
+    );
   }
-  app.log.info(config.embeddings === 'none' ? 'retrieval: keyword search only (EMBEDDINGS=none)' : `retrieval: keyword + ${config.embeddings} embeddings`);
+  app.log.info(
+    config.embeddings === 'none'
+      ? 'retrieval: keyword search only (EMBEDDINGS=none)'
+      : `retrieval: keyword + ${config.embeddings} embeddings`,
+  );
   if (app.backups) {
-    app.log.info({ dir: config.backup.dir, everyHours: config.backup.intervalMs / 3_600_000, keep: config.backup.keep }, 'scheduled backups on');
+    app.log.info(
+      { dir: config.backup.dir, everyHours: config.backup.intervalMs / 3_600_000, keep: config.backup.keep },
+      'scheduled backups on',
+    );
   }
 }
 

@@ -9,9 +9,33 @@ import { ConfigError, loadConfig } from '../src/config/index.js';
  * max_storage_mb, beyond the spec (issue 20.4).
  */
 const CONTRACT_PLANS = {
-  free: { max_agents: 3, max_account_leads: 100, monthly_messages: 1000, requests_per_minute: 60, requests_per_hour: 1000, custom_branding: false, max_storage_mb: 200 },
-  starter: { max_agents: 10, max_account_leads: 1000, monthly_messages: 10000, requests_per_minute: 120, requests_per_hour: 5000, custom_branding: true, max_storage_mb: 2000 },
-  pro: { max_agents: 50, max_account_leads: 10000, monthly_messages: 100000, requests_per_minute: 300, requests_per_hour: 20000, custom_branding: true, max_storage_mb: 20000 },
+  free: {
+    max_agents: 3,
+    max_account_leads: 100,
+    monthly_messages: 1000,
+    requests_per_minute: 60,
+    requests_per_hour: 1000,
+    custom_branding: false,
+    max_storage_mb: 200,
+  },
+  starter: {
+    max_agents: 10,
+    max_account_leads: 1000,
+    monthly_messages: 10000,
+    requests_per_minute: 120,
+    requests_per_hour: 5000,
+    custom_branding: true,
+    max_storage_mb: 2000,
+  },
+  pro: {
+    max_agents: 50,
+    max_account_leads: 10000,
+    monthly_messages: 100000,
+    requests_per_minute: 300,
+    requests_per_hour: 20000,
+    custom_branding: true,
+    max_storage_mb: 20000,
+  },
 };
 
 const dirs: string[] = [];
@@ -78,7 +102,12 @@ describe('loadConfig defaults', () => {
     // docs/API.md's three plans, plus `owner` for the first account (issue 22.3)
     const { owner, ...contract } = c.plans;
     expect(contract).toEqual(CONTRACT_PLANS);
-    expect(owner).toMatchObject({ max_agents: 1_000_000_000, monthly_messages: 1_000_000_000, max_storage_mb: 1_000_000_000, custom_branding: true });
+    expect(owner).toMatchObject({
+      max_agents: 1_000_000_000,
+      monthly_messages: 1_000_000_000,
+      max_storage_mb: 1_000_000_000,
+      custom_branding: true,
+    });
     expect(c.firstAccountPlan).toBe('owner');
     expect(c.embeddings).toBe('none');
     expect(c.allowPrivateUrls).toBe(false);
@@ -96,11 +125,16 @@ describe('loadConfig defaults', () => {
     const file = path.join(dir, 'plans.json');
     writeFileSync(file, JSON.stringify({ basic: CONTRACT_PLANS.free, plus: CONTRACT_PLANS.pro }));
     expect(loadConfig({ DATA_DIR: tempDir(), PLANS_FILE: file, DEFAULT_PLAN: 'basic' }).firstAccountPlan).toBe('basic');
-    expect(loadConfig({ DATA_DIR: tempDir(), PLANS_FILE: file, DEFAULT_PLAN: 'basic', FIRST_ACCOUNT_PLAN: 'plus' }).firstAccountPlan).toBe('plus');
+    expect(
+      loadConfig({ DATA_DIR: tempDir(), PLANS_FILE: file, DEFAULT_PLAN: 'basic', FIRST_ACCOUNT_PLAN: 'plus' })
+        .firstAccountPlan,
+    ).toBe('plus');
     expect(loadConfig({ DATA_DIR: tempDir(), FIRST_ACCOUNT_PLAN: 'pro' }).firstAccountPlan).toBe('pro');
     // an operator who names DEFAULT_PLAN decides for the first account too
     expect(loadConfig({ DATA_DIR: tempDir(), DEFAULT_PLAN: 'starter' }).firstAccountPlan).toBe('starter');
-    expect(() => loadConfig({ DATA_DIR: tempDir(), FIRST_ACCOUNT_PLAN: 'gold' })).toThrow(/FIRST_ACCOUNT_PLAN: no plan named "gold"/);
+    expect(() => loadConfig({ DATA_DIR: tempDir(), FIRST_ACCOUNT_PLAN: 'gold' })).toThrow(
+      /FIRST_ACCOUNT_PLAN: no plan named "gold"/,
+    );
   });
 
   it('takes BACKUP_INTERVAL_H in hours (fractions allowed) and BACKUP_KEEP', () => {
@@ -111,7 +145,9 @@ describe('loadConfig defaults', () => {
 
   it('derives PUBLIC_URL from PORT and takes an explicit one without its trailing slash', () => {
     expect(loadConfig({ DATA_DIR: tempDir(), PORT: '8080' }).publicUrl).toBe('http://localhost:8080');
-    expect(loadConfig({ DATA_DIR: tempDir(), PUBLIC_URL: 'https://bots.example.com/' }).publicUrl).toBe('https://bots.example.com');
+    expect(loadConfig({ DATA_DIR: tempDir(), PUBLIC_URL: 'https://bots.example.com/' }).publicUrl).toBe(
+      'https://bots.example.com',
+    );
   });
 
   it('says whether PUBLIC_URL was set (empty counts as unset)', () => {
@@ -136,7 +172,9 @@ describe('loadConfig defaults', () => {
     expect(c.embeddings).toBe('openai');
     expect(c.providers.openai.apiKey).toBe('sk-test');
     expect(loadConfig({ DATA_DIR: tempDir(), OPENAI_API_KEY: 'sk-test', EMBEDDINGS: 'none' }).embeddings).toBe('none');
-    expect(loadConfig({ DATA_DIR: tempDir(), EMBEDDINGS: 'ollama', OLLAMA_HOST: 'http://127.0.0.1:11434' }).embeddings).toBe('ollama');
+    expect(
+      loadConfig({ DATA_DIR: tempDir(), EMBEDDINGS: 'ollama', OLLAMA_HOST: 'http://127.0.0.1:11434' }).embeddings,
+    ).toBe('ollama');
   });
 
   it('parses the explicit values it is given', () => {
@@ -249,9 +287,24 @@ describe('loadConfig refuses bad values with one line naming the variable', () =
 
 describe('PLANS_FILE', () => {
   const custom = {
-    hobby: { max_agents: 1, max_account_leads: 5, monthly_messages: 50, requests_per_minute: 10, requests_per_hour: 100, custom_branding: false, max_storage_mb: 20 },
+    hobby: {
+      max_agents: 1,
+      max_account_leads: 5,
+      monthly_messages: 50,
+      requests_per_minute: 10,
+      requests_per_hour: 100,
+      custom_branding: false,
+      max_storage_mb: 20,
+    },
     // written before max_storage_mb existed
-    business: { max_agents: 500, max_account_leads: 100000, monthly_messages: 1000000, requests_per_minute: 1000, requests_per_hour: 50000, custom_branding: true },
+    business: {
+      max_agents: 500,
+      max_account_leads: 100000,
+      monthly_messages: 1000000,
+      requests_per_minute: 1000,
+      requests_per_hour: 50000,
+      custom_branding: true,
+    },
   };
 
   it('replaces the built-in table whole; a plan without max_storage_mb gets 1000', () => {

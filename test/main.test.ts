@@ -4,14 +4,25 @@ import http from 'node:http';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BOOT_TIMEOUT_MS, fromSource, killAll, repoRoot, runCommand, startProcess, stopServer, withTimeout, type ServerProcess } from './helpers/server-process.js';
+import {
+  BOOT_TIMEOUT_MS,
+  fromSource,
+  killAll,
+  repoRoot,
+  runCommand,
+  startProcess,
+  stopServer,
+  withTimeout,
+  type ServerProcess,
+} from './helpers/server-process.js';
 
 /**
  * The real entry point in a child process: `node --import tsx src/main.ts` with nothing in its
  * environment but PATH and the few variables each test names.
  */
 
-const pkgVersion = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
+const pkgVersion = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string })
+  .version;
 
 const dirs: string[] = [];
 
@@ -38,7 +49,10 @@ function baseEnv(dataDir: string): Record<string, string> {
 /** Boots a server and returns it with the base URL read from its `listening on` log line. */
 async function boot(env: Record<string, string>): Promise<{ server: ServerProcess; base: string }> {
   const server = startServer(env);
-  const rec = await server.waitFor((r) => typeof r.msg === 'string' && r.msg.startsWith('listening on'), 'the listening log line');
+  const rec = await server.waitFor(
+    (r) => typeof r.msg === 'string' && r.msg.startsWith('listening on'),
+    'the listening log line',
+  );
   const address = String(rec.address ?? rec.msg.replace(/^listening on\s+/, ''));
   expect(address).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   expect(Number(new URL(address).port)).toBeGreaterThan(0);
@@ -56,7 +70,11 @@ function sqliteFilesIn(dir: string): string[] {
 }
 
 async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 }
 
 describe('main.ts as a process', () => {
@@ -72,7 +90,10 @@ describe('main.ts as a process', () => {
     expect(server.records.length).toBeGreaterThan(0);
     for (const r of server.records) expect(r.level).toBeGreaterThanOrEqual(30);
     // docs/API.md "Without a provider key": the startup log says chat answers from the knowledge base
-    await server.waitFor((r) => r.level >= 40 && /provider/i.test(r.msg) && /knowledge/i.test(r.msg), 'the no-provider warning');
+    await server.waitFor(
+      (r) => r.level >= 40 && /provider/i.test(r.msg) && /knowledge/i.test(r.msg),
+      'the no-provider warning',
+    );
 
     const { code, signal } = await stopServer(server, 'SIGTERM');
     expect({ code, signal }).toEqual({ code: 0, signal: null });
@@ -87,17 +108,23 @@ describe('main.ts as a process', () => {
     expect(!existsSync(wal) || statSync(wal).size === 0, 'WAL checkpointed on shutdown').toBe(true);
     const db = new Database(dbFile, { readonly: true });
     try {
-      const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as Array<{ name: string }>).map((r) => r.name);
+      const tables = (
+        db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as Array<{ name: string }>
+      ).map((r) => r.name);
       expect(tables).toEqual(expect.arrayContaining(['users', 'sessions', 'chatbots']));
     } finally {
       db.close();
     }
   });
 
-  it('still exits at SIGTERM when its stdout and stderr are gone (the process reading them exited)', { timeout: 60_000 }, async () => {
+  it('still exits at SIGTERM when its stdout and stderr are gone (the process reading them exited)', {
+    timeout: 60_000,
+  }, async () => {
     const { server } = await boot(baseEnv(tempDir()));
     // (the child's own exit: the helper's `exited` also waits for the stdout it reads to end)
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => server.child.once('exit', (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      server.child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
     server.child.stdout!.destroy();
     server.child.stderr!.destroy();
     server.child.kill('SIGTERM');
@@ -112,7 +139,9 @@ describe('main.ts as a process', () => {
     ['REGISTRATION', 'maybe'],
     ['JWT_SECRET', 'too-short'],
   ] as const) {
-    it(`refuses to boot with ${variable}=${value}: exit code 1 and one stderr line naming it`, { timeout: 60_000 }, async () => {
+    it(`refuses to boot with ${variable}=${value}: exit code 1 and one stderr line naming it`, {
+      timeout: 60_000,
+    }, async () => {
       const dataDir = tempDir();
       const server = startServer({ ...baseEnv(dataDir), [variable]: value });
       const { code } = await withTimeout(server.exited, BOOT_TIMEOUT_MS, 'the refused boot to exit');
@@ -124,7 +153,9 @@ describe('main.ts as a process', () => {
     });
   }
 
-  it('a keep-alive client whose request was in flight at SIGTERM does not hold the shutdown: exit 0, database closed', { timeout: 60_000 }, async () => {
+  it('a keep-alive client whose request was in flight at SIGTERM does not hold the shutdown: exit 0, database closed', {
+    timeout: 60_000,
+  }, async () => {
     const { server, base } = await boot({ ...baseEnv(tempDir()), REGISTRATION: 'open' });
     const url = new URL(base);
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -133,19 +164,34 @@ describe('main.ts as a process', () => {
       let sent!: () => void;
       const headersSent = new Promise<void>((resolve) => (sent = resolve));
       const answered = new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
-        const req = http.request({ host: url.hostname, port: url.port, path: '/api/auth/register', method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-          res.resume();
-          res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection }));
-        });
+        const req = http.request(
+          {
+            host: url.hostname,
+            port: url.port,
+            path: '/api/auth/register',
+            method: 'POST',
+            agent,
+            headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection }));
+          },
+        );
         req.on('error', reject);
         // half the body now: the request is in flight when SIGTERM arrives
         req.write(body.slice(0, 10), () => sent());
-        void server.waitFor((r) => /shutting down/.test(r.msg), 'the shutdown to begin').then(() => req.end(body.slice(10)));
+        void server
+          .waitFor((r) => /shutting down/.test(r.msg), 'the shutdown to begin')
+          .then(() => req.end(body.slice(10)));
       });
       await headersSent;
       // the server has parsed the request (not merely the kernel holding its bytes): a connection
       // with no parsed request yet is ended at once at shutdown, by design (silent-connections.ts)
-      await server.waitFor((r) => r.msg === 'incoming request' && (r.req as { url?: string } | undefined)?.url === '/api/auth/register', 'the server to read the request');
+      await server.waitFor(
+        (r) => r.msg === 'incoming request' && (r.req as { url?: string } | undefined)?.url === '/api/auth/register',
+        'the server to read the request',
+      );
       server.child.kill('SIGTERM');
       expect((await answered).status).toBe(201);
       // the connection stays open on the client's side (keep-alive): the server must close it
@@ -167,7 +213,9 @@ describe('main.ts as a process', () => {
     expect((await stopServer(server)).code).toBe(0);
   });
 
-  it('keeps accounts, sessions and the signing key across a restart on the same DATA_DIR', { timeout: 90_000 }, async () => {
+  it('keeps accounts, sessions and the signing key across a restart on the same DATA_DIR', {
+    timeout: 90_000,
+  }, async () => {
     const dataDir = tempDir();
     const email = 'owner@example.com';
     const password = 'restart survives this';
@@ -195,7 +243,11 @@ describe('main.ts as a process', () => {
     expect(old.status).toBe(200);
 
     // REGISTRATION defaults to first-only: the owner exists, so nobody else may register
-    const other = await postJson(`${second.base}/api/auth/register`, { name: 'Late', email: 'late@example.com', password: 'another password' });
+    const other = await postJson(`${second.base}/api/auth/register`, {
+      name: 'Late',
+      email: 'late@example.com',
+      password: 'another password',
+    });
     expect(other.status).toBe(403);
 
     expect(await stopServer(second.server, 'SIGINT')).toEqual({ code: 0, signal: null });
@@ -209,10 +261,16 @@ describe('the database a server starts on', () => {
     return runCommand(cmd, { env: { PATH: process.env.PATH ?? '', ...env } });
   }
 
-  it('a second server on the same DATA_DIR refuses to start with a clear message; the first goes on, and migrate refuses too', { timeout: 90_000 }, async () => {
+  it('a second server on the same DATA_DIR refuses to start with a clear message; the first goes on, and migrate refuses too', {
+    timeout: 90_000,
+  }, async () => {
     const dataDir = tempDir();
     const first = await boot(baseEnv(dataDir));
-    const reg = await postJson(`${first.base}/api/auth/register`, { name: 'Owner', email: 'owner@example.com', password: 'two servers never' });
+    const reg = await postJson(`${first.base}/api/auth/register`, {
+      name: 'Owner',
+      email: 'owner@example.com',
+      password: 'two servers never',
+    });
     expect(reg.status).toBe(201);
 
     const second = startServer(baseEnv(dataDir));
@@ -227,7 +285,10 @@ describe('the database a server starts on', () => {
     expect(migrate.stderr).toMatch(/in use by another chat-agent process/);
 
     // the first was never disturbed
-    const login = await postJson(`${first.base}/api/auth/login`, { email: 'owner@example.com', password: 'two servers never' });
+    const login = await postJson(`${first.base}/api/auth/login`, {
+      email: 'owner@example.com',
+      password: 'two servers never',
+    });
     expect(login.status).toBe(200);
     expect(await stopServer(first.server)).toEqual({ code: 0, signal: null });
 
@@ -242,7 +303,11 @@ describe('the database a server starts on', () => {
 
   const refusals: Array<[string, (file: string) => void, RegExp]> = [
     ['an empty (0-byte) file', (file) => writeFileSync(file, ''), /is empty \(0 bytes\).*restore/],
-    ['a file that is not a database', (file) => writeFileSync(file, 'name,phone\nAnn,555\n'.repeat(500)), /is not a database.*restore/],
+    [
+      'a file that is not a database',
+      (file) => writeFileSync(file, 'name,phone\nAnn,555\n'.repeat(500)),
+      /is not a database.*restore/,
+    ],
     [
       'an SQLite database of something else',
       (file) => {
@@ -254,7 +319,9 @@ describe('the database a server starts on', () => {
     ],
   ];
   for (const [what, make, message] of refusals) {
-    it(`refuses to start on ${what}, even with first-only registration open to the next visitor`, { timeout: 60_000 }, async () => {
+    it(`refuses to start on ${what}, even with first-only registration open to the next visitor`, {
+      timeout: 60_000,
+    }, async () => {
       const dataDir = tempDir();
       const file = path.join(dataDir, 'chat-agent.db');
       make(file);
@@ -275,7 +342,10 @@ describe('the database a server starts on', () => {
     expect(made.code, made.stderr).toBe(0);
     const file = path.join(dataDir, 'chat-agent.db');
     const db = new Database(file);
-    db.prepare('INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)').run('from-the-future', Date.parse('2099-01-01T00:00:00Z'));
+    db.prepare('INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)').run(
+      'from-the-future',
+      Date.parse('2099-01-01T00:00:00Z'),
+    );
     db.close();
 
     const migrate = await cli(['migrate'], { DATA_DIR: dataDir });

@@ -44,7 +44,8 @@ export function takeReturnTo(): string | null {
 }
 
 export function rememberReturnTo(hash: string): void {
-  if (hash.startsWith('#/') && !LOGGED_OUT_PAGES.some((p) => hash.startsWith(p))) sessionStorage.setItem(RETURN_KEY, hash);
+  if (hash.startsWith('#/') && !LOGGED_OUT_PAGES.some((p) => hash.startsWith(p)))
+    sessionStorage.setItem(RETURN_KEY, hash);
 }
 
 /** A plan-limit detail object (README "Errors"). */
@@ -111,7 +112,12 @@ async function failure(res: Response): Promise<ApiError> {
   return new ApiError(res.status, describeDetail(res.status, body), Number.isFinite(retry) && retry > 0 ? retry : null);
 }
 
-async function send(method: string, path: string, body?: unknown, init: { form?: FormData; accept?: string } = {}): Promise<Response> {
+async function send(
+  method: string,
+  path: string,
+  body?: unknown,
+  init: { form?: FormData; accept?: string } = {},
+): Promise<Response> {
   const headers: Record<string, string> = { ...authHeaders(), accept: init.accept ?? 'application/json' };
   let payload: BodyInit | undefined;
   if (init.form) payload = init.form;
@@ -160,7 +166,11 @@ export async function download(path: string, fileName: string): Promise<void> {
  * Uploads one file with progress (fetch has no upload progress; XMLHttpRequest does). Resolves
  * with the created source.
  */
-export function uploadFile<T>(path: string, file: File, onProgress: (fraction: number) => void): { promise: Promise<T>; abort: () => void } {
+export function uploadFile<T>(
+  path: string,
+  file: File,
+  onProgress: (fraction: number) => void,
+): { promise: Promise<T>; abort: () => void } {
   const xhr = new XMLHttpRequest();
   const promise = new Promise<T>((resolve, reject) => {
     xhr.open('POST', path);
@@ -188,7 +198,13 @@ export function uploadFile<T>(path: string, file: File, onProgress: (fraction: n
       if (xhr.status >= 200 && xhr.status < 300) resolve(body as T);
       else {
         const retry = Number(xhr.getResponseHeader('retry-after'));
-        reject(new ApiError(xhr.status, describeDetail(xhr.status, body), Number.isFinite(retry) && retry > 0 ? retry : null));
+        reject(
+          new ApiError(
+            xhr.status,
+            describeDetail(xhr.status, body),
+            Number.isFinite(retry) && retry > 0 ? retry : null,
+          ),
+        );
       }
     };
     xhr.onerror = () => reject(new ApiError(0, 'The upload failed: the connection was lost.'));
@@ -213,11 +229,26 @@ export interface ChatDone {
  * `event: delta` ({text}) events then `event: done`; a failure before the stream began is a plain
  * JSON error, one after it an `event: error`.
  */
-export async function streamChat(body: { message: string; chatbot_id: string; session_id?: string }, onDelta: (text: string) => void, signal?: AbortSignal): Promise<ChatDone> {
-  const headers: Record<string, string> = { ...authHeaders(), accept: 'text/event-stream', 'content-type': 'application/json' };
+export async function streamChat(
+  body: { message: string; chatbot_id: string; session_id?: string },
+  onDelta: (text: string) => void,
+  signal?: AbortSignal,
+): Promise<ChatDone> {
+  const headers: Record<string, string> = {
+    ...authHeaders(),
+    accept: 'text/event-stream',
+    'content-type': 'application/json',
+  };
   let res: Response;
   try {
-    res = await fetch('/api/chat', { method: 'POST', headers, body: JSON.stringify(body), signal, credentials: 'omit', cache: 'no-store' });
+    res = await fetch('/api/chat', {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+      signal,
+      credentials: 'omit',
+      cache: 'no-store',
+    });
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
     throw new ApiError(0, 'Cannot reach the server. Check the connection and try again.');
@@ -252,14 +283,23 @@ export async function streamChat(body: { message: string; chatbot_id: string; se
  */
 export function followEventStream(
   path: string,
-  handlers: { onEvent: (event: string, payload: Record<string, unknown>) => void; onConnected: () => void; onDisconnected: () => void },
+  handlers: {
+    onEvent: (event: string, payload: Record<string, unknown>) => void;
+    onConnected: () => void;
+    onDisconnected: () => void;
+  },
   signal: AbortSignal,
 ): void {
   let wait = 2000;
   const connect = async (): Promise<void> => {
     while (!signal.aborted) {
       try {
-        const res = await fetch(path, { headers: { ...authHeaders(), accept: 'text/event-stream' }, credentials: 'omit', cache: 'no-store', signal });
+        const res = await fetch(path, {
+          headers: { ...authHeaders(), accept: 'text/event-stream' },
+          credentials: 'omit',
+          cache: 'no-store',
+          signal,
+        });
         if (res.status === 401) return void unauthorized();
         if (res.status >= 400 && res.status < 500) return;
         if (res.ok && res.body) {
@@ -275,10 +315,14 @@ export function followEventStream(
       handlers.onDisconnected();
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, wait);
-        signal.addEventListener('abort', () => {
-          clearTimeout(timer);
-          resolve();
-        }, { once: true });
+        signal.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(timer);
+            resolve();
+          },
+          { once: true },
+        );
       });
       wait = Math.min(wait * 2, 30_000);
     }

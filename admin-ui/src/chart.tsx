@@ -21,7 +21,8 @@ function widestLabel(labels: string[]): number {
   if (measuring === undefined) measuring = document.createElement('canvas').getContext('2d');
   if (measuring) measuring.font = AXIS_FONT;
   let widest = 0;
-  for (const label of labels) widest = Math.max(widest, measuring ? measuring.measureText(label).width : label.length * 7.5);
+  for (const label of labels)
+    widest = Math.max(widest, measuring ? measuring.measureText(label).width : label.length * 7.5);
   return Math.ceil(widest);
 }
 
@@ -65,11 +66,23 @@ export function DailyChart({ series, title }: { series: DailySeries; title: stri
             values: (_u, splits) => splits.map((i) => labels[i] ?? ''),
             size: 36,
           },
-          { stroke: '#4b5563', font: AXIS_FONT, grid: { stroke: '#e5e7eb', width: 1 }, values: (_u, splits) => splits.map((v) => (Number.isInteger(v) ? String(v) : '')), size: 44 },
+          {
+            stroke: '#4b5563',
+            font: AXIS_FONT,
+            grid: { stroke: '#e5e7eb', width: 1 },
+            values: (_u, splits) => splits.map((v) => (Number.isInteger(v) ? String(v) : '')),
+            size: 44,
+          },
         ],
         series: [
           { label: 'Day', value: (_u, i) => (i === null ? '' : (labels[i] ?? '')) },
-          { label: 'Conversations', stroke: '#7c3aed', width: 2, fill: 'rgba(124,58,237,0.08)', points: { show: labels.length <= 31 } },
+          {
+            label: 'Conversations',
+            stroke: '#7c3aed',
+            width: 2,
+            fill: 'rgba(124,58,237,0.08)',
+            points: { show: labels.length <= 31 },
+          },
           { label: 'Messages', stroke: '#0ea5e9', width: 2, points: { show: labels.length <= 31 } },
         ],
         legend: { show: true },

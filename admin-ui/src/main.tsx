@@ -27,7 +27,13 @@ const DISMISSED_KEY = 'chat-agent.dismissed-banners';
  */
 function isLoopbackHost(hostname: string): boolean {
   const h = hostname.toLowerCase().replace(/\.$/, '');
-  return h === 'localhost' || h.endsWith('.localhost') || h === '[::1]' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+  return (
+    h === 'localhost' ||
+    h.endsWith('.localhost') ||
+    h === '[::1]' ||
+    h === '::1' ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h)
+  );
 }
 
 /** A message shown as a sentence: it ends with a full stop. */
@@ -65,7 +71,10 @@ function StatusBanners({ status }: { status: SystemStatus | undefined }) {
         <Notice kind="error">
           <div class="banner" data-banner="database">
             <p>
-              <strong>{status.database.state === 'full' ? 'The server’s disk is full.' : 'The database is damaged.'}</strong> {status.database.detail}
+              <strong>
+                {status.database.state === 'full' ? 'The server’s disk is full.' : 'The database is damaged.'}
+              </strong>{' '}
+              {status.database.detail}
             </p>
           </div>
         </Notice>
@@ -75,7 +84,9 @@ function StatusBanners({ status }: { status: SystemStatus | undefined }) {
           <div class="banner" data-banner="backups">
             <p>
               <strong>Scheduled backups are failing.</strong> {sentence(status.backups.last_error)}
-              {status.backups.last_success_at ? ` The last good backup is from ${new Date(status.backups.last_success_at).toLocaleString()}.` : ' No scheduled backup has succeeded yet.'}
+              {status.backups.last_success_at
+                ? ` The last good backup is from ${new Date(status.backups.last_success_at).toLocaleString()}.`
+                : ' No scheduled backup has succeeded yet.'}
             </p>
             {hide('backups')}
           </div>
@@ -85,10 +96,11 @@ function StatusBanners({ status }: { status: SystemStatus | undefined }) {
         <Notice kind="warning">
           <div class="banner" data-banner="public-url">
             <p>
-              <strong>PUBLIC_URL is not set.</strong> Embed snippets, share links and the links in lead e-mails point at <code>{status.public_url}</code>,
-              which only works on the server itself. Set <code>PUBLIC_URL={location.origin}</code> (this site's address
-              {location.protocol === 'http:' ? '; use the https:// address once HTTPS is set up' : ''}) in the server's environment and restart it. See
-              docs/DEPLOY.md, "Configuration".
+              <strong>PUBLIC_URL is not set.</strong> Embed snippets, share links and the links in lead e-mails point at{' '}
+              <code>{status.public_url}</code>, which only works on the server itself. Set{' '}
+              <code>PUBLIC_URL={location.origin}</code> (this site's address
+              {location.protocol === 'http:' ? '; use the https:// address once HTTPS is set up' : ''}) in the server's
+              environment and restart it. See docs/DEPLOY.md, "Configuration".
             </p>
             {hide('public-url')}
           </div>
@@ -98,9 +110,9 @@ function StatusBanners({ status }: { status: SystemStatus | undefined }) {
         <Notice kind="warning">
           <div class="banner">
             <p>
-              <strong>No AI provider is configured.</strong> Agents answer from their knowledge base only (the best-matching passages, quoted). An
-              admin adds a provider key in Admin → Server settings (or sets OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST on the
-              server) to get written answers.
+              <strong>No AI provider is configured.</strong> Agents answer from their knowledge base only (the
+              best-matching passages, quoted). An admin adds a provider key in Admin → Server settings (or sets
+              OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST on the server) to get written answers.
             </p>
             {hide('provider')}
           </div>
@@ -110,8 +122,9 @@ function StatusBanners({ status }: { status: SystemStatus | undefined }) {
         <Notice kind="info">
           <div class="banner">
             <p>
-              <strong>E-mail is not configured.</strong> Lead alerts are kept and sent once an admin sets up e-mail in Admin → Server settings (or
-              SMTP_URL on the server){status.mail.pending > 0 ? ` (${status.mail.pending} waiting).` : '.'}
+              <strong>E-mail is not configured.</strong> Lead alerts are kept and sent once an admin sets up e-mail in
+              Admin → Server settings (or SMTP_URL on the server)
+              {status.mail.pending > 0 ? ` (${status.mail.pending} waiting).` : '.'}
             </p>
             {hide('mail')}
           </div>
@@ -123,7 +136,11 @@ function StatusBanners({ status }: { status: SystemStatus | undefined }) {
 
 function TopBar({ user, section, onLogout }: { user: User; section: string; onLogout: () => void }) {
   const link = (to: string, name: string, label: string) => (
-    <a href={to} class={section === name ? 'nav-link active' : 'nav-link'} aria-current={section === name ? 'page' : undefined}>
+    <a
+      href={to}
+      class={section === name ? 'nav-link active' : 'nav-link'}
+      aria-current={section === name ? 'page' : undefined}
+    >
       {label}
     </a>
   );
@@ -197,8 +214,18 @@ function LoggedIn({ route }: { route: string[] }) {
     window.dispatchEvent(new Event('chat-agent:logged-out'));
   };
 
-  if (error) return <main class="page"><Notice kind="error">{error}</Notice></main>;
-  if (!user) return <main class="page"><Loading /></main>;
+  if (error)
+    return (
+      <main class="page">
+        <Notice kind="error">{error}</Notice>
+      </main>
+    );
+  if (!user)
+    return (
+      <main class="page">
+        <Loading />
+      </main>
+    );
 
   const section = route[0] ?? 'agents';
   const session: SessionValue = { user, status };
@@ -207,7 +234,8 @@ function LoggedIn({ route }: { route: string[] }) {
   else if (section === 'analytics') page = <DashboardPage />;
   else if (section === 'leads') page = <AccountLeadsPage />;
   else if (section === 'account') page = <AccountPage />;
-  else if (section === 'admin') page = user.role === 'admin' ? <AdminPage /> : <Notice kind="error">Only administrators can see this page.</Notice>;
+  else if (section === 'admin')
+    page = user.role === 'admin' ? <AdminPage /> : <Notice kind="error">Only administrators can see this page.</Notice>;
   else page = <AgentsPage />;
 
   return (
@@ -262,7 +290,15 @@ function App() {
   if (!loggedIn || section === 'reset-password') {
     return (
       <>
-        {section === 'reset-password' ? <ResetPasswordPage /> : section === 'register' ? <RegisterPage /> : section === 'forgot-password' ? <ForgotPasswordPage /> : <LoginPage />}
+        {section === 'reset-password' ? (
+          <ResetPasswordPage />
+        ) : section === 'register' ? (
+          <RegisterPage />
+        ) : section === 'forgot-password' ? (
+          <ForgotPasswordPage />
+        ) : (
+          <LoginPage />
+        )}
         <Toasts />
       </>
     );

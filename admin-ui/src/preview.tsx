@@ -1,7 +1,8 @@
 import { textOn } from '../../widget/src/shared/contrast.js';
 import type { Agent } from './types.js';
 
-const validColor = (c: string | undefined, fallback: string) => (c && /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.test(c) ? c : fallback);
+const validColor = (c: string | undefined, fallback: string) =>
+  c && /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.test(c) ? c : fallback;
 const httpsImage = (u: string | null | undefined) => (u && /^https:\/\/[^\s]+$/i.test(u) ? u : null);
 
 /**
@@ -22,14 +23,24 @@ export function WidgetPreview({ agent }: { agent: Agent }) {
   };
   const logo = httpsImage(agent.logo_url);
   const avatar = httpsImage(agent.avatar_url);
-  const classes = ['preview', `preview-${agent.widget_position}`, `preview-theme-${agent.widget_theme}`, `preview-size-${agent.widget_size}`, `preview-bubble-${agent.bubble_style}`];
+  const classes = [
+    'preview',
+    `preview-${agent.widget_position}`,
+    `preview-theme-${agent.widget_theme}`,
+    `preview-size-${agent.widget_size}`,
+    `preview-bubble-${agent.bubble_style}`,
+  ];
   return (
     <figure class="preview-figure">
       <figcaption class="muted small">Preview</figcaption>
       <div class={classes.join(' ')} style={vars} data-testid="widget-preview" aria-label="Widget preview">
         <div class="preview-panel">
           <div class="preview-header">
-            {logo ? <img class="preview-logo" src={logo} alt="" referrerpolicy="no-referrer" /> : <span class="preview-logo" />}
+            {logo ? (
+              <img class="preview-logo" src={logo} alt="" referrerpolicy="no-referrer" />
+            ) : (
+              <span class="preview-logo" />
+            )}
             <span class="preview-title">
               <span class="preview-name">{agent.name}</span>
               <span class="preview-status">{agent.status === 'active' ? 'Online' : 'Offline'}</span>

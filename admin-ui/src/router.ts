@@ -6,7 +6,10 @@ import { useEffect, useState } from 'preact/hooks';
  */
 export function currentRoute(): string[] {
   const hash = location.hash.replace(/^#\/?/, '').split('?')[0] ?? '';
-  return hash.split('/').filter(Boolean).map((s) => decodeURIComponent(s));
+  return hash
+    .split('/')
+    .filter(Boolean)
+    .map((s) => decodeURIComponent(s));
 }
 
 export function navigate(to: string): void {

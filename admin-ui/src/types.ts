@@ -7,8 +7,11 @@ import type { paths } from './api-types.js';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 /** The JSON answer of `method path` with status `status`. */
-type Answer<P extends keyof paths, M extends Method & keyof paths[P], S extends number = 200> =
-  paths[P][M] extends { responses: { [K in S]: { content: { 'application/json': infer T } } } } ? T : never;
+type Answer<P extends keyof paths, M extends Method & keyof paths[P], S extends number = 200> = paths[P][M] extends {
+  responses: { [K in S]: { content: { 'application/json': infer T } } };
+}
+  ? T
+  : never;
 /** One element of an answer that is a list. */
 type Item<T> = T extends ReadonlyArray<infer E> ? E : never;
 

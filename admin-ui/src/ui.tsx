@@ -105,10 +105,13 @@ export function toast(text: string, kind: NoticeKind = 'success'): void {
   const t = { id: ++toastSeq, text, kind };
   toasts = [...toasts.slice(-3), t];
   toastListener?.(toasts);
-  setTimeout(() => {
-    toasts = toasts.filter((x) => x.id !== t.id);
-    toastListener?.(toasts);
-  }, kind === 'error' ? 7000 : 3500);
+  setTimeout(
+    () => {
+      toasts = toasts.filter((x) => x.id !== t.id);
+      toastListener?.(toasts);
+    },
+    kind === 'error' ? 7000 : 3500,
+  );
 }
 
 export function Toasts() {
@@ -234,7 +237,15 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
  * to <body>): it is marked aria-disabled instead, and ignores presses until it is done,
  * so focus stays on it and Enter works again right after.
  */
-export function RefreshButton({ onRefresh, busy, label = 'Refresh' }: { onRefresh: () => unknown; busy: boolean; label?: string }) {
+export function RefreshButton({
+  onRefresh,
+  busy,
+  label = 'Refresh',
+}: {
+  onRefresh: () => unknown;
+  busy: boolean;
+  label?: string;
+}) {
   return (
     <button
       type="button"
@@ -252,7 +263,14 @@ export function RefreshButton({ onRefresh, busy, label = 'Refresh' }: { onRefres
 export function ProgressBar({ value, label }: { value: number; label: string }) {
   const pct = Math.round(Math.max(0, Math.min(1, value)) * 100);
   return (
-    <div class="progress" role="progressbar" aria-label={label} aria-valuemin={0} aria-valuemax={100} aria-valuenow={pct}>
+    <div
+      class="progress"
+      role="progressbar"
+      aria-label={label}
+      aria-valuemin={0}
+      aria-valuemax={100}
+      aria-valuenow={pct}
+    >
       <div class="progress-fill" style={{ width: `${pct}%` }} />
     </div>
   );
@@ -280,7 +298,13 @@ export function formatDate(iso: string | null | undefined): string {
   if (!iso) return '—';
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  return d.toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+  return d.toLocaleString(undefined, {
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+  });
 }
 
 export function formatBytes(n: number | null): string {

@@ -15,7 +15,17 @@ export interface Usage {
 const UNLIMITED = 1_000_000_000;
 
 /** One limit: "123 of 1,000", a bar, and a word when it is nearly or fully used. */
-function Meter({ label, used, max, format = (n) => n.toLocaleString() }: { label: string; used: number; max: number; format?: (n: number) => string }) {
+function Meter({
+  label,
+  used,
+  max,
+  format = (n) => n.toLocaleString(),
+}: {
+  label: string;
+  used: number;
+  max: number;
+  format?: (n: number) => string;
+}) {
   const unlimited = max >= UNLIMITED;
   const share = unlimited || max <= 0 ? 0 : used / max;
   const state = share >= 1 ? 'full' : share >= 0.8 ? 'near' : 'ok';
@@ -23,10 +33,19 @@ function Meter({ label, used, max, format = (n) => n.toLocaleString() }: { label
     <div class={`usage-meter usage-${state}`} data-usage={label}>
       <div class="usage-line">
         <span class="usage-label">{label}</span>
-        <span class="usage-value">{unlimited ? `${format(used)} (unlimited)` : `${format(used)} of ${format(max)}`}</span>
+        <span class="usage-value">
+          {unlimited ? `${format(used)} (unlimited)` : `${format(used)} of ${format(max)}`}
+        </span>
       </div>
       {!unlimited && <ProgressBar value={share} label={`${label}: ${Math.round(share * 100)}% used`} />}
-      {state === 'full' && <p class="usage-note">Used up{label === 'Messages this month' ? ': visitors read that the assistant is unavailable until the month ends.' : '.'}</p>}
+      {state === 'full' && (
+        <p class="usage-note">
+          Used up
+          {label === 'Messages this month'
+            ? ': visitors read that the assistant is unavailable until the month ends.'
+            : '.'}
+        </p>
+      )}
       {state === 'near' && <p class="usage-note">{Math.round(share * 100)}% used.</p>}
     </div>
   );
@@ -43,7 +62,12 @@ export function UsagePanel() {
       {u && (
         <div class="usage-grid">
           <Meter label="Messages this month" used={u.messages.used} max={u.messages.max} />
-          <Meter label="Knowledge storage" used={u.storage.used_bytes} max={u.storage.max_bytes} format={(n) => formatBytes(n)} />
+          <Meter
+            label="Knowledge storage"
+            used={u.storage.used_bytes}
+            max={u.storage.max_bytes}
+            format={(n) => formatBytes(n)}
+          />
           <Meter label="Agents" used={u.agents.used} max={u.agents.max} />
         </div>
       )}

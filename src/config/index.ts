@@ -24,16 +24,42 @@ export const planSchema = z.object({
   max_storage_mb: z.number().int().min(0).default(DEFAULT_MAX_STORAGE_MB),
 });
 export type Plan = z.infer<typeof planSchema>;
-export const plansSchema = z.record(z.string().min(1).max(64), planSchema).refine((p) => Object.keys(p).length > 0, 'at least one plan');
+export const plansSchema = z
+  .record(z.string().min(1).max(64), planSchema)
+  .refine((p) => Object.keys(p).length > 0, 'at least one plan');
 export type Plans = Record<string, Plan>;
 
 /** a limit that never matters: the admin UI shows it as "unlimited" (1e9; as MB, bytes stay exact in a double) */
 export const UNLIMITED = 1_000_000_000;
 
 export const BUILT_IN_PLANS: Plans = {
-  free: { max_agents: 3, max_account_leads: 100, monthly_messages: 1000, requests_per_minute: 60, requests_per_hour: 1000, custom_branding: false, max_storage_mb: 200 },
-  starter: { max_agents: 10, max_account_leads: 1000, monthly_messages: 10000, requests_per_minute: 120, requests_per_hour: 5000, custom_branding: true, max_storage_mb: 2000 },
-  pro: { max_agents: 50, max_account_leads: 10000, monthly_messages: 100000, requests_per_minute: 300, requests_per_hour: 20000, custom_branding: true, max_storage_mb: 20000 },
+  free: {
+    max_agents: 3,
+    max_account_leads: 100,
+    monthly_messages: 1000,
+    requests_per_minute: 60,
+    requests_per_hour: 1000,
+    custom_branding: false,
+    max_storage_mb: 200,
+  },
+  starter: {
+    max_agents: 10,
+    max_account_leads: 1000,
+    monthly_messages: 10000,
+    requests_per_minute: 120,
+    requests_per_hour: 5000,
+    custom_branding: true,
+    max_storage_mb: 2000,
+  },
+  pro: {
+    max_agents: 50,
+    max_account_leads: 10000,
+    monthly_messages: 100000,
+    requests_per_minute: 300,
+    requests_per_hour: 20000,
+    custom_branding: true,
+    max_storage_mb: 20000,
+  },
   // The business running its own server: the first account gets it (FIRST_ACCOUNT_PLAN), so the
   // owner is not held to the free plan's 1,000 messages. Limits as high as never to matter; the
   // request rates stay bounded (a leaked token still cannot hammer the box).
@@ -48,7 +74,9 @@ export const BUILT_IN_PLANS: Plans = {
   },
 };
 
-const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
 /**
  * Which proxies are believed about the client's address (X-Forwarded-For): `false` none; `true`
  * the one proxy in front (1 hop); a number of hops; or the proxies' addresses and CIDR ranges,
@@ -62,12 +90,18 @@ const trustProxy = z
     const lower = v.toLowerCase();
     if (['false', '0', 'no'].includes(lower)) return false;
     if (['true', 'yes'].includes(lower)) return 1;
-    const entries = v.split(',').map((e) => e.trim()).filter(Boolean);
+    const entries = v
+      .split(',')
+      .map((e) => e.trim())
+      .filter(Boolean);
     // a bare number is hops (ipaddr would read "99" as the address 0.0.0.99)
     if (/^\d+$/.test(v) && Number(v) <= 32) return Number(v);
     const bad = entries.find((e) => /^\d+$/.test(e) || !isAddressOrRange(e));
     if (entries.length === 0 || bad !== undefined) {
-      ctx.addIssue({ code: 'custom', message: `must be true, false, a number of proxy hops (1-32), or proxy addresses/CIDR ranges separated by commas${bad ? ` ("${bad}" is none of these)` : ''}` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be true, false, a number of proxy hops (1-32), or proxy addresses/CIDR ranges separated by commas${bad ? ` ("${bad}" is none of these)` : ''}`,
+      });
       return z.NEVER;
     }
     return entries;
@@ -83,7 +117,11 @@ function isAddressOrRange(entry: string): boolean {
   }
 }
 
-const positiveSeconds = z.coerce.number().int().min(1).max(10 * 365 * 86400);
+const positiveSeconds = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(10 * 365 * 86400);
 const httpUrl = z.url({ protocol: /^https?$/ });
 
 /** The environment variables (README "Configuration"); empty strings count as unset. */
@@ -92,7 +130,10 @@ const settingsBefore = {
   HOST: z.string().min(1).default('0.0.0.0'),
   DATA_DIR: z.string().min(1).default('./data'),
   PUBLIC_URL: httpUrl.optional(),
-  JWT_SECRET: z.string().refine((s) => Buffer.byteLength(s) >= 32, 'must be at least 32 bytes').optional(),
+  JWT_SECRET: z
+    .string()
+    .refine((s) => Buffer.byteLength(s) >= 32, 'must be at least 32 bytes')
+    .optional(),
   SESSION_IDLE_TIMEOUT_S: positiveSeconds.default(86400),
   SESSION_MAX_AGE_S: positiveSeconds.default(2592000),
   REGISTRATION: z.enum(['open', 'closed', 'first-only']).default('first-only'),
@@ -102,7 +143,10 @@ const settingsBefore = {
 };
 const settingsAfter = {
   EMBEDDINGS: z.enum(EMBEDDINGS_CHOICES).optional(),
-  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
+    .optional(),
   SMTP_FROM: z.string().min(3).optional(),
   ALLOW_PRIVATE_URLS: bool.default(false),
   TRUST_PROXY: trustProxy.default(false),
@@ -129,7 +173,9 @@ function providerVariables(): Record<string, z.ZodOptional<z.ZodString | typeof 
   return shape;
 }
 // each provider's variables (providers/llm/catalog.ts) sit between the plan and EMBEDDINGS variables, in the catalog's order
-const envSchema = z.object({ ...settingsBefore, ...providerVariables(), ...settingsAfter }) as unknown as z.ZodObject<typeof settingsBefore & typeof settingsAfter>;
+const envSchema = z.object({ ...settingsBefore, ...providerVariables(), ...settingsAfter }) as unknown as z.ZodObject<
+  typeof settingsBefore & typeof settingsAfter
+>;
 
 export interface Config {
   port: number;
@@ -184,7 +230,11 @@ const JWT_SECRET_FILE = 'jwt-secret';
 /** PORT alone (the health check reads nothing else and must not create DATA_DIR). */
 export function loadPort(env: Record<string, string | undefined>): number {
   const parsed = envSchema.shape.PORT.safeParse(env.PORT === '' ? undefined : env.PORT);
-  if (!parsed.success) throw new ConfigError(`Invalid configuration: PORT: ${parsed.error.issues[0]!.message} (got ${JSON.stringify(env.PORT)})`, 'PORT');
+  if (!parsed.success)
+    throw new ConfigError(
+      `Invalid configuration: PORT: ${parsed.error.issues[0]!.message} (got ${JSON.stringify(env.PORT)})`,
+      'PORT',
+    );
   return parsed.data;
 }
 
@@ -198,14 +248,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const name = String(issue.path[0] ?? 'environment');
-    throw new ConfigError(`Invalid configuration: ${name}: ${issue.message} (got ${JSON.stringify(cleaned[name] ?? '')})`, name);
+    throw new ConfigError(
+      `Invalid configuration: ${name}: ${issue.message} (got ${JSON.stringify(cleaned[name] ?? '')})`,
+      name,
+    );
   }
   const e = parsed.data;
 
   const plans = e.PLANS_FILE ? readPlansFile(e.PLANS_FILE) : BUILT_IN_PLANS;
-  for (const [variable, plan] of [['DEFAULT_PLAN', e.DEFAULT_PLAN], ['FIRST_ACCOUNT_PLAN', e.FIRST_ACCOUNT_PLAN]] as const) {
+  for (const [variable, plan] of [
+    ['DEFAULT_PLAN', e.DEFAULT_PLAN],
+    ['FIRST_ACCOUNT_PLAN', e.FIRST_ACCOUNT_PLAN],
+  ] as const) {
     if (plan !== undefined && !Object.hasOwn(plans, plan)) {
-      throw new ConfigError(`Invalid configuration: ${variable}: no plan named ${JSON.stringify(plan)} (plans: ${Object.keys(plans).join(', ')})`, variable);
+      throw new ConfigError(
+        `Invalid configuration: ${variable}: no plan named ${JSON.stringify(plan)} (plans: ${Object.keys(plans).join(', ')})`,
+        variable,
+      );
     }
   }
 
@@ -213,7 +272,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   // embeddings through a keyed provider need its key from the environment (they are environment-only)
   const embedding = LLM_PROVIDERS.find((p) => p.name === e.EMBEDDINGS);
   if (embedding?.connection.kind === 'key' && !providers[embedding.name].apiKey) {
-    throw new ConfigError(`Invalid configuration: EMBEDDINGS: ${embedding.name} needs ${embedding.connection.keyVariable}`, 'EMBEDDINGS');
+    throw new ConfigError(
+      `Invalid configuration: EMBEDDINGS: ${embedding.name} needs ${embedding.connection.keyVariable}`,
+      'EMBEDDINGS',
+    );
   }
 
   const dataDir = path.resolve(e.DATA_DIR);
@@ -222,7 +284,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     // the database, uploads, backups and keys are the owner's alone (an existing folder too)
     chmodSync(dataDir, 0o700);
   } catch (err) {
-    throw new ConfigError(`Invalid configuration: DATA_DIR: cannot create ${dataDir}: ${(err as Error).message}`, 'DATA_DIR');
+    throw new ConfigError(
+      `Invalid configuration: DATA_DIR: cannot create ${dataDir}: ${(err as Error).message}`,
+      'DATA_DIR',
+    );
   }
 
   return {
@@ -239,7 +304,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     plans,
     defaultPlan: e.DEFAULT_PLAN,
     // an operator who names DEFAULT_PLAN (or a plan table without `owner`) decides for the first account too
-    firstAccountPlan: e.FIRST_ACCOUNT_PLAN ?? (cleaned.DEFAULT_PLAN === undefined && Object.hasOwn(plans, 'owner') ? 'owner' : e.DEFAULT_PLAN),
+    firstAccountPlan:
+      e.FIRST_ACCOUNT_PLAN ??
+      (cleaned.DEFAULT_PLAN === undefined && Object.hasOwn(plans, 'owner') ? 'owner' : e.DEFAULT_PLAN),
     providers,
     embeddings: e.EMBEDDINGS ?? (providers.openai.apiKey ? 'openai' : 'none'),
     llmTimeoutMs: e.LLM_TIMEOUT_S * 1000,
@@ -247,7 +314,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ingestTimeoutMs: e.INGEST_TIMEOUT_S * 1000,
     ingestMemoryMb: e.INGEST_MEMORY_MB,
     smtp: { url: e.SMTP_URL, from: e.SMTP_FROM },
-    backup: { intervalMs: Math.round(e.BACKUP_INTERVAL_H * 3600 * 1000), keep: e.BACKUP_KEEP, dir: path.join(dataDir, 'backups') },
+    backup: {
+      intervalMs: Math.round(e.BACKUP_INTERVAL_H * 3600 * 1000),
+      keep: e.BACKUP_KEEP,
+      dir: path.join(dataDir, 'backups'),
+    },
     allowPrivateUrls: e.ALLOW_PRIVATE_URLS,
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
@@ -256,7 +327,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
 function providersFrom(e: Record<string, string | undefined>): Config['providers'] {
   return Object.fromEntries(
-    LLM_PROVIDERS.map(({ name, connection: c }) => [name, c.kind === 'key' ? { apiKey: e[c.keyVariable], baseURL: e[c.baseUrlVariable] } : { host: e[c.hostVariable] }]),
+    LLM_PROVIDERS.map(({ name, connection: c }) => [
+      name,
+      c.kind === 'key' ? { apiKey: e[c.keyVariable], baseURL: e[c.baseUrlVariable] } : { host: e[c.hostVariable] },
+    ]),
   ) as Config['providers'];
 }
 
@@ -265,12 +339,18 @@ function readPlansFile(file: string): Plans {
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new ConfigError(`Invalid configuration: PLANS_FILE: cannot read ${file} as JSON: ${(err as Error).message.split('\n')[0]}`, 'PLANS_FILE');
+    throw new ConfigError(
+      `Invalid configuration: PLANS_FILE: cannot read ${file} as JSON: ${(err as Error).message.split('\n')[0]}`,
+      'PLANS_FILE',
+    );
   }
   const parsed = plansSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new ConfigError(`Invalid configuration: PLANS_FILE: ${issue.path.join('.') || 'root'}: ${issue.message}`, 'PLANS_FILE');
+    throw new ConfigError(
+      `Invalid configuration: PLANS_FILE: ${issue.path.join('.') || 'root'}: ${issue.message}`,
+      'PLANS_FILE',
+    );
   }
   return parsed.data;
 }
@@ -279,7 +359,8 @@ function loadOrCreateSecret(dataDir: string): Uint8Array {
   const file = path.join(dataDir, JWT_SECRET_FILE);
   try {
     const existing = readFileSync(file, 'utf8').trim();
-    if (Buffer.byteLength(existing) < 32) throw new ConfigError(`Invalid configuration: JWT_SECRET: ${file} holds fewer than 32 bytes`, 'JWT_SECRET');
+    if (Buffer.byteLength(existing) < 32)
+      throw new ConfigError(`Invalid configuration: JWT_SECRET: ${file} holds fewer than 32 bytes`, 'JWT_SECRET');
     return new TextEncoder().encode(existing);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
@@ -291,7 +372,10 @@ function loadOrCreateSecret(dataDir: string): Uint8Array {
     chmodSync(file, 0o600);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return loadOrCreateSecret(dataDir);
-    throw new ConfigError(`Invalid configuration: DATA_DIR: cannot write ${file}: ${(err as Error).message}`, 'DATA_DIR');
+    throw new ConfigError(
+      `Invalid configuration: DATA_DIR: cannot write ${file}: ${(err as Error).message}`,
+      'DATA_DIR',
+    );
   }
   return new TextEncoder().encode(secret);
 }

@@ -61,7 +61,10 @@ export function seaWorkerFile(): string {
 
 /** Native addons the executable carries; outside it, packages find their own. */
 export type NativeAddonName = 'better-sqlite3' | 'argon2';
-const NATIVE_FILES: Record<NativeAddonName, string> = { 'better-sqlite3': 'native/better_sqlite3.node', argon2: 'native/argon2.node' };
+const NATIVE_FILES: Record<NativeAddonName, string> = {
+  'better-sqlite3': 'native/better_sqlite3.node',
+  argon2: 'native/argon2.node',
+};
 const loadedAddons = new Map<NativeAddonName, unknown>();
 
 /** The addon's exports inside the executable (loaded with process.dlopen); undefined elsewhere. */

@@ -5,22 +5,66 @@
  * or not at all. A listener that throws rolls the caller's transaction back: keep them to inserts.
  */
 export interface AppEventMap {
-  'lead.created': { account_id: string; chatbot_id: string; lead: { id: string; name: string; phone: string; session_id: string | null; created_at: string } };
-  'conversation.escalated': { account_id: string; chatbot_id: string; conversation_id: string; session_id: string; at: string; reason: 'visitor' | 'rule' };
-  'conversation.resolved': { account_id: string; chatbot_id: string; conversation_id: string; session_id: string; at: string; by: 'owner' | 'idle' };
-  'message.created': { account_id: string; chatbot_id: string; conversation_id: string; message: { id: string; role: 'user' | 'assistant'; content: string; timestamp: string } };
+  'lead.created': {
+    account_id: string;
+    chatbot_id: string;
+    lead: { id: string; name: string; phone: string; session_id: string | null; created_at: string };
+  };
+  'conversation.escalated': {
+    account_id: string;
+    chatbot_id: string;
+    conversation_id: string;
+    session_id: string;
+    at: string;
+    reason: 'visitor' | 'rule';
+  };
+  'conversation.resolved': {
+    account_id: string;
+    chatbot_id: string;
+    conversation_id: string;
+    session_id: string;
+    at: string;
+    by: 'owner' | 'idle';
+  };
+  'message.created': {
+    account_id: string;
+    chatbot_id: string;
+    conversation_id: string;
+    message: { id: string; role: 'user' | 'assistant'; content: string; timestamp: string };
+  };
   /**
    * A visitor's conversation was erased (GDPR art. 17): every module deletes what it holds about
    * it (leads of the session unless `keep_leads`, webhook deliveries that carried it)
    */
-  'conversation.erased': { account_id: string; chatbot_id: string; conversation_id: string; session_id: string; keep_leads: boolean };
+  'conversation.erased': {
+    account_id: string;
+    chatbot_id: string;
+    conversation_id: string;
+    session_id: string;
+    keep_leads: boolean;
+  };
   /**
    * An agent's answer to a visitor was stored (not when cut off): the question, the answer and how
    * many passages it drew on (knowledge-only answers: the passages it quoted). Answer gaps.
    */
-  'answer.stored': { account_id: string; chatbot_id: string; conversation_id: string; message_id: string; question: string; answer: string; passages: number; visitor: boolean };
+  'answer.stored': {
+    account_id: string;
+    chatbot_id: string;
+    conversation_id: string;
+    message_id: string;
+    question: string;
+    answer: string;
+    passages: number;
+    visitor: boolean;
+  };
   /** the visitor's thumbs on an answer: 1 up, -1 down, 0 cleared */
-  'message.rated': { account_id: string; chatbot_id: string; conversation_id: string; message_id: string; value: -1 | 0 | 1 };
+  'message.rated': {
+    account_id: string;
+    chatbot_id: string;
+    conversation_id: string;
+    message_id: string;
+    value: -1 | 0 | 1;
+  };
   /** a widget lead was erased: what was derived from it (alert e-mails, webhook deliveries) goes too */
   'lead.erased': { account_id: string; chatbot_id: string; lead_id: string };
 }

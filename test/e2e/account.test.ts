@@ -35,7 +35,9 @@ beforeAll(async () => {
   // PUBLIC_URL must be the address the browser uses: the e-mailed link points there
   const port = await freePort();
   appUrl = `http://127.0.0.1:${port}`;
-  t = await startTestApp({ env: { SMTP_URL: smtp.url, SMTP_FROM: 'accounts@chat-agent.test', PUBLIC_URL: appUrl, EMBEDDINGS: 'none' } });
+  t = await startTestApp({
+    env: { SMTP_URL: smtp.url, SMTP_FROM: 'accounts@chat-agent.test', PUBLIC_URL: appUrl, EMBEDDINGS: 'none' },
+  });
   await t.app.listen({ host: '127.0.0.1', port });
   browser = await launchBrowser();
 }, 60_000);
@@ -54,11 +56,18 @@ describe('passwords in the admin UI', () => {
     await page.goto(`${appUrl}/`);
     await logIn(page, email, PASSWORD);
     // another session of the same account (another browser) besides the one registering made: the change ends both
-    const other = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password: PASSWORD } });
+    const other = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email, password: PASSWORD },
+    });
     const otherToken = other.json().access_token as string;
 
     // the account page is behind the user's own name in the top bar
-    await page.getByRole('banner').getByRole('link', { name: /^Account/ }).click();
+    await page
+      .getByRole('banner')
+      .getByRole('link', { name: /^Account/ })
+      .click();
     await page.waitForURL(/#\/account$/);
     await page.getByRole('heading', { name: 'Account', exact: true }).waitFor();
     await page.getByText(email).waitFor();
@@ -86,7 +95,9 @@ describe('passwords in the admin UI', () => {
     expect(await form.getByLabel('Current password').inputValue()).toBe('');
     await shoot(page, 'changed');
 
-    expect((await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: auth(otherToken) })).statusCode).toBe(401);
+    expect((await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: auth(otherToken) })).statusCode).toBe(
+      401,
+    );
     // this browser is still logged in
     await page.reload();
     await page.getByRole('heading', { name: 'Account', exact: true }).waitFor();
@@ -110,7 +121,10 @@ describe('passwords in the admin UI', () => {
   }, 60_000);
 
   it('forgot password: the e-mailed link opens the reset page, the new password logs in, the link works once', async () => {
-    const { email, token: oldSession } = await registerUser(t.app, { name: 'Bob Forgetful', email: uniqueEmail('forgetful') });
+    const { email, token: oldSession } = await registerUser(t.app, {
+      name: 'Bob Forgetful',
+      email: uniqueEmail('forgetful'),
+    });
     const page = await browser.context.newPage();
     const errors = watchErrors(page);
     await page.goto(`${appUrl}/#/login`);
@@ -140,7 +154,9 @@ describe('passwords in the admin UI', () => {
     await page.getByRole('button', { name: 'Set new password' }).click();
     await page.getByRole('heading', { name: 'Password changed' }).waitFor();
     await shoot(page, 'reset-done');
-    expect((await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: auth(oldSession) })).statusCode).toBe(401);
+    expect((await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: auth(oldSession) })).statusCode).toBe(
+      401,
+    );
 
     await page.getByRole('button', { name: 'Go to log in' }).click();
     await page.waitForURL(/#\/login$/);

@@ -30,11 +30,20 @@ afterAll(async () => {
   await t?.cleanup();
 });
 
-const ok = (token: string, method: 'GET' | 'POST' | 'PUT', url: string, payload?: Record<string, unknown>): Promise<any> => apiOk(t.app, token, method, url, payload);
+const ok = (
+  token: string,
+  method: 'GET' | 'POST' | 'PUT',
+  url: string,
+  payload?: Record<string, unknown>,
+): Promise<any> => apiOk(t.app, token, method, url, payload);
 
 /** What the widget's lead form sends (README "Widget leads"): the public route, no token. */
 async function widgetLead(agentId: string, name: string, phone: string): Promise<void> {
-  const res = await t.app.inject({ method: 'POST', url: `/api/public/lead/${agentId}`, payload: { name, phone, session_id: `s-${name}` } });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/public/lead/${agentId}`,
+    payload: { name, phone, session_id: `s-${name}` },
+  });
   expect(res.statusCode, res.body).toBe(200);
 }
 
@@ -48,10 +57,12 @@ async function openAs(token: string, hash: string, width = 1280): Promise<{ page
 }
 
 /** Screenshots at desktop width and at 390 px (the page keeps its size); at 390 px nothing may stick out sideways. */
-const shoot = (page: Page, name: string) => shootBothWidths(page, 'admin-fixes', name, { settle: true, narrow: { width: 390, height: 800 }, keepViewport: true });
+const shoot = (page: Page, name: string) =>
+  shootBothWidths(page, 'admin-fixes', name, { settle: true, narrow: { width: 390, height: 800 }, keepViewport: true });
 
 /** The tag and text of the focused element ("BODY" when focus was dropped). */
-const focused = (page: Page) => page.evaluate(() => `${document.activeElement?.tagName}:${(document.activeElement?.textContent ?? '').trim()}`);
+const focused = (page: Page) =>
+  page.evaluate(() => `${document.activeElement?.tagName}:${(document.activeElement?.textContent ?? '').trim()}`);
 
 describe('admin UI fixes (issue 22.4)', () => {
   it('the top-level Leads page lists the widget leads of all the owner’s agents', async () => {
@@ -62,7 +73,11 @@ describe('admin UI fixes (issue 22.4)', () => {
     await widgetLead(desk.id, 'Walt Walker', '+44 20 7946 0001');
     // another account's lead stays out of this owner's list
     const other = await registerUser(t.app);
-    await widgetLead((await createAgent(t.app, other.token, { name: 'Not mine' })).id, 'Stranger Danger', '+1 555 0100');
+    await widgetLead(
+      (await createAgent(t.app, other.token, { name: 'Not mine' })).id,
+      'Stranger Danger',
+      '+1 555 0100',
+    );
 
     const { page, errors } = await openAs(token, '#/leads');
     try {
@@ -76,11 +91,15 @@ describe('admin UI fixes (issue 22.4)', () => {
       expect(rows.find((r) => r.includes('Walt Walker'))).toContain('Help desk');
       expect(rows.join('\n')).not.toContain('Stranger');
       // the agent's name leads to that agent's own Leads tab
-      expect(await table.getByRole('link', { name: 'Help desk' }).getAttribute('href')).toBe(`#/agents/${desk.id}/leads`);
+      expect(await table.getByRole('link', { name: 'Help desk' }).getAttribute('href')).toBe(
+        `#/agents/${desk.id}/leads`,
+      );
       // the account's own list is empty, and says so in its own section only
       const own = page.getByRole('region', { name: 'Your own list' });
       await own.getByText('No leads yet.').waitFor();
-      expect(await page.getByRole('region', { name: 'From your agents’ widgets' }).getByText('No leads yet').count()).toBe(0);
+      expect(
+        await page.getByRole('region', { name: 'From your agents’ widgets' }).getByText('No leads yet').count(),
+      ).toBe(0);
       await shoot(page, 'leads');
       expect(errors).toEqual([]);
     } finally {
@@ -130,7 +149,10 @@ describe('admin UI fixes (issue 22.4)', () => {
       await general.getByRole('button', { name: 'Save' }).click();
       await page.getByText('General saved').waitFor();
       const stored = await ok(token, 'GET', `/api/chatbots/${agent.id}`);
-      expect(stored).toMatchObject({ welcome_message: 'Hello from the draft!', instructions: 'Answer in one sentence.' });
+      expect(stored).toMatchObject({
+        welcome_message: 'Hello from the draft!',
+        instructions: 'Answer in one sentence.',
+      });
       expect(
         await page.evaluate(() => {
           const e = new Event('beforeunload', { cancelable: true });
@@ -183,7 +205,10 @@ describe('admin UI fixes (issue 22.4)', () => {
       // the top-level Leads page
       await page.getByRole('link', { name: 'Leads', exact: true }).first().click();
       await page.getByRole('table', { name: 'Widget leads of all agents' }).getByText('Fay Focus').waitFor();
-      await refreshByKeyboard(page.getByRole('region', { name: 'From your agents’ widgets' }), `/api/chatbot-leads/${agent.id}`);
+      await refreshByKeyboard(
+        page.getByRole('region', { name: 'From your agents’ widgets' }),
+        `/api/chatbot-leads/${agent.id}`,
+      );
       expect(errors).toEqual([]);
     } finally {
       await page.close();
@@ -204,8 +229,14 @@ describe('admin UI fixes (issue 22.4)', () => {
      * frame drawn (a full clearRect starts a frame) with its box, measured by the same context in
      * the same font, in canvas pixels.
      */
-    async function dayLabelBoxes(page: Page): Promise<Array<{ text: string; left: number; right: number; top: number; bottom: number; canvasWidth: number }>> {
-      return page.evaluate(() => (window.__labels ?? []).filter((l: { text: string }) => /^[A-Z][a-z]{2} \d{2}$|^\d{4}-\d{2}-\d{2}$/.test(l.text)));
+    async function dayLabelBoxes(
+      page: Page,
+    ): Promise<Array<{ text: string; left: number; right: number; top: number; bottom: number; canvasWidth: number }>> {
+      return page.evaluate(() =>
+        (window.__labels ?? []).filter((l: { text: string }) =>
+          /^[A-Z][a-z]{2} \d{2}$|^\d{4}-\d{2}-\d{2}$/.test(l.text),
+        ),
+      );
     }
 
     async function openChart(hash: string, width: number): Promise<{ page: Page; errors: string[] }> {
@@ -225,9 +256,21 @@ describe('admin UI fixes (issue 22.4)', () => {
           const px = tr.a * x + tr.c * y + tr.e;
           const py = tr.b * x + tr.d * y + tr.f;
           const w = m.width * tr.a;
-          const left = this.textAlign === 'center' ? px - w / 2 : this.textAlign === 'right' || this.textAlign === 'end' ? px - w : px;
+          const left =
+            this.textAlign === 'center'
+              ? px - w / 2
+              : this.textAlign === 'right' || this.textAlign === 'end'
+                ? px - w
+                : px;
           const h = (m.actualBoundingBoxAscent + m.actualBoundingBoxDescent) * tr.d;
-          window.__labels.push({ text: String(text), left, right: left + w, top: py - h, bottom: py + h, canvasWidth: this.canvas.width });
+          window.__labels.push({
+            text: String(text),
+            left,
+            right: left + w,
+            top: py - h,
+            bottom: py + h,
+            canvasWidth: this.canvas.width,
+          });
           return fillText.call(this, text, x, y, ...rest);
         };
       });
@@ -251,7 +294,10 @@ describe('admin UI fixes (issue 22.4)', () => {
           const a = labels[i]!;
           const b = labels[j]!;
           const intersect = a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
-          expect(intersect, `${where}: "${a.text}" [${a.left.toFixed(0)}-${a.right.toFixed(0)}] and "${b.text}" [${b.left.toFixed(0)}-${b.right.toFixed(0)}] overlap`).toBe(false);
+          expect(
+            intersect,
+            `${where}: "${a.text}" [${a.left.toFixed(0)}-${a.right.toFixed(0)}] and "${b.text}" [${b.left.toFixed(0)}-${b.right.toFixed(0)}] overlap`,
+          ).toBe(false);
         }
       }
     }
@@ -267,7 +313,10 @@ describe('admin UI fixes (issue 22.4)', () => {
           for (const days of [30, 7, 90]) {
             if (days !== 30) {
               await page.getByRole('button', { name: `${days} days` }).click();
-              await page.waitForFunction((d) => document.querySelector('[aria-pressed="true"]')?.textContent === `${d} days`, days);
+              await page.waitForFunction(
+                (d) => document.querySelector('[aria-pressed="true"]')?.textContent === `${d} days`,
+                days,
+              );
               await page.locator('[data-testid="daily-chart"] canvas').waitFor();
               await settle(page);
               await settle(page);
@@ -295,14 +344,24 @@ describe('usage against the plan (issue 22.3)', () => {
     // the first account of this app is the server's owner (plan `owner`); later ones get `free`
     await registerUser(t.app);
     const member = await registerUser(t.app);
-    const first = t.database.sqlite.prepare(`SELECT email, plan_id FROM users ORDER BY created_at, rowid LIMIT 1`).get() as { email: string; plan_id: string };
+    const first = t.database.sqlite
+      .prepare(`SELECT email, plan_id FROM users ORDER BY created_at, rowid LIMIT 1`)
+      .get() as { email: string; plan_id: string };
     expect(first.plan_id).toBe('owner');
-    const login = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: first.email, password: PASSWORD } });
+    const login = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: first.email, password: PASSWORD },
+    });
     const owner = { token: login.json().access_token as string };
     const agents = [];
     for (const name of ['One', 'Two', 'Three']) agents.push(await createAgent(t.app, member.token, { name }));
     for (const session of ['a', 'b']) {
-      const res = await t.app.inject({ method: 'POST', url: `/api/public/chat/${agents[0]!.id}`, payload: { message: 'Are you open today?', session_id: session } });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `/api/public/chat/${agents[0]!.id}`,
+        payload: { message: 'Are you open today?', session_id: session },
+      });
       expect(res.statusCode).toBe(200);
     }
 

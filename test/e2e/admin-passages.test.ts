@@ -52,7 +52,12 @@ afterAll(async () => {
   await t?.cleanup();
 });
 
-async function apiAs(token: string, method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json): Promise<{ status: number; body: any }> {
+async function apiAs(
+  token: string,
+  method: 'GET' | 'POST' | 'PUT',
+  url: string,
+  payload?: Json,
+): Promise<{ status: number; body: any }> {
   const res = await t.app.inject({ method, url, headers: auth(token), ...(payload ? { payload } : {}) });
   return { status: res.statusCode, body: res.body ? res.json() : null };
 }
@@ -103,8 +108,15 @@ describe('the passages of a source', () => {
   it('a text source: its passages are shown as text, never as HTML, a page at a time', async () => {
     const { token, agent } = await newOwner();
     // long enough for more than one page of passages (50 a page)
-    const paragraphs = Array.from({ length: 1000 }, (_, i) => `Paragraph ${i} of the service manual: the boiler model B${i} needs a filter check every ${i % 12 + 1} months and a flue inspection.`);
-    const manual = await ok(token, 'POST', `/api/sources/chatbot/${agent.id}/text`, { name: 'Service manual', content: paragraphs.join('\n\n') });
+    const paragraphs = Array.from(
+      { length: 1000 },
+      (_, i) =>
+        `Paragraph ${i} of the service manual: the boiler model B${i} needs a filter check every ${(i % 12) + 1} months and a flue inspection.`,
+    );
+    const manual = await ok(token, 'POST', `/api/sources/chatbot/${agent.id}/text`, {
+      name: 'Service manual',
+      content: paragraphs.join('\n\n'),
+    });
     const manualPassages = await allPassages(token, manual.id);
     expect(manualPassages.length).toBeGreaterThan(50);
 
@@ -115,7 +127,9 @@ describe('the passages of a source', () => {
       await page.getByRole('button', { name: 'Text', exact: true }).click();
       const form = page.getByRole('form', { name: 'Add text' });
       await form.getByLabel('Title').fill('Tricky note');
-      await form.getByLabel('Text').fill(`Careful: ${XSS} is only text here.\n\nThe boiler cupboard key hangs by the door.`);
+      await form
+        .getByLabel('Text')
+        .fill(`Careful: ${XSS} is only text here.\n\nThe boiler cupboard key hangs by the door.`);
       await form.getByRole('button', { name: 'Add text' }).click();
       const row = page.locator('.source[data-status="completed"]', { hasText: 'Tricky note' });
       await row.waitFor();
@@ -128,7 +142,9 @@ describe('the passages of a source', () => {
       expect(await toggle.getAttribute('aria-expanded')).toBe('true');
       const region = passagesOf(page, 'Tricky note');
       await region.getByText('1 passage', { exact: true }).waitFor();
-      const tricky = (await ok(token, 'GET', `/api/sources/chatbot/${agent.id}`)).find((s: Json) => s.name === 'Tricky note');
+      const tricky = (await ok(token, 'GET', `/api/sources/chatbot/${agent.id}`)).find(
+        (s: Json) => s.name === 'Tricky note',
+      );
       const stored = (await allPassages(token, tricky.id))[0]!;
       expect(stored.content).toContain(XSS);
       expect(await passageTexts(region)).toEqual([stored.content]);
@@ -184,10 +200,16 @@ describe('the passages of a source', () => {
       expect(await homeLink.getAttribute('rel')).toBe('noopener noreferrer');
       const service = region.locator('.passage', { hasText: '89 pounds' });
       await service.getByText('Service > Prices').waitFor();
-      expect(await service.getByRole('link', { name: 'Boiler service' }).getAttribute('href')).toBe(`${site.url}/service`);
+      expect(await service.getByRole('link', { name: 'Boiler service' }).getAttribute('href')).toBe(
+        `${site.url}/service`,
+      );
       const sourceId: string = (await ok(token, 'GET', `/api/sources/chatbot/${agent.id}`))[0].id;
       const stored = await allPassages(token, sourceId);
-      for (const p of stored) await region.locator('.passage', { hasText: p.content.slice(0, 40) }).getByText(`${p.token_count} tokens`).waitFor();
+      for (const p of stored)
+        await region
+          .locator('.passage', { hasText: p.content.slice(0, 40) })
+          .getByText(`${p.token_count} tokens`)
+          .waitFor();
 
       // crawl again, with the service page held: the row shows the crawl's progress, the
       // previous passages stay listed, and the new ones replace them once it completes
@@ -251,7 +273,10 @@ describe('what visitors read', () => {
   it('the owner sets the no-answer message and hides the sources; the agent keeps both', async () => {
     const { token, agent } = await newOwner();
     expect(agent).toMatchObject({ no_answer_message: null, show_sources: true });
-    await ok(token, 'POST', `/api/sources/chatbot/${agent.id}/text`, { name: 'Opening hours', content: 'The boiler desk is open Monday to Friday, 8:00 to 18:00.' });
+    await ok(token, 'POST', `/api/sources/chatbot/${agent.id}/text`, {
+      name: 'Opening hours',
+      content: 'The boiler desk is open Monday to Friday, 8:00 to 18:00.',
+    });
     const page = await openAs(token, `#/agents/${agent.id}/settings`);
     const { errors } = watch(page);
     try {
@@ -269,10 +294,18 @@ describe('what visitors read', () => {
       await showSources.uncheck();
       await general.getByRole('button', { name: 'Save' }).click();
       await page.getByText('General saved').waitFor();
-      expect(await ok(token, 'GET', `/api/chatbots/${agent.id}`)).toMatchObject({ no_answer_message: message, show_sources: false });
+      expect(await ok(token, 'GET', `/api/chatbots/${agent.id}`)).toMatchObject({
+        no_answer_message: message,
+        show_sources: false,
+      });
 
       // what a visitor gets: the owner's sentence, and an answer without its sources
-      const chat = (text: string) => t.app.inject({ method: 'POST', url: `/api/public/chat/${agent.id}`, payload: { message: text, session_id: 'visitor-1' } });
+      const chat = (text: string) =>
+        t.app.inject({
+          method: 'POST',
+          url: `/api/public/chat/${agent.id}`,
+          payload: { message: text, session_id: 'visitor-1' },
+        });
       const unknown = await chat('Do you sell bicycles?');
       expect(unknown.json()).toMatchObject({ message, sources: [] });
       const known = (await chat('When is the boiler desk open?')).json();
@@ -288,7 +321,10 @@ describe('what visitors read', () => {
       await showSources.check();
       await general.getByRole('button', { name: 'Save' }).click();
       await page.getByText('General saved').waitFor();
-      expect(await ok(token, 'GET', `/api/chatbots/${agent.id}`)).toMatchObject({ no_answer_message: null, show_sources: true });
+      expect(await ok(token, 'GET', `/api/chatbots/${agent.id}`)).toMatchObject({
+        no_answer_message: null,
+        show_sources: true,
+      });
       expect((await chat('Do you sell bicycles?')).json().message).toBe('I could not find that in our information.');
       expect(errors).toEqual([]);
     } finally {

@@ -35,12 +35,24 @@ const OTHER_HOST = 'admin.example.test';
 /** Screenshots at desktop width and at 375 px (test-artifacts/admin-*.png); at 375 px nothing may stick out sideways. */
 const shoot = (page: Page, name: string) => shootBothWidths(page, 'admin', name, { settle: true });
 
-const apiAs = (token: string, method: 'GET' | 'POST' | 'PUT' | 'PATCH', url: string, payload?: Record<string, unknown>) => apiOk(t.app, token, method, url, payload);
+const apiAs = (
+  token: string,
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH',
+  url: string,
+  payload?: Record<string, unknown>,
+) => apiOk(t.app, token, method, url, payload);
 
 beforeAll(async () => {
   fake = await startFakeLlm('openai', { reply: ANSWER, chunks: 4 });
   // REGISTRATION open, so the admin test can have a second account; first-only has its own test
-  t = await startTestApp({ env: { REGISTRATION: 'open', OPENAI_API_KEY: 'sk-test-admin-ui', OPENAI_BASE_URL: fake.baseURL, EMBEDDINGS: 'none' } });
+  t = await startTestApp({
+    env: {
+      REGISTRATION: 'open',
+      OPENAI_API_KEY: 'sk-test-admin-ui',
+      OPENAI_BASE_URL: fake.baseURL,
+      EMBEDDINGS: 'none',
+    },
+  });
   appUrl = `http://127.0.0.1:${await listenOnLoopback(t)}`;
   browser = await launchBrowser({ args: [`--host-resolver-rules=MAP ${OTHER_HOST} 127.0.0.1`] });
 }, 60_000);
@@ -111,7 +123,9 @@ describe('the owner runs the business from the browser', () => {
     const launcher = page.locator('.preview-launcher');
     expect(await launcher.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(124, 58, 237)');
     await appearance.getByLabel('Primary color', { exact: true }).fill('#0f766e');
-    await page.waitForFunction(() => getComputedStyle(document.querySelector('.preview-launcher')!).backgroundColor === 'rgb(15, 118, 110)');
+    await page.waitForFunction(
+      () => getComputedStyle(document.querySelector('.preview-launcher')!).backgroundColor === 'rgb(15, 118, 110)',
+    );
     await appearance.getByLabel('Position').selectOption('top-left');
     await page.locator('.preview.preview-top-left').waitFor();
     await appearance.getByRole('button', { name: 'Save' }).click();
@@ -146,7 +160,9 @@ describe('the owner runs the business from the browser', () => {
     // the embed snippet and the share link, each with a copy button
     await page.getByRole('link', { name: 'Embed & share' }).click();
     const snippet = await page.getByLabel('Embed snippet').innerText();
-    expect(snippet.trim()).toBe(`<script src="${t.config.publicUrl}/widget.js" data-chatbot-id="${agentId}" defer></script>`);
+    expect(snippet.trim()).toBe(
+      `<script src="${t.config.publicUrl}/widget.js" data-chatbot-id="${agentId}" defer></script>`,
+    );
     expect(await page.getByLabel('Share link').inputValue()).toBe(`${t.config.publicUrl}/chat/${agentId}`);
     await page.getByRole('button', { name: 'Copy snippet' }).click();
     await page.getByRole('button', { name: 'Copied' }).waitFor();
@@ -165,7 +181,9 @@ describe('the owner runs the business from the browser', () => {
     const row = page.locator('.source', { hasText: 'shipping-faq.txt' });
     await row.waitFor();
     // the list reads itself again while the file is processed, until it is ready
-    await page.locator('.source[data-status="completed"]', { hasText: 'shipping-faq.txt' }).waitFor({ timeout: 20_000 });
+    await page
+      .locator('.source[data-status="completed"]', { hasText: 'shipping-faq.txt' })
+      .waitFor({ timeout: 20_000 });
     await row.getByText('Ready').waitFor();
 
     await page.getByRole('button', { name: 'Text', exact: true }).click();
@@ -184,17 +202,25 @@ describe('the owner runs the business from the browser', () => {
 
   it('a failed source shows its error; a refused upload says why', async () => {
     // a PDF header over garbage passes the upload check and fails in the parser
-    await page.locator('input[type=file]').setInputFiles({ name: 'broken.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.7\nthis is not really a PDF\n') });
+    await page.locator('input[type=file]').setInputFiles({
+      name: 'broken.pdf',
+      mimeType: 'application/pdf',
+      buffer: Buffer.from('%PDF-1.7\nthis is not really a PDF\n'),
+    });
     const failed = page.locator('.source[data-status="failed"]', { hasText: 'broken.pdf' });
     await failed.waitFor({ timeout: 20_000 });
     await failed.getByText('Failed').waitFor();
     const message = (await failed.locator('.source-error').innerText()).trim();
-    const stored = (await apiAs(ownerToken, 'GET', `/api/sources/chatbot/${agentId}`)).find((s: { name: string }) => s.name === 'broken.pdf');
+    const stored = (await apiAs(ownerToken, 'GET', `/api/sources/chatbot/${agentId}`)).find(
+      (s: { name: string }) => s.name === 'broken.pdf',
+    );
     expect(message).toBe(stored.error_message);
 
     // content that is not what its extension says is refused at upload (a 400 the browser logs)
     const before = errors.length;
-    await page.locator('input[type=file]').setInputFiles({ name: 'fake.pdf', mimeType: 'application/pdf', buffer: Buffer.from('this is not a PDF') });
+    await page
+      .locator('input[type=file]')
+      .setInputFiles({ name: 'fake.pdf', mimeType: 'application/pdf', buffer: Buffer.from('this is not a PDF') });
     const refused = page.locator('.upload-row', { hasText: 'fake.pdf' });
     await refused.getByRole('alert').waitFor();
     expect((await refused.getByRole('alert').innerText()).length).toBeGreaterThan(5);
@@ -221,9 +247,22 @@ describe('the owner runs the business from the browser', () => {
 
   it('sees the conversation with its transcript, and a visitor lead', async () => {
     // a visitor leaves a lead and chats through the public routes (what the widget does)
-    const visitor = await t.app.inject({ method: 'POST', url: `/api/public/chat/${agentId}`, payload: { message: 'Do you ship to Norway?', session_id: 'visitor-1', user_name: 'Vera Visitor', user_email: 'vera@example.com' } });
+    const visitor = await t.app.inject({
+      method: 'POST',
+      url: `/api/public/chat/${agentId}`,
+      payload: {
+        message: 'Do you ship to Norway?',
+        session_id: 'visitor-1',
+        user_name: 'Vera Visitor',
+        user_email: 'vera@example.com',
+      },
+    });
     expect(visitor.statusCode, visitor.body).toBe(200);
-    const lead = await t.app.inject({ method: 'POST', url: `/api/public/lead/${agentId}`, payload: { name: 'Vera Visitor', phone: '+47 555 01 234', session_id: 'visitor-1' } });
+    const lead = await t.app.inject({
+      method: 'POST',
+      url: `/api/public/lead/${agentId}`,
+      payload: { name: 'Vera Visitor', phone: '+47 555 01 234', session_id: 'visitor-1' },
+    });
     expect(lead.statusCode, lead.body).toBe(200);
 
     await page.getByRole('link', { name: 'Conversations', exact: true }).click();
@@ -290,7 +329,9 @@ describe('the owner runs the business from the browser', () => {
     await card.getByLabel('Notes').fill('Called on Monday; sending a quote.');
     await card.getByRole('button', { name: 'Save notes' }).click();
     await page.waitForFunction(() => document.querySelectorAll('.toast').length > 0);
-    await expect.poll(async () => (await apiAs(ownerToken, 'GET', '/api/leads'))[0]).toMatchObject({ name: 'Bob Buyer', status: 'Contacted', notes: 'Called on Monday; sending a quote.' });
+    await expect
+      .poll(async () => (await apiAs(ownerToken, 'GET', '/api/leads'))[0])
+      .toMatchObject({ name: 'Bob Buyer', status: 'Contacted', notes: 'Called on Monday; sending a quote.' });
     const download = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Export CSV' }).click();
     expect(readFileSync((await (await download).path())!, 'utf8')).toContain('Bob Buyer');
@@ -393,7 +434,11 @@ describe('sessions and set-up banners', () => {
         await page.getByText('E-mail is not configured').waitFor();
         await shoot(page, 'banners');
         // put away for this browser session, and it stays away on the next page
-        await page.getByRole('status').filter({ hasText: 'E-mail is not configured' }).getByRole('button', { name: 'Dismiss' }).click();
+        await page
+          .getByRole('status')
+          .filter({ hasText: 'E-mail is not configured' })
+          .getByRole('button', { name: 'Dismiss' })
+          .click();
         await page.getByText('E-mail is not configured').waitFor({ state: 'detached' });
         await page.getByRole('link', { name: 'Leads', exact: true }).click();
         await page.getByRole('heading', { name: 'Leads' }).waitFor();
@@ -448,7 +493,10 @@ describe('PUBLIC_URL banner', () => {
    * trustworthy (not localhost): the Cross-Origin-Opener-Policy header (helmet's) is ignored
    * there. It is the browser's, not the app's, and is what HTTPS (docs/DEPLOY.md) removes.
    */
-  const untrustworthyOrigin = (errors: string[]) => errors.filter((e) => !/Cross-Origin-Opener-Policy header has been ignored, because the URL's origin was untrustworthy/.test(e));
+  const untrustworthyOrigin = (errors: string[]) =>
+    errors.filter(
+      (e) => !/Cross-Origin-Opener-Policy header has been ignored, because the URL's origin was untrustworthy/.test(e),
+    );
 
   /** Opens `origin`'s admin UI logged in with `token` and waits until the set-up banners are drawn. */
   async function openAgents(origin: string, token: string): Promise<{ page: Page; errors: string[] }> {
@@ -505,7 +553,14 @@ describe('PUBLIC_URL banner', () => {
     try {
       const port = await listenOnLoopback(configured);
       const { token } = await registerUser(configured.app);
-      const agent = (await configured.app.inject({ method: 'POST', url: '/api/chatbots', headers: auth(token), payload: { name: 'Configured' } })).json();
+      const agent = (
+        await configured.app.inject({
+          method: 'POST',
+          url: '/api/chatbots',
+          headers: auth(token),
+          payload: { name: 'Configured' },
+        })
+      ).json();
       const { page, errors } = await openAgents(`http://${OTHER_HOST}:${port}`, token);
       try {
         expect(await page.getByText(BANNER).count()).toBe(0);
@@ -528,8 +583,19 @@ describe('the source list polls politely', () => {
     const { token } = await registerUser(t.app);
     const agent = await apiAs(token, 'POST', '/api/chatbots', { name: 'Polling bot' });
     const source = {
-      id: 'src-1', chatbot_id: agent.id, type: 'website', name: 'https://www.acme.example/', url: 'https://www.acme.example/', file_type: null, file_size: null,
-      status: 'processing', error_message: null, progress: 0.4, pages_done: 4, pages_found: 10, created_at: new Date().toISOString(),
+      id: 'src-1',
+      chatbot_id: agent.id,
+      type: 'website',
+      name: 'https://www.acme.example/',
+      url: 'https://www.acme.example/',
+      file_type: null,
+      file_size: null,
+      status: 'processing',
+      error_message: null,
+      progress: 0.4,
+      pages_done: 4,
+      pages_found: 10,
+      created_at: new Date().toISOString(),
     };
     // the list the page reads is served by the test, so "processing" lasts exactly as long as wanted
     let answer: 'processing' | 'limited' | 'completed' = 'processing';
@@ -539,8 +605,15 @@ describe('the source list polls politely', () => {
     await page.route(`**/api/sources/chatbot/${agent.id}`, async (route) => {
       if (route.request().method() !== 'GET') return route.fallback();
       hits++;
-      if (answer === 'limited') return route.fulfill({ status: 429, headers: { 'retry-after': '3' }, json: { detail: 'Rate limit exceeded: at most 60 requests in this window; try again in 3 s' } });
-      return route.fulfill({ json: [answer === 'completed' ? { ...source, status: 'completed', progress: 1, pages_done: 10 } : source] });
+      if (answer === 'limited')
+        return route.fulfill({
+          status: 429,
+          headers: { 'retry-after': '3' },
+          json: { detail: 'Rate limit exceeded: at most 60 requests in this window; try again in 3 s' },
+        });
+      return route.fulfill({
+        json: [answer === 'completed' ? { ...source, status: 'completed', progress: 1, pages_done: 10 } : source],
+      });
     });
     // a fake clock: the page's timers run only when the test moves time on
     await page.clock.install();
@@ -548,10 +621,12 @@ describe('the source list polls politely', () => {
       await openLoggedIn(page, appUrl, token, `#/agents/${agent.id}/knowledge`);
       const row = page.locator('.source', { hasText: 'acme.example' });
       // effects run after paint (animation frames): move time in small steps until the list is there
-      await expect.poll(async () => {
-        await page.clock.runFor(20);
-        return row.isVisible();
-      }).toBe(true);
+      await expect
+        .poll(async () => {
+          await page.clock.runFor(20);
+          return row.isVisible();
+        })
+        .toBe(true);
       await row.getByText('4 of 10 pages').waitFor();
       await row.getByRole('progressbar').waitFor();
       expect(hits).toBe(1);
@@ -574,10 +649,12 @@ describe('the source list polls politely', () => {
 
       // back: one read; a 429 is shown politely and the next turn reads again
       await page.getByRole('link', { name: 'Knowledge', exact: true }).click();
-      await expect.poll(async () => {
-        await page.clock.runFor(20);
-        return hits;
-      }).toBe(3);
+      await expect
+        .poll(async () => {
+          await page.clock.runFor(20);
+          return hits;
+        })
+        .toBe(3);
       answer = 'limited';
       await page.clock.runFor(3_100);
       await expect.poll(() => hits).toBe(4);

@@ -36,9 +36,17 @@ describe('erasing a visitor from the admin UI', () => {
     const { email, token } = await registerUser(t.app, { name: 'Olivia Owner' });
     const agent = await createAgent(t.app, token, { name: 'Shop help' });
     const visit = async (session: string, name: string, text: string, phone: string) => {
-      const chat = await t.app.inject({ method: 'POST', url: `/api/public/chat/${agent.id}`, payload: { message: text, session_id: session, user_name: name, user_email: `${session}@example.com` } });
+      const chat = await t.app.inject({
+        method: 'POST',
+        url: `/api/public/chat/${agent.id}`,
+        payload: { message: text, session_id: session, user_name: name, user_email: `${session}@example.com` },
+      });
       expect(chat.statusCode, chat.body).toBe(200);
-      const lead = await t.app.inject({ method: 'POST', url: `/api/public/lead/${agent.id}`, payload: { name, phone, session_id: session } });
+      const lead = await t.app.inject({
+        method: 'POST',
+        url: `/api/public/lead/${agent.id}`,
+        payload: { name, phone, session_id: session },
+      });
       expect(lead.statusCode, lead.body).toBe(200);
       return { conversationId: chat.json().conversation_id as string, leadId: lead.json().id as string };
     };
@@ -70,7 +78,9 @@ describe('erasing a visitor from the admin UI', () => {
     expect(await deleteButton.evaluate((el) => el === document.activeElement)).toBe(true);
 
     await deleteButton.click();
-    await dialog.getByText('It also deletes the leads (name and phone) this visitor left through Shop help in this chat').waitFor();
+    await dialog
+      .getByText('It also deletes the leads (name and phone) this visitor left through Shop help in this chat')
+      .waitFor();
     await dialog.getByText('Vera Forget and its 2 messages').waitFor();
     await shoot(page, 'dialog');
     await dialog.getByRole('button', { name: 'Delete conversation' }).click();
@@ -81,12 +91,19 @@ describe('erasing a visitor from the admin UI', () => {
     await list.getByText('Walt Stays').waitFor();
     expect(await list.locator('.conv-name').allInnerTexts()).toEqual(['Walt Stays']);
     await page.getByRole('status').filter({ hasText: 'Conversation deleted' }).waitFor();
-    const focused = await page.evaluate(() => ({ tag: document.activeElement?.tagName, text: document.activeElement?.textContent?.trim() }));
+    const focused = await page.evaluate(() => ({
+      tag: document.activeElement?.tagName,
+      text: document.activeElement?.textContent?.trim(),
+    }));
     expect(focused).toEqual({ tag: 'H2', text: 'Conversations' });
     await shoot(page, 'after');
 
     // the server agrees: the conversation and Vera's lead are gone, Walt's are there
-    const conversations = await t.app.inject({ method: 'GET', url: `/api/chat/conversations/${agent.id}`, headers: auth(token) });
+    const conversations = await t.app.inject({
+      method: 'GET',
+      url: `/api/chat/conversations/${agent.id}`,
+      headers: auth(token),
+    });
     expect(conversations.json().map((c: { id: string }) => c.id)).toEqual([walt.conversationId]);
     const leads = await t.app.inject({ method: 'GET', url: `/api/chatbot-leads/${agent.id}`, headers: auth(token) });
     expect(leads.json().map((l: { id: string }) => l.id)).toEqual([walt.leadId]);

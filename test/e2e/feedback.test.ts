@@ -32,7 +32,8 @@ afterAll(async () => {
   await t?.cleanup();
 });
 
-const api = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json): Promise<any> => apiOk(t.app, token, method, url, payload);
+const api = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json): Promise<any> =>
+  apiOk(t.app, token, method, url, payload);
 
 async function site(agentId: string): Promise<string> {
   const s = await startWidgetSite(appUrl, agentId);
@@ -42,7 +43,12 @@ async function site(agentId: string): Promise<string> {
 
 describe('widget and admin UI (issue 23)', () => {
   it('greets once after the delay while closed, and the greeting can be dismissed', async () => {
-    const agent = await api('POST', '/api/chatbots', { name: 'Acme helper', lead_capture_enabled: false, greeting_message: 'Need a hand? Ask me anything.', greeting_delay_s: 1 });
+    const agent = await api('POST', '/api/chatbots', {
+      name: 'Acme helper',
+      lead_capture_enabled: false,
+      greeting_message: 'Need a hand? Ask me anything.',
+      greeting_delay_s: 1,
+    });
     const url = await site(agent.id);
     const page = await browser.context.newPage();
     await page.goto(url);
@@ -61,7 +67,11 @@ describe('widget and admin UI (issue 23)', () => {
   });
 
   it('a visitor uses a starter question, gives a thumbs down and asks for a person; the owner sees, filters, searches and resolves', async () => {
-    const agent = await api('POST', '/api/chatbots', { name: 'Acme helper', lead_capture_enabled: false, starter_questions: ['What are your opening hours?', 'Do you ship abroad?'] });
+    const agent = await api('POST', '/api/chatbots', {
+      name: 'Acme helper',
+      lead_capture_enabled: false,
+      starter_questions: ['What are your opening hours?', 'Do you ship abroad?'],
+    });
     const page = await browser.context.newPage();
     await page.goto(await site(agent.id));
     await page.getByRole('button', { name: /chat/i }).first().click();

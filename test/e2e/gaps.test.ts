@@ -2,7 +2,14 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLoggedIn } from '../helpers/admin.js';
 import { apiOk, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
-import { artifactPath, launchBrowser, listenOnLoopback, watchErrors, type Browser, type TinyServer } from '../helpers/browser.js';
+import {
+  artifactPath,
+  launchBrowser,
+  listenOnLoopback,
+  watchErrors,
+  type Browser,
+  type TinyServer,
+} from '../helpers/browser.js';
 import { openWidget, startWidgetSite, widgetIdle } from '../helpers/widget-page.js';
 import { startFakeLlm, type FakeLlm, type RecordedRequest } from '../helpers/fake-llm.js';
 
@@ -31,7 +38,9 @@ function answerFromFirstPassage(req: RecordedRequest): string {
     .filter((m) => m.role === 'system')
     .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))
     .join('\n');
-  const first = /<reference_material>\n\[1\] \([^\n]*\)\n([\s\S]*?)(?:\n\n\[2\] |\n<\/reference_material>)/.exec(system)?.[1];
+  const first = /<reference_material>\n\[1\] \([^\n]*\)\n([\s\S]*?)(?:\n\n\[2\] |\n<\/reference_material>)/.exec(
+    system,
+  )?.[1];
   if (!first) return DONT_KNOW;
   const qa = /^Q: [\s\S]*?\nA: ([\s\S]*)$/.exec(first);
   return qa ? qa[1]!.trim() : first.trim();
@@ -59,18 +68,26 @@ afterAll(async () => {
   await llm?.close();
 });
 
-const ok = (token: string, method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json): Promise<any> => apiOk(t.app, token, method, url, payload);
+const ok = (token: string, method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json): Promise<any> =>
+  apiOk(t.app, token, method, url, payload);
 
 async function newOwner(): Promise<{ token: string; agent: Json }> {
   const { token } = await registerUser(t.app);
   const agent = await ok(token, 'POST', '/api/chatbots', { name: 'Acme helper', lead_capture_enabled: false });
-  await ok(token, 'POST', `/api/sources/chatbot/${agent.id}/text`, { name: 'Shipping', content: 'We ship to every country in the European Union within three days. Parcels are sent with tracking.' });
+  await ok(token, 'POST', `/api/sources/chatbot/${agent.id}/text`, {
+    name: 'Shipping',
+    content: 'We ship to every country in the European Union within three days. Parcels are sent with tracking.',
+  });
   return { token, agent };
 }
 
 /** A visitor's turn through the public API (another session, no browser). */
 async function visitorSays(agentId: string, sessionId: string, message: string): Promise<Json> {
-  const res = await t.app.inject({ method: 'POST', url: `/api/public/chat/${agentId}`, payload: { message, session_id: sessionId } });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/public/chat/${agentId}`,
+    payload: { message, session_id: sessionId },
+  });
   expect(res.statusCode, res.body).toBe(200);
   return res.json();
 }
@@ -101,7 +118,8 @@ async function openAs(token: string, hash: string): Promise<Page> {
   return page;
 }
 
-const isFocused = (page: Page, label: string) => page.getByLabel(label, { exact: true }).evaluate((el) => el === document.activeElement);
+const isFocused = (page: Page, label: string) =>
+  page.getByLabel(label, { exact: true }).evaluate((el) => el === document.activeElement);
 
 describe('answer gaps in the admin UI (issue 23.2)', () => {
   it('the owner answers the gap; the next visitor asking the same question gets the new answer', async () => {
@@ -123,7 +141,11 @@ describe('answer gaps in the admin UI (issue 23.2)', () => {
     expect(await tab.getAttribute('aria-current')).toBe('page');
     // between Conversations and Try it
     const tabs = await admin.getByRole('navigation', { name: 'Agent sections' }).getByRole('link').allInnerTexts();
-    expect(tabs.slice(tabs.indexOf('Conversations'), tabs.indexOf('Try it') + 1)).toEqual(['Conversations', 'Unanswered', 'Try it']);
+    expect(tabs.slice(tabs.indexOf('Conversations'), tabs.indexOf('Try it') + 1)).toEqual([
+      'Conversations',
+      'Unanswered',
+      'Try it',
+    ]);
 
     const open = admin.getByRole('list', { name: 'Open questions' });
     await open.waitFor();
@@ -136,7 +158,9 @@ describe('answer gaps in the admin UI (issue 23.2)', () => {
     await hours.getByText('No passage found').waitFor();
     await hours.getByText('just now').waitFor();
     const [hoursGap] = await ok(token, 'GET', `/api/chatbots/${agent.id}/gaps`);
-    expect(await hours.getByRole('link', { name: 'Conversation: opening hours?' }).getAttribute('href')).toBe(`#/agents/${agent.id}/conversations/${hoursGap.conversation_id}`);
+    expect(await hours.getByRole('link', { name: 'Conversation: opening hours?' }).getAttribute('href')).toBe(
+      `#/agents/${agent.id}/conversations/${hoursGap.conversation_id}`,
+    );
     await admin.screenshot({ path: artifactPath('gaps-open.png') });
 
     // dismissed: gone from Open, listed under Dismissed
@@ -162,7 +186,9 @@ describe('answer gaps in the admin UI (issue 23.2)', () => {
     const answer = 'We are open Monday to Friday from 9 to 17, and on Saturdays from 10 to 14.';
     await form.getByLabel('Answer', { exact: true }).fill(answer);
     await admin.screenshot({ path: artifactPath('gaps-answer-form.png') });
-    const saved = admin.waitForResponse((r) => r.url().endsWith(`/gaps/${hoursGap.id}/answer`) && r.request().method() === 'POST');
+    const saved = admin.waitForResponse(
+      (r) => r.url().endsWith(`/gaps/${hoursGap.id}/answer`) && r.request().method() === 'POST',
+    );
     await form.getByRole('button', { name: 'Save answer' }).click();
     expect((await saved).status()).toBe(201);
     await admin.getByRole('status').filter({ hasText: 'Answer saved. The agent uses it from now on.' }).waitFor();
@@ -180,9 +206,17 @@ describe('answer gaps in the admin UI (issue 23.2)', () => {
 
     // the server agrees: a qa source with the edited question, the gaps answered and dismissed
     const sources = await ok(token, 'GET', `/api/sources/chatbot/${agent.id}`);
-    expect(sources.find((s: Json) => s.type === 'qa')).toMatchObject({ qa_question: 'What are your opening hours?', qa_answer: answer, status: 'completed' });
-    expect((await ok(token, 'GET', `/api/chatbots/${agent.id}/gaps?status=answered`)).map((g: Json) => g.id)).toEqual([hoursGap.id]);
-    expect((await ok(token, 'GET', `/api/chatbots/${agent.id}/gaps?status=dismissed`)).map((g: Json) => g.conversation_id)).toEqual([parking.conversation_id]);
+    expect(sources.find((s: Json) => s.type === 'qa')).toMatchObject({
+      qa_question: 'What are your opening hours?',
+      qa_answer: answer,
+      status: 'completed',
+    });
+    expect((await ok(token, 'GET', `/api/chatbots/${agent.id}/gaps?status=answered`)).map((g: Json) => g.id)).toEqual([
+      hoursGap.id,
+    ]);
+    expect(
+      (await ok(token, 'GET', `/api/chatbots/${agent.id}/gaps?status=dismissed`)).map((g: Json) => g.conversation_id),
+    ).toEqual([parking.conversation_id]);
 
     // a new visitor: another browser with its own profile, the same question in the widget
     const other = await launchBrowser();
@@ -222,7 +256,9 @@ describe('answer gaps in the admin UI (issue 23.2)', () => {
     await row.getByRole('button', { name: 'Edit Can I return a parcel?' }).click();
     const edit = page.getByRole('form', { name: 'Edit Q&A: Can I return a parcel?' });
     await edit.waitFor();
-    await expect.poll(() => edit.getByLabel('Answer', { exact: true }).evaluate((el) => el === document.activeElement)).toBe(true);
+    await expect
+      .poll(() => edit.getByLabel('Answer', { exact: true }).evaluate((el) => el === document.activeElement))
+      .toBe(true);
     expect(await edit.getByRole('textbox', { name: /^Question/ }).inputValue()).toBe('Can I return a parcel?');
     expect(await edit.getByLabel('Answer', { exact: true }).inputValue()).toBe('Yes, within 30 days.');
     await edit.getByRole('textbox', { name: /^Question/ }).fill('Can I return a parcel or an order?');
@@ -231,15 +267,30 @@ describe('answer gaps in the admin UI (issue 23.2)', () => {
     await edit.getByRole('button', { name: 'Save Q&A' }).click();
     await page.getByRole('status').filter({ hasText: 'Q&A saved.' }).waitFor();
     const edited = page.locator('.source', { hasText: 'Can I return a parcel or an order?' });
-    await edited.locator('.qa-answer').getByText('Yes: within 60 days, with the return label in the box.', { exact: true }).waitFor();
+    await edited
+      .locator('.qa-answer')
+      .getByText('Yes: within 60 days, with the return label in the box.', { exact: true })
+      .waitFor();
     expect(await edit.count()).toBe(0);
-    await expect.poll(() => edited.getByRole('button', { name: 'Edit Can I return a parcel or an order?' }).evaluate((el) => el === document.activeElement)).toBe(true);
+    await expect
+      .poll(() =>
+        edited
+          .getByRole('button', { name: 'Edit Can I return a parcel or an order?' })
+          .evaluate((el) => el === document.activeElement),
+      )
+      .toBe(true);
     // its one passage was stored again
     await edited.getByRole('button', { name: /^Passages/ }).click();
-    await page.getByRole('region', { name: /^Passages of / }).getByText('A: Yes: within 60 days', { exact: false }).waitFor();
+    await page
+      .getByRole('region', { name: /^Passages of / })
+      .getByText('A: Yes: within 60 days', { exact: false })
+      .waitFor();
 
     const [source] = (await ok(token, 'GET', `/api/sources/chatbot/${agent.id}`)).filter((s: Json) => s.type === 'qa');
-    expect(source).toMatchObject({ qa_question: 'Can I return a parcel or an order?', qa_answer: 'Yes: within 60 days, with the return label in the box.' });
+    expect(source).toMatchObject({
+      qa_question: 'Can I return a parcel or an order?',
+      qa_answer: 'Yes: within 60 days, with the return label in the box.',
+    });
     expect((await visitorSays(agent.id, 'v2', 'Can I return a parcel?')).message).toContain('within 60 days');
 
     expect(errors).toEqual([]);
@@ -251,7 +302,10 @@ describe('answer gaps in the admin UI (issue 23.2)', () => {
     await again.getByRole('alert').waitFor();
     expect(await again.getByRole('alert').innerText()).toMatch(/answer/i);
     await again.getByRole('button', { name: 'Cancel' }).click();
-    await edited.locator('.qa-answer').getByText('Yes: within 60 days, with the return label in the box.', { exact: true }).waitFor();
+    await edited
+      .locator('.qa-answer')
+      .getByText('Yes: within 60 days, with the return label in the box.', { exact: true })
+      .waitFor();
     await page.close();
   });
 });

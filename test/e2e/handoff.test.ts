@@ -2,7 +2,14 @@ import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLoggedIn } from '../helpers/admin.js';
 import { apiOk, ManualClock, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
-import { artifactPath, launchBrowser, listenOnLoopback, watchErrors, type Browser, type TinyServer } from '../helpers/browser.js';
+import {
+  artifactPath,
+  launchBrowser,
+  listenOnLoopback,
+  watchErrors,
+  type Browser,
+  type TinyServer,
+} from '../helpers/browser.js';
 import { openWidget, startWidgetSite, widgetIdle } from '../helpers/widget-page.js';
 
 /**
@@ -37,11 +44,14 @@ afterAll(async () => {
   await t?.cleanup();
 });
 
-const api = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json): Promise<any> => apiOk(t.app, token, method, url, payload);
+const api = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json): Promise<any> =>
+  apiOk(t.app, token, method, url, payload);
 
 async function site(agentId: string): Promise<string> {
   // the browser asks for a favicon; a 404 would be a console error on the visitor's page
-  const s = await startWidgetSite(appUrl, agentId, { extraPages: { '/favicon.ico': { type: 'image/x-icon', body: '' } } });
+  const s = await startWidgetSite(appUrl, agentId, {
+    extraPages: { '/favicon.ico': { type: 'image/x-icon', body: '' } },
+  });
   servers.push(s);
   return s.url;
 }
@@ -88,7 +98,9 @@ describe('live handoff in the browser (issue 23.4)', () => {
     expect(await list.getByText('active').count()).toBe(1);
 
     await dialog.getByRole('button', { name: 'Not helpful' }).click();
-    await expect.poll(() => dialog.getByRole('button', { name: 'Not helpful' }).getAttribute('aria-pressed')).toBe('true');
+    await expect
+      .poll(() => dialog.getByRole('button', { name: 'Not helpful' }).getAttribute('aria-pressed'))
+      .toBe('true');
     await dialog.getByRole('button', { name: 'Talk to a person' }).click();
     await dialog.getByText('We have asked a person to take over').waitFor();
 
@@ -139,7 +151,15 @@ describe('live handoff in the browser (issue 23.4)', () => {
     await page.getByRole('button', { name: /chat/i }).first().click();
     const again = page.getByRole('dialog');
     await again.getByText('No box needed.').waitFor();
-    const lines = await again.locator('.log > .msg, .log > .note').evaluateAll((els) => els.map((e) => (e.classList.contains('note') ? `note: ${e.textContent}` : `${e.classList.contains('user') ? 'visitor' : e.classList.contains('person') ? 'person' : 'agent'}`)));
+    const lines = await again
+      .locator('.log > .msg, .log > .note')
+      .evaluateAll((els) =>
+        els.map((e) =>
+          e.classList.contains('note')
+            ? `note: ${e.textContent}`
+            : `${e.classList.contains('user') ? 'visitor' : e.classList.contains('person') ? 'person' : 'agent'}`,
+        ),
+      );
     expect(lines).toEqual([
       'agent', // welcome
       'visitor',
@@ -166,7 +186,9 @@ describe('live handoff in the browser (issue 23.4)', () => {
     await gap.getByText('Asked for a person').waitFor();
     await gap.getByRole('button', { name: 'Answer: Can I return a worn jacket?' }).click();
     const form = admin.getByRole('form', { name: 'Answer: Can I return a worn jacket?' });
-    await form.getByLabel('Answer', { exact: true }).fill('Yes: worn items can be returned within 30 days with the receipt.');
+    await form
+      .getByLabel('Answer', { exact: true })
+      .fill('Yes: worn items can be returned within 30 days with the receipt.');
     await form.getByRole('button', { name: 'Save answer' }).click();
     await admin.getByRole('status').filter({ hasText: 'Answer saved. The agent uses it from now on.' }).waitFor();
     await admin.screenshot({ path: artifactPath('handoff-admin-gap-answered.png') });
@@ -179,7 +201,9 @@ describe('live handoff in the browser (issue 23.4)', () => {
     const newAnswer = nextDialog.locator('.msg.assistant').last().locator('.bubble');
     await newAnswer.getByText('Yes: worn items can be returned within 30 days with the receipt.').waitFor();
     // the owner's words as they wrote them (no model here), citing the Q&A
-    expect(await newAnswer.locator('p').first().innerText()).toBe('Yes: worn items can be returned within 30 days with the receipt.');
+    expect(await newAnswer.locator('p').first().innerText()).toBe(
+      'Yes: worn items can be returned within 30 days with the receipt.',
+    );
     expect(await newAnswer.locator('.sources li').allInnerTexts()).toEqual(['Can I return a worn jacket?']);
     await next.screenshot({ path: artifactPath('handoff-next-visitor.png') });
 
@@ -192,7 +216,11 @@ describe('live handoff in the browser (issue 23.4)', () => {
   });
 
   it('an escalation nobody takes in time: the visitor is told and leaves their name and phone', async () => {
-    const agent = await api('POST', '/api/chatbots', { name: 'Night shift', lead_capture_enabled: false, handoff_wait_s: 60 });
+    const agent = await api('POST', '/api/chatbots', {
+      name: 'Night shift',
+      lead_capture_enabled: false,
+      handoff_wait_s: 60,
+    });
     const page = await browser.context.newPage();
     const errors = watchErrors(page);
     const streams = watchStreams(page);

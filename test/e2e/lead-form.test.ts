@@ -1,7 +1,15 @@
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLoggedIn } from '../helpers/admin.js';
-import { apiOk, makeDataDir, registerUser, ROOMY_PLAN, startTestApp, type TestApp, writePlansFile } from '../helpers/app.js';
+import {
+  apiOk,
+  makeDataDir,
+  registerUser,
+  ROOMY_PLAN,
+  startTestApp,
+  type TestApp,
+  writePlansFile,
+} from '../helpers/app.js';
 import { artifactPath, launchBrowser, listenOnLoopback, type Browser, type TinyServer } from '../helpers/browser.js';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 import { animationsDone, openWidget as openWidgetAt, startWidgetSite, widgetTurnDone } from '../helpers/widget-page.js';
@@ -26,7 +34,10 @@ beforeAll(async () => {
   // roomy limits, so the plan never interferes
   const plansFile = writePlansFile(dataDir, { free: ROOMY_PLAN });
   fake = await startFakeLlm('openai', { reply: 'Happy to help with that.', chunks: 2 });
-  t = await startTestApp({ dataDir, env: { OPENAI_API_KEY: 'sk-test-lead', OPENAI_BASE_URL: fake.baseURL, EMBEDDINGS: 'none', PLANS_FILE: plansFile } });
+  t = await startTestApp({
+    dataDir,
+    env: { OPENAI_API_KEY: 'sk-test-lead', OPENAI_BASE_URL: fake.baseURL, EMBEDDINGS: 'none', PLANS_FILE: plansFile },
+  });
   appUrl = `http://127.0.0.1:${await listenOnLoopback(t)}`;
   token = (await registerUser(t.app)).token;
   browser = await launchBrowser();
@@ -39,7 +50,8 @@ afterAll(async () => {
   await t?.cleanup();
 });
 
-const api = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json): Promise<any> => apiOk(t.app, token, method, url, payload);
+const api = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json): Promise<any> =>
+  apiOk(t.app, token, method, url, payload);
 
 /** A new agent as the API makes it (the defaults), with `settings` on top. */
 async function newAgent(settings: Json = {}): Promise<Json> {
@@ -59,7 +71,8 @@ async function openWidget(agentId: string): Promise<{ page: Page; dialog: Locato
 const messageBox = (dialog: Locator) => dialog.getByRole('textbox', { name: 'Type your message' });
 const nameBox = (dialog: Locator) => dialog.getByRole('textbox', { name: 'Name' });
 /** the form asked in the conversation, named by its introduction */
-const laterForm = (dialog: Locator) => dialog.getByRole('form', { name: 'Would you like us to get back to you? Leave your name and phone number.' });
+const laterForm = (dialog: Locator) =>
+  dialog.getByRole('form', { name: 'Would you like us to get back to you? Leave your name and phone number.' });
 
 /** Sends a message and waits until its answer is complete (`answers`: answers on screen then, the welcome not counted). */
 async function ask(page: Page, dialog: Locator, text: string, answers: number): Promise<void> {
@@ -69,12 +82,18 @@ async function ask(page: Page, dialog: Locator, text: string, answers: number): 
   await widgetTurnDone(page);
 }
 
-const stored = (page: Page, agentId: string) => page.evaluate(`JSON.parse(localStorage.getItem('chat-agent:${agentId}'))`) as Promise<Json>;
+const stored = (page: Page, agentId: string) =>
+  page.evaluate(`JSON.parse(localStorage.getItem('chat-agent:${agentId}'))`) as Promise<Json>;
 
 describe('the lead form', () => {
   it('a new agent asks after the first answer, in the conversation; the lead sent there reaches the owner', async () => {
     const agent = await newAgent();
-    expect(agent).toMatchObject({ lead_capture_enabled: true, lead_form_timing: 'after_messages', lead_form_after_messages: 1, privacy_policy_url: null });
+    expect(agent).toMatchObject({
+      lead_capture_enabled: true,
+      lead_form_timing: 'after_messages',
+      lead_form_after_messages: 1,
+      privacy_policy_url: null,
+    });
     const { page, dialog } = await openWidget(agent.id);
 
     // not before: the visitor can write straight away
@@ -91,7 +110,11 @@ describe('the lead form', () => {
     expect(await form.getByRole('link').count()).toBe(0); // no privacy policy set: no link
     expect(await form.getByRole('button', { name: 'Not now' }).isVisible()).toBe(true);
     // the form does not take the focus from the message box the visitor is writing in
-    expect(await page.evaluate(`document.querySelector('chat-agent-widget').shadowRoot.activeElement?.getAttribute('aria-label')`)).toBe('Type your message');
+    expect(
+      await page.evaluate(
+        `document.querySelector('chat-agent-widget').shadowRoot.activeElement?.getAttribute('aria-label')`,
+      ),
+    ).toBe('Type your message');
     await page.screenshot({ path: artifactPath('lead-form-after-first-answer.png') });
 
     const leadResponse = page.waitForResponse((r) => r.url().includes('/api/public/lead/'));
@@ -142,7 +165,9 @@ describe('the lead form', () => {
     await messageBox(dialog).waitFor();
     await ask(page, dialog, 'Hello', 1);
     expect(await nameBox(dialog).count()).toBe(0);
-    expect(await api('GET', `/api/chatbot-leads/${agent.id}`)).toEqual([expect.objectContaining({ name: 'Alan Turing' })]);
+    expect(await api('GET', `/api/chatbot-leads/${agent.id}`)).toEqual([
+      expect.objectContaining({ name: 'Alan Turing' }),
+    ]);
     await page.close();
   });
 
@@ -158,9 +183,17 @@ describe('the lead form', () => {
     expect(await leads.getByLabel('Answers before asking').count()).toBe(0);
     await leads.getByRole('button', { name: 'Save' }).click();
     await admin.getByText('Lead capture and e-mail alerts saved').waitFor();
-    expect(await api('GET', `/api/chatbots/${agent.id}`)).toMatchObject({ lead_capture_enabled: false, lead_form_timing: 'after_messages' });
+    expect(await api('GET', `/api/chatbots/${agent.id}`)).toMatchObject({
+      lead_capture_enabled: false,
+      lead_form_timing: 'after_messages',
+    });
     await admin.reload();
-    expect(await admin.getByRole('form', { name: 'Lead capture and e-mail alerts' }).getByLabel('Ask for name and phone').inputValue()).toBe('never');
+    expect(
+      await admin
+        .getByRole('form', { name: 'Lead capture and e-mail alerts' })
+        .getByLabel('Ask for name and phone')
+        .inputValue(),
+    ).toBe('never');
     await admin.close();
 
     const { page, dialog } = await openWidget(agent.id);
@@ -172,7 +205,10 @@ describe('the lead form', () => {
   });
 
   it('after 2 answers with N = 2; "Not now" hides it for the conversation, also after a reload; a new conversation asks again', async () => {
-    const agent = await newAgent({ lead_form_after_messages: 2, privacy_policy_url: 'https://acme.example/privacy?lang=en&x=1' });
+    const agent = await newAgent({
+      lead_form_after_messages: 2,
+      privacy_policy_url: 'https://acme.example/privacy?lang=en&x=1',
+    });
     const { page, dialog } = await openWidget(agent.id);
     await ask(page, dialog, 'First question', 1);
     expect(await laterForm(dialog).count()).toBe(0);

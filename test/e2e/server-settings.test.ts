@@ -81,7 +81,10 @@ describe('Admin > Server settings', () => {
       const received = await smtp.waitFor(1);
       expect(received.to).toEqual([admin.email]);
       expect(received.from).toBe('alerts@chat-agent.test');
-      expect((await t.app.inject({ method: 'GET', url: '/api/system/status', headers: auth(admin.token) })).json().mail.configured).toBe(true);
+      expect(
+        (await t.app.inject({ method: 'GET', url: '/api/system/status', headers: auth(admin.token) })).json().mail
+          .configured,
+      ).toBe(true);
 
       // a provider key: saved, its hint shown, the key itself nowhere in the page
       await openai.getByLabel('API key').fill(KEY);

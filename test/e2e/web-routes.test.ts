@@ -49,7 +49,10 @@ describe('widget scripts', () => {
     expect(res.rawPayload.equals(bundle.body)).toBe(true);
     const { createHash } = await import('node:crypto');
     expect(createHash('sha256').update(res.rawPayload).digest('hex').slice(0, 16)).toBe(bundle.hash);
-    expect((await t.app.inject({ url: `/${bundle.fileName}`, headers: { 'if-none-match': String(res.headers.etag) } })).statusCode).toBe(304);
+    expect(
+      (await t.app.inject({ url: `/${bundle.fileName}`, headers: { 'if-none-match': String(res.headers.etag) } }))
+        .statusCode,
+    ).toBe(304);
   });
 
   it('a stale hash (a loader cached across an upgrade) gets the current bundle, cached briefly; junk is 404', async () => {
@@ -58,7 +61,12 @@ describe('widget scripts', () => {
     expect(stale.statusCode).toBe(200);
     expect(stale.headers['cache-control']).toBe('public, max-age=300');
     expect(stale.rawPayload.equals(bundle.body)).toBe(true);
-    for (const url of ['/widget-XYZ.js', '/widget-.js', '/widget-0123456789abcdef.js.map', '/widget-../../package.json.js']) {
+    for (const url of [
+      '/widget-XYZ.js',
+      '/widget-.js',
+      '/widget-0123456789abcdef.js.map',
+      '/widget-../../package.json.js',
+    ]) {
       expect((await t.app.inject({ url })).statusCode, url).toBe(404);
     }
   });
@@ -93,7 +101,11 @@ describe('share page /chat/{id}', () => {
     // one script element, external, from this origin; the agent name is escaped
     const scripts = res.body.match(/<script\b[^>]*>[\s\S]*?<\/script>/g) ?? [];
     expect(scripts).toHaveLength(1);
-    expect(scripts[0]).toMatch(new RegExp(`^<script src="/widget-[0-9a-f]{16}\\.js" data-chatbot-id="${agent.id}" data-mode="page" defer></script>$`));
+    expect(scripts[0]).toMatch(
+      new RegExp(
+        `^<script src="/widget-[0-9a-f]{16}\\.js" data-chatbot-id="${agent.id}" data-mode="page" defer></script>$`,
+      ),
+    );
     expect(res.body).toContain('<title>Chat with Page &#60;bot&#62; &#38; &#34;co&#34;</title>');
     expect(res.body).not.toContain('<bot>');
   });
@@ -110,7 +122,12 @@ describe('share page /chat/{id}', () => {
     const agent = await createAgent(t.app, token);
     await t.app.inject({ method: 'PATCH', url: `/api/chatbots/${agent.id}/toggle`, headers: auth(token) });
     expect((await t.app.inject({ url: `/chat/${agent.id}` })).statusCode).toBe(200);
-    await t.app.inject({ method: 'PUT', url: `/api/chatbots/${agent.id}`, headers: auth(token), payload: { public_access: false } });
+    await t.app.inject({
+      method: 'PUT',
+      url: `/api/chatbots/${agent.id}`,
+      headers: auth(token),
+      payload: { public_access: false },
+    });
     const hidden = await t.app.inject({ url: `/chat/${agent.id}`, headers: html });
     expect(hidden.statusCode).toBe(403);
     expect(hidden.body).toContain('This chat is not available.');
@@ -128,7 +145,10 @@ describe('compression', () => {
     ];
   };
   const varies = (res: { headers: Record<string, unknown> }) =>
-    String(res.headers.vary ?? '').split(',').map((f) => f.trim().toLowerCase()).includes('accept-encoding');
+    String(res.headers.vary ?? '')
+      .split(',')
+      .map((f) => f.trim().toLowerCase())
+      .includes('accept-encoding');
 
   it('the loader and the bundle come brotli-compressed to `br, gzip`, and decompress to the identity bytes', async () => {
     for (const { url, body } of scripts()) {
@@ -169,7 +189,9 @@ describe('compression', () => {
         expect(res.statusCode, `${url} ${ae}`).toBe(200);
         expect(res.headers['content-encoding'], `${url} ${ae}`).toBeUndefined();
         expect(varies(res), `${url} ${ae}`).toBe(true);
-        expect(res.headers.etag, `${url} ${ae}`).toBe(url === '/widget.js' ? loadWidgetAssets().loader.etag : bundle.etag);
+        expect(res.headers.etag, `${url} ${ae}`).toBe(
+          url === '/widget.js' ? loadWidgetAssets().loader.etag : bundle.etag,
+        );
         expect(res.rawPayload.equals(body), `${url} ${ae}`).toBe(true);
       }
     }
@@ -183,15 +205,25 @@ describe('compression', () => {
       const tags = [br, gz, plain].map((r) => String(r.headers.etag));
       expect(new Set(tags).size, url).toBe(3);
 
-      const notModified = await t.app.inject({ url, headers: { 'accept-encoding': 'br, gzip', 'if-none-match': tags[0] } });
+      const notModified = await t.app.inject({
+        url,
+        headers: { 'accept-encoding': 'br, gzip', 'if-none-match': tags[0] },
+      });
       expect(notModified.statusCode, url).toBe(304);
       expect(notModified.body, url).toBe('');
       expect(notModified.headers.etag, url).toBe(tags[0]);
       expect(varies(notModified), url).toBe(true);
-      expect((await t.app.inject({ url, headers: { 'accept-encoding': 'gzip', 'if-none-match': tags[1] } })).statusCode, url).toBe(304);
+      expect(
+        (await t.app.inject({ url, headers: { 'accept-encoding': 'gzip', 'if-none-match': tags[1] } })).statusCode,
+        url,
+      ).toBe(304);
       expect((await t.app.inject({ url, headers: { 'if-none-match': tags[2] } })).statusCode, url).toBe(304);
       // a cache holding several codings lists them all
-      expect((await t.app.inject({ url, headers: { 'accept-encoding': 'gzip', 'if-none-match': tags.join(', ') } })).statusCode, url).toBe(304);
+      expect(
+        (await t.app.inject({ url, headers: { 'accept-encoding': 'gzip', 'if-none-match': tags.join(', ') } }))
+          .statusCode,
+        url,
+      ).toBe(304);
 
       // a tag of another coding is not this representation: the full answer, in the coding asked for
       const mixed = await t.app.inject({ url, headers: { 'accept-encoding': 'br', 'if-none-match': tags[2] } });
@@ -249,6 +281,8 @@ describe('compression', () => {
     const kb = (n: number) => n / 1024;
     expect(Math.abs(kb(bundle.body.length) - Number(quoted![1]))).toBeLessThan(kb(bundle.body.length) * 0.1);
     expect(bundle.encoded.br).toBeDefined();
-    expect(Math.abs(kb(bundle.encoded.br!.body.length) - Number(quoted![2]))).toBeLessThan(kb(bundle.encoded.br!.body.length) * 0.1);
+    expect(Math.abs(kb(bundle.encoded.br!.body.length) - Number(quoted![2]))).toBeLessThan(
+      kb(bundle.encoded.br!.body.length) * 0.1,
+    );
   });
 });

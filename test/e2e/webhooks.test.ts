@@ -24,7 +24,8 @@ const received: Array<{ event: string; verified: boolean; body: string }> = [];
 function verify(rawBody: string, header: string): boolean {
   const parts = Object.fromEntries(header.split(',').map((p) => p.split('=')));
   const ts = Number(parts.t);
-  if (!secret || !Number.isInteger(ts) || Math.abs(Date.now() / 1000 - ts) > 300 || typeof parts.v1 !== 'string') return false;
+  if (!secret || !Number.isInteger(ts) || Math.abs(Date.now() / 1000 - ts) > 300 || typeof parts.v1 !== 'string')
+    return false;
   const expected = createHmac('sha256', secret).update(`${ts}.${rawBody}`).digest('hex');
   return parts.v1.length === expected.length && timingSafeEqual(Buffer.from(parts.v1), Buffer.from(expected));
 }
@@ -100,7 +101,10 @@ describe('webhooks in the admin UI', () => {
     await log.getByText('delivered').waitFor();
     expect(received).toHaveLength(1);
     expect(received[0]).toMatchObject({ event: 'ping', verified: true });
-    expect(JSON.parse(received[0]!.body)).toMatchObject({ event: 'ping', data: { message: 'A test event sent from the admin.' } });
+    expect(JSON.parse(received[0]!.body)).toMatchObject({
+      event: 'ping',
+      data: { message: 'A test event sent from the admin.' },
+    });
     await log.getByText('HTTP 200').waitFor();
     await shoot(page, 'delivered');
 

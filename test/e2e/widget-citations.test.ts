@@ -52,7 +52,10 @@ async function api(method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json):
 /** Waits until every source of the agent has been processed, and that none failed. */
 async function allReady(agentId: string): Promise<void> {
   await expect
-    .poll(async () => (await api('GET', `/api/sources/chatbot/${agentId}`)).map((s: Json) => s.status).join(','), { timeout: 20_000, interval: 200 })
+    .poll(async () => (await api('GET', `/api/sources/chatbot/${agentId}`)).map((s: Json) => s.status).join(','), {
+      timeout: 20_000,
+      interval: 200,
+    })
     .toMatch(/^(completed,?)+$/);
 }
 
@@ -62,11 +65,19 @@ async function allReady(agentId: string): Promise<void> {
  * on page 3 (a passage is cited by the page it starts on).
  */
 async function manualPdf(): Promise<Uint8Array> {
-  const filler = (topic: string, n: number) => Array.from({ length: n }, (_, i) => `${topic} note ${i}: order ${1000 + i} of customer ${7 * i} is on file with the office.`);
+  const filler = (topic: string, n: number) =>
+    Array.from(
+      { length: n },
+      (_, i) => `${topic} note ${i}: order ${1000 + i} of customer ${7 * i} is on file with the office.`,
+    );
   const doc = await PDFDocument.create();
   doc.setTitle('Boiler manual');
   const font = await doc.embedFont(StandardFonts.Helvetica);
-  const pages = [filler('Contents', 28), filler('Appendix', 28), [...filler('Warranty', 59), 'The pressure relief valve must be checked every spring.']];
+  const pages = [
+    filler('Contents', 28),
+    filler('Appendix', 28),
+    [...filler('Warranty', 59), 'The pressure relief valve must be checked every spring.'],
+  ];
   for (const lines of pages) {
     const page = doc.addPage([600, 800]);
     const step = lines.length > 30 ? 12 : 24;
@@ -80,7 +91,10 @@ async function sharePage(agentId: string, stored?: Json): Promise<Page> {
   const page = await browser.context.newPage();
   if (stored) {
     await page.goto(`${appUrl}/api/health`); // same origin, to reach its localStorage
-    await page.evaluate(([key, value]) => localStorage.setItem(key, value), [`chat-agent:${agentId}`, JSON.stringify(stored)]);
+    await page.evaluate(
+      ([key, value]) => localStorage.setItem(key, value),
+      [`chat-agent:${agentId}`, JSON.stringify(stored)],
+    );
   }
   await page.goto(`${appUrl}/chat/${agentId}`);
   await page.getByRole('main').waitFor();
@@ -90,7 +104,9 @@ async function sharePage(agentId: string, stored?: Json): Promise<Page> {
 async function ask(page: Page, question: string): Promise<Locator> {
   const box = page.getByRole('textbox', { name: /message/i });
   const before = await page.locator('.msg.assistant').count();
-  const responded = page.waitForResponse((r) => r.url().includes('/api/public/chat/') && r.request().method() === 'POST');
+  const responded = page.waitForResponse(
+    (r) => r.url().includes('/api/public/chat/') && r.request().method() === 'POST',
+  );
   await box.fill(question);
   await box.press('Enter');
   await responded;
@@ -107,12 +123,19 @@ describe('citations under the answers', () => {
     await api('PUT', `/api/chatbots/${agent.id}`, { lead_capture_enabled: false });
     await api('POST', `/api/sources/chatbot/${agent.id}/website`, { url: `${site.url}/`, max_pages: 5 });
     const { payload, headers } = await multipartForm({ file: { filename: 'manual.pdf', content: await manualPdf() } });
-    const upload = await t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agent.id}/file`, headers: { ...auth(token), ...headers }, payload });
+    const upload = await t.app.inject({
+      method: 'POST',
+      url: `/api/sources/chatbot/${agent.id}/file`,
+      headers: { ...auth(token), ...headers },
+      payload,
+    });
     expect(upload.statusCode, upload.body).toBe(201);
     await allReady(agent.id);
     // the one passage about the valve starts on page 3
     const pdfSource = (await api('GET', `/api/sources/chatbot/${agent.id}`)).find((s: Json) => s.type === 'file');
-    const valvePassages = (await api('GET', `/api/sources/${pdfSource.id}/passages`)).passages.filter((p: Json) => p.content.includes('relief valve'));
+    const valvePassages = (await api('GET', `/api/sources/${pdfSource.id}/passages`)).passages.filter((p: Json) =>
+      p.content.includes('relief valve'),
+    );
     expect(valvePassages.map((p: Json) => [p.title, p.page])).toEqual([['Boiler manual', 3]]);
 
     const page = await sharePage(agent.id);
@@ -158,7 +181,14 @@ describe('citations under the answers', () => {
       lead_done: true,
       messages: [
         { role: 'user', content: 'Where are your prices?' },
-        { role: 'assistant', content: 'On our price list.', sources: [{ source_id: 'old-1', name: 'Price list', url: 'https://acme.example/prices' }, { source_id: 'old-2', name: 'Notes', url: null }] },
+        {
+          role: 'assistant',
+          content: 'On our price list.',
+          sources: [
+            { source_id: 'old-1', name: 'Price list', url: 'https://acme.example/prices' },
+            { source_id: 'old-2', name: 'Notes', url: null },
+          ],
+        },
       ],
     };
     const page = await sharePage(agent.id, stored);
@@ -169,7 +199,9 @@ describe('citations under the answers', () => {
     });
     const old = page.locator('.msg.assistant', { hasText: 'On our price list.' });
     expect(await citations(old).allTextContents()).toEqual(['Price list', 'Notes']);
-    expect(await citations(old).getByRole('link', { name: 'Price list' }).getAttribute('href')).toBe('https://acme.example/prices');
+    expect(await citations(old).getByRole('link', { name: 'Price list' }).getAttribute('href')).toBe(
+      'https://acme.example/prices',
+    );
 
     // the answer as a server could send it: a PDF on the web cited by title and page, two places
     // in one source, and values that must not become markup or a script link
@@ -180,10 +212,34 @@ describe('citations under the answers', () => {
           conversation_id: 'c1',
           session_id: 'visitor-old',
           sources: [
-            { source_id: 's1', name: 'manual.pdf', url: 'https://acme.example/manual.pdf', title: 'Boiler manual', page: 3 },
-            { source_id: 's1', name: 'manual.pdf', url: 'https://acme.example/manual.pdf', title: 'Boiler manual', page: 7 },
-            { source_id: 's1', name: 'manual.pdf', url: 'https://acme.example/manual.pdf', title: 'Boiler manual', page: 3 },
-            { source_id: 's2', name: 'Notes', url: 'javascript:alert(1)', title: '<img src=x onerror=alert(1)>', page: null },
+            {
+              source_id: 's1',
+              name: 'manual.pdf',
+              url: 'https://acme.example/manual.pdf',
+              title: 'Boiler manual',
+              page: 3,
+            },
+            {
+              source_id: 's1',
+              name: 'manual.pdf',
+              url: 'https://acme.example/manual.pdf',
+              title: 'Boiler manual',
+              page: 7,
+            },
+            {
+              source_id: 's1',
+              name: 'manual.pdf',
+              url: 'https://acme.example/manual.pdf',
+              title: 'Boiler manual',
+              page: 3,
+            },
+            {
+              source_id: 's2',
+              name: 'Notes',
+              url: 'javascript:alert(1)',
+              title: '<img src=x onerror=alert(1)>',
+              page: null,
+            },
             { source_id: 's3', name: 'FAQ', url: null, title: null, page: null },
           ],
         },
@@ -191,7 +247,12 @@ describe('citations under the answers', () => {
     );
     const answer = await ask(page, 'How often is the valve checked?');
     await answer.getByText('Check the valve every spring.').waitFor();
-    expect(await citations(answer).allTextContents()).toEqual(['Boiler manual, page 3', 'Boiler manual, page 7', '<img src=x onerror=alert(1)>', 'FAQ']);
+    expect(await citations(answer).allTextContents()).toEqual([
+      'Boiler manual, page 3',
+      'Boiler manual, page 7',
+      '<img src=x onerror=alert(1)>',
+      'FAQ',
+    ]);
     const pdf = citations(answer).getByRole('link', { name: 'Boiler manual, page 3' });
     expect(await pdf.getAttribute('href')).toBe('https://acme.example/manual.pdf');
     expect(await pdf.getAttribute('rel')).toBe('noopener noreferrer');

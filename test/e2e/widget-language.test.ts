@@ -1,7 +1,15 @@
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLoggedIn } from '../helpers/admin.js';
-import { apiOk, makeDataDir, registerUser, ROOMY_PLAN, startTestApp, type TestApp, writePlansFile } from '../helpers/app.js';
+import {
+  apiOk,
+  makeDataDir,
+  registerUser,
+  ROOMY_PLAN,
+  startTestApp,
+  type TestApp,
+  writePlansFile,
+} from '../helpers/app.js';
 import { artifactPath, CHROMIUM, listenOnLoopback, type TinyServer } from '../helpers/browser.js';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 import { animationsDone, startWidgetSite, widgetTurnDone } from '../helpers/widget-page.js';
@@ -31,10 +39,28 @@ beforeAll(async () => {
   // roomy limits, so the plan never interferes (the per-session rate limit is the agent's own)
   const plansFile = writePlansFile(dataDir, { free: ROOMY_PLAN });
   fake = await startFakeLlm('openai', { reply: 'Gern geschehen.', chunks: 2 });
-  t = await startTestApp({ dataDir, env: { OPENAI_API_KEY: 'sk-test-language', OPENAI_BASE_URL: fake.baseURL, EMBEDDINGS: 'none', PLANS_FILE: plansFile } });
+  t = await startTestApp({
+    dataDir,
+    env: {
+      OPENAI_API_KEY: 'sk-test-language',
+      OPENAI_BASE_URL: fake.baseURL,
+      EMBEDDINGS: 'none',
+      PLANS_FILE: plansFile,
+    },
+  });
   appUrl = `http://127.0.0.1:${await listenOnLoopback(t)}`;
   token = (await registerUser(t.app)).token;
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-background-networking'] });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-dev-shm-usage',
+      '--no-first-run',
+      '--disable-background-networking',
+    ],
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -45,7 +71,8 @@ afterAll(async () => {
   await t?.cleanup();
 });
 
-const api = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json): Promise<any> => apiOk(t.app, token, method, url, payload);
+const api = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json): Promise<any> =>
+  apiOk(t.app, token, method, url, payload);
 
 async function newAgent(settings: Json = {}): Promise<Json> {
   const agent = await api('POST', '/api/chatbots', { name: 'Acme helper' });
@@ -68,7 +95,8 @@ async function siteFor(agentId: string): Promise<string> {
 }
 
 /** The `lang` of the widget's root element, inside its shadow root. */
-const widgetLang = (page: Page) => page.evaluate(`document.querySelector('chat-agent-widget').shadowRoot.querySelector('.root').getAttribute('lang')`);
+const widgetLang = (page: Page) =>
+  page.evaluate(`document.querySelector('chat-agent-widget').shadowRoot.querySelector('.root').getAttribute('lang')`);
 
 /** Sends a message and waits until its answer is complete (`answers`: answers on screen then, the welcome not counted). */
 async function ask(page: Page, box: Locator, text: string, answers: number): Promise<void> {
@@ -81,7 +109,13 @@ async function ask(page: Page, box: Locator, text: string, answers: number): Pro
 
 describe('the widget’s language', () => {
   it('an agent set to German speaks German, whatever the browser’s language, down to its error messages', async () => {
-    const agent = await newAgent({ language: 'de', lead_form_timing: 'before_chat', privacy_policy_url: 'https://acme.example/datenschutz', rate_limit_enabled: true, messages_per_hour: 1 });
+    const agent = await newAgent({
+      language: 'de',
+      lead_form_timing: 'before_chat',
+      privacy_policy_url: 'https://acme.example/datenschutz',
+      rate_limit_enabled: true,
+      messages_per_hour: 1,
+    });
     const page = await (await visitor('en-US')).newPage();
     await page.goto(await siteFor(agent.id));
     const launcher = page.locator('chat-agent-widget .launcher');
@@ -97,8 +131,12 @@ describe('the widget’s language', () => {
 
     // the lead form, before the chat
     const form = dialog.getByRole('form', { name: 'Bevor es losgeht: Wie können wir Sie erreichen?' });
-    await form.getByText('Mit dem Absenden Ihrer Angaben sind Sie einverstanden, dass wir Sie zu Ihrer Anfrage kontaktieren.').waitFor();
-    expect(await form.getByRole('link', { name: 'Datenschutzerklärung' }).getAttribute('href')).toBe('https://acme.example/datenschutz');
+    await form
+      .getByText('Mit dem Absenden Ihrer Angaben sind Sie einverstanden, dass wir Sie zu Ihrer Anfrage kontaktieren.')
+      .waitFor();
+    expect(await form.getByRole('link', { name: 'Datenschutzerklärung' }).getAttribute('href')).toBe(
+      'https://acme.example/datenschutz',
+    );
     await animationsDone(dialog);
     await page.screenshot({ path: artifactPath('widget-language-de-lead.png') });
     await form.getByRole('button', { name: 'Chat starten' }).click();
@@ -118,20 +156,26 @@ describe('the widget’s language', () => {
     await page.route('**/api/public/chat/**', (route) => route.abort('internetdisconnected'));
     await box.fill('Haben Sie samstags geöffnet?');
     await box.press('Enter');
-    const offline = dialog.getByRole('alert').filter({ hasText: 'Verbindungsproblem: Die Nachricht konnte nicht gesendet werden.' });
+    const offline = dialog
+      .getByRole('alert')
+      .filter({ hasText: 'Verbindungsproblem: Die Nachricht konnte nicht gesendet werden.' });
     await offline.waitFor();
     await page.unroute('**/api/public/chat/**');
     await offline.getByRole('button', { name: 'Erneut versuchen' }).click();
     await dialog.getByText('Gern geschehen.').waitFor();
     await widgetTurnDone(page);
 
-    const limited = page.waitForResponse((r) => r.url().includes('/api/public/chat/') && r.request().method() === 'POST');
+    const limited = page.waitForResponse(
+      (r) => r.url().includes('/api/public/chat/') && r.request().method() === 'POST',
+    );
     await box.fill('Und sonntags?');
     await box.press('Enter');
     expect((await limited).status()).toBe(429);
     const busy = dialog.getByRole('alert');
     await busy.filter({ hasText: 'Gerade kommen zu viele Nachrichten.' }).waitFor();
-    expect(await busy.locator('span').textContent()).toMatch(/^Gerade kommen zu viele Nachrichten\. Bitte (warten Sie \d+ Sekunden und versuchen Sie es erneut|versuchen Sie es in etwa \d+ Minuten erneut|versuchen Sie es später erneut)\.$/);
+    expect(await busy.locator('span').textContent()).toMatch(
+      /^Gerade kommen zu viele Nachrichten\. Bitte (warten Sie \d+ Sekunden und versuchen Sie es erneut|versuchen Sie es in etwa \d+ Minuten erneut|versuchen Sie es später erneut)\.$/,
+    );
     await busy.getByRole('button', { name: 'Erneut versuchen' }).waitFor();
     await page.screenshot({ path: artifactPath('widget-language-de-error.png') });
     await page.close();
@@ -159,7 +203,9 @@ describe('the widget’s language', () => {
     await ask(page, box, 'Livrez-vous le samedi ?', 1);
     const form = dialog.getByRole('form', { name: /^Souhaitez-vous que nous vous recontactions/ });
     await form.waitFor();
-    await form.getByText('En envoyant vos coordonnées, vous acceptez que nous vous contactions au sujet de votre demande.').waitFor();
+    await form
+      .getByText('En envoyant vos coordonnées, vous acceptez que nous vous contactions au sujet de votre demande.')
+      .waitFor();
     await form.getByRole('textbox', { name: 'Nom' }).waitFor();
     await form.getByRole('textbox', { name: 'Téléphone' }).waitFor();
     await form.getByRole('button', { name: 'Envoyer', exact: true }).waitFor();
@@ -172,12 +218,18 @@ describe('the widget’s language', () => {
     await other.goto(url);
     await other.getByRole('button', { name: 'Open chat with Acme helper' }).click();
     expect(await widgetLang(other)).toBe('en');
-    expect(await other.getByRole('textbox', { name: 'Type your message' }).getAttribute('placeholder')).toBe('Type your message…');
+    expect(await other.getByRole('textbox', { name: 'Type your message' }).getAttribute('placeholder')).toBe(
+      'Type your message…',
+    );
     await other.close();
   });
 
   it('the owner’s wording replaces the language’s text; the other texts stay in the language', async () => {
-    const agent = await newAgent({ language: 'es', lead_form_timing: 'before_chat', widget_texts: { placeholder: '¿En qué podemos ayudarle?', lead_submit: 'Hablemos' } });
+    const agent = await newAgent({
+      language: 'es',
+      lead_form_timing: 'before_chat',
+      widget_texts: { placeholder: '¿En qué podemos ayudarle?', lead_submit: 'Hablemos' },
+    });
     fake.setBehaviour({ reply: 'Con mucho gusto.' });
     const page = await (await visitor('fr-FR')).newPage(); // the agent's language wins over the browser's
     await page.goto(await siteFor(agent.id));
@@ -186,7 +238,9 @@ describe('the widget’s language', () => {
     const form = dialog.getByRole('form', { name: 'Antes de empezar, díganos cómo podemos contactarle.' });
     await form.getByRole('textbox', { name: 'Nombre' }).fill('Lucía');
     await form.getByRole('textbox', { name: 'Teléfono' }).fill('+34 910 000 000');
-    await form.getByText('Al enviar sus datos, acepta que nos pongamos en contacto con usted sobre su consulta.').waitFor();
+    await form
+      .getByText('Al enviar sus datos, acepta que nos pongamos en contacto con usted sobre su consulta.')
+      .waitFor();
     await animationsDone(dialog);
     await page.screenshot({ path: artifactPath('widget-language-override-lead.png') });
     await form.getByRole('button', { name: 'Hablemos' }).click();
@@ -219,7 +273,9 @@ describe('language, wording and lead timing set in the admin UI', () => {
     expect(await leads.getByLabel('Ask for name and phone').inputValue()).toBe('after_messages'); // a new agent's
     await leads.getByLabel('Ask for name and phone').selectOption('before_chat');
     await leads.getByLabel('Privacy policy URL').fill('https://acme.example/privacy');
-    expect(await leads.getByLabel('Consent text').getAttribute('placeholder')).toBe('Inviando i tuoi dati accetti di essere contattato in merito alla tua richiesta.');
+    expect(await leads.getByLabel('Consent text').getAttribute('placeholder')).toBe(
+      'Inviando i tuoi dati accetti di essere contattato in merito alla tua richiesta.',
+    );
     await leads.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Lead capture and e-mail alerts saved').waitFor();
     await texts.scrollIntoViewIfNeeded();
@@ -241,7 +297,9 @@ describe('language, wording and lead timing set in the admin UI', () => {
     await widget.getByRole('button', { name: 'Apri la chat con Acme helper' }).click();
     const dialog = widget.getByRole('dialog', { name: 'Chat con Acme helper' });
     const form = dialog.getByRole('form', { name: 'Prima di iniziare, dicci come possiamo contattarti.' });
-    expect(await form.getByRole('link', { name: 'Informativa sulla privacy' }).getAttribute('href')).toBe('https://acme.example/privacy');
+    expect(await form.getByRole('link', { name: 'Informativa sulla privacy' }).getAttribute('href')).toBe(
+      'https://acme.example/privacy',
+    );
     await form.getByRole('textbox', { name: 'Nome' }).fill('Giulia');
     await form.getByRole('textbox', { name: 'Telefono' }).fill('+39 06 0000 0000');
     await form.getByRole('button', { name: 'Inizia la chat' }).click();

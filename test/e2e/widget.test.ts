@@ -1,7 +1,25 @@
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiOk, auth, makeDataDir, registerUser, ROOMY_PLAN, startTestApp, type TestApp, writePlansFile } from '../helpers/app.js';
-import { artifactPath, launchBrowser, listenOnLoopback, startBufferingProxy, startSite, startTinyServer, type Browser, type TinyServer } from '../helpers/browser.js';
+import {
+  apiOk,
+  auth,
+  makeDataDir,
+  registerUser,
+  ROOMY_PLAN,
+  startTestApp,
+  type TestApp,
+  writePlansFile,
+} from '../helpers/app.js';
+import {
+  artifactPath,
+  launchBrowser,
+  listenOnLoopback,
+  startBufferingProxy,
+  startSite,
+  startTinyServer,
+  type Browser,
+  type TinyServer,
+} from '../helpers/browser.js';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 import { animationsDone } from '../helpers/widget-page.js';
 
@@ -61,7 +79,8 @@ let appUrl: string;
 let token: string;
 const servers: TinyServer[] = [];
 
-const api = (method: 'GET' | 'POST' | 'PUT' | 'PATCH', url: string, payload?: Json) => apiOk(t.app, token, method, url, payload);
+const api = (method: 'GET' | 'POST' | 'PUT' | 'PATCH', url: string, payload?: Json) =>
+  apiOk(t.app, token, method, url, payload);
 
 async function newAgent(settings: Json = {}): Promise<Json> {
   const agent = await api('POST', '/api/chatbots', { name: 'Acme helper' });
@@ -71,7 +90,10 @@ async function newAgent(settings: Json = {}): Promise<Json> {
 async function site(agentId: string, opts: { scriptOrigin?: string; extraBody?: string } = {}): Promise<TinyServer> {
   const s = await startSite({
     '/': { type: 'text/html; charset=utf-8', body: hostPage(opts.scriptOrigin ?? appUrl, agentId, opts.extraBody) },
-    '/logo.svg': { type: 'image/svg+xml', body: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><circle cx="5" cy="5" r="5" fill="#fbbf24"/></svg>' },
+    '/logo.svg': {
+      type: 'image/svg+xml',
+      body: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><circle cx="5" cy="5" r="5" fill="#fbbf24"/></svg>',
+    },
   });
   servers.push(s);
   return s;
@@ -84,10 +106,13 @@ const messageBox = (page: Page) => page.getByRole('textbox', { name: /message/i 
 
 /** Evaluates `fn` with the widget's shadow root (JS source, run in the page). */
 function inShadow<T>(page: Page, fn: string): Promise<T> {
-  return page.evaluate(`(() => { const root = document.querySelector('chat-agent-widget').shadowRoot; return (${fn})(root); })()`) as Promise<T>;
+  return page.evaluate(
+    `(() => { const root = document.querySelector('chat-agent-widget').shadowRoot; return (${fn})(root); })()`,
+  ) as Promise<T>;
 }
 
-const style = (loc: Locator, prop: string) => loc.evaluate((el: any, p: string) => (globalThis as any).getComputedStyle(el).getPropertyValue(p), prop);
+const style = (loc: Locator, prop: string) =>
+  loc.evaluate((el: any, p: string) => (globalThis as any).getComputedStyle(el).getPropertyValue(p), prop);
 
 beforeAll(async () => {
   const dataDir = makeDataDir();
@@ -95,7 +120,10 @@ beforeAll(async () => {
   // `one`: one message a month, for the owner whose quota runs out
   const plansFile = writePlansFile(dataDir, { free: ROOMY_PLAN, one: { ...ROOMY_PLAN, monthly_messages: 1 } });
   fake = await startFakeLlm('openai', { reply: 'Hello from the fake.', chunks: 4 });
-  t = await startTestApp({ dataDir, env: { OPENAI_API_KEY: 'sk-test-widget', OPENAI_BASE_URL: fake.baseURL, EMBEDDINGS: 'none', PLANS_FILE: plansFile } });
+  t = await startTestApp({
+    dataDir,
+    env: { OPENAI_API_KEY: 'sk-test-widget', OPENAI_BASE_URL: fake.baseURL, EMBEDDINGS: 'none', PLANS_FILE: plansFile },
+  });
   appUrl = `http://127.0.0.1:${await listenOnLoopback(t)}`;
   token = (await registerUser(t.app)).token;
   browser = await launchBrowser();
@@ -111,7 +139,10 @@ afterAll(async () => {
 describe('the embedded widget on another site', () => {
   it('looks as configured, captures the lead, streams the answer and restores history after a reload', async () => {
     const agent = await newAgent(SETTINGS);
-    await api('POST', `/api/sources/chatbot/${agent.id}/text`, { name: 'Opening hours', content: 'Acme Plumbing opening hours: Monday to Friday, 8:00 to 18:00. Emergency line always open.' });
+    await api('POST', `/api/sources/chatbot/${agent.id}/text`, {
+      name: 'Opening hours',
+      content: 'Acme Plumbing opening hours: Monday to Friday, 8:00 to 18:00. Emergency line always open.',
+    });
     const host = await site(agent.id);
     expect(new URL(host.url).origin).not.toBe(new URL(appUrl).origin); // cross-origin embedding
     await api('PUT', `/api/chatbots/${agent.id}`, { logo_url: `${host.url}/logo.svg` });
@@ -139,7 +170,9 @@ describe('the embedded widget on another site', () => {
     expect(await style(dialog, 'background-color')).toBe('rgb(17, 24, 39)'); // dark theme
     expect(await style(dialog, 'font-family')).toBe('Georgia, serif');
     expect(await style(dialog, 'font-size')).toBe('16px');
-    expect(await style(dialog.locator('.header'), 'background-image')).toBe('linear-gradient(135deg, rgb(15, 118, 110), rgb(29, 78, 216))');
+    expect(await style(dialog.locator('.header'), 'background-image')).toBe(
+      'linear-gradient(135deg, rgb(15, 118, 110), rgb(29, 78, 216))',
+    );
     // measured once the opening animation has finished
     await animationsDone(dialog);
     const dialogBox = (await dialog.boundingBox())!;
@@ -160,11 +193,17 @@ describe('the embedded widget on another site', () => {
     const sessionId = await page.evaluate(`JSON.parse(localStorage.getItem('chat-agent:${agent.id}')).session_id`);
     expect(sessionId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     const leads = await api('GET', `/api/chatbot-leads/${agent.id}`);
-    expect(leads).toEqual([expect.objectContaining({ name: 'Ada Lovelace', phone: '+44 20 7946 0958', session_id: sessionId })]);
+    expect(leads).toEqual([
+      expect.objectContaining({ name: 'Ada Lovelace', phone: '+44 20 7946 0958', session_id: sessionId }),
+    ]);
 
     // the answer streams: part of it is on screen while the model is still writing
     // until the first words arrive there is a typing indicator
-    fake.setBehaviour({ reply: 'We are **open** Monday to Friday, 8:00 to 18:00. Details on [our hours page](https://example.com/hours).', chunks: 4, pauseAfterChunks: 0 });
+    fake.setBehaviour({
+      reply: 'We are **open** Monday to Friday, 8:00 to 18:00. Details on [our hours page](https://example.com/hours).',
+      chunks: 4,
+      pauseAfterChunks: 0,
+    });
     const box2 = messageBox(page);
     await box2.fill('When are you open?');
     await box2.press('Enter');
@@ -200,13 +239,17 @@ describe('the embedded widget on another site', () => {
     await dialogOf(page).getByText('Opening hours').waitFor();
     expect(await page.getByRole('textbox', { name: 'Name' }).count()).toBe(0);
     await messageBox(page).waitFor();
-    expect(await page.evaluate(`JSON.parse(localStorage.getItem('chat-agent:${agent.id}')).session_id`)).toBe(sessionId);
+    expect(await page.evaluate(`JSON.parse(localStorage.getItem('chat-agent:${agent.id}')).session_id`)).toBe(
+      sessionId,
+    );
 
     // a new conversation is a new visit: new session, lead form again
     await page.getByRole('button', { name: 'Start a new conversation' }).click();
     await page.getByRole('textbox', { name: 'Name' }).waitFor();
     expect(await dialogOf(page).getByText('When are you open?').count()).toBe(0);
-    expect(await page.evaluate(`JSON.parse(localStorage.getItem('chat-agent:${agent.id}')).session_id`)).not.toBe(sessionId);
+    expect(await page.evaluate(`JSON.parse(localStorage.getItem('chat-agent:${agent.id}')).session_id`)).not.toBe(
+      sessionId,
+    );
     await page.close();
   });
 
@@ -293,7 +336,9 @@ describe('the embedded widget on another site', () => {
     await messageBox(page).press('Enter');
     // the second answer complete (not just its bubble), so the response awaited below is the third's
     await dialog.getByText('Happy to help.').nth(1).waitFor();
-    const limited = page.waitForResponse((r) => r.url().includes('/api/public/chat/') && r.request().method() === 'POST');
+    const limited = page.waitForResponse(
+      (r) => r.url().includes('/api/public/chat/') && r.request().method() === 'POST',
+    );
     await messageBox(page).fill('Third question');
     await messageBox(page).press('Enter');
     expect((await limited).status()).toBe(429);
@@ -318,9 +363,19 @@ describe('the embedded widget on another site', () => {
     const owner = await registerUser(t.app);
     const me = (await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: auth(owner.token) })).json();
     await api('PATCH', `/api/admin/users/${me.id}`, { plan_id: 'one' });
-    const created = await t.app.inject({ method: 'POST', url: '/api/chatbots', headers: auth(owner.token), payload: { name: 'Quota bot', lead_capture_enabled: false } });
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/chatbots',
+      headers: auth(owner.token),
+      payload: { name: 'Quota bot', lead_capture_enabled: false },
+    });
     const agent = created.json();
-    await t.app.inject({ method: 'PUT', url: `/api/chatbots/${agent.id}`, headers: auth(owner.token), payload: { lead_capture_enabled: false } });
+    await t.app.inject({
+      method: 'PUT',
+      url: `/api/chatbots/${agent.id}`,
+      headers: auth(owner.token),
+      payload: { lead_capture_enabled: false },
+    });
     const host = await site(agent.id);
     fake.setBehaviour({ reply: 'Happy to help.', chunks: 2 });
     const page = await browser.context.newPage();
@@ -331,11 +386,15 @@ describe('the embedded widget on another site', () => {
     await messageBox(page).press('Enter');
     await dialog.getByText('Happy to help.').waitFor();
 
-    const refused = page.waitForResponse((r) => r.url().includes('/api/public/chat/') && r.request().method() === 'POST');
+    const refused = page.waitForResponse(
+      (r) => r.url().includes('/api/public/chat/') && r.request().method() === 'POST',
+    );
     await messageBox(page).fill('Second question');
     await messageBox(page).press('Enter');
     expect((await refused).status()).toBe(429);
-    const notice = dialog.getByRole('alert').filter({ hasText: 'This assistant is unavailable right now, please try again later.' });
+    const notice = dialog
+      .getByRole('alert')
+      .filter({ hasText: 'This assistant is unavailable right now, please try again later.' });
     await notice.waitFor();
     const text = (await notice.textContent()) ?? '';
     expect(text).not.toMatch(/seconds|quota|plan/i);
@@ -350,7 +409,10 @@ describe('the embedded widget on another site', () => {
       const proxy = await startBufferingProxy(appUrl, { dropEventStreamAccept });
       servers.push(proxy);
       const host = await site(agent.id, { scriptOrigin: proxy.url });
-      fake.setBehaviour({ reply: `Answer through ${dropEventStreamAccept ? 'a JSON' : 'a buffering'} proxy.`, chunks: 3 });
+      fake.setBehaviour({
+        reply: `Answer through ${dropEventStreamAccept ? 'a JSON' : 'a buffering'} proxy.`,
+        chunks: 3,
+      });
       const page = await browser.context.newPage();
       await page.goto(host.url);
       await launcherOf(page).click();
@@ -359,7 +421,9 @@ describe('the embedded widget on another site', () => {
       await messageBox(page).press('Enter');
       const type = (await answered).headers()['content-type'];
       expect(type).toContain(dropEventStreamAccept ? 'application/json' : 'text/event-stream');
-      await dialogOf(page).getByText(`Answer through ${dropEventStreamAccept ? 'a JSON' : 'a buffering'} proxy.`).waitFor();
+      await dialogOf(page)
+        .getByText(`Answer through ${dropEventStreamAccept ? 'a JSON' : 'a buffering'} proxy.`)
+        .waitFor();
       expect(await dialogOf(page).getByRole('alert').isVisible()).toBe(false);
       await page.close();
     }
@@ -376,34 +440,54 @@ describe('the embedded widget on another site', () => {
     await page.keyboard.press('Enter');
     await dialogOf(page).waitFor();
     // focus lands in the message box
-    const focused = () => inShadow<string>(page, `(root) => { const a = root.activeElement; return a ? (a.getAttribute('aria-label') || a.textContent || a.tagName) : 'outside'; }`);
+    const focused = () =>
+      inShadow<string>(
+        page,
+        `(root) => { const a = root.activeElement; return a ? (a.getAttribute('aria-label') || a.textContent || a.tagName) : 'outside'; }`,
+      );
     expect(await focused()).toBe('Type your message');
     const seen = new Set<string>();
     for (let i = 0; i < 8; i++) {
       await page.keyboard.press('Tab');
-      const inside = await inShadow<boolean>(page, `(root) => !!root.activeElement && root.querySelector('[role=dialog]').contains(root.activeElement)`);
+      const inside = await inShadow<boolean>(
+        page,
+        `(root) => !!root.activeElement && root.querySelector('[role=dialog]').contains(root.activeElement)`,
+      );
       expect(inside, `Tab ${i + 1} stays in the window`).toBe(true);
       seen.add(await focused());
     }
-    expect(seen).toEqual(new Set(['Start a new conversation', 'Close chat', 'Messages', 'Type your message', 'Send message']));
+    expect(seen).toEqual(
+      new Set(['Start a new conversation', 'Close chat', 'Messages', 'Type your message', 'Send message']),
+    );
     await page.keyboard.press('Shift+Tab');
-    expect(await inShadow<boolean>(page, `(root) => root.querySelector('[role=dialog]').contains(root.activeElement)`)).toBe(true);
+    expect(
+      await inShadow<boolean>(page, `(root) => root.querySelector('[role=dialog]').contains(root.activeElement)`),
+    ).toBe(true);
 
     // a long streamed answer: the message list scrolls, the page does not
-    fake.setBehaviour({ reply: Array.from({ length: 40 }, (_, i) => `Line ${i} of a long answer.`).join('\n\n'), chunks: 20, delayBetweenChunksMs: 10 });
+    fake.setBehaviour({
+      reply: Array.from({ length: 40 }, (_, i) => `Line ${i} of a long answer.`).join('\n\n'),
+      chunks: 20,
+      delayBetweenChunksMs: 10,
+    });
     await messageBox(page).focus();
     await page.keyboard.type('Tell me everything');
     await page.keyboard.press('Enter');
     await dialogOf(page).getByText('Line 39 of a long answer.').waitFor();
     expect(await page.evaluate('window.scrollY')).toBe(900);
-    const atBottom = await inShadow<boolean>(page, `(root) => { const l = root.querySelector('.log'); return l.scrollHeight - l.scrollTop - l.clientHeight < 2; }`);
+    const atBottom = await inShadow<boolean>(
+      page,
+      `(root) => { const l = root.querySelector('.log'); return l.scrollHeight - l.scrollTop - l.clientHeight < 2; }`,
+    );
     expect(atBottom).toBe(true);
     fake.setBehaviour({ delayBetweenChunksMs: 0 });
 
     // Escape closes and gives focus back to the launcher
     await page.keyboard.press('Escape');
     await dialogOf(page).waitFor({ state: 'hidden' });
-    expect(await inShadow<string>(page, `(root) => root.activeElement && root.activeElement.className`)).toBe('launcher');
+    expect(await inShadow<string>(page, `(root) => root.activeElement && root.activeElement.className`)).toBe(
+      'launcher',
+    );
     await page.close();
   });
 
@@ -426,11 +510,28 @@ describe('the embedded widget on another site', () => {
   });
 
   it('screenshots: desktop window, narrow full-screen window, reduced motion honoured', async () => {
-    const agent = await newAgent({ ...SETTINGS, widget_position: 'bottom-right', widget_theme: 'light', widget_size: 'medium', bubble_style: 'rounded', lead_capture_enabled: false });
+    const agent = await newAgent({
+      ...SETTINGS,
+      widget_position: 'bottom-right',
+      widget_theme: 'light',
+      widget_size: 'medium',
+      bubble_style: 'rounded',
+      lead_capture_enabled: false,
+    });
     const host = await site(agent.id, { extraBody: TALL });
-    await api('PUT', `/api/chatbots/${agent.id}`, { logo_url: `${host.url}/logo.svg`, avatar_url: `${host.url}/logo.svg` });
-    await api('POST', `/api/sources/chatbot/${agent.id}/text`, { name: 'Pricing sheet', content: 'A boiler service costs 89 pounds including parts check and safety certificate.' });
-    fake.setBehaviour({ reply: 'A **boiler service** costs **£89**, which includes:\n\n- a parts check\n- a safety certificate\n\nBook online at [acme.example](https://acme.example/book).', chunks: 3 });
+    await api('PUT', `/api/chatbots/${agent.id}`, {
+      logo_url: `${host.url}/logo.svg`,
+      avatar_url: `${host.url}/logo.svg`,
+    });
+    await api('POST', `/api/sources/chatbot/${agent.id}/text`, {
+      name: 'Pricing sheet',
+      content: 'A boiler service costs 89 pounds including parts check and safety certificate.',
+    });
+    fake.setBehaviour({
+      reply:
+        'A **boiler service** costs **£89**, which includes:\n\n- a parts check\n- a safety certificate\n\nBook online at [acme.example](https://acme.example/book).',
+      chunks: 3,
+    });
 
     const page = await browser.context.newPage();
     await page.emulateMedia({ reducedMotion: 'reduce' });

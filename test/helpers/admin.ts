@@ -39,7 +39,8 @@ export function expectRefusals(errors: string[], from: number, status: number): 
 }
 
 /** Two animation frames: layout and ResizeObserver callbacks (the chart) have run. */
-export const settle = (page: Page) => page.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
+export const settle = (page: Page) =>
+  page.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
 
 export interface ShootOptions {
   /** wait two animation frames before each photograph and after each resize back */
@@ -54,12 +55,19 @@ export interface ShootOptions {
  * Screenshots of `page` at desktop width and at the narrow width (test-artifacts/<prefix>-<name>-*.png);
  * at the narrow width nothing may stick out sideways.
  */
-export async function shootBothWidths(page: Page, prefix: string, name: string, opts: ShootOptions = {}): Promise<void> {
+export async function shootBothWidths(
+  page: Page,
+  prefix: string,
+  name: string,
+  opts: ShootOptions = {},
+): Promise<void> {
   const narrow = opts.narrow ?? { width: 375, height: 760 };
   const wait = async () => {
     if (opts.settle) await settle(page);
   };
-  const before = opts.keepViewport ? (page.viewportSize() ?? { width: 1280, height: 800 }) : { width: 1280, height: 800 };
+  const before = opts.keepViewport
+    ? (page.viewportSize() ?? { width: 1280, height: 800 })
+    : { width: 1280, height: 800 };
   if (opts.keepViewport) await page.setViewportSize({ width: 1280, height: 800 });
   await wait();
   await page.screenshot({ path: artifactPath(`${prefix}-${name}-desktop.png`), fullPage: true });

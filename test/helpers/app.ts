@@ -44,7 +44,9 @@ export function makeDataDir(): string {
  * The real app on a real SQLite file in its own temp DATA_DIR. `env` is the process environment
  * the app would see (REGISTRATION defaults to open here so tests can make several accounts).
  */
-export async function startTestApp(opts: { env?: Record<string, string>; clock?: Clock; dataDir?: string } = {}): Promise<TestApp> {
+export async function startTestApp(
+  opts: { env?: Record<string, string>; clock?: Clock; dataDir?: string } = {},
+): Promise<TestApp> {
   const dataDir = opts.dataDir ?? makeDataDir();
   const config = loadConfig({ REGISTRATION: 'open', LOG_LEVEL: 'silent', ...opts.env, DATA_DIR: dataDir });
   if (!opts.env?.PLANS_FILE) config.plans = withoutRequestRates(config.plans);
@@ -80,12 +82,22 @@ export async function startTestApp(opts: { env?: Record<string, string>; clock?:
  */
 function withoutRequestRates(plans: Config['plans']): Config['plans'] {
   return Object.fromEntries(
-    Object.entries(plans).map(([id, plan]) => [id, { ...plan, requests_per_minute: 1_000_000, requests_per_hour: 1_000_000 }]),
+    Object.entries(plans).map(([id, plan]) => [
+      id,
+      { ...plan, requests_per_minute: 1_000_000, requests_per_hour: 1_000_000 },
+    ]),
   );
 }
 
 /** A plan with limits roomy enough never to interfere (limits have their own tests); custom branding on. */
-export const ROOMY_PLAN = { max_agents: 50, max_account_leads: 1000, monthly_messages: 100000, requests_per_minute: 100000, requests_per_hour: 1000000, custom_branding: true };
+export const ROOMY_PLAN = {
+  max_agents: 50,
+  max_account_leads: 1000,
+  monthly_messages: 100000,
+  requests_per_minute: 100000,
+  requests_per_hour: 1000000,
+  custom_branding: true,
+};
 
 /** Writes `plans` as DATA_DIR/plans.json (for PLANS_FILE) and returns its path. */
 export function writePlansFile(dataDir: string, plans: Record<string, typeof ROOMY_PLAN>): string {
@@ -103,7 +115,10 @@ export function uniqueEmail(prefix = 'user'): string {
 export const PASSWORD = 'correct horse battery';
 
 /** Registers an account and returns its token. */
-export async function registerUser(app: App, fields: { name?: string; email?: string; password?: string } = {}): Promise<{ token: string; email: string }> {
+export async function registerUser(
+  app: App,
+  fields: { name?: string; email?: string; password?: string } = {},
+): Promise<{ token: string; email: string }> {
   const email = fields.email ?? uniqueEmail();
   const res = await app.inject({
     method: 'POST',
@@ -132,8 +147,17 @@ export async function apiOk(
 }
 
 /** Creates an agent for `token` and returns its JSON. */
-export async function createAgent(app: App, token: string, body: Record<string, unknown> = {}): Promise<Record<string, any>> {
-  const res = await app.inject({ method: 'POST', url: '/api/chatbots', headers: auth(token), payload: { name: 'Support bot', ...body } });
+export async function createAgent(
+  app: App,
+  token: string,
+  body: Record<string, unknown> = {},
+): Promise<Record<string, any>> {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/chatbots',
+    headers: auth(token),
+    payload: { name: 'Support bot', ...body },
+  });
   if (res.statusCode !== 201) throw new Error(`create agent failed: ${res.statusCode} ${res.body}`);
   return res.json();
 }
@@ -151,5 +175,8 @@ export async function multipartForm(
     else data.append(name, new Blob([value.content]), value.filename);
   }
   const encoded = new Response(data);
-  return { payload: Buffer.from(await encoded.arrayBuffer()), headers: { 'content-type': encoded.headers.get('content-type')! } };
+  return {
+    payload: Buffer.from(await encoded.arrayBuffer()),
+    headers: { 'content-type': encoded.headers.get('content-type')! },
+  };
 }

@@ -94,7 +94,9 @@ export async function startTinyServer(handler: TinyHandler): Promise<TinyServer>
 }
 
 /** A site that serves fixed pages by path (anything else 404). */
-export function startSite(pages: Record<string, { type: string; body: string } | (() => { type: string; body: string })>): Promise<TinyServer> {
+export function startSite(
+  pages: Record<string, { type: string; body: string } | (() => { type: string; body: string })>,
+): Promise<TinyServer> {
   return startTinyServer((req, res) => {
     const entry = pages[new URL(req.url ?? '/', 'http://x').pathname];
     const page = typeof entry === 'function' ? entry() : entry;
@@ -118,11 +120,16 @@ export function startBufferingProxy(target: string, opts: { dropEventStreamAccep
       if (typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k)) headers[k] = v;
     }
     if (opts.dropEventStreamAccept && headers.accept) headers.accept = 'application/json';
-    const upstream = await fetch(target + req.url, { method: req.method, headers, body: ['GET', 'HEAD'].includes(req.method ?? 'GET') ? undefined : body });
+    const upstream = await fetch(target + req.url, {
+      method: req.method,
+      headers,
+      body: ['GET', 'HEAD'].includes(req.method ?? 'GET') ? undefined : body,
+    });
     const whole = Buffer.from(await upstream.arrayBuffer());
     const out: Record<string, string> = {};
     upstream.headers.forEach((v, k) => {
-      if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive'].includes(k)) out[k] = v;
+      if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive'].includes(k))
+        out[k] = v;
     });
     out['content-length'] = String(whole.length);
     res.writeHead(upstream.status, out).end(whole);

@@ -1,4 +1,15 @@
-import { AlignmentType, Document, HeadingLevel, Packer, Paragraph, Table, TableCell, TableRow, TextRun, WidthType } from 'docx';
+import {
+  AlignmentType,
+  Document,
+  HeadingLevel,
+  Packer,
+  Paragraph,
+  Table,
+  TableCell,
+  TableRow,
+  TextRun,
+  WidthType,
+} from 'docx';
 import ExcelJS from 'exceljs';
 import { PDFDocument, rgb, StandardFonts, type PDFFont, type PDFPage } from 'pdf-lib';
 import { csvWith } from './documents.js';
@@ -55,33 +66,93 @@ export async function buildCorpus(): Promise<Corpus> {
 export const QUESTIONS: CorpusQuestion[] = [
   // router-manual.pdf
   { q: 'How much does the wall-mount kit cost?', needle: '$4.99', source: 'router-manual.pdf', kind: 'exact' },
-  { q: 'What is the default IP address of the router?', needle: '192.168.8.1', source: 'router-manual.pdf', kind: 'exact' },
-  { q: 'From which firmware version is WPA3-Personal supported?', needle: 'v2.3.1', source: 'router-manual.pdf', kind: 'exact' },
-  { q: 'Where can I find manuals and firmware files for the X200 on the support website?', needle: 'www.acme-example.com/support', source: 'router-manual.pdf', kind: 'exact' },
-  { q: 'What happens when both bands broadcast identical network names?', needle: 'identical', source: 'router-manual.pdf', kind: 'exact' },
-  { q: 'What does the router store in flash memory before new firmware is written?', needle: 'configuration', source: 'router-manual.pdf', kind: 'exact' },
-  { q: 'How do I wipe everything and start over with my router?', needle: '10 seconds', source: 'router-manual.pdf', kind: 'paraphrase' },
+  {
+    q: 'What is the default IP address of the router?',
+    needle: '192.168.8.1',
+    source: 'router-manual.pdf',
+    kind: 'exact',
+  },
+  {
+    q: 'From which firmware version is WPA3-Personal supported?',
+    needle: 'v2.3.1',
+    source: 'router-manual.pdf',
+    kind: 'exact',
+  },
+  {
+    q: 'Where can I find manuals and firmware files for the X200 on the support website?',
+    needle: 'www.acme-example.com/support',
+    source: 'router-manual.pdf',
+    kind: 'exact',
+  },
+  {
+    q: 'What happens when both bands broadcast identical network names?',
+    needle: 'identical',
+    source: 'router-manual.pdf',
+    kind: 'exact',
+  },
+  {
+    q: 'What does the router store in flash memory before new firmware is written?',
+    needle: 'configuration',
+    source: 'router-manual.pdf',
+    kind: 'exact',
+  },
+  {
+    q: 'How do I wipe everything and start over with my router?',
+    needle: '10 seconds',
+    source: 'router-manual.pdf',
+    kind: 'paraphrase',
+  },
   // paper.pdf
   { q: 'What median latency did the mesh prototype reach?', needle: '4.7 ms', source: 'paper.pdf', kind: 'exact' },
   { q: 'How many homes took part in the study?', needle: '38 households', source: 'paper.pdf', kind: 'paraphrase' },
   // handbook.docx
-  { q: 'What is the phone number of the IT Helpdesk?', needle: '+1 (555) 014-2300', source: 'handbook.docx', kind: 'exact' },
+  {
+    q: 'What is the phone number of the IT Helpdesk?',
+    needle: '+1 (555) 014-2300',
+    source: 'handbook.docx',
+    kind: 'exact',
+  },
   { q: 'What are the opening hours of the canteen?', needle: '07:30-15:00', source: 'handbook.docx', kind: 'exact' },
   { q: 'Which room is Facilities in?', needle: 'B-214', source: 'handbook.docx', kind: 'exact' },
-  { q: 'What is the meal allowance per day on business trips?', needle: '$32.50', source: 'handbook.docx', kind: 'exact' },
+  {
+    q: 'What is the meal allowance per day on business trips?',
+    needle: '$32.50',
+    source: 'handbook.docx',
+    kind: 'exact',
+  },
   { q: 'Which version of the VPN client is required?', needle: '5.1.4', source: 'handbook.docx', kind: 'exact' },
-  { q: 'How much paid time off do full-time staff get each year?', needle: '25 days', source: 'handbook.docx', kind: 'paraphrase' },
+  {
+    q: 'How much paid time off do full-time staff get each year?',
+    needle: '25 days',
+    source: 'handbook.docx',
+    kind: 'paraphrase',
+  },
   // prices.xlsx
   { q: 'What is the price of the X200 Mesh Satellite?', needle: '149.99', source: 'prices.xlsx', kind: 'exact' },
   { q: 'What is the SKU of the Fiber ONT Bridge?', needle: 'AC-10212', source: 'prices.xlsx', kind: 'exact' },
   { q: 'What discount does the Silver volume tier give?', needle: '12%', source: 'prices.xlsx', kind: 'exact' },
   // shipping.csv
-  { q: 'How much does NordicPost Express charge for shipping to Iceland?', needle: '38.50', source: 'shipping.csv', kind: 'exact' },
-  { q: 'Where can I track an AndesCargo parcel?', needle: 'track.andescargo-example.cl', source: 'shipping.csv', kind: 'exact' },
+  {
+    q: 'How much does NordicPost Express charge for shipping to Iceland?',
+    needle: '38.50',
+    source: 'shipping.csv',
+    kind: 'exact',
+  },
+  {
+    q: 'Where can I track an AndesCargo parcel?',
+    needle: 'track.andescargo-example.cl',
+    source: 'shipping.csv',
+    kind: 'exact',
+  },
   // faq.txt
   { q: 'What is R?', needle: 'statistical computing', source: 'faq.txt', kind: 'exact' },
   { q: 'How do I install R packages?', needle: 'install.packages', source: 'faq.txt', kind: 'exact' },
-  { q: 'How can I turn a factor into the numbers it shows?', needle: 'as.numeric(as.character(f))', source: 'faq.txt', kind: 'paraphrase' },
+  {
+    q: 'How can I turn a factor into the numbers it shows?',
+    needle: 'as.numeric(as.character(f))',
+    source: 'faq.txt',
+    kind: 'paraphrase',
+  },
   { q: 'Where can R be obtained?', needle: 'www.r-example.org', source: 'faq.txt', kind: 'exact' },
   // the web site
   { q: 'How much does the Pro plan cost per month?', needle: '$19 per month', source: '/pricing', kind: 'exact' },
@@ -89,7 +160,12 @@ export const QUESTIONS: CorpusQuestion[] = [
   { q: 'What is the support e-mail address?', needle: 'help@acme-example.com', source: '/support', kind: 'exact' },
   { q: 'What is the latest firmware version for the X200?', needle: 'v2.4.0', source: '/support', kind: 'exact' },
   { q: 'Who founded Acme Networks?', needle: 'Maria Lindqvist', source: '/about', kind: 'exact' },
-  { q: 'What is the street address of the Acme office?', needle: '200 Harbor Street', source: '/contact', kind: 'exact' },
+  {
+    q: 'What is the street address of the Acme office?',
+    needle: '200 Harbor Street',
+    source: '/contact',
+    kind: 'exact',
+  },
   // nothing in the corpus answers these, though they share words with it
   { q: 'Is there parking for visitors at the office?', needle: null, source: '', kind: 'none' },
   { q: "When is the CEO's birthday?", needle: null, source: '', kind: 'none' },
@@ -412,7 +488,8 @@ async function routerManual(): Promise<Uint8Array> {
   const room = (h: number) => {
     if (pages.length === 0 || y - h < bottom) newPage();
   };
-  const draw = (text: string, size: number, font: PDFFont, x = left) => pages[pages.length - 1]!.push({ text, x, y, size, font });
+  const draw = (text: string, size: number, font: PDFFont, x = left) =>
+    pages[pages.length - 1]!.push({ text, x, y, size, font });
   const hyphenated = new Set<string>();
   for (const item of MANUAL) {
     if ('chapter' in item) {
@@ -441,15 +518,27 @@ async function routerManual(): Promise<Uint8Array> {
     }
   }
   for (const word of HYPHENATED_IN_MANUAL) {
-    if (![...hyphenated].some((w) => w.replace(/[^a-z]/gi, '') === word)) throw new Error(`corpus: the manual's layout no longer breaks "${word}" across lines`);
+    if (![...hyphenated].some((w) => w.replace(/[^a-z]/gi, '') === word))
+      throw new Error(`corpus: the manual's layout no longer breaks "${word}" across lines`);
   }
 
   const total = pages.length + FIRST_CONTENT_PAGE - 1;
   const frame = (page: PDFPage, n: number) => {
     page.drawText(MANUAL_HEADER, { x: left, y: 806, size: 9, font: italic, color: rgb(0.3, 0.3, 0.3) });
-    page.drawLine({ start: { x: left, y: 798 }, end: { x: W - left, y: 798 }, thickness: 0.5, color: rgb(0.6, 0.6, 0.6) });
+    page.drawLine({
+      start: { x: left, y: 798 },
+      end: { x: W - left, y: 798 },
+      thickness: 0.5,
+      color: rgb(0.6, 0.6, 0.6),
+    });
     const footer = `Page ${n} of ${total}`;
-    page.drawText(footer, { x: W - left - regular.widthOfTextAtSize(footer, 9), y: 40, size: 9, font: regular, color: rgb(0.3, 0.3, 0.3) });
+    page.drawText(footer, {
+      x: W - left - regular.widthOfTextAtSize(footer, 9),
+      y: 40,
+      size: 9,
+      font: regular,
+      color: rgb(0.3, 0.3, 0.3),
+    });
   };
 
   // page 1: title page
@@ -458,7 +547,12 @@ async function routerManual(): Promise<Uint8Array> {
   title.drawText('Acme X200', { x: left, y: 560, size: 34, font: bold });
   title.drawText('Dual-band Wi-Fi 6 router', { x: left, y: 522, size: 18, font: regular });
   title.drawText('Installation and setup guide', { x: left, y: 496, size: 14, font: regular });
-  title.drawText('Model AX-X200 \u00b7 Document revision 4 \u00b7 March 2025', { x: left, y: 200, size: 10, font: regular });
+  title.drawText('Model AX-X200 \u00b7 Document revision 4 \u00b7 March 2025', {
+    x: left,
+    y: 200,
+    size: 10,
+    font: regular,
+  });
   title.drawText('\u00a9 2025 Acme Networks Inc. All rights reserved.', { x: left, y: 184, size: 10, font: regular });
 
   // page 2: table of contents with dot leaders
@@ -586,8 +680,18 @@ async function paper(): Promise<Uint8Array> {
   let page = doc.addPage([W, H]);
   let pageNo = 1;
   const number = () => page.drawText(String(pageNo), { x: W / 2 - 3, y: 32, size: 9, font: regular });
-  page.drawText('Latency of Consumer Mesh Wi-Fi in Dense Apartment Buildings', { x: margin, y: 730, size: 16, font: bold });
-  page.drawText('J. Okafor, L. Brandt and S. Varga \u00b7 Acme Networks Research, Portland', { x: margin, y: 710, size: 10.5, font: italic });
+  page.drawText('Latency of Consumer Mesh Wi-Fi in Dense Apartment Buildings', {
+    x: margin,
+    y: 730,
+    size: 16,
+    font: bold,
+  });
+  page.drawText('J. Okafor, L. Brandt and S. Varga \u00b7 Acme Networks Research, Portland', {
+    x: margin,
+    y: 710,
+    size: 10.5,
+    font: italic,
+  });
   let y = 684;
   page.drawText('Abstract', { x: margin, y, size: 10.5, font: bold });
   y -= 14;
@@ -666,7 +770,11 @@ async function handbook(): Promise<Uint8Array> {
     sections: [
       {
         children: [
-          new Paragraph({ text: 'Acme Networks Employee Handbook 2025', heading: HeadingLevel.TITLE, alignment: AlignmentType.LEFT }),
+          new Paragraph({
+            text: 'Acme Networks Employee Handbook 2025',
+            heading: HeadingLevel.TITLE,
+            alignment: AlignmentType.LEFT,
+          }),
           h1('1 Welcome'),
           p(
             'Welcome to Acme Networks. This handbook explains how we work together: working hours and leave, expenses and travel, ' +
@@ -708,9 +816,13 @@ async function handbook(): Promise<Uint8Array> {
               'once, day or night, so that it can be locked and erased remotely.',
           ),
           h1('5 Department contacts'),
-          p('The departments below are on the ground floor (rooms starting with C), the first floor (A) and the second floor (B).'),
+          p(
+            'The departments below are on the ground floor (rooms starting with C), the first floor (A) and the second floor (B).',
+          ),
           table,
-          p('Rooms and opening hours may change during the renovation of building B; the intranet always has the current list.'),
+          p(
+            'Rooms and opening hours may change during the renovation of building B; the intranet always has the current list.',
+          ),
         ],
       },
     ],
@@ -783,10 +895,43 @@ async function priceList(): Promise<Uint8Array> {
 // shipping.csv
 
 const COUNTRIES = [
-  'United States', 'Canada', 'Mexico', 'United Kingdom', 'Ireland', 'France', 'Germany', 'Netherlands', 'Belgium', 'Luxembourg',
-  'Spain', 'Portugal', 'Italy', 'Austria', 'Switzerland', 'Denmark', 'Sweden', 'Norway', 'Finland', 'Poland', 'Czech Republic',
-  'Hungary', 'Greece', 'Turkey', 'Japan', 'South Korea', 'Singapore', 'Australia', 'New Zealand', 'India', 'Brazil', 'Estonia',
-  'Iceland', 'Chile', 'Peru', 'Argentina', 'South Africa',
+  'United States',
+  'Canada',
+  'Mexico',
+  'United Kingdom',
+  'Ireland',
+  'France',
+  'Germany',
+  'Netherlands',
+  'Belgium',
+  'Luxembourg',
+  'Spain',
+  'Portugal',
+  'Italy',
+  'Austria',
+  'Switzerland',
+  'Denmark',
+  'Sweden',
+  'Norway',
+  'Finland',
+  'Poland',
+  'Czech Republic',
+  'Hungary',
+  'Greece',
+  'Turkey',
+  'Japan',
+  'South Korea',
+  'Singapore',
+  'Australia',
+  'New Zealand',
+  'India',
+  'Brazil',
+  'Estonia',
+  'Iceland',
+  'Chile',
+  'Peru',
+  'Argentina',
+  'South Africa',
 ];
 const CARRIERS: Array<[string, string]> = [
   ['DHL Express', 'www.dhl-example.com/track'],
@@ -829,7 +974,7 @@ function rFaq(): string {
       [
         'R is a system for statistical computing and graphics. It consists of a language plus a run-time environment with graphics, ' +
           'a debugger, access to certain system functions, and the ability to run programs stored in script files. The design of R ' +
-          'has been heavily influenced by two existing languages: Becker, Chambers and Wilks\' S and Sussman\'s Scheme. Whereas the ' +
+          "has been heavily influenced by two existing languages: Becker, Chambers and Wilks' S and Sussman's Scheme. Whereas the " +
           'resulting language is very similar in appearance to S, the underlying implementation and semantics are derived from ' +
           'Scheme. The core of R is an interpreted computer language which allows branching and looping as well as modular ' +
           'programming using functions. Most of the user-visible functions in R are written in R itself; it is possible for the user ' +

@@ -19,7 +19,9 @@ export async function pdfWith(lines: string[], moreLines: string[][] = []): Prom
 }
 
 export async function docxWith(paragraphs: string[]): Promise<Uint8Array> {
-  const doc = new Document({ sections: [{ children: paragraphs.map((p) => new Paragraph({ children: [new TextRun(p)] })) }] });
+  const doc = new Document({
+    sections: [{ children: paragraphs.map((p) => new Paragraph({ children: [new TextRun(p)] })) }],
+  });
   return Packer.toBuffer(doc);
 }
 
@@ -41,9 +43,13 @@ export function csvWith(rows: string[][]): Uint8Array {
  */
 export async function oneOfEachFormat(): Promise<Array<{ name: string; content: Uint8Array }>> {
   // short enough for a PDF line (pdf-lib does not wrap; text past the page edge is not extracted)
-  const sentence = (topic: string, i: number) => `${topic} note ${i}: order ${1000 + i} of customer ${7 * i} costs $${(i * 1.25).toFixed(2)}.`;
+  const sentence = (topic: string, i: number) =>
+    `${topic} note ${i}: order ${1000 + i} of customer ${7 * i} costs $${(i * 1.25).toFixed(2)}.`;
   const lines = (topic: string, n: number) => Array.from({ length: n }, (_, i) => sentence(topic, i));
-  const table = (n: number) => [['Product', 'Price', 'Stock'], ...Array.from({ length: n }, (_, i) => [`Item ${i}`, `${(i * 2.5).toFixed(2)}`, `${i * 3}`])];
+  const table = (n: number) => [
+    ['Product', 'Price', 'Stock'],
+    ...Array.from({ length: n }, (_, i) => [`Item ${i}`, `${(i * 2.5).toFixed(2)}`, `${i * 3}`]),
+  ];
   return [
     { name: 'manual.pdf', content: await pdfWith(lines('Manual', 28), [lines('Appendix', 28), lines('Warranty', 28)]) },
     { name: 'policies.docx', content: await docxWith(lines('Policy', 80)) },
@@ -74,7 +80,11 @@ export async function pdfExpandingTo(mb: number): Promise<Uint8Array> {
     Buffer.from('<< /Type /Catalog /Pages 2 0 R >>'),
     Buffer.from('<< /Type /Pages /Kids [3 0 R] /Count 1 >>'),
     Buffer.from('<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R >>'),
-    Buffer.concat([Buffer.from(`<< /Length ${stream.length} /Filter /FlateDecode >>\nstream\n`), stream, Buffer.from('\nendstream')]),
+    Buffer.concat([
+      Buffer.from(`<< /Length ${stream.length} /Filter /FlateDecode >>\nstream\n`),
+      stream,
+      Buffer.from('\nendstream'),
+    ]),
   ];
   const chunks: Buffer[] = [Buffer.from('%PDF-1.4\n')];
   let length = chunks[0]!.length;

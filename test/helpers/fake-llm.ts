@@ -283,7 +283,9 @@ function sendError(ctx: Ctx, status: number, message: string): void {
   let body: unknown;
   switch (ctx.provider) {
     case 'openai':
-      body = { error: { message, type: status === 429 ? 'rate_limit_exceeded' : 'server_error', param: null, code: null } };
+      body = {
+        error: { message, type: status === 429 ? 'rate_limit_exceeded' : 'server_error', param: null, code: null },
+      };
       break;
     case 'anthropic':
       body = { type: 'error', error: { type: status === 429 ? 'rate_limit_error' : 'api_error', message } };
@@ -323,7 +325,14 @@ function wholeReply(ctx: Ctx, text: string): unknown {
         object: 'chat.completion',
         created: Math.floor(Date.now() / 1000),
         model,
-        choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: text, refusal: null },
+            logprobs: null,
+            finish_reason: 'stop',
+          },
+        ],
         usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output },
       };
     case 'anthropic':
@@ -344,9 +353,17 @@ function wholeReply(ctx: Ctx, text: string): unknown {
   }
 }
 
-function googleChunk(text: string, finishReason: string | undefined, input: number, output: number, model: string): unknown {
+function googleChunk(
+  text: string,
+  finishReason: string | undefined,
+  input: number,
+  output: number,
+  model: string,
+): unknown {
   return {
-    candidates: [{ content: { role: 'model', parts: [{ text }] }, index: 0, ...(finishReason ? { finishReason } : {}) }],
+    candidates: [
+      { content: { role: 'model', parts: [{ text }] }, index: 0, ...(finishReason ? { finishReason } : {}) },
+    ],
     usageMetadata: { promptTokenCount: input, candidatesTokenCount: output, totalTokenCount: input + output },
     modelVersion: model,
     responseId: 'fake-response',
@@ -360,26 +377,52 @@ function ollamaLine(model: string, content: string, done: boolean, input: number
     message: { role: 'assistant', content },
     done,
     ...(done
-      ? { done_reason: 'stop', total_duration: 1000, load_duration: 10, prompt_eval_count: input, prompt_eval_duration: 100, eval_count: output, eval_duration: 500 }
+      ? {
+          done_reason: 'stop',
+          total_duration: 1000,
+          load_duration: 10,
+          prompt_eval_count: input,
+          prompt_eval_duration: 100,
+          eval_count: output,
+          eval_duration: 500,
+        }
       : {}),
   };
 }
 
 /** The frames of one streamed reply: before the pieces, one per piece, after them. */
-function frames(ctx: Ctx, pieces: string[]): { contentType: string; head: string[]; piece: (text: string) => string; tail: string[] } {
+function frames(
+  ctx: Ctx,
+  pieces: string[],
+): { contentType: string; head: string[]; piece: (text: string) => string; tail: string[] } {
   const { model } = ctx;
   const input = promptWords(ctx.req.body);
   const output = words(pieces.join(''));
   const sse = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
-  const event = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  const event = (type: string, data: Record<string, unknown>) =>
+    `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
   switch (ctx.provider) {
     case 'openai': {
-      const base = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model };
+      const base = {
+        id: 'chatcmpl-fake',
+        object: 'chat.completion.chunk',
+        created: Math.floor(Date.now() / 1000),
+        model,
+      };
       return {
         contentType: 'text/event-stream',
-        head: [sse({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] })],
-        piece: (text) => sse({ ...base, choices: [{ index: 0, delta: { content: text }, logprobs: null, finish_reason: null }] }),
-        tail: [sse({ ...base, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }] }), 'data: [DONE]\n\n'],
+        head: [
+          sse({
+            ...base,
+            choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }],
+          }),
+        ],
+        piece: (text) =>
+          sse({ ...base, choices: [{ index: 0, delta: { content: text }, logprobs: null, finish_reason: null }] }),
+        tail: [
+          sse({ ...base, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }] }),
+          'data: [DONE]\n\n',
+        ],
       };
     }
     case 'anthropic':
@@ -404,7 +447,10 @@ function frames(ctx: Ctx, pieces: string[]): { contentType: string; head: string
         piece: (text) => event('content_block_delta', { index: 0, delta: { type: 'text_delta', text } }),
         tail: [
           event('content_block_stop', { index: 0 }),
-          event('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: output } }),
+          event('message_delta', {
+            delta: { stop_reason: 'end_turn', stop_sequence: null },
+            usage: { output_tokens: output },
+          }),
           event('message_stop', {}),
         ],
       };
@@ -415,7 +461,8 @@ function frames(ctx: Ctx, pieces: string[]): { contentType: string; head: string
       return {
         contentType: 'text/event-stream',
         head: [],
-        piece: (text) => `data: ${JSON.stringify(googleChunk(text, index++ === last ? 'STOP' : undefined, input, output, model))}\r\n\r\n`,
+        piece: (text) =>
+          `data: ${JSON.stringify(googleChunk(text, index++ === last ? 'STOP' : undefined, input, output, model))}\r\n\r\n`,
         tail: [],
       };
     }
@@ -468,14 +515,20 @@ function embedResponse(ctx: Ctx, route: Route): unknown {
         model: ctx.model,
         data: inputs.map((text, index) => {
           const v = vector(String(text), body?.dimensions);
-          return { object: 'embedding', index, embedding: base64 ? Buffer.from(Float32Array.from(v).buffer).toString('base64') : v };
+          return {
+            object: 'embedding',
+            index,
+            embedding: base64 ? Buffer.from(Float32Array.from(v).buffer).toString('base64') : v,
+          };
         }),
         usage: { prompt_tokens: inputs.length, total_tokens: inputs.length },
       };
     }
     case 'google': {
-      const textOf = (content: any) => ((content?.parts ?? []) as Array<{ text?: string }>).map((p) => p.text ?? '').join('');
-      if (route.op === 'embedContent') return { embedding: { values: vector(textOf(body?.content), body?.outputDimensionality) } };
+      const textOf = (content: any) =>
+        ((content?.parts ?? []) as Array<{ text?: string }>).map((p) => p.text ?? '').join('');
+      if (route.op === 'embedContent')
+        return { embedding: { values: vector(textOf(body?.content), body?.outputDimensionality) } };
       const items: any[] = Array.isArray(body?.requests) ? body.requests : [];
       return { embeddings: items.map((r) => ({ values: vector(textOf(r?.content), r?.outputDimensionality) })) };
     }

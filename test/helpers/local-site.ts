@@ -49,7 +49,15 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
 export async function startLocalSite(pages: Record<string, Page | string>): Promise<LocalSite> {
   const requests: string[] = [];
   let connections = 0;
-  const holds = new Map<string, { reached: ReturnType<typeof deferred>; gone: ReturnType<typeof deferred>; gate: ReturnType<typeof deferred>; released: boolean }>();
+  const holds = new Map<
+    string,
+    {
+      reached: ReturnType<typeof deferred>;
+      gone: ReturnType<typeof deferred>;
+      gate: ReturnType<typeof deferred>;
+      released: boolean;
+    }
+  >();
 
   const answer = (path: string, res: http.ServerResponse) => {
     const raw = pages[path];

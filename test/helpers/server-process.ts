@@ -45,8 +45,15 @@ export async function killAll(): Promise<void> {
   }
 }
 
-export function startProcess(cmd: { command: string; args: string[] }, opts: { env: Record<string, string>; cwd?: string; stdin?: string }): ServerProcess {
-  const child = spawn(cmd.command, cmd.args, { cwd: opts.cwd ?? repoRoot, env: opts.env, stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+export function startProcess(
+  cmd: { command: string; args: string[] },
+  opts: { env: Record<string, string>; cwd?: string; stdin?: string },
+): ServerProcess {
+  const child = spawn(cmd.command, cmd.args, {
+    cwd: opts.cwd ?? repoRoot,
+    env: opts.env,
+    stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+  });
   if (opts.stdin !== undefined) child.stdin!.end(opts.stdin);
   started.push(child);
   const records: LogRecord[] = [];
@@ -115,14 +122,24 @@ export function startProcess(cmd: { command: string; args: string[] }, opts: { e
 }
 
 /** Starts a server and resolves with it and the base URL of its `listening on` log line. */
-export async function bootServer(cmd: { command: string; args: string[] }, opts: { env: Record<string, string>; cwd?: string }): Promise<{ server: ServerProcess; base: string }> {
+export async function bootServer(
+  cmd: { command: string; args: string[] },
+  opts: { env: Record<string, string>; cwd?: string },
+): Promise<{ server: ServerProcess; base: string }> {
   const server = startProcess(cmd, opts);
-  const rec = await server.waitFor((r) => typeof r.msg === 'string' && r.msg.startsWith('listening on'), 'the listening log line');
+  const rec = await server.waitFor(
+    (r) => typeof r.msg === 'string' && r.msg.startsWith('listening on'),
+    'the listening log line',
+  );
   return { server, base: String(rec.address) };
 }
 
 /** Runs a CLI command to completion. */
-export async function runCommand(cmd: { command: string; args: string[] }, opts: { env: Record<string, string>; cwd?: string; stdin?: string }, timeoutMs = BOOT_TIMEOUT_MS): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runCommand(
+  cmd: { command: string; args: string[] },
+  opts: { env: Record<string, string>; cwd?: string; stdin?: string },
+  timeoutMs = BOOT_TIMEOUT_MS,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const p = startProcess(cmd, opts);
   const { code } = await withTimeout(p.exited, timeoutMs, `${cmd.args.join(' ')} to exit`);
   return { code, stdout: p.stdoutLines.join('\n'), stderr: p.stderr() };
@@ -144,20 +161,39 @@ export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise
 }
 
 export async function postJson(url: string, body: unknown, token?: string): Promise<Response> {
-  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
 }
 
 /** Registers, creates an agent (no provider key: it answers from its knowledge) and returns both. */
-export async function ownerWithAgent(base: string, email = 'owner@example.com', password = 'a long enough password'): Promise<{ token: string; agentId: string }> {
+export async function ownerWithAgent(
+  base: string,
+  email = 'owner@example.com',
+  password = 'a long enough password',
+): Promise<{ token: string; agentId: string }> {
   const reg = await postJson(`${base}/api/auth/register`, { name: 'Owner', email, password });
   if (reg.status !== 201) throw new Error(`register: ${reg.status} ${await reg.text()}`);
   const { access_token: token } = (await reg.json()) as { access_token: string };
-  const agent = await postJson(`${base}/api/chatbots`, { name: 'Shop bot', welcome_message: 'Hi, ask me about the shop.' }, token);
+  const agent = await postJson(
+    `${base}/api/chatbots`,
+    { name: 'Shop bot', welcome_message: 'Hi, ask me about the shop.' },
+    token,
+  );
   if (agent.status !== 201) throw new Error(`create agent: ${agent.status} ${await agent.text()}`);
   return { token, agentId: ((await agent.json()) as { id: string }).id };
 }
 
 /** Plans with rate limits high enough for a writer loop. */
 export const UNLIMITED_PLANS = JSON.stringify({
-  free: { max_agents: 100, max_account_leads: 100000, monthly_messages: 10000000, requests_per_minute: 1000000, requests_per_hour: 10000000, custom_branding: true },
+  free: {
+    max_agents: 100,
+    max_account_leads: 100000,
+    monthly_messages: 10000000,
+    requests_per_minute: 1000000,
+    requests_per_hour: 10000000,
+    custom_branding: true,
+  },
 });

@@ -81,7 +81,9 @@ export async function startSmtp(port = 0): Promise<TestSmtp> {
     url: smtpUrl(bound),
     messages,
     waitFor: (count) =>
-      messages.length >= count ? Promise.resolve(messages[count - 1]!) : new Promise((resolve) => waiters.push({ count, resolve })),
+      messages.length >= count
+        ? Promise.resolve(messages[count - 1]!)
+        : new Promise((resolve) => waiters.push({ count, resolve })),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -100,7 +102,9 @@ function parseMessage(raw: string, envelope: { to: string[]; from: string }): Re
   let body = rawBody;
   if (encoding === 'quoted-printable') {
     body = Buffer.from(
-      rawBody.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+      rawBody
+        .replace(/=\r?\n/g, '')
+        .replace(/=([0-9A-F]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))),
       'latin1',
     ).toString('utf8');
   } else if (encoding === 'base64') {
@@ -117,6 +121,11 @@ function decodeWords(value: string): string {
     .replace(/=\?([^?]+)\?([QB])\?([^?]*)\?=/gi, (_m, _charset: string, kind: string, text: string) =>
       kind.toUpperCase() === 'B'
         ? Buffer.from(text, 'base64').toString('utf8')
-        : Buffer.from(text.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_x, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8'),
+        : Buffer.from(
+            text
+              .replace(/_/g, ' ')
+              .replace(/=([0-9A-F]{2})/gi, (_x, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+            'latin1',
+          ).toString('utf8'),
     );
 }

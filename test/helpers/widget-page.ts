@@ -39,15 +39,22 @@ export async function openWidget(page: Page, url: string): Promise<Locator> {
 
 /** No turn is in progress: the widget's log is missing or not aria-busy. */
 export const widgetIdle = (page: Page) =>
-  page.waitForFunction(`document.querySelector('chat-agent-widget').shadowRoot.querySelector('.log')?.getAttribute('aria-busy') !== 'true'`);
+  page.waitForFunction(
+    `document.querySelector('chat-agent-widget').shadowRoot.querySelector('.log')?.getAttribute('aria-busy') !== 'true'`,
+  );
 
 /** The widget's log is there and says aria-busy="false" (a turn has ended). */
 export const widgetTurnDone = (page: Page) =>
-  page.waitForFunction(`document.querySelector('chat-agent-widget').shadowRoot.querySelector('.log').getAttribute('aria-busy') === 'false'`);
+  page.waitForFunction(
+    `document.querySelector('chat-agent-widget').shadowRoot.querySelector('.log').getAttribute('aria-busy') === 'false'`,
+  );
 
 /** Every animation in the widget's shadow root (window, greeting) has finished, for screenshots. */
 export const widgetAnimationsDone = (page: Page) =>
-  page.evaluate(`Promise.all(document.querySelector('chat-agent-widget').shadowRoot.getAnimations().map((a) => a.finished))`);
+  page.evaluate(
+    `Promise.all(document.querySelector('chat-agent-widget').shadowRoot.getAnimations().map((a) => a.finished))`,
+  );
 
 /** The animations of `element` (the window opening) have finished, for screenshots. */
-export const animationsDone = (element: Locator) => element.evaluate((el: any) => Promise.all(el.getAnimations().map((a: any) => a.finished)));
+export const animationsDone = (element: Locator) =>
+  element.evaluate((el: any) => Promise.all(el.getAnimations().map((a: any) => a.finished)));

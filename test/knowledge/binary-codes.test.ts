@@ -10,7 +10,8 @@ function generator(seed: number) {
   };
 }
 
-const randomCode = (random: () => number, bytes: number) => Uint8Array.from({ length: bytes }, () => Math.floor(random() * 256));
+const randomCode = (random: () => number, bytes: number) =>
+  Uint8Array.from({ length: bytes }, () => Math.floor(random() * 256));
 
 function hamming(a: Uint8Array, b: Uint8Array): number {
   let d = 0;
@@ -53,24 +54,27 @@ describe('BinaryCodes (the WebAssembly Hamming scan)', () => {
     }
   });
 
-  it.each([1536, 72])('addPacked (codes back to back, as read in one blob) equals adding them one by one, %i dimensions', (dims) => {
-    const random = generator(dims + 1);
-    const bytes = dims / 8;
-    const codes = Array.from({ length: 700 }, () => randomCode(random, bytes));
-    const ids = codes.map((_, i) => 5 + i * 2);
-    const oneByOne = new BinaryCodes(dims, 10);
-    codes.forEach((code, i) => oneByOne.add(ids[i]!, code));
-    const packed = new BinaryCodes(dims, 10); // grows to fit
-    packed.add(1, codes[0]!);
-    packed.addPacked(ids.slice(1), Buffer.concat(codes.slice(1)), bytes);
-    expect(packed.count).toBe(700);
-    for (let q = 0; q < 10; q++) {
-      const query = randomCode(random, bytes);
-      const expected = oneByOne.nearest(query, 64).map((id) => (id === ids[0] ? 1 : id));
-      expect(packed.nearest(query, 64)).toEqual(expected);
-    }
-    expect(() => packed.addPacked([1, 2], new Uint8Array(bytes), bytes)).toThrow(/bytes for 2 codes/);
-  });
+  it.each([1536, 72])(
+    'addPacked (codes back to back, as read in one blob) equals adding them one by one, %i dimensions',
+    (dims) => {
+      const random = generator(dims + 1);
+      const bytes = dims / 8;
+      const codes = Array.from({ length: 700 }, () => randomCode(random, bytes));
+      const ids = codes.map((_, i) => 5 + i * 2);
+      const oneByOne = new BinaryCodes(dims, 10);
+      codes.forEach((code, i) => oneByOne.add(ids[i]!, code));
+      const packed = new BinaryCodes(dims, 10); // grows to fit
+      packed.add(1, codes[0]!);
+      packed.addPacked(ids.slice(1), Buffer.concat(codes.slice(1)), bytes);
+      expect(packed.count).toBe(700);
+      for (let q = 0; q < 10; q++) {
+        const query = randomCode(random, bytes);
+        const expected = oneByOne.nearest(query, 64).map((id) => (id === ids[0] ? 1 : id));
+        expect(packed.nearest(query, 64)).toEqual(expected);
+      }
+      expect(() => packed.addPacked([1, 2], new Uint8Array(bytes), bytes)).toThrow(/bytes for 2 codes/);
+    },
+  );
 
   it('keeps the earlier added at a tied cut-off, and returns everything when fewer codes than wanted', () => {
     const index = new BinaryCodes(64, 4);
@@ -101,7 +105,12 @@ describe('BinaryCodes (the WebAssembly Hamming scan)', () => {
     for (let q = 0; q < 10; q++) {
       const query = randomCode(random, 192);
       const found = index.nearest(query, 64);
-      const expected = reference(left.map((l) => l.code), left.map((l) => l.id), query, 64);
+      const expected = reference(
+        left.map((l) => l.code),
+        left.map((l) => l.id),
+        query,
+        64,
+      );
       expect([...found].sort((a, b) => a - b)).toEqual([...expected].sort((a, b) => a - b));
     }
     expect(index.nearest(late, 1)).toEqual([5000]);

@@ -2,7 +2,15 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Chunker, chunkText, DEFAULT_CHUNKING, fileParagraphs, MAX_PIECE_BYTES, utf8Paragraphs, type TextChunk } from '../../src/modules/knowledge/chunker.js';
+import {
+  Chunker,
+  chunkText,
+  DEFAULT_CHUNKING,
+  fileParagraphs,
+  MAX_PIECE_BYTES,
+  utf8Paragraphs,
+  type TextChunk,
+} from '../../src/modules/knowledge/chunker.js';
 
 /**
  * Large documents are chunked from slices of their text (ingestion never holds a 100 MB text as
@@ -20,7 +28,20 @@ function random(seed: number): () => number {
   };
 }
 
-const WORDS = ['opening', 'hours', 'café', 'naïve', 'prices', '日本語', 'delivery', '🙂', 'support', 'a', 'Straße', 'x'.repeat(900)];
+const WORDS = [
+  'opening',
+  'hours',
+  'café',
+  'naïve',
+  'prices',
+  '日本語',
+  'delivery',
+  '🙂',
+  'support',
+  'a',
+  'Straße',
+  'x'.repeat(900),
+];
 const ENDINGS = ['. ', '! ', '? ', ', ', ' ', '.\n', '\t'];
 const BREAKS = ['\n\n', '\n\n\n', '\n \n', '\n\n  ', '\n\t\n\v ', '\r\n\r\n', '\n\n\r', ' \n\n', '\n'];
 
@@ -44,7 +65,8 @@ function sliced(text: string, sliceBytes: number): TextChunk[] {
   const chunker = new Chunker();
   const chunks: TextChunk[] = [];
   // (no piece limit: cut at paragraph breaks only, the pieces chunk exactly as the whole)
-  for (const slice of utf8Paragraphs(Buffer.from(text, 'utf8'), sliceBytes, Infinity)) chunks.push(...chunker.push(slice));
+  for (const slice of utf8Paragraphs(Buffer.from(text, 'utf8'), sliceBytes, Infinity))
+    chunks.push(...chunker.push(slice));
   chunks.push(...chunker.end());
   return chunks;
 }
@@ -62,7 +84,8 @@ describe('chunking a text in slices', () => {
     for (const [i, text] of docs.entries()) {
       const whole = chunkText(text);
       expect(whole.length, `document ${i}`).toBeGreaterThan(3);
-      for (const size of [1, 16, 300, 5000, 64 * 1024]) expect(sliced(text, size), `document ${i}, slices of ${size}`).toEqual(whole);
+      for (const size of [1, 16, 300, 5000, 64 * 1024])
+        expect(sliced(text, size), `document ${i}, slices of ${size}`).toEqual(whole);
     }
   });
 
@@ -161,7 +184,8 @@ function pdfLikeParagraph(sentences: number, seed = 7): string {
   ];
   const spaces = [' ', ' ', ' ', '  ', '\t', ' \n'];
   let text = '';
-  for (let i = 0; i < sentences; i++) text += templates[Math.floor(next() * templates.length)]!(i) + spaces[Math.floor(next() * spaces.length)]!;
+  for (let i = 0; i < sentences; i++)
+    text += templates[Math.floor(next() * templates.length)]!(i) + spaces[Math.floor(next() * spaces.length)]!;
   return text;
 }
 
@@ -199,7 +223,9 @@ function checkSlices(text: string, chunks: TextChunk[], { overlapping }: { overl
   if (overlapping) {
     for (let i = 1; i < chunks.length; i++) {
       expect(at[i]!, `chunk ${i} starts after chunk ${i - 1}'s start`).toBeGreaterThan(at[i - 1]!);
-      expect(at[i]!, `chunk ${i} starts inside chunk ${i - 1}`).toBeLessThan(at[i - 1]! + chunks[i - 1]!.content.length);
+      expect(at[i]!, `chunk ${i} starts inside chunk ${i - 1}`).toBeLessThan(
+        at[i - 1]! + chunks[i - 1]!.content.length,
+      );
     }
   }
   expectCovered(text, chunks, at);
@@ -214,7 +240,11 @@ describe('passages are slices of the text', () => {
     const chunks = chunkText(text);
     expect(chunks.length).toBeGreaterThan(6);
     const at = checkSlices(text, chunks, { overlapping: true });
-    for (const token of INTACT) expect(chunks.some((c) => c.content.includes(token)), token).toBe(true);
+    for (const token of INTACT)
+      expect(
+        chunks.some((c) => c.content.includes(token)),
+        token,
+      ).toBe(true);
     // every passage ends at a sentence's end, after its closing quote or bracket, never before them
     for (const [i, chunk] of chunks.entries()) {
       expect(chunk.content).toMatch(/[.!?]["')]?$/);

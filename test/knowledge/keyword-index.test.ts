@@ -9,7 +9,7 @@ import { KeywordSearcher } from '../../src/modules/knowledge/keyword-searcher.js
 import { KnowledgeRepo } from '../../src/modules/knowledge/repo.js';
 import { ftsQuery } from '../../src/modules/knowledge/service.js';
 import { migrationsDir } from '../../src/platform/assets.js';
-import { openDatabase, openSqlite, } from '../../src/platform/db/index.js';
+import { openDatabase, openSqlite } from '../../src/platform/db/index.js';
 import type Database from 'better-sqlite3';
 
 /**
@@ -35,7 +35,11 @@ function tempDir(): string {
 function seedAgent(sqlite: Database.Database, chatbotId: string, texts: string[]): number[] {
   const now = new Date().toISOString();
   const userId = `user-${chatbotId}`;
-  sqlite.prepare("INSERT INTO users (id, name, email, password_hash, role, status, plan_id, created_at) VALUES (?, 'u', ?, 'x', 'user', 'active', 'free', ?)").run(userId, `${Buffer.from(chatbotId).toString('hex')}@example.com`, now);
+  sqlite
+    .prepare(
+      "INSERT INTO users (id, name, email, password_hash, role, status, plan_id, created_at) VALUES (?, 'u', ?, 'x', 'user', 'active', 'free', ?)",
+    )
+    .run(userId, `${Buffer.from(chatbotId).toString('hex')}@example.com`, now);
   sqlite
     .prepare(
       `INSERT INTO chatbots (id, user_id, name, model, provider, temperature, max_tokens, instructions, status, public_access, primary_color, secondary_color,
@@ -45,12 +49,19 @@ function seedAgent(sqlite: Database.Database, chatbotId: string, texts: string[]
     )
     .run(chatbotId, userId, now, now);
   const sourceId = `source-${chatbotId}`;
-  sqlite.prepare("INSERT INTO sources (id, chatbot_id, type, name, status, created_at, updated_at) VALUES (?, ?, 'text', 'notes', 'completed', ?, ?)").run(sourceId, chatbotId, now, now);
-  const insert = sqlite.prepare('INSERT INTO chunks (source_id, chatbot_id, ordinal, content, token_count) VALUES (?, ?, ?, ?, 2)');
+  sqlite
+    .prepare(
+      "INSERT INTO sources (id, chatbot_id, type, name, status, created_at, updated_at) VALUES (?, ?, 'text', 'notes', 'completed', ?, ?)",
+    )
+    .run(sourceId, chatbotId, now, now);
+  const insert = sqlite.prepare(
+    'INSERT INTO chunks (source_id, chatbot_id, ordinal, content, token_count) VALUES (?, ?, ?, ?, 2)',
+  );
   return texts.map((text, i) => Number(insert.run(sourceId, chatbotId, i, text).lastInsertRowid));
 }
 
-const integrityCheck = (sqlite: Database.Database) => sqlite.prepare("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)").run();
+const integrityCheck = (sqlite: Database.Database) =>
+  sqlite.prepare("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)").run();
 
 describe('keyword index per agent', () => {
   it("finds only the agent's own chunks, whatever the ids look like", () => {
@@ -59,7 +70,9 @@ describe('keyword index per agent', () => {
     const repo = new KnowledgeRepo(database.db);
     // ids that would collide if hyphens were dropped, one with quotes and FTS syntax, one non-ASCII
     const ids = ['ab-c', 'a-bc', 'x" OR "y', 'agent:one*', 'café-ü'];
-    const chunkIds = new Map(ids.map((id) => [id, seedAgent(database.sqlite, id, [`opening hours of ${id}`, 'parking behind the shop'])]));
+    const chunkIds = new Map(
+      ids.map((id) => [id, seedAgent(database.sqlite, id, [`opening hours of ${id}`, 'parking behind the shop'])]),
+    );
     for (const id of ids) {
       const hits = repo.keywordSearch(id, '"opening" OR "parking"', 20).map((h) => h.chunkId);
       expect(hits.sort((a, b) => a - b)).toEqual(chunkIds.get(id));
@@ -71,12 +84,21 @@ describe('keyword index per agent', () => {
     const database = openDatabase(path.join(tempDir(), 'chat-agent.db'));
     open.push(database);
     const repo = new KnowledgeRepo(database.db);
-    const [weekend, both, other] = seedAgent(database.sqlite, 'agent-1', ['open on the weekend', 'weekend opening hours, weekend brunch', 'refund policy']);
+    const [weekend, both, other] = seedAgent(database.sqlite, 'agent-1', [
+      'open on the weekend',
+      'weekend opening hours, weekend brunch',
+      'refund policy',
+    ]);
     expect(repo.keywordSearch('agent-1', '"weekend"', 20).map((h) => h.chunkId)).toEqual([both, weekend]);
 
     database.sqlite.prepare("UPDATE chunks SET content = 'weekend refunds' WHERE id = ?").run(other);
     database.sqlite.prepare('DELETE FROM chunks WHERE id = ?').run(both);
-    expect(repo.keywordSearch('agent-1', '"weekend"', 20).map((h) => h.chunkId).sort()).toEqual([weekend, other].sort());
+    expect(
+      repo
+        .keywordSearch('agent-1', '"weekend"', 20)
+        .map((h) => h.chunkId)
+        .sort(),
+    ).toEqual([weekend, other].sort());
     expect(repo.keywordSearch('agent-1', '"brunch"', 20)).toEqual([]);
     integrityCheck(database.sqlite);
   });
@@ -116,14 +138,21 @@ describe('keyword search in a worker (KeywordSearcher)', () => {
 
   function warningsLog() {
     const warnings: string[] = [];
-    const { log } = Fastify({ logger: { level: 'warn', stream: { write: (line: string) => void warnings.push(line) } } });
+    const { log } = Fastify({
+      logger: { level: 'warn', stream: { write: (line: string) => void warnings.push(line) } },
+    });
     return { log, warnings };
   }
 
-  it("answers as the main thread does, per agent, and sees chunks committed after it started", async () => {
+  it('answers as the main thread does, per agent, and sees chunks committed after it started', async () => {
     const { file, database, repo } = appDatabase();
     const ids = ['ab-c', 'a-bc', 'x" OR "y', 'café-ü'];
-    for (const id of ids) seedAgent(database.sqlite, id, [`opening hours of ${id}`, 'parking behind the shop', 'weekend opening, weekend brunch']);
+    for (const id of ids)
+      seedAgent(database.sqlite, id, [
+        `opening hours of ${id}`,
+        'parking behind the shop',
+        'weekend opening, weekend brunch',
+      ]);
     const { log, warnings } = warningsLog();
     const searcher = new KeywordSearcher(file, repo, log);
     open.push({ close: () => void searcher.close() });
@@ -135,7 +164,9 @@ describe('keyword search in a worker (KeywordSearcher)', () => {
     }
     // a chunk stored now (the main connection commits) is found by the worker's next search
     const [later] = database.sqlite
-      .prepare("INSERT INTO chunks (source_id, chatbot_id, ordinal, content, token_count) VALUES ('source-ab-c', 'ab-c', 9, 'gift vouchers at the desk', 4) RETURNING id")
+      .prepare(
+        "INSERT INTO chunks (source_id, chatbot_id, ordinal, content, token_count) VALUES ('source-ab-c', 'ab-c', 9, 'gift vouchers at the desk', 4) RETURNING id",
+      )
       .pluck()
       .all() as number[];
     expect((await searcher.search('ab-c', '"vouchers"', 20)).map((h) => h.chunkId)).toEqual([later]);
@@ -145,7 +176,11 @@ describe('keyword search in a worker (KeywordSearcher)', () => {
 
   it('serves searches in the order they were asked under sustained load (no search loses its place in the queue)', async () => {
     const { file, database, repo } = appDatabase();
-    seedAgent(database.sqlite, 'agent-1', Array.from({ length: 200 }, (_, i) => `opening hours and weekend brunch, note ${i}`));
+    seedAgent(
+      database.sqlite,
+      'agent-1',
+      Array.from({ length: 200 }, (_, i) => `opening hours and weekend brunch, note ${i}`),
+    );
     const { log, warnings } = warningsLog();
     const searcher = new KeywordSearcher(file, repo, log);
     open.push({ close: () => void searcher.close() });
@@ -184,8 +219,10 @@ describe('keyword search in a worker (KeywordSearcher)', () => {
 describe('the keyword query from a question', () => {
   it('keeps one-letter words ("R", "C", "X") but not "a", "I" or the letters of contractions', () => {
     expect(ftsQuery('How do I install R packages?')).toBe('"install" OR "r" OR "packages"');
-    expect(ftsQuery('Is there a C compiler, and what\'s on the X axis?')).toBe('"c" OR "compiler" OR "x" OR "axis"');
-    expect(ftsQuery("I don't see R's plots, I'm lost in l'été")).toBe('"don" OR "see" OR "r" OR "plots" OR "lost" OR "été"');
+    expect(ftsQuery("Is there a C compiler, and what's on the X axis?")).toBe('"c" OR "compiler" OR "x" OR "axis"');
+    expect(ftsQuery("I don't see R's plots, I'm lost in l'été")).toBe(
+      '"don" OR "see" OR "r" OR "plots" OR "lost" OR "été"',
+    );
     expect(ftsQuery('a I')).toBeNull();
   });
 

@@ -104,11 +104,24 @@ const QUESTIONS: Array<{ q: string; answer: number }> = [
   { q: 'Can disabled people get in?', answer: 16 },
 ];
 
-const DISTRACTOR_TOPICS = ['weather', 'history', 'team', 'mission', 'awards', 'partners', 'careers', 'press', 'events', 'blog'];
+const DISTRACTOR_TOPICS = [
+  'weather',
+  'history',
+  'team',
+  'mission',
+  'awards',
+  'partners',
+  'careers',
+  'press',
+  'events',
+  'blog',
+];
 const DISTRACTORS = Array.from({ length: 40 }, (_, i) => {
   const topic = DISTRACTOR_TOPICS[i % DISTRACTOR_TOPICS.length];
-  return `About our ${topic} (${i}): the company was founded by two friends and has grown every year since. ` +
-    `Our ${topic} page tells the story of the team, the customers and the many people who helped along the way.`;
+  return (
+    `About our ${topic} (${i}): the company was founded by two friends and has grown every year since. ` +
+    `Our ${topic} page tells the story of the team, the customers and the many people who helped along the way.`
+  );
 });
 
 describe('retrieval quality: keyword-only vs hybrid', () => {
@@ -124,10 +137,18 @@ describe('retrieval quality: keyword-only vs hybrid', () => {
     const { token } = await registerUser(t.app);
     ownerToken = token;
     chatbotId = (await createAgent(t.app, token)).id;
-    const passages = [...ANSWERS.map((text, i) => ({ name: `answer-${i}`, text })), ...DISTRACTORS.map((text, i) => ({ name: `other-${i}`, text }))];
+    const passages = [
+      ...ANSWERS.map((text, i) => ({ name: `answer-${i}`, text })),
+      ...DISTRACTORS.map((text, i) => ({ name: `other-${i}`, text })),
+    ];
     sourceNameOfAnswer = ANSWERS.map((_, i) => `answer-${i}`);
     for (const p of passages) {
-      const res = await t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${chatbotId}/text`, headers: auth(token), payload: { name: p.name, content: p.text } });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `/api/sources/chatbot/${chatbotId}/text`,
+        headers: auth(token),
+        payload: { name: p.name, content: p.text },
+      });
       expect(res.statusCode, res.body).toBe(201);
     }
   });
@@ -138,9 +159,20 @@ describe('retrieval quality: keyword-only vs hybrid', () => {
 
   function services() {
     const silent = t.app.log;
-    const agents = new AgentsService(new AgentsRepo(t.database.db), new PlanService(t.config.plans, t.config.defaultPlan, t.clock), t.clock);
+    const agents = new AgentsService(
+      new AgentsRepo(t.database.db),
+      new PlanService(t.config.plans, t.config.defaultPlan, t.clock),
+      t.clock,
+    );
     const embedder = createEmbedder(t.config)!;
-    const hybrid = new KnowledgeService(new KnowledgeRepo(t.database.db), agents, embedder, new VectorIndex(t.database.sqlite, embedder.id, embedder.dimensions), t.clock, silent);
+    const hybrid = new KnowledgeService(
+      new KnowledgeRepo(t.database.db),
+      agents,
+      embedder,
+      new VectorIndex(t.database.sqlite, embedder.id, embedder.dimensions),
+      t.clock,
+      silent,
+    );
     const keywordOnly = new KnowledgeService(new KnowledgeRepo(t.database.db), agents, null, null, t.clock, silent);
     return { hybrid, keywordOnly };
   }
@@ -155,7 +187,9 @@ describe('retrieval quality: keyword-only vs hybrid', () => {
   }
 
   it('stores every passage with a vector (60 passages, batched embedding calls)', () => {
-    const n = t.database.sqlite.prepare('SELECT count(*) AS n FROM chunks WHERE embedded_with IS NOT NULL').get() as { n: number };
+    const n = t.database.sqlite.prepare('SELECT count(*) AS n FROM chunks WHERE embedded_with IS NOT NULL').get() as {
+      n: number;
+    };
     expect(n.n).toBe(60);
   });
 
@@ -166,7 +200,17 @@ describe('retrieval quality: keyword-only vs hybrid', () => {
     const exactKeyword = await hitAt5(keywordOnly, QUESTIONS.slice(0, 10));
     const synonymKeyword = await hitAt5(keywordOnly, QUESTIONS.slice(10));
     const synonymHybrid = await hitAt5(hybrid, QUESTIONS.slice(10));
-    console.log(JSON.stringify({ hit_at_5: { keyword_only: keyword, hybrid: fused, exact_terms_keyword_only: exactKeyword, synonyms_keyword_only: synonymKeyword, synonyms_hybrid: synonymHybrid } }));
+    console.log(
+      JSON.stringify({
+        hit_at_5: {
+          keyword_only: keyword,
+          hybrid: fused,
+          exact_terms_keyword_only: exactKeyword,
+          synonyms_keyword_only: synonymKeyword,
+          synonyms_hybrid: synonymHybrid,
+        },
+      }),
+    );
     expect(exactKeyword).toBeGreaterThanOrEqual(0.9); // keyword-only is good on exact terms
     expect(fused).toBeGreaterThanOrEqual(keyword);
     expect(synonymHybrid).toBeGreaterThan(synonymKeyword);
@@ -234,10 +278,20 @@ describe('retrieval quality: a corpus of real-looking documents', () => {
     const deadline = Date.now() + 60_000;
     for (;;) {
       const res = await t.app.inject({ method: 'GET', url: `/api/sources/chatbot/${chatbotId}`, headers: auth(token) });
-      const list = res.json() as Array<{ name: string; status: string; error_message: string | null; progress: number }>;
+      const list = res.json() as Array<{
+        name: string;
+        status: string;
+        error_message: string | null;
+        progress: number;
+      }>;
       if (list.length === corpus.files.length + 1 && list.every((s) => s.status === 'completed')) break;
       if (list.some((s) => s.status === 'failed') || Date.now() > deadline) {
-        const states = list.map((s) => ({ name: s.name, status: s.status, progress: s.progress, error: s.error_message }));
+        const states = list.map((s) => ({
+          name: s.name,
+          status: s.status,
+          progress: s.progress,
+          error: s.error_message,
+        }));
         throw new Error(`sources did not all complete: ${JSON.stringify(states)}`);
       }
       await new Promise((resolve) => setTimeout(resolve, 250));
@@ -251,7 +305,8 @@ describe('retrieval quality: a corpus of real-looking documents', () => {
 
   const squash = (s: string) => s.replace(/\s+/g, ' ').toLowerCase();
   const contains = (text: string, needle: string) => squash(text).includes(squash(needle));
-  const formatOf = (q: CorpusQuestion) => (q.source.startsWith('/') ? 'website' : q.source.slice(q.source.lastIndexOf('.') + 1));
+  const formatOf = (q: CorpusQuestion) =>
+    q.source.startsWith('/') ? 'website' : q.source.slice(q.source.lastIndexOf('.') + 1);
   const rate = (xs: boolean[]) => (xs.length ? Math.round((xs.filter(Boolean).length / xs.length) * 100) / 100 : null);
   const samePath = (url: string, wanted: string) => {
     try {
@@ -262,9 +317,14 @@ describe('retrieval quality: a corpus of real-looking documents', () => {
   };
 
   it('measures hit@5, answers without a model key, and the state of the stored passages', async () => {
-    const agents = new AgentsService(new AgentsRepo(t.database.db), new PlanService(t.config.plans, t.config.defaultPlan, t.clock), t.clock);
+    const agents = new AgentsService(
+      new AgentsRepo(t.database.db),
+      new PlanService(t.config.plans, t.config.defaultPlan, t.clock),
+      t.clock,
+    );
     const keywordOnly = new KnowledgeService(new KnowledgeRepo(t.database.db), agents, null, null, t.clock, t.app.log);
-    const titleOf = (pagePath: string) => /<title>([^<]*)<\/title>/.exec(corpus.site[pagePath] ?? '')?.[1]?.trim() ?? '';
+    const titleOf = (pagePath: string) =>
+      /<title>([^<]*)<\/title>/.exec(corpus.site[pagePath] ?? '')?.[1]?.trim() ?? '';
     const pageUrl = (pagePath: string) => `${site.url}${pagePath}`;
     /** whether a website passage comes from `pagePath`: its page URL field when Passage has one, else the URL or title line the crawl writes at the top of a page's text */
     const fromPage = (p: { content: string; sourceUrl: string | null }, pagePath: string) => {
@@ -275,7 +335,9 @@ describe('retrieval quality: a corpus of real-looking documents', () => {
     };
 
     const stored = t.database.sqlite
-      .prepare('SELECT c.content AS content, s.name AS source, s.type AS type FROM chunks c JOIN sources s ON s.id = c.source_id WHERE c.chatbot_id = ? ORDER BY s.name, c.ordinal')
+      .prepare(
+        'SELECT c.content AS content, s.name AS source, s.type AS type FROM chunks c JOIN sources s ON s.id = c.source_id WHERE c.chatbot_id = ? ORDER BY s.name, c.ordinal',
+      )
       .all(chatbotId) as Array<{ content: string; source: string; type: string }>;
 
     type Row = {
@@ -293,23 +355,39 @@ describe('retrieval quality: a corpus of real-looking documents', () => {
     };
     const rows: Row[] = [];
     for (const [i, q] of corpus.questions.entries()) {
-      const res = await t.app.inject({ method: 'POST', url: `/api/public/chat/${chatbotId}`, payload: { message: q.q, session_id: `corpus-${i}` } });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `/api/public/chat/${chatbotId}`,
+        payload: { message: q.q, session_id: `corpus-${i}` },
+      });
       expect(res.statusCode, res.body).toBe(200);
-      const answer = res.json() as { message: string; sources: Array<{ source_id: string; name: string; url: string | null }> };
+      const answer = res.json() as {
+        message: string;
+        sources: Array<{ source_id: string; name: string; url: string | null }>;
+      };
       if (q.kind === 'none') {
-        rows.push({ q: q.q, kind: q.kind, format: 'none', fallback_ok: answer.sources.length === 0, answer: answer.message });
+        rows.push({
+          q: q.q,
+          kind: q.kind,
+          format: 'none',
+          fallback_ok: answer.sources.length === 0,
+          answer: answer.message,
+        });
         continue;
       }
       const needle = q.needle!;
       const website = q.source.startsWith('/');
-      const fromSource = (p: { sourceId: string; sourceName: string }) => (website ? p.sourceId === websiteSourceId : p.sourceName === q.source);
+      const fromSource = (p: { sourceId: string; sourceName: string }) =>
+        website ? p.sourceId === websiteSourceId : p.sourceName === q.source;
       const top = await keywordOnly.search(chatbotId, q.q, 5);
       const hits = top.filter((p) => fromSource(p) && contains(p.content, needle));
       const row: Row = {
         q: q.q,
         kind: q.kind,
         format: formatOf(q),
-        needle_stored: stored.some((c) => (website ? c.type === 'website' : c.source === q.source) && contains(c.content, needle)),
+        needle_stored: stored.some(
+          (c) => (website ? c.type === 'website' : c.source === q.source) && contains(c.content, needle),
+        ),
         hit: hits.length > 0,
         answer_visible: contains(answer.message, needle),
         answer: answer.message,
@@ -347,19 +425,32 @@ describe('retrieval quality: a corpus of real-looking documents', () => {
         by_format: Object.fromEntries(
           formats.map((f) => {
             const of = answerable.filter((r) => r.format === f);
-            return [f, { questions: of.length, hit_at_5: rate(of.map((r) => r.hit!)), answer_visible: rate(of.map((r) => r.answer_visible!)) }];
+            return [
+              f,
+              {
+                questions: of.length,
+                hit_at_5: rate(of.map((r) => r.hit!)),
+                answer_visible: rate(of.map((r) => r.answer_visible!)),
+              },
+            ];
           }),
         ),
         passages: {
           total: stored.length,
-          running_header: count((c) => c.content.includes(MANUAL_HEADER) || /Acme X200 Router\W{0,5}User Manual/.test(c.content)),
+          running_header: count(
+            (c) => c.content.includes(MANUAL_HEADER) || /Acme X200 Router\W{0,5}User Manual/.test(c.content),
+          ),
           page_footer: count((c) => /\bPage \d+ of \d+\b/.test(c.content)),
           dot_leaders: count((c) => /\.{6,}/.test(c.content)),
           broken_forms: count((c) => Object.values(broken).some((re) => re.test(c.content))),
-          broken_by_form: Object.fromEntries(Object.entries(broken).map(([form, re]) => [form, count((c) => re.test(c.content))])),
+          broken_by_form: Object.fromEntries(
+            Object.entries(broken).map(([form, re]) => [form, count((c) => re.test(c.content))]),
+          ),
           website_mid_sentence_start: count((c) => c.type === 'website' && /^[a-z]/.test(c.content.trimStart())),
           // a hard line wrap of the HTML source stored as a paragraph break inside a sentence
-          website_mid_sentence_paragraph_break: count((c) => c.type === 'website' && /[a-z,]\n\s*\n[a-z]/.test(c.content)),
+          website_mid_sentence_paragraph_break: count(
+            (c) => c.type === 'website' && /[a-z,]\n\s*\n[a-z]/.test(c.content),
+          ),
           website_with_menu: count((c) => c.type === 'website' && /Home\s*\|\s*Pricing/.test(c.content)),
         },
         misses: answerable.filter((r) => !r.hit).map((r) => r.q),
@@ -383,7 +474,15 @@ describe('retrieval quality: a corpus of real-looking documents', () => {
     expect(c.no_match_fallback!).toBeGreaterThanOrEqual(0.8);
     expect(c.needle_stored!).toBe(1);
     const p = c.passages as Record<string, unknown>;
-    for (const key of ['running_header', 'page_footer', 'dot_leaders', 'broken_forms', 'website_mid_sentence_start', 'website_mid_sentence_paragraph_break', 'website_with_menu']) {
+    for (const key of [
+      'running_header',
+      'page_footer',
+      'dot_leaders',
+      'broken_forms',
+      'website_mid_sentence_start',
+      'website_mid_sentence_paragraph_break',
+      'website_with_menu',
+    ]) {
       expect(p[key], key).toBe(0);
     }
   }, 120_000);

@@ -77,7 +77,11 @@ function seedChunks(database: AppDatabase, chatbotId: string, count: number): nu
   const { sqlite } = database;
   const now = new Date().toISOString();
   const userId = `user-${chatbotId}`;
-  sqlite.prepare("INSERT INTO users (id, name, email, password_hash, role, status, plan_id, created_at) VALUES (?, 'u', ?, 'x', 'user', 'active', 'free', ?)").run(userId, `${chatbotId}@example.com`, now);
+  sqlite
+    .prepare(
+      "INSERT INTO users (id, name, email, password_hash, role, status, plan_id, created_at) VALUES (?, 'u', ?, 'x', 'user', 'active', 'free', ?)",
+    )
+    .run(userId, `${chatbotId}@example.com`, now);
   sqlite
     .prepare(
       `INSERT INTO chatbots (id, user_id, name, model, provider, temperature, max_tokens, instructions, status, public_access, primary_color, secondary_color,
@@ -87,15 +91,27 @@ function seedChunks(database: AppDatabase, chatbotId: string, count: number): nu
     )
     .run(chatbotId, userId, now, now);
   const sourceId = `source-${chatbotId}`;
-  sqlite.prepare("INSERT INTO sources (id, chatbot_id, type, name, status, created_at, updated_at) VALUES (?, ?, 'text', 'notes', 'completed', ?, ?)").run(sourceId, chatbotId, now, now);
-  const insert = sqlite.prepare('INSERT INTO chunks (source_id, chatbot_id, ordinal, content, token_count) VALUES (?, ?, ?, ?, 2)');
-  return Array.from({ length: count }, (_, i) => Number(insert.run(sourceId, chatbotId, i, `chunk ${i}`).lastInsertRowid));
+  sqlite
+    .prepare(
+      "INSERT INTO sources (id, chatbot_id, type, name, status, created_at, updated_at) VALUES (?, ?, 'text', 'notes', 'completed', ?, ?)",
+    )
+    .run(sourceId, chatbotId, now, now);
+  const insert = sqlite.prepare(
+    'INSERT INTO chunks (source_id, chatbot_id, ordinal, content, token_count) VALUES (?, ?, ?, ?, 2)',
+  );
+  return Array.from({ length: count }, (_, i) =>
+    Number(insert.run(sourceId, chatbotId, i, `chunk ${i}`).lastInsertRowid),
+  );
 }
 
 /** More chunks for an agent that already has its account, agent and source (seedChunks). */
 function insertChunks(database: AppDatabase, chatbotId: string, count: number): number[] {
-  const insert = database.sqlite.prepare('INSERT INTO chunks (source_id, chatbot_id, ordinal, content, token_count) VALUES (?, ?, ?, ?, 2)');
-  return Array.from({ length: count }, (_, i) => Number(insert.run(`source-${chatbotId}`, chatbotId, 10_000 + i, `later chunk ${i}`).lastInsertRowid));
+  const insert = database.sqlite.prepare(
+    'INSERT INTO chunks (source_id, chatbot_id, ordinal, content, token_count) VALUES (?, ?, ?, ?, 2)',
+  );
+  return Array.from({ length: count }, (_, i) =>
+    Number(insert.run(`source-${chatbotId}`, chatbotId, 10_000 + i, `later chunk ${i}`).lastInsertRowid),
+  );
 }
 
 describe('VectorIndex', () => {
@@ -103,36 +119,39 @@ describe('VectorIndex', () => {
   it.each([
     ['codes in memory', undefined],
     ['vec0 table', 0],
-  ])('binary candidates re-ranked exactly give the same top 8 as an exact search (recall >= 0.95), within one agent only: %s', async (_, budget) => {
-    const database = open();
-    const index = new VectorIndex(database.sqlite, 'fake:test', DIMS, budget);
-    index.ensure();
-    const mine = seedChunks(database, 'agent-a', 1500);
-    const theirs = seedChunks(database, 'agent-b', 300);
-    const sample = subjects(1);
-    const mineVectors = sample(mine.length);
-    index.store(mine.map((chunkId, i) => ({ chunkId, chatbotId: 'agent-a', vector: mineVectors[i]! })));
-    const theirVectors = vectors(theirs.length, 2);
-    index.store(theirs.map((chunkId, i) => ({ chunkId, chatbotId: 'agent-b', vector: theirVectors[i]! })));
+  ])(
+    'binary candidates re-ranked exactly give the same top 8 as an exact search (recall >= 0.95), within one agent only: %s',
+    async (_, budget) => {
+      const database = open();
+      const index = new VectorIndex(database.sqlite, 'fake:test', DIMS, budget);
+      index.ensure();
+      const mine = seedChunks(database, 'agent-a', 1500);
+      const theirs = seedChunks(database, 'agent-b', 300);
+      const sample = subjects(1);
+      const mineVectors = sample(mine.length);
+      index.store(mine.map((chunkId, i) => ({ chunkId, chatbotId: 'agent-a', vector: mineVectors[i]! })));
+      const theirVectors = vectors(theirs.length, 2);
+      index.store(theirs.map((chunkId, i) => ({ chunkId, chatbotId: 'agent-b', vector: theirVectors[i]! })));
 
-    let found = 0;
-    const queries = sample(40);
-    for (const query of queries) {
-      const exact = mine
-        .map((chunkId, i) => ({ chunkId, distance: cosineDistance(query, mineVectors[i]!) }))
-        .sort((a, b) => a.distance - b.distance)
-        .slice(0, 8)
-        .map((r) => r.chunkId);
-      const result = index.search('agent-a', query, 8);
-      expect(result).toHaveLength(8);
-      expect(result.every((r) => mine.includes(r.chunkId))).toBe(true);
-      const distances = result.map((r) => r.distance);
-      expect(distances).toEqual([...distances].sort((a, b) => a - b));
-      found += result.filter((r) => exact.includes(r.chunkId)).length;
-    }
-    console.log(JSON.stringify({ recall_at_8: found / (queries.length * 8) }));
-    expect(found / (queries.length * 8)).toBeGreaterThanOrEqual(0.95);
-  });
+      let found = 0;
+      const queries = sample(40);
+      for (const query of queries) {
+        const exact = mine
+          .map((chunkId, i) => ({ chunkId, distance: cosineDistance(query, mineVectors[i]!) }))
+          .sort((a, b) => a.distance - b.distance)
+          .slice(0, 8)
+          .map((r) => r.chunkId);
+        const result = index.search('agent-a', query, 8);
+        expect(result).toHaveLength(8);
+        expect(result.every((r) => mine.includes(r.chunkId))).toBe(true);
+        const distances = result.map((r) => r.distance);
+        expect(distances).toEqual([...distances].sort((a, b) => a - b));
+        found += result.filter((r) => exact.includes(r.chunkId)).length;
+      }
+      console.log(JSON.stringify({ recall_at_8: found / (queries.length * 8) }));
+      expect(found / (queries.length * 8)).toBeGreaterThanOrEqual(0.95);
+    },
+  );
 
   it('a search after chunks were deleted does not spend its candidates on them (the codes of deleted chunks are dropped)', () => {
     const database = open();
@@ -173,7 +192,9 @@ describe('VectorIndex', () => {
     index.store(more.map((chunkId, i) => ({ chunkId, chatbotId: 'agent-a', vector: moreVectors[i]! })));
 
     const fresh = new VectorIndex(database.sqlite, 'fake:test', DIMS);
-    const remaining = new Set(database.sqlite.prepare("SELECT id FROM chunks WHERE chatbot_id = 'agent-a'").pluck().all() as number[]);
+    const remaining = new Set(
+      database.sqlite.prepare("SELECT id FROM chunks WHERE chatbot_id = 'agent-a'").pluck().all() as number[],
+    );
     for (const query of queries) {
       const result = index.search('agent-a', query, 8);
       expect(result.every((r) => remaining.has(r.chunkId))).toBe(true);
@@ -221,7 +242,9 @@ describe('VectorIndex', () => {
     const expected = before.search('agent-a', stored[3]!, 8);
     // what that layout held: the same two tables and trigger, no chunk_codes
     sqlite.exec('DROP TRIGGER chunks_vectors_delete; DROP TABLE chunk_codes');
-    sqlite.exec('CREATE TRIGGER chunks_vectors_delete AFTER DELETE ON chunks BEGIN DELETE FROM chunk_vectors WHERE rowid = old.id; DELETE FROM chunk_embeddings WHERE chunk_id = old.id; END');
+    sqlite.exec(
+      'CREATE TRIGGER chunks_vectors_delete AFTER DELETE ON chunks BEGIN DELETE FROM chunk_vectors WHERE rowid = old.id; DELETE FROM chunk_embeddings WHERE chunk_id = old.id; END',
+    );
     sqlite.exec("UPDATE vector_index_meta SET layout = 'binary-candidates+float-rerank'");
 
     const index = new VectorIndex(sqlite, 'fake:test', DIMS);
@@ -230,7 +253,11 @@ describe('VectorIndex', () => {
     expect(count('SELECT count(*) AS n FROM chunks WHERE embedded_with IS NULL')).toBe(0);
     expect(count("SELECT count(*) AS n FROM chunk_codes WHERE chatbot_id = 'agent-a'")).toBe(40);
     expect(count("SELECT count(*) AS n FROM chunk_codes WHERE chatbot_id = 'agent-b'")).toBe(10);
-    expect(count('SELECT count(*) AS n FROM chunk_codes c JOIN chunk_embeddings e ON e.chunk_id = c.chunk_id WHERE c.code = vec_quantize_binary(e.vector)')).toBe(50);
+    expect(
+      count(
+        'SELECT count(*) AS n FROM chunk_codes c JOIN chunk_embeddings e ON e.chunk_id = c.chunk_id WHERE c.code = vec_quantize_binary(e.vector)',
+      ),
+    ).toBe(50);
     expect(index.search('agent-a', stored[3]!, 8)).toEqual(expected);
     // the trigger now removes codes too
     sqlite.prepare('DELETE FROM chunks WHERE id = ?').run(ids[3]);
@@ -245,8 +272,12 @@ describe('VectorIndex', () => {
     const ids = seedChunks(database, 'agent-a', 30);
     const stored = vectors(30, 5);
     // the layout written before binary candidates existed
-    sqlite.exec('CREATE TABLE vector_index_meta (id INTEGER PRIMARY KEY CHECK (id = 1), embedder_id TEXT NOT NULL, dimensions INTEGER NOT NULL)');
-    sqlite.exec(`CREATE VIRTUAL TABLE chunk_vectors USING vec0(chatbot_id text partition key, embedding float[${DIMS}] distance_metric=cosine)`);
+    sqlite.exec(
+      'CREATE TABLE vector_index_meta (id INTEGER PRIMARY KEY CHECK (id = 1), embedder_id TEXT NOT NULL, dimensions INTEGER NOT NULL)',
+    );
+    sqlite.exec(
+      `CREATE VIRTUAL TABLE chunk_vectors USING vec0(chatbot_id text partition key, embedding float[${DIMS}] distance_metric=cosine)`,
+    );
     sqlite.prepare("INSERT INTO vector_index_meta (id, embedder_id, dimensions) VALUES (1, 'fake:test', ?)").run(DIMS);
     const insert = sqlite.prepare('INSERT INTO chunk_vectors (rowid, chatbot_id, embedding) VALUES (?, ?, ?)');
     ids.forEach((id, i) => insert.run(BigInt(id), 'agent-a', stored[i]!));
@@ -254,12 +285,20 @@ describe('VectorIndex', () => {
 
     const index = new VectorIndex(sqlite, 'fake:test', DIMS);
     index.ensure();
-    const pending = (sqlite.prepare('SELECT count(*) AS n FROM chunks WHERE embedded_with IS NULL').get() as { n: number }).n;
+    const pending = (
+      sqlite.prepare('SELECT count(*) AS n FROM chunks WHERE embedded_with IS NULL').get() as { n: number }
+    ).n;
     expect(pending).toBe(0);
     const nearest = index.search('agent-a', stored[7]!, 1);
     expect(nearest[0]!.chunkId).toBe(ids[7]);
     expect(nearest[0]!.distance).toBeCloseTo(0, 5);
-    expect((sqlite.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'chunk_vectors_float_only'").get() as { n: number }).n).toBe(0);
+    expect(
+      (
+        sqlite.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'chunk_vectors_float_only'").get() as {
+          n: number;
+        }
+      ).n,
+    ).toBe(0);
     expect((sqlite.prepare('SELECT count(*) AS n FROM chunk_codes').get() as { n: number }).n).toBe(30);
     // a second start finds the new layout and changes nothing
     index.ensure();
@@ -275,7 +314,10 @@ describe('VectorIndex', () => {
     first.store(ids.map((chunkId, i) => ({ chunkId, chatbotId: 'agent-a', vector: stored[i]! })));
     const second = new VectorIndex(database.sqlite, 'fake:two', 32);
     second.ensure();
-    expect((database.sqlite.prepare('SELECT count(*) AS n FROM chunks WHERE embedded_with IS NULL').get() as { n: number }).n).toBe(5);
+    expect(
+      (database.sqlite.prepare('SELECT count(*) AS n FROM chunks WHERE embedded_with IS NULL').get() as { n: number })
+        .n,
+    ).toBe(5);
     expect((database.sqlite.prepare('SELECT count(*) AS n FROM chunk_embeddings').get() as { n: number }).n).toBe(0);
     expect((database.sqlite.prepare('SELECT count(*) AS n FROM chunk_codes').get() as { n: number }).n).toBe(0);
   });

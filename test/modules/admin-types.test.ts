@@ -10,6 +10,9 @@ import { ADMIN_TYPES_FILE, generateAdminTypes } from '../../scripts/gen-admin-ty
 describe('admin UI types', () => {
   it('admin-ui/src/api-types.ts is what /openapi.json generates now (else run: npx tsx scripts/gen-admin-types.ts)', async () => {
     const committed = readFileSync(ADMIN_TYPES_FILE, 'utf8');
-    expect(committed === (await generateAdminTypes()), 'admin-ui/src/api-types.ts is stale: run npx tsx scripts/gen-admin-types.ts').toBe(true);
+    expect(
+      committed === (await generateAdminTypes()),
+      'admin-ui/src/api-types.ts is stale: run npx tsx scripts/gen-admin-types.ts',
+    ).toBe(true);
   });
 });

@@ -16,7 +16,10 @@ beforeAll(async () => {
 afterAll(async () => t.cleanup());
 
 const varies = (res: { headers: Record<string, unknown> }) =>
-  String(res.headers.vary ?? '').split(',').map((f) => f.trim().toLowerCase()).includes('accept-encoding');
+  String(res.headers.vary ?? '')
+    .split(',')
+    .map((f) => f.trim().toLowerCase())
+    .includes('accept-encoding');
 
 /** `/`, and the hashed script and stylesheet index.html names */
 async function urls(): Promise<string[]> {

@@ -17,7 +17,17 @@ afterEach(async () => {
   for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-const USER_KEYS = ['created_at', 'email', 'id', 'last_login', 'name', 'plan_expires_at', 'plan_id', 'role', 'status'].sort();
+const USER_KEYS = [
+  'created_at',
+  'email',
+  'id',
+  'last_login',
+  'name',
+  'plan_expires_at',
+  'plan_id',
+  'role',
+  'status',
+].sort();
 
 interface Account {
   token: string;
@@ -110,7 +120,12 @@ describe('admin API access', () => {
     expect(res.body).not.toContain('password');
     expect(res.body).not.toContain('$argon2');
     expect(users.find((u) => u.id === admin.id)).toMatchObject({ name: 'Admin', email: admin.email, role: 'admin' });
-    expect(users.find((u) => u.id === alice.id)).toMatchObject({ name: 'Alice', email: alice.email, role: 'user', status: 'active' });
+    expect(users.find((u) => u.id === alice.id)).toMatchObject({
+      name: 'Alice',
+      email: alice.email,
+      role: 'user',
+      status: 'active',
+    });
   });
 });
 
@@ -121,7 +136,13 @@ describe('PATCH /api/admin/users/{user_id}', () => {
     const role = await patchUser(app, admin.token, alice.id, { role: 'admin' });
     expect(role.statusCode).toBe(200);
     expect(Object.keys(role.json()).sort()).toEqual(USER_KEYS);
-    expect(role.json()).toMatchObject({ id: alice.id, email: alice.email, name: 'Alice', role: 'admin', status: 'active' });
+    expect(role.json()).toMatchObject({
+      id: alice.id,
+      email: alice.email,
+      name: 'Alice',
+      role: 'admin',
+      status: 'active',
+    });
 
     const status = await patchUser(app, admin.token, alice.id, { status: 'suspended' });
     expect(status.statusCode).toBe(200);
@@ -136,7 +157,12 @@ describe('PATCH /api/admin/users/{user_id}', () => {
     expect(Date.parse(expiry.json().plan_expires_at)).toBe(Date.parse('2030-06-30T23:59:59Z'));
 
     // several at once
-    const all = await patchUser(app, admin.token, alice.id, { role: 'user', status: 'active', plan_id: 'starter', plan_expires_at: null });
+    const all = await patchUser(app, admin.token, alice.id, {
+      role: 'user',
+      status: 'active',
+      plan_id: 'starter',
+      plan_expires_at: null,
+    });
     expect(all.statusCode).toBe(200);
     expect(all.json()).toMatchObject({ role: 'user', status: 'active', plan_id: 'starter', plan_expires_at: null });
 
@@ -180,7 +206,11 @@ describe('PATCH /api/admin/users/{user_id}', () => {
     expect(after).toMatchObject({ id: alice.id, email: alice.email, name: 'Alice' });
     expect(after.created_at).not.toBe('2000-01-01T00:00:00Z');
     // the password is unchanged
-    const login = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: alice.email, password: PASSWORD } });
+    const login = await app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: alice.email, password: PASSWORD },
+    });
     expect(login.statusCode).toBe(200);
   });
 
@@ -200,7 +230,14 @@ describe('PATCH /api/admin/users/{user_id}', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'chat-agent-plans-'));
     tempDirs.push(dir);
     const file = path.join(dir, 'plans.json');
-    const plan = { max_agents: 1, max_account_leads: 5, monthly_messages: 10, requests_per_minute: 60, requests_per_hour: 600, custom_branding: false };
+    const plan = {
+      max_agents: 1,
+      max_account_leads: 5,
+      monthly_messages: 10,
+      requests_per_minute: 60,
+      requests_per_hour: 600,
+      custom_branding: false,
+    };
     writeFileSync(file, JSON.stringify({ basic: plan, gold: { ...plan, max_agents: 5, custom_branding: true } }));
     const { app, admin, alice } = await withUsers({ env: { PLANS_FILE: file, DEFAULT_PLAN: 'basic' } });
     expect((await me(app, alice.token)).json().plan_id).toBe('basic');
@@ -216,7 +253,9 @@ describe('PATCH /api/admin/users/{user_id}', () => {
     const res = await patchUser(app, admin.token, 'no-such-user', { role: 'admin' });
     expect(res.statusCode).toBe(404);
     expect(typeof res.json().detail).toBe('string');
-    expect((await patchUser(app, admin.token, '00000000-0000-0000-0000-000000000000', { status: 'banned' })).statusCode).toBe(404);
+    expect(
+      (await patchUser(app, admin.token, '00000000-0000-0000-0000-000000000000', { status: 'banned' })).statusCode,
+    ).toBe(404);
   });
 
   it.each([
@@ -236,7 +275,12 @@ describe('PATCH /api/admin/users/{user_id}', () => {
     expect(res.statusCode).toBe(400);
     expect(typeof res.json().detail).toBe('string');
     expect(res.json().detail).toContain(field);
-    expect((await me(app, alice.token)).json()).toMatchObject({ role: 'user', status: 'active', plan_id: 'free', plan_expires_at: null });
+    expect((await me(app, alice.token)).json()).toMatchObject({
+      role: 'user',
+      status: 'active',
+      plan_id: 'free',
+      plan_expires_at: null,
+    });
   });
 
   it('answers 400 for a body that is not JSON', async () => {
@@ -327,8 +371,14 @@ describe('a suspended or banned account', () => {
   it("has its agents answer visitors as an inactive agent does (no chat on the operator's key, no leads); reinstated, they answer again", async () => {
     const { app, admin, alice } = await withUsers();
     const agent = await createAgent(app, alice.token);
-    const chat = (session: string) => app.inject({ method: 'POST', url: `/api/public/chat/${agent.id}`, payload: { message: 'Hello?', session_id: session } });
-    const lead = () => app.inject({ method: 'POST', url: `/api/public/lead/${agent.id}`, payload: { name: 'Ann', phone: '555 0100' } });
+    const chat = (session: string) =>
+      app.inject({
+        method: 'POST',
+        url: `/api/public/chat/${agent.id}`,
+        payload: { message: 'Hello?', session_id: session },
+      });
+    const lead = () =>
+      app.inject({ method: 'POST', url: `/api/public/lead/${agent.id}`, payload: { name: 'Ann', phone: '555 0100' } });
     const info = () => app.inject({ method: 'GET', url: `/api/public/chatbot/${agent.id}` });
     expect((await chat('before')).statusCode).toBe(200);
     expect((await info()).json().status).toBe('active');
@@ -375,7 +425,12 @@ describe('role and plan changes take effect', () => {
 
     const past = await patchUser(app, admin.token, alice.id, { plan_expires_at: '2026-02-28T00:00:00Z' });
     expect(past.statusCode).toBe(200);
-    const refused = await app.inject({ method: 'POST', url: '/api/chatbots', headers: auth(alice.token), payload: { name: 'Bot' } });
+    const refused = await app.inject({
+      method: 'POST',
+      url: '/api/chatbots',
+      headers: auth(alice.token),
+      payload: { name: 'Bot' },
+    });
     expect(refused.statusCode).toBe(402);
     expect(typeof refused.json().detail).toBe('string');
     // nothing was created
@@ -391,10 +446,20 @@ describe('role and plan changes take effect', () => {
     clock.advance(3600 * 1000);
     await createAgent(app, alice.token);
     clock.advance(3600 * 1000); // exactly at the expiry
-    const atExpiry = await app.inject({ method: 'POST', url: '/api/chatbots', headers: auth(alice.token), payload: { name: 'Late bot' } });
+    const atExpiry = await app.inject({
+      method: 'POST',
+      url: '/api/chatbots',
+      headers: auth(alice.token),
+      payload: { name: 'Late bot' },
+    });
     expect(atExpiry.statusCode).toBe(402);
     clock.advance(3600 * 1000);
-    const expired = await app.inject({ method: 'POST', url: '/api/chatbots', headers: auth(alice.token), payload: { name: 'Late bot' } });
+    const expired = await app.inject({
+      method: 'POST',
+      url: '/api/chatbots',
+      headers: auth(alice.token),
+      payload: { name: 'Late bot' },
+    });
     expect(expired.statusCode).toBe(402);
     // the list shows the expiry to the admin
     const listed = ((await listUsers(app, admin.token)).json() as any[]).find((u) => u.id === alice.id);
@@ -404,7 +469,12 @@ describe('role and plan changes take effect', () => {
   it('plan_id changes the agent limit', async () => {
     const { app, admin, alice } = await withUsers();
     for (let i = 0; i < 3; i++) await createAgent(app, alice.token, { name: `Bot ${i}` });
-    const over = await app.inject({ method: 'POST', url: '/api/chatbots', headers: auth(alice.token), payload: { name: 'Bot 3' } });
+    const over = await app.inject({
+      method: 'POST',
+      url: '/api/chatbots',
+      headers: auth(alice.token),
+      payload: { name: 'Bot 3' },
+    });
     expect(over.statusCode).toBe(403);
     expect(over.json().detail).toMatchObject({ current: 3, max: 3, upgrade_required: true });
 

@@ -100,9 +100,19 @@ function dataDirWithPlans(plans: Record<string, unknown>): { dataDir: string; pl
  * write gets its own timestamp (and no per-minute request limit is ever reached by one account).
  */
 function client(t: TestApp, clock: ManualClock) {
-  const call = async (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, token?: string, payload?: unknown) => {
+  const call = async (
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+    url: string,
+    token?: string,
+    payload?: unknown,
+  ) => {
     clock.advance(1000);
-    return t.app.inject({ method, url, headers: token ? auth(token) : {}, ...(payload === undefined ? {} : { payload: payload as Json }) });
+    return t.app.inject({
+      method,
+      url,
+      headers: token ? auth(token) : {},
+      ...(payload === undefined ? {} : { payload: payload as Json }),
+    });
   };
   const account = async (): Promise<{ token: string; id: string }> => {
     const { token } = await registerUser(t.app);
@@ -257,32 +267,37 @@ describe('POST /api/chatbots', () => {
     expect(both.system_message).toBe('Instructions win.');
   });
 
-  it.each(['openai', 'anthropic', 'google', 'ollama'] as const)('provider %s without a model gets that provider\'s default model', async (provider) => {
-    const me = await api.account();
-    const agent = await api.create(me.token, { provider });
-    expect(agent.provider).toBe(provider);
-    expect(agent.model).toBe(DEFAULT_MODEL[provider]);
-    expect(agent.model.length).toBeGreaterThan(0);
-    if (provider === 'openai') expect(agent.model).toBe('gpt-4o-mini');
-    else expect(agent.model).not.toBe('gpt-4o-mini');
-    // an explicit model is kept whatever the provider
-    const explicit = await api.create(me.token, { provider, model: 'my-model' });
-    expect(explicit).toMatchObject({ provider, model: 'my-model' });
-  });
+  it.each(['openai', 'anthropic', 'google', 'ollama'] as const)(
+    "provider %s without a model gets that provider's default model",
+    async (provider) => {
+      const me = await api.account();
+      const agent = await api.create(me.token, { provider });
+      expect(agent.provider).toBe(provider);
+      expect(agent.model).toBe(DEFAULT_MODEL[provider]);
+      expect(agent.model.length).toBeGreaterThan(0);
+      if (provider === 'openai') expect(agent.model).toBe('gpt-4o-mini');
+      else expect(agent.model).not.toBe('gpt-4o-mini');
+      // an explicit model is kept whatever the provider
+      const explicit = await api.create(me.token, { provider, model: 'my-model' });
+      expect(explicit).toMatchObject({ provider, model: 'my-model' });
+    },
+  );
 
-  it.each(withLabels([
-    ['name', {}],
-    ['name', { name: '' }],
-    ['name', { name: '   ' }],
-    ['name', { name: 'x'.repeat(101) }],
-    ['provider', { name: 'Bot', provider: 'foo' }],
-    ['temperature', { name: 'Bot', temperature: 2 }],
-    ['max_tokens', { name: 'Bot', max_tokens: 0 }],
-    ['description', { name: 'Bot', description: 'd'.repeat(2001) }],
-    ['instructions', { name: 'Bot', instructions: 'i'.repeat(20001) }],
-    ['system_message', { name: 'Bot', system_message: 'i'.repeat(20001) }],
-    ['welcome_message', { name: 'Bot', welcome_message: 'w'.repeat(1001) }],
-  ]))('rejects a bad %s on create with 400 and creates nothing (%s)', async (field, _label, body) => {
+  it.each(
+    withLabels([
+      ['name', {}],
+      ['name', { name: '' }],
+      ['name', { name: '   ' }],
+      ['name', { name: 'x'.repeat(101) }],
+      ['provider', { name: 'Bot', provider: 'foo' }],
+      ['temperature', { name: 'Bot', temperature: 2 }],
+      ['max_tokens', { name: 'Bot', max_tokens: 0 }],
+      ['description', { name: 'Bot', description: 'd'.repeat(2001) }],
+      ['instructions', { name: 'Bot', instructions: 'i'.repeat(20001) }],
+      ['system_message', { name: 'Bot', system_message: 'i'.repeat(20001) }],
+      ['welcome_message', { name: 'Bot', welcome_message: 'w'.repeat(1001) }],
+    ]),
+  )('rejects a bad %s on create with 400 and creates nothing (%s)', async (field, _label, body) => {
     const me = await api.account();
     const res = await api.call('POST', '/api/chatbots', me.token, body);
     expect(res.statusCode).toBe(400);
@@ -317,7 +332,7 @@ describe('POST /api/chatbots', () => {
 });
 
 describe('GET /api/chatbots', () => {
-  it('lists only the caller\'s agents, newest first by created_at', async () => {
+  it("lists only the caller's agents, newest first by created_at", async () => {
     const me = await api.account();
     const other = await api.account();
     const base = clock.now().getTime();
@@ -438,7 +453,10 @@ describe('PUT /api/chatbots/{id}', () => {
       updated_at: clock.now().toISOString(),
     });
 
-    const both = await api.call('PUT', `/api/chatbots/${agent.id}`, me.token, { instructions: 'Real name.', system_message: 'Alias.' });
+    const both = await api.call('PUT', `/api/chatbots/${agent.id}`, me.token, {
+      instructions: 'Real name.',
+      system_message: 'Alias.',
+    });
     expect(both.statusCode).toBe(200);
     expect(both.json().instructions).toBe('Real name.');
     expect(both.json().system_message).toBe('Real name.');
@@ -461,67 +479,74 @@ describe('PUT /api/chatbots/{id}', () => {
       email_alert_address: null,
     });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ description: null, logo_url: null, avatar_url: null, email_alert_address: null });
+    expect(res.json()).toMatchObject({
+      description: null,
+      logo_url: null,
+      avatar_url: null,
+      email_alert_address: null,
+    });
     expect(await api.get(me.token, agent.id)).toEqual(res.json());
   });
 
   const long = (n: number) => 'a'.repeat(n);
-  it.each(withLabels([
-    ['primary_color', 'red'],
-    ['primary_color', '#12'],
-    ['primary_color', '#gggggg'],
-    ['secondary_color', 'red'],
-    ['secondary_color', '#12'],
-    ['secondary_color', '#gggggg'],
-    ['accent_color', 'red'],
-    ['accent_color', '#12'],
-    ['accent_color', '#gggggg'],
-    ['accent_color', '#1234567'],
-    ['temperature', 1.5],
-    ['temperature', -0.1],
-    ['max_tokens', 0],
-    ['max_tokens', 16385],
-    ['max_tokens', 1.5],
-    ['provider', 'foo'],
-    ['status', 'paused'],
-    ['widget_position', 'middle'],
-    ['widget_theme', 'neon'],
-    ['widget_size', 'huge'],
-    ['name', ''],
-    ['name', long(101)],
-    ['description', long(2001)],
-    ['instructions', long(20001)],
-    ['system_message', long(20001)],
-    ['welcome_message', long(1001)],
-    ['email_alert_address', 'not-an-email'],
-    ['email_alert_address', ''],
-    ['messages_per_hour', 0],
-    ['messages_per_hour', 2.5],
-    ['font_size', 5],
-    ['bubble_style', 'round'],
-    ['logo_url', 'javascript:alert(1)'],
-    ['avatar_url', 'javascript:alert(1)'],
-    ['logo_url', 'not a url'],
-    ['font_family', 'Arial;}body{background:red'],
-    ['font_family', 'Arial</style><script>'],
-    ['model', ''],
-    // wrong types
-    ['public_access', 'true'],
-    ['lead_capture_enabled', 'yes'],
-    ['auto_expand', 1],
-    ['rate_limit_enabled', 'false'],
-    ['email_alerts_enabled', 0],
-    ['temperature', '0.5'],
-    ['max_tokens', '500'],
-    ['font_size', '14'],
-    ['messages_per_hour', '60'],
-    ['name', 123],
-    ['description', 42],
-    ['status', true],
-    ['primary_color', 7],
-    ['instructions', ['a']],
-    ['name', null],
-  ]))('rejects %s = %s with 400 naming the field, and leaves the agent unchanged', async (field, _label, value) => {
+  it.each(
+    withLabels([
+      ['primary_color', 'red'],
+      ['primary_color', '#12'],
+      ['primary_color', '#gggggg'],
+      ['secondary_color', 'red'],
+      ['secondary_color', '#12'],
+      ['secondary_color', '#gggggg'],
+      ['accent_color', 'red'],
+      ['accent_color', '#12'],
+      ['accent_color', '#gggggg'],
+      ['accent_color', '#1234567'],
+      ['temperature', 1.5],
+      ['temperature', -0.1],
+      ['max_tokens', 0],
+      ['max_tokens', 16385],
+      ['max_tokens', 1.5],
+      ['provider', 'foo'],
+      ['status', 'paused'],
+      ['widget_position', 'middle'],
+      ['widget_theme', 'neon'],
+      ['widget_size', 'huge'],
+      ['name', ''],
+      ['name', long(101)],
+      ['description', long(2001)],
+      ['instructions', long(20001)],
+      ['system_message', long(20001)],
+      ['welcome_message', long(1001)],
+      ['email_alert_address', 'not-an-email'],
+      ['email_alert_address', ''],
+      ['messages_per_hour', 0],
+      ['messages_per_hour', 2.5],
+      ['font_size', 5],
+      ['bubble_style', 'round'],
+      ['logo_url', 'javascript:alert(1)'],
+      ['avatar_url', 'javascript:alert(1)'],
+      ['logo_url', 'not a url'],
+      ['font_family', 'Arial;}body{background:red'],
+      ['font_family', 'Arial</style><script>'],
+      ['model', ''],
+      // wrong types
+      ['public_access', 'true'],
+      ['lead_capture_enabled', 'yes'],
+      ['auto_expand', 1],
+      ['rate_limit_enabled', 'false'],
+      ['email_alerts_enabled', 0],
+      ['temperature', '0.5'],
+      ['max_tokens', '500'],
+      ['font_size', '14'],
+      ['messages_per_hour', '60'],
+      ['name', 123],
+      ['description', 42],
+      ['status', true],
+      ['primary_color', 7],
+      ['instructions', ['a']],
+      ['name', null],
+    ]),
+  )('rejects %s = %s with 400 naming the field, and leaves the agent unchanged', async (field, _label, value) => {
     const me = await api.account();
     const agent = await api.create(me.token);
     const res = await api.call('PUT', `/api/chatbots/${agent.id}`, me.token, { [field]: value });
@@ -565,7 +590,10 @@ describe('PUT /api/chatbots/{id}', () => {
     expect(alone.json().detail).toContain('email_alert_address');
     expect(await api.get(me.token, agent.id)).toEqual(agent);
 
-    const withNull = await api.call('PUT', `/api/chatbots/${agent.id}`, me.token, { email_alerts_enabled: true, email_alert_address: null });
+    const withNull = await api.call('PUT', `/api/chatbots/${agent.id}`, me.token, {
+      email_alerts_enabled: true,
+      email_alert_address: null,
+    });
     expect(withNull.statusCode).toBe(400);
     expect(withNull.json().detail).toContain('email_alert_address');
 
@@ -583,7 +611,10 @@ describe('PUT /api/chatbots/{id}', () => {
     expect(await api.get(me.token, agent.id)).toEqual(on);
 
     // switching alerts off and clearing the address together is fine
-    const off = await api.call('PUT', `/api/chatbots/${agent.id}`, me.token, { email_alerts_enabled: false, email_alert_address: null });
+    const off = await api.call('PUT', `/api/chatbots/${agent.id}`, me.token, {
+      email_alerts_enabled: false,
+      email_alert_address: null,
+    });
     expect(off.statusCode).toBe(200);
     expect(off.json()).toMatchObject({ email_alerts_enabled: false, email_alert_address: null });
   });
@@ -631,7 +662,12 @@ describe('powered_by_text (custom branding)', () => {
       expect(res.statusCode, `powered_by_text ${JSON.stringify(text)}: ${res.body}`).toBe(403);
       const detail = res.json().detail;
       expect(Object.keys(detail).sort()).toEqual(['current', 'max', 'message', 'upgrade_required']);
-      expect(detail).toEqual({ message: expect.any(String), current: expect.any(Number), max: expect.any(Number), upgrade_required: true });
+      expect(detail).toEqual({
+        message: expect.any(String),
+        current: expect.any(Number),
+        max: expect.any(Number),
+        upgrade_required: true,
+      });
       expect(detail.message.length).toBeGreaterThan(0);
       expect(await api.get(me.token, agent.id)).toEqual(agent);
     }
@@ -650,7 +686,11 @@ describe('powered_by_text (custom branding)', () => {
       const agent = await c.create(me.token);
       const res = await c.call('PUT', `/api/chatbots/${agent.id}`, me.token, { powered_by_text: 'Powered by Acme' });
       expect(res.statusCode, res.body).toBe(200);
-      expect(res.json()).toEqual({ ...agent, powered_by_text: 'Powered by Acme', updated_at: starterClock.now().toISOString() });
+      expect(res.json()).toEqual({
+        ...agent,
+        powered_by_text: 'Powered by Acme',
+        updated_at: starterClock.now().toISOString(),
+      });
       expect((await c.get(me.token, agent.id)).powered_by_text).toBe('Powered by Acme');
 
       const tooLong = await c.call('PUT', `/api/chatbots/${agent.id}`, me.token, { powered_by_text: 'p'.repeat(101) });
@@ -762,7 +802,9 @@ describe('plan limits', () => {
     for (let i = 1; i <= 3; i++) await api.create(me.token, { name: `Bot ${i}` });
     const res = await api.call('POST', '/api/chatbots', me.token, { name: 'Bot 4' });
     expect(res.statusCode).toBe(403);
-    expect(res.json()).toStrictEqual({ detail: { message: expect.any(String), current: 3, max: 3, upgrade_required: true } });
+    expect(res.json()).toStrictEqual({
+      detail: { message: expect.any(String), current: 3, max: 3, upgrade_required: true },
+    });
     expect(await api.list(me.token)).toHaveLength(3);
   });
 
@@ -779,7 +821,9 @@ describe('plan limits', () => {
 
       const third = await c.call('POST', '/api/chatbots', me.token, { name: 'Three' });
       expect(third.statusCode).toBe(403);
-      expect(third.json()).toStrictEqual({ detail: { message: expect.any(String), current: 2, max: 2, upgrade_required: true } });
+      expect(third.json()).toStrictEqual({
+        detail: { message: expect.any(String), current: 2, max: 2, upgrade_required: true },
+      });
       expect(third.json().detail.message.length).toBeGreaterThan(0);
       expect(await c.list(me.token)).toHaveLength(2);
 

@@ -37,29 +37,65 @@ async function at<T>(clock: ManualClock, instant: string, fn: () => Promise<T>):
   }
 }
 
-async function say(t: TestApp, clock: ManualClock, agentId: string, sessionId: string, instant: string, message = 'Hello there'): Promise<{ conversation_id: string; message_id: string }> {
+async function say(
+  t: TestApp,
+  clock: ManualClock,
+  agentId: string,
+  sessionId: string,
+  instant: string,
+  message = 'Hello there',
+): Promise<{ conversation_id: string; message_id: string }> {
   return at(clock, instant, async () => {
-    const res = await t.app.inject({ method: 'POST', url: `/api/public/chat/${agentId}`, payload: { message, session_id: sessionId } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/public/chat/${agentId}`,
+      payload: { message, session_id: sessionId },
+    });
     expect(res.statusCode, res.body).toBe(200);
     return res.json();
   });
 }
 
-async function thumbs(t: TestApp, agentId: string, sessionId: string, messageId: string, value: 1 | -1 | 0): Promise<void> {
-  const res = await t.app.inject({ method: 'POST', url: `/api/public/chat/${agentId}/feedback`, payload: { session_id: sessionId, message_id: messageId, value } });
+async function thumbs(
+  t: TestApp,
+  agentId: string,
+  sessionId: string,
+  messageId: string,
+  value: 1 | -1 | 0,
+): Promise<void> {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/public/chat/${agentId}/feedback`,
+    payload: { session_id: sessionId, message_id: messageId, value },
+  });
   expect(res.statusCode, res.body).toBe(200);
 }
 
-async function escalate(t: TestApp, clock: ManualClock, agentId: string, sessionId: string, instant: string): Promise<void> {
+async function escalate(
+  t: TestApp,
+  clock: ManualClock,
+  agentId: string,
+  sessionId: string,
+  instant: string,
+): Promise<void> {
   await at(clock, instant, async () => {
-    const res = await t.app.inject({ method: 'POST', url: `/api/public/chat/${agentId}/escalate`, payload: { session_id: sessionId } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/public/chat/${agentId}/escalate`,
+      payload: { session_id: sessionId },
+    });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().escalated_at).toBe(instant);
   });
 }
 
 async function resolve(t: TestApp, token: string, agentId: string, conversationId: string): Promise<void> {
-  const res = await t.app.inject({ method: 'PATCH', url: `/api/chat/conversations/${agentId}/${conversationId}`, headers: auth(token), payload: { status: 'resolved' } });
+  const res = await t.app.inject({
+    method: 'PATCH',
+    url: `/api/chat/conversations/${agentId}/${conversationId}`,
+    headers: auth(token),
+    payload: { status: 'resolved' },
+  });
   expect(res.statusCode, res.body).toBe(200);
   expect(res.json().status).toBe('resolved');
 }
@@ -110,7 +146,11 @@ describe('conversation outcomes and thumbs (per agent and dashboard)', () => {
     const { t, clock } = await start();
     const a = await registerUser(t.app);
     const b = await registerUser(t.app);
-    const x = await createAgent(t.app, a.token, { name: 'X', auto_resolve_after_h: null, escalation_keywords: ['speak to a human'] });
+    const x = await createAgent(t.app, a.token, {
+      name: 'X',
+      auto_resolve_after_h: null,
+      escalation_keywords: ['speak to a human'],
+    });
     const y = await createAgent(t.app, a.token, { name: 'Y', auto_resolve_after_h: null });
     const z = await createAgent(t.app, b.token, { name: 'Z', auto_resolve_after_h: null });
 
@@ -137,9 +177,18 @@ describe('conversation outcomes and thumbs (per agent and dashboard)', () => {
     await thumbs(t, x.id, 's4', c4.message_id, -1);
     await thumbs(t, x.id, 's4', c4.message_id, 1); // changed its mind: one thumbs up
     // a person takes over and replies (today); the visitor's thumbs on that reply are not the agent's
-    const take = await t.app.inject({ method: 'POST', url: `/api/chat/conversations/${x.id}/${c4.conversation_id}/take`, headers: auth(a.token) });
+    const take = await t.app.inject({
+      method: 'POST',
+      url: `/api/chat/conversations/${x.id}/${c4.conversation_id}/take`,
+      headers: auth(a.token),
+    });
     expect(take.statusCode, take.body).toBe(200);
-    const reply = await t.app.inject({ method: 'POST', url: `/api/chat/conversations/${x.id}/${c4.conversation_id}/reply`, headers: auth(a.token), payload: { message: 'Hi, Sam here.' } });
+    const reply = await t.app.inject({
+      method: 'POST',
+      url: `/api/chat/conversations/${x.id}/${c4.conversation_id}/reply`,
+      headers: auth(a.token),
+      payload: { message: 'Hi, Sam here.' },
+    });
     expect(reply.statusCode, reply.body).toBe(201);
     expect(reply.json().from_person).toBe(true);
     await thumbs(t, x.id, 's4', reply.json().id, -1);
@@ -178,7 +227,17 @@ describe('conversation outcomes and thumbs (per agent and dashboard)', () => {
     // the states the table above describes
     const list = await ok(t, a.token, `/api/chat/conversations/${x.id}`);
     const status = Object.fromEntries((list as Json[]).map((c) => [c.session_id, c.status]));
-    expect(status).toEqual({ s0: 'escalated', s1: 'resolved', s2: 'resolved', s3: 'resolved', s4: 'active', s5: 'active', s6: 'resolved', s7: 'resolved', s8: 'resolved' });
+    expect(status).toEqual({
+      s0: 'escalated',
+      s1: 'resolved',
+      s2: 'resolved',
+      s3: 'resolved',
+      s4: 'active',
+      s5: 'active',
+      s6: 'resolved',
+      s7: 'resolved',
+      s8: 'resolved',
+    });
     return { t, clock, a, b, x, y, z };
   }
 
@@ -273,9 +332,24 @@ describe('conversation outcomes and thumbs (per agent and dashboard)', () => {
   it('nothing yet: zero counts, rate 0, ratio null, no questions', async () => {
     const { t } = await start();
     const a = await registerUser(t.app);
-    const empty = { conversations_resolved: 0, resolution_rate: 0, escalations: 0, thumbs_up: 0, thumbs_down: 0, thumbs_up_ratio: null };
+    const empty = {
+      conversations_resolved: 0,
+      resolution_rate: 0,
+      escalations: 0,
+      thumbs_up: 0,
+      thumbs_down: 0,
+      thumbs_up_ratio: null,
+    };
     const dash = await ok(t, a.token, '/api/analytics/dashboard');
-    expect(dash).toEqual({ total_conversations: 0, total_messages: 0, active_chatbots: 0, total_chatbots: 0, total_leads: 0, ...empty, top_unanswered: [] });
+    expect(dash).toEqual({
+      total_conversations: 0,
+      total_messages: 0,
+      active_chatbots: 0,
+      total_chatbots: 0,
+      total_leads: 0,
+      ...empty,
+      top_unanswered: [],
+    });
     const x = await createAgent(t.app, a.token);
     const agent = await ok(t, a.token, `/api/analytics/chatbot/${x.id}?days=3`);
     expect({ ...outcomesOf(agent), top_unanswered: agent.top_unanswered }).toEqual({ ...empty, top_unanswered: [] });
@@ -288,7 +362,14 @@ describe('conversation outcomes and thumbs (per agent and dashboard)', () => {
     await say(t, clock, x.id, 'q1', '2026-03-10T08:00:00.000Z');
     await say(t, clock, x.id, 'q2', '2026-03-09T08:00:00.000Z');
     const body = await ok(t, a.token, `/api/analytics/chatbot/${x.id}?days=7`);
-    expect(outcomesOf(body)).toEqual({ conversations_resolved: 0, resolution_rate: 0, escalations: 0, thumbs_up: 0, thumbs_down: 0, thumbs_up_ratio: null });
+    expect(outcomesOf(body)).toEqual({
+      conversations_resolved: 0,
+      resolution_rate: 0,
+      escalations: 0,
+      thumbs_up: 0,
+      thumbs_down: 0,
+      thumbs_up_ratio: null,
+    });
     expect(sum(body.conversations_by_date)).toBe(2);
   });
 
@@ -300,7 +381,8 @@ describe('conversation outcomes and thumbs (per agent and dashboard)', () => {
       expect(res.status, days).toBe(400);
       expect(res.body.detail, days).toMatch(/^days: /);
     }
-    for (const days of ['1', '365']) expect((await get(t, a.token, `/api/analytics/dashboard?days=${days}`)).status).toBe(200);
+    for (const days of ['1', '365'])
+      expect((await get(t, a.token, `/api/analytics/dashboard?days=${days}`)).status).toBe(200);
   });
 });
 
@@ -335,10 +417,15 @@ describe('top unanswered questions', () => {
     for (let i = 0; i < 4; i++) await ask(y.id, 'Is there a night service?');
     for (let i = 0; i < 9; i++) await ask(z.id, 'secret recipe');
 
-    const open = async (agentId: string) => (await ok(t, a.token, `/api/chatbots/${agentId}/gaps?status=open`)) as Json[];
+    const open = async (agentId: string) =>
+      (await ok(t, a.token, `/api/chatbots/${agentId}/gaps?status=open`)) as Json[];
     const byQuestion = (gaps: Json[], q: string) => gaps.find((g) => g.question === q)!;
     let xGaps = await open(x.id);
-    const dismiss = await t.app.inject({ method: 'POST', url: `/api/chatbots/${x.id}/gaps/${byQuestion(xGaps, 'refund policy').id}/dismiss`, headers: auth(a.token) });
+    const dismiss = await t.app.inject({
+      method: 'POST',
+      url: `/api/chatbots/${x.id}/gaps/${byQuestion(xGaps, 'refund policy').id}/dismiss`,
+      headers: auth(a.token),
+    });
     expect(dismiss.statusCode, dismiss.body).toBe(200);
     const answer = await t.app.inject({
       method: 'POST',
@@ -350,7 +437,13 @@ describe('top unanswered questions', () => {
     xGaps = await open(x.id);
     expect(xGaps).toHaveLength(12);
 
-    const fields = (g: Json) => ({ id: g.id, question: g.question, count: g.count, reasons: g.reasons, last_seen_at: g.last_seen_at });
+    const fields = (g: Json) => ({
+      id: g.id,
+      question: g.question,
+      count: g.count,
+      reasons: g.reasons,
+      last_seen_at: g.last_seen_at,
+    });
     const agentBody = await ok(t, a.token, `/api/analytics/chatbot/${x.id}?days=7`);
     const top: Json[] = agentBody.top_unanswered;
     // the gap inbox's first ten, with these fields only
@@ -367,7 +460,13 @@ describe('top unanswered questions', () => {
       ['warranty case 4', 1],
       ['warranty case 3', 1],
     ]);
-    expect(top[0]).toEqual({ id: expect.any(String), question: 'When are your opening hours?', count: 3, reasons: ['no_passage'], last_seen_at: '2026-03-01T00:06:00.000Z' });
+    expect(top[0]).toEqual({
+      id: expect.any(String),
+      question: 'When are your opening hours?',
+      count: 3,
+      reasons: ['no_passage'],
+      last_seen_at: '2026-03-01T00:06:00.000Z',
+    });
     // not windowed: the gaps are from 03-01, outside a 1-day window, and still listed
     expect((await ok(t, a.token, `/api/analytics/chatbot/${x.id}?days=1`)).top_unanswered).toEqual(top);
 
@@ -384,9 +483,17 @@ describe('top unanswered questions', () => {
       last_seen_at: '2026-03-01T00:30:00.000Z',
     });
     // then X's, in X's order, each with X's name; B's agent never shows
-    expect(dashTop.slice(1).map((g) => [g.chatbot_id, g.chatbot_name, g.question])).toEqual(top.slice(0, 9).map((g) => [x.id, 'Shop', g.question]));
+    expect(dashTop.slice(1).map((g) => [g.chatbot_id, g.chatbot_name, g.question])).toEqual(
+      top.slice(0, 9).map((g) => [x.id, 'Shop', g.question]),
+    );
     expect(dashTop.some((g) => g.question === 'secret recipe')).toBe(false);
-    expect((await ok(t, b.token, '/api/analytics/dashboard')).top_unanswered.map((g: Json) => [g.chatbot_name, g.question, g.count])).toEqual([['Theirs', 'secret recipe', 9]]);
+    expect(
+      (await ok(t, b.token, '/api/analytics/dashboard')).top_unanswered.map((g: Json) => [
+        g.chatbot_name,
+        g.question,
+        g.count,
+      ]),
+    ).toEqual([['Theirs', 'secret recipe', 9]]);
   });
 
   it('a thumbs down adds its reason and counts again', async () => {
@@ -397,7 +504,13 @@ describe('top unanswered questions', () => {
     await at(clock, '2026-03-09T10:01:00.000Z', () => thumbs(t, x.id, 'v1', turn.message_id, -1));
     const body = await ok(t, a.token, `/api/analytics/chatbot/${x.id}?days=7`);
     expect(body.top_unanswered).toEqual([
-      { id: expect.any(String), question: 'Do you sell gift cards?', count: 2, reasons: ['no_passage', 'thumbs_down'], last_seen_at: '2026-03-09T10:01:00.000Z' },
+      {
+        id: expect.any(String),
+        question: 'Do you sell gift cards?',
+        count: 2,
+        reasons: ['no_passage', 'thumbs_down'],
+        last_seen_at: '2026-03-09T10:01:00.000Z',
+      },
     ]);
     expect(body.thumbs_down).toBe(1);
   });

@@ -29,7 +29,14 @@ async function start(now: string): Promise<{ t: TestApp; clock: ManualClock }> {
 }
 
 /** One visitor turn on `agentId` at the instant `at` (the clock goes back to `now` afterwards). */
-async function chatAt(t: TestApp, clock: ManualClock, now: string, agentId: string, at: string, sessionId: string): Promise<Json> {
+async function chatAt(
+  t: TestApp,
+  clock: ManualClock,
+  now: string,
+  agentId: string,
+  at: string,
+  sessionId: string,
+): Promise<Json> {
   clock.set(at);
   try {
     const res = await t.app.inject({
@@ -51,13 +58,23 @@ async function get(t: TestApp, token: string, url: string): Promise<{ status: nu
 
 /** consecutive UTC days */
 function isConsecutive(days: string[]): boolean {
-  return days.every((d, i) => i === 0 || Date.parse(`${d}T00:00:00Z`) - Date.parse(`${days[i - 1]}T00:00:00Z`) === 86_400_000);
+  return days.every(
+    (d, i) => i === 0 || Date.parse(`${d}T00:00:00Z`) - Date.parse(`${days[i - 1]}T00:00:00Z`) === 86_400_000,
+  );
 }
 
 const sum = (o: Record<string, number>) => Object.values(o).reduce((a, b) => a + b, 0);
 
 /** The outcome fields (issue 23.7, tested in analytics-outcomes) where nothing was resolved, escalated, rated or left unanswered. */
-const NO_OUTCOMES = { conversations_resolved: 0, resolution_rate: 0, escalations: 0, thumbs_up: 0, thumbs_down: 0, thumbs_up_ratio: null, top_unanswered: [] };
+const NO_OUTCOMES = {
+  conversations_resolved: 0,
+  resolution_rate: 0,
+  escalations: 0,
+  thumbs_up: 0,
+  thumbs_down: 0,
+  thumbs_up_ratio: null,
+  top_unanswered: [],
+};
 
 describe('formatDuration (avg_response_time)', () => {
   it.each([
@@ -94,9 +111,11 @@ describe('trendLabel', () => {
     expect(trendLabel('2025-11-01')).toBe('Nov 01');
     expect(trendLabel('2026-01-09')).toBe('Jan 09');
     expect(trendLabel('2026-12-31')).toBe('Dec 31');
-    expect(['01', '02', '03', '04', '05', '06', '07', '08', '09', '10', '11', '12'].map((m) => trendLabel(`2026-${m}-15`).slice(0, 3))).toEqual([
-      'Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec',
-    ]);
+    expect(
+      ['01', '02', '03', '04', '05', '06', '07', '08', '09', '10', '11', '12'].map((m) =>
+        trendLabel(`2026-${m}-15`).slice(0, 3),
+      ),
+    ).toEqual(['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']);
   });
 });
 
@@ -110,7 +129,14 @@ describe('GET /api/analytics/dashboard', () => {
     // a new account: all zero
     expect(await get(t, a.token, '/api/analytics/dashboard')).toEqual({
       status: 200,
-      body: { total_conversations: 0, total_messages: 0, active_chatbots: 0, total_chatbots: 0, total_leads: 0, ...NO_OUTCOMES },
+      body: {
+        total_conversations: 0,
+        total_messages: 0,
+        active_chatbots: 0,
+        total_chatbots: 0,
+        total_leads: 0,
+        ...NO_OUTCOMES,
+      },
     });
 
     const x = await createAgent(t.app, a.token, { name: 'X' });
@@ -125,28 +151,63 @@ describe('GET /api/analytics/dashboard', () => {
     await chatAt(t, clock, NOW, z.id, '2026-03-10T10:00:00.000Z', 'b1');
 
     // widget leads: 2 on X and 1 on Y through the public lead form, 1 written directly; B has 1
-    for (const [agent, name] of [[x, 'Ann'], [x, 'Bob'], [y, 'Cy'], [z, 'Dee']] as const) {
-      const res = await t.app.inject({ method: 'POST', url: `/api/public/lead/${agent.id}`, payload: { name, phone: '+1 555 0100' } });
+    for (const [agent, name] of [
+      [x, 'Ann'],
+      [x, 'Bob'],
+      [y, 'Cy'],
+      [z, 'Dee'],
+    ] as const) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `/api/public/lead/${agent.id}`,
+        payload: { name, phone: '+1 555 0100' },
+      });
       expect(res.statusCode, res.body).toBe(200);
     }
     t.database.sqlite
-      .prepare('INSERT INTO widget_leads (id, chatbot_id, name, phone, session_id, created_at) VALUES (?, ?, ?, ?, NULL, ?)')
+      .prepare(
+        'INSERT INTO widget_leads (id, chatbot_id, name, phone, session_id, created_at) VALUES (?, ?, ?, ?, NULL, ?)',
+      )
       .run(randomUUID(), y.id, 'Eve', '+1 555 0199', '2024-06-01T00:00:00.000Z');
     // an account lead is not a widget lead
-    const accountLead = await t.app.inject({ method: 'POST', url: '/api/leads', headers: auth(a.token), payload: { name: 'Acme', contact: 'acme@example.com' } });
+    const accountLead = await t.app.inject({
+      method: 'POST',
+      url: '/api/leads',
+      headers: auth(a.token),
+      payload: { name: 'Acme', contact: 'acme@example.com' },
+    });
     expect(accountLead.statusCode, accountLead.body).toBe(200);
 
     // Y goes inactive: still an agent, no longer an active one
-    const off = await t.app.inject({ method: 'PUT', url: `/api/chatbots/${y.id}`, headers: auth(a.token), payload: { status: 'inactive' } });
+    const off = await t.app.inject({
+      method: 'PUT',
+      url: `/api/chatbots/${y.id}`,
+      headers: auth(a.token),
+      payload: { status: 'inactive' },
+    });
     expect(off.statusCode, off.body).toBe(200);
 
     expect(await get(t, a.token, '/api/analytics/dashboard')).toEqual({
       status: 200,
-      body: { total_conversations: 3, total_messages: 8, active_chatbots: 1, total_chatbots: 2, total_leads: 4, ...NO_OUTCOMES },
+      body: {
+        total_conversations: 3,
+        total_messages: 8,
+        active_chatbots: 1,
+        total_chatbots: 2,
+        total_leads: 4,
+        ...NO_OUTCOMES,
+      },
     });
     expect(await get(t, b.token, '/api/analytics/dashboard')).toEqual({
       status: 200,
-      body: { total_conversations: 1, total_messages: 2, active_chatbots: 1, total_chatbots: 1, total_leads: 1, ...NO_OUTCOMES },
+      body: {
+        total_conversations: 1,
+        total_messages: 2,
+        active_chatbots: 1,
+        total_chatbots: 1,
+        total_leads: 1,
+        ...NO_OUTCOMES,
+      },
     });
   });
 
@@ -286,9 +347,15 @@ describe('GET /api/analytics/chatbot/{chatbot_id}', () => {
     const { t, clock } = await start('2026-03-10T23:59:59.999Z');
     const a = await registerUser(t.app);
     const x = await createAgent(t.app, a.token);
-    expect((await get(t, a.token, `/api/analytics/chatbot/${x.id}?days=2`)).body.date_range).toEqual(['2026-03-09', '2026-03-10']);
+    expect((await get(t, a.token, `/api/analytics/chatbot/${x.id}?days=2`)).body.date_range).toEqual([
+      '2026-03-09',
+      '2026-03-10',
+    ]);
     clock.advance(1);
-    expect((await get(t, a.token, `/api/analytics/chatbot/${x.id}?days=2`)).body.date_range).toEqual(['2026-03-10', '2026-03-11']);
+    expect((await get(t, a.token, `/api/analytics/chatbot/${x.id}?days=2`)).body.date_range).toEqual([
+      '2026-03-10',
+      '2026-03-11',
+    ]);
   });
 
   it('another account’s agent is 404, exactly like an unknown id and like GET /api/chatbots/{id}', async () => {
@@ -350,8 +417,14 @@ describe('GET /api/analytics/trends', () => {
     // B sees only Z
     const theirs = await get(t, b.token, '/api/analytics/trends?days=2');
     expect(theirs.body).toEqual({
-      conversations: [{ date: 'Nov 02', count: 1 }, { date: 'Nov 03', count: 1 }],
-      messages: [{ date: 'Nov 02', count: 2 }, { date: 'Nov 03', count: 2 }],
+      conversations: [
+        { date: 'Nov 02', count: 1 },
+        { date: 'Nov 03', count: 1 },
+      ],
+      messages: [
+        { date: 'Nov 02', count: 2 },
+        { date: 'Nov 03', count: 2 },
+      ],
       avg_response_time: '0ms',
     });
 
@@ -374,7 +447,10 @@ describe('GET /api/analytics/trends', () => {
     const { t } = await start(NOW);
     const a = await registerUser(t.app);
     for (const url of ['/api/analytics/trends', '/api/analytics/trends?days=7']) {
-      expect(await get(t, a.token, url)).toEqual({ status: 200, body: { conversations: [], messages: [], avg_response_time: '0s' } });
+      expect(await get(t, a.token, url)).toEqual({
+        status: 200,
+        body: { conversations: [], messages: [], avg_response_time: '0s' },
+      });
     }
   });
 
@@ -383,8 +459,14 @@ describe('GET /api/analytics/trends', () => {
     const a = await registerUser(t.app);
     await createAgent(t.app, a.token);
     expect((await get(t, a.token, '/api/analytics/trends?days=2')).body).toEqual({
-      conversations: [{ date: 'Nov 02', count: 0 }, { date: 'Nov 03', count: 0 }],
-      messages: [{ date: 'Nov 02', count: 0 }, { date: 'Nov 03', count: 0 }],
+      conversations: [
+        { date: 'Nov 02', count: 0 },
+        { date: 'Nov 03', count: 0 },
+      ],
+      messages: [
+        { date: 'Nov 02', count: 0 },
+        { date: 'Nov 03', count: 0 },
+      ],
       avg_response_time: '0s',
     });
   });
@@ -402,14 +484,17 @@ describe('GET /api/analytics/trends', () => {
 
     const db = t.database.sqlite;
     const setReply = (chatbotId: string, ms: number | null) =>
-      db.prepare("UPDATE messages SET response_time_ms = ? WHERE chatbot_id = ? AND role = 'assistant'").run(ms, chatbotId);
+      db
+        .prepare("UPDATE messages SET response_time_ms = ? WHERE chatbot_id = ? AND role = 'assistant'")
+        .run(ms, chatbotId);
     const addReply = (conversationId: string, chatbotId: string, at: string, ms: number | null) =>
       db
         .prepare(
           "INSERT INTO messages (id, conversation_id, chatbot_id, role, content, timestamp, response_time_ms, sources_json) VALUES (?, ?, ?, 'assistant', 'late reply', ?, ?, '[]')",
         )
         .run(randomUUID(), conversationId, chatbotId, at, ms);
-    const avg = async (days = 5) => (await get(t, a.token, `/api/analytics/trends?days=${days}`)).body.avg_response_time as string;
+    const avg = async (days = 5) =>
+      (await get(t, a.token, `/api/analytics/trends?days=${days}`)).body.avg_response_time as string;
 
     // the other account's reply time never counts
     setReply(z.id, 9_999_999);
@@ -451,7 +536,21 @@ describe('the days parameter', () => {
     const { t } = await start(NOW);
     const a = await registerUser(t.app);
     const x = await createAgent(t.app, a.token);
-    const bad = ['0', '366', '1.5', 'abc', '-1', '', '10abc', '1e2', '+5', ' 7', '0x10', '1000000', '99999999999999999999'];
+    const bad = [
+      '0',
+      '366',
+      '1.5',
+      'abc',
+      '-1',
+      '',
+      '10abc',
+      '1e2',
+      '+5',
+      ' 7',
+      '0x10',
+      '1000000',
+      '99999999999999999999',
+    ];
     for (const base of [`/api/analytics/chatbot/${x.id}`, '/api/analytics/trends']) {
       for (const days of bad) {
         const url = `${base}?days=${encodeURIComponent(days)}`;

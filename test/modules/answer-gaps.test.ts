@@ -24,7 +24,11 @@ async function setup(env: Record<string, string> = {}) {
 }
 
 async function say(t: TestApp, agentId: string, sessionId: string, message: string): Promise<Json> {
-  const res = await t.app.inject({ method: 'POST', url: `/api/public/chat/${agentId}`, payload: { message, session_id: sessionId } });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/public/chat/${agentId}`,
+    payload: { message, session_id: sessionId },
+  });
   expect(res.statusCode, res.body).toBe(200);
   return res.json();
 }
@@ -36,7 +40,12 @@ async function gaps(t: TestApp, token: string, agentId: string, status = 'open')
 }
 
 async function addText(t: TestApp, token: string, agentId: string, name: string, content: string): Promise<Json> {
-  const res = await t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agentId}/text`, headers: auth(token), payload: { name, content } });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/sources/chatbot/${agentId}/text`,
+    headers: auth(token),
+    payload: { name, content },
+  });
   expect(res.statusCode, res.body).toBe(201);
   return res.json();
 }
@@ -47,14 +56,25 @@ const addQa = (t: TestApp, token: string, agentId: string, payload: Json) =>
 describe('recording answer gaps', () => {
   it('records a question with no passage, grouping similar wordings with counts, most asked first', async () => {
     const { t, owner, agent } = await setup();
-    await addText(t, owner.token, agent.id, 'Shipping', 'We ship to every country in the European Union within three days.');
+    await addText(
+      t,
+      owner.token,
+      agent.id,
+      'Shipping',
+      'We ship to every country in the European Union within three days.',
+    );
     await say(t, agent.id, 's1', 'What are your opening hours?');
     await say(t, agent.id, 's2', 'opening hours?');
     await say(t, agent.id, 's3', 'Do you have a parking lot?');
     // answered from the knowledge: no gap
     await say(t, agent.id, 's4', 'Do you ship to the European Union?');
     // the owner's own test chat does not count
-    const own = await t.app.inject({ method: 'POST', url: '/api/chat', headers: auth(owner.token), payload: { chatbot_id: agent.id, message: 'Where is the parking lot?' } });
+    const own = await t.app.inject({
+      method: 'POST',
+      url: '/api/chat',
+      headers: auth(owner.token),
+      payload: { chatbot_id: agent.id, message: 'Where is the parking lot?' },
+    });
     expect(own.statusCode, own.body).toBe(200);
 
     const open = await gaps(t, owner.token, agent.id);
@@ -62,20 +82,39 @@ describe('recording answer gaps', () => {
       ['opening hours?', 2, ['no_passage']],
       ['Do you have a parking lot?', 1, ['no_passage']],
     ]);
-    expect(open[0]).toMatchObject({ status: 'open', question_key: 'hours opening', source_id: null, chatbot_id: agent.id });
+    expect(open[0]).toMatchObject({
+      status: 'open',
+      question_key: 'hours opening',
+      source_id: null,
+      chatbot_id: agent.id,
+    });
     expect(await gaps(t, owner.token, agent.id, 'answered')).toEqual([]);
   });
 
   it('records thumbs down (the question before the answer) and asking for a person', async () => {
     const { t, owner, agent } = await setup();
-    await addText(t, owner.token, agent.id, 'Prices', 'The Basic plan costs 10 euros per month. The Pro plan costs 25 euros per month.');
+    await addText(
+      t,
+      owner.token,
+      agent.id,
+      'Prices',
+      'The Basic plan costs 10 euros per month. The Pro plan costs 25 euros per month.',
+    );
     const a = await say(t, agent.id, 's1', 'How much does the Pro plan cost?');
     expect(await gaps(t, owner.token, agent.id)).toEqual([]);
-    const fb = await t.app.inject({ method: 'POST', url: `/api/public/chat/${agent.id}/feedback`, payload: { session_id: 's1', message_id: a.message_id, value: -1 } });
+    const fb = await t.app.inject({
+      method: 'POST',
+      url: `/api/public/chat/${agent.id}/feedback`,
+      payload: { session_id: 's1', message_id: a.message_id, value: -1 },
+    });
     expect(fb.statusCode, fb.body).toBe(200);
 
     await say(t, agent.id, 's2', 'What does the Basic plan cost per month?');
-    const esc = await t.app.inject({ method: 'POST', url: `/api/public/chat/${agent.id}/escalate`, payload: { session_id: 's2' } });
+    const esc = await t.app.inject({
+      method: 'POST',
+      url: `/api/public/chat/${agent.id}/escalate`,
+      payload: { session_id: 's2' },
+    });
     expect(esc.statusCode, esc.body).toBe(200);
 
     const open = await gaps(t, owner.token, agent.id);
@@ -85,7 +124,7 @@ describe('recording answer gaps', () => {
     ]);
   });
 
-  it("records an answer in which the model says it does not know", async () => {
+  it('records an answer in which the model says it does not know', async () => {
     const f = await startFakeLlm('openai', { reply: "I'm sorry, I don't know that." });
     fakes.push(f);
     const { t, owner, agent } = await setup({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: f.baseURL });
@@ -104,26 +143,59 @@ describe('answering and dismissing gaps', () => {
 
     const other = await registerUser(t.app);
     const otherAgent = await createAgent(t.app, other.token);
-    const body = { answer: 'We are open Monday to Friday from 9 to 17 o’clock; opening hours on Saturday are 10 to 14.' };
+    const body = {
+      answer: 'We are open Monday to Friday from 9 to 17 o’clock; opening hours on Saturday are 10 to 14.',
+    };
     for (const [token, agentId, gapId] of [
       [other.token, agent.id, gap!.id],
       [other.token, otherAgent.id, gap!.id],
       [owner.token, agent.id, 'missing'],
     ] as const) {
-      const res = await t.app.inject({ method: 'POST', url: `/api/chatbots/${agentId}/gaps/${gapId}/answer`, headers: auth(token), payload: body });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `/api/chatbots/${agentId}/gaps/${gapId}/answer`,
+        headers: auth(token),
+        payload: body,
+      });
       expect(res.statusCode).toBe(404);
       expect(res.json()).toEqual({ detail: 'Answer gap not found' });
     }
-    expect((await t.app.inject({ url: `/api/chatbots/${agent.id}/gaps`, headers: auth(other.token) })).statusCode).toBe(404);
-    expect((await t.app.inject({ method: 'POST', url: `/api/chatbots/${agent.id}/gaps/${gap!.id}/dismiss`, headers: auth(other.token) })).statusCode).toBe(404);
-    const empty = await t.app.inject({ method: 'POST', url: `/api/chatbots/${agent.id}/gaps/${gap!.id}/answer`, headers: auth(owner.token), payload: { answer: '  ' } });
+    expect((await t.app.inject({ url: `/api/chatbots/${agent.id}/gaps`, headers: auth(other.token) })).statusCode).toBe(
+      404,
+    );
+    expect(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: `/api/chatbots/${agent.id}/gaps/${gap!.id}/dismiss`,
+          headers: auth(other.token),
+        })
+      ).statusCode,
+    ).toBe(404);
+    const empty = await t.app.inject({
+      method: 'POST',
+      url: `/api/chatbots/${agent.id}/gaps/${gap!.id}/answer`,
+      headers: auth(owner.token),
+      payload: { answer: '  ' },
+    });
     expect(empty.statusCode).toBe(400);
     expect(empty.json().detail).toMatch(/answer/);
 
-    const res = await t.app.inject({ method: 'POST', url: `/api/chatbots/${agent.id}/gaps/${gap!.id}/answer`, headers: auth(owner.token), payload: body });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/chatbots/${agent.id}/gaps/${gap!.id}/answer`,
+      headers: auth(owner.token),
+      payload: body,
+    });
     expect(res.statusCode, res.body).toBe(201);
     const { source, gap: answered } = res.json();
-    expect(source).toMatchObject({ type: 'qa', status: 'completed', qa_question: 'What are your opening hours?', qa_answer: body.answer, chatbot_id: agent.id });
+    expect(source).toMatchObject({
+      type: 'qa',
+      status: 'completed',
+      qa_question: 'What are your opening hours?',
+      qa_answer: body.answer,
+      chatbot_id: agent.id,
+    });
     expect(answered).toMatchObject({ id: gap!.id, status: 'answered', source_id: source.id });
     expect(await gaps(t, owner.token, agent.id)).toEqual([]);
     expect((await gaps(t, owner.token, agent.id, 'answered')).map((g) => g.id)).toEqual([gap!.id]);
@@ -131,7 +203,9 @@ describe('answering and dismissing gaps', () => {
     const next = await say(t, agent.id, 's2', 'opening hours?');
     // without a model the owner's answer is the answer, word for word, citing the Q&A source
     expect(next.message).toBe(body.answer);
-    expect(next.sources).toEqual([expect.objectContaining({ source_id: source.id, name: 'What are your opening hours?' })]);
+    expect(next.sources).toEqual([
+      expect.objectContaining({ source_id: source.id, name: 'What are your opening hours?' }),
+    ]);
     // answered: it stays answered
     expect(await gaps(t, owner.token, agent.id)).toEqual([]);
   });
@@ -140,8 +214,21 @@ describe('answering and dismissing gaps', () => {
     const f = await startFakeLlm('openai', { reply: 'We open at 9.' });
     fakes.push(f);
     const { t, owner, agent } = await setup({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: f.baseURL });
-    await addText(t, owner.token, agent.id, 'Shop', 'Opening hours of our partner shops vary; the hours of each shop are on its door. Opening hours change on holidays.');
-    expect((await addQa(t, owner.token, agent.id, { question: 'What are your opening hours?', answer: 'Monday to Friday, 9 to 17.' })).statusCode).toBe(201);
+    await addText(
+      t,
+      owner.token,
+      agent.id,
+      'Shop',
+      'Opening hours of our partner shops vary; the hours of each shop are on its door. Opening hours change on holidays.',
+    );
+    expect(
+      (
+        await addQa(t, owner.token, agent.id, {
+          question: 'What are your opening hours?',
+          answer: 'Monday to Friday, 9 to 17.',
+        })
+      ).statusCode,
+    ).toBe(201);
     await say(t, agent.id, 's1', 'What are your opening hours?');
     const chat = f.requests.filter((r) => r.kind === 'chat').at(-1)!;
     const system = JSON.stringify(chat.body.messages);
@@ -153,49 +240,97 @@ describe('answering and dismissing gaps', () => {
     const { t, owner, agent } = await setup();
     await say(t, agent.id, 's1', 'Is there a parking lot?');
     const [gap] = await gaps(t, owner.token, agent.id);
-    const res = await t.app.inject({ method: 'POST', url: `/api/chatbots/${agent.id}/gaps/${gap!.id}/dismiss`, headers: auth(owner.token) });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/chatbots/${agent.id}/gaps/${gap!.id}/dismiss`,
+      headers: auth(owner.token),
+    });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ id: gap!.id, status: 'dismissed' });
     expect(await gaps(t, owner.token, agent.id)).toEqual([]);
     expect((await gaps(t, owner.token, agent.id, 'dismissed')).length).toBe(1);
     await say(t, agent.id, 's2', 'parking lot?');
     expect((await gaps(t, owner.token, agent.id)).map((g) => [g.id, g.count])).toEqual([[gap!.id, 2]]);
-    expect((await t.app.inject({ url: `/api/chatbots/${agent.id}/gaps?status=nope`, headers: auth(owner.token) })).statusCode).toBe(400);
+    expect(
+      (await t.app.inject({ url: `/api/chatbots/${agent.id}/gaps?status=nope`, headers: auth(owner.token) }))
+        .statusCode,
+    ).toBe(400);
   });
 });
 
 describe('Q&A sources', () => {
   it('creates, validates and edits a qa source; 404 for others and non-qa sources', async () => {
     const { t, owner, agent } = await setup();
-    let res = await addQa(t, owner.token, agent.id, { question: 'Do you deliver on Sundays?', answer: 'No, deliveries run Monday to Saturday.' });
+    let res = await addQa(t, owner.token, agent.id, {
+      question: 'Do you deliver on Sundays?',
+      answer: 'No, deliveries run Monday to Saturday.',
+    });
     expect(res.statusCode, res.body).toBe(201);
     const qa = res.json();
-    expect(qa).toMatchObject({ type: 'qa', name: 'Do you deliver on Sundays?', qa_question: 'Do you deliver on Sundays?', status: 'completed' });
+    expect(qa).toMatchObject({
+      type: 'qa',
+      name: 'Do you deliver on Sundays?',
+      qa_question: 'Do you deliver on Sundays?',
+      status: 'completed',
+    });
     const passages = (await t.app.inject({ url: `/api/sources/${qa.id}/passages`, headers: auth(owner.token) })).json();
-    expect(passages.passages.map((p: Json) => p.content)).toEqual(['Q: Do you deliver on Sundays?\nA: No, deliveries run Monday to Saturday.']);
+    expect(passages.passages.map((p: Json) => p.content)).toEqual([
+      'Q: Do you deliver on Sundays?\nA: No, deliveries run Monday to Saturday.',
+    ]);
 
-    for (const payload of [{ question: '', answer: 'x' }, { question: 'q?', answer: 'x'.repeat(5001) }, { question: 'q'.repeat(501), answer: 'x' }, { answer: 'x' }]) {
+    for (const payload of [
+      { question: '', answer: 'x' },
+      { question: 'q?', answer: 'x'.repeat(5001) },
+      { question: 'q'.repeat(501), answer: 'x' },
+      { answer: 'x' },
+    ]) {
       res = await addQa(t, owner.token, agent.id, payload);
       expect(res.statusCode, JSON.stringify(payload)).toBe(400);
       expect(res.json().detail).toEqual(expect.any(String));
     }
 
-    res = await t.app.inject({ method: 'PUT', url: `/api/sources/${qa.id}/qa`, headers: auth(owner.token), payload: { answer: 'Yes, on Sundays from 10 to 12.' } });
+    res = await t.app.inject({
+      method: 'PUT',
+      url: `/api/sources/${qa.id}/qa`,
+      headers: auth(owner.token),
+      payload: { answer: 'Yes, on Sundays from 10 to 12.' },
+    });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toMatchObject({ id: qa.id, qa_question: 'Do you deliver on Sundays?', qa_answer: 'Yes, on Sundays from 10 to 12.' });
+    expect(res.json()).toMatchObject({
+      id: qa.id,
+      qa_question: 'Do you deliver on Sundays?',
+      qa_answer: 'Yes, on Sundays from 10 to 12.',
+    });
     const after = (await t.app.inject({ url: `/api/sources/${qa.id}/passages`, headers: auth(owner.token) })).json();
-    expect(after.passages.map((p: Json) => p.content)).toEqual(['Q: Do you deliver on Sundays?\nA: Yes, on Sundays from 10 to 12.']);
+    expect(after.passages.map((p: Json) => p.content)).toEqual([
+      'Q: Do you deliver on Sundays?\nA: Yes, on Sundays from 10 to 12.',
+    ]);
     expect((await say(t, agent.id, 's1', 'Do you deliver on Sundays?')).message).toContain('10 to 12');
 
     const other = await registerUser(t.app);
-    res = await t.app.inject({ method: 'PUT', url: `/api/sources/${qa.id}/qa`, headers: auth(other.token), payload: { answer: 'hacked' } });
+    res = await t.app.inject({
+      method: 'PUT',
+      url: `/api/sources/${qa.id}/qa`,
+      headers: auth(other.token),
+      payload: { answer: 'hacked' },
+    });
     expect(res.statusCode).toBe(404);
     expect(res.json()).toEqual({ detail: 'Source not found' });
     expect((await addQa(t, other.token, agent.id, { question: 'a?', answer: 'b' })).statusCode).toBe(404);
     const text = await addText(t, owner.token, agent.id, 'Notes', 'Some notes about the shop.');
-    res = await t.app.inject({ method: 'PUT', url: `/api/sources/${text.id}/qa`, headers: auth(owner.token), payload: { answer: 'x' } });
+    res = await t.app.inject({
+      method: 'PUT',
+      url: `/api/sources/${text.id}/qa`,
+      headers: auth(owner.token),
+      payload: { answer: 'x' },
+    });
     expect(res.statusCode).toBe(404);
-    res = await t.app.inject({ method: 'PUT', url: `/api/sources/${qa.id}/qa`, headers: auth(owner.token), payload: { question: ' ' } });
+    res = await t.app.inject({
+      method: 'PUT',
+      url: `/api/sources/${qa.id}/qa`,
+      headers: auth(owner.token),
+      payload: { question: ' ' },
+    });
     expect(res.statusCode).toBe(400);
   });
 
@@ -210,15 +345,30 @@ describe('Q&A sources', () => {
       'Returns',
       'Returns: how to return an item. To return an item, return it within 30 days. Returns of items are free; return items in their box.',
     );
-    const qa = (await addQa(t, owner.token, agent.id, { question: 'How do I return an item?', answer: 'Use the return label in your parcel.' })).json();
+    const qa = (
+      await addQa(t, owner.token, agent.id, {
+        question: 'How do I return an item?',
+        answer: 'Use the return label in your parcel.',
+      })
+    ).json();
     const ask = async (message: string) => {
-      const res = await t.app.inject({ method: 'POST', url: '/api/chat', headers: auth(owner.token), payload: { chatbot_id: agent.id, message } });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/chat',
+        headers: auth(owner.token),
+        payload: { chatbot_id: agent.id, message },
+      });
       expect(res.statusCode, res.body).toBe(200);
       return res.json().sources.map((s: Json) => s.source_id);
     };
     // a question the qa does not match: the fused ranking, the text passage first
     expect(await ask('Return items in a box?')).toEqual([text.id, qa.id]);
-    const res = await t.app.inject({ method: 'POST', url: '/api/chat', headers: auth(owner.token), payload: { chatbot_id: agent.id, message: 'How do I return an item?' } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/chat',
+      headers: auth(owner.token),
+      payload: { chatbot_id: agent.id, message: 'How do I return an item?' },
+    });
     expect(res.statusCode, res.body).toBe(200);
     const sources = res.json().sources.map((s: Json) => s.source_id);
     expect(sources).toEqual([qa.id, text.id]);

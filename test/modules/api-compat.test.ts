@@ -26,78 +26,130 @@ async function account(): Promise<{ token: string; id: string }> {
 }
 
 function call(method: Method, url: string, token: string, payload?: unknown, headers: Record<string, string> = {}) {
-  return t.app.inject({ method, url, headers: { ...auth(token), ...headers }, ...(payload === undefined ? {} : { payload: payload as Json }) });
+  return t.app.inject({
+    method,
+    url,
+    headers: { ...auth(token), ...headers },
+    ...(payload === undefined ? {} : { payload: payload as Json }),
+  });
 }
 
 /** what a client sends for a request without a body: the JSON content type anyway, with no body or Content-Length: 0 */
 const EMPTY_BODIES: Array<{ label: string; headers: Record<string, string>; payload?: string }> = [
   { label: 'no body', headers: { 'content-type': 'application/json' } },
   { label: 'Content-Length: 0', headers: { 'content-type': 'application/json', 'content-length': '0' }, payload: '' },
-  { label: 'charset, Content-Length: 0', headers: { 'content-type': 'application/json; charset=utf-8', 'content-length': '0' }, payload: '' },
+  {
+    label: 'charset, Content-Length: 0',
+    headers: { 'content-type': 'application/json; charset=utf-8', 'content-length': '0' },
+    payload: '',
+  },
 ];
 
 describe('Content-Type: application/json with an empty body', () => {
-  it.each(EMPTY_BODIES)('is no body on routes that take none: DELETE, toggle, logout ($label)', async ({ headers, payload }) => {
-    const me = await account();
-    const agent = await createAgent(t.app, me.token);
-    const send = (method: Method, url: string) => t.app.inject({ method, url, headers: { ...auth(me.token), ...headers }, ...(payload === undefined ? {} : { payload }) });
+  it.each(EMPTY_BODIES)(
+    'is no body on routes that take none: DELETE, toggle, logout ($label)',
+    async ({ headers, payload }) => {
+      const me = await account();
+      const agent = await createAgent(t.app, me.token);
+      const send = (method: Method, url: string) =>
+        t.app.inject({
+          method,
+          url,
+          headers: { ...auth(me.token), ...headers },
+          ...(payload === undefined ? {} : { payload }),
+        });
 
-    const toggled = await send('PATCH', `/api/chatbots/${agent.id}/toggle`);
-    expect(toggled.statusCode, toggled.body).toBe(200);
-    expect(toggled.json().status).toBe('inactive');
+      const toggled = await send('PATCH', `/api/chatbots/${agent.id}/toggle`);
+      expect(toggled.statusCode, toggled.body).toBe(200);
+      expect(toggled.json().status).toBe('inactive');
 
-    const deleted = await send('DELETE', `/api/chatbots/${agent.id}`);
-    expect(deleted.statusCode, deleted.body).toBe(204);
-    expect((await call('GET', `/api/chatbots/${agent.id}`, me.token)).statusCode).toBe(404);
+      const deleted = await send('DELETE', `/api/chatbots/${agent.id}`);
+      expect(deleted.statusCode, deleted.body).toBe(204);
+      expect((await call('GET', `/api/chatbots/${agent.id}`, me.token)).statusCode).toBe(404);
 
-    const lead = await call('POST', '/api/leads', me.token, { name: 'Prospect', contact: 'p@example.com' });
-    const leadGone = await send('DELETE', `/api/leads/${lead.json().id}`);
-    expect(leadGone.statusCode, leadGone.body).toBe(200);
+      const lead = await call('POST', '/api/leads', me.token, { name: 'Prospect', contact: 'p@example.com' });
+      const leadGone = await send('DELETE', `/api/leads/${lead.json().id}`);
+      expect(leadGone.statusCode, leadGone.body).toBe(200);
 
-    const out = await send('POST', '/api/auth/logout');
-    expect(out.statusCode, out.body).toBe(200);
-    expect((await call('GET', '/api/auth/me', me.token)).statusCode).toBe(401);
-  });
+      const out = await send('POST', '/api/auth/logout');
+      expect(out.statusCode, out.body).toBe(200);
+      expect((await call('GET', '/api/auth/me', me.token)).statusCode).toBe(401);
+    },
+  );
 
-  it.each(EMPTY_BODIES)('is a 400 "body: required" on routes that need a body, even when every field is optional; the JSON guards stay ($label)', async ({ headers, payload }) => {
-    const me = await account();
-    const agent = await createAgent(t.app, me.token);
-    for (const [method, url] of [
-      ['POST', '/api/chatbots'],
-      ['PUT', `/api/chatbots/${agent.id}`],
-      ['POST', '/api/leads'],
-    ] as const) {
-      const res = await t.app.inject({ method, url, headers: { ...auth(me.token), ...headers }, ...(payload === undefined ? {} : { payload }) });
-      expect(res.statusCode, `${method} ${url}: ${res.body}`).toBe(400);
-      expect(res.json().detail, `${method} ${url}`).toBe('body: required (a JSON object)');
-    }
-    // only zero bytes are "no body": whitespace, __proto__ / constructor keys and over 1 MiB are refused as before
-    const put = (body: string) => t.app.inject({ method: 'PUT', url: `/api/chatbots/${agent.id}`, headers: { ...auth(me.token), 'content-type': 'application/json' }, payload: body });
-    const blank = await put('  \n');
-    expect([blank.statusCode, blank.json().detail]).toEqual([400, 'body: not valid JSON']);
-    expect((await put('{"name":"x","__proto__":{"polluted":true}}')).statusCode).toBe(400);
-    expect((await put('{"name":"x","constructor":{"prototype":{"polluted":true}}}')).statusCode).toBe(400);
-    const big = await put(JSON.stringify({ description: 'a'.repeat(1024 * 1024) }));
-    expect([big.statusCode, big.json().detail]).toEqual([413, 'body: too large']);
-    expect((await call('GET', `/api/chatbots/${agent.id}`, me.token)).json()).toEqual(agent);
-  });
+  it.each(EMPTY_BODIES)(
+    'is a 400 "body: required" on routes that need a body, even when every field is optional; the JSON guards stay ($label)',
+    async ({ headers, payload }) => {
+      const me = await account();
+      const agent = await createAgent(t.app, me.token);
+      for (const [method, url] of [
+        ['POST', '/api/chatbots'],
+        ['PUT', `/api/chatbots/${agent.id}`],
+        ['POST', '/api/leads'],
+      ] as const) {
+        const res = await t.app.inject({
+          method,
+          url,
+          headers: { ...auth(me.token), ...headers },
+          ...(payload === undefined ? {} : { payload }),
+        });
+        expect(res.statusCode, `${method} ${url}: ${res.body}`).toBe(400);
+        expect(res.json().detail, `${method} ${url}`).toBe('body: required (a JSON object)');
+      }
+      // only zero bytes are "no body": whitespace, __proto__ / constructor keys and over 1 MiB are refused as before
+      const put = (body: string) =>
+        t.app.inject({
+          method: 'PUT',
+          url: `/api/chatbots/${agent.id}`,
+          headers: { ...auth(me.token), 'content-type': 'application/json' },
+          payload: body,
+        });
+      const blank = await put('  \n');
+      expect([blank.statusCode, blank.json().detail]).toEqual([400, 'body: not valid JSON']);
+      expect((await put('{"name":"x","__proto__":{"polluted":true}}')).statusCode).toBe(400);
+      expect((await put('{"name":"x","constructor":{"prototype":{"polluted":true}}}')).statusCode).toBe(400);
+      const big = await put(JSON.stringify({ description: 'a'.repeat(1024 * 1024) }));
+      expect([big.statusCode, big.json().detail]).toEqual([413, 'body: too large']);
+      expect((await call('GET', `/api/chatbots/${agent.id}`, me.token)).json()).toEqual(agent);
+    },
+  );
 });
 
 describe('agent fields as the original clients send them', () => {
   it('logo_url, avatar_url and powered_by_text given as "" read as null, on create and on update (free plan)', async () => {
     const me = await account();
-    const created = await call('POST', '/api/chatbots', me.token, { name: 'Blank bot', logo_url: '', avatar_url: '', powered_by_text: '', primary_color: '#112233' });
+    const created = await call('POST', '/api/chatbots', me.token, {
+      name: 'Blank bot',
+      logo_url: '',
+      avatar_url: '',
+      powered_by_text: '',
+      primary_color: '#112233',
+    });
     expect(created.statusCode, created.body).toBe(201);
-    expect(created.json()).toMatchObject({ logo_url: null, avatar_url: null, powered_by_text: null, primary_color: '#112233' });
+    expect(created.json()).toMatchObject({
+      logo_url: null,
+      avatar_url: null,
+      powered_by_text: null,
+      primary_color: '#112233',
+    });
 
-    const set = await call('PUT', `/api/chatbots/${created.json().id}`, me.token, { logo_url: 'https://example.com/l.png', avatar_url: 'https://example.com/a.png' });
+    const set = await call('PUT', `/api/chatbots/${created.json().id}`, me.token, {
+      logo_url: 'https://example.com/l.png',
+      avatar_url: 'https://example.com/a.png',
+    });
     expect(set.statusCode, set.body).toBe(200);
     for (const blank of ['', '   ']) {
-      const res = await call('PUT', `/api/chatbots/${created.json().id}`, me.token, { logo_url: blank, avatar_url: blank, powered_by_text: blank });
+      const res = await call('PUT', `/api/chatbots/${created.json().id}`, me.token, {
+        logo_url: blank,
+        avatar_url: blank,
+        powered_by_text: blank,
+      });
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json()).toMatchObject({ logo_url: null, avatar_url: null, powered_by_text: null });
     }
-    const row = t.database.sqlite.prepare('SELECT logo_url, avatar_url, powered_by_text FROM chatbots WHERE id = ?').get(created.json().id);
+    const row = t.database.sqlite
+      .prepare('SELECT logo_url, avatar_url, powered_by_text FROM chatbots WHERE id = ?')
+      .get(created.json().id);
     expect(row).toEqual({ logo_url: null, avatar_url: null, powered_by_text: null });
   });
 
@@ -105,7 +157,11 @@ describe('agent fields as the original clients send them', () => {
     const me = await account();
     const agent = await createAgent(t.app, me.token, { font_size: 'large' });
     expect(agent.font_size).toBe(16);
-    for (const [word, px] of [['small', 12], ['medium', 14], ['large', 16]] as const) {
+    for (const [word, px] of [
+      ['small', 12],
+      ['medium', 14],
+      ['large', 16],
+    ] as const) {
       const res = await call('PUT', `/api/chatbots/${agent.id}`, me.token, { font_size: word });
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json().font_size).toBe(px);
@@ -118,7 +174,10 @@ describe('agent fields as the original clients send them', () => {
       expect(res.json().detail).toBe('font_size: must be an integer from 10 to 32, or small, medium or large');
     }
     // an unknown bubble_style is still a 400 that names the allowed values
-    const bubble = await call('PUT', `/api/chatbots/${agent.id}`, me.token, { bubble_style: 'pill', font_size: 'small' });
+    const bubble = await call('PUT', `/api/chatbots/${agent.id}`, me.token, {
+      bubble_style: 'pill',
+      font_size: 'small',
+    });
     expect(bubble.statusCode).toBe(400);
     expect(bubble.json().detail).toMatch(/^bubble_style: .*"rounded".*"square"/);
     expect((await call('GET', `/api/chatbots/${agent.id}`, me.token)).json().font_size).toBe(20);
@@ -132,7 +191,14 @@ describe('agent fields as the original clients send them', () => {
       expect(res.statusCode, res.body).toBe(200);
     };
     // the whole settings form, as a client sends it on every save
-    const form = (changes: Json) => ({ ...agent, id: undefined, user_id: undefined, created_at: undefined, updated_at: undefined, ...changes });
+    const form = (changes: Json) => ({
+      ...agent,
+      id: undefined,
+      user_id: undefined,
+      created_at: undefined,
+      updated_at: undefined,
+      ...changes,
+    });
 
     // free plan, default branding: sending it back (null or "") is no change
     for (const powered_by_text of [null, '']) {
@@ -142,16 +208,29 @@ describe('agent fields as the original clients send them', () => {
     }
     // set on a paid plan, then the account went back to free: the stored text may be sent back as it is
     await setPlan('starter');
-    expect((await call('PUT', `/api/chatbots/${agent.id}`, me.token, { powered_by_text: 'Powered by Acme' })).statusCode).toBe(200);
+    expect(
+      (await call('PUT', `/api/chatbots/${agent.id}`, me.token, { powered_by_text: 'Powered by Acme' })).statusCode,
+    ).toBe(200);
     await setPlan('free');
-    const same = await call('PUT', `/api/chatbots/${agent.id}`, me.token, form({ name: 'Renamed again', powered_by_text: 'Powered by Acme' }));
+    const same = await call(
+      'PUT',
+      `/api/chatbots/${agent.id}`,
+      me.token,
+      form({ name: 'Renamed again', powered_by_text: 'Powered by Acme' }),
+    );
     expect(same.statusCode, same.body).toBe(200);
     expect(same.json()).toMatchObject({ name: 'Renamed again', powered_by_text: 'Powered by Acme' });
     // an actual change is refused as before: 403 with the plan-limit detail, nothing applied
-    const changed = await call('PUT', `/api/chatbots/${agent.id}`, me.token, { name: 'Not applied', powered_by_text: 'Powered by Other' });
+    const changed = await call('PUT', `/api/chatbots/${agent.id}`, me.token, {
+      name: 'Not applied',
+      powered_by_text: 'Powered by Other',
+    });
     expect(changed.statusCode).toBe(403);
     expect(changed.json().detail).toEqual({ message: expect.any(String), current: 0, max: 0, upgrade_required: true });
-    expect((await call('GET', `/api/chatbots/${agent.id}`, me.token)).json()).toMatchObject({ name: 'Renamed again', powered_by_text: 'Powered by Acme' });
+    expect((await call('GET', `/api/chatbots/${agent.id}`, me.token)).json()).toMatchObject({
+      name: 'Renamed again',
+      powered_by_text: 'Powered by Acme',
+    });
     // clearing it is always allowed
     const cleared = await call('PUT', `/api/chatbots/${agent.id}`, me.token, { powered_by_text: null });
     expect(cleared.json().powered_by_text).toBeNull();
@@ -188,9 +267,18 @@ describe('POST /api/chatbots takes every field PUT takes', () => {
 
   it('stores each of them, with the same normalisation as PUT', async () => {
     const me = await account();
-    const res = await call('POST', '/api/chatbots', me.token, { name: 'Full bot', ...FIELDS, system_message: 'Be brief.' });
+    const res = await call('POST', '/api/chatbots', me.token, {
+      name: 'Full bot',
+      ...FIELDS,
+      system_message: 'Be brief.',
+    });
     expect(res.statusCode, res.body).toBe(201);
-    expect(res.json()).toMatchObject({ ...FIELDS, allowed_domains: ['shop.example.com', 'www.example.org'], instructions: 'Be brief.', system_message: 'Be brief.' });
+    expect(res.json()).toMatchObject({
+      ...FIELDS,
+      allowed_domains: ['shop.example.com', 'www.example.org'],
+      instructions: 'Be brief.',
+      system_message: 'Be brief.',
+    });
     expect((await call('GET', `/api/chatbots/${res.json().id}`, me.token)).json()).toEqual(res.json());
   });
 
@@ -209,9 +297,15 @@ describe('POST /api/chatbots takes every field PUT takes', () => {
       expect(res.json().detail).toContain(field);
     }
     const noAddress = await call('POST', '/api/chatbots', me.token, { name: 'Bad bot', email_alerts_enabled: true });
-    expect([noAddress.statusCode, noAddress.json().detail]).toEqual([400, 'email_alert_address: required when email_alerts_enabled is true']);
+    expect([noAddress.statusCode, noAddress.json().detail]).toEqual([
+      400,
+      'email_alert_address: required when email_alerts_enabled is true',
+    ]);
     // branding on a plan without it: refused, not silently dropped
-    const branded = await call('POST', '/api/chatbots', me.token, { name: 'Bad bot', powered_by_text: 'Powered by Acme' });
+    const branded = await call('POST', '/api/chatbots', me.token, {
+      name: 'Bad bot',
+      powered_by_text: 'Powered by Acme',
+    });
     expect(branded.statusCode).toBe(403);
     expect(branded.json().detail.upgrade_required).toBe(true);
     expect((await call('GET', '/api/chatbots', me.token)).json()).toEqual([]);
@@ -242,16 +336,28 @@ describe('GET /api/leads/stats', () => {
     expect(empty.json()).toEqual({ total: 0, by_status: { New: 0, Contacted: 0, Closed: 0 }, widget_leads: 0 });
 
     for (const status of ['New', 'New', 'Contacted', undefined]) {
-      const res = await call('POST', '/api/leads', me.token, { name: 'Prospect', contact: 'p@example.com', ...(status ? { status } : {}) });
+      const res = await call('POST', '/api/leads', me.token, {
+        name: 'Prospect',
+        contact: 'p@example.com',
+        ...(status ? { status } : {}),
+      });
       expect(res.statusCode, res.body).toBe(200);
     }
     await call('POST', '/api/leads', other.token, { name: 'Not mine', contact: 'x@example.com', status: 'Closed' });
     const a = await createAgent(t.app, me.token, { name: 'A' });
     const b = await createAgent(t.app, me.token, { name: 'B' });
     const foreign = await createAgent(t.app, other.token, { name: 'Foreign' });
-    for (const [agent, n] of [[a, 2], [b, 1], [foreign, 3]] as const) {
+    for (const [agent, n] of [
+      [a, 2],
+      [b, 1],
+      [foreign, 3],
+    ] as const) {
       for (let i = 0; i < n; i++) {
-        const res = await t.app.inject({ method: 'POST', url: `/api/public/lead/${agent.id}`, payload: { name: `Visitor ${i}`, phone: `+31 6 000 000 ${i}` } });
+        const res = await t.app.inject({
+          method: 'POST',
+          url: `/api/public/lead/${agent.id}`,
+          payload: { name: `Visitor ${i}`, phone: `+31 6 000 000 ${i}` },
+        });
         expect(res.statusCode, res.body).toBe(200);
       }
     }

@@ -34,7 +34,12 @@ function register(app: App, payload: unknown) {
 }
 
 function login(app: App, email: string, password: string, remoteAddress?: string) {
-  return app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password }, ...(remoteAddress ? { remoteAddress } : {}) });
+  return app.inject({
+    method: 'POST',
+    url: '/api/auth/login',
+    payload: { email, password },
+    ...(remoteAddress ? { remoteAddress } : {}),
+  });
 }
 
 function me(app: App, token: string) {
@@ -54,7 +59,12 @@ function expectCredentials401(res: { statusCode: number; headers: Record<string,
 
 /** The first account of an app is its admin; it can change other accounts' status. */
 async function setStatus(app: App, adminToken: string, userId: string, status: string) {
-  const res = await app.inject({ method: 'PATCH', url: `/api/admin/users/${userId}`, headers: auth(adminToken), payload: { status } });
+  const res = await app.inject({
+    method: 'PATCH',
+    url: `/api/admin/users/${userId}`,
+    headers: auth(adminToken),
+    payload: { status },
+  });
   expect(res.statusCode, res.body).toBe(200);
   expect(res.json().status).toBe(status);
 }
@@ -129,7 +139,10 @@ describe('POST /api/auth/register', () => {
 
   it('accepts the limits themselves: name of 1 and 100 chars, password of 8 and 128', async () => {
     const t = await start();
-    for (const [name, password] of [['a', '12345678'], ['n'.repeat(100), 'p'.repeat(128)]] as const) {
+    for (const [name, password] of [
+      ['a', '12345678'],
+      ['n'.repeat(100), 'p'.repeat(128)],
+    ] as const) {
       const res = await register(t.app, { name, email: uniqueEmail(), password });
       expect(res.statusCode, res.body).toBe(201);
       expect((await me(t.app, res.json().access_token)).json().name).toBe(name);
@@ -190,7 +203,11 @@ describe('REGISTRATION modes', () => {
     expect(typeof second.json().detail).toBe('string');
     expect(second.json()).not.toHaveProperty('access_token');
     // the owner can still log in; only one account exists
-    const users = await t.app.inject({ method: 'GET', url: '/api/admin/users', headers: auth(first.json().access_token) });
+    const users = await t.app.inject({
+      method: 'GET',
+      url: '/api/admin/users',
+      headers: auth(first.json().access_token),
+    });
     expect(users.json()).toHaveLength(1);
   });
 
@@ -289,7 +306,11 @@ describe('POST /api/auth/login', () => {
     const noEmail = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { password: PASSWORD } });
     expect(noEmail.statusCode).toBe(400);
     expect(noEmail.json().detail).toContain('email');
-    const noPassword = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: 'a@example.com' } });
+    const noPassword = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: 'a@example.com' },
+    });
     expect(noPassword.statusCode).toBe(400);
     expect(noPassword.json().detail).toContain('password');
   });
@@ -305,7 +326,14 @@ describe('GET /api/auth/me and POST /api/auth/logout', () => {
     expect(Object.keys(user).sort()).toEqual(
       ['created_at', 'email', 'id', 'last_login', 'name', 'plan_expires_at', 'plan_id', 'role', 'status'].sort(),
     );
-    expect(user).toMatchObject({ name: 'Grace', email, role: 'admin', status: 'active', plan_id: 'owner', plan_expires_at: null });
+    expect(user).toMatchObject({
+      name: 'Grace',
+      email,
+      role: 'admin',
+      status: 'active',
+      plan_id: 'owner',
+      plan_expires_at: null,
+    });
     expect(typeof user.id).toBe('string');
     expect(Number.isNaN(Date.parse(user.created_at))).toBe(false);
     expect(res.body).not.toContain('password');
@@ -341,7 +369,9 @@ describe('bearer authentication', () => {
     expectCredentials401(await meWithHeaders(t.app, { authorization: 'Bearer garbage' }));
     expectCredentials401(await meWithHeaders(t.app, { authorization: 'Bearer ' }));
     expectCredentials401(await meWithHeaders(t.app, { authorization: 'Bearer' }));
-    expectCredentials401(await meWithHeaders(t.app, { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }));
+    expectCredentials401(
+      await meWithHeaders(t.app, { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }),
+    );
     expectCredentials401(await meWithHeaders(t.app, { authorization: `Token ${token}` }));
     expectCredentials401(await meWithHeaders(t.app, { authorization: token }));
     expectCredentials401(await meWithHeaders(t.app, { authorization: `Bearer ${token} extra` }));
@@ -420,7 +450,11 @@ describe('bearer authentication', () => {
     const a = decodeJwt(admin.token);
     const u = decodeJwt(user.token);
     const sign = (sub: string, sid: string) =>
-      new SignJWT({ sid }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(sub).setExpirationTime(u.exp!).sign(t.config.jwtSecret);
+      new SignJWT({ sid })
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setSubject(sub)
+        .setExpirationTime(u.exp!)
+        .sign(t.config.jwtSecret);
     // the user's session claimed for the admin's id
     expectCredentials401(await me(t.app, await sign(a.sub!, u.sid as string)));
     // a session that never existed
@@ -477,42 +511,45 @@ describe('bearer authentication', () => {
 });
 
 describe('suspended and banned users', () => {
-  it.each(['suspended', 'banned'])('a %s user gets 403 on login and on every bearer call, and works again once active', async (status) => {
-    const t = await start();
-    const admin = await registerUser(t.app);
-    const user = await registerUser(t.app);
-    const userId = (await me(t.app, user.token)).json().id as string;
-    const agent = await createAgent(t.app, user.token);
+  it.each(['suspended', 'banned'])(
+    'a %s user gets 403 on login and on every bearer call, and works again once active',
+    async (status) => {
+      const t = await start();
+      const admin = await registerUser(t.app);
+      const user = await registerUser(t.app);
+      const userId = (await me(t.app, user.token)).json().id as string;
+      const agent = await createAgent(t.app, user.token);
 
-    await setStatus(t.app, admin.token, userId, status);
+      await setStatus(t.app, admin.token, userId, status);
 
-    const refusedLogin = await login(t.app, user.email, PASSWORD);
-    expect(refusedLogin.statusCode).toBe(403);
-    expect(refusedLogin.json()).not.toHaveProperty('access_token');
-    expect(typeof refusedLogin.json().detail).toBe('string');
-    // a wrong password still says only that the password is wrong
-    expect((await login(t.app, user.email, 'wrong password')).statusCode).toBe(401);
+      const refusedLogin = await login(t.app, user.email, PASSWORD);
+      expect(refusedLogin.statusCode).toBe(403);
+      expect(refusedLogin.json()).not.toHaveProperty('access_token');
+      expect(typeof refusedLogin.json().detail).toBe('string');
+      // a wrong password still says only that the password is wrong
+      expect((await login(t.app, user.email, 'wrong password')).statusCode).toBe(401);
 
-    const calls = [
-      { method: 'GET', url: '/api/auth/me' },
-      { method: 'GET', url: '/api/chatbots' },
-      { method: 'GET', url: `/api/chatbots/${agent.id}` },
-      { method: 'POST', url: '/api/chatbots', payload: { name: 'Another' } },
-      { method: 'DELETE', url: `/api/chatbots/${agent.id}` },
-      { method: 'POST', url: '/api/auth/logout' },
-    ] as const;
-    for (const call of calls) {
-      const res = await t.app.inject({ ...call, headers: auth(user.token) });
-      expect(res.statusCode, `${call.method} ${call.url}`).toBe(403);
-    }
-    // none of those went through
-    await setStatus(t.app, admin.token, userId, 'active');
-    const list = await t.app.inject({ method: 'GET', url: '/api/chatbots', headers: auth(user.token) });
-    expect(list.statusCode).toBe(200);
-    expect(list.json().map((a: any) => a.id)).toEqual([agent.id]);
-    expect((await me(t.app, user.token)).json().status).toBe('active');
-    expect((await login(t.app, user.email, PASSWORD)).statusCode).toBe(200);
-  });
+      const calls = [
+        { method: 'GET', url: '/api/auth/me' },
+        { method: 'GET', url: '/api/chatbots' },
+        { method: 'GET', url: `/api/chatbots/${agent.id}` },
+        { method: 'POST', url: '/api/chatbots', payload: { name: 'Another' } },
+        { method: 'DELETE', url: `/api/chatbots/${agent.id}` },
+        { method: 'POST', url: '/api/auth/logout' },
+      ] as const;
+      for (const call of calls) {
+        const res = await t.app.inject({ ...call, headers: auth(user.token) });
+        expect(res.statusCode, `${call.method} ${call.url}`).toBe(403);
+      }
+      // none of those went through
+      await setStatus(t.app, admin.token, userId, 'active');
+      const list = await t.app.inject({ method: 'GET', url: '/api/chatbots', headers: auth(user.token) });
+      expect(list.statusCode).toBe(200);
+      expect(list.json().map((a: any) => a.id)).toEqual([agent.id]);
+      expect((await me(t.app, user.token)).json().status).toBe('active');
+      expect((await login(t.app, user.email, PASSWORD)).statusCode).toBe(200);
+    },
+  );
 
   it('suspending one user leaves the others alone', async () => {
     const t = await start();
@@ -586,7 +623,7 @@ describe('login throttle', () => {
     expect((await login(t.app, email, PASSWORD)).statusCode).toBe(200);
   });
 
-  it('a distributed attack on one account blocks new addresses but not the owner\'s usual one', async () => {
+  it("a distributed attack on one account blocks new addresses but not the owner's usual one", async () => {
     const t = await start({ clock: new ManualClock() });
     const { email } = await registerUser(t.app);
     // the owner logged in from home before the attack
@@ -657,7 +694,10 @@ describe('login throttle', () => {
     );
     const checked = results.filter((r) => r.statusCode === 401).length;
     expect(results.every((r) => r.statusCode === 401 || r.statusCode === 429)).toBe(true);
-    expect(checked, `${checked} of ${results.length} parallel guesses were checked; the limit is ${limit}`).toBeLessThanOrEqual(limit);
+    expect(
+      checked,
+      `${checked} of ${results.length} parallel guesses were checked; the limit is ${limit}`,
+    ).toBeLessThanOrEqual(limit);
   });
 });
 
@@ -694,7 +734,9 @@ describe('persistence across a restart', () => {
   it('a logged-out token stays dead after a restart', async () => {
     const first = await start();
     const { token } = await registerUser(first.app);
-    expect((await first.app.inject({ method: 'POST', url: '/api/auth/logout', headers: auth(token) })).statusCode).toBe(200);
+    expect((await first.app.inject({ method: 'POST', url: '/api/auth/logout', headers: auth(token) })).statusCode).toBe(
+      200,
+    );
     await first.close();
     const second = await start({ dataDir: first.dataDir });
     expectCredentials401(await me(second.app, token));

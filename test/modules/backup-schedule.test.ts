@@ -39,7 +39,8 @@ describe('scheduled backups', () => {
     const abandonedRestore = `chat-agent.db.restore-${deadPid()}.tmp`;
     const live = `chat-agent-20260101T000001Z.db.tmp-${process.ppid}`;
     const notOurs = `notes.txt.tmp-${deadPid()}`;
-    for (const name of [abandoned, abandonedRestore, live]) writeFileSync(path.join(dir, name), Buffer.concat([SQLITE_HEADER, Buffer.alloc(4096)]));
+    for (const name of [abandoned, abandonedRestore, live])
+      writeFileSync(path.join(dir, name), Buffer.concat([SQLITE_HEADER, Buffer.alloc(4096)]));
     writeFileSync(path.join(dir, notOurs), 'my notes');
 
     await t.app.backups!.runOnce();
@@ -85,25 +86,46 @@ describe('scheduled backups', () => {
     // the folder's name is for the admin only
     expect(health.body).not.toContain(dir);
 
-    const adminView = (await t.app.inject({ method: 'GET', url: '/api/system/status', headers: auth(admin.token) })).json().backups;
-    expect(adminView).toMatchObject({ scheduled: true, failing: true, last_success_at: null, last_failure_at: expect.any(String) });
+    const adminView = (
+      await t.app.inject({ method: 'GET', url: '/api/system/status', headers: auth(admin.token) })
+    ).json().backups;
+    expect(adminView).toMatchObject({
+      scheduled: true,
+      failing: true,
+      last_success_at: null,
+      last_failure_at: expect.any(String),
+    });
     expect(adminView.last_error).toContain(dir);
-    const memberView = (await t.app.inject({ method: 'GET', url: '/api/system/status', headers: auth(member.token) })).json().backups;
+    const memberView = (
+      await t.app.inject({ method: 'GET', url: '/api/system/status', headers: auth(member.token) })
+    ).json().backups;
     expect(memberView).toMatchObject({ scheduled: true, failing: true });
     expect(memberView.last_error).not.toContain(dir);
 
     rmSync(dir);
     await t.app.backups!.runOnce();
     expect(existsSync(dir)).toBe(true);
-    expect((await t.app.inject({ method: 'GET', url: '/api/health' })).json()).toEqual({ status: 'ok', version: expect.any(String), database: 'ok', backups: 'ok' });
-    const after = (await t.app.inject({ method: 'GET', url: '/api/system/status', headers: auth(admin.token) })).json().backups;
+    expect((await t.app.inject({ method: 'GET', url: '/api/health' })).json()).toEqual({
+      status: 'ok',
+      version: expect.any(String),
+      database: 'ok',
+      backups: 'ok',
+    });
+    const after = (await t.app.inject({ method: 'GET', url: '/api/system/status', headers: auth(admin.token) })).json()
+      .backups;
     expect(after).toMatchObject({ failing: false, last_success_at: expect.any(String) });
   });
 
   it('without a schedule, health carries no backups field and the status says not scheduled', async () => {
     const t = await start({ BACKUP_INTERVAL_H: '0' });
     const { token } = await registerUser(t.app);
-    expect((await t.app.inject({ method: 'GET', url: '/api/health' })).json()).toEqual({ status: 'ok', version: expect.any(String), database: 'ok' });
-    expect((await t.app.inject({ method: 'GET', url: '/api/system/status', headers: auth(token) })).json().backups).toEqual({ scheduled: false });
+    expect((await t.app.inject({ method: 'GET', url: '/api/health' })).json()).toEqual({
+      status: 'ok',
+      version: expect.any(String),
+      database: 'ok',
+    });
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/system/status', headers: auth(token) })).json().backups,
+    ).toEqual({ scheduled: false });
   });
 });

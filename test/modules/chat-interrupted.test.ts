@@ -4,7 +4,13 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildTurns } from '../../src/modules/chat/prompt.js';
 import type { ChatTurn } from '../../src/providers/llm/types.js';
 import { auth, createAgent, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
-import { startFakeLlm, type FakeBehaviour, type FakeLlm, type FakeProviderName, type RecordedRequest } from '../helpers/fake-llm.js';
+import {
+  startFakeLlm,
+  type FakeBehaviour,
+  type FakeLlm,
+  type FakeProviderName,
+  type RecordedRequest,
+} from '../helpers/fake-llm.js';
 
 /**
  * Answers cut off mid-way (issue 21.9), through the whole app and the real SDKs of the four
@@ -88,11 +94,19 @@ function turnsSent(provider: FakeProviderName, req: RecordedRequest): Array<{ ro
   switch (provider) {
     case 'openai':
     case 'ollama':
-      return b.messages.filter((m: Json) => m.role !== 'system' && m.role !== 'developer').map((m: Json) => ({ role: m.role, content: m.content }));
+      return b.messages
+        .filter((m: Json) => m.role !== 'system' && m.role !== 'developer')
+        .map((m: Json) => ({ role: m.role, content: m.content }));
     case 'anthropic':
-      return b.messages.map((m: Json) => ({ role: m.role, content: typeof m.content === 'string' ? m.content : m.content.map((p: Json) => p.text).join('') }));
+      return b.messages.map((m: Json) => ({
+        role: m.role,
+        content: typeof m.content === 'string' ? m.content : m.content.map((p: Json) => p.text).join(''),
+      }));
     case 'google':
-      return b.contents.map((c: Json) => ({ role: c.role === 'model' ? 'assistant' : c.role, content: c.parts.map((p: Json) => p.text).join('') }));
+      return b.contents.map((c: Json) => ({
+        role: c.role === 'model' ? 'assistant' : c.role,
+        content: c.parts.map((p: Json) => p.text).join(''),
+      }));
   }
 }
 
@@ -108,90 +122,108 @@ function expectValidTurns(turns: Array<{ role: string; content: string }>): void
 
 // ---------------------------------------------------------------------------------------------
 
-describe.each(['openai', 'anthropic', 'google', 'ollama'] as const)('%s: an answer cut off by the provider', (provider) => {
-  it('a stream dropped mid-way: the visitor gets the partial text then an error event; it is stored and listed as interrupted, and kept as history', async () => {
-    const { f, t, token, agent } = await setup(provider, { reply: 'AAAA-BBBB-CCCC', chunks: 3, dropAfterChunks: 1 });
+describe.each(['openai', 'anthropic', 'google', 'ollama'] as const)(
+  '%s: an answer cut off by the provider',
+  (provider) => {
+    it('a stream dropped mid-way: the visitor gets the partial text then an error event; it is stored and listed as interrupted, and kept as history', async () => {
+      const { f, t, token, agent } = await setup(provider, { reply: 'AAAA-BBBB-CCCC', chunks: 3, dropAfterChunks: 1 });
 
-    const res = await publicChat(t, agent.id, { message: 'Tell me everything', session_id: 's' }, SSE);
-    expect(res.statusCode, res.body).toBe(200);
-    expect(String(res.headers['content-type'])).toMatch(/^text\/event-stream/);
-    const events = parseSse(res.body);
-    expect(events.filter((e) => e.event === 'delta').map((e) => e.data.text).join('')).toBe('AAAA-');
-    expect(events.filter((e) => e.event === 'done')).toHaveLength(0);
-    const last = events.at(-1)!;
-    expect(last.event).toBe('error');
-    expect(Object.keys(last.data)).toEqual(['detail']);
-    expect(last.data.detail).toContain(provider);
-    expect(last.data.detail).toMatch(/the answer was cut off$/);
-    expect(res.body).not.toContain(KEY);
-    expect(res.body).not.toContain(f.url);
+      const res = await publicChat(t, agent.id, { message: 'Tell me everything', session_id: 's' }, SSE);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(String(res.headers['content-type'])).toMatch(/^text\/event-stream/);
+      const events = parseSse(res.body);
+      expect(
+        events
+          .filter((e) => e.event === 'delta')
+          .map((e) => e.data.text)
+          .join(''),
+      ).toBe('AAAA-');
+      expect(events.filter((e) => e.event === 'done')).toHaveLength(0);
+      const last = events.at(-1)!;
+      expect(last.event).toBe('error');
+      expect(Object.keys(last.data)).toEqual(['detail']);
+      expect(last.data.detail).toContain(provider);
+      expect(last.data.detail).toMatch(/the answer was cut off$/);
+      expect(res.body).not.toContain(KEY);
+      expect(res.body).not.toContain(f.url);
 
-    expect((await listed(t, token, agent.id)).map((m) => [m.role, m.content, m.interrupted])).toEqual([
-      ['user', 'Tell me everything', false],
-      ['assistant', 'AAAA-', true],
-    ]);
+      expect((await listed(t, token, agent.id)).map((m) => [m.role, m.content, m.interrupted])).toEqual([
+        ['user', 'Tell me everything', false],
+        ['assistant', 'AAAA-', true],
+      ]);
 
-    // the next turn: the partial answer is history as the visitor saw it; a whole answer is not marked
-    f.setBehaviour({ dropAfterChunks: undefined, reply: 'The rest: BBBB-CCCC' });
-    const next = await publicChat(t, agent.id, { message: 'Go on', session_id: 's' }, SSE);
-    expect(parseSse(next.body).at(-1)!.event).toBe('done');
-    const turns = turnsSent(provider, chatRequests(f).at(-1)!);
-    expect(turns).toEqual([
-      { role: 'user', content: 'Tell me everything' },
-      { role: 'assistant', content: 'AAAA-' },
-      { role: 'user', content: 'Go on' },
-    ]);
-    expect((await listed(t, token, agent.id)).map((m) => [m.role, m.content, m.interrupted])).toEqual([
-      ['user', 'Tell me everything', false],
-      ['assistant', 'AAAA-', true],
-      ['user', 'Go on', false],
-      ['assistant', 'The rest: BBBB-CCCC', false],
-    ]);
-  });
+      // the next turn: the partial answer is history as the visitor saw it; a whole answer is not marked
+      f.setBehaviour({ dropAfterChunks: undefined, reply: 'The rest: BBBB-CCCC' });
+      const next = await publicChat(t, agent.id, { message: 'Go on', session_id: 's' }, SSE);
+      expect(parseSse(next.body).at(-1)!.event).toBe('done');
+      const turns = turnsSent(provider, chatRequests(f).at(-1)!);
+      expect(turns).toEqual([
+        { role: 'user', content: 'Tell me everything' },
+        { role: 'assistant', content: 'AAAA-' },
+        { role: 'user', content: 'Go on' },
+      ]);
+      expect((await listed(t, token, agent.id)).map((m) => [m.role, m.content, m.interrupted])).toEqual([
+        ['user', 'Tell me everything', false],
+        ['assistant', 'AAAA-', true],
+        ['user', 'Go on', false],
+        ['assistant', 'The rest: BBBB-CCCC', false],
+      ]);
+    });
 
-  it('after a turn that failed before any text (502), the next request strictly alternates, the unanswered question merged into the new one', async () => {
-    const { f, t, token, agent } = await setup(provider, { reply: 'First answer.', retryAfterMs: 5 });
-    expect((await publicChat(t, agent.id, { message: 'First question', session_id: 's' })).statusCode).toBe(200);
+    it('after a turn that failed before any text (502), the next request strictly alternates, the unanswered question merged into the new one', async () => {
+      const { f, t, token, agent } = await setup(provider, { reply: 'First answer.', retryAfterMs: 5 });
+      expect((await publicChat(t, agent.id, { message: 'First question', session_id: 's' })).statusCode).toBe(200);
 
-    // the provider fails twice (the adapter's one retry too): 502, only the question is stored
-    f.setBehaviour({ failTimes: 2, failStatus: 502 });
-    const failed = await publicChat(t, agent.id, { message: 'Second question', session_id: 's' }, SSE);
-    expect(failed.statusCode, failed.body).toBe(502);
-    expect(failed.json().detail).toContain(provider);
+      // the provider fails twice (the adapter's one retry too): 502, only the question is stored
+      f.setBehaviour({ failTimes: 2, failStatus: 502 });
+      const failed = await publicChat(t, agent.id, { message: 'Second question', session_id: 's' }, SSE);
+      expect(failed.statusCode, failed.body).toBe(502);
+      expect(failed.json().detail).toContain(provider);
 
-    f.setBehaviour({ reply: 'Both answered.' });
-    const ok = await publicChat(t, agent.id, { message: 'Third question', session_id: 's' });
-    expect(ok.statusCode, ok.body).toBe(200);
-    expect(ok.json().message).toBe('Both answered.');
+      f.setBehaviour({ reply: 'Both answered.' });
+      const ok = await publicChat(t, agent.id, { message: 'Third question', session_id: 's' });
+      expect(ok.statusCode, ok.body).toBe(200);
+      expect(ok.json().message).toBe('Both answered.');
 
-    const turns = turnsSent(provider, chatRequests(f).at(-1)!);
-    expectValidTurns(turns);
-    expect(turns).toEqual([
-      { role: 'user', content: 'First question' },
-      { role: 'assistant', content: 'First answer.' },
-      { role: 'user', content: 'Second question\n\nThird question' },
-    ]);
-    // the transcript keeps what happened: the unanswered question on its own
-    expect((await listed(t, token, agent.id)).map((m) => [m.role, m.content, m.interrupted])).toEqual([
-      ['user', 'First question', false],
-      ['assistant', 'First answer.', false],
-      ['user', 'Second question', false],
-      ['user', 'Third question', false],
-      ['assistant', 'Both answered.', false],
-    ]);
-  });
-});
+      const turns = turnsSent(provider, chatRequests(f).at(-1)!);
+      expectValidTurns(turns);
+      expect(turns).toEqual([
+        { role: 'user', content: 'First question' },
+        { role: 'assistant', content: 'First answer.' },
+        { role: 'user', content: 'Second question\n\nThird question' },
+      ]);
+      // the transcript keeps what happened: the unanswered question on its own
+      expect((await listed(t, token, agent.id)).map((m) => [m.role, m.content, m.interrupted])).toEqual([
+        ['user', 'First question', false],
+        ['assistant', 'First answer.', false],
+        ['user', 'Second question', false],
+        ['user', 'Third question', false],
+        ['assistant', 'Both answered.', false],
+      ]);
+    });
+  },
+);
 
 describe('a visitor who leaves mid-answer', () => {
   it('the text streamed so far is stored and marked interrupted (real socket)', async () => {
-    const { f, t, token, agent } = await setup('openai', { reply: 'First part. Second part.', chunks: 2, pauseAfterChunks: 1 });
+    const { f, t, token, agent } = await setup('openai', {
+      reply: 'First part. Second part.',
+      chunks: 2,
+      pauseAfterChunks: 1,
+    });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = t.app.server.address() as AddressInfo;
 
     let request!: http.ClientRequest;
     const firstDelta = new Promise<string>((resolve, reject) => {
       request = http.request(
-        { host: '127.0.0.1', port, method: 'POST', path: `/api/public/chat/${agent.id}`, headers: { 'content-type': 'application/json', ...SSE } },
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: `/api/public/chat/${agent.id}`,
+          headers: { 'content-type': 'application/json', ...SSE },
+        },
         (res) => {
           res.setEncoding('utf8');
           let buffer = '';
@@ -212,7 +244,10 @@ describe('a visitor who leaves mid-answer', () => {
     await f.waitForDisconnect();
     f.release();
 
-    await vi.waitFor(async () => expect(await listed(t, token, agent.id)).toHaveLength(2), { timeout: 5_000, interval: 20 });
+    await vi.waitFor(async () => expect(await listed(t, token, agent.id)).toHaveLength(2), {
+      timeout: 5_000,
+      interval: 20,
+    });
     expect((await listed(t, token, agent.id)).map((m) => [m.role, m.content, m.interrupted])).toEqual([
       ['user', 'Tell me about the parts', false],
       ['assistant', 'First part. ', true],
@@ -228,12 +263,20 @@ const assistant = (content: string): ChatTurn => ({ role: 'assistant', content }
 describe('buildTurns on odd histories', () => {
   it('merges a question that got no answer into the next one (blank line between), so no two user turns follow each other', () => {
     expect(buildTurns([user('A')], 'B')).toEqual([user('A\n\nB')]);
-    expect(buildTurns([user('Q1'), assistant('R1'), user('Q2'), user('Q3')], 'Q4')).toEqual([user('Q1'), assistant('R1'), user('Q2\n\nQ3\n\nQ4')]);
+    expect(buildTurns([user('Q1'), assistant('R1'), user('Q2'), user('Q3')], 'Q4')).toEqual([
+      user('Q1'),
+      assistant('R1'),
+      user('Q2\n\nQ3\n\nQ4'),
+    ]);
   });
 
   it('a history that starts with the assistant loses its leading answers, then merges what follows', () => {
     expect(buildTurns([assistant('Welcome'), user('A')], 'B')).toEqual([user('A\n\nB')]);
-    expect(buildTurns([assistant('W1'), assistant('W2'), user('A'), assistant('R')], 'B')).toEqual([user('A'), assistant('R'), user('B')]);
+    expect(buildTurns([assistant('W1'), assistant('W2'), user('A'), assistant('R')], 'B')).toEqual([
+      user('A'),
+      assistant('R'),
+      user('B'),
+    ]);
     expect(buildTurns([assistant('only an answer')], 'B')).toEqual([user('B')]);
   });
 
@@ -244,17 +287,29 @@ describe('buildTurns on odd histories', () => {
   });
 
   it('keeps a partial (interrupted) answer as it is, and merges two answers in a row', () => {
-    expect(buildTurns([user('A'), assistant('Half an ans')], 'B')).toEqual([user('A'), assistant('Half an ans'), user('B')]);
-    expect(buildTurns([user('A'), assistant('X'), assistant('Y')], 'B')).toEqual([user('A'), assistant('X\n\nY'), user('B')]);
+    expect(buildTurns([user('A'), assistant('Half an ans')], 'B')).toEqual([
+      user('A'),
+      assistant('Half an ans'),
+      user('B'),
+    ]);
+    expect(buildTurns([user('A'), assistant('X'), assistant('Y')], 'B')).toEqual([
+      user('A'),
+      assistant('X\n\nY'),
+      user('B'),
+    ]);
   });
 
   it('a question sent again after a failure (the retry button) is not doubled', () => {
-    expect(buildTurns([user('Q1'), assistant('R1'), user('Same?')], 'Same?')).toEqual([user('Q1'), assistant('R1'), user('Same?')]);
+    expect(buildTurns([user('Q1'), assistant('R1'), user('Same?')], 'Same?')).toEqual([
+      user('Q1'),
+      assistant('R1'),
+      user('Same?'),
+    ]);
   });
 
   it('any mix of roles and empty texts gives valid turns that end with the new message and lose no text', () => {
     let seed = 7;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
     for (let round = 0; round < 500; round++) {
       const history: ChatTurn[] = Array.from({ length: Math.floor(rand() * 8) }, (_, i) => ({
         role: rand() < 0.5 ? 'user' : 'assistant',
@@ -266,7 +321,8 @@ describe('buildTurns on odd histories', () => {
       // every user text after the first kept user turn is still there
       const firstUser = history.findIndex((h) => h.role === 'user' && h.content.trim());
       const text = turns.map((x) => x.content).join('\n\n');
-      for (const h of history.slice(Math.max(firstUser, 0))) if (h.role === 'user' && h.content.trim()) expect(text).toContain(h.content);
+      for (const h of history.slice(Math.max(firstUser, 0)))
+        if (h.role === 'user' && h.content.trim()) expect(text).toContain(h.content);
     }
   });
 });

@@ -2,7 +2,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { auth, createAgent, ManualClock, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
-import { startFakeLlm, type FakeBehaviour, type FakeLlm, type FakeProviderName, type RecordedRequest } from '../helpers/fake-llm.js';
+import {
+  startFakeLlm,
+  type FakeBehaviour,
+  type FakeLlm,
+  type FakeProviderName,
+  type RecordedRequest,
+} from '../helpers/fake-llm.js';
 
 /**
  * Chat through the whole app: public and owner chat routes, conversations and messages, SSE
@@ -108,7 +114,11 @@ function providerEnv(f: FakeLlm): Record<string, string> {
 }
 
 /** An app wired to a fake openai, one account and one openai agent. */
-async function openaiSetup(behaviour: Partial<FakeBehaviour> = {}, env: Record<string, string> = {}, clock?: ManualClock) {
+async function openaiSetup(
+  behaviour: Partial<FakeBehaviour> = {},
+  env: Record<string, string> = {},
+  clock?: ManualClock,
+) {
   const f = await fake('openai', behaviour);
   const t = await start({ ...providerEnv(f), ...env }, clock);
   const { token } = await registerUser(t.app);
@@ -136,7 +146,12 @@ async function getJson(t: TestApp, url: string, token?: string): Promise<any> {
 }
 
 async function addText(t: TestApp, token: string, agentId: string, name: string, content: string): Promise<Json> {
-  const res = await t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agentId}/text`, headers: auth(token), payload: { name, content } });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/sources/chatbot/${agentId}/text`,
+    headers: auth(token),
+    payload: { name, content },
+  });
   expect(res.statusCode, res.body).toBe(201);
   return res.json();
 }
@@ -166,7 +181,10 @@ function parseSse(body: string): SseEvent[] {
 }
 
 /** A streamed chat answer: deltas, then exactly one `done` as the last event. */
-function streamedAnswer(res: { statusCode: number; headers: Record<string, unknown>; body: string }): { deltas: string[]; done: Json } {
+function streamedAnswer(res: { statusCode: number; headers: Record<string, unknown>; body: string }): {
+  deltas: string[];
+  done: Json;
+} {
   expect(res.statusCode, res.body).toBe(200);
   expect(String(res.headers['content-type'])).toMatch(/^text\/event-stream/);
   const events = parseSse(res.body);
@@ -216,14 +234,25 @@ function openSse(port: number, path: string, body: Json) {
   let request!: http.ClientRequest;
   const firstEvent = new Promise<{ status: number; contentType: string; event: SseEvent }>((resolve, reject) => {
     request = http.request(
-      { host: '127.0.0.1', port, method: 'POST', path, headers: { 'content-type': 'application/json', accept: 'text/event-stream' } },
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path,
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      },
       (res) => {
         let buffer = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => {
           buffer += chunk;
           const end = buffer.indexOf('\n\n');
-          if (end >= 0) resolve({ status: res.statusCode!, contentType: String(res.headers['content-type']), event: parseSse(buffer.slice(0, end + 2))[0]! });
+          if (end >= 0)
+            resolve({
+              status: res.statusCode!,
+              contentType: String(res.headers['content-type']),
+              event: parseSse(buffer.slice(0, end + 2))[0]!,
+            });
         });
         res.on('error', () => {}); // the test's own abort
         res.on('end', () => reject(new Error(`stream ended before an event: ${res.statusCode} ${buffer}`)));
@@ -267,8 +296,13 @@ function seen(provider: FakeProviderName, req: RecordedRequest): Seen {
         model: b.model,
         temperature: b.temperature,
         maxTokens: b.max_tokens ?? b.max_completion_tokens,
-        system: b.messages.filter((m: Json) => m.role === 'system' || m.role === 'developer').map((m: Json) => m.content).join('\n'),
-        turns: b.messages.filter((m: Json) => m.role === 'user' || m.role === 'assistant').map((m: Json) => ({ role: m.role, content: m.content })),
+        system: b.messages
+          .filter((m: Json) => m.role === 'system' || m.role === 'developer')
+          .map((m: Json) => m.content)
+          .join('\n'),
+        turns: b.messages
+          .filter((m: Json) => m.role === 'user' || m.role === 'assistant')
+          .map((m: Json) => ({ role: m.role, content: m.content })),
         stream: req.stream,
       };
     case 'anthropic':
@@ -277,7 +311,10 @@ function seen(provider: FakeProviderName, req: RecordedRequest): Seen {
         temperature: b.temperature,
         maxTokens: b.max_tokens,
         system: typeof b.system === 'string' ? b.system : (b.system ?? []).map((p: Json) => p.text).join(''),
-        turns: b.messages.map((m: Json) => ({ role: m.role, content: typeof m.content === 'string' ? m.content : m.content.map((p: Json) => p.text).join('') })),
+        turns: b.messages.map((m: Json) => ({
+          role: m.role,
+          content: typeof m.content === 'string' ? m.content : m.content.map((p: Json) => p.text).join(''),
+        })),
         stream: req.stream,
       };
     case 'google':
@@ -286,7 +323,10 @@ function seen(provider: FakeProviderName, req: RecordedRequest): Seen {
         temperature: b.generationConfig?.temperature,
         maxTokens: b.generationConfig?.maxOutputTokens,
         system: (b.systemInstruction?.parts ?? []).map((p: Json) => p.text).join(''),
-        turns: b.contents.map((c: Json) => ({ role: c.role === 'model' ? 'assistant' : c.role, content: c.parts.map((p: Json) => p.text).join('') })),
+        turns: b.contents.map((c: Json) => ({
+          role: c.role === 'model' ? 'assistant' : c.role,
+          content: c.parts.map((p: Json) => p.text).join(''),
+        })),
         stream: req.stream,
       };
     case 'ollama':
@@ -294,8 +334,13 @@ function seen(provider: FakeProviderName, req: RecordedRequest): Seen {
         model: b.model,
         temperature: b.options?.temperature,
         maxTokens: b.options?.num_predict,
-        system: b.messages.filter((m: Json) => m.role === 'system').map((m: Json) => m.content).join('\n'),
-        turns: b.messages.filter((m: Json) => m.role !== 'system').map((m: Json) => ({ role: m.role, content: m.content })),
+        system: b.messages
+          .filter((m: Json) => m.role === 'system')
+          .map((m: Json) => m.content)
+          .join('\n'),
+        turns: b.messages
+          .filter((m: Json) => m.role !== 'system')
+          .map((m: Json) => ({ role: m.role, content: m.content })),
         stream: req.stream,
       };
   }
@@ -322,7 +367,11 @@ describe('GET /api/public/chatbot/{id}', () => {
   it('answers without a token with exactly the public fields (docs/API.md plus status) and their defaults', async () => {
     const t = await start();
     const { token } = await registerUser(t.app);
-    const agent = await createAgent(t.app, token, { name: 'Front desk', welcome_message: 'Welcome to the shop!', instructions: 'secret prompt' });
+    const agent = await createAgent(t.app, token, {
+      name: 'Front desk',
+      welcome_message: 'Welcome to the shop!',
+      instructions: 'secret prompt',
+    });
 
     const info = await getJson(t, `/api/public/chatbot/${agent.id}`);
     expect(Object.keys(info).sort()).toEqual(PUBLIC_INFO_KEYS);
@@ -365,7 +414,12 @@ describe('GET /api/public/chatbot/{id}', () => {
     const { token } = await registerUser(t.app);
     const agent = await createAgent(t.app, token, { name: 'Before' });
     for (let i = 0; i < 2; i++) expect((await getJson(t, `/api/public/chatbot/${agent.id}`)).name).toBe('Before');
-    const put = await t.app.inject({ method: 'PUT', url: `/api/chatbots/${agent.id}`, headers: auth(token), payload: { name: 'After', primary_color: '#112233' } });
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: `/api/chatbots/${agent.id}`,
+      headers: auth(token),
+      payload: { name: 'After', primary_color: '#112233' },
+    });
     expect(put.statusCode, put.body).toBe(200);
     const res = await t.app.inject({ method: 'GET', url: `/api/public/chatbot/${agent.id}` });
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
@@ -377,17 +431,32 @@ describe('GET /api/public/chatbot/{id}', () => {
     const { token } = await registerUser(t.app); // first account: admin, on starter
     const me = await userId(t, token);
     const agent = await createAgent(t.app, token);
-    const put = await t.app.inject({ method: 'PUT', url: `/api/chatbots/${agent.id}`, headers: auth(token), payload: { powered_by_text: 'Powered by Acme Widgets' } });
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: `/api/chatbots/${agent.id}`,
+      headers: auth(token),
+      payload: { powered_by_text: 'Powered by Acme Widgets' },
+    });
     expect(put.statusCode, put.body).toBe(200);
 
     expect((await getJson(t, `/api/public/chatbot/${agent.id}`)).powered_by_text).toBe('Powered by Acme Widgets');
 
-    const toFree = await t.app.inject({ method: 'PATCH', url: `/api/admin/users/${me}`, headers: auth(token), payload: { plan_id: 'free' } });
+    const toFree = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/admin/users/${me}`,
+      headers: auth(token),
+      payload: { plan_id: 'free' },
+    });
     expect(toFree.statusCode, toFree.body).toBe(200);
     expect((await getJson(t, `/api/public/chatbot/${agent.id}`)).powered_by_text).toBeNull();
 
     // the text was kept, and shows again on a paid plan
-    const back = await t.app.inject({ method: 'PATCH', url: `/api/admin/users/${me}`, headers: auth(token), payload: { plan_id: 'starter' } });
+    const back = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/admin/users/${me}`,
+      headers: auth(token),
+      payload: { plan_id: 'starter' },
+    });
     expect(back.statusCode, back.body).toBe(200);
     expect((await getJson(t, `/api/public/chatbot/${agent.id}`)).powered_by_text).toBe('Powered by Acme Widgets');
   });
@@ -401,11 +470,20 @@ describe('GET /api/public/chatbot/{id}', () => {
     expect(unknown.statusCode).toBe(404);
     expect(typeof unknown.json().detail).toBe('string');
 
-    const toggle = await t.app.inject({ method: 'PATCH', url: `/api/chatbots/${agent.id}/toggle`, headers: auth(token) });
+    const toggle = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/chatbots/${agent.id}/toggle`,
+      headers: auth(token),
+    });
     expect(toggle.json().status).toBe('inactive');
     expect((await getJson(t, `/api/public/chatbot/${agent.id}`)).status).toBe('inactive');
 
-    await t.app.inject({ method: 'PUT', url: `/api/chatbots/${agent.id}`, headers: auth(token), payload: { public_access: false } });
+    await t.app.inject({
+      method: 'PUT',
+      url: `/api/chatbots/${agent.id}`,
+      headers: auth(token),
+      payload: { public_access: false },
+    });
     const closed = await t.app.inject({ method: 'GET', url: `/api/public/chatbot/${agent.id}` });
     expect(closed.statusCode).toBe(403);
     expect(typeof closed.json().detail).toBe('string');
@@ -415,11 +493,23 @@ describe('GET /api/public/chatbot/{id}', () => {
 describe('chat routes: answers, conversations and messages', () => {
   it('public chat answers with exactly {message, conversation_id, session_id, sources} and stores both messages', async () => {
     const { f, t, token, agent } = await openaiSetup({ reply: 'We open at nine.' });
-    const res = await publicChat(t, agent.id, { message: 'When do you open?', session_id: 'visitor-1', user_name: 'Ada', user_email: 'Ada@Example.com' });
+    const res = await publicChat(t, agent.id, {
+      message: 'When do you open?',
+      session_id: 'visitor-1',
+      user_name: 'Ada',
+      user_email: 'Ada@Example.com',
+    });
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json();
     expect(Object.keys(body).sort()).toEqual(CHAT_KEYS);
-    expect(body).toEqual({ message: 'We open at nine.', conversation_id: expect.any(String), session_id: 'visitor-1', sources: [], message_id: expect.any(String), handled_by: 'agent' });
+    expect(body).toEqual({
+      message: 'We open at nine.',
+      conversation_id: expect.any(String),
+      session_id: 'visitor-1',
+      sources: [],
+      message_id: expect.any(String),
+      handled_by: 'agent',
+    });
     expect(chatRequests(f)).toHaveLength(1);
     expect(seen('openai', chatRequests(f)[0]!).turns).toEqual([{ role: 'user', content: 'When do you open?' }]);
 
@@ -513,7 +603,12 @@ describe('chat routes: answers, conversations and messages', () => {
 
   it('POST /api/chat without session_id makes a UUID, returns it, and that id continues the thread', async () => {
     const { f, t, token, agent } = await openaiSetup({ reply: 'Owner answer.' });
-    const first = await ownerChat(t, token, { chatbot_id: agent.id, message: 'Testing my bot', user_name: 'Owner', user_email: 'owner@example.com' });
+    const first = await ownerChat(t, token, {
+      chatbot_id: agent.id,
+      message: 'Testing my bot',
+      user_name: 'Owner',
+      user_email: 'owner@example.com',
+    });
     expect(first.statusCode, first.body).toBe(200);
     const body = first.json();
     expect(Object.keys(body).sort()).toEqual(CHAT_KEYS);
@@ -522,7 +617,11 @@ describe('chat routes: answers, conversations and messages', () => {
 
     const second = await ownerChat(t, token, { chatbot_id: agent.id, message: 'Again', session_id: body.session_id });
     expect(second.json().conversation_id).toBe(body.conversation_id);
-    expect(seen('openai', chatRequests(f)[1]!).turns.map((x) => x.content)).toEqual(['Testing my bot', 'Owner answer.', 'Again']);
+    expect(seen('openai', chatRequests(f)[1]!).turns.map((x) => x.content)).toEqual([
+      'Testing my bot',
+      'Owner answer.',
+      'Again',
+    ]);
 
     // a call without a session id is a new conversation each time
     const third = (await ownerChat(t, token, { chatbot_id: agent.id, message: 'Fresh start' })).json();
@@ -532,7 +631,12 @@ describe('chat routes: answers, conversations and messages', () => {
 
     const { conversations, agent: counts } = await transcript(t, token, agent.id);
     const c = conversations.find((x) => x.id === body.conversation_id)!;
-    expect(c).toMatchObject({ session_id: body.session_id, user_name: 'Owner', user_email: 'owner@example.com', message_count: 4 });
+    expect(c).toMatchObject({
+      session_id: body.session_id,
+      user_name: 'Owner',
+      user_email: 'owner@example.com',
+      message_count: 4,
+    });
     expect(counts.messages_count).toBe(6);
     expect(counts.conversations_count).toBe(2);
   });
@@ -578,7 +682,12 @@ describe('chat routes: answers, conversations and messages', () => {
     let [c] = await getJson(t, `/api/chat/conversations/${agent.id}`, token);
     expect(c).toMatchObject({ user_name: null, user_email: null });
 
-    await publicChat(t, agent.id, { message: 'I am Grace', session_id: 'v', user_name: 'Grace Hopper', user_email: 'grace@example.com' });
+    await publicChat(t, agent.id, {
+      message: 'I am Grace',
+      session_id: 'v',
+      user_name: 'Grace Hopper',
+      user_email: 'grace@example.com',
+    });
     [c] = await getJson(t, `/api/chat/conversations/${agent.id}`, token);
     expect(c).toMatchObject({ user_name: 'Grace Hopper', user_email: 'grace@example.com', message_count: 4 });
 
@@ -612,7 +721,12 @@ describe('chat routes: status codes', () => {
     expect(owner.statusCode, owner.body).toBe(200);
 
     await t.app.inject({ method: 'PATCH', url: `/api/chatbots/${agent.id}/toggle`, headers: auth(token) });
-    const put = await t.app.inject({ method: 'PUT', url: `/api/chatbots/${agent.id}`, headers: auth(token), payload: { public_access: false } });
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: `/api/chatbots/${agent.id}`,
+      headers: auth(token),
+      payload: { public_access: false },
+    });
     expect(put.statusCode).toBe(200);
     const closed = await publicChat(t, agent.id, msg);
     expect(closed.statusCode).toBe(403);
@@ -624,7 +738,7 @@ describe('chat routes: status codes', () => {
     expect(chatRequests(f)).toHaveLength(1);
   });
 
-  it('bearer routes answer 404 for another account\'s agent or conversation, and store nothing there', async () => {
+  it("bearer routes answer 404 for another account's agent or conversation, and store nothing there", async () => {
     const { t, token, agent } = await openaiSetup();
     const mine = (await publicChat(t, agent.id, { message: 'hello', session_id: 's' })).json();
     const intruder = (await registerUser(t.app)).token;
@@ -651,7 +765,11 @@ describe('chat routes: status codes', () => {
     // without a token: 401
     const anon = await t.app.inject({ method: 'GET', url: `/api/chat/messages/${mine.conversation_id}` });
     expect(anon.statusCode).toBe(401);
-    const anonChat = await t.app.inject({ method: 'POST', url: '/api/chat', payload: { chatbot_id: agent.id, message: 'x' } });
+    const anonChat = await t.app.inject({
+      method: 'POST',
+      url: '/api/chat',
+      payload: { chatbot_id: agent.id, message: 'x' },
+    });
     expect(anonChat.statusCode).toBe(401);
 
     const { total, conversations } = await transcript(t, token, agent.id);
@@ -723,7 +841,12 @@ describe('chat routes: status codes', () => {
     expect(conversations).toHaveLength(0);
 
     // renewing the plan restores chat
-    await t.app.inject({ method: 'PATCH', url: `/api/admin/users/${ownerId}`, headers: auth(adminToken), payload: { plan_expires_at: null } });
+    await t.app.inject({
+      method: 'PATCH',
+      url: `/api/admin/users/${ownerId}`,
+      headers: auth(adminToken),
+      payload: { plan_expires_at: null },
+    });
     expect((await publicChat(t, agent.id, { message: 'hi', session_id: 's' })).statusCode).toBe(200);
   });
 });
@@ -732,7 +855,13 @@ describe('streaming (Accept: text/event-stream)', () => {
   it('public chat streams delta events then done with the non-streaming JSON; the stored answer is the full text', async () => {
     const reply = 'Our store opens at nine and closes at six.';
     const { f, t, token, agent } = await openaiSetup({ reply, chunks: 4 });
-    const source = await addText(t, token, agent.id, 'Opening hours', 'The store opens at nine in the morning and closes at six in the evening.');
+    const source = await addText(
+      t,
+      token,
+      agent.id,
+      'Opening hours',
+      'The store opens at nine in the morning and closes at six in the evening.',
+    );
 
     const res = await publicChat(t, agent.id, { message: 'When does the store open?', session_id: 'stream-1' }, SSE);
     const { deltas, done } = streamedAnswer(res);
@@ -750,7 +879,9 @@ describe('streaming (Accept: text/event-stream)', () => {
     expect(chatRequests(f)[0]!.stream).toBe(true);
 
     // the same question without streaming gives the same shape
-    const plain = (await publicChat(t, agent.id, { message: 'When does the store open?', session_id: 'stream-1' })).json();
+    const plain = (
+      await publicChat(t, agent.id, { message: 'When does the store open?', session_id: 'stream-1' })
+    ).json();
     expect(plain).toEqual({ ...done, message_id: expect.any(String) });
 
     const { messages } = await transcript(t, token, agent.id);
@@ -768,7 +899,14 @@ describe('streaming (Accept: text/event-stream)', () => {
     const res = await ownerChat(t, token, { chatbot_id: agent.id, message: 'Does streaming work?' }, SSE);
     const { deltas, done } = streamedAnswer(res);
     expect(deltas.join('')).toBe(reply);
-    expect(done).toEqual({ message: reply, conversation_id: expect.any(String), session_id: expect.stringMatching(UUID), sources: [], message_id: expect.any(String), handled_by: 'agent' });
+    expect(done).toEqual({
+      message: reply,
+      conversation_id: expect.any(String),
+      session_id: expect.stringMatching(UUID),
+      sources: [],
+      message_id: expect.any(String),
+      handled_by: 'agent',
+    });
     const { messages } = await transcript(t, token, agent.id);
     expect(messages.get(done.conversation_id)!.map((m) => m.content)).toEqual(['Does streaming work?', reply]);
   });
@@ -807,9 +945,16 @@ describe('streaming (Accept: text/event-stream)', () => {
     process.on('unhandledRejection', onUnhandled);
     process.on('uncaughtException', onUnhandled);
     try {
-      const { f, t, token, agent } = await openaiSetup({ reply: 'First part. Second part. Third part.', chunks: 3, pauseAfterChunks: 1 });
+      const { f, t, token, agent } = await openaiSetup({
+        reply: 'First part. Second part. Third part.',
+        chunks: 3,
+        pauseAfterChunks: 1,
+      });
       const port = await listen(t);
-      const client = openSse(port, `/api/public/chat/${agent.id}`, { message: 'Tell me about the parts', session_id: 'leaver' });
+      const client = openSse(port, `/api/public/chat/${agent.id}`, {
+        message: 'Tell me about the parts',
+        session_id: 'leaver',
+      });
 
       const first = await within(client.firstEvent, 5_000, 'the first delta');
       expect(first.status).toBe(200);
@@ -914,7 +1059,11 @@ describe('provider failures', () => {
     expect(streamed.headers['content-type']).toMatch(/application\/json/);
     // and the owner's route the same
     f.setBehaviour({ failTimes: 2 });
-    expectSafe502(await ownerChat(t, token, { chatbot_id: agent.id, message: 'Owner asks', session_id: 'fail' }), 'openai', f);
+    expectSafe502(
+      await ownerChat(t, token, { chatbot_id: agent.id, message: 'Owner asks', session_id: 'fail' }),
+      'openai',
+      f,
+    );
 
     const after = await transcript(t, token, agent.id);
     expect(after.messages.get(conversations[0]!.id)!.map((m) => [m.role, m.content])).toEqual([
@@ -946,18 +1095,24 @@ describe('provider failures', () => {
   });
 });
 
-describe('no key for the agent\'s provider: answers from the knowledge base', () => {
+describe("no key for the agent's provider: answers from the knowledge base", () => {
   it('quotes the matching passage and names its source, or says it could not find it (owner-editable); streaming too', async () => {
     const f = await fake('openai');
     // openai is configured, the agent uses anthropic, which has no key
     const t = await start(providerEnv(f));
     const { token } = await registerUser(t.app);
-    const agent = await createAgent(t.app, token, { provider: 'anthropic', welcome_message: 'Hello! Ask me about our lamps.' });
+    const agent = await createAgent(t.app, token, {
+      provider: 'anthropic',
+      welcome_message: 'Hello! Ask me about our lamps.',
+    });
     const passage = 'Refunds for zebra lamps are accepted within 45 days of delivery when the box is unopened.';
     const source = await addText(t, token, agent.id, 'Refund policy', passage);
     await addText(t, token, agent.id, 'Parking', 'Free parking is available behind the warehouse on weekdays.');
 
-    const res = await publicChat(t, agent.id, { message: 'What is the refund window for zebra lamps?', session_id: 'k' });
+    const res = await publicChat(t, agent.id, {
+      message: 'What is the refund window for zebra lamps?',
+      session_id: 'k',
+    });
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json();
     expect(Object.keys(body).sort()).toEqual(CHAT_KEYS);
@@ -970,31 +1125,53 @@ describe('no key for the agent\'s provider: answers from the knowledge base', ()
     expect(none.message).toBe(DEFAULT_NO_ANSWER);
     expect(none.sources).toEqual([]);
     // a question sharing one common word with the knowledge ("lamps") is not answered with it
-    const loose = (await publicChat(t, agent.id, { message: 'Do you repair broken desk lamps at home?', session_id: 'k4' })).json();
+    const loose = (
+      await publicChat(t, agent.id, { message: 'Do you repair broken desk lamps at home?', session_id: 'k4' })
+    ).json();
     expect(loose).toMatchObject({ message: DEFAULT_NO_ANSWER, sources: [] });
 
-    const streamed = streamedAnswer(await publicChat(t, agent.id, { message: 'zebra lamps refund?', session_id: 'k3' }, SSE));
+    const streamed = streamedAnswer(
+      await publicChat(t, agent.id, { message: 'zebra lamps refund?', session_id: 'k3' }, SSE),
+    );
     expect(streamed.deltas.join('')).toBe(streamed.done.message);
     expect(streamed.done.message).toContain(passage);
-    expect(streamed.done.sources).toEqual([{ source_id: source.id, name: 'Refund policy', url: null, title: null, page: null }]);
+    expect(streamed.done.sources).toEqual([
+      { source_id: source.id, name: 'Refund policy', url: null, title: null, page: null },
+    ]);
 
     // the owner words the fallback, and may hide citations from visitors (the owner still sees them)
     const custom = 'Sorry, I do not know that. Call us on 010 123 4567.';
-    const put = await t.app.inject({ method: 'PUT', url: `/api/chatbots/${agent.id}`, headers: auth(token), payload: { no_answer_message: custom, show_sources: false } });
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: `/api/chatbots/${agent.id}`,
+      headers: auth(token),
+      payload: { no_answer_message: custom, show_sources: false },
+    });
     expect(put.statusCode, put.body).toBe(200);
-    const streamedNone = streamedAnswer(await ownerChat(t, token, { chatbot_id: agent.id, message: 'xylophones?' }, SSE));
+    const streamedNone = streamedAnswer(
+      await ownerChat(t, token, { chatbot_id: agent.id, message: 'xylophones?' }, SSE),
+    );
     expect(streamedNone.done.message).toBe(custom);
     expect(streamedNone.deltas.join('')).toBe(custom);
-    const hidden = (await publicChat(t, agent.id, { message: 'What is the refund window for zebra lamps?', session_id: 'k5' })).json();
+    const hidden = (
+      await publicChat(t, agent.id, { message: 'What is the refund window for zebra lamps?', session_id: 'k5' })
+    ).json();
     expect(hidden.message).toContain(passage);
     expect(hidden.sources).toEqual([]);
-    const owners = (await ownerChat(t, token, { chatbot_id: agent.id, message: 'What is the refund window for zebra lamps?' })).json();
-    expect(owners.sources).toEqual([{ source_id: source.id, name: 'Refund policy', url: null, title: null, page: null }]);
+    const owners = (
+      await ownerChat(t, token, { chatbot_id: agent.id, message: 'What is the refund window for zebra lamps?' })
+    ).json();
+    expect(owners.sources).toEqual([
+      { source_id: source.id, name: 'Refund policy', url: null, title: null, page: null },
+    ]);
 
     expect(chatRequests(f)).toHaveLength(0);
     const { messages, total } = await transcript(t, token, agent.id);
     expect(total).toBe(14);
-    expect(messages.get(body.conversation_id)!.map((m) => m.content)).toEqual(['What is the refund window for zebra lamps?', body.message]);
+    expect(messages.get(body.conversation_id)!.map((m) => m.content)).toEqual([
+      'What is the refund window for zebra lamps?',
+      body.message,
+    ]);
   });
 
   it('works with no provider configured at all (nothing in the knowledge: the no-answer sentence)', async () => {
@@ -1003,7 +1180,14 @@ describe('no key for the agent\'s provider: answers from the knowledge base', ()
     const agent = await createAgent(t.app, token);
     const res = await publicChat(t, agent.id, { message: 'anything at all?', session_id: 'x' });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toEqual({ message: DEFAULT_NO_ANSWER, conversation_id: expect.any(String), session_id: 'x', sources: [], message_id: expect.any(String), handled_by: 'agent' });
+    expect(res.json()).toEqual({
+      message: DEFAULT_NO_ANSWER,
+      conversation_id: expect.any(String),
+      session_id: 'x',
+      sources: [],
+      message_id: expect.any(String),
+      handled_by: 'agent',
+    });
   });
 });
 
@@ -1019,7 +1203,9 @@ describe('sources in answers', () => {
     expect(system).toContain('Returns of garden gnomes are free within 30 days.');
     expect(system).not.toContain('Parcels ship by courier');
 
-    const { done } = streamedAnswer(await publicChat(t, agent.id, { message: 'garden gnome returns?', session_id: 's' }, SSE));
+    const { done } = streamedAnswer(
+      await publicChat(t, agent.id, { message: 'garden gnome returns?', session_id: 's' }, SSE),
+    );
     expect(done.sources).toEqual([{ source_id: returns.id, name: 'Returns', url: null, title: null, page: null }]);
 
     const nothing = (await publicChat(t, agent.id, { message: 'Do you like jazz?', session_id: 's' })).json();
@@ -1030,70 +1216,92 @@ describe('sources in answers', () => {
 
 // ---------------------------------------------------------------------------------------------
 
-describe.each(['openai', 'anthropic', 'google', 'ollama'] as const)('the %s provider wired through the app', (provider) => {
-  it('sends model, temperature, max tokens, instructions with the reference passage, and the history; streaming and not', async () => {
-    const f = await fake(provider, { chunks: 3 });
-    const t = await start(providerEnv(f));
-    const { token } = await registerUser(t.app);
-    const instructions = `You are Pip, the ${provider} pastry assistant. Always mention the bakery by name.`;
-    const agent = await createAgent(t.app, token, { provider, model: `${provider}-model-x1`, temperature: 0.2, max_tokens: 123, instructions });
-    const phrase = 'The quokka pie at Zanzibar Bakery is glazed with violet saffron from Cappadocia.';
-    await addText(t, token, agent.id, 'Menu notes', `Our menu changes every season.\n\n${phrase}\n\nWe are closed on Mondays.`);
+describe.each(['openai', 'anthropic', 'google', 'ollama'] as const)(
+  'the %s provider wired through the app',
+  (provider) => {
+    it('sends model, temperature, max tokens, instructions with the reference passage, and the history; streaming and not', async () => {
+      const f = await fake(provider, { chunks: 3 });
+      const t = await start(providerEnv(f));
+      const { token } = await registerUser(t.app);
+      const instructions = `You are Pip, the ${provider} pastry assistant. Always mention the bakery by name.`;
+      const agent = await createAgent(t.app, token, {
+        provider,
+        model: `${provider}-model-x1`,
+        temperature: 0.2,
+        max_tokens: 123,
+        instructions,
+      });
+      const phrase = 'The quokka pie at Zanzibar Bakery is glazed with violet saffron from Cappadocia.';
+      await addText(
+        t,
+        token,
+        agent.id,
+        'Menu notes',
+        `Our menu changes every season.\n\n${phrase}\n\nWe are closed on Mondays.`,
+      );
 
-    f.setBehaviour({ reply: 'It is glazed with violet saffron.' });
-    const first = await publicChat(t, agent.id, { message: 'What is the quokka pie glazed with?', session_id: `p-${provider}` });
-    expect(first.statusCode, first.body).toBe(200);
-    expect(first.json().message).toBe('It is glazed with violet saffron.');
+      f.setBehaviour({ reply: 'It is glazed with violet saffron.' });
+      const first = await publicChat(t, agent.id, {
+        message: 'What is the quokka pie glazed with?',
+        session_id: `p-${provider}`,
+      });
+      expect(first.statusCode, first.body).toBe(200);
+      expect(first.json().message).toBe('It is glazed with violet saffron.');
 
-    expect(chatRequests(f)).toHaveLength(1);
-    const one = seen(provider, chatRequests(f)[0]!);
-    expect(one.stream).toBe(false);
-    expect(one.model).toBe(`${provider}-model-x1`);
-    expect(one.temperature).toBeCloseTo(0.2, 6);
-    expect(one.maxTokens).toBe(123);
-    expect(one.system.startsWith(instructions)).toBe(true);
-    const marker = one.system.indexOf('reference material');
-    expect(marker).toBeGreaterThan(0);
-    expect(one.system.indexOf(phrase)).toBeGreaterThan(marker);
-    expect(one.system).toContain('(source: Menu notes)');
-    expect(one.turns).toEqual([{ role: 'user', content: 'What is the quokka pie glazed with?' }]);
+      expect(chatRequests(f)).toHaveLength(1);
+      const one = seen(provider, chatRequests(f)[0]!);
+      expect(one.stream).toBe(false);
+      expect(one.model).toBe(`${provider}-model-x1`);
+      expect(one.temperature).toBeCloseTo(0.2, 6);
+      expect(one.maxTokens).toBe(123);
+      expect(one.system.startsWith(instructions)).toBe(true);
+      const marker = one.system.indexOf('reference material');
+      expect(marker).toBeGreaterThan(0);
+      expect(one.system.indexOf(phrase)).toBeGreaterThan(marker);
+      expect(one.system).toContain('(source: Menu notes)');
+      expect(one.turns).toEqual([{ role: 'user', content: 'What is the quokka pie glazed with?' }]);
 
-    f.setBehaviour({ reply: 'Zanzibar Bakery bakes it on Tuesdays.' });
-    const second = streamedAnswer(await publicChat(t, agent.id, { message: 'When is the quokka pie baked?', session_id: `p-${provider}` }, SSE));
-    expect(second.deltas.join('')).toBe('Zanzibar Bakery bakes it on Tuesdays.');
-    expect(second.done.message).toBe('Zanzibar Bakery bakes it on Tuesdays.');
-    expect(second.done.conversation_id).toBe(first.json().conversation_id);
+      f.setBehaviour({ reply: 'Zanzibar Bakery bakes it on Tuesdays.' });
+      const second = streamedAnswer(
+        await publicChat(t, agent.id, { message: 'When is the quokka pie baked?', session_id: `p-${provider}` }, SSE),
+      );
+      expect(second.deltas.join('')).toBe('Zanzibar Bakery bakes it on Tuesdays.');
+      expect(second.done.message).toBe('Zanzibar Bakery bakes it on Tuesdays.');
+      expect(second.done.conversation_id).toBe(first.json().conversation_id);
 
-    expect(chatRequests(f)).toHaveLength(2);
-    const two = seen(provider, chatRequests(f)[1]!);
-    expect(two.stream).toBe(true);
-    expect(two.model).toBe(`${provider}-model-x1`);
-    expect(two.temperature).toBeCloseTo(0.2, 6);
-    expect(two.maxTokens).toBe(123);
-    expect(two.system.startsWith(instructions)).toBe(true);
-    expect(two.system).toContain(phrase);
-    expect(two.turns).toEqual([
-      { role: 'user', content: 'What is the quokka pie glazed with?' },
-      { role: 'assistant', content: 'It is glazed with violet saffron.' },
-      { role: 'user', content: 'When is the quokka pie baked?' },
-    ]);
+      expect(chatRequests(f)).toHaveLength(2);
+      const two = seen(provider, chatRequests(f)[1]!);
+      expect(two.stream).toBe(true);
+      expect(two.model).toBe(`${provider}-model-x1`);
+      expect(two.temperature).toBeCloseTo(0.2, 6);
+      expect(two.maxTokens).toBe(123);
+      expect(two.system.startsWith(instructions)).toBe(true);
+      expect(two.system).toContain(phrase);
+      expect(two.turns).toEqual([
+        { role: 'user', content: 'What is the quokka pie glazed with?' },
+        { role: 'assistant', content: 'It is glazed with violet saffron.' },
+        { role: 'user', content: 'When is the quokka pie baked?' },
+      ]);
 
-    const { messages, total } = await transcript(t, token, agent.id);
-    expect(total).toBe(4);
-    expect(messages.get(second.done.conversation_id)!.map((m) => m.content)).toEqual([
-      'What is the quokka pie glazed with?',
-      'It is glazed with violet saffron.',
-      'When is the quokka pie baked?',
-      'Zanzibar Bakery bakes it on Tuesdays.',
-    ]);
-  });
-});
+      const { messages, total } = await transcript(t, token, agent.id);
+      expect(total).toBe(4);
+      expect(messages.get(second.done.conversation_id)!.map((m) => m.content)).toEqual([
+        'What is the quokka pie glazed with?',
+        'It is glazed with violet saffron.',
+        'When is the quokka pie baked?',
+        'Zanzibar Bakery bakes it on Tuesdays.',
+      ]);
+    });
+  },
+);
 
 describe('concurrency', () => {
   it('50 concurrent public chats with distinct sessions: all 200, 50 conversations, 100 messages, counts 100/50', async () => {
     const { f, t, token, agent } = await openaiSetup({ reply: (req) => `Echo: ${req.body.messages.at(-1).content}` });
     const sessions = Array.from({ length: 50 }, (_, i) => `session-${i}`);
-    const results = await Promise.all(sessions.map((s) => publicChat(t, agent.id, { message: `Question from ${s}`, session_id: s })));
+    const results = await Promise.all(
+      sessions.map((s) => publicChat(t, agent.id, { message: `Question from ${s}`, session_id: s })),
+    );
     for (const [i, res] of results.entries()) {
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json()).toMatchObject({ session_id: sessions[i], message: `Echo: Question from ${sessions[i]}` });
@@ -1116,7 +1324,9 @@ describe('concurrency', () => {
 
   it('concurrent messages in one new session make exactly one conversation', async () => {
     const { t, token, agent } = await openaiSetup();
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => publicChat(t, agent.id, { message: `m${i}`, session_id: 'same' })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => publicChat(t, agent.id, { message: `m${i}`, session_id: 'same' })),
+    );
     for (const res of results) expect(res.statusCode, res.body).toBe(200);
     expect(new Set(results.map((r) => r.json().conversation_id)).size).toBe(1);
     const { conversations, total, agent: counts } = await transcript(t, token, agent.id);

@@ -25,7 +25,11 @@ async function setup(agentFields: Json = {}, clock = new ManualClock()) {
 }
 
 async function say(t: TestApp, agentId: string, sessionId: string, message: string): Promise<Json> {
-  const res = await t.app.inject({ method: 'POST', url: `/api/public/chat/${agentId}`, payload: { message, session_id: sessionId } });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/public/chat/${agentId}`,
+    payload: { message, session_id: sessionId },
+  });
   expect(res.statusCode, res.body).toBe(200);
   return res.json();
 }
@@ -36,7 +40,12 @@ const list = async (t: TestApp, token: string, agentId: string, query = '') => {
   return res.json() as Json[];
 };
 const patch = (t: TestApp, token: string, agentId: string, conversationId: string, payload: unknown) =>
-  t.app.inject({ method: 'PATCH', url: `/api/chat/conversations/${agentId}/${conversationId}`, headers: auth(token), payload: payload as Json });
+  t.app.inject({
+    method: 'PATCH',
+    url: `/api/chat/conversations/${agentId}/${conversationId}`,
+    headers: auth(token),
+    payload: payload as Json,
+  });
 
 describe('PATCH /api/chat/conversations/{chatbot_id}/{conversation_id}', () => {
   it('resolves (with the event) and reopens', async () => {
@@ -44,8 +53,21 @@ describe('PATCH /api/chat/conversations/{chatbot_id}/{conversation_id}', () => {
     const c = await say(t, agent.id, 's1', 'hello');
     let res = await patch(t, owner.token, agent.id, c.conversation_id, { status: 'resolved' });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toMatchObject({ id: c.conversation_id, status: 'resolved', resolved_at: clock.now().toISOString() });
-    expect(resolved).toEqual([{ account_id: agent.user_id, chatbot_id: agent.id, conversation_id: c.conversation_id, session_id: 's1', at: clock.now().toISOString(), by: 'owner' }]);
+    expect(res.json()).toMatchObject({
+      id: c.conversation_id,
+      status: 'resolved',
+      resolved_at: clock.now().toISOString(),
+    });
+    expect(resolved).toEqual([
+      {
+        account_id: agent.user_id,
+        chatbot_id: agent.id,
+        conversation_id: c.conversation_id,
+        session_id: 's1',
+        at: clock.now().toISOString(),
+        by: 'owner',
+      },
+    ]);
     // resolving again changes nothing and emits nothing
     await patch(t, owner.token, agent.id, c.conversation_id, { status: 'resolved' });
     expect(resolved).toHaveLength(1);
@@ -72,7 +94,11 @@ describe('PATCH /api/chat/conversations/{chatbot_id}/{conversation_id}', () => {
       expect(res.statusCode).toBe(400);
       expect(typeof res.json().detail).toBe('string');
     }
-    const res = await t.app.inject({ method: 'PATCH', url: `/api/chat/conversations/${agent.id}/${c.conversation_id}`, payload: { status: 'resolved' } });
+    const res = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/chat/conversations/${agent.id}/${c.conversation_id}`,
+      payload: { status: 'resolved' },
+    });
     expect(res.statusCode).toBe(401);
   });
 
@@ -122,20 +148,26 @@ describe('list filters, search and unread', () => {
     expect((await list(t, owner.token, agent.id, '?q=100%25')).map((c) => c.id)).toEqual([b.conversation_id]);
     expect(await list(t, owner.token, agent.id, '?q=%25')).toHaveLength(1);
     expect(await list(t, owner.token, agent.id, '?q=_')).toHaveLength(0);
-    expect((await list(t, owner.token, agent.id, '?q=parcel&status=resolved'))).toEqual([]);
+    expect(await list(t, owner.token, agent.id, '?q=parcel&status=resolved')).toEqual([]);
 
     for (const bad of ['?status=open', `?q=${'x'.repeat(201)}`]) {
       const res = await t.app.inject({ url: `/api/chat/conversations/${agent.id}${bad}`, headers: auth(owner.token) });
       expect(res.statusCode).toBe(400);
     }
     const stranger = await registerUser(t.app);
-    expect((await t.app.inject({ url: `/api/chat/conversations/${agent.id}?status=active`, headers: auth(stranger.token) })).statusCode).toBe(404);
+    expect(
+      (await t.app.inject({ url: `/api/chat/conversations/${agent.id}?status=active`, headers: auth(stranger.token) }))
+        .statusCode,
+    ).toBe(404);
 
     expect((await list(t, owner.token, agent.id)).map((c) => c.unread)).toEqual([true, true]);
     clock.advance(1000);
     await t.app.inject({ url: `/api/chat/messages/${a.conversation_id}`, headers: auth(owner.token) });
     const rows = await list(t, owner.token, agent.id);
-    expect(Object.fromEntries(rows.map((c) => [c.id, c.unread]))).toEqual({ [a.conversation_id]: false, [b.conversation_id]: true });
+    expect(Object.fromEntries(rows.map((c) => [c.id, c.unread]))).toEqual({
+      [a.conversation_id]: false,
+      [b.conversation_id]: true,
+    });
     clock.advance(1000);
     await say(t, agent.id, 's1', 'any news?');
     expect((await list(t, owner.token, agent.id)).find((c) => c.id === a.conversation_id)!.unread).toBe(true);
@@ -145,18 +177,45 @@ describe('list filters, search and unread', () => {
 describe('the agent fields of issue 23', () => {
   it('has defaults, takes valid values, shows three in the public info', async () => {
     const { t, owner, agent } = await setup();
-    expect(agent).toMatchObject({ starter_questions: [], greeting_message: null, greeting_delay_s: 5, auto_resolve_after_h: 24, escalation_keywords: [] });
+    expect(agent).toMatchObject({
+      starter_questions: [],
+      greeting_message: null,
+      greeting_delay_s: 5,
+      auto_resolve_after_h: 24,
+      escalation_keywords: [],
+    });
     const res = await t.app.inject({
       method: 'PUT',
       url: `/api/chatbots/${agent.id}`,
       headers: auth(owner.token),
-      payload: { starter_questions: [' What do you sell? ', '', 'Opening hours?'], greeting_message: '  ', greeting_delay_s: 120, auto_resolve_after_h: null, escalation_keywords: ['human'] },
+      payload: {
+        starter_questions: [' What do you sell? ', '', 'Opening hours?'],
+        greeting_message: '  ',
+        greeting_delay_s: 120,
+        auto_resolve_after_h: null,
+        escalation_keywords: ['human'],
+      },
     });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toMatchObject({ starter_questions: ['What do you sell?', 'Opening hours?'], greeting_message: null, greeting_delay_s: 120, auto_resolve_after_h: null, escalation_keywords: ['human'] });
-    await t.app.inject({ method: 'PUT', url: `/api/chatbots/${agent.id}`, headers: auth(owner.token), payload: { greeting_message: 'Need help?' } });
+    expect(res.json()).toMatchObject({
+      starter_questions: ['What do you sell?', 'Opening hours?'],
+      greeting_message: null,
+      greeting_delay_s: 120,
+      auto_resolve_after_h: null,
+      escalation_keywords: ['human'],
+    });
+    await t.app.inject({
+      method: 'PUT',
+      url: `/api/chatbots/${agent.id}`,
+      headers: auth(owner.token),
+      payload: { greeting_message: 'Need help?' },
+    });
     const info = (await t.app.inject({ url: `/api/public/chatbot/${agent.id}` })).json();
-    expect(info).toMatchObject({ starter_questions: ['What do you sell?', 'Opening hours?'], greeting_message: 'Need help?', greeting_delay_s: 120 });
+    expect(info).toMatchObject({
+      starter_questions: ['What do you sell?', 'Opening hours?'],
+      greeting_message: 'Need help?',
+      greeting_delay_s: 120,
+    });
     expect(info).not.toHaveProperty('escalation_keywords');
     expect(info).not.toHaveProperty('auto_resolve_after_h');
     expect(info).not.toHaveProperty('handoff_wait_s');
@@ -179,10 +238,20 @@ describe('the agent fields of issue 23', () => {
     ['handoff_wait_s', null],
   ])('refuses %s = %j with 400', async (field, value) => {
     const { t, owner, agent } = await setup();
-    const res = await t.app.inject({ method: 'PUT', url: `/api/chatbots/${agent.id}`, headers: auth(owner.token), payload: { [field]: value } });
+    const res = await t.app.inject({
+      method: 'PUT',
+      url: `/api/chatbots/${agent.id}`,
+      headers: auth(owner.token),
+      payload: { [field]: value },
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json().detail).toContain(field);
-    const created = await t.app.inject({ method: 'POST', url: '/api/chatbots', headers: auth(owner.token), payload: { name: 'x', [field]: value } });
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/chatbots',
+      headers: auth(owner.token),
+      payload: { name: 'x', [field]: value },
+    });
     expect(created.statusCode).toBe(400);
   });
 });

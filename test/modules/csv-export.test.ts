@@ -105,7 +105,12 @@ describe('GET /api/chatbot-leads/{id}/export.csv', () => {
 describe('GET /api/leads/export.csv', () => {
   it('the same rule for the account leads', async () => {
     const add = async (name: string, contact: string, notes?: string) => {
-      const res = await t.app.inject({ method: 'POST', url: '/api/leads', headers: auth(token), payload: { name, contact, ...(notes ? { notes } : {}) } });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/leads',
+        headers: auth(token),
+        payload: { name, contact, ...(notes ? { notes } : {}) },
+      });
       expect(res.statusCode, res.body).toBe(200);
       return res.json();
     };
@@ -113,13 +118,21 @@ describe('GET /api/leads/export.csv', () => {
     const formula = await add('=1+1', '@evil', '+SUM(A1:A9)');
     const { rows } = await csv('/api/leads/export.csv');
     const byId = new Map(rows.slice(1).map((r) => [r[0], r]));
-    expect(byId.get(phone.id)!.slice(1, 5)).toEqual(['Erik', '+31 20 123 4567', 'New', 'line one\r\nline two, "quoted"']);
+    expect(byId.get(phone.id)!.slice(1, 5)).toEqual([
+      'Erik',
+      '+31 20 123 4567',
+      'New',
+      'line one\r\nline two, "quoted"',
+    ]);
     expect(byId.get(formula.id)!.slice(1, 5)).toEqual(["'=1+1", "'@evil", 'New', "'+SUM(A1:A9)"]);
   });
 });
 
 describe('toCsv', () => {
-  const line = (cell: string) => toCsv(['h'], [[cell]]).slice(1).split('\r\n')[1];
+  const line = (cell: string) =>
+    toCsv(['h'], [[cell]])
+      .slice(1)
+      .split('\r\n')[1];
 
   it.each([
     ['+31 20 123 4567', '+31 20 123 4567'],
@@ -148,6 +161,14 @@ describe('toCsv', () => {
   });
 
   it('quotes a field with a comma, a quote, a line break or white space at its ends', () => {
-    expect(toCsv(['a', 'b'], [['Doe, "JJ" Jr', 'x\ny'], [' pad ', null]])).toBe('\uFEFFa,b\r\n"Doe, ""JJ"" Jr","x\ny"\r\n" pad ",\r\n');
+    expect(
+      toCsv(
+        ['a', 'b'],
+        [
+          ['Doe, "JJ" Jr', 'x\ny'],
+          [' pad ', null],
+        ],
+      ),
+    ).toBe('\uFEFFa,b\r\n"Doe, ""JJ"" Jr","x\ny"\r\n" pad ",\r\n');
   });
 });

@@ -41,13 +41,31 @@ async function agentWithAlerts(token: string, name: string, alertsTo: string): P
 
 /** A visitor: two messages through the widget's route with their name and e-mail, then a lead, all with one session. */
 async function visitor(agentId: string, label: string, opts: { lead?: boolean } = {}) {
-  const v = { session: marker(`${label}session`), name: marker(`${label}name`), email: `${marker(`${label}email`)}@example.com`, phone: `+31 20 ${label.length}00 4567`, words: marker(`${label}words`) };
+  const v = {
+    session: marker(`${label}session`),
+    name: marker(`${label}name`),
+    email: `${marker(`${label}email`)}@example.com`,
+    phone: `+31 20 ${label.length}00 4567`,
+    words: marker(`${label}words`),
+  };
   let conversationId = '';
   for (const n of [1, 2]) {
-    const res = await ok('POST', `/api/public/chat/${agentId}`, undefined, { message: `Question ${n} ${v.words}`, session_id: v.session, user_name: v.name, user_email: v.email });
+    const res = await ok('POST', `/api/public/chat/${agentId}`, undefined, {
+      message: `Question ${n} ${v.words}`,
+      session_id: v.session,
+      user_name: v.name,
+      user_email: v.email,
+    });
     conversationId = res.conversation_id;
   }
-  const lead = opts.lead === false ? null : await ok('POST', `/api/public/lead/${agentId}`, undefined, { name: `Lead ${v.name}`, phone: v.phone, session_id: v.session });
+  const lead =
+    opts.lead === false
+      ? null
+      : await ok('POST', `/api/public/lead/${agentId}`, undefined, {
+          name: `Lead ${v.name}`,
+          phone: v.phone,
+          session_id: v.session,
+        });
   return { ...v, conversationId, lead };
 }
 
@@ -64,8 +82,14 @@ function readFile<T>(fn: (db: Database.Database) => T): T {
 /** Every row of every ordinary table, as JSON text: a marker found here is still stored. */
 function everything(): string {
   return readFile((db) => {
-    const tables = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL TABLE%'").all();
-    return tables.map(({ name }) => `${name}: ${JSON.stringify(db.prepare(`SELECT * FROM "${name.replace(/"/g, '""')}"`).all())}`).join('\n');
+    const tables = db
+      .prepare<[], { name: string }>(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL TABLE%'",
+      )
+      .all();
+    return tables
+      .map(({ name }) => `${name}: ${JSON.stringify(db.prepare(`SELECT * FROM "${name.replace(/"/g, '""')}"`).all())}`)
+      .join('\n');
   });
 }
 
@@ -83,7 +107,15 @@ function snapshot() {
 beforeAll(async () => {
   smtp = await startSmtp();
   fake = await startFakeLlm('openai', { reply: 'We are open from nine to five.', chunks: 3 });
-  t = await startTestApp({ env: { SMTP_URL: smtp.url, SMTP_FROM: 'alerts@chat-agent.test', OPENAI_API_KEY: 'sk-test-erasure', OPENAI_BASE_URL: fake.baseURL, EMBEDDINGS: 'none' } });
+  t = await startTestApp({
+    env: {
+      SMTP_URL: smtp.url,
+      SMTP_FROM: 'alerts@chat-agent.test',
+      OPENAI_API_KEY: 'sk-test-erasure',
+      OPENAI_BASE_URL: fake.baseURL,
+      EMBEDDINGS: 'none',
+    },
+  });
 }, 30_000);
 
 afterAll(async () => {
@@ -107,20 +139,37 @@ describe('DELETE /api/chat/conversations/{chatbot_id}/{conversation_id}', () => 
     stranger = await registerUser(t.app);
     // alerts to the account's own e-mail: sent at once (through the SMTP server above)
     shop = await agentWithAlerts(owner.token, 'Shop', owner.email);
-    otherAgent = (await ok('POST', '/api/chatbots', owner.token, { name: 'Other', provider: 'openai', model: 'gpt-4o-mini' })).id;
+    otherAgent = (
+      await ok('POST', '/api/chatbots', owner.token, { name: 'Other', provider: 'openai', model: 'gpt-4o-mini' })
+    ).id;
     // a webhook: each message and lead becomes a delivery whose body carries the visitor's words
     // (issue 23.6), which erasure must take too
-    const hook = await call('POST', '/api/webhooks', owner.token, { url: 'https://hooks.example.com/chat-agent', events: ['message.created', 'lead.created'] });
+    const hook = await call('POST', '/api/webhooks', owner.token, {
+      url: 'https://hooks.example.com/chat-agent',
+      events: ['message.created', 'lead.created'],
+    });
     expect(hook.statusCode, hook.body).toBe(201);
     vera = await visitor(shop, 'vera');
     walt = await visitor(shop, 'walt');
     // Vera again, by phone to the shop: a lead with no session is not linked to the conversation
-    sessionless = await ok('POST', `/api/public/lead/${shop}`, undefined, { name: `Lead ${vera.name}`, phone: '+31 20 999 0000' });
+    sessionless = await ok('POST', `/api/public/lead/${shop}`, undefined, {
+      name: `Lead ${vera.name}`,
+      phone: '+31 20 999 0000',
+    });
     // the same session id on another agent of the owner: another conversation, not erased with this one
-    sameSessionElsewhere = await ok('POST', `/api/public/lead/${otherAgent}`, undefined, { name: 'Someone else', phone: '020 555 0100', session_id: vera.session });
+    sameSessionElsewhere = await ok('POST', `/api/public/lead/${otherAgent}`, undefined, {
+      name: 'Someone else',
+      phone: '020 555 0100',
+      session_id: vera.session,
+    });
     await smtp.waitFor(3);
     await t.app.mailJobs.idle();
-    const statuses = readFile((db) => db.prepare<[], { status: string }>('SELECT status FROM mail_outbox').all().map((r) => r.status));
+    const statuses = readFile((db) =>
+      db
+        .prepare<[], { status: string }>('SELECT status FROM mail_outbox')
+        .all()
+        .map((r) => r.status),
+    );
     expect(statuses).toEqual(['sent', 'sent', 'sent']);
     expect(everything()).toContain(vera.words);
   });
@@ -129,8 +178,16 @@ describe('DELETE /api/chat/conversations/{chatbot_id}/{conversation_id}', () => 
     const before = snapshot();
     const foreign = await call('DELETE', `/api/chat/conversations/${shop}/${vera.conversationId}`, stranger.token);
     const unknown = await call('DELETE', `/api/chat/conversations/${shop}/no-such-conversation`, stranger.token);
-    const unknownAgent = await call('DELETE', `/api/chat/conversations/no-such-agent/${vera.conversationId}`, owner.token);
-    const wrongAgent = await call('DELETE', `/api/chat/conversations/${otherAgent}/${vera.conversationId}`, owner.token);
+    const unknownAgent = await call(
+      'DELETE',
+      `/api/chat/conversations/no-such-agent/${vera.conversationId}`,
+      owner.token,
+    );
+    const wrongAgent = await call(
+      'DELETE',
+      `/api/chat/conversations/${otherAgent}/${vera.conversationId}`,
+      owner.token,
+    );
     for (const res of [foreign, unknown, unknownAgent, wrongAgent]) {
       expect(res.statusCode, res.body).toBe(404);
       expect(res.json()).toEqual({ detail: 'Conversation not found' });
@@ -142,7 +199,11 @@ describe('DELETE /api/chat/conversations/{chatbot_id}/{conversation_id}', () => 
       expect(res.statusCode, res.body).toBe(404);
       expect(res.json()).toEqual({ detail: 'Lead not found' });
     }
-    const bad = await call('DELETE', `/api/chat/conversations/${shop}/${vera.conversationId}?keep_leads=maybe`, owner.token);
+    const bad = await call(
+      'DELETE',
+      `/api/chat/conversations/${shop}/${vera.conversationId}?keep_leads=maybe`,
+      owner.token,
+    );
     expect(bad.statusCode).toBe(400);
     expect(bad.json().detail).toMatch(/keep_leads/);
     expect((await call('DELETE', `/api/chat/conversations/${shop}/${vera.conversationId}`)).statusCode).toBe(401);
@@ -158,18 +219,50 @@ describe('DELETE /api/chat/conversations/{chatbot_id}/{conversation_id}', () => 
     // in the file: no row anywhere holds anything of Vera's from this chat
     const stored = everything();
     // (her session id stays only on the other agent's lead, which is not hers)
-    for (const value of [vera.words, vera.email, vera.lead!.id, vera.conversationId, `Lead ${vera.name}","phone":"${vera.phone}`]) expect(stored, value).not.toContain(value);
+    for (const value of [
+      vera.words,
+      vera.email,
+      vera.lead!.id,
+      vera.conversationId,
+      `Lead ${vera.name}","phone":"${vera.phone}`,
+    ])
+      expect(stored, value).not.toContain(value);
     readFile((db) => {
-      expect(db.prepare('SELECT count(*) AS n FROM messages WHERE conversation_id = ?').get(vera.conversationId)).toEqual({ n: 0 });
-      expect(db.prepare('SELECT count(*) AS n FROM conversations WHERE id = ? OR session_id = ?').get(vera.conversationId, vera.session)).toEqual({ n: 0 });
+      expect(
+        db.prepare('SELECT count(*) AS n FROM messages WHERE conversation_id = ?').get(vera.conversationId),
+      ).toEqual({ n: 0 });
+      expect(
+        db
+          .prepare('SELECT count(*) AS n FROM conversations WHERE id = ? OR session_id = ?')
+          .get(vera.conversationId, vera.session),
+      ).toEqual({ n: 0 });
       expect(db.prepare('SELECT count(*) AS n FROM widget_leads WHERE id = ?').get(vera.lead!.id)).toEqual({ n: 0 });
-      expect(db.prepare("SELECT count(*) AS n FROM mail_outbox WHERE instr(body, ?) > 0 AND instr(body, '+31 20 400 4567') > 0").get(vera.name)).toEqual({ n: 0 });
+      expect(
+        db
+          .prepare(
+            "SELECT count(*) AS n FROM mail_outbox WHERE instr(body, ?) > 0 AND instr(body, '+31 20 400 4567') > 0",
+          )
+          .get(vera.name),
+      ).toEqual({ n: 0 });
     });
     // Walt's chat, lead and alert; the sessionless lead (and its alert); the other agent's lead: all there
-    for (const value of [walt.words, walt.session, walt.email, walt.lead!.id, walt.conversationId, sessionless.id, sameSessionElsewhere.id]) expect(stored, value).toContain(value);
+    for (const value of [
+      walt.words,
+      walt.session,
+      walt.email,
+      walt.lead!.id,
+      walt.conversationId,
+      sessionless.id,
+      sameSessionElsewhere.id,
+    ])
+      expect(stored, value).toContain(value);
     readFile((db) => {
-      expect(db.prepare("SELECT count(*) AS n FROM mail_outbox WHERE instr(body, ?) > 0").get(walt.name)).toEqual({ n: 1 });
-      expect(db.prepare("SELECT count(*) AS n FROM mail_outbox WHERE instr(body, '+31 20 999 0000') > 0").get()).toEqual({ n: 1 });
+      expect(db.prepare('SELECT count(*) AS n FROM mail_outbox WHERE instr(body, ?) > 0').get(walt.name)).toEqual({
+        n: 1,
+      });
+      expect(
+        db.prepare("SELECT count(*) AS n FROM mail_outbox WHERE instr(body, '+31 20 999 0000') > 0").get(),
+      ).toEqual({ n: 1 });
     });
 
     // through the API: gone from the list, the transcript is 404, the leads list keeps the others
@@ -178,7 +271,9 @@ describe('DELETE /api/chat/conversations/{chatbot_id}/{conversation_id}', () => 
     expect((await call('GET', `/api/chat/messages/${vera.conversationId}`, owner.token)).statusCode).toBe(404);
     const leads: Json[] = await ok('GET', `/api/chatbot-leads/${shop}`, owner.token);
     expect(leads.map((l) => l.id).sort()).toEqual([walt.lead!.id, sessionless.id].sort());
-    expect((await ok('GET', `/api/chatbot-leads/${otherAgent}`, owner.token)).map((l: Json) => l.id)).toEqual([sameSessionElsewhere.id]);
+    expect((await ok('GET', `/api/chatbot-leads/${otherAgent}`, owner.token)).map((l: Json) => l.id)).toEqual([
+      sameSessionElsewhere.id,
+    ]);
 
     // the agent's counts and the analytics go down by what was erased, and still agree
     const agentAfter = await ok('GET', `/api/chatbots/${shop}`, owner.token);
@@ -207,13 +302,22 @@ describe('DELETE /api/chat/conversations/{chatbot_id}/{conversation_id}', () => 
     // alerts to an address not yet confirmed are held (they still hold the visitor's name and phone)
     const desk = await agentWithAlerts(owner.token, 'Desk', 'front-desk@example.org');
     const hana = await visitor(desk, 'hana');
-    const held = () => readFile((db) => db.prepare("SELECT count(*) AS n FROM mail_outbox WHERE status = 'held' AND instr(body, ?) > 0").get(hana.name));
+    const held = () =>
+      readFile((db) =>
+        db.prepare("SELECT count(*) AS n FROM mail_outbox WHERE status = 'held' AND instr(body, ?) > 0").get(hana.name),
+      );
     expect(held()).toEqual({ n: 1 });
 
-    const res = await call('DELETE', `/api/chat/conversations/${desk}/${hana.conversationId}?keep_leads=true`, owner.token);
+    const res = await call(
+      'DELETE',
+      `/api/chat/conversations/${desk}/${hana.conversationId}?keep_leads=true`,
+      owner.token,
+    );
     expect(res.statusCode, res.body).toBe(204);
     expect(everything()).not.toContain(hana.words);
-    expect((await ok('GET', `/api/chatbot-leads/${desk}`, owner.token)).map((l: Json) => l.id)).toEqual([hana.lead!.id]);
+    expect((await ok('GET', `/api/chatbot-leads/${desk}`, owner.token)).map((l: Json) => l.id)).toEqual([
+      hana.lead!.id,
+    ]);
     expect(held()).toEqual({ n: 1 });
 
     const stranger404 = await call('DELETE', `/api/chatbot-leads/${desk}/${hana.lead!.id}`, stranger.token);
@@ -231,8 +335,13 @@ describe('DELETE /api/chat/conversations/{chatbot_id}/{conversation_id}', () => 
   });
 
   it('an answer still being written when its conversation is erased is not stored, and the visitor still gets it', async () => {
-    const agent = (await ok('POST', '/api/chatbots', owner.token, { name: 'Streamer', provider: 'openai', model: 'gpt-4o-mini' })).id;
-    const first = await ok('POST', `/api/public/chat/${agent}`, undefined, { message: 'Hello', session_id: 'live-session' });
+    const agent = (
+      await ok('POST', '/api/chatbots', owner.token, { name: 'Streamer', provider: 'openai', model: 'gpt-4o-mini' })
+    ).id;
+    const first = await ok('POST', `/api/public/chat/${agent}`, undefined, {
+      message: 'Hello',
+      session_id: 'live-session',
+    });
     fake.setBehaviour({ pauseAfterChunks: 1 });
     try {
       const words = marker('live');

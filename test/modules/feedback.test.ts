@@ -26,24 +26,41 @@ async function setup(agentFields: Json = {}) {
 }
 
 async function say(t: TestApp, agentId: string, sessionId: string, message: string): Promise<Json> {
-  const res = await t.app.inject({ method: 'POST', url: `/api/public/chat/${agentId}`, payload: { message, session_id: sessionId } });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/public/chat/${agentId}`,
+    payload: { message, session_id: sessionId },
+  });
   expect(res.statusCode, res.body).toBe(200);
   return res.json();
 }
 
-const feedback = (t: TestApp, agentId: string, payload: Json) => t.app.inject({ method: 'POST', url: `/api/public/chat/${agentId}/feedback`, payload });
+const feedback = (t: TestApp, agentId: string, payload: Json) =>
+  t.app.inject({ method: 'POST', url: `/api/public/chat/${agentId}/feedback`, payload });
 
 describe('answers carry their id', () => {
   it('gives message_id in the JSON answer and in the SSE done event, and emits message.created for both messages', async () => {
     const { t, agent, seen } = await setup();
     const body = await say(t, agent.id, 's1', 'Hello there');
     expect(body.message_id).toEqual(expect.any(String));
-    const created = seen.filter((e) => e.name === 'message.created').map((e) => e.data as AppEventMap['message.created']);
+    const created = seen
+      .filter((e) => e.name === 'message.created')
+      .map((e) => e.data as AppEventMap['message.created']);
     expect(created.map((e) => e.message.role)).toEqual(['user', 'assistant']);
     expect(created[1]!.message.id).toBe(body.message_id);
-    expect(created[0]).toMatchObject({ account_id: agent.user_id, chatbot_id: agent.id, conversation_id: body.conversation_id, message: { content: 'Hello there' } });
+    expect(created[0]).toMatchObject({
+      account_id: agent.user_id,
+      chatbot_id: agent.id,
+      conversation_id: body.conversation_id,
+      message: { content: 'Hello there' },
+    });
 
-    const sse = await t.app.inject({ method: 'POST', url: `/api/public/chat/${agent.id}`, headers: { accept: 'text/event-stream' }, payload: { message: 'Again', session_id: 's1' } });
+    const sse = await t.app.inject({
+      method: 'POST',
+      url: `/api/public/chat/${agent.id}`,
+      headers: { accept: 'text/event-stream' },
+      payload: { message: 'Again', session_id: 's1' },
+    });
     const done = /event: done\ndata: (.*)\n/.exec(sse.body)![1]!;
     expect(JSON.parse(done).message_id).toEqual(expect.any(String));
   });
@@ -61,9 +78,13 @@ describe('POST /api/public/chat/{id}/feedback', () => {
     res = await feedback(t, agent.id, { session_id: 's1', message_id: a2.message_id, value: -1 });
     expect(res.json()).toEqual({ message_id: a2.message_id, feedback: -1, rating: 3 });
 
-    const list = (await t.app.inject({ url: `/api/chat/conversations/${agent.id}`, headers: auth(owner.token) })).json();
+    const list = (
+      await t.app.inject({ url: `/api/chat/conversations/${agent.id}`, headers: auth(owner.token) })
+    ).json();
     expect(list[0].rating).toBe(3);
-    const msgs = (await t.app.inject({ url: `/api/chat/messages/${a1.conversation_id}`, headers: auth(owner.token) })).json();
+    const msgs = (
+      await t.app.inject({ url: `/api/chat/messages/${a1.conversation_id}`, headers: auth(owner.token) })
+    ).json();
     expect(msgs.map((m: Json) => m.feedback)).toEqual([null, 1, null, -1]);
 
     res = await feedback(t, agent.id, { session_id: 's1', message_id: a1.message_id, value: 0 });
@@ -78,7 +99,9 @@ describe('POST /api/public/chat/{id}/feedback', () => {
     const a1 = await say(t, agent.id, 's1', 'first');
     await say(t, agent.id, 's2', 'other visitor');
     await say(t, other.id, 's1', 'other agent');
-    const msgs = (await t.app.inject({ url: `/api/chat/messages/${a1.conversation_id}`, headers: auth(owner.token) })).json();
+    const msgs = (
+      await t.app.inject({ url: `/api/chat/messages/${a1.conversation_id}`, headers: auth(owner.token) })
+    ).json();
     const userMessageId = msgs.find((m: Json) => m.role === 'user').id;
 
     for (const [agentId, payload] of [
@@ -114,18 +137,39 @@ describe('POST /api/public/chat/{id}/feedback', () => {
 });
 
 describe('asking for a person', () => {
-  it('escalates the session\'s conversation once, with the event, by the button', async () => {
+  it("escalates the session's conversation once, with the event, by the button", async () => {
     const { t, owner, agent, seen } = await setup();
     const a1 = await say(t, agent.id, 's1', 'hello');
-    const res = await t.app.inject({ method: 'POST', url: `/api/public/chat/${agent.id}/escalate`, payload: { session_id: 's1' } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/public/chat/${agent.id}/escalate`,
+      payload: { session_id: 's1' },
+    });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toEqual({ conversation_id: a1.conversation_id, status: 'escalated', escalated_at: expect.any(String) });
-    const again = await t.app.inject({ method: 'POST', url: `/api/public/chat/${agent.id}/escalate`, payload: { session_id: 's1' } });
+    expect(res.json()).toEqual({
+      conversation_id: a1.conversation_id,
+      status: 'escalated',
+      escalated_at: expect.any(String),
+    });
+    const again = await t.app.inject({
+      method: 'POST',
+      url: `/api/public/chat/${agent.id}/escalate`,
+      payload: { session_id: 's1' },
+    });
     expect(again.json().escalated_at).toBe(res.json().escalated_at);
     const escalated = seen.filter((e) => e.name === 'conversation.escalated');
     expect(escalated).toHaveLength(1);
-    expect(escalated[0]!.data).toEqual({ account_id: agent.user_id, chatbot_id: agent.id, conversation_id: a1.conversation_id, session_id: 's1', at: res.json().escalated_at, reason: 'visitor' });
-    const list = (await t.app.inject({ url: `/api/chat/conversations/${agent.id}`, headers: auth(owner.token) })).json();
+    expect(escalated[0]!.data).toEqual({
+      account_id: agent.user_id,
+      chatbot_id: agent.id,
+      conversation_id: a1.conversation_id,
+      session_id: 's1',
+      at: res.json().escalated_at,
+      reason: 'visitor',
+    });
+    const list = (
+      await t.app.inject({ url: `/api/chat/conversations/${agent.id}`, headers: auth(owner.token) })
+    ).json();
     expect(list[0]).toMatchObject({ status: 'escalated', escalated_at: res.json().escalated_at });
   });
 
@@ -145,19 +189,31 @@ describe('asking for a person', () => {
     }
   });
 
-  it('escalates when a visitor message holds one of the agent\'s words (whole word, any case)', async () => {
+  it("escalates when a visitor message holds one of the agent's words (whole word, any case)", async () => {
     const { t, owner, agent, seen } = await setup({ escalation_keywords: ['human', 'real person'] });
     await say(t, agent.id, 's1', 'I am not a humanoid');
     await say(t, agent.id, 's2', 'Can I speak to a REAL person?');
     await say(t, agent.id, 's3', 'get me a Human!');
-    const list = (await t.app.inject({ url: `/api/chat/conversations/${agent.id}`, headers: auth(owner.token) })).json();
+    const list = (
+      await t.app.inject({ url: `/api/chat/conversations/${agent.id}`, headers: auth(owner.token) })
+    ).json();
     const bySession = Object.fromEntries(list.map((c: Json) => [c.session_id, c.status]));
     expect(bySession).toEqual({ s1: 'active', s2: 'escalated', s3: 'escalated' });
-    expect(seen.filter((e) => e.name === 'conversation.escalated').map((e) => (e.data as Json).reason)).toEqual(['rule', 'rule']);
+    expect(seen.filter((e) => e.name === 'conversation.escalated').map((e) => (e.data as Json).reason)).toEqual([
+      'rule',
+      'rule',
+    ]);
     // the owner's own test chat is not a visitor asking
-    const own = await t.app.inject({ method: 'POST', url: '/api/chat', headers: auth(owner.token), payload: { chatbot_id: agent.id, message: 'human', session_id: 'o1' } });
+    const own = await t.app.inject({
+      method: 'POST',
+      url: '/api/chat',
+      headers: auth(owner.token),
+      payload: { chatbot_id: agent.id, message: 'human', session_id: 'o1' },
+    });
     expect(own.statusCode).toBe(200);
-    const after = (await t.app.inject({ url: `/api/chat/conversations/${agent.id}?status=escalated`, headers: auth(owner.token) })).json();
+    const after = (
+      await t.app.inject({ url: `/api/chat/conversations/${agent.id}?status=escalated`, headers: auth(owner.token) })
+    ).json();
     expect(after).toHaveLength(2);
   });
 });

@@ -26,7 +26,13 @@ beforeAll(async () => {
   fake = await startFakeLlm('openai', { reply: 'The agent answers.', chunks: 2 });
   t = await startTestApp({
     clock,
-    env: { SMTP_URL: smtp.url, SMTP_FROM: 'alerts@chat-agent.test', OPENAI_API_KEY: 'sk-test-handoff', OPENAI_BASE_URL: fake.baseURL, EMBEDDINGS: 'none' },
+    env: {
+      SMTP_URL: smtp.url,
+      SMTP_FROM: 'alerts@chat-agent.test',
+      OPENAI_API_KEY: 'sk-test-handoff',
+      OPENAI_BASE_URL: fake.baseURL,
+      EMBEDDINGS: 'none',
+    },
   });
   base = `http://127.0.0.1:${await listenOnLoopback(t)}`;
   const owner = await registerUser(t.app);
@@ -41,7 +47,12 @@ afterAll(async () => {
   await smtp?.close();
 });
 
-async function call(method: string, path: string, body?: Json, bearer: string | null = token): Promise<{ status: number; json: any }> {
+async function call(
+  method: string,
+  path: string,
+  body?: Json,
+  bearer: string | null = token,
+): Promise<{ status: number; json: any }> {
   const res = await fetch(base + path, {
     method,
     headers: { ...(bearer ? auth(bearer) : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
@@ -54,7 +65,10 @@ async function call(method: string, path: string, body?: Json, bearer: string | 
 /** An SSE stream read with fetch streaming: `next(name)` waits for the next event of that name. */
 async function openStream(path: string, headers: Record<string, string> = {}) {
   const controller = new AbortController();
-  const res = await fetch(base + path, { headers: { accept: 'text/event-stream', ...headers }, signal: controller.signal });
+  const res = await fetch(base + path, {
+    headers: { accept: 'text/event-stream', ...headers },
+    signal: controller.signal,
+  });
   const events: Array<{ event: string; data: any }> = [];
   const waiters: Array<() => void> = [];
   let read = 0;
@@ -132,8 +146,12 @@ describe('live handoff', () => {
   });
 
   it('the visitor stream needs the session of this agent (404 otherwise)', async () => {
-    expect((await call('GET', `/api/public/chat/${agent.id}/events?session_id=nobody`, undefined, null)).status).toBe(404);
-    expect((await call('GET', `/api/public/chat/unknown-agent/events?session_id=${session}`, undefined, null)).status).toBe(404);
+    expect((await call('GET', `/api/public/chat/${agent.id}/events?session_id=nobody`, undefined, null)).status).toBe(
+      404,
+    );
+    expect(
+      (await call('GET', `/api/public/chat/unknown-agent/events?session_id=${session}`, undefined, null)).status,
+    ).toBe(404);
     expect((await call('GET', `/api/public/chat/${agent.id}/events`, undefined, null)).status).toBe(400);
   });
 
@@ -154,7 +172,11 @@ describe('live handoff', () => {
   it('take over: the agent stays silent; the reply reaches the open stream; hand back', async () => {
     const visitor = await openStream(`/api/public/chat/${agent.id}/events?session_id=${session}`);
     expect(visitor.res.headers.get('content-type')).toContain('text/event-stream');
-    expect(await visitor.next('ready')).toMatchObject({ conversation_id: conversationId, status: 'escalated', handled_by: 'agent' });
+    expect(await visitor.next('ready')).toMatchObject({
+      conversation_id: conversationId,
+      status: 'escalated',
+      handled_by: 'agent',
+    });
     const owner = await openStream(`/api/chat/conversations/${agent.id}/events`, auth(token));
     await owner.next('ready');
 
@@ -170,12 +192,19 @@ describe('live handoff', () => {
     expect(silent).toMatchObject({ message: '', handled_by: 'person', message_id: null });
     expect(chatRequests()).toBe(asked);
     // the owner sees the visitor's message live
-    expect(await owner.next('message')).toMatchObject({ conversation_id: conversationId, message: { role: 'user', content: 'Are you a real person?' } });
+    expect(await owner.next('message')).toMatchObject({
+      conversation_id: conversationId,
+      message: { role: 'user', content: 'Are you a real person?' },
+    });
 
     const sent = await call('POST', `${path}/reply`, { message: '  Yes, I am Anna from support.  ' });
     expect(sent.status).toBe(201);
     expect(sent.json).toMatchObject({ role: 'assistant', content: 'Yes, I am Anna from support.', from_person: true });
-    expect(await visitor.next('message')).toMatchObject({ id: sent.json.id, content: 'Yes, I am Anna from support.', from_person: true });
+    expect(await visitor.next('message')).toMatchObject({
+      id: sent.json.id,
+      content: 'Yes, I am Anna from support.',
+      from_person: true,
+    });
 
     const transcript = await call('GET', `/api/chat/messages/${conversationId}`);
     expect(transcript.json.map((m: Json) => [m.role, m.from_person])).toEqual([
@@ -202,12 +231,25 @@ describe('live handoff', () => {
     const later = await openStream(`/api/public/chat/${agent.id}/events?session_id=${session}`);
     const ready = await later.next('ready');
     expect(ready).toMatchObject({ conversation_id: conversationId, handled_by: 'agent' });
-    expect(ready.messages).toEqual([{ id: expect.any(String), role: 'assistant', content: 'Yes, I am Anna from support.', timestamp: expect.any(String), from_person: true }]);
+    expect(ready.messages).toEqual([
+      {
+        id: expect.any(String),
+        role: 'assistant',
+        content: 'Yes, I am Anna from support.',
+        timestamp: expect.any(String),
+        from_person: true,
+      },
+    ]);
     later.close();
   });
 
   it("the agent's own handoff_wait_s sets when the visitor is told", async () => {
-    const quick = await createAgent(t.app, token, { name: 'Quick', provider: 'openai', model: 'gpt-4o-mini', handoff_wait_s: 30 });
+    const quick = await createAgent(t.app, token, {
+      name: 'Quick',
+      provider: 'openai',
+      model: 'gpt-4o-mini',
+      handoff_wait_s: 30,
+    });
     expect(quick.handoff_wait_s).toBe(30);
     const s = 'visitor-handoff-quick';
     await visitorSays(quick.id, s, 'Hello');

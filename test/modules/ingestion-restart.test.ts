@@ -37,10 +37,20 @@ afterEach(async () => {
 });
 
 /** Starts `node --import tsx src/main.ts`; resolves with its base URL from the `listening on` line. */
-async function boot(dataDir: string): Promise<{ child: ChildProcess; base: string; records: LogRecord[]; exited: Promise<unknown> }> {
+async function boot(
+  dataDir: string,
+): Promise<{ child: ChildProcess; base: string; records: LogRecord[]; exited: Promise<unknown> }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: repoRoot,
-    env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', REGISTRATION: 'open', INGEST_CONCURRENCY: '1', LOG_LEVEL: 'info' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      REGISTRATION: 'open',
+      INGEST_CONCURRENCY: '1',
+      LOG_LEVEL: 'info',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -52,7 +62,10 @@ async function boot(dataDir: string): Promise<{ child: ChildProcess; base: strin
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   const base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line within ${BOOT_TIMEOUT_MS} ms\n${stderr}`)), BOOT_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`no listening line within ${BOOT_TIMEOUT_MS} ms\n${stderr}`)),
+      BOOT_TIMEOUT_MS,
+    );
     void exited.then(() => {
       clearTimeout(timer);
       reject(new Error(`server exited before listening\n${stderr}`));
@@ -86,7 +99,9 @@ async function json(res: Response): Promise<any> {
 const MARKER = 'Ultramarine tortoises patrol the Kestrelby orchard at midnight.';
 /** ~30 MB of prose in paragraphs, the marker first (so the knowledge-only answer quotes it) */
 function orchardText(): string {
-  const paragraph = 'Our orchard grows heritage apples and pears, and visitors may pick their own fruit in autumn. '.repeat(6).trim();
+  const paragraph = 'Our orchard grows heritage apples and pears, and visitors may pick their own fruit in autumn. '
+    .repeat(6)
+    .trim();
   return `${MARKER}\n\n${`${paragraph}\n\n`.repeat(Math.ceil((30 * 1024 * 1024) / (paragraph.length + 2)))}`;
 }
 
@@ -100,12 +115,20 @@ async function acceptLargeFile(dataDir: string, content: string) {
   });
   expect(reg.status).toBe(201);
   const headers = { authorization: `Bearer ${(await json(reg)).access_token as string}` };
-  const agentRes = await fetch(`${server.base}/api/chatbots`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Orchard' }) });
+  const agentRes = await fetch(`${server.base}/api/chatbots`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Orchard' }),
+  });
   expect(agentRes.status).toBe(201);
   const agent = await json(agentRes);
   const data = new FormData();
   data.append('file', new Blob([content], { type: 'text/plain' }), 'orchard.txt');
-  const up = await fetch(`${server.base}/api/sources/chatbot/${agent.id}/file`, { method: 'POST', headers, body: data });
+  const up = await fetch(`${server.base}/api/sources/chatbot/${agent.id}/file`, {
+    method: 'POST',
+    headers,
+    body: data,
+  });
   expect(up.status).toBe(201);
   const created = await json(up);
   expect(created.status).toBe('processing');
@@ -122,7 +145,10 @@ async function crash(server: { child: ChildProcess; exited: Promise<unknown> }):
 function expectInterrupted(dataDir: string, sourceId: string): void {
   const db = new Database(path.join(dataDir, 'chat-agent.db'));
   try {
-    const row = db.prepare('SELECT status, stored_path FROM sources WHERE id = ?').get(sourceId) as { status: string; stored_path: string | null };
+    const row = db.prepare('SELECT status, stored_path FROM sources WHERE id = ?').get(sourceId) as {
+      status: string;
+      stored_path: string | null;
+    };
     expect(row.status).toBe('processing');
     expect(row.stored_path).not.toBeNull();
     expect(existsSync(path.join(dataDir, 'uploads', row.stored_path!))).toBe(true);
@@ -133,7 +159,12 @@ function expectInterrupted(dataDir: string, sourceId: string): void {
   }
 }
 
-async function sourceOf(base: string, headers: Record<string, string>, agentId: string, sourceId: string): Promise<any> {
+async function sourceOf(
+  base: string,
+  headers: Record<string, string>,
+  agentId: string,
+  sourceId: string,
+): Promise<any> {
   const list = await fetch(`${base}/api/sources/chatbot/${agentId}`, { headers });
   expect(list.status).toBe(200);
   const source = (await json(list)).find((s: any) => s.id === sourceId);
@@ -142,7 +173,15 @@ async function sourceOf(base: string, headers: Record<string, string>, agentId: 
 }
 
 /** Polls the list (an HTTP endpoint: the only view a separate process gives) until `done` or the deadline. */
-async function pollSource(base: string, headers: Record<string, string>, agentId: string, sourceId: string, done: (s: any) => boolean, ms: number, everyMs = 200): Promise<any> {
+async function pollSource(
+  base: string,
+  headers: Record<string, string>,
+  agentId: string,
+  sourceId: string,
+  done: (s: any) => boolean,
+  ms: number,
+  everyMs = 200,
+): Promise<any> {
   const deadline = Date.now() + ms;
   for (;;) {
     const source = await sourceOf(base, headers, agentId, sourceId);
@@ -152,17 +191,32 @@ async function pollSource(base: string, headers: Record<string, string>, agentId
 }
 
 /** After the restart: completed, each passage stored once, the file gone, the marker answerable. */
-async function expectRecovered(dataDir: string, agentId: string, sourceId: string, headers: Record<string, string>, content: string) {
+async function expectRecovered(
+  dataDir: string,
+  agentId: string,
+  sourceId: string,
+  headers: Record<string, string>,
+  content: string,
+) {
   const second = await boot(dataDir);
   // the token from before the crash still works (session row and jwt-secret are in DATA_DIR)
   const source = await pollSource(second.base, headers, agentId, sourceId, (s) => s.status !== 'processing', 40_000);
   expect(source.status, JSON.stringify(source)).toBe('completed');
-  expect(source).toMatchObject({ file_type: 'txt', file_size: Buffer.byteLength(content), progress: 1, error_message: null });
+  expect(source).toMatchObject({
+    file_type: 'txt',
+    file_size: Buffer.byteLength(content),
+    progress: 1,
+    error_message: null,
+  });
   expect(readdirSync(path.join(dataDir, 'uploads'))).toEqual([]);
 
   const db = new Database(path.join(dataDir, 'chat-agent.db'), { readonly: true });
   try {
-    const stats = db.prepare('SELECT count(*) AS n, count(DISTINCT ordinal) AS distinctOrdinals, min(ordinal) AS lo, max(ordinal) AS hi FROM chunks WHERE source_id = ?').get(sourceId) as {
+    const stats = db
+      .prepare(
+        'SELECT count(*) AS n, count(DISTINCT ordinal) AS distinctOrdinals, min(ordinal) AS lo, max(ordinal) AS hi FROM chunks WHERE source_id = ?',
+      )
+      .get(sourceId) as {
       n: number;
       distinctOrdinals: number;
       lo: number;
@@ -171,7 +225,9 @@ async function expectRecovered(dataDir: string, agentId: string, sourceId: strin
     expect(stats.n).toBeGreaterThan(1000);
     // no passage stored twice by the interrupted run and the one after it
     expect(stats).toEqual({ n: stats.n, distinctOrdinals: stats.n, lo: 0, hi: stats.n - 1 });
-    const markerChunks = db.prepare(`SELECT count(*) AS n FROM chunks WHERE source_id = ? AND content LIKE '%Kestrelby%'`).get(sourceId) as { n: number };
+    const markerChunks = db
+      .prepare(`SELECT count(*) AS n FROM chunks WHERE source_id = ? AND content LIKE '%Kestrelby%'`)
+      .get(sourceId) as { n: number };
     expect(markerChunks.n).toBe(1);
   } finally {
     db.close();
@@ -194,7 +250,9 @@ function tempDataDir(): string {
 }
 
 describe('ingestion survives a crash (SIGKILL, then a restart on the same DATA_DIR)', () => {
-  it('a file accepted just before the kill is ingested after the restart, not left processing', { timeout: 60_000 }, async () => {
+  it('a file accepted just before the kill is ingested after the restart, not left processing', {
+    timeout: 60_000,
+  }, async () => {
     const dataDir = tempDataDir();
     const content = orchardText();
     const { server, headers, agentId, sourceId } = await acceptLargeFile(dataDir, content);
@@ -203,7 +261,9 @@ describe('ingestion survives a crash (SIGKILL, then a restart on the same DATA_D
     await expectRecovered(dataDir, agentId, sourceId, headers, content);
   });
 
-  it('a file killed while its passages were being stored completes after the restart with each passage once', { timeout: 60_000 }, async () => {
+  it('a file killed while its passages were being stored completes after the restart with each passage once', {
+    timeout: 60_000,
+  }, async () => {
     const dataDir = tempDataDir();
     const content = orchardText();
     const { server, headers, agentId, sourceId } = await acceptLargeFile(dataDir, content);
@@ -211,7 +271,9 @@ describe('ingestion survives a crash (SIGKILL, then a restart on the same DATA_D
     const reader = new Database(path.join(dataDir, 'chat-agent.db'), { readonly: true });
     let state: { status: string; chunks: number };
     try {
-      const read = reader.prepare('SELECT status, (SELECT count(*) FROM chunks WHERE source_id = sources.id) AS chunks FROM sources WHERE id = ?');
+      const read = reader.prepare(
+        'SELECT status, (SELECT count(*) FROM chunks WHERE source_id = sources.id) AS chunks FROM sources WHERE id = ?',
+      );
       const deadline = Date.now() + 30_000;
       for (;;) {
         state = read.get(sourceId) as { status: string; chunks: number };
@@ -226,7 +288,8 @@ describe('ingestion survives a crash (SIGKILL, then a restart on the same DATA_D
     await crash(server);
     expectInterrupted(dataDir, sourceId);
     const db = new Database(path.join(dataDir, 'chat-agent.db'), { readonly: true });
-    const partial = (db.prepare('SELECT count(*) AS n FROM chunks WHERE source_id = ?').get(sourceId) as { n: number }).n;
+    const partial = (db.prepare('SELECT count(*) AS n FROM chunks WHERE source_id = ?').get(sourceId) as { n: number })
+      .n;
     db.close();
     expect(partial).toBeGreaterThan(0);
     await expectRecovered(dataDir, agentId, sourceId, headers, content);

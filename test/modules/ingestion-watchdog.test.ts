@@ -2,7 +2,15 @@ import { readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { auth, createAgent, ManualClock, multipartForm, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import {
+  auth,
+  createAgent,
+  ManualClock,
+  multipartForm,
+  registerUser,
+  startTestApp,
+  type TestApp,
+} from '../helpers/app.js';
 import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
 
 /**
@@ -39,7 +47,11 @@ describe('ingestion watchdog', () => {
     // 59 minutes later the source is still within its cap: the restarted job just runs again
     clock.advance(59 * 60_000);
     const second = await startTestApp({ env, clock, dataDir: first.dataDir });
-    let list = await second.app.inject({ method: 'GET', url: `/api/sources/chatbot/${agent.id}`, headers: auth(token) });
+    let list = await second.app.inject({
+      method: 'GET',
+      url: `/api/sources/chatbot/${agent.id}`,
+      headers: auth(token),
+    });
     expect(list.json()[0].status).toBe('processing');
     await second.close();
 
@@ -51,7 +63,9 @@ describe('ingestion watchdog', () => {
     const [source] = list.json();
     expect(source.status).toBe('failed');
     expect(source.error_message).toMatch(/did not finish within 60 minutes/);
-    const jobsLeft = third.database.sqlite.prepare("SELECT count(*) AS n FROM jobs WHERE status IN ('queued', 'running')").get() as { n: number };
+    const jobsLeft = third.database.sqlite
+      .prepare("SELECT count(*) AS n FROM jobs WHERE status IN ('queued', 'running')")
+      .get() as { n: number };
     expect(jobsLeft.n).toBe(0);
     hold.release();
     await third.app.jobs.idle();
@@ -77,14 +91,27 @@ describe('a source whose job fails for good', () => {
     const t = await startTestApp({ env: { EMBEDDINGS: 'none' }, clock });
     apps.push(t);
     // a fault on this connection only (a TEMP trigger), for this file's passages only
-    t.database.sqlite.exec("CREATE TEMP TRIGGER refuse_unlucky BEFORE INSERT ON main.chunks WHEN NEW.content LIKE '%unlucky%' BEGIN SELECT RAISE(ABORT, 'simulated write fault'); END");
+    t.database.sqlite.exec(
+      "CREATE TEMP TRIGGER refuse_unlucky BEFORE INSERT ON main.chunks WHEN NEW.content LIKE '%unlucky%' BEGIN SELECT RAISE(ABORT, 'simulated write fault'); END",
+    );
     const { token } = await registerUser(t.app);
     const agent = await createAgent(t.app, token);
-    const { payload, headers } = await multipartForm({ file: { filename: 'unlucky.txt', content: new TextEncoder().encode('An unlucky file whose passages the database refuses.') } });
-    const created = await t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agent.id}/file`, headers: { ...auth(token), ...headers }, payload });
+    const { payload, headers } = await multipartForm({
+      file: {
+        filename: 'unlucky.txt',
+        content: new TextEncoder().encode('An unlucky file whose passages the database refuses.'),
+      },
+    });
+    const created = await t.app.inject({
+      method: 'POST',
+      url: `/api/sources/chatbot/${agent.id}/file`,
+      headers: { ...auth(token), ...headers },
+      payload,
+    });
     expect(created.statusCode, created.body).toBe(201);
 
-    const statusNow = async () => (await t.app.inject({ method: 'GET', url: `/api/sources/chatbot/${agent.id}`, headers: auth(token) })).json()[0];
+    const statusNow = async () =>
+      (await t.app.inject({ method: 'GET', url: `/api/sources/chatbot/${agent.id}`, headers: auth(token) })).json()[0];
     const seen: string[] = [];
     for (let attempt = 1; attempt <= 3; attempt++) {
       await t.app.jobs.idle(); // this attempt has run; the next waits for its backoff
@@ -93,8 +120,12 @@ describe('a source whose job fails for good', () => {
     }
     expect(seen).toEqual(['processing', 'processing', 'failed']);
     const source = await statusNow();
-    expect(source.error_message).toBe('Processing failed 3 times because of an internal error. Try adding it again; if it keeps failing, the server log has the details.');
-    const job = t.database.sqlite.prepare('SELECT status, attempts, last_error FROM jobs WHERE subject_id = ?').get(source.id);
+    expect(source.error_message).toBe(
+      'Processing failed 3 times because of an internal error. Try adding it again; if it keeps failing, the server log has the details.',
+    );
+    const job = t.database.sqlite
+      .prepare('SELECT status, attempts, last_error FROM jobs WHERE subject_id = ?')
+      .get(source.id);
     expect(job).toEqual({ status: 'failed', attempts: 3, last_error: 'simulated write fault' });
   });
 });
@@ -112,14 +143,21 @@ describe('graceful stops during an ingestion', () => {
    * restarts used to use up its three attempts: the source ended failed and its file was deleted.
    */
   it('restarts during an ingestion use up none of its attempts: after five, the source completes', async () => {
-    site = await startLocalSite({ '/': '<html><body><main><p>Parcels leave the depot every morning at eight.</p></main></body></html>' });
+    site = await startLocalSite({
+      '/': '<html><body><main><p>Parcels leave the depot every morning at eight.</p></main></body></html>',
+    });
     const env = { ALLOW_PRIVATE_URLS: 'true' };
     let hold = site.hold('/');
     let t = await startTestApp({ env });
     apps.push(t);
     const { token } = await registerUser(t.app);
     const agent = await createAgent(t.app, token);
-    const created = await t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agent.id}/website`, headers: auth(token), payload: { url: `${site.url}/` } });
+    const created = await t.app.inject({
+      method: 'POST',
+      url: `/api/sources/chatbot/${agent.id}/website`,
+      headers: auth(token),
+      payload: { url: `${site.url}/` },
+    });
     expect(created.statusCode, created.body).toBe(201);
     for (let restart = 1; restart <= 5; restart++) {
       await hold.reached; // the job is running, waiting on the page
@@ -146,7 +184,12 @@ describe('upload sweep', () => {
     const first = await startTestApp();
     const { token } = await registerUser(first.app);
     const agent = await createAgent(first.app, token);
-    const text = await first.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agent.id}/text`, headers: auth(token), payload: { name: 'n', content: 'Opening hours are nine to five.' } });
+    const text = await first.app.inject({
+      method: 'POST',
+      url: `/api/sources/chatbot/${agent.id}/text`,
+      headers: auth(token),
+      payload: { name: 'n', content: 'Opening hours are nine to five.' },
+    });
     expect(text.statusCode).toBe(201);
     const uploads = path.join(first.dataDir, 'uploads');
     const twoHoursAgo = new Date(Date.now() - 2 * 60 * 60 * 1000);

@@ -30,7 +30,9 @@ afterEach(async () => {
 async function setup(env: Record<string, string> = {}) {
   const f = await startFakeLlm('openai', { reply: 'Noted.' });
   fakes.push(f);
-  const t = await startTestApp({ env: { EMBEDDINGS: 'none', OPENAI_API_KEY: KEY, OPENAI_BASE_URL: f.baseURL, ...env } });
+  const t = await startTestApp({
+    env: { EMBEDDINGS: 'none', OPENAI_API_KEY: KEY, OPENAI_BASE_URL: f.baseURL, ...env },
+  });
   apps.push(t);
   const { token } = await registerUser(t.app);
   const agent = await createAgent(t.app, token);
@@ -42,9 +44,21 @@ function fileForm(filename: string, content: Uint8Array, field = 'file') {
   return multipartForm({ [field]: { filename, content } });
 }
 
-async function upload(t: TestApp, token: string, agentId: string, filename: string, content: Uint8Array, field = 'file') {
+async function upload(
+  t: TestApp,
+  token: string,
+  agentId: string,
+  filename: string,
+  content: Uint8Array,
+  field = 'file',
+) {
   const { payload, headers } = await fileForm(filename, content, field);
-  return t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agentId}/file`, headers: { ...auth(token), ...headers }, payload });
+  return t.app.inject({
+    method: 'POST',
+    url: `/api/sources/chatbot/${agentId}/file`,
+    headers: { ...auth(token), ...headers },
+    payload,
+  });
 }
 
 async function listSources(t: TestApp, token: string, agentId: string): Promise<Json[]> {
@@ -67,14 +81,29 @@ function uploadsOf(t: TestApp): string[] {
 }
 
 /** One public chat; returns the system prompt the fake received and the answer body. */
-async function systemPromptFor(t: TestApp, f: FakeLlm, agentId: string, message: string): Promise<{ system: string; body: Json }> {
+async function systemPromptFor(
+  t: TestApp,
+  f: FakeLlm,
+  agentId: string,
+  message: string,
+): Promise<{ system: string; body: Json }> {
   const before = f.requests.filter((r) => r.kind === 'chat').length;
-  const res = await t.app.inject({ method: 'POST', url: `/api/public/chat/${agentId}`, payload: { message, session_id: `s-${Math.random()}` } });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/public/chat/${agentId}`,
+    payload: { message, session_id: `s-${Math.random()}` },
+  });
   expect(res.statusCode, res.body).toBe(200);
   const chats = f.requests.filter((r) => r.kind === 'chat');
   expect(chats).toHaveLength(before + 1);
   const messages: Json[] = chats.at(-1)!.body.messages;
-  return { system: messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n'), body: res.json() };
+  return {
+    system: messages
+      .filter((m) => m.role === 'system')
+      .map((m) => m.content)
+      .join('\n'),
+    body: res.json(),
+  };
 }
 
 // ---- fixtures, generated here ----------------------------------------------------------------
@@ -144,7 +173,13 @@ function expectClearMessage(message: unknown) {
 
 describe('POST /api/sources/chatbot/{id}/file: accepted formats', () => {
   // a distinct phrase per format, with two rare words the question names (and no other phrase shares)
-  const fixtures: Array<{ name: string; type: string; phrase: string; question: string; make: (phrase: string) => Promise<Uint8Array> }> = [
+  const fixtures: Array<{
+    name: string;
+    type: string;
+    phrase: string;
+    question: string;
+    make: (phrase: string) => Promise<Uint8Array>;
+  }> = [
     {
       name: 'Ferry guide.pdf',
       type: 'pdf',
@@ -164,7 +199,11 @@ describe('POST /api/sources/chatbot/{id}/file: accepted formats', () => {
       type: 'xlsx',
       phrase: 'Tungsten kites are repaired without charge at the Brambleford workshop.',
       question: 'Where are tungsten kites repaired in Brambleford?',
-      make: (p) => xlsxWith([['Topic', 'Answer'], ['Repairs', p]]),
+      make: (p) =>
+        xlsxWith([
+          ['Topic', 'Answer'],
+          ['Repairs', p],
+        ]),
     },
     {
       name: 'tours.csv',
@@ -231,31 +270,60 @@ describe('POST /api/sources/chatbot/{id}/file: accepted formats', () => {
       expect(system, fixture.name).toContain(fixture.phrase);
       expect(system).toContain(`(source: ${fixture.name}`);
       for (const other of fixtures) if (other !== fixture) expect(system).not.toContain(other.phrase);
-      expect(body.sources).toEqual([{ source_id: id, name: fixture.name, url: null, title: null, page: fixture.name.endsWith('.pdf') ? 1 : null }]);
+      expect(body.sources).toEqual([
+        { source_id: id, name: fixture.name, url: null, title: null, page: fixture.name.endsWith('.pdf') ? 1 : null },
+      ]);
     }
   });
 
   it('a price, a URL and a version number survive every format exactly, inside long paragraphs too', async () => {
     const { t, token, agent } = await setup();
-    const fact = 'The travel adapter costs $4.99; firmware v2.3.1 is at www.acme-example.com/support and as.numeric is not needed.';
+    const fact =
+      'The travel adapter costs $4.99; firmware v2.3.1 is at www.acme-example.com/support and as.numeric is not needed.';
     // a paragraph of over 3,200 characters with the fact in its middle: once, such paragraphs were cut with spaces added
-    const filler = (n: number) => Array.from({ length: n }, (_, i) => `Sentence ${i} of a long paragraph about routers.`).join(' ');
+    const filler = (n: number) =>
+      Array.from({ length: n }, (_, i) => `Sentence ${i} of a long paragraph about routers.`).join(' ');
     const long = `${filler(40)} ${fact} ${filler(40)}`;
     const files: Array<[string, Uint8Array]> = [
       // a PDF line is not wrapped by pdf-lib: the fact takes two lines, which extraction joins
-      ['fact.pdf', await pdfWith(['Product notes', 'The travel adapter costs $4.99; firmware v2.3.1 is at', 'www.acme-example.com/support and as.numeric is not needed.'])],
+      [
+        'fact.pdf',
+        await pdfWith([
+          'Product notes',
+          'The travel adapter costs $4.99; firmware v2.3.1 is at',
+          'www.acme-example.com/support and as.numeric is not needed.',
+        ]),
+      ],
       ['fact.docx', await docxWith(['Product notes', long])],
-      ['fact.xlsx', await xlsxWith([['Topic', 'Note'], ...Array.from({ length: 200 }, (_, i) => [`Topic ${i}`, i === 150 ? fact : `Note ${i}`])])],
-      ['fact.csv', csvWith([['Topic', 'Note'], ['Adapter', fact]])],
+      [
+        'fact.xlsx',
+        await xlsxWith([
+          ['Topic', 'Note'],
+          ...Array.from({ length: 200 }, (_, i) => [`Topic ${i}`, i === 150 ? fact : `Note ${i}`]),
+        ]),
+      ],
+      [
+        'fact.csv',
+        csvWith([
+          ['Topic', 'Note'],
+          ['Adapter', fact],
+        ]),
+      ],
       ['fact.txt', text(long)],
     ];
-    for (const [name, bytes] of files) expect((await upload(t, token, agent.id, name, bytes)).statusCode, name).toBe(201);
+    for (const [name, bytes] of files)
+      expect((await upload(t, token, agent.id, name, bytes)).statusCode, name).toBe(201);
     await t.app.jobs.idle();
-    const rows = t.database.sqlite.prepare('SELECT s.name AS name, c.content AS content FROM chunks c JOIN sources s ON s.id = c.source_id').all() as Array<{ name: string; content: string }>;
+    const rows = t.database.sqlite
+      .prepare('SELECT s.name AS name, c.content AS content FROM chunks c JOIN sources s ON s.id = c.source_id')
+      .all() as Array<{ name: string; content: string }>;
     for (const [name] of files) {
       const stored = rows.filter((r) => r.name === name).map((r) => r.content);
       expect(stored.length, name).toBeGreaterThan(0);
-      expect(stored.some((c) => c.includes(fact)), `${name}: ${stored.join(' // ').slice(0, 300)}`).toBe(true);
+      expect(
+        stored.some((c) => c.includes(fact)),
+        `${name}: ${stored.join(' // ').slice(0, 300)}`,
+      ).toBe(true);
     }
   });
 
@@ -266,7 +334,11 @@ describe('POST /api/sources/chatbot/{id}/file: accepted formats', () => {
     expect(res.statusCode, res.body).toBe(201);
     await t.app.jobs.idle();
     expect((await sourceById(t, token, agent.id, res.json().id))?.status).toBe('completed');
-    const passages = (t.database.sqlite.prepare('SELECT content FROM chunks WHERE source_id = ? ORDER BY ordinal').all(res.json().id) as Array<{ content: string }>).map((r) => r.content);
+    const passages = (
+      t.database.sqlite
+        .prepare('SELECT content FROM chunks WHERE source_id = ? ORDER BY ordinal')
+        .all(res.json().id) as Array<{ content: string }>
+    ).map((r) => r.content);
     expect(passages.length).toBeGreaterThan(400);
     let from = 0;
     for (const p of passages) {
@@ -282,7 +354,11 @@ describe('POST /api/sources/chatbot/{id}/file: accepted formats', () => {
     const res = await upload(t, token, agent.id, 'NOTES.TXT', text('Upper case extensions are accepted too.'));
     expect(res.statusCode, res.body).toBe(201);
     await t.app.jobs.idle();
-    expect(await sourceById(t, token, agent.id, res.json().id)).toMatchObject({ name: 'NOTES.TXT', file_type: 'txt', status: 'completed' });
+    expect(await sourceById(t, token, agent.id, res.json().id)).toMatchObject({
+      name: 'NOTES.TXT',
+      file_type: 'txt',
+      status: 'completed',
+    });
   });
 });
 
@@ -314,7 +390,12 @@ describe('POST /api/sources/chatbot/{id}/file: refusals', () => {
     const wrongField = await upload(t, token, agent.id, 'notes.txt', text('Sent as "document".'), 'document');
     expect(wrongField.statusCode, wrongField.body).toBe(400);
     expect(wrongField.json().detail).toMatch(/^file\b/);
-    const notMultipart = await t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agent.id}/file`, headers: auth(token), payload: { file: 'x' } });
+    const notMultipart = await t.app.inject({
+      method: 'POST',
+      url: `/api/sources/chatbot/${agent.id}/file`,
+      headers: auth(token),
+      payload: { file: 'x' },
+    });
     expect(notMultipart.statusCode).toBe(400);
 
     expect(await listSources(t, token, agent.id)).toEqual([]);
@@ -337,11 +418,13 @@ describe('POST /api/sources/chatbot/{id}/file: refusals', () => {
     // sizes are reported once ingested; the file itself is not what this test is about
     const id = exact.json().id;
     expect(count(t, 'SELECT count(*) AS n FROM sources WHERE id = ? AND file_size = ?', id, 100 * MB)).toBe(1);
-    expect((await t.app.inject({ method: 'DELETE', url: `/api/sources/${id}`, headers: auth(token) })).statusCode).toBe(204);
+    expect((await t.app.inject({ method: 'DELETE', url: `/api/sources/${id}`, headers: auth(token) })).statusCode).toBe(
+      204,
+    );
     expect(uploadsOf(t)).toEqual([]);
   });
 
-  it('another account\'s agent is 404 before anything is stored', async () => {
+  it("another account's agent is 404 before anything is stored", async () => {
     const { t, agent } = await setup();
     const intruder = (await registerUser(t.app)).token;
     const res = await upload(t, intruder, agent.id, 'spam.txt', text('Injected.'));
@@ -358,7 +441,9 @@ describe('stored files', () => {
    * test needs to look at them.
    */
   async function busyApp() {
-    const site = await startLocalSite({ '/': '<html><body><main><p>The blocking page finally answered.</p></main></body></html>' });
+    const site = await startLocalSite({
+      '/': '<html><body><main><p>The blocking page finally answered.</p></main></body></html>',
+    });
     sites.push(site);
     const ctx = await setup({ ALLOW_PRIVATE_URLS: 'true', INGEST_CONCURRENCY: '1' });
     const hold = site.hold('/');
@@ -367,9 +452,17 @@ describe('stored files', () => {
       const data = new FormData();
       data.append('url', `${site.url}/`);
       const encoded = new Response(data);
-      return { payload: Buffer.from(await encoded.arrayBuffer()), headers: { 'content-type': encoded.headers.get('content-type')! } };
+      return {
+        payload: Buffer.from(await encoded.arrayBuffer()),
+        headers: { 'content-type': encoded.headers.get('content-type')! },
+      };
     })();
-    const blocker = await t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agent.id}/website`, headers: { ...auth(token), ...headers }, payload });
+    const blocker = await t.app.inject({
+      method: 'POST',
+      url: `/api/sources/chatbot/${agent.id}/website`,
+      headers: { ...auth(token), ...headers },
+      payload,
+    });
     expect(blocker.statusCode, blocker.body).toBe(201);
     await hold.reached;
     return { ...ctx, hold, blockerId: blocker.json().id as string };
@@ -377,10 +470,22 @@ describe('stored files', () => {
 
   it('are kept under a generated name inside DATA_DIR/uploads; a path in the filename is harmless and only the base name is kept as the source name', async () => {
     const { t, token, agent, hold } = await busyApp();
-    const dangerous = await upload(t, token, agent.id, '../../evil.txt', text('Harmless text about zebra crossings in Oakhollow.'));
+    const dangerous = await upload(
+      t,
+      token,
+      agent.id,
+      '../../evil.txt',
+      text('Harmless text about zebra crossings in Oakhollow.'),
+    );
     expect(dangerous.statusCode, dangerous.body).toBe(201);
     expect(dangerous.json().name).toBe('evil.txt');
-    const named = await upload(t, token, agent.id, 'secret-quarterly-report.txt', text('Quarterly figures for Oakhollow.'));
+    const named = await upload(
+      t,
+      token,
+      agent.id,
+      'secret-quarterly-report.txt',
+      text('Quarterly figures for Oakhollow.'),
+    );
     expect(named.statusCode, named.body).toBe(201);
 
     // both wait in the queue, on disk, under names the client did not choose
@@ -438,7 +543,10 @@ describe('failures', () => {
       ['empty.txt', new Uint8Array(0)],
       ['blank.txt', text('   \n\n\t  \n')],
       ['wrong-zip.docx', zipOf({ 'notes.txt': 'A zip archive, but not a Word document.' })],
-      ['garbage-word.docx', zipOf({ '[Content_Types].xml': '<Types/>', 'word/document.xml': 'this is not XML at all <<<' })],
+      [
+        'garbage-word.docx',
+        zipOf({ '[Content_Types].xml': '<Types/>', 'word/document.xml': 'this is not XML at all <<<' }),
+      ],
     ];
     const ids = new Map<string, string>();
     for (const [name, bytes] of bad) {
@@ -472,7 +580,9 @@ describe('failures', () => {
     expect(good.statusCode).toBe(201);
     await t.app.jobs.idle();
     expect(await sourceById(t, token, agent.id, good.json().id)).toMatchObject({ status: 'completed', progress: 1 });
-    expect((await systemPromptFor(t, f, agent.id, 'Where do lemon zeppelins dock?')).system).toContain('Lemon zeppelins dock at Harrowgate');
+    expect((await systemPromptFor(t, f, agent.id, 'Where do lemon zeppelins dock?')).system).toContain(
+      'Lemon zeppelins dock at Harrowgate',
+    );
   });
 });
 

@@ -101,9 +101,18 @@ const ROUTER_SPECS =
   'The router supports Wi-Fi 6 on 2.4 GHz and 5 GHz bands. It has four gigabit Ethernet ports and one USB port ' +
   'for printers or storage. Power consumption is below 12 W in normal use.';
 
-const pricing = passage(PRICING, { sourceName: 'pricing.html', title: 'Pricing', pageUrl: 'https://www.acme-example.com/pricing' });
+const pricing = passage(PRICING, {
+  sourceName: 'pricing.html',
+  title: 'Pricing',
+  pageUrl: 'https://www.acme-example.com/pricing',
+});
 const products = passage(PRODUCTS, { sourceName: 'catalogue-spring.pdf', title: 'Spring catalogue', page: 3 });
-const rManual = passage(R_MANUAL, { sourceName: 'r-guide.pdf', title: 'R for shop owners', page: 12, heading: 'Data import > Type conversion' });
+const rManual = passage(R_MANUAL, {
+  sourceName: 'r-guide.pdf',
+  title: 'R for shop owners',
+  page: 12,
+  heading: 'Data import > Type conversion',
+});
 const routerPage = passage(ROUTER_PAGE, {
   sourceName: 'help.acme-example.com',
   title: 'Router [beta] setup',
@@ -127,7 +136,9 @@ describe('content words and stems', () => {
   it('drops stop words, keeps one-letter words and dotted tokens whole', () => {
     expect(contentWords('How do I install R packages?')).toEqual(['install', 'r', 'packag']);
     expect(contentWords('What is the price of the A-17 adapter?')).toEqual(['pric', '17', 'adapter']);
-    expect(contentWords('Does it cost $4.99 with v2.3.1 on 192.168.8.1?').sort()).toEqual(['192.168.8.1', '4.99', 'cost', 'v2.3.1'].sort());
+    expect(contentWords('Does it cost $4.99 with v2.3.1 on 192.168.8.1?').sort()).toEqual(
+      ['192.168.8.1', '4.99', 'cost', 'v2.3.1'].sort(),
+    );
     expect(contentWords('Hi, can you help me?')).toEqual(['help']);
   });
 
@@ -191,7 +202,9 @@ describe('knowledgeOnlyAnswer', () => {
     expect(support.text).toContain('> Support: www.acme-example.com/support');
 
     const conversion = knowledgeOnlyAnswer('How do I convert a text column with as.numeric?', [rManual], withSources);
-    expect(conversion.text).toContain('Use as.numeric() to turn such a column into numbers, e.g. the prices column of an order export;');
+    expect(conversion.text).toContain(
+      'Use as.numeric() to turn such a column into numbers, e.g. the prices column of an order export;',
+    );
 
     const version = knowledgeOnlyAnswer('Which R version was this tested with?', [rManual], withSources);
     expect(version.text).toContain('> This chapter was tested with R v2.3.1 on Linux and Windows.');
@@ -207,9 +220,14 @@ describe('knowledgeOnlyAnswer', () => {
 
   it("uses the owner's no-answer message", () => {
     const custom = 'Sorry, I do not know that. Please e-mail hello@acme-example.com.';
-    const a = knowledgeOnlyAnswer('Is there parking near the router shop?', [routerPage], { noAnswer: custom, showSources: true });
+    const a = knowledgeOnlyAnswer('Is there parking near the router shop?', [routerPage], {
+      noAnswer: custom,
+      showSources: true,
+    });
     expect(a).toEqual({ text: custom, used: [], found: false });
-    expect(knowledgeOnlyAnswer('Do you sell bicycles?', [], { noAnswer: '  ', showSources: true }).text).toBe(DEFAULT_NO_ANSWER);
+    expect(knowledgeOnlyAnswer('Do you sell bicycles?', [], { noAnswer: '  ', showSources: true }).text).toBe(
+      DEFAULT_NO_ANSWER,
+    );
     expect(knowledgeOnlyAnswer('Do you sell bicycles?', [], { noAnswer: null, showSources: false }).found).toBe(false);
   });
 
@@ -217,16 +235,22 @@ describe('knowledgeOnlyAnswer', () => {
     const a = knowledgeOnlyAnswer('How do I install R packages?', [passage(PYTHON_NOTES), rManual], withSources);
     expect(a.found).toBe(true);
     expect(a.used[0]).toBe(rManual);
-    expect(a.text).toContain('To install R packages, call install.packages("name") from the console; the U.S. Navy mirror');
+    expect(a.text).toContain(
+      'To install R packages, call install.packages("name") from the console; the U.S. Navy mirror',
+    );
   });
 
   it('takes the line after a short label or heading', () => {
-    const sheet = passage('Opening hours\nMonday to Friday 9:00 to 17:30, Saturday 10:00 to 14:00.\nParking\nFree parking behind the shop.');
+    const sheet = passage(
+      'Opening hours\nMonday to Friday 9:00 to 17:30, Saturday 10:00 to 14:00.\nParking\nFree parking behind the shop.',
+    );
     const a = knowledgeOnlyAnswer('What are your opening hours?', [sheet], withSources);
     expect(quoted(a.text)).toBe('Opening hours\nMonday to Friday 9:00 to 17:30, Saturday 10:00 to 14:00.');
 
     const label = passage('Gift wrapping\nPrice:\n$4.99 per parcel\nDelivery:\nTwo working days');
-    expect(quoted(knowledgeOnlyAnswer('What is the price of gift wrapping?', [label], withSources).text)).toContain('Price:\n$4.99 per parcel');
+    expect(quoted(knowledgeOnlyAnswer('What is the price of gift wrapping?', [label], withSources).text)).toContain(
+      'Price:\n$4.99 per parcel',
+    );
 
     // a short but complete sentence stands alone: the heading after it is not quoted
     const version = knowledgeOnlyAnswer('Which R version was this tested with?', [rManual], withSources);
@@ -237,8 +261,12 @@ describe('knowledgeOnlyAnswer', () => {
     it('links a website passage to its page URL, escaping the link text and encoding the URL', () => {
       const a = knowledgeOnlyAnswer('How do I reset the router?', [routerPage], withSources);
       expect(a.found).toBe(true);
-      expect(a.text).toContain('> To reset the router, hold the reset button on the back for ten seconds until the lights blink.');
-      expect(a.text).toContain('Source: [Router \\[beta\\] setup — Setup > Reset](https://help.acme-example.com/router%20setup%20%28v2%29)');
+      expect(a.text).toContain(
+        '> To reset the router, hold the reset button on the back for ten seconds until the lights blink.',
+      );
+      expect(a.text).toContain(
+        'Source: [Router \\[beta\\] setup — Setup > Reset](https://help.acme-example.com/router%20setup%20%28v2%29)',
+      );
 
       const link = knowledgeOnlyAnswer('How much does the Business plan cost per user?', [pricing], withSources);
       expect(link.text.endsWith('\n\nSource: [Pricing](https://www.acme-example.com/pricing)')).toBe(true);
@@ -255,7 +283,9 @@ describe('knowledgeOnlyAnswer', () => {
     });
 
     it('has no source lines when sources are hidden', () => {
-      const a = knowledgeOnlyAnswer('What is the price of the travel adapter?', [products, rManual, pricing], { showSources: false });
+      const a = knowledgeOnlyAnswer('What is the price of the travel adapter?', [products, rManual, pricing], {
+        showSources: false,
+      });
       expect(a.found).toBe(true);
       expect(a.text).not.toContain('Source');
     });
@@ -279,22 +309,43 @@ describe('knowledgeOnlyAnswer', () => {
     expect(close.found).toBe(true);
     expect(close.used).toEqual([near]);
     expect(close.text).toContain('Our office is open Monday to Friday from 9 am to 5 pm.');
-    expect(knowledgeOnlyAnswer('When can I come by?', [far], withSources)).toEqual({ text: DEFAULT_NO_ANSWER, used: [], found: false });
+    expect(knowledgeOnlyAnswer('When can I come by?', [far], withSources)).toEqual({
+      text: DEFAULT_NO_ANSWER,
+      used: [],
+      found: false,
+    });
     // a keyword passage sharing one common word is not rescued by a far vector distance
-    expect(knowledgeOnlyAnswer('Is there parking near the router shop?', [{ ...routerPage, distance: 0.6 }], withSources).found).toBe(false);
+    expect(
+      knowledgeOnlyAnswer('Is there parking near the router shop?', [{ ...routerPage, distance: 0.6 }], withSources)
+        .found,
+    ).toBe(false);
   });
 
   it('stays short for three long passages, one quote block per passage used', () => {
     const long = (topic: string) =>
-      Array.from({ length: 12 }, (_, i) => `Section ${i + 1} about ${topic} explains the delivery options and the delivery times for region ${i + 1} in detail.`).join(' ');
-    const ps = ['parcels', 'pallets', 'letters'].map((t, i) => passage(long(t), { sourceName: `shipping-${i}.txt`, title: `Shipping ${t}`, pageUrl: `https://www.acme-example.com/shipping/${t}` }));
+      Array.from(
+        { length: 12 },
+        (_, i) =>
+          `Section ${i + 1} about ${topic} explains the delivery options and the delivery times for region ${i + 1} in detail.`,
+      ).join(' ');
+    const ps = ['parcels', 'pallets', 'letters'].map((t, i) =>
+      passage(long(t), {
+        sourceName: `shipping-${i}.txt`,
+        title: `Shipping ${t}`,
+        pageUrl: `https://www.acme-example.com/shipping/${t}`,
+      }),
+    );
     for (const p of ps) expect(p.content.length).toBeGreaterThan(1200);
     const a = knowledgeOnlyAnswer('What are the delivery options and delivery times?', ps, withSources);
     expect(a.found).toBe(true);
     expect(a.text.length).toBeLessThan(700);
     expect(a.text.split('\n').filter((l) => l.startsWith('Source: ')).length).toBe(a.used.length);
 
-    const big = [pricing, { ...pricing, content: PRICING.replace('Business plan', 'Team plan') }, { ...pricing, content: PRICING.replace('Business plan', 'Pro plan') }];
+    const big = [
+      pricing,
+      { ...pricing, content: PRICING.replace('Business plan', 'Team plan') },
+      { ...pricing, content: PRICING.replace('Business plan', 'Pro plan') },
+    ];
     const b = knowledgeOnlyAnswer('How much do the plans cost per user per month?', big, withSources);
     expect(b.found).toBe(true);
     expect(b.text.length).toBeLessThan(700);
@@ -310,12 +361,18 @@ describe('knowledgeOnlyAnswer', () => {
   });
 
   it('quotes a sentence wrapped over lines as one line, and prefixes every quoted line with "> "', () => {
-    const wrapped = passage('Guarantee\nThe warranty covers\nall parts for two years from delivery.\nReturns are free.');
+    const wrapped = passage(
+      'Guarantee\nThe warranty covers\nall parts for two years from delivery.\nReturns are free.',
+    );
     const a = knowledgeOnlyAnswer('What does the warranty cover?', [wrapped], { showSources: false });
-    expect(a.text).toBe('Here is what I found in our information:\n\n> The warranty covers all parts for two years from delivery.');
+    expect(a.text).toBe(
+      'Here is what I found in our information:\n\n> The warranty covers all parts for two years from delivery.',
+    );
     const records = passage('SKU: A-15 | Price: $7.50\nSKU: A-16 | Price: $12.00\nSKU: A-17 | Price: $4.99');
     const b = knowledgeOnlyAnswer('Prices of A-15 and A-17?', [records], { showSources: false });
-    expect(b.text).toBe('Here is what I found in our information:\n\n> SKU: A-15 | Price: $7.50\n> SKU: A-17 | Price: $4.99');
+    expect(b.text).toBe(
+      'Here is what I found in our information:\n\n> SKU: A-15 | Price: $7.50\n> SKU: A-17 | Price: $4.99',
+    );
   });
 
   it('cuts a very long sentence around its match', () => {
@@ -332,6 +389,8 @@ describe('knowledgeOnlyAnswer', () => {
     );
     const a = knowledgeOnlyAnswer('What is the phone number of the IT Helpdesk?', [table], { showSources: false });
     expect(a.found).toBe(true);
-    expect(a.text).toBe('Here is what I found in our information:\n\n> | Department | Phone | Room |\n> | --- | --- | --- |\n> | IT Helpdesk | +1 (555) 014-2300 | A-101 |');
+    expect(a.text).toBe(
+      'Here is what I found in our information:\n\n> | Department | Phone | Room |\n> | --- | --- | --- |\n> | IT Helpdesk | +1 (555) 014-2300 | A-101 |',
+    );
   });
 });

@@ -1,6 +1,14 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EMBEDDING_BATCH_SIZE } from '../../src/providers/embeddings/index.js';
-import { auth, createAgent, ManualClock, registerUser, startTestApp, type TestApp, multipartForm } from '../helpers/app.js';
+import {
+  auth,
+  createAgent,
+  ManualClock,
+  registerUser,
+  startTestApp,
+  type TestApp,
+  multipartForm,
+} from '../helpers/app.js';
 import { startFakeLlm, type FakeBehaviour, type FakeLlm } from '../helpers/fake-llm.js';
 
 /**
@@ -16,8 +24,23 @@ const KEY = 'sk-test-SECRET-knowledge-key-0123456789';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 /** docs/API.md "Objects", plus `progress` (README: beyond the spec) */
 const SOURCE_KEYS = [
-  'chatbot_id', 'created_at', 'error_message', 'file_size', 'file_type', 'id', 'max_pages', 'name', 'page_cap_hit',
-  'pages_done', 'pages_found', 'pages_skipped', 'pages_skipped_by', 'progress', 'status', 'type', 'url',
+  'chatbot_id',
+  'created_at',
+  'error_message',
+  'file_size',
+  'file_type',
+  'id',
+  'max_pages',
+  'name',
+  'page_cap_hit',
+  'pages_done',
+  'pages_found',
+  'pages_skipped',
+  'pages_skipped_by',
+  'progress',
+  'status',
+  'type',
+  'url',
 ];
 
 const apps: TestApp[] = [];
@@ -41,7 +64,9 @@ async function fakeOpenai(behaviour: Partial<FakeBehaviour> = {}): Promise<FakeL
 }
 
 /** An app whose openai provider is the fake, an account and an agent. */
-async function setup(opts: { env?: Record<string, string>; clock?: ManualClock; behaviour?: Partial<FakeBehaviour> } = {}) {
+async function setup(
+  opts: { env?: Record<string, string>; clock?: ManualClock; behaviour?: Partial<FakeBehaviour> } = {},
+) {
   const f = await fakeOpenai({ reply: 'Noted.', ...opts.behaviour });
   const t = await start({ OPENAI_API_KEY: KEY, OPENAI_BASE_URL: f.baseURL, ...opts.env }, opts.clock);
   const { token } = await registerUser(t.app);
@@ -53,11 +78,21 @@ const form = multipartForm;
 
 async function addTextForm(t: TestApp, token: string, agentId: string, fields: Record<string, string>) {
   const { payload, headers } = await form(fields);
-  return t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agentId}/text`, headers: { ...auth(token), ...headers }, payload });
+  return t.app.inject({
+    method: 'POST',
+    url: `/api/sources/chatbot/${agentId}/text`,
+    headers: { ...auth(token), ...headers },
+    payload,
+  });
 }
 
 function addTextJson(t: TestApp, token: string, agentId: string, body: Json) {
-  return t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agentId}/text`, headers: auth(token), payload: body });
+  return t.app.inject({
+    method: 'POST',
+    url: `/api/sources/chatbot/${agentId}/text`,
+    headers: auth(token),
+    payload: body,
+  });
 }
 
 async function listSources(t: TestApp, token: string, agentId: string): Promise<Json[]> {
@@ -71,14 +106,29 @@ function deleteSource(t: TestApp, token: string, sourceId: string) {
 }
 
 /** One public chat; returns the system prompt the fake received for it. */
-async function systemPromptFor(t: TestApp, f: FakeLlm, agentId: string, message: string): Promise<{ system: string; body: Json }> {
+async function systemPromptFor(
+  t: TestApp,
+  f: FakeLlm,
+  agentId: string,
+  message: string,
+): Promise<{ system: string; body: Json }> {
   const before = f.requests.filter((r) => r.kind === 'chat').length;
-  const res = await t.app.inject({ method: 'POST', url: `/api/public/chat/${agentId}`, payload: { message, session_id: `s-${Math.random()}` } });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/public/chat/${agentId}`,
+    payload: { message, session_id: `s-${Math.random()}` },
+  });
   expect(res.statusCode, res.body).toBe(200);
   const chats = f.requests.filter((r) => r.kind === 'chat');
   expect(chats).toHaveLength(before + 1);
   const messages: Json[] = chats.at(-1)!.body.messages;
-  return { system: messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n'), body: res.json() };
+  return {
+    system: messages
+      .filter((m) => m.role === 'system')
+      .map((m) => m.content)
+      .join('\n'),
+    body: res.json(),
+  };
 }
 
 function count(t: TestApp, sql: string, ...params: unknown[]): number {
@@ -105,7 +155,10 @@ describe('POST /api/sources/chatbot/{id}/text', () => {
   it('takes multipart fields name + content and answers 201 with a completed text Source', async () => {
     const clock = new ManualClock('2026-03-01T12:00:00.000Z');
     const { t, token, agent } = await setup({ clock });
-    const res = await addTextForm(t, token, agent.id, { name: 'Opening hours', content: 'We are open from 9 to 17 on weekdays.' });
+    const res = await addTextForm(t, token, agent.id, {
+      name: 'Opening hours',
+      content: 'We are open from 9 to 17 on weekdays.',
+    });
     expect(res.statusCode, res.body).toBe(201);
     const source = res.json();
     expect(Object.keys(source).sort()).toEqual(SOURCE_KEYS);
@@ -137,7 +190,14 @@ describe('POST /api/sources/chatbot/{id}/text', () => {
     const { t, token, agent } = await setup();
     const res = await addTextJson(t, token, agent.id, { name: 'FAQ', content: 'Dogs are welcome in the garden.' });
     expect(res.statusCode, res.body).toBe(201);
-    expect(res.json()).toMatchObject({ type: 'text', name: 'FAQ', status: 'completed', file_type: null, file_size: null, url: null });
+    expect(res.json()).toMatchObject({
+      type: 'text',
+      name: 'FAQ',
+      status: 'completed',
+      file_type: null,
+      file_size: null,
+      url: null,
+    });
   });
 
   it('refuses a missing or empty name or content with 400 naming the field, and stores nothing', async () => {
@@ -151,7 +211,10 @@ describe('POST /api/sources/chatbot/{id}/text', () => {
       [{ name: 'x'.repeat(201), content: 'too long a name' }, 'name'],
     ];
     for (const [fields, field] of cases) {
-      for (const res of [await addTextForm(t, token, agent.id, fields), await addTextJson(t, token, agent.id, fields)]) {
+      for (const res of [
+        await addTextForm(t, token, agent.id, fields),
+        await addTextJson(t, token, agent.id, fields),
+      ]) {
         expect(res.statusCode, `${JSON.stringify(fields).slice(0, 80)}: ${res.body}`).toBe(400);
         expect(res.json().detail).toMatch(new RegExp(`^${field}\\b`));
       }
@@ -183,7 +246,12 @@ describe('POST /api/sources/chatbot/{id}/text', () => {
     expect(over.json().detail).toMatch(/^content\b/);
     expect((await listSources(t, token, agent.id)).map((s) => s.name)).toEqual(['Largest']);
     // the same limit as a JSON body, which the app-wide 1 MiB JSON limit must not cut short
-    const json = await t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agent.id}/text`, headers: auth(token), payload: { name: 'Largest as JSON', content: max } });
+    const json = await t.app.inject({
+      method: 'POST',
+      url: `/api/sources/chatbot/${agent.id}/text`,
+      headers: auth(token),
+      payload: { name: 'Largest as JSON', content: max },
+    });
     expect(json.statusCode, json.body.slice(0, 200)).toBe(201);
     // line breaks sent as CRLF by multipart count once
     const crlf = await addTextForm(t, token, agent.id, { name: 'Lines', content: 'line\n'.repeat(400_000) });
@@ -193,7 +261,10 @@ describe('POST /api/sources/chatbot/{id}/text', () => {
   it('is searchable at once: the next chat puts the passage, marked as reference material, into the prompt', async () => {
     const { f, t, token, agent } = await setup();
     const phrase = 'The lighthouse tour leaves from pier seven at half past four.';
-    const res = await addTextForm(t, token, agent.id, { name: 'Tours', content: `General information about our harbour.\n\n${phrase}` });
+    const res = await addTextForm(t, token, agent.id, {
+      name: 'Tours',
+      content: `General information about our harbour.\n\n${phrase}`,
+    });
     expect(res.statusCode).toBe(201);
     const { system, body } = await systemPromptFor(t, f, agent.id, 'Where does the lighthouse tour leave from?');
     expect(system).toContain(phrase);
@@ -204,7 +275,7 @@ describe('POST /api/sources/chatbot/{id}/text', () => {
 });
 
 describe('GET /api/sources/chatbot/{id}', () => {
-  it('lists an agent\'s sources newest first, also when they share a timestamp', async () => {
+  it("lists an agent's sources newest first, also when they share a timestamp", async () => {
     const clock = new ManualClock('2026-03-01T12:00:00.000Z');
     const { t, token, agent } = await setup({ clock });
     const other = await createAgent(t.app, token, { name: 'Other' });
@@ -214,7 +285,8 @@ describe('GET /api/sources/chatbot/{id}', () => {
       ids.push((await addTextJson(t, token, agent.id, { name, content: `Source ${name} text.` })).json().id);
     }
     // same instant: still newest first
-    for (const name of ['four', 'five']) ids.push((await addTextJson(t, token, agent.id, { name, content: `Source ${name} text.` })).json().id);
+    for (const name of ['four', 'five'])
+      ids.push((await addTextJson(t, token, agent.id, { name, content: `Source ${name} text.` })).json().id);
     await addTextJson(t, token, other.id, { name: 'elsewhere', content: 'Belongs to the other agent.' });
 
     const list = await listSources(t, token, agent.id);
@@ -229,7 +301,9 @@ describe('DELETE /api/sources/{id}', () => {
   it('answers 204 with no body and removes the source, its passages and keyword index rows; the next chat no longer sees it', async () => {
     const { f, t, token, agent } = await setup();
     const phrase = 'Marmalade cats receive a free grooming session every Thursday.';
-    const keep = (await addTextJson(t, token, agent.id, { name: 'Keep', content: 'Marmalade jars cost four euros.' })).json();
+    const keep = (
+      await addTextJson(t, token, agent.id, { name: 'Keep', content: 'Marmalade jars cost four euros.' })
+    ).json();
     const gone = (await addTextJson(t, token, agent.id, { name: 'Cats', content: phrase })).json();
     expect((await systemPromptFor(t, f, agent.id, 'Do marmalade cats get grooming?')).system).toContain(phrase);
     expect(count(t, 'SELECT count(*) AS n FROM chunks WHERE source_id = ?', gone.id)).toBeGreaterThan(0);
@@ -255,7 +329,9 @@ describe('DELETE /api/sources/{id}', () => {
 
   it('removes the vectors too (EMBEDDINGS=openai)', async () => {
     const { t, token, agent } = await setup({ env: { EMBEDDINGS: 'openai' } });
-    const a = (await addTextJson(t, token, agent.id, { name: 'A', content: longText(6000, 'Alpha marker sentence.') })).json();
+    const a = (
+      await addTextJson(t, token, agent.id, { name: 'A', content: longText(6000, 'Alpha marker sentence.') })
+    ).json();
     const b = (await addTextJson(t, token, agent.id, { name: 'B', content: 'Beta source, one passage.' })).json();
     const chunksOfA = count(t, 'SELECT count(*) AS n FROM chunks WHERE source_id = ?', a.id);
     expect(chunksOfA).toBeGreaterThan(1);
@@ -263,20 +339,30 @@ describe('DELETE /api/sources/{id}', () => {
 
     expect((await deleteSource(t, token, a.id)).statusCode).toBe(204);
     expect(count(t, 'SELECT count(*) AS n FROM chunk_vectors')).toBe(1);
-    const [remaining] = t.database.sqlite.prepare('SELECT id FROM chunks WHERE source_id = ?').all(b.id) as Array<{ id: number }>;
+    const [remaining] = t.database.sqlite.prepare('SELECT id FROM chunks WHERE source_id = ?').all(b.id) as Array<{
+      id: number;
+    }>;
     expect(count(t, 'SELECT count(*) AS n FROM chunk_vectors WHERE rowid = ?', BigInt(remaining!.id))).toBe(1);
   });
 });
 
 describe('account scoping', () => {
-  it('another account\'s agent or source is 404 on list, add and delete, exactly like a missing one; nothing changes', async () => {
+  it("another account's agent or source is 404 on list, add and delete, exactly like a missing one; nothing changes", async () => {
     const { t, token, agent } = await setup();
-    const source = (await addTextJson(t, token, agent.id, { name: 'Private', content: 'Internal discount code is HUSH42.' })).json();
+    const source = (
+      await addTextJson(t, token, agent.id, { name: 'Private', content: 'Internal discount code is HUSH42.' })
+    ).json();
     const intruder = (await registerUser(t.app)).token;
 
     const attempts = [
-      ['list foreign', await t.app.inject({ method: 'GET', url: `/api/sources/chatbot/${agent.id}`, headers: auth(intruder) })],
-      ['list missing', await t.app.inject({ method: 'GET', url: '/api/sources/chatbot/no-such-agent', headers: auth(intruder) })],
+      [
+        'list foreign',
+        await t.app.inject({ method: 'GET', url: `/api/sources/chatbot/${agent.id}`, headers: auth(intruder) }),
+      ],
+      [
+        'list missing',
+        await t.app.inject({ method: 'GET', url: '/api/sources/chatbot/no-such-agent', headers: auth(intruder) }),
+      ],
       ['add foreign (json)', await addTextJson(t, intruder, agent.id, { name: 'Spam', content: 'Injected text.' })],
       ['add foreign (form)', await addTextForm(t, intruder, agent.id, { name: 'Spam', content: 'Injected text.' })],
       ['add missing', await addTextJson(t, intruder, 'no-such-agent', { name: 'Spam', content: 'Injected text.' })],
@@ -299,24 +385,36 @@ describe('account scoping', () => {
     expect((await t.app.inject({ method: 'DELETE', url: `/api/sources/${source.id}` })).statusCode).toBe(401);
   });
 
-  it('an agent\'s passages never reach another agent\'s prompt', async () => {
+  it("an agent's passages never reach another agent's prompt", async () => {
     const { f, t, token, agent } = await setup();
     const other = await createAgent(t.app, token, { name: 'Other' });
-    await addTextJson(t, token, agent.id, { name: 'Mine', content: 'The walrus festival starts on the first of June.' });
-    expect((await systemPromptFor(t, f, other.id, 'When does the walrus festival start?')).system).not.toContain('walrus');
-    expect((await systemPromptFor(t, f, agent.id, 'When does the walrus festival start?')).system).toContain('walrus festival');
+    await addTextJson(t, token, agent.id, {
+      name: 'Mine',
+      content: 'The walrus festival starts on the first of June.',
+    });
+    expect((await systemPromptFor(t, f, other.id, 'When does the walrus festival start?')).system).not.toContain(
+      'walrus',
+    );
+    expect((await systemPromptFor(t, f, agent.id, 'When does the walrus festival start?')).system).toContain(
+      'walrus festival',
+    );
   });
 });
 
 describe('embeddings (EMBEDDINGS=openai against the fake)', () => {
   it('a text source is embedded in one batched request, vectors are stored, and chat still works', async () => {
-    const { f, t, token, agent } = await setup({ env: { EMBEDDINGS: 'openai' }, behaviour: { reply: 'Roasted fresh.' } });
+    const { f, t, token, agent } = await setup({
+      env: { EMBEDDINGS: 'openai' },
+      behaviour: { reply: 'Roasted fresh.' },
+    });
     const content = longText(12_000, 'The decaf blend is called Moonless Night.');
     const res = await addTextForm(t, token, agent.id, { name: 'Coffee', content });
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json().status).toBe('completed');
 
-    const chunks = t.database.sqlite.prepare('SELECT id, content, embedded_with FROM chunks WHERE source_id = ? ORDER BY ordinal').all(res.json().id) as Array<{
+    const chunks = t.database.sqlite
+      .prepare('SELECT id, content, embedded_with FROM chunks WHERE source_id = ? ORDER BY ordinal')
+      .all(res.json().id) as Array<{
       id: number;
       content: string;
       embedded_with: string | null;
@@ -357,12 +455,21 @@ describe('embeddings (EMBEDDINGS=openai against the fake)', () => {
   });
 
   it('when the embeddings endpoint fails, the source is still added and keyword-searchable, and is embedded later', async () => {
-    const { f, t, token, agent } = await setup({ env: { EMBEDDINGS: 'openai' }, behaviour: { failTimes: 2, retryAfterMs: 5 } });
-    const res = await addTextJson(t, token, agent.id, { name: 'Hours', content: 'The observatory opens at dusk on clear nights.' });
+    const { f, t, token, agent } = await setup({
+      env: { EMBEDDINGS: 'openai' },
+      behaviour: { failTimes: 2, retryAfterMs: 5 },
+    });
+    const res = await addTextJson(t, token, agent.id, {
+      name: 'Hours',
+      content: 'The observatory opens at dusk on clear nights.',
+    });
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json().status).toBe('completed');
     // the backfill embeds it once the endpoint answers again
-    await vi.waitFor(() => expect(count(t, 'SELECT count(*) AS n FROM chunk_vectors')).toBe(1), { timeout: 5_000, interval: 20 });
+    await vi.waitFor(() => expect(count(t, 'SELECT count(*) AS n FROM chunk_vectors')).toBe(1), {
+      timeout: 5_000,
+      interval: 20,
+    });
     expect(count(t, 'SELECT count(*) AS n FROM chunks WHERE embedded_with IS NULL')).toBe(0);
 
     const { system } = await systemPromptFor(t, f, agent.id, 'When does the observatory open?');
@@ -371,7 +478,10 @@ describe('embeddings (EMBEDDINGS=openai against the fake)', () => {
 
   it('when the question cannot be embedded, the chat answers from the keyword search alone', async () => {
     const { f, t, token, agent } = await setup({ env: { EMBEDDINGS: 'openai' } });
-    const res = await addTextJson(t, token, agent.id, { name: 'Hours', content: 'The observatory opens at dusk on clear nights.' });
+    const res = await addTextJson(t, token, agent.id, {
+      name: 'Hours',
+      content: 'The observatory opens at dusk on clear nights.',
+    });
     expect(res.statusCode, res.body).toBe(201);
     expect(count(t, 'SELECT count(*) AS n FROM chunk_vectors')).toBe(1);
 

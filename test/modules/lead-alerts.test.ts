@@ -2,7 +2,16 @@ import { SMTPServer } from 'smtp-server';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { auth, makeDataDir, ManualClock, multipartForm, PASSWORD, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import {
+  auth,
+  makeDataDir,
+  ManualClock,
+  multipartForm,
+  PASSWORD,
+  registerUser,
+  startTestApp,
+  type TestApp,
+} from '../helpers/app.js';
 import { freePort, smtpUrl, startSmtp, type TestSmtp } from '../helpers/smtp.js';
 
 /**
@@ -25,7 +34,11 @@ afterEach(async () => {
 });
 
 async function app(env: Record<string, string>, clock: ManualClock, dataDir?: string): Promise<TestApp> {
-  const t = await startTestApp({ clock, env: { SMTP_FROM: 'alerts@chat-agent.test', ...env }, ...(dataDir ? { dataDir } : {}) });
+  const t = await startTestApp({
+    clock,
+    env: { SMTP_FROM: 'alerts@chat-agent.test', ...env },
+    ...(dataDir ? { dataDir } : {}),
+  });
   apps.push(t);
   return t;
 }
@@ -55,13 +68,22 @@ async function mailStatus(t: TestApp, token: string): Promise<{ configured: bool
 
 /** An account and an agent with alerts on (set through PUT), unless `alertsTo` is null. */
 /** The account is registered with the alert address as its own e-mail, which needs no confirmation. */
-async function agentWithAlerts(t: TestApp, name: string, alertsTo: string | null): Promise<{ token: string; agent: Json }> {
+async function agentWithAlerts(
+  t: TestApp,
+  name: string,
+  alertsTo: string | null,
+): Promise<{ token: string; agent: Json }> {
   const { token } = await registerUser(t.app, alertsTo ? { email: alertsTo } : {});
   const created = await t.app.inject({ method: 'POST', url: '/api/chatbots', headers: auth(token), payload: { name } });
   expect(created.statusCode, created.body).toBe(201);
   let agent = created.json();
   if (alertsTo) {
-    const put = await t.app.inject({ method: 'PUT', url: `/api/chatbots/${agent.id}`, headers: auth(token), payload: { email_alerts_enabled: true, email_alert_address: alertsTo } });
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: `/api/chatbots/${agent.id}`,
+      headers: auth(token),
+      payload: { email_alerts_enabled: true, email_alert_address: alertsTo },
+    });
     expect(put.statusCode, put.body).toBe(200);
     agent = put.json();
     expect(agent).toMatchObject({ email_alerts_enabled: true, email_alert_address: alertsTo });
@@ -82,7 +104,9 @@ async function listLeads(t: TestApp, token: string, agentId: string): Promise<Js
 }
 
 function outboxRows(t: TestApp): Array<{ status: string; attempts: number; to_address: string }> {
-  return t.database.sqlite.prepare('SELECT status, attempts, to_address FROM mail_outbox ORDER BY created_at, id').all() as never;
+  return t.database.sqlite
+    .prepare('SELECT status, attempts, to_address FROM mail_outbox ORDER BY created_at, id')
+    .all() as never;
 }
 
 describe('lead e-mail alerts', () => {
@@ -127,7 +151,7 @@ describe('lead e-mail alerts', () => {
     // a different lead afterwards is the next (and last) message: no duplicate came before it
     clock.advance(1000);
     await postLead(t, agent.id, { name: 'Jane Doe', phone: '555-0199' });
-    const second = await within(server.waitFor(2), 'the second lead\'s alert');
+    const second = await within(server.waitFor(2), "the second lead's alert");
     expect(second.body).toContain('555-0199');
     await t.app.mailJobs.idle();
     expect(server.messages).toHaveLength(2);
@@ -146,14 +170,19 @@ describe('lead e-mail alerts', () => {
 
     // alerts switched off again (the address stays) also means no mail
     const { token, agent: off } = await agentWithAlerts(t, 'Switched Off Bot', 'off@acme.test');
-    const put = await t.app.inject({ method: 'PUT', url: `/api/chatbots/${off.id}`, headers: auth(token), payload: { email_alerts_enabled: false } });
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: `/api/chatbots/${off.id}`,
+      headers: auth(token),
+      payload: { email_alerts_enabled: false },
+    });
     expect(put.statusCode, put.body).toBe(200);
     expect(put.json().email_alerts_enabled).toBe(false);
 
     await postLead(t, quiet.agent.id, { name: 'Quiet Lead', phone: '555-0001' });
     await postLead(t, off.id, { name: 'Off Lead', phone: '555-0002' });
     await postLead(t, loud.agent.id, { name: 'Loud Lead', phone: '555-0003' });
-    await within(server.waitFor(1), 'the alerts-on agent\'s alert');
+    await within(server.waitFor(1), "the alerts-on agent's alert");
     await t.app.mailJobs.idle();
 
     expect(server.messages).toHaveLength(1);
@@ -167,7 +196,8 @@ describe('lead e-mail alerts', () => {
     const clock = new ManualClock('2026-03-01T12:00:00.000Z');
     const t = await app({}, clock);
     const { token, agent } = await agentWithAlerts(t, 'No Address Bot', null);
-    const put = (payload: Json) => t.app.inject({ method: 'PUT', url: `/api/chatbots/${agent.id}`, headers: auth(token), payload });
+    const put = (payload: Json) =>
+      t.app.inject({ method: 'PUT', url: `/api/chatbots/${agent.id}`, headers: auth(token), payload });
 
     const bare = await put({ email_alerts_enabled: true });
     expect(bare.statusCode, bare.body).toBe(400);
@@ -352,17 +382,26 @@ describe('alerts go only to addresses that agreed to them', () => {
   }
 
   async function alertState(t: TestApp, token: string, agentId: string): Promise<Json> {
-    const res = await t.app.inject({ method: 'GET', url: `/api/chatbots/${agentId}/alert-address`, headers: auth(token) });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/api/chatbots/${agentId}/alert-address`,
+      headers: auth(token),
+    });
     expect(res.statusCode, res.body).toBe(200);
     return res.json();
   }
 
   async function postConfirm(t: TestApp, token: string) {
     const form = await multipartForm({ token });
-    return t.app.inject({ method: 'POST', url: '/alerts/confirm', payload: form.payload, headers: { ...form.headers, accept: 'text/html' } });
+    return t.app.inject({
+      method: 'POST',
+      url: '/alerts/confirm',
+      payload: form.payload,
+      headers: { ...form.headers, accept: 'text/html' },
+    });
   }
 
-  it('another address gets one fixed-text confirmation, never a stranger\'s words; the held alerts go out once it is confirmed', async () => {
+  it("another address gets one fixed-text confirmation, never a stranger's words; the held alerts go out once it is confirmed", async () => {
     const clock = new ManualClock('2026-03-01T12:00:00.000Z');
     const server = await smtp();
     const t = await app({ SMTP_URL: server.url }, clock);
@@ -374,9 +413,18 @@ describe('alerts go only to addresses that agreed to them', () => {
       payload: { name: 'CHEAP PILLS at evil.test' },
     });
     const agent = created.json();
-    const put = await t.app.inject({ method: 'PUT', url: `/api/chatbots/${agent.id}`, headers: auth(token), payload: { email_alerts_enabled: true, email_alert_address: 'Victim@Example.test' } });
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: `/api/chatbots/${agent.id}`,
+      headers: auth(token),
+      payload: { email_alerts_enabled: true, email_alert_address: 'Victim@Example.test' },
+    });
     expect(put.statusCode, put.body).toBe(200);
-    expect(await alertState(t, token, agent.id)).toEqual({ address: 'Victim@Example.test', verified: false, confirmation_sent_at: null });
+    expect(await alertState(t, token, agent.id)).toEqual({
+      address: 'Victim@Example.test',
+      verified: false,
+      confirmation_sent_at: null,
+    });
 
     const lead = await postLead(t, agent.id, { name: 'Visit evil.test now', phone: '555-0100' });
     const confirmation = await within(server.waitFor(1), 'the confirmation');
@@ -395,7 +443,11 @@ describe('alerts go only to addresses that agreed to them', () => {
     expect(server.messages).toHaveLength(1);
     expect(outboxRows(t).filter((r) => r.status === 'held')).toHaveLength(2);
     // and the owner cannot make it send another within the hour
-    const again = await t.app.inject({ method: 'POST', url: `/api/chatbots/${agent.id}/alert-address/confirmation`, headers: auth(token) });
+    const again = await t.app.inject({
+      method: 'POST',
+      url: `/api/chatbots/${agent.id}/alert-address/confirmation`,
+      headers: auth(token),
+    });
     expect(again.statusCode, again.body).toBe(429);
     expect(again.json().detail).toContain('an hour');
 
@@ -414,10 +466,17 @@ describe('alerts go only to addresses that agreed to them', () => {
     const released = await within(server.waitFor(3), 'the two held alerts');
     await t.app.mailJobs.idle();
     const alerts = server.messages.slice(1);
-    expect(alerts.map((m) => m.subject)).toEqual(['New lead for CHEAP PILLS at evil.test', 'New lead for CHEAP PILLS at evil.test']);
+    expect(alerts.map((m) => m.subject)).toEqual([
+      'New lead for CHEAP PILLS at evil.test',
+      'New lead for CHEAP PILLS at evil.test',
+    ]);
     expect(alerts.map((m) => m.body).join('\n')).toContain(lead.name);
     expect(released.to.map((a) => a.toLowerCase())).toEqual(['victim@example.test']);
-    expect(await alertState(t, token, agent.id)).toEqual({ address: 'Victim@Example.test', verified: true, confirmation_sent_at: null });
+    expect(await alertState(t, token, agent.id)).toEqual({
+      address: 'Victim@Example.test',
+      verified: true,
+      confirmation_sent_at: null,
+    });
 
     // from now on alerts go straight out; the used link is dead
     clock.advance(20_000);
@@ -434,13 +493,22 @@ describe('alerts go only to addresses that agreed to them', () => {
     const { token: firstToken, email } = await registerUser(t.app);
     let token = firstToken;
     const other = await registerUser(t.app);
-    const newAgent = async (): Promise<string> => (await t.app.inject({ method: 'POST', url: '/api/chatbots', headers: auth(token), payload: { name: 'Bot' } })).json().id;
+    const newAgent = async (): Promise<string> =>
+      (
+        await t.app.inject({ method: 'POST', url: '/api/chatbots', headers: auth(token), payload: { name: 'Bot' } })
+      ).json().id;
     const alertTo = async (agentId: string, address: string): Promise<string> => {
-      const put = await t.app.inject({ method: 'PUT', url: `/api/chatbots/${agentId}`, headers: auth(token), payload: { email_alerts_enabled: true, email_alert_address: address } });
+      const put = await t.app.inject({
+        method: 'PUT',
+        url: `/api/chatbots/${agentId}`,
+        headers: auth(token),
+        payload: { email_alerts_enabled: true, email_alert_address: address },
+      });
       expect(put.statusCode, put.body).toBe(200);
       return agentId;
     };
-    const ask = (agentId: string, who = token) => t.app.inject({ method: 'POST', url: `/api/chatbots/${agentId}/alert-address/confirmation`, headers: auth(who) });
+    const ask = (agentId: string, who = token) =>
+      t.app.inject({ method: 'POST', url: `/api/chatbots/${agentId}/alert-address/confirmation`, headers: auth(who) });
 
     // nothing to confirm: no address (400), the account's own address (verified, nothing sent)
     expect((await ask(await newAgent())).statusCode).toBe(400);
@@ -451,12 +519,20 @@ describe('alerts go only to addresses that agreed to them', () => {
     const agent = await newAgent();
     await alertTo(agent, 'one@example.test');
     expect((await ask(agent, other.token)).statusCode).toBe(404); // another account's agent
-    expect((await t.app.inject({ method: 'GET', url: `/api/chatbots/${agent}/alert-address`, headers: auth(other.token) })).statusCode).toBe(404);
+    expect(
+      (await t.app.inject({ method: 'GET', url: `/api/chatbots/${agent}/alert-address`, headers: auth(other.token) }))
+        .statusCode,
+    ).toBe(404);
     const sent = await ask(agent);
     expect(sent.statusCode, sent.body).toBe(200);
-    expect(sent.json()).toEqual({ address: 'one@example.test', verified: false, confirmation_sent_at: clock.now().toISOString() });
+    expect(sent.json()).toEqual({
+      address: 'one@example.test',
+      verified: false,
+      confirmation_sent_at: clock.now().toISOString(),
+    });
     const firstMail = await within(server.waitFor(1), 'the first confirmation');
-    for (const n of [2, 3, 4, 5]) expect((await ask(await alertTo(agent, `addr${n}@example.test`))).statusCode).toBe(200);
+    for (const n of [2, 3, 4, 5])
+      expect((await ask(await alertTo(agent, `addr${n}@example.test`))).statusCode).toBe(200);
     const sixth = await ask(await alertTo(agent, 'six@example.test'));
     expect(sixth.statusCode, sixth.body).toBe(429);
     expect(sixth.json().detail).toContain('24 hours');
@@ -467,7 +543,10 @@ describe('alerts go only to addresses that agreed to them', () => {
     // a day later the allowance is back; the first link has not expired yet but will
     clock.advance(24 * 60 * 60 * 1000 + 1000);
     // sessions end after a day without use: sign in again after each jump of the clock
-    const signIn = async () => (token = (await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password: PASSWORD } })).json().access_token);
+    const signIn = async () =>
+      (token = (
+        await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password: PASSWORD } })
+      ).json().access_token);
     await signIn();
     expect((await ask(agent)).statusCode).toBe(200);
     const { url, token: linkToken } = await confirmationLink(firstMail.body);

@@ -14,7 +14,14 @@ type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 /** a plan table with room for many requests, so no rate limit can interfere with these tests */
-const ROOMY = { max_agents: 20, max_account_leads: 100, monthly_messages: 100000, requests_per_minute: 100000, requests_per_hour: 1000000, custom_branding: false };
+const ROOMY = {
+  max_agents: 20,
+  max_account_leads: 100,
+  monthly_messages: 100000,
+  requests_per_minute: 100000,
+  requests_per_hour: 1000000,
+  custom_branding: false,
+};
 
 function dataDirWithPlans(plans: Record<string, unknown>): { dataDir: string; plansFile: string } {
   const dataDir = makeDataDir();
@@ -25,7 +32,12 @@ function dataDirWithPlans(plans: Record<string, unknown>): { dataDir: string; pl
 
 function client(t: TestApp) {
   const call = (method: Method, url: string, token?: string, payload?: unknown) =>
-    t.app.inject({ method, url, headers: token ? auth(token) : {}, ...(payload === undefined ? {} : { payload: payload as Json }) });
+    t.app.inject({
+      method,
+      url,
+      headers: token ? auth(token) : {},
+      ...(payload === undefined ? {} : { payload: payload as Json }),
+    });
   const account = async () => (await registerUser(t.app)).token;
   const agent = async (token: string, body: Json = {}): Promise<Json> => {
     const res = await call('POST', '/api/chatbots', token, { name: 'Lead bot', ...body });
@@ -43,8 +55,13 @@ function client(t: TestApp) {
     return res.json();
   };
   const widgetRows = (agentId: string): number =>
-    (t.database.sqlite.prepare('SELECT count(*) AS n FROM widget_leads WHERE chatbot_id = ?').get(agentId) as { n: number }).n;
-  const accountRows = (): number => (t.database.sqlite.prepare('SELECT count(*) AS n FROM account_leads').get() as { n: number }).n;
+    (
+      t.database.sqlite.prepare('SELECT count(*) AS n FROM widget_leads WHERE chatbot_id = ?').get(agentId) as {
+        n: number;
+      }
+    ).n;
+  const accountRows = (): number =>
+    (t.database.sqlite.prepare('SELECT count(*) AS n FROM account_leads').get() as { n: number }).n;
   return { call, account, agent, widgetLead, accountLead, widgetRows, accountRows };
 }
 
@@ -97,7 +114,11 @@ describe('POST /api/public/lead/{chatbot_id}', () => {
     const owner = await api.account();
     const agent = await api.agent(owner);
     clock.advance(60_000);
-    const res = await api.call('POST', `/api/public/lead/${agent.id}`, undefined, { name: 'Jane Doe', phone: '+1 (555) 010-0100', session_id: 'sess-1' });
+    const res = await api.call('POST', `/api/public/lead/${agent.id}`, undefined, {
+      name: 'Jane Doe',
+      phone: '+1 (555) 010-0100',
+      session_id: 'sess-1',
+    });
     expect(res.statusCode, res.body).toBe(200);
     const lead = res.json();
     expect(lead).toEqual({
@@ -171,7 +192,12 @@ describe('POST /api/public/lead/{chatbot_id}', () => {
   it('400 for a body that is not JSON', async () => {
     const owner = await api.account();
     const agent = await api.agent(owner);
-    const res = await t.app.inject({ method: 'POST', url: `/api/public/lead/${agent.id}`, headers: { 'content-type': 'application/json' }, payload: '{"name": "Jane",' });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/public/lead/${agent.id}`,
+      headers: { 'content-type': 'application/json' },
+      payload: '{"name": "Jane",',
+    });
     expect(res.statusCode).toBe(400);
     expect(api.widgetRows(agent.id)).toBe(0);
   });
@@ -191,7 +217,10 @@ describe('widget lead dedup (same agent, name and phone within 15 s)', () => {
     expect(again.json()).toEqual(first);
 
     clock.set(new Date(firstAt + 14_999).toISOString());
-    const late = await api.call('POST', `/api/public/lead/${agent.id}`, undefined, { ...body, session_id: 'another-session' });
+    const late = await api.call('POST', `/api/public/lead/${agent.id}`, undefined, {
+      ...body,
+      session_id: 'another-session',
+    });
     expect(late.statusCode).toBe(200);
     expect(late.json()).toEqual(first); // the first record as it was, session_id included
     expect(api.widgetRows(agent.id)).toBe(1);
@@ -230,7 +259,7 @@ describe('widget lead dedup (same agent, name and phone within 15 s)', () => {
 });
 
 describe('GET /api/chatbot-leads/{chatbot_id}', () => {
-  it('lists the agent\'s widget leads newest first, and only that agent\'s', async () => {
+  it("lists the agent's widget leads newest first, and only that agent's", async () => {
     const owner = await api.account();
     const agent = await api.agent(owner);
     const other = await api.agent(owner, { name: 'Other' });
@@ -250,7 +279,7 @@ describe('GET /api/chatbot-leads/{chatbot_id}', () => {
     expect((await api.call('GET', `/api/chatbot-leads/${empty.id}`, owner)).json()).toEqual([]);
   });
 
-  it('another account\'s agent is 404 exactly as an unknown one; no token is 401', async () => {
+  it("another account's agent is 404 exactly as an unknown one; no token is 401", async () => {
     const owner = await api.account();
     const stranger = await api.account();
     const agent = await api.agent(owner);
@@ -285,7 +314,12 @@ describe('account leads: /api/leads', () => {
       updated_at: clock.now().toISOString(),
     });
     clock.advance(60_000);
-    const contacted = await api.accountLead(me, { name: 'Ben', contact: '+1 555 0101', notes: 'called once', status: 'Contacted' });
+    const contacted = await api.accountLead(me, {
+      name: 'Ben',
+      contact: '+1 555 0101',
+      notes: 'called once',
+      status: 'Contacted',
+    });
     expect(contacted).toMatchObject({ name: 'Ben', contact: '+1 555 0101', notes: 'called once', status: 'Contacted' });
     clock.advance(60_000);
     const closed = await api.accountLead(me, { name: 'Cy', contact: 'cy@example.com', status: 'Closed' });
@@ -322,7 +356,14 @@ describe('account leads: /api/leads', () => {
     const me = await api.account();
     let lead = await api.accountLead(me, { name: 'Ann', contact: 'ann@example.com', notes: 'first note' });
     const createdAt = lead.created_at;
-    const changes: Json[] = [{ name: 'Ann Smith' }, { contact: '+44 20 7946 0000' }, { status: 'Contacted' }, { notes: 'second note' }, { notes: null }, { status: 'Closed' }];
+    const changes: Json[] = [
+      { name: 'Ann Smith' },
+      { contact: '+44 20 7946 0000' },
+      { status: 'Contacted' },
+      { notes: 'second note' },
+      { notes: null },
+      { status: 'Closed' },
+    ];
     for (const patch of changes) {
       clock.advance(90_000);
       const res = await api.call('PUT', `/api/leads/${lead.id}`, me, patch);
@@ -368,14 +409,17 @@ describe('account leads: /api/leads', () => {
     expect(put.statusCode).toBe(404);
   });
 
-  it('another account\'s lead id is 404 on PUT and DELETE, exactly as an unknown id, and nothing changes', async () => {
+  it("another account's lead id is 404 on PUT and DELETE, exactly as an unknown id, and nothing changes", async () => {
     const owner = await api.account();
     const stranger = await api.account();
     const lead = await api.accountLead(owner, { name: 'Owned', contact: 'o@example.com', notes: 'private' });
     clock.advance(1000);
 
     const putForeign = await api.call('PUT', `/api/leads/${lead.id}`, stranger, { name: 'Hijacked', status: 'Closed' });
-    const putUnknown = await api.call('PUT', '/api/leads/no-such-lead', stranger, { name: 'Hijacked', status: 'Closed' });
+    const putUnknown = await api.call('PUT', '/api/leads/no-such-lead', stranger, {
+      name: 'Hijacked',
+      status: 'Closed',
+    });
     expect(putForeign.statusCode).toBe(404);
     expect(putUnknown.statusCode).toBe(404);
     expect(putForeign.json()).toEqual(putUnknown.json());
@@ -412,7 +456,9 @@ describe('account lead plan limit (PLANS_FILE)', () => {
 
     const third = await sapi.call('POST', '/api/leads', me, { name: 'Three', contact: '3@example.com' });
     expect(third.statusCode).toBe(403);
-    expect(third.json()).toEqual({ detail: { message: expect.any(String), current: 2, max: 2, upgrade_required: true } });
+    expect(third.json()).toEqual({
+      detail: { message: expect.any(String), current: 2, max: 2, upgrade_required: true },
+    });
     expect(third.json().detail.message.length).toBeGreaterThan(0);
     expect((await sapi.call('GET', '/api/leads', me)).json()).toHaveLength(2);
 
@@ -423,8 +469,15 @@ describe('account lead plan limit (PLANS_FILE)', () => {
     expect((await sapi.call('DELETE', `/api/leads/${one.id}`, me)).statusCode).toBe(200);
     const again = await sapi.accountLead(me, { name: 'Three', contact: '3@example.com' });
     expect(again.name).toBe('Three');
-    expect((await sapi.call('POST', '/api/leads', me, { name: 'Four', contact: '4@example.com' })).statusCode).toBe(403);
-    expect((await sapi.call('GET', '/api/leads', me)).json().map((l: Json) => l.name).sort()).toEqual(['Three', 'Two']);
+    expect((await sapi.call('POST', '/api/leads', me, { name: 'Four', contact: '4@example.com' })).statusCode).toBe(
+      403,
+    );
+    expect(
+      (await sapi.call('GET', '/api/leads', me))
+        .json()
+        .map((l: Json) => l.name)
+        .sort(),
+    ).toEqual(['Three', 'Two']);
   });
 });
 
@@ -438,7 +491,13 @@ describe('CSV exports', () => {
     const made: Json[] = [];
     for (const name of [...NASTY, 'Doe, "JJ" Jr']) {
       clock.advance(1000);
-      made.push(await api.accountLead(me, { name, contact: `${made.length}@example.com`, notes: 'line one\nline two, "quoted"' }));
+      made.push(
+        await api.accountLead(me, {
+          name,
+          contact: `${made.length}@example.com`,
+          notes: 'line one\nline two, "quoted"',
+        }),
+      );
     }
 
     const res = await api.call('GET', '/api/leads/export.csv', me);
@@ -455,7 +514,15 @@ describe('CSV exports', () => {
       const row = byId.get(lead.id)!;
       expect(row, lead.name).toBeDefined();
       const expectedName = /^[=+\-@]/.test(lead.name) ? `'${lead.name}` : lead.name;
-      expect(row).toEqual([lead.id, expectedName, lead.contact, 'New', 'line one\nline two, "quoted"', lead.created_at, lead.updated_at]);
+      expect(row).toEqual([
+        lead.id,
+        expectedName,
+        lead.contact,
+        'New',
+        'line one\nline two, "quoted"',
+        lead.created_at,
+        lead.updated_at,
+      ]);
     }
     // no cell of the file starts with a formula character
     for (const row of rows) for (const cell of row) expect(cell, cell).not.toMatch(/^[=+\-@]/);
@@ -511,7 +578,7 @@ describe('CSV exports', () => {
 });
 
 describe('deleting an agent', () => {
-  it('deletes its widget leads and no other agent\'s', async () => {
+  it("deletes its widget leads and no other agent's", async () => {
     const owner = await api.account();
     const doomed = await api.agent(owner, { name: 'Doomed' });
     const kept = await api.agent(owner, { name: 'Kept' });
@@ -524,7 +591,9 @@ describe('deleting an agent', () => {
     expect(del.statusCode).toBe(204);
     expect((await api.call('GET', `/api/chatbot-leads/${doomed.id}`, owner)).statusCode).toBe(404);
     expect(api.widgetRows(doomed.id)).toBe(0);
-    expect((await api.call('POST', `/api/public/lead/${doomed.id}`, undefined, { name: 'A', phone: '555-0001' })).statusCode).toBe(404);
+    expect(
+      (await api.call('POST', `/api/public/lead/${doomed.id}`, undefined, { name: 'A', phone: '555-0001' })).statusCode,
+    ).toBe(404);
     expect((await api.call('GET', `/api/chatbot-leads/${kept.id}`, owner)).json()).toEqual([survivor]);
   });
 });

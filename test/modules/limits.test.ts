@@ -3,7 +3,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InjectOptions } from 'fastify';
-import { auth, createAgent, makeDataDir, ManualClock, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import {
+  auth,
+  createAgent,
+  makeDataDir,
+  ManualClock,
+  registerUser,
+  startTestApp,
+  type TestApp,
+} from '../helpers/app.js';
 import { clientBlock } from '../../src/modules/limits/index.js';
 
 /**
@@ -13,11 +21,32 @@ import { clientBlock } from '../../src/modules/limits/index.js';
 
 const PLANS = {
   // request rates of 5 a minute and 8 an hour
-  tiny: { max_agents: 5, max_account_leads: 5, monthly_messages: 1000, requests_per_minute: 5, requests_per_hour: 8, custom_branding: false },
+  tiny: {
+    max_agents: 5,
+    max_account_leads: 5,
+    monthly_messages: 1000,
+    requests_per_minute: 5,
+    requests_per_hour: 8,
+    custom_branding: false,
+  },
   // 3 messages a month
-  quota3: { max_agents: 5, max_account_leads: 5, monthly_messages: 3, requests_per_minute: 10_000, requests_per_hour: 10_000, custom_branding: false },
+  quota3: {
+    max_agents: 5,
+    max_account_leads: 5,
+    monthly_messages: 3,
+    requests_per_minute: 10_000,
+    requests_per_hour: 10_000,
+    custom_branding: false,
+  },
   // rates that never matter, for the tests about something else
-  roomy: { max_agents: 5, max_account_leads: 5, monthly_messages: 1000, requests_per_minute: 10_000, requests_per_hour: 10_000, custom_branding: true },
+  roomy: {
+    max_agents: 5,
+    max_account_leads: 5,
+    monthly_messages: 1000,
+    requests_per_minute: 10_000,
+    requests_per_hour: 10_000,
+    custom_branding: true,
+  },
 };
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -33,7 +62,9 @@ function plansFile(plans: object = PLANS): string {
   return file;
 }
 
-async function start(opts: { defaultPlan?: string; env?: Record<string, string>; clock?: ManualClock; dataDir?: string } = {}) {
+async function start(
+  opts: { defaultPlan?: string; env?: Record<string, string>; clock?: ManualClock; dataDir?: string } = {},
+) {
   const clock = opts.clock ?? new ManualClock('2026-03-10T12:00:00.000Z');
   const t = await startTestApp({
     clock,
@@ -52,7 +83,12 @@ const visitorChat = (agentId: string, sessionId: string, extra: Partial<InjectOp
 });
 
 async function chatAs(t: TestApp, token: string, agentId: string, sessionId = 'owner-session') {
-  return t.app.inject({ method: 'POST', url: '/api/chat', headers: auth(token), payload: { chatbot_id: agentId, message: 'hello', session_id: sessionId } });
+  return t.app.inject({
+    method: 'POST',
+    url: '/api/chat',
+    headers: auth(token),
+    payload: { chatbot_id: agentId, message: 'hello', session_id: sessionId },
+  });
 }
 
 async function updateAgent(t: TestApp, token: string, id: string, body: Record<string, unknown>) {
@@ -86,7 +122,9 @@ describe('request rate per account on bearer routes', () => {
 
     // another account has its own allowance
     const other = await registerUser(t.app);
-    expect((await t.app.inject({ method: 'GET', url: '/api/chatbots', headers: auth(other.token) })).statusCode).toBe(200);
+    expect((await t.app.inject({ method: 'GET', url: '/api/chatbots', headers: auth(other.token) })).statusCode).toBe(
+      200,
+    );
 
     clock.advance(59_000);
     const stillRefused = await t.app.inject({ method: 'GET', url: '/api/chatbots', headers: auth(me.token) });
@@ -119,7 +157,8 @@ describe('request rate per account on bearer routes', () => {
     const env = { PLANS_FILE: file, DEFAULT_PLAN: 'tiny' };
     const first = await startTestApp({ clock, dataDir, env });
     const me = await registerUser(first.app);
-    for (let i = 0; i < 5; i++) await first.app.inject({ method: 'GET', url: '/api/chatbots', headers: auth(me.token) });
+    for (let i = 0; i < 5; i++)
+      await first.app.inject({ method: 'GET', url: '/api/chatbots', headers: auth(me.token) });
     await first.close();
 
     const second = await startTestApp({ clock, dataDir, env });
@@ -127,12 +166,15 @@ describe('request rate per account on bearer routes', () => {
     const res = await second.app.inject({ method: 'GET', url: '/api/chatbots', headers: auth(me.token) });
     expect(res.statusCode).toBe(429);
     clock.advance(60_000);
-    expect((await second.app.inject({ method: 'GET', url: '/api/chatbots', headers: auth(me.token) })).statusCode).toBe(200);
+    expect((await second.app.inject({ method: 'GET', url: '/api/chatbots', headers: auth(me.token) })).statusCode).toBe(
+      200,
+    );
   });
 
   it('GET /api/health is never limited (monitors poll it)', async () => {
     const { t } = await start({ defaultPlan: 'tiny' });
-    for (let i = 0; i < 12; i++) expect((await t.app.inject({ method: 'GET', url: '/api/health' })).statusCode).toBe(200);
+    for (let i = 0; i < 12; i++)
+      expect((await t.app.inject({ method: 'GET', url: '/api/health' })).statusCode).toBe(200);
   });
 });
 
@@ -154,7 +196,12 @@ describe('request rate per client address on public routes', () => {
     expect(refused.statusCode).toBe(429);
     expect(refused.headers['retry-after']).toBeDefined();
     // lead and info routes share the address's allowance
-    const lead = await t.app.inject({ method: 'POST', url: `/api/public/lead/${agent.id}`, remoteAddress: '203.0.113.7', payload: { name: 'Ann', phone: '555 0100' } });
+    const lead = await t.app.inject({
+      method: 'POST',
+      url: `/api/public/lead/${agent.id}`,
+      remoteAddress: '203.0.113.7',
+      payload: { name: 'Ann', phone: '555 0100' },
+    });
     expect(lead.statusCode).toBe(429);
     const elsewhere = await t.app.inject(visitorChat(agent.id, 'session-x', { remoteAddress: '198.51.100.20' }));
     expect(elsewhere.statusCode).toBe(200);
@@ -163,9 +210,16 @@ describe('request rate per client address on public routes', () => {
   it('ignores a spoofed X-Forwarded-For unless TRUST_PROXY is set', async () => {
     const { t, agent } = await tinyOwnerAgent();
     for (let i = 0; i < 5; i++) {
-      await t.app.inject(visitorChat(agent.id, `s${i}`, { remoteAddress: '203.0.113.7', headers: { 'x-forwarded-for': `192.0.2.${i}` } }));
+      await t.app.inject(
+        visitorChat(agent.id, `s${i}`, {
+          remoteAddress: '203.0.113.7',
+          headers: { 'x-forwarded-for': `192.0.2.${i}` },
+        }),
+      );
     }
-    const spoofed = await t.app.inject(visitorChat(agent.id, 's-new', { remoteAddress: '203.0.113.7', headers: { 'x-forwarded-for': '192.0.2.99' } }));
+    const spoofed = await t.app.inject(
+      visitorChat(agent.id, 's-new', { remoteAddress: '203.0.113.7', headers: { 'x-forwarded-for': '192.0.2.99' } }),
+    );
     expect(spoofed.statusCode).toBe(429);
   });
 
@@ -174,7 +228,9 @@ describe('request rate per client address on public routes', () => {
     const owner = await registerUser(t.app);
     const agent = await createAgent(t.app, owner.token);
     const viaProxy = (client: string, session: string) =>
-      t.app.inject(visitorChat(agent.id, session, { remoteAddress: '10.0.0.1', headers: { 'x-forwarded-for': client } }));
+      t.app.inject(
+        visitorChat(agent.id, session, { remoteAddress: '10.0.0.1', headers: { 'x-forwarded-for': client } }),
+      );
     for (let i = 0; i < 5; i++) expect((await viaProxy('192.0.2.1', `a${i}`)).statusCode).toBe(200);
     expect((await viaProxy('192.0.2.1', 'a-more')).statusCode).toBe(429);
     expect((await viaProxy('192.0.2.2', 'b0')).statusCode).toBe(200);
@@ -186,20 +242,31 @@ describe('request rate per client address on public routes', () => {
     const agent = await createAgent(t.app, owner.token);
     // nginx's $proxy_add_x_forwarded_for appends the address it saw to what the client sent
     const spoofing = (fake: string, session: string) =>
-      t.app.inject(visitorChat(agent.id, session, { remoteAddress: '10.0.0.1', headers: { 'x-forwarded-for': `${fake}, 192.0.2.1` } }));
+      t.app.inject(
+        visitorChat(agent.id, session, {
+          remoteAddress: '10.0.0.1',
+          headers: { 'x-forwarded-for': `${fake}, 192.0.2.1` },
+        }),
+      );
     for (let i = 0; i < 5; i++) expect((await spoofing(`198.51.100.${i}`, `s${i}`)).statusCode).toBe(200);
     expect((await spoofing('198.51.100.77', 's-more')).statusCode).toBe(429);
   });
 
-  it('TRUST_PROXY as a number of hops, or as the proxies\' addresses', async () => {
+  it("TRUST_PROXY as a number of hops, or as the proxies' addresses", async () => {
     for (const trust of ['2', '10.0.0.1, 10.0.0.2']) {
       const { t } = await start({ defaultPlan: 'tiny', env: { TRUST_PROXY: trust } });
       const owner = await registerUser(t.app);
       const agent = await createAgent(t.app, owner.token);
       // client -> proxy 10.0.0.2 -> proxy 10.0.0.1 -> app; the client's own header is not believed
       const chain = (fake: string, client: string, session: string) =>
-        t.app.inject(visitorChat(agent.id, session, { remoteAddress: '10.0.0.1', headers: { 'x-forwarded-for': `${fake}, ${client}, 10.0.0.2` } }));
-      for (let i = 0; i < 5; i++) expect((await chain(`198.51.100.${i}`, '192.0.2.1', `a${i}`)).statusCode, trust).toBe(200);
+        t.app.inject(
+          visitorChat(agent.id, session, {
+            remoteAddress: '10.0.0.1',
+            headers: { 'x-forwarded-for': `${fake}, ${client}, 10.0.0.2` },
+          }),
+        );
+      for (let i = 0; i < 5; i++)
+        expect((await chain(`198.51.100.${i}`, '192.0.2.1', `a${i}`)).statusCode, trust).toBe(200);
       expect((await chain('198.51.100.99', '192.0.2.1', 'a-more')).statusCode, trust).toBe(429);
       expect((await chain('198.51.100.99', '192.0.2.2', 'b0')).statusCode, trust).toBe(200);
     }
@@ -208,10 +275,16 @@ describe('request rate per client address on public routes', () => {
   it('IPv6 clients count per /64, so hopping addresses inside one block does not escape', async () => {
     const { t, agent } = await tinyOwnerAgent();
     for (let i = 0; i < 5; i++) {
-      expect((await t.app.inject(visitorChat(agent.id, `v6-${i}`, { remoteAddress: `2001:db8:1:2::${i + 1}` }))).statusCode).toBe(200);
+      expect(
+        (await t.app.inject(visitorChat(agent.id, `v6-${i}`, { remoteAddress: `2001:db8:1:2::${i + 1}` }))).statusCode,
+      ).toBe(200);
     }
-    expect((await t.app.inject(visitorChat(agent.id, 'v6-x', { remoteAddress: '2001:db8:1:2:ffff::9' }))).statusCode).toBe(429);
-    expect((await t.app.inject(visitorChat(agent.id, 'v6-y', { remoteAddress: '2001:db8:1:3::1' }))).statusCode).toBe(200);
+    expect(
+      (await t.app.inject(visitorChat(agent.id, 'v6-x', { remoteAddress: '2001:db8:1:2:ffff::9' }))).statusCode,
+    ).toBe(429);
+    expect((await t.app.inject(visitorChat(agent.id, 'v6-y', { remoteAddress: '2001:db8:1:3::1' }))).statusCode).toBe(
+      200,
+    );
   });
 
   it("visitor routes use the agent owner's plan", async () => {
@@ -219,7 +292,12 @@ describe('request rate per client address on public routes', () => {
     const admin = await registerUser(t.app); // first account: admin
     const roomyOwner = await registerUser(t.app);
     const me = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: auth(roomyOwner.token) });
-    await t.app.inject({ method: 'PATCH', url: `/api/admin/users/${me.json().id}`, headers: auth(admin.token), payload: { plan_id: 'roomy' } });
+    await t.app.inject({
+      method: 'PATCH',
+      url: `/api/admin/users/${me.json().id}`,
+      headers: auth(admin.token),
+      payload: { plan_id: 'roomy' },
+    });
     const agent = await createAgent(t.app, roomyOwner.token);
     for (let i = 0; i < 8; i++) {
       const res = await t.app.inject(visitorChat(agent.id, `r${i}`, { remoteAddress: '203.0.113.50' }));
@@ -235,7 +313,12 @@ describe('monthly message quota', () => {
     const admin = await registerUser(t.app);
     const owner = await registerUser(t.app);
     const ownerId = (await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: auth(owner.token) })).json().id;
-    await t.app.inject({ method: 'PATCH', url: `/api/admin/users/${ownerId}`, headers: auth(admin.token), payload: { plan_id: 'quota3' } });
+    await t.app.inject({
+      method: 'PATCH',
+      url: `/api/admin/users/${ownerId}`,
+      headers: auth(admin.token),
+      payload: { plan_id: 'quota3' },
+    });
     const agent = await createAgent(t.app, owner.token);
     const other = await createAgent(t.app, owner.token, { name: 'Second' });
 
@@ -252,17 +335,34 @@ describe('monthly message quota', () => {
       expect(res.headers['retry-after']).toBe(String(21 * 86400 + 12 * 3600));
     }
     // the owner reads which limit it is; a visitor reads a sentence for them (not the owner's plan)
-    expect(owners.json().detail).toEqual({ message: expect.stringMatching(/Monthly message quota.*quota3 plan/), current: 3, max: 3, upgrade_required: true });
-    expect(visitor.json().detail).toEqual({ message: 'This assistant is unavailable right now, please try again later.', current: 3, max: 3, upgrade_required: true });
+    expect(owners.json().detail).toEqual({
+      message: expect.stringMatching(/Monthly message quota.*quota3 plan/),
+      current: 3,
+      max: 3,
+      upgrade_required: true,
+    });
+    expect(visitor.json().detail).toEqual({
+      message: 'This assistant is unavailable right now, please try again later.',
+      current: 3,
+      max: 3,
+      upgrade_required: true,
+    });
     const streamed = await t.app.inject(visitorChat(other.id, 'v3', { headers: { accept: 'text/event-stream' } }));
     expect(streamed.statusCode).toBe(429);
     expect(streamed.headers['content-type']).toMatch(/application\/json/);
     expect(await messageCount(t, owner.token, other.id)).toBe(before);
-    const conversations = await t.app.inject({ method: 'GET', url: `/api/chat/conversations/${other.id}`, headers: auth(owner.token) });
+    const conversations = await t.app.inject({
+      method: 'GET',
+      url: `/api/chat/conversations/${other.id}`,
+      headers: auth(owner.token),
+    });
     expect(conversations.json().map((c: { session_id: string }) => c.session_id)).toEqual(['v2']);
 
     // deleting an agent does not give the month's messages back
-    expect((await t.app.inject({ method: 'DELETE', url: `/api/chatbots/${agent.id}`, headers: auth(owner.token) })).statusCode).toBe(204);
+    expect(
+      (await t.app.inject({ method: 'DELETE', url: `/api/chatbots/${agent.id}`, headers: auth(owner.token) }))
+        .statusCode,
+    ).toBe(204);
     expect((await t.app.inject(visitorChat(other.id, 'v2'))).statusCode).toBe(429);
 
     clock.set('2026-04-01T00:00:00.000Z');
@@ -275,7 +375,8 @@ describe('monthly message quota', () => {
     const b = await registerUser(t.app);
     const agentA = await createAgent(t.app, a.token);
     const agentB = await createAgent(t.app, b.token);
-    for (let i = 0; i < 3; i++) await t.app.inject(visitorChat(agentA.id, 'x', { remoteAddress: `203.0.113.${i + 1}` }));
+    for (let i = 0; i < 3; i++)
+      await t.app.inject(visitorChat(agentA.id, 'x', { remoteAddress: `203.0.113.${i + 1}` }));
     expect((await t.app.inject(visitorChat(agentA.id, 'x', { remoteAddress: '203.0.113.9' }))).statusCode).toBe(429);
     expect((await t.app.inject(visitorChat(agentB.id, 'x', { remoteAddress: '203.0.113.10' }))).statusCode).toBe(200);
   });
@@ -319,7 +420,12 @@ describe('per-agent daily message cap (daily_message_limit, beyond the spec)', (
     const agent = await createAgent(t.app, owner.token);
     expect(agent.daily_message_limit).toBeNull();
     expect((await updateAgent(t, owner.token, agent.id, { daily_message_limit: 50 })).daily_message_limit).toBe(50);
-    const bad = await t.app.inject({ method: 'PUT', url: `/api/chatbots/${agent.id}`, headers: auth(owner.token), payload: { daily_message_limit: 0 } });
+    const bad = await t.app.inject({
+      method: 'PUT',
+      url: `/api/chatbots/${agent.id}`,
+      headers: auth(owner.token),
+      payload: { daily_message_limit: 0 },
+    });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().detail).toMatch(/^daily_message_limit/);
     expect((await updateAgent(t, owner.token, agent.id, { daily_message_limit: null })).daily_message_limit).toBeNull();
@@ -347,10 +453,18 @@ describe('public chat abuse guards', () => {
     const { t } = await start();
     const owner = await registerUser(t.app);
     const agent = await createAgent(t.app, owner.token);
-    const res = await t.app.inject({ method: 'POST', url: `/api/public/chat/${agent.id}`, payload: { message: 'x'.repeat(4001), session_id: 's' } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/public/chat/${agent.id}`,
+      payload: { message: 'x'.repeat(4001), session_id: 's' },
+    });
     expect(res.statusCode).toBe(413);
     expect(await messageCount(t, owner.token, agent.id)).toBe(0);
-    const exact = await t.app.inject({ method: 'POST', url: `/api/public/chat/${agent.id}`, payload: { message: 'x'.repeat(4000), session_id: 's' } });
+    const exact = await t.app.inject({
+      method: 'POST',
+      url: `/api/public/chat/${agent.id}`,
+      payload: { message: 'x'.repeat(4000), session_id: 's' },
+    });
     expect(exact.statusCode).toBe(200);
   });
 });
@@ -378,7 +492,12 @@ describe('allowed_domains (beyond the spec)', () => {
     });
     expect(updated.allowed_domains).toEqual(['shop.example.com', '*.example.org', 'localhost:5173']);
     for (const bad of ['not a host', 'ex*ample.com', 'user@example.com', '', 'intranet']) {
-      const res = await t.app.inject({ method: 'PUT', url: `/api/chatbots/${agent.id}`, headers: auth(owner.token), payload: { allowed_domains: ['ok.example.com', bad] } });
+      const res = await t.app.inject({
+        method: 'PUT',
+        url: `/api/chatbots/${agent.id}`,
+        headers: auth(owner.token),
+        payload: { allowed_domains: ['ok.example.com', bad] },
+      });
       expect(res.statusCode, bad).toBe(400);
       expect(res.json().detail).toMatch(/^allowed_domains\.1/);
     }
@@ -389,13 +508,25 @@ describe('allowed_domains (beyond the spec)', () => {
   it('an allowed origin passes with CORS headers; another origin gets 403 without them; no Origin passes', async () => {
     const { t, agent } = await agentWithDomains(['shop.example.com', '*.example.org', 'localhost:5173']);
     for (const req of visitorRequests(agent.id)) {
-      for (const origin of ['https://shop.example.com', 'http://shop.example.com', 'https://a.b.example.org', 'http://localhost:5173', 'https://bots.example.net']) {
+      for (const origin of [
+        'https://shop.example.com',
+        'http://shop.example.com',
+        'https://a.b.example.org',
+        'http://localhost:5173',
+        'https://bots.example.net',
+      ]) {
         const res = await t.app.inject({ ...req, headers: { origin } });
         expect(res.statusCode, `${req.method} ${req.url} from ${origin}: ${res.body}`).toBe(200);
         expect(res.headers['access-control-allow-origin']).toBe(origin);
         expect(res.headers.vary).toMatch(/Origin/);
       }
-      for (const origin of ['https://evil.example.com', 'https://example.org', 'https://shop.example.com.evil.io', 'http://localhost:3000', 'null']) {
+      for (const origin of [
+        'https://evil.example.com',
+        'https://example.org',
+        'https://shop.example.com.evil.io',
+        'http://localhost:3000',
+        'null',
+      ]) {
         const res = await t.app.inject({ ...req, headers: { origin } });
         expect(res.statusCode, `${req.method} ${req.url} from ${origin}`).toBe(403);
         expect(res.json().detail).toMatch(/allowed domains/);
@@ -408,21 +539,37 @@ describe('allowed_domains (beyond the spec)', () => {
 
   it('answers the preflight for an allowed origin and refuses it for another', async () => {
     const { t, agent } = await agentWithDomains(['shop.example.com']);
-    for (const url of [`/api/public/chat/${agent.id}`, `/api/public/lead/${agent.id}`, `/api/public/chatbot/${agent.id}`]) {
+    for (const url of [
+      `/api/public/chat/${agent.id}`,
+      `/api/public/lead/${agent.id}`,
+      `/api/public/chatbot/${agent.id}`,
+    ]) {
       const ok = await t.app.inject({
         method: 'OPTIONS',
         url,
-        headers: { origin: 'https://shop.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, accept' },
+        headers: {
+          origin: 'https://shop.example.com',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type, accept',
+        },
       });
       expect(ok.statusCode).toBe(204);
       expect(ok.headers['access-control-allow-origin']).toBe('https://shop.example.com');
       expect(ok.headers['access-control-allow-methods']).toMatch(/POST/);
       expect(String(ok.headers['access-control-allow-headers']).toLowerCase()).toMatch(/content-type/);
-      const refused = await t.app.inject({ method: 'OPTIONS', url, headers: { origin: 'https://evil.example.com', 'access-control-request-method': 'POST' } });
+      const refused = await t.app.inject({
+        method: 'OPTIONS',
+        url,
+        headers: { origin: 'https://evil.example.com', 'access-control-request-method': 'POST' },
+      });
       expect(refused.statusCode).toBe(403);
       expect(refused.headers['access-control-allow-origin']).toBeUndefined();
     }
-    const unknown = await t.app.inject({ method: 'OPTIONS', url: '/api/public/chat/no-such-agent', headers: { origin: 'https://shop.example.com', 'access-control-request-method': 'POST' } });
+    const unknown = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/api/public/chat/no-such-agent',
+      headers: { origin: 'https://shop.example.com', 'access-control-request-method': 'POST' },
+    });
     expect(unknown.statusCode).toBe(404);
   });
 
@@ -440,7 +587,8 @@ describe('allowed_domains (beyond the spec)', () => {
     const owner = await registerUser(t.app);
     const agent = await createAgent(t.app, owner.token);
     let last;
-    for (let i = 0; i < 6; i++) last = await t.app.inject(visitorChat(agent.id, `c${i}`, { headers: { origin: 'https://shop.example.com' } }));
+    for (let i = 0; i < 6; i++)
+      last = await t.app.inject(visitorChat(agent.id, `c${i}`, { headers: { origin: 'https://shop.example.com' } }));
     expect(last!.statusCode).toBe(429);
     expect(last!.headers['access-control-allow-origin']).toBe('https://shop.example.com');
     expect(String(last!.headers['access-control-expose-headers'])).toMatch(/Retry-After/);
@@ -458,7 +606,11 @@ describe('allowed_domains (beyond the spec)', () => {
       expect(res.statusCode).toBe(200);
       expect(Object.keys(res.headers).filter((h) => h.startsWith('access-control-'))).toEqual([]);
     }
-    const preflight = await t.app.inject({ method: 'OPTIONS', url: '/api/chatbots', headers: { origin: 'https://evil.example.com', 'access-control-request-method': 'GET' } });
+    const preflight = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/api/chatbots',
+      headers: { origin: 'https://evil.example.com', 'access-control-request-method': 'GET' },
+    });
     expect(preflight.statusCode).toBe(404);
     expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
   });

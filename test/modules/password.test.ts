@@ -1,7 +1,16 @@
 import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { auth, makeDataDir, ManualClock, PASSWORD, registerUser, startTestApp, uniqueEmail, type TestApp } from '../helpers/app.js';
+import {
+  auth,
+  makeDataDir,
+  ManualClock,
+  PASSWORD,
+  registerUser,
+  startTestApp,
+  uniqueEmail,
+  type TestApp,
+} from '../helpers/app.js';
 import { bootServer, fromSource, killAll, postJson, runCommand, stopServer } from '../helpers/server-process.js';
 import { startSmtp, type ReceivedMail, type TestSmtp } from '../helpers/smtp.js';
 
@@ -27,7 +36,10 @@ afterEach(async () => {
 async function appWithMail(clock = new ManualClock()): Promise<{ t: TestApp; smtp: TestSmtp; clock: ManualClock }> {
   const smtp = await startSmtp();
   servers.push(smtp);
-  const t = await startTestApp({ clock, env: { SMTP_URL: smtp.url, SMTP_FROM: 'accounts@chat-agent.test', PUBLIC_URL } });
+  const t = await startTestApp({
+    clock,
+    env: { SMTP_URL: smtp.url, SMTP_FROM: 'accounts@chat-agent.test', PUBLIC_URL },
+  });
   apps.push(t);
   return { t, smtp, clock };
 }
@@ -57,7 +69,13 @@ async function me(t: TestApp, token: string): Promise<number> {
 }
 
 function changePassword(t: TestApp, token: string, body: Record<string, unknown>, remoteAddress = '127.0.0.1') {
-  return t.app.inject({ method: 'POST', url: '/api/auth/password', headers: auth(token), remoteAddress, payload: body });
+  return t.app.inject({
+    method: 'POST',
+    url: '/api/auth/password',
+    headers: auth(token),
+    remoteAddress,
+    payload: body,
+  });
 }
 
 function requestReset(t: TestApp, email: string, remoteAddress = '127.0.0.1') {
@@ -65,7 +83,11 @@ function requestReset(t: TestApp, email: string, remoteAddress = '127.0.0.1') {
 }
 
 function confirmReset(t: TestApp, token: string, newPassword = NEW_PASSWORD) {
-  return t.app.inject({ method: 'POST', url: '/api/auth/password-reset/confirm', payload: { token, new_password: newPassword } });
+  return t.app.inject({
+    method: 'POST',
+    url: '/api/auth/password-reset/confirm',
+    payload: { token, new_password: newPassword },
+  });
 }
 
 /** The token of the reset link in a received e-mail (the link must be PUBLIC_URL's admin UI page). */
@@ -77,7 +99,9 @@ function tokenIn(mail: ReceivedMail): string {
 }
 
 function resetRows(t: TestApp): Array<{ user_id: string; token_hash: string; used_at: string | null }> {
-  return t.database.sqlite.prepare('SELECT user_id, token_hash, used_at FROM password_resets ORDER BY created_at').all() as never;
+  return t.database.sqlite
+    .prepare('SELECT user_id, token_hash, used_at FROM password_resets ORDER BY created_at')
+    .all() as never;
 }
 
 describe('POST /api/auth/password (change, signed in)', () => {
@@ -105,7 +129,10 @@ describe('POST /api/auth/password (change, signed in)', () => {
     const third = await loginToken(t, email);
     const res = await changePassword(t, token, { current_password: PASSWORD, new_password: NEW_PASSWORD });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toEqual({ detail: 'Password changed. Other sessions have been logged out.', other_sessions_ended: 2 });
+    expect(res.json()).toEqual({
+      detail: 'Password changed. Other sessions have been logged out.',
+      other_sessions_ended: 2,
+    });
     expect(await me(t, token)).toBe(200);
     const ended = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: auth(second) });
     expect(ended.statusCode).toBe(401);
@@ -129,14 +156,22 @@ describe('POST /api/auth/password (change, signed in)', () => {
   });
 
   it('needs a token', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/api/auth/password', payload: { current_password: PASSWORD, new_password: NEW_PASSWORD } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/password',
+      payload: { current_password: PASSWORD, new_password: NEW_PASSWORD },
+    });
     expect(res.statusCode).toBe(401);
   });
 
   it('wrong current passwords count as failed logins: past the limit 429, and guessing stops', async () => {
     const { token, email } = await registerUser(t.app);
     const from = '203.0.113.40';
-    for (let i = 0; i < 5; i++) expect((await changePassword(t, token, { current_password: `guess ${i}`, new_password: NEW_PASSWORD }, from)).statusCode).toBe(400);
+    for (let i = 0; i < 5; i++)
+      expect(
+        (await changePassword(t, token, { current_password: `guess ${i}`, new_password: NEW_PASSWORD }, from))
+          .statusCode,
+      ).toBe(400);
     const limited = await changePassword(t, token, { current_password: PASSWORD, new_password: NEW_PASSWORD }, from);
     expect(limited.statusCode).toBe(429);
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
@@ -154,7 +189,9 @@ describe('password reset by e-mail', () => {
     expect(on.json()).toEqual({ available: true });
     const plain = await startTestApp();
     apps.push(plain);
-    expect((await plain.app.inject({ method: 'GET', url: '/api/auth/password-reset' })).json()).toEqual({ available: false });
+    expect((await plain.app.inject({ method: 'GET', url: '/api/auth/password-reset' })).json()).toEqual({
+      available: false,
+    });
   });
 
   it('answers an unknown and a known e-mail alike; only the account gets a mail, with a link to the reset page', async () => {
@@ -268,7 +305,8 @@ describe('password reset by e-mail', () => {
 
   it('at most 10 requests per client address per hour, whatever the e-mail: then 429', async () => {
     const { t, clock } = await appWithMail();
-    for (let i = 0; i < 10; i++) expect((await requestReset(t, uniqueEmail('probe'), '198.51.100.20')).statusCode).toBe(202);
+    for (let i = 0; i < 10; i++)
+      expect((await requestReset(t, uniqueEmail('probe'), '198.51.100.20')).statusCode).toBe(202);
     const limited = await requestReset(t, uniqueEmail('probe'), '198.51.100.20');
     expect(limited.statusCode).toBe(429);
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
@@ -291,10 +329,18 @@ describe('password reset by e-mail', () => {
   it('bad input is 400 naming the field', async () => {
     const t = await startTestApp();
     apps.push(t);
-    const bad = await t.app.inject({ method: 'POST', url: '/api/auth/password-reset', payload: { email: 'not an address' } });
+    const bad = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/password-reset',
+      payload: { email: 'not an address' },
+    });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().detail).toMatch(/^email: /);
-    const noToken = await t.app.inject({ method: 'POST', url: '/api/auth/password-reset/confirm', payload: { new_password: NEW_PASSWORD } });
+    const noToken = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/password-reset/confirm',
+      payload: { new_password: NEW_PASSWORD },
+    });
     expect(noToken.statusCode).toBe(400);
     expect(noToken.json().detail).toMatch(/^token: /);
   });
@@ -303,11 +349,15 @@ describe('password reset by e-mail', () => {
 describe('chat-agent users reset-password (the real CLI, beside a running server)', () => {
   afterEach(async () => killAll());
 
-  it('sets the password from stdin and ends every session; unknown e-mail and bad input exit 1 with one line', { timeout: 90_000 }, async () => {
+  it('sets the password from stdin and ends every session; unknown e-mail and bad input exit 1 with one line', {
+    timeout: 90_000,
+  }, async () => {
     const dataDir = makeDataDir();
     try {
       const env = { PATH: process.env.PATH ?? '' };
-      const { server, base } = await bootServer(fromSource(), { env: { ...env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' } });
+      const { server, base } = await bootServer(fromSource(), {
+        env: { ...env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+      });
       const email = 'operator-reset@example.com';
       const reg = await postJson(`${base}/api/auth/register`, { name: 'Owner', email, password: PASSWORD });
       expect(reg.status).toBe(201);
@@ -315,7 +365,11 @@ describe('chat-agent users reset-password (the real CLI, beside a running server
       const meStatus = async (bearer: string) => (await fetch(`${base}/api/auth/me`, { headers: auth(bearer) })).status;
       expect(await meStatus(token)).toBe(200);
 
-      const cli = (args: string[], stdin?: string) => runCommand(fromSource(['users', 'reset-password', ...args, '--data-dir', dataDir]), { env, ...(stdin === undefined ? {} : { stdin }) });
+      const cli = (args: string[], stdin?: string) =>
+        runCommand(fromSource(['users', 'reset-password', ...args, '--data-dir', dataDir]), {
+          env,
+          ...(stdin === undefined ? {} : { stdin }),
+        });
 
       const unknown = await cli(['nobody@example.com', '--password-stdin'], `${NEW_PASSWORD}\n`);
       expect(unknown.code).toBe(1);

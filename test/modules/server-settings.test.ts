@@ -61,7 +61,13 @@ function within<T>(promise: Promise<T>, what: string, ms = 15_000): Promise<T> {
   ]);
 }
 
-async function call(t: TestApp, token: string | null, method: 'GET' | 'PUT' | 'POST' | 'DELETE', url: string, payload?: Json) {
+async function call(
+  t: TestApp,
+  token: string | null,
+  method: 'GET' | 'PUT' | 'POST' | 'DELETE',
+  url: string,
+  payload?: Json,
+) {
   return t.app.inject({ method, url, headers: token ? auth(token) : {}, ...(payload ? { payload } : {}) });
 }
 
@@ -101,9 +107,19 @@ describe('provider keys set in the admin API', () => {
     expect(fake.requests).toHaveLength(0);
     expect((await status(t, token)).providers.openai).toBe(false);
 
-    const put = await call(t, token, 'PUT', '/api/admin/settings/providers/openai', { api_key: KEY, base_url: fake.baseURL });
+    const put = await call(t, token, 'PUT', '/api/admin/settings/providers/openai', {
+      api_key: KEY,
+      base_url: fake.baseURL,
+    });
     expect(put.statusCode, put.body).toBe(200);
-    expect(put.json()).toMatchObject({ source: 'database', configured: true, hint: `…${KEY.slice(-4)}`, stored: 'readable', env_variable: 'OPENAI_API_KEY', base_url: fake.baseURL });
+    expect(put.json()).toMatchObject({
+      source: 'database',
+      configured: true,
+      hint: `…${KEY.slice(-4)}`,
+      stored: 'readable',
+      env_variable: 'OPENAI_API_KEY',
+      base_url: fake.baseURL,
+    });
     expect(put.body).not.toContain(KEY);
 
     expect(await ownerChat(t, token, agent.id)).toBe('Answer from the saved key.');
@@ -115,7 +131,14 @@ describe('provider keys set in the admin API', () => {
     expect(s.configured_by).toMatchObject({ openai: 'database', anthropic: 'none', mail: 'none' });
 
     // replaced: the next turn goes out with the new key (the client is made anew)
-    expect((await call(t, token, 'PUT', '/api/admin/settings/providers/openai', { api_key: OTHER_KEY, base_url: fake.baseURL })).statusCode).toBe(200);
+    expect(
+      (
+        await call(t, token, 'PUT', '/api/admin/settings/providers/openai', {
+          api_key: OTHER_KEY,
+          base_url: fake.baseURL,
+        })
+      ).statusCode,
+    ).toBe(200);
     await ownerChat(t, token, agent.id);
     expect(fake.requests.at(-1)!.headers.authorization).toBe(`Bearer ${OTHER_KEY}`);
 
@@ -126,7 +149,12 @@ describe('provider keys set in the admin API', () => {
     await ownerChat(t, token, agent.id);
     expect(fake.requests).toHaveLength(asked);
     expect((await status(t, token)).providers.openai).toBe(false);
-    expect((await settings(t, token)).providers.openai).toMatchObject({ source: 'none', configured: false, hint: null, stored: 'none' });
+    expect((await settings(t, token)).providers.openai).toMatchObject({
+      source: 'none',
+      configured: false,
+      hint: null,
+      stored: 'none',
+    });
   });
 
   it('the test call answers 200 through the provider, 502 with its refusal, 409 when nothing is configured', async () => {
@@ -137,7 +165,10 @@ describe('provider keys set in the admin API', () => {
     expect(none.statusCode, none.body).toBe(409);
     expect(none.json().detail).toMatch(/not configured/);
 
-    expect((await call(t, token, 'PUT', '/api/admin/settings/providers/anthropic', { api_key: KEY, base_url: fake.baseURL })).statusCode).toBe(200);
+    expect(
+      (await call(t, token, 'PUT', '/api/admin/settings/providers/anthropic', { api_key: KEY, base_url: fake.baseURL }))
+        .statusCode,
+    ).toBe(200);
     const ok = await call(t, token, 'POST', '/api/admin/settings/providers/anthropic/test', {});
     expect(ok.statusCode, ok.body).toBe(200);
     expect(ok.json().model).toBe('claude-3-5-haiku-latest');
@@ -146,7 +177,9 @@ describe('provider keys set in the admin API', () => {
     expect(asked.headers.authorization ?? asked.headers['x-api-key']).toContain(KEY);
 
     fake.setBehaviour({ failTimes: 10, failStatus: 401 });
-    const refused = await call(t, token, 'POST', '/api/admin/settings/providers/anthropic/test', { model: 'claude-test' });
+    const refused = await call(t, token, 'POST', '/api/admin/settings/providers/anthropic/test', {
+      model: 'claude-test',
+    });
     expect(refused.statusCode, refused.body).toBe(502);
     expect(refused.json().detail).toMatch(/anthropic.*401.*refused/);
     expect(refused.body).not.toContain(KEY);
@@ -182,7 +215,12 @@ describe('provider keys set in the admin API', () => {
 
     const put = await call(t, token, 'PUT', '/api/admin/settings/providers/ollama', { host: fake.url });
     expect(put.statusCode, put.body).toBe(200);
-    expect(put.json()).toMatchObject({ source: 'database', configured: true, hint: fake.url, env_variable: 'OLLAMA_HOST' });
+    expect(put.json()).toMatchObject({
+      source: 'database',
+      configured: true,
+      hint: fake.url,
+      env_variable: 'OLLAMA_HOST',
+    });
     const agent = await createAgent(t.app, token, { name: 'Local', provider: 'ollama' });
     expect(await ownerChat(t, token, agent.id)).toBe('Hi from ollama.');
   });
@@ -194,9 +232,16 @@ describe('what is stored, and where', () => {
     const { token } = await registerUser(t.app);
     expect(existsSync(path.join(t.dataDir, 'settings-key'))).toBe(false); // made at the first write, not before
     const smtp = `smtp://alerts%40example.com:${SMTP_PASSWORD}@127.0.0.1:2525/?ignoreTLS=true`;
-    expect((await call(t, token, 'PUT', '/api/admin/settings/providers/openai', { api_key: KEY })).statusCode).toBe(200);
-    expect((await call(t, token, 'PUT', '/api/admin/settings/providers/google', { api_key: OTHER_KEY })).statusCode).toBe(200);
-    const put = await call(t, token, 'PUT', '/api/admin/settings/smtp', { url: smtp, from: 'Alerts <alerts@example.com>' });
+    expect((await call(t, token, 'PUT', '/api/admin/settings/providers/openai', { api_key: KEY })).statusCode).toBe(
+      200,
+    );
+    expect(
+      (await call(t, token, 'PUT', '/api/admin/settings/providers/google', { api_key: OTHER_KEY })).statusCode,
+    ).toBe(200);
+    const put = await call(t, token, 'PUT', '/api/admin/settings/smtp', {
+      url: smtp,
+      from: 'Alerts <alerts@example.com>',
+    });
     expect(put.statusCode, put.body).toBe(200);
 
     const res = await call(t, token, 'GET', '/api/admin/settings');
@@ -204,15 +249,24 @@ describe('what is stored, and where', () => {
     const body = res.json();
     expect(body.providers.openai).toMatchObject({ source: 'database', hint: '…9Zq7', base_url: null });
     expect(body.providers.google).toMatchObject({ source: 'database', hint: '…4Kp2', env_variable: 'GEMINI_API_KEY' });
-    expect(body.smtp).toMatchObject({ source: 'database', configured: true, hint: 'smtp://alerts%40example.com@127.0.0.1:2525', from: 'Alerts <alerts@example.com>', env_variable: 'SMTP_URL' });
+    expect(body.smtp).toMatchObject({
+      source: 'database',
+      configured: true,
+      hint: 'smtp://alerts%40example.com@127.0.0.1:2525',
+      from: 'Alerts <alerts@example.com>',
+      env_variable: 'SMTP_URL',
+    });
     expect(body.embeddings).toBe('none');
     const statusBody = (await call(t, token, 'GET', '/api/system/status')).body;
     for (const secret of [KEY, OTHER_KEY, SMTP_PASSWORD]) expect(statusBody).not.toContain(secret);
 
     const bytes = databaseBytes(t);
     expect(bytes.length).toBeGreaterThan(0);
-    for (const secret of [KEY, OTHER_KEY, SMTP_PASSWORD]) expect(bytes.includes(Buffer.from(secret)), secret).toBe(false);
-    const rows = t.database.sqlite.prepare('SELECT key, value_encrypted, updated_by FROM app_settings ORDER BY key').all() as Json[];
+    for (const secret of [KEY, OTHER_KEY, SMTP_PASSWORD])
+      expect(bytes.includes(Buffer.from(secret)), secret).toBe(false);
+    const rows = t.database.sqlite
+      .prepare('SELECT key, value_encrypted, updated_by FROM app_settings ORDER BY key')
+      .all() as Json[];
     expect(rows.map((r) => r.key)).toEqual(['provider.google', 'provider.openai', 'smtp']);
 
     const keyFile = path.join(t.dataDir, 'settings-key');
@@ -231,8 +285,17 @@ describe('what is stored, and where', () => {
     const first = await app();
     const { token } = await registerUser(first.app);
     const agent = await createAgent(first.app, token, { name: 'Sales' });
-    expect((await call(first, token, 'PUT', '/api/admin/settings/providers/openai', { api_key: KEY, base_url: fake.baseURL })).statusCode).toBe(200);
-    expect((await call(first, token, 'PUT', '/api/admin/settings/smtp', { url: 'smtp://127.0.0.1:2525' })).statusCode).toBe(200);
+    expect(
+      (
+        await call(first, token, 'PUT', '/api/admin/settings/providers/openai', {
+          api_key: KEY,
+          base_url: fake.baseURL,
+        })
+      ).statusCode,
+    ).toBe(200);
+    expect(
+      (await call(first, token, 'PUT', '/api/admin/settings/smtp', { url: 'smtp://127.0.0.1:2525' })).statusCode,
+    ).toBe(200);
 
     const second = await restart(first);
     expect(await ownerChat(second, token, agent.id)).toBe('Still here after the restart.');
@@ -247,14 +310,28 @@ describe('what is stored, and where', () => {
     const first = await app();
     const { token } = await registerUser(first.app);
     const agent = await createAgent(first.app, token, { name: 'Sales' });
-    expect((await call(first, token, 'PUT', '/api/admin/settings/providers/openai', { api_key: KEY, base_url: fake.baseURL })).statusCode).toBe(200);
-    expect((await call(first, token, 'PUT', '/api/admin/settings/smtp', { url: 'smtp://127.0.0.1:2525' })).statusCode).toBe(200);
+    expect(
+      (
+        await call(first, token, 'PUT', '/api/admin/settings/providers/openai', {
+          api_key: KEY,
+          base_url: fake.baseURL,
+        })
+      ).statusCode,
+    ).toBe(200);
+    expect(
+      (await call(first, token, 'PUT', '/api/admin/settings/smtp', { url: 'smtp://127.0.0.1:2525' })).statusCode,
+    ).toBe(200);
     await first.close();
     rmSync(path.join(first.dataDir, 'settings-key'));
 
     // one warning line names what cannot be read
     const warnings: unknown[][] = [];
-    const log = { warn: (...args: unknown[]) => warnings.push(args), error: () => {}, info: () => {}, debug: () => {} } as never;
+    const log = {
+      warn: (...args: unknown[]) => warnings.push(args),
+      error: () => {},
+      info: () => {},
+      debug: () => {},
+    } as never;
     const probeDb = (await import('../../src/platform/db/index.js')).openDatabase(first.config.databaseFile);
     try {
       new ServerSettings({ db: probeDb.db, config: first.config, clock: { now: () => new Date() }, log });
@@ -267,7 +344,12 @@ describe('what is stored, and where', () => {
     apps.splice(apps.indexOf(first), 1);
     const second = await app({}, first.dataDir);
     const body = await settings(second, token);
-    expect(body.providers.openai).toMatchObject({ source: 'none', configured: false, stored: 'unreadable', hint: null });
+    expect(body.providers.openai).toMatchObject({
+      source: 'none',
+      configured: false,
+      stored: 'unreadable',
+      hint: null,
+    });
     expect(body.smtp).toMatchObject({ source: 'none', configured: false, stored: 'unreadable' });
     const s = await status(second, token);
     expect(s.providers.openai).toBe(false);
@@ -276,7 +358,14 @@ describe('what is stored, and where', () => {
     expect(fake.requests).toHaveLength(0);
 
     // entered again: a new key file, and the value applies
-    expect((await call(second, token, 'PUT', '/api/admin/settings/providers/openai', { api_key: KEY, base_url: fake.baseURL })).statusCode).toBe(200);
+    expect(
+      (
+        await call(second, token, 'PUT', '/api/admin/settings/providers/openai', {
+          api_key: KEY,
+          base_url: fake.baseURL,
+        })
+      ).statusCode,
+    ).toBe(200);
     expect(statSync(path.join(second.dataDir, 'settings-key')).mode & 0o777).toBe(0o600);
     expect(await ownerChat(second, token, agent.id)).toBe('From the re-entered key.');
     expect((await settings(second, token)).smtp.stored).toBe('unreadable'); // until it is entered again too
@@ -296,16 +385,39 @@ describe('the environment wins', () => {
     expect(smtp.statusCode, smtp.body).toBe(409);
     expect(smtp.json().detail).toMatch(/SMTP_URL/);
     // a provider the environment leaves unset can still be saved
-    expect((await call(t, token, 'PUT', '/api/admin/settings/providers/anthropic', { api_key: KEY })).statusCode).toBe(200);
+    expect((await call(t, token, 'PUT', '/api/admin/settings/providers/anthropic', { api_key: KEY })).statusCode).toBe(
+      200,
+    );
 
     const res = await call(t, token, 'GET', '/api/admin/settings');
     expect(res.body).not.toContain(envKey);
     const body = res.json();
-    expect(body.providers.openai).toMatchObject({ source: 'environment', configured: true, env_variable: 'OPENAI_API_KEY', hint: '…WXYZ', stored: 'none' });
+    expect(body.providers.openai).toMatchObject({
+      source: 'environment',
+      configured: true,
+      env_variable: 'OPENAI_API_KEY',
+      hint: '…WXYZ',
+      stored: 'none',
+    });
     expect(body.providers.anthropic).toMatchObject({ source: 'database', configured: true });
-    expect(body.smtp).toMatchObject({ source: 'environment', configured: true, from: 'env@example.com', hint: 'smtp://127.0.0.1:2525' });
-    expect(t.database.sqlite.prepare("SELECT count(*) AS n FROM app_settings WHERE key IN ('provider.openai', 'smtp')").get()).toEqual({ n: 0 });
-    expect((await status(t, token)).configured_by).toEqual({ openai: 'environment', anthropic: 'database', google: 'none', ollama: 'none', mail: 'environment' });
+    expect(body.smtp).toMatchObject({
+      source: 'environment',
+      configured: true,
+      from: 'env@example.com',
+      hint: 'smtp://127.0.0.1:2525',
+    });
+    expect(
+      t.database.sqlite
+        .prepare("SELECT count(*) AS n FROM app_settings WHERE key IN ('provider.openai', 'smtp')")
+        .get(),
+    ).toEqual({ n: 0 });
+    expect((await status(t, token)).configured_by).toEqual({
+      openai: 'environment',
+      anthropic: 'database',
+      google: 'none',
+      ollama: 'none',
+      mail: 'environment',
+    });
   });
 });
 
@@ -314,7 +426,9 @@ describe('admins only', () => {
     const t = await app();
     const admin = await registerUser(t.app);
     const other = await registerUser(t.app);
-    expect((await call(t, admin.token, 'PUT', '/api/admin/settings/providers/openai', { api_key: KEY })).statusCode).toBe(200);
+    expect(
+      (await call(t, admin.token, 'PUT', '/api/admin/settings/providers/openai', { api_key: KEY })).statusCode,
+    ).toBe(200);
     const routes: Array<[method: 'GET' | 'PUT' | 'POST' | 'DELETE', url: string, body?: Json]> = [
       ['GET', '/api/admin/settings'],
       ['PUT', '/api/admin/settings/providers/openai', { api_key: OTHER_KEY }],
@@ -343,12 +457,21 @@ describe('the mail server set in the admin API', () => {
     const t = await app({ SMTP_FROM: 'alerts@chat-agent.test' });
     const { token, email } = await registerUser(t.app);
     const agent = await createAgent(t.app, token, { name: 'Leads bot' });
-    const put = await call(t, token, 'PUT', `/api/chatbots/${agent.id}`, { email_alerts_enabled: true, email_alert_address: email });
+    const put = await call(t, token, 'PUT', `/api/chatbots/${agent.id}`, {
+      email_alerts_enabled: true,
+      email_alert_address: email,
+    });
     expect(put.statusCode, put.body).toBe(200);
-    const lead = await t.app.inject({ method: 'POST', url: `/api/public/lead/${agent.id}`, payload: { name: 'Jane Doe', phone: '+1 555 0100' } });
+    const lead = await t.app.inject({
+      method: 'POST',
+      url: `/api/public/lead/${agent.id}`,
+      payload: { name: 'Jane Doe', phone: '+1 555 0100' },
+    });
     expect(lead.statusCode, lead.body).toBe(200);
     expect((await status(t, token)).mail).toEqual({ configured: false, pending: 1 });
-    expect((await t.app.inject({ method: 'GET', url: '/api/auth/password-reset' })).json()).toEqual({ available: false });
+    expect((await t.app.inject({ method: 'GET', url: '/api/auth/password-reset' })).json()).toEqual({
+      available: false,
+    });
 
     const arrived = server.waitFor(1);
     const saved = await call(t, token, 'PUT', '/api/admin/settings/smtp', { url: server.url });
@@ -362,7 +485,9 @@ describe('the mail server set in the admin API', () => {
     expect(s.mail).toEqual({ configured: true, pending: 0 });
     expect(s.configured_by.mail).toBe('database');
     // reset links can go out now too
-    expect((await t.app.inject({ method: 'GET', url: '/api/auth/password-reset' })).json()).toEqual({ available: true });
+    expect((await t.app.inject({ method: 'GET', url: '/api/auth/password-reset' })).json()).toEqual({
+      available: true,
+    });
   });
 
   it('the test message: 200 delivered to the admin (or `to`), 502 with the error when the server is down, 409 unconfigured', async () => {
@@ -372,7 +497,14 @@ describe('the mail server set in the admin API', () => {
     const unconfigured = await call(t, token, 'POST', '/api/admin/settings/smtp/test', {});
     expect(unconfigured.statusCode, unconfigured.body).toBe(409);
 
-    expect((await call(t, token, 'PUT', '/api/admin/settings/smtp', { url: server.url, from: 'Server <server@chat-agent.test>' })).statusCode).toBe(200);
+    expect(
+      (
+        await call(t, token, 'PUT', '/api/admin/settings/smtp', {
+          url: server.url,
+          from: 'Server <server@chat-agent.test>',
+        })
+      ).statusCode,
+    ).toBe(200);
     const sent = await call(t, token, 'POST', '/api/admin/settings/smtp/test', {});
     expect(sent.statusCode, sent.body).toBe(200);
     expect(sent.json()).toEqual({ detail: `A test message was sent to ${email}.`, to: email });
@@ -399,4 +531,3 @@ describe('the mail server set in the admin API', () => {
     expect((await call(t, token, 'POST', '/api/admin/settings/smtp/test', {})).statusCode).toBe(409);
   });
 });
-

@@ -2,7 +2,15 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { auth, createAgent, makeDataDir, multipartForm, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import {
+  auth,
+  createAgent,
+  makeDataDir,
+  multipartForm,
+  registerUser,
+  startTestApp,
+  type TestApp,
+} from '../helpers/app.js';
 import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
 
 /**
@@ -22,9 +30,19 @@ afterEach(async () => {
 /** `free` with 1 MB of storage, `empty` with none; plenty of everything else */
 async function start(env: Record<string, string> = {}): Promise<TestApp> {
   const dir = makeDataDir();
-  const generous = { max_agents: 10, max_account_leads: 100, monthly_messages: 100000, requests_per_minute: 100000, requests_per_hour: 1000000, custom_branding: false };
+  const generous = {
+    max_agents: 10,
+    max_account_leads: 100,
+    monthly_messages: 100000,
+    requests_per_minute: 100000,
+    requests_per_hour: 1000000,
+    custom_branding: false,
+  };
   const plans = path.join(dir, 'plans.json');
-  writeFileSync(plans, JSON.stringify({ free: { ...generous, max_storage_mb: 1 }, empty: { ...generous, max_storage_mb: 0 } }));
+  writeFileSync(
+    plans,
+    JSON.stringify({ free: { ...generous, max_storage_mb: 1 }, empty: { ...generous, max_storage_mb: 0 } }),
+  );
   const t = await startTestApp({ env: { PLANS_FILE: plans, ...env } });
   apps.push(t);
   return t;
@@ -44,18 +62,29 @@ function text(bytes: number, tag = 'x'): string {
 
 async function uploadText(t: TestApp, token: string, agentId: string, name: string, content: string) {
   const form = await multipartForm({ file: { filename: name, content: new TextEncoder().encode(content) } });
-  return t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agentId}/file`, headers: { ...auth(token), ...form.headers }, payload: form.payload });
+  return t.app.inject({
+    method: 'POST',
+    url: `/api/sources/chatbot/${agentId}/file`,
+    headers: { ...auth(token), ...form.headers },
+    payload: form.payload,
+  });
 }
 
 function storedBytes(t: TestApp): number {
-  const row = t.database.sqlite.prepare('SELECT coalesce(sum(passage_bytes), 0) AS passages, (SELECT coalesce(sum(length(CAST(content AS BLOB))), 0) FROM chunks) AS actual FROM sources').get() as { passages: number; actual: number };
+  const row = t.database.sqlite
+    .prepare(
+      'SELECT coalesce(sum(passage_bytes), 0) AS passages, (SELECT coalesce(sum(length(CAST(content AS BLOB))), 0) FROM chunks) AS actual FROM sources',
+    )
+    .get() as { passages: number; actual: number };
   // the kept count matches the passages really stored
   expect(row.passages).toBe(row.actual);
   return row.passages;
 }
 
 async function sourceOf(t: TestApp, token: string, agentId: string, id: string): Promise<any> {
-  const list = (await t.app.inject({ method: 'GET', url: `/api/sources/chatbot/${agentId}`, headers: auth(token) })).json();
+  const list = (
+    await t.app.inject({ method: 'GET', url: `/api/sources/chatbot/${agentId}`, headers: auth(token) })
+  ).json();
   return list.find((s: { id: string }) => s.id === id);
 }
 
@@ -82,7 +111,11 @@ describe('storage limit', () => {
       [1, 2, 3, 4, 5].map(async (n) => {
         const form = new FormData();
         form.append('file', new Blob([text(300_000, `u${n}-`)]), `part-${n}.txt`);
-        const res = await fetch(`${base}/api/sources/chatbot/${agent.id}/file`, { method: 'POST', headers: auth(token), body: form });
+        const res = await fetch(`${base}/api/sources/chatbot/${agent.id}/file`, {
+          method: 'POST',
+          headers: auth(token),
+          body: form,
+        });
         return { status: res.status, body: (await res.json()) as { detail: unknown } };
       }),
     );
@@ -96,7 +129,9 @@ describe('storage limit', () => {
     }
     // nothing of the refused uploads is left on disk, and no source was recorded for them
     await t.app.jobs.idle();
-    const sources = (await t.app.inject({ method: 'GET', url: `/api/sources/chatbot/${agent.id}`, headers: auth(token) })).json();
+    const sources = (
+      await t.app.inject({ method: 'GET', url: `/api/sources/chatbot/${agent.id}`, headers: auth(token) })
+    ).json();
     expect(sources).toHaveLength(accepted.length);
     expect(partFiles(t)).toEqual([]);
     expect(storedBytes(t)).toBeLessThanOrEqual(MB);
@@ -127,7 +162,13 @@ describe('storage limit', () => {
     const t = await start();
     const { token } = await registerUser(t.app);
     const agent = await createAgent(t.app, token);
-    const addText = (content: string) => t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agent.id}/text`, headers: auth(token), payload: { name: 'notes', content } });
+    const addText = (content: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/api/sources/chatbot/${agent.id}/text`,
+        headers: auth(token),
+        payload: { name: 'notes', content },
+      });
     const first = await addText(text(600_000, 'a'));
     expect(first.statusCode, first.body).toBe(201);
     const used = storedBytes(t);
@@ -135,9 +176,14 @@ describe('storage limit', () => {
     expectStorageLimit(second);
     expect(second.json().detail.current).toBe(used);
     expect(storedBytes(t)).toBe(used);
-    expect((await t.app.inject({ method: 'GET', url: `/api/sources/chatbot/${agent.id}`, headers: auth(token) })).json()).toHaveLength(1);
+    expect(
+      (await t.app.inject({ method: 'GET', url: `/api/sources/chatbot/${agent.id}`, headers: auth(token) })).json(),
+    ).toHaveLength(1);
 
-    expect((await t.app.inject({ method: 'DELETE', url: `/api/sources/${first.json().id}`, headers: auth(token) })).statusCode).toBe(204);
+    expect(
+      (await t.app.inject({ method: 'DELETE', url: `/api/sources/${first.json().id}`, headers: auth(token) }))
+        .statusCode,
+    ).toBe(204);
     expect(storedBytes(t)).toBe(0);
     expect((await addText(text(600_000, 'b'))).statusCode).toBe(201);
   });
@@ -147,21 +193,48 @@ describe('storage limit', () => {
     const { token } = await registerUser(t.app);
     const agent = await createAgent(t.app, token);
     expectStorageLimit(await uploadText(t, token, agent.id, 'a.txt', 'Opening hours are nine to five.'), 0);
-    expectStorageLimit(await t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agent.id}/text`, headers: auth(token), payload: { name: 'n', content: 'Opening hours are nine to five.' } }), 0);
-    expectStorageLimit(await t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agent.id}/website`, headers: auth(token), payload: { url: 'http://127.0.0.1:9/' } }), 0);
-    expect((await t.app.inject({ method: 'GET', url: `/api/sources/chatbot/${agent.id}`, headers: auth(token) })).json()).toEqual([]);
+    expectStorageLimit(
+      await t.app.inject({
+        method: 'POST',
+        url: `/api/sources/chatbot/${agent.id}/text`,
+        headers: auth(token),
+        payload: { name: 'n', content: 'Opening hours are nine to five.' },
+      }),
+      0,
+    );
+    expectStorageLimit(
+      await t.app.inject({
+        method: 'POST',
+        url: `/api/sources/chatbot/${agent.id}/website`,
+        headers: auth(token),
+        payload: { url: 'http://127.0.0.1:9/' },
+      }),
+      0,
+    );
+    expect(
+      (await t.app.inject({ method: 'GET', url: `/api/sources/chatbot/${agent.id}`, headers: auth(token) })).json(),
+    ).toEqual([]);
     expect(partFiles(t)).toEqual([]);
   });
 
   it('a crawl that passes the limit fails with the reason and keeps none of its pages', async () => {
-    const pages: Record<string, string> = { '/': `<html><body><h1>Home</h1>${[1, 2, 3, 4, 5, 6].map((n) => `<a href="/p${n}">p${n}</a>`).join(' ')}</body></html>` };
-    for (const n of [1, 2, 3, 4, 5, 6]) pages[`/p${n}`] = `<html><head><title>Page ${n}</title></head><body><main><p>${text(250_000, `p${n}-`).replace(/\n\n/g, '</p><p>')}</p></main></body></html>`;
+    const pages: Record<string, string> = {
+      '/': `<html><body><h1>Home</h1>${[1, 2, 3, 4, 5, 6].map((n) => `<a href="/p${n}">p${n}</a>`).join(' ')}</body></html>`,
+    };
+    for (const n of [1, 2, 3, 4, 5, 6])
+      pages[`/p${n}`] =
+        `<html><head><title>Page ${n}</title></head><body><main><p>${text(250_000, `p${n}-`).replace(/\n\n/g, '</p><p>')}</p></main></body></html>`;
     const site = await startLocalSite(pages);
     sites.push(site);
     const t = await start({ ALLOW_PRIVATE_URLS: 'true' });
     const { token } = await registerUser(t.app);
     const agent = await createAgent(t.app, token);
-    const added = await t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agent.id}/website`, headers: auth(token), payload: { url: `${site.url}/`, max_pages: 10 } });
+    const added = await t.app.inject({
+      method: 'POST',
+      url: `/api/sources/chatbot/${agent.id}/website`,
+      headers: auth(token),
+      payload: { url: `${site.url}/`, max_pages: 10 },
+    });
     expect(added.statusCode, added.body).toBe(201);
     await t.app.jobs.idle();
     const source = await sourceOf(t, token, agent.id, added.json().id);

@@ -22,16 +22,26 @@ describe('GET /api/auth/registration', () => {
     const after = await t.app.inject({ method: 'GET', url: '/api/auth/registration' });
     expect(after.json()).toEqual({ registration: 'first-only', open: false });
     // and the answer matches what register does
-    const second = await t.app.inject({ method: 'POST', url: '/api/auth/register', payload: { name: 'Second', email: 'second@example.com', password: 'long enough password' } });
+    const second = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/register',
+      payload: { name: 'Second', email: 'second@example.com', password: 'long enough password' },
+    });
     expect(second.statusCode).toBe(403);
   });
 
   it('open stays open; closed is closed even with no account', async () => {
     const open = await start({ REGISTRATION: 'open' });
     await registerUser(open.app);
-    expect((await open.app.inject({ method: 'GET', url: '/api/auth/registration' })).json()).toEqual({ registration: 'open', open: true });
+    expect((await open.app.inject({ method: 'GET', url: '/api/auth/registration' })).json()).toEqual({
+      registration: 'open',
+      open: true,
+    });
     const closed = await start({ REGISTRATION: 'closed' });
-    expect((await closed.app.inject({ method: 'GET', url: '/api/auth/registration' })).json()).toEqual({ registration: 'closed', open: false });
+    expect((await closed.app.inject({ method: 'GET', url: '/api/auth/registration' })).json()).toEqual({
+      registration: 'closed',
+      open: false,
+    });
   });
 });
 
@@ -78,7 +88,13 @@ describe('GET /api/system/status', () => {
     expect(body.providers).toEqual({ openai: false, anthropic: true, google: false, ollama: true });
     expect(body.knowledge_only).toBe(false);
     expect(body.mail.configured).toBe(true);
-    expect(body.configured_by).toEqual({ openai: 'none', anthropic: 'environment', google: 'none', ollama: 'environment', mail: 'environment' });
+    expect(body.configured_by).toEqual({
+      openai: 'none',
+      anthropic: 'environment',
+      google: 'none',
+      ollama: 'environment',
+      mail: 'environment',
+    });
     expect(body.public_url).toBe('https://chat.example.com');
     expect(body.public_url_configured).toBe(true);
     expect(res.body).not.toContain('sk-ant-secret-value');
@@ -89,11 +105,25 @@ describe('GET /api/system/status', () => {
     const t = await start();
     const { token } = await registerUser(t.app, { email: 'owner@example.com' });
     const other = await registerUser(t.app);
-    const agent = await t.app.inject({ method: 'POST', url: '/api/chatbots', headers: auth(token), payload: { name: 'Alerts' } });
+    const agent = await t.app.inject({
+      method: 'POST',
+      url: '/api/chatbots',
+      headers: auth(token),
+      payload: { name: 'Alerts' },
+    });
     const id = agent.json().id;
-    const put = await t.app.inject({ method: 'PUT', url: `/api/chatbots/${id}`, headers: auth(token), payload: { email_alerts_enabled: true, email_alert_address: 'owner@example.com' } });
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: `/api/chatbots/${id}`,
+      headers: auth(token),
+      payload: { email_alerts_enabled: true, email_alert_address: 'owner@example.com' },
+    });
     expect(put.statusCode, put.body).toBe(200);
-    const lead = await t.app.inject({ method: 'POST', url: `/api/public/lead/${id}`, payload: { name: 'Ann', phone: '+1 555 0100' } });
+    const lead = await t.app.inject({
+      method: 'POST',
+      url: `/api/public/lead/${id}`,
+      payload: { name: 'Ann', phone: '+1 555 0100' },
+    });
     expect(lead.statusCode, lead.body).toBe(200);
     const res = await t.app.inject({ method: 'GET', url: '/api/system/status', headers: auth(token) });
     expect(res.json().mail).toEqual({ configured: false, pending: 1 });
@@ -158,7 +188,14 @@ describe('admin UI files', () => {
 
   it('answers 404 for files it does not have, and never serves outside its folder', async () => {
     const t = await start();
-    for (const url of ['/assets/nope.js', '/assets/..%2F..%2Fpackage.json', '/assets/%2e%2e%2fpackage.json', '/assets/../package.json', '/index.html', '/assets/']) {
+    for (const url of [
+      '/assets/nope.js',
+      '/assets/..%2F..%2Fpackage.json',
+      '/assets/%2e%2e%2fpackage.json',
+      '/assets/../package.json',
+      '/index.html',
+      '/assets/',
+    ]) {
       const res = await t.app.inject({ method: 'GET', url });
       expect(res.statusCode, url).toBe(404);
       expect(res.body, url).not.toContain('"dependencies"');
@@ -172,7 +209,8 @@ describe('admin UI files', () => {
     t.config.plans.free!.requests_per_minute = 2;
     for (let i = 0; i < 5; i++) expect((await t.app.inject({ method: 'GET', url: '/' })).statusCode).toBe(200);
     const api = [];
-    for (let i = 0; i < 3; i++) api.push((await t.app.inject({ method: 'GET', url: '/api/auth/registration' })).statusCode);
+    for (let i = 0; i < 3; i++)
+      api.push((await t.app.inject({ method: 'GET', url: '/api/auth/registration' })).statusCode);
     expect(api).toEqual([200, 200, 429]);
   });
 });

@@ -11,7 +11,15 @@ import { startSmtp } from '../helpers/smtp.js';
  */
 
 const PLANS = {
-  small: { max_agents: 2, max_account_leads: 5, monthly_messages: 10, requests_per_minute: 10_000, requests_per_hour: 10_000, custom_branding: false, max_storage_mb: 1 },
+  small: {
+    max_agents: 2,
+    max_account_leads: 5,
+    monthly_messages: 10,
+    requests_per_minute: 10_000,
+    requests_per_hour: 10_000,
+    custom_branding: false,
+    max_storage_mb: 1,
+  },
 };
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -19,12 +27,18 @@ afterEach(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
 });
 
-async function start(clock = new ManualClock('2026-11-10T12:00:00.000Z'), env: Record<string, string> = {}): Promise<TestApp> {
+async function start(
+  clock = new ManualClock('2026-11-10T12:00:00.000Z'),
+  env: Record<string, string> = {},
+): Promise<TestApp> {
   const dir = mkdtempSync(path.join(tmpdir(), 'plans-'));
   const file = path.join(dir, 'plans.json');
   writeFileSync(file, JSON.stringify(PLANS));
   const t = await startTestApp({ clock, env: { PLANS_FILE: file, DEFAULT_PLAN: 'small', ...env } });
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => t.cleanup());
+  cleanups.push(
+    () => rmSync(dir, { recursive: true, force: true }),
+    () => t.cleanup(),
+  );
   return t;
 }
 
@@ -45,10 +59,19 @@ describe('GET /api/usage', () => {
 
     const agent = await createAgent(t.app, token);
     for (const session of ['a', 'b', 'c']) {
-      const res = await t.app.inject({ method: 'POST', url: `/api/public/chat/${agent.id}`, payload: { message: 'Hello there', session_id: session } });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `/api/public/chat/${agent.id}`,
+        payload: { message: 'Hello there', session_id: session },
+      });
       expect(res.statusCode).toBe(200);
     }
-    const text = await t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agent.id}/text`, headers: auth(token), payload: { name: 'FAQ', content: 'We open at nine. '.repeat(100) } });
+    const text = await t.app.inject({
+      method: 'POST',
+      url: `/api/sources/chatbot/${agent.id}/text`,
+      headers: auth(token),
+      payload: { name: 'FAQ', content: 'We open at nine. '.repeat(100) },
+    });
     expect(text.statusCode).toBe(201);
     await t.app.jobs.idle();
 
@@ -63,8 +86,14 @@ describe('GET /api/usage', () => {
     const a = await registerUser(t.app);
     const b = await registerUser(t.app);
     const agent = await createAgent(t.app, a.token);
-    await t.app.inject({ method: 'POST', url: `/api/public/chat/${agent.id}`, payload: { message: 'Hello', session_id: 's' } });
-    expect((await t.app.inject({ method: 'GET', url: '/api/usage', headers: auth(b.token) })).json().messages.used).toBe(0);
+    await t.app.inject({
+      method: 'POST',
+      url: `/api/public/chat/${agent.id}`,
+      payload: { message: 'Hello', session_id: 's' },
+    });
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/usage', headers: auth(b.token) })).json().messages.used,
+    ).toBe(0);
     expect((await t.app.inject({ method: 'GET', url: '/api/usage' })).statusCode).toBe(401);
   });
 });
@@ -74,17 +103,43 @@ describe("the owner's sentence for visitors when the month's messages are used u
     const t = await start();
     const { token } = await registerUser(t.app);
     const agent = await createAgent(t.app, token);
-    const put = await t.app.inject({ method: 'PUT', url: `/api/chatbots/${agent.id}`, headers: auth(token), payload: { unavailable_message: '  We are closed until Monday; call 010 123 4567.  ' } });
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: `/api/chatbots/${agent.id}`,
+      headers: auth(token),
+      payload: { unavailable_message: '  We are closed until Monday; call 010 123 4567.  ' },
+    });
     expect(put.json().unavailable_message).toBe('We are closed until Monday; call 010 123 4567.');
     for (let i = 0; i < 10; i++) {
-      expect((await t.app.inject({ method: 'POST', url: `/api/public/chat/${agent.id}`, payload: { message: `Question ${i}`, session_id: `s${i}` } })).statusCode).toBe(200);
+      expect(
+        (
+          await t.app.inject({
+            method: 'POST',
+            url: `/api/public/chat/${agent.id}`,
+            payload: { message: `Question ${i}`, session_id: `s${i}` },
+          })
+        ).statusCode,
+      ).toBe(200);
     }
-    const refused = await t.app.inject({ method: 'POST', url: `/api/public/chat/${agent.id}`, payload: { message: 'One more', session_id: 'late' } });
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: `/api/public/chat/${agent.id}`,
+      payload: { message: 'One more', session_id: 'late' },
+    });
     expect(refused.statusCode).toBe(429);
     expect(refused.json().detail.message).toBe('We are closed until Monday; call 010 123 4567.');
 
-    await t.app.inject({ method: 'PUT', url: `/api/chatbots/${agent.id}`, headers: auth(token), payload: { unavailable_message: '' } });
-    const again = await t.app.inject({ method: 'POST', url: `/api/public/chat/${agent.id}`, payload: { message: 'One more', session_id: 'late' } });
+    await t.app.inject({
+      method: 'PUT',
+      url: `/api/chatbots/${agent.id}`,
+      headers: auth(token),
+      payload: { unavailable_message: '' },
+    });
+    const again = await t.app.inject({
+      method: 'POST',
+      url: `/api/public/chat/${agent.id}`,
+      payload: { message: 'One more', session_id: 'late' },
+    });
     expect(again.json().detail.message).toBe('This assistant is unavailable right now, please try again later.');
   });
 });
@@ -97,7 +152,12 @@ describe("the owner's warning e-mails", () => {
     const t = await start(clock, { SMTP_URL: smtp.url });
     const { token, email } = await registerUser(t.app);
     const agent = await createAgent(t.app, token);
-    const chat = (i: number) => t.app.inject({ method: 'POST', url: `/api/public/chat/${agent.id}`, payload: { message: `Question ${i}`, session_id: `s${i}` } });
+    const chat = (i: number) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/api/public/chat/${agent.id}`,
+        payload: { message: `Question ${i}`, session_id: `s${i}` },
+      });
 
     for (let i = 1; i <= 7; i++) expect((await chat(i)).statusCode).toBe(200);
     await t.app.mailJobs.idle();

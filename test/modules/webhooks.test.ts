@@ -27,7 +27,12 @@ class Receiver {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const body = Buffer.concat(chunks).toString('utf8');
-        const verified = verify(this.secret, body, String(req.headers['chat-agent-signature'] ?? ''), Math.floor(this.clock.now().getTime() / 1000));
+        const verified = verify(
+          this.secret,
+          body,
+          String(req.headers['chat-agent-signature'] ?? ''),
+          Math.floor(this.clock.now().getTime() / 1000),
+        );
         this.received.push({ headers: req.headers, body, verified });
         res.statusCode = verified ? this.answer : 401;
         res.end(verified ? 'ok' : 'bad signature');
@@ -65,7 +70,9 @@ afterEach(async () => {
   for (const t of apps.splice(0)) await t.cleanup();
 });
 
-async function start(env: Record<string, string> = { ALLOW_PRIVATE_URLS: 'true' }): Promise<{ t: TestApp; clock: ManualClock }> {
+async function start(
+  env: Record<string, string> = { ALLOW_PRIVATE_URLS: 'true' },
+): Promise<{ t: TestApp; clock: ManualClock }> {
   const clock = new ManualClock('2026-03-01T12:00:00.000Z');
   const t = await startTestApp({ clock, env });
   apps.push(t);
@@ -85,7 +92,11 @@ async function addHook(t: TestApp, token: string, body: Json): Promise<Json> {
 }
 
 async function postLead(t: TestApp, agentId: string, name = 'Ann', phone = '+1 555 0100'): Promise<Json> {
-  const res = await t.app.inject({ method: 'POST', url: `/api/public/lead/${agentId}`, payload: { name, phone, session_id: 's-1' } });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/public/lead/${agentId}`,
+    payload: { name, phone, session_id: 's-1' },
+  });
   expect(res.statusCode, res.body).toBe(200);
   return res.json();
 }
@@ -123,12 +134,23 @@ describe('webhooks', () => {
       id: got.headers['chat-agent-delivery'],
       event: 'lead.created',
       created_at: '2026-03-01T12:00:00.000Z',
-      data: { chatbot_id: agent.id, lead: { id: lead.id, name: 'Ann', phone: '+1 555 0100', session_id: 's-1', created_at: lead.created_at } },
+      data: {
+        chatbot_id: agent.id,
+        lead: { id: lead.id, name: 'Ann', phone: '+1 555 0100', session_id: 's-1', created_at: lead.created_at },
+      },
     });
 
     const entries = await log(t, token, hook.id);
     expect(entries).toHaveLength(1);
-    expect(entries[0]).toMatchObject({ id: body.id, event: 'lead.created', status: 'delivered', attempts: 1, last_status: 200, last_error: null, payload: got.body });
+    expect(entries[0]).toMatchObject({
+      id: body.id,
+      event: 'lead.created',
+      status: 'delivered',
+      attempts: 1,
+      last_status: 200,
+      last_error: null,
+      payload: got.body,
+    });
     expect(entries[0]!.delivered_at).toBe('2026-03-01T12:00:00.000Z');
   });
 
@@ -198,16 +220,28 @@ describe('webhooks', () => {
 
     // only a failed delivery may be retried; another account's id is 404
     const other = await registerUser(t.app);
-    const foreign = await t.app.inject({ method: 'POST', url: `/api/webhooks/${hook.id}/deliveries/${d!.id}/retry`, headers: auth(other.token) });
+    const foreign = await t.app.inject({
+      method: 'POST',
+      url: `/api/webhooks/${hook.id}/deliveries/${d!.id}/retry`,
+      headers: auth(other.token),
+    });
     expect(foreign.statusCode).toBe(404);
     r.answer = 200;
-    const retry = await t.app.inject({ method: 'POST', url: `/api/webhooks/${hook.id}/deliveries/${d!.id}/retry`, headers: auth(token) });
+    const retry = await t.app.inject({
+      method: 'POST',
+      url: `/api/webhooks/${hook.id}/deliveries/${d!.id}/retry`,
+      headers: auth(token),
+    });
     expect(retry.statusCode, retry.body).toBe(202);
     expect(retry.json()).toMatchObject({ id: d!.id, status: 'pending', attempts: 0 });
     await t.app.webhookJobs.idle();
     [d] = await log(t, token, hook.id);
     expect(d).toMatchObject({ status: 'delivered', attempts: 1, last_status: 200 });
-    const again = await t.app.inject({ method: 'POST', url: `/api/webhooks/${hook.id}/deliveries/${d!.id}/retry`, headers: auth(token) });
+    const again = await t.app.inject({
+      method: 'POST',
+      url: `/api/webhooks/${hook.id}/deliveries/${d!.id}/retry`,
+      headers: auth(token),
+    });
     expect(again.statusCode).toBe(409);
     expect(again.json().detail).toMatch(/failed/);
 
@@ -216,7 +250,12 @@ describe('webhooks', () => {
     await postLead(t, agent.id, 'Bob', '+1 555 0101');
     await t.app.webhookJobs.idle();
     const entries = await log(t, token, hook.id);
-    expect(entries[0]).toMatchObject({ status: 'failed', attempts: 1, last_status: 401, last_error: 'HTTP 401: bad signature' });
+    expect(entries[0]).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      last_status: 401,
+      last_error: 'HTTP 401: bad signature',
+    });
     expect(r.received.at(-1)!.verified).toBe(false);
   });
 
@@ -226,7 +265,11 @@ describe('webhooks', () => {
     await r.up();
     const { token } = await registerUser(t.app);
     const hook = await addHook(t, token, { url: r.url, events: ['lead.created'] });
-    const rotated = await t.app.inject({ method: 'POST', url: `/api/webhooks/${hook.id}/rotate-secret`, headers: auth(token) });
+    const rotated = await t.app.inject({
+      method: 'POST',
+      url: `/api/webhooks/${hook.id}/rotate-secret`,
+      headers: auth(token),
+    });
     expect(rotated.statusCode, rotated.body).toBe(200);
     const secret = rotated.json().secret as string;
     expect(secret).toMatch(/^whsec_/);
@@ -240,19 +283,43 @@ describe('webhooks', () => {
     expect(r.received).toHaveLength(1);
     expect(r.received[0]!.verified).toBe(true);
     expect(r.received[0]!.headers['chat-agent-event']).toBe('ping');
-    expect(verify(hook.secret, r.received[0]!.body, String(r.received[0]!.headers['chat-agent-signature']), Math.floor(clock.now().getTime() / 1000))).toBe(false);
+    expect(
+      verify(
+        hook.secret,
+        r.received[0]!.body,
+        String(r.received[0]!.headers['chat-agent-signature']),
+        Math.floor(clock.now().getTime() / 1000),
+      ),
+    ).toBe(false);
     expect((await log(t, token, hook.id))[0]).toMatchObject({ event: 'ping', status: 'delivered' });
   });
 
   it('never shows the secret again, and keeps it encrypted at rest', async () => {
     const { t } = await start();
     const { token } = await registerUser(t.app);
-    const hook = await addHook(t, token, { url: 'https://hooks.example.com/in', events: ['lead.created', 'message.created'] });
+    const hook = await addHook(t, token, {
+      url: 'https://hooks.example.com/in',
+      events: ['lead.created', 'message.created'],
+    });
     const list = await t.app.inject({ method: 'GET', url: '/api/webhooks', headers: auth(token) });
     expect(list.statusCode).toBe(200);
-    expect(list.json()).toEqual([{ id: hook.id, url: 'https://hooks.example.com/in', events: ['lead.created', 'message.created'], active: true, created_at: hook.created_at, updated_at: hook.updated_at }]);
+    expect(list.json()).toEqual([
+      {
+        id: hook.id,
+        url: 'https://hooks.example.com/in',
+        events: ['lead.created', 'message.created'],
+        active: true,
+        created_at: hook.created_at,
+        updated_at: hook.updated_at,
+      },
+    ]);
     expect(list.body).not.toContain(hook.secret);
-    const patched = await t.app.inject({ method: 'PATCH', url: `/api/webhooks/${hook.id}`, headers: auth(token), payload: { active: false } });
+    const patched = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/webhooks/${hook.id}`,
+      headers: auth(token),
+      payload: { active: false },
+    });
     expect(patched.statusCode).toBe(200);
     expect(patched.json()).not.toHaveProperty('secret');
     expect(patched.json().active).toBe(false);
@@ -274,15 +341,29 @@ describe('webhooks', () => {
       ['POST', '/deliveries/nope/retry'],
     ];
     for (const [method, suffix, payload] of calls) {
-      const foreign = await t.app.inject({ method: method as 'GET', url: `/api/webhooks/${hook.id}${suffix}`, headers: auth(other.token), ...(payload ? { payload } : {}) });
-      const missing = await t.app.inject({ method: method as 'GET', url: `/api/webhooks/no-such-id${suffix}`, headers: auth(other.token), ...(payload ? { payload } : {}) });
+      const foreign = await t.app.inject({
+        method: method as 'GET',
+        url: `/api/webhooks/${hook.id}${suffix}`,
+        headers: auth(other.token),
+        ...(payload ? { payload } : {}),
+      });
+      const missing = await t.app.inject({
+        method: method as 'GET',
+        url: `/api/webhooks/no-such-id${suffix}`,
+        headers: auth(other.token),
+        ...(payload ? { payload } : {}),
+      });
       expect(foreign.statusCode, `${method} ${suffix}`).toBe(404);
       expect(foreign.json()).toEqual(missing.json());
     }
-    expect((await t.app.inject({ method: 'GET', url: '/api/webhooks', headers: auth(other.token) })).json()).toEqual([]);
+    expect((await t.app.inject({ method: 'GET', url: '/api/webhooks', headers: auth(other.token) })).json()).toEqual(
+      [],
+    );
     expect((await t.app.inject({ method: 'GET', url: '/api/webhooks' })).statusCode).toBe(401);
     // still there and active
-    expect((await t.app.inject({ method: 'GET', url: '/api/webhooks', headers: auth(owner.token) })).json()[0]).toMatchObject({ id: hook.id, active: true });
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/webhooks', headers: auth(owner.token) })).json()[0],
+    ).toMatchObject({ id: hook.id, active: true });
   });
 
   it('validates URLs and events with a 400 that says why', async () => {
@@ -302,16 +383,33 @@ describe('webhooks', () => {
     await bad({ url: 'http://hooks.example.com/in', events }, /https/);
     await bad({ url: 'ftp://hooks.example.com/in', events }, /http/);
     await bad({ url: 'not a url', events }, /url/);
-    await bad({ url: 'https://hooks.example.com/in', events: ['lead.created', 'lead.deleted'] }, /lead\.deleted.*allowed: lead\.created, conversation\.escalated, conversation\.resolved, message\.created/);
+    await bad(
+      { url: 'https://hooks.example.com/in', events: ['lead.created', 'lead.deleted'] },
+      /lead\.deleted.*allowed: lead\.created, conversation\.escalated, conversation\.resolved, message\.created/,
+    );
     await bad({ url: 'https://hooks.example.com/in', events: [] }, /events/);
     await bad({ url: 'https://hooks.example.com/in' }, /events/);
     const hook = await addHook(t, token, { url: 'https://hooks.example.com/in', events });
-    const patch = await t.app.inject({ method: 'PATCH', url: `/api/webhooks/${hook.id}`, headers: auth(token), payload: { url: 'https://192.168.1.1/' } });
+    const patch = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/webhooks/${hook.id}`,
+      headers: auth(token),
+      payload: { url: 'https://192.168.1.1/' },
+    });
     expect(patch.statusCode).toBe(400);
-    const limit = await t.app.inject({ method: 'GET', url: `/api/webhooks/${hook.id}/deliveries?limit=0`, headers: auth(token) });
+    const limit = await t.app.inject({
+      method: 'GET',
+      url: `/api/webhooks/${hook.id}/deliveries?limit=0`,
+      headers: auth(token),
+    });
     expect(limit.statusCode).toBe(400);
     for (let i = 1; i < 10; i++) await addHook(t, token, { url: `https://hooks.example.com/${i}`, events });
-    const eleventh = await t.app.inject({ method: 'POST', url: '/api/webhooks', headers: auth(token), payload: { url: 'https://hooks.example.com/11', events } });
+    const eleventh = await t.app.inject({
+      method: 'POST',
+      url: '/api/webhooks',
+      headers: auth(token),
+      payload: { url: 'https://hooks.example.com/11', events },
+    });
     expect(eleventh.statusCode).toBe(403);
     expect(eleventh.json().detail).toMatch(/at most 10/);
   });
@@ -326,7 +424,12 @@ describe('webhooks', () => {
     const hook = await addHook(t, token, { url: r.url, events: ['lead.created'] });
     const second = await addHook(t, token, { url: r.url, events: ['lead.created'] });
     r.secret = hook.secret;
-    await t.app.inject({ method: 'PATCH', url: `/api/webhooks/${second.id}`, headers: auth(token), payload: { active: false } });
+    await t.app.inject({
+      method: 'PATCH',
+      url: `/api/webhooks/${second.id}`,
+      headers: auth(token),
+      payload: { active: false },
+    });
 
     await postLead(t, agent.id);
     await t.app.webhookJobs.idle();
@@ -335,7 +438,10 @@ describe('webhooks', () => {
 
     const del = await t.app.inject({ method: 'DELETE', url: `/api/webhooks/${hook.id}`, headers: auth(token) });
     expect(del.statusCode).toBe(204);
-    expect((await t.app.inject({ method: 'GET', url: `/api/webhooks/${hook.id}/deliveries`, headers: auth(token) })).statusCode).toBe(404);
+    expect(
+      (await t.app.inject({ method: 'GET', url: `/api/webhooks/${hook.id}/deliveries`, headers: auth(token) }))
+        .statusCode,
+    ).toBe(404);
     await r.up();
     await postLead(t, agent.id, 'Carl', '+1 555 0102');
     clock.advance(24 * 3600_000);
@@ -354,19 +460,46 @@ describe('webhooks', () => {
     const other = await registerUser(t.app);
     const hook = await addHook(t, owner.token, { url: r.url, events: ['conversation.escalated', 'message.created'] });
     r.secret = hook.secret;
-    const otherHook = await addHook(t, other.token, { url: r.url, events: ['conversation.escalated', 'message.created', 'conversation.resolved'] });
+    const otherHook = await addHook(t, other.token, {
+      url: r.url,
+      events: ['conversation.escalated', 'message.created', 'conversation.resolved'],
+    });
     const me = (await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: auth(owner.token) })).json();
 
     const base = { account_id: me.id as string, chatbot_id: 'bot-1', conversation_id: 'conv-1' };
-    t.app.events.emit('conversation.escalated', { ...base, session_id: 's', at: '2026-03-01T12:00:00.000Z', reason: 'visitor' });
-    t.app.events.emit('conversation.resolved', { ...base, session_id: 's', at: '2026-03-01T12:01:00.000Z', by: 'owner' });
-    t.app.events.emit('message.created', { ...base, message: { id: 'm1', role: 'user', content: 'hello', timestamp: '2026-03-01T12:00:00.000Z' } });
+    t.app.events.emit('conversation.escalated', {
+      ...base,
+      session_id: 's',
+      at: '2026-03-01T12:00:00.000Z',
+      reason: 'visitor',
+    });
+    t.app.events.emit('conversation.resolved', {
+      ...base,
+      session_id: 's',
+      at: '2026-03-01T12:01:00.000Z',
+      by: 'owner',
+    });
+    t.app.events.emit('message.created', {
+      ...base,
+      message: { id: 'm1', role: 'user', content: 'hello', timestamp: '2026-03-01T12:00:00.000Z' },
+    });
     await t.app.webhookJobs.idle();
 
-    expect(r.received.map((x) => x.headers['chat-agent-event']).sort()).toEqual(['conversation.escalated', 'message.created']);
+    expect(r.received.map((x) => x.headers['chat-agent-event']).sort()).toEqual([
+      'conversation.escalated',
+      'message.created',
+    ]);
     expect(r.received.every((x) => x.verified)).toBe(true);
-    const escalated = JSON.parse(r.received.find((x) => x.headers['chat-agent-event'] === 'conversation.escalated')!.body);
-    expect(escalated.data).toEqual({ chatbot_id: 'bot-1', conversation_id: 'conv-1', session_id: 's', at: '2026-03-01T12:00:00.000Z', reason: 'visitor' });
+    const escalated = JSON.parse(
+      r.received.find((x) => x.headers['chat-agent-event'] === 'conversation.escalated')!.body,
+    );
+    expect(escalated.data).toEqual({
+      chatbot_id: 'bot-1',
+      conversation_id: 'conv-1',
+      session_id: 's',
+      at: '2026-03-01T12:00:00.000Z',
+      reason: 'visitor',
+    });
     expect(await log(t, other.token, otherHook.id)).toEqual([]);
   });
 });

@@ -26,7 +26,9 @@ afterEach(async () => {
 async function setup(env: Record<string, string> = { ALLOW_PRIVATE_URLS: 'true' }) {
   const f = await startFakeLlm('openai', { reply: 'Noted.' });
   fakes.push(f);
-  const t = await startTestApp({ env: { EMBEDDINGS: 'none', OPENAI_API_KEY: KEY, OPENAI_BASE_URL: f.baseURL, ...env } });
+  const t = await startTestApp({
+    env: { EMBEDDINGS: 'none', OPENAI_API_KEY: KEY, OPENAI_BASE_URL: f.baseURL, ...env },
+  });
   apps.push(t);
   const { token } = await registerUser(t.app);
   const agent = await createAgent(t.app, token);
@@ -37,11 +39,21 @@ const form = multipartForm;
 
 async function addWebsite(t: TestApp, token: string, agentId: string, fields: Record<string, string>) {
   const { payload, headers } = await form(fields);
-  return t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agentId}/website`, headers: { ...auth(token), ...headers }, payload });
+  return t.app.inject({
+    method: 'POST',
+    url: `/api/sources/chatbot/${agentId}/website`,
+    headers: { ...auth(token), ...headers },
+    payload,
+  });
 }
 
 async function addWebsiteJson(t: TestApp, token: string, agentId: string, body: Record<string, unknown>) {
-  return t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agentId}/website`, headers: auth(token), payload: body });
+  return t.app.inject({
+    method: 'POST',
+    url: `/api/sources/chatbot/${agentId}/website`,
+    headers: auth(token),
+    payload: body,
+  });
 }
 
 async function listSources(t: TestApp, token: string, agentId: string): Promise<Json[]> {
@@ -55,16 +67,27 @@ function count(t: TestApp, sql: string, ...params: unknown[]): number {
 }
 
 function chunkTexts(t: TestApp, sourceId: string): string {
-  return (t.database.sqlite.prepare('SELECT content FROM chunks WHERE source_id = ? ORDER BY ordinal').all(sourceId) as Array<{ content: string }>)
+  return (
+    t.database.sqlite
+      .prepare('SELECT content FROM chunks WHERE source_id = ? ORDER BY ordinal')
+      .all(sourceId) as Array<{ content: string }>
+  )
     .map((r) => r.content)
     .join('\n');
 }
 
 async function systemPromptFor(t: TestApp, f: FakeLlm, agentId: string, message: string): Promise<string> {
-  const res = await t.app.inject({ method: 'POST', url: `/api/public/chat/${agentId}`, payload: { message, session_id: `s-${Math.random()}` } });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/public/chat/${agentId}`,
+    payload: { message, session_id: `s-${Math.random()}` },
+  });
   expect(res.statusCode, res.body).toBe(200);
   const messages: Json[] = f.requests.filter((r) => r.kind === 'chat').at(-1)!.body.messages;
-  return messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n');
+  return messages
+    .filter((m) => m.role === 'system')
+    .map((m) => m.content)
+    .join('\n');
 }
 
 // ---- the site ----------------------------------------------------------------------------------
@@ -117,7 +140,14 @@ async function bakerySite(): Promise<LocalSite> {
       body: `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
 <url><loc>${site.url}/from-sitemap</loc></url><url><loc>${site.url}/private/listed</loc></url></urlset>`,
     },
-    '/': { body: html('Home', MAIN['/'], ['/about', '/pricing', '/private/secret', '/blog/news'], '<p><a href="/docs/intro">Trade documentation</a></p>') },
+    '/': {
+      body: html(
+        'Home',
+        MAIN['/'],
+        ['/about', '/pricing', '/private/secret', '/blog/news'],
+        '<p><a href="/docs/intro">Trade documentation</a></p>',
+      ),
+    },
     '/about': { body: html('About', MAIN['/about'], ['/pricing'], '', true) },
     '/pricing': { body: html('Pricing', MAIN['/pricing'], ['/about']) },
     '/docs/intro': { body: html('Intro', MAIN['/docs/intro'], [], '<a href="/docs/advanced">Next</a>') },
@@ -159,7 +189,14 @@ describe('POST /api/sources/chatbot/{id}/website (ALLOW_PRIVATE_URLS=true, local
     await t.app.jobs.idle();
 
     const [source] = await listSources(t, token, agent.id);
-    expect(source).toMatchObject({ id: created.id, status: 'completed', error_message: null, progress: 1, pages_done: ALL_PAGES.length, pages_found: ALL_PAGES.length });
+    expect(source).toMatchObject({
+      id: created.id,
+      status: 'completed',
+      error_message: null,
+      progress: 1,
+      pages_done: ALL_PAGES.length,
+      pages_found: ALL_PAGES.length,
+    });
 
     // every allowed page once; robots.txt read; nothing under /private ever requested
     expect(site.requests).toContain('/robots.txt');
@@ -171,7 +208,12 @@ describe('POST /api/sources/chatbot/{id}/website (ALLOW_PRIVATE_URLS=true, local
     for (const page of ALL_PAGES) expect(stored, page).toContain(MAIN[page as keyof typeof MAIN]);
     expect(stored).not.toContain('PRIVATEPHRASE');
     for (const word of NOISE_WORDS) expect(stored, word).not.toContain(word);
-    expect(count(t, `SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH '"navzebraword" OR "scriptwalrusword" OR "stylenarwhalword" OR "footerlemurword"'`)).toBe(0);
+    expect(
+      count(
+        t,
+        `SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH '"navzebraword" OR "scriptwalrusword" OR "stylenarwhalword" OR "footerlemurword"'`,
+      ),
+    ).toBe(0);
 
     // what was crawled reaches the model, the sitemap-only page included
     const system = await systemPromptFor(t, f, agent.id, 'Do you sell spelt crackers?');
@@ -212,10 +254,19 @@ describe('POST /api/sources/chatbot/{id}/website (ALLOW_PRIVATE_URLS=true, local
     expect(inc.statusCode, inc.body).toBe(201);
     await t.app.jobs.idle();
     expect([...pathsOf(site)].sort()).toEqual(['/', '/docs/advanced', '/docs/intro']);
-    expect((await listSources(t, token, agent.id))[0]).toMatchObject({ status: 'completed', pages_done: 3, pages_found: 3, progress: 1 });
+    expect((await listSources(t, token, agent.id))[0]).toMatchObject({
+      status: 'completed',
+      pages_done: 3,
+      pages_found: 3,
+      progress: 1,
+    });
 
     site.requests.length = 0;
-    const exc = await addWebsite(t, token, agent.id, { url: `${site.url}/`, max_pages: '20', exclude_paths: '/docs/advanced, /pricing' });
+    const exc = await addWebsite(t, token, agent.id, {
+      url: `${site.url}/`,
+      max_pages: '20',
+      exclude_paths: '/docs/advanced, /pricing',
+    });
     expect(exc.statusCode, exc.body).toBe(201);
     await t.app.jobs.idle();
     expect([...pathsOf(site)].sort()).toEqual(['/', '/about', '/blog/news', '/docs/intro', '/from-sitemap']);
@@ -225,7 +276,12 @@ describe('POST /api/sources/chatbot/{id}/website (ALLOW_PRIVATE_URLS=true, local
 
     // a JSON array works too
     site.requests.length = 0;
-    const json = await addWebsite(t, token, agent.id, { url: `${site.url}/`, max_pages: '20', include_paths: '["/about", "/blog"]', exclude_paths: '["/blog"]' });
+    const json = await addWebsite(t, token, agent.id, {
+      url: `${site.url}/`,
+      max_pages: '20',
+      include_paths: '["/about", "/blog"]',
+      exclude_paths: '["/blog"]',
+    });
     expect(json.statusCode, json.body).toBe(201);
     await t.app.jobs.idle();
     expect([...pathsOf(site)].sort()).toEqual(['/', '/about']);
@@ -275,7 +331,12 @@ describe('POST /api/sources/chatbot/{id}/website (ALLOW_PRIVATE_URLS=true, local
     hold.release();
     await t.app.jobs.idle();
     const [end] = await listSources(t, token, agent.id);
-    expect(end).toMatchObject({ status: 'completed', progress: 1, pages_done: ALL_PAGES.length, pages_found: ALL_PAGES.length });
+    expect(end).toMatchObject({
+      status: 'completed',
+      progress: 1,
+      pages_done: ALL_PAGES.length,
+      pages_found: ALL_PAGES.length,
+    });
   });
 
   it('a start page that cannot be fetched, or that robots.txt disallows, ends as failed with a clear message', async () => {
@@ -303,22 +364,41 @@ describe('POST /api/sources/chatbot/{id}/website with a JSON body', () => {
     const site = await bakerySite();
     const { t, token, agent } = await setup();
 
-    const inc = await addWebsiteJson(t, token, agent.id, { url: `${site.url}/`, max_pages: 5, include_paths: ['/docs', '/blog'] });
+    const inc = await addWebsiteJson(t, token, agent.id, {
+      url: `${site.url}/`,
+      max_pages: 5,
+      include_paths: ['/docs', '/blog'],
+    });
     expect(inc.statusCode, inc.body).toBe(201);
     await t.app.jobs.idle();
     expect([...pathsOf(site)].sort()).toEqual(['/', '/blog/news', '/docs/advanced', '/docs/intro']);
     expect(inc.json()).toMatchObject({ max_pages: 5 });
-    expect((await listSources(t, token, agent.id))[0]).toMatchObject({ id: inc.json().id, status: 'completed', pages_done: 4, pages_found: 4, max_pages: 5 });
+    expect((await listSources(t, token, agent.id))[0]).toMatchObject({
+      id: inc.json().id,
+      status: 'completed',
+      pages_done: 4,
+      pages_found: 4,
+      max_pages: 5,
+    });
 
     site.requests.length = 0;
-    const exc = await addWebsiteJson(t, token, agent.id, { url: `${site.url}/`, max_pages: 20, exclude_paths: ['/docs/advanced', ' /pricing '] });
+    const exc = await addWebsiteJson(t, token, agent.id, {
+      url: `${site.url}/`,
+      max_pages: 20,
+      exclude_paths: ['/docs/advanced', ' /pricing '],
+    });
     expect(exc.statusCode, exc.body).toBe(201);
     await t.app.jobs.idle();
     expect([...pathsOf(site)].sort()).toEqual(['/', '/about', '/blog/news', '/docs/intro', '/from-sitemap']);
 
     // a numeric string and the comma-separated form work in JSON as in a form; an empty array is no filter
     site.requests.length = 0;
-    const str = await addWebsiteJson(t, token, agent.id, { url: `${site.url}/`, max_pages: '3', include_paths: '/docs, /about', exclude_paths: [] });
+    const str = await addWebsiteJson(t, token, agent.id, {
+      url: `${site.url}/`,
+      max_pages: '3',
+      include_paths: '/docs, /about',
+      exclude_paths: [],
+    });
     expect(str.statusCode, str.body).toBe(201);
     await t.app.jobs.idle();
     expect([...pathsOf(site)].sort()).toEqual(['/', '/about', '/docs/intro']);
@@ -365,7 +445,12 @@ describe('POST /api/sources/chatbot/{id}/website with a JSON body', () => {
       expect(res.statusCode, `${JSON.stringify(fields)}: ${res.body}`).toBe(400);
       expect(res.json().detail, JSON.stringify(fields)).toMatch(new RegExp(`^${field}\\b`));
     }
-    const notObject = await t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agent.id}/website`, headers: auth(token), payload: [`${site.url}/`] });
+    const notObject = await t.app.inject({
+      method: 'POST',
+      url: `/api/sources/chatbot/${agent.id}/website`,
+      headers: auth(token),
+      payload: [`${site.url}/`],
+    });
     expect(notObject.statusCode).toBe(400);
     expect(notObject.json().detail).toMatch(/^body\b/);
     await t.app.jobs.idle();
@@ -403,7 +488,13 @@ describe('the crawl report of a website source', () => {
     expect(all.statusCode, all.body).toBe(201);
     await t.app.jobs.idle();
     const a = (await listSources(t, token, agent.id)).find((s) => s.id === all.json().id);
-    expect(a).toMatchObject({ status: 'completed', pages_done: ALL_PAGES.length, max_pages: 20, page_cap_hit: false, pages_skipped: 2 });
+    expect(a).toMatchObject({
+      status: 'completed',
+      pages_done: ALL_PAGES.length,
+      max_pages: 20,
+      page_cap_hit: false,
+      pages_skipped: 2,
+    });
 
     // exactly as many pages as the cap: nothing was left, so the cap was not hit
     const exact = await addWebsite(t, token, agent.id, { url: `${site.url}/`, max_pages: String(ALL_PAGES.length) });
@@ -415,7 +506,17 @@ describe('the crawl report of a website source', () => {
   it('pages disallowed by robots.txt, outside include_paths, excluded, not HTML, too large or failing are counted as skipped', async () => {
     const site = await startLocalSite({
       '/robots.txt': { body: 'User-agent: *\nDisallow: /docs/private\n', type: 'text/plain' },
-      '/': html('Home', MAIN['/'], ['/docs/a', '/blog/x', '/docs/old/y', '/docs/private/z', '/docs/data', '/docs/gone', '/docs/big', '/docs/manual.pdf', 'https://elsewhere.example/docs/q']),
+      '/': html('Home', MAIN['/'], [
+        '/docs/a',
+        '/blog/x',
+        '/docs/old/y',
+        '/docs/private/z',
+        '/docs/data',
+        '/docs/gone',
+        '/docs/big',
+        '/docs/manual.pdf',
+        'https://elsewhere.example/docs/q',
+      ]),
       '/docs/a': html('A', MAIN['/docs/intro'], ['/docs/b', '/docs/private/z', '/blog/x']),
       '/docs/b': html('B', MAIN['/docs/advanced'], []),
       '/blog/x': html('X', MAIN['/blog/news'], []),
@@ -428,7 +529,12 @@ describe('the crawl report of a website source', () => {
     });
     sites.push(site);
     const { t, token, agent } = await setup();
-    const res = await addWebsiteJson(t, token, agent.id, { url: `${site.url}/`, max_pages: 50, include_paths: ['/docs'], exclude_paths: ['/docs/old'] });
+    const res = await addWebsiteJson(t, token, agent.id, {
+      url: `${site.url}/`,
+      max_pages: 50,
+      include_paths: ['/docs'],
+      exclude_paths: ['/docs/old'],
+    });
     expect(res.statusCode, res.body).toBe(201);
     await t.app.jobs.idle();
     expect([...pathsOf(site)].sort()).toEqual(['/', '/docs/a', '/docs/b', '/docs/big', '/docs/data', '/docs/gone']);
@@ -446,10 +552,25 @@ describe('the crawl report of a website source', () => {
 
   it('file and text sources carry null crawl report fields', async () => {
     const { t, token, agent } = await setup();
-    const res = await t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agent.id}/text`, headers: auth(token), payload: { name: 'Hours', content: 'Open from nine to five.' } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/sources/chatbot/${agent.id}/text`,
+      headers: auth(token),
+      payload: { name: 'Hours', content: 'Open from nine to five.' },
+    });
     expect(res.statusCode, res.body).toBe(201);
-    expect(res.json()).toMatchObject({ max_pages: null, pages_skipped: null, pages_skipped_by: null, page_cap_hit: null });
-    expect((await listSources(t, token, agent.id))[0]).toMatchObject({ max_pages: null, pages_skipped: null, pages_skipped_by: null, page_cap_hit: null });
+    expect(res.json()).toMatchObject({
+      max_pages: null,
+      pages_skipped: null,
+      pages_skipped_by: null,
+      page_cap_hit: null,
+    });
+    expect((await listSources(t, token, agent.id))[0]).toMatchObject({
+      max_pages: null,
+      pages_skipped: null,
+      pages_skipped_by: null,
+      page_cap_hit: null,
+    });
   });
 });
 
@@ -484,7 +605,9 @@ describe('DELETE /api/sources/{id} of a website source mid-crawl', () => {
     expect(count(t, 'SELECT count(*) AS n FROM chunks')).toBe(0);
     expect(count(t, 'SELECT count(*) AS n FROM jobs')).toBe(0);
     expect(site.requests.length).toBe(requestsAtDelete); // the crawl did not go on
-    expect((await t.app.inject({ method: 'DELETE', url: `/api/sources/${id}`, headers: auth(token) })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'DELETE', url: `/api/sources/${id}`, headers: auth(token) })).statusCode).toBe(
+      404,
+    );
   });
 });
 
@@ -525,7 +648,12 @@ describe('POST /api/sources/chatbot/{id}/website with ALLOW_PRIVATE_URLS unset',
       expect(res.json().detail, url).toMatch(/^url\b/);
     }
     // JSON bodies are checked the same way
-    const json = await t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agent.id}/website`, headers: auth(token), payload: { url: `${site.url}/` } });
+    const json = await t.app.inject({
+      method: 'POST',
+      url: `/api/sources/chatbot/${agent.id}/website`,
+      headers: auth(token),
+      payload: { url: `${site.url}/` },
+    });
     expect(json.statusCode).toBe(400);
 
     await t.app.jobs.idle();
@@ -538,7 +666,8 @@ describe('POST /api/sources/chatbot/{id}/website with ALLOW_PRIVATE_URLS unset',
 });
 
 describe('a website source crawled again, and its passages read back', () => {
-  const page = (title: string, body: string) => `<html><head><title>${title}</title></head><body><main><h1>${title}</h1><p>${body}</p></main></body></html>`;
+  const page = (title: string, body: string) =>
+    `<html><head><title>${title}</title></head><body><main><h1>${title}</h1><p>${body}</p></main></body></html>`;
 
   it('keeps answering from the last crawl until the new one completes; a failed re-crawl keeps it; the owner reads the passages with their page', async () => {
     const pages: Record<string, string> = { '/': page('Opening hours', 'The bakery opens at seven on weekdays.') };
@@ -548,7 +677,8 @@ describe('a website source crawled again, and its passages read back', () => {
     const created = (await addWebsiteJson(t, token, agent.id, { url: `${site.url}/` })).json();
     await t.app.jobs.idle();
 
-    const read = async (id: string, query = '') => t.app.inject({ method: 'GET', url: `/api/sources/${id}/passages${query}`, headers: auth(token) });
+    const read = async (id: string, query = '') =>
+      t.app.inject({ method: 'GET', url: `/api/sources/${id}/passages${query}`, headers: auth(token) });
     const first = (await read(created.id)).json();
     expect(first).toMatchObject({ total: 1, offset: 0, source: { id: created.id, status: 'completed' } });
     expect(first.passages).toEqual([
@@ -567,41 +697,82 @@ describe('a website source crawled again, and its passages read back', () => {
     // the new crawl is held on its page: the old passage still answers meanwhile
     pages['/'] = page('Opening hours', 'The bakery now opens at six on weekdays.');
     const hold = site.hold('/');
-    const again = await t.app.inject({ method: 'POST', url: `/api/sources/${created.id}/recrawl`, headers: auth(token) });
+    const again = await t.app.inject({
+      method: 'POST',
+      url: `/api/sources/${created.id}/recrawl`,
+      headers: auth(token),
+    });
     expect(again.statusCode, again.body).toBe(202);
     expect(again.json()).toMatchObject({ id: created.id, status: 'processing', progress: 0 });
     await hold.reached;
-    const busy = await t.app.inject({ method: 'POST', url: `/api/sources/${created.id}/recrawl`, headers: auth(token) });
+    const busy = await t.app.inject({
+      method: 'POST',
+      url: `/api/sources/${created.id}/recrawl`,
+      headers: auth(token),
+    });
     expect(busy.statusCode).toBe(409);
     expect(busy.json().detail).toMatch(/being crawled/);
     expect(chunkTexts(t, created.id)).toContain('seven');
-    expect((await read(created.id)).json()).toMatchObject({ total: 1, passages: [{ content: expect.stringContaining('seven') }] });
+    expect((await read(created.id)).json()).toMatchObject({
+      total: 1,
+      passages: [{ content: expect.stringContaining('seven') }],
+    });
     hold.release();
     await t.app.jobs.idle();
     expect(chunkTexts(t, created.id)).toBe('Opening hours\n\nThe bakery now opens at six on weekdays.');
-    expect((await listSources(t, token, agent.id))[0]).toMatchObject({ status: 'completed', error_message: null, pages_done: 1 });
+    expect((await listSources(t, token, agent.id))[0]).toMatchObject({
+      status: 'completed',
+      error_message: null,
+      pages_done: 1,
+    });
 
     // the site is down: the re-crawl fails, the passages of the crawl before stay and say so
     pages['/'] = page('x', 'x');
     await site.close();
-    const down = await t.app.inject({ method: 'POST', url: `/api/sources/${created.id}/recrawl`, headers: auth(token) });
+    const down = await t.app.inject({
+      method: 'POST',
+      url: `/api/sources/${created.id}/recrawl`,
+      headers: auth(token),
+    });
     expect(down.statusCode).toBe(202);
     await t.app.jobs.idle();
     const [after] = await listSources(t, token, agent.id);
     // the report is the one of the crawl whose pages are still used
-    expect(after).toMatchObject({ status: 'completed', error_message: expect.stringMatching(/re-crawl failed.*still used/), pages_done: 1, pages_found: 1, page_cap_hit: false });
+    expect(after).toMatchObject({
+      status: 'completed',
+      error_message: expect.stringMatching(/re-crawl failed.*still used/),
+      pages_done: 1,
+      pages_found: 1,
+      page_cap_hit: false,
+    });
     expect(chunkTexts(t, created.id)).toBe('Opening hours\n\nThe bakery now opens at six on weekdays.');
 
     // bad paging is a 400; other sources: text sources cannot be crawled, another account's is 404
     expect((await read(created.id, '?limit=0')).statusCode).toBe(400);
     expect((await read(created.id, '?offset=-1')).statusCode).toBe(400);
-    const text = await t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agent.id}/text`, headers: auth(token), payload: { name: 'Note', content: 'Some words.' } });
-    const notWebsite = await t.app.inject({ method: 'POST', url: `/api/sources/${text.json().id}/recrawl`, headers: auth(token) });
+    const text = await t.app.inject({
+      method: 'POST',
+      url: `/api/sources/chatbot/${agent.id}/text`,
+      headers: auth(token),
+      payload: { name: 'Note', content: 'Some words.' },
+    });
+    const notWebsite = await t.app.inject({
+      method: 'POST',
+      url: `/api/sources/${text.json().id}/recrawl`,
+      headers: auth(token),
+    });
     expect(notWebsite.statusCode).toBe(400);
     const { token: stranger } = await registerUser(t.app);
-    for (const [method, url] of [['GET', `/api/sources/${created.id}/passages`], ['POST', `/api/sources/${created.id}/recrawl`]] as const) {
+    for (const [method, url] of [
+      ['GET', `/api/sources/${created.id}/passages`],
+      ['POST', `/api/sources/${created.id}/recrawl`],
+    ] as const) {
       const foreign = await t.app.inject({ method, url, headers: auth(stranger) });
-      const missing = await t.app.inject({ method, url: url.replace(created.id, 'no-such-source'), headers: auth(stranger) });
+      const missing = await t.app.inject({
+        method,
+        url: url.replace(created.id, 'no-such-source'),
+        headers: auth(stranger),
+      });
       expect(foreign.statusCode).toBe(404);
       expect(foreign.json()).toEqual(missing.json());
     }
@@ -610,7 +781,13 @@ describe('a website source crawled again, and its passages read back', () => {
 
 describe('ingestion is shared fairly between accounts', () => {
   /** the source's row once `done` says so; checks between turns of the event loop (the job runs meanwhile) */
-  async function until(t: TestApp, token: string, agentId: string, sourceId: string, done: (s: Json) => boolean): Promise<Json> {
+  async function until(
+    t: TestApp,
+    token: string,
+    agentId: string,
+    sourceId: string,
+    done: (s: Json) => boolean,
+  ): Promise<Json> {
     for (let i = 0; i < 2000; i++) {
       const s = (await listSources(t, token, agentId)).find((x) => x.id === sourceId)!;
       if (done(s)) return s;
@@ -628,7 +805,12 @@ describe('ingestion is shared fairly between accounts', () => {
     const hold = site.hold('/');
     const slow = (await addWebsiteJson(t, token, agent.id, { url: `${site.url}/` })).json();
     await hold.reached;
-    const more = await t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agent.id}/text`, headers: auth(token), payload: { name: 'n', content: 'Instant text.' } });
+    const more = await t.app.inject({
+      method: 'POST',
+      url: `/api/sources/chatbot/${agent.id}/text`,
+      headers: auth(token),
+      payload: { name: 'n', content: 'Instant text.' },
+    });
     expect(more.statusCode).toBe(201);
     // account B adds a website while A's crawl is still running: it is crawled meanwhile
     const other = await registerUser(t.app);
@@ -652,7 +834,10 @@ describe('ingestion is shared fairly between accounts', () => {
     const hold = site.hold('/');
     await addWebsiteJson(t, token, agent.id, { url: `${site.url}/` });
     await hold.reached;
-    for (let i = 1; i < 20; i++) expect((await addWebsiteJson(t, token, agent.id, { url: `${site.url}/?p=${i}` })).statusCode, `source ${i}`).toBe(201);
+    for (let i = 1; i < 20; i++)
+      expect((await addWebsiteJson(t, token, agent.id, { url: `${site.url}/?p=${i}` })).statusCode, `source ${i}`).toBe(
+        201,
+      );
     const refused = await addWebsiteJson(t, token, agent.id, { url: `${site.url}/?p=20` });
     expect(refused.statusCode).toBe(429);
     expect(refused.json().detail).toMatch(/20 sources are waiting/);

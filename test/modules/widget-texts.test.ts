@@ -19,11 +19,16 @@ describe('widget texts', () => {
     for (const key of WIDGET_TEXT_KEYS) expect(TEXTS[lang][key].trim(), `${lang}.${key}`).not.toBe('');
   });
 
-  it.each(LANGUAGES)('%s has the texts only screen readers hear, and every text keeps the holes of the English one', (lang) => {
-    expect(Object.keys(MORE_TEXTS[lang]).sort()).toEqual(Object.keys(MORE_TEXTS.en).sort());
-    for (const [key, text] of Object.entries(TEXTS[lang])) expect(holes(text), `${lang}.${key}`).toEqual(holes(TEXTS.en[key as keyof typeof TEXTS.en]));
-    for (const [key, text] of Object.entries(MORE_TEXTS[lang])) expect(holes(text), `${lang}.${key}`).toEqual(holes(MORE_TEXTS.en[key as keyof typeof MORE_TEXTS.en]));
-  });
+  it.each(LANGUAGES)(
+    '%s has the texts only screen readers hear, and every text keeps the holes of the English one',
+    (lang) => {
+      expect(Object.keys(MORE_TEXTS[lang]).sort()).toEqual(Object.keys(MORE_TEXTS.en).sort());
+      for (const [key, text] of Object.entries(TEXTS[lang]))
+        expect(holes(text), `${lang}.${key}`).toEqual(holes(TEXTS.en[key as keyof typeof TEXTS.en]));
+      for (const [key, text] of Object.entries(MORE_TEXTS[lang]))
+        expect(holes(text), `${lang}.${key}`).toEqual(holes(MORE_TEXTS.en[key as keyof typeof MORE_TEXTS.en]));
+    },
+  );
 
   it('the agent’s language wins; auto takes the first browser language we speak, else English', () => {
     expect(pickLanguage('de', ['fr-FR'])).toBe('de');
@@ -44,8 +49,12 @@ describe('widget texts', () => {
   });
 
   it('fills the waiting time and the limits into the sentences', () => {
-    expect(fill(TEXTS.en.error_busy, { wait: fill(MORE_TEXTS.en.wait_seconds, { n: 20 }) })).toBe('Too many messages right now. Please wait 20 seconds and try again.');
-    expect(fill(TEXTS.de.error_busy, { wait: fill(MORE_TEXTS.de.wait_minutes, { n: 5 }) })).toBe('Gerade kommen zu viele Nachrichten. Bitte versuchen Sie es in etwa 5 Minuten erneut.');
+    expect(fill(TEXTS.en.error_busy, { wait: fill(MORE_TEXTS.en.wait_seconds, { n: 20 }) })).toBe(
+      'Too many messages right now. Please wait 20 seconds and try again.',
+    );
+    expect(fill(TEXTS.de.error_busy, { wait: fill(MORE_TEXTS.de.wait_minutes, { n: 5 }) })).toBe(
+      'Gerade kommen zu viele Nachrichten. Bitte versuchen Sie es in etwa 5 Minuten erneut.',
+    );
     expect(fill('Hello {name}, {missing}', { name: 'Ada' })).toBe('Hello Ada, {missing}');
   });
 });

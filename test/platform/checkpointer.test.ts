@@ -41,7 +41,10 @@ describe('WalCheckpointer', () => {
     expect(database.sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
 
     const insert = database.sqlite.prepare('INSERT INTO notes (text) VALUES (?)');
-    for (let t = 0; t < 20; t++) database.sqlite.transaction(() => { for (let i = 0; i < 100; i++) insert.run(`note ${t}-${i} ${'x'.repeat(2000)}`); })();
+    for (let t = 0; t < 20; t++)
+      database.sqlite.transaction(() => {
+        for (let i = 0; i < 100; i++) insert.run(`note ${t}-${i} ${'x'.repeat(2000)}`);
+      })();
     expect(statSync(`${file}-wal`).size).toBeGreaterThan(4 * 1024 * 1024); // the main thread did not checkpoint
 
     const result = await checkpointer.checkpointNow();
@@ -63,6 +66,6 @@ describe('WalCheckpointer', () => {
       reader.close();
     });
     expect((reader.prepare('SELECT count(*) AS n FROM notes').get() as { n: number }).n).toBe(2000);
-    expect((reader.pragma('integrity_check', { simple: true }))).toBe('ok');
+    expect(reader.pragma('integrity_check', { simple: true })).toBe('ok');
   });
 });

@@ -32,7 +32,11 @@ function insertUser(d: AppDatabase, id: string, email: string): void {
 }
 
 function tableNames(d: AppDatabase): string[] {
-  return (d.sqlite.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).all() as Array<{ name: string }>).map((r) => r.name);
+  return (
+    d.sqlite.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).all() as Array<{
+      name: string;
+    }>
+  ).map((r) => r.name);
 }
 
 describe('openDatabase', () => {
@@ -51,7 +55,9 @@ describe('openDatabase', () => {
     const row = d.sqlite.prepare('SELECT vec_version() AS v').get() as { v: string };
     expect(row.v).toMatch(/^v?\d+\.\d+/);
     // and the functions work, not just the version call
-    const dist = d.sqlite.prepare(`SELECT vec_distance_l2(vec_f32('[0, 0]'), vec_f32('[3, 4]')) AS d`).get() as { d: number };
+    const dist = d.sqlite.prepare(`SELECT vec_distance_l2(vec_f32('[0, 0]'), vec_f32('[3, 4]')) AS d`).get() as {
+      d: number;
+    };
     expect(dist.d).toBeCloseTo(5);
     expect(databaseIsHealthy(d.sqlite)).toBe(true);
   });
@@ -60,8 +66,11 @@ describe('openDatabase', () => {
     const d = open();
     const tables = tableNames(d);
     expect(tables).toEqual(expect.arrayContaining(['users', 'sessions', 'chatbots']));
-    const cols = (t: string) => (d.sqlite.prepare(`PRAGMA table_info(${t})`).all() as Array<{ name: string }>).map((c) => c.name);
-    expect(cols('users')).toEqual(expect.arrayContaining(['id', 'email', 'password_hash', 'role', 'status', 'plan_id', 'plan_expires_at']));
+    const cols = (t: string) =>
+      (d.sqlite.prepare(`PRAGMA table_info(${t})`).all() as Array<{ name: string }>).map((c) => c.name);
+    expect(cols('users')).toEqual(
+      expect.arrayContaining(['id', 'email', 'password_hash', 'role', 'status', 'plan_id', 'plan_expires_at']),
+    );
     expect(cols('sessions')).toEqual(expect.arrayContaining(['id', 'user_id', 'expires_at', 'last_used_at']));
     expect(cols('chatbots')).toEqual(expect.arrayContaining(['id', 'user_id', 'name', 'status', 'public_access']));
   });
@@ -82,7 +91,11 @@ describe('openDatabase', () => {
   it('deleting a user cascades to their sessions', () => {
     const d = open();
     insertUser(d, 'u1', 'a@example.com');
-    d.sqlite.prepare(`INSERT INTO sessions (id, user_id, created_at, expires_at, last_used_at) VALUES ('s1', 'u1', 'x', 'x', 'x')`).run();
+    d.sqlite
+      .prepare(
+        `INSERT INTO sessions (id, user_id, created_at, expires_at, last_used_at) VALUES ('s1', 'u1', 'x', 'x', 'x')`,
+      )
+      .run();
     d.sqlite.prepare(`DELETE FROM users WHERE id = 'u1'`).run();
     expect(d.sqlite.prepare('SELECT count(*) AS n FROM sessions').get()).toEqual({ n: 0 });
   });
@@ -91,7 +104,9 @@ describe('openDatabase', () => {
     const first = open();
     insertUser(first, 'u1', 'keep@example.com');
     const tablesBefore = tableNames(first);
-    const migrationsBefore = first.sqlite.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get() as { n: number };
+    const migrationsBefore = first.sqlite.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get() as {
+      n: number;
+    };
     expect(migrationsBefore.n).toBeGreaterThan(0);
     first.close();
 

@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compressDynamic, ifNoneMatch, negotiateEncoding, parseAcceptEncoding } from '../../src/platform/http/encoding.js';
+import {
+  compressDynamic,
+  ifNoneMatch,
+  negotiateEncoding,
+  parseAcceptEncoding,
+} from '../../src/platform/http/encoding.js';
 import { codingEtag, loadStaticBody } from '../../src/platform/http/static-file.js';
 
 /** Content-coding negotiation (RFC 9110 §12.5.3) shared by the widget, admin UI and share page. */

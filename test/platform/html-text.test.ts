@@ -64,13 +64,25 @@ describe('htmlBlocks: paragraphs', () => {
   });
 
   it('decodes entities and turns &nbsp; into a plain space', () => {
-    const doc = htmlBlocks('<p>Fish&nbsp;&amp;&nbsp;Chips &lt;3 &mdash; &euro;5&#44; caf&eacute; &#x1F6B2; &quot;fast&quot;</p>', {});
+    const doc = htmlBlocks(
+      '<p>Fish&nbsp;&amp;&nbsp;Chips &lt;3 &mdash; &euro;5&#44; caf&eacute; &#x1F6B2; &quot;fast&quot;</p>',
+      {},
+    );
     expect(texts(doc.blocks)).toEqual(['Fish & Chips <3 — €5, café 🚲 "fast"']);
   });
 
   it('gives text between child blocks of a container a block of its own, without repeating any text', () => {
-    const doc = htmlBlocks('<div>Intro <span>line</span><p>First paragraph.</p>between the two<div><p>Nested paragraph.</p></div> closing words</div>', {});
-    expect(texts(doc.blocks)).toEqual(['Intro line', 'First paragraph.', 'between the two', 'Nested paragraph.', 'closing words']);
+    const doc = htmlBlocks(
+      '<div>Intro <span>line</span><p>First paragraph.</p>between the two<div><p>Nested paragraph.</p></div> closing words</div>',
+      {},
+    );
+    expect(texts(doc.blocks)).toEqual([
+      'Intro line',
+      'First paragraph.',
+      'between the two',
+      'Nested paragraph.',
+      'closing words',
+    ]);
   });
 
   it('keeps inline elements inline and makes <br> a line break (two of them a new block)', () => {
@@ -84,9 +96,13 @@ describe('htmlBlocks: paragraphs', () => {
   });
 
   it('keeps <pre> verbatim, trimming only the white space after it', () => {
-    const code = 'server {\n    listen 443 ssl;\n\n    location / {\n        proxy_pass http://127.0.0.1:3000;\n    }\n}';
-    const doc = htmlBlocks(`<main><p>Configure
-      nginx:</p><pre><code>${code.replace('<', '&lt;')}</code>   \n\n</pre><p>Then reload.</p></main>`, {});
+    const code =
+      'server {\n    listen 443 ssl;\n\n    location / {\n        proxy_pass http://127.0.0.1:3000;\n    }\n}';
+    const doc = htmlBlocks(
+      `<main><p>Configure
+      nginx:</p><pre><code>${code.replace('<', '&lt;')}</code>   \n\n</pre><p>Then reload.</p></main>`,
+      {},
+    );
     expect(texts(doc.blocks)).toEqual(['Configure nginx:', code, 'Then reload.']);
   });
 
@@ -108,8 +124,13 @@ describe('htmlBlocks: paragraphs', () => {
   });
 
   it('takes the title from <title>, else the first h1 (white space collapsed)', () => {
-    expect(htmlBlocks('<html><head><title>\n  Shop  |\n Acme </title></head><body><h1>Other</h1></body></html>', {}).title).toBe('Shop | Acme');
-    expect(htmlBlocks('<body><svg><title>Logo</title></svg><h1>Opening\n  <em>hours</em></h1><h1>Second</h1></body>', {}).title).toBe('Opening hours');
+    expect(
+      htmlBlocks('<html><head><title>\n  Shop  |\n Acme </title></head><body><h1>Other</h1></body></html>', {}).title,
+    ).toBe('Shop | Acme');
+    expect(
+      htmlBlocks('<body><svg><title>Logo</title></svg><h1>Opening\n  <em>hours</em></h1><h1>Second</h1></body>', {})
+        .title,
+    ).toBe('Opening hours');
   });
 });
 
@@ -148,7 +169,10 @@ describe('htmlBlocks: headings', () => {
   });
 
   it('joinBlocks: blank lines between blocks, a mark where each heading starts', () => {
-    const doc = htmlBlocks('<h1>Manual</h1><p>Welcome to the manual.</p><h2>Setup</h2><ul><li>Unpack</li><li>Plug in</li></ul><h2>Care</h2><p>Wipe it.</p>', {});
+    const doc = htmlBlocks(
+      '<h1>Manual</h1><p>Welcome to the manual.</p><h2>Setup</h2><ul><li>Unpack</li><li>Plug in</li></ul><h2>Care</h2><p>Wipe it.</p>',
+      {},
+    );
     const joined = joinBlocks(doc.blocks);
     expect(joined.text).toBe('Manual\n\nWelcome to the manual.\n\nSetup\n\n- Unpack\n- Plug in\n\nCare\n\nWipe it.');
     expect(joined.marks).toEqual([
@@ -242,7 +266,10 @@ describe('htmlBlocks: tables', () => {
   });
 
   it('walks layout tables as containers: single-column tables and tables holding tables or headings', () => {
-    const singleColumn = htmlBlocks('<table><tr><td>First row text.</td></tr><tr><td>Second row text.</td></tr></table>', {});
+    const singleColumn = htmlBlocks(
+      '<table><tr><td>First row text.</td></tr><tr><td>Second row text.</td></tr></table>',
+      {},
+    );
     expect(texts(singleColumn.blocks)).toEqual(['First row text.', 'Second row text.']);
 
     const layout = htmlBlocks(
@@ -253,7 +280,12 @@ describe('htmlBlocks: tables', () => {
       </tr></table></body>`,
       { boilerplate: false },
     );
-    expect(texts(layout.blocks)).toEqual(['Old-school site', 'Welcome to our shop.', '| Item | Price |\n| --- | --- |\n| Bell | 5 |', 'News: we moved.']);
+    expect(texts(layout.blocks)).toEqual([
+      'Old-school site',
+      'Welcome to our shop.',
+      '| Item | Price |\n| --- | --- |\n| Bell | 5 |',
+      'News: we moved.',
+    ]);
     expect(layout.blocks[2]!.headings).toEqual(['Old-school site']);
   });
 });
@@ -322,7 +354,12 @@ describe('htmlBlocks: boilerplate and links', () => {
       <div class="social">Follow us</div>
       <footer>© Acme</footer>
     </body>`;
-    expect(texts(htmlBlocks(html, {}).blocks)).toEqual(['Spring sale', 'By Anna, 3 March', 'All city bikes are 20% off until April.', 'Posted in News']);
+    expect(texts(htmlBlocks(html, {}).blocks)).toEqual([
+      'Spring sale',
+      'By Anna, 3 March',
+      'All city bikes are 20% off until April.',
+      'Posted in News',
+    ]);
   });
 
   it('keeps a wrapper whose class merely mentions a boilerplate word when it holds the page’s h1', () => {
@@ -353,7 +390,10 @@ describe('htmlBlocks: boilerplate and links', () => {
       <a href="/pricing" rel="NoFollow noopener">Pricing</a><a href="mailto:a@b.c">Mail</a>
       <a href="javascript:void(0)">JS</a><a href="http://other.example/x?y=1&amp;z=2">Other</a><a>No href</a>
     </body>`;
-    expect(htmlBlocks(html, { url: 'https://acme.example/' }).links).toEqual(['https://cdn.example/docs/guide.html', 'http://other.example/x?y=1&z=2']);
+    expect(htmlBlocks(html, { url: 'https://acme.example/' }).links).toEqual([
+      'https://cdn.example/docs/guide.html',
+      'http://other.example/x?y=1&z=2',
+    ]);
   });
 });
 
@@ -369,7 +409,13 @@ describe('RepeatedBlocks', () => {
       page('Contact', 'Call us.'),
     ].map((html) => texts(repeated.filter(htmlBlocks(html, {}).blocks)));
     expect(crawl[0]).toEqual(['Shop', 'All our bikes.', 'Free shipping over €50', '- Home\n- Shop', '© Acme']);
-    expect(crawl[1]).toEqual(['Repairs', 'We repair every brand.', 'Free shipping over €50', '- Home\n- Shop', '© Acme']);
+    expect(crawl[1]).toEqual([
+      'Repairs',
+      'We repair every brand.',
+      'Free shipping over €50',
+      '- Home\n- Shop',
+      '© Acme',
+    ]);
     expect(crawl[2]).toEqual(['Shop', 'Rentals from €15 a day.']); // a repeated heading stays
     expect(crawl[3]).toEqual(['Contact', 'Call us.']);
   });
@@ -383,7 +429,11 @@ describe('RepeatedBlocks', () => {
 
   it('stays bounded in memory on a long crawl', () => {
     const repeated = new RepeatedBlocks(2, 1000);
-    for (let i = 0; i < 5000; i++) repeated.filter([{ text: `page ${i} text`, headings: [] }, { text: 'footer', headings: [] }]);
+    for (let i = 0; i < 5000; i++)
+      repeated.filter([
+        { text: `page ${i} text`, headings: [] },
+        { text: 'footer', headings: [] },
+      ]);
     expect((repeated as unknown as { pages: Map<string, number> }).pages.size).toBeLessThanOrEqual(1000);
     expect(repeated.filter([{ text: 'footer', headings: [] }])).toEqual([]);
   });
@@ -406,8 +456,12 @@ describe('htmlBlocks on mammoth’s HTML of a DOCX', () => {
                 new TableRow({ tableHeader: true, children: [cell('Years'), cell('Days'), cell('Note')] }),
                 new TableRow({ children: [cell('0–2'), cell(''), cell('as agreed')] }),
                 new TableRow({ children: [cell('3–5', { columnSpan: 2 }), cell('28')] }),
-                new TableRow({ children: [cell('6+', { verticalMerge: VerticalMergeType.RESTART }), cell('30'), cell('')] }),
-                new TableRow({ children: [cell('', { verticalMerge: VerticalMergeType.CONTINUE }), cell('32'), cell('managers')] }),
+                new TableRow({
+                  children: [cell('6+', { verticalMerge: VerticalMergeType.RESTART }), cell('30'), cell('')],
+                }),
+                new TableRow({
+                  children: [cell('', { verticalMerge: VerticalMergeType.CONTINUE }), cell('32'), cell('managers')],
+                }),
               ],
             }),
             new Paragraph({ text: 'Sick leave', heading: HeadingLevel.HEADING_2 }),
@@ -466,7 +520,13 @@ describe('htmlBlocks: pages of 5 MB', () => {
   });
 
   it('100,000 list items are one list block of as many lines', () => {
-    const html = page(MB5, '<li>Item with <a href="/x">a link</a> and text</li>\n', '', '<main><p>Intro text of the page, long enough to stay.</p><ul>', '</ul></main>');
+    const html = page(
+      MB5,
+      '<li>Item with <a href="/x">a link</a> and text</li>\n',
+      '',
+      '<main><p>Intro text of the page, long enough to stay.</p><ul>',
+      '</ul></main>',
+    );
     const items = html.split('<li>').length - 1;
     const doc = htmlBlocks(html, { url: 'https://example.test/', boilerplate: false });
     const list = doc.blocks.find((b) => b.text.startsWith('- Item'))!;
@@ -474,13 +534,25 @@ describe('htmlBlocks: pages of 5 MB', () => {
   });
 
   it('headings, paragraphs and tables repeated to 5 MB keep every heading', () => {
-    const html = page(MB5, '<h2>Head</h2><p>Paragraph with <b>bold</b> and <a href="/p">a link</a>, wrapped\n in the source.</p><table><tr><td>a</td><td></td></tr><tr><td>b</td><td>c</td></tr></table>\n', '', '<main>', '</main>');
+    const html = page(
+      MB5,
+      '<h2>Head</h2><p>Paragraph with <b>bold</b> and <a href="/p">a link</a>, wrapped\n in the source.</p><table><tr><td>a</td><td></td></tr><tr><td>b</td><td>c</td></tr></table>\n',
+      '',
+      '<main>',
+      '</main>',
+    );
     const doc = htmlBlocks(html, {});
     expect(doc.blocks.filter((b) => b.heading)).toHaveLength(html.split('<h2>').length - 1);
   });
 
   it('64,000 nested divs (5 MB), one block each', () => {
-    const html = page(MB5, '<div>Some words of content in this div, about ninety characters in all. ', '</div>', '<body>', '</body>');
+    const html = page(
+      MB5,
+      '<div>Some words of content in this div, about ninety characters in all. ',
+      '</div>',
+      '<body>',
+      '</body>',
+    );
     const doc = htmlBlocks(html, {});
     expect(doc.blocks).toHaveLength(html.split('<div>').length - 1);
     expect(doc.blocks[1]!.text).toBe('Some words of content in this div, about ninety characters in all.');

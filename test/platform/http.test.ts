@@ -10,14 +10,16 @@ import { openDatabase } from '../../src/platform/db/index.js';
 import { auth, makeDataDir, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const pkgVersion = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
+const pkgVersion = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string })
+  .version;
 
 function expectSecurityHeaders(headers: Record<string, unknown>): void {
   expect(headers['x-content-type-options']).toBe('nosniff');
   const csp = String(headers['content-security-policy'] ?? '');
   expect(csp).not.toBe('');
   expect(csp).toMatch(/default-src/);
-  const framing = /frame-ancestors\s+'none'/.test(csp) || /^(DENY|SAMEORIGIN)$/i.test(String(headers['x-frame-options'] ?? ''));
+  const framing =
+    /frame-ancestors\s+'none'/.test(csp) || /^(DENY|SAMEORIGIN)$/i.test(String(headers['x-frame-options'] ?? ''));
   expect(framing, 'framing is restricted by frame-ancestors or X-Frame-Options').toBe(true);
   expect(headers['x-powered-by']).toBeUndefined();
 }
@@ -55,7 +57,11 @@ describe('platform/http', () => {
     });
 
     it('needs no token, and a bad token does not turn it into a 401', async () => {
-      const res = await t.app.inject({ method: 'GET', url: '/api/health', headers: { authorization: 'Bearer not-a-token' } });
+      const res = await t.app.inject({
+        method: 'GET',
+        url: '/api/health',
+        headers: { authorization: 'Bearer not-a-token' },
+      });
       expect(res.statusCode).toBe(200);
     });
   });
@@ -66,8 +72,18 @@ describe('platform/http', () => {
       { name: 'under /api without a token', method: 'GET', url: '/api/definitely-not-here', withToken: false },
       { name: 'under /api with a token', method: 'GET', url: '/api/definitely-not-here', withToken: true },
       { name: 'POST under /api without a token', method: 'POST', url: '/api/nope/nested', withToken: false },
-      { name: 'a known path with an unknown method, without a token', method: 'DELETE', url: '/api/auth/me', withToken: false },
-      { name: 'a known path with an unknown method, with a token', method: 'DELETE', url: '/api/auth/me', withToken: true },
+      {
+        name: 'a known path with an unknown method, without a token',
+        method: 'DELETE',
+        url: '/api/auth/me',
+        withToken: false,
+      },
+      {
+        name: 'a known path with an unknown method, with a token',
+        method: 'DELETE',
+        url: '/api/auth/me',
+        withToken: true,
+      },
       { name: 'a known path with a trailing slash', method: 'GET', url: '/api/auth/me/', withToken: true },
     ];
     for (const c of cases) {
@@ -138,7 +154,8 @@ describe('platform/http', () => {
       const text = JSON.stringify(doc);
       for (const m of text.matchAll(/"\$ref":"#\/([^"]+)"/g)) {
         let node: unknown = doc;
-        for (const part of m[1]!.split('/')) node = (node as Record<string, unknown> | undefined)?.[part.replaceAll('~1', '/').replaceAll('~0', '~')];
+        for (const part of m[1]!.split('/'))
+          node = (node as Record<string, unknown> | undefined)?.[part.replaceAll('~1', '/').replaceAll('~0', '~')];
         expect(node, `$ref #/${m[1]}`).toBeDefined();
       }
     });
@@ -183,10 +200,14 @@ describe('platform/http', () => {
 
       const create = jsonBodySchema('/api/chatbots', 'post');
       expect(create.required).toContain('name');
-      expect(Object.keys(create.properties ?? {})).toEqual(expect.arrayContaining(['name', 'model', 'provider', 'temperature', 'max_tokens']));
+      expect(Object.keys(create.properties ?? {})).toEqual(
+        expect.arrayContaining(['name', 'model', 'provider', 'temperature', 'max_tokens']),
+      );
 
       const update = jsonBodySchema('/api/chatbots/{chatbot_id}', 'put');
-      expect(Object.keys(update.properties ?? {})).toEqual(expect.arrayContaining(['name', 'status', 'public_access', 'primary_color']));
+      expect(Object.keys(update.properties ?? {})).toEqual(
+        expect.arrayContaining(['name', 'status', 'public_access', 'primary_color']),
+      );
 
       const patchUser = jsonBodySchema('/api/admin/users/{user_id}', 'patch');
       expect(Object.keys(patchUser.properties ?? {}).sort()).toEqual(['plan_expires_at', 'plan_id', 'role', 'status']);
@@ -219,7 +240,9 @@ describe('platform/http', () => {
       expect(res.headers['content-type']).toMatch(/^text\/html/);
       expect(res.body).toMatch(/<html/i);
       // script-src 'self' in the CSP: inline scripts would not run, so the page must not rely on any
-      const inlineScripts = [...res.body.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/gi)].filter((m) => m[1]!.trim() !== '');
+      const inlineScripts = [...res.body.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/gi)].filter(
+        (m) => m[1]!.trim() !== '',
+      );
       expect(inlineScripts).toEqual([]);
       // every script it loads is served
       for (const m of res.body.matchAll(/<script[^>]*\bsrc="([^"]+)"/gi)) {
@@ -275,7 +298,11 @@ describe('platform/http', () => {
       expect(noToken.headers.get('www-authenticate')).toBe('Bearer');
       expect(await noToken.json()).toEqual({ detail: 'Could not validate credentials' });
 
-      const badJson = await fetch(`${base}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email": ' });
+      const badJson = await fetch(`${base}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"email": ',
+      });
       expect(badJson.status).toBe(400);
       expect(typeof ((await badJson.json()) as { detail: unknown }).detail).toBe('string');
     });
@@ -298,13 +325,17 @@ describe('platform/http', () => {
 
     it('answers what the HTTP parser refuses (malformed header, 20 KB of headers) with a detail, then closes', async () => {
       const port = Number(new URL(base).port);
-      const malformed = parseRawResponse(await rawExchange(port, 'GET /api/health HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n'));
+      const malformed = parseRawResponse(
+        await rawExchange(port, 'GET /api/health HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n'),
+      );
       expect(malformed.status).toBe(400);
       expect(malformed.json).toEqual({ detail: 'request: not a valid HTTP request' });
       expect(malformed.headers['x-content-type-options']).toBe('nosniff');
       expect(malformed.headers.connection).toBe('close');
 
-      const oversized = parseRawResponse(await rawExchange(port, `GET /api/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`));
+      const oversized = parseRawResponse(
+        await rawExchange(port, `GET /api/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`),
+      );
       expect(oversized.status).toBe(431);
       expect(oversized.json).toEqual({ detail: 'headers: too large' });
     });
@@ -316,12 +347,20 @@ describe('requests not received in time', () => {
     const dataDir = makeDataDir();
     const config = loadConfig({ DATA_DIR: dataDir, REGISTRATION: 'open', LOG_LEVEL: 'silent' });
     const database = openDatabase(config.databaseFile);
-    const app = await buildApp({ config, database, logger: false, httpTimeouts: { requestMs: 300, headersMs: 300, checkEveryMs: 50 } });
+    const app = await buildApp({
+      config,
+      database,
+      logger: false,
+      httpTimeouts: { requestMs: 300, headersMs: 300, checkEveryMs: 50 },
+    });
     await app.listen({ port: 0, host: '127.0.0.1' });
     try {
       const { port } = app.server.address() as AddressInfo;
       const stalledBody = parseRawResponse(
-        await rawExchange(port, 'POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"email"'),
+        await rawExchange(
+          port,
+          'POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"email"',
+        ),
       );
       expect(stalledBody.status).toBe(408);
       expect(stalledBody.json).toEqual({ detail: 'request: not received in time' });
@@ -358,7 +397,9 @@ describe('connection guards', () => {
       let sent = 0;
       const closed = await new Promise<boolean>((resolve) => {
         const socket = net.connect(port, '127.0.0.1', () => {
-          socket.write('POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"email":"');
+          socket.write(
+            'POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"email":"',
+          );
           // the client's pace: 10 bytes every 20 ms, 500 bytes a second, under the 1024 per 300 ms asked
           const trickle = setInterval(() => {
             if (sent >= 100_000 || socket.destroyed) return clearInterval(trickle);
@@ -377,7 +418,10 @@ describe('connection guards', () => {
 
       const whole = JSON.stringify({ email: 'nobody@example.com', password: 'x'.repeat(50_000) });
       const answered = parseRawResponse(
-        await rawExchange(port, `POST /api/auth/login HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(whole)}\r\n\r\n${whole}`),
+        await rawExchange(
+          port,
+          `POST /api/auth/login HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(whole)}\r\n\r\n${whole}`,
+        ),
       );
       expect([400, 401]).toContain(answered.status);
     } finally {
@@ -426,7 +470,9 @@ function rawExchange(port: number, request: string): Promise<string> {
 function parseRawResponse(raw: string): { status: number; headers: Record<string, string>; json: unknown } {
   const [head = '', body = ''] = raw.split('\r\n\r\n');
   const [statusLine = '', ...lines] = head.split('\r\n');
-  const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+  const headers = Object.fromEntries(
+    lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+  );
   return { status: Number(statusLine.split(' ')[1]), headers, json: JSON.parse(body) };
 }
 

@@ -26,7 +26,11 @@ async function start(dataDir: string): Promise<TestApp> {
 function damageAMessagesPage(file: string): number {
   const db = new Database(file, { readonly: true });
   const pageSize = db.pragma('page_size', { simple: true }) as number;
-  const pages = (db.prepare(`SELECT pageno FROM dbstat WHERE name = 'messages' AND pagetype = 'leaf' ORDER BY pageno`).all() as Array<{ pageno: number }>).map((r) => r.pageno);
+  const pages = (
+    db
+      .prepare(`SELECT pageno FROM dbstat WHERE name = 'messages' AND pagetype = 'leaf' ORDER BY pageno`)
+      .all() as Array<{ pageno: number }>
+  ).map((r) => r.pageno);
   db.close();
   expect(pages.length).toBeGreaterThan(4);
   const page = pages[Math.floor(pages.length / 2)]!;
@@ -37,7 +41,9 @@ function damageAMessagesPage(file: string): number {
 }
 
 describe('damage in the middle of the database file', () => {
-  it('is found by the integrity check, reported by health and the admin status with the restore command, and requests on it answer 503', { timeout: 60_000 }, async () => {
+  it('is found by the integrity check, reported by health and the admin status with the restore command, and requests on it answer 503', {
+    timeout: 60_000,
+  }, async () => {
     const dataDir = makeDataDir();
     dirs.push(dataDir);
     const first = await start(dataDir);
@@ -45,7 +51,16 @@ describe('damage in the middle of the database file', () => {
     const agent = await createAgent(first.app, token);
     // enough conversations for the messages table to span many pages
     for (let i = 0; i < 60; i++) {
-      const res = await first.app.inject({ method: 'POST', url: '/api/chat', headers: auth(token), payload: { chatbot_id: agent.id, session_id: `visitor-${i}`, message: `Question ${i}: ${'about the shop '.repeat(40)}` } });
+      const res = await first.app.inject({
+        method: 'POST',
+        url: '/api/chat',
+        headers: auth(token),
+        payload: {
+          chatbot_id: agent.id,
+          session_id: `visitor-${i}`,
+          message: `Question ${i}: ${'about the shop '.repeat(40)}`,
+        },
+      });
       expect(res.statusCode).toBe(200);
     }
     await first.close(); // folds the WAL into the file
@@ -66,7 +81,11 @@ describe('damage in the middle of the database file', () => {
     expect(status.json().database.detail).toContain('chat-agent restore <backup file>');
 
     // every transcript either reads or says the database is damaged: none is a bare 500
-    const conversations = await t.app.inject({ method: 'GET', url: `/api/chat/conversations/${agent.id}`, headers: auth(token) });
+    const conversations = await t.app.inject({
+      method: 'GET',
+      url: `/api/chat/conversations/${agent.id}`,
+      headers: auth(token),
+    });
     expect(conversations.statusCode).toBe(200);
     const statuses: number[] = [];
     for (const c of conversations.json() as Array<{ id: string }>) {
@@ -85,7 +104,10 @@ describe('damage in the middle of the database file', () => {
     const t = await start(dataDir);
     const { token } = await registerUser(t.app);
     await t.app.integrity.checkNow();
-    expect((await t.app.inject({ method: 'GET', url: '/api/health' })).json()).toMatchObject({ status: 'ok', database: 'ok' });
+    expect((await t.app.inject({ method: 'GET', url: '/api/health' })).json()).toMatchObject({
+      status: 'ok',
+      database: 'ok',
+    });
     const status = await t.app.inject({ method: 'GET', url: '/api/system/status', headers: auth(token) });
     expect(status.json().database).toEqual({ state: 'ok', detail: null, integrity_checked_at: expect.any(String) });
   });

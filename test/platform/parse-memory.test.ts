@@ -69,13 +69,20 @@ describe('through the API', () => {
       const { token } = await registerUser(t.app);
       const agent = await createAgent(t.app, token);
       const form = await multipartForm({ file: { filename: 'brochure.pdf', content: bomb } });
-      const res = await t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agent.id}/file`, headers: { ...auth(token), ...form.headers }, payload: form.payload });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `/api/sources/chatbot/${agent.id}/file`,
+        headers: { ...auth(token), ...form.headers },
+        payload: form.payload,
+      });
       expect(res.statusCode, res.body).toBe(201);
       // while the worker reads it, requests are answered (the reading is on another thread)
       const health = await t.app.inject({ method: 'GET', url: '/api/health' });
       expect(health.statusCode).toBe(200);
       await t.app.jobs.idle();
-      const sources = (await t.app.inject({ method: 'GET', url: `/api/sources/chatbot/${agent.id}`, headers: auth(token) })).json();
+      const sources = (
+        await t.app.inject({ method: 'GET', url: `/api/sources/chatbot/${agent.id}`, headers: auth(token) })
+      ).json();
       expect(sources[0]).toMatchObject({ status: 'failed', error_message: OUT_OF_MEMORY_MESSAGE });
     } finally {
       await t.cleanup();

@@ -95,7 +95,9 @@ describe('cached agent and account rows in the app', () => {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       body: JSON.stringify({ name: 'Before' }),
     }).then((r) => r.json() as Promise<any>);
-    const me = await fetch(`${base}/api/auth/me`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.json() as Promise<any>);
+    const me = await fetch(`${base}/api/auth/me`, { headers: { authorization: `Bearer ${token}` } }).then(
+      (r) => r.json() as Promise<any>,
+    );
     return { token, agentId: agent.id as string, userId: me.id as string };
   }
 
@@ -103,7 +105,9 @@ describe('cached agent and account rows in the app', () => {
     t = await startTestApp();
     const base = await t.app.listen({ host: '127.0.0.1', port: 0 });
     const { token, agentId } = await ownerWithAgent(base);
-    expect((await fetch(`${base}/api/public/chatbot/${agentId}`).then((r) => r.json() as Promise<any>)).name).toBe('Before');
+    expect((await fetch(`${base}/api/public/chatbot/${agentId}`).then((r) => r.json() as Promise<any>)).name).toBe(
+      'Before',
+    );
     const put = await fetch(`${base}/api/chatbots/${agentId}`, {
       method: 'PUT',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
@@ -111,10 +115,15 @@ describe('cached agent and account rows in the app', () => {
     });
     expect(put.status).toBe(200);
     expect((await fetch(`${base}/api/public/chatbot/${agentId}`)).status).toBe(403);
-    const del = await fetch(`${base}/api/chatbots/${agentId}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
+    const del = await fetch(`${base}/api/chatbots/${agentId}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(del.status).toBe(204);
     expect((await fetch(`${base}/api/public/chatbot/${agentId}`)).status).toBe(404);
-    expect((await fetch(`${base}/api/chatbots/${agentId}`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(404);
+    expect(
+      (await fetch(`${base}/api/chatbots/${agentId}`, { headers: { authorization: `Bearer ${token}` } })).status,
+    ).toBe(404);
   });
 
   it('answers with what another process (the CLI beside the server) committed', async () => {
@@ -122,7 +131,9 @@ describe('cached agent and account rows in the app', () => {
     const base = await t.app.listen({ host: '127.0.0.1', port: 0 });
     const { token, agentId, userId } = await ownerWithAgent(base);
     const me = () => fetch(`${base}/api/auth/me`, { headers: { authorization: `Bearer ${token}` } });
-    expect((await fetch(`${base}/api/public/chatbot/${agentId}`).then((r) => r.json() as Promise<any>)).name).toBe('Before');
+    expect((await fetch(`${base}/api/public/chatbot/${agentId}`).then((r) => r.json() as Promise<any>)).name).toBe(
+      'Before',
+    );
     expect((await me()).status).toBe(200);
 
     const cli = openSqlite(t.config.databaseFile);
@@ -133,7 +144,9 @@ describe('cached agent and account rows in the app', () => {
       cli.close();
     }
     // over real HTTP: each request arrives in a later event-loop iteration than the commit
-    expect((await fetch(`${base}/api/public/chatbot/${agentId}`).then((r) => r.json() as Promise<any>)).name).toBe('Renamed elsewhere');
+    expect((await fetch(`${base}/api/public/chatbot/${agentId}`).then((r) => r.json() as Promise<any>)).name).toBe(
+      'Renamed elsewhere',
+    );
     expect((await me()).status).toBe(403);
   });
 });

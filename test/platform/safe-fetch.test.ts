@@ -29,7 +29,11 @@ interface TestServer {
 
 const servers: TestServer[] = [];
 
-async function startServer(handler: (req: http.IncomingMessage, res: http.ServerResponse, self: TestServer) => void, host = '127.0.0.1', port = 0): Promise<TestServer> {
+async function startServer(
+  handler: (req: http.IncomingMessage, res: http.ServerResponse, self: TestServer) => void,
+  host = '127.0.0.1',
+  port = 0,
+): Promise<TestServer> {
   const server = http.createServer();
   const sockets = new Set<import('node:net').Socket>();
   const self: TestServer = {
@@ -209,25 +213,75 @@ describe('platform/net safe fetch', () => {
 
   describe('isPublicAddress', () => {
     it.each([
-      '127.0.0.1', '127.255.255.254', '0.0.0.0', '0.1.2.3', '10.1.2.3', '100.64.0.1', '100.127.255.255', '169.254.169.254',
-      '172.16.0.1', '172.31.0.1', '192.0.0.1', '192.0.2.1', '192.168.0.1', '198.18.0.1', '198.19.255.255', '224.0.0.251',
-      '239.255.255.250', '240.0.0.1', '255.255.255.255', '::', '::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '::ffff:0:10.0.0.1',
-      '::7f00:1', '64:ff9b::7f00:1', '64:ff9b::a9fe:a9fe', '64:ff9b:1::808:808', '2002:a00:1::', '2001:0:4136:e378::1', 'fc00::1',
-      'fdff::1', 'fe80::1', 'fe80::1%eth0', 'febf::1', 'ff02::1', '2001:db8::1', '100::1', 'not an ip', '', '1.2.3.4.5', 'example.com',
+      '127.0.0.1',
+      '127.255.255.254',
+      '0.0.0.0',
+      '0.1.2.3',
+      '10.1.2.3',
+      '100.64.0.1',
+      '100.127.255.255',
+      '169.254.169.254',
+      '172.16.0.1',
+      '172.31.0.1',
+      '192.0.0.1',
+      '192.0.2.1',
+      '192.168.0.1',
+      '198.18.0.1',
+      '198.19.255.255',
+      '224.0.0.251',
+      '239.255.255.250',
+      '240.0.0.1',
+      '255.255.255.255',
+      '::',
+      '::1',
+      '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1',
+      '::ffff:0:10.0.0.1',
+      '::7f00:1',
+      '64:ff9b::7f00:1',
+      '64:ff9b::a9fe:a9fe',
+      '64:ff9b:1::808:808',
+      '2002:a00:1::',
+      '2001:0:4136:e378::1',
+      'fc00::1',
+      'fdff::1',
+      'fe80::1',
+      'fe80::1%eth0',
+      'febf::1',
+      'ff02::1',
+      '2001:db8::1',
+      '100::1',
+      'not an ip',
+      '',
+      '1.2.3.4.5',
+      'example.com',
     ])('%s is not public', (ip) => {
       expect(isPublicAddress(ip)).toBe(false);
     });
 
-    it.each(['1.1.1.1', '8.8.8.8', '93.184.216.34', '172.15.255.255', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '2a00:1450:4001::1', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1'])(
-      '%s is public',
-      (ip) => {
-        expect(isPublicAddress(ip)).toBe(true);
-      },
-    );
+    it.each([
+      '1.1.1.1',
+      '8.8.8.8',
+      '93.184.216.34',
+      '172.15.255.255',
+      '172.32.0.1',
+      '100.128.0.1',
+      '2606:4700:4700::1111',
+      '2a00:1450:4001::1',
+      '::ffff:8.8.8.8',
+      '64:ff9b::808:808',
+      '2002:808:808::1',
+    ])('%s is public', (ip) => {
+      expect(isPublicAddress(ip)).toBe(true);
+    });
   });
 
   describe('createSafeLookup (connect-time DNS check)', () => {
-    function lookupOnce(lookup: ReturnType<typeof createSafeLookup>, host: string, options: { all?: boolean; family?: number }) {
+    function lookupOnce(
+      lookup: ReturnType<typeof createSafeLookup>,
+      host: string,
+      options: { all?: boolean; family?: number },
+    ) {
       return new Promise<{ err: Error | null; address: string | LookupAddress[]; family?: number }>((resolve) => {
         lookup(host, options, (err, address, family) => resolve({ err, address, family }));
       });
@@ -254,14 +308,26 @@ describe('platform/net safe fetch', () => {
         ],
         family: undefined,
       });
-      expect(await lookupOnce(lookup, 'public.example', {})).toStrictEqual({ err: null, address: '2606:4700:4700::1111', family: 6 });
-      expect(await lookupOnce(lookup, 'public.example', { family: 4 })).toStrictEqual({ err: null, address: '93.184.216.34', family: 4 });
+      expect(await lookupOnce(lookup, 'public.example', {})).toStrictEqual({
+        err: null,
+        address: '2606:4700:4700::1111',
+        family: 6,
+      });
+      expect(await lookupOnce(lookup, 'public.example', { family: 4 })).toStrictEqual({
+        err: null,
+        address: '93.184.216.34',
+        family: 4,
+      });
     });
 
     it('lets internal answers through with allowPrivate, and passes DNS failures on', async () => {
       const resolve = fakeDns({ 'intranet.example': ['10.0.0.1'] });
       const lookup = createSafeLookup(true, { resolve });
-      expect(await lookupOnce(lookup, 'intranet.example', {})).toStrictEqual({ err: null, address: '10.0.0.1', family: 4 });
+      expect(await lookupOnce(lookup, 'intranet.example', {})).toStrictEqual({
+        err: null,
+        address: '10.0.0.1',
+        family: 4,
+      });
       const failed = await lookupOnce(lookup, 'nowhere.example', {});
       expect((failed.err as NodeJS.ErrnoException).code).toBe('ENOTFOUND');
     });
@@ -313,7 +379,11 @@ describe('platform/net safe fetch', () => {
       // Server B listens on 127.0.0.2 and must never see a connection.
       const policy = (extra: NetPolicy = {}): NetPolicy => ({
         isPublicAddress: (ip) => ip === '127.0.0.1' || isPublicAddress(ip),
-        resolve: fakeDns({ 'public.example': ['127.0.0.1'], 'sneaky.example': ['127.0.0.2'], 'mixed.example': ['127.0.0.1', '127.0.0.2'] }),
+        resolve: fakeDns({
+          'public.example': ['127.0.0.1'],
+          'sneaky.example': ['127.0.0.2'],
+          'mixed.example': ['127.0.0.1', '127.0.0.2'],
+        }),
         ...extra,
       });
 
@@ -335,7 +405,13 @@ describe('platform/net safe fetch', () => {
         ['a host with one internal answer among several', 'http://mixed.example:PORT/'],
       ])('refuses a redirect to %s; the internal server sees no connection', async (_name, location) => {
         const { outer, inner } = await servers();
-        const err = await rejection(safeFetchWithPolicy(`http://public.example:${outer.port}/?to=${encodeURIComponent(location)}`, strict, policy()));
+        const err = await rejection(
+          safeFetchWithPolicy(
+            `http://public.example:${outer.port}/?to=${encodeURIComponent(location)}`,
+            strict,
+            policy(),
+          ),
+        );
         expect(err).toBeInstanceOf(UnsafeUrlError);
         expect(outer.connections).toBe(1);
         expect(inner.connections).toBe(0);
@@ -344,7 +420,11 @@ describe('platform/net safe fetch', () => {
       it('control: when the policy lets 127.0.0.2 through, the same redirect reaches the internal server', async () => {
         const { outer, inner } = await servers();
         const allowBoth = policy({ isPublicAddress: (ip) => ip === '127.0.0.1' || ip === '127.0.0.2' });
-        const res = await safeFetchWithPolicy(`http://public.example:${outer.port}/?to=${encodeURIComponent('http://sneaky.example:PORT/')}`, strict, allowBoth);
+        const res = await safeFetchWithPolicy(
+          `http://public.example:${outer.port}/?to=${encodeURIComponent('http://sneaky.example:PORT/')}`,
+          strict,
+          allowBoth,
+        );
         expect(res.body.toString()).toBe('internal secret');
         expect(res.url).toBe(`http://sneaky.example:${inner.port}/`);
         expect(inner.connections).toBe(1);
@@ -354,8 +434,12 @@ describe('platform/net safe fetch', () => {
         const inner = await startServer((_req, res) => res.end('internal secret'), '127.0.0.2');
         let lookups = 0;
         const resolve = fakeDns({ 'rebind.example': () => (++lookups === 1 ? ['127.0.0.1'] : ['127.0.0.2']) });
-        const outer = await startServer((_req, res) => res.writeHead(307, { location: `http://rebind.example:${inner.port}/` }).end());
-        const err = await rejection(safeFetchWithPolicy(`http://rebind.example:${outer.port}/`, strict, policy({ resolve })));
+        const outer = await startServer((_req, res) =>
+          res.writeHead(307, { location: `http://rebind.example:${inner.port}/` }).end(),
+        );
+        const err = await rejection(
+          safeFetchWithPolicy(`http://rebind.example:${outer.port}/`, strict, policy({ resolve })),
+        );
         expect(err).toBeInstanceOf(UnsafeUrlError);
         expect(err.message).toMatch(/redirected/);
         expect(lookups).toBe(2);
@@ -371,7 +455,12 @@ describe('platform/net safe fetch', () => {
         res.writeHead(200, { 'content-type': 'Text/HTML; charset=UTF-8' }).end('<p>hello</p>');
       });
       const res = await safeFetch(`${server.base}/page?x=1#frag`, open);
-      expect(res).toStrictEqual({ url: `${server.base}/page?x=1#frag`, status: 200, contentType: 'text/html', body: Buffer.from('<p>hello</p>') });
+      expect(res).toStrictEqual({
+        url: `${server.base}/page?x=1#frag`,
+        status: 200,
+        contentType: 'text/html',
+        body: Buffer.from('<p>hello</p>'),
+      });
       const req = server.requests[0]!;
       expect(req.method).toBe('GET');
       expect(req.url).toBe('/page?x=1');
@@ -383,7 +472,9 @@ describe('platform/net safe fetch', () => {
     });
 
     it('returns non-2xx answers instead of throwing (the content-type allowlist does not apply to them)', async () => {
-      const server = await startServer((_req, res) => res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"nope"}'));
+      const server = await startServer((_req, res) =>
+        res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"nope"}'),
+      );
       const res = await safeFetch(`${server.base}/missing`, { ...open, allowedContentTypes: ['text/html'] });
       expect(res.status).toBe(404);
       expect(res.contentType).toBe('application/json');
@@ -479,7 +570,9 @@ describe('platform/net safe fetch', () => {
       const page = gzipSync('<p>zipped</p>');
       const bomb = gzipSync(Buffer.alloc(5_000_000));
       const server = await startServer((req, res) => {
-        res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }).end(req.url === '/bomb' ? bomb : page);
+        res
+          .writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' })
+          .end(req.url === '/bomb' ? bomb : page);
       });
       expect((await safeFetch(`${server.base}/`, open)).body.toString()).toBe('<p>zipped</p>');
       expect(bomb.length).toBeLessThan(100_000);
@@ -535,7 +628,8 @@ describe('platform/net safe fetch', () => {
 
     it('refuses a content type outside the allowlist, ignoring parameters and case', async () => {
       const server = await startServer((req, res) => {
-        const type = req.url === '/json' ? 'application/json' : req.url === '/none' ? undefined : 'TEXT/HTML; charset=utf-8';
+        const type =
+          req.url === '/json' ? 'application/json' : req.url === '/none' ? undefined : 'TEXT/HTML; charset=utf-8';
         res.writeHead(200, type ? { 'content-type': type } : {}).end('x');
       });
       const allowedContentTypes = ['text/html', 'text/plain'];
@@ -543,7 +637,9 @@ describe('platform/net safe fetch', () => {
       const err = await rejection(safeFetch(`${server.base}/json`, { ...open, allowedContentTypes }));
       expect(err).toBeInstanceOf(FetchFailedError);
       expect(err.message).toMatch(/content type \(application\/json\)/);
-      await expect(safeFetch(`${server.base}/none`, { ...open, allowedContentTypes })).rejects.toThrow(/content type \(none\)/);
+      await expect(safeFetch(`${server.base}/none`, { ...open, allowedContentTypes })).rejects.toThrow(
+        /content type \(none\)/,
+      );
       expect((await safeFetch(`${server.base}/json`, open)).contentType).toBe('application/json');
     });
 
@@ -572,7 +668,9 @@ describe('platform/net safe fetch', () => {
       expect(refused).toBeInstanceOf(FetchFailedError);
       expect(refused.message).toMatch(/refused the connection/);
 
-      const unresolved = await rejection(safeFetchWithPolicy('http://nowhere.example/', open, { resolve: fakeDns({}) }));
+      const unresolved = await rejection(
+        safeFetchWithPolicy('http://nowhere.example/', open, { resolve: fakeDns({}) }),
+      );
       expect(unresolved).toBeInstanceOf(FetchFailedError);
       expect(unresolved.message).toBe('Could not resolve nowhere.example.');
     });

@@ -34,8 +34,16 @@ describe('space after deletions', () => {
     const agent = await createAgent(t.app, token);
     const ids: string[] = [];
     for (let n = 0; n < 6; n++) {
-      const content = Array.from({ length: 12_000 }, (_, i) => `Note ${n}-${i}: the parcel ${i} ships on day ${i % 7} from depot ${n}.`).join('\n\n');
-      const res = await t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agent.id}/text`, headers: auth(token), payload: { name: `notes ${n}`, content } });
+      const content = Array.from(
+        { length: 12_000 },
+        (_, i) => `Note ${n}-${i}: the parcel ${i} ships on day ${i % 7} from depot ${n}.`,
+      ).join('\n\n');
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `/api/sources/chatbot/${agent.id}/text`,
+        headers: auth(token),
+        payload: { name: `notes ${n}`, content },
+      });
       expect(res.statusCode, res.body).toBe(201);
       ids.push(res.json().id);
     }
@@ -43,7 +51,10 @@ describe('space after deletions', () => {
     const full = onDisk(file);
     expect(full).toBeGreaterThan(8_000_000);
 
-    for (const id of ids) expect((await t.app.inject({ method: 'DELETE', url: `/api/sources/${id}`, headers: auth(token) })).statusCode).toBe(204);
+    for (const id of ids)
+      expect(
+        (await t.app.inject({ method: 'DELETE', url: `/api/sources/${id}`, headers: auth(token) })).statusCode,
+      ).toBe(204);
     await t.app.space.idle();
     t.database.sqlite.pragma('wal_checkpoint(TRUNCATE)');
     expect(t.app.space.freePages()).toBe(0);

@@ -35,8 +35,14 @@ describe('statement cache (what drizzle sees of the connection)', () => {
 
   it('hands a statement out with raw mode off, whatever the last user left', () => {
     const cached = connection();
-    expect(cached.prepare('SELECT id, name FROM t ORDER BY id').raw().all()).toEqual([[1, 'one'], [2, 'two']]);
-    expect(cached.prepare('SELECT id, name FROM t ORDER BY id').all()).toEqual([{ id: 1, name: 'one' }, { id: 2, name: 'two' }]);
+    expect(cached.prepare('SELECT id, name FROM t ORDER BY id').raw().all()).toEqual([
+      [1, 'one'],
+      [2, 'two'],
+    ]);
+    expect(cached.prepare('SELECT id, name FROM t ORDER BY id').all()).toEqual([
+      { id: 1, name: 'one' },
+      { id: 2, name: 'two' },
+    ]);
   });
 
   it('keeps at most 500 statements, dropping the least recently used', () => {
@@ -52,7 +58,9 @@ describe('statement cache (what drizzle sees of the connection)', () => {
 
   it('passes everything else through to the connection (transactions, pragmas)', () => {
     const cached = connection();
-    const insert = cached.transaction((name: string) => cached.prepare('INSERT INTO t (name) VALUES (?)').run(name).lastInsertRowid);
+    const insert = cached.transaction(
+      (name: string) => cached.prepare('INSERT INTO t (name) VALUES (?)').run(name).lastInsertRowid,
+    );
     expect(Number(insert('three'))).toBe(3);
     expect(cached.inTransaction).toBe(false);
     expect(cached.pragma('user_version', { simple: true })).toBe(0);
@@ -65,11 +73,20 @@ describe('statement cache (what drizzle sees of the connection)', () => {
     expect(db.$client).toBe(database.sqlite);
     const now = new Date().toISOString();
     for (const id of ['u1', 'u2']) {
-      db.insert(users).values({ id, name: id, email: `${id}@example.com`, password_hash: 'x', plan_id: 'free', created_at: now }).run();
+      db.insert(users)
+        .values({ id, name: id, email: `${id}@example.com`, password_hash: 'x', plan_id: 'free', created_at: now })
+        .run();
     }
     // the same query shape twice (one compiled statement), with different values each time
     expect(db.select().from(users).where(eq(users.id, 'u1')).get()?.email).toBe('u1@example.com');
     expect(db.select().from(users).where(eq(users.id, 'u2')).get()?.email).toBe('u2@example.com');
-    expect(db.select({ email: users.email }).from(users).all().map((u) => u.email).sort()).toEqual(['u1@example.com', 'u2@example.com']);
+    expect(
+      db
+        .select({ email: users.email })
+        .from(users)
+        .all()
+        .map((u) => u.email)
+        .sort(),
+    ).toEqual(['u1@example.com', 'u2@example.com']);
   });
 });

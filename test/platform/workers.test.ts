@@ -40,7 +40,8 @@ async function makePdf(): Promise<Uint8Array> {
 
 /** A hand-written PDF whose trailer names a Standard security handler with made-up O/U keys. */
 function makeEncryptedPdf(): Buffer {
-  const hex = (seed: number) => Array.from({ length: 32 }, (_, i) => ((seed * 31 + i * 17) % 256).toString(16).padStart(2, '0')).join('');
+  const hex = (seed: number) =>
+    Array.from({ length: 32 }, (_, i) => ((seed * 31 + i * 17) % 256).toString(16).padStart(2, '0')).join('');
   const content = 'BT /F1 12 Tf 20 100 Td (secret) Tj ET';
   const objects = [
     '<< /Type /Catalog /Pages 2 0 R >>',
@@ -156,7 +157,10 @@ async function deflatedZeros(mb: number): Promise<{ data: Buffer; crc: number }>
 
 function bombDocx(bomb: { data: Buffer; crc: number }, declaredSize: number): Buffer {
   return writeZip([
-    stored('[Content_Types].xml', '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>'),
+    stored(
+      '[Content_Types].xml',
+      '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>',
+    ),
     { name: 'word/document.xml', data: bomb.data, method: 8, crc: bomb.crc, declaredSize },
   ]);
 }
@@ -199,13 +203,16 @@ describe('platform/workers', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it.runIf(threadsVisible)('parses on a thread of lowered priority, leaving the event loop thread at its own', async () => {
-    const mainBefore = threadNiceness().find((t) => t.tid === process.pid)!.nice;
-    await stillParses();
-    const threads = threadNiceness();
-    expect(threads.find((t) => t.tid === process.pid)!.nice).toBe(mainBefore);
-    expect(threads.some((t) => t.nice === Math.min(19, mainBefore + 10))).toBe(true);
-  });
+  it.runIf(threadsVisible)(
+    'parses on a thread of lowered priority, leaving the event loop thread at its own',
+    async () => {
+      const mainBefore = threadNiceness().find((t) => t.tid === process.pid)!.nice;
+      await stillParses();
+      const threads = threadNiceness();
+      expect(threads.find((t) => t.tid === process.pid)!.nice).toBe(mainBefore);
+      expect(threads.some((t) => t.nice === Math.min(19, mainBefore + 10))).toBe(true);
+    },
+  );
 
   describe('parses each type through real worker threads', () => {
     it('pdf: every page, merged', async () => {
@@ -278,7 +285,8 @@ describe('platform/workers', () => {
   });
 
   describe('parseText: the same text, as bytes moved from the worker or as where it starts in the file', () => {
-    const textOf = async (file: string, r: ParsedText) => ('utf8' in r ? r.utf8 : (await readFile(file)).subarray(r.fileFrom)).toString('utf8');
+    const textOf = async (file: string, r: ParsedText) =>
+      ('utf8' in r ? r.utf8 : (await readFile(file)).subarray(r.fileFrom)).toString('utf8');
 
     it('gives the text and units parse gives, for every type', async () => {
       const leadingNbsp = await put('nbsp.txt', `\u00a0caf\u00e9 ${PHRASE}\n`);
@@ -412,20 +420,26 @@ describe('platform/workers', () => {
 
       it('refuses an entry compressed far beyond any real document (ratio > 100:1)', async () => {
         const zeros = await deflatedZeros(20);
-        const f = await put('ratio.xlsx', writeZip([
-          stored('[Content_Types].xml', '<Types/>'),
-          { name: 'xl/worksheets/sheet1.xml', data: zeros.data, method: 8, crc: zeros.crc, declaredSize: 20 * MB },
-        ]));
+        const f = await put(
+          'ratio.xlsx',
+          writeZip([
+            stored('[Content_Types].xml', '<Types/>'),
+            { name: 'xl/worksheets/sheet1.xml', data: zeros.data, method: 8, crc: zeros.crc, declaredSize: 20 * MB },
+          ]),
+        );
         expect((await refusal(pool.parse(f, 'xlsx'))).message).toMatch(/compressed more than 100:1/);
         await stillParses();
       });
 
       it('refuses a docx whose sizes lie large (inconsistent archive)', async () => {
         const xml = deflateRawSync(Buffer.from('<w:document/>'));
-        const f = await put('inconsistent.docx', writeZip([
-          stored('[Content_Types].xml', '<Types/>'),
-          { name: 'word/document.xml', data: xml, method: 8, crc: 0, declaredSize: 5000 },
-        ]));
+        const f = await put(
+          'inconsistent.docx',
+          writeZip([
+            stored('[Content_Types].xml', '<Types/>'),
+            { name: 'word/document.xml', data: xml, method: 8, crc: 0, declaredSize: 5000 },
+          ]),
+        );
         expect((await refusal(pool.parse(f, 'docx'))).message).toBe('The DOCX file could not be read');
         await stillParses();
       });
@@ -481,7 +495,10 @@ describe('platform/workers', () => {
       await new Promise((resolve) => setTimeout(resolve, 150));
       ctl.abort();
       for (const p of [running, queued]) {
-        const err = await p.then(() => null, (e: unknown) => e);
+        const err = await p.then(
+          () => null,
+          (e: unknown) => e,
+        );
         expect(err).not.toBeInstanceOf(ParseError);
         expect((err as Error).name).toBe('AbortError');
       }
@@ -491,7 +508,11 @@ describe('platform/workers', () => {
     it('concurrent jobs queue for the single thread and all complete', async () => {
       const p = createParserPool({ timeoutMs: 5000 });
       try {
-        const results = await Promise.all([p.parse(good.pdf, 'pdf'), p.parse(good.xlsx, 'xlsx'), p.parse(good.txt, 'txt')]);
+        const results = await Promise.all([
+          p.parse(good.pdf, 'pdf'),
+          p.parse(good.xlsx, 'xlsx'),
+          p.parse(good.txt, 'txt'),
+        ]);
         expect(results.map((r) => r.units)).toEqual([2, 2, 1]);
       } finally {
         await p.close();
@@ -507,7 +528,7 @@ describe('platform/workers', () => {
   });
 
   describe('web pages, read in a worker (extractHtml)', () => {
-    it('gives the page\'s title, blocks and links, read off the main thread', async () => {
+    it("gives the page's title, blocks and links, read off the main thread", async () => {
       const html = `<html><head><title>Prices</title></head><body><div class="menu"><a href="/a">A</a> <a href="/b">B</a> <a href="/c">C</a></div>
         <main><h1>Plans</h1><p>The Pro plan costs
         $19 per month.</p></main></body></html>`;
@@ -521,7 +542,10 @@ describe('platform/workers', () => {
       const p = createParserPool({ pageTimeoutMs: 1 });
       try {
         const nested = `<body>${'<div>words of content in this div. '.repeat(60_000)}${'</div>'.repeat(60_000)}</body>`;
-        const err = await p.extractHtml(nested, 'https://example.test/').then(() => null, (e: unknown) => e);
+        const err = await p.extractHtml(nested, 'https://example.test/').then(
+          () => null,
+          (e: unknown) => e,
+        );
         expect(err).toBeInstanceOf(ParseError);
         expect((err as Error).message).toMatch(/took longer than/);
         await stillParses(p);
@@ -556,7 +580,10 @@ describe('platform/workers', () => {
 
     it('runs under plain node without tsx', () => {
       const script = `import(${JSON.stringify(distWorker)}).then((m) => m.default({ path: ${JSON.stringify(good.xlsx)}, type: 'xlsx' })).then((r) => process.stdout.write(JSON.stringify(r)))`;
-      const out = execFileSync(process.execPath, ['-e', script], { cwd: os.tmpdir(), env: { PATH: process.env.PATH ?? '' } });
+      const out = execFileSync(process.execPath, ['-e', script], {
+        cwd: os.tmpdir(),
+        env: { PATH: process.env.PATH ?? '' },
+      });
       const r = JSON.parse(out.toString()) as { text: string; units: number };
       expect(r.units).toBe(2);
       expect(r.text).toContain(PHRASE);

@@ -5,8 +5,20 @@ import { Ollama } from 'ollama';
 import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEmbedder } from '../../src/providers/embeddings/index.js';
-import { createLlmProvider, ProviderError, type ChatRequest, type LlmProvider, type ProviderName } from '../../src/providers/llm/index.js';
-import { fakeEmbedding, startFakeLlm, type FakeBehaviour, type FakeLlm, type RecordedRequest } from '../helpers/fake-llm.js';
+import {
+  createLlmProvider,
+  ProviderError,
+  type ChatRequest,
+  type LlmProvider,
+  type ProviderName,
+} from '../../src/providers/llm/index.js';
+import {
+  fakeEmbedding,
+  startFakeLlm,
+  type FakeBehaviour,
+  type FakeLlm,
+  type RecordedRequest,
+} from '../helpers/fake-llm.js';
 
 const KEY = 'sk-test-SECRET-key-0123456789';
 const REPLY = 'The sky is green in this test, friend.';
@@ -45,7 +57,9 @@ const cases: Case[] = [
     check(req, stream) {
       expect(req.path).toBe('/v1/messages');
       // @anthropic-ai/sdk 1.x sends the API key as a bearer token (0.x sent x-api-key)
-      expect(req.headers.authorization ?? req.headers['x-api-key']).toBe(req.headers.authorization ? `Bearer ${KEY}` : KEY);
+      expect(req.headers.authorization ?? req.headers['x-api-key']).toBe(
+        req.headers.authorization ? `Bearer ${KEY}` : KEY,
+      );
       expect(req.headers['anthropic-version']).toBeTruthy();
       expect(req.body.model).toBe('claude-test');
       expect(req.body.system).toBe(SYSTEM);
@@ -296,7 +310,9 @@ describe.each(cases)('$name adapter against its fake server', ({ name, model, ch
   it('aborting while the consumer waits for the next delta ends the wait at once', async () => {
     await start({ pauseAfterChunks: 1 });
     const controller = new AbortController();
-    const iterator = provider().stream(request({ signal: controller.signal }))[Symbol.asyncIterator]();
+    const iterator = provider()
+      .stream(request({ signal: controller.signal }))
+      [Symbol.asyncIterator]();
     expect((await iterator.next()).value).toBeTruthy();
     await fake.waitForPause();
     const pending = iterator.next();
@@ -325,7 +341,9 @@ describe.each(cases)('$name adapter against its fake server', ({ name, model, ch
     const controller = new AbortController();
     controller.abort();
     expect((await providerError(provider().complete(request({ signal: controller.signal })))).kind).toBe('aborted');
-    expect((await providerError(collect(provider().stream(request({ signal: controller.signal }))))).kind).toBe('aborted');
+    expect((await providerError(collect(provider().stream(request({ signal: controller.signal }))))).kind).toBe(
+      'aborted',
+    );
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(fake.requests).toHaveLength(0);
   });
@@ -375,7 +393,11 @@ describe('fake servers: embeddings through the real SDKs', () => {
     fake = await startFakeLlm('openai');
     const client = new OpenAI({ apiKey: KEY, baseURL: fake.baseURL, maxRetries: 0 });
     const viaBase64 = await client.embeddings.create({ model: 'text-embedding-3-small', input: ['a', 'b'] });
-    const viaFloat = await client.embeddings.create({ model: 'text-embedding-3-small', input: ['a', 'b'], encoding_format: 'float' });
+    const viaFloat = await client.embeddings.create({
+      model: 'text-embedding-3-small',
+      input: ['a', 'b'],
+      encoding_format: 'float',
+    });
     expect(fake.requests[0]!.body.encoding_format).toBe('base64');
     expect(viaBase64.data[0]!.embedding).toHaveLength(1536);
     expect(viaBase64.data.map((d) => d.embedding)).toEqual(viaFloat.data.map((d) => d.embedding));
@@ -386,7 +408,10 @@ describe('fake servers: embeddings through the real SDKs', () => {
 
   it('our openai embedder: asks for base64 and decodes it to the float32 vectors; a server that answers numbers works too', async () => {
     fake = await startFakeLlm('openai');
-    const embedder = createEmbedder({ embeddings: 'openai', providers: { openai: { apiKey: KEY, baseURL: fake.baseURL } } } as never)!;
+    const embedder = createEmbedder({
+      embeddings: 'openai',
+      providers: { openai: { apiKey: KEY, baseURL: fake.baseURL } },
+    } as never)!;
     const vectors = await embedder.embed(['a', 'b']);
     expect(fake.requests[0]!.body.encoding_format).toBe('base64');
     expect(vectors.map((v) => v.constructor.name)).toEqual(['Float32Array', 'Float32Array']);
@@ -397,15 +422,32 @@ describe('fake servers: embeddings through the real SDKs', () => {
       req.resume();
       req.on('end', () => {
         res.writeHead(200, { 'content-type': 'application/json' });
-        const data = ['a', 'b'].map((text, index) => ({ object: 'embedding', index, embedding: fakeEmbedding(text, 1536) }));
-        res.end(JSON.stringify({ object: 'list', data: data.reverse(), model: 'm', usage: { prompt_tokens: 2, total_tokens: 2 } }));
+        const data = ['a', 'b'].map((text, index) => ({
+          object: 'embedding',
+          index,
+          embedding: fakeEmbedding(text, 1536),
+        }));
+        res.end(
+          JSON.stringify({
+            object: 'list',
+            data: data.reverse(),
+            model: 'm',
+            usage: { prompt_tokens: 2, total_tokens: 2 },
+          }),
+        );
       });
     });
     await new Promise<void>((resolve) => numbers.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = numbers.address() as AddressInfo;
-      const plain = createEmbedder({ embeddings: 'openai', providers: { openai: { apiKey: KEY, baseURL: `http://127.0.0.1:${port}/v1` } } } as never)!;
-      expect((await plain.embed(['a', 'b'])).map((v) => Array.from(v))).toEqual([fakeEmbedding('a', 1536), fakeEmbedding('b', 1536)]);
+      const plain = createEmbedder({
+        embeddings: 'openai',
+        providers: { openai: { apiKey: KEY, baseURL: `http://127.0.0.1:${port}/v1` } },
+      } as never)!;
+      expect((await plain.embed(['a', 'b'])).map((v) => Array.from(v))).toEqual([
+        fakeEmbedding('a', 1536),
+        fakeEmbedding('b', 1536),
+      ]);
     } finally {
       numbers.closeAllConnections();
       await new Promise<void>((resolve) => numbers.close(() => resolve()));
@@ -415,7 +457,11 @@ describe('fake servers: embeddings through the real SDKs', () => {
   it('google: models.embedContent goes to :batchEmbedContents and honours outputDimensionality', async () => {
     fake = await startFakeLlm('google');
     const client = new GoogleGenAI({ vertexai: false, apiKey: KEY, httpOptions: { baseUrl: fake.baseURL } });
-    const res = await client.models.embedContent({ model: 'gemini-embedding-001', contents: ['a', 'b'], config: { outputDimensionality: 16 } });
+    const res = await client.models.embedContent({
+      model: 'gemini-embedding-001',
+      contents: ['a', 'b'],
+      config: { outputDimensionality: 16 },
+    });
     expect(fake.requests[0]!.path).toBe('/v1beta/models/gemini-embedding-001:batchEmbedContents');
     expect(res.embeddings).toHaveLength(2);
     expect(res.embeddings![0]!.values).toHaveLength(16);

@@ -34,7 +34,14 @@ const TEXT_SOURCE_ROUTE: RouteInfo = { method: 'POST', url: '/api/sources/chatbo
 /** Plans with room for hundreds of requests per minute, so rate limits never answer for validation. */
 function generousPlansEnv(): Record<string, string> {
   const dir = makeDataDir();
-  const plan = { max_agents: 50, max_account_leads: 1000, monthly_messages: 100000, requests_per_minute: 100000, requests_per_hour: 1000000, custom_branding: true };
+  const plan = {
+    max_agents: 50,
+    max_account_leads: 1000,
+    monthly_messages: 100000,
+    requests_per_minute: 100000,
+    requests_per_hour: 1000000,
+    custom_branding: true,
+  };
   const file = path.join(dir, 'plans.json');
   writeFileSync(file, JSON.stringify({ free: plan }));
   return { PLANS_FILE: file };
@@ -65,7 +72,12 @@ async function setUp(t: TestApp, adminEmail: string): Promise<Ctx> {
   expect(agent.status).toBe('active');
   const updated = async (name: string, change: Record<string, unknown>) => {
     const created = await createAgent(t.app, token, { name });
-    const res = await t.app.inject({ method: 'PUT', url: `/api/chatbots/${created.id}`, headers: auth(token), payload: change });
+    const res = await t.app.inject({
+      method: 'PUT',
+      url: `/api/chatbots/${created.id}`,
+      headers: auth(token),
+      payload: change,
+    });
     expect(res.statusCode, res.body).toBe(200);
     return created.id as string;
   };
@@ -76,7 +88,10 @@ async function setUp(t: TestApp, adminEmail: string): Promise<Ctx> {
     method: 'POST',
     url: `/api/sources/chatbot/${agent.id}/text`,
     headers: auth(token),
-    payload: { name: 'Opening hours', content: 'The shop is open from nine to five on weekdays and closed on Sundays.' },
+    payload: {
+      name: 'Opening hours',
+      content: 'The shop is open from nine to five on weekdays and closed on Sundays.',
+    },
   });
   expect(source.statusCode, source.body).toBe(201);
   const chat = await t.app.inject({
@@ -127,9 +142,20 @@ function validBody(ctx: Pick<Ctx, 'adminEmail' | 'agentId'>, r: RouteInfo): Reco
     case 'PATCH /api/admin/users/:user_id':
       return { plan_id: 'free' };
     case 'POST /api/public/chat/:chatbot_id':
-      return { message: 'When is the shop open?', session_id: 'visitor-session', user_name: 'Visitor', user_email: 'visitor@example.com' };
+      return {
+        message: 'When is the shop open?',
+        session_id: 'visitor-session',
+        user_name: 'Visitor',
+        user_email: 'visitor@example.com',
+      };
     case 'POST /api/chat':
-      return { message: 'When is the shop open?', chatbot_id: ctx.agentId, session_id: 'owner-session', user_name: 'Owner', user_email: 'tester@example.com' };
+      return {
+        message: 'When is the shop open?',
+        chatbot_id: ctx.agentId,
+        session_id: 'owner-session',
+        user_name: 'Owner',
+        user_email: 'tester@example.com',
+      };
     case TEXT_SOURCE:
       return { name: 'Returns', content: 'Goods may be returned within thirty days with the receipt.' };
     case 'POST /api/public/lead/:chatbot_id':
@@ -153,7 +179,10 @@ function bodySchema(doc: OpenAPIV3.Document, r: RouteInfo): OpenAPIV3.SchemaObje
 }
 
 /** The body's fields and their schemas: from the OpenAPI JSON body, or the form routes' own list. */
-function bodyFields(doc: OpenAPIV3.Document, r: RouteInfo): Record<string, OpenAPIV3.SchemaObject | OpenAPIV3.ReferenceObject> | undefined {
+function bodyFields(
+  doc: OpenAPIV3.Document,
+  r: RouteInfo,
+): Record<string, OpenAPIV3.SchemaObject | OpenAPIV3.ReferenceObject> | undefined {
   const form = FORM_ROUTES[routeKey(r)];
   if (form) return Object.fromEntries(Object.entries(form).map(([field, type]) => [field, { type }]));
   return bodySchema(doc, r)?.properties;
@@ -208,7 +237,10 @@ const filePart = (name: string, content: string) =>
   `Content-Disposition: form-data; name="${name}"; filename="notes.txt"\r\nContent-Type: text/plain\r\n\r\n${content}`;
 const openParts = (parts: string[], boundary = BOUNDARY) => parts.map((p) => `--${boundary}\r\n${p}\r\n`).join('');
 const multipartBody = (parts: string[], boundary = BOUNDARY) => `${openParts(parts, boundary)}--${boundary}--\r\n`;
-const validFormParts = () => [field('name', 'Returns'), field('content', 'Goods may be returned within thirty days with the receipt.')];
+const validFormParts = () => [
+  field('name', 'Returns'),
+  field('content', 'Goods may be returned within thirty days with the receipt.'),
+];
 
 interface FormAttempt extends Attempt {
   /** the statuses allowed; the detail must mention `mentions` when given */
@@ -225,38 +257,127 @@ function formAttempts(): FormAttempt[] {
     { label: 'no parts at all', payload: multipartBody([]), status: [400], mentions: 'name' },
     { label: 'name missing', payload: multipartBody([content]), status: [400], mentions: 'name' },
     { label: 'content missing', payload: multipartBody([name]), status: [400], mentions: 'content' },
-    { label: 'only unknown fields', payload: multipartBody([field('title', 'Returns'), field('text', 'Some text')]), status: [400] },
+    {
+      label: 'only unknown fields',
+      payload: multipartBody([field('title', 'Returns'), field('text', 'Some text')]),
+      status: [400],
+    },
     { label: 'empty name', payload: multipartBody([field('name', ''), content]), status: [400], mentions: 'name' },
-    { label: 'whitespace-only name', payload: multipartBody([field('name', ' \t '), content]), status: [400], mentions: 'name' },
-    { label: 'name over 200 characters', payload: multipartBody([field('name', 'n'.repeat(201)), content]), status: [400], mentions: 'name' },
-    { label: 'empty content', payload: multipartBody([name, field('content', '')]), status: [400], mentions: 'content' },
-    { label: 'content of whitespace only', payload: multipartBody([name, field('content', ' \r\n\t ')]), status: [400], mentions: 'content' },
+    {
+      label: 'whitespace-only name',
+      payload: multipartBody([field('name', ' \t '), content]),
+      status: [400],
+      mentions: 'name',
+    },
+    {
+      label: 'name over 200 characters',
+      payload: multipartBody([field('name', 'n'.repeat(201)), content]),
+      status: [400],
+      mentions: 'name',
+    },
+    {
+      label: 'empty content',
+      payload: multipartBody([name, field('content', '')]),
+      status: [400],
+      mentions: 'content',
+    },
+    {
+      label: 'content of whitespace only',
+      payload: multipartBody([name, field('content', ' \r\n\t ')]),
+      status: [400],
+      mentions: 'content',
+    },
     // files where fields are expected
-    { label: 'content sent as a file part', payload: multipartBody([name, filePart('content', 'Some text')]), status: [400], mentions: 'content' },
-    { label: 'name sent as a file part (first)', payload: multipartBody([filePart('name', 'Returns'), content]), status: [400], mentions: 'name' },
-    { label: 'an extra file part next to both fields', payload: multipartBody([name, content, filePart('attachment', 'x')]), status: [400] },
-    { label: 'two file parts', payload: multipartBody([filePart('a', 'x'), filePart('b', 'y'), name, content]), status: [400, 413] },
+    {
+      label: 'content sent as a file part',
+      payload: multipartBody([name, filePart('content', 'Some text')]),
+      status: [400],
+      mentions: 'content',
+    },
+    {
+      label: 'name sent as a file part (first)',
+      payload: multipartBody([filePart('name', 'Returns'), content]),
+      status: [400],
+      mentions: 'name',
+    },
+    {
+      label: 'an extra file part next to both fields',
+      payload: multipartBody([name, content, filePart('attachment', 'x')]),
+      status: [400],
+    },
+    {
+      label: 'two file parts',
+      payload: multipartBody([filePart('a', 'x'), filePart('b', 'y'), name, content]),
+      status: [400, 413],
+    },
     // limits
     {
       label: 'too many parts (30 fields)',
       payload: multipartBody([name, content, ...Array.from({ length: 28 }, (_, i) => field(`extra${i}`, 'v'))]),
       status: [400, 413],
     },
-    { label: 'content over the field size limit', payload: multipartBody([name, field('content', 'a'.repeat(fieldLimit + 1))]), status: [413, 400] },
-    { label: 'content over the character cap', payload: multipartBody([name, field('content', 'ab '.repeat(Math.ceil(MAX_TEXT_SOURCE_CHARS / 3) + 1))]), status: [400, 413] },
-    { label: '__proto__ as a field name', payload: multipartBody([field('__proto__', 'x'), name, content]), status: [400] },
+    {
+      label: 'content over the field size limit',
+      payload: multipartBody([name, field('content', 'a'.repeat(fieldLimit + 1))]),
+      status: [413, 400],
+    },
+    {
+      label: 'content over the character cap',
+      payload: multipartBody([name, field('content', 'ab '.repeat(Math.ceil(MAX_TEXT_SOURCE_CHARS / 3) + 1))]),
+      status: [400, 413],
+    },
+    {
+      label: '__proto__ as a field name',
+      payload: multipartBody([field('__proto__', 'x'), name, content]),
+      status: [400],
+    },
     // broken framing
     { label: 'an empty body', payload: '', status: [400] },
-    { label: 'framed with another boundary', payload: multipartBody(validFormParts(), 'some-other-boundary'), status: [400] },
-    { label: 'no boundary in the content type', payload: multipartBody(validFormParts()), contentType: 'multipart/form-data', status: [400] },
-    { label: 'an empty boundary in the content type', payload: multipartBody(validFormParts()), contentType: 'multipart/form-data; boundary=', status: [400] },
+    {
+      label: 'framed with another boundary',
+      payload: multipartBody(validFormParts(), 'some-other-boundary'),
+      status: [400],
+    },
+    {
+      label: 'no boundary in the content type',
+      payload: multipartBody(validFormParts()),
+      contentType: 'multipart/form-data',
+      status: [400],
+    },
+    {
+      label: 'an empty boundary in the content type',
+      payload: multipartBody(validFormParts()),
+      contentType: 'multipart/form-data; boundary=',
+      status: [400],
+    },
     { label: 'no closing delimiter', payload: openParts(validFormParts()), status: [400] },
-    { label: 'closing delimiter without its final dashes', payload: `${openParts(validFormParts())}--${BOUNDARY}`, status: [400] },
-    { label: 'a new part opened and never finished', payload: `${openParts(validFormParts())}--${BOUNDARY}\r\nContent-Disposition: form-da`, status: [400] },
-    { label: 'cut off inside the last part', payload: `--${BOUNDARY}\r\n${name}\r\n--${BOUNDARY}\r\n${content.slice(0, -10)}`, status: [400] },
+    {
+      label: 'closing delimiter without its final dashes',
+      payload: `${openParts(validFormParts())}--${BOUNDARY}`,
+      status: [400],
+    },
+    {
+      label: 'a new part opened and never finished',
+      payload: `${openParts(validFormParts())}--${BOUNDARY}\r\nContent-Disposition: form-da`,
+      status: [400],
+    },
+    {
+      label: 'cut off inside the last part',
+      payload: `--${BOUNDARY}\r\n${name}\r\n--${BOUNDARY}\r\n${content.slice(0, -10)}`,
+      status: [400],
+    },
     { label: 'LF line endings only', payload: multipartBody(validFormParts()).replaceAll('\r\n', '\n'), status: [400] },
-    { label: 'delimiters without the CRLF before them', payload: `--${BOUNDARY}\r\n${name}--${BOUNDARY}\r\n${content}--${BOUNDARY}--\r\n`, status: [400] },
-    { label: 'multipart/mixed', payload: multipartBody(validFormParts()), contentType: `multipart/mixed; boundary=${BOUNDARY}`, status: [415] },
+    {
+      label: 'delimiters without the CRLF before them',
+      payload: `--${BOUNDARY}\r\n${name}--${BOUNDARY}\r\n${content}--${BOUNDARY}--\r\n`,
+      status: [400],
+    },
+    {
+      label: 'multipart/mixed',
+      payload: multipartBody(validFormParts()),
+      contentType: `multipart/mixed; boundary=${BOUNDARY}`,
+      status: [415],
+    },
   ];
 }
 
@@ -275,7 +396,11 @@ function parserAttempts(): Attempt[] {
     { label: 'nested __proto__ key', payload: '{"name":"x","description":{"__proto__":{"polluted":true}}}' },
     { label: 'constructor.prototype', payload: '{"name":"x","constructor":{"prototype":{"role":"admin"}}}' },
     { label: 'form-urlencoded', payload: 'name=x&role=admin', contentType: 'application/x-www-form-urlencoded' },
-    { label: 'multipart', payload: '--b\r\nContent-Disposition: form-data; name="name"\r\n\r\nx\r\n--b--\r\n', contentType: 'multipart/form-data; boundary=b' },
+    {
+      label: 'multipart',
+      payload: '--b\r\nContent-Disposition: form-data; name="name"\r\n\r\nx\r\n--b--\r\n',
+      contentType: 'multipart/form-data; boundary=b',
+    },
     { label: 'xml', payload: '<name>x</name>', contentType: 'application/xml' },
   ];
 }
@@ -306,7 +431,10 @@ async function send(ctx: Ctx, r: RouteInfo, a: Attempt, extraHeaders: Record<str
   });
 }
 
-function expectClientError(res: { statusCode: number; headers: Record<string, unknown>; body: string; json: () => any }, what: string): void {
+function expectClientError(
+  res: { statusCode: number; headers: Record<string, unknown>; body: string; json: () => any },
+  what: string,
+): void {
   expect(res.statusCode, `${what}: ${res.body.slice(0, 200)}`).toBeGreaterThanOrEqual(400);
   expect(res.statusCode, `${what}: ${res.body.slice(0, 200)}`).toBeLessThan(500);
   expect(String(res.headers['content-type']), what).toMatch(/^application\/json/);
@@ -338,7 +466,9 @@ describe('malformed bodies and hostile ids', () => {
       users: await get('/api/admin/users'),
       sources: await get(`/api/sources/chatbot/${ctx.agentId}`),
       // reading the transcript marks it read (owner_read_at, unread): that is the snapshot's own doing
-      conversations: ((await get(`/api/chat/conversations/${ctx.agentId}`)) as Array<Record<string, unknown>>).map(({ unread: _, ...c }) => c),
+      conversations: ((await get(`/api/chat/conversations/${ctx.agentId}`)) as Array<Record<string, unknown>>).map(
+        ({ unread: _, ...c }) => c,
+      ),
       messages: await get(`/api/chat/messages/${ctx.conversationId}`),
       db: {
         users: rows('SELECT * FROM users ORDER BY id'),
@@ -347,7 +477,10 @@ describe('malformed bodies and hostile ids', () => {
         sessions: rows('SELECT id, user_id, created_at, expires_at FROM sessions ORDER BY id'),
         sources: rows('SELECT * FROM sources ORDER BY id'),
         chunks: rows('SELECT * FROM chunks ORDER BY id'),
-        conversations: rows('SELECT * FROM conversations ORDER BY id').map((c) => ({ ...(c as object), owner_read_at: undefined })),
+        conversations: rows('SELECT * FROM conversations ORDER BY id').map((c) => ({
+          ...(c as object),
+          owner_read_at: undefined,
+        })),
         messages: rows('SELECT * FROM messages ORDER BY id'),
       },
     };
@@ -363,7 +496,8 @@ describe('malformed bodies and hostile ids', () => {
     before = await snapshot();
     // the snapshot covers stored knowledge and chat, not just empty tables
     const db = (before as { db: Record<string, unknown[]> }).db;
-    for (const table of ['sources', 'chunks', 'conversations', 'messages']) expect(db[table]!.length, table).toBeGreaterThan(0);
+    for (const table of ['sources', 'chunks', 'conversations', 'messages'])
+      expect(db[table]!.length, table).toBeGreaterThan(0);
   });
   afterAll(async () => t.cleanup());
 
@@ -405,7 +539,12 @@ describe('malformed bodies and hostile ids', () => {
         routeKey(r),
       ).toContain(routeKey(r));
     }
-    expect(bodyRoutes.filter((r) => r.public).map(routeKey).sort()).toEqual([
+    expect(
+      bodyRoutes
+        .filter((r) => r.public)
+        .map(routeKey)
+        .sort(),
+    ).toEqual([
       'POST /alerts/confirm',
       'POST /api/auth/login',
       'POST /api/auth/password-reset',
@@ -426,7 +565,11 @@ describe('malformed bodies and hostile ids', () => {
         const res = await send(ctx, r, a);
         expectClientError(res, `${r.method} ${r.url} with ${a.label}`);
         if (a.label === 'a 2 MB string field') expect([400, 413], `${r.method} ${r.url}`).toContain(res.statusCode);
-        if (a.label.startsWith('invalid JSON') || a.label.includes('__proto__') || a.label === 'constructor.prototype') {
+        if (
+          a.label.startsWith('invalid JSON') ||
+          a.label.includes('__proto__') ||
+          a.label === 'constructor.prototype'
+        ) {
           expect(res.statusCode, `${r.method} ${r.url} with ${a.label}`).toBe(400);
         }
       }
@@ -506,7 +649,11 @@ describe('malformed bodies and hostile ids', () => {
     // @fastify/multipart accepts the type on every route; a route that reads no form must not run
     // as if the request had no body (logout would end the session, toggle would flip the agent)
     for (const r of bodyRoutes.filter((x) => !FORM_ROUTES[routeKey(x)])) {
-      const res = await send(ctx, r, { label: 'multipart', payload: multipartBody(validFormParts()), contentType: MULTIPART });
+      const res = await send(ctx, r, {
+        label: 'multipart',
+        payload: multipartBody(validFormParts()),
+        contentType: MULTIPART,
+      });
       expectClientError(res, `${routeKey(r)} with a multipart body`);
       expect([400, 415], `${routeKey(r)}: ${res.body}`).toContain(res.statusCode);
     }
@@ -524,15 +671,45 @@ describe('malformed bodies and hostile ids', () => {
         { label: 'message a number', payload: JSON.stringify({ ...base, message: 42 }), status: 400 },
         { label: 'an empty message', payload: JSON.stringify({ ...base, message: '' }), status: 400 },
         { label: 'a whitespace-only message', payload: JSON.stringify({ ...base, message: ' \n\t ' }), status: 400 },
-        { label: 'a message over 4000 characters', payload: JSON.stringify({ ...base, message: 'why '.repeat(1001) }), status: 413 },
+        {
+          label: 'a message over 4000 characters',
+          payload: JSON.stringify({ ...base, message: 'why '.repeat(1001) }),
+          status: 413,
+        },
         { label: 'a 900 kB message', payload: JSON.stringify({ ...base, message: 'x'.repeat(900_000) }), status: 413 },
-        { label: 'a body over 1 MB', payload: JSON.stringify({ ...base, message: 'x'.repeat(1_100_000) }), status: 413 },
-        { label: 'a too-long session_id', payload: JSON.stringify({ ...base, session_id: 's'.repeat(201) }), status: 400 },
+        {
+          label: 'a body over 1 MB',
+          payload: JSON.stringify({ ...base, message: 'x'.repeat(1_100_000) }),
+          status: 413,
+        },
+        {
+          label: 'a too-long session_id',
+          payload: JSON.stringify({ ...base, session_id: 's'.repeat(201) }),
+          status: 400,
+        },
         { label: 'a blank session_id', payload: JSON.stringify({ ...base, session_id: '   ' }), status: 400 },
-        { label: 'an invalid user_email', payload: JSON.stringify({ ...base, user_email: 'not an email' }), status: 400 },
-        { label: 'a too-long user_name', payload: JSON.stringify({ ...base, user_name: 'n'.repeat(101) }), status: 400 },
-        { label: 'form-urlencoded', payload: 'message=hi&session_id=s', contentType: 'application/x-www-form-urlencoded', status: 415 },
-        { label: 'multipart', payload: multipartBody([field('message', 'hi'), field('session_id', 's')]), contentType: MULTIPART, status: 415 },
+        {
+          label: 'an invalid user_email',
+          payload: JSON.stringify({ ...base, user_email: 'not an email' }),
+          status: 400,
+        },
+        {
+          label: 'a too-long user_name',
+          payload: JSON.stringify({ ...base, user_name: 'n'.repeat(101) }),
+          status: 400,
+        },
+        {
+          label: 'form-urlencoded',
+          payload: 'message=hi&session_id=s',
+          contentType: 'application/x-www-form-urlencoded',
+          status: 415,
+        },
+        {
+          label: 'multipart',
+          payload: multipartBody([field('message', 'hi'), field('session_id', 's')]),
+          contentType: MULTIPART,
+          status: 415,
+        },
       ];
       for (const a of attempts) {
         for (const headers of [accept, {}]) {
@@ -571,16 +748,30 @@ describe('malformed bodies and hostile ids', () => {
   it("another account's agent, conversation and source are refused like unknown ones, and change nothing", async () => {
     const stranger = auth(strangerToken);
     const attempts: Array<{ method: Method; url: string; payload?: unknown; headers?: Record<string, string> }> = [
-      { method: 'POST', url: '/api/chat', payload: validBody(ctx, { method: 'POST', url: '/api/chat', public: false }) },
+      {
+        method: 'POST',
+        url: '/api/chat',
+        payload: validBody(ctx, { method: 'POST', url: '/api/chat', public: false }),
+      },
       { method: 'GET', url: `/api/chat/conversations/${ctx.agentId}` },
       { method: 'GET', url: `/api/chat/messages/${ctx.conversationId}` },
       { method: 'GET', url: `/api/sources/chatbot/${ctx.agentId}` },
       { method: 'POST', url: `/api/sources/chatbot/${ctx.agentId}/text`, payload: validBody(ctx, TEXT_SOURCE_ROUTE) },
-      { method: 'POST', url: `/api/sources/chatbot/${ctx.agentId}/text`, payload: multipartBody(validFormParts()), headers: { 'content-type': MULTIPART } },
+      {
+        method: 'POST',
+        url: `/api/sources/chatbot/${ctx.agentId}/text`,
+        payload: multipartBody(validFormParts()),
+        headers: { 'content-type': MULTIPART },
+      },
       { method: 'DELETE', url: `/api/sources/${ctx.sourceId}` },
     ];
     for (const a of attempts) {
-      const res = await t.app.inject({ method: a.method, url: a.url, headers: { ...stranger, ...a.headers }, ...(a.payload ? { payload: a.payload as string } : {}) });
+      const res = await t.app.inject({
+        method: a.method,
+        url: a.url,
+        headers: { ...stranger, ...a.headers },
+        ...(a.payload ? { payload: a.payload as string } : {}),
+      });
       expectClientError(res, `stranger: ${a.method} ${a.url}`);
       expect(res.statusCode, `stranger: ${a.method} ${a.url}: ${res.body}`).toBe(404);
     }
@@ -643,7 +834,12 @@ describe('malformed bodies and hostile ids', () => {
           for (const payload of payloadsFor(r)) {
             const url = r.url.replace(/:[A-Za-z_]\w*/g, id);
             if (resolvesToRoot(url)) continue;
-            const res = await t.app.inject({ method: r.method as Method, url, headers: credentials(ctx, r), ...(payload ? { payload } : {}) });
+            const res = await t.app.inject({
+              method: r.method as Method,
+              url,
+              headers: credentials(ctx, r),
+              ...(payload ? { payload } : {}),
+            });
             const what = `${r.method} ${r.url} with ${label} (${payload ? 'body' : 'no body'}): ${res.statusCode} ${res.body.slice(0, 160)}`;
             expect(res.statusCode, what).toBeGreaterThanOrEqual(400);
             expect(res.statusCode, what).toBeLessThan(500);
@@ -656,7 +852,13 @@ describe('malformed bodies and hostile ids', () => {
     it('answer JSON with a detail (ids the router itself accepts)', async () => {
       // bad percent-encoding (invalid UTF-8 included) and over-long params are answered by Fastify
       // before any hook: see the known bug below
-      const refusedByRouter = ['300 characters', 'bad percent-encoding', 'percent sign alone', 'overlong UTF-8', 'lone surrogate'];
+      const refusedByRouter = [
+        '300 characters',
+        'bad percent-encoding',
+        'percent sign alone',
+        'overlong UTF-8',
+        'lone surrogate',
+      ];
       const routed = ids.filter(([label]) => !refusedByRouter.includes(label));
       for (const r of t.app.routeTable.filter((x) => /:[A-Za-z_]/.test(x.url) && x.method !== 'HEAD')) {
         for (const [label, id] of routed) {
@@ -693,7 +895,12 @@ describe('malformed bodies and hostile ids', () => {
       ['DELETE', '/api/sources/%C0%AF', true],
     ];
     const sendRefused = (method: Method, url: string, withToken: boolean) =>
-      t.app.inject({ method, url, headers: withToken ? auth(ctx.token) : {}, ...(method === 'POST' ? { payload: {} } : {}) });
+      t.app.inject({
+        method,
+        url,
+        headers: withToken ? auth(ctx.token) : {},
+        ...(method === 'POST' ? { payload: {} } : {}),
+      });
     it('answer JSON with a detail even when the router refuses the URL', async () => {
       for (const [method, url, withToken] of refusedUrls) {
         const res = await sendRefused(method, url, withToken);
@@ -725,7 +932,12 @@ describe('control: the valid bodies used above are accepted', () => {
     for (const r of routes) {
       // public routes as a visitor (no token), the others as the owner; chat has no provider key
       // here, so it answers from the knowledge base (200)
-      const res = await t.app.inject({ method: r.method as Method, url: urlFor(ctx, r), headers: credentials(ctx, r), payload: validBody(ctx, r) });
+      const res = await t.app.inject({
+        method: r.method as Method,
+        url: urlFor(ctx, r),
+        headers: credentials(ctx, r),
+        payload: validBody(ctx, r),
+      });
       expect(res.statusCode, `${r.method} ${r.url}: ${res.body}`).toBeGreaterThanOrEqual(200);
       expect(res.statusCode, `${r.method} ${r.url}: ${res.body}`).toBeLessThan(300);
     }

@@ -117,7 +117,9 @@ const GUARDED_CHAT_AND_KNOWLEDGE = [
  * random ones; a wildcard becomes a path.
  */
 function concrete(url: string, ids: Record<string, string> = {}): string {
-  return url.replace(/:([A-Za-z_]\w*)/g, (_, name: string) => ids[name] ?? randomUUID()).replace(/\*$/, 'some/file.txt');
+  return url
+    .replace(/:([A-Za-z_]\w*)/g, (_, name: string) => ids[name] ?? randomUUID())
+    .replace(/\*$/, 'some/file.txt');
 }
 
 function jwtPayload(token: string): { sub: string; sid: string } {
@@ -162,9 +164,19 @@ describe('public routes', () => {
       payload: { name: 'Shipping', content: 'Parcels ship within two working days.' },
     });
     expect(source.statusCode, source.body).toBe(201);
-    const chat = await t.app.inject({ method: 'POST', url: '/api/chat', headers: auth(adminToken), payload: { message: 'How fast do parcels ship?', chatbot_id: agent.id } });
+    const chat = await t.app.inject({
+      method: 'POST',
+      url: '/api/chat',
+      headers: auth(adminToken),
+      payload: { message: 'How fast do parcels ship?', chatbot_id: agent.id },
+    });
     expect(chat.statusCode, chat.body).toBe(200);
-    ids = { user_id: me.json().id, chatbot_id: agent.id, source_id: source.json().id, conversation_id: chat.json().conversation_id };
+    ids = {
+      user_id: me.json().id,
+      chatbot_id: agent.id,
+      source_id: source.json().id,
+      conversation_id: chat.json().conversation_id,
+    };
   });
   afterAll(async () => t.cleanup());
 
@@ -175,7 +187,10 @@ describe('public routes', () => {
   });
 
   it('exactly the pinned set of routes is public', () => {
-    const publicRoutes = table.filter((r) => r.public).map(key).sort();
+    const publicRoutes = table
+      .filter((r) => r.public)
+      .map(key)
+      .sort();
     expect(publicRoutes).toEqual(PUBLIC_ROUTES);
   });
 
@@ -197,7 +212,8 @@ describe('public routes', () => {
     expect(info.statusCode, info.body).toBe(200);
     expect(info.json().id).toBe(ids.chatbot_id);
     // only the widget's fields: nothing of the owner's configuration
-    for (const hidden of ['instructions', 'system_message', 'user_id', 'model', 'provider', 'temperature']) expect(info.json(), hidden).not.toHaveProperty(hidden);
+    for (const hidden of ['instructions', 'system_message', 'user_id', 'model', 'provider', 'temperature'])
+      expect(info.json(), hidden).not.toHaveProperty(hidden);
     const chat = await t.app.inject({
       method: 'POST',
       url: `/api/public/chat/${ids.chatbot_id}`,
@@ -217,7 +233,10 @@ describe('public routes', () => {
       { name: 'no Authorization header', headers: async () => ({}) },
       { name: 'empty Bearer', headers: async () => ({ authorization: 'Bearer ' }) },
       { name: 'Bearer garbage', headers: async () => ({ authorization: 'Bearer not.a.jwt' }) },
-      { name: 'Basic credentials', headers: async () => ({ authorization: `Basic ${Buffer.from('admin:admin').toString('base64')}` }) },
+      {
+        name: 'Basic credentials',
+        headers: async () => ({ authorization: `Basic ${Buffer.from('admin:admin').toString('base64')}` }),
+      },
       {
         name: 'the token as a bare value (no scheme)',
         headers: async () => ({ authorization: adminToken }),
@@ -228,7 +247,9 @@ describe('public routes', () => {
           const { sub, sid } = jwtPayload(adminToken);
           const enc = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
           const now = Math.floor(Date.now() / 1000);
-          return { authorization: `Bearer ${enc({ alg: 'none', typ: 'JWT' })}.${enc({ sub, sid, iat: now, exp: now + 3600 })}.` };
+          return {
+            authorization: `Bearer ${enc({ alg: 'none', typ: 'JWT' })}.${enc({ sub, sid, iat: now, exp: now + 3600 })}.`,
+          };
         },
       },
       {

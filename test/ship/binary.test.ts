@@ -6,7 +6,16 @@ import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { auth, createAgent, multipartForm, registerUser, startTestApp } from '../helpers/app.js';
 import { oneOfEachFormat } from '../helpers/documents.js';
-import { bootServer, killAll, ownerWithAgent, postJson, repoRoot, runCommand, stopServer, UNLIMITED_PLANS } from '../helpers/server-process.js';
+import {
+  bootServer,
+  killAll,
+  ownerWithAgent,
+  postJson,
+  repoRoot,
+  runCommand,
+  stopServer,
+  UNLIMITED_PLANS,
+} from '../helpers/server-process.js';
 
 /**
  * Issue "Ship it": `npm run build:sea` writes dist/chat-agent; copied alone into an empty folder
@@ -21,7 +30,15 @@ const dirs: string[] = [];
 
 /** PATH has no node; HOME is private so the asset cache starts empty; plan limits high enough for polling. */
 function env(extra: Record<string, string> = {}): Record<string, string> {
-  return { PATH: '/nonexistent', HOME: home, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', PLANS_FILE: path.join(work, 'plans.json'), ...extra };
+  return {
+    PATH: '/nonexistent',
+    HOME: home,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    PLANS_FILE: path.join(work, 'plans.json'),
+    ...extra,
+  };
 }
 
 function tempDir(name: string): string {
@@ -67,7 +84,9 @@ describe('the single executable', () => {
     expect(r.stdout).toMatch(/^chat-agent \d+\.\d+\.\d+ \(node v24\.\d+\.\d+, linux-x64, sea\)$/);
   });
 
-  it('serves: register, agent, text and file sources, chat with no provider key; cold start and size reported', { timeout: 120_000 }, async () => {
+  it('serves: register, agent, text and file sources, chat with no provider key; cold start and size reported', {
+    timeout: 120_000,
+  }, async () => {
     const dataDir = tempDir('data-serve');
     // first start on a machine: an empty asset cache, so unpacking is included; then a restart
     const firstRunEnv = env({ DATA_DIR: dataDir, HOME: tempDir('home-first-run') });
@@ -81,9 +100,21 @@ describe('the single executable', () => {
     writeFileSync(path.join(repoRoot, 'test-artifacts', 'sea.json'), `${JSON.stringify(figures)}\n`);
 
     const { token, agentId } = await ownerWithAgent(base);
-    const text = await postJson(`${base}/api/sources/chatbot/${agentId}/text`, { name: 'Opening hours', content: 'The shop in Lisbon opens at nine in the morning and closes at six in the evening, Monday to Saturday.' }, token);
+    const text = await postJson(
+      `${base}/api/sources/chatbot/${agentId}/text`,
+      {
+        name: 'Opening hours',
+        content:
+          'The shop in Lisbon opens at nine in the morning and closes at six in the evening, Monday to Saturday.',
+      },
+      token,
+    );
     expect(text.status, await text.clone().text()).toBe(201);
-    const chat = await postJson(`${base}/api/chat`, { chatbot_id: agentId, message: 'When does the Lisbon shop open?' }, token);
+    const chat = await postJson(
+      `${base}/api/chat`,
+      { chatbot_id: agentId, message: 'When does the Lisbon shop open?' },
+      token,
+    );
     expect(chat.status, await chat.clone().text()).toBe(200);
     const answer = (await chat.json()) as { message: string; sources: Array<{ name: string }> };
     expect(answer.message).toMatch(/nine in the morning/);
@@ -91,20 +122,34 @@ describe('the single executable', () => {
 
     // a file source goes through the parser worker threads, unpacked from the executable
     const form = new FormData();
-    form.append('file', new Blob(['Parking is free behind the Porto warehouse for customers with a receipt.'], { type: 'text/plain' }), 'parking.txt');
-    const upload = await fetch(`${base}/api/sources/chatbot/${agentId}/file`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+    form.append(
+      'file',
+      new Blob(['Parking is free behind the Porto warehouse for customers with a receipt.'], { type: 'text/plain' }),
+      'parking.txt',
+    );
+    const upload = await fetch(`${base}/api/sources/chatbot/${agentId}/file`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      body: form,
+    });
     expect(upload.status, await upload.clone().text()).toBe(201);
     const sourceId = ((await upload.json()) as { id: string }).id;
     // no log line marks a finished source: its status over HTTP is the observable (each poll is a round trip)
     let status = '';
     const deadline = Date.now() + 60_000;
     while (status !== 'completed' && status !== 'failed' && Date.now() < deadline) {
-      const list = await fetch(`${base}/api/sources/chatbot/${agentId}`, { headers: { authorization: `Bearer ${token}` } });
+      const list = await fetch(`${base}/api/sources/chatbot/${agentId}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
       expect(list.status).toBe(200);
       status = ((await list.json()) as Array<{ id: string; status: string }>).find((s) => s.id === sourceId)!.status;
     }
     expect(status).toBe('completed');
-    const chat2 = await postJson(`${base}/api/chat`, { chatbot_id: agentId, message: 'Is parking free at the Porto warehouse?' }, token);
+    const chat2 = await postJson(
+      `${base}/api/chat`,
+      { chatbot_id: agentId, message: 'Is parking free at the Porto warehouse?' },
+      token,
+    );
     expect(((await chat2.json()) as { message: string }).message).toMatch(/Parking is free/);
 
     const probe = await runCommand({ ...binary, args: ['healthcheck', '--port', new URL(base).port] }, { env: env() });
@@ -136,11 +181,19 @@ describe('the single executable', () => {
       const ids = new Map<string, string>();
       for (const f of files) {
         const { payload, headers } = await multipartForm({ file: { filename: f.name, content: f.content } });
-        const res = await t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agent.id}/file`, headers: { ...auth(token), ...headers }, payload });
+        const res = await t.app.inject({
+          method: 'POST',
+          url: `/api/sources/chatbot/${agent.id}/file`,
+          headers: { ...auth(token), ...headers },
+          payload,
+        });
         expect(res.statusCode, res.body).toBe(201);
         ids.set(f.name, res.json().id);
       }
-      const list = async () => (await t.app.inject({ method: 'GET', url: `/api/sources/chatbot/${agent.id}`, headers: auth(token) })).json() as Array<{ id: string; status: string }>;
+      const list = async () =>
+        (
+          await t.app.inject({ method: 'GET', url: `/api/sources/chatbot/${agent.id}`, headers: auth(token) })
+        ).json() as Array<{ id: string; status: string }>;
       await untilSettled(list, ids.size);
       for (const [name, id] of ids) fromSource.set(name, passages(t.database.sqlite, id));
     } finally {
@@ -154,11 +207,18 @@ describe('the single executable', () => {
     for (const f of files) {
       const form = new FormData();
       form.append('file', new Blob([f.content]), f.name);
-      const upload = await fetch(`${base}/api/sources/chatbot/${agentId}/file`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+      const upload = await fetch(`${base}/api/sources/chatbot/${agentId}/file`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+        body: form,
+      });
       expect(upload.status, await upload.clone().text()).toBe(201);
       ids.set(f.name, ((await upload.json()) as { id: string }).id);
     }
-    const list = async () => (await (await fetch(`${base}/api/sources/chatbot/${agentId}`, { headers: { authorization: `Bearer ${token}` } })).json()) as Array<{ id: string; status: string; error_message: string | null }>;
+    const list = async () =>
+      (await (
+        await fetch(`${base}/api/sources/chatbot/${agentId}`, { headers: { authorization: `Bearer ${token}` } })
+      ).json()) as Array<{ id: string; status: string; error_message: string | null }>;
     const settled = await untilSettled(list, ids.size);
     expect(settled.map((s) => [s.status, s.error_message])).toEqual(settled.map(() => ['completed', null]));
     expect(await stopServer(server)).toEqual({ code: 0, signal: null });
@@ -179,7 +239,11 @@ describe('the single executable', () => {
     const dataDir = tempDir('data-live');
     const { server, base } = await bootServer(binary, { env: env({ DATA_DIR: dataDir }) });
     const { agentId, token } = await ownerWithAgent(base, 'boss@example.com');
-    await postJson(`${base}/api/sources/chatbot/${agentId}/text`, { name: 'Returns', content: 'Returns are accepted within thirty days with the original receipt.' }, token);
+    await postJson(
+      `${base}/api/sources/chatbot/${agentId}/text`,
+      { name: 'Returns', content: 'Returns are accepted within thirty days with the original receipt.' },
+      token,
+    );
 
     const backupFile = path.join(work, 'live.db');
     const backup = await runCommand({ ...binary, args: ['backup', backupFile, '--data-dir', dataDir] }, { env: env() });
@@ -187,7 +251,10 @@ describe('the single executable', () => {
     expect(backup.stdout).toContain('integrity_check ok');
 
     // the live database cannot be replaced under the running server
-    const refused = await runCommand({ ...binary, args: ['restore', backupFile, '--data-dir', dataDir] }, { env: env() });
+    const refused = await runCommand(
+      { ...binary, args: ['restore', backupFile, '--data-dir', dataDir] },
+      { env: env() },
+    );
     expect(refused.code).toBe(1);
     expect(refused.stderr.trim().split('\n')).toHaveLength(1);
     expect(refused.stderr).toMatch(/in use/);
@@ -197,17 +264,30 @@ describe('the single executable', () => {
     const restore = await runCommand({ ...binary, args: ['restore', backupFile, '--data-dir', fresh] }, { env: env() });
     expect(restore.code, restore.stderr).toBe(0);
     const second = await bootServer(binary, { env: env({ DATA_DIR: fresh }) });
-    const login = await postJson(`${second.base}/api/auth/login`, { email: 'boss@example.com', password: 'a long enough password' });
+    const login = await postJson(`${second.base}/api/auth/login`, {
+      email: 'boss@example.com',
+      password: 'a long enough password',
+    });
     expect(login.status).toBe(200);
     const newToken = ((await login.json()) as { access_token: string }).access_token;
-    const chat = await postJson(`${second.base}/api/chat`, { chatbot_id: agentId, message: 'Can I return something after thirty days?' }, newToken);
+    const chat = await postJson(
+      `${second.base}/api/chat`,
+      { chatbot_id: agentId, message: 'Can I return something after thirty days?' },
+      newToken,
+    );
     expect(chat.status).toBe(200);
     expect(((await chat.json()) as { message: string }).message).toMatch(/thirty days/);
     expect(await stopServer(second.server)).toEqual({ code: 0, signal: null });
   });
 
   it('gives one-line errors and a non-zero exit for bad input', async () => {
-    for (const args of [['nosuch'], ['--port', 'abc'], ['restore'], ['restore', '/nonexistent/backup.db', '--data-dir', tempDir('data-bad')], ['users', 'set-status', 'a@example.com', 'frozen']]) {
+    for (const args of [
+      ['nosuch'],
+      ['--port', 'abc'],
+      ['restore'],
+      ['restore', '/nonexistent/backup.db', '--data-dir', tempDir('data-bad')],
+      ['users', 'set-status', 'a@example.com', 'frozen'],
+    ]) {
       const r = await runCommand({ ...binary, args }, { env: env({ DATA_DIR: tempDir('data-bad') }) });
       expect(r.code, args.join(' ')).toBe(1);
       expect(r.stderr.trim().split('\n'), `${args.join(' ')}: ${r.stderr}`).toHaveLength(1);
@@ -218,7 +298,11 @@ describe('the single executable', () => {
 
 /** The texts of a source's passages, in order. */
 function passages(db: Database.Database, sourceId: string): string[] {
-  return (db.prepare('SELECT content FROM chunks WHERE source_id = ? ORDER BY ordinal').all(sourceId) as Array<{ content: string }>).map((r) => r.content);
+  return (
+    db.prepare('SELECT content FROM chunks WHERE source_id = ? ORDER BY ordinal').all(sourceId) as Array<{
+      content: string;
+    }>
+  ).map((r) => r.content);
 }
 
 /** Polls the source list (its status is the observable; each poll is a round trip) until every source has ended. */

@@ -1,5 +1,15 @@
 import { execFile } from 'node:child_process';
-import { chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -19,7 +29,8 @@ import { freePort } from '../helpers/smtp.js';
  */
 
 const run = promisify(execFile);
-const hasPodman = ['/usr/bin/podman', '/usr/local/bin/podman'].some((p) => existsSync(p)) && existsSync('/usr/sbin/debootstrap');
+const hasPodman =
+  ['/usr/bin/podman', '/usr/local/bin/podman'].some((p) => existsSync(p)) && existsSync('/usr/sbin/debootstrap');
 if (!hasPodman) console.log('container test skipped: podman and debootstrap are not installed (.ci/run installs them)');
 
 const RUNTIME_BASE = 'localhost/chat-agent-test/bookworm-slim:latest';
@@ -47,13 +58,19 @@ async function imageExists(name: string): Promise<boolean> {
 async function makeBaseImages(): Promise<void> {
   if ((await imageExists(RUNTIME_BASE)) && (await imageExists(BUILD_BASE))) return;
   const rootfs = path.join(work, 'rootfs');
-  await run('debootstrap', ['--variant=minbase', '--include=ca-certificates,libstdc++6,binutils', 'bookworm', rootfs], { timeout: 600_000, maxBuffer: 64 * 1024 * 1024 });
+  await run('debootstrap', ['--variant=minbase', '--include=ca-certificates,libstdc++6,binutils', 'bookworm', rootfs], {
+    timeout: 600_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   // this machine's CA bundle, so npm inside trusts what npm outside does (an intercepting proxy)
   cpSync('/etc/ssl/certs/ca-certificates.crt', path.join(rootfs, 'etc/ssl/certs/ca-certificates.crt'));
   rmSync(path.join(rootfs, 'var/lib/apt/lists'), { recursive: true, force: true });
   await importRootfs(rootfs, RUNTIME_BASE, []);
   // the build stage's stand-in for node:24-bookworm-slim: the node running this test, and its npm
-  const npmDir = path.resolve(path.dirname(realpathSync(process.env.npm_execpath ?? (await run('which', ['npm'])).stdout.trim())), '..');
+  const npmDir = path.resolve(
+    path.dirname(realpathSync(process.env.npm_execpath ?? (await run('which', ['npm'])).stdout.trim())),
+    '..',
+  );
   mkdirSync(path.join(rootfs, 'usr/local/lib/node_modules'), { recursive: true });
   cpSync(process.execPath, path.join(rootfs, 'usr/local/bin/node'));
   cpSync(npmDir, path.join(rootfs, 'usr/local/lib/node_modules/npm'), { recursive: true });
@@ -74,10 +91,29 @@ describe.skipIf(!hasPodman)('the container image', () => {
     work = mkdtempSync(path.join(tmpdir(), 'chat-agent-container-'));
     // runc on this machine's cgroup v1; no raised ulimits (the sandbox may not raise them)
     const conf = path.join(work, 'containers.conf');
-    writeFileSync(conf, '[containers]\ndefault_ulimits = []\n[engine]\nruntime = "runc"\ncgroup_manager = "cgroupfs"\n');
+    writeFileSync(
+      conf,
+      '[containers]\ndefault_ulimits = []\n[engine]\nruntime = "runc"\ncgroup_manager = "cgroupfs"\n',
+    );
     env = { ...process.env, CONTAINERS_CONF: conf };
     await makeBaseImages();
-    await podman(['build', '--format', 'docker', '--network', 'host', '--build-arg', `NODE_IMAGE=${BUILD_BASE}`, '--build-arg', `RUNTIME_IMAGE=${RUNTIME_BASE}`, '-t', IMAGE, repoRoot], 900_000);
+    await podman(
+      [
+        'build',
+        '--format',
+        'docker',
+        '--network',
+        'host',
+        '--build-arg',
+        `NODE_IMAGE=${BUILD_BASE}`,
+        '--build-arg',
+        `RUNTIME_IMAGE=${RUNTIME_BASE}`,
+        '-t',
+        IMAGE,
+        repoRoot,
+      ],
+      900_000,
+    );
   }, 1_200_000);
 
   afterAll(async () => {
@@ -85,7 +121,9 @@ describe.skipIf(!hasPodman)('the container image', () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  it('runs as its own user, ingests a file of each format, answers, and stops gracefully', { timeout: 180_000 }, async () => {
+  it('runs as its own user, ingests a file of each format, answers, and stops gracefully', {
+    timeout: 180_000,
+  }, async () => {
     const data = path.join(work, 'data');
     mkdirSync(data);
     chownSync(data, APP_UID, APP_UID);
@@ -94,35 +132,66 @@ describe.skipIf(!hasPodman)('the container image', () => {
     writeFileSync(plans, UNLIMITED_PLANS);
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    const id = await podman(['run', '-d', '--network', 'host', '-e', `PORT=${port}`, '-e', 'HOST=127.0.0.1', '-e', 'PLANS_FILE=/etc/chat-agent-plans.json', '-v', `${plans}:/etc/chat-agent-plans.json:ro`, '-v', `${data}:/data`, IMAGE]);
+    const id = await podman([
+      'run',
+      '-d',
+      '--network',
+      'host',
+      '-e',
+      `PORT=${port}`,
+      '-e',
+      'HOST=127.0.0.1',
+      '-e',
+      'PLANS_FILE=/etc/chat-agent-plans.json',
+      '-v',
+      `${plans}:/etc/chat-agent-plans.json:ro`,
+      '-v',
+      `${data}:/data`,
+      IMAGE,
+    ]);
     try {
       // the container's start: its health route is the observable (each poll is a round trip)
       const deadline = Date.now() + 60_000;
       let health: unknown;
       while (Date.now() < deadline) {
-        health = await fetch(`${base}/api/health`).then((r) => r.json(), () => undefined);
+        health = await fetch(`${base}/api/health`).then(
+          (r) => r.json(),
+          () => undefined,
+        );
         if (health) break;
       }
       expect(health).toMatchObject({ status: 'ok', database: 'ok' });
-      expect(await podman(['exec', id, 'chat-agent', 'version'])).toMatch(/^chat-agent \d+\.\d+\.\d+ \(node v24\.\d+\.\d+, linux-x64, sea\)$/);
+      expect(await podman(['exec', id, 'chat-agent', 'version'])).toMatch(
+        /^chat-agent \d+\.\d+\.\d+ \(node v24\.\d+\.\d+, linux-x64, sea\)$/,
+      );
       expect(await podman(['exec', id, 'id', '-u'])).toBe(String(APP_UID));
 
       const { token, agentId } = await ownerWithAgent(base);
       for (const f of await oneOfEachFormat()) {
         const form = new FormData();
         form.append('file', new Blob([f.content]), f.name);
-        const res = await fetch(`${base}/api/sources/chatbot/${agentId}/file`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+        const res = await fetch(`${base}/api/sources/chatbot/${agentId}/file`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}` },
+          body: form,
+        });
         expect(res.status, await res.clone().text()).toBe(201);
       }
       let sources: Array<{ name: string; status: string; error_message: string | null }> = [];
       const ingestDeadline = Date.now() + 120_000;
       do {
-        sources = (await (await fetch(`${base}/api/sources/chatbot/${agentId}`, { headers: { authorization: `Bearer ${token}` } })).json()) as typeof sources;
+        sources = (await (
+          await fetch(`${base}/api/sources/chatbot/${agentId}`, { headers: { authorization: `Bearer ${token}` } })
+        ).json()) as typeof sources;
       } while (sources.some((s) => s.status === 'processing') && Date.now() < ingestDeadline);
       expect(sources.map((s) => `${s.name}: ${s.status} ${s.error_message ?? ''}`.trim()).sort()).toEqual(
         ['manual.pdf', 'notes.txt', 'policies.docx', 'prices.xlsx', 'stock.csv'].map((n) => `${n}: completed`),
       );
-      const chat = await postJson(`${base}/api/chat`, { chatbot_id: agentId, message: 'What does Warranty note 12 cost?' }, token);
+      const chat = await postJson(
+        `${base}/api/chat`,
+        { chatbot_id: agentId, message: 'What does Warranty note 12 cost?' },
+        token,
+      );
       expect(chat.status).toBe(200);
       const answer = (await chat.json()) as { message: string; sources: Array<{ name: string }> };
       expect(answer.message).toMatch(/Warranty note \d+: order \d+ of customer \d+ costs \$/);

@@ -3,7 +3,17 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bootServer, fromSource, killAll, ownerWithAgent, postJson, runCommand, stopServer, UNLIMITED_PLANS, withTimeout } from '../helpers/server-process.js';
+import {
+  bootServer,
+  fromSource,
+  killAll,
+  ownerWithAgent,
+  postJson,
+  runCommand,
+  stopServer,
+  UNLIMITED_PLANS,
+  withTimeout,
+} from '../helpers/server-process.js';
 
 /**
  * docs/DURABILITY.md, tested on the real server (a child process on a real SQLite file):
@@ -26,7 +36,15 @@ afterEach(async () => {
 function serverEnv(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
   const plans = path.join(dataDir, '..', `${path.basename(dataDir)}-plans.json`);
   writeFileSync(plans, UNLIMITED_PLANS);
-  return { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', PLANS_FILE: plans, ...extra };
+  return {
+    PATH: process.env.PATH ?? '',
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    PLANS_FILE: plans,
+    ...extra,
+  };
 }
 
 /**
@@ -59,7 +77,10 @@ function writerLoop(base: string, token: string, agentId: string) {
     acknowledged,
     done,
     /** resolves once `count` messages are acknowledged */
-    reached: (count: number) => (acknowledged.length >= count ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ count, resolve }))),
+    reached: (count: number) =>
+      acknowledged.length >= count
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => waiters.push({ count, resolve })),
     stop: async () => {
       stopped = true;
       await done;
@@ -71,14 +92,20 @@ function userMessagesIn(file: string): Set<string> {
   const db = new Database(file);
   try {
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
-    return new Set((db.prepare(`SELECT content FROM messages WHERE role = 'user'`).all() as Array<{ content: string }>).map((r) => r.content));
+    return new Set(
+      (db.prepare(`SELECT content FROM messages WHERE role = 'user'`).all() as Array<{ content: string }>).map(
+        (r) => r.content,
+      ),
+    );
   } finally {
     db.close();
   }
 }
 
 describe('backups', () => {
-  it('a backup taken while messages are being written opens, passes integrity_check and holds every message acknowledged before it began; restored into a fresh folder it serves', { timeout: 120_000 }, async () => {
+  it('a backup taken while messages are being written opens, passes integrity_check and holds every message acknowledged before it began; restored into a fresh folder it serves', {
+    timeout: 120_000,
+  }, async () => {
     const root = tempDir();
     const dataDir = path.join(root, 'data');
     const { server, base } = await bootServer(fromSource(), { env: serverEnv(dataDir) });
@@ -88,7 +115,9 @@ describe('backups', () => {
 
     const ackedBeforeBackup = [...writer.acknowledged];
     const backupFile = path.join(root, 'during-writes.db');
-    const backup = await runCommand(fromSource(['backup', backupFile, '--data-dir', dataDir]), { env: { PATH: process.env.PATH ?? '' } });
+    const backup = await runCommand(fromSource(['backup', backupFile, '--data-dir', dataDir]), {
+      env: { PATH: process.env.PATH ?? '' },
+    });
     const ackedWhenBackupEnded = writer.acknowledged.length;
     await writer.stop();
     expect(backup.code, backup.stderr).toBe(0);
@@ -102,27 +131,44 @@ describe('backups', () => {
     expect(await stopServer(server)).toEqual({ code: 0, signal: null });
 
     const fresh = path.join(root, 'fresh');
-    const restore = await runCommand(fromSource(['restore', backupFile, '--data-dir', fresh]), { env: { PATH: process.env.PATH ?? '' } });
+    const restore = await runCommand(fromSource(['restore', backupFile, '--data-dir', fresh]), {
+      env: { PATH: process.env.PATH ?? '' },
+    });
     expect(restore.code, restore.stderr).toBe(0);
     const second = await bootServer(fromSource(), { env: serverEnv(fresh) });
-    const login = await postJson(`${second.base}/api/auth/login`, { email: 'owner@example.com', password: 'a long enough password' });
+    const login = await postJson(`${second.base}/api/auth/login`, {
+      email: 'owner@example.com',
+      password: 'a long enough password',
+    });
     expect(login.status).toBe(200);
     const newToken = ((await login.json()) as { access_token: string }).access_token;
-    const conversations = await fetch(`${second.base}/api/chat/conversations/${agentId}`, { headers: { authorization: `Bearer ${newToken}` } });
+    const conversations = await fetch(`${second.base}/api/chat/conversations/${agentId}`, {
+      headers: { authorization: `Bearer ${newToken}` },
+    });
     expect(conversations.status).toBe(200);
     expect(JSON.stringify(await conversations.json())).toContain('writer');
     expect(await stopServer(second.server)).toEqual({ code: 0, signal: null });
   });
 
-  it('restore refuses a live database, and a file that is not a chat-agent database, leaving the data untouched', { timeout: 90_000 }, async () => {
+  it('restore refuses a live database, and a file that is not a chat-agent database, leaving the data untouched', {
+    timeout: 90_000,
+  }, async () => {
     const root = tempDir();
     const dataDir = path.join(root, 'data');
     const { server, base } = await bootServer(fromSource(), { env: serverEnv(dataDir) });
     await ownerWithAgent(base);
     const backupFile = path.join(root, 'b.db');
-    expect((await runCommand(fromSource(['backup', backupFile, '--data-dir', dataDir]), { env: { PATH: process.env.PATH ?? '' } })).code).toBe(0);
+    expect(
+      (
+        await runCommand(fromSource(['backup', backupFile, '--data-dir', dataDir]), {
+          env: { PATH: process.env.PATH ?? '' },
+        })
+      ).code,
+    ).toBe(0);
 
-    const live = await runCommand(fromSource(['restore', backupFile, '--data-dir', dataDir]), { env: { PATH: process.env.PATH ?? '' } });
+    const live = await runCommand(fromSource(['restore', backupFile, '--data-dir', dataDir]), {
+      env: { PATH: process.env.PATH ?? '' },
+    });
     expect(live.code).toBe(1);
     expect(live.stderr).toMatch(/^error: .*in use.*stop it/);
     expect(live.stderr.trim().split('\n')).toHaveLength(1);
@@ -133,24 +179,36 @@ describe('backups', () => {
     const other = new Database(notOurs);
     other.exec('CREATE TABLE t (x)');
     other.close();
-    const wrong = await runCommand(fromSource(['restore', notOurs, '--data-dir', dataDir]), { env: { PATH: process.env.PATH ?? '' } });
+    const wrong = await runCommand(fromSource(['restore', notOurs, '--data-dir', dataDir]), {
+      env: { PATH: process.env.PATH ?? '' },
+    });
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toMatch(/not a chat-agent database/);
     expect(readdirSync(dataDir).filter((f) => f.includes('pre-restore'))).toEqual([]);
 
     // stopped: restore goes ahead and keeps the replaced database beside it
-    const ok = await runCommand(fromSource(['restore', backupFile, '--data-dir', dataDir]), { env: { PATH: process.env.PATH ?? '' } });
+    const ok = await runCommand(fromSource(['restore', backupFile, '--data-dir', dataDir]), {
+      env: { PATH: process.env.PATH ?? '' },
+    });
     expect(ok.code, ok.stderr).toBe(0);
     expect(readdirSync(dataDir).filter((f) => f.includes('pre-restore'))).toHaveLength(1);
     expect(readdirSync(dataDir).filter((f) => /-wal$|-shm$/.test(f))).toEqual([]);
   });
 
-  it('scheduled backups: every BACKUP_INTERVAL_H, keeping BACKUP_KEEP verified copies', { timeout: 90_000 }, async () => {
+  it('scheduled backups: every BACKUP_INTERVAL_H, keeping BACKUP_KEEP verified copies', {
+    timeout: 90_000,
+  }, async () => {
     const dataDir = path.join(tempDir(), 'data');
     // 0.0003 h is about a second
-    const { server, base } = await bootServer(fromSource(), { env: serverEnv(dataDir, { BACKUP_INTERVAL_H: '0.0003', BACKUP_KEEP: '2' }) });
+    const { server, base } = await bootServer(fromSource(), {
+      env: serverEnv(dataDir, { BACKUP_INTERVAL_H: '0.0003', BACKUP_KEEP: '2' }),
+    });
     await ownerWithAgent(base);
-    await server.waitFor((r) => r.msg === 'scheduled backup written' && Array.isArray(r.removed) && r.removed.length > 0, 'a third backup that removes the oldest', 60_000);
+    await server.waitFor(
+      (r) => r.msg === 'scheduled backup written' && Array.isArray(r.removed) && r.removed.length > 0,
+      'a third backup that removes the oldest',
+      60_000,
+    );
     expect(await stopServer(server)).toEqual({ code: 0, signal: null });
     const files = readdirSync(path.join(dataDir, 'backups'));
     expect(files).toHaveLength(2);
@@ -169,7 +227,9 @@ describe('backups', () => {
 });
 
 describe('crash', () => {
-  it('SIGKILL during writes: the database reopens, passes integrity_check and holds every acknowledged write', { timeout: 90_000 }, async () => {
+  it('SIGKILL during writes: the database reopens, passes integrity_check and holds every acknowledged write', {
+    timeout: 90_000,
+  }, async () => {
     const dataDir = path.join(tempDir(), 'data');
     const { server, base } = await bootServer(fromSource(), { env: serverEnv(dataDir) });
     const { token, agentId } = await ownerWithAgent(base);

@@ -4,7 +4,17 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { bootServer, fromSource, killAll, ownerWithAgent, postJson, stopServer, UNLIMITED_PLANS, withTimeout, type ServerProcess } from '../helpers/server-process.js';
+import {
+  bootServer,
+  fromSource,
+  killAll,
+  ownerWithAgent,
+  postJson,
+  stopServer,
+  UNLIMITED_PLANS,
+  withTimeout,
+  type ServerProcess,
+} from '../helpers/server-process.js';
 
 /**
  * docs/DURABILITY.md "Disk full", on a real full disk: the server's DATA_DIR is a 16 MB tmpfs that
@@ -67,7 +77,11 @@ async function writeUntilRefused(base: string, token: string, agentId: string): 
     const res =
       i % 2 === 0
         ? await postJson(`${base}/api/chatbots`, { name: `Bot ${i}`, instructions: 'x'.repeat(4000) }, token)
-        : await postJson(`${base}/api/chat`, { chatbot_id: agentId, message: `question ${i} ${'y'.repeat(3000)}`, session_id: 'full-disk' }, token);
+        : await postJson(
+            `${base}/api/chat`,
+            { chatbot_id: agentId, message: `question ${i} ${'y'.repeat(3000)}`, session_id: 'full-disk' },
+            token,
+          );
     // nothing is ever a 500: a write fits and is acknowledged, or is refused as 507
     expect([200, 201, 507], await res.clone().text()).toContain(res.status);
     if (res.status === 507) return res;
@@ -86,15 +100,28 @@ function alive(server: ServerProcess): boolean {
 }
 
 describe.skipIf(!mounted)('a full disk', () => {
-  it('refuses writes with 507, keeps reads, says so in health, survives its timers and a restart, and recovers once space is freed', { timeout: 120_000 }, async () => {
+  it('refuses writes with 507, keeps reads, says so in health, survives its timers and a restart, and recovers once space is freed', {
+    timeout: 120_000,
+  }, async () => {
     const dataDir = path.join(mountPoint, 'data');
     const plans = path.join(root, 'plans.json');
     writeFileSync(plans, UNLIMITED_PLANS);
     // debug: the rate-limit flush's failure on the full disk is logged at debug (once per start at error)
-    const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'debug', PLANS_FILE: plans };
+    const env = {
+      PATH: process.env.PATH ?? '',
+      DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'debug',
+      PLANS_FILE: plans,
+    };
     const first = await bootServer(fromSource(), { env });
     const { token, agentId } = await ownerWithAgent(first.base);
-    const chat = await postJson(`${first.base}/api/chat`, { chatbot_id: agentId, message: 'What are your opening hours?', session_id: 'before' }, token);
+    const chat = await postJson(
+      `${first.base}/api/chat`,
+      { chatbot_id: agentId, message: 'What are your opening hours?', session_id: 'before' },
+      token,
+    );
     expect(chat.status).toBe(200);
     expect((await healthOf(first.base)).body).toMatchObject({ status: 'ok', database: 'ok' });
 
@@ -113,7 +140,11 @@ describe.skipIf(!mounted)('a full disk', () => {
     expect(health.body).toMatchObject({ status: 'error', database: 'full' });
     expect(String(health.body.detail)).toMatch(/disk .* is full/);
     // the 2 s rate-limit flush meets the full disk and the process lives on
-    await first.server.waitFor((r) => r.msg === 'writing the rate-limit counters failed: the disk is full', 'a rate-limit flush on the full disk', 20_000);
+    await first.server.waitFor(
+      (r) => r.msg === 'writing the rate-limit counters failed: the disk is full',
+      'a rate-limit flush on the full disk',
+      20_000,
+    );
     expect(alive(first.server)).toBe(true);
     expect((await get(`${first.base}/api/chatbots`, token)).status).toBe(200);
     // a graceful stop on a full disk is still graceful
@@ -123,7 +154,10 @@ describe.skipIf(!mounted)('a full disk', () => {
     const second = await bootServer(fromSource(), { env });
     expect((await healthOf(second.base)).body).toMatchObject({ status: 'error', database: 'full' });
     expect((await get(`${second.base}/api/chatbots/${agentId}`, token)).status).toBe(200);
-    const login = await postJson(`${second.base}/api/auth/login`, { email: 'owner@example.com', password: 'a long enough password' });
+    const login = await postJson(`${second.base}/api/auth/login`, {
+      email: 'owner@example.com',
+      password: 'a long enough password',
+    });
     expect([200, 507]).toContain(login.status);
     await writeUntilRefused(second.base, token, agentId);
     expect(alive(second.server)).toBe(true);
@@ -151,7 +185,9 @@ describe.skipIf(!mounted)('a full disk', () => {
     // nothing half-written: the file is whole, and every acknowledged agent is there
     const db = new Database(path.join(dataDir, 'chat-agent.db'), { readonly: true });
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
-    expect((db.prepare(`SELECT count(*) AS n FROM chatbots WHERE name = 'After the cleanup'`).get() as { n: number }).n).toBe(1);
+    expect(
+      (db.prepare(`SELECT count(*) AS n FROM chatbots WHERE name = 'After the cleanup'`).get() as { n: number }).n,
+    ).toBe(1);
     db.close();
   });
 });

@@ -38,13 +38,18 @@ describe('server bundle', () => {
         const file = pending.pop()!;
         if (atStart.has(file)) continue;
         atStart.add(file);
-        for (const imported of outputs[file]!.imports) if (imported.kind === 'import-statement' && outputs[imported.path]) pending.push(imported.path);
+        for (const imported of outputs[file]!.imports)
+          if (imported.kind === 'import-statement' && outputs[imported.path]) pending.push(imported.path);
       }
       const loadedAtStart = new Set([...atStart].flatMap((file) => [...packagesIn(outputs[file]!)]));
       const bundled = new Set(Object.values(outputs).flatMap((output) => [...packagesIn(output)]));
 
       for (const pkg of LOADED_ON_FIRST_USE) {
-        expect({ pkg, bundled: bundled.has(pkg), loadedAtStart: loadedAtStart.has(pkg) }).toEqual({ pkg, bundled: true, loadedAtStart: false });
+        expect({ pkg, bundled: bundled.has(pkg), loadedAtStart: loadedAtStart.has(pkg) }).toEqual({
+          pkg,
+          bundled: true,
+          loadedAtStart: false,
+        });
       }
       // the check sees what the server does load at start
       expect(loadedAtStart.has('fastify')).toBe(true);

@@ -101,12 +101,20 @@ export class Api {
 
   /** The visitor's thumbs on an answer: 1 up, -1 down, 0 none. */
   async feedback(body: { session_id: string; message_id: string; value: 1 | -1 | 0 }): Promise<void> {
-    await request(this.url('chat', 'feedback'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    await request(this.url('chat', 'feedback'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   }
 
   /** The visitor asks for a person to take over the conversation. */
   async escalate(body: { session_id: string }): Promise<void> {
-    await request(this.url('chat', 'escalate'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    await request(this.url('chat', 'escalate'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   }
 
   async info(): Promise<AgentInfo> {
@@ -115,7 +123,11 @@ export class Api {
   }
 
   async lead(body: { name: string; phone: string; session_id: string }): Promise<void> {
-    await request(this.url('lead'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    await request(this.url('lead'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   }
 
   /**
@@ -123,7 +135,10 @@ export class Api {
    * Events; when something between us and the server buffers or rewrites the answer into plain JSON
    * (some proxies do), the JSON answer is used as is, so the visitor always gets the reply.
    */
-  async chat(body: { message: string; session_id: string; user_name?: string }, onDelta: (textSoFar: string) => void): Promise<ChatAnswer> {
+  async chat(
+    body: { message: string; session_id: string; user_name?: string },
+    onDelta: (textSoFar: string) => void,
+  ): Promise<ChatAnswer> {
     const res = await request(this.url('chat'), {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream, application/json' },

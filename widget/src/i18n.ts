@@ -122,7 +122,8 @@ export const TEXTS: Record<Lang, Texts> = {
     lead_failed: 'No se han podido enviar sus datos. Inténtelo de nuevo.',
     sources: 'Fuentes:',
     retry: 'Reintentar',
-    error_network: 'Problema de conexión: no se ha podido enviar el mensaje. Compruebe su conexión e inténtelo de nuevo.',
+    error_network:
+      'Problema de conexión: no se ha podido enviar el mensaje. Compruebe su conexión e inténtelo de nuevo.',
     error_busy: 'Demasiados mensajes en este momento. {wait}.',
     error_offline: 'Este asistente está desconectado en este momento. Inténtelo más tarde.',
     error_unavailable: 'Este chat no está disponible en este momento.',
@@ -157,7 +158,8 @@ export const TEXTS: Record<Lang, Texts> = {
     lead_failed: 'Vos coordonnées n’ont pas pu être envoyées. Veuillez réessayer.',
     sources: 'Sources\u00a0:',
     retry: 'Réessayer',
-    error_network: 'Problème de connexion\u00a0: le message n’a pas pu être envoyé. Vérifiez votre connexion et réessayez.',
+    error_network:
+      'Problème de connexion\u00a0: le message n’a pas pu être envoyé. Vérifiez votre connexion et réessayez.',
     error_busy: 'Trop de messages pour le moment. {wait}.',
     error_offline: 'Cet assistant est hors ligne pour le moment. Veuillez réessayer plus tard.',
     error_unavailable: 'Ce chat n’est pas disponible pour le moment.',
@@ -171,7 +173,8 @@ export const TEXTS: Record<Lang, Texts> = {
     person_label: 'Membre de l’équipe',
     person_joined: 'Une personne a rejoint la conversation.',
     person_left: 'L’assistant répond de nouveau.',
-    handoff_timeout: 'Désolés, personne n’est disponible pour le moment. Laissez votre nom et votre numéro de téléphone et nous vous recontacterons.',
+    handoff_timeout:
+      'Désolés, personne n’est disponible pour le moment. Laissez votre nom et votre numéro de téléphone et nous vous recontacterons.',
   },
   de: {
     placeholder: 'Nachricht eingeben…',
@@ -192,7 +195,8 @@ export const TEXTS: Record<Lang, Texts> = {
     lead_failed: 'Ihre Angaben konnten nicht gesendet werden. Bitte versuchen Sie es erneut.',
     sources: 'Quellen:',
     retry: 'Erneut versuchen',
-    error_network: 'Verbindungsproblem: Die Nachricht konnte nicht gesendet werden. Bitte prüfen Sie Ihre Verbindung und versuchen Sie es erneut.',
+    error_network:
+      'Verbindungsproblem: Die Nachricht konnte nicht gesendet werden. Bitte prüfen Sie Ihre Verbindung und versuchen Sie es erneut.',
     error_busy: 'Gerade kommen zu viele Nachrichten. Bitte {wait}.',
     error_offline: 'Dieser Assistent ist gerade offline. Bitte versuchen Sie es später erneut.',
     error_unavailable: 'Dieser Chat ist im Moment nicht verfügbar.',
@@ -206,7 +210,8 @@ export const TEXTS: Record<Lang, Texts> = {
     person_label: 'Teammitglied',
     person_joined: 'Eine Person ist dem Gespräch beigetreten.',
     person_left: 'Der Assistent antwortet wieder.',
-    handoff_timeout: 'Leider ist gerade niemand frei. Hinterlassen Sie Ihren Namen und Ihre Telefonnummer, dann melden wir uns bei Ihnen.',
+    handoff_timeout:
+      'Leider ist gerade niemand frei. Hinterlassen Sie Ihren Namen und Ihre Telefonnummer, dann melden wir uns bei Ihnen.',
   },
   it: {
     placeholder: 'Scrivi un messaggio…',
@@ -241,7 +246,8 @@ export const TEXTS: Record<Lang, Texts> = {
     person_label: 'Membro del team',
     person_joined: 'Una persona si è unita alla conversazione.',
     person_left: 'L’assistente risponde di nuovo.',
-    handoff_timeout: 'Spiacenti, al momento nessuno è disponibile. Lascia il tuo nome e numero di telefono e ti ricontatteremo.',
+    handoff_timeout:
+      'Spiacenti, al momento nessuno è disponibile. Lascia il tuo nome e numero di telefono e ti ricontatteremo.',
   },
   pt: {
     placeholder: 'Escreva a sua mensagem…',
@@ -262,7 +268,8 @@ export const TEXTS: Record<Lang, Texts> = {
     lead_failed: 'Não foi possível enviar os seus dados. Tente novamente.',
     sources: 'Fontes:',
     retry: 'Tentar novamente',
-    error_network: 'Problema de conexão: não foi possível enviar a mensagem. Verifique a sua conexão e tente novamente.',
+    error_network:
+      'Problema de conexão: não foi possível enviar a mensagem. Verifique a sua conexão e tente novamente.',
     error_busy: 'Há muitas mensagens neste momento. {wait}.',
     error_offline: 'Este assistente está offline neste momento. Tente novamente mais tarde.',
     error_unavailable: 'Este chat não está disponível neste momento.',
@@ -297,7 +304,8 @@ export const TEXTS: Record<Lang, Texts> = {
     lead_failed: 'Uw gegevens konden niet worden verstuurd. Probeer het opnieuw.',
     sources: 'Bronnen:',
     retry: 'Opnieuw proberen',
-    error_network: 'Verbindingsprobleem: het bericht kon niet worden verstuurd. Controleer uw verbinding en probeer het opnieuw.',
+    error_network:
+      'Verbindingsprobleem: het bericht kon niet worden verstuurd. Controleer uw verbinding en probeer het opnieuw.',
     error_busy: 'Te veel berichten op dit moment. {wait}.',
     error_offline: 'Deze assistent is nu offline. Probeer het later opnieuw.',
     error_unavailable: 'Deze chat is op dit moment niet beschikbaar.',
@@ -311,7 +319,8 @@ export const TEXTS: Record<Lang, Texts> = {
     person_label: 'Teamlid',
     person_joined: 'Een medewerker neemt deel aan het gesprek.',
     person_left: 'De assistent antwoordt weer.',
-    handoff_timeout: 'Sorry, er is nu niemand beschikbaar. Laat uw naam en telefoonnummer achter, dan nemen we contact met u op.',
+    handoff_timeout:
+      'Sorry, er is nu niemand beschikbaar. Laat uw naam en telefoonnummer achter, dan nemen we contact met u op.',
   },
 };
 

@@ -128,7 +128,9 @@ function block(tokens: Token[]): Node[] {
         const list = el(l.ordered ? 'ol' : 'ul');
         if (l.ordered && typeof l.start === 'number' && l.start !== 1) list.setAttribute('start', String(l.start));
         for (const item of l.items) {
-          const children = item.tokens.some((x) => x.type !== 'text' && x.type !== 'checkbox') ? block(item.tokens) : inline(flattenText(item.tokens));
+          const children = item.tokens.some((x) => x.type !== 'text' && x.type !== 'checkbox')
+            ? block(item.tokens)
+            : inline(flattenText(item.tokens));
           list.appendChild(el('li', children));
         }
         out.push(list);
@@ -136,8 +138,16 @@ function block(tokens: Token[]): Node[] {
       }
       case 'table': {
         const tb = t as Tokens.Table;
-        const head = el('tr', tb.header.map((c) => el('th', inline(c.tokens))));
-        const rows = tb.rows.map((r) => el('tr', r.map((c) => el('td', inline(c.tokens)))));
+        const head = el(
+          'tr',
+          tb.header.map((c) => el('th', inline(c.tokens))),
+        );
+        const rows = tb.rows.map((r) =>
+          el(
+            'tr',
+            r.map((c) => el('td', inline(c.tokens))),
+          ),
+        );
         const table = el('table', [el('thead', [head]), el('tbody', rows)]);
         const wrap = el('div', [table]);
         wrap.className = 'table-wrap'; // wide tables scroll inside the bubble
@@ -165,7 +175,12 @@ function block(tokens: Token[]): Node[] {
 function flattenText(tokens: Token[]): Token[] {
   const out: Token[] = [];
   for (const t of tokens) {
-    if (t.type === 'checkbox') out.push({ type: 'text', raw: (t as Tokens.Checkbox).checked ? '\u2611 ' : '\u2610 ', text: (t as Tokens.Checkbox).checked ? '\u2611 ' : '\u2610 ' } as Tokens.Text);
+    if (t.type === 'checkbox')
+      out.push({
+        type: 'text',
+        raw: (t as Tokens.Checkbox).checked ? '\u2611 ' : '\u2610 ',
+        text: (t as Tokens.Checkbox).checked ? '\u2611 ' : '\u2610 ',
+      } as Tokens.Text);
     else if (t.type === 'text' && (t as Tokens.Text).tokens) out.push(...(t as Tokens.Text).tokens!);
     else out.push(t);
   }

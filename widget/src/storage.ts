@@ -80,14 +80,19 @@ export function loadState(agentId: string): VisitorState {
     try {
       const parsed = JSON.parse(raw) as Partial<VisitorState>;
       if (typeof parsed.session_id === 'string' && parsed.session_id) {
-        const messages = Array.isArray(parsed.messages) ? parsed.messages.filter(isMessage).slice(-MAX_STORED_MESSAGES) : [];
+        const messages = Array.isArray(parsed.messages)
+          ? parsed.messages.filter(isMessage).slice(-MAX_STORED_MESSAGES)
+          : [];
         const answers = parsed.answers;
         return {
           session_id: parsed.session_id,
           lead_done: parsed.lead_done === true,
           lead_skipped: parsed.lead_skipped === true,
           // a state from an older widget has no count: its stored answers are the best guess
-          answers: typeof answers === 'number' && Number.isInteger(answers) && answers >= 0 ? answers : messages.filter((m) => m.role === 'assistant').length,
+          answers:
+            typeof answers === 'number' && Number.isInteger(answers) && answers >= 0
+              ? answers
+              : messages.filter((m) => m.role === 'assistant').length,
           user_name: typeof parsed.user_name === 'string' ? parsed.user_name : undefined,
           messages,
           escalated: parsed.escalated === true,

@@ -11,11 +11,15 @@ export type Mode = 'embed' | 'page';
 const MAX_MESSAGE_CHARS = 4000;
 const DEFAULT_BRANDING = 'Powered by Chat Agent';
 
-const ICON_CHAT = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4H4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z"/></svg>';
+const ICON_CHAT =
+  '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4H4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z"/></svg>';
 const ICON_CLOSE = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M6 6l12 12M18 6L6 18"/></svg>';
-const ICON_RESTART = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M3 12a9 9 0 1 0 3-6.7L3 8"/><path d="M3 3v5h5"/></svg>';
-const ICON_UP = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M7 11v9H4v-9h3zm2 9h8.3a2 2 0 0 0 2-1.6l1.3-6.4A2 2 0 0 0 18.6 10H14V5.5A2.5 2.5 0 0 0 11.5 3L9 10v10z"/></svg>';
-const ICON_DOWN = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M17 13V4h3v9h-3zm-2-9H6.7a2 2 0 0 0-2 1.6L3.4 12A2 2 0 0 0 5.4 14H10v4.5a2.5 2.5 0 0 0 2.5 2.5L15 14V4z"/></svg>';
+const ICON_RESTART =
+  '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M3 12a9 9 0 1 0 3-6.7L3 8"/><path d="M3 3v5h5"/></svg>';
+const ICON_UP =
+  '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M7 11v9H4v-9h3zm2 9h8.3a2 2 0 0 0 2-1.6l1.3-6.4A2 2 0 0 0 18.6 10H14V5.5A2.5 2.5 0 0 0 11.5 3L9 10v10z"/></svg>';
+const ICON_DOWN =
+  '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M17 13V4h3v9h-3zm-2-9H6.7a2 2 0 0 0-2 1.6L3.4 12A2 2 0 0 0 5.4 14H10v4.5a2.5 2.5 0 0 0 2.5 2.5L15 14V4z"/></svg>';
 const ICON_SEND = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M3 20.5L21 12 3 3.5 3 10l12 2-12 2z"/></svg>';
 
 /** Builds elements from fixed markup we wrote (icons); never used with agent or model text. */
@@ -25,7 +29,11 @@ function fromTrustedMarkup(html: string): Element {
   return t.content.firstElementChild!;
 }
 
-function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Record<string, string> = {}, children: Array<Node | string> = []): HTMLElementTagNameMap[K] {
+function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Record<string, string> = {},
+  children: Array<Node | string> = [],
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(props)) {
     if (k === 'class') node.className = v;
@@ -125,7 +133,11 @@ export class ChatWidget {
     this.api = new Api(origin, agentId);
     this.state = loadState(agentId);
     this.root = h('div', { class: `root mode-${mode}` });
-    if ('adoptedStyleSheets' in Document.prototype && typeof CSSStyleSheet === 'function' && 'replaceSync' in CSSStyleSheet.prototype) {
+    if (
+      'adoptedStyleSheets' in Document.prototype &&
+      typeof CSSStyleSheet === 'function' &&
+      'replaceSync' in CSSStyleSheet.prototype
+    ) {
       const sheet = new CSSStyleSheet();
       sheet.replaceSync(CSS);
       shadow.adoptedStyleSheets = [sheet];
@@ -144,7 +156,13 @@ export class ChatWidget {
       if (this.mode === 'page') {
         // no agent settings to go by: the visitor's own language
         this.setLanguage(null, null);
-        this.root.append(h('p', { class: 'notice', role: 'alert', text: err instanceof ApiFailure && err.status === 404 ? this.more.not_found : this.t.error_unavailable }));
+        this.root.append(
+          h('p', {
+            class: 'notice',
+            role: 'alert',
+            text: err instanceof ApiFailure && err.status === 404 ? this.more.not_found : this.t.error_unavailable,
+          }),
+        );
       }
       return false;
     }
@@ -153,7 +171,10 @@ export class ChatWidget {
   }
 
   /** The agent's language, or the visitor's; the owner's wording over its texts; `lang` for screen readers. */
-  private setLanguage(language: string | null | undefined, ownerTexts: Record<string, string> | null | undefined): void {
+  private setLanguage(
+    language: string | null | undefined,
+    ownerTexts: Record<string, string> | null | undefined,
+  ): void {
     this.lang = pickLanguage(language === 'auto' ? null : language, browserLanguages());
     this.t = textsFor(this.lang, ownerTexts);
     this.more = MORE_TEXTS[this.lang];
@@ -169,7 +190,12 @@ export class ChatWidget {
     const r = this.root;
     const t = this.t;
     this.info = info;
-    r.classList.add(`pos-${info.widget_position}`, `size-${info.widget_size}`, `theme-${info.widget_theme}`, `bubble-${info.bubble_style}`);
+    r.classList.add(
+      `pos-${info.widget_position}`,
+      `size-${info.widget_size}`,
+      `theme-${info.widget_theme}`,
+      `bubble-${info.bubble_style}`,
+    );
     // CSSOM setProperty: an invalid value is dropped by the parser, it can never inject rules
     r.style.setProperty('--primary', info.primary_color);
     r.style.setProperty('--secondary', info.secondary_color);
@@ -184,7 +210,18 @@ export class ChatWidget {
     if (this.mode === 'embed') {
       this.openLabel = fill(t.open_chat, { name: info.name });
       this.closeLabel = t.close;
-      this.launcher = h('button', { class: 'launcher', type: 'button', 'aria-label': this.openLabel, 'aria-expanded': 'false', 'aria-controls': panelId, 'aria-haspopup': 'dialog' }, [fromTrustedMarkup(ICON_CHAT)]);
+      this.launcher = h(
+        'button',
+        {
+          class: 'launcher',
+          type: 'button',
+          'aria-label': this.openLabel,
+          'aria-expanded': 'false',
+          'aria-controls': panelId,
+          'aria-haspopup': 'dialog',
+        },
+        [fromTrustedMarkup(ICON_CHAT)],
+      );
       if (this.offline) this.launcher.append(h('span', { class: 'dot', 'aria-hidden': 'true' }));
       this.launcher.addEventListener('click', () => this.toggle());
       r.append(this.launcher);
@@ -195,20 +232,40 @@ export class ChatWidget {
     const headerChildren: Node[] = [];
     if (logo) headerChildren.push(h('img', { class: 'logo', src: logo, alt: '', referrerpolicy: 'no-referrer' }));
     headerChildren.push(h('div', { class: 'title' }, [h('h2', { class: 'name', text: info.name }), this.statusLine]));
-    const restart = h('button', { class: 'icon', type: 'button', 'aria-label': t.new_conversation, title: t.new_conversation }, [fromTrustedMarkup(ICON_RESTART)]);
+    const restart = h(
+      'button',
+      { class: 'icon', type: 'button', 'aria-label': t.new_conversation, title: t.new_conversation },
+      [fromTrustedMarkup(ICON_RESTART)],
+    );
     restart.addEventListener('click', () => this.restart(info));
     headerChildren.push(restart);
     if (this.mode === 'embed') {
-      const close = h('button', { class: 'icon', type: 'button', 'aria-label': t.close, title: t.close }, [fromTrustedMarkup(ICON_CLOSE)]);
+      const close = h('button', { class: 'icon', type: 'button', 'aria-label': t.close, title: t.close }, [
+        fromTrustedMarkup(ICON_CLOSE),
+      ]);
       close.addEventListener('click', () => this.close());
       headerChildren.push(close);
     }
 
-    this.log = h('div', { class: 'log', role: 'log', 'aria-live': 'polite', 'aria-label': this.more.messages, tabindex: '0' });
+    this.log = h('div', {
+      class: 'log',
+      role: 'log',
+      'aria-live': 'polite',
+      'aria-label': this.more.messages,
+      tabindex: '0',
+    });
     this.notice = h('div', { class: 'notice', role: 'alert', hidden: '' });
 
-    this.input = h('textarea', { rows: '1', 'aria-label': withoutEllipsis(t.placeholder), placeholder: t.placeholder, maxlength: String(MAX_MESSAGE_CHARS), enterkeyhint: 'send' });
-    this.sendButton = h('button', { class: 'send', type: 'submit', 'aria-label': t.send }, [fromTrustedMarkup(ICON_SEND)]);
+    this.input = h('textarea', {
+      rows: '1',
+      'aria-label': withoutEllipsis(t.placeholder),
+      placeholder: t.placeholder,
+      maxlength: String(MAX_MESSAGE_CHARS),
+      enterkeyhint: 'send',
+    });
+    this.sendButton = h('button', { class: 'send', type: 'submit', 'aria-label': t.send }, [
+      fromTrustedMarkup(ICON_SEND),
+    ]);
     this.composer = h('form', { class: 'composer' }, [this.input, this.sendButton]);
     this.askPerson = h('button', { class: 'ask-person', type: 'button', text: t.ask_person });
     this.askPerson.addEventListener('click', () => void this.escalate());
@@ -227,7 +284,9 @@ export class ChatWidget {
     const branding = info.powered_by_text ?? DEFAULT_BRANDING;
     const label = fill(this.more.chat_with, { name: info.name });
     const attrs: Record<string, string> =
-      this.mode === 'embed' ? { class: 'panel', id: panelId, role: 'dialog', 'aria-modal': 'true', 'aria-label': label, hidden: '' } : { class: 'panel', id: panelId, role: 'main', 'aria-label': label };
+      this.mode === 'embed'
+        ? { class: 'panel', id: panelId, role: 'dialog', 'aria-modal': 'true', 'aria-label': label, hidden: '' }
+        : { class: 'panel', id: panelId, role: 'main', 'aria-label': label };
     this.panel = h('div', attrs, [h('div', { class: 'header' }, headerChildren), this.log, this.notice]);
     this.panel.addEventListener('keydown', (e) => this.onPanelKey(e));
     r.append(this.panel);
@@ -249,7 +308,13 @@ export class ChatWidget {
    * (the conversation is gone) closes it; the next message opens it again.
    */
   private connectLive(): void {
-    if (this.live || this.offline || typeof EventSource !== 'function' || !this.state.messages.some((m) => m.role === 'user')) return;
+    if (
+      this.live ||
+      this.offline ||
+      typeof EventSource !== 'function' ||
+      !this.state.messages.some((m) => m.role === 'user')
+    )
+      return;
     const session = this.state.session_id;
     const source = new EventSource(this.api.eventsUrl(session));
     this.live = source;
@@ -315,7 +380,8 @@ export class ChatWidget {
   private setPerson(on: boolean): void {
     if (!!this.state.person === on) return;
     this.state.person = on;
-    if (on) this.state.handoff_told = true; // someone came: the timeout's offer no longer applies
+    if (on)
+      this.state.handoff_told = true; // someone came: the timeout's offer no longer applies
     else {
       // handing back ends the escalation (the server's too): the visitor may ask for a person again
       this.state.escalated = false;
@@ -364,7 +430,16 @@ export class ChatWidget {
       saveState(this.agentId, this.state);
       const open = h('button', { class: 'greeting-text', type: 'button', text });
       open.addEventListener('click', () => this.open(true));
-      const dismiss = h('button', { class: 'greeting-close', type: 'button', 'aria-label': this.t.greeting_dismiss, title: this.t.greeting_dismiss }, [fromTrustedMarkup(ICON_CLOSE)]);
+      const dismiss = h(
+        'button',
+        {
+          class: 'greeting-close',
+          type: 'button',
+          'aria-label': this.t.greeting_dismiss,
+          title: this.t.greeting_dismiss,
+        },
+        [fromTrustedMarkup(ICON_CLOSE)],
+      );
       dismiss.addEventListener('click', () => this.hideGreeting());
       this.greeting = h('div', { class: 'greeting', role: 'status' }, [open, dismiss]);
       this.root.append(this.greeting);
@@ -381,7 +456,9 @@ export class ChatWidget {
   private showStarters(info: AgentInfo): void {
     this.starters?.remove();
     this.starters = null;
-    const questions = (Array.isArray(info.starter_questions) ? info.starter_questions : []).filter((q) => typeof q === 'string' && q.trim()).slice(0, 6);
+    const questions = (Array.isArray(info.starter_questions) ? info.starter_questions : [])
+      .filter((q) => typeof q === 'string' && q.trim())
+      .slice(0, 6);
     if (!questions.length || this.state.messages.length || this.offline || this.leadWhen === 'before') return;
     this.starters = h('div', { class: 'starters' });
     for (const q of questions) {
@@ -398,7 +475,12 @@ export class ChatWidget {
 
   /** "Talk to a person": shown once the conversation has begun, until the visitor has asked. */
   private updateAskPerson(): void {
-    const show = !this.offline && !this.state.escalated && !this.state.person && this.state.messages.length > 0 && this.leadWhen !== 'before';
+    const show =
+      !this.offline &&
+      !this.state.escalated &&
+      !this.state.person &&
+      this.state.messages.length > 0 &&
+      this.leadWhen !== 'before';
     if (show && !this.askPerson.isConnected) this.composer.before(this.askPerson);
     else if (!show) this.askPerson.remove();
   }
@@ -422,8 +504,22 @@ export class ChatWidget {
   private feedbackRow(m: StoredMessage): HTMLDivElement {
     const row = h('div', { class: 'feedback' });
     const buttons: Array<[1 | -1, HTMLButtonElement]> = [
-      [1, h('button', { type: 'button', class: 'thumb up', 'aria-label': this.t.feedback_up, title: this.t.feedback_up }, [fromTrustedMarkup(ICON_UP)])],
-      [-1, h('button', { type: 'button', class: 'thumb down', 'aria-label': this.t.feedback_down, title: this.t.feedback_down }, [fromTrustedMarkup(ICON_DOWN)])],
+      [
+        1,
+        h(
+          'button',
+          { type: 'button', class: 'thumb up', 'aria-label': this.t.feedback_up, title: this.t.feedback_up },
+          [fromTrustedMarkup(ICON_UP)],
+        ),
+      ],
+      [
+        -1,
+        h(
+          'button',
+          { type: 'button', class: 'thumb down', 'aria-label': this.t.feedback_down, title: this.t.feedback_down },
+          [fromTrustedMarkup(ICON_DOWN)],
+        ),
+      ],
     ];
     const paint = () => {
       for (const [v, b] of buttons) b.setAttribute('aria-pressed', String(m.feedback === v));
@@ -462,7 +558,8 @@ export class ChatWidget {
       else this.addMessage(m);
     }
     // a transcript from before notes were kept: the escalation's line at the end, as it was shown
-    if (this.state.escalated && !this.state.messages.some((m) => m.note === 'asked_person')) this.showNote('asked_person');
+    if (this.state.escalated && !this.state.messages.some((m) => m.note === 'asked_person'))
+      this.showNote('asked_person');
     this.composer.remove();
     this.leadForm?.remove();
     this.leadForm = null;
@@ -508,16 +605,30 @@ export class ChatWidget {
     const t = this.t;
     const later = when === 'after';
     const name = h('input', { name: 'name', type: 'text', required: '', maxlength: '100', autocomplete: 'name' });
-    const phone = h('input', { name: 'phone', type: 'tel', required: '', minlength: '3', maxlength: '50', autocomplete: 'tel' });
+    const phone = h('input', {
+      name: 'phone',
+      type: 'tel',
+      required: '',
+      minlength: '3',
+      maxlength: '50',
+      autocomplete: 'tel',
+    });
     const error = h('p', { class: 'err', role: 'alert' });
     // the owner's own words win; the language's default phrasing depends on when it is asked
     const own = (key: 'lead_intro' | 'lead_submit') => info.widget_texts?.[key]?.trim();
     const intro = own('lead_intro') || (later ? this.more.lead_intro_later : t.lead_intro);
-    const submit = h('button', { type: 'submit', text: own('lead_submit') || (later ? this.more.lead_submit_later : t.lead_submit) });
+    const submit = h('button', {
+      type: 'submit',
+      text: own('lead_submit') || (later ? this.more.lead_submit_later : t.lead_submit),
+    });
     const introId = `lead-intro-${when}`;
     const consent = h('p', { class: 'consent', text: info.lead_consent_text?.trim() || t.lead_consent });
     const privacy = httpUrl(info.privacy_policy_url ?? null);
-    if (privacy) consent.append(' ', h('a', { href: privacy, target: '_blank', rel: 'noopener noreferrer', text: t.privacy_policy }));
+    if (privacy)
+      consent.append(
+        ' ',
+        h('a', { href: privacy, target: '_blank', rel: 'noopener noreferrer', text: t.privacy_policy }),
+      );
     const actions = h('div', { class: 'lead-actions' }, [submit]);
     const form = h('form', { class: `lead lead-${when}`, 'aria-labelledby': introId }, [
       h('p', { id: introId, text: intro }),
@@ -590,7 +701,8 @@ export class ChatWidget {
     const bubble = h('div', { class: 'bubble' });
     const row = h('div', { class: `msg ${m.role}` });
     if (m.role === 'assistant') {
-      if (this.avatarUrl) row.append(h('img', { class: 'avatar', src: this.avatarUrl, alt: '', referrerpolicy: 'no-referrer' }));
+      if (this.avatarUrl)
+        row.append(h('img', { class: 'avatar', src: this.avatarUrl, alt: '', referrerpolicy: 'no-referrer' }));
       renderMarkdown(bubble, m.content);
       if (m.sources?.length) bubble.append(this.sourcesList(m.sources));
     } else {
@@ -600,10 +712,16 @@ export class ChatWidget {
       row.classList.add('person');
       bubble.prepend(h('span', { class: 'person-label', 'aria-hidden': 'true', text: this.t.person_label }));
     }
-    row.prepend(h('span', { class: 'sr', text: m.role === 'user' ? this.more.you_said : m.from_person ? this.more.person_said : this.more.assistant_said }));
+    row.prepend(
+      h('span', {
+        class: 'sr',
+        text: m.role === 'user' ? this.more.you_said : m.from_person ? this.more.person_said : this.more.assistant_said,
+      }),
+    );
     row.append(bubble);
     this.log.append(row);
-    if (m.role === 'assistant' && !m.from_person && typeof m.id === 'string' && m.id) this.log.append(this.feedbackRow(m));
+    if (m.role === 'assistant' && !m.from_person && typeof m.id === 'string' && m.id)
+      this.log.append(this.feedbackRow(m));
     return bubble;
   }
 
@@ -625,8 +743,12 @@ export class ChatWidget {
       if (seen.has(key)) continue;
       seen.add(key);
       const href = httpUrl(url);
-      const label = (str(s.title) || str(s.name) || url || str(s.source_id)) + (page !== null ? `, ${fill(this.more.page, { n: page })}` : '');
-      list.append(h('li', {}, [href ? h('a', { href, target: '_blank', rel: 'noopener noreferrer', text: label }) : label]));
+      const label =
+        (str(s.title) || str(s.name) || url || str(s.source_id)) +
+        (page !== null ? `, ${fill(this.more.page, { n: page })}` : '');
+      list.append(
+        h('li', {}, [href ? h('a', { href, target: '_blank', rel: 'noopener noreferrer', text: label }) : label]),
+      );
     }
     return h('div', { class: 'sources' }, [h('span', { text: this.t.sources }), list]);
   }
@@ -656,7 +778,13 @@ export class ChatWidget {
     this.hideNotice();
     this.sendButton.disabled = true;
     this.log.setAttribute('aria-busy', 'true');
-    const typing = h('div', { class: 'msg assistant' }, [h('div', { class: 'bubble typing', role: 'status', 'aria-label': this.more.typing }, [h('span'), h('span'), h('span')])]);
+    const typing = h('div', { class: 'msg assistant' }, [
+      h('div', { class: 'bubble typing', role: 'status', 'aria-label': this.more.typing }, [
+        h('span'),
+        h('span'),
+        h('span'),
+      ]),
+    ]);
     this.log.append(typing);
     this.scrollToEnd(false);
 
@@ -676,11 +804,18 @@ export class ChatWidget {
       if (stick) this.scrollToEnd(true);
     };
     try {
-      const answer = await this.api.chat({ message: text, session_id: this.state.session_id, ...(this.state.user_name ? { user_name: this.state.user_name } : {}) }, (soFar) => {
-        pending = soFar;
-        // one render per frame however fast the deltas come
-        if (!frame) frame = requestAnimationFrame(paint);
-      });
+      const answer = await this.api.chat(
+        {
+          message: text,
+          session_id: this.state.session_id,
+          ...(this.state.user_name ? { user_name: this.state.user_name } : {}),
+        },
+        (soFar) => {
+          pending = soFar;
+          // one render per frame however fast the deltas come
+          if (!frame) frame = requestAnimationFrame(paint);
+        },
+      );
       if (frame) cancelAnimationFrame(frame);
       const stick = this.nearBottom();
       typing.remove();
@@ -694,7 +829,11 @@ export class ChatWidget {
       if (!bubble) bubble = this.addMessage({ role: 'assistant', content: '' });
       renderMarkdown(bubble, answer.message);
       if (answer.sources?.length) bubble.append(this.sourcesList(answer.sources));
-      const stored: StoredMessage = { role: 'assistant', content: answer.message, ...(answer.sources?.length ? { sources: answer.sources } : {}) };
+      const stored: StoredMessage = {
+        role: 'assistant',
+        content: answer.message,
+        ...(answer.sources?.length ? { sources: answer.sources } : {}),
+      };
       if (typeof answer.message_id === 'string' && answer.message_id) {
         stored.id = answer.message_id;
         bubble.parentElement!.after(this.feedbackRow(stored));
@@ -786,14 +925,17 @@ export class ChatWidget {
 
   private focusFirst(): void {
     // the form asked before the chat comes first; one asked in the conversation does not take the focus
-    const target = (this.leadWhen === 'before' ? this.leadForm?.querySelector('input') : null) ?? (this.input.disabled ? null : this.input) ?? this.focusable()[0];
+    const target =
+      (this.leadWhen === 'before' ? this.leadForm?.querySelector('input') : null) ??
+      (this.input.disabled ? null : this.input) ??
+      this.focusable()[0];
     target?.focus({ preventScroll: true });
   }
 
   private focusable(): HTMLElement[] {
-    return Array.from(this.panel.querySelectorAll<HTMLElement>('button, input, textarea, a[href], [tabindex]:not([tabindex="-1"])')).filter(
-      (el) => !(el as HTMLButtonElement).disabled && el.getClientRects().length > 0,
-    );
+    return Array.from(
+      this.panel.querySelectorAll<HTMLElement>('button, input, textarea, a[href], [tabindex]:not([tabindex="-1"])'),
+    ).filter((el) => !(el as HTMLButtonElement).disabled && el.getClientRects().length > 0);
   }
 
   /** Escape closes; Tab and Shift+Tab cycle inside the open window (focus trap). */

@@ -1,7 +1,19 @@
 import { useState } from 'preact/hooks';
 import { api, get } from '../api.js';
 import type { AccountLead, LeadStatus } from '../types.js';
-import { Badge, ConfirmDialog, EmptyState, Field, Loading, Notice, errorText, formatDate, toast, useAsync, inputValue } from '../ui.js';
+import {
+  Badge,
+  ConfirmDialog,
+  EmptyState,
+  Field,
+  Loading,
+  Notice,
+  errorText,
+  formatDate,
+  toast,
+  useAsync,
+  inputValue,
+} from '../ui.js';
 import { AllWidgetLeads, ExportButton } from './leads.js';
 
 const STATUSES: LeadStatus[] = ['New', 'Contacted', 'Closed'];
@@ -19,7 +31,12 @@ function NewLead({ onCreated }: { onCreated: (l: AccountLead) => void }) {
     setBusy(true);
     setError(null);
     try {
-      const lead = await api<AccountLead>('POST', '/api/leads', { name, contact, status, ...(notes.trim() ? { notes } : {}) });
+      const lead = await api<AccountLead>('POST', '/api/leads', {
+        name,
+        contact,
+        status,
+        ...(notes.trim() ? { notes } : {}),
+      });
       setName('');
       setContact('');
       setNotes('');
@@ -62,7 +79,15 @@ function NewLead({ onCreated }: { onCreated: (l: AccountLead) => void }) {
   );
 }
 
-function LeadCard({ lead, onChanged, onDelete }: { lead: AccountLead; onChanged: (l: AccountLead) => void; onDelete: () => void }) {
+function LeadCard({
+  lead,
+  onChanged,
+  onDelete,
+}: {
+  lead: AccountLead;
+  onChanged: (l: AccountLead) => void;
+  onDelete: () => void;
+}) {
   const [notes, setNotes] = useState(lead.notes ?? '');
   const [busy, setBusy] = useState(false);
   const update = async (patch: Partial<Pick<AccountLead, 'status' | 'notes'>>) => {
@@ -88,7 +113,11 @@ function LeadCard({ lead, onChanged, onDelete }: { lead: AccountLead; onChanged:
       </div>
       <div class="lead-edit">
         <Field label="Status">
-          <select value={lead.status} disabled={busy} onChange={(e) => void update({ status: inputValue(e) as LeadStatus })}>
+          <select
+            value={lead.status}
+            disabled={busy}
+            onChange={(e) => void update({ status: inputValue(e) as LeadStatus })}
+          >
             {STATUSES.map((s) => (
               <option key={s}>{s}</option>
             ))}
@@ -100,10 +129,20 @@ function LeadCard({ lead, onChanged, onDelete }: { lead: AccountLead; onChanged:
       </div>
       <div class="actions">
         <span class="small muted grow">Added {formatDate(lead.created_at)}</span>
-        <button type="button" class="btn btn-small" disabled={busy || notes === (lead.notes ?? '')} onClick={() => void update({ notes })}>
+        <button
+          type="button"
+          class="btn btn-small"
+          disabled={busy || notes === (lead.notes ?? '')}
+          onClick={() => void update({ notes })}
+        >
           Save notes
         </button>
-        <button type="button" class="btn btn-small btn-danger-text" onClick={onDelete} aria-label={`Delete lead ${lead.name}`}>
+        <button
+          type="button"
+          class="btn btn-small btn-danger-text"
+          onClick={onDelete}
+          aria-label={`Delete lead ${lead.name}`}
+        >
           Delete
         </button>
       </div>
@@ -133,7 +172,9 @@ export function AccountLeadsPage() {
       <div class="page-head">
         <h1>Leads</h1>
       </div>
-      <p class="muted">The names and phone numbers visitors left in your agents’ chats, and your own list of prospects.</p>
+      <p class="muted">
+        The names and phone numbers visitors left in your agents’ chats, and your own list of prospects.
+      </p>
       <AllWidgetLeads />
       <section class="stack" aria-labelledby="own-leads-title">
         <div class="section-head-row">
@@ -147,7 +188,13 @@ export function AccountLeadsPage() {
         {leads.data && leads.data.length > 0 && (
           <div class="segmented" role="group" aria-label="Show leads">
             {(['all', ...STATUSES] as const).map((s) => (
-              <button key={s} type="button" class={filter === s ? 'seg active' : 'seg'} aria-pressed={filter === s} onClick={() => setFilter(s)}>
+              <button
+                key={s}
+                type="button"
+                class={filter === s ? 'seg active' : 'seg'}
+                aria-pressed={filter === s}
+                onClick={() => setFilter(s)}
+              >
                 {s === 'all' ? 'All' : s}
               </button>
             ))}
@@ -157,13 +204,23 @@ export function AccountLeadsPage() {
         {shown.length > 0 && (
           <ul class="lead-list">
             {shown.map((l) => (
-              <LeadCard key={`${l.id}:${l.updated_at}`} lead={l} onChanged={(u) => leads.setData((leads.data ?? []).map((x) => (x.id === u.id ? u : x)))} onDelete={() => setDeleting(l)} />
+              <LeadCard
+                key={`${l.id}:${l.updated_at}`}
+                lead={l}
+                onChanged={(u) => leads.setData((leads.data ?? []).map((x) => (x.id === u.id ? u : x)))}
+                onDelete={() => setDeleting(l)}
+              />
             ))}
           </ul>
         )}
       </section>
       {deleting && (
-        <ConfirmDialog title="Delete this lead?" confirmLabel="Delete lead" onConfirm={remove} onCancel={() => setDeleting(null)}>
+        <ConfirmDialog
+          title="Delete this lead?"
+          confirmLabel="Delete lead"
+          onConfirm={remove}
+          onCancel={() => setDeleting(null)}
+        >
           <p>“{deleting.name}” will be removed for good.</p>
         </ConfirmDialog>
       )}

@@ -56,14 +56,21 @@ function ChangePassword() {
     setBusy(true);
     setError(null);
     try {
-      const res = await api<PasswordChanged>('POST', '/api/auth/password', { current_password: current, new_password: next });
+      const res = await api<PasswordChanged>('POST', '/api/auth/password', {
+        current_password: current,
+        new_password: next,
+      });
       const others = res.other_sessions_ended;
-      setDone(`Password changed. ${others === 0 ? 'No other session was open.' : `${others} other session${others === 1 ? ' was' : 's were'} logged out.`}`);
+      setDone(
+        `Password changed. ${others === 0 ? 'No other session was open.' : `${others} other session${others === 1 ? ' was' : 's were'} logged out.`}`,
+      );
       setCurrent('');
       setNext('');
       setRepeat('');
     } catch (err) {
-      setError(errorText(err) === 'current_password: is not correct' ? 'The current password is not correct.' : errorText(err));
+      setError(
+        errorText(err) === 'current_password: is not correct' ? 'The current password is not correct.' : errorText(err),
+      );
     } finally {
       setBusy(false);
     }
@@ -72,18 +79,45 @@ function ChangePassword() {
     <form class="card section stack" onSubmit={submit} method="post" aria-labelledby="change-password">
       <div class="section-head">
         <h2 id="change-password">Change password</h2>
-        <p class="muted">Other browsers and devices logged in to this account are logged out; this one stays logged in.</p>
+        <p class="muted">
+          Other browsers and devices logged in to this account are logged out; this one stays logged in.
+        </p>
       </div>
       {done && <Notice kind="success">{done}</Notice>}
       {error && <Notice kind="error">{error}</Notice>}
       <Field label="Current password">
-        <input type="password" name="current-password" autocomplete="current-password" required value={current} onInput={(e) => setCurrent(inputValue(e))} />
+        <input
+          type="password"
+          name="current-password"
+          autocomplete="current-password"
+          required
+          value={current}
+          onInput={(e) => setCurrent(inputValue(e))}
+        />
       </Field>
       <Field label="New password" hint="8 to 128 characters">
-        <input type="password" name="new-password" autocomplete="new-password" required minLength={8} maxLength={128} value={next} onInput={(e) => setNext(inputValue(e))} />
+        <input
+          type="password"
+          name="new-password"
+          autocomplete="new-password"
+          required
+          minLength={8}
+          maxLength={128}
+          value={next}
+          onInput={(e) => setNext(inputValue(e))}
+        />
       </Field>
       <Field label="Repeat the new password">
-        <input type="password" name="repeat-password" autocomplete="new-password" required minLength={8} maxLength={128} value={repeat} onInput={(e) => setRepeat(inputValue(e))} />
+        <input
+          type="password"
+          name="repeat-password"
+          autocomplete="new-password"
+          required
+          minLength={8}
+          maxLength={128}
+          value={repeat}
+          onInput={(e) => setRepeat(inputValue(e))}
+        />
       </Field>
       <div class="actions">
         <button type="submit" class="btn btn-primary" disabled={busy}>

@@ -7,7 +7,17 @@ import { ServerSettingsSection } from './server-settings.js';
 
 type Patch = Partial<Pick<User, 'role' | 'status' | 'plan_id' | 'plan_expires_at'>>;
 
-function UserRow({ user, plans, isMe, onChanged }: { user: User; plans: string[]; isMe: boolean; onChanged: (u: User) => void }) {
+function UserRow({
+  user,
+  plans,
+  isMe,
+  onChanged,
+}: {
+  user: User;
+  plans: string[];
+  isMe: boolean;
+  onChanged: (u: User) => void;
+}) {
   const [busy, setBusy] = useState(false);
   const planIds = plans.includes(user.plan_id) ? plans : [user.plan_id, ...plans];
   const patch = async (p: Patch, what: string) => {
@@ -33,7 +43,12 @@ function UserRow({ user, plans, isMe, onChanged }: { user: User; plans: string[]
         <span class="block small muted">{user.email}</span>
       </td>
       <td data-label="Plan">
-        <select aria-label={`Plan of ${user.name}`} value={user.plan_id} disabled={busy} onChange={(e) => void patch({ plan_id: inputValue(e) }, `plan set to ${inputValue(e)}`)}>
+        <select
+          aria-label={`Plan of ${user.name}`}
+          value={user.plan_id}
+          disabled={busy}
+          onChange={(e) => void patch({ plan_id: inputValue(e) }, `plan set to ${inputValue(e)}`)}
+        >
           {planIds.map((p) => (
             <option key={p} value={p}>
               {p}
@@ -49,19 +64,32 @@ function UserRow({ user, plans, isMe, onChanged }: { user: User; plans: string[]
           disabled={busy}
           onChange={(e) => {
             const v = inputValue(e);
-            void patch({ plan_expires_at: v ? `${v}T23:59:59.000Z` : null }, v ? `plan expires ${v}` : 'plan never expires');
+            void patch(
+              { plan_expires_at: v ? `${v}T23:59:59.000Z` : null },
+              v ? `plan expires ${v}` : 'plan never expires',
+            );
           }}
         />
       </td>
       <td data-label="Status">
-        <select aria-label={`Status of ${user.name}`} value={user.status} disabled={busy} onChange={(e) => void patch({ status: inputValue(e) as User['status'] }, `status set to ${inputValue(e)}`)}>
+        <select
+          aria-label={`Status of ${user.name}`}
+          value={user.status}
+          disabled={busy}
+          onChange={(e) => void patch({ status: inputValue(e) as User['status'] }, `status set to ${inputValue(e)}`)}
+        >
           <option value="active">active</option>
           <option value="suspended">suspended</option>
           <option value="banned">banned</option>
         </select>
       </td>
       <td data-label="Role">
-        <select aria-label={`Role of ${user.name}`} value={user.role} disabled={busy} onChange={(e) => void patch({ role: inputValue(e) as User['role'] }, `role set to ${inputValue(e)}`)}>
+        <select
+          aria-label={`Role of ${user.name}`}
+          value={user.role}
+          disabled={busy}
+          onChange={(e) => void patch({ role: inputValue(e) as User['role'] }, `role set to ${inputValue(e)}`)}
+        >
           <option value="user">user</option>
           <option value="admin">admin</option>
         </select>
@@ -84,7 +112,11 @@ export function AdminPage() {
         <h1>Users</h1>
         <div class="head-actions">
           {/* the section below the users; a button, since a hash link would be a route */}
-          <button type="button" class="btn btn-small" onClick={() => document.getElementById('server-settings')?.scrollIntoView({ behavior: 'smooth' })}>
+          <button
+            type="button"
+            class="btn btn-small"
+            onClick={() => document.getElementById('server-settings')?.scrollIntoView({ behavior: 'smooth' })}
+          >
             Server settings
           </button>
           <button type="button" class="btn btn-small" onClick={() => void users.reload()} disabled={users.loading}>
@@ -92,7 +124,9 @@ export function AdminPage() {
           </button>
         </div>
       </div>
-      <p class="muted">Changes apply at once. Suspended and banned users cannot log in; their agents keep their data.</p>
+      <p class="muted">
+        Changes apply at once. Suspended and banned users cannot log in; their agents keep their data.
+      </p>
       {users.error && <Notice kind="error">{users.error}</Notice>}
       {!users.data && users.loading && <Loading />}
       {users.data && (
@@ -110,7 +144,13 @@ export function AdminPage() {
             </thead>
             <tbody>
               {users.data.map((u) => (
-                <UserRow key={`${u.id}`} user={u} plans={plans} isMe={u.id === me.id} onChanged={(nu) => users.setData((users.data ?? []).map((x) => (x.id === nu.id ? nu : x)))} />
+                <UserRow
+                  key={`${u.id}`}
+                  user={u}
+                  plans={plans}
+                  isMe={u.id === me.id}
+                  onChanged={(nu) => users.setData((users.data ?? []).map((x) => (x.id === nu.id ? nu : x)))}
+                />
               ))}
             </tbody>
           </table>

@@ -30,11 +30,19 @@ function ShareTab({ agent }: { agent: Agent }) {
   const link = `${base}/chat/${encodeURIComponent(agent.id)}`;
   return (
     <div class="stack">
-      {!agent.public_access && <Notice kind="warning">Public access is off: the widget and the share link show nothing until you turn it on in Settings.</Notice>}
-      {agent.status === 'inactive' && <Notice kind="warning">This agent is inactive: visitors see it as offline.</Notice>}
+      {!agent.public_access && (
+        <Notice kind="warning">
+          Public access is off: the widget and the share link show nothing until you turn it on in Settings.
+        </Notice>
+      )}
+      {agent.status === 'inactive' && (
+        <Notice kind="warning">This agent is inactive: visitors see it as offline.</Notice>
+      )}
       <section class="card stack">
         <h2>Embed on your website</h2>
-        <p class="muted">Paste this just before the closing &lt;/body&gt; tag of every page that should show the chat button.</p>
+        <p class="muted">
+          Paste this just before the closing &lt;/body&gt; tag of every page that should show the chat button.
+        </p>
         <pre class="code" aria-label="Embed snippet">
           <code>{snippet}</code>
         </pre>
@@ -95,7 +103,8 @@ function useLeaveGuard(agentId: string, unsaved: boolean, onLeave: (hash: string
       if (!(link instanceof HTMLAnchorElement) || (link.target && link.target !== '_self')) return; // a new tab loses nothing
       const url = new URL(link.href, location.href);
       // another page or site is a full navigation: beforeunload asks
-      if (url.origin !== location.origin || url.pathname !== location.pathname || url.search !== location.search) return;
+      if (url.origin !== location.origin || url.pathname !== location.pathname || url.search !== location.search)
+        return;
       if (!url.hash.startsWith('#/') || staysOnAgent(url.hash, agentId)) return;
       e.preventDefault();
       onLeave(url.hash);
@@ -116,7 +125,8 @@ export function AgentPage({ id, tab, sub }: { id: string; tab: string; sub?: str
   // the settings' drafts, for this agent only (the page stays mounted when a link opens another)
   const [store, setStore] = useState<{ id: string; drafts: SettingsDrafts }>({ id, drafts: NO_DRAFTS });
   const drafts = store.id === id ? store.drafts : NO_DRAFTS;
-  const updateDrafts: UpdateDrafts = (change) => setStore((s) => ({ id, drafts: change(s.id === id ? s.drafts : NO_DRAFTS) }));
+  const updateDrafts: UpdateDrafts = (change) =>
+    setStore((s) => ({ id, drafts: change(s.id === id ? s.drafts : NO_DRAFTS) }));
   const unsaved = agent.data ? unsavedSettings(agent.data, drafts) : [];
   const [leavingTo, setLeavingTo] = useState<string | null>(null);
   useLeaveGuard(id, unsaved.length > 0, setLeavingTo);
@@ -128,7 +138,10 @@ export function AgentPage({ id, tab, sub }: { id: string; tab: string; sub?: str
   const toggle = async () => {
     setToggling(true);
     try {
-      const res = await api<{ status: Agent['status']; updated_at: string }>('PATCH', `/api/chatbots/${encodeURIComponent(a.id)}/toggle`);
+      const res = await api<{ status: Agent['status']; updated_at: string }>(
+        'PATCH',
+        `/api/chatbots/${encodeURIComponent(a.id)}/toggle`,
+      );
       agent.setData({ ...a, status: res.status, updated_at: res.updated_at });
     } catch (err) {
       toast(errorText(err), 'error');
@@ -168,7 +181,15 @@ export function AgentPage({ id, tab, sub }: { id: string; tab: string; sub?: str
       body = <ShareTab agent={a} />;
       break;
     default:
-      body = <SettingsTab agent={a} onSaved={agent.setData} onDelete={() => setConfirmDelete(true)} drafts={drafts} updateDrafts={updateDrafts} />;
+      body = (
+        <SettingsTab
+          agent={a}
+          onSaved={agent.setData}
+          onDelete={() => setConfirmDelete(true)}
+          drafts={drafts}
+          updateDrafts={updateDrafts}
+        />
+      );
   }
 
   return (
@@ -187,7 +208,12 @@ export function AgentPage({ id, tab, sub }: { id: string; tab: string; sub?: str
       </div>
       <nav class="tabs" aria-label="Agent sections">
         {TABS.map((t) => (
-          <a key={t.id} href={href('agents', a.id, t.id)} class={t.id === current ? 'tab active' : 'tab'} aria-current={t.id === current ? 'page' : undefined}>
+          <a
+            key={t.id}
+            href={href('agents', a.id, t.id)}
+            class={t.id === current ? 'tab active' : 'tab'}
+            aria-current={t.id === current ? 'page' : undefined}
+          >
             {t.label}
             {t.id === 'settings' && unsaved.length > 0 && (
               <span class="tab-unsaved" title="Unsaved changes">
@@ -199,7 +225,12 @@ export function AgentPage({ id, tab, sub }: { id: string; tab: string; sub?: str
       </nav>
       <div class="tab-body">{body}</div>
       {confirmDelete && (
-        <ConfirmDialog title={`Delete ${a.name}?`} confirmLabel="Delete agent" onConfirm={remove} onCancel={() => setConfirmDelete(false)}>
+        <ConfirmDialog
+          title={`Delete ${a.name}?`}
+          confirmLabel="Delete agent"
+          onConfirm={remove}
+          onCancel={() => setConfirmDelete(false)}
+        >
           <p>This removes the agent with its knowledge sources, conversations and leads. It cannot be undone.</p>
         </ConfirmDialog>
       )}

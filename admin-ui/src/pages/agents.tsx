@@ -22,7 +22,11 @@ function CreateAgent({ onCreated }: { onCreated: (a: Agent) => void }) {
     setBusy(true);
     setError(null);
     try {
-      const agent = await api<Agent>('POST', '/api/chatbots', { name, provider, ...(description.trim() ? { description } : {}) });
+      const agent = await api<Agent>('POST', '/api/chatbots', {
+        name,
+        provider,
+        ...(description.trim() ? { description } : {}),
+      });
       onCreated(agent);
     } catch (err) {
       setError(errorText(err));
@@ -35,7 +39,14 @@ function CreateAgent({ onCreated }: { onCreated: (a: Agent) => void }) {
       {error && <Notice kind="error">{error}</Notice>}
       <div class="grid-2">
         <Field label="Name">
-          <input name="name" required maxLength={100} value={name} onInput={(e) => setName(inputValue(e))} placeholder="Support assistant" />
+          <input
+            name="name"
+            required
+            maxLength={100}
+            value={name}
+            onInput={(e) => setName(inputValue(e))}
+            placeholder="Support assistant"
+          />
         </Field>
         <Field label="Provider">
           <select name="provider" value={provider} onChange={(e) => setProvider(inputValue(e) as Provider)}>
@@ -67,7 +78,10 @@ export function AgentsPage() {
   const toggle = async (agent: Agent) => {
     setToggling(agent.id);
     try {
-      const res = await api<{ status: Agent['status'] }>('PATCH', `/api/chatbots/${encodeURIComponent(agent.id)}/toggle`);
+      const res = await api<{ status: Agent['status'] }>(
+        'PATCH',
+        `/api/chatbots/${encodeURIComponent(agent.id)}/toggle`,
+      );
       agents.setData((agents.data ?? []).map((a) => (a.id === agent.id ? { ...a, status: res.status } : a)));
       toast(`${agent.name} is now ${res.status}`);
     } catch (err) {
@@ -107,7 +121,9 @@ export function AgentsPage() {
                     {a.provider} · {a.model}
                   </span>
                 </div>
-                <Badge kind={a.status === 'active' ? 'ok' : 'off'}>{a.status === 'active' ? 'Active' : 'Inactive'}</Badge>
+                <Badge kind={a.status === 'active' ? 'ok' : 'off'}>
+                  {a.status === 'active' ? 'Active' : 'Inactive'}
+                </Badge>
               </div>
               <div class="agent-card-stats">
                 <span>

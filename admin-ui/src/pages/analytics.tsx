@@ -12,7 +12,13 @@ export function WindowSwitch({ days, onChange }: { days: Window; onChange: (d: W
   return (
     <div class="segmented" role="group" aria-label="Period">
       {WINDOWS.map((d) => (
-        <button key={d} type="button" class={d === days ? 'seg active' : 'seg'} aria-pressed={d === days} onClick={() => onChange(d)}>
+        <button
+          key={d}
+          type="button"
+          class={d === days ? 'seg active' : 'seg'}
+          aria-pressed={d === days}
+          onClick={() => onChange(d)}
+        >
           {d} days
         </button>
       ))}
@@ -20,7 +26,17 @@ export function WindowSwitch({ days, onChange }: { days: Window; onChange: (d: W
   );
 }
 
-export function StatCard({ label, value, detail, testId }: { label: string; value: string | number; detail?: string; testId?: string }) {
+export function StatCard({
+  label,
+  value,
+  detail,
+  testId,
+}: {
+  label: string;
+  value: string | number;
+  detail?: string;
+  testId?: string;
+}) {
   return (
     <div class="stat card" data-testid={testId}>
       <span class="stat-value">{value}</span>
@@ -43,9 +59,21 @@ export function thumbsText(o: Pick<AnalyticsOutcomes, 'thumbs_up' | 'thumbs_down
  * Resolution rate, escalations and thumbs of the window. `started` is the window's number of
  * conversations (the rate's denominator) when the page knows it.
  */
-export function OutcomeCards({ data, days, started }: { data: AnalyticsOutcomes | undefined; days: number; started?: number }) {
+export function OutcomeCards({
+  data,
+  days,
+  started,
+}: {
+  data: AnalyticsOutcomes | undefined;
+  days: number;
+  started?: number;
+}) {
   const rateDetail =
-    data && started !== undefined ? (started === 0 ? 'No conversations yet' : `${data.conversations_resolved} of ${started} conversations`) : undefined;
+    data && started !== undefined
+      ? started === 0
+        ? 'No conversations yet'
+        : `${data.conversations_resolved} of ${started} conversations`
+      : undefined;
   return (
     <div class="stats">
       <StatCard
@@ -71,7 +99,15 @@ const REASONS: Record<string, string> = {
  * The most asked open questions, each linking to its agent's inbox of unanswered questions.
  * `agentOf` names the agent (the dashboard lists several agents' questions).
  */
-export function UnansweredList<T extends UnansweredQuestion>({ items, agentId, agentOf }: { items: T[]; agentId: (q: T) => string; agentOf?: (q: T) => string }) {
+export function UnansweredList<T extends UnansweredQuestion>({
+  items,
+  agentId,
+  agentOf,
+}: {
+  items: T[];
+  agentId: (q: T) => string;
+  agentOf?: (q: T) => string;
+}) {
   if (items.length === 0) return <EmptyState>No open unanswered questions.</EmptyState>;
   return (
     <ol class="sources" data-testid="top-unanswered">
@@ -96,7 +132,10 @@ const dayLabel = (iso: string) => `${MONTHS[Number(iso.slice(5, 7)) - 1] ?? ''} 
 /** Per-agent figures: all-time totals, the chosen window's outcomes and daily chart, the open questions. */
 export function AgentAnalyticsTab({ agent }: { agent: Agent }) {
   const [days, setDays] = useState<Window>(30);
-  const data = useAsync(() => get<AgentAnalytics>(`/api/analytics/chatbot/${encodeURIComponent(agent.id)}?days=${days}`), [agent.id, days]);
+  const data = useAsync(
+    () => get<AgentAnalytics>(`/api/analytics/chatbot/${encodeURIComponent(agent.id)}?days=${days}`),
+    [agent.id, days],
+  );
   const series = useMemo<DailySeries | null>(() => {
     const d = data.data;
     if (!d) return null;
@@ -128,7 +167,11 @@ export function AgentAnalyticsTab({ agent }: { agent: Agent }) {
           <h2>Top unanswered questions</h2>
           <a href={href('agents', agent.id, 'gaps')}>All unanswered questions</a>
         </div>
-        {data.data ? <UnansweredList items={data.data.top_unanswered} agentId={() => agent.id} /> : data.loading && <Loading />}
+        {data.data ? (
+          <UnansweredList items={data.data.top_unanswered} agentId={() => agent.id} />
+        ) : (
+          data.loading && <Loading />
+        )}
       </section>
     </div>
   );

@@ -18,11 +18,21 @@ const statusKind: Record<Conversation['status'], string> = { active: 'busy', res
 
 /** Live handoff: who answers the visitor now (absent from older servers: the agent). */
 type HandledConversation = Conversation & { handled_by?: 'agent' | 'person'; taken_at?: string | null };
-type HandoffState = Pick<HandledConversation, 'status' | 'handled_by' | 'taken_at' | 'escalated_at'> & { conversation_id: string };
+type HandoffState = Pick<HandledConversation, 'status' | 'handled_by' | 'taken_at' | 'escalated_at'> & {
+  conversation_id: string;
+};
 type TranscriptMessage = Message & { from_person?: boolean };
 
 /** The person's message to the visitor, while they handle the conversation. */
-function ReplyForm({ agent, conversation, onSent }: { agent: Agent; conversation: HandledConversation; onSent: () => void }) {
+function ReplyForm({
+  agent,
+  conversation,
+  onSent,
+}: {
+  agent: Agent;
+  conversation: HandledConversation;
+  onSent: () => void;
+}) {
   const [text, setText] = useState('');
   const [sending, setSending] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -34,7 +44,11 @@ function ReplyForm({ agent, conversation, onSent }: { agent: Agent; conversation
     setSending(true);
     setError(null);
     try {
-      await api('POST', `/api/chat/conversations/${encodeURIComponent(agent.id)}/${encodeURIComponent(conversation.id)}/reply`, { message });
+      await api(
+        'POST',
+        `/api/chat/conversations/${encodeURIComponent(agent.id)}/${encodeURIComponent(conversation.id)}/reply`,
+        { message },
+      );
       setText('');
       onSent();
       box.current?.focus();
@@ -73,7 +87,9 @@ function ReplyForm({ agent, conversation, onSent }: { agent: Agent; conversation
         <button type="submit" class="btn btn-primary" disabled={sending || !text.trim()}>
           Send reply
         </button>
-        <span class="small muted">Enter sends; Shift+Enter starts a new line. The visitor sees it in their open chat at once.</span>
+        <span class="small muted">
+          Enter sends; Shift+Enter starts a new line. The visitor sees it in their open chat at once.
+        </span>
       </div>
     </form>
   );
@@ -94,7 +110,10 @@ function Transcript({
   onHandoff: (action: 'take' | 'hand-back') => Promise<void>;
   onSent: () => void;
 }) {
-  const messages = useAsync(() => get<TranscriptMessage[]>(`/api/chat/messages/${encodeURIComponent(conversation.id)}`), [conversation.id, conversation.updated_at, conversation.message_count]);
+  const messages = useAsync(
+    () => get<TranscriptMessage[]>(`/api/chat/messages/${encodeURIComponent(conversation.id)}`),
+    [conversation.id, conversation.updated_at, conversation.message_count],
+  );
   const [changing, setChanging] = useState(false);
   const change = async (step: () => Promise<void>) => {
     setChanging(true);
@@ -113,20 +132,40 @@ function Transcript({
           <Badge kind={statusKind[conversation.status]}>{conversation.status}</Badge>
           {person && <Badge kind="ok">you are answering</Badge>}
           {person ? (
-            <button type="button" class="btn btn-small" disabled={changing} onClick={() => void change(() => onHandoff('hand-back'))}>
+            <button
+              type="button"
+              class="btn btn-small"
+              disabled={changing}
+              onClick={() => void change(() => onHandoff('hand-back'))}
+            >
               Hand back to the agent
             </button>
           ) : (
-            <button type="button" class="btn btn-small btn-primary" disabled={changing} onClick={() => void change(() => onHandoff('take'))}>
+            <button
+              type="button"
+              class="btn btn-small btn-primary"
+              disabled={changing}
+              onClick={() => void change(() => onHandoff('take'))}
+            >
               Take over
             </button>
           )}
           {conversation.status === 'resolved' ? (
-            <button type="button" class="btn btn-small" disabled={changing} onClick={() => void change(() => onStatus('active'))}>
+            <button
+              type="button"
+              class="btn btn-small"
+              disabled={changing}
+              onClick={() => void change(() => onStatus('active'))}
+            >
               Reopen
             </button>
           ) : (
-            <button type="button" class="btn btn-small" disabled={changing} onClick={() => void change(() => onStatus('resolved'))}>
+            <button
+              type="button"
+              class="btn btn-small"
+              disabled={changing}
+              onClick={() => void change(() => onStatus('resolved'))}
+            >
               Mark resolved
             </button>
           )}
@@ -156,7 +195,10 @@ function Transcript({
         </div>
       </dl>
       {conversation.status === 'escalated' && !person && (
-        <Notice kind="warning">The visitor asked for a person{conversation.escalated_at ? ` (${formatDate(conversation.escalated_at)})` : ''}. Take the conversation over to reply; the agent stays silent until you hand it back.</Notice>
+        <Notice kind="warning">
+          The visitor asked for a person{conversation.escalated_at ? ` (${formatDate(conversation.escalated_at)})` : ''}
+          . Take the conversation over to reply; the agent stays silent until you hand it back.
+        </Notice>
       )}
       {messages.error && <Notice kind="error">{messages.error}</Notice>}
       {!messages.data && messages.loading && <Loading />}
@@ -186,19 +228,37 @@ function Transcript({
  * messages and, unless the owner keeps them, the leads the visitor left through this agent in the
  * same chat, with their alert e-mails.
  */
-function DeleteConversationDialog({ agent, conversation, onDeleted, onCancel }: { agent: Agent; conversation: Conversation; onDeleted: () => void; onCancel: () => void }) {
+function DeleteConversationDialog({
+  agent,
+  conversation,
+  onDeleted,
+  onCancel,
+}: {
+  agent: Agent;
+  conversation: Conversation;
+  onDeleted: () => void;
+  onCancel: () => void;
+}) {
   const [keepLeads, setKeepLeads] = useState(false);
   const who = conversation.user_name || 'this anonymous visitor';
   const remove = async () => {
     const query = keepLeads ? '?keep_leads=true' : '';
-    await api('DELETE', `/api/chat/conversations/${encodeURIComponent(agent.id)}/${encodeURIComponent(conversation.id)}${query}`);
+    await api(
+      'DELETE',
+      `/api/chat/conversations/${encodeURIComponent(agent.id)}/${encodeURIComponent(conversation.id)}${query}`,
+    );
     onDeleted();
   };
   return (
-    <ConfirmDialog title="Delete this conversation?" confirmLabel="Delete conversation" onConfirm={remove} onCancel={onCancel}>
+    <ConfirmDialog
+      title="Delete this conversation?"
+      confirmLabel="Delete conversation"
+      onConfirm={remove}
+      onCancel={onCancel}
+    >
       <p>
-        The conversation with {who} and its {conversation.message_count} messages will be deleted for good, together with the visitor’s name and
-        e-mail.
+        The conversation with {who} and its {conversation.message_count} messages will be deleted for good, together
+        with the visitor’s name and e-mail.
       </p>
       <p>
         {keepLeads
@@ -220,11 +280,19 @@ export function ConversationsTab({ agent, selected }: { agent: Agent; selected?:
   const [search, setSearch] = useState('');
   const [q, setQ] = useState('');
   const query = new URLSearchParams({ ...(status ? { status } : {}), ...(q ? { q } : {}) }).toString();
-  const list = useAsync(() => get<HandledConversation[]>(`/api/chat/conversations/${encodeURIComponent(agent.id)}${query ? `?${query}` : ''}`), [agent.id, query]);
+  const list = useAsync(
+    () =>
+      get<HandledConversation[]>(`/api/chat/conversations/${encodeURIComponent(agent.id)}${query ? `?${query}` : ''}`),
+    [agent.id, query],
+  );
   const setConversationStatus = async (next: 'active' | 'resolved') => {
     if (!current) return;
     try {
-      const updated = await api<Conversation>('PATCH', `/api/chat/conversations/${encodeURIComponent(agent.id)}/${encodeURIComponent(current.id)}`, { status: next });
+      const updated = await api<Conversation>(
+        'PATCH',
+        `/api/chat/conversations/${encodeURIComponent(agent.id)}/${encodeURIComponent(current.id)}`,
+        { status: next },
+      );
       list.setData((list.data ?? []).map((c) => (c.id === updated.id ? { ...updated, unread: false } : c)));
       toast(next === 'resolved' ? 'Marked resolved' : 'Conversation reopened');
     } catch (err) {
@@ -236,9 +304,28 @@ export function ConversationsTab({ agent, selected }: { agent: Agent; selected?:
   const handoff = async (action: 'take' | 'hand-back') => {
     if (!current) return;
     try {
-      const state = await api<HandoffState>('POST', `/api/chat/conversations/${encodeURIComponent(agent.id)}/${encodeURIComponent(current.id)}/${action}`);
-      list.setData((list.data ?? []).map((c) => (c.id === state.conversation_id ? { ...c, status: state.status, handled_by: state.handled_by, taken_at: state.taken_at, escalated_at: state.escalated_at } : c)));
-      toast(action === 'take' ? 'You are answering this visitor; the agent stays silent' : 'The agent answers this visitor again');
+      const state = await api<HandoffState>(
+        'POST',
+        `/api/chat/conversations/${encodeURIComponent(agent.id)}/${encodeURIComponent(current.id)}/${action}`,
+      );
+      list.setData(
+        (list.data ?? []).map((c) =>
+          c.id === state.conversation_id
+            ? {
+                ...c,
+                status: state.status,
+                handled_by: state.handled_by,
+                taken_at: state.taken_at,
+                escalated_at: state.escalated_at,
+              }
+            : c,
+        ),
+      );
+      toast(
+        action === 'take'
+          ? 'You are answering this visitor; the agent stays silent'
+          : 'The agent answers this visitor again',
+      );
     } catch (err) {
       toast(err instanceof Error ? err.message : String(err));
     }
@@ -304,15 +391,27 @@ export function ConversationsTab({ agent, selected }: { agent: Agent; selected?:
         </form>
         {list.error && <Notice kind="error">{list.error}</Notice>}
         {!list.data && list.loading && <Loading />}
-        {list.data && list.data.length === 0 && (status || q ? <EmptyState>No conversations match.</EmptyState> : <EmptyState>No conversations yet. Try the agent in “Try it”, or share its link.</EmptyState>)}
+        {list.data &&
+          list.data.length === 0 &&
+          (status || q ? (
+            <EmptyState>No conversations match.</EmptyState>
+          ) : (
+            <EmptyState>No conversations yet. Try the agent in “Try it”, or share its link.</EmptyState>
+          ))}
         {list.data && list.data.length > 0 && (
           <ul class="conv-list" aria-label="Conversations, newest first">
             {list.data.map((c) => (
               <li key={c.id}>
-                <a href={href('agents', agent.id, 'conversations', c.id)} class={c.id === selected ? 'conv active' : 'conv'} aria-current={c.id === selected ? 'true' : undefined}>
+                <a
+                  href={href('agents', agent.id, 'conversations', c.id)}
+                  class={c.id === selected ? 'conv active' : 'conv'}
+                  aria-current={c.id === selected ? 'true' : undefined}
+                >
                   <span class="conv-top">
                     <span class="conv-name">
-                      {c.unread && c.id !== selected && <span class="unread-dot" role="img" aria-label="Unread" title="Unread" />}
+                      {c.unread && c.id !== selected && (
+                        <span class="unread-dot" role="img" aria-label="Unread" title="Unread" />
+                      )}
                       {c.user_name || 'Anonymous visitor'}
                     </span>
                     <Badge kind={statusKind[c.status]}>{c.status}</Badge>
@@ -343,9 +442,17 @@ export function ConversationsTab({ agent, selected }: { agent: Agent; selected?:
           />
         </div>
       ) : (
-        list.data && list.data.length > 0 && <div class="detail detail-empty muted">Choose a conversation to read it.</div>
+        list.data &&
+        list.data.length > 0 && <div class="detail detail-empty muted">Choose a conversation to read it.</div>
       )}
-      {deleting && <DeleteConversationDialog agent={agent} conversation={deleting.conversation} onDeleted={deleted} onCancel={cancelled} />}
+      {deleting && (
+        <DeleteConversationDialog
+          agent={agent}
+          conversation={deleting.conversation}
+          onDeleted={deleted}
+          onCancel={cancelled}
+        />
+      )}
     </div>
   );
 }
@@ -373,7 +480,8 @@ function useLiveConversations(agent: Agent, reload: () => Promise<void>): boolea
         onDisconnected: () => setConnected(false),
         onEvent: (event, payload) => {
           if (event !== 'message' && event !== 'status') return;
-          if (event === 'status' && payload.status === 'escalated') toast(`A visitor asked for a person on ${agent.name}`);
+          if (event === 'status' && payload.status === 'escalated')
+            toast(`A visitor asked for a person on ${agent.name}`);
           void latestReload.current();
         },
       },

@@ -14,7 +14,11 @@ export function DashboardPage() {
   const series = useMemo<DailySeries | null>(() => {
     const t = trends.data;
     if (!t) return null;
-    return { labels: t.conversations.map((p) => p.date), conversations: t.conversations.map((p) => p.count), messages: t.messages.map((p) => p.count) };
+    return {
+      labels: t.conversations.map((p) => p.date),
+      conversations: t.conversations.map((p) => p.count),
+      messages: t.messages.map((p) => p.count),
+    };
   }, [trends.data]);
   const d = dashboard.data;
   // same window as the outcomes, so the conversations of the trends are the resolution rate's denominator
@@ -31,7 +35,11 @@ export function DashboardPage() {
         <StatCard label="Messages" value={d?.total_messages ?? '…'} testId="stat-messages" />
         <StatCard label="Active agents" value={d ? `${d.active_chatbots} of ${d.total_chatbots}` : '…'} />
         <StatCard label="Widget leads" value={d?.total_leads ?? '…'} testId="stat-leads" />
-        <StatCard label={`Average response time (${days} days)`} value={trends.data?.avg_response_time ?? '…'} testId="stat-response-time" />
+        <StatCard
+          label={`Average response time (${days} days)`}
+          value={trends.data?.avg_response_time ?? '…'}
+          testId="stat-response-time"
+        />
       </div>
       <OutcomeCards data={d} days={days} started={started} />
       <UsagePanel />
@@ -40,7 +48,9 @@ export function DashboardPage() {
         {trends.error && <Notice kind="error">{trends.error}</Notice>}
         {!series && trends.loading && <Loading />}
         {series && series.labels.length === 0 && <EmptyState>Create an agent to see its activity here.</EmptyState>}
-        {series && series.labels.length > 0 && <DailyChart series={series} title={`Conversations and messages per day, last ${days} days`} />}
+        {series && series.labels.length > 0 && (
+          <DailyChart series={series} title={`Conversations and messages per day, last ${days} days`} />
+        )}
       </section>
       <section class="card stack">
         <h2>Top unanswered questions</h2>

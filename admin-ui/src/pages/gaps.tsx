@@ -2,7 +2,19 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, get } from '../api.js';
 import { href } from '../router.js';
 import type { Agent } from '../types.js';
-import { Badge, EmptyState, Field, Loading, Notice, RefreshButton, errorText, formatDate, toast, useAsync, inputValue } from '../ui.js';
+import {
+  Badge,
+  EmptyState,
+  Field,
+  Loading,
+  Notice,
+  RefreshButton,
+  errorText,
+  formatDate,
+  toast,
+  useAsync,
+  inputValue,
+} from '../ui.js';
 
 /**
  * The "Unanswered" tab: questions the agent could not answer well (README "Answer gaps"),
@@ -58,7 +70,17 @@ function relativeTime(iso: string, now = Date.now()): string {
   return formatDate(iso);
 }
 
-function AnswerForm({ agentId, gap, onSaved, onCancel }: { agentId: string; gap: Gap; onSaved: (gap: Gap) => void; onCancel: () => void }) {
+function AnswerForm({
+  agentId,
+  gap,
+  onSaved,
+  onCancel,
+}: {
+  agentId: string;
+  gap: Gap;
+  onSaved: (gap: Gap) => void;
+  onCancel: () => void;
+}) {
   const [question, setQuestion] = useState(gap.question);
   const [answer, setAnswer] = useState('');
   const [busy, setBusy] = useState(false);
@@ -72,7 +94,11 @@ function AnswerForm({ agentId, gap, onSaved, onCancel }: { agentId: string; gap:
     setBusy(true);
     setError(null);
     try {
-      const res = await api<{ gap: Gap }>('POST', `/api/chatbots/${encodeURIComponent(agentId)}/gaps/${encodeURIComponent(gap.id)}/answer`, { answer, question });
+      const res = await api<{ gap: Gap }>(
+        'POST',
+        `/api/chatbots/${encodeURIComponent(agentId)}/gaps/${encodeURIComponent(gap.id)}/answer`,
+        { answer, question },
+      );
       onSaved(res.gap);
     } catch (err) {
       setError(errorText(err));
@@ -83,11 +109,21 @@ function AnswerForm({ agentId, gap, onSaved, onCancel }: { agentId: string; gap:
   return (
     <form class="stack gap-answer" onSubmit={submit} method="post" aria-label={`Answer: ${gap.question}`}>
       {error && <Notice kind="error">{error}</Notice>}
-      <Field label="Question" hint="Visitors asking something similar get this answer. Reword it the way people ask it.">
+      <Field
+        label="Question"
+        hint="Visitors asking something similar get this answer. Reword it the way people ask it."
+      >
         <input required maxLength={500} value={question} onInput={(e) => setQuestion(inputValue(e))} />
       </Field>
       <Field label="Answer">
-        <textarea ref={answerRef} required maxLength={5000} rows={5} value={answer} onInput={(e) => setAnswer(inputValue(e))} />
+        <textarea
+          ref={answerRef}
+          required
+          maxLength={5000}
+          rows={5}
+          value={answer}
+          onInput={(e) => setAnswer(inputValue(e))}
+        />
       </Field>
       <div class="actions">
         <button type="submit" class="btn btn-primary" disabled={busy}>
@@ -101,7 +137,15 @@ function AnswerForm({ agentId, gap, onSaved, onCancel }: { agentId: string; gap:
   );
 }
 
-function GapItem(props: { agentId: string; gap: Gap; answering: boolean; onAnswer: () => void; onCancel: () => void; onAnswered: (g: Gap) => void; onDismissed: (g: Gap) => void }) {
+function GapItem(props: {
+  agentId: string;
+  gap: Gap;
+  answering: boolean;
+  onAnswer: () => void;
+  onCancel: () => void;
+  onAnswered: (g: Gap) => void;
+  onDismissed: (g: Gap) => void;
+}) {
   const { agentId, gap } = props;
   const [dismissing, setDismissing] = useState(false);
   const answerButton = useRef<HTMLButtonElement>(null);
@@ -114,7 +158,12 @@ function GapItem(props: { agentId: string; gap: Gap; answering: boolean; onAnswe
   const dismiss = async () => {
     setDismissing(true);
     try {
-      props.onDismissed(await api<Gap>('POST', `/api/chatbots/${encodeURIComponent(agentId)}/gaps/${encodeURIComponent(gap.id)}/dismiss`));
+      props.onDismissed(
+        await api<Gap>(
+          'POST',
+          `/api/chatbots/${encodeURIComponent(agentId)}/gaps/${encodeURIComponent(gap.id)}/dismiss`,
+        ),
+      );
     } catch (err) {
       toast(errorText(err), 'error');
       setDismissing(false);
@@ -143,38 +192,59 @@ function GapItem(props: { agentId: string; gap: Gap; answering: boolean; onAnswe
       {!props.answering && (
         <div class="gap-actions">
           {gap.status !== 'answered' && (
-            <button ref={answerButton} type="button" class="btn btn-small btn-primary" onClick={props.onAnswer} aria-label={`Answer: ${gap.question}`}>
+            <button
+              ref={answerButton}
+              type="button"
+              class="btn btn-small btn-primary"
+              onClick={props.onAnswer}
+              aria-label={`Answer: ${gap.question}`}
+            >
               Answer
             </button>
           )}
           {gap.status === 'open' && (
-            <button type="button" class="btn btn-small" onClick={() => void dismiss()} disabled={dismissing} aria-label={`Dismiss: ${gap.question}`}>
+            <button
+              type="button"
+              class="btn btn-small"
+              onClick={() => void dismiss()}
+              disabled={dismissing}
+              aria-label={`Dismiss: ${gap.question}`}
+            >
               {dismissing ? 'Dismissing…' : 'Dismiss'}
             </button>
           )}
           {gap.status === 'answered' && <a href={href('agents', agentId, 'knowledge')}>Edit the answer in Knowledge</a>}
           {gap.conversation_id && (
-            <a href={href('agents', agentId, 'conversations', gap.conversation_id)} aria-label={`Conversation: ${gap.question}`}>
+            <a
+              href={href('agents', agentId, 'conversations', gap.conversation_id)}
+              aria-label={`Conversation: ${gap.question}`}
+            >
               Open conversation
             </a>
           )}
         </div>
       )}
-      {props.answering && <AnswerForm agentId={agentId} gap={gap} onSaved={props.onAnswered} onCancel={props.onCancel} />}
+      {props.answering && (
+        <AnswerForm agentId={agentId} gap={gap} onSaved={props.onAnswered} onCancel={props.onCancel} />
+      )}
     </li>
   );
 }
 
 const EMPTY: Record<GapStatus, string> = {
   open: 'Nothing to answer. Questions land here when the agent found nothing in its knowledge, said it did not know, got a thumbs down, or the visitor asked for a person.',
-  answered: 'No answered questions yet. Answers you write from the Open list appear here, and in Knowledge as Q&A sources.',
+  answered:
+    'No answered questions yet. Answers you write from the Open list appear here, and in Knowledge as Q&A sources.',
   dismissed: 'No dismissed questions. A dismissed question comes back to Open when a visitor asks it again.',
 };
 
 export function GapsTab({ agent }: { agent: Agent }) {
   const [status, setStatus] = useState<GapStatus>('open');
   const [answering, setAnswering] = useState<string | null>(null);
-  const list = useAsync(() => get<Gap[]>(`/api/chatbots/${encodeURIComponent(agent.id)}/gaps?status=${status}`), [agent.id, status]);
+  const list = useAsync(
+    () => get<Gap[]>(`/api/chatbots/${encodeURIComponent(agent.id)}/gaps?status=${status}`),
+    [agent.id, status],
+  );
   const heading = useRef<HTMLHeadingElement>(null);
 
   /** The gap left this list: its item is gone, so focus goes to the list's heading rather than <body>. */
@@ -196,8 +266,9 @@ export function GapsTab({ agent }: { agent: Agent }) {
           <RefreshButton onRefresh={list.reload} busy={list.loading} />
         </div>
         <p class="muted">
-          Questions visitors asked that the agent could not answer well, similar wordings grouped, most asked first. Write the answer once: it becomes a Q&A source the
-          agent uses ahead of everything else when someone asks the same.
+          Questions visitors asked that the agent could not answer well, similar wordings grouped, most asked first.
+          Write the answer once: it becomes a Q&A source the agent uses ahead of everything else when someone asks the
+          same.
         </p>
         <div class="segmented" role="group" aria-label="Show questions">
           {STATUSES.map((s) => (

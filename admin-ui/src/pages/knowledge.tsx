@@ -1,7 +1,21 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, get, postForm, uploadFile } from '../api.js';
 import type { Agent, Passage, PassagePage, Source } from '../types.js';
-import { Badge, ConfirmDialog, EmptyState, Field, Loading, Notice, ProgressBar, errorText, formatBytes, formatDate, toast, useAsync, inputValue } from '../ui.js';
+import {
+  Badge,
+  ConfirmDialog,
+  EmptyState,
+  Field,
+  Loading,
+  Notice,
+  ProgressBar,
+  errorText,
+  formatBytes,
+  formatDate,
+  toast,
+  useAsync,
+  inputValue,
+} from '../ui.js';
 
 const ACCEPT = '.pdf,.docx,.txt,.xlsx,.csv';
 const ALLOWED = /\.(pdf|docx|txt|xlsx|csv)$/i;
@@ -23,7 +37,8 @@ function Dropzone({ agentId, onUploaded }: { agentId: string; onUploaded: () => 
   const [over, setOver] = useState(false);
   const input = useRef<HTMLInputElement>(null);
 
-  const update = (key: number, patch: Partial<Upload>) => setUploads((list) => list.map((u) => (u.key === key ? { ...u, ...patch } : u)));
+  const update = (key: number, patch: Partial<Upload>) =>
+    setUploads((list) => list.map((u) => (u.key === key ? { ...u, ...patch } : u)));
 
   const start = async (files: File[]) => {
     // one at a time: the server ingests one by one anyway, and each bar then means something
@@ -39,7 +54,9 @@ function Dropzone({ agentId, onUploaded }: { agentId: string; onUploaded: () => 
         continue;
       }
       try {
-        await uploadFile<Source>(`/api/sources/chatbot/${encodeURIComponent(agentId)}/file`, file, (p) => update(key, { progress: p })).promise;
+        await uploadFile<Source>(`/api/sources/chatbot/${encodeURIComponent(agentId)}/file`, file, (p) =>
+          update(key, { progress: p }),
+        ).promise;
         setUploads((list) => list.filter((u) => u.key !== key));
         onUploaded();
       } catch (err) {
@@ -90,7 +107,11 @@ function Dropzone({ agentId, onUploaded }: { agentId: string; onUploaded: () => 
           {u.error ? (
             <>
               <Notice kind="error">{u.error}</Notice>
-              <button type="button" class="btn btn-small" onClick={() => setUploads((l) => l.filter((x) => x.key !== u.key))}>
+              <button
+                type="button"
+                class="btn btn-small"
+                onClick={() => setUploads((l) => l.filter((x) => x.key !== u.key))}
+              >
                 Dismiss
               </button>
             </>
@@ -136,11 +157,24 @@ function WebsiteForm({ agentId, onAdded }: { agentId: string; onAdded: () => voi
     <form class="stack" onSubmit={submit} method="post" aria-label="Add a website">
       {error && <Notice kind="error">{error}</Notice>}
       <Field label="Website address">
-        <input type="url" required value={url} onInput={(e) => setUrl(inputValue(e))} placeholder="https://www.example.com/help" />
+        <input
+          type="url"
+          required
+          value={url}
+          onInput={(e) => setUrl(inputValue(e))}
+          placeholder="https://www.example.com/help"
+        />
       </Field>
       <div class="grid-3">
         <Field label="Pages at most" hint="1 to 500">
-          <input type="number" min={1} max={500} required value={maxPages} onInput={(e) => setMaxPages(inputValue(e))} />
+          <input
+            type="number"
+            min={1}
+            max={500}
+            required
+            value={maxPages}
+            onInput={(e) => setMaxPages(inputValue(e))}
+          />
         </Field>
         <Field label="Only paths starting with" hint="Comma-separated, e.g. /help, /faq">
           <input value={include} onInput={(e) => setInclude(inputValue(e))} />
@@ -182,7 +216,13 @@ function TextForm({ agentId, onAdded }: { agentId: string; onAdded: () => void }
     <form class="stack" onSubmit={submit} method="post" aria-label="Add text">
       {error && <Notice kind="error">{error}</Notice>}
       <Field label="Title">
-        <input required maxLength={200} value={name} onInput={(e) => setName(inputValue(e))} placeholder="Opening hours" />
+        <input
+          required
+          maxLength={200}
+          value={name}
+          onInput={(e) => setName(inputValue(e))}
+          placeholder="Opening hours"
+        />
       </Field>
       <Field label="Text">
         <textarea required rows={6} value={content} onInput={(e) => setContent(inputValue(e))} />
@@ -204,14 +244,33 @@ const MAX_QA_ANSWER = 5000;
  * A question and its answer (a Q&A source, added or edited). The agent puts it ahead of other
  * passages when a visitor's question matches, so the owner's words win over a document's.
  */
-function QaFields(props: { question: string; answer: string; setQuestion: (v: string) => void; setAnswer: (v: string) => void; answerRef?: { current: HTMLTextAreaElement | null } }) {
+function QaFields(props: {
+  question: string;
+  answer: string;
+  setQuestion: (v: string) => void;
+  setAnswer: (v: string) => void;
+  answerRef?: { current: HTMLTextAreaElement | null };
+}) {
   return (
     <>
       <Field label="Question" hint="As visitors would ask it">
-        <input required maxLength={MAX_QA_QUESTION} value={props.question} onInput={(e) => props.setQuestion(inputValue(e))} placeholder="What are your opening hours?" />
+        <input
+          required
+          maxLength={MAX_QA_QUESTION}
+          value={props.question}
+          onInput={(e) => props.setQuestion(inputValue(e))}
+          placeholder="What are your opening hours?"
+        />
       </Field>
       <Field label="Answer">
-        <textarea ref={props.answerRef} required maxLength={MAX_QA_ANSWER} rows={4} value={props.answer} onInput={(e) => props.setAnswer(inputValue(e))} />
+        <textarea
+          ref={props.answerRef}
+          required
+          maxLength={MAX_QA_ANSWER}
+          rows={4}
+          value={props.answer}
+          onInput={(e) => props.setAnswer(inputValue(e))}
+        />
       </Field>
     </>
   );
@@ -240,7 +299,9 @@ function QaForm({ agentId, onAdded }: { agentId: string; onAdded: () => void }) 
   return (
     <form class="stack" onSubmit={submit} method="post" aria-label="Add Q&A">
       {error && <Notice kind="error">{error}</Notice>}
-      <p class="muted small">When a visitor asks this question, the agent answers from what you write here before anything else.</p>
+      <p class="muted small">
+        When a visitor asks this question, the agent answers from what you write here before anything else.
+      </p>
       <QaFields question={question} answer={answer} setQuestion={setQuestion} setAnswer={setAnswer} />
       <div class="actions">
         <button type="submit" class="btn btn-primary" disabled={busy}>
@@ -251,7 +312,15 @@ function QaForm({ agentId, onAdded }: { agentId: string; onAdded: () => void }) 
   );
 }
 
-function QaEditForm({ source, onSaved, onCancel }: { source: Source; onSaved: (updated: Source) => void; onCancel: () => void }) {
+function QaEditForm({
+  source,
+  onSaved,
+  onCancel,
+}: {
+  source: Source;
+  onSaved: (updated: Source) => void;
+  onCancel: () => void;
+}) {
   const [question, setQuestion] = useState(source.qa_question ?? source.name);
   const [answer, setAnswer] = useState(source.qa_answer ?? '');
   const [busy, setBusy] = useState(false);
@@ -270,9 +339,20 @@ function QaEditForm({ source, onSaved, onCancel }: { source: Source; onSaved: (u
     }
   };
   return (
-    <form class="stack qa-edit" onSubmit={submit} method="post" aria-label={`Edit Q&A: ${source.qa_question ?? source.name}`}>
+    <form
+      class="stack qa-edit"
+      onSubmit={submit}
+      method="post"
+      aria-label={`Edit Q&A: ${source.qa_question ?? source.name}`}
+    >
       {error && <Notice kind="error">{error}</Notice>}
-      <QaFields question={question} answer={answer} setQuestion={setQuestion} setAnswer={setAnswer} answerRef={answerRef} />
+      <QaFields
+        question={question}
+        answer={answer}
+        setQuestion={setQuestion}
+        setAnswer={setAnswer}
+        answerRef={answerRef}
+      />
       <div class="actions">
         <button type="submit" class="btn btn-primary" disabled={busy}>
           {busy ? 'Saving…' : 'Save Q&A'}
@@ -301,7 +381,8 @@ function crawlReport(source: Source): { text: string; detail?: string } | null {
   const done = source.pages_done ?? 0;
   let text = `${plural(done, 'page', 'pages')} fetched`;
   if (source.pages_skipped > 0) text += `, ${source.pages_skipped} skipped`;
-  if (source.page_cap_hit && source.max_pages) text += `; stopped at the limit of ${plural(source.max_pages, 'page', 'pages')}`;
+  if (source.page_cap_hit && source.max_pages)
+    text += `; stopped at the limit of ${plural(source.max_pages, 'page', 'pages')}`;
   const reasons = Object.entries(source.pages_skipped_by ?? {})
     .filter(([, n]) => n > 0)
     .map(([reason, n]) => `${n} ${SKIP_REASON_LABELS[reason as keyof typeof SKIP_REASON_LABELS] ?? reason}`);
@@ -362,7 +443,9 @@ function Passages({ source, id }: { source: Source; id: string }) {
     setLoading(true);
     setError(null);
     try {
-      const page = await get<PassagePage>(`/api/sources/${encodeURIComponent(source.id)}/passages?offset=${offset}&limit=${PASSAGES_PER_PAGE}`);
+      const page = await get<PassagePage>(
+        `/api/sources/${encodeURIComponent(source.id)}/passages?offset=${offset}&limit=${PASSAGES_PER_PAGE}`,
+      );
       if (mine !== generation.current) return;
       setTotal(page.total);
       // a page read while a crawl adds passages may repeat some of the previous one
@@ -389,12 +472,18 @@ function Passages({ source, id }: { source: Source; id: string }) {
   const more = total !== null && items.length < total;
   return (
     <div class="passages" id={id} role="region" aria-label={`Passages of ${source.name}`}>
-      {source.status === 'processing' && <p class="small muted">Still processing: this list is read again when it completes.</p>}
+      {source.status === 'processing' && (
+        <p class="small muted">Still processing: this list is read again when it completes.</p>
+      )}
       {error && <Notice kind="error">{error}</Notice>}
       {total === null && loading && <Loading label="Loading passages…" />}
       {total !== null && (
         <p class="small muted passages-count">
-          {total === 0 ? 'No passages.' : items.length < total ? `Showing ${items.length} of ${plural(total, 'passage', 'passages')}` : plural(total, 'passage', 'passages')}
+          {total === 0
+            ? 'No passages.'
+            : items.length < total
+              ? `Showing ${items.length} of ${plural(total, 'passage', 'passages')}`
+              : plural(total, 'passage', 'passages')}
         </p>
       )}
       {items.length > 0 && (
@@ -415,8 +504,23 @@ function Passages({ source, id }: { source: Source; id: string }) {
   );
 }
 
-function SourceRow({ source, onDelete, onChanged }: { source: Source; onDelete: () => void; onChanged: (updated?: Source) => void }) {
-  const kind = source.type === 'file' ? (source.file_type ?? 'file').toUpperCase() : source.type === 'website' ? 'Website' : source.type === 'qa' ? 'Q&A' : 'Text';
+function SourceRow({
+  source,
+  onDelete,
+  onChanged,
+}: {
+  source: Source;
+  onDelete: () => void;
+  onChanged: (updated?: Source) => void;
+}) {
+  const kind =
+    source.type === 'file'
+      ? (source.file_type ?? 'file').toUpperCase()
+      : source.type === 'website'
+        ? 'Website'
+        : source.type === 'qa'
+          ? 'Q&A'
+          : 'Text';
   const qa = source.type === 'qa';
   const [editing, setEditing] = useState(false);
   const editButton = useRef<HTMLButtonElement>(null);
@@ -427,7 +531,12 @@ function SourceRow({ source, onDelete, onChanged }: { source: Source; onDelete: 
     wasEditing.current = editing;
   }, [editing]);
   const stopEditing = () => setEditing(false);
-  const pages = source.type === 'website' && source.pages_found ? `${source.pages_done ?? 0} of ${source.pages_found} pages` : source.type === 'website' && source.pages_done ? `${source.pages_done} pages` : null;
+  const pages =
+    source.type === 'website' && source.pages_found
+      ? `${source.pages_done ?? 0} of ${source.pages_found} pages`
+      : source.type === 'website' && source.pages_done
+        ? `${source.pages_done} pages`
+        : null;
   const report = crawlReport(source);
   const [open, setOpen] = useState(false);
   const [crawling, setCrawling] = useState(false);
@@ -470,7 +579,13 @@ function SourceRow({ source, onDelete, onChanged }: { source: Source; onDelete: 
       {/* a re-crawl that failed: the source keeps the previous crawl's passages and says why */}
       {source.status === 'completed' && source.error_message && <p class="source-warning">{source.error_message}</p>}
       <p class="small muted">
-        {[formatDate(source.created_at), formatBytes(source.file_size), source.status !== 'processing' ? (report?.text ?? pages) : null].filter(Boolean).join(' · ')}
+        {[
+          formatDate(source.created_at),
+          formatBytes(source.file_size),
+          source.status !== 'processing' ? (report?.text ?? pages) : null,
+        ]
+          .filter(Boolean)
+          .join(' · ')}
       </p>
       {report?.detail && <p class="small muted">{report.detail}</p>}
       {qa && !editing && source.qa_answer !== undefined && <p class="qa-answer">{source.qa_answer}</p>}
@@ -487,15 +602,34 @@ function SourceRow({ source, onDelete, onChanged }: { source: Source; onDelete: 
       )}
       <div class="source-actions">
         {qa && !editing && (
-          <button ref={editButton} type="button" class="btn btn-small" aria-label={`Edit ${source.qa_question ?? source.name}`} onClick={() => setEditing(true)}>
+          <button
+            ref={editButton}
+            type="button"
+            class="btn btn-small"
+            aria-label={`Edit ${source.qa_question ?? source.name}`}
+            onClick={() => setEditing(true)}
+          >
             Edit
           </button>
         )}
-        <button type="button" class="btn btn-small" aria-expanded={open} aria-controls={open ? panelId : undefined} aria-label={`Passages: ${source.name}`} onClick={() => setOpen((o) => !o)}>
+        <button
+          type="button"
+          class="btn btn-small"
+          aria-expanded={open}
+          aria-controls={open ? panelId : undefined}
+          aria-label={`Passages: ${source.name}`}
+          onClick={() => setOpen((o) => !o)}
+        >
           {open ? 'Hide passages' : 'Passages'}
         </button>
         {source.type === 'website' && (
-          <button type="button" class="btn btn-small" disabled={crawling || source.status === 'processing'} aria-label={`Crawl again: ${source.name}`} onClick={() => void crawlAgain()}>
+          <button
+            type="button"
+            class="btn btn-small"
+            disabled={crawling || source.status === 'processing'}
+            aria-label={`Crawl again: ${source.name}`}
+            onClick={() => void crawlAgain()}
+          >
             {crawling ? 'Starting…' : 'Crawl again'}
           </button>
         )}
@@ -565,7 +699,13 @@ export function KnowledgeTab({ agent }: { agent: Agent }) {
         <h2>Add knowledge</h2>
         <div class="segmented" role="group" aria-label="Kind of source">
           {(['file', 'website', 'text', 'qa'] as const).map((k) => (
-            <button key={k} type="button" class={adding === k ? 'seg active' : 'seg'} aria-pressed={adding === k} onClick={() => setAdding(k)}>
+            <button
+              key={k}
+              type="button"
+              class={adding === k ? 'seg active' : 'seg'}
+              aria-pressed={adding === k}
+              onClick={() => setAdding(k)}
+            >
               {k === 'file' ? 'Files' : k === 'website' ? 'Website' : k === 'text' ? 'Text' : 'Q&A'}
             </button>
           ))}
@@ -582,7 +722,9 @@ export function KnowledgeTab({ agent }: { agent: Agent }) {
         </div>
         {sources.error && <Notice kind="error">{sources.error}</Notice>}
         {!sources.data && sources.loading && <Loading />}
-        {sources.data && sources.data.length === 0 && <EmptyState>No sources yet. The agent answers from what you add here.</EmptyState>}
+        {sources.data && sources.data.length === 0 && (
+          <EmptyState>No sources yet. The agent answers from what you add here.</EmptyState>
+        )}
         {sources.data && sources.data.length > 0 && (
           <ul class="sources" aria-label="Sources">
             {sources.data.map((s) => (
@@ -592,10 +734,13 @@ export function KnowledgeTab({ agent }: { agent: Agent }) {
         )}
       </section>
       {deleting && (
-        <ConfirmDialog title="Remove this source?" confirmLabel="Remove" onConfirm={remove} onCancel={() => setDeleting(null)}>
-          <p>
-            “{deleting.name}” and everything learned from it leave the agent's knowledge.
-          </p>
+        <ConfirmDialog
+          title="Remove this source?"
+          confirmLabel="Remove"
+          onConfirm={remove}
+          onCancel={() => setDeleting(null)}
+        >
+          <p>“{deleting.name}” and everything learned from it leave the agent's knowledge.</p>
         </ConfirmDialog>
       )}
     </div>

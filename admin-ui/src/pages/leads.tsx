@@ -5,7 +5,11 @@ import type { Agent, WidgetLead } from '../types.js';
 import { EmptyState, Loading, Notice, RefreshButton, errorText, formatDate, toast, useAsync } from '../ui.js';
 
 /** A file name from an agent name: letters, digits and dashes only. */
-export const fileSafe = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'agent';
+export const fileSafe = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '') || 'agent';
 
 export function ExportButton({ path, fileName }: { path: string; fileName: string }) {
   const [busy, setBusy] = useState(false);
@@ -39,10 +43,17 @@ export function WidgetLeadsTab({ agent }: { agent: Agent }) {
         <h2>Leads from the widget</h2>
         <div class="head-actions">
           <RefreshButton onRefresh={leads.reload} busy={leads.loading} />
-          <ExportButton path={`/api/chatbot-leads/${encodeURIComponent(agent.id)}/export.csv`} fileName={`leads-${fileSafe(agent.name)}.csv`} />
+          <ExportButton
+            path={`/api/chatbot-leads/${encodeURIComponent(agent.id)}/export.csv`}
+            fileName={`leads-${fileSafe(agent.name)}.csv`}
+          />
         </div>
       </div>
-      {!agent.lead_capture_enabled && <Notice kind="info">Lead capture is off for this agent: turn it on in Settings to ask visitors for their name and phone.</Notice>}
+      {!agent.lead_capture_enabled && (
+        <Notice kind="info">
+          Lead capture is off for this agent: turn it on in Settings to ask visitors for their name and phone.
+        </Notice>
+      )}
       {leads.error && <Notice kind="error">{leads.error}</Notice>}
       {!leads.data && leads.loading && <Loading />}
       {leads.data && leads.data.length === 0 && <EmptyState>No leads yet.</EmptyState>}
@@ -55,7 +66,13 @@ export function WidgetLeadsTab({ agent }: { agent: Agent }) {
 type AgentWidgetLead = WidgetLead & { agent: Pick<Agent, 'id' | 'name'> };
 
 /** Name, phone (a tel: link), the agent (when the list spans agents) and when it came in. */
-function WidgetLeadsTable({ leads, label }: { leads: Array<WidgetLead & { agent?: Pick<Agent, 'id' | 'name'> }>; label: string }) {
+function WidgetLeadsTable({
+  leads,
+  label,
+}: {
+  leads: Array<WidgetLead & { agent?: Pick<Agent, 'id' | 'name'> }>;
+  label: string;
+}) {
   const byAgent = leads.some((l) => l.agent);
   return (
     <div class="table-wrap">
@@ -119,9 +136,13 @@ export function AllWidgetLeads() {
       </div>
       {all.error && <Notice kind="error">{all.error}</Notice>}
       {!data && all.loading && <Loading />}
-      {data && data.agents === 0 && <EmptyState>No agents yet. The names and phone numbers visitors leave in an agent’s chat show here.</EmptyState>}
+      {data && data.agents === 0 && (
+        <EmptyState>No agents yet. The names and phone numbers visitors leave in an agent’s chat show here.</EmptyState>
+      )}
       {data && data.agents > 0 && data.leads.length === 0 && (
-        <EmptyState>No visitor has left their details yet. Turn on lead capture in an agent’s Settings to ask for them.</EmptyState>
+        <EmptyState>
+          No visitor has left their details yet. Turn on lead capture in an agent’s Settings to ask for them.
+        </EmptyState>
       )}
       {data && data.leads.length > 0 && <WidgetLeadsTable leads={data.leads} label="Widget leads of all agents" />}
     </section>

@@ -11,7 +11,15 @@ function loggedIn(token: string) {
   navigate(takeReturnTo() ?? '#/agents');
 }
 
-function AuthCard({ title, children, registration }: { title: string; children: ComponentChildren; registration?: RegistrationState }) {
+function AuthCard({
+  title,
+  children,
+  registration,
+}: {
+  title: string;
+  children: ComponentChildren;
+  registration?: RegistrationState;
+}) {
   return (
     <main class="auth">
       {/* data-registration: set once the server said whether registration is open (tests wait on it) */}
@@ -49,10 +57,24 @@ export function LoginPage() {
       <form onSubmit={submit} method="post" class="stack">
         {error && <Notice kind="error">{error}</Notice>}
         <Field label="E-mail">
-          <input type="email" name="email" autocomplete="username" required value={email} onInput={(e) => setEmail(inputValue(e))} />
+          <input
+            type="email"
+            name="email"
+            autocomplete="username"
+            required
+            value={email}
+            onInput={(e) => setEmail(inputValue(e))}
+          />
         </Field>
         <Field label="Password">
-          <input type="password" name="password" autocomplete="current-password" required value={password} onInput={(e) => setPassword(inputValue(e))} />
+          <input
+            type="password"
+            name="password"
+            autocomplete="current-password"
+            required
+            value={password}
+            onInput={(e) => setPassword(inputValue(e))}
+          />
         </Field>
         <button type="submit" class="btn btn-primary" disabled={busy}>
           {busy ? 'Logging in…' : 'Log in'}
@@ -107,17 +129,42 @@ export function RegisterPage() {
   }
   return (
     <AuthCard title="Create an account">
-      {registration.data?.registration === 'first-only' && <p class="muted">The first account on this server becomes its administrator.</p>}
+      {registration.data?.registration === 'first-only' && (
+        <p class="muted">The first account on this server becomes its administrator.</p>
+      )}
       <form onSubmit={submit} method="post" class="stack">
         {error && <Notice kind="error">{error}</Notice>}
         <Field label="Name">
-          <input name="name" autocomplete="name" required maxLength={100} value={name} onInput={(e) => setName(inputValue(e))} />
+          <input
+            name="name"
+            autocomplete="name"
+            required
+            maxLength={100}
+            value={name}
+            onInput={(e) => setName(inputValue(e))}
+          />
         </Field>
         <Field label="E-mail">
-          <input type="email" name="email" autocomplete="username" required value={email} onInput={(e) => setEmail(inputValue(e))} />
+          <input
+            type="email"
+            name="email"
+            autocomplete="username"
+            required
+            value={email}
+            onInput={(e) => setEmail(inputValue(e))}
+          />
         </Field>
         <Field label="Password" hint="8 to 128 characters">
-          <input type="password" name="password" autocomplete="new-password" required minLength={8} maxLength={128} value={password} onInput={(e) => setPassword(inputValue(e))} />
+          <input
+            type="password"
+            name="password"
+            autocomplete="new-password"
+            required
+            minLength={8}
+            maxLength={128}
+            value={password}
+            onInput={(e) => setPassword(inputValue(e))}
+          />
         </Field>
         <button type="submit" class="btn btn-primary" disabled={busy}>
           {busy ? 'Creating…' : 'Create account'}
@@ -152,15 +199,20 @@ export function ForgotPasswordPage() {
   return (
     <AuthCard title="Reset your password">
       {sent ? (
-        <Notice kind="success">
-          {sent} The link works once, for 30 minutes.
-        </Notice>
+        <Notice kind="success">{sent} The link works once, for 30 minutes.</Notice>
       ) : (
         <form onSubmit={submit} method="post" class="stack">
           <p class="muted">Enter the e-mail of your account. We will send you a link to choose a new password.</p>
           {error && <Notice kind="error">{error}</Notice>}
           <Field label="E-mail">
-            <input type="email" name="email" autocomplete="username" required value={email} onInput={(e) => setEmail(inputValue(e))} />
+            <input
+              type="email"
+              name="email"
+              autocomplete="username"
+              required
+              value={email}
+              onInput={(e) => setEmail(inputValue(e))}
+            />
           </Field>
           <button type="submit" class="btn btn-primary" disabled={busy}>
             {busy ? 'Sending…' : 'Send reset link'}
@@ -221,15 +273,35 @@ export function ResetPasswordPage() {
   return (
     <AuthCard title="Choose a new password">
       {!token ? (
-        <Notice kind="error">This link has no reset token. Open the link from the e-mail again, or ask for a new one.</Notice>
+        <Notice kind="error">
+          This link has no reset token. Open the link from the e-mail again, or ask for a new one.
+        </Notice>
       ) : (
         <form onSubmit={submit} method="post" class="stack">
           {error && <Notice kind="error">{error}</Notice>}
           <Field label="New password" hint="8 to 128 characters">
-            <input type="password" name="new-password" autocomplete="new-password" required minLength={8} maxLength={128} value={password} onInput={(e) => setPassword(inputValue(e))} />
+            <input
+              type="password"
+              name="new-password"
+              autocomplete="new-password"
+              required
+              minLength={8}
+              maxLength={128}
+              value={password}
+              onInput={(e) => setPassword(inputValue(e))}
+            />
           </Field>
           <Field label="Repeat the new password">
-            <input type="password" name="repeat-password" autocomplete="new-password" required minLength={8} maxLength={128} value={repeat} onInput={(e) => setRepeat(inputValue(e))} />
+            <input
+              type="password"
+              name="repeat-password"
+              autocomplete="new-password"
+              required
+              minLength={8}
+              maxLength={128}
+              value={repeat}
+              onInput={(e) => setRepeat(inputValue(e))}
+            />
           </Field>
           <button type="submit" class="btn btn-primary" disabled={busy}>
             {busy ? 'Saving…' : 'Set new password'}

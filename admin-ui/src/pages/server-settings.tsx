@@ -24,7 +24,8 @@ function StateText({ view, what }: { view: SettingView; what: string }) {
   if (view.source === 'environment') {
     return (
       <p class="small" data-state="environment">
-        Set by <code>{view.env_variable}</code> on the server; change it there. The environment wins over anything saved here.
+        Set by <code>{view.env_variable}</code> on the server; change it there. The environment wins over anything saved
+        here.
         {view.stored !== 'none' && ' A value saved here is kept, unused.'}
       </p>
     );
@@ -32,12 +33,17 @@ function StateText({ view, what }: { view: SettingView; what: string }) {
   if (view.stored === 'unreadable') {
     return (
       <Notice kind="warning">
-        Stored, but unreadable: the server cannot decrypt the saved {what} (its settings-key file was lost or replaced). Enter it again.
+        Stored, but unreadable: the server cannot decrypt the saved {what} (its settings-key file was lost or replaced).
+        Enter it again.
       </Notice>
     );
   }
   if (view.source === 'database') {
-    return <p class="small muted" data-state="database">Saved here, stored encrypted on the server{view.updated_at ? ` (${formatDate(view.updated_at)})` : ''}.</p>;
+    return (
+      <p class="small muted" data-state="database">
+        Saved here, stored encrypted on the server{view.updated_at ? ` (${formatDate(view.updated_at)})` : ''}.
+      </p>
+    );
   }
   return (
     <p class="small muted" data-state="none">
@@ -71,7 +77,15 @@ function useAction(onDone: () => Promise<void>) {
   return { busy, outcome, run };
 }
 
-function ProviderCard({ provider, view, reload }: { provider: (typeof PROVIDERS)[number]; view: ServerSettingsView['providers'][Provider]; reload: () => Promise<void> }) {
+function ProviderCard({
+  provider,
+  view,
+  reload,
+}: {
+  provider: (typeof PROVIDERS)[number];
+  view: ServerSettingsView['providers'][Provider];
+  reload: () => Promise<void>;
+}) {
   const [key, setKey] = useState('');
   const [baseUrl, setBaseUrl] = useState(view.source === 'database' ? (view.base_url ?? '') : '');
   const [host, setHost] = useState('');
@@ -120,40 +134,80 @@ function ProviderCard({ provider, view, reload }: { provider: (typeof PROVIDERS)
         </dl>
       )}
       <form class="stack" onSubmit={save} method="post" aria-label={`${provider.name} settings`}>
-          {provider.keyed ? (
-            <div class="grid-2">
-              <Field label="API key" hint={view.source === 'database' ? 'Enter a new key to replace the saved one' : 'Stored encrypted; never shown again'}>
-                <input
-                  type="password"
-                  name={`${provider.id}-api-key`}
-                  autocomplete="off"
-                  spellcheck={false}
-                  required
-                  disabled={locked}
-                  maxLength={500}
-                  placeholder={view.hint ?? ''}
-                  value={key}
-                  onInput={(e) => setKey(inputValue(e))}
-                />
-              </Field>
-              <Field label="Base URL" hint={provider.baseHint}>
-                <input type="url" name={`${provider.id}-base-url`} disabled={locked} autocomplete="off" spellcheck={false} maxLength={500} placeholder="https://…" value={baseUrl} onInput={(e) => setBaseUrl(inputValue(e))} />
-              </Field>
-            </div>
-          ) : (
-            <Field label="Host" hint="The Ollama server, e.g. http://127.0.0.1:11434">
-              <input type="url" name="ollama-host" disabled={locked} autocomplete="off" spellcheck={false} required maxLength={500} placeholder={view.hint ?? 'http://127.0.0.1:11434'} value={host} onInput={(e) => setHost(inputValue(e))} />
+        {provider.keyed ? (
+          <div class="grid-2">
+            <Field
+              label="API key"
+              hint={
+                view.source === 'database'
+                  ? 'Enter a new key to replace the saved one'
+                  : 'Stored encrypted; never shown again'
+              }
+            >
+              <input
+                type="password"
+                name={`${provider.id}-api-key`}
+                autocomplete="off"
+                spellcheck={false}
+                required
+                disabled={locked}
+                maxLength={500}
+                placeholder={view.hint ?? ''}
+                value={key}
+                onInput={(e) => setKey(inputValue(e))}
+              />
             </Field>
-          )}
+            <Field label="Base URL" hint={provider.baseHint}>
+              <input
+                type="url"
+                name={`${provider.id}-base-url`}
+                disabled={locked}
+                autocomplete="off"
+                spellcheck={false}
+                maxLength={500}
+                placeholder="https://…"
+                value={baseUrl}
+                onInput={(e) => setBaseUrl(inputValue(e))}
+              />
+            </Field>
+          </div>
+        ) : (
+          <Field label="Host" hint="The Ollama server, e.g. http://127.0.0.1:11434">
+            <input
+              type="url"
+              name="ollama-host"
+              disabled={locked}
+              autocomplete="off"
+              spellcheck={false}
+              required
+              maxLength={500}
+              placeholder={view.hint ?? 'http://127.0.0.1:11434'}
+              value={host}
+              onInput={(e) => setHost(inputValue(e))}
+            />
+          </Field>
+        )}
         <div class="actions">
           {view.stored !== 'none' && (
-            <RemoveButton disabled={busy !== null} onRemove={() => run('remove', () => removeStored(path, `${provider.name}: the saved ${provider.keyed ? 'key' : 'host'} was removed`), true)} />
+            <RemoveButton
+              disabled={busy !== null}
+              onRemove={() =>
+                run(
+                  'remove',
+                  () =>
+                    removeStored(path, `${provider.name}: the saved ${provider.keyed ? 'key' : 'host'} was removed`),
+                  true,
+                )
+              }
+            />
           )}
           <button
             type="button"
             class="btn"
             disabled={!view.configured || busy !== null}
-            onClick={() => void run('test', async () => (await api<{ detail: string }>('POST', `${path}/test`, {})).detail)}
+            onClick={() =>
+              void run('test', async () => (await api<{ detail: string }>('POST', `${path}/test`, {})).detail)
+            }
           >
             {busy === 'test' ? 'Testing…' : 'Test'}
           </button>
@@ -197,7 +251,9 @@ function MailCard({ view, reload }: { view: ServerSettingsView['smtp']; reload: 
         <StateBadge view={view} />
       </div>
       <StateText view={view} what="mail server" />
-      <p class="small muted">Lead alerts and password reset links. Alerts waiting for mail go out once it is configured.</p>
+      <p class="small muted">
+        Lead alerts and password reset links. Alerts waiting for mail go out once it is configured.
+      </p>
       {view.configured && (
         <dl class="facts">
           <div>
@@ -211,39 +267,69 @@ function MailCard({ view, reload }: { view: ServerSettingsView['smtp']; reload: 
         </dl>
       )}
       <form class="stack" onSubmit={save} method="post" aria-label="E-mail settings">
-          <div class="grid-2">
-            <Field label="SMTP URL" hint="smtp://user:password@host:587 or smtps://…:465; the password is stored encrypted and never shown">
-              <input
-                type={showUrl ? 'text' : 'password'}
-                name="smtp-url"
-                autocomplete="off"
-                spellcheck={false}
-                required
-                disabled={locked}
-                maxLength={1000}
-                placeholder={view.hint ?? 'smtp://user:password@mail.example.com:587'}
-                value={url}
-                onInput={(e) => setUrl(inputValue(e))}
-              />
-            </Field>
-            <Field label="From" hint="Optional sender, e.g. Alerts <alerts@example.com>">
-              <input type="text" name="smtp-from" disabled={locked} autocomplete="off" maxLength={320} value={from} onInput={(e) => setFrom(inputValue(e))} />
-            </Field>
-          </div>
-          <label class="toggle small">
-            <input type="checkbox" disabled={locked} checked={showUrl} onChange={(e) => setShowUrl(e.currentTarget.checked)} />
-            Show the URL while typing
-          </label>
+        <div class="grid-2">
+          <Field
+            label="SMTP URL"
+            hint="smtp://user:password@host:587 or smtps://…:465; the password is stored encrypted and never shown"
+          >
+            <input
+              type={showUrl ? 'text' : 'password'}
+              name="smtp-url"
+              autocomplete="off"
+              spellcheck={false}
+              required
+              disabled={locked}
+              maxLength={1000}
+              placeholder={view.hint ?? 'smtp://user:password@mail.example.com:587'}
+              value={url}
+              onInput={(e) => setUrl(inputValue(e))}
+            />
+          </Field>
+          <Field label="From" hint="Optional sender, e.g. Alerts <alerts@example.com>">
+            <input
+              type="text"
+              name="smtp-from"
+              disabled={locked}
+              autocomplete="off"
+              maxLength={320}
+              value={from}
+              onInput={(e) => setFrom(inputValue(e))}
+            />
+          </Field>
+        </div>
+        <label class="toggle small">
+          <input
+            type="checkbox"
+            disabled={locked}
+            checked={showUrl}
+            onChange={(e) => setShowUrl(e.currentTarget.checked)}
+          />
+          Show the URL while typing
+        </label>
         <div class="actions">
           {view.stored !== 'none' && (
-            <RemoveButton disabled={busy !== null} onRemove={() => run('remove', () => removeStored('/api/admin/settings/smtp', 'E-mail: the saved mail server was removed'), true)} />
+            <RemoveButton
+              disabled={busy !== null}
+              onRemove={() =>
+                run(
+                  'remove',
+                  () => removeStored('/api/admin/settings/smtp', 'E-mail: the saved mail server was removed'),
+                  true,
+                )
+              }
+            />
           )}
           <button
             type="button"
             class="btn"
             disabled={!view.configured || busy !== null}
             title={`Sends a test message to ${user.email}`}
-            onClick={() => void run('test', async () => (await api<{ detail: string }>('POST', '/api/admin/settings/smtp/test', {})).detail)}
+            onClick={() =>
+              void run(
+                'test',
+                async () => (await api<{ detail: string }>('POST', '/api/admin/settings/smtp/test', {})).detail,
+              )
+            }
           >
             {busy === 'test' ? 'Sending…' : 'Send a test message'}
           </button>
@@ -271,8 +357,8 @@ export function ServerSettingsSection() {
       <div class="section-head">
         <h2 id="server-settings">Server settings</h2>
         <p class="muted">
-          AI provider keys and the mail server. What you save is stored encrypted on the server and applies at once, without a restart. A value set in the
-          server’s environment wins over what is saved here.
+          AI provider keys and the mail server. What you save is stored encrypted on the server and applies at once,
+          without a restart. A value set in the server’s environment wins over what is saved here.
         </p>
       </div>
       {settings.error && <Notice kind="error">{settings.error}</Notice>}
@@ -280,12 +366,17 @@ export function ServerSettingsSection() {
       {settings.data && (
         <>
           {PROVIDERS.map((p) => (
-            <ProviderCard key={`${p.id}-${settings.settled}`} provider={p} view={settings.data!.providers[p.id]} reload={reload} />
+            <ProviderCard
+              key={`${p.id}-${settings.settled}`}
+              provider={p}
+              view={settings.data!.providers[p.id]}
+              reload={reload}
+            />
           ))}
           <MailCard key={`smtp-${settings.settled}`} view={settings.data.smtp} reload={reload} />
           <p class="small muted" data-embeddings>
-            Embeddings (<code>EMBEDDINGS</code>, now <code>{settings.data.embeddings}</code>) are set in the server’s environment only: the stored
-            vectors depend on them.
+            Embeddings (<code>EMBEDDINGS</code>, now <code>{settings.data.embeddings}</code>) are set in the server’s
+            environment only: the stored vectors depend on them.
           </p>
         </>
       )}

@@ -33,7 +33,8 @@ export type AgentSettings = Agent & {
 type Draft = Partial<AgentSettings>;
 type Setter = <K extends keyof AgentSettings>(key: K, value: AgentSettings[K]) => void;
 
-const pick = (agent: AgentSettings, keys: Array<keyof AgentSettings>): Draft => Object.fromEntries(keys.map((k) => [k, agent[k]])) as Draft;
+const pick = (agent: AgentSettings, keys: Array<keyof AgentSettings>): Draft =>
+  Object.fromEntries(keys.map((k) => [k, agent[k]])) as Draft;
 
 /**
  * Unsaved edits of the settings, per section: only the fields that differ from the stored agent.
@@ -50,19 +51,62 @@ export const NO_DRAFTS: SettingsDrafts = { sections: {} };
 
 /** The sections with a draft of the agent's fields: id, title (also the form's name) and fields. */
 const SECTIONS = {
-  general: { title: 'General', keys: ['name', 'description', 'welcome_message', 'no_answer_message', 'unavailable_message', 'show_sources', 'public_access'] },
+  general: {
+    title: 'General',
+    keys: [
+      'name',
+      'description',
+      'welcome_message',
+      'no_answer_message',
+      'unavailable_message',
+      'show_sources',
+      'public_access',
+    ],
+  },
   behaviour: { title: 'Behaviour', keys: ['provider', 'model', 'instructions', 'temperature', 'max_tokens'] },
   appearance: {
     title: 'Appearance',
-    keys: ['primary_color', 'secondary_color', 'accent_color', 'widget_position', 'widget_theme', 'widget_size', 'bubble_style', 'font_family', 'font_size', 'logo_url', 'avatar_url', 'auto_expand', 'powered_by_text'],
+    keys: [
+      'primary_color',
+      'secondary_color',
+      'accent_color',
+      'widget_position',
+      'widget_theme',
+      'widget_size',
+      'bubble_style',
+      'font_family',
+      'font_size',
+      'logo_url',
+      'avatar_url',
+      'auto_expand',
+      'powered_by_text',
+    ],
   },
   texts: { title: 'Language and texts', keys: ['language', 'widget_texts'] },
   leads: {
     title: 'Lead capture and e-mail alerts',
-    keys: ['lead_capture_enabled', 'lead_form_timing', 'lead_form_after_messages', 'lead_consent_text', 'privacy_policy_url', 'email_alerts_enabled', 'email_alert_address'],
+    keys: [
+      'lead_capture_enabled',
+      'lead_form_timing',
+      'lead_form_after_messages',
+      'lead_consent_text',
+      'privacy_policy_url',
+      'email_alerts_enabled',
+      'email_alert_address',
+    ],
   },
   rate: { title: 'Rate limit', keys: ['rate_limit_enabled', 'messages_per_hour', 'daily_message_limit'] },
-  engagement: { title: 'Starters, greeting and hand-over', keys: ['starter_questions', 'greeting_message', 'greeting_delay_s', 'auto_resolve_after_h', 'escalation_keywords', 'handoff_wait_s'] },
+  engagement: {
+    title: 'Starters, greeting and hand-over',
+    keys: [
+      'starter_questions',
+      'greeting_message',
+      'greeting_delay_s',
+      'auto_resolve_after_h',
+      'escalation_keywords',
+      'handoff_wait_s',
+    ],
+  },
 } satisfies Record<string, { title: string; keys: Array<keyof AgentSettings> }>;
 type SectionId = keyof typeof SECTIONS;
 
@@ -71,7 +115,9 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 /** The fields of a section's draft that differ from the stored agent. */
 function changedFields(agent: AgentSettings, keys: Array<keyof AgentSettings>, draft: Draft | undefined): Draft {
   if (!draft) return {};
-  return Object.fromEntries(keys.filter((k) => k in draft && !same(draft[k], agent[k])).map((k) => [k, draft[k]])) as Draft;
+  return Object.fromEntries(
+    keys.filter((k) => k in draft && !same(draft[k], agent[k])).map((k) => [k, draft[k]]),
+  ) as Draft;
 }
 
 const domainList = (text: string) =>
@@ -86,7 +132,8 @@ export function unsavedSettings(stored: Agent, drafts: SettingsDrafts): string[]
   const titles = (Object.keys(SECTIONS) as SectionId[])
     .filter((id) => Object.keys(changedFields(agent, SECTIONS[id].keys, drafts.sections[id])).length > 0)
     .map((id) => SECTIONS[id].title);
-  if (drafts.domains !== undefined && !same(domainList(drafts.domains), agent.allowed_domains)) titles.push('Allowed domains');
+  if (drafts.domains !== undefined && !same(domainList(drafts.domains), agent.allowed_domains))
+    titles.push('Allowed domains');
   return titles;
 }
 
@@ -109,7 +156,10 @@ function Section(props: {
   const [error, setError] = useState<string | null>(null);
   const overrides = props.drafts.sections[props.id];
   const update = (change: (d: Draft) => Draft) =>
-    props.updateDrafts((all) => ({ ...all, sections: { ...all.sections, [props.id]: change(all.sections[props.id] ?? {}) } }));
+    props.updateDrafts((all) => ({
+      ...all,
+      sections: { ...all.sections, [props.id]: change(all.sections[props.id] ?? {}) },
+    }));
   // what the form shows: the stored agent's values under the unsaved ones
   const draft = { ...pick(props.agent, keys), ...overrides } as Draft;
   const set: Setter = (key, value) =>
@@ -135,7 +185,8 @@ function Section(props: {
       // while the request was out stays a change
       update((d) => {
         const next = { ...d };
-        for (const k of Object.keys(changed) as Array<keyof AgentSettings>) if (same(next[k], changed[k])) delete next[k];
+        for (const k of Object.keys(changed) as Array<keyof AgentSettings>)
+          if (same(next[k], changed[k])) delete next[k];
         return next;
       });
       toast(`${title} saved`);
@@ -172,7 +223,17 @@ function Section(props: {
   );
 }
 
-function Toggle({ label, checked, onChange, hint }: { label: string; checked: boolean; onChange: (v: boolean) => void; hint?: string }) {
+function Toggle({
+  label,
+  checked,
+  onChange,
+  hint,
+}: {
+  label: string;
+  checked: boolean;
+  onChange: (v: boolean) => void;
+  hint?: string;
+}) {
   return (
     <label class="toggle">
       <input type="checkbox" role="switch" checked={checked} onChange={(e) => onChange(e.currentTarget.checked)} />
@@ -192,8 +253,19 @@ function ColorField({ label, value, onChange }: { label: string; value: string; 
     <div class="field">
       <span class="field-label">{label}</span>
       <span class="color-field">
-        <input type="color" value={/^#[0-9a-f]{6}$/i.test(full) ? full : '#000000'} onInput={(e) => onChange(inputValue(e))} aria-label={`${label} picker`} />
-        <input value={value} onInput={(e) => onChange(inputValue(e))} maxLength={7} pattern="#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})" aria-label={label} />
+        <input
+          type="color"
+          value={/^#[0-9a-f]{6}$/i.test(full) ? full : '#000000'}
+          onInput={(e) => onChange(inputValue(e))}
+          aria-label={`${label} picker`}
+        />
+        <input
+          value={value}
+          onInput={(e) => onChange(inputValue(e))}
+          maxLength={7}
+          pattern="#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})"
+          aria-label={label}
+        />
       </span>
     </div>
   );
@@ -292,14 +364,23 @@ const TEXT_LABELS: Array<[TextKey, string, string?]> = [
 ];
 
 /** The language whose default texts the placeholders show: the chosen one, English for automatic. */
-const shownLanguage = (language: WidgetLanguage | undefined): Lang => (language && language !== 'auto' ? language : 'en');
+const shownLanguage = (language: WidgetLanguage | undefined): Lang =>
+  language && language !== 'auto' ? language : 'en';
 
 /** The texts in the widget's order, empty ones dropped (the server drops them too: "the language's own"). */
 function normalTexts(texts: Partial<Record<TextKey, string>>): Partial<Record<TextKey, string>> {
-  return Object.fromEntries(TEXT_LABELS.map(([k]) => [k, texts[k]]).filter(([, v]) => typeof v === 'string' && v.trim() !== ''));
+  return Object.fromEntries(
+    TEXT_LABELS.map(([k]) => [k, texts[k]]).filter(([, v]) => typeof v === 'string' && v.trim() !== ''),
+  );
 }
 
-export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; onDelete: () => void; drafts: SettingsDrafts; updateDrafts: UpdateDrafts }) {
+export function SettingsTab(props: {
+  agent: Agent;
+  onSaved: (a: Agent) => void;
+  onDelete: () => void;
+  drafts: SettingsDrafts;
+  updateDrafts: UpdateDrafts;
+}) {
   const { onSaved, onDelete, drafts, updateDrafts } = props;
   const agent = props.agent as AgentSettings;
   // defaults shown as placeholders follow the language being chosen, before it is saved
@@ -312,7 +393,8 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
     <div class="stack-lg">
       {status && !providerHasKey && !status.knowledge_only && (
         <Notice kind="warning">
-          The server has no key for {agent.provider}: this agent answers from its knowledge base only until one is set, or until you pick a configured provider.
+          The server has no key for {agent.provider}: this agent answers from its knowledge base only until one is set,
+          or until you pick a configured provider.
         </Notice>
       )}
 
@@ -323,12 +405,24 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
               <input required maxLength={100} value={d.name} onInput={(e) => set('name', inputValue(e))} />
             </Field>
             <Field label="Description" hint="For you; visitors do not see it.">
-              <input maxLength={2000} value={d.description ?? ''} onInput={(e) => set('description', nullIfEmpty(inputValue(e)))} />
+              <input
+                maxLength={2000}
+                value={d.description ?? ''}
+                onInput={(e) => set('description', nullIfEmpty(inputValue(e)))}
+              />
             </Field>
             <Field label="Welcome message" hint="The first message visitors see.">
-              <textarea rows={2} maxLength={1000} value={d.welcome_message} onInput={(e) => set('welcome_message', inputValue(e))} />
+              <textarea
+                rows={2}
+                maxLength={1000}
+                value={d.welcome_message}
+                onInput={(e) => set('welcome_message', inputValue(e))}
+              />
             </Field>
-            <Field label="No-answer message" hint="What visitors read when nothing in the knowledge answers their question (when the agent answers from its knowledge alone, without an AI provider). Empty for the default.">
+            <Field
+              label="No-answer message"
+              hint="What visitors read when nothing in the knowledge answers their question (when the agent answers from its knowledge alone, without an AI provider). Empty for the default."
+            >
               <textarea
                 rows={2}
                 maxLength={1000}
@@ -337,7 +431,10 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
                 onInput={(e) => set('no_answer_message', nullIfEmpty(inputValue(e)))}
               />
             </Field>
-            <Field label="Unavailable message" hint="What visitors read when this month’s messages are used up. Empty for the default.">
+            <Field
+              label="Unavailable message"
+              hint="What visitors read when this month’s messages are used up. Empty for the default."
+            >
               <textarea
                 rows={2}
                 maxLength={500}
@@ -352,7 +449,12 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
               checked={d.show_sources !== false}
               onChange={(v) => set('show_sources', v)}
             />
-            <Toggle label="Public access" hint="Visitors can reach the agent through the widget and the share link." checked={!!d.public_access} onChange={(v) => set('public_access', v)} />
+            <Toggle
+              label="Public access"
+              hint="Visitors can reach the agent through the widget and the share link."
+              checked={!!d.public_access}
+              onChange={(v) => set('public_access', v)}
+            />
           </>
         )}
       </Section>
@@ -363,7 +465,14 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
           return (
             <>
               <div class="grid-2">
-                <Field label="Provider" hint={status && !status.providers[d.provider as Provider] ? 'No key configured on the server for this provider.' : undefined}>
+                <Field
+                  label="Provider"
+                  hint={
+                    status && !status.providers[d.provider as Provider]
+                      ? 'No key configured on the server for this provider.'
+                      : undefined
+                  }
+                >
                   <select value={d.provider} onChange={(e) => set('provider', inputValue(e) as Provider)}>
                     {PROVIDERS.map((p) => (
                       <option key={p.id} value={p.id}>
@@ -374,7 +483,13 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
                   </select>
                 </Field>
                 <Field label="Model">
-                  <input required list="model-suggestions" maxLength={100} value={d.model} onInput={(e) => set('model', inputValue(e))} />
+                  <input
+                    required
+                    list="model-suggestions"
+                    maxLength={100}
+                    value={d.model}
+                    onInput={(e) => set('model', inputValue(e))}
+                  />
                   <datalist id="model-suggestions">
                     {provider.models.map((m) => (
                       <option key={m} value={m} />
@@ -383,14 +498,37 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
                 </Field>
               </div>
               <Field label="Instructions" hint="The system prompt: who the agent is, what it may talk about, its tone.">
-                <textarea rows={8} maxLength={20000} value={d.instructions} onInput={(e) => set('instructions', inputValue(e))} />
+                <textarea
+                  rows={8}
+                  maxLength={20000}
+                  value={d.instructions}
+                  onInput={(e) => set('instructions', inputValue(e))}
+                />
               </Field>
               <div class="grid-2">
-                <Field label={`Temperature: ${Number(d.temperature).toFixed(2)}`} hint="0 is predictable, 1 is creative.">
-                  <input type="range" min={0} max={1} step={0.05} value={d.temperature} onInput={(e) => set('temperature', Number(inputValue(e)))} />
+                <Field
+                  label={`Temperature: ${Number(d.temperature).toFixed(2)}`}
+                  hint="0 is predictable, 1 is creative."
+                >
+                  <input
+                    type="range"
+                    min={0}
+                    max={1}
+                    step={0.05}
+                    value={d.temperature}
+                    onInput={(e) => set('temperature', Number(inputValue(e)))}
+                  />
                 </Field>
                 <Field label="Max tokens per answer">
-                  <input type="number" min={1} max={16384} step={1} required value={d.max_tokens} onInput={(e) => set('max_tokens', Math.trunc(Number(inputValue(e))))} />
+                  <input
+                    type="number"
+                    min={1}
+                    max={16384}
+                    step={1}
+                    required
+                    value={d.max_tokens}
+                    onInput={(e) => set('max_tokens', Math.trunc(Number(inputValue(e))))}
+                  />
                 </Field>
               </div>
             </>
@@ -407,13 +545,24 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
         {(d, set) => (
           <>
             <div class="grid-3">
-              <ColorField label="Primary color" value={d.primary_color ?? ''} onChange={(v) => set('primary_color', v)} />
-              <ColorField label="Secondary color" value={d.secondary_color ?? ''} onChange={(v) => set('secondary_color', v)} />
+              <ColorField
+                label="Primary color"
+                value={d.primary_color ?? ''}
+                onChange={(v) => set('primary_color', v)}
+              />
+              <ColorField
+                label="Secondary color"
+                value={d.secondary_color ?? ''}
+                onChange={(v) => set('secondary_color', v)}
+              />
               <ColorField label="Accent color" value={d.accent_color ?? ''} onChange={(v) => set('accent_color', v)} />
             </div>
             <div class="grid-2">
               <Field label="Position">
-                <select value={d.widget_position} onChange={(e) => set('widget_position', inputValue(e) as Agent['widget_position'])}>
+                <select
+                  value={d.widget_position}
+                  onChange={(e) => set('widget_position', inputValue(e) as Agent['widget_position'])}
+                >
                   <option value="bottom-right">Bottom right</option>
                   <option value="bottom-left">Bottom left</option>
                   <option value="top-right">Top right</option>
@@ -421,21 +570,30 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
                 </select>
               </Field>
               <Field label="Theme">
-                <select value={d.widget_theme} onChange={(e) => set('widget_theme', inputValue(e) as Agent['widget_theme'])}>
+                <select
+                  value={d.widget_theme}
+                  onChange={(e) => set('widget_theme', inputValue(e) as Agent['widget_theme'])}
+                >
                   <option value="auto">Follow the visitor's system</option>
                   <option value="light">Light</option>
                   <option value="dark">Dark</option>
                 </select>
               </Field>
               <Field label="Size">
-                <select value={d.widget_size} onChange={(e) => set('widget_size', inputValue(e) as Agent['widget_size'])}>
+                <select
+                  value={d.widget_size}
+                  onChange={(e) => set('widget_size', inputValue(e) as Agent['widget_size'])}
+                >
                   <option value="small">Small</option>
                   <option value="medium">Medium</option>
                   <option value="large">Large</option>
                 </select>
               </Field>
               <Field label="Bubble style">
-                <select value={d.bubble_style} onChange={(e) => set('bubble_style', inputValue(e) as Agent['bubble_style'])}>
+                <select
+                  value={d.bubble_style}
+                  onChange={(e) => set('bubble_style', inputValue(e) as Agent['bubble_style'])}
+                >
                   <option value="rounded">Rounded</option>
                   <option value="square">Square</option>
                 </select>
@@ -444,19 +602,49 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
                 <input maxLength={100} value={d.font_family} onInput={(e) => set('font_family', inputValue(e))} />
               </Field>
               <Field label="Font size (px)">
-                <input type="number" min={10} max={32} value={d.font_size} onInput={(e) => set('font_size', Math.trunc(Number(inputValue(e))))} />
+                <input
+                  type="number"
+                  min={10}
+                  max={32}
+                  value={d.font_size}
+                  onInput={(e) => set('font_size', Math.trunc(Number(inputValue(e))))}
+                />
               </Field>
             </div>
             <Field label="Logo URL" hint="https address of an image on your site">
-              <input type="url" maxLength={2000} value={d.logo_url ?? ''} onInput={(e) => set('logo_url', nullIfEmpty(inputValue(e)))} placeholder="https://" />
+              <input
+                type="url"
+                maxLength={2000}
+                value={d.logo_url ?? ''}
+                onInput={(e) => set('logo_url', nullIfEmpty(inputValue(e)))}
+                placeholder="https://"
+              />
             </Field>
             <Field label="Avatar URL" hint="Shown beside the agent's messages">
-              <input type="url" maxLength={2000} value={d.avatar_url ?? ''} onInput={(e) => set('avatar_url', nullIfEmpty(inputValue(e)))} placeholder="https://" />
+              <input
+                type="url"
+                maxLength={2000}
+                value={d.avatar_url ?? ''}
+                onInput={(e) => set('avatar_url', nullIfEmpty(inputValue(e)))}
+                placeholder="https://"
+              />
             </Field>
-            <Field label="Branding text" hint="Replaces “Powered by Chat Agent”; needs a plan with custom branding. Empty for the default.">
-              <input maxLength={100} value={d.powered_by_text ?? ''} onInput={(e) => set('powered_by_text', nullIfEmpty(inputValue(e)))} />
+            <Field
+              label="Branding text"
+              hint="Replaces “Powered by Chat Agent”; needs a plan with custom branding. Empty for the default."
+            >
+              <input
+                maxLength={100}
+                value={d.powered_by_text ?? ''}
+                onInput={(e) => set('powered_by_text', nullIfEmpty(inputValue(e)))}
+              />
             </Field>
-            <Toggle label="Open the chat by itself" hint="The chat window opens when the page loads." checked={!!d.auto_expand} onChange={(v) => set('auto_expand', v)} />
+            <Toggle
+              label="Open the chat by itself"
+              hint="The chat window opens when the page loads."
+              checked={!!d.auto_expand}
+              onChange={(v) => set('auto_expand', v)}
+            />
           </>
         )}
       </Section>
@@ -475,10 +663,17 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
             set('widget_texts', same(normalTexts(agent.widget_texts ?? {}), next) ? agent.widget_texts : next);
           };
           const defaultText = (key: TextKey) =>
-            timing === 'after_messages' && key === 'lead_intro' ? MORE_TEXTS[shown].lead_intro_later : timing === 'after_messages' && key === 'lead_submit' ? MORE_TEXTS[shown].lead_submit_later : TEXTS[shown][key];
+            timing === 'after_messages' && key === 'lead_intro'
+              ? MORE_TEXTS[shown].lead_intro_later
+              : timing === 'after_messages' && key === 'lead_submit'
+                ? MORE_TEXTS[shown].lead_submit_later
+                : TEXTS[shown][key];
           return (
             <>
-              <Field label="Language" hint="Automatic: the visitor’s browser language when it is one of these, otherwise English.">
+              <Field
+                label="Language"
+                hint="Automatic: the visitor’s browser language when it is one of these, otherwise English."
+              >
                 <select value={d.language ?? 'auto'} onChange={(e) => set('language', inputValue(e) as WidgetLanguage)}>
                   {LANGUAGE_NAMES.map(([code, label]) => (
                     <option key={code} value={code}>
@@ -488,13 +683,19 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
                 </select>
               </Field>
               <p class="muted small">
-                Each box shows the default text{d.language === 'auto' ? ' (in English; visitors see it in their language)' : ''}. Type your own wording to replace it in every
-                language; leave a box empty for the default.
+                Each box shows the default text
+                {d.language === 'auto' ? ' (in English; visitors see it in their language)' : ''}. Type your own wording
+                to replace it in every language; leave a box empty for the default.
               </p>
               <div class="grid-2">
                 {TEXT_LABELS.map(([key, label, hint]) => (
                   <Field key={key} label={label} hint={hint}>
-                    <input maxLength={500} value={texts[key] ?? ''} placeholder={defaultText(key)} onInput={(e) => setText(key, inputValue(e))} />
+                    <input
+                      maxLength={500}
+                      value={texts[key] ?? ''}
+                      placeholder={defaultText(key)}
+                      onInput={(e) => setText(key, inputValue(e))}
+                    />
                   </Field>
                 ))}
               </div>
@@ -506,7 +707,10 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
       <Section id="leads" {...common}>
         {(d, set) => (
           <>
-            <Field label="Ask for name and phone" hint="Asked after answers, the form sits in the conversation: visitors can keep chatting or say “Not now”.">
+            <Field
+              label="Ask for name and phone"
+              hint="Asked after answers, the form sits in the conversation: visitors can keep chatting or say “Not now”."
+            >
               <select
                 value={d.lead_capture_enabled ? d.lead_form_timing : 'never'}
                 onChange={(e) => {
@@ -517,7 +721,11 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
                 }}
               >
                 <option value="before_chat">Before the first message</option>
-                <option value="after_messages">{d.lead_form_after_messages === 1 ? 'After the first answer' : `After ${d.lead_form_after_messages} answers`}</option>
+                <option value="after_messages">
+                  {d.lead_form_after_messages === 1
+                    ? 'After the first answer'
+                    : `After ${d.lead_form_after_messages} answers`}
+                </option>
                 <option value="never">Never</option>
               </select>
             </Field>
@@ -533,7 +741,10 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
                 />
               </Field>
             )}
-            <Field label="Consent text" hint="Shown with the form, above its button. Empty for the default, in the widget’s language.">
+            <Field
+              label="Consent text"
+              hint="Shown with the form, above its button. Empty for the default, in the widget’s language."
+            >
               <textarea
                 rows={2}
                 maxLength={500}
@@ -543,33 +754,78 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
               />
             </Field>
             <Field label="Privacy policy URL" hint="Linked under the form (opens in a new tab). Empty for no link.">
-              <input type="url" maxLength={2000} value={d.privacy_policy_url ?? ''} onInput={(e) => set('privacy_policy_url', nullIfEmpty(inputValue(e)))} placeholder="https://" />
+              <input
+                type="url"
+                maxLength={2000}
+                value={d.privacy_policy_url ?? ''}
+                onInput={(e) => set('privacy_policy_url', nullIfEmpty(inputValue(e)))}
+                placeholder="https://"
+              />
             </Field>
-            <Toggle label="E-mail me when a new lead arrives" checked={!!d.email_alerts_enabled} onChange={(v) => set('email_alerts_enabled', v)} />
+            <Toggle
+              label="E-mail me when a new lead arrives"
+              checked={!!d.email_alerts_enabled}
+              onChange={(v) => set('email_alerts_enabled', v)}
+            />
             <Field label="Alert address">
-              <input type="email" maxLength={254} required={!!d.email_alerts_enabled} value={d.email_alert_address ?? ''} onInput={(e) => set('email_alert_address', nullIfEmpty(inputValue(e)))} />
+              <input
+                type="email"
+                maxLength={254}
+                required={!!d.email_alerts_enabled}
+                value={d.email_alert_address ?? ''}
+                onInput={(e) => set('email_alert_address', nullIfEmpty(inputValue(e)))}
+              />
             </Field>
             {d.email_alerts_enabled && status && !status.mail.configured && (
-              <Notice kind="info">E-mail is not configured on this server yet: alerts are kept and sent once it is.</Notice>
+              <Notice kind="info">
+                E-mail is not configured on this server yet: alerts are kept and sent once it is.
+              </Notice>
             )}
-            {agent.email_alerts_enabled && agent.email_alert_address && d.email_alert_address === agent.email_alert_address && (
-              <AlertAddressConfirmation key={agent.email_alert_address} agentId={agent.id} />
-            )}
+            {agent.email_alerts_enabled &&
+              agent.email_alert_address &&
+              d.email_alert_address === agent.email_alert_address && (
+                <AlertAddressConfirmation key={agent.email_alert_address} agentId={agent.id} />
+              )}
           </>
         )}
       </Section>
 
-      <Section id="engagement" description="What the widget offers before the first message, and when a conversation goes to a person or is closed." {...common}>
+      <Section
+        id="engagement"
+        description="What the widget offers before the first message, and when a conversation goes to a person or is closed."
+        {...common}
+      >
         {(d, set) => (
           <>
-            <Field label="Starter questions" hint="One per line, at most 6 of up to 120 characters: shown as buttons before the visitor’s first message.">
-              <textarea rows={4} value={(d.starter_questions ?? []).join('\n')} onInput={(e) => set('starter_questions', inputValue(e).split('\n'))} />
+            <Field
+              label="Starter questions"
+              hint="One per line, at most 6 of up to 120 characters: shown as buttons before the visitor’s first message."
+            >
+              <textarea
+                rows={4}
+                value={(d.starter_questions ?? []).join('\n')}
+                onInput={(e) => set('starter_questions', inputValue(e).split('\n'))}
+              />
             </Field>
-            <Field label="Greeting bubble" hint="Shown once beside the closed chat button after the delay below. Empty for none.">
-              <input maxLength={200} value={d.greeting_message ?? ''} onInput={(e) => set('greeting_message', nullIfEmpty(inputValue(e)))} />
+            <Field
+              label="Greeting bubble"
+              hint="Shown once beside the closed chat button after the delay below. Empty for none."
+            >
+              <input
+                maxLength={200}
+                value={d.greeting_message ?? ''}
+                onInput={(e) => set('greeting_message', nullIfEmpty(inputValue(e)))}
+              />
             </Field>
             <Field label="Greeting delay (seconds)" hint="1 to 120.">
-              <input type="number" min={1} max={120} step={1} value={d.greeting_delay_s ?? 5} onInput={(e) => set('greeting_delay_s', Math.trunc(Number(inputValue(e))))} />
+              <input
+                type="number"
+                min={1}
+                max={120}
+                step={1}
+                value={d.greeting_delay_s ?? 5}
+                onInput={(e) => set('greeting_delay_s', Math.trunc(Number(inputValue(e))))}
+              />
             </Field>
             <Field label="Resolve idle conversations after (hours)" hint="1 to 720. Empty: never by themselves.">
               <input
@@ -578,17 +834,33 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
                 max={720}
                 step={1}
                 value={d.auto_resolve_after_h ?? ''}
-                onInput={(e) => set('auto_resolve_after_h', inputValue(e).trim() === '' ? null : Math.trunc(Number(inputValue(e))))}
+                onInput={(e) =>
+                  set('auto_resolve_after_h', inputValue(e).trim() === '' ? null : Math.trunc(Number(inputValue(e))))
+                }
               />
             </Field>
-            <Field label="Hand-over words" hint="One per line, at most 20: a visitor message containing one of them (as a whole word) marks the conversation escalated.">
-              <textarea rows={3} value={(d.escalation_keywords ?? []).join('\n')} onInput={(e) => set('escalation_keywords', inputValue(e).split('\n'))} />
+            <Field
+              label="Hand-over words"
+              hint="One per line, at most 20: a visitor message containing one of them (as a whole word) marks the conversation escalated."
+            >
+              <textarea
+                rows={3}
+                value={(d.escalation_keywords ?? []).join('\n')}
+                onInput={(e) => set('escalation_keywords', inputValue(e).split('\n'))}
+              />
             </Field>
             <Field
               label="Wait for a person (seconds)"
               hint="15 to 3600. When nobody takes an escalated conversation over within this time, the visitor is told and asked for their name and phone number."
             >
-              <input type="number" min={15} max={3600} step={1} value={d.handoff_wait_s ?? 120} onInput={(e) => set('handoff_wait_s', Math.trunc(Number(inputValue(e))))} />
+              <input
+                type="number"
+                min={15}
+                max={3600}
+                step={1}
+                value={d.handoff_wait_s ?? 120}
+                onInput={(e) => set('handoff_wait_s', Math.trunc(Number(inputValue(e))))}
+              />
             </Field>
           </>
         )}
@@ -597,10 +869,21 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
       <Section id="rate" description="Keeps one visitor, or a bot, from using up your message quota." {...common}>
         {(d, set) => (
           <>
-            <Toggle label="Limit messages per visitor session" checked={!!d.rate_limit_enabled} onChange={(v) => set('rate_limit_enabled', v)} />
+            <Toggle
+              label="Limit messages per visitor session"
+              checked={!!d.rate_limit_enabled}
+              onChange={(v) => set('rate_limit_enabled', v)}
+            />
             <div class="grid-2">
               <Field label="Messages per hour per session">
-                <input type="number" min={1} max={10000} value={d.messages_per_hour} disabled={!d.rate_limit_enabled} onInput={(e) => set('messages_per_hour', Math.trunc(Number(inputValue(e))))} />
+                <input
+                  type="number"
+                  min={1}
+                  max={10000}
+                  value={d.messages_per_hour}
+                  disabled={!d.rate_limit_enabled}
+                  onInput={(e) => set('messages_per_hour', Math.trunc(Number(inputValue(e))))}
+                />
               </Field>
               <Field label="Daily message cap for this agent" hint="Empty for no cap.">
                 <input
@@ -608,7 +891,9 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
                   min={1}
                   max={1000000}
                   value={d.daily_message_limit ?? ''}
-                  onInput={(e) => set('daily_message_limit', inputValue(e).trim() === '' ? null : Math.trunc(Number(inputValue(e))))}
+                  onInput={(e) =>
+                    set('daily_message_limit', inputValue(e).trim() === '' ? null : Math.trunc(Number(inputValue(e))))
+                  }
                 />
               </Field>
             </div>
@@ -632,7 +917,17 @@ export function SettingsTab(props: { agent: Agent; onSaved: (a: Agent) => void; 
 }
 
 /** A text box of host patterns, one per line (its draft is the text: a list cannot be edited line by line). */
-function AllowedDomains({ agent, onSaved, drafts, updateDrafts }: { agent: Agent; onSaved: (a: Agent) => void; drafts: SettingsDrafts; updateDrafts: UpdateDrafts }) {
+function AllowedDomains({
+  agent,
+  onSaved,
+  drafts,
+  updateDrafts,
+}: {
+  agent: Agent;
+  onSaved: (a: Agent) => void;
+  drafts: SettingsDrafts;
+  updateDrafts: UpdateDrafts;
+}) {
   const text = drafts.domains ?? agent.allowed_domains.join('\n');
   const setText = (v: string) => updateDrafts((all) => ({ ...all, domains: v }));
   const [busy, setBusy] = useState(false);
@@ -644,7 +939,9 @@ function AllowedDomains({ agent, onSaved, drafts, updateDrafts }: { agent: Agent
     setBusy(true);
     setError(null);
     try {
-      const updated = await api<Agent>('PUT', `/api/chatbots/${encodeURIComponent(agent.id)}`, { allowed_domains: list });
+      const updated = await api<Agent>('PUT', `/api/chatbots/${encodeURIComponent(agent.id)}`, {
+        allowed_domains: list,
+      });
       onSaved(updated);
       // the box shows what was stored (hosts, not pasted addresses), unless it was edited meanwhile
       updateDrafts((all) => (all.domains === text ? { ...all, domains: undefined } : all));
@@ -659,10 +956,18 @@ function AllowedDomains({ agent, onSaved, drafts, updateDrafts }: { agent: Agent
     <form class="card section" onSubmit={save} method="post" aria-labelledby="section-domains">
       <div class="section-head">
         <h2 id="section-domains">Allowed domains</h2>
-        <p class="muted">Websites that may show this agent, one per line: example.com, or *.example.com for its subdomains. Empty lets any site embed it.</p>
+        <p class="muted">
+          Websites that may show this agent, one per line: example.com, or *.example.com for its subdomains. Empty lets
+          any site embed it.
+        </p>
       </div>
       <Field label="Domains">
-        <textarea rows={4} value={text} onInput={(e) => setText(inputValue(e))} placeholder={'example.com\n*.example.com'} />
+        <textarea
+          rows={4}
+          value={text}
+          onInput={(e) => setText(inputValue(e))}
+          placeholder={'example.com\n*.example.com'}
+        />
       </Field>
       {error && <Notice kind="error">{error}</Notice>}
       <div class="actions">

@@ -54,7 +54,9 @@ export function TryItTab({ agent }: { agent: Agent }) {
         controller.signal,
       );
       setSession({ session_id: done.session_id, conversation_id: done.conversation_id });
-      setTurns((t) => t.map((x) => (x.key === answerKey ? { ...x, text: done.message, sources: done.sources, pending: false } : x)));
+      setTurns((t) =>
+        t.map((x) => (x.key === answerKey ? { ...x, text: done.message, sources: done.sources, pending: false } : x)),
+      );
     } catch (err) {
       if ((err as Error).name === 'AbortError') return;
       setError(errorText(err));
@@ -89,7 +91,8 @@ export function TryItTab({ agent }: { agent: Agent }) {
         </div>
       </div>
       <p class="muted small">
-        Chat as a visitor would. {noKey ? `No key is configured for ${agent.provider}: answers come from the knowledge base only.` : ''}
+        Chat as a visitor would.{' '}
+        {noKey ? `No key is configured for ${agent.provider}: answers come from the knowledge base only.` : ''}
       </p>
       <ol class="chat-log try-log" ref={log} aria-live="polite" aria-label="Test conversation">
         <li class="chat-msg chat-assistant">
@@ -102,7 +105,8 @@ export function TryItTab({ agent }: { agent: Agent }) {
             <div class="chat-bubble">{t.text || (t.pending ? '…' : '')}</div>
             {t.sources && t.sources.length > 0 && (
               <p class="chat-sources small muted">
-                Sources: {t.sources.map((s) => (s.title || s.name) + (s.page != null ? `, page ${s.page}` : '')).join('; ')}
+                Sources:{' '}
+                {t.sources.map((s) => (s.title || s.name) + (s.page != null ? `, page ${s.page}` : '')).join('; ')}
               </p>
             )}
           </li>

@@ -1,7 +1,21 @@
 import { useState } from 'preact/hooks';
 import { api, get } from '../api.js';
 import type { Webhook, WebhookDelivery, WebhookWithSecret } from '../types.js';
-import { Badge, ConfirmDialog, CopyButton, EmptyState, Field, Loading, Notice, RefreshButton, errorText, formatDate, toast, useAsync, inputValue } from '../ui.js';
+import {
+  Badge,
+  ConfirmDialog,
+  CopyButton,
+  EmptyState,
+  Field,
+  Loading,
+  Notice,
+  RefreshButton,
+  errorText,
+  formatDate,
+  toast,
+  useAsync,
+  inputValue,
+} from '../ui.js';
 
 const EVENTS: Array<[string, string]> = [
   ['lead.created', 'A visitor leaves a lead'],
@@ -23,17 +37,22 @@ export function WebhooksSection() {
       <div class="section-head">
         <h2 id="webhooks-title">Webhooks</h2>
         <p class="muted">
-          Events are POSTed as JSON to your URL, signed with the webhook's secret (header <code>Chat-Agent-Signature</code>). Failed deliveries are retried for about a day.
+          Events are POSTed as JSON to your URL, signed with the webhook's secret (header{' '}
+          <code>Chat-Agent-Signature</code>). Failed deliveries are retried for about a day.
         </p>
       </div>
       {secret && (
         <Notice kind="warning">
           <div class="stack">
-            <span>
-              The signing secret of {secret.url}. It is shown only now: copy it into your receiver.
-            </span>
+            <span>The signing secret of {secret.url}. It is shown only now: copy it into your receiver.</span>
             <div class="copy-row">
-              <input type="text" readOnly value={secret.secret} aria-label="Signing secret" onFocus={(e) => e.currentTarget.select()} />
+              <input
+                type="text"
+                readOnly
+                value={secret.secret}
+                aria-label="Signing secret"
+                onFocus={(e) => e.currentTarget.select()}
+              />
               <CopyButton text={secret.secret} label="Copy secret" />
               <button type="button" class="btn btn-small" onClick={() => setSecret(null)}>
                 Done
@@ -46,7 +65,12 @@ export function WebhooksSection() {
       {hooks.loading && !hooks.data && <Loading />}
       {hooks.data && hooks.data.length === 0 && !adding && <EmptyState>No webhooks yet.</EmptyState>}
       {hooks.data?.map((hook) => (
-        <WebhookCard key={hook.id} hook={hook} onChanged={hooks.reload} onSecret={(s) => setSecret({ id: hook.id, url: hook.url, secret: s })} />
+        <WebhookCard
+          key={hook.id}
+          hook={hook}
+          onChanged={hooks.reload}
+          onSecret={(s) => setSecret({ id: hook.id, url: hook.url, secret: s })}
+        />
       ))}
       {adding ? (
         <AddWebhook
@@ -74,7 +98,11 @@ function EventChoices({ value, onChange }: { value: string[]; onChange: (v: stri
       <legend class="field-label">Events</legend>
       {EVENTS.map(([name, label]) => (
         <label class="toggle" key={name}>
-          <input type="checkbox" checked={value.includes(name)} onChange={(e) => onChange(e.currentTarget.checked ? [...value, name] : value.filter((v) => v !== name))} />
+          <input
+            type="checkbox"
+            checked={value.includes(name)}
+            onChange={(e) => onChange(e.currentTarget.checked ? [...value, name] : value.filter((v) => v !== name))}
+          />
           <span>
             <code>{name}</code> <span class="muted">{label}</span>
           </span>
@@ -105,7 +133,15 @@ function AddWebhook({ onAdded, onCancel }: { onAdded: (w: WebhookWithSecret) => 
     <form class="stack" onSubmit={submit} aria-label="Add webhook">
       {error && <Notice kind="error">{error}</Notice>}
       <Field label="URL" hint="https://, on a public address">
-        <input type="url" name="webhook-url" required maxLength={2000} placeholder="https://example.com/hooks/chat-agent" value={url} onInput={(e) => setUrl(inputValue(e))} />
+        <input
+          type="url"
+          name="webhook-url"
+          required
+          maxLength={2000}
+          placeholder="https://example.com/hooks/chat-agent"
+          value={url}
+          onInput={(e) => setUrl(inputValue(e))}
+        />
       </Field>
       <EventChoices value={events} onChange={setEvents} />
       <div class="actions">
@@ -120,7 +156,15 @@ function AddWebhook({ onAdded, onCancel }: { onAdded: (w: WebhookWithSecret) => 
   );
 }
 
-function WebhookCard({ hook, onChanged, onSecret }: { hook: Webhook; onChanged: () => Promise<void>; onSecret: (secret: string) => void }) {
+function WebhookCard({
+  hook,
+  onChanged,
+  onSecret,
+}: {
+  hook: Webhook;
+  onChanged: () => Promise<void>;
+  onSecret: (secret: string) => void;
+}) {
   const [showLog, setShowLog] = useState(false);
   const [logKey, setLogKey] = useState(0);
   const [confirm, setConfirm] = useState<'delete' | 'rotate' | null>(null);
@@ -139,7 +183,9 @@ function WebhookCard({ hook, onChanged, onSecret }: { hook: Webhook; onChanged: 
   return (
     <article class="card stack" aria-label={`Webhook ${hook.url}`}>
       <div class="section-head-row">
-        <strong class="grow" style={{ overflowWrap: 'anywhere' }}>{hook.url}</strong>
+        <strong class="grow" style={{ overflowWrap: 'anywhere' }}>
+          {hook.url}
+        </strong>
         {hook.active ? <Badge kind="ok">Enabled</Badge> : <Badge kind="off">Disabled</Badge>}
       </div>
       <p class="muted small">{hook.events.join(', ')}</p>
@@ -166,10 +212,13 @@ function WebhookCard({ hook, onChanged, onSecret }: { hook: Webhook; onChanged: 
           class="btn btn-small"
           disabled={busy}
           onClick={() =>
-            act(async () => {
-              await api('PATCH', `/api/webhooks/${encodeURIComponent(hook.id)}`, { active: !hook.active });
-              await onChanged();
-            }, hook.active ? 'Webhook disabled' : 'Webhook enabled')
+            act(
+              async () => {
+                await api('PATCH', `/api/webhooks/${encodeURIComponent(hook.id)}`, { active: !hook.active });
+                await onChanged();
+              },
+              hook.active ? 'Webhook disabled' : 'Webhook enabled',
+            )
           }
         >
           {hook.active ? 'Disable' : 'Enable'}
@@ -203,12 +252,18 @@ function WebhookCard({ hook, onChanged, onSecret }: { hook: Webhook; onChanged: 
           confirmLabel="Rotate secret"
           onCancel={() => setConfirm(null)}
           onConfirm={async () => {
-            const res = await api<WebhookWithSecret>('POST', `/api/webhooks/${encodeURIComponent(hook.id)}/rotate-secret`);
+            const res = await api<WebhookWithSecret>(
+              'POST',
+              `/api/webhooks/${encodeURIComponent(hook.id)}/rotate-secret`,
+            );
             setConfirm(null);
             onSecret(res.secret);
           }}
         >
-          <p>The current secret stops working at once: deliveries from now on are signed with the new one. Put it into your receiver right away.</p>
+          <p>
+            The current secret stops working at once: deliveries from now on are signed with the new one. Put it into
+            your receiver right away.
+          </p>
         </ConfirmDialog>
       )}
     </article>
@@ -218,7 +273,10 @@ function WebhookCard({ hook, onChanged, onSecret }: { hook: Webhook; onChanged: 
 const STATUS_BADGE: Record<WebhookDelivery['status'], string> = { delivered: 'ok', pending: 'busy', failed: 'bad' };
 
 function DeliveryLog({ hookId }: { hookId: string }) {
-  const log = useAsync(() => get<WebhookDelivery[]>(`/api/webhooks/${encodeURIComponent(hookId)}/deliveries?limit=50`), [hookId]);
+  const log = useAsync(
+    () => get<WebhookDelivery[]>(`/api/webhooks/${encodeURIComponent(hookId)}/deliveries?limit=50`),
+    [hookId],
+  );
   const retry = async (d: WebhookDelivery) => {
     try {
       await api('POST', `/api/webhooks/${encodeURIComponent(hookId)}/deliveries/${encodeURIComponent(d.id)}/retry`);
@@ -263,7 +321,9 @@ function DeliveryLog({ hookId }: { hookId: string }) {
                   <td class="small" style={{ overflowWrap: 'anywhere', minWidth: '8em' }}>
                     {d.last_error ?? (d.last_status !== null ? `HTTP ${d.last_status}` : '—')}
                   </td>
-                  <td class="small" style={{ minWidth: '8em' }}>{formatDate(d.delivered_at ?? d.created_at)}</td>
+                  <td class="small" style={{ minWidth: '8em' }}>
+                    {formatDate(d.delivered_at ?? d.created_at)}
+                  </td>
                   <td>
                     {d.status === 'failed' && (
                       <button type="button" class="btn btn-small" onClick={() => retry(d)}>

@@ -34,7 +34,10 @@ const TYPES: Record<string, string> = {
 function load(file: string): StaticFile {
   return {
     ...loadStaticBody(file),
-    contentType: path.extname(file) === '.html' ? 'text/html; charset=utf-8' : (TYPES[path.extname(file)] ?? 'application/octet-stream'),
+    contentType:
+      path.extname(file) === '.html'
+        ? 'text/html; charset=utf-8'
+        : (TYPES[path.extname(file)] ?? 'application/octet-stream'),
   };
 }
 

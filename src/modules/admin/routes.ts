@@ -6,7 +6,11 @@ const patchUserBody = z.object({
   role: z.enum(['user', 'admin']).optional(),
   status: z.enum(['active', 'suspended', 'banned']).optional(),
   plan_id: z.string().min(1).max(64).optional(),
-  plan_expires_at: z.iso.datetime({ offset: true }).transform((s) => new Date(s).toISOString()).nullable().optional(),
+  plan_expires_at: z.iso
+    .datetime({ offset: true })
+    .transform((s) => new Date(s).toISOString())
+    .nullable()
+    .optional(),
 });
 
 /**

@@ -3,7 +3,9 @@ import type { Db } from '../../platform/db/index.js';
 import { RowCache } from '../../platform/db/row-cache.js';
 import { chatbots, type ChatbotRow, type NewChatbot } from './tables.js';
 
-export type ChatbotPatch = Partial<Omit<ChatbotRow, 'id' | 'user_id' | 'created_at' | 'messages_count' | 'conversations_count'>>;
+export type ChatbotPatch = Partial<
+  Omit<ChatbotRow, 'id' | 'user_id' | 'created_at' | 'messages_count' | 'conversations_count'>
+>;
 
 export class AgentsRepo {
   // Read on every request of the public and owner routes: prepared once and cached by id; every
@@ -13,7 +15,11 @@ export class AgentsRepo {
   private readonly counts;
 
   constructor(private readonly db: Db) {
-    this.byId = db.select().from(chatbots).where(eq(chatbots.id, sql.placeholder('id'))).prepare();
+    this.byId = db
+      .select()
+      .from(chatbots)
+      .where(eq(chatbots.id, sql.placeholder('id')))
+      .prepare();
     this.cache = new RowCache(db.$client);
     this.counts = db
       .update(chatbots)

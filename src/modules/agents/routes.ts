@@ -1,6 +1,13 @@
 import { type FastifyPluginAsyncZod, jsonSchemaTransform } from 'fastify-type-provider-zod';
 import { currentUser } from '../auth/index.js';
-import { agentIdParams, agentSchema, createAgentBody, publicAgentSchema, toggleResponse, updateAgentBody } from './schemas.js';
+import {
+  agentIdParams,
+  agentSchema,
+  createAgentBody,
+  publicAgentSchema,
+  toggleResponse,
+  updateAgentBody,
+} from './schemas.js';
 import { type PublicAgentInfo, toAgentView, type AgentsService } from './service.js';
 import { visitorPreflight } from './visitor-cors.js';
 
@@ -29,7 +36,10 @@ export const agentRoutes: FastifyPluginAsyncZod<{ agents: AgentsService }> = asy
   // Only these two: every other path stays exact.
   // Fastify reuses a prefixed '/' route's options for its slash twin, which would leave the docs
   // listing `/api/chatbots/`: they list the URL without the slash.
-  const documented = { swaggerTransform: (args: Parameters<typeof jsonSchemaTransform>[0]) => jsonSchemaTransform({ ...args, url: '/api/chatbots' }) };
+  const documented = {
+    swaggerTransform: (args: Parameters<typeof jsonSchemaTransform>[0]) =>
+      jsonSchemaTransform({ ...args, url: '/api/chatbots' }),
+  };
   const collectionRoutes: FastifyPluginAsyncZod = async (collection) => {
     collection.get('/', {
       config: documented,
@@ -51,7 +61,13 @@ export const agentRoutes: FastifyPluginAsyncZod<{ agents: AgentsService }> = asy
   });
 
   app.put('/api/chatbots/:chatbot_id', {
-    schema: { tags: ['agents'], security, params: agentIdParams, body: updateAgentBody, response: { 200: agentSchema } },
+    schema: {
+      tags: ['agents'],
+      security,
+      params: agentIdParams,
+      body: updateAgentBody,
+      response: { 200: agentSchema },
+    },
     handler: async (req) => toAgentView(agents.update(currentUser(req), req.params.chatbot_id, req.body)),
   });
 

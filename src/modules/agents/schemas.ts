@@ -8,7 +8,12 @@ import { PROVIDER_NAMES as PROVIDERS } from '../../providers/llm/catalog.js';
 const color = z.string().regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a hex color like #rgb or #rrggbb');
 const name = z.string().trim().min(1).max(100);
 const description = z.string().max(2000).nullable();
-const model = z.string().trim().min(1).max(100).regex(/^[\w.:/@-]+$/, 'must be a model name such as gpt-4o-mini');
+const model = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .regex(/^[\w.:/@-]+$/, 'must be a model name such as gpt-4o-mini');
 const instructions = z.string().max(20000);
 const welcome = z.string().max(1000);
 const temperature = z.number().min(0).max(1);
@@ -19,7 +24,12 @@ const httpUrlOrNull = z
   .string()
   .nullable()
   .transform(blankAsNull)
-  .pipe(z.url({ protocol: /^https?$/ }).max(2000).nullable())
+  .pipe(
+    z
+      .url({ protocol: /^https?$/ })
+      .max(2000)
+      .nullable(),
+  )
   .describe('an http(s) URL; "" or null for none');
 /** Font sizes in words, as the original service took them, in pixels: medium is the widget's default. */
 export const FONT_SIZES = { small: 12, medium: 14, large: 16 } as const;
@@ -34,7 +44,12 @@ const fontSize = z
   )
   .describe(`pixels; small = ${FONT_SIZES.small}, medium = ${FONT_SIZES.medium}, large = ${FONT_SIZES.large}`);
 // A font name goes into the widget's CSS: letters, digits, spaces, commas, quotes and hyphens only.
-const fontFamily = z.string().trim().min(1).max(100).regex(/^[\w\s,'"-]+$/, 'must be a CSS font-family list');
+const fontFamily = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .regex(/^[\w\s,'"-]+$/, 'must be a CSS font-family list');
 
 // Website hosts allowed to embed the agent (beyond the spec); see origins.ts for the pattern rules.
 const allowedDomains = z
@@ -94,7 +109,10 @@ export const WIDGET_TEXT_KEYS = [
 ] as const;
 
 const widgetTexts = z
-  .partialRecord(z.enum(WIDGET_TEXT_KEYS, { error: `must be one of ${WIDGET_TEXT_KEYS.join(', ')}` }), z.string().trim().max(500))
+  .partialRecord(
+    z.enum(WIDGET_TEXT_KEYS, { error: `must be one of ${WIDGET_TEXT_KEYS.join(', ')}` }),
+    z.string().trim().max(500),
+  )
   // an empty text means "the language's own": it is dropped, not stored
   .transform((texts) => Object.fromEntries(Object.entries(texts).filter(([, v]) => v !== '')))
   .describe("the owner's wording of the widget's fixed texts, by key; missing keys use the language's");

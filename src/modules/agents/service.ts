@@ -20,17 +20,42 @@ export const DEFAULT_WELCOME = "Hi! I'm your AI assistant. How can I help you to
  * another provider without a model gets that provider's small everyday model instead (its catalog entry), since
  * gpt-4o-mini would fail there.
  */
-export const DEFAULT_MODEL = Object.fromEntries(LLM_PROVIDERS.map((p) => [p.name, p.defaultModel])) as Record<ChatbotRow['provider'], string>;
+export const DEFAULT_MODEL = Object.fromEntries(LLM_PROVIDERS.map((p) => [p.name, p.defaultModel])) as Record<
+  ChatbotRow['provider'],
+  string
+>;
 
 export type AgentView = ChatbotRow & { system_message: string };
 
 export type PublicAgentInfo = Pick<
   ChatbotRow,
-  | 'id' | 'name' | 'welcome_message' | 'primary_color' | 'secondary_color' | 'accent_color' | 'logo_url' | 'avatar_url'
-  | 'font_family' | 'font_size' | 'bubble_style' | 'widget_theme' | 'widget_position' | 'widget_size' | 'auto_expand'
-  | 'lead_capture_enabled' | 'powered_by_text' | 'status'
-  | 'lead_form_timing' | 'lead_form_after_messages' | 'lead_consent_text' | 'privacy_policy_url' | 'language' | 'widget_texts'
-  | 'starter_questions' | 'greeting_message' | 'greeting_delay_s'
+  | 'id'
+  | 'name'
+  | 'welcome_message'
+  | 'primary_color'
+  | 'secondary_color'
+  | 'accent_color'
+  | 'logo_url'
+  | 'avatar_url'
+  | 'font_family'
+  | 'font_size'
+  | 'bubble_style'
+  | 'widget_theme'
+  | 'widget_position'
+  | 'widget_size'
+  | 'auto_expand'
+  | 'lead_capture_enabled'
+  | 'powered_by_text'
+  | 'status'
+  | 'lead_form_timing'
+  | 'lead_form_after_messages'
+  | 'lead_consent_text'
+  | 'privacy_policy_url'
+  | 'language'
+  | 'widget_texts'
+  | 'starter_questions'
+  | 'greeting_message'
+  | 'greeting_delay_s'
 >;
 
 export function toAgentView(row: ChatbotRow): AgentView {
@@ -53,7 +78,9 @@ export class AgentsService {
   /** The agent's owner: what quotas, plans and the visitor-facing rate limit are counted against. */
   ownerOf(agent: Pick<ChatbotRow, 'user_id'>): PlanHolder & { id: string; status: string } {
     // an unknown plan id reads as the default plan (PlanService.planOf)
-    return this.accountOf?.(agent.user_id) ?? { id: agent.user_id, status: 'active', plan_id: '', plan_expires_at: null };
+    return (
+      this.accountOf?.(agent.user_id) ?? { id: agent.user_id, status: 'active', plan_id: '', plan_expires_at: null }
+    );
   }
 
   /**
@@ -177,10 +204,12 @@ export class AgentsService {
   update(user: AuthUser, id: string, input: UpdateAgentInput): ChatbotRow {
     const current = this.get(user, id);
     const patch = patchOf(input);
-    if (patch.powered_by_text != null && patch.powered_by_text !== current.powered_by_text) this.plans.assertCustomBranding(user);
+    if (patch.powered_by_text != null && patch.powered_by_text !== current.powered_by_text)
+      this.plans.assertCustomBranding(user);
 
     const alertsOn = patch.email_alerts_enabled ?? current.email_alerts_enabled;
-    const alertAddress = patch.email_alert_address !== undefined ? patch.email_alert_address : current.email_alert_address;
+    const alertAddress =
+      patch.email_alert_address !== undefined ? patch.email_alert_address : current.email_alert_address;
     assertAlertAddress(alertsOn, alertAddress);
     patch.updated_at = this.clock.now().toISOString();
     return this.repo.update(current.id, patch);
@@ -214,7 +243,10 @@ export class AgentsService {
   }
 
   /** per agent row: its public info with and without custom branding */
-  private readonly publicViews = new WeakMap<ChatbotRow, Partial<Record<`${'branded' | 'plain'}-${'active' | 'inactive'}`, PublicAgentInfo>>>();
+  private readonly publicViews = new WeakMap<
+    ChatbotRow,
+    Partial<Record<`${'branded' | 'plain'}-${'active' | 'inactive'}`, PublicAgentInfo>>
+  >();
 
   /** Counter upkeep for chat; call inside the transaction that stores the messages. */
   recordActivity(id: string, messages: number, conversations: number): void {

@@ -30,7 +30,9 @@ export const chatbots = sqliteTable(
     secondary_color: text('secondary_color').notNull(),
     accent_color: text('accent_color').notNull(),
     welcome_message: text('welcome_message').notNull(),
-    widget_position: text('widget_position', { enum: ['bottom-right', 'bottom-left', 'top-right', 'top-left'] }).notNull(),
+    widget_position: text('widget_position', {
+      enum: ['bottom-right', 'bottom-left', 'top-right', 'top-left'],
+    }).notNull(),
     widget_theme: text('widget_theme', { enum: ['light', 'dark', 'auto'] }).notNull(),
     widget_size: text('widget_size', { enum: ['small', 'medium', 'large'] }).notNull(),
     lead_capture_enabled: integer('lead_capture_enabled', { mode: 'boolean' }).notNull(),

@@ -21,26 +21,30 @@ import type { ChatbotRow } from './tables.js';
  * CORS is written by hand rather than with @fastify/cors because the decision needs the agent's
  * row, which a CORS plugin's per-request hook sees only as a raw URL before routing.
  */
-export const visitorCorsPlugin = fp(async (app: FastifyInstance, opts: { agents: AgentsService; publicUrl: string }) => {
-  const ownOrigin = new URL(opts.publicUrl).origin;
-  app.decorateRequest('visitorAgent', null);
-  // synchronous (a throw becomes the error answer): no promise per request
-  app.addHook('onRequest', (request, reply, done) => {
-    if (request.is404 || !request.routeOptions.config.visitorFacing) return done();
-    const chatbotId = (request.params as { chatbot_id?: unknown }).chatbot_id;
-    const agent = typeof chatbotId === 'string' && chatbotId.length <= 100 ? opts.agents.findById(chatbotId) : undefined;
-    request.visitorAgent = agent ?? null;
-    const origin = request.headers.origin;
-    if (!origin) return done();
-    const own = origin === ownOrigin || sameHost(origin, request.headers.host);
-    if (agent && agent.allowed_domains.length > 0 && !own && !originMatches(agent.allowed_domains, origin)) {
-      throw forbidden("This website is not allowed to use this chatbot (its address is not in the chatbot's allowed domains)");
-    }
-    reply.header('Access-Control-Allow-Origin', origin);
-    reply.header('Vary', 'Origin');
-    reply.header('Access-Control-Expose-Headers', RATE_LIMIT_HEADERS.join(', '));
-    done();
-  });
+export const visitorCorsPlugin = fp(
+  async (app: FastifyInstance, opts: { agents: AgentsService; publicUrl: string }) => {
+    const ownOrigin = new URL(opts.publicUrl).origin;
+    app.decorateRequest('visitorAgent', null);
+    // synchronous (a throw becomes the error answer): no promise per request
+    app.addHook('onRequest', (request, reply, done) => {
+      if (request.is404 || !request.routeOptions.config.visitorFacing) return done();
+      const chatbotId = (request.params as { chatbot_id?: unknown }).chatbot_id;
+      const agent =
+        typeof chatbotId === 'string' && chatbotId.length <= 100 ? opts.agents.findById(chatbotId) : undefined;
+      request.visitorAgent = agent ?? null;
+      const origin = request.headers.origin;
+      if (!origin) return done();
+      const own = origin === ownOrigin || sameHost(origin, request.headers.host);
+      if (agent && agent.allowed_domains.length > 0 && !own && !originMatches(agent.allowed_domains, origin)) {
+        throw forbidden(
+          "This website is not allowed to use this chatbot (its address is not in the chatbot's allowed domains)",
+        );
+      }
+      reply.header('Access-Control-Allow-Origin', origin);
+      reply.header('Vary', 'Origin');
+      reply.header('Access-Control-Expose-Headers', RATE_LIMIT_HEADERS.join(', '));
+      done();
+    });
   },
   // its hook runs after the account is known (authentication's hook), as it always has
   { name: 'visitor-cors', dependencies: ['authentication'] },

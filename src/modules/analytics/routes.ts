@@ -26,10 +26,14 @@ const share = z.number().min(0).max(1);
 /** Outcomes of the window (issue 23.7): added fields, both on an agent and on the dashboard. */
 const outcomes = {
   conversations_resolved: count.describe('conversations created in the window whose status is resolved now'),
-  resolution_rate: share.describe('conversations_resolved / conversations created in the window; 3 decimals; 0 when none'),
+  resolution_rate: share.describe(
+    'conversations_resolved / conversations created in the window; 3 decimals; 0 when none',
+  ),
   escalations: count.describe('conversations whose escalated_at falls in the window'),
   thumbs_up: count.describe("the agent's answers sent in the window and rated thumbs up (by the answer's timestamp)"),
-  thumbs_down: count.describe("the agent's answers sent in the window and rated thumbs down (by the answer's timestamp)"),
+  thumbs_down: count.describe(
+    "the agent's answers sent in the window and rated thumbs down (by the answer's timestamp)",
+  ),
   thumbs_up_ratio: share.nullable().describe('thumbs_up / (thumbs_up + thumbs_down); 3 decimals; null when none'),
 };
 

@@ -2,7 +2,16 @@ import type { Clock } from '../../platform/clock.js';
 import { badRequest } from '../../platform/http/errors.js';
 import type { AgentsService } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
-import type { AnalyticsRepo, DashboardCounts, DayCount, DayWindow, MessageDay, Outcomes, Scope, TopGap } from './repo.js';
+import type {
+  AnalyticsRepo,
+  DashboardCounts,
+  DayCount,
+  DayWindow,
+  MessageDay,
+  Outcomes,
+  Scope,
+  TopGap,
+} from './repo.js';
 
 /** The analytics window (docs/API.md "Analytics"): `days` from 1 to 365, 30 when not given. */
 export const DEFAULT_DAYS = 30;

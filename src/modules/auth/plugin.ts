@@ -33,15 +33,18 @@ function bearerToken(request: FastifyRequest): string | undefined {
  * Authentication is the default: an onRequest hook on the root instance authenticates every
  * matched route unless its options say `config: { public: true }`.
  */
-export const authenticationPlugin = fp(async (app: FastifyInstance, opts: { auth: AuthService }) => {
-  app.decorateRequest('user', null);
-  // callback style: a public route (the busy ones) passes without a promise or a microtask hop
-  app.addHook('onRequest', (request, _reply, done) => {
-    const config = request.routeOptions.config;
-    if (request.is404 || config.public) return done(); // unknown routes answer 404, not 401
-    opts.auth.authenticate(bearerToken(request)).then((user) => {
-      request.user = user;
-      done(config.adminOnly && user.role !== 'admin' ? forbidden('Admin role required') : undefined);
-    }, done);
-  });
-}, { name: 'authentication' });
+export const authenticationPlugin = fp(
+  async (app: FastifyInstance, opts: { auth: AuthService }) => {
+    app.decorateRequest('user', null);
+    // callback style: a public route (the busy ones) passes without a promise or a microtask hop
+    app.addHook('onRequest', (request, _reply, done) => {
+      const config = request.routeOptions.config;
+      if (request.is404 || config.public) return done(); // unknown routes answer 404, not 401
+      opts.auth.authenticate(bearerToken(request)).then((user) => {
+        request.user = user;
+        done(config.adminOnly && user.role !== 'admin' ? forbidden('Admin role required') : undefined);
+      }, done);
+    });
+  },
+  { name: 'authentication' },
+);

@@ -14,9 +14,17 @@ export class AuthRepo {
   private readonly sessionById;
 
   constructor(private readonly db: Db) {
-    this.userById = db.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare();
+    this.userById = db
+      .select()
+      .from(users)
+      .where(eq(users.id, sql.placeholder('id')))
+      .prepare();
     this.userCache = new RowCache(db.$client);
-    this.sessionById = db.select().from(sessions).where(eq(sessions.id, sql.placeholder('id'))).prepare();
+    this.sessionById = db
+      .select()
+      .from(sessions)
+      .where(eq(sessions.id, sql.placeholder('id')))
+      .prepare();
   }
 
   transaction<T>(fn: () => T): T {
@@ -86,7 +94,8 @@ export class AuthRepo {
 
   /** Ends every session of the account except `keep` (the caller's own, when it changed the password). */
   deleteSessionsOfUser(userId: string, keep?: string): number {
-    const where = keep === undefined ? eq(sessions.user_id, userId) : and(eq(sessions.user_id, userId), ne(sessions.id, keep));
+    const where =
+      keep === undefined ? eq(sessions.user_id, userId) : and(eq(sessions.user_id, userId), ne(sessions.id, keep));
     return this.db.delete(sessions).where(where).run().changes;
   }
 
@@ -128,11 +137,13 @@ export class AuthRepo {
 
   /** Uses one link: true only for the caller that turned it from usable to used (a race has one winner). */
   usePasswordReset(id: string, at: string): boolean {
-    return this.db
-      .update(passwordResets)
-      .set({ used_at: at })
-      .where(and(eq(passwordResets.id, id), isNull(passwordResets.used_at), gt(passwordResets.expires_at, at)))
-      .run().changes === 1;
+    return (
+      this.db
+        .update(passwordResets)
+        .set({ used_at: at })
+        .where(and(eq(passwordResets.id, id), isNull(passwordResets.used_at), gt(passwordResets.expires_at, at)))
+        .run().changes === 1
+    );
   }
 
   /** Forgets links that expired before `before`. */

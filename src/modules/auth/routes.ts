@@ -47,13 +47,17 @@ export const authRoutes: FastifyPluginAsyncZod<{ auth: AuthService }> = async (a
   app.post('/api/auth/password', {
     schema: {
       tags: ['auth'],
-      summary: 'Change the password: the current one is required (wrong: 400); every other session of the account ends, this one stays',
+      summary:
+        'Change the password: the current one is required (wrong: 400); every other session of the account ends, this one stays',
       security: [{ bearer: [] }],
       body: changePasswordBody,
       response: { 200: changePasswordResponse },
     },
     handler: async (req) => {
-      const ended = await auth.changePassword(currentUser(req), req.body, { ip: req.ip, userAgent: req.headers['user-agent'] });
+      const ended = await auth.changePassword(currentUser(req), req.body, {
+        ip: req.ip,
+        userAgent: req.headers['user-agent'],
+      });
       return { detail: 'Password changed. Other sessions have been logged out.', other_sessions_ended: ended };
     },
   });
@@ -61,7 +65,11 @@ export const authRoutes: FastifyPluginAsyncZod<{ auth: AuthService }> = async (a
   // The login page asks whether to offer "Forgot password?": only when reset links can be sent.
   app.get('/api/auth/password-reset', {
     config: { public: true },
-    schema: { tags: ['auth'], summary: 'Whether this server can send password reset links (SMTP_URL is set)', response: { 200: resetAvailability } },
+    schema: {
+      tags: ['auth'],
+      summary: 'Whether this server can send password reset links (SMTP_URL is set)',
+      response: { 200: resetAvailability },
+    },
     handler: async () => ({ available: auth.passwordResetAvailable }),
   });
 
@@ -69,7 +77,8 @@ export const authRoutes: FastifyPluginAsyncZod<{ auth: AuthService }> = async (a
     config: { public: true },
     schema: {
       tags: ['auth'],
-      summary: 'E-mail a reset link (valid 30 minutes, once). The answer is the same whether or not the account exists, and whether or not mail is configured',
+      summary:
+        'E-mail a reset link (valid 30 minutes, once). The answer is the same whether or not the account exists, and whether or not mail is configured',
       body: resetRequestBody,
       response: { 202: detailSchema },
     },
@@ -83,7 +92,8 @@ export const authRoutes: FastifyPluginAsyncZod<{ auth: AuthService }> = async (a
     config: { public: true },
     schema: {
       tags: ['auth'],
-      summary: "Set a new password with a reset link's token; every session of the account ends. Bad, used or expired token: 400",
+      summary:
+        "Set a new password with a reset link's token; every session of the account ends. Bad, used or expired token: 400",
       body: resetConfirmBody,
       response: { 200: detailSchema },
     },

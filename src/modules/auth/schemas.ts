@@ -47,7 +47,10 @@ export const changePasswordBody = z.object({
 
 export const changePasswordResponse = z.object({
   detail: z.string(),
-  other_sessions_ended: z.number().int().describe('sessions of the account that were logged out (the caller stays logged in)'),
+  other_sessions_ended: z
+    .number()
+    .int()
+    .describe('sessions of the account that were logged out (the caller stays logged in)'),
 });
 
 export const resetRequestBody = z.object({ email: emailField });

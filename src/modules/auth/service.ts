@@ -2,7 +2,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config/index.js';
 import type { Clock } from '../../platform/clock.js';
-import { ApiError, badRequest, forbidden, notFound, tooManyRequests, unauthorized } from '../../platform/http/errors.js';
+import {
+  ApiError,
+  badRequest,
+  forbidden,
+  notFound,
+  tooManyRequests,
+  unauthorized,
+} from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
 import { hashPassword, timingDummyHash, verifyPassword } from '../../platform/security/passwords.js';
 import { createMailer, type Mailer } from '../../platform/mail/index.js';
@@ -50,7 +57,8 @@ export interface TokenResponse {
  */
 export function registrationRefusal(mode: Config['registration'], existingAccounts: number): string | null {
   if (mode === 'closed') return 'Registration is closed';
-  if (mode === 'first-only' && existingAccounts > 0) return 'Registration is closed: this server already has its owner account';
+  if (mode === 'first-only' && existingAccounts > 0)
+    return 'Registration is closed: this server already has its owner account';
   return null;
 }
 
@@ -63,7 +71,18 @@ export class AuthService {
 
   constructor(
     private readonly repo: AuthRepo,
-    private readonly config: Pick<Config, 'jwtSecret' | 'sessionIdleTimeoutS' | 'sessionMaxAgeS' | 'registration' | 'defaultPlan' | 'firstAccountPlan' | 'plans' | 'smtp' | 'publicUrl'>,
+    private readonly config: Pick<
+      Config,
+      | 'jwtSecret'
+      | 'sessionIdleTimeoutS'
+      | 'sessionMaxAgeS'
+      | 'registration'
+      | 'defaultPlan'
+      | 'firstAccountPlan'
+      | 'plans'
+      | 'smtp'
+      | 'publicUrl'
+    >,
     private readonly clock: Clock,
     /**
      * Sends reset links. They go straight out, not through the lead-alert outbox: a link is
@@ -139,7 +158,10 @@ export class AuthService {
     const session = this.repo.findSession(claims.sessionId);
     if (!session || session.user_id !== claims.userId) throw unauthorized();
     const lastUsed = Date.parse(session.last_used_at);
-    if (Date.parse(session.expires_at) <= now.getTime() || lastUsed + this.config.sessionIdleTimeoutS * 1000 <= now.getTime()) {
+    if (
+      Date.parse(session.expires_at) <= now.getTime() ||
+      lastUsed + this.config.sessionIdleTimeoutS * 1000 <= now.getTime()
+    ) {
       this.repo.deleteSession(session.id);
       throw unauthorized();
     }
@@ -174,13 +196,17 @@ export class AuthService {
   /** Admin changes to role, status, plan. The last active admin cannot demote or disable themselves out of the system. */
   updateUser(id: string, patch: UserPatch): UserRow {
     if (patch.plan_id !== undefined && !Object.hasOwn(this.config.plans, patch.plan_id)) {
-      throw badRequest(`plan_id: unknown plan ${JSON.stringify(patch.plan_id)} (plans: ${Object.keys(this.config.plans).join(', ')})`);
+      throw badRequest(
+        `plan_id: unknown plan ${JSON.stringify(patch.plan_id)} (plans: ${Object.keys(this.config.plans).join(', ')})`,
+      );
     }
     return this.repo.transaction(() => {
       const user = this.getUser(id);
       const losesAdmin =
-        user.role === 'admin' && user.status === 'active' &&
-        ((patch.role !== undefined && patch.role !== 'admin') || (patch.status !== undefined && patch.status !== 'active'));
+        user.role === 'admin' &&
+        user.status === 'active' &&
+        ((patch.role !== undefined && patch.role !== 'admin') ||
+          (patch.status !== undefined && patch.status !== 'active'));
       if (losesAdmin && this.repo.countActiveAdmins() <= 1) {
         throw badRequest('role: the last active admin cannot be demoted, suspended or banned');
       }
@@ -195,11 +221,16 @@ export class AuthService {
    * Every other session of the account ends, and unused reset links are voided; the caller's
    * own session stays. Returns how many sessions ended.
    */
-  async changePassword(caller: AuthUser, input: { current_password: string; new_password: string }, client: ClientInfo): Promise<number> {
+  async changePassword(
+    caller: AuthUser,
+    input: { current_password: string; new_password: string },
+    client: ClientInfo,
+  ): Promise<number> {
     const user = this.getUser(caller.id);
     const wait = this.throttle.begin(client.ip, user.email);
     if (wait > 0) throw tooManyRequests('Too many wrong passwords; try again later', wait);
-    if (!(await verifyPassword(user.password_hash, input.current_password))) throw badRequest('current_password: is not correct');
+    if (!(await verifyPassword(user.password_hash, input.current_password)))
+      throw badRequest('current_password: is not correct');
     this.throttle.recordSuccess(client.ip, user.email);
     return this.replacePassword(user.id, await hashPassword(input.new_password), caller.sessionId);
   }
@@ -275,7 +306,11 @@ export class AuthService {
     ].join('\n');
     this.mailer.send({ to: user.email, subject: 'Reset your password', text }).then(
       () => log.info({ userId: user.id }, 'password reset e-mail sent'),
-      (err: unknown) => log.warn({ userId: user.id, err: err instanceof Error ? err.message : String(err) }, 'password reset e-mail could not be sent'),
+      (err: unknown) =>
+        log.warn(
+          { userId: user.id, err: err instanceof Error ? err.message : String(err) },
+          'password reset e-mail could not be sent',
+        ),
     );
   }
 

@@ -8,8 +8,12 @@ export const users = sqliteTable(
     /** stored lower-case; unique without regard to case */
     email: text('email').notNull(),
     password_hash: text('password_hash').notNull(),
-    role: text('role', { enum: ['user', 'admin'] }).notNull().default('user'),
-    status: text('status', { enum: ['active', 'suspended', 'banned'] }).notNull().default('active'),
+    role: text('role', { enum: ['user', 'admin'] })
+      .notNull()
+      .default('user'),
+    status: text('status', { enum: ['active', 'suspended', 'banned'] })
+      .notNull()
+      .default('active'),
     plan_id: text('plan_id').notNull(),
     plan_expires_at: text('plan_expires_at'),
     created_at: text('created_at').notNull(),
@@ -60,7 +64,10 @@ export const passwordResets = sqliteTable(
     /** when it was used, or voided by a newer request or a password change; null while usable */
     used_at: text('used_at'),
   },
-  (t) => [uniqueIndex('password_resets_token').on(t.token_hash), index('password_resets_user').on(t.user_id, t.created_at)],
+  (t) => [
+    uniqueIndex('password_resets_token').on(t.token_hash),
+    index('password_resets_user').on(t.user_id, t.created_at),
+  ],
 );
 
 export type PasswordResetRow = typeof passwordResets.$inferSelect;

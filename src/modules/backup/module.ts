@@ -5,9 +5,15 @@ import type { AppDatabase } from '../../platform/db/index.js';
 import { BackupScheduler } from './scheduler.js';
 
 /** Scheduled backups (BACKUP_INTERVAL_H), or undefined when they are off. */
-export function createBackups(app: FastifyInstance, deps: { database: AppDatabase; config: Config; clock: Clock }): BackupScheduler | undefined {
+export function createBackups(
+  app: FastifyInstance,
+  deps: { database: AppDatabase; config: Config; clock: Clock },
+): BackupScheduler | undefined {
   const { config } = deps;
-  const backups = config.backup.intervalMs > 0 ? new BackupScheduler(deps.database.sqlite, config.backup, deps.clock, app.log) : undefined;
+  const backups =
+    config.backup.intervalMs > 0
+      ? new BackupScheduler(deps.database.sqlite, config.backup, deps.clock, app.log)
+      : undefined;
   app.decorate('backups', backups);
   if (backups) {
     app.addHook('onReady', async () => backups.start());

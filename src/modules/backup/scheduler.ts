@@ -51,7 +51,9 @@ export class BackupScheduler {
     this.stopped = false;
     const newest = newestScheduledBackupAt(this.schedule.dir);
     if (newest) this.lastSuccessAt = newest.toISOString();
-    const dueIn = newest ? newest.getTime() + this.schedule.intervalMs - this.clock.now().getTime() : this.schedule.intervalMs;
+    const dueIn = newest
+      ? newest.getTime() + this.schedule.intervalMs - this.clock.now().getTime()
+      : this.schedule.intervalMs;
     this.arm(Math.max(Math.min(FIRST_BACKUP_AT_THE_EARLIEST_MS, this.schedule.intervalMs), dueIn));
   }
 
@@ -63,7 +65,8 @@ export class BackupScheduler {
   }
 
   status(): BackupScheduleStatus {
-    const failing = this.lastFailure !== null && (this.lastSuccessAt === null || this.lastFailure.at > this.lastSuccessAt);
+    const failing =
+      this.lastFailure !== null && (this.lastSuccessAt === null || this.lastFailure.at > this.lastSuccessAt);
     return {
       scheduled: true,
       last_success_at: this.lastSuccessAt,
@@ -77,13 +80,16 @@ export class BackupScheduler {
     if (this.stopped) return;
     // setTimeout takes at most ~24.8 days; a longer wait is re-armed when it ends
     const MAX_TIMEOUT_MS = 2 ** 31 - 1;
-    this.timer = setTimeout(() => {
-      if (delayMs > MAX_TIMEOUT_MS) return this.arm(delayMs - MAX_TIMEOUT_MS);
-      this.running = this.runOnce().finally(() => {
-        this.running = undefined;
-        this.arm(this.schedule.intervalMs);
-      });
-    }, Math.min(delayMs, MAX_TIMEOUT_MS));
+    this.timer = setTimeout(
+      () => {
+        if (delayMs > MAX_TIMEOUT_MS) return this.arm(delayMs - MAX_TIMEOUT_MS);
+        this.running = this.runOnce().finally(() => {
+          this.running = undefined;
+          this.arm(this.schedule.intervalMs);
+        });
+      },
+      Math.min(delayMs, MAX_TIMEOUT_MS),
+    );
     this.timer.unref();
   }
 

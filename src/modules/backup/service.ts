@@ -1,4 +1,17 @@
-import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  copyFileSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { loadSqliteVec, openSqlite } from '../../platform/db/index.js';
@@ -24,7 +37,10 @@ export interface BackupResult {
  * rotation removes only the schedule's own, never a backup someone made by hand.
  */
 export function backupFileName(at: Date, kind: BackupKind = 'manual'): string {
-  return `${kind === 'scheduled' ? 'chat-agent-auto-' : 'chat-agent-'}${at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}.db`;
+  return `${kind === 'scheduled' ? 'chat-agent-auto-' : 'chat-agent-'}${at
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')}.db`;
 }
 
 export type BackupKind = 'manual' | 'scheduled';
@@ -40,12 +56,17 @@ const SCHEDULED_BACKUP_NAME = /^chat-agent-auto-(\d{4})(\d{2})(\d{2})T(\d{2})(\d
  * and WAL lets the writer go on meanwhile. The server's own connection copies in slices (writes
  * through it update the copy as it goes) so the event loop keeps serving.
  */
-export async function backupDatabase(source: Database.Database, target: string, opts: { sameConnectionAsWriter?: boolean } = {}): Promise<BackupResult> {
+export async function backupDatabase(
+  source: Database.Database,
+  target: string,
+  opts: { sameConnectionAsWriter?: boolean } = {},
+): Promise<BackupResult> {
   const started = Date.now();
   const absolute = path.resolve(target);
   const dir = path.dirname(absolute);
   if (!existsSync(dir)) throw new BackupError(`cannot write the backup: folder ${dir} does not exist`);
-  if (existsSync(absolute) && statSync(absolute).isDirectory()) throw new BackupError(`cannot write the backup: ${absolute} is a folder`);
+  if (existsSync(absolute) && statSync(absolute).isDirectory())
+    throw new BackupError(`cannot write the backup: ${absolute} is a folder`);
   removeAbandonedTempFiles(dir);
   const tmp = `${absolute}.tmp-${process.pid}`;
   rmSync(tmp, { force: true });
@@ -87,9 +108,15 @@ export function verifyDatabaseFile(file: string, opts: { makeSelfContained?: boo
     } catch (err) {
       throw new BackupError(`${name} is not a usable database: ${(err as Error).message}`);
     }
-    if (result.length !== 1 || result[0] !== 'ok') throw new BackupError(`${name} fails integrity_check: ${result.slice(0, 3).join('; ')}`);
-    const tables = new Set((conn.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as Array<{ name: string }>).map((r) => r.name));
-    if (!tables.has('__drizzle_migrations') || !tables.has('users')) throw new BackupError(`${name} is a SQLite file but not a chat-agent database`);
+    if (result.length !== 1 || result[0] !== 'ok')
+      throw new BackupError(`${name} fails integrity_check: ${result.slice(0, 3).join('; ')}`);
+    const tables = new Set(
+      (conn.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as Array<{ name: string }>).map(
+        (r) => r.name,
+      ),
+    );
+    if (!tables.has('__drizzle_migrations') || !tables.has('users'))
+      throw new BackupError(`${name} is a SQLite file but not a chat-agent database`);
     if (opts.makeSelfContained) conn.pragma('journal_mode = DELETE');
   } finally {
     conn.close();
@@ -116,7 +143,9 @@ export function newestScheduledBackupAt(dir: string): Date | null {
 
 function scheduledBackups(dir: string): string[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).filter((f) => SCHEDULED_BACKUP_NAME.test(f)).sort();
+  return readdirSync(dir)
+    .filter((f) => SCHEDULED_BACKUP_NAME.test(f))
+    .sort();
 }
 
 /**
@@ -219,7 +248,10 @@ export function restoreDatabase(source: string, databaseFile: string, at: Date):
     let previous: string | null = null;
     if (existsSync(target)) {
       assertNotInUse(target);
-      previous = `${target}.pre-restore-${at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}`;
+      previous = `${target}.pre-restore-${at
+        .toISOString()
+        .replace(/[-:]/g, '')
+        .replace(/\.\d+Z$/, 'Z')}`;
       renameSync(target, previous);
     }
     for (const suffix of ['-wal', '-shm', '-journal']) rmSync(`${target}${suffix}`, { force: true });

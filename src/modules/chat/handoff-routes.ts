@@ -17,7 +17,13 @@ const handoffState = z.object({
   taken_at: z.string().nullable(),
   escalated_at: z.string().nullable(),
 });
-const liveMessage = z.object({ id: z.string(), role: z.enum(['user', 'assistant']), content: z.string(), timestamp: z.string(), from_person: z.boolean() });
+const liveMessage = z.object({
+  id: z.string(),
+  role: z.enum(['user', 'assistant']),
+  content: z.string(),
+  timestamp: z.string(),
+  from_person: z.boolean(),
+});
 
 /**
  * Live handoff routes (README "Live handoff"): the owner takes over, replies, hands back; the
@@ -55,7 +61,13 @@ export const handoffRoutes: FastifyPluginAsyncZod<{ handoff: HandoffService }> =
       cleanup = setup(finish);
     });
 
-  const state = (row: { id: string; status: 'active' | 'resolved' | 'escalated'; handled_by: 'agent' | 'person'; taken_at: string | null; escalated_at: string | null }) => ({
+  const state = (row: {
+    id: string;
+    status: 'active' | 'resolved' | 'escalated';
+    handled_by: 'agent' | 'person';
+    taken_at: string | null;
+    escalated_at: string | null;
+  }) => ({
     conversation_id: row.id,
     status: row.status,
     handled_by: row.handled_by,
@@ -64,13 +76,26 @@ export const handoffRoutes: FastifyPluginAsyncZod<{ handoff: HandoffService }> =
   });
 
   app.post('/api/chat/conversations/:chatbot_id/:conversation_id/take', {
-    schema: { tags: ['chat'], summary: 'A person takes the conversation over: the agent stops answering it', security, params: ids, response: { 200: handoffState } },
+    schema: {
+      tags: ['chat'],
+      summary: 'A person takes the conversation over: the agent stops answering it',
+      security,
+      params: ids,
+      response: { 200: handoffState },
+    },
     handler: async (req) => state(handoff.take(currentUser(req), req.params.chatbot_id, req.params.conversation_id)),
   });
 
   app.post('/api/chat/conversations/:chatbot_id/:conversation_id/hand-back', {
-    schema: { tags: ['chat'], summary: 'The agent answers again (an escalated conversation becomes active)', security, params: ids, response: { 200: handoffState } },
-    handler: async (req) => state(handoff.handBack(currentUser(req), req.params.chatbot_id, req.params.conversation_id)),
+    schema: {
+      tags: ['chat'],
+      summary: 'The agent answers again (an escalated conversation becomes active)',
+      security,
+      params: ids,
+      response: { 200: handoffState },
+    },
+    handler: async (req) =>
+      state(handoff.handBack(currentUser(req), req.params.chatbot_id, req.params.conversation_id)),
   });
 
   app.post('/api/chat/conversations/:chatbot_id/:conversation_id/reply', {
@@ -82,7 +107,10 @@ export const handoffRoutes: FastifyPluginAsyncZod<{ handoff: HandoffService }> =
       body: z.object({ message: z.string() }),
       response: { 201: liveMessage },
     },
-    handler: async (req, reply) => reply.code(201).send(handoff.reply(currentUser(req), req.params.chatbot_id, req.params.conversation_id, req.body.message)),
+    handler: async (req, reply) =>
+      reply
+        .code(201)
+        .send(handoff.reply(currentUser(req), req.params.chatbot_id, req.params.conversation_id, req.body.message)),
   });
 
   // The visitor's live stream: `ready` (the state), `message` (a person's messages), `status`
@@ -111,7 +139,11 @@ export const handoffRoutes: FastifyPluginAsyncZod<{ handoff: HandoffService }> =
           if (ms === null) return;
           if (ms === 0) {
             told = true;
-            stream.send('status', { status: 'handoff_timeout', at: new Date().toISOString(), wait_s: agent.handoff_wait_s });
+            stream.send('status', {
+              status: 'handoff_timeout',
+              at: new Date().toISOString(),
+              wait_s: agent.handoff_wait_s,
+            });
             return;
           }
           timer = setTimeout(check, Math.min(ms, 1000));

@@ -90,7 +90,8 @@ export class HandoffService {
       setImmediate(() => {
         const row = this.repo.findConversation(e.conversation_id);
         // committed (not rolled back) and still this escalation
-        if (row?.status === 'escalated' && row.escalated_at === e.at) this.hub.publish(e.chatbot_id, { type: 'status', conversation_id: row.id, status: 'escalated', at: e.at });
+        if (row?.status === 'escalated' && row.escalated_at === e.at)
+          this.hub.publish(e.chatbot_id, { type: 'status', conversation_id: row.id, status: 'escalated', at: e.at });
       });
     });
   }
@@ -106,7 +107,11 @@ export class HandoffService {
   }
 
   /** The owner's conversation of one of their agents; 404 alike for missing, another agent's and another account's. */
-  private owned(user: AuthUser, chatbotId: string, conversationId: string): { agent: ChatbotRow; conversation: ConversationRow } {
+  private owned(
+    user: AuthUser,
+    chatbotId: string,
+    conversationId: string,
+  ): { agent: ChatbotRow; conversation: ConversationRow } {
     const conversation = this.repo.findConversation(conversationId);
     const agent = this.agents.holding(user, conversation, chatbotId);
     if (!conversation || !agent) throw notFound('Conversation');
@@ -127,7 +132,11 @@ export class HandoffService {
       if (current.handled_by === 'person') return current;
       const at = this.clock.now().toISOString();
       // a resolved conversation the owner picks up again is open again
-      return this.repo.updateConversation(current.id, { handled_by: 'person', taken_at: at, ...(current.status === 'resolved' ? { status: 'active' as const, resolved_at: null } : {}) });
+      return this.repo.updateConversation(current.id, {
+        handled_by: 'person',
+        taken_at: at,
+        ...(current.status === 'resolved' ? { status: 'active' as const, resolved_at: null } : {}),
+      });
     });
     if (row.taken_at && row.handled_by === 'person' && conversation.handled_by !== 'person') {
       this.hub.publish(chatbotId, { type: 'status', conversation_id: row.id, status: 'taken', at: row.taken_at });
@@ -143,10 +152,19 @@ export class HandoffService {
       if (!current) throw notFound('Conversation');
       if (current.handled_by === 'agent') return current;
       // handing back ends the escalation the person dealt with (escalated_at stays as its record)
-      return this.repo.updateConversation(current.id, { handled_by: 'agent', taken_at: null, ...(current.status === 'escalated' ? { status: 'active' as const } : {}) });
+      return this.repo.updateConversation(current.id, {
+        handled_by: 'agent',
+        taken_at: null,
+        ...(current.status === 'escalated' ? { status: 'active' as const } : {}),
+      });
     });
     if (conversation.handled_by === 'person') {
-      this.hub.publish(chatbotId, { type: 'status', conversation_id: row.id, status: 'handed_back', at: this.clock.now().toISOString() });
+      this.hub.publish(chatbotId, {
+        type: 'status',
+        conversation_id: row.id,
+        status: 'handed_back',
+        at: this.clock.now().toISOString(),
+      });
     }
     return row;
   }
@@ -156,11 +174,13 @@ export class HandoffService {
     const { agent, conversation } = this.owned(user, chatbotId, conversationId);
     const content = text.trim();
     if (!content) throw badRequest('message: must not be empty');
-    if (content.length > MAX_MESSAGE_CHARS) throw new ApiError(413, `message: too long (at most ${MAX_MESSAGE_CHARS} characters)`);
+    if (content.length > MAX_MESSAGE_CHARS)
+      throw new ApiError(413, `message: too long (at most ${MAX_MESSAGE_CHARS} characters)`);
     const message = this.repo.transaction(() => {
       const current = this.repo.findConversation(conversation.id);
       if (!current) throw notFound('Conversation');
-      if (current.handled_by !== 'person') throw conflict('Take the conversation over first (POST .../take): the agent is handling it');
+      if (current.handled_by !== 'person')
+        throw conflict('Take the conversation over first (POST .../take): the agent is handling it');
       const row = this.repo.insertFullMessage({
         id: newId(),
         conversation_id: current.id,
@@ -200,12 +220,25 @@ export class HandoffService {
    */
   visitorReady(conversationId: string): (HandoffState & { messages: LiveMessage[] }) | undefined {
     const state = this.state(conversationId);
-    return state && { ...state, messages: this.repo.personMessages(conversationId, PERSON_MESSAGES_ON_CONNECT).map(liveMessage) };
+    return (
+      state && {
+        ...state,
+        messages: this.repo.personMessages(conversationId, PERSON_MESSAGES_ON_CONNECT).map(liveMessage),
+      }
+    );
   }
 
   state(conversationId: string): HandoffState | undefined {
     const c = this.repo.findConversation(conversationId);
-    return c ? { conversation_id: c.id, status: c.status, handled_by: c.handled_by, taken_at: c.taken_at, escalated_at: c.escalated_at } : undefined;
+    return c
+      ? {
+          conversation_id: c.id,
+          status: c.status,
+          handled_by: c.handled_by,
+          taken_at: c.taken_at,
+          escalated_at: c.escalated_at,
+        }
+      : undefined;
   }
 
   /**

@@ -195,7 +195,25 @@ interface Sentence {
 }
 
 /** abbreviations whose period does not end a sentence ("Dr. Smith", "approx. 20") */
-const ABBREVIATIONS = new Set(['mr', 'mrs', 'ms', 'dr', 'prof', 'st', 'vs', 'approx', 'fig', 'jr', 'sr', 'mt', 'cf', 'tel', 'ca', 'ph', 'dept']);
+const ABBREVIATIONS = new Set([
+  'mr',
+  'mrs',
+  'ms',
+  'dr',
+  'prof',
+  'st',
+  'vs',
+  'approx',
+  'fig',
+  'jr',
+  'sr',
+  'mt',
+  'cf',
+  'tel',
+  'ca',
+  'ph',
+  'dept',
+]);
 const NUMBER_ABBREVIATIONS = new Set(['no', 'nr', 'nos', 'p', 'pp', 'vol', 'art', 'sec', 'ch']);
 /** sentence-ending punctuation with its closing quotes and brackets */
 const TERMINATOR_RE = /(?:[.!?…]+|[。！？]+)["'”’»)\]」』]*/gu;
@@ -295,7 +313,10 @@ function linkTarget(url: string): string {
  * The heading path without a leading copy of the page's title: a page's first heading often
  * repeats it ("Pricing" > "Plans" under the title "Pricing"), and a citation says it once.
  */
-export function headingBelow(title: string | null | undefined, heading: string | null | undefined): string | null | undefined {
+export function headingBelow(
+  title: string | null | undefined,
+  heading: string | null | undefined,
+): string | null | undefined {
   if (!title || !heading?.startsWith(title)) return heading;
   return heading.slice(title.length).replace(/^\s*>\s*/, '');
 }
@@ -323,7 +344,11 @@ interface Scored extends Sentence {
   score: number;
 }
 
-export function knowledgeOnlyAnswer(question: string, passages: AnswerPassage[], options: KnowledgeAnswerOptions): KnowledgeAnswer {
+export function knowledgeOnlyAnswer(
+  question: string,
+  passages: AnswerPassage[],
+  options: KnowledgeAnswerOptions,
+): KnowledgeAnswer {
   const noAnswer: KnowledgeAnswer = { text: options.noAnswer?.trim() || DEFAULT_NO_ANSWER, used: [], found: false };
   // the owner wrote the answer to this question (a Q&A source, ranked first when it matches): it is
   // the answer, in their words, not sentences quoted out of "Q: … A: …"
@@ -345,7 +370,14 @@ export function knowledgeOnlyAnswer(question: string, passages: AnswerPassage[],
     const close = isClose(p);
     if (!close && (!p.keywordMatch || words.length === 0)) continue;
     const passage = relevant.length;
-    const sentences: Scored[] = splitSentences(p.content).map((s, index) => ({ ...s, index, passage, key: s.text.replace(/\s+/g, ' ').toLowerCase(), terms: readTerms(s.text), score: 0 }));
+    const sentences: Scored[] = splitSentences(p.content).map((s, index) => ({
+      ...s,
+      index,
+      passage,
+      key: s.text.replace(/\s+/g, ' ').toLowerCase(),
+      terms: readTerms(s.text),
+      score: 0,
+    }));
     if (!close) {
       const context = readTerms(`${p.title ?? ''}\n${p.heading ?? ''}`).stems;
       let covered = 0;
@@ -387,10 +419,13 @@ export function knowledgeOnlyAnswer(question: string, passages: AnswerPassage[],
   }
 
   // "What is R?": a sentence that says what it is ("R is a system for…") answers it
-  const subject = /^\s*(?:what|who)\s+(?:is|are|was|were)\s+(?:an?\s+|the\s+)?(.+?)[\s?.!]*$/i.exec(question)?.[1]?.toLowerCase();
+  const subject = /^\s*(?:what|who)\s+(?:is|are|was|were)\s+(?:an?\s+|the\s+)?(.+?)[\s?.!]*$/i
+    .exec(question)?.[1]
+    ?.toLowerCase();
   if (subject) {
     const bonus = Math.max(0, ...weights.values());
-    for (const s of all) if (new RegExp(`^${escapeRegExp(subject)}\\s+(?:is|are|was|were)\\b`, 'i').test(s.text.trim())) s.score += bonus;
+    for (const s of all)
+      if (new RegExp(`^${escapeRegExp(subject)}\\s+(?:is|are|was|were)\\b`, 'i').test(s.text.trim())) s.score += bonus;
   }
 
   const picked = new Set<Scored>();
@@ -401,7 +436,9 @@ export function knowledgeOnlyAnswer(question: string, passages: AnswerPassage[],
     pickedKeys.add(s.key);
     budget -= Math.min(s.text.length, MAX_SENTENCE_CHARS);
   };
-  const ranked = all.filter((s) => s.score > 0).sort((a, b) => b.score - a.score || a.passage - b.passage || a.index - b.index);
+  const ranked = all
+    .filter((s) => s.score > 0)
+    .sort((a, b) => b.score - a.score || a.passage - b.passage || a.index - b.index);
   // the best sentence must itself (with its page's title and headings) hold half the question's
   // words: passages that share a word or two here and there do not answer it
   const top = ranked[0];
@@ -422,7 +459,9 @@ export function knowledgeOnlyAnswer(question: string, passages: AnswerPassage[],
       const next = isLeadIn(s.text) ? perPassage[s.passage]![s.index + 1] : undefined;
       const follower = next && !pickedKeys.has(next.key) ? next : undefined;
       if (already && !follower) continue;
-      const cost = (already ? 0 : Math.min(s.text.length, MAX_SENTENCE_CHARS)) + (follower ? Math.min(follower.text.length, MAX_SENTENCE_CHARS) : 0);
+      const cost =
+        (already ? 0 : Math.min(s.text.length, MAX_SENTENCE_CHARS)) +
+        (follower ? Math.min(follower.text.length, MAX_SENTENCE_CHARS) : 0);
       if (count > 0 && cost > budget) continue;
       if (!already) take(s);
       if (follower) take(follower);

@@ -36,7 +36,17 @@ export function visitorQuestions(db: Db) {
 /** Chat turns and conversations, the live handoff, and the timer that resolves idle conversations. */
 export function createChat(app: FastifyInstance, deps: ChatDeps) {
   const { db, clock, agents, events } = deps;
-  const chat = new ChatService(new ChatRepo(db), agents, deps.knowledge, deps.plans, deps.quota, deps.providers, clock, app.log, events);
+  const chat = new ChatService(
+    new ChatRepo(db),
+    agents,
+    deps.knowledge,
+    deps.plans,
+    deps.quota,
+    deps.providers,
+    clock,
+    app.log,
+    events,
+  );
   // live handoff: the owner takes a conversation over; the visitor's and the owner's streams
   const handoff = new HandoffService(new ChatRepo(db), agents, clock, events, app.log);
   // conversations idle past their agent's auto_resolve_after_h become resolved (listing does it too)

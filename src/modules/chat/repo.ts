@@ -31,12 +31,37 @@ export class ChatRepo {
       .prepare();
     this.insertConversationRow = db
       .insert(conversations)
-      .values(allColumns(['id', 'chatbot_id', 'session_id', 'user_name', 'user_email', 'status', 'rating', 'message_count', 'created_at', 'updated_at']))
+      .values(
+        allColumns([
+          'id',
+          'chatbot_id',
+          'session_id',
+          'user_name',
+          'user_email',
+          'status',
+          'rating',
+          'message_count',
+          'created_at',
+          'updated_at',
+        ]),
+      )
       .returning()
       .prepare();
     this.insertMessageRow = db
       .insert(messages)
-      .values(allColumns(['id', 'conversation_id', 'chatbot_id', 'role', 'content', 'timestamp', 'response_time_ms', 'sources_json', 'interrupted']))
+      .values(
+        allColumns([
+          'id',
+          'conversation_id',
+          'chatbot_id',
+          'role',
+          'content',
+          'timestamp',
+          'response_time_ms',
+          'sources_json',
+          'interrupted',
+        ]),
+      )
       .prepare();
     this.countMessage = db
       .update(conversations)
@@ -108,7 +133,10 @@ export class ChatRepo {
    * An agent's conversations, newest activity first; `status` keeps one state, `q` those whose
    * transcript holds the text (LIKE, case-insensitive for ASCII, wildcards escaped).
    */
-  listConversations(chatbotId: string, filter: { status?: ConversationRow['status']; q?: string } = {}): ConversationRow[] {
+  listConversations(
+    chatbotId: string,
+    filter: { status?: ConversationRow['status']; q?: string } = {},
+  ): ConversationRow[] {
     const where: SQL[] = [eq(conversations.chatbot_id, chatbotId)];
     if (filter.status) where.push(eq(conversations.status, filter.status));
     if (filter.q) {
@@ -147,7 +175,9 @@ export class ChatRepo {
   /** The conversation's two latest visitor messages, latest first. */
   latestVisitorMessages(conversationId: string): [string | undefined, string | undefined] {
     const rows = this.db.$client
-      .prepare<[string], { content: string }>("SELECT content FROM messages WHERE conversation_id = ? AND role = 'user' ORDER BY rowid DESC LIMIT 2")
+      .prepare<[string], { content: string }>(
+        "SELECT content FROM messages WHERE conversation_id = ? AND role = 'user' ORDER BY rowid DESC LIMIT 2",
+      )
       .all(conversationId);
     return [rows[0]?.content, rows[1]?.content];
   }
@@ -164,7 +194,15 @@ export class ChatRepo {
     return { up: row?.up ?? 0, down: row?.down ?? 0 };
   }
 
-  updateConversation(id: string, patch: Partial<Pick<ConversationRow, 'status' | 'rating' | 'escalated_at' | 'resolved_at' | 'owner_read_at' | 'handled_by' | 'taken_at'>>): ConversationRow {
+  updateConversation(
+    id: string,
+    patch: Partial<
+      Pick<
+        ConversationRow,
+        'status' | 'rating' | 'escalated_at' | 'resolved_at' | 'owner_read_at' | 'handled_by' | 'taken_at'
+      >
+    >,
+  ): ConversationRow {
     return this.db.update(conversations).set(patch).where(eq(conversations.id, id)).returning().get()!;
   }
 
@@ -172,7 +210,11 @@ export class ChatRepo {
    * Active conversations whose last message is older than their agent's `auto_resolve_after_h`
    * (agents with null never resolve by themselves), at most `limit`, with their agent's owner.
    */
-  idleConversations(nowIso: string, chatbotId: string | null, limit: number): Array<{ conversation: ConversationRow; account_id: string }> {
+  idleConversations(
+    nowIso: string,
+    chatbotId: string | null,
+    limit: number,
+  ): Array<{ conversation: ConversationRow; account_id: string }> {
     const rows = this.db
       .select({ conversation: conversations, account_id: chatbots.user_id })
       .from(conversations)
@@ -191,7 +233,12 @@ export class ChatRepo {
   }
 
   listMessages(conversationId: string): MessageRow[] {
-    return this.db.select().from(messages).where(eq(messages.conversation_id, conversationId)).orderBy(asc(messages.timestamp), asc(messages.id)).all();
+    return this.db
+      .select()
+      .from(messages)
+      .where(eq(messages.conversation_id, conversationId))
+      .orderBy(asc(messages.timestamp), asc(messages.id))
+      .all();
   }
 
   /** A person's newest `limit` messages in a conversation, oldest first (the visitor's stream sends them on connect). */
@@ -216,7 +263,9 @@ export class ChatRepo {
     return this.db
       .select({ count: sql<number>`count(*)`, earliest: sql<string | null>`min(${messages.timestamp})` })
       .from(messages)
-      .where(and(eq(messages.conversation_id, conversationId), eq(messages.role, 'user'), gte(messages.timestamp, sinceIso)))
+      .where(
+        and(eq(messages.conversation_id, conversationId), eq(messages.role, 'user'), gte(messages.timestamp, sinceIso)),
+      )
       .get()!;
   }
 

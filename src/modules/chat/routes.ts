@@ -43,7 +43,13 @@ const conversationSchema = z.object({
   user_name: z.string().nullable(),
   user_email: z.string().nullable(),
   status: z.enum(['active', 'resolved', 'escalated']),
-  rating: z.number().int().nullable().describe("1-5 from the visitor's thumbs: 1 + 4 x the share of thumbs up among the rated answers; null when none is rated"),
+  rating: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      "1-5 from the visitor's thumbs: 1 + 4 x the share of thumbs up among the rated answers; null when none is rated",
+    ),
   message_count: z.number().int(),
   messages_count: z.number().int(),
   created_at: z.string(),
@@ -75,7 +81,13 @@ const messageSchema = z.object({
  * `done` with the JSON body; an error after the stream began is an `error` event (never a `done`):
  * the text sent so far is stored as an interrupted answer.
  */
-async function answer(chat: ChatService, turn: PreparedTurn, request: FastifyRequest, reply: FastifyReply, durable: () => Promise<void>) {
+async function answer(
+  chat: ChatService,
+  turn: PreparedTurn,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  durable: () => Promise<void>,
+) {
   if (!wantsEventStream(request)) return chat.reply(turn);
   const stream = new EventStream(reply);
   try {
@@ -96,7 +108,11 @@ async function answer(chat: ChatService, turn: PreparedTurn, request: FastifyReq
   return reply;
 }
 
-export const chatRoutes: FastifyPluginAsyncZod<{ chat: ChatService; handoff: HandoffService; durable: () => Promise<void> }> = async (app, { chat, handoff, durable }) => {
+export const chatRoutes: FastifyPluginAsyncZod<{
+  chat: ChatService;
+  handoff: HandoffService;
+  durable: () => Promise<void>;
+}> = async (app, { chat, handoff, durable }) => {
   await app.register(handoffRoutes, { handoff });
   const security = [{ bearer: [] }];
   const chatbotParams = z.object({ chatbot_id: z.string().min(1).max(100) });
@@ -109,7 +125,8 @@ export const chatRoutes: FastifyPluginAsyncZod<{ chat: ChatService; handoff: Han
       body: z.object({ ...visitorFields, session_id: sessionId }),
       response: { 200: chatResponse },
     },
-    handler: async (req, reply) => answer(chat, await chat.preparePublic(req.params.chatbot_id, req.body), req, reply, durable),
+    handler: async (req, reply) =>
+      answer(chat, await chat.preparePublic(req.params.chatbot_id, req.body), req, reply, durable),
   });
   app.options('/api/public/chat/:chatbot_id', visitorPreflight());
 
@@ -120,7 +137,8 @@ export const chatRoutes: FastifyPluginAsyncZod<{ chat: ChatService; handoff: Han
       body: z.object({ ...visitorFields, chatbot_id: z.string().min(1).max(100), session_id: sessionId.optional() }),
       response: { 200: chatResponse },
     },
-    handler: async (req, reply) => answer(chat, await chat.prepareOwned(currentUser(req), req.body.chatbot_id, req.body), req, reply, durable),
+    handler: async (req, reply) =>
+      answer(chat, await chat.prepareOwned(currentUser(req), req.body.chatbot_id, req.body), req, reply, durable),
   });
 
   // the visitor's thumbs on an answer of their session (0 clears them)
@@ -134,7 +152,13 @@ export const chatRoutes: FastifyPluginAsyncZod<{ chat: ChatService; handoff: Han
         message_id: z.string().min(1).max(100),
         value: z.union([z.literal(1), z.literal(-1), z.literal(0)], { error: 'must be 1, -1 or 0' }),
       }),
-      response: { 200: z.object({ message_id: z.string(), feedback: z.number().int().nullable(), rating: z.number().int().nullable() }) },
+      response: {
+        200: z.object({
+          message_id: z.string(),
+          feedback: z.number().int().nullable(),
+          rating: z.number().int().nullable(),
+        }),
+      },
     },
     handler: async (req) => chat.feedback(req.params.chatbot_id, req.body),
   });
@@ -147,7 +171,9 @@ export const chatRoutes: FastifyPluginAsyncZod<{ chat: ChatService; handoff: Han
       tags: ['public'],
       params: chatbotParams,
       body: z.object({ session_id: sessionId }),
-      response: { 200: z.object({ conversation_id: z.string(), status: z.literal('escalated'), escalated_at: z.string() }) },
+      response: {
+        200: z.object({ conversation_id: z.string(), status: z.literal('escalated'), escalated_at: z.string() }),
+      },
     },
     handler: async (req) => chat.escalate(req.params.chatbot_id, req.body),
   });
@@ -166,7 +192,10 @@ export const chatRoutes: FastifyPluginAsyncZod<{ chat: ChatService; handoff: Han
     },
     handler: async (req) =>
       chat
-        .listConversations(currentUser(req), req.params.chatbot_id, { status: req.query.status, q: req.query.q || undefined })
+        .listConversations(currentUser(req), req.params.chatbot_id, {
+          status: req.query.status,
+          q: req.query.q || undefined,
+        })
         .map((c) => ({ ...c, messages_count: c.message_count })),
   });
 
@@ -192,13 +221,16 @@ export const chatRoutes: FastifyPluginAsyncZod<{ chat: ChatService; handoff: Han
   app.delete('/api/chat/conversations/:chatbot_id/:conversation_id', {
     schema: {
       tags: ['chat'],
-      summary: "Deletes a conversation with its messages and the visitor's widget leads of the same session (keep_leads=true keeps them)",
+      summary:
+        "Deletes a conversation with its messages and the visitor's widget leads of the same session (keep_leads=true keeps them)",
       security,
       params: z.object({ chatbot_id: z.string().min(1).max(100), conversation_id: z.string().min(1).max(100) }),
       querystring: z.object({ keep_leads: z.enum(['true', 'false']).optional() }),
     },
     handler: async (req, reply) => {
-      chat.eraseConversation(currentUser(req), req.params.chatbot_id, req.params.conversation_id, { keepLeads: req.query.keep_leads === 'true' });
+      chat.eraseConversation(currentUser(req), req.params.chatbot_id, req.params.conversation_id, {
+        keepLeads: req.query.keep_leads === 'true',
+      });
       // the freed pages go back to the disk soon (the periodic reclaim would get there too)
       void req.server.space.soon();
       return reply.code(204).send();

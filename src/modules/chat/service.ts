@@ -104,7 +104,10 @@ export class ChatService {
    * before any text is a 502 and leaves the user's message stored (prompt.ts `buildTurns` merges it
    * into the next question).
    */
-  async reply(turn: PreparedTurn, opts: { onDelta?: (text: string) => void; signal?: AbortSignal } = {}): Promise<ChatResult> {
+  async reply(
+    turn: PreparedTurn,
+    opts: { onDelta?: (text: string) => void; signal?: AbortSignal } = {},
+  ): Promise<ChatResult> {
     // live handoff: a person handles the conversation, the visitor's message is stored and the agent stays silent
     if (turn.conversation.handled_by === 'person') return this.result(turn, '', [], null);
     let text = '';
@@ -113,7 +116,10 @@ export class ChatService {
     if (!turn.provider) {
       // the citations go in `sources`, as for a model's answer (the widget lists and links them),
       // not into the text a second time
-      const found = knowledgeOnlyAnswer(turn.userMessage.content, turn.passages, { noAnswer: turn.agent.no_answer_message, showSources: false });
+      const found = knowledgeOnlyAnswer(turn.userMessage.content, turn.passages, {
+        noAnswer: turn.agent.no_answer_message,
+        showSources: false,
+      });
       text = found.text;
       used = found.used.length;
       sources = sourceRefs(turn.passages.filter((p) => found.used.includes(p)));
@@ -137,10 +143,20 @@ export class ChatService {
         // abort): either way the text is not the model's whole answer, so both are stored the same
         // way, with the partial text the visitor saw and `interrupted` set for the owner reading the
         // transcript. It stays in the history sent to the model, as the visitor saw it.
-        const stored = text && (aborted || err instanceof ProviderError) ? this.storeAnswer(turn, text, sources, true) : null;
+        const stored =
+          text && (aborted || err instanceof ProviderError) ? this.storeAnswer(turn, text, sources, true) : null;
         if (aborted) return this.result(turn, text, sources, stored);
         if (err instanceof ProviderError) {
-          this.log.warn({ provider: err.provider, kind: err.kind, status: err.status, chatbotId: turn.agent.id, interrupted: text !== '' }, 'provider failed');
+          this.log.warn(
+            {
+              provider: err.provider,
+              kind: err.kind,
+              status: err.status,
+              chatbotId: turn.agent.id,
+              interrupted: text !== '',
+            },
+            'provider failed',
+          );
           // after text was streamed this becomes the stream's `error` event (routes.ts): it says the
           // text already sent is not the whole answer
           throw new ApiError(502, text ? `${err.message}; the answer was cut off` : err.message);
@@ -157,7 +173,11 @@ export class ChatService {
    * The agent's conversations (idle ones resolved first), filtered by status and by text in the
    * transcript; `unread`: a message came after the owner last opened the transcript.
    */
-  listConversations(user: AuthUser, chatbotId: string, filter: { status?: ConversationRow['status']; q?: string } = {}): Array<ConversationRow & { unread: boolean }> {
+  listConversations(
+    user: AuthUser,
+    chatbotId: string,
+    filter: { status?: ConversationRow['status']; q?: string } = {},
+  ): Array<ConversationRow & { unread: boolean }> {
     const agent = this.agents.get(user, chatbotId);
     this.resolveIdle(agent.id);
     return this.repo.listConversations(agent.id, filter).map((c) => ({ ...c, unread: isUnread(c) }));
@@ -178,15 +198,23 @@ export class ChatService {
    * The owner marks a conversation resolved, or reopens it (active). 404 for a missing one, one of
    * another agent and another account's alike. `conversation.resolved` is emitted on the change.
    */
-  setStatus(user: AuthUser, chatbotId: string, conversationId: string, status: 'active' | 'resolved'): ConversationRow & { unread: boolean } {
+  setStatus(
+    user: AuthUser,
+    chatbotId: string,
+    conversationId: string,
+    status: 'active' | 'resolved',
+  ): ConversationRow & { unread: boolean } {
     const conversation = this.repo.findConversation(conversationId);
     const agent = this.agents.holding(user, conversation, chatbotId);
     if (!conversation || !agent) throw notFound('Conversation');
     const row = this.repo.transaction(() => {
       const current = this.repo.findConversation(conversation.id);
       if (!current) throw notFound('Conversation');
-      if (status === 'resolved') return current.status === 'resolved' ? current : this.resolve(current, agent.user_id, 'owner');
-      return current.status === 'active' ? current : this.repo.updateConversation(current.id, { status: 'active', resolved_at: null });
+      if (status === 'resolved')
+        return current.status === 'resolved' ? current : this.resolve(current, agent.user_id, 'owner');
+      return current.status === 'active'
+        ? current
+        : this.repo.updateConversation(current.id, { status: 'active', resolved_at: null });
     });
     return { ...row, unread: isUnread(row) };
   }
@@ -214,29 +242,43 @@ export class ChatService {
    * session's conversation with this agent (404 otherwise). The conversation's `rating` becomes
    * the share of thumbs up among its rated answers on a 1-5 scale (null when none is rated).
    */
-  feedback(chatbotId: string, input: { session_id: string; message_id: string; value: -1 | 0 | 1 }): { message_id: string; feedback: number | null; rating: number | null } {
+  feedback(
+    chatbotId: string,
+    input: { session_id: string; message_id: string; value: -1 | 0 | 1 },
+  ): { message_id: string; feedback: number | null; rating: number | null } {
     const agent = this.agents.reachable(chatbotId);
     return this.repo.transaction(() => {
       const conversation = this.repo.findConversationBySession(agent.id, input.session_id);
       const message = conversation ? this.repo.findMessage(input.message_id) : undefined;
-      if (!conversation || !message || message.conversation_id !== conversation.id || message.role !== 'assistant') throw notFound('Message');
+      if (!conversation || !message || message.conversation_id !== conversation.id || message.role !== 'assistant')
+        throw notFound('Message');
       const value = input.value === 0 ? null : input.value;
       this.repo.setFeedback(message.id, value);
       const { up, down } = this.repo.feedbackCounts(conversation.id);
       const rating = up + down === 0 ? null : Math.round(1 + (4 * up) / (up + down));
       this.repo.updateConversation(conversation.id, { rating });
-      this.events.emit('message.rated', { account_id: agent.user_id, chatbot_id: agent.id, conversation_id: conversation.id, message_id: message.id, value: input.value });
+      this.events.emit('message.rated', {
+        account_id: agent.user_id,
+        chatbot_id: agent.id,
+        conversation_id: conversation.id,
+        message_id: message.id,
+        value: input.value,
+      });
       return { message_id: message.id, feedback: value, rating };
     });
   }
 
   /** The visitor asks for a person: the session's conversation becomes escalated (404 when it has none). */
-  escalate(chatbotId: string, input: { session_id: string }): { conversation_id: string; status: 'escalated'; escalated_at: string } {
+  escalate(
+    chatbotId: string,
+    input: { session_id: string },
+  ): { conversation_id: string; status: 'escalated'; escalated_at: string } {
     const agent = this.agents.reachable(chatbotId);
     return this.repo.transaction(() => {
       const conversation = this.repo.findConversationBySession(agent.id, input.session_id);
       if (!conversation) throw notFound('Conversation');
-      const row = conversation.status === 'escalated' ? conversation : this.escalateRow(conversation, agent.user_id, 'visitor');
+      const row =
+        conversation.status === 'escalated' ? conversation : this.escalateRow(conversation, agent.user_id, 'visitor');
       return { conversation_id: row.id, status: 'escalated' as const, escalated_at: row.escalated_at! };
     });
   }
@@ -245,15 +287,33 @@ export class ChatService {
   private resolve(conversation: ConversationRow, accountId: string, by: 'owner' | 'idle'): ConversationRow {
     const at = this.clock.now().toISOString();
     const row = this.repo.updateConversation(conversation.id, { status: 'resolved', resolved_at: at });
-    this.events.emit('conversation.resolved', { account_id: accountId, chatbot_id: row.chatbot_id, conversation_id: row.id, session_id: row.session_id, at, by });
+    this.events.emit('conversation.resolved', {
+      account_id: accountId,
+      chatbot_id: row.chatbot_id,
+      conversation_id: row.id,
+      session_id: row.session_id,
+      at,
+      by,
+    });
     return row;
   }
 
   /** inside a transaction */
   private escalateRow(conversation: ConversationRow, accountId: string, reason: 'visitor' | 'rule'): ConversationRow {
     const at = this.clock.now().toISOString();
-    const row = this.repo.updateConversation(conversation.id, { status: 'escalated', escalated_at: at, resolved_at: null });
-    this.events.emit('conversation.escalated', { account_id: accountId, chatbot_id: row.chatbot_id, conversation_id: row.id, session_id: row.session_id, at, reason });
+    const row = this.repo.updateConversation(conversation.id, {
+      status: 'escalated',
+      escalated_at: at,
+      resolved_at: null,
+    });
+    this.events.emit('conversation.escalated', {
+      account_id: accountId,
+      chatbot_id: row.chatbot_id,
+      conversation_id: row.id,
+      session_id: row.session_id,
+      at,
+      reason,
+    });
     return row;
   }
 
@@ -273,7 +333,12 @@ export class ChatService {
    * analytics rollup) go down by what was erased. 404 for a missing conversation, one of another
    * agent and another account's, alike; nothing is deleted then.
    */
-  eraseConversation(user: AuthUser, chatbotId: string, conversationId: string, opts: { keepLeads: boolean }): { messages: number } {
+  eraseConversation(
+    user: AuthUser,
+    chatbotId: string,
+    conversationId: string,
+    opts: { keepLeads: boolean },
+  ): { messages: number } {
     const conversation = this.repo.findConversation(conversationId);
     const agent = this.agents.holding(user, conversation, chatbotId);
     if (!conversation || !agent) throw notFound('Conversation');
@@ -300,10 +365,15 @@ export class ChatService {
    * `visitor`: the message came through the public route, so the agent's own visitor limits apply
    * (session rate, daily cap); the owner testing an agent is held only to the account's quota.
    */
-  private async prepare(agent: ChatbotRow, input: ChatInput, by: { account: Account; visitor: boolean }): Promise<PreparedTurn> {
+  private async prepare(
+    agent: ChatbotRow,
+    input: ChatInput,
+    by: { account: Account; visitor: boolean },
+  ): Promise<PreparedTurn> {
     const message = input.message.trim();
     if (!message) throw badRequest('message: must not be empty');
-    if (message.length > MAX_MESSAGE_CHARS) throw new ApiError(413, `message: too long (at most ${MAX_MESSAGE_CHARS} characters)`);
+    if (message.length > MAX_MESSAGE_CHARS)
+      throw new ApiError(413, `message: too long (at most ${MAX_MESSAGE_CHARS} characters)`);
     const sessionId = input.session_id ?? randomUUID();
     const now = this.clock.now().toISOString();
 
@@ -340,7 +410,10 @@ export class ChatService {
         if (!isNew && agent.rate_limit_enabled) this.assertSessionRate(agent, conversation.id);
         if (agent.daily_message_limit !== null) this.assertDailyCap(agent);
       }
-      this.quota.consume(by.account, by.visitor ? { message: agent.unavailable_message ?? VISITOR_UNAVAILABLE_TEXT } : undefined);
+      this.quota.consume(
+        by.account,
+        by.visitor ? { message: agent.unavailable_message ?? VISITOR_UNAVAILABLE_TEXT } : undefined,
+      );
       const userMessage = this.repo.insertMessage({
         id: newId(),
         conversation_id: conversation.id,
@@ -357,7 +430,8 @@ export class ChatService {
       this.agents.recordActivity(agent.id, 1, isNew ? 1 : 0);
       this.emitMessage(agent, userMessage);
       // a new message reopens a resolved conversation; a visitor's words on the agent's list escalate it
-      if (conversation.status === 'resolved') conversation = this.repo.updateConversation(conversation.id, { status: 'active', resolved_at: null });
+      if (conversation.status === 'resolved')
+        conversation = this.repo.updateConversation(conversation.id, { status: 'active', resolved_at: null });
       if (by.visitor && conversation.status !== 'escalated' && matchesKeyword(message, agent.escalation_keywords)) {
         conversation = this.escalateRow(conversation, agent.user_id, 'rule');
       }
@@ -375,7 +449,15 @@ export class ChatService {
       temperature: agent.temperature,
       maxTokens: agent.max_tokens,
     };
-    return { agent, conversation, userMessage, passages, request, provider: this.providers(agent.provider), visitor: by.visitor };
+    return {
+      agent,
+      conversation,
+      userMessage,
+      passages,
+      request,
+      provider: this.providers(agent.provider),
+      visitor: by.visitor,
+    };
   }
 
   /** `messages_per_hour` visitor messages per session in any rolling hour (docs/API.md "Plans"). */
@@ -385,7 +467,10 @@ export class ChatService {
     if (count < agent.messages_per_hour) return;
     // the allowance grows again when the earliest message of the last hour leaves the window
     const retryAfterS = (Date.parse(earliest!) + HOUR_MS - now) / 1000;
-    throw tooManyRequests(`Too many messages: this chat allows ${agent.messages_per_hour} messages per hour; try again later`, retryAfterS);
+    throw tooManyRequests(
+      `Too many messages: this chat allows ${agent.messages_per_hour} messages per hour; try again later`,
+      retryAfterS,
+    );
   }
 
   /** The agent's optional cap on visitor messages per UTC day (beyond the spec). */
@@ -395,11 +480,20 @@ export class ChatService {
     const count = this.repo.agentUserMessagesSince(agent.id, new Date(dayStart).toISOString());
     if (count < agent.daily_message_limit!) return;
     const retryAfterS = (dayStart + 24 * HOUR_MS - now.getTime()) / 1000;
-    throw tooManyRequests('This chatbot has reached its message limit for today; please try again tomorrow', retryAfterS);
+    throw tooManyRequests(
+      'This chatbot has reached its message limit for today; please try again tomorrow',
+      retryAfterS,
+    );
   }
 
   /** `interrupted`: `text` is only the part produced before the answer was cut off */
-  private storeAnswer(turn: PreparedTurn, text: string, sources: SourceRef[], interrupted = false, used = 0): string | null {
+  private storeAnswer(
+    turn: PreparedTurn,
+    text: string,
+    sources: SourceRef[],
+    interrupted = false,
+    used = 0,
+  ): string | null {
     const now = this.clock.now();
     try {
       return this.storeAnswerRow(turn, now, text, sources, interrupted, used);
@@ -407,13 +501,21 @@ export class ChatService {
       // the owner erased the conversation while its answer was being written (the message's
       // foreign key refuses it): the answer is not stored, since it would bring back part of what
       // was erased; the visitor still gets it
-      if (sqliteCode(err) !== 'SQLITE_CONSTRAINT_FOREIGNKEY' || this.repo.findConversation(turn.conversation.id)) throw err;
+      if (sqliteCode(err) !== 'SQLITE_CONSTRAINT_FOREIGNKEY' || this.repo.findConversation(turn.conversation.id))
+        throw err;
       this.log.info({ chatbotId: turn.agent.id }, 'answer not stored: its conversation was erased meanwhile');
       return null;
     }
   }
 
-  private storeAnswerRow(turn: PreparedTurn, now: Date, text: string, sources: SourceRef[], interrupted: boolean, used: number): string {
+  private storeAnswerRow(
+    turn: PreparedTurn,
+    now: Date,
+    text: string,
+    sources: SourceRef[],
+    interrupted: boolean,
+    used: number,
+  ): string {
     return this.repo.transaction(() => {
       const message = this.repo.insertMessage({
         id: newId(),
@@ -432,7 +534,16 @@ export class ChatService {
       this.emitMessage(turn.agent, message);
       if (!interrupted) {
         const { agent, conversation, userMessage, visitor } = turn;
-        this.events.emit('answer.stored', { account_id: agent.user_id, chatbot_id: agent.id, conversation_id: conversation.id, message_id: message.id, question: userMessage.content, answer: text, passages: used, visitor });
+        this.events.emit('answer.stored', {
+          account_id: agent.user_id,
+          chatbot_id: agent.id,
+          conversation_id: conversation.id,
+          message_id: message.id,
+          question: userMessage.content,
+          answer: text,
+          passages: used,
+          visitor,
+        });
       }
       return message.id;
     });
@@ -441,7 +552,14 @@ export class ChatService {
   /** The stored message keeps its sources for the owner; a visitor sees them only when the agent shows them. */
   private result(turn: PreparedTurn, text: string, sources: SourceRef[], messageId: string | null): ChatResult {
     const shown = turn.visitor && !turn.agent.show_sources ? [] : sources;
-    return { message: text, conversation_id: turn.conversation.id, session_id: turn.conversation.session_id, sources: shown, message_id: messageId, handled_by: turn.conversation.handled_by };
+    return {
+      message: text,
+      conversation_id: turn.conversation.id,
+      session_id: turn.conversation.session_id,
+      sources: shown,
+      message_id: messageId,
+      handled_by: turn.conversation.handled_by,
+    };
   }
 }
 

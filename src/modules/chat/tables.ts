@@ -13,7 +13,9 @@ export const conversations = sqliteTable(
     session_id: text('session_id').notNull(),
     user_name: text('user_name'),
     user_email: text('user_email'),
-    status: text('status', { enum: ['active', 'resolved', 'escalated'] }).notNull().default('active'),
+    status: text('status', { enum: ['active', 'resolved', 'escalated'] })
+      .notNull()
+      .default('active'),
     rating: integer('rating'),
     message_count: integer('message_count').notNull().default(0),
     /** when the visitor (or the agent's rule) asked for a person; null when never */
@@ -68,10 +70,14 @@ export const messages = sqliteTable(
      */
     interrupted: integer('interrupted', { mode: 'boolean' }).notNull().default(false),
   },
-  (t) => [index('messages_conversation_time').on(t.conversation_id, t.timestamp), // per-agent time ranges (role and response time included so such reads need not touch the rows)
+  (t) => [
+    index('messages_conversation_time').on(t.conversation_id, t.timestamp), // per-agent time ranges (role and response time included so such reads need not touch the rows)
     index('messages_chatbot_time_stats').on(t.chatbot_id, t.timestamp, t.role, t.response_time_ms),
     // analytics' thumbs per window, read from the index alone; partial: only rated answers are in it
-    index('messages_chatbot_rated').on(t.chatbot_id, t.timestamp, t.feedback, t.from_person).where(sql`${t.feedback} IS NOT NULL`)],
+    index('messages_chatbot_rated')
+      .on(t.chatbot_id, t.timestamp, t.feedback, t.from_person)
+      .where(sql`${t.feedback} IS NOT NULL`),
+  ],
 );
 
 export type ConversationRow = typeof conversations.$inferSelect;

@@ -42,7 +42,11 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
-export function chunkText(text: string, options: ChunkOptions = DEFAULT_CHUNKING, sections: number[] = []): TextChunk[] {
+export function chunkText(
+  text: string,
+  options: ChunkOptions = DEFAULT_CHUNKING,
+  sections: number[] = [],
+): TextChunk[] {
   const chunker = new Chunker(options, sections);
   return [...chunker.push(text), ...chunker.end()];
 }
@@ -95,7 +99,10 @@ export class Chunker {
       const unitEnd = to + base;
       if (this.passageStart < 0) {
         this.passageStart = unitStart;
-      } else if (this.sectionStartsIn(this.passageEnd, unitStart) && this.passageEnd - this.passageStart >= MIN_SECTION_PASSAGE_CHARS) {
+      } else if (
+        this.sectionStartsIn(this.passageEnd, unitStart) &&
+        this.passageEnd - this.passageStart >= MIN_SECTION_PASSAGE_CHARS
+      ) {
         yield this.take();
         this.passageStart = unitStart;
       } else if (unitEnd - this.passageStart > this.target) {
@@ -211,7 +218,11 @@ function forcedCut(bytes: Buffer, from: number, end: number): number {
 }
 
 /** A UTF-8 text in memory, decoded for the Chunker a slice of about `sliceBytes` at a time. */
-export function* utf8Paragraphs(utf8: Buffer, sliceBytes = 64 * 1024, maxPieceBytes = MAX_PIECE_BYTES): Generator<string> {
+export function* utf8Paragraphs(
+  utf8: Buffer,
+  sliceBytes = 64 * 1024,
+  maxPieceBytes = MAX_PIECE_BYTES,
+): Generator<string> {
   let start = 0;
   while (start < utf8.length) {
     const window = utf8.subarray(start, start + sliceBytes);
@@ -237,7 +248,12 @@ function firstCutFrom(utf8: Buffer, from: number): number {
  * A UTF-8 text file from byte `from`, read and decoded for the Chunker about `blockBytes` at a
  * time: only a slice is in memory, never the file.
  */
-export async function* fileParagraphs(file: string, from = 0, blockBytes = 64 * 1024, maxPieceBytes = MAX_PIECE_BYTES): AsyncGenerator<string> {
+export async function* fileParagraphs(
+  file: string,
+  from = 0,
+  blockBytes = 64 * 1024,
+  maxPieceBytes = MAX_PIECE_BYTES,
+): AsyncGenerator<string> {
   const handle = await open(file, 'r');
   try {
     // bytes read since the last cut (a paragraph longer than a block spans several)

@@ -50,7 +50,8 @@ const PAGE_MAX_BYTES = 5 * 1024 * 1024;
 const PAGE_TIMEOUT_MS = 20_000;
 const HTML_TYPES = ['text/html', 'application/xhtml+xml', 'text/plain'];
 const XML_TYPES = ['application/xml', 'text/xml', 'text/plain', 'application/x-xml'];
-const NOT_A_PAGE = /\.(?:png|jpe?g|gif|webp|svg|ico|css|js|mjs|zip|gz|tar|mp3|mp4|mov|avi|woff2?|ttf|eot|exe|dmg|pdf|docx?|xlsx?|pptx?)$/i;
+const NOT_A_PAGE =
+  /\.(?:png|jpe?g|gif|webp|svg|ico|css|js|mjs|zip|gz|tar|mp3|mp4|mov|avi|woff2?|ttf|eot|exe|dmg|pdf|docx?|xlsx?|pptx?)$/i;
 /** distinct skipped URLs remembered (so a page linked from every page counts once); past this only known ones are recognised */
 const MAX_SKIPPED_REMEMBERED = 20_000;
 
@@ -80,7 +81,8 @@ export async function crawl(
   });
 
   const robots = await loadRobots(start, fetchOpts(512 * 1024, ['text/plain']));
-  if (!robots.allows(start.pathname + start.search)) throw new CrawlError('robots.txt of the site does not allow fetching this page');
+  if (!robots.allows(start.pathname + start.search))
+    throw new CrawlError('robots.txt of the site does not allow fetching this page');
 
   const queue: string[] = [start.toString()];
   const seen = new Set<string>(queue);
@@ -129,7 +131,11 @@ export async function crawl(
   const readPage = pageReader(options.extractHtml);
   let done = 0;
   let failedPages = 0;
-  const progress = (): CrawlProgress => ({ done, found: Math.min(options.maxPages, done + queue.length), skipped: { ...skipped } });
+  const progress = (): CrawlProgress => ({
+    done,
+    found: Math.min(options.maxPages, done + queue.length),
+    skipped: { ...skipped },
+  });
   while (queue.length > 0 && done < options.maxPages) {
     if (options.signal.aborted) break;
     const url = queue.shift()!;

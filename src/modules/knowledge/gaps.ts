@@ -146,18 +146,36 @@ export class AnswerGapsService {
     const key = questionKey(question);
     if (!key) return;
     const now = this.clock.now().toISOString();
-    const gap = this.db.select().from(answerGaps).where(and(eq(answerGaps.chatbot_id, chatbotId), eq(answerGaps.question_key, key))).get();
+    const gap = this.db
+      .select()
+      .from(answerGaps)
+      .where(and(eq(answerGaps.chatbot_id, chatbotId), eq(answerGaps.question_key, key)))
+      .get();
     if (!gap) {
       this.db
         .insert(answerGaps)
-        .values({ id: newId(), chatbot_id: chatbotId, question_key: key, question, reasons, count: 1, status: 'open', source_id: null, conversation_id: conversationId, first_seen_at: now, last_seen_at: now })
+        .values({
+          id: newId(),
+          chatbot_id: chatbotId,
+          question_key: key,
+          question,
+          reasons,
+          count: 1,
+          status: 'open',
+          source_id: null,
+          conversation_id: conversationId,
+          first_seen_at: now,
+          last_seen_at: now,
+        })
         .run();
       return;
     }
     let status = gap.status;
     if (status === 'dismissed') status = 'open';
     else if (status === 'answered') {
-      const answer = gap.source_id ? this.db.select({ id: sources.id }).from(sources).where(eq(sources.id, gap.source_id)).get() : undefined;
+      const answer = gap.source_id
+        ? this.db.select({ id: sources.id }).from(sources).where(eq(sources.id, gap.source_id)).get()
+        : undefined;
       if (!answer || reasons.includes('thumbs_down')) status = 'open';
     }
     this.db
@@ -187,10 +205,23 @@ export class AnswerGapsService {
   }
 
   /** The owner's answer: a qa source (the gap's question unless another wording is given); the gap is answered. */
-  async answer(user: AuthUser, chatbotId: string, gapId: string, input: { answer: string; question?: string }): Promise<{ gap: GapRow; source: SourceRow }> {
+  async answer(
+    user: AuthUser,
+    chatbotId: string,
+    gapId: string,
+    input: { answer: string; question?: string },
+  ): Promise<{ gap: GapRow; source: SourceRow }> {
     const gap = this.owned(user, chatbotId, gapId);
-    const source = await this.knowledge.addQaSource(user, chatbotId, { question: input.question ?? gap.question, answer: input.answer });
-    const row = this.db.update(answerGaps).set({ status: 'answered', source_id: source.id }).where(eq(answerGaps.id, gap.id)).returning().get();
+    const source = await this.knowledge.addQaSource(user, chatbotId, {
+      question: input.question ?? gap.question,
+      answer: input.answer,
+    });
+    const row = this.db
+      .update(answerGaps)
+      .set({ status: 'answered', source_id: source.id })
+      .where(eq(answerGaps.id, gap.id))
+      .returning()
+      .get();
     return { gap: row, source };
   }
 

@@ -24,7 +24,9 @@ export type HtmlExtractor = (html: string, url: string, signal: AbortSignal) => 
  * site marks up with no tell-tale tags) dropped from the pages after. Links are collected before
  * anything is dropped, so menus still lead the crawler on.
  */
-export function pageReader(extract: HtmlExtractor): (html: string, pageUrl: string, signal: AbortSignal) => Promise<ExtractedPage> {
+export function pageReader(
+  extract: HtmlExtractor,
+): (html: string, pageUrl: string, signal: AbortSignal) => Promise<ExtractedPage> {
   const repeated = new RepeatedBlocks();
   return async (html, pageUrl, signal) => {
     const page = await extract(html, pageUrl, signal);
@@ -32,8 +34,6 @@ export function pageReader(extract: HtmlExtractor): (html: string, pageUrl: stri
     return { title: page.title, text, marks, links: page.links };
   };
 }
-
-
 
 /** `<loc>` entries of a sitemap (urlset or sitemapindex). */
 export async function sitemapLocations(xml: string): Promise<string[]> {

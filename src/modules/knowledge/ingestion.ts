@@ -66,7 +66,14 @@ const crawlNotStarted = () => crawlReport({ done: 0, found: 1, skipped: noSkippe
 
 /** A website source's columns as a crawl (the first, or a re-crawl) is queued. */
 const crawlQueued = () =>
-  ({ status: 'processing', error_message: null, progress: 0, pages_done: 0, pages_found: 1, ...crawlNotStarted() }) satisfies Partial<SourceRow>;
+  ({
+    status: 'processing',
+    error_message: null,
+    progress: 0,
+    pages_done: 0,
+    pages_found: 1,
+    ...crawlNotStarted(),
+  }) satisfies Partial<SourceRow>;
 
 interface StorageRoom {
   accountId: string;
@@ -126,13 +133,19 @@ export class IngestionService {
    * Streams the upload to disk under a generated name (the original name is only metadata), then
    * checks the content against the extension and queues the ingestion.
    */
-  async addFile(user: AuthUser, chatbotId: string, upload: { filename: string; stream: Readable; signal?: AbortSignal }): Promise<SourceRow> {
+  async addFile(
+    user: AuthUser,
+    chatbotId: string,
+    upload: { filename: string; stream: Readable; signal?: AbortSignal },
+  ): Promise<SourceRow> {
     const agent = this.agents.get(user, chatbotId);
     const originalName = path.basename(upload.filename || '').slice(0, 255) || 'upload';
     const ext = path.extname(originalName).slice(1).toLowerCase() as ParsableType;
     if (!ALLOWED_FILE_TYPES.includes(ext)) {
       upload.stream.resume();
-      throw badRequest(`file: .${ext || '?'} files are not accepted (allowed: ${ALLOWED_FILE_TYPES.map((t) => `.${t}`).join(', ')})`);
+      throw badRequest(
+        `file: .${ext || '?'} files are not accepted (allowed: ${ALLOWED_FILE_TYPES.map((t) => `.${t}`).join(', ')})`,
+      );
     }
     const id = newId();
     const tmp = path.join(this.uploadDir, `${id}.part`);
@@ -221,7 +234,11 @@ export class IngestionService {
         file_type: null,
         file_size: null,
         ...crawlQueued(),
-        options: JSON.stringify({ maxPages: input.maxPages, includePaths: input.includePaths, excludePaths: input.excludePaths }),
+        options: JSON.stringify({
+          maxPages: input.maxPages,
+          includePaths: input.includePaths,
+          excludePaths: input.excludePaths,
+        }),
         created_at: now,
         updated_at: now,
       });
@@ -247,7 +264,8 @@ export class IngestionService {
    */
   recrawl(user: AuthUser, sourceId: string): SourceRow {
     const source = this.knowledge.ownedSource(user, sourceId);
-    if (source.type !== 'website') throw badRequest('Only website sources can be crawled again; upload a file again to replace it');
+    if (source.type !== 'website')
+      throw badRequest('Only website sources can be crawled again; upload a file again to replace it');
     if (source.status === 'processing') throw conflict('The website is being crawled; wait until it has finished');
     const now = this.clock.now().toISOString();
     return this.repo.transaction(() => {
@@ -399,9 +417,18 @@ export class IngestionService {
       async (page, progress) => {
         // each passage names its own page (title and URL), for the model and the citations
         const locator = new PassageLocator(page.marks, { title: page.title || null, pageUrl: page.url });
-        const parts = chunkText(page.text, DEFAULT_CHUNKING, sectionStarts(page.marks)).map((chunk) => locator.locate(chunk));
+        const parts = chunkText(page.text, DEFAULT_CHUNKING, sectionStarts(page.marks)).map((chunk) =>
+          locator.locate(chunk),
+        );
         for (let i = 0; i < parts.length; i += CHUNK_BATCH) {
-          await this.storeBatch(source, parts.slice(i, i + CHUNK_BATCH), ordinal + i, signal, progress.done / Math.max(progress.found, 1), room);
+          await this.storeBatch(
+            source,
+            parts.slice(i, i + CHUNK_BATCH),
+            ordinal + i,
+            signal,
+            progress.done / Math.max(progress.found, 1),
+            room,
+          );
         }
         ordinal += parts.length;
         this.repo.updateSource(source.id, {
@@ -422,7 +449,12 @@ export class IngestionService {
     }
     this.repo.transaction(() => {
       if (options.replaces !== undefined) this.repo.deleteChunksOf(source.id, { upTo: options.replaces });
-      this.complete(source, { pages_done: result.done, pages_found: result.done, ...report, options: JSON.stringify(crawlSettings(options)) });
+      this.complete(source, {
+        pages_done: result.done,
+        pages_found: result.done,
+        ...report,
+        options: JSON.stringify(crawlSettings(options)),
+      });
     });
   }
 
@@ -435,16 +467,30 @@ export class IngestionService {
    * Stores one batch of chunks in one transaction and embeds it; stops if the source is gone, and
    * with StorageLimitError when the batch would take the account past its plan's storage.
    */
-  private async storeBatch(source: SourceRow, parts: NewPassage[], firstOrdinal: number, signal: AbortSignal, progress: number, room: StorageRoom): Promise<void> {
+  private async storeBatch(
+    source: SourceRow,
+    parts: NewPassage[],
+    firstOrdinal: number,
+    signal: AbortSignal,
+    progress: number,
+    room: StorageRoom,
+  ): Promise<void> {
     const rows: ChunkRow[] = [];
     for (let start = 0; start < parts.length; start += STORE_SLICE) {
       if (signal.aborted) throw new Error('cancelled');
       const slice = parts.slice(start, start + STORE_SLICE);
       const stored = this.repo.transaction(() => {
         if (!this.repo.findSource(source.id)) return null;
-        this.options.storage.assertIngestRoom(room.accountId, slice.reduce((sum, p) => sum + Buffer.byteLength(p.content), 0), room.freed);
+        this.options.storage.assertIngestRoom(
+          room.accountId,
+          slice.reduce((sum, p) => sum + Buffer.byteLength(p.content), 0),
+          room.freed,
+        );
         const inserted = this.repo.insertChunks(source.chatbot_id, source.id, slice, firstOrdinal + start);
-        this.repo.updateSource(source.id, { progress: Math.min(progress, 0.99), updated_at: this.clock.now().toISOString() });
+        this.repo.updateSource(source.id, {
+          progress: Math.min(progress, 0.99),
+          updated_at: this.clock.now().toISOString(),
+        });
         return inserted;
       });
       if (!stored) throw new Error('cancelled');
@@ -461,7 +507,13 @@ export class IngestionService {
   }
 
   private complete(source: SourceRow, patch: Partial<SourceRow>): void {
-    this.repo.updateSource(source.id, { ...patch, status: 'completed', progress: 1, error_message: null, updated_at: this.clock.now().toISOString() });
+    this.repo.updateSource(source.id, {
+      ...patch,
+      status: 'completed',
+      progress: 1,
+      error_message: null,
+      updated_at: this.clock.now().toISOString(),
+    });
   }
 
   private async fail(source: SourceRow, message: string): Promise<void> {
@@ -485,7 +537,12 @@ export class IngestionService {
     }
     this.repo.transaction(() => {
       this.repo.deleteChunksOf(source.id);
-      this.repo.updateSource(source.id, { status: 'failed', error_message: message, stored_path: null, updated_at: this.clock.now().toISOString() });
+      this.repo.updateSource(source.id, {
+        status: 'failed',
+        error_message: message,
+        stored_path: null,
+        updated_at: this.clock.now().toISOString(),
+      });
     });
     if (source.stored_path) await rm(path.join(this.uploadDir, source.stored_path), { force: true });
   }

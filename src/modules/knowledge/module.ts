@@ -47,7 +47,16 @@ export function createKnowledge(app: FastifyInstance, deps: KnowledgeDeps) {
   // added before the queue's hook, so (hooks close last-added first) it closes after the jobs have stopped
   app.addHook('onClose', async () => keywordSearcher.close());
   const storage = new StorageQuota(repo, plans, deps.accountOf);
-  const knowledge = new KnowledgeService(repo, agents, embedder, vectors, clock, app.log, keywordSearcher.search, storage);
+  const knowledge = new KnowledgeService(
+    repo,
+    agents,
+    embedder,
+    vectors,
+    clock,
+    app.log,
+    keywordSearcher.search,
+    storage,
+  );
   // one slot more than an account may use: another account's source never waits for one account's crawl
   const jobs = new JobQueue(database.db, clock, app.log, {
     concurrency: config.ingestConcurrency + 1,
@@ -56,7 +65,11 @@ export function createKnowledge(app: FastifyInstance, deps: KnowledgeDeps) {
     onError: (what, err) => report(`ingestion queue: ${what}`)(err),
   });
   app.decorate('jobs', jobs);
-  const parsers = createParserPool({ maxThreads: config.ingestConcurrency, timeoutMs: config.ingestTimeoutMs, maxMemoryMb: config.ingestMemoryMb });
+  const parsers = createParserPool({
+    maxThreads: config.ingestConcurrency,
+    timeoutMs: config.ingestTimeoutMs,
+    maxMemoryMb: config.ingestMemoryMb,
+  });
   const ingestion = new IngestionService(
     repo,
     knowledge,

@@ -32,7 +32,8 @@ export class PassageLocator {
 
   locate(chunk: TextChunk): LocatedChunk {
     // everything up to the passage's start
-    while (this.next < this.marks.length && this.marks[this.next]!.at <= chunk.start) this.apply(this.marks[this.next++]!);
+    while (this.next < this.marks.length && this.marks[this.next]!.at <= chunk.start)
+      this.apply(this.marks[this.next++]!);
     let headings = this.headings;
     // a heading right after the start (the passage begins with a one-line section): that heading names it
     for (let i = this.next; i < this.marks.length; i++) {

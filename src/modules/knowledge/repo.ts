@@ -44,7 +44,14 @@ export class KnowledgeRepo {
     this.keywordHits = db.$client.prepare<[string, number], [number, number]>(KEYWORD_SEARCH_SQL).raw();
     // ids as one JSON array parameter: one statement for any number of them
     this.chunksWithSource = db
-      .select({ ...getTableColumns(chunks), source_name: sources.name, source_url: sources.url, source_type: sources.type, qa_question: sources.qa_question, qa_answer: sources.qa_answer })
+      .select({
+        ...getTableColumns(chunks),
+        source_name: sources.name,
+        source_url: sources.url,
+        source_type: sources.type,
+        qa_question: sources.qa_question,
+        qa_answer: sources.qa_answer,
+      })
       .from(chunks)
       .innerJoin(sources, eq(sources.id, chunks.source_id))
       .where(sql`${chunks.id} IN (SELECT value FROM json_each(${sql.placeholder('ids')}))`)
@@ -77,7 +84,12 @@ export class KnowledgeRepo {
   }
 
   listSources(chatbotId: string): SourceRow[] {
-    return this.db.select().from(sources).where(eq(sources.chatbot_id, chatbotId)).orderBy(desc(sources.created_at), desc(sources.id)).all();
+    return this.db
+      .select()
+      .from(sources)
+      .where(eq(sources.chatbot_id, chatbotId))
+      .orderBy(desc(sources.created_at), desc(sources.id))
+      .all();
   }
 
   findSource(id: string): SourceRow | undefined {
@@ -115,7 +127,11 @@ export class KnowledgeRepo {
 
   /** UTF-8 bytes of the passages' text (what `passage_bytes` counts). */
   private passageBytes(where: ReturnType<typeof and>): number {
-    return this.db.select({ n: sql<number>`coalesce(sum(length(CAST(${chunks.content} AS BLOB))), 0)` }).from(chunks).where(where).get()!.n;
+    return this.db
+      .select({ n: sql<number>`coalesce(sum(length(CAST(${chunks.content} AS BLOB))), 0)` })
+      .from(chunks)
+      .where(where)
+      .get()!.n;
   }
 
   /**
@@ -124,7 +140,9 @@ export class KnowledgeRepo {
    */
   storageUsedBy(userId: string): number {
     return this.db
-      .select({ n: sql<number>`coalesce(sum(${sources.passage_bytes} + CASE WHEN ${sources.stored_path} IS NOT NULL THEN coalesce(${sources.file_size}, 0) ELSE 0 END), 0)` })
+      .select({
+        n: sql<number>`coalesce(sum(${sources.passage_bytes} + CASE WHEN ${sources.stored_path} IS NOT NULL THEN coalesce(${sources.file_size}, 0) ELSE 0 END), 0)`,
+      })
       .from(sources)
       .where(sql`${sources.chatbot_id} IN (SELECT id FROM chatbots WHERE user_id = ${userId})`)
       .get()!.n;
@@ -132,7 +150,13 @@ export class KnowledgeRepo {
 
   /** The highest passage id of a source, 0 when it has none. */
   lastChunkId(sourceId: string): number {
-    return this.db.select({ id: sql<number | null>`max(${chunks.id})` }).from(chunks).where(eq(chunks.source_id, sourceId)).get()?.id ?? 0;
+    return (
+      this.db
+        .select({ id: sql<number | null>`max(${chunks.id})` })
+        .from(chunks)
+        .where(eq(chunks.source_id, sourceId))
+        .get()?.id ?? 0
+    );
   }
 
   /** One page of a source's passages in their order (the owner reads what was extracted). */
@@ -149,7 +173,12 @@ export class KnowledgeRepo {
 
   /** Sources still `processing`, oldest first (watchdog, restart). */
   listProcessing(): SourceRow[] {
-    return this.db.select().from(sources).where(eq(sources.status, 'processing')).orderBy(asc(sources.created_at)).all();
+    return this.db
+      .select()
+      .from(sources)
+      .where(eq(sources.status, 'processing'))
+      .orderBy(asc(sources.created_at))
+      .all();
   }
 
   /** Files still waiting in the upload folder, so a sweep can tell which files are orphans. */
@@ -179,14 +208,26 @@ export class KnowledgeRepo {
     );
     if (rows.length > 0) {
       const bytes = parts.reduce((sum, p) => sum + Buffer.byteLength(p.content), 0);
-      this.db.update(sources).set({ passage_bytes: sql`${sources.passage_bytes} + ${bytes}` }).where(eq(sources.id, sourceId)).run();
+      this.db
+        .update(sources)
+        .set({ passage_bytes: sql`${sources.passage_bytes} + ${bytes}` })
+        .where(eq(sources.id, sourceId))
+        .run();
       // about one page of merging per chunk stored (a chunk is ~2.5 KB; a page 4 KB)
       this.mergeKeywordIndex.run(Math.max(16, rows.length));
     }
     return rows;
   }
 
-  chunksByIds(ids: number[]): Array<ChunkRow & { source_name: string; source_url: string | null; source_type: SourceRow['type']; qa_question: string | null; qa_answer: string | null }> {
+  chunksByIds(ids: number[]): Array<
+    ChunkRow & {
+      source_name: string;
+      source_url: string | null;
+      source_type: SourceRow['type'];
+      qa_question: string | null;
+      qa_answer: string | null;
+    }
+  > {
     if (ids.length === 0) return [];
     return this.chunksWithSource.all({ ids: JSON.stringify(ids) });
   }

@@ -35,7 +35,8 @@ export class RobotsRules {
       }
       lastWasAgent = false;
       if (key === 'sitemap' && value) sitemaps.push(value);
-      else if ((key === 'allow' || key === 'disallow') && current && value) current.rules.push({ allow: key === 'allow', pattern: value });
+      else if ((key === 'allow' || key === 'disallow') && current && value)
+        current.rules.push({ allow: key === 'allow', pattern: value });
     }
     const mine = groups.filter((g) => g.agents.some((a) => a !== '*' && agent.includes(a)));
     const chosen = mine.length ? mine : groups.filter((g) => g.agents.includes('*'));

@@ -27,7 +27,13 @@ export const sourceSchema = z.object({
   /** websites: same-site pages found but not stored (robots.txt, include/exclude paths, not HTML, too large, errors) */
   pages_skipped: z.number().int().nullable(),
   pages_skipped_by: z
-    .object({ robots: z.number().int(), excluded: z.number().int(), not_html: z.number().int(), too_large: z.number().int(), failed: z.number().int() })
+    .object({
+      robots: z.number().int(),
+      excluded: z.number().int(),
+      not_html: z.number().int(),
+      too_large: z.number().int(),
+      failed: z.number().int(),
+    })
     .nullable(),
   /** websites: the crawl stopped at max_pages with pages left; null while processing (and for other sources) */
   page_cap_hit: z.boolean().nullable(),
@@ -127,7 +133,10 @@ const pathList = z
     } else if (Array.isArray(raw)) {
       items = raw;
     } else {
-      ctx.addIssue({ code: 'custom', message: `must be an array of paths or a comma-separated list, not ${typeName(raw)}` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be an array of paths or a comma-separated list, not ${typeName(raw)}`,
+      });
       return z.NEVER;
     }
     if (!Array.isArray(items) || items.some((p) => typeof p !== 'string')) {
@@ -136,7 +145,10 @@ const pathList = z
     }
     const paths = items.map((p: string) => p.trim()).filter(Boolean);
     if (paths.length > MAX_PATHS || paths.some((p) => !p.startsWith('/') || p.length > MAX_PATH_CHARS)) {
-      ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_PATHS} paths, each starting with / and at most ${MAX_PATH_CHARS} characters` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be at most ${MAX_PATHS} paths, each starting with / and at most ${MAX_PATH_CHARS} characters`,
+      });
       return z.NEVER;
     }
     return paths;
@@ -182,11 +194,22 @@ function jsonFields(body: unknown): Record<string, unknown> {
 const textSourceFields = z.object({
   name: z.string().trim().min(1).max(200),
   // multipart sends line breaks as CRLF; count them once
-  content: z.string().min(1).transform((s) => s.replace(/\r\n/g, '\n')),
+  content: z
+    .string()
+    .min(1)
+    .transform((s) => s.replace(/\r\n/g, '\n')),
 });
 
-const qaQuestion = z.string().trim().min(1, 'must not be empty').max(MAX_QA_QUESTION_CHARS, `too long (at most ${MAX_QA_QUESTION_CHARS} characters)`);
-const qaAnswer = z.string().trim().min(1, 'must not be empty').max(MAX_QA_ANSWER_CHARS, `too long (at most ${MAX_QA_ANSWER_CHARS} characters)`);
+const qaQuestion = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(MAX_QA_QUESTION_CHARS, `too long (at most ${MAX_QA_QUESTION_CHARS} characters)`);
+const qaAnswer = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(MAX_QA_ANSWER_CHARS, `too long (at most ${MAX_QA_ANSWER_CHARS} characters)`);
 
 export const gapSchema = z.object({
   id: z.string(),
@@ -209,10 +232,11 @@ function gapResponse(row: GapRow): z.infer<typeof gapSchema> {
 /** JSON bodies of the text route may hold the whole 2M-character text, escaped. */
 const TEXT_SOURCE_BODY_LIMIT = 16 * 1024 * 1024;
 
-export const knowledgeRoutes: FastifyPluginAsyncZod<{ knowledge: KnowledgeService; ingestion: IngestionService; gaps: AnswerGapsService }> = async (
-  app,
-  { knowledge, ingestion, gaps },
-) => {
+export const knowledgeRoutes: FastifyPluginAsyncZod<{
+  knowledge: KnowledgeService;
+  ingestion: IngestionService;
+  gaps: AnswerGapsService;
+}> = async (app, { knowledge, ingestion, gaps }) => {
   const security = [{ bearer: [] }];
   const chatbotParams = z.object({ chatbot_id: z.string().min(1).max(100) });
 
@@ -244,8 +268,17 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<{ knowledge: KnowledgeServic
 
   // A question and its answer, written by the owner: retrieved ahead of other passages when the question matches.
   app.post('/api/sources/chatbot/:chatbot_id/qa', {
-    schema: { tags: ['sources'], security, params: chatbotParams, body: z.object({ question: qaQuestion, answer: qaAnswer }), response: { 201: sourceSchema } },
-    handler: async (req, reply) => reply.code(201).send(sourceResponse(await knowledge.addQaSource(currentUser(req), req.params.chatbot_id, req.body))),
+    schema: {
+      tags: ['sources'],
+      security,
+      params: chatbotParams,
+      body: z.object({ question: qaQuestion, answer: qaAnswer }),
+      response: { 201: sourceSchema },
+    },
+    handler: async (req, reply) =>
+      reply
+        .code(201)
+        .send(sourceResponse(await knowledge.addQaSource(currentUser(req), req.params.chatbot_id, req.body))),
   });
 
   app.put('/api/sources/:source_id/qa', {
@@ -256,7 +289,8 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<{ knowledge: KnowledgeServic
       body: z.object({ question: qaQuestion.optional(), answer: qaAnswer.optional() }),
       response: { 200: sourceSchema },
     },
-    handler: async (req) => sourceResponse(await knowledge.updateQaSource(currentUser(req), req.params.source_id, req.body)),
+    handler: async (req) =>
+      sourceResponse(await knowledge.updateQaSource(currentUser(req), req.params.source_id, req.body)),
   });
 
   const gapParams = z.object({ chatbot_id: z.string().min(1).max(100), gap_id: z.string().min(1).max(100) });
@@ -293,7 +327,13 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<{ knowledge: KnowledgeServic
   });
 
   app.post('/api/sources/chatbot/:chatbot_id/file', {
-    schema: { tags: ['sources'], security, params: chatbotParams, consumes: ['multipart/form-data'], response: { 201: sourceSchema } },
+    schema: {
+      tags: ['sources'],
+      security,
+      params: chatbotParams,
+      consumes: ['multipart/form-data'],
+      response: { 201: sourceSchema },
+    },
     handler: async (req, reply) => {
       const user = currentUser(req);
       ingestion.assertAgent(user, req.params.chatbot_id); // before reading 100 MB for nothing
@@ -310,7 +350,9 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<{ knowledge: KnowledgeServic
       };
       req.raw.once('end', onBodyEnd);
       try {
-        const parts = req.parts({ limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10, parts: 11 } })[Symbol.asyncIterator]();
+        const parts = req
+          .parts({ limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10, parts: 11 } })
+          [Symbol.asyncIterator]();
         for (;;) {
           let next;
           try {
@@ -326,7 +368,11 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<{ knowledge: KnowledgeServic
             continue;
           }
           if (req.raw.readableEnded) onBodyEnd();
-          source = await ingestion.addFile(user, req.params.chatbot_id, { filename: part.filename, stream: part.file, signal: cut.signal });
+          source = await ingestion.addFile(user, req.params.chatbot_id, {
+            filename: part.filename,
+            stream: part.file,
+            signal: cut.signal,
+          });
         }
       } finally {
         req.raw.off('end', onBodyEnd);
@@ -339,7 +385,13 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<{ knowledge: KnowledgeServic
   });
 
   app.post('/api/sources/chatbot/:chatbot_id/website', {
-    schema: { tags: ['sources'], security, params: chatbotParams, consumes: ['multipart/form-data', 'application/json'], response: { 201: sourceSchema } },
+    schema: {
+      tags: ['sources'],
+      security,
+      params: chatbotParams,
+      consumes: ['multipart/form-data', 'application/json'],
+      response: { 201: sourceSchema },
+    },
     handler: async (req, reply) => {
       const user = currentUser(req);
       // a form's fields are strings; a JSON body's values keep their types (numbers, arrays)
@@ -392,7 +444,8 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<{ knowledge: KnowledgeServic
   // A website source crawled again with its settings; its passages keep answering meanwhile.
   app.post('/api/sources/:source_id/recrawl', {
     schema: { tags: ['sources'], security, params: sourceParams, response: { 202: sourceSchema } },
-    handler: async (req, reply) => reply.code(202).send(sourceResponse(ingestion.recrawl(currentUser(req), req.params.source_id))),
+    handler: async (req, reply) =>
+      reply.code(202).send(sourceResponse(ingestion.recrawl(currentUser(req), req.params.source_id))),
   });
 
   app.delete('/api/sources/:source_id', {

@@ -52,9 +52,11 @@ const CANDIDATES = 20;
 export const MAX_TEXT_SOURCE_CHARS = 2_000_000;
 
 const STOPWORDS = new Set(
-  ('a an and are as at be but by can could do does did for from had has have how i if in into is it its me my no not of on or our ' +
+  (
+    'a an and are as at be but by can could do does did for from had has have how i if in into is it its me my no not of on or our ' +
     'so that the their them then there these they this to us was we were what when where which who why will with would you your ' +
-    'about any all am been being get got just more most some such than too very was were wat whats hi hello please thanks').split(' '),
+    'about any all am been being get got just more most some such than too very was were wat whats hi hello please thanks'
+  ).split(' '),
 );
 
 export class KnowledgeService {
@@ -68,7 +70,8 @@ export class KnowledgeService {
     private readonly clock: Clock,
     private readonly log: FastifyBaseLogger,
     /** where a chat turn's keyword search runs: a worker in the app (keyword-searcher.ts), this thread by default */
-    private readonly keywordSearch: KeywordSearch = (chatbotId, match, limit) => repo.keywordSearch(chatbotId, match, limit),
+    private readonly keywordSearch: KeywordSearch = (chatbotId, match, limit) =>
+      repo.keywordSearch(chatbotId, match, limit),
     /** the plans' storage limit (none in tests that only search) */
     readonly storage: StorageQuota | null = null,
   ) {}
@@ -89,12 +92,21 @@ export class KnowledgeService {
    * One page of a source's passages, as stored: what the owner reads to see what the agent knows
    * from it. Another account's source is 404 like a missing one.
    */
-  passages(user: AuthUser, sourceId: string, page: { offset: number; limit: number }): { source: SourceRow; total: number; passages: ChunkRow[] } {
+  passages(
+    user: AuthUser,
+    sourceId: string,
+    page: { offset: number; limit: number },
+  ): { source: SourceRow; total: number; passages: ChunkRow[] } {
     const source = this.ownedSource(user, sourceId);
     // while a re-crawl runs, the passages of the crawl before (website-options.ts `replaces`)
-    const replaces = source.status === 'processing' && source.type === 'website' ? websiteOptions(source).replaces : undefined;
+    const replaces =
+      source.status === 'processing' && source.type === 'website' ? websiteOptions(source).replaces : undefined;
     const upTo = typeof replaces === 'number' ? replaces : undefined;
-    return { source, total: this.repo.countChunks(source.id, upTo), passages: this.repo.listChunks(source.id, page.offset, page.limit, upTo) };
+    return {
+      source,
+      total: this.repo.countChunks(source.id, upTo),
+      passages: this.repo.listChunks(source.id, page.offset, page.limit, upTo),
+    };
   }
 
   /** A text source is completed at once: chunked, keyword-indexed and (when possible) embedded before it is returned. */
@@ -104,7 +116,10 @@ export class KnowledgeService {
     if (parts.length === 0) throw badRequest('content: must contain some text');
     const now = this.clock.now().toISOString();
     const { source, stored } = this.repo.transaction(() => {
-      this.storage?.assertRoom(agent.user_id, parts.reduce((sum, p) => sum + Buffer.byteLength(p.content), 0));
+      this.storage?.assertRoom(
+        agent.user_id,
+        parts.reduce((sum, p) => sum + Buffer.byteLength(p.content), 0),
+      );
       const source = this.repo.insertSource({
         id: newId(),
         chatbot_id: agent.id,
@@ -122,14 +137,21 @@ export class KnowledgeService {
       return { source, stored: this.repo.insertChunks(agent.id, source.id, parts) };
     });
     await this.embedChunks(stored).catch((err) => {
-      this.log.warn({ err, sourceId: source.id }, 'embedding failed; the source is keyword-searchable and will be embedded later');
+      this.log.warn(
+        { err, sourceId: source.id },
+        'embedding failed; the source is keyword-searchable and will be embedded later',
+      );
       this.scheduleBackfill();
     });
     return source;
   }
 
   /** A qa source: the owner's answer to a question, one passage, completed at once. */
-  async addQaSource(user: AuthUser, chatbotId: string, input: { question: string; answer: string }): Promise<SourceRow> {
+  async addQaSource(
+    user: AuthUser,
+    chatbotId: string,
+    input: { question: string; answer: string },
+  ): Promise<SourceRow> {
     const agent = this.agents.get(user, chatbotId);
     const question = input.question.trim();
     const answer = input.answer.trim();
@@ -155,14 +177,21 @@ export class KnowledgeService {
         created_at: now,
         updated_at: now,
       });
-      return { source, stored: this.repo.insertChunks(agent.id, source.id, [{ content, tokenCount: estimateTokens(content) }]) };
+      return {
+        source,
+        stored: this.repo.insertChunks(agent.id, source.id, [{ content, tokenCount: estimateTokens(content) }]),
+      };
     });
     await this.embedQuietly(stored, source.id);
     return this.repo.findSource(source.id) ?? source;
   }
 
   /** Edits a qa source's question or answer; its passage is stored (and embedded) again. 404 for another account's or a non-qa source. */
-  async updateQaSource(user: AuthUser, sourceId: string, input: { question?: string; answer?: string }): Promise<SourceRow> {
+  async updateQaSource(
+    user: AuthUser,
+    sourceId: string,
+    input: { question?: string; answer?: string },
+  ): Promise<SourceRow> {
     const current = this.ownedSource(user, sourceId);
     if (current.type !== 'qa') throw notFound('Source');
     const question = (input.question ?? current.qa_question ?? '').trim();
@@ -174,7 +203,12 @@ export class KnowledgeService {
     const stored = this.repo.transaction(() => {
       this.storage?.assertRoom(owner, Buffer.byteLength(content) - current.passage_bytes);
       this.repo.deleteChunksOf(current.id);
-      this.repo.updateSource(current.id, { qa_question: question, qa_answer: answer, name: question.slice(0, 200), updated_at: this.clock.now().toISOString() });
+      this.repo.updateSource(current.id, {
+        qa_question: question,
+        qa_answer: answer,
+        name: question.slice(0, 200),
+        updated_at: this.clock.now().toISOString(),
+      });
       return this.repo.insertChunks(current.chatbot_id, current.id, [{ content, tokenCount: estimateTokens(content) }]);
     });
     await this.embedQuietly(stored, current.id);
@@ -208,7 +242,10 @@ export class KnowledgeService {
     // longer sets the wait, not their sum.
     const match = ftsQuery(query);
     const vectorSearch = embedding?.then((vector) => (vector ? this.searchVectors(chatbotId, vector) : [])) ?? [];
-    const [keywordHits, vectorHits] = await Promise.all([match ? this.keywordSearch(chatbotId, match, CANDIDATES) : [], vectorSearch]);
+    const [keywordHits, vectorHits] = await Promise.all([
+      match ? this.keywordSearch(chatbotId, match, CANDIDATES) : [],
+      vectorSearch,
+    ]);
 
     const fused = new Map<number, { score: number; keywordMatch: boolean; distance: number | null }>();
     keywordHits.forEach((hit, rank) => {

@@ -71,7 +71,10 @@ export class StorageQuota {
     if (refusal) throw new StorageLimitError(refusal.message);
   }
 
-  private refusal(accountId: string, adding: number): { message: string; current: number; max: number; upgrade_required: true } | null {
+  private refusal(
+    accountId: string,
+    adding: number,
+  ): { message: string; current: number; max: number; upgrade_required: true } | null {
     const current = this.usedBy(accountId);
     const max = this.limitOf(accountId);
     if (current + adding <= max && (adding > 0 || current < max)) return null;

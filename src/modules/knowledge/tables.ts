@@ -101,7 +101,9 @@ export const answerGaps = sqliteTable(
     /** why it counts as a gap, each reason seen (JSON array) */
     reasons: text('reasons', { mode: 'json' }).$type<string[]>().notNull().default([]),
     count: integer('count').notNull().default(1),
-    status: text('status', { enum: ['open', 'answered', 'dismissed'] }).notNull().default('open'),
+    status: text('status', { enum: ['open', 'answered', 'dismissed'] })
+      .notNull()
+      .default('open'),
     /** the qa source that answered it */
     source_id: text('source_id'),
     /** the latest conversation it came from */
@@ -109,5 +111,8 @@ export const answerGaps = sqliteTable(
     first_seen_at: text('first_seen_at').notNull(),
     last_seen_at: text('last_seen_at').notNull(),
   },
-  (t) => [index('answer_gaps_chatbot_key').on(t.chatbot_id, t.question_key), index('answer_gaps_chatbot_status').on(t.chatbot_id, t.status, t.last_seen_at)],
+  (t) => [
+    index('answer_gaps_chatbot_key').on(t.chatbot_id, t.question_key),
+    index('answer_gaps_chatbot_status').on(t.chatbot_id, t.status, t.last_seen_at),
+  ],
 );

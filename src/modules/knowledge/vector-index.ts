@@ -70,13 +70,17 @@ export class VectorIndex {
     this.loaded.clear();
     this.loadedBytes = 0;
     const tx = this.sqlite.transaction(() => {
-      this.sqlite.exec('CREATE TABLE IF NOT EXISTS vector_index_meta (id INTEGER PRIMARY KEY CHECK (id = 1), embedder_id TEXT NOT NULL, dimensions INTEGER NOT NULL)');
+      this.sqlite.exec(
+        'CREATE TABLE IF NOT EXISTS vector_index_meta (id INTEGER PRIMARY KEY CHECK (id = 1), embedder_id TEXT NOT NULL, dimensions INTEGER NOT NULL)',
+      );
       const columns = this.sqlite.prepare('PRAGMA table_info(vector_index_meta)').all() as Array<{ name: string }>;
-      if (!columns.some((c) => c.name === 'layout')) this.sqlite.exec('ALTER TABLE vector_index_meta ADD COLUMN layout TEXT');
-      const meta = this.sqlite.prepare('SELECT embedder_id, dimensions, layout FROM vector_index_meta WHERE id = 1').get() as
-        | { embedder_id: string; dimensions: number; layout: string | null }
-        | undefined;
-      const tableExists = (name: string) => !!this.sqlite.prepare('SELECT 1 FROM sqlite_master WHERE name = ?').get(name);
+      if (!columns.some((c) => c.name === 'layout'))
+        this.sqlite.exec('ALTER TABLE vector_index_meta ADD COLUMN layout TEXT');
+      const meta = this.sqlite
+        .prepare('SELECT embedder_id, dimensions, layout FROM vector_index_meta WHERE id = 1')
+        .get() as { embedder_id: string; dimensions: number; layout: string | null } | undefined;
+      const tableExists = (name: string) =>
+        !!this.sqlite.prepare('SELECT 1 FROM sqlite_master WHERE name = ?').get(name);
       const sameEmbedder = meta?.embedder_id === this.embedderId && meta.dimensions === this.dimensions;
       const bothTables = tableExists('chunk_vectors') && tableExists('chunk_embeddings');
       if (sameEmbedder && meta.layout === LAYOUT && bothTables && tableExists('chunk_codes')) return;
@@ -89,9 +93,14 @@ export class VectorIndex {
         this.sqlite.exec('DROP TABLE IF EXISTS chunk_embeddings');
         this.sqlite.exec('CREATE TABLE chunk_embeddings (chunk_id INTEGER PRIMARY KEY, vector BLOB NOT NULL)');
         // the float-only layout's vectors become the full vectors; the binary ones are derived from them
-        if (convertible) this.sqlite.exec('INSERT INTO chunk_embeddings (chunk_id, vector) SELECT rowid, embedding FROM chunk_vectors');
+        if (convertible)
+          this.sqlite.exec(
+            'INSERT INTO chunk_embeddings (chunk_id, vector) SELECT rowid, embedding FROM chunk_vectors',
+          );
         this.sqlite.exec('DROP TABLE IF EXISTS chunk_vectors');
-        this.sqlite.exec(`CREATE VIRTUAL TABLE chunk_vectors USING vec0(chatbot_id text partition key, embedding bit[${this.dimensions}])`);
+        this.sqlite.exec(
+          `CREATE VIRTUAL TABLE chunk_vectors USING vec0(chatbot_id text partition key, embedding bit[${this.dimensions}])`,
+        );
         if (convertible) {
           this.sqlite.exec(
             'INSERT INTO chunk_vectors (rowid, chatbot_id, embedding) ' +
@@ -132,9 +141,13 @@ export class VectorIndex {
     const { quantize } = this.prepared();
     const stillThere = this.sqlite.prepare('SELECT 1 FROM chunks WHERE id = ?');
     const delBits = this.sqlite.prepare('DELETE FROM chunk_vectors WHERE rowid = ?');
-    const insertBits = this.sqlite.prepare('INSERT INTO chunk_vectors (rowid, chatbot_id, embedding) VALUES (?, ?, vec_bit(?))');
+    const insertBits = this.sqlite.prepare(
+      'INSERT INTO chunk_vectors (rowid, chatbot_id, embedding) VALUES (?, ?, vec_bit(?))',
+    );
     const upsertFull = this.sqlite.prepare('INSERT OR REPLACE INTO chunk_embeddings (chunk_id, vector) VALUES (?, ?)');
-    const upsertCode = this.sqlite.prepare('INSERT OR REPLACE INTO chunk_codes (chatbot_id, chunk_id, code) VALUES (?, ?, ?)');
+    const upsertCode = this.sqlite.prepare(
+      'INSERT OR REPLACE INTO chunk_codes (chatbot_id, chunk_id, code) VALUES (?, ?, ?)',
+    );
     const mark = this.sqlite.prepare('UPDATE chunks SET embedded_with = ? WHERE id = ?');
     const stored = this.sqlite.transaction(() => {
       const done: Array<{ chunkId: number; chatbotId: string; code: Buffer }> = [];
@@ -169,10 +182,15 @@ export class VectorIndex {
     const codes = this.codesOf(chatbotId);
     const candidates = codes
       ? codes.nearest(statements.quantize.get(vector)!, wanted)
-      : (statements.candidates.all(vector, wanted, chatbotId) as Array<{ rowid: number | bigint }>).map((r) => Number(r.rowid));
+      : (statements.candidates.all(vector, wanted, chatbotId) as Array<{ rowid: number | bigint }>).map((r) =>
+          Number(r.rowid),
+        );
     if (candidates.length === 0) return [];
     // equal distances: the newer chunk first (a later upload more likely holds the current answer)
-    const rows = statements.rerank.all(vector, JSON.stringify(candidates), k) as Array<{ chunk_id: number; distance: number }>;
+    const rows = statements.rerank.all(vector, JSON.stringify(candidates), k) as Array<{
+      chunk_id: number;
+      distance: number;
+    }>;
     return rows.map((r) => ({ chunkId: r.chunk_id, distance: r.distance }));
   }
 
@@ -216,13 +234,17 @@ export class VectorIndex {
 
   private prepared() {
     this.statements ??= {
-      candidates: this.sqlite.prepare('SELECT rowid FROM chunk_vectors WHERE embedding MATCH vec_quantize_binary(?) AND k = ? AND chatbot_id = ?'),
+      candidates: this.sqlite.prepare(
+        'SELECT rowid FROM chunk_vectors WHERE embedding MATCH vec_quantize_binary(?) AND k = ? AND chatbot_id = ?',
+      ),
       rerank: this.sqlite.prepare(
         'SELECT chunk_id, vec_distance_cosine(vector, ?) AS distance FROM chunk_embeddings ' +
           'WHERE chunk_id IN (SELECT value FROM json_each(?)) ORDER BY distance, chunk_id DESC LIMIT ?',
       ),
       quantize: this.sqlite.prepare<[Float32Array], Buffer>('SELECT vec_quantize_binary(?)').pluck(),
-      deletions: this.sqlite.prepare<[string], number>('SELECT deleted FROM chunk_deletions WHERE chatbot_id = ?').pluck(),
+      deletions: this.sqlite
+        .prepare<[string], number>('SELECT deleted FROM chunk_deletions WHERE chatbot_id = ?')
+        .pluck(),
       // An agent's ids and codes in one scan, as a JSON array and one blob: a blob per row costs
       // better-sqlite3 a Buffer each (~3.5 us; 100k rows ~400 ms, this ~100 ms). Both aggregates
       // take the rows in the same sequence, so the nth id owns the nth code (no ORDER BY: it

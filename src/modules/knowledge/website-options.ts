@@ -14,7 +14,10 @@ export interface WebsiteOptions {
   replacedBytes?: number;
   startedAt?: string;
   /** the report of the crawl being replaced, shown again if the re-crawl fails (its passages stay) */
-  previousReport?: Pick<SourceRow, 'pages_done' | 'pages_found' | 'pages_skipped' | 'pages_skipped_by' | 'page_cap_hit'>;
+  previousReport?: Pick<
+    SourceRow,
+    'pages_done' | 'pages_found' | 'pages_skipped' | 'pages_skipped_by' | 'page_cap_hit'
+  >;
 }
 
 /** A source's website options as stored ({} when there are none, or they cannot be read). */
@@ -28,6 +31,12 @@ export function websiteOptions(source: SourceRow): WebsiteOptions {
 
 /** the settings of a website source without the bookkeeping of a re-crawl */
 export function crawlSettings(options: WebsiteOptions): WebsiteOptions {
-  const { replaces: _replaces, replacedBytes: _bytes, startedAt: _started, previousReport: _report, ...settings } = options;
+  const {
+    replaces: _replaces,
+    replacedBytes: _bytes,
+    startedAt: _started,
+    previousReport: _report,
+    ...settings
+  } = options;
   return settings;
 }

@@ -38,7 +38,17 @@ export function createLeads(app: FastifyInstance, deps: LeadsDeps) {
     onError: (what, err) => report(`lead-alert queue: ${what}`)(err),
   });
   app.decorate('mailJobs', mailJobs);
-  const leads = new LeadsService(new LeadsRepo(db), deps.agents, deps.plans, mailJobs, mailer, { publicUrl: config.publicUrl, accountEmail: deps.accountEmail }, clock, app.log, deps.events);
+  const leads = new LeadsService(
+    new LeadsRepo(db),
+    deps.agents,
+    deps.plans,
+    mailJobs,
+    mailer,
+    { publicUrl: config.publicUrl, accountEmail: deps.accountEmail },
+    clock,
+    app.log,
+    deps.events,
+  );
 
   // a visitor asked for a person: the owner's e-mail, queued in the escalation's transaction
   deps.events.on('conversation.escalated', (e) => {

@@ -2,7 +2,16 @@ import { and, desc, eq, gt, gte, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.js';
 import { chatbots } from '../agents/tables.js';
 import { leadAlertLines, leadsPagePath } from './alert-text.js';
-import { accountLeads, alertAddresses, mailOutbox, widgetLeads, type AccountLeadRow, type AlertAddressRow, type MailRow, type WidgetLeadRow } from './tables.js';
+import {
+  accountLeads,
+  alertAddresses,
+  mailOutbox,
+  widgetLeads,
+  type AccountLeadRow,
+  type AlertAddressRow,
+  type MailRow,
+  type WidgetLeadRow,
+} from './tables.js';
 
 export class LeadsRepo {
   constructor(readonly db: Db) {}
@@ -16,7 +25,14 @@ export class LeadsRepo {
     return this.db
       .select()
       .from(widgetLeads)
-      .where(and(eq(widgetLeads.chatbot_id, chatbotId), eq(widgetLeads.name, name), eq(widgetLeads.phone, phone), gte(widgetLeads.created_at, since)))
+      .where(
+        and(
+          eq(widgetLeads.chatbot_id, chatbotId),
+          eq(widgetLeads.name, name),
+          eq(widgetLeads.phone, phone),
+          gte(widgetLeads.created_at, since),
+        ),
+      )
       .orderBy(widgetLeads.created_at, widgetLeads.id)
       .limit(1)
       .get();
@@ -69,11 +85,20 @@ export class LeadsRepo {
   }
 
   listWidgetLeads(chatbotId: string): WidgetLeadRow[] {
-    return this.db.select().from(widgetLeads).where(eq(widgetLeads.chatbot_id, chatbotId)).orderBy(desc(widgetLeads.created_at), desc(widgetLeads.id)).all();
+    return this.db
+      .select()
+      .from(widgetLeads)
+      .where(eq(widgetLeads.chatbot_id, chatbotId))
+      .orderBy(desc(widgetLeads.created_at), desc(widgetLeads.id))
+      .all();
   }
 
   countAccountLeads(userId: string): number {
-    return this.db.select({ n: sql<number>`count(*)` }).from(accountLeads).where(eq(accountLeads.user_id, userId)).get()!.n;
+    return this.db
+      .select({ n: sql<number>`count(*)` })
+      .from(accountLeads)
+      .where(eq(accountLeads.user_id, userId))
+      .get()!.n;
   }
 
   /** The account's leads counted per status (statuses without leads are absent). */
@@ -89,7 +114,11 @@ export class LeadsRepo {
   /** Widget leads of one agent, or of all the account's agents. */
   countWidgetLeads(scope: { chatbotId: string } | { userId: string }): number {
     if ('chatbotId' in scope) {
-      return this.db.select({ n: sql<number>`count(*)` }).from(widgetLeads).where(eq(widgetLeads.chatbot_id, scope.chatbotId)).get()!.n;
+      return this.db
+        .select({ n: sql<number>`count(*)` })
+        .from(widgetLeads)
+        .where(eq(widgetLeads.chatbot_id, scope.chatbotId))
+        .get()!.n;
     }
     return this.db
       .select({ n: sql<number>`count(*)` })
@@ -100,11 +129,20 @@ export class LeadsRepo {
   }
 
   listAccountLeads(userId: string): AccountLeadRow[] {
-    return this.db.select().from(accountLeads).where(eq(accountLeads.user_id, userId)).orderBy(desc(accountLeads.created_at), desc(accountLeads.id)).all();
+    return this.db
+      .select()
+      .from(accountLeads)
+      .where(eq(accountLeads.user_id, userId))
+      .orderBy(desc(accountLeads.created_at), desc(accountLeads.id))
+      .all();
   }
 
   findAccountLead(id: string, userId: string): AccountLeadRow | undefined {
-    return this.db.select().from(accountLeads).where(and(eq(accountLeads.id, id), eq(accountLeads.user_id, userId))).get();
+    return this.db
+      .select()
+      .from(accountLeads)
+      .where(and(eq(accountLeads.id, id), eq(accountLeads.user_id, userId)))
+      .get();
   }
 
   insertAccountLead(row: AccountLeadRow): AccountLeadRow {
@@ -128,7 +166,11 @@ export class LeadsRepo {
   }
 
   markMailSent(id: string, at: string): void {
-    this.db.update(mailOutbox).set({ status: 'sent', sent_at: at, last_error: null }).where(eq(mailOutbox.id, id)).run();
+    this.db
+      .update(mailOutbox)
+      .set({ status: 'sent', sent_at: at, last_error: null })
+      .where(eq(mailOutbox.id, id))
+      .run();
   }
 
   markMailRejected(id: string, error: string): void {
@@ -148,11 +190,17 @@ export class LeadsRepo {
   }
 
   pendingMailIds(): string[] {
-    return this.db.select({ id: mailOutbox.id }).from(mailOutbox).where(inArray(mailOutbox.status, ['pending'])).all().map((r) => r.id);
+    return this.db
+      .select({ id: mailOutbox.id })
+      .from(mailOutbox)
+      .where(inArray(mailOutbox.status, ['pending']))
+      .all()
+      .map((r) => r.id);
   }
 
   countPendingMail(): number {
-    return this.db.select({ n: sql<number>`count(*)` }).from(mailOutbox).where(eq(mailOutbox.status, 'pending')).get()!.n;
+    return this.db.select({ n: sql<number>`count(*)` }).from(mailOutbox).where(eq(mailOutbox.status, 'pending')).get()!
+      .n;
   }
 
   /** One account's mail waiting to go out. */
@@ -168,7 +216,9 @@ export class LeadsRepo {
     return this.db
       .select({ n: sql<number>`count(*)` })
       .from(mailOutbox)
-      .where(and(eq(mailOutbox.user_id, userId), eq(mailOutbox.kind, 'confirm_address'), gte(mailOutbox.created_at, since)))
+      .where(
+        and(eq(mailOutbox.user_id, userId), eq(mailOutbox.kind, 'confirm_address'), gte(mailOutbox.created_at, since)),
+      )
       .get()!.n;
   }
 
@@ -177,21 +227,39 @@ export class LeadsRepo {
     return this.db
       .update(mailOutbox)
       .set({ status: 'pending' })
-      .where(and(eq(mailOutbox.user_id, userId), eq(mailOutbox.status, 'held'), sql`lower(${mailOutbox.to_address}) = ${address}`))
+      .where(
+        and(
+          eq(mailOutbox.user_id, userId),
+          eq(mailOutbox.status, 'held'),
+          sql`lower(${mailOutbox.to_address}) = ${address}`,
+        ),
+      )
       .returning({ id: mailOutbox.id })
       .all()
       .map((r) => r.id);
   }
 
   findAlertAddress(userId: string, address: string): AlertAddressRow | undefined {
-    return this.db.select().from(alertAddresses).where(and(eq(alertAddresses.user_id, userId), eq(alertAddresses.address, address))).get();
+    return this.db
+      .select()
+      .from(alertAddresses)
+      .where(and(eq(alertAddresses.user_id, userId), eq(alertAddresses.address, address)))
+      .get();
   }
 
   /** A new confirmation link for the address (the row is created on first request). */
   saveConfirmationRequest(userId: string, address: string, tokenHash: string, expiresAt: string, now: string): void {
     this.db
       .insert(alertAddresses)
-      .values({ user_id: userId, address, token_hash: tokenHash, token_expires_at: expiresAt, requested_at: now, confirmed_at: null, created_at: now })
+      .values({
+        user_id: userId,
+        address,
+        token_hash: tokenHash,
+        token_expires_at: expiresAt,
+        requested_at: now,
+        confirmed_at: null,
+        created_at: now,
+      })
       .onConflictDoUpdate({
         target: [alertAddresses.user_id, alertAddresses.address],
         set: { token_hash: tokenHash, token_expires_at: expiresAt, requested_at: now },

@@ -65,8 +65,14 @@ export const leadsRoutes: FastifyPluginAsyncZod<{ leads: LeadsService }> = async
     schema: { tags: ['leads'], security, params: chatbotParams },
     handler: async (req, reply) => {
       const rows = leads.listWidgetLeads(currentUser(req), req.params.chatbot_id);
-      const csv = toCsv(['id', 'name', 'phone', 'session_id', 'created_at'], rows.map((l) => [l.id, l.name, l.phone, l.session_id, l.created_at]));
-      return reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="widget-leads.csv"').send(csv);
+      const csv = toCsv(
+        ['id', 'name', 'phone', 'session_id', 'created_at'],
+        rows.map((l) => [l.id, l.name, l.phone, l.session_id, l.created_at]),
+      );
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', 'attachment; filename="widget-leads.csv"')
+        .send(csv);
     },
   });
 
@@ -97,7 +103,8 @@ export const leadsRoutes: FastifyPluginAsyncZod<{ leads: LeadsService }> = async
   app.get('/api/leads/stats', {
     schema: {
       tags: ['leads'],
-      summary: "Counts of the caller's account leads by status and of its agents' widget leads; chatbot_id: one agent's",
+      summary:
+        "Counts of the caller's account leads by status and of its agents' widget leads; chatbot_id: one agent's",
       security,
       querystring: z.object({ chatbot_id: z.string().min(1).max(100).optional() }),
       response: {
@@ -115,8 +122,14 @@ export const leadsRoutes: FastifyPluginAsyncZod<{ leads: LeadsService }> = async
     schema: { tags: ['leads'], security },
     handler: async (req, reply) => {
       const rows = leads.listAccountLeads(currentUser(req));
-      const csv = toCsv(['id', 'name', 'contact', 'status', 'notes', 'created_at', 'updated_at'], rows.map((l) => [l.id, l.name, l.contact, l.status, l.notes, l.created_at, l.updated_at]));
-      return reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="leads.csv"').send(csv);
+      const csv = toCsv(
+        ['id', 'name', 'contact', 'status', 'notes', 'created_at', 'updated_at'],
+        rows.map((l) => [l.id, l.name, l.contact, l.status, l.notes, l.created_at, l.updated_at]),
+      );
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', 'attachment; filename="leads.csv"')
+        .send(csv);
     },
   });
 
@@ -135,7 +148,12 @@ export const leadsRoutes: FastifyPluginAsyncZod<{ leads: LeadsService }> = async
       tags: ['leads'],
       security,
       params: leadParams,
-      body: z.object({ name: leadName.optional(), contact: contact.optional(), notes: notes.optional(), status: statusEnum.optional() }),
+      body: z.object({
+        name: leadName.optional(),
+        contact: contact.optional(),
+        notes: notes.optional(),
+        status: statusEnum.optional(),
+      }),
       response: { 200: accountLeadSchema },
     },
     handler: async (req) => leads.updateAccountLead(currentUser(req), req.params.lead_id, req.body),
@@ -156,7 +174,11 @@ export const leadsRoutes: FastifyPluginAsyncZod<{ leads: LeadsService }> = async
 
   // Alert addresses: alerts go only to the account's own e-mail or to an address whose owner
   // clicked the confirmation link (README "Lead alerts").
-  const alertStateSchema = z.object({ address: z.string().nullable(), verified: z.boolean(), confirmation_sent_at: z.string().nullable() });
+  const alertStateSchema = z.object({
+    address: z.string().nullable(),
+    verified: z.boolean(),
+    confirmation_sent_at: z.string().nullable(),
+  });
   app.get('/api/chatbots/:chatbot_id/alert-address', {
     schema: { tags: ['leads'], security, params: chatbotParams, response: { 200: alertStateSchema } },
     handler: async (req) => leads.alertAddressState(currentUser(req), req.params.chatbot_id),
@@ -164,7 +186,8 @@ export const leadsRoutes: FastifyPluginAsyncZod<{ leads: LeadsService }> = async
   app.post('/api/chatbots/:chatbot_id/alert-address/confirmation', {
     schema: {
       tags: ['leads'],
-      summary: "Sends the link that confirms the agent's alert address (at most one an hour per address, five a day per account)",
+      summary:
+        "Sends the link that confirms the agent's alert address (at most one an hour per address, five a day per account)",
       security,
       params: chatbotParams,
       response: { 200: alertStateSchema },
@@ -177,10 +200,19 @@ export const leadsRoutes: FastifyPluginAsyncZod<{ leads: LeadsService }> = async
   const PAGE_CSP = "default-src 'none'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
   const GONE = 'This link has expired or was already used';
   const page = (reply: FastifyReply, code: number, html: string) =>
-    reply.code(code).header('content-type', 'text/html; charset=utf-8').header('content-security-policy', PAGE_CSP).header('cache-control', 'no-store').send(html);
+    reply
+      .code(code)
+      .header('content-type', 'text/html; charset=utf-8')
+      .header('content-security-policy', PAGE_CSP)
+      .header('cache-control', 'no-store')
+      .send(html);
   app.get('/alerts/confirm', {
     config: { public: true },
-    schema: { tags: ['leads'], summary: 'The page a confirmation link opens', querystring: z.object({ token: z.string().max(200).default('') }) },
+    schema: {
+      tags: ['leads'],
+      summary: 'The page a confirmation link opens',
+      querystring: z.object({ token: z.string().max(200).default('') }),
+    },
     handler: async (req, reply) => {
       const address = leads.peekConfirmation(req.query.token);
       if (!acceptsHtml(req)) {
@@ -189,12 +221,20 @@ export const leadsRoutes: FastifyPluginAsyncZod<{ leads: LeadsService }> = async
       }
       if (!address) return page(reply, 404, messagePageHtml(GONE, "Ask for a new one in the agent's settings."));
       const form = `<form method="post" enctype="multipart/form-data"><input type="hidden" name="token" value="${escapeHtml(req.query.token)}"><button type="submit">Confirm</button></form>`;
-      return page(reply, 200, messagePageHtml(`Receive lead alerts at ${address}?`, "Alerts hold visitors' names and phone numbers.", form));
+      return page(
+        reply,
+        200,
+        messagePageHtml(`Receive lead alerts at ${address}?`, "Alerts hold visitors' names and phone numbers.", form),
+      );
     },
   });
   app.post('/alerts/confirm', {
     config: { public: true },
-    schema: { tags: ['leads'], summary: 'Confirms an alert address (form field `token`)', consumes: ['multipart/form-data', 'application/json'] },
+    schema: {
+      tags: ['leads'],
+      summary: 'Confirms an alert address (form field `token`)',
+      consumes: ['multipart/form-data', 'application/json'],
+    },
     handler: async (req, reply) => {
       const { token } = await readFormFields(req, 1000);
       if (!token) throw badRequest('token: required (the one in the confirmation link)');

@@ -64,14 +64,19 @@ export class LeadsService {
     // a visitor's conversation erased (chat module): their leads of that session go with it
     events?.on('conversation.erased', (erased) => {
       if (erased.keep_leads) return;
-      this.eraseLeads(erased.account_id, erased.chatbot_id, this.repo.widgetLeadsOfSession(erased.chatbot_id, erased.session_id));
+      this.eraseLeads(
+        erased.account_id,
+        erased.chatbot_id,
+        this.repo.widgetLeadsOfSession(erased.chatbot_id, erased.session_id),
+      );
     });
   }
 
   /** Erases these leads of one agent with their alert e-mails, and says so (webhook deliveries go too); in the caller's transaction. */
   private eraseLeads(ownerId: string, chatbotId: string, leads: WidgetLeadRow[]): void {
     this.repo.eraseWidgetLeads(ownerId, chatbotId, leads);
-    for (const lead of leads) this.events?.emit('lead.erased', { account_id: ownerId, chatbot_id: chatbotId, lead_id: lead.id });
+    for (const lead of leads)
+      this.events?.emit('lead.erased', { account_id: ownerId, chatbot_id: chatbotId, lead_id: lead.id });
   }
 
   get mailConfigured(): boolean {
@@ -102,7 +107,13 @@ export class LeadsService {
       this.events?.emit('lead.created', {
         account_id: agent.user_id,
         chatbot_id: agent.id,
-        lead: { id: lead.id, name: lead.name, phone: lead.phone, session_id: lead.session_id, created_at: lead.created_at },
+        lead: {
+          id: lead.id,
+          name: lead.name,
+          phone: lead.phone,
+          session_id: lead.session_id,
+          created_at: lead.created_at,
+        },
       });
       return lead;
     });
@@ -144,13 +155,21 @@ export class LeadsService {
     return this.repo.listAccountLeads(user.id);
   }
 
-  createAccountLead(user: AuthUser, input: { name: string; contact: string; notes?: string | null; status?: LeadStatus }): AccountLeadRow {
+  createAccountLead(
+    user: AuthUser,
+    input: { name: string; contact: string; notes?: string | null; status?: LeadStatus },
+  ): AccountLeadRow {
     const now = this.clock.now().toISOString();
     return this.repo.transaction(() => {
       const current = this.repo.countAccountLeads(user.id);
       const max = this.plans.planOf(user).max_account_leads;
       if (current >= max) {
-        throw forbidden({ message: `Lead limit reached: your ${user.plan_id} plan allows ${max} leads`, current, max, upgrade_required: true });
+        throw forbidden({
+          message: `Lead limit reached: your ${user.plan_id} plan allows ${max} leads`,
+          current,
+          max,
+          upgrade_required: true,
+        });
       }
       return this.repo.insertAccountLead({
         id: newId(),
@@ -165,7 +184,11 @@ export class LeadsService {
     });
   }
 
-  updateAccountLead(user: AuthUser, id: string, patch: { name?: string; contact?: string; notes?: string | null; status?: LeadStatus }): AccountLeadRow {
+  updateAccountLead(
+    user: AuthUser,
+    id: string,
+    patch: { name?: string; contact?: string; notes?: string | null; status?: LeadStatus },
+  ): AccountLeadRow {
     const lead = this.repo.findAccountLead(id, user.id);
     if (!lead) throw notFound('Lead');
     const changes = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
@@ -231,7 +254,8 @@ export class LeadsService {
     const address = agent.email_alert_address;
     if (!address) return { address: null, verified: false, confirmation_sent_at: null };
     const lower = address.toLowerCase();
-    if (lower === this.options.accountEmail(agent.user_id).toLowerCase()) return { address, verified: true, confirmation_sent_at: null };
+    if (lower === this.options.accountEmail(agent.user_id).toLowerCase())
+      return { address, verified: true, confirmation_sent_at: null };
     const row = this.repo.findAlertAddress(agent.user_id, lower);
     if (row?.confirmed_at) return { address, verified: true, confirmation_sent_at: null };
     return { address, verified: false, confirmation_sent_at: row?.requested_at ?? null };
@@ -256,15 +280,29 @@ export class LeadsService {
    */
   private queueConfirmation(userId: string, address: string, now: Date): void {
     const token = randomBytes(32).toString('base64url');
-    this.repo.saveConfirmationRequest(userId, address, hashToken(token), new Date(now.getTime() + CONFIRMATION_TTL_MS).toISOString(), now.toISOString());
+    this.repo.saveConfirmationRequest(
+      userId,
+      address,
+      hashToken(token),
+      new Date(now.getTime() + CONFIRMATION_TTL_MS).toISOString(),
+      now.toISOString(),
+    );
     const link = `${this.options.publicUrl}/alerts/confirm?token=${token}`;
-    this.insertMail(userId, 'confirm_address', address, 'Confirm lead alerts to this address', [
-      `Someone with an account on ${this.options.publicUrl} asked to send alerts about new leads (visitors' names and phone numbers) to this address.`,
-      '',
-      `To receive them, open this link within 7 days and confirm: ${link}`,
-      '',
-      'If you did not ask for this, ignore this message: nothing will be sent to you.',
-    ].join('\n'), 'pending', now.toISOString());
+    this.insertMail(
+      userId,
+      'confirm_address',
+      address,
+      'Confirm lead alerts to this address',
+      [
+        `Someone with an account on ${this.options.publicUrl} asked to send alerts about new leads (visitors' names and phone numbers) to this address.`,
+        '',
+        `To receive them, open this link within 7 days and confirm: ${link}`,
+        '',
+        'If you did not ask for this, ignore this message: nothing will be sent to you.',
+      ].join('\n'),
+      'pending',
+      now.toISOString(),
+    );
   }
 
   /**
@@ -276,16 +314,25 @@ export class LeadsService {
     const address = agent.email_alert_address!;
     const { verified, confirmation_sent_at: asked } = this.stateOf(agent);
     const link = `${this.options.publicUrl}${leadsPagePath(agent.id)}`;
-    this.insertMail(agent.user_id, 'lead_alert', address, `New lead for ${oneLine(agent.name)}`, [
-      `${oneLine(agent.name)} captured a new lead.`,
-      '',
-      ...leadAlertLines(lead),
-      '',
-      `See it in the admin: ${link}`,
-    ].join('\n'), verified ? 'pending' : 'held', now);
+    this.insertMail(
+      agent.user_id,
+      'lead_alert',
+      address,
+      `New lead for ${oneLine(agent.name)}`,
+      [
+        `${oneLine(agent.name)} captured a new lead.`,
+        '',
+        ...leadAlertLines(lead),
+        '',
+        `See it in the admin: ${link}`,
+      ].join('\n'),
+      verified ? 'pending' : 'held',
+      now,
+    );
     if (verified || asked) return;
     const lower = address.toLowerCase();
-    if (!this.confirmationRefusal(agent.user_id, lower, this.clock.now())) this.queueConfirmation(agent.user_id, lower, this.clock.now());
+    if (!this.confirmationRefusal(agent.user_id, lower, this.clock.now()))
+      this.queueConfirmation(agent.user_id, lower, this.clock.now());
   }
 
   /**
@@ -293,12 +340,40 @@ export class LeadsService {
    * the caller's transaction: it is sent once the message that caused it is stored, never without.
    */
   queueAccountNotice(userId: string, subject: string, body: string): void {
-    this.insertMail(userId, 'account_notice', this.options.accountEmail(userId), subject, body, 'pending', this.clock.now().toISOString());
+    this.insertMail(
+      userId,
+      'account_notice',
+      this.options.accountEmail(userId),
+      subject,
+      body,
+      'pending',
+      this.clock.now().toISOString(),
+    );
   }
 
-  private insertMail(userId: string, kind: MailRow['kind'], to: string, subject: string, body: string, status: 'pending' | 'held', now: string): void {
+  private insertMail(
+    userId: string,
+    kind: MailRow['kind'],
+    to: string,
+    subject: string,
+    body: string,
+    status: 'pending' | 'held',
+    now: string,
+  ): void {
     const id = newId();
-    this.repo.insertMail({ id, user_id: userId, kind, to_address: to, subject, body, status, attempts: 0, last_error: null, created_at: now, sent_at: null });
+    this.repo.insertMail({
+      id,
+      user_id: userId,
+      kind,
+      to_address: to,
+      subject,
+      body,
+      status,
+      attempts: 0,
+      last_error: null,
+      created_at: now,
+      sent_at: null,
+    });
     if (status === 'pending') this.mailJobs.enqueue(SEND_MAIL_JOB, id);
   }
 
@@ -315,11 +390,17 @@ export class LeadsService {
       if (code !== undefined && code >= 500 && code < 600) {
         // a permanent refusal (bad address, relay denied): retrying cannot help
         this.repo.markMailRejected(mail.id, message);
-        this.log.error({ mailId: mail.id, responseCode: code, err: message }, 'lead alert refused by the mail server; not retried');
+        this.log.error(
+          { mailId: mail.id, responseCode: code, err: message },
+          'lead alert refused by the mail server; not retried',
+        );
         return;
       }
       this.repo.markMailFailedAttempt(mail.id, message);
-      this.log.warn({ mailId: mail.id, err: err instanceof Error ? err.message : err }, 'lead alert not sent yet; will retry');
+      this.log.warn(
+        { mailId: mail.id, err: err instanceof Error ? err.message : err },
+        'lead alert not sent yet; will retry',
+      );
       throw err; // the queue retries with backoff, across restarts
     }
     this.repo.markMailSent(mail.id, this.clock.now().toISOString());

@@ -16,7 +16,10 @@ export const widgetLeads = sqliteTable(
     session_id: text('session_id'),
     created_at: text('created_at').notNull(),
   },
-  (t) => [index('widget_leads_chatbot_created').on(t.chatbot_id, t.created_at), index('widget_leads_dedup').on(t.chatbot_id, t.name, t.phone, t.created_at)],
+  (t) => [
+    index('widget_leads_chatbot_created').on(t.chatbot_id, t.created_at),
+    index('widget_leads_dedup').on(t.chatbot_id, t.name, t.phone, t.created_at),
+  ],
 );
 
 /** The account owner's own lead list (a small CRM). */
@@ -67,7 +70,10 @@ export const mailOutbox = sqliteTable(
     created_at: text('created_at').notNull(),
     sent_at: text('sent_at'),
   },
-  (t) => [index('mail_outbox_status').on(t.status, t.created_at), index('mail_outbox_user_kind').on(t.user_id, t.kind, t.created_at)],
+  (t) => [
+    index('mail_outbox_status').on(t.status, t.created_at),
+    index('mail_outbox_user_kind').on(t.user_id, t.kind, t.created_at),
+  ],
 );
 
 /**

@@ -38,26 +38,27 @@ export const RATE_LIMIT_HEADERS = ['Retry-After', 'RateLimit-Limit', 'RateLimit-
  *
  * Runs as an onRequest hook after authentication, before the body is read.
  */
-export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: RateLimitOptions) => {
-  // synchronous (a throw becomes the error answer): no promise per request
-  app.addHook('onRequest', (request, reply, done) => {
-    if (request.is404 || request.routeOptions.config.rateLimit === false) return done();
-    const { key, plan } = rateSubject(request, opts);
-    const decision = opts.limiter.hit(key, [
-      { seconds: 60, max: plan.requests_per_minute },
-      { seconds: 3600, max: plan.requests_per_hour },
-    ]);
-    reply.header('RateLimit-Limit', decision.limit);
-    reply.header('RateLimit-Remaining', decision.remaining);
-    reply.header('RateLimit-Reset', decision.resetS);
-    if (!decision.allowed) {
-      throw tooManyRequests(
-        `Rate limit exceeded: at most ${decision.limit} requests in this window; try again in ${decision.retryAfterS} s`,
-        decision.retryAfterS,
-      );
-    }
-    done();
-  });
+export const rateLimitPlugin = fp(
+  async (app: FastifyInstance, opts: RateLimitOptions) => {
+    // synchronous (a throw becomes the error answer): no promise per request
+    app.addHook('onRequest', (request, reply, done) => {
+      if (request.is404 || request.routeOptions.config.rateLimit === false) return done();
+      const { key, plan } = rateSubject(request, opts);
+      const decision = opts.limiter.hit(key, [
+        { seconds: 60, max: plan.requests_per_minute },
+        { seconds: 3600, max: plan.requests_per_hour },
+      ]);
+      reply.header('RateLimit-Limit', decision.limit);
+      reply.header('RateLimit-Remaining', decision.remaining);
+      reply.header('RateLimit-Reset', decision.resetS);
+      if (!decision.allowed) {
+        throw tooManyRequests(
+          `Rate limit exceeded: at most ${decision.limit} requests in this window; try again in ${decision.retryAfterS} s`,
+          decision.retryAfterS,
+        );
+      }
+      done();
+    });
   },
   // after the account (authentication) and the visitor's agent (visitor CORS, which also lets a browser read the 429)
   { name: 'rate-limit', dependencies: ['authentication', 'visitor-cors'] },
@@ -66,7 +67,10 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: RateLimitOp
 function rateSubject(request: FastifyRequest, opts: RateLimitOptions) {
   if (request.user) return { key: `account:${request.user.id}`, plan: opts.plans.planOf(request.user) };
   const address = `address:${clientBlock(request.ip)}`;
-  const owner = request.routeOptions.config.visitorFacing && request.visitorAgent ? opts.accountOf(request.visitorAgent.user_id) : undefined;
+  const owner =
+    request.routeOptions.config.visitorFacing && request.visitorAgent
+      ? opts.accountOf(request.visitorAgent.user_id)
+      : undefined;
   if (owner) return { key: `${address}:owner:${owner.id}`, plan: opts.plans.planOf(owner) };
   return { key: address, plan: opts.plans.defaultPlan() };
 }

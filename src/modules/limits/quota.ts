@@ -49,7 +49,9 @@ export class MessageQuota {
       const nextMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
       // a visitor reads a sentence meant for them (the widget shows it without a Retry button);
       // the owner reads which limit it is
-      const message = forVisitor?.message ?? `Monthly message quota reached: your ${account.plan_id} plan allows ${max} messages a month`;
+      const message =
+        forVisitor?.message ??
+        `Monthly message quota reached: your ${account.plan_id} plan allows ${max} messages a month`;
       throw tooManyRequests({ message, current, max, upgrade_required: true }, (nextMonth - now.getTime()) / 1000);
     }
     this.repo.addMonthlyMessage(account.id, month);
@@ -66,7 +68,11 @@ export class MessageQuota {
   /** Messages counted this month (UTC) and the plan's quota. */
   usage(account: Account): { month: string; used: number; max: number } {
     const month = this.clock.now().toISOString().slice(0, 7);
-    return { month, used: this.repo.monthlyMessages(account.id, month), max: this.plans.planOf(account).monthly_messages };
+    return {
+      month,
+      used: this.repo.monthlyMessages(account.id, month),
+      max: this.plans.planOf(account).monthly_messages,
+    };
   }
 }
 
@@ -74,7 +80,10 @@ export class MessageQuota {
 export function quotaWarningMail(crossing: QuotaCrossing, publicUrl: string): { subject: string; body: string } {
   const { used, max, percent, month } = crossing;
   const count = (n: number) => n.toLocaleString('en');
-  const subject = percent === 100 ? "Your agents have used this month's messages" : `Your agents have used ${percent}% of this month's messages`;
+  const subject =
+    percent === 100
+      ? "Your agents have used this month's messages"
+      : `Your agents have used ${percent}% of this month's messages`;
   const effect =
     percent === 100
       ? 'Until the month ends (UTC), your agents do not answer: visitors read that the assistant is unavailable right now (or the sentence you set for an agent).'

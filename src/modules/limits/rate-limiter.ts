@@ -131,7 +131,9 @@ export class RateLimiter {
       return;
     }
     for (const row of changed) {
-      const counter = this.counters.get(row.key)?.find((c) => c.windowS === row.window_s && c.windowStart === row.window_start);
+      const counter = this.counters
+        .get(row.key)
+        ?.find((c) => c.windowS === row.window_s && c.windowStart === row.window_start);
       if (counter?.count === row.count) counter.dirty = false;
     }
   }

@@ -1,4 +1,11 @@
-export { ServerSettings, keyHint, safeUrl, type SettingsView, type SettingSource, type SettingName } from './service.js';
+export {
+  ServerSettings,
+  keyHint,
+  safeUrl,
+  type SettingsView,
+  type SettingSource,
+  type SettingName,
+} from './service.js';
 export { settingsRoutes } from './routes.js';
 export { SETTINGS_KEY_FILE } from './crypto.js';
 export { appSettings } from './tables.js';

@@ -37,14 +37,27 @@ const common = {
   source: source.describe('environment: set by the environment variable, which wins; database: saved here; none'),
   configured: z.boolean().describe('in use now'),
   env_variable: z.string().describe('the environment variable that wins when set'),
-  hint: z.string().nullable().describe('the last 4 characters of the key, or the host/URL without password or query; never the secret'),
-  stored: z.enum(['none', 'readable', 'unreadable']).describe('what the database holds, used or not; unreadable: the key file was lost or replaced, enter it again'),
+  hint: z
+    .string()
+    .nullable()
+    .describe('the last 4 characters of the key, or the host/URL without password or query; never the secret'),
+  stored: z
+    .enum(['none', 'readable', 'unreadable'])
+    .describe('what the database holds, used or not; unreadable: the key file was lost or replaced, enter it again'),
   updated_at: z.string().nullable(),
 };
-const providerView = z.object({ ...common, base_url: z.string().nullable().describe('the base URL in use, without credentials; null for the default') });
-const smtpView = z.object({ ...common, from: z.string().nullable().describe('the sender in use; null for the default') });
+const providerView = z.object({
+  ...common,
+  base_url: z.string().nullable().describe('the base URL in use, without credentials; null for the default'),
+});
+const smtpView = z.object({
+  ...common,
+  from: z.string().nullable().describe('the sender in use; null for the default'),
+});
 const settingsView = z.object({
-  providers: z.object(Object.fromEntries(PROVIDER_NAMES.map((name) => [name, providerView])) as Record<ProviderName, typeof providerView>),
+  providers: z.object(
+    Object.fromEntries(PROVIDER_NAMES.map((name) => [name, providerView])) as Record<ProviderName, typeof providerView>,
+  ),
   smtp: smtpView,
   embeddings: z.enum(EMBEDDINGS_CHOICES).describe('EMBEDDINGS: environment-only'),
 });
@@ -55,17 +68,24 @@ const testResult = z.object({ detail: z.string() });
  * set by an admin, stored encrypted, applied without a restart. Role admin only (403 for others,
  * checked before the body is read). No answer ever holds a key or a password: hints only.
  */
-export const settingsRoutes: FastifyPluginAsyncZod<{ settings: ServerSettings; providers: ProviderRegistry; mailer: Mailer; emailOf: (userId: string) => string }> = async (
-  app,
-  { settings, providers, mailer, emailOf },
-) => {
+export const settingsRoutes: FastifyPluginAsyncZod<{
+  settings: ServerSettings;
+  providers: ProviderRegistry;
+  mailer: Mailer;
+  emailOf: (userId: string) => string;
+}> = async (app, { settings, providers, mailer, emailOf }) => {
   const config = { adminOnly: true };
   const security = [{ bearer: [] }];
   const tags = ['admin'];
 
   app.get('/api/admin/settings', {
     config,
-    schema: { tags, security, summary: 'Provider keys and the mail server: where each comes from, and a hint (never the secret)', response: { 200: settingsView } },
+    schema: {
+      tags,
+      security,
+      summary: 'Provider keys and the mail server: where each comes from, and a hint (never the secret)',
+      response: { 200: settingsView },
+    },
     handler: async () => settings.view(),
   });
 
@@ -78,7 +98,10 @@ export const settingsRoutes: FastifyPluginAsyncZod<{ settings: ServerSettings; p
       params: z.object({ provider: providerName }),
       body: z.object({
         api_key: apiKey.optional().describe(keyed.join(', ')),
-        base_url: httpUrl.nullable().optional().describe(`${keyed.join(', ')}: an OpenAI-compatible or proxy endpoint`),
+        base_url: httpUrl
+          .nullable()
+          .optional()
+          .describe(`${keyed.join(', ')}: an OpenAI-compatible or proxy endpoint`),
         host: httpUrl.optional().describe(hosted.join(', ')),
       }),
       response: { 200: providerView },
@@ -88,7 +111,12 @@ export const settingsRoutes: FastifyPluginAsyncZod<{ settings: ServerSettings; p
 
   app.delete('/api/admin/settings/providers/:provider', {
     config,
-    schema: { tags, security, summary: 'Removes the stored key (the environment, if it sets one, stays in use)', params: z.object({ provider: providerName }) },
+    schema: {
+      tags,
+      security,
+      summary: 'Removes the stored key (the environment, if it sets one, stays in use)',
+      params: z.object({ provider: providerName }),
+    },
     handler: async (req, reply) => {
       settings.remove(`provider.${req.params.provider}`);
       return reply.code(204).send();
@@ -100,9 +128,18 @@ export const settingsRoutes: FastifyPluginAsyncZod<{ settings: ServerSettings; p
     schema: {
       tags,
       security,
-      summary: "One 1-token completion with the provider as configured now: 200, 409 when it is not configured, 502 with the provider's error",
+      summary:
+        "One 1-token completion with the provider as configured now: 200, 409 when it is not configured, 502 with the provider's error",
       params: z.object({ provider: providerName }),
-      body: z.object({ model: z.string().trim().min(1).max(200).optional().describe("the model to ask; default: the provider's default model for new agents") }),
+      body: z.object({
+        model: z
+          .string()
+          .trim()
+          .min(1)
+          .max(200)
+          .optional()
+          .describe("the model to ask; default: the provider's default model for new agents"),
+      }),
       response: { 200: testResult.extend({ model: z.string() }) },
     },
     handler: async (req) => {
@@ -140,7 +177,8 @@ export const settingsRoutes: FastifyPluginAsyncZod<{ settings: ServerSettings; p
     schema: {
       tags,
       security,
-      summary: "Sends a test message to the admin's own address (or `to`): 200, 409 when mail is not configured, 502 with the mail server's error",
+      summary:
+        "Sends a test message to the admin's own address (or `to`): 200, 409 when mail is not configured, 502 with the mail server's error",
       body: z.object({ to: z.email().max(320).optional() }),
       response: { 200: testResult.extend({ to: z.string() }) },
     },

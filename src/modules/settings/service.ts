@@ -158,18 +158,28 @@ export class ServerSettings {
   // --- the admin's view -----------------------------------------------------------------------
 
   view(): SettingsView {
-    const providers = Object.fromEntries(PROVIDER_NAMES.map((name) => [name, this.providerView(name)])) as Record<ProviderName, ProviderView>;
+    const providers = Object.fromEntries(PROVIDER_NAMES.map((name) => [name, this.providerView(name)])) as Record<
+      ProviderName,
+      ProviderView
+    >;
     const smtp = this.smtp();
     return {
       providers,
-      smtp: { ...this.common('smtp', this.smtpSource(), smtp.url ? safeUrl(smtp.url) : null), from: smtp.url ? (smtp.from ?? null) : null },
+      smtp: {
+        ...this.common('smtp', this.smtpSource(), smtp.url ? safeUrl(smtp.url) : null),
+        from: smtp.url ? (smtp.from ?? null) : null,
+      },
       embeddings: this.deps.config.embeddings,
     };
   }
 
   providerView(name: ProviderName): ProviderView {
     const connection = this.provider(name);
-    const hint = !connection ? null : usesHost(name) ? safeUrl(connection.host ?? '') : keyHint(connection.apiKey ?? '');
+    const hint = !connection
+      ? null
+      : usesHost(name)
+        ? safeUrl(connection.host ?? '')
+        : keyHint(connection.apiKey ?? '');
     const baseUrl = connection?.baseURL ? safeUrl(connection.baseURL) : null;
     return { ...this.common(providerSetting(name), this.providerSource(name), hint), base_url: baseUrl };
   }
@@ -193,14 +203,22 @@ export class ServerSettings {
   // --- changes --------------------------------------------------------------------------------
 
   /** Stores a provider's key (and base URL) or Ollama's host; 409 while the environment sets it. */
-  setProvider(name: ProviderName, input: { api_key?: string; base_url?: string | null; host?: string }, userId: string): ProviderView {
+  setProvider(
+    name: ProviderName,
+    input: { api_key?: string; base_url?: string | null; host?: string },
+    userId: string,
+  ): ProviderView {
     this.refuseWhileEnvironment(providerSetting(name), `the ${name} provider`);
     if (usesHost(name)) {
       if (!input.host) throw badRequest(`host: required for ${name} (e.g. http://127.0.0.1:11434)`);
       this.write(providerSetting(name), { host: input.host } satisfies OllamaValue, userId);
     } else {
       if (!input.api_key) throw badRequest(`api_key: required for ${name}`);
-      this.write(providerSetting(name), { api_key: input.api_key, ...(input.base_url ? { base_url: input.base_url } : {}) } satisfies KeyValue, userId);
+      this.write(
+        providerSetting(name),
+        { api_key: input.api_key, ...(input.base_url ? { base_url: input.base_url } : {}) } satisfies KeyValue,
+        userId,
+      );
     }
     return this.providerView(name);
   }
@@ -222,10 +240,21 @@ export class ServerSettings {
   // --- tests the admin runs -------------------------------------------------------------------
 
   /** One tiny completion (1 token) with the provider as configured now; 409 unconfigured, 502 with the provider's error. */
-  async testProvider(name: ProviderName, provider: LlmProvider | null, model: string): Promise<{ detail: string; model: string }> {
-    if (!provider) throw conflict(`The ${name} provider is not configured: save a key${usesHost(name) ? ' (the host)' : ''} first.`);
+  async testProvider(
+    name: ProviderName,
+    provider: LlmProvider | null,
+    model: string,
+  ): Promise<{ detail: string; model: string }> {
+    if (!provider)
+      throw conflict(`The ${name} provider is not configured: save a key${usesHost(name) ? ' (the host)' : ''} first.`);
     try {
-      await provider.complete({ model, system: '', messages: [{ role: 'user', content: 'Say OK.' }], temperature: 0, maxTokens: 1 });
+      await provider.complete({
+        model,
+        system: '',
+        messages: [{ role: 'user', content: 'Say OK.' }],
+        temperature: 0,
+        maxTokens: 1,
+      });
     } catch (err) {
       if (err instanceof ProviderError) throw new ApiError(502, `${err.message}${providerAdvice(err)}`);
       throw err;
@@ -257,9 +286,14 @@ export class ServerSettings {
   }
 
   private refuseWhileEnvironment(name: SettingName, what: string): void {
-    const envSet = name === 'smtp' ? Boolean(this.deps.config.smtp.url) : environmentProvider(this.deps.config.providers, name.slice('provider.'.length) as ProviderName) !== null;
+    const envSet =
+      name === 'smtp'
+        ? Boolean(this.deps.config.smtp.url)
+        : environmentProvider(this.deps.config.providers, name.slice('provider.'.length) as ProviderName) !== null;
     if (envSet) {
-      throw conflict(`${ENV_VARIABLE[name]} is set in the server's environment, and the environment wins: remove it there (and restart) to set ${what} here.`);
+      throw conflict(
+        `${ENV_VARIABLE[name]} is set in the server's environment, and the environment wins: remove it there (and restart) to set ${what} here.`,
+      );
     }
   }
 
@@ -269,16 +303,26 @@ export class ServerSettings {
       key = this.key.readOrCreate();
     } catch (err) {
       if (err instanceof DamagedKeyError) {
-        throw conflict(`${SETTINGS_KEY_FILE} in the server's data directory is damaged: restore it from a backup, or delete it to start over (stored settings must then be entered again).`);
+        throw conflict(
+          `${SETTINGS_KEY_FILE} in the server's data directory is damaged: restore it from a backup, or delete it to start over (stored settings must then be entered again).`,
+        );
       }
       throw err;
     }
     const updatedAt = this.deps.clock.now().toISOString();
-    const row = { key: name, value_encrypted: encryptValue(key, name, JSON.stringify(value)), updated_at: updatedAt, updated_by: userId };
+    const row = {
+      key: name,
+      value_encrypted: encryptValue(key, name, JSON.stringify(value)),
+      updated_at: updatedAt,
+      updated_by: userId,
+    };
     this.deps.db
       .insert(appSettings)
       .values(row)
-      .onConflictDoUpdate({ target: appSettings.key, set: { value_encrypted: row.value_encrypted, updated_at: row.updated_at, updated_by: row.updated_by } })
+      .onConflictDoUpdate({
+        target: appSettings.key,
+        set: { value_encrypted: row.value_encrypted, updated_at: row.updated_at, updated_by: row.updated_by },
+      })
       .run();
     this.rows.set(name, { state: 'readable', value, updated_at: updatedAt });
     this.changed();
@@ -303,7 +347,10 @@ export class ServerSettings {
     try {
       key = this.key.read();
     } catch (err) {
-      keyProblem = err instanceof DamagedKeyError ? 'the key file is damaged' : `the key file cannot be read (${(err as Error).message})`;
+      keyProblem =
+        err instanceof DamagedKeyError
+          ? 'the key file is damaged'
+          : `the key file cannot be read (${(err as Error).message})`;
     }
     const unreadable: string[] = [];
     for (const row of all) {

@@ -14,13 +14,17 @@ export interface HealthRouteOptions {
 }
 
 /** GET /api/health: what monitors and the container HEALTHCHECK poll. */
-export const healthRoutes: FastifyPluginAsyncZod<HealthRouteOptions> = async (app, { version, database, databaseAnswers, backups }) => {
+export const healthRoutes: FastifyPluginAsyncZod<HealthRouteOptions> = async (
+  app,
+  { version, database, databaseAnswers, backups },
+) => {
   app.get('/api/health', {
     // monitors and the container HEALTHCHECK poll it; it reads nothing an abuser could use
     config: { public: true, rateLimit: false },
     schema: {
       tags: ['health'],
-      summary: 'ok; degraded (200) when scheduled backups fail; error (503) when the disk is full or the database damaged',
+      summary:
+        'ok; degraded (200) when scheduled backups fail; error (503) when the disk is full or the database damaged',
       response: {
         200: z.object({
           status: z.enum(['ok', 'degraded']),
@@ -42,16 +46,36 @@ export const healthRoutes: FastifyPluginAsyncZod<HealthRouteOptions> = async (ap
     // the failing backup's own message names folders, so only the admin status carries it
     handler: async (_req, reply) => {
       const backupStatus = backups();
-      const backupState = backupStatus ? { backups: backupStatus.failing ? ('failing' as const) : ('ok' as const) } : {};
+      const backupState = backupStatus
+        ? { backups: backupStatus.failing ? ('failing' as const) : ('ok' as const) }
+        : {};
       const condition = database();
       if (condition.state !== 'ok') {
-        return reply.code(503).send({ status: 'error' as const, version, database: condition.state, ...backupState, detail: condition.detail! });
+        return reply.code(503).send({
+          status: 'error' as const,
+          version,
+          database: condition.state,
+          ...backupState,
+          detail: condition.detail!,
+        });
       }
       if (!databaseAnswers()) {
-        return reply.code(503).send({ status: 'error' as const, version, database: 'error' as const, ...backupState, detail: 'The database does not answer.' });
+        return reply.code(503).send({
+          status: 'error' as const,
+          version,
+          database: 'error' as const,
+          ...backupState,
+          detail: 'The database does not answer.',
+        });
       }
       if (backupState.backups === 'failing') {
-        return { status: 'degraded' as const, version, database: 'ok' as const, ...backupState, detail: 'The last scheduled backup failed; the admin status and the server log say why.' };
+        return {
+          status: 'degraded' as const,
+          version,
+          database: 'ok' as const,
+          ...backupState,
+          detail: 'The last scheduled backup failed; the admin status and the server log say why.',
+        };
       }
       return { status: 'ok' as const, version, database: 'ok' as const, ...backupState };
     },

@@ -24,9 +24,15 @@ const statusSchema = z.object({
   mail: z.object({ configured: z.boolean(), pending: z.number().int() }),
   configured_by: z
     .object({ ...perProvider(settingSource), mail: settingSource })
-    .describe('where each provider key and the mail server come from: the environment (which wins), the settings an admin stored, or nowhere'),
+    .describe(
+      'where each provider key and the mail server come from: the environment (which wins), the settings an admin stored, or nowhere',
+    ),
   plans: z.string().array(),
-  public_url: z.string().describe('base URL of embed snippets, share links and e-mail links: PUBLIC_URL, or http://localhost:PORT when it is not set'),
+  public_url: z
+    .string()
+    .describe(
+      'base URL of embed snippets, share links and e-mail links: PUBLIC_URL, or http://localhost:PORT when it is not set',
+    ),
   public_url_configured: z.boolean().describe('whether PUBLIC_URL is set'),
   database: z
     .object({
@@ -41,7 +47,10 @@ const statusSchema = z.object({
       scheduled: z.literal(true),
       last_success_at: z.string().nullable(),
       last_failure_at: z.string().nullable(),
-      last_error: z.string().nullable().describe("the failure's message (an admin's view; others read only that it failed)"),
+      last_error: z
+        .string()
+        .nullable()
+        .describe("the failure's message (an admin's view; others read only that it failed)"),
       failing: z.boolean().describe('the latest scheduled backup failed'),
     }),
   ]),
@@ -64,7 +73,8 @@ export const systemRoutes: FastifyPluginAsyncZod<{ system: SystemService }> = as
   app.get('/api/system/status', {
     schema: {
       tags: ['system'],
-      summary: 'Which LLM providers have keys (and whether from the environment or stored settings), the embeddings mode, whether lead e-mail can be sent, the plan ids, PUBLIC_URL (whether it is set), the database state and the scheduled backups',
+      summary:
+        'Which LLM providers have keys (and whether from the environment or stored settings), the embeddings mode, whether lead e-mail can be sent, the plan ids, PUBLIC_URL (whether it is set), the database state and the scheduled backups',
       security: [{ bearer: [] }],
       response: { 200: statusSchema },
     },

@@ -62,8 +62,14 @@ export class SystemService {
   }
 
   status(user: AuthUser): SystemStatus {
-    const sources = Object.fromEntries(PROVIDERS.map((n) => [n, this.deps.providerSource(n)])) as Record<ProviderName, SettingSource>;
-    const providers = Object.fromEntries(PROVIDERS.map((n) => [n, sources[n] !== 'none'])) as Record<ProviderName, boolean>;
+    const sources = Object.fromEntries(PROVIDERS.map((n) => [n, this.deps.providerSource(n)])) as Record<
+      ProviderName,
+      SettingSource
+    >;
+    const providers = Object.fromEntries(PROVIDERS.map((n) => [n, sources[n] !== 'none'])) as Record<
+      ProviderName,
+      boolean
+    >;
     return {
       providers,
       knowledge_only: !PROVIDERS.some((n) => providers[n]),
@@ -82,6 +88,8 @@ export class SystemService {
   private backups(user: AuthUser): SystemStatus['backups'] {
     const status = this.deps.backups();
     if (!status) return { scheduled: false };
-    return user.role === 'admin' ? status : { ...status, last_error: status.failing ? 'The last scheduled backup failed (the server log says why)' : null };
+    return user.role === 'admin'
+      ? status
+      : { ...status, last_error: status.failing ? 'The last scheduled backup failed (the server log says why)' : null };
   }
 }

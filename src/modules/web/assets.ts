@@ -24,7 +24,11 @@ export interface WidgetAssets {
 
 /** Reads the built widget; throws when it was never built. */
 export function loadWidgetAssets(dir = widgetAssetsDir()): WidgetAssets {
-  const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as { loader: string; bundle: string; hash: string };
+  const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as {
+    loader: string;
+    bundle: string;
+    hash: string;
+  };
   return {
     loader: loadStaticBody(path.join(dir, manifest.loader)),
     bundle: { ...loadStaticBody(path.join(dir, manifest.bundle)), hash: manifest.hash, fileName: manifest.bundle },

@@ -14,14 +14,16 @@ const LOADER_CACHE = 'public, max-age=300';
 /** A hashed bundle never changes under its name. */
 const BUNDLE_CACHE = 'public, max-age=31536000, immutable';
 
-
 export interface WebRoutesOptions {
   agents: AgentsService;
   /** defaults to reading dist/widget on first use */
   assets?: () => WidgetAssets;
 }
 
-export const webRoutes: FastifyPluginAsyncZod<WebRoutesOptions> = async (app, { agents, assets = loadWidgetAssets }) => {
+export const webRoutes: FastifyPluginAsyncZod<WebRoutesOptions> = async (
+  app,
+  { agents, assets = loadWidgetAssets },
+) => {
   let cached: WidgetAssets | null = null;
   const widget = (): WidgetAssets => {
     if (cached) return cached;
@@ -55,7 +57,11 @@ export const webRoutes: FastifyPluginAsyncZod<WebRoutesOptions> = async (app, { 
 
   app.get('/widget-:hash.js', {
     config: { public: true, rateLimit: false },
-    schema: { tags: ['widget'], summary: 'The widget bundle, named by its content hash', params: z.object({ hash: z.string().max(100) }) },
+    schema: {
+      tags: ['widget'],
+      summary: 'The widget bundle, named by its content hash',
+      params: z.object({ hash: z.string().max(100) }),
+    },
     handler: async (req, reply) => {
       if (!/^[0-9a-f]{8,64}$/.test(req.params.hash)) throw new ApiError(404, 'Not found');
       const { bundle } = widget();
@@ -67,7 +73,11 @@ export const webRoutes: FastifyPluginAsyncZod<WebRoutesOptions> = async (app, { 
 
   app.get('/chat/:chatbot_id', {
     config: { public: true },
-    schema: { tags: ['widget'], summary: 'Full-page chat for sharing as a link', params: z.object({ chatbot_id: z.string().min(1).max(100) }) },
+    schema: {
+      tags: ['widget'],
+      summary: 'Full-page chat for sharing as a link',
+      params: z.object({ chatbot_id: z.string().min(1).max(100) }),
+    },
     handler: async (req, reply) => {
       // on every answer: the page below may be compressed, and a dead link answers HTML or JSON by Accept
       addVary(reply, 'Accept-Encoding');
@@ -82,9 +92,15 @@ export const webRoutes: FastifyPluginAsyncZod<WebRoutesOptions> = async (app, { 
       } catch (err) {
         // a browser following a dead link gets a page; anything else the API's {detail} error
         if (!(err instanceof ApiError) || !acceptsHtml(req)) throw err;
-        reply.header('content-security-policy', "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+        reply.header(
+          'content-security-policy',
+          "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+        );
         const title = err.statusCode === 404 ? 'This chat does not exist.' : 'This chat is not available.';
-        return reply.code(err.statusCode).header('content-type', 'text/html; charset=utf-8').send(messagePageHtml(title));
+        return reply
+          .code(err.statusCode)
+          .header('content-type', 'text/html; charset=utf-8')
+          .send(messagePageHtml(title));
       }
       reply.header('content-type', 'text/html; charset=utf-8');
       const { bundle } = widget();

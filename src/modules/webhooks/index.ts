@@ -1,4 +1,11 @@
-export { WebhooksService, WEBHOOK_JOB, WEBHOOK_EVENTS, MAX_WEBHOOKS, MAX_ATTEMPTS, RETRY_SCHEDULE_MS } from './service.js';
+export {
+  WebhooksService,
+  WEBHOOK_JOB,
+  WEBHOOK_EVENTS,
+  MAX_WEBHOOKS,
+  MAX_ATTEMPTS,
+  RETRY_SCHEDULE_MS,
+} from './service.js';
 export { webhookRoutes } from './routes.js';
 export { signatureHeader, verifySignature } from './signing.js';
 export { createWebhooks, type WebhooksDeps } from './module.js';

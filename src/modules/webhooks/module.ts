@@ -27,7 +27,14 @@ export function createWebhooks(app: FastifyInstance, deps: WebhooksDeps) {
     onError: (what, err) => deps.report(`webhook queue: ${what}`)(err),
   });
   app.decorate('webhookJobs', webhookJobs);
-  const webhooks = new WebhooksService(db, webhookJobs, deps.events, { dataDir: config.dataDir, allowPrivateUrls: config.allowPrivateUrls }, clock, app.log);
+  const webhooks = new WebhooksService(
+    db,
+    webhookJobs,
+    deps.events,
+    { dataDir: config.dataDir, allowPrivateUrls: config.allowPrivateUrls },
+    clock,
+    app.log,
+  );
   app.addHook('onReady', async () => webhookJobs.start()); // picks up deliveries a previous process left unfinished
   app.addHook('onClose', async () => webhookJobs.stop());
   return { webhooks };

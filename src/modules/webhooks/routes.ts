@@ -35,7 +35,12 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ webhooks: WebhooksService }>
   const params = z.object({ id: z.string().min(1).max(100) });
 
   app.get('/api/webhooks', {
-    schema: { tags, security, summary: "The account's webhooks (secrets are never shown again)", response: { 200: webhookSchema.array() } },
+    schema: {
+      tags,
+      security,
+      summary: "The account's webhooks (secrets are never shown again)",
+      response: { 200: webhookSchema.array() },
+    },
     handler: async (req) => webhooks.list(currentUser(req)),
   });
 
@@ -51,7 +56,13 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ webhooks: WebhooksService }>
   });
 
   app.patch('/api/webhooks/:id', {
-    schema: { tags, security, params, body: z.object({ url: url.optional(), events: events.optional(), active: z.boolean().optional() }), response: { 200: webhookSchema } },
+    schema: {
+      tags,
+      security,
+      params,
+      body: z.object({ url: url.optional(), events: events.optional(), active: z.boolean().optional() }),
+      response: { 200: webhookSchema },
+    },
     handler: async (req) => webhooks.update(currentUser(req), req.params.id, req.body),
   });
 
@@ -64,7 +75,13 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ webhooks: WebhooksService }>
   });
 
   app.post('/api/webhooks/:id/rotate-secret', {
-    schema: { tags, security, params, summary: 'A new signing secret, shown once; the old one stops at once', response: { 200: withSecret } },
+    schema: {
+      tags,
+      security,
+      params,
+      summary: 'A new signing secret, shown once; the old one stops at once',
+      response: { 200: withSecret },
+    },
     handler: async (req) => webhooks.rotateSecret(currentUser(req), req.params.id),
   });
 
@@ -87,11 +104,18 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ webhooks: WebhooksService }>
       params: z.object({ id: z.string().min(1).max(100), delivery_id: z.string().min(1).max(100) }),
       response: { 202: deliverySchema },
     },
-    handler: async (req, reply) => reply.code(202).send(webhooks.retry(currentUser(req), req.params.id, req.params.delivery_id)),
+    handler: async (req, reply) =>
+      reply.code(202).send(webhooks.retry(currentUser(req), req.params.id, req.params.delivery_id)),
   });
 
   app.post('/api/webhooks/:id/test', {
-    schema: { tags, security, params, summary: 'Queues a `ping` event to the webhook', response: { 202: deliverySchema } },
+    schema: {
+      tags,
+      security,
+      params,
+      summary: 'Queues a `ping` event to the webhook',
+      response: { 202: deliverySchema },
+    },
     handler: async (req, reply) => reply.code(202).send(webhooks.sendTest(currentUser(req), req.params.id)),
   });
 };

@@ -14,7 +14,12 @@ import { newWebhookSecret, signatureHeader } from './signing.js';
 import { webhookDeliveries, webhooks } from './tables.js';
 
 export const WEBHOOK_JOB = 'webhook';
-export const WEBHOOK_EVENTS = ['lead.created', 'conversation.escalated', 'conversation.resolved', 'message.created'] as const satisfies readonly AppEventName[];
+export const WEBHOOK_EVENTS = [
+  'lead.created',
+  'conversation.escalated',
+  'conversation.resolved',
+  'message.created',
+] as const satisfies readonly AppEventName[];
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 export const MAX_WEBHOOKS = 10;
 /** tries of one delivery before it is failed (a manual retry starts the count again) */
@@ -57,7 +62,9 @@ export class WebhooksService {
     for (const event of WEBHOOK_EVENTS) events.on(event, (data) => this.onEvent(event, data));
     // erasure (README "Erasure"): a delivery whose body carried the visitor's conversation or lead
     // goes with it, sent or not (a job still queued for it finds nothing and ends)
-    events.on('conversation.erased', (erased) => this.forgetDeliveriesNaming(erased.account_id, erased.conversation_id));
+    events.on('conversation.erased', (erased) =>
+      this.forgetDeliveriesNaming(erased.account_id, erased.conversation_id),
+    );
     events.on('lead.erased', (erased) => this.forgetDeliveriesNaming(erased.account_id, erased.lead_id));
   }
 
@@ -75,7 +82,13 @@ export class WebhooksService {
   }
 
   list(user: AuthUser): WebhookView[] {
-    return this.db.select().from(webhooks).where(eq(webhooks.user_id, user.id)).orderBy(webhooks.created_at, webhooks.id).all().map(view);
+    return this.db
+      .select()
+      .from(webhooks)
+      .where(eq(webhooks.user_id, user.id))
+      .orderBy(webhooks.created_at, webhooks.id)
+      .all()
+      .map(view);
   }
 
   create(user: AuthUser, input: { url: string; events: string[] }): WebhookView & { secret: string } {
@@ -86,9 +99,18 @@ export class WebhooksService {
     const secret = newWebhookSecret();
     const stored = this.seal(id, secret);
     return this.db.transaction(() => {
-      const n = this.db.select({ n: sql<number>`count(*)` }).from(webhooks).where(eq(webhooks.user_id, user.id)).get()!.n;
-      if (n >= MAX_WEBHOOKS) throw new ApiError(403, `An account may have at most ${MAX_WEBHOOKS} webhooks; delete one first`);
-      const row = this.db.insert(webhooks).values({ id, user_id: user.id, url, secret: stored, events, active: true, created_at: now, updated_at: now }).returning().get();
+      const n = this.db
+        .select({ n: sql<number>`count(*)` })
+        .from(webhooks)
+        .where(eq(webhooks.user_id, user.id))
+        .get()!.n;
+      if (n >= MAX_WEBHOOKS)
+        throw new ApiError(403, `An account may have at most ${MAX_WEBHOOKS} webhooks; delete one first`);
+      const row = this.db
+        .insert(webhooks)
+        .values({ id, user_id: user.id, url, secret: stored, events, active: true, created_at: now, updated_at: now })
+        .returning()
+        .get();
       return { ...view(row), secret };
     });
   }
@@ -105,7 +127,11 @@ export class WebhooksService {
   /** Deletes the webhook and its log; its queued deliveries are dropped, a running one aborted. */
   async remove(user: AuthUser, id: string): Promise<void> {
     const hook = this.own(user, id);
-    const pending = this.db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(and(eq(webhookDeliveries.webhook_id, hook.id), eq(webhookDeliveries.status, 'pending'))).all();
+    const pending = this.db
+      .select({ id: webhookDeliveries.id })
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.webhook_id, hook.id), eq(webhookDeliveries.status, 'pending')))
+      .all();
     this.db.delete(webhooks).where(eq(webhooks.id, hook.id)).run();
     for (const d of pending) await this.queue.cancelSubject(d.id);
   }
@@ -113,29 +139,52 @@ export class WebhooksService {
   rotateSecret(user: AuthUser, id: string): WebhookView & { secret: string } {
     const hook = this.own(user, id);
     const secret = newWebhookSecret();
-    const row = this.db.update(webhooks).set({ secret: this.seal(hook.id, secret), updated_at: this.clock.now().toISOString() }).where(eq(webhooks.id, hook.id)).returning().get()!;
+    const row = this.db
+      .update(webhooks)
+      .set({ secret: this.seal(hook.id, secret), updated_at: this.clock.now().toISOString() })
+      .where(eq(webhooks.id, hook.id))
+      .returning()
+      .get()!;
     return { ...view(row), secret };
   }
 
   deliveries(user: AuthUser, id: string, limit: number): DeliveryRow[] {
     const hook = this.own(user, id);
-    return this.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhook_id, hook.id)).orderBy(desc(webhookDeliveries.created_at), desc(webhookDeliveries.id)).limit(limit).all();
+    return this.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.webhook_id, hook.id))
+      .orderBy(desc(webhookDeliveries.created_at), desc(webhookDeliveries.id))
+      .limit(limit)
+      .all();
   }
 
   /** A `ping` delivery, queued like any event (also to a disabled webhook: it is asked for). */
   sendTest(user: AuthUser, id: string): DeliveryRow {
     const hook = this.own(user, id);
-    return this.db.transaction(() => this.insertDelivery(hook, 'ping', { webhook_id: hook.id, message: 'A test event sent from the admin.' }));
+    return this.db.transaction(() =>
+      this.insertDelivery(hook, 'ping', { webhook_id: hook.id, message: 'A test event sent from the admin.' }),
+    );
   }
 
   /** Queues a failed delivery again (409 for one not failed); its attempt count starts again. */
   retry(user: AuthUser, id: string, deliveryId: string): DeliveryRow {
     const hook = this.own(user, id);
-    const delivery = this.db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.webhook_id, hook.id))).get();
+    const delivery = this.db
+      .select()
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.webhook_id, hook.id)))
+      .get();
     if (!delivery) throw notFound('Delivery');
-    if (delivery.status !== 'failed') throw conflict(`Only a failed delivery can be retried; this one is ${delivery.status}`);
+    if (delivery.status !== 'failed')
+      throw conflict(`Only a failed delivery can be retried; this one is ${delivery.status}`);
     return this.db.transaction(() => {
-      const row = this.db.update(webhookDeliveries).set({ status: 'pending', attempts: 0 }).where(eq(webhookDeliveries.id, delivery.id)).returning().get()!;
+      const row = this.db
+        .update(webhookDeliveries)
+        .set({ status: 'pending', attempts: 0 })
+        .where(eq(webhookDeliveries.id, delivery.id))
+        .returning()
+        .get()!;
       this.queue.enqueue(WEBHOOK_JOB, delivery.id, { owner: hook.user_id });
       return row;
     });
@@ -143,7 +192,11 @@ export class WebhooksService {
 
   /** In the emitter's transaction: inserts only. */
   private onEvent<E extends WebhookEvent>(event: E, data: AppEventMap[E]): void {
-    const hooks = this.db.select().from(webhooks).where(and(eq(webhooks.user_id, data.account_id), eq(webhooks.active, true))).all();
+    const hooks = this.db
+      .select()
+      .from(webhooks)
+      .where(and(eq(webhooks.user_id, data.account_id), eq(webhooks.active, true)))
+      .all();
     const { account_id: _account, ...rest } = data;
     for (const hook of hooks) if (hook.events.includes(event)) this.insertDelivery(hook, event, rest);
   }
@@ -152,7 +205,11 @@ export class WebhooksService {
     const id = newId();
     const now = this.clock.now().toISOString();
     const payload = JSON.stringify({ id, event, created_at: now, data });
-    const row = this.db.insert(webhookDeliveries).values({ id, webhook_id: hook.id, event, payload, status: 'pending', attempts: 0, created_at: now }).returning().get();
+    const row = this.db
+      .insert(webhookDeliveries)
+      .values({ id, webhook_id: hook.id, event, payload, status: 'pending', attempts: 0, created_at: now })
+      .returning()
+      .get();
     this.queue.enqueue(WEBHOOK_JOB, id, { owner: hook.user_id });
     return row;
   }
@@ -171,18 +228,30 @@ export class WebhooksService {
     try {
       secret = this.open(hook);
     } catch (err) {
-      this.record(delivery, { status: null, error: 'The signing secret cannot be read (settings-key changed?); rotate the secret and retry' }, true);
+      this.record(
+        delivery,
+        {
+          status: null,
+          error: 'The signing secret cannot be read (settings-key changed?); rotate the secret and retry',
+        },
+        true,
+      );
       this.log.error({ webhookId: hook.id, err }, 'webhook secret unreadable');
       return;
     }
     const t = Math.floor(this.clock.now().getTime() / 1000);
-    const result = await postWebhook(hook.url, delivery.payload, {
-      'content-type': 'application/json',
-      'user-agent': USER_AGENT,
-      'chat-agent-event': delivery.event,
-      'chat-agent-delivery': delivery.id,
-      'chat-agent-signature': signatureHeader(secret, delivery.payload, t),
-    }, { allowPrivate: this.options.allowPrivateUrls, timeoutMs: this.options.timeoutMs ?? ATTEMPT_TIMEOUT_MS, signal });
+    const result = await postWebhook(
+      hook.url,
+      delivery.payload,
+      {
+        'content-type': 'application/json',
+        'user-agent': USER_AGENT,
+        'chat-agent-event': delivery.event,
+        'chat-agent-delivery': delivery.id,
+        'chat-agent-signature': signatureHeader(secret, delivery.payload, t),
+      },
+      { allowPrivate: this.options.allowPrivateUrls, timeoutMs: this.options.timeoutMs ?? ATTEMPT_TIMEOUT_MS, signal },
+    );
     // shutting down: the job goes back to the queue and this try does not count
     if (signal.aborted) throw new Error('stopped');
     this.record(delivery, result, isFinal(result));
@@ -193,22 +262,43 @@ export class WebhooksService {
     const attempts = delivery.attempts + 1;
     this.db.transaction(() => {
       if (result.error === null) {
-        this.db.update(webhookDeliveries).set({ status: 'delivered', attempts, last_status: result.status, last_error: null, delivered_at: now.toISOString() }).where(eq(webhookDeliveries.id, delivery.id)).run();
+        this.db
+          .update(webhookDeliveries)
+          .set({
+            status: 'delivered',
+            attempts,
+            last_status: result.status,
+            last_error: null,
+            delivered_at: now.toISOString(),
+          })
+          .where(eq(webhookDeliveries.id, delivery.id))
+          .run();
         return;
       }
       const failed = final || attempts >= MAX_ATTEMPTS;
-      this.db.update(webhookDeliveries).set({ status: failed ? 'failed' : 'pending', attempts, last_status: result.status, last_error: result.error }).where(eq(webhookDeliveries.id, delivery.id)).run();
+      this.db
+        .update(webhookDeliveries)
+        .set({ status: failed ? 'failed' : 'pending', attempts, last_status: result.status, last_error: result.error })
+        .where(eq(webhookDeliveries.id, delivery.id))
+        .run();
       if (!failed) {
         const wait = RETRY_SCHEDULE_MS[Math.min(attempts - 1, RETRY_SCHEDULE_MS.length - 1)]!;
-        const owner = this.db.select({ user_id: webhooks.user_id }).from(webhooks).where(eq(webhooks.id, delivery.webhook_id)).get()?.user_id ?? null;
+        const owner =
+          this.db.select({ user_id: webhooks.user_id }).from(webhooks).where(eq(webhooks.id, delivery.webhook_id)).get()
+            ?.user_id ?? null;
         this.queue.enqueue(WEBHOOK_JOB, delivery.id, { owner, runAfter: new Date(now.getTime() + wait) });
       }
     });
-    if (result.error !== null) this.log.warn({ deliveryId: delivery.id, status: result.status, err: result.error }, 'webhook delivery failed');
+    if (result.error !== null)
+      this.log.warn({ deliveryId: delivery.id, status: result.status, err: result.error }, 'webhook delivery failed');
   }
 
   private own(user: AuthUser, id: string): WebhookRow {
-    const hook = this.db.select().from(webhooks).where(and(eq(webhooks.id, id), eq(webhooks.user_id, user.id))).get();
+    const hook = this.db
+      .select()
+      .from(webhooks)
+      .where(and(eq(webhooks.id, id), eq(webhooks.user_id, user.id)))
+      .get();
     if (!hook) throw notFound('Webhook');
     return hook;
   }
@@ -220,7 +310,8 @@ export class WebhooksService {
     } catch (err) {
       throw badRequest(`url: ${(err as Error).message}`);
     }
-    if (url.protocol !== 'https:' && !this.options.allowPrivateUrls) throw badRequest('url: webhooks are sent over https only; use an https:// URL');
+    if (url.protocol !== 'https:' && !this.options.allowPrivateUrls)
+      throw badRequest('url: webhooks are sent over https only; use an https:// URL');
     return url.href;
   }
 
@@ -240,12 +331,15 @@ function isFinal(result: PostResult): boolean {
   if (result.unsafe) return true;
   const s = result.status;
   if (s === null) return false;
-  return (s >= 300 && s < 500 && s !== 408 && s !== 429);
+  return s >= 300 && s < 500 && s !== 408 && s !== 429;
 }
 
 function checkEvents(events: string[]): WebhookEvent[] {
   const unknown = events.filter((e) => !(WEBHOOK_EVENTS as readonly string[]).includes(e));
-  if (unknown.length > 0) throw badRequest(`events: unknown event ${unknown.map((e) => `"${e}"`).join(', ')}; allowed: ${WEBHOOK_EVENTS.join(', ')}`);
+  if (unknown.length > 0)
+    throw badRequest(
+      `events: unknown event ${unknown.map((e) => `"${e}"`).join(', ')}; allowed: ${WEBHOOK_EVENTS.join(', ')}`,
+    );
   if (events.length === 0) throw badRequest(`events: choose at least one of ${WEBHOOK_EVENTS.join(', ')}`);
   return [...new Set(events)] as WebhookEvent[];
 }

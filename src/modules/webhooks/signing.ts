@@ -14,10 +14,19 @@ export function signatureHeader(secret: string, body: string, unixSeconds: numbe
 }
 
 /** What a receiver does (README "Webhooks"): true when a v1 signature matches and t is within tolerance. */
-export function verifySignature(secret: string, body: string, header: string, nowSeconds: number, toleranceS = 300): boolean {
+export function verifySignature(
+  secret: string,
+  body: string,
+  header: string,
+  nowSeconds: number,
+  toleranceS = 300,
+): boolean {
   const parts = header.split(',').map((p) => p.split('=') as [string, string]);
   const t = Number(parts.find(([k]) => k === 't')?.[1]);
   if (!Number.isInteger(t) || Math.abs(nowSeconds - t) > toleranceS) return false;
   const expected = Buffer.from(createHmac('sha256', secret).update(`${t}.${body}`).digest('hex'));
-  return parts.some(([k, v]) => k === 'v1' && v !== undefined && v.length === expected.length && timingSafeEqual(Buffer.from(v), expected));
+  return parts.some(
+    ([k, v]) =>
+      k === 'v1' && v !== undefined && v.length === expected.length && timingSafeEqual(Buffer.from(v), expected),
+  );
 }

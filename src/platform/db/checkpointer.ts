@@ -29,10 +29,18 @@ export class WalCheckpointer {
     private readonly file: string,
     private readonly log: FastifyBaseLogger,
     /** a checkpoint SQLite refused (a full disk): the WAL keeps the pages and a later checkpoint copies them */
-    private readonly onRefused: (err: unknown) => void = (err) => log.warn({ err }, 'WAL checkpoint refused; will try again'),
+    private readonly onRefused: (err: unknown) => void = (err) =>
+      log.warn({ err }, 'WAL checkpoint refused; will try again'),
   ) {
     const workerFile = resolveWorkerFile();
-    this.pool = new Piscina({ filename: workerFile, name: 'checkpoint', execArgv: workerExecArgv(workerFile), minThreads: 0, maxThreads: 1, idleTimeout: 60_000 });
+    this.pool = new Piscina({
+      filename: workerFile,
+      name: 'checkpoint',
+      execArgv: workerExecArgv(workerFile),
+      minThreads: 0,
+      maxThreads: 1,
+      idleTimeout: 60_000,
+    });
   }
 
   start(): void {
@@ -60,8 +68,11 @@ export class WalCheckpointer {
     let result: CheckpointResult | null = null;
     const run = (async () => {
       try {
-        const outcome = (await this.pool.run({ file: this.file }, { name: 'checkpoint' })) as CheckpointResult | CheckpointRefusal;
-        if ('refused' in outcome) this.onRefused(Object.assign(new Error(outcome.refused.message), { code: outcome.refused.code }));
+        const outcome = (await this.pool.run({ file: this.file }, { name: 'checkpoint' })) as
+          | CheckpointResult
+          | CheckpointRefusal;
+        if ('refused' in outcome)
+          this.onRefused(Object.assign(new Error(outcome.refused.message), { code: outcome.refused.code }));
         else result = outcome;
       } catch (err) {
         this.log.error({ err }, 'WAL checkpoint in the worker failed; checkpoints go back to the main thread');

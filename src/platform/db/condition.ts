@@ -32,8 +32,10 @@ function isCorruption(err: unknown): boolean {
   return typeof code === 'string' && (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB');
 }
 
-export const RESTORE_ADVICE = 'Stop the server and restore the newest good backup with `chat-agent restore <backup file>` (docs/DURABILITY.md).';
-const FULL_DETAIL = 'The disk holding the database is full: nothing new can be saved until space is freed. Reading still works.';
+export const RESTORE_ADVICE =
+  'Stop the server and restore the newest good backup with `chat-agent restore <backup file>` (docs/DURABILITY.md).';
+const FULL_DETAIL =
+  'The disk holding the database is full: nothing new can be saved until space is freed. Reading still works.';
 
 /**
  * A full disk is over once no write has hit it for a while and the file system has this much
@@ -115,13 +117,19 @@ export class DatabaseCondition {
       this.corruption = null;
       return;
     }
-    if (this.corruption === null) this.log.error({ problem }, `the database failed its integrity check. ${RESTORE_ADVICE}`);
+    if (this.corruption === null)
+      this.log.error({ problem }, `the database failed its integrity check. ${RESTORE_ADVICE}`);
     this.corruption = problem;
   }
 
   current(): DatabaseConditionReport {
-    const report = (state: DatabaseState, detail: string | null) => ({ state, detail, integrity_checked_at: this.integrityCheckedAt });
-    if (this.corruption !== null) return report('corrupt', `SQLite found damage in the database file (${this.corruption}). ${RESTORE_ADVICE}`);
+    const report = (state: DatabaseState, detail: string | null) => ({
+      state,
+      detail,
+      integrity_checked_at: this.integrityCheckedAt,
+    });
+    if (this.corruption !== null)
+      return report('corrupt', `SQLite found damage in the database file (${this.corruption}). ${RESTORE_ADVICE}`);
     if (this.fullSince !== null && !this.fullIsOver()) return report('full', FULL_DETAIL);
     if (this.fullSince === null && freeBytes(this.dataDir) < NO_ROOM_BYTES) {
       this.fullSince = this.clock.now().getTime();
@@ -135,7 +143,10 @@ export class DatabaseCondition {
   private fullIsOver(): boolean {
     if (this.clock.now().getTime() - this.lastFullAt < QUIET_BEFORE_RECOVERY_MS) return false;
     if (freeBytes(this.dataDir) < ROOM_TO_RECOVER_BYTES) return false;
-    this.log.info({ fullForMs: this.clock.now().getTime() - this.fullSince! }, 'the disk has room again: writes are taken');
+    this.log.info(
+      { fullForMs: this.clock.now().getTime() - this.fullSince! },
+      'the disk has room again: writes are taken',
+    );
     this.fullSince = null;
     return true;
   }

@@ -33,7 +33,8 @@ export interface AppDatabase {
 export function openDatabase(file: string): AppDatabase {
   // only a missing file is a new install: an existing one must hold this product's data
   const existed = existsSync(file);
-  if (existed && statSync(file).size === 0) throw new DatabaseRefusal(`${file} is empty (0 bytes), so it holds no data. ${IF_NEW_OR_RESTORE}`);
+  if (existed && statSync(file).size === 0)
+    throw new DatabaseRefusal(`${file} is empty (0 bytes), so it holds no data. ${IF_NEW_OR_RESTORE}`);
   makePrivate(file);
   const sqlite = openSqlite(file);
   try {
@@ -73,7 +74,8 @@ export class DatabaseRefusal extends Error {
   }
 }
 
-const IF_NEW_OR_RESTORE = 'If this is a new install, delete the file; otherwise restore a backup with `chat-agent restore <backup file>`.';
+const IF_NEW_OR_RESTORE =
+  'If this is a new install, delete the file; otherwise restore a backup with `chat-agent restore <backup file>`.';
 
 /**
  * An existing file must be an SQLite database written by this product (it has the migrations
@@ -83,14 +85,23 @@ const IF_NEW_OR_RESTORE = 'If this is a new install, delete the file; otherwise 
 function assertOwnDatabase(sqlite: Database.Database, file: string): void {
   let migrations: number | null;
   try {
-    const table = sqlite.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'`).get();
-    migrations = table ? ((sqlite.prepare('SELECT max(created_at) AS last FROM __drizzle_migrations').get() as { last: number | null }).last ?? null) : null;
+    const table = sqlite
+      .prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'`)
+      .get();
+    migrations = table
+      ? ((sqlite.prepare('SELECT max(created_at) AS last FROM __drizzle_migrations').get() as { last: number | null })
+          .last ?? null)
+      : null;
   } catch (err) {
     const code = (err as { code?: string }).code;
-    if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') throw new DatabaseRefusal(`${file} is not a database (${(err as Error).message}). ${IF_NEW_OR_RESTORE}`);
+    if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT')
+      throw new DatabaseRefusal(`${file} is not a database (${(err as Error).message}). ${IF_NEW_OR_RESTORE}`);
     throw err;
   }
-  if (migrations === null) throw new DatabaseRefusal(`${file} is a database, but not a chat-agent one (it has no migrations table). ${IF_NEW_OR_RESTORE}`);
+  if (migrations === null)
+    throw new DatabaseRefusal(
+      `${file} is a database, but not a chat-agent one (it has no migrations table). ${IF_NEW_OR_RESTORE}`,
+    );
   const known = knownMigrations();
   if (Number(migrations) > known) {
     throw new DatabaseRefusal(
@@ -101,7 +112,9 @@ function assertOwnDatabase(sqlite: Database.Database, file: string): void {
 
 /** When the newest migration this version carries was made (drizzle-kit's journal). */
 function knownMigrations(): number {
-  const journal = JSON.parse(readFileSync(path.join(migrationsDir(), 'meta', '_journal.json'), 'utf8')) as { entries: Array<{ when: number }> };
+  const journal = JSON.parse(readFileSync(path.join(migrationsDir(), 'meta', '_journal.json'), 'utf8')) as {
+    entries: Array<{ when: number }>;
+  };
   return Math.max(...journal.entries.map((e) => e.when));
 }
 

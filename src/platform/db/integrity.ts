@@ -31,7 +31,14 @@ export class IntegrityWatch {
   ) {
     const workerFile = resolveWorkerFile();
     // the thread (and its connection) goes away soon after a check: nothing held between checks
-    this.pool = new Piscina({ filename: workerFile, name: 'quickCheck', execArgv: workerExecArgv(workerFile), minThreads: 0, maxThreads: 1, idleTimeout: 1000 });
+    this.pool = new Piscina({
+      filename: workerFile,
+      name: 'quickCheck',
+      execArgv: workerExecArgv(workerFile),
+      minThreads: 0,
+      maxThreads: 1,
+      idleTimeout: 1000,
+    });
   }
 
   /** Checks a few seconds after start, then every day. */
@@ -63,7 +70,10 @@ export class IntegrityWatch {
     try {
       const { problems } = (await this.pool.run({ file: this.file }, { name: 'quickCheck' })) as { problems: string[] };
       this.condition.integrityChecked(problems.length === 0 ? null : problems.slice(0, 3).join('; '));
-      this.log.info({ ms: Date.now() - started, ok: problems.length === 0 }, 'database integrity check (quick_check) done');
+      this.log.info(
+        { ms: Date.now() - started, ok: problems.length === 0 },
+        'database integrity check (quick_check) done',
+      );
     } catch (err) {
       // the thread could not run it (shutting down, say): no finding either way
       if (!this.stopped) this.log.warn({ err }, 'the database integrity check could not run');

@@ -12,7 +12,10 @@ const CHECK_EVERY_MS = 60_000;
  * a file created before this (auto_vacuum off) one VACUUM to turn it on, which rewrites the file
  * once and needs as much free disk as the file takes. Runs before the migrations.
  */
-export function enableIncrementalVacuum(sqlite: Database.Database, log: (message: string) => void = () => undefined): void {
+export function enableIncrementalVacuum(
+  sqlite: Database.Database,
+  log: (message: string) => void = () => undefined,
+): void {
   if (sqlite.pragma('auto_vacuum', { simple: true }) === 2) return;
   // an empty file takes the setting as is; one with tables needs the rewrite
   const existing = (sqlite.pragma('page_count', { simple: true }) as number) > 0;
@@ -23,7 +26,9 @@ export function enableIncrementalVacuum(sqlite: Database.Database, log: (message
       sqlite.exec('VACUUM');
     } catch (err) {
       // most likely not enough free disk for the copy: the server still starts, space is kept
-      log(`VACUUM failed (${err instanceof Error ? err.message : String(err)}); deleted data leaves free pages for reuse instead`);
+      log(
+        `VACUUM failed (${err instanceof Error ? err.message : String(err)}); deleted data leaves free pages for reuse instead`,
+      );
     }
   }
 }
@@ -46,7 +51,8 @@ export class SpaceReclaimer {
     log: FastifyBaseLogger,
     /** runs once a reclaim has ended, so the shrunk file reaches the disk (a checkpoint) */
     private readonly afterReclaim: () => Promise<unknown> = async () => undefined,
-    private readonly onError: (err: unknown) => void = (err) => log.warn({ err }, 'giving free database pages back failed; will try again'),
+    private readonly onError: (err: unknown) => void = (err) =>
+      log.warn({ err }, 'giving free database pages back failed; will try again'),
   ) {}
 
   start(): void {

@@ -40,7 +40,10 @@ export function seaAssetRoot(): string {
   const dir = path.join(cacheBase(), manifest.hash);
   if (!existsSync(path.join(dir, COMPLETE_MARKER))) {
     for (const rel of manifest.files) {
-      writeFileAtomically(path.join(dir, rel), new Uint8Array(sea.getRawAsset(SEA_FILE_KEY_PREFIX + rel) as ArrayBuffer));
+      writeFileAtomically(
+        path.join(dir, rel),
+        new Uint8Array(sea.getRawAsset(SEA_FILE_KEY_PREFIX + rel) as ArrayBuffer),
+      );
     }
     writeFileAtomically(path.join(dir, COMPLETE_MARKER), new Uint8Array(0));
   }
@@ -86,4 +89,3 @@ function writeFileAtomically(file: string, data: Uint8Array): void {
   }
   renameSync(tmp, file);
 }
-

@@ -21,7 +21,12 @@ export interface ConnectionGuardOptions {
  * one address; 16 KiB per 30 s is a 0.5 KB/s line, which any real client exceeds, while a
  * slowloris at a byte per second cannot hold a connection past one window.
  */
-export const DEFAULT_CONNECTION_GUARDS: ConnectionGuardOptions = { maxPerAddress: 64, exemptLoopback: true, minBodyBytes: 16 * 1024, bodyWindowMs: 30_000 };
+export const DEFAULT_CONNECTION_GUARDS: ConnectionGuardOptions = {
+  maxPerAddress: 64,
+  exemptLoopback: true,
+  minBodyBytes: 16 * 1024,
+  bodyWindowMs: 30_000,
+};
 
 export function guardConnections(app: FastifyInstance, options: ConnectionGuardOptions): void {
   if (options.maxPerAddress > 0) capConnectionsPerAddress(app, options.maxPerAddress, options.exemptLoopback);

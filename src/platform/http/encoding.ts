@@ -90,7 +90,13 @@ export function ifNoneMatch(header: string | undefined, etag: string): boolean {
 /** Adds `field` to the response's Vary header, keeping what other code already put there. */
 export function addVary(reply: FastifyReply, field: string): void {
   const current = reply.getHeader('vary');
-  const fields = current === undefined ? [] : String(current).split(',').map((f) => f.trim()).filter(Boolean);
+  const fields =
+    current === undefined
+      ? []
+      : String(current)
+          .split(',')
+          .map((f) => f.trim())
+          .filter(Boolean);
   if (fields.includes('*') || fields.some((f) => f.toLowerCase() === field.toLowerCase())) return;
   reply.header('vary', [...fields, field].join(', '));
 }

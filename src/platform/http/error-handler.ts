@@ -25,7 +25,10 @@ export function registerErrorHandling(app: FastifyInstance, condition?: Database
       // no body at all (none sent, or an empty one) on a route that takes one: `{}` is not assumed,
       // even where every field is optional (a PUT of nothing is a client mistake)
       if (error.validationContext === 'body' && request.body === undefined) {
-        return reply.code(400).send({ detail: 'body: required (a JSON object)', errors: [{ field: 'body', message: 'required (a JSON object)' }] });
+        return reply.code(400).send({
+          detail: 'body: required (a JSON object)',
+          errors: [{ field: 'body', message: 'required (a JSON object)' }],
+        });
       }
       const errors: FieldError[] = error.validation.map((v) => ({
         field: fieldName(error.validationContext, v.instancePath),
@@ -65,7 +68,8 @@ export function serverFailure(error: unknown, condition?: DatabaseCondition): { 
   }
 }
 
-const DISK_FULL_DETAIL = "The server's disk is full, so nothing was saved. Reading still works; try again once space has been freed.";
+const DISK_FULL_DETAIL =
+  "The server's disk is full, so nothing was saved. Reading still works; try again once space has been freed.";
 
 /** Headers for replies the router makes before any hook runs (helmet's included). */
 const BARE_SECURITY_HEADERS = {
@@ -91,7 +95,11 @@ export function frameworkErrorHandler(error: FastifyError, _request: unknown, re
  * default wrote its own `{"error", "message", "statusCode"}` shape. The connection is then closed:
  * after a framing error nothing else on it can be trusted.
  */
-export function clientErrorHandler(this: { log: { debug(obj: object, msg: string): void } }, error: NodeJS.ErrnoException, socket: Duplex): void {
+export function clientErrorHandler(
+  this: { log: { debug(obj: object, msg: string): void } },
+  error: NodeJS.ErrnoException,
+  socket: Duplex,
+): void {
   // a connection reset, or a socket already gone: nobody is left to answer
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const [status, reason, detail] =
@@ -103,8 +111,12 @@ export function clientErrorHandler(this: { log: { debug(obj: object, msg: string
   this.log.debug({ err: error }, 'client error');
   if (socket.writable) {
     const body = JSON.stringify({ detail });
-    const headers = Object.entries(BARE_SECURITY_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-    socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${headers}Connection: close\r\n\r\n${body}`);
+    const headers = Object.entries(BARE_SECURITY_HEADERS)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${headers}Connection: close\r\n\r\n${body}`,
+    );
   }
   socket.destroy(error);
 }

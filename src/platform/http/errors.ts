@@ -25,8 +25,7 @@ export const badRequest = (detail: string) => new ApiError(400, detail);
 export const notFound = (what: string) => new ApiError(404, `${what} not found`);
 export const forbidden = (detail: string | LimitDetail) => new ApiError(403, detail);
 export const conflict = (detail: string) => new ApiError(409, detail);
-export const unauthorized = () =>
-  new ApiError(401, 'Could not validate credentials', { 'WWW-Authenticate': 'Bearer' });
+export const unauthorized = () => new ApiError(401, 'Could not validate credentials', { 'WWW-Authenticate': 'Bearer' });
 export const tooManyRequests = (detail: string | LimitDetail, retryAfterS: number) =>
   new ApiError(429, detail, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterS))) });
 export const paymentRequired = (detail: string) => new ApiError(402, detail);

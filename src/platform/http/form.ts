@@ -13,7 +13,9 @@ export async function readFormFields(request: FastifyRequest, maxFieldBytes: num
     try {
       // files: 1, not 0, so a file part reaches the check below (400 naming the field) instead of
       // busboy's 413 "reach files limit"
-      for await (const part of request.parts({ limits: { fieldSize: maxFieldBytes, fields: 20, files: 1, parts: 21 } })) {
+      for await (const part of request.parts({
+        limits: { fieldSize: maxFieldBytes, fields: 20, files: 1, parts: 21 },
+      })) {
         if (part.type === 'file') {
           part.file.resume();
           throw badRequest(`${part.fieldname}: a file is not expected here`);

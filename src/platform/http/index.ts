@@ -41,9 +41,21 @@ export async function registerHttpPlatform(
     for (const method of methods) {
       // read `public` late: a child context's onRoute hook (the docs) may set it after this one ran
       const isPublic = () => route.config?.public === true;
-      app.routeTable.push({ method, url: route.url, get public() { return isPublic(); } });
+      app.routeTable.push({
+        method,
+        url: route.url,
+        get public() {
+          return isPublic();
+        },
+      });
       if (route.prefix && route.routePath === '') {
-        slashVariants.push({ method, url: `${route.url}/`, get public() { return isPublic(); } });
+        slashVariants.push({
+          method,
+          url: `${route.url}/`,
+          get public() {
+            return isPublic();
+          },
+        });
       }
     }
   });
@@ -134,7 +146,10 @@ export async function registerHttpPlatform(
  * app's body limit (1 MiB): whitespace alone is still not valid JSON.
  */
 function acceptEmptyJsonBodies(app: FastifyInstance): void {
-  const parseJson = app.getDefaultJsonParser(app.initialConfig.onProtoPoisoning ?? 'error', app.initialConfig.onConstructorPoisoning ?? 'error');
+  const parseJson = app.getDefaultJsonParser(
+    app.initialConfig.onProtoPoisoning ?? 'error',
+    app.initialConfig.onConstructorPoisoning ?? 'error',
+  );
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body.length === 0) return done(null, undefined);

@@ -53,7 +53,10 @@ export interface EnqueueOptions {
  */
 export class JobQueue {
   private readonly handlers = new Map<string, JobHandler>();
-  private readonly running = new Map<string, { controller: AbortController; done: Promise<void>; subjectId: string; owner: string | null }>();
+  private readonly running = new Map<
+    string,
+    { controller: AbortController; done: Promise<void>; subjectId: string; owner: string | null }
+  >();
   private timer: NodeJS.Timeout | undefined;
   private stopped = true;
   private readonly options: JobQueueOptions;
@@ -133,7 +136,10 @@ export class JobQueue {
 
   /** Drops queued jobs of a subject and aborts its running one; resolves when it has stopped. */
   async cancelSubject(subjectId: string): Promise<void> {
-    this.db.delete(jobs).where(and(eq(jobs.subject_id, subjectId), inArray(jobs.status, ['queued', 'running']))).run();
+    this.db
+      .delete(jobs)
+      .where(and(eq(jobs.subject_id, subjectId), inArray(jobs.status, ['queued', 'running'])))
+      .run();
     const waits: Promise<void>[] = [];
     for (const r of this.running.values()) {
       if (r.subjectId === subjectId) {
@@ -149,7 +155,9 @@ export class JobQueue {
     return this.db
       .select({ n: sql<number>`count(*)` })
       .from(jobs)
-      .where(and(eq(jobs.owner, owner), inArray(jobs.status, ['queued', 'running']), inArray(jobs.kind, this.options.kinds)))
+      .where(
+        and(eq(jobs.owner, owner), inArray(jobs.status, ['queued', 'running']), inArray(jobs.kind, this.options.kinds)),
+      )
       .get()!.n;
   }
 
@@ -179,7 +187,9 @@ export class JobQueue {
           eq(jobs.status, 'queued'),
           inArray(jobs.kind, this.options.kinds),
           lte(jobs.run_after, isoNow(this.clock)),
-          full.length > 0 ? sql`(${jobs.owner} IS NULL OR ${jobs.owner} NOT IN (SELECT value FROM json_each(${JSON.stringify(full)})))` : undefined,
+          full.length > 0
+            ? sql`(${jobs.owner} IS NULL OR ${jobs.owner} NOT IN (SELECT value FROM json_each(${JSON.stringify(full)})))`
+            : undefined,
         ),
       )
       .orderBy(asc(jobs.run_after), asc(jobs.id))
@@ -265,7 +275,12 @@ export class JobQueue {
       const backoffMs = Math.min(60_000, 2000 * 2 ** (job.attempts - 1));
       this.db
         .update(jobs)
-        .set({ status: 'queued', last_error: message, run_after: new Date(this.clock.now().getTime() + backoffMs).toISOString(), updated_at: isoNow(this.clock) })
+        .set({
+          status: 'queued',
+          last_error: message,
+          run_after: new Date(this.clock.now().getTime() + backoffMs).toISOString(),
+          updated_at: isoNow(this.clock),
+        })
         .where(eq(jobs.id, job.id))
         .run();
     }
@@ -274,6 +289,11 @@ export class JobQueue {
   private finish(job: JobRow, status: 'done' | 'failed', error: string | null): void {
     // done jobs are deleted: the queue is not a log, and the subject's row says what happened
     if (status === 'done') this.db.delete(jobs).where(eq(jobs.id, job.id)).run();
-    else this.db.update(jobs).set({ status, last_error: error, updated_at: isoNow(this.clock) }).where(eq(jobs.id, job.id)).run();
+    else
+      this.db
+        .update(jobs)
+        .set({ status, last_error: error, updated_at: isoNow(this.clock) })
+        .where(eq(jobs.id, job.id))
+        .run();
   }
 }

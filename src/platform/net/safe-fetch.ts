@@ -95,8 +95,10 @@ function checkUrl(raw: string, allowPrivate: boolean, isPublic: (ip: string) => 
   } catch {
     throw new UnsafeUrlError('The URL is not a valid absolute URL.');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UnsafeUrlError('Only http and https URLs can be fetched.');
-  if (url.username !== '' || url.password !== '') throw new UnsafeUrlError('URLs with a user name or password cannot be fetched.');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UnsafeUrlError('Only http and https URLs can be fetched.');
+  if (url.username !== '' || url.password !== '')
+    throw new UnsafeUrlError('URLs with a user name or password cannot be fetched.');
   const host = url.hostname;
   if (host === '') throw new UnsafeUrlError('The URL has no host.');
   if (allowPrivate) return url;
@@ -107,7 +109,9 @@ function checkUrl(raw: string, allowPrivate: boolean, isPublic: (ip: string) => 
   }
   const literal = literalAddress(host);
   if (literal !== undefined && !isPublic(literal)) {
-    throw new UnsafeUrlError(`${host} is not a public address; loopback, private, link-local and other internal addresses cannot be fetched.`);
+    throw new UnsafeUrlError(
+      `${host} is not a public address; loopback, private, link-local and other internal addresses cannot be fetched.`,
+    );
   }
   return url;
 }
@@ -125,7 +129,8 @@ export function assertPublicHttpUrl(raw: string, allowPrivate: boolean): URL {
 // ---------------------------------------------------------------------------------------------
 // connect-time DNS check
 
-const systemResolve: Resolver = async (hostname) => (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+const systemResolve: Resolver = async (hostname) =>
+  (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
 
 function wantedFamily(family: number | string | undefined): 0 | 4 | 6 {
   if (family === 4 || family === 'IPv4') return 4;
@@ -143,13 +148,18 @@ export function createSafeLookup(allowPrivate: boolean, policy: NetPolicy = {}):
   const isPublic = policy.isPublicAddress ?? isPublicAddress;
   const answer = async (hostname: string, family: 0 | 4 | 6) => {
     const addresses = (await resolve(hostname)).map((address) => ({ address, family: isIP(address) }));
-    if (addresses.some((a) => a.family === 0)) throw new FetchFailedError(`The DNS answer for ${hostname} is not an address.`);
+    if (addresses.some((a) => a.family === 0))
+      throw new FetchFailedError(`The DNS answer for ${hostname} is not an address.`);
     if (!allowPrivate) {
       const internal = addresses.find((a) => !isPublic(a.address));
-      if (internal) throw new UnsafeUrlError(`${hostname} resolves to an internal address (${internal.address}); only public addresses can be fetched.`);
+      if (internal)
+        throw new UnsafeUrlError(
+          `${hostname} resolves to an internal address (${internal.address}); only public addresses can be fetched.`,
+        );
     }
     const usable = family === 0 ? addresses : addresses.filter((a) => a.family === family);
-    if (usable.length === 0) throw Object.assign(new FetchFailedError(`Could not resolve ${hostname}.`), { code: 'ENOTFOUND' });
+    if (usable.length === 0)
+      throw Object.assign(new FetchFailedError(`Could not resolve ${hostname}.`), { code: 'ENOTFOUND' });
     return usable;
   };
   return (hostname, options, callback) => {
@@ -260,7 +270,11 @@ function decoderFor(encoding: string): Transform | null {
 async function readBody(res: http.IncomingMessage, maxBytes: number, signal: AbortSignal): Promise<Buffer> {
   let decoder: Transform | null;
   try {
-    decoder = decoderFor(String(res.headers['content-encoding'] ?? '').trim().toLowerCase());
+    decoder = decoderFor(
+      String(res.headers['content-encoding'] ?? '')
+        .trim()
+        .toLowerCase(),
+    );
   } catch (err) {
     res.destroy();
     throw err;
@@ -296,7 +310,8 @@ function asFetchFailure(err: unknown, host: string): FetchFailedError {
   const code = String((err as { code?: unknown } | null)?.code ?? '');
   const known = NETWORK_MESSAGES[code];
   if (known) return new FetchFailedError(known.replace('{host}', host));
-  if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code)) return new FetchFailedError(`The TLS certificate of ${host} is not valid.`);
+  if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code))
+    return new FetchFailedError(`The TLS certificate of ${host} is not valid.`);
   if (code.startsWith('HPE_')) return new FetchFailedError(`${host} sent an invalid HTTP response.`);
   return new FetchFailedError(`Fetching from ${host} failed${code ? ` (${code})` : ''}.`);
 }
@@ -309,7 +324,11 @@ function redirectRefused(err: UnsafeUrlError): UnsafeUrlError {
  * @internal Test seam: safeFetch with a non-default address policy and resolver (see NetPolicy).
  * Production code calls safeFetch.
  */
-export async function safeFetchWithPolicy(rawUrl: string, opts: SafeFetchOptions, policy: NetPolicy): Promise<SafeFetchResult> {
+export async function safeFetchWithPolicy(
+  rawUrl: string,
+  opts: SafeFetchOptions,
+  policy: NetPolicy,
+): Promise<SafeFetchResult> {
   const isPublic = policy.isPublicAddress ?? isPublicAddress;
   const maxRedirects = opts.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
   const allowedTypes = opts.allowedContentTypes?.map((t) => t.toLowerCase());
@@ -367,7 +386,8 @@ export async function safeFetchWithPolicy(rawUrl: string, opts: SafeFetchOptions
     }
   } catch (err) {
     if (err instanceof UnsafeUrlError || err instanceof FetchFailedError) throw err;
-    if (exchange.stopped === 'timeout') throw new FetchFailedError(`Fetching ${url.host} timed out after ${opts.timeoutMs} ms.`);
+    if (exchange.stopped === 'timeout')
+      throw new FetchFailedError(`Fetching ${url.host} timed out after ${opts.timeoutMs} ms.`);
     if (exchange.stopped === 'aborted') throw new FetchFailedError('The fetch was cancelled.');
     throw asFetchFailure(err, url.host);
   } finally {

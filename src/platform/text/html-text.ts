@@ -46,17 +46,81 @@ interface DomNode {
 
 /** Never text: removed with everything inside, boilerplate or not. */
 const ALWAYS_REMOVED = new Set([
-  'script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'object', 'embed', 'form', 'button', 'select', 'input',
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'svg',
+  'canvas',
+  'iframe',
+  'object',
+  'embed',
+  'form',
+  'button',
+  'select',
+  'input',
   // not named in the rules but never readable text either: fallback text of media, form fields,
   // and head content (htmlparser2 adds no body, so the walk may start at the document)
-  'textarea', 'audio', 'video', 'map', 'head', 'title', 'meta', 'link', 'base',
+  'textarea',
+  'audio',
+  'video',
+  'map',
+  'head',
+  'title',
+  'meta',
+  'link',
+  'base',
 ]);
 
 /** Elements that end a block (their text never runs into the text around them). */
 const BLOCK = new Set([
-  'address', 'article', 'aside', 'blockquote', 'body', 'caption', 'center', 'dd', 'details', 'dialog', 'dir', 'div', 'dl', 'dt',
-  'fieldset', 'figcaption', 'figure', 'footer', 'header', 'hgroup', 'hr', 'html', 'legend', 'li', 'main', 'menu', 'nav', 'ol', 'p',
-  'pre', 'search', 'section', 'summary', 'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr', 'ul', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
+  'address',
+  'article',
+  'aside',
+  'blockquote',
+  'body',
+  'caption',
+  'center',
+  'dd',
+  'details',
+  'dialog',
+  'dir',
+  'div',
+  'dl',
+  'dt',
+  'fieldset',
+  'figcaption',
+  'figure',
+  'footer',
+  'header',
+  'hgroup',
+  'hr',
+  'html',
+  'legend',
+  'li',
+  'main',
+  'menu',
+  'nav',
+  'ol',
+  'p',
+  'pre',
+  'search',
+  'section',
+  'summary',
+  'table',
+  'tbody',
+  'td',
+  'tfoot',
+  'th',
+  'thead',
+  'tr',
+  'ul',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
 ]);
 
 const HEADING_LEVEL: Record<string, number> = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 };
@@ -70,8 +134,25 @@ const NEVER_DROPPED = new Set(['html', 'body', 'main', 'article']);
 const BOILERPLATE_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'search']);
 
 const BOILERPLATE_WORDS = new Set([
-  'nav', 'navbar', 'menu', 'menubar', 'sidebar', 'footer', 'header', 'breadcrumb', 'breadcrumbs', 'cookie', 'cookies', 'banner',
-  'social', 'share', 'skip', 'topbar', 'toolbar', 'pagination', 'pager',
+  'nav',
+  'navbar',
+  'menu',
+  'menubar',
+  'sidebar',
+  'footer',
+  'header',
+  'breadcrumb',
+  'breadcrumbs',
+  'cookie',
+  'cookies',
+  'banner',
+  'social',
+  'share',
+  'skip',
+  'topbar',
+  'toolbar',
+  'pagination',
+  'pager',
 ]);
 /** class words naming a title area: such an element is kept when it holds a heading ("section-header", "entry-header") */
 const TITLE_AREA_WORDS = new Set(['header', 'banner']);
@@ -283,7 +364,12 @@ function absoluteUrl(href: string, base: string | undefined): string | undefined
  */
 
 function classWords(value: string | undefined): string[] {
-  return value ? value.toLowerCase().split(/[^a-z0-9]+/).filter((w) => BOILERPLATE_WORDS.has(w)) : [];
+  return value
+    ? value
+        .toLowerCase()
+        .split(/[^a-z0-9]+/)
+        .filter((w) => BOILERPLATE_WORDS.has(w))
+    : [];
 }
 
 // what an entered element does when it is left (one per element, a stack parallel to the walk)
@@ -376,7 +462,13 @@ class BlockBuilder {
     if (name === 'nav' || name === 'aside') return true;
     if ((name === 'header' || name === 'footer') && this.sections === 0) return true;
     const a = el.attribs ?? {};
-    if (a.role?.toLowerCase().split(/\s+/).some((r) => BOILERPLATE_ROLES.has(r))) return true;
+    if (
+      a.role
+        ?.toLowerCase()
+        .split(/\s+/)
+        .some((r) => BOILERPLATE_ROLES.has(r))
+    )
+      return true;
     // an element holding an h1 is content (or its title area), however it is named
     if (stats.holds & HOLDS_H1) return false;
     if (a.class || a.id) {
@@ -422,7 +514,17 @@ class BlockBuilder {
         if (name === 'table' && this.isDataTable(el)) {
           this.endBlock();
           this.mode = 'table';
-          this.table = { rows: [], row: undefined, col: 0, carry: [], carrying: 0, cell: undefined, colspan: 1, rowspan: 1, caption: undefined };
+          this.table = {
+            rows: [],
+            row: undefined,
+            col: 0,
+            carry: [],
+            carrying: 0,
+            cell: undefined,
+            colspan: 1,
+            rowspan: 1,
+            caption: undefined,
+          };
           return Frame.Table;
         }
       } else if (this.mode === 'list') {
@@ -598,7 +700,8 @@ class BlockBuilder {
       widest = Math.max(widest, row.length);
       for (const cell of row) {
         const s = cell.stats;
-        if (s && (s.holds & (HOLDS_TABLE | HOLDS_HEADING) || (s.holds & HOLDS_BLOCK && s.chars > LAYOUT_CELL_CHARS))) return false;
+        if (s && (s.holds & (HOLDS_TABLE | HOLDS_HEADING) || (s.holds & HOLDS_BLOCK && s.chars > LAYOUT_CELL_CHARS)))
+          return false;
       }
     }
     return widest >= 2;

@@ -77,7 +77,9 @@ export function pdfPagesToText(pages: PdfItem[][]): PdfText {
   const nextParagraphAt = () => (out.length > 0 ? length + 2 : 0);
 
   linesByPage.forEach((lines, pageIndex) => {
-    const kept = lines.filter((line) => !isEdgeNoise(line, running) && !DOT_LEADER.test(line.text) && !CONTENTS_HEADING.test(line.text.trim()));
+    const kept = lines.filter(
+      (line) => !isEdgeNoise(line, running) && !DOT_LEADER.test(line.text) && !CONTENTS_HEADING.test(line.text.trim()),
+    );
     lineWidth = medianLength(kept) || lineWidth;
     const gap = typicalGap(kept);
     let pageMarked = false;
@@ -155,7 +157,8 @@ function toLines(items: PdfItem[]): Line[] {
       continue;
     }
     const size = Math.abs(item.height) || 10;
-    const sameLine = line && !endsLine && Math.abs(item.y - line.y) < Math.min(size, line.size) * 0.5 && item.x >= line.xEnd - size;
+    const sameLine =
+      line && !endsLine && Math.abs(item.y - line.y) < Math.min(size, line.size) * 0.5 && item.x >= line.xEnd - size;
     if (line && sameLine) {
       const gap = item.x - line.xEnd;
       const needsSpace = gap > size * 0.15 && !/\s$/.test(line.text) && !/^\s/.test(item.str);
@@ -203,7 +206,8 @@ function isEdgeNoise(line: Line, running: Set<string>): boolean {
 /** the font size of most of the text (by characters) */
 function typicalSize(pages: Line[][]): number {
   const bySize = new Map<number, number>();
-  for (const lines of pages) for (const l of lines) bySize.set(round(l.size), (bySize.get(round(l.size)) ?? 0) + l.text.length);
+  for (const lines of pages)
+    for (const l of lines) bySize.set(round(l.size), (bySize.get(round(l.size)) ?? 0) + l.text.length);
   let best = 10;
   let most = -1;
   for (const [size, chars] of bySize) if (chars > most) [best, most] = [size, chars];
@@ -218,7 +222,12 @@ function distinctHeadingSizes(pages: Line[][], bodySize: number): number[] {
 }
 
 function isHeadingShaped(line: Line, bodySize: number): boolean {
-  return line.size >= bodySize * HEADING_SCALE && line.text.length <= HEADING_MAX_CHARS && /\p{L}/u.test(line.text) && !/[.,;]$/.test(line.text);
+  return (
+    line.size >= bodySize * HEADING_SCALE &&
+    line.text.length <= HEADING_MAX_CHARS &&
+    /\p{L}/u.test(line.text) &&
+    !/[.,;]$/.test(line.text)
+  );
 }
 
 function headingLevel(line: Line, bodySize: number, sizes: number[]): number {

@@ -5,7 +5,14 @@ import { Piscina } from 'piscina';
 import { workerTasksFile } from '../assets.js';
 // Types only: a value import would pull the parsers into the main bundle.
 import type { HtmlReply, HtmlTask, ParseLimits, ParseTask, TaskWatch, TextReply, WorkerReply } from './worker-tasks.js';
-import { type HtmlDocument, ParseError, type ParsableType, type ParsedText, type ParseResult, type ParserPool } from './types.js';
+import {
+  type HtmlDocument,
+  ParseError,
+  type ParsableType,
+  type ParsedText,
+  type ParseResult,
+  type ParserPool,
+} from './types.js';
 
 export interface ParserPoolOptions {
   /** worker threads; default 1 (on a 2-core box the main thread needs the other core) */
@@ -82,7 +89,11 @@ export function createParserPool(opts: ParserPoolOptions = {}): ParserPool {
   let closed = false;
   const memory = new MemoryWatch(piscina, maxThreads, (opts.maxMemoryMb ?? 768) * MB);
 
-  const fileTask = (filePath: string, type: ParsableType): ParseTask => ({ path: filePath, type, ...(opts.limits ? { limits: opts.limits } : {}) });
+  const fileTask = (filePath: string, type: ParsableType): ParseTask => ({
+    path: filePath,
+    type,
+    ...(opts.limits ? { limits: opts.limits } : {}),
+  });
 
   async function parse(filePath: string, type: ParsableType, signal?: AbortSignal): Promise<ParseResult> {
     return run<WorkerReply>('default', fileTask(filePath, type), signal);
@@ -97,11 +108,22 @@ export function createParserPool(opts: ParserPoolOptions = {}): ParserPool {
     const reply = await run<TextReply>('parseText', fileTask(filePath, type), signal);
     if ('fileFrom' in reply) return { ...reply, marks: [] };
     const { utf8, units, title, marks } = reply;
-    return { utf8: Buffer.from(utf8.buffer, utf8.byteOffset, utf8.byteLength), bytes: utf8.byteLength, units, marks: marks ?? [], ...(title ? { title } : {}) };
+    return {
+      utf8: Buffer.from(utf8.buffer, utf8.byteOffset, utf8.byteLength),
+      bytes: utf8.byteLength,
+      units,
+      marks: marks ?? [],
+      ...(title ? { title } : {}),
+    };
   }
 
   /** One task of the worker file (`name` is its export), with the pool's slots, timeout and abort. */
-  async function run<R extends object>(name: string, task: ParseTask | HtmlTask, signal?: AbortSignal, limitMs = timeoutMs): Promise<Exclude<R, { error: string }>> {
+  async function run<R extends object>(
+    name: string,
+    task: ParseTask | HtmlTask,
+    signal?: AbortSignal,
+    limitMs = timeoutMs,
+  ): Promise<Exclude<R, { error: string }>> {
     if (closed) throw new Error(POOL_CLOSED);
     signal?.throwIfAborted();
     await slots.acquire(signal);
@@ -118,13 +140,17 @@ export function createParserPool(opts: ParserPoolOptions = {}): ParserPool {
       let reply: R;
       try {
         // On abort piscina rejects at once and terminates the worker running the task.
-        reply = (await piscina.run({ ...task, watch: watched.watch }, { name, signal: signal ? AbortSignal.any([signal, job.signal]) : job.signal })) as R;
+        reply = (await piscina.run(
+          { ...task, watch: watched.watch },
+          { name, signal: signal ? AbortSignal.any([signal, job.signal]) : job.signal },
+        )) as R;
       } catch (err) {
         if (watched.overBudget()) throw new ParseError(OUT_OF_MEMORY_MESSAGE);
         if (timedOut) throw new ParseError(timeoutText(limitMs));
         if (signal?.aborted) throw signal.reason;
         if (closed) throw new Error(POOL_CLOSED);
-        if ((err as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY') throw new ParseError(OUT_OF_MEMORY_MESSAGE);
+        if ((err as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY')
+          throw new ParseError(OUT_OF_MEMORY_MESSAGE);
         throw err;
       }
       if ('error' in reply) throw new ParseError(String(reply.error));

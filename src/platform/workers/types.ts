@@ -32,7 +32,10 @@ export class ParseError extends Error {
  * A document's text for reading in slices (ParserPool.parseText): its UTF-8 bytes, or, for a text
  * file that already is its text, the byte where that text starts in the file. `bytes` is its size.
  */
-export type ParsedText = { units: number; bytes: number; title?: string; marks: TextMark[] } & ({ utf8: Buffer } | { fileFrom: number });
+export type ParsedText = { units: number; bytes: number; title?: string; marks: TextMark[] } & (
+  | { utf8: Buffer }
+  | { fileFrom: number }
+);
 
 /** A web page read into blocks (platform/text/html-text.ts htmlBlocks). */
 export interface HtmlDocument {

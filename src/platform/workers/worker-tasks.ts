@@ -73,7 +73,10 @@ function announceThread(watch: TaskWatch | undefined): void {
 export type WorkerReply = ParseResult | { error: string };
 
 /** The reply of `parseText`: the text as UTF-8 bytes moved to the caller, or where it is in the file. */
-export type TextReply = { utf8: Uint8Array; units: number; title?: string; marks?: TextMark[] } | { fileFrom: number; bytes: number; units: number } | { error: string };
+export type TextReply =
+  | { utf8: Uint8Array; units: number; title?: string; marks?: TextMark[] }
+  | { fileFrom: number; bytes: number; units: number }
+  | { error: string };
 
 const EMPTY_MESSAGE = 'The document contains no text';
 
@@ -105,7 +108,8 @@ function runInBackground(): void {
   backgroundPriority = true;
   try {
     const threadId = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (Number.isInteger(threadId) && threadId > 0) setPriority(threadId, Math.min(19, getPriority(threadId) + BACKGROUND_NICENESS));
+    if (Number.isInteger(threadId) && threadId > 0)
+      setPriority(threadId, Math.min(19, getPriority(threadId) + BACKGROUND_NICENESS));
   } catch {
     // not Linux, or not permitted: the thread keeps the normal priority
   }
@@ -142,7 +146,8 @@ export async function parseText(task: ParseTask): Promise<TextReply> {
   if ('error' in reply) return reply;
   // large Buffers own their memory whole; a small one may share Node's pool, so it is copied
   const encoded = Buffer.from(reply.text, 'utf8');
-  const utf8 = encoded.byteOffset === 0 && encoded.byteLength === encoded.buffer.byteLength ? encoded : new Uint8Array(encoded);
+  const utf8 =
+    encoded.byteOffset === 0 && encoded.byteLength === encoded.buffer.byteLength ? encoded : new Uint8Array(encoded);
   // piscina replies with the value and transfers the buffer (the view on it goes along)
   const value = { utf8, units: reply.units, marks: reply.marks ?? [], ...(reply.title ? { title: reply.title } : {}) };
   return move({ [transferableSymbol]: utf8.buffer, [valueSymbol]: value }) as unknown as TextReply;
@@ -157,7 +162,10 @@ const TEXT_BLOCK_BYTES = 64 * 1024;
  * full parse must decide (it gives the refusal, or e.g. tells whether leading non-ASCII characters
  * are Unicode spaces).
  */
-async function plainTextFile(path: string, limits: ParseLimits): Promise<{ from: number; bytes: number } | typeof EMPTY | undefined> {
+async function plainTextFile(
+  path: string,
+  limits: ParseLimits,
+): Promise<{ from: number; bytes: number } | typeof EMPTY | undefined> {
   const handle = await open(path, 'r');
   try {
     const { size } = await handle.stat();
@@ -195,12 +203,17 @@ async function plainTextFile(path: string, limits: ParseLimits): Promise<{ from:
   }
 }
 
-async function readInput({ path, type, limits: overrides }: ParseTask): Promise<{ buf: Buffer; limits: ParseLimits } | { error: string }> {
+async function readInput({
+  path,
+  type,
+  limits: overrides,
+}: ParseTask): Promise<{ buf: Buffer; limits: ParseLimits } | { error: string }> {
   const limits: ParseLimits = { ...DEFAULT_PARSE_LIMITS, ...overrides };
   if (!Object.hasOwn(PARSERS, type)) return { error: 'This file type is not supported' };
   // fs errors (missing file, permissions) are the caller's problem, not the document's: thrown.
   const { size } = await stat(path);
-  if (size > limits.maxInputBytes) return { error: `The file is larger than ${Math.round(limits.maxInputBytes / MB)} MB` };
+  if (size > limits.maxInputBytes)
+    return { error: `The file is larger than ${Math.round(limits.maxInputBytes / MB)} MB` };
   return { buf: await readFile(path), limits };
 }
 
@@ -219,7 +232,13 @@ async function parseBuffer(buf: Buffer, type: ParsableType, limits: ParseLimits)
 
 type Parser = (buf: Buffer, limits: ParseLimits) => Promise<ParseResult>;
 
-const PARSERS: Record<ParsableType, Parser> = { pdf: parsePdf, docx: parseDocx, xlsx: parseXlsx, csv: parseCsv, txt: parseTxt };
+const PARSERS: Record<ParsableType, Parser> = {
+  pdf: parsePdf,
+  docx: parseDocx,
+  xlsx: parseXlsx,
+  csv: parseCsv,
+  txt: parseTxt,
+};
 
 function assertTextWithin(chars: number, limits: ParseLimits): void {
   if (chars > limits.maxTextChars) {
@@ -249,7 +268,14 @@ async function parsePdf(buf: Buffer): Promise<ParseResult> {
       for (const item of content.items) {
         if (!('str' in item)) continue;
         const [, , , scaleY, x, y] = item.transform as number[];
-        items.push({ str: item.str, x: x!, y: y!, width: item.width, height: item.height || Math.abs(scaleY!), hasEOL: item.hasEOL });
+        items.push({
+          str: item.str,
+          x: x!,
+          y: y!,
+          width: item.width,
+          height: item.height || Math.abs(scaleY!),
+          hasEOL: item.hasEOL,
+        });
       }
       pages.push(items);
       page.cleanup();
@@ -276,7 +302,13 @@ async function pdfTitle(pdf: { getMetadata(): Promise<{ info: unknown }> }): Pro
   const title = (info as { Title?: unknown }).Title;
   if (typeof title !== 'string') return undefined;
   const clean = title.replace(/\s+/g, ' ').trim();
-  if (clean.length < 3 || clean.length > 200 || /\.(docx?|pdf|odt|pages|indd|tex)$/i.test(clean) || /^(untitled|microsoft word)/i.test(clean)) return undefined;
+  if (
+    clean.length < 3 ||
+    clean.length > 200 ||
+    /\.(docx?|pdf|odt|pages|indd|tex)$/i.test(clean) ||
+    /^(untitled|microsoft word)/i.test(clean)
+  )
+    return undefined;
   return clean;
 }
 
@@ -291,7 +323,8 @@ async function assertSafeZip(buf: Buffer, kind: 'docx' | 'xlsx', limits: ParseLi
   const corrupt = UNREADABLE[kind];
   const entries = readCentralDirectory(buf, corrupt, limits.maxZipEntries);
   const folder = kind === 'docx' ? 'word/' : 'xl/';
-  if (!entries.some((e) => e.name.startsWith(folder))) throw new Refusal(`The file is not a ${kind.toUpperCase()} document`);
+  if (!entries.some((e) => e.name.startsWith(folder)))
+    throw new Refusal(`The file is not a ${kind.toUpperCase()} document`);
   await assertZipExpansionWithin(
     buf,
     entries,
@@ -337,7 +370,8 @@ async function parseXlsx(buf: Buffer, limits: ParseLimits): Promise<ParseResult>
         if (text !== '') cells++;
         texts.push(text);
       }
-      if (cells > limits.maxCells) throw new Refusal(`The spreadsheet has more than ${limits.maxCells.toLocaleString('en')} cells`);
+      if (cells > limits.maxCells)
+        throw new Refusal(`The spreadsheet has more than ${limits.maxCells.toLocaleString('en')} cells`);
       rows.push(texts);
     });
     writeRecords(out, rows, sheet.name);
@@ -359,7 +393,9 @@ function writeRecords(out: TextBuilder, rows: string[][], sheetName?: string): v
   const header = looksLikeHeader(filled) ? filled[0]! : null;
   for (const row of header ? filled.slice(1) : filled) {
     if (header) {
-      const fields = row.flatMap((value, i) => (value === '' ? [] : [`${header[i] || `Column ${columnName(i)}`}: ${value}`]));
+      const fields = row.flatMap((value, i) =>
+        value === '' ? [] : [`${header[i] || `Column ${columnName(i)}`}: ${value}`],
+      );
       out.paragraph(fields.join(' | '));
     } else {
       const cells = [...row];
@@ -391,7 +427,12 @@ type CellValue = import('exceljs').CellValue;
  * formats (dates are Date values already) keep the plain number.
  */
 function formattedCellText(value: CellValue, numFmt: string | undefined): string {
-  const number = typeof value === 'number' ? value : value && typeof value === 'object' && 'result' in value && typeof value.result === 'number' ? value.result : null;
+  const number =
+    typeof value === 'number'
+      ? value
+      : value && typeof value === 'object' && 'result' in value && typeof value.result === 'number'
+        ? value.result
+        : null;
   if (number === null || !numFmt || numFmt === 'General') return cellText(value);
   // the format of positive numbers, without colours, conditions and quoted text
   const section = numFmt.split(';')[0]!.replace(/\[[^\]]*\]/g, '');
@@ -402,9 +443,13 @@ function formattedCellText(value: CellValue, numFmt: string | undefined): string
   if (!/[0#]/.test(format)) return cellText(value);
   const currency = /[$€£¥]/.exec(format)?.[0] ?? '';
   const digits = Math.abs(number).toFixed(decimals);
-  const text = format.includes(',') ? Number(digits).toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals }) : digits;
+  const text = format.includes(',')
+    ? Number(digits).toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals })
+    : digits;
   const sign = number < 0 ? '-' : '';
-  return format.indexOf(currency) > format.search(/[0#]/) && currency ? `${sign}${text} ${currency}` : `${sign}${currency}${text}`;
+  return format.indexOf(currency) > format.search(/[0#]/) && currency
+    ? `${sign}${text} ${currency}`
+    : `${sign}${currency}${text}`;
 }
 
 function cellText(value: CellValue): string {
@@ -427,7 +472,10 @@ function dateText(d: Date): string {
 }
 
 function oneLine(s: string): string {
-  return s.replace(/\s*[\r\n]+\s*/g, ' ').replace(/\t/g, ' ').trim();
+  return s
+    .replace(/\s*[\r\n]+\s*/g, ' ')
+    .replace(/\t/g, ' ')
+    .trim();
 }
 
 // ---- CSV and TXT ----
@@ -601,11 +649,17 @@ let connection: import('better-sqlite3').Database | undefined;
  * This thread's connection to the database file, opened on its first task. Each pool using it
  * (checkpoints, read queries) has its own thread, so a thread holds one connection.
  */
-async function connectionTo(file: string, setup: (db: import('better-sqlite3').Database) => void): Promise<import('better-sqlite3').Database> {
+async function connectionTo(
+  file: string,
+  setup: (db: import('better-sqlite3').Database) => void,
+): Promise<import('better-sqlite3').Database> {
   if (!connection) {
     const { default: Database } = await import('better-sqlite3');
     const nativeBinding = nativeAddon('better-sqlite3');
-    connection = new Database(file, { fileMustExist: true, ...(nativeBinding ? { nativeBinding: nativeBinding as string } : {}) });
+    connection = new Database(file, {
+      fileMustExist: true,
+      ...(nativeBinding ? { nativeBinding: nativeBinding as string } : {}),
+    });
     setup(connection);
   }
   return connection;
@@ -632,7 +686,8 @@ export async function checkpoint({ file }: { file: string }): Promise<Checkpoint
     return row!;
   } catch (err) {
     const code = (err as { code?: unknown }).code;
-    if (typeof code === 'string' && code.startsWith('SQLITE_')) return { refused: { code, message: (err as Error).message } };
+    if (typeof code === 'string' && code.startsWith('SQLITE_'))
+      return { refused: { code, message: (err as Error).message } };
     throw err;
   }
 }

@@ -76,7 +76,11 @@ export function readCentralDirectory(buf: Buffer, corrupt: string, maxEntries: n
       uncompressedSize: buf.readUInt32LE(p + 24),
       localHeaderOffset: zero + buf.readUInt32LE(p + 42),
     };
-    if (entry.compressedSize === 0xffffffff || entry.uncompressedSize === 0xffffffff || buf.readUInt32LE(p + 42) === 0xffffffff) {
+    if (
+      entry.compressedSize === 0xffffffff ||
+      entry.uncompressedSize === 0xffffffff ||
+      buf.readUInt32LE(p + 42) === 0xffffffff
+    ) {
       throw new ZipRefusal(corrupt);
     }
     entries.push(entry);
@@ -106,7 +110,10 @@ export async function assertZipExpansionWithin(
     if (e.method !== 0 && e.method !== 8) throw new ZipRefusal(corrupt);
     declared += e.uncompressedSize;
     if (declared > limits.maxExpandedBytes) throw new ZipRefusal(tooBig);
-    if (e.uncompressedSize >= limits.ratioMinBytes && e.uncompressedSize > limits.maxRatio * Math.max(e.compressedSize, 1)) {
+    if (
+      e.uncompressedSize >= limits.ratioMinBytes &&
+      e.uncompressedSize > limits.maxRatio * Math.max(e.compressedSize, 1)
+    ) {
       throw new ZipRefusal(`The file is compressed more than ${limits.maxRatio}:1 (a possible zip bomb)`);
     }
   }

@@ -18,23 +18,41 @@ const ollamaSdk = lazy(() => import('ollama'));
 class OpenAiEmbedder implements Embedder {
   readonly id: string;
   private client: OpenAI | undefined;
-  constructor(private readonly settings: { apiKey?: string; baseURL?: string }, private readonly model = 'text-embedding-3-small', readonly dimensions = 1536) {
+  constructor(
+    private readonly settings: { apiKey?: string; baseURL?: string },
+    private readonly model = 'text-embedding-3-small',
+    readonly dimensions = 1536,
+  ) {
     this.id = `openai:${model}:${dimensions}`;
   }
   async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
     const { OpenAI } = await openAiSdk();
-    this.client ??= new OpenAI({ apiKey: this.settings.apiKey, baseURL: this.settings.baseURL, timeout: TIMEOUT_MS, maxRetries: 1 });
+    this.client ??= new OpenAI({
+      apiKey: this.settings.apiKey,
+      baseURL: this.settings.baseURL,
+      timeout: TIMEOUT_MS,
+      maxRetries: 1,
+    });
     // base64 (what the SDK asks for by default too), decoded here straight into a Float32Array:
     // left to the SDK it becomes a number[] first. A server that ignores the format sends numbers.
-    const res = await this.client.embeddings.create({ model: this.model, input: texts, dimensions: this.dimensions, encoding_format: 'base64' }, { signal });
-    return [...res.data].sort((a, b) => a.index - b.index).map((d) => checkDims(decodeEmbedding(d.embedding as unknown), this.dimensions));
+    const res = await this.client.embeddings.create(
+      { model: this.model, input: texts, dimensions: this.dimensions, encoding_format: 'base64' },
+      { signal },
+    );
+    return [...res.data]
+      .sort((a, b) => a.index - b.index)
+      .map((d) => checkDims(decodeEmbedding(d.embedding as unknown), this.dimensions));
   }
 }
 
 class GoogleEmbedder implements Embedder {
   readonly id: string;
   private client: GoogleGenAI | undefined;
-  constructor(private readonly settings: { apiKey?: string; baseURL?: string }, private readonly model = 'gemini-embedding-001', readonly dimensions = 768) {
+  constructor(
+    private readonly settings: { apiKey?: string; baseURL?: string },
+    private readonly model = 'gemini-embedding-001',
+    readonly dimensions = 768,
+  ) {
     this.id = `google:${model}:${dimensions}`;
   }
   async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
@@ -43,7 +61,11 @@ class GoogleEmbedder implements Embedder {
       // explicit, as in the chat provider: GOOGLE_GENAI_USE_VERTEXAI must not switch the backend
       vertexai: false,
       apiKey: this.settings.apiKey,
-      httpOptions: { baseUrl: this.settings.baseURL, timeout: TIMEOUT_MS, retryOptions: { attempts: 2, initialDelay: 0.5 } },
+      httpOptions: {
+        baseUrl: this.settings.baseURL,
+        timeout: TIMEOUT_MS,
+        retryOptions: { attempts: 2, initialDelay: 0.5 },
+      },
     });
     const res = await this.client.models.embedContent({
       model: this.model,
@@ -51,7 +73,8 @@ class GoogleEmbedder implements Embedder {
       config: { outputDimensionality: this.dimensions, abortSignal: signal },
     });
     const vectors = res.embeddings ?? [];
-    if (vectors.length !== texts.length) throw new Error(`google embeddings: expected ${texts.length} vectors, got ${vectors.length}`);
+    if (vectors.length !== texts.length)
+      throw new Error(`google embeddings: expected ${texts.length} vectors, got ${vectors.length}`);
     return vectors.map((e) => checkDims(normalise(Float32Array.from(e.values ?? [])), this.dimensions));
   }
 }
@@ -59,7 +82,11 @@ class GoogleEmbedder implements Embedder {
 class OllamaEmbedder implements Embedder {
   readonly id: string;
   private client: Ollama | undefined;
-  constructor(private readonly host: string, private readonly model = 'nomic-embed-text', readonly dimensions = 768) {
+  constructor(
+    private readonly host: string,
+    private readonly model = 'nomic-embed-text',
+    readonly dimensions = 768,
+  ) {
     this.id = `ollama:${model}:${dimensions}`;
   }
   async embed(texts: string[]): Promise<Float32Array[]> {
@@ -105,7 +132,10 @@ const EMBEDDERS = {
 export type EmbeddingsName = keyof typeof EMBEDDERS;
 export const EMBEDDING_PROVIDERS = Object.keys(EMBEDDERS) as EmbeddingsName[];
 /** EMBEDDINGS' values: an embedder, or none (keyword search only). */
-export const EMBEDDINGS_CHOICES = [...EMBEDDING_PROVIDERS, 'none'] as unknown as [EmbeddingsName | 'none', ...Array<EmbeddingsName | 'none'>];
+export const EMBEDDINGS_CHOICES = [...EMBEDDING_PROVIDERS, 'none'] as unknown as [
+  EmbeddingsName | 'none',
+  ...Array<EmbeddingsName | 'none'>,
+];
 
 /** The embedder EMBEDDINGS selects, or null for keyword-only retrieval. */
 export function createEmbedder(config: Pick<Config, 'embeddings' | 'providers'>): Embedder | null {

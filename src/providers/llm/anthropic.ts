@@ -29,14 +29,21 @@ export class AnthropicProvider implements LlmProvider {
   private async getClient(): Promise<Anthropic> {
     const { Anthropic } = await sdk();
     const s = this.settings;
-    return (this.client ??= new Anthropic({ apiKey: s.apiKey, baseURL: s.baseURL, timeout: s.timeoutMs, maxRetries: 1 }));
+    return (this.client ??= new Anthropic({
+      apiKey: s.apiKey,
+      baseURL: s.baseURL,
+      timeout: s.timeoutMs,
+      maxRetries: 1,
+    }));
   }
 
   async complete(request: ChatRequest): Promise<string> {
     const call = new CallGuard(this.timeoutMs, request.signal);
     try {
       const client = await call.wait(this.getClient());
-      const message = await call.wait(client.messages.create({ ...this.body(request), stream: false }, { signal: call.signal }));
+      const message = await call.wait(
+        client.messages.create({ ...this.body(request), stream: false }, { signal: call.signal }),
+      );
       if (!Array.isArray(message?.content)) throw new ProviderError(PROVIDER, 'invalid-response');
       let text = '';
       for (const block of message.content) if (block.type === 'text') text += block.text;
@@ -52,7 +59,9 @@ export class AnthropicProvider implements LlmProvider {
     const call = new CallGuard(this.timeoutMs, request.signal);
     try {
       const client = await call.wait(this.getClient());
-      const events = await call.wait(client.messages.create({ ...this.body(request), stream: true }, { signal: call.signal }));
+      const events = await call.wait(
+        client.messages.create({ ...this.body(request), stream: true }, { signal: call.signal }),
+      );
       yield* pump(call, events, (event: Anthropic.Messages.RawMessageStreamEvent) =>
         event.type === 'content_block_delta' && event.delta.type === 'text_delta' ? event.delta.text : undefined,
       );
@@ -64,7 +73,10 @@ export class AnthropicProvider implements LlmProvider {
   }
 
   private body(request: ChatRequest) {
-    const messages: Anthropic.Messages.MessageParam[] = request.messages.map((turn) => ({ role: turn.role, content: turn.content }));
+    const messages: Anthropic.Messages.MessageParam[] = request.messages.map((turn) => ({
+      role: turn.role,
+      content: turn.content,
+    }));
     return {
       model: request.model,
       // an empty system text is rejected by the API, so it is left out
@@ -83,7 +95,12 @@ function toProviderError(err: unknown, stopped: StopReason | undefined): Provide
 /** The catalog entry (catalog.ts); `baseURL`/`host`: ANTHROPIC_BASE_URL, the host root without /v1 (default https://api.anthropic.com). */
 export const anthropic: ProviderDefinition<'anthropic'> = {
   name: 'anthropic',
-  connection: { kind: 'key', keyVariable: 'ANTHROPIC_API_KEY', baseUrlVariable: 'ANTHROPIC_BASE_URL', baseUrlHelp: 'Anthropic endpoint' },
+  connection: {
+    kind: 'key',
+    keyVariable: 'ANTHROPIC_API_KEY',
+    baseUrlVariable: 'ANTHROPIC_BASE_URL',
+    baseUrlHelp: 'Anthropic endpoint',
+  },
   defaultModel: 'claude-3-5-haiku-latest',
   create: (settings) => new AnthropicProvider(settings),
 };

@@ -1,4 +1,10 @@
-import type { Content, GenerateContentConfig, GenerateContentParameters, GenerateContentResponse, GoogleGenAI } from '@google/genai';
+import type {
+  Content,
+  GenerateContentConfig,
+  GenerateContentParameters,
+  GenerateContentResponse,
+  GoogleGenAI,
+} from '@google/genai';
 import { lazy } from '../../platform/lazy.js';
 import { ProviderError } from './errors.js';
 import { CallGuard, networkFailure, pump, type StopReason } from './guard.js';
@@ -101,7 +107,8 @@ function textOf(response: GenerateContentResponse): string | undefined {
   const candidate = response?.candidates?.[0];
   if (!candidate) return undefined;
   let text = '';
-  for (const part of candidate.content?.parts ?? []) if (typeof part.text === 'string' && !part.thought) text += part.text;
+  for (const part of candidate.content?.parts ?? [])
+    if (typeof part.text === 'string' && !part.thought) text += part.text;
   return text;
 }
 
@@ -121,7 +128,12 @@ function toProviderError(err: unknown, stopped: StopReason | undefined): Provide
 /** The catalog entry (catalog.ts); `baseURL`/`host`: GEMINI_BASE_URL as httpOptions.baseUrl, the host root without /v1beta. */
 export const google: ProviderDefinition<'google'> = {
   name: 'google',
-  connection: { kind: 'key', keyVariable: 'GEMINI_API_KEY', baseUrlVariable: 'GEMINI_BASE_URL', baseUrlHelp: 'Google endpoint' },
+  connection: {
+    kind: 'key',
+    keyVariable: 'GEMINI_API_KEY',
+    baseUrlVariable: 'GEMINI_BASE_URL',
+    baseUrlHelp: 'Google endpoint',
+  },
   defaultModel: 'gemini-2.0-flash',
   create: (settings) => new GoogleProvider(settings),
 };

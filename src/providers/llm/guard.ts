@@ -79,7 +79,11 @@ export class CallGuard {
 }
 
 /** Yields the text of each chunk; each chunk must come within timeoutMs of the previous one. */
-export async function* pump<T>(call: CallGuard, chunks: AsyncIterable<T>, textOf: (chunk: T) => string | undefined): AsyncGenerator<string, void, undefined> {
+export async function* pump<T>(
+  call: CallGuard,
+  chunks: AsyncIterable<T>,
+  textOf: (chunk: T) => string | undefined,
+): AsyncGenerator<string, void, undefined> {
   const iterator = chunks[Symbol.asyncIterator]();
   let finished = false;
   try {
@@ -105,8 +109,23 @@ export async function* pump<T>(call: CallGuard, chunks: AsyncIterable<T>, textOf
   }
 }
 
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
-const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+]);
+const TIMEOUT_CODES = new Set([
+  'ETIMEDOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
 
 /** 'timeout' or 'unreachable' for a fetch/socket failure (looking through `cause`), else undefined */
 export function networkFailure(err: unknown): 'timeout' | 'unreachable' | undefined {
@@ -135,13 +154,19 @@ export interface SdkErrorClasses {
 }
 
 /** A failed call of such an SDK as a ProviderError; `sdk` is undefined when the SDK never loaded. */
-export function sdkProviderError(provider: ProviderName, err: unknown, stopped: StopReason | undefined, sdk: SdkErrorClasses | undefined): ProviderError {
+export function sdkProviderError(
+  provider: ProviderName,
+  err: unknown,
+  stopped: StopReason | undefined,
+  sdk: SdkErrorClasses | undefined,
+): ProviderError {
   if (err instanceof ProviderError) return err;
   if (stopped) return new ProviderError(provider, stopped);
   if (sdk) {
     if (err instanceof sdk.APIUserAbortError) return new ProviderError(provider, 'aborted');
     if (err instanceof sdk.APIConnectionTimeoutError) return new ProviderError(provider, 'timeout');
-    if (err instanceof sdk.APIConnectionError) return new ProviderError(provider, networkFailure(err.cause) ?? 'unreachable');
+    if (err instanceof sdk.APIConnectionError)
+      return new ProviderError(provider, networkFailure(err.cause) ?? 'unreachable');
     if (err instanceof sdk.APIError) return new ProviderError(provider, 'http', err.status);
   }
   const network = networkFailure(err);

@@ -79,7 +79,11 @@ export class OllamaProvider implements LlmProvider {
     const messages: Message[] = [];
     if (request.system) messages.push({ role: 'system', content: request.system });
     for (const turn of request.messages) messages.push({ role: turn.role, content: turn.content });
-    return { model: request.model, messages, options: { temperature: request.temperature, num_predict: request.maxTokens } };
+    return {
+      model: request.model,
+      messages,
+      options: { temperature: request.temperature, num_predict: request.maxTokens },
+    };
   }
 
   /** one attempt, and one more after retryDelayMs if the first got 429/5xx (no text exists yet) */

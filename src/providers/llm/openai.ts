@@ -36,7 +36,9 @@ export class OpenAiProvider implements LlmProvider {
     const call = new CallGuard(this.timeoutMs, request.signal);
     try {
       const client = await call.wait(this.getClient());
-      const res = await call.wait(client.chat.completions.create({ ...this.body(request), stream: false }, { signal: call.signal }));
+      const res = await call.wait(
+        client.chat.completions.create({ ...this.body(request), stream: false }, { signal: call.signal }),
+      );
       const message = res.choices?.[0]?.message;
       const text = message?.content ?? message?.refusal;
       if (typeof text !== 'string') throw new ProviderError(PROVIDER, 'invalid-response');
@@ -52,8 +54,14 @@ export class OpenAiProvider implements LlmProvider {
     const call = new CallGuard(this.timeoutMs, request.signal);
     try {
       const client = await call.wait(this.getClient());
-      const chunks = await call.wait(client.chat.completions.create({ ...this.body(request), stream: true }, { signal: call.signal }));
-      yield* pump(call, chunks, (chunk: OpenAI.Chat.Completions.ChatCompletionChunk) => chunk.choices?.[0]?.delta?.content ?? undefined);
+      const chunks = await call.wait(
+        client.chat.completions.create({ ...this.body(request), stream: true }, { signal: call.signal }),
+      );
+      yield* pump(
+        call,
+        chunks,
+        (chunk: OpenAI.Chat.Completions.ChatCompletionChunk) => chunk.choices?.[0]?.delta?.content ?? undefined,
+      );
     } catch (err) {
       throw toProviderError(err, call.stopped);
     } finally {
@@ -77,7 +85,12 @@ function toProviderError(err: unknown, stopped: StopReason | undefined): Provide
 /** The catalog entry (catalog.ts); `baseURL`/`host`: OPENAI_BASE_URL as the SDK's baseURL, ending in /v1 (default https://api.openai.com/v1). */
 export const openai: ProviderDefinition<'openai'> = {
   name: 'openai',
-  connection: { kind: 'key', keyVariable: 'OPENAI_API_KEY', baseUrlVariable: 'OPENAI_BASE_URL', baseUrlHelp: 'OpenAI-compatible endpoint' },
+  connection: {
+    kind: 'key',
+    keyVariable: 'OPENAI_API_KEY',
+    baseUrlVariable: 'OPENAI_BASE_URL',
+    baseUrlHelp: 'OpenAI-compatible endpoint',
+  },
   defaultModel: 'gpt-4o-mini',
   create: (settings) => new OpenAiProvider(settings),
 };

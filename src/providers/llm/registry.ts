@@ -26,7 +26,10 @@ export interface ProviderRegistry {
  * per set of settings and reused while they stay the same (the SDKs keep connections), and made
  * anew when they change.
  */
-export function providerRegistry(current: (name: ProviderName) => ProviderConnection | null, timeoutMs: number): ProviderRegistry {
+export function providerRegistry(
+  current: (name: ProviderName) => ProviderConnection | null,
+  timeoutMs: number,
+): ProviderRegistry {
   const clients = new Map<ProviderName, { fingerprint: string; provider: LlmProvider }>();
   const get = (name: ProviderName): LlmProvider | null => {
     const settings = current(name);

@@ -48,8 +48,13 @@ export interface ProviderSettings {
  * base URL), or a host (Ollama). The variables' names are fixed by the README.
  */
 export type ProviderConnectionSpec =
-  | { kind: 'key'; keyVariable: string; baseUrlVariable: string; /** --help text of the base URL flag */ baseUrlHelp: string }
-  | { kind: 'host'; hostVariable: string; /** --help text of the host flag */ hostHelp: string };
+  | {
+      kind: 'key';
+      keyVariable: string;
+      baseUrlVariable: string /** --help text of the base URL flag */;
+      baseUrlHelp: string;
+    }
+  | { kind: 'host'; hostVariable: string /** --help text of the host flag */; hostHelp: string };
 
 /** One provider's entry in the catalog: everything the rest of the app derives from (config, schemas, settings, defaults). */
 export interface ProviderDefinition<N extends string = string> {

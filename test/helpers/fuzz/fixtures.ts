@@ -9,9 +9,26 @@ import type { Method } from './routes.js';
  * marker; the attacker (B) with a little data of its own; and A's data read back for comparing.
  */
 
-export type IdKind = 'user' | 'agent' | 'conversation' | 'message' | 'source' | 'widgetLead' | 'accountLead' | 'session';
+export type IdKind =
+  | 'user'
+  | 'agent'
+  | 'conversation'
+  | 'message'
+  | 'source'
+  | 'widgetLead'
+  | 'accountLead'
+  | 'session';
 export type IdPool = Record<IdKind, string[]>;
-export const emptyPool = (): IdPool => ({ user: [], agent: [], conversation: [], message: [], source: [], widgetLead: [], accountLead: [], session: [] });
+export const emptyPool = (): IdPool => ({
+  user: [],
+  agent: [],
+  conversation: [],
+  message: [],
+  source: [],
+  widgetLead: [],
+  accountLead: [],
+  session: [],
+});
 
 /** The path parameters of the route table and the kind of id each names. */
 export const PARAM_KIND: Record<string, IdKind> = {
@@ -59,7 +76,13 @@ export async function inject(t: TestApp, method: Method, url: string, token: str
   return res;
 }
 
-export async function ok(t: TestApp, method: Method, url: string, token: string | undefined, payload?: unknown): Promise<any> {
+export async function ok(
+  t: TestApp,
+  method: Method,
+  url: string,
+  token: string | undefined,
+  payload?: unknown,
+): Promise<any> {
   const res = await inject(t, method, url, token, payload);
   if (res.statusCode >= 300) throw new Error(`setup ${method} ${url}: ${res.statusCode} ${res.body}`);
   return res.statusCode === 204 ? undefined : res.json();
@@ -109,7 +132,11 @@ export async function setUpVictim(t: TestApp): Promise<Victim> {
     instructions: `Be helpful. ${mark(`${n}-instructions`)}`,
     welcome_message: `Welcome ${mark(`${n}-welcome`)}`,
   });
-  const fieldsOf = { public: agentFields('agent-public'), private: agentFields('agent-private'), inactive: agentFields('agent-inactive') };
+  const fieldsOf = {
+    public: agentFields('agent-public'),
+    private: agentFields('agent-private'),
+    inactive: agentFields('agent-inactive'),
+  };
   const publicAgent = (await createAgent(t.app, acct.token, fieldsOf.public)).id as string;
   const privateAgent = (await createAgent(t.app, acct.token, fieldsOf.private)).id as string;
   const inactiveAgent = (await createAgent(t.app, acct.token, fieldsOf.inactive)).id as string;
@@ -133,7 +160,8 @@ export async function setUpVictim(t: TestApp): Promise<Victim> {
     headers: { ...auth(acct.token), ...form.headers },
     payload: form.payload,
   });
-  if (privateSource.statusCode !== 201) throw new Error(`private source: ${privateSource.statusCode} ${privateSource.body}`);
+  if (privateSource.statusCode !== 201)
+    throw new Error(`private source: ${privateSource.statusCode} ${privateSource.body}`);
 
   // conversations: the owner's own chat with each of two agents, and a visitor on the public one
   for (const [agent, n] of [
@@ -174,7 +202,8 @@ export async function setUpVictim(t: TestApp): Promise<Victim> {
   }
 
   const ids = await collectIds(t, acct);
-  const publicMarkers = (f: { name: string; welcome_message: string }) => [f.name, f.welcome_message].map((s) => s.split(' ').pop()!);
+  const publicMarkers = (f: { name: string; welcome_message: string }) =>
+    [f.name, f.welcome_message].map((s) => s.split(' ').pop()!);
   return {
     ...acct,
     publicAgent,
@@ -195,8 +224,15 @@ export async function setUpAttacker(t: TestApp): Promise<Account & { ids: IdPool
   const acct = await account(t, 'Attacker');
   const agent = await createAgent(t.app, acct.token, { name: 'Attacker bot' });
   await createAgent(t.app, acct.token, { name: 'Attacker bot two', description: 'second' });
-  await ok(t, 'POST', `/api/sources/chatbot/${agent.id}/text`, acct.token, { name: 'Notes', content: 'Parcels ship within two days.' });
-  await ok(t, 'POST', '/api/chat', acct.token, { message: 'How fast do parcels ship?', chatbot_id: agent.id, session_id: 'attacker-session' });
+  await ok(t, 'POST', `/api/sources/chatbot/${agent.id}/text`, acct.token, {
+    name: 'Notes',
+    content: 'Parcels ship within two days.',
+  });
+  await ok(t, 'POST', '/api/chat', acct.token, {
+    message: 'How fast do parcels ship?',
+    chatbot_id: agent.id,
+    session_id: 'attacker-session',
+  });
   await ok(t, 'POST', `/api/public/lead/${agent.id}`, undefined, { name: 'Self', phone: '555-0100' });
   await ok(t, 'POST', '/api/leads', acct.token, { name: 'Someone', contact: 'someone@example.org' });
   return { ...acct, ids: await collectIds(t, acct) };
@@ -216,7 +252,8 @@ export async function victimSnapshot(t: TestApp, a: Victim) {
   for (const id of [a.publicAgent, a.privateAgent, a.inactiveAgent]) {
     const conversations: Array<Record<string, unknown>> = await get(`/api/chat/conversations/${id}`);
     const messages: Record<string, unknown> = {};
-    for (const c of Array.isArray(conversations) ? conversations : []) messages[c.id as string] = await get(`/api/chat/messages/${c.id}`);
+    for (const c of Array.isArray(conversations) ? conversations : [])
+      messages[c.id as string] = await get(`/api/chat/messages/${c.id}`);
     agents[id] = {
       agent: await get(`/api/chatbots/${id}`),
       sources: await get(`/api/sources/chatbot/${id}`),
@@ -227,15 +264,33 @@ export async function victimSnapshot(t: TestApp, a: Victim) {
   }
   return {
     me: await get('/api/auth/me'),
-    agentList: await get('/api/chatbots').then((list) => (Array.isArray(list) ? list.map((x: { id: string }) => x.id) : list)),
+    agentList: await get('/api/chatbots').then((list) =>
+      Array.isArray(list) ? list.map((x: { id: string }) => x.id) : list,
+    ),
     accountLeads: await get('/api/leads'),
-    agents: agents as Record<string, { agent: Record<string, unknown>; sources: unknown[]; widgetLeads: unknown[]; conversations: unknown[]; messages: Record<string, unknown> }>,
+    agents: agents as Record<
+      string,
+      {
+        agent: Record<string, unknown>;
+        sources: unknown[];
+        widgetLeads: unknown[];
+        conversations: unknown[];
+        messages: Record<string, unknown>;
+      }
+    >,
   };
 }
 
 /** Plans with limits far above what the run sends, so the answers come from the input, not a 429. */
 export function writeGenerousPlans(dir: string): Record<string, string> {
-  const plan = { max_agents: 10_000, max_account_leads: 100_000, monthly_messages: 10_000_000, requests_per_minute: 10_000_000, requests_per_hour: 100_000_000, custom_branding: true };
+  const plan = {
+    max_agents: 10_000,
+    max_account_leads: 100_000,
+    monthly_messages: 10_000_000,
+    requests_per_minute: 10_000_000,
+    requests_per_hour: 100_000_000,
+    custom_branding: true,
+  };
   const file = path.join(dir, 'plans.json');
   writeFileSync(file, JSON.stringify({ free: plan, starter: plan, pro: plan }));
   return { PLANS_FILE: file };

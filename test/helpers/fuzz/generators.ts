@@ -30,17 +30,58 @@ export interface Ctx {
  */
 export const HOSTILE_IDS = [
   ...['..', '.', '%2e%2e', '..%2F..%2F..%2Fetc%2Fpasswd', '..%5C..%5Cwindows'],
-  ...['%zz', '%', '%00', '%C0%AF', '%ED%A0%80', '%FF%FE', '%F0%9F%92%A9', '%E2%80%AE', '%20', '%09', '%0D%0A', '%5B%5D', '%7B%7D', '*', '%2A', '%25', '%2525'],
+  ...[
+    '%zz',
+    '%',
+    '%00',
+    '%C0%AF',
+    '%ED%A0%80',
+    '%FF%FE',
+    '%F0%9F%92%A9',
+    '%E2%80%AE',
+    '%20',
+    '%09',
+    '%0D%0A',
+    '%5B%5D',
+    '%7B%7D',
+    '*',
+    '%2A',
+    '%25',
+    '%2525',
+  ],
   ...['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString'],
   ...['-1', '0', '1e309', 'NaN', 'Infinity', 'null', 'undefined', 'true'],
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a template-injection probe, sent as plain text
-  ...["' OR '1'='1' --", '" OR ""="', '1; DROP TABLE chatbots; --', '<script>alert(1)</script>', '${7*7}{{7*7}}'].map(encodeURIComponent),
+  ...["' OR '1'='1' --", '" OR ""="', '1; DROP TABLE chatbots; --', '<script>alert(1)</script>', '${7*7}{{7*7}}'].map(
+    encodeURIComponent,
+  ),
   ...['export.csv', 'me', 'users'],
 ];
 
 /** A string of odd characters: control, combining, astral, RTL, zero-width, lone surrogates. */
 export function unicodeJunk(rng: Rng, length: number): string {
-  const pieces = ['é', 'ü', '漢', '字', '🙂', '👩‍👩‍👧', '\u0301', '\u200b', '\u202e', '\ufeff', '\ud800', '\udfff', '\u0000', '\u0007', '\n', '\t', 'Ω', '\u2028', 'ﷺ', 'ß'];
+  const pieces = [
+    'é',
+    'ü',
+    '漢',
+    '字',
+    '🙂',
+    '👩‍👩‍👧',
+    '\u0301',
+    '\u200b',
+    '\u202e',
+    '\ufeff',
+    '\ud800',
+    '\udfff',
+    '\u0000',
+    '\u0007',
+    '\n',
+    '\t',
+    'Ω',
+    '\u2028',
+    'ﷺ',
+    'ß',
+  ];
   let s = '';
   while (s.length < length) s += rng.pick(pieces);
   return s;
@@ -55,7 +96,11 @@ export function hostileId(ctx: Ctx): string {
   const { rng } = ctx;
   return rng.weighted<() => string>([
     [6, () => rng.pick(HOSTILE_IDS)],
-    [3, () => `0191${rng.string(4, '0123456789abcdef')}-${rng.string(4, '0123456789abcdef')}-7${rng.string(3, '0123456789abcdef')}-8${rng.string(3, '0123456789abcdef')}-${rng.string(12, '0123456789abcdef')}`],
+    [
+      3,
+      () =>
+        `0191${rng.string(4, '0123456789abcdef')}-${rng.string(4, '0123456789abcdef')}-7${rng.string(3, '0123456789abcdef')}-8${rng.string(3, '0123456789abcdef')}-${rng.string(12, '0123456789abcdef')}`,
+    ],
     [3, () => encodeURIComponent(rng.string(rng.int(1, 40))) || 'x'],
     [2, () => 'a'.repeat(rng.int(300, 3000))],
     [1, () => encodeURIComponent(rng.string(rng.int(90, 120), 'abcdef0123456789'))],
@@ -77,7 +122,10 @@ export function disguisedId(ctx: Ctx, id: string): string {
     encodeURIComponent(`${id}'--`),
     `${id}.json`,
     `${id}%2F..`,
-    id.split('').map((ch) => `%${ch.charCodeAt(0).toString(16).padStart(2, '0')}`).join(''),
+    id
+      .split('')
+      .map((ch) => `%${ch.charCodeAt(0).toString(16).padStart(2, '0')}`)
+      .join(''),
     `${id}${id}`,
     id.slice(0, -1),
   ]);
@@ -88,7 +136,8 @@ export function paramValue(ctx: Ctx, name: string, caller: Caller): string {
   const { rng, a, b } = ctx;
   const kind = PARAM_KIND[name];
   // a parameter that names no id (a file, a hash): traversal and junk, and ids all the same
-  if (kind === undefined && rng.chance(0.4)) return rng.chance(0.5) ? encodeURIComponent(wildcardValue(ctx)) : wildcardValue(ctx);
+  if (kind === undefined && rng.chance(0.4))
+    return rng.chance(0.5) ? encodeURIComponent(wildcardValue(ctx)) : wildcardValue(ctx);
   if (caller === 'operator') {
     // the operator may only change itself and the throwaway account (see `Caller`)
     return rng.weighted<() => string>([
@@ -133,12 +182,38 @@ export function wildcardValue(ctx: Ctx): string {
   ]);
 }
 
-export const DAYS = ['', '0', '1', '7', '30', '365', '366', '-1', '1.5', '1e2', '1e309', '0x10', 'abc', '%00', 'NaN', 'Infinity', ' 30', '30%20', '９', '9'.repeat(400), '[]', '%5B1%5D', 'null'];
+export const DAYS = [
+  '',
+  '0',
+  '1',
+  '7',
+  '30',
+  '365',
+  '366',
+  '-1',
+  '1.5',
+  '1e2',
+  '1e309',
+  '0x10',
+  'abc',
+  '%00',
+  'NaN',
+  'Infinity',
+  ' 30',
+  '30%20',
+  '９',
+  '9'.repeat(400),
+  '[]',
+  '%5B1%5D',
+  'null',
+];
 
 export function queryString(ctx: Ctx, r: RouteInfo): string {
   const { rng } = ctx;
   const parts: string[] = [];
-  if (r.url.startsWith('/api/analytics/') && r.url !== '/api/analytics/dashboard' ? rng.chance(0.8) : rng.chance(0.08)) {
+  if (
+    r.url.startsWith('/api/analytics/') && r.url !== '/api/analytics/dashboard' ? rng.chance(0.8) : rng.chance(0.08)
+  ) {
     parts.push(
       rng.weighted<() => string>([
         [6, () => `days=${rng.pick(DAYS)}`],
@@ -205,7 +280,8 @@ export function randomJson(rng: Rng, depth = 0): unknown {
   if (depth > 3 || rng.chance(0.5)) return leaf();
   if (rng.chance(0.5)) return Array.from({ length: rng.int(0, 4) }, () => randomJson(rng, depth + 1));
   const o: Record<string, unknown> = {};
-  for (let i = rng.int(0, 4); i > 0; i--) o[rng.pick(['name', 'message', 'id', 'x', 'user_id', 'role', rng.string(5)])] = randomJson(rng, depth + 1);
+  for (let i = rng.int(0, 4); i > 0; i--)
+    o[rng.pick(['name', 'message', 'id', 'x', 'user_id', 'role', rng.string(5)])] = randomJson(rng, depth + 1);
   return o;
 }
 
@@ -244,24 +320,39 @@ export const INTERNAL_URLS = [
 export function validBody(ctx: Ctx, key: string): Record<string, unknown> | undefined {
   const { rng, a, b } = ctx;
   const maybe = (p: number, v: () => unknown) => (rng.chance(p) ? v() : undefined);
-  const agentId = () => rng.weighted<() => string>([
-    [4, () => rng.pick(a.ids.agent)],
-    [4, () => rng.pick(b.ids.agent)],
-    [2, () => hostileId(ctx)],
-  ])();
+  const agentId = () =>
+    rng.weighted<() => string>([
+      [4, () => rng.pick(a.ids.agent)],
+      [4, () => rng.pick(b.ids.agent)],
+      [2, () => hostileId(ctx)],
+    ])();
   // words of A's knowledge (public and private agent alike), so answers quote passages: A's public
   // agent may show its own, never the private agent's
   const question = () =>
     rng.chance(0.35)
-      ? rng.pick(['Is the shop open on weekdays?', 'What are the opening hours?', 'Is there a discount code in the price list?', 'pricing internal price list', 'Reference shop open nine five'])
+      ? rng.pick([
+          'Is the shop open on weekdays?',
+          'What are the opening hours?',
+          'Is there a discount code in the price list?',
+          'pricing internal price list',
+          'Reference shop open nine five',
+        ])
       : rng.string(rng.int(1, 80));
-  const strip = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+  const strip = (o: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
   switch (key) {
     case 'POST /api/auth/register':
-      return { name: rng.string(rng.int(1, 30)), email: rng.chance(0.2) ? a.email : email(rng), password: rng.string(rng.int(6, 40)) };
+      return {
+        name: rng.string(rng.int(1, 30)),
+        email: rng.chance(0.2) ? a.email : email(rng),
+        password: rng.string(rng.int(6, 40)),
+      };
     case 'POST /api/auth/login':
       // never B's email: B's failures would lock B out of the re-login after a fuzzed logout
-      return { email: rng.pick([a.email, a.email.toUpperCase(), ctx.operator.email, email(rng)]), password: rng.pick([rng.string(12), '', PASSWORD.slice(1)]) };
+      return {
+        email: rng.pick([a.email, a.email.toUpperCase(), ctx.operator.email, email(rng)]),
+        password: rng.pick([rng.string(12), '', PASSWORD.slice(1)]),
+      };
     case 'POST /api/chatbots':
     case 'PUT /api/chatbots/:chatbot_id':
       return strip({
@@ -293,7 +384,17 @@ export function validBody(ctx: Ctx, key: string): Record<string, unknown> | unde
               bubble_style: maybe(0.1, () => rng.pick(['rounded', 'square', 'round'])),
               auto_expand: maybe(0.1, () => rng.chance(0.5)),
               powered_by_text: maybe(0.1, () => rng.pick(['Acme', null])),
-              allowed_domains: maybe(0.05, () => rng.pick([[], ['example.com'], ['*.example.com:8443'], ['https://www.example.com/x'], ['*'], 'example.com', [rng.string(300)]])),
+              allowed_domains: maybe(0.05, () =>
+                rng.pick([
+                  [],
+                  ['example.com'],
+                  ['*.example.com:8443'],
+                  ['https://www.example.com/x'],
+                  ['*'],
+                  'example.com',
+                  [rng.string(300)],
+                ]),
+              ),
               daily_message_limit: maybe(0.05, () => rng.pick([null, 1, 0, -1, 1e12, '5'])),
             }
           : {}),
@@ -303,7 +404,9 @@ export function validBody(ctx: Ctx, key: string): Record<string, unknown> | unde
         role: maybe(0.4, () => rng.pick(['user', 'admin', 'root'])),
         status: maybe(0.4, () => rng.pick(['active', 'suspended', 'banned', 'deleted'])),
         plan_id: maybe(0.4, () => rng.pick(['free', 'starter', 'pro', 'enterprise', ''])),
-        plan_expires_at: maybe(0.3, () => rng.pick([null, '2020-01-01T00:00:00Z', '2999-01-01T00:00:00+02:00', 'tomorrow'])),
+        plan_expires_at: maybe(0.3, () =>
+          rng.pick([null, '2020-01-01T00:00:00Z', '2999-01-01T00:00:00+02:00', 'tomorrow']),
+        ),
       });
     case 'POST /api/public/chat/:chatbot_id':
       return strip({
@@ -364,7 +467,22 @@ export function mutate(ctx: Ctx, base: Record<string, unknown>): Record<string, 
       [1, () => (out[field] = [out[field]])],
       [1, () => (out[field] = { value: out[field] })],
       // fields no client may set, pointing at A
-      [3, () => Object.assign(out, rng.pick([{ user_id: rng.pick(a.ids.user) }, { id: rng.pick(ctx.aIdList) }, { role: 'admin' }, { chatbot_id: rng.pick(a.ids.agent) }, { messages_count: 1e9, created_at: '1970-01-01' }, { status: 'banned' }, { plan_id: 'pro' }]))],
+      [
+        3,
+        () =>
+          Object.assign(
+            out,
+            rng.pick([
+              { user_id: rng.pick(a.ids.user) },
+              { id: rng.pick(ctx.aIdList) },
+              { role: 'admin' },
+              { chatbot_id: rng.pick(a.ids.agent) },
+              { messages_count: 1e9, created_at: '1970-01-01' },
+              { status: 'banned' },
+              { plan_id: 'pro' },
+            ]),
+          ),
+      ],
     ])();
   }
   return out;
@@ -382,18 +500,50 @@ export const fieldPart = (name: string, value: string) => part(`Content-Disposit
 export const filePart = (name: string, filename: string, value: string, type = 'text/plain') =>
   part(`Content-Disposition: form-data; name="${name}"; filename="${filename}"\r\nContent-Type: ${type}`, value);
 
-export async function multipartBody(ctx: Ctx, base: Record<string, unknown> | undefined, fileRoute: boolean): Promise<Body> {
+export async function multipartBody(
+  ctx: Ctx,
+  base: Record<string, unknown> | undefined,
+  fileRoute: boolean,
+): Promise<Body> {
   const { rng } = ctx;
-  const fields = Object.entries(base ?? { name: 'x' }).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)] as [string, string]);
-  const filename = () => rng.pick(['notes.txt', 'data.csv', 'doc.pdf', 'sheet.xlsx', 'x.docx', 'evil.exe', '../../../../tmp/evil.txt', '', `${'a'.repeat(300)}.txt`, 'ünï cödé.txt', 'CON.txt', 'x.txt\u0000.pdf', '.txt']);
-  const fileContent = () => rng.pick(['Plain text file for the knowledge base.', '%PDF-1.4 not really', 'a,b,c\n1,2,3\n', rng.bytes(rng.int(0, 400)).toString('latin1'), 'PK\u0003\u0004garbage']);
+  const fields = Object.entries(base ?? { name: 'x' }).map(
+    ([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)] as [string, string],
+  );
+  const filename = () =>
+    rng.pick([
+      'notes.txt',
+      'data.csv',
+      'doc.pdf',
+      'sheet.xlsx',
+      'x.docx',
+      'evil.exe',
+      '../../../../tmp/evil.txt',
+      '',
+      `${'a'.repeat(300)}.txt`,
+      'ünï cödé.txt',
+      'CON.txt',
+      'x.txt\u0000.pdf',
+      '.txt',
+    ]);
+  const fileContent = () =>
+    rng.pick([
+      'Plain text file for the knowledge base.',
+      '%PDF-1.4 not really',
+      'a,b,c\n1,2,3\n',
+      rng.bytes(rng.int(0, 400)).toString('latin1'),
+      'PK\u0003\u0004garbage',
+    ]);
   return rng.weighted<() => Promise<Body>>([
     // well-formed (the platform's own encoder)
     [
       fileRoute ? 5 : 3,
       async () => {
         const form: Record<string, string | { filename: string; content: Uint8Array }> = Object.fromEntries(fields);
-        if (fileRoute || rng.chance(0.2)) form[rng.chance(0.85) ? 'file' : rng.pick(['upload', 'content', 'name'])] = { filename: filename(), content: Buffer.from(fileContent(), 'latin1') };
+        if (fileRoute || rng.chance(0.2))
+          form[rng.chance(0.85) ? 'file' : rng.pick(['upload', 'content', 'name'])] = {
+            filename: filename(),
+            content: Buffer.from(fileContent(), 'latin1'),
+          };
         const f = await multipartForm(form);
         return { label: 'multipart', payload: f.payload, contentType: f.headers['content-type'] };
       },
@@ -409,11 +559,29 @@ export async function multipartBody(ctx: Ctx, base: Record<string, unknown> | un
           [1, () => parts.push(part('Content-Disposition: form-data', 'no name'))],
           [1, () => parts.push(part('Content-Disposition: attachment; name="x"', 'wrong disposition'))],
           [1, () => parts.push(part(`Content-Disposition: form-data; name="${'n'.repeat(5000)}"`, 'long name'))],
-          [1, () => parts.push(part(`X-Junk: ${'h'.repeat(20_000)}\r\nContent-Disposition: form-data; name="h"`, 'big part header'))],
-          [1, () => parts.push(filePart('file', filename(), fileContent()), filePart('file', filename(), fileContent()))],
+          [
+            1,
+            () =>
+              parts.push(
+                part(`X-Junk: ${'h'.repeat(20_000)}\r\nContent-Disposition: form-data; name="h"`, 'big part header'),
+              ),
+          ],
+          [
+            1,
+            () => parts.push(filePart('file', filename(), fileContent()), filePart('file', filename(), fileContent())),
+          ],
           [1, () => parts.push(filePart(fields[0]?.[0] ?? 'content', filename(), fileContent()))],
           [1, () => parts.push(...Array.from({ length: 40 }, (_, i) => fieldPart(`f${i}`, 'v')))],
-          [1, () => parts.push(part('Content-Disposition: form-data; name="content"\r\nContent-Type: text/plain; charset=utf-16', '\u00ff\u00fe'))],
+          [
+            1,
+            () =>
+              parts.push(
+                part(
+                  'Content-Disposition: form-data; name="content"\r\nContent-Type: text/plain; charset=utf-16',
+                  '\u00ff\u00fe',
+                ),
+              ),
+          ],
           [1, () => parts.push(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="cut"\r\n\r\nno end`)],
         ])();
         let payload = `${parts.join('')}--${BOUNDARY}--\r\n`;
@@ -445,15 +613,33 @@ export async function bodyFor(ctx: Ctx, r: RouteInfo): Promise<Body> {
   if (!takesBody && rng.chance(0.9)) return { label: 'none' };
   if (takesBody && validBody(ctx, key) === undefined && rng.chance(0.3)) return { label: 'none' };
   const base = validBody(ctx, key);
-  const json = (v: unknown, label: string): Body => ({ label, payload: JSON.stringify(v) ?? 'null', contentType: 'application/json' });
+  const json = (v: unknown, label: string): Body => ({
+    label,
+    payload: JSON.stringify(v) ?? 'null',
+    contentType: 'application/json',
+  });
   const fileRoute = key === 'POST /api/sources/chatbot/:chatbot_id/file';
   if (fileRoute && rng.chance(0.6)) return multipartBody(ctx, undefined, true);
   return rng.weighted<() => Body | Promise<Body>>([
     [base ? 22 : 4, () => json(base ?? {}, 'valid-looking')],
     [base ? 24 : 6, () => json(mutate(ctx, base ?? { name: 'x' }), 'mutated')],
     [8, () => json(randomJson(rng), 'random JSON')],
-    [2, () => ({ label: 'deep nesting', payload: '['.repeat(rng.int(100, 20_000)) + ']'.repeat(rng.int(0, 20_000)), contentType: 'application/json' })],
-    [1, () => ({ label: 'deep object', payload: `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`, contentType: 'application/json' })],
+    [
+      2,
+      () => ({
+        label: 'deep nesting',
+        payload: '['.repeat(rng.int(100, 20_000)) + ']'.repeat(rng.int(0, 20_000)),
+        contentType: 'application/json',
+      }),
+    ],
+    [
+      1,
+      () => ({
+        label: 'deep object',
+        payload: `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`,
+        contentType: 'application/json',
+      }),
+    ],
     [
       5,
       () => ({
@@ -476,30 +662,75 @@ export async function bodyFor(ctx: Ctx, r: RouteInfo): Promise<Body> {
         return json({ ...(base ?? {}), [field]: rng.string(big > 1000 ? 1 : 8).repeat(big) }, `long string (${big})`);
       },
     ],
-    [4, () => json(Object.fromEntries(Object.entries(base ?? { name: 'x' }).map(([k, v]) => [k, typeof v === 'string' ? `${v}\u0000\u0000${v}` : v])), 'null bytes')],
+    [
+      4,
+      () =>
+        json(
+          Object.fromEntries(
+            Object.entries(base ?? { name: 'x' }).map(([k, v]) => [
+              k,
+              typeof v === 'string' ? `${v}\u0000\u0000${v}` : v,
+            ]),
+          ),
+          'null bytes',
+        ),
+    ],
     [
       4,
       () => {
         const text = JSON.stringify(base ?? { name: 'x' });
         const cut = rng.int(1, Math.max(1, text.length - 1));
-        const bad = Buffer.concat([Buffer.from(text.slice(0, cut)), rng.pick([Buffer.from([0xc0, 0xaf]), Buffer.from([0xff, 0xfe, 0xfd]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0xe2, 0x28, 0xa1]), rng.bytes(8)]), Buffer.from(text.slice(cut))]);
+        const bad = Buffer.concat([
+          Buffer.from(text.slice(0, cut)),
+          rng.pick([
+            Buffer.from([0xc0, 0xaf]),
+            Buffer.from([0xff, 0xfe, 0xfd]),
+            Buffer.from([0xed, 0xa0, 0x80]),
+            Buffer.from([0xe2, 0x28, 0xa1]),
+            rng.bytes(8),
+          ]),
+          Buffer.from(text.slice(cut)),
+        ]);
         return { label: 'invalid UTF-8', payload: bad, contentType: 'application/json' };
       },
     ],
-    [5, () => ({ label: 'truncated JSON', payload: JSON.stringify(base ?? { name: 'x' }).slice(0, rng.int(0, 20)), contentType: 'application/json' })],
+    [
+      5,
+      () => ({
+        label: 'truncated JSON',
+        payload: JSON.stringify(base ?? { name: 'x' }).slice(0, rng.int(0, 20)),
+        contentType: 'application/json',
+      }),
+    ],
     [7, () => multipartBody(ctx, base, fileRoute)],
     [
       4,
       () => ({
         label: 'form-urlencoded',
-        payload: new URLSearchParams(Object.entries(base ?? { name: 'x' }).map(([k, v]) => [k, String(v)] as [string, string])).toString() + rng.pick(['', '&role=admin', '&__proto__[x]=1', '&&=%zz']),
+        payload:
+          new URLSearchParams(
+            Object.entries(base ?? { name: 'x' }).map(([k, v]) => [k, String(v)] as [string, string]),
+          ).toString() + rng.pick(['', '&role=admin', '&__proto__[x]=1', '&&=%zz']),
         contentType: 'application/x-www-form-urlencoded',
       }),
     ],
-    [3, () => ({ label: 'text/plain', payload: rng.chance(0.5) ? JSON.stringify(base ?? {}) : rng.string(rng.int(0, 200)), contentType: rng.pick(['text/plain', 'text/plain; charset=utf-8', 'text/html']) })],
+    [
+      3,
+      () => ({
+        label: 'text/plain',
+        payload: rng.chance(0.5) ? JSON.stringify(base ?? {}) : rng.string(rng.int(0, 200)),
+        contentType: rng.pick(['text/plain', 'text/plain; charset=utf-8', 'text/html']),
+      }),
+    ],
     [4, () => ({ label: 'empty JSON body', payload: rng.pick(['', ' ', '\n\r\n']), contentType: 'application/json' })],
-    [1, () => ({ label: 'BOM + JSON', payload: `\ufeff${JSON.stringify(base ?? {})}`, contentType: 'application/json' })],
-    [1, () => ({ label: 'JSON with comments', payload: `{/* c */"name": "x" // x\n}`, contentType: 'application/json' })],
+    [
+      1,
+      () => ({ label: 'BOM + JSON', payload: `\ufeff${JSON.stringify(base ?? {})}`, contentType: 'application/json' }),
+    ],
+    [
+      1,
+      () => ({ label: 'JSON with comments', payload: `{/* c */"name": "x" // x\n}`, contentType: 'application/json' }),
+    ],
     [1, () => ({ label: 'no content-type', payload: JSON.stringify(base ?? {}) })],
   ])();
 }
@@ -523,9 +754,22 @@ export const ODD_CONTENT_TYPES = [
   `application/json; boundary=${'x'.repeat(2000)}`,
 ];
 
-export const SITES = ['https://evil.example', 'http://localhost:3000', 'null', 'https://attacker.test', 'file://', `https://${'a'.repeat(500)}.example`, 'https://example.com.evil.example'];
+export const SITES = [
+  'https://evil.example',
+  'http://localhost:3000',
+  'null',
+  'https://attacker.test',
+  'file://',
+  `https://${'a'.repeat(500)}.example`,
+  'https://example.com.evil.example',
+];
 
-export function headersFor(ctx: Ctx, r: RouteInfo, body: Body, authorization: string | undefined): Record<string, string> {
+export function headersFor(
+  ctx: Ctx,
+  r: RouteInfo,
+  body: Body,
+  authorization: string | undefined,
+): Record<string, string> {
   const { rng } = ctx;
   const h: Record<string, string> = {};
   if (authorization !== undefined) h.authorization = authorization;
@@ -533,20 +777,56 @@ export function headersFor(ctx: Ctx, r: RouteInfo, body: Body, authorization: st
   if (rng.chance(0.1)) h['content-type'] = rng.pick(ODD_CONTENT_TYPES);
   const chat = r.url.includes('/chat') && r.method === 'POST';
   if (rng.chance(chat ? 0.5 : 0.12)) h.accept = 'text/event-stream';
-  else if (rng.chance(0.05)) h.accept = rng.pick(['application/xml', 'text/csv', '*/*;q=0', 'text/event-stream, application/json;q=0.1', 'x'.repeat(3000)]);
+  else if (rng.chance(0.05))
+    h.accept = rng.pick([
+      'application/xml',
+      'text/csv',
+      '*/*;q=0',
+      'text/event-stream, application/json;q=0.1',
+      'x'.repeat(3000),
+    ]);
   if (rng.chance(0.2)) h.origin = rng.pick(SITES);
   if (rng.chance(0.2)) {
     const ip = () => `${rng.int(1, 254)}.${rng.int(0, 255)}.${rng.int(0, 255)}.${rng.int(1, 254)}`;
-    h['x-forwarded-for'] = rng.pick([ip(), `${ip()}, ${ip()}, 127.0.0.1`, 'unknown', '::1', '127.0.0.1', Array.from({ length: 200 }, ip).join(', '), 'not-an-ip']);
+    h['x-forwarded-for'] = rng.pick([
+      ip(),
+      `${ip()}, ${ip()}, 127.0.0.1`,
+      'unknown',
+      '::1',
+      '127.0.0.1',
+      Array.from({ length: 200 }, ip).join(', '),
+      'not-an-ip',
+    ]);
     if (rng.chance(0.3)) h['x-real-ip'] = ip();
     if (rng.chance(0.3)) h.forwarded = `for=${ip()};proto=https;host=evil.example`;
   }
   if (rng.chance(r.method === 'OPTIONS' ? 0.7 : 0.03)) {
     h['access-control-request-method'] = rng.pick(['POST', 'GET', 'DELETE', 'PUT', 'TRACE', 'x'.repeat(500)]);
-    if (rng.chance(0.5)) h['access-control-request-headers'] = rng.pick(['content-type', 'authorization, content-type', 'x-evil', '*', ',,,']);
+    if (rng.chance(0.5))
+      h['access-control-request-headers'] = rng.pick([
+        'content-type',
+        'authorization, content-type',
+        'x-evil',
+        '*',
+        ',,,',
+      ]);
   }
-  if (rng.chance(0.05)) h[rng.pick(['x-junk', 'user-agent', 'cookie', 'referer', 'accept-language'])] = 'h'.repeat(rng.int(8_000, 64_000));
-  if (rng.chance(0.04)) Object.assign(h, rng.pick([{ 'x-http-method-override': 'DELETE' }, { 'x-original-url': '/api/admin/users' }, { 'x-rewrite-url': '/api/admin/users' }, { 'x-user-id': ctx.a.userId }, { 'accept-encoding': 'gzip, br, zstd, identity;q=0' }, { 'transfer-encoding': 'chunked' }, { 'content-encoding': 'gzip' }, { expect: '100-continue' }]));
+  if (rng.chance(0.05))
+    h[rng.pick(['x-junk', 'user-agent', 'cookie', 'referer', 'accept-language'])] = 'h'.repeat(rng.int(8_000, 64_000));
+  if (rng.chance(0.04))
+    Object.assign(
+      h,
+      rng.pick([
+        { 'x-http-method-override': 'DELETE' },
+        { 'x-original-url': '/api/admin/users' },
+        { 'x-rewrite-url': '/api/admin/users' },
+        { 'x-user-id': ctx.a.userId },
+        { 'accept-encoding': 'gzip, br, zstd, identity;q=0' },
+        { 'transfer-encoding': 'chunked' },
+        { 'content-encoding': 'gzip' },
+        { expect: '100-continue' },
+      ]),
+    );
   return h;
 }
 
@@ -560,26 +840,65 @@ export function headersFor(ctx: Ctx, r: RouteInfo, body: Body, authorization: st
  * checked for 5xx only, and it never targets A or B (A's data must stay unchanged, B must keep its
  * rights). Other admin-only routes (whole-server operations) get B and callers without a token.
  */
-export type Caller = 'B' | 'anonymous' | 'garbage' | 'basic' | 'bare-token' | 'alg-none' | 'wrong-key' | 'expired' | 'cross-sub' | 'operator';
-export const NO_VALID_TOKEN: Caller[] = ['anonymous', 'garbage', 'basic', 'bare-token', 'alg-none', 'wrong-key', 'expired', 'cross-sub'];
+export type Caller =
+  | 'B'
+  | 'anonymous'
+  | 'garbage'
+  | 'basic'
+  | 'bare-token'
+  | 'alg-none'
+  | 'wrong-key'
+  | 'expired'
+  | 'cross-sub'
+  | 'operator';
+export const NO_VALID_TOKEN: Caller[] = [
+  'anonymous',
+  'garbage',
+  'basic',
+  'bare-token',
+  'alg-none',
+  'wrong-key',
+  'expired',
+  'cross-sub',
+];
 
 export async function authorizationFor(ctx: Ctx, caller: Caller): Promise<string | undefined> {
   const { rng, b, a, t } = ctx;
   const now = Math.floor(Date.now() / 1000);
   const sign = (claims: Record<string, unknown>, key: Uint8Array, iat: number, exp: number) =>
-    new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setIssuedAt(iat).setExpirationTime(exp).sign(key);
+    new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setIssuedAt(iat)
+      .setExpirationTime(exp)
+      .sign(key);
   const enc = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
   switch (caller) {
     case 'B':
       // mostly the canonical form; sometimes a variant a server may accept or refuse (either is
       // fine: it is B's own valid token)
-      return rng.chance(0.9) ? `Bearer ${b.token}` : rng.pick([`bearer ${b.token}`, `BEARER ${b.token}`, `Bearer  ${b.token}`, `Bearer ${b.token} `]);
+      return rng.chance(0.9)
+        ? `Bearer ${b.token}`
+        : rng.pick([`bearer ${b.token}`, `BEARER ${b.token}`, `Bearer  ${b.token}`, `Bearer ${b.token} `]);
     case 'operator':
       return `Bearer ${ctx.operator.token}`;
     case 'anonymous':
       return undefined;
     case 'garbage':
-      return rng.pick(['Bearer ', 'Bearer', 'Bearer not.a.jwt', `Bearer ${rng.string(40)}`, `Bearer ${'x'.repeat(rng.int(1000, 20_000))}`, 'Bearer a.b.c.d', `Bearer ${b.token}x`, `Bearer ${b.token.slice(0, -2)}`, `Bearer ${b.token.split('.').slice(0, 2).join('.')}.`, `Bearer ${b.token},${b.token}`, 'Bearer null', 'Token abc', '']);
+      return rng.pick([
+        'Bearer ',
+        'Bearer',
+        'Bearer not.a.jwt',
+        `Bearer ${rng.string(40)}`,
+        `Bearer ${'x'.repeat(rng.int(1000, 20_000))}`,
+        'Bearer a.b.c.d',
+        `Bearer ${b.token}x`,
+        `Bearer ${b.token.slice(0, -2)}`,
+        `Bearer ${b.token.split('.').slice(0, 2).join('.')}.`,
+        `Bearer ${b.token},${b.token}`,
+        'Bearer null',
+        'Token abc',
+        '',
+      ]);
     case 'basic':
       return `Basic ${Buffer.from(`${a.email}:${PASSWORD}`).toString('base64')}`;
     case 'bare-token':

@@ -31,7 +31,12 @@ export function safeDecode(s: string): string {
 
 /** Everything the caller put in the request, lower-cased: what the caller already knew. */
 export function requestText(s: Sent): string {
-  const body = s.body.payload === undefined ? '' : Buffer.isBuffer(s.body.payload) ? s.body.payload.toString('latin1') : s.body.payload;
+  const body =
+    s.body.payload === undefined
+      ? ''
+      : Buffer.isBuffer(s.body.payload)
+        ? s.body.payload.toString('latin1')
+        : s.body.payload;
   const url = `${s.url} ${safeDecode(s.url)} ${safeDecode(safeDecode(s.url))}`;
   return `${url} ${JSON.stringify(s.headers)} ${body}`.toLowerCase();
 }
@@ -63,7 +68,12 @@ export function requestText(s: Sent): string {
  *    changes that slip past this (an A id smuggled in a body field).
  */
 /** Routes that show an agent's public face (the widget's info, the share page). */
-export const PUBLIC_INFO_ROUTES = ['GET /api/public/chatbot/:chatbot_id', 'HEAD /api/public/chatbot/:chatbot_id', 'GET /chat/:chatbot_id', 'HEAD /chat/:chatbot_id'];
+export const PUBLIC_INFO_ROUTES = [
+  'GET /api/public/chatbot/:chatbot_id',
+  'HEAD /api/public/chatbot/:chatbot_id',
+  'GET /chat/:chatbot_id',
+  'HEAD /chat/:chatbot_id',
+];
 
 export function leaksIn(ctx: Ctx, s: Sent, res: Answer): { leaks: string[]; shownPublicly: boolean } {
   if (s.caller === 'operator') return { leaks: [], shownPublicly: false };
@@ -89,7 +99,8 @@ export function leaksIn(ctx: Ctx, s: Sent, res: Answer): { leaks: string[]; show
   }
   const sent = requestText(s);
   for (const [id, label] of ctx.aIdLabels) {
-    if (answer.includes(id) && !sent.includes(id) && !allowedIds.has(id)) found.push(`A's ${label} ${id}, which the request did not contain`);
+    if (answer.includes(id) && !sent.includes(id) && !allowedIds.has(id))
+      found.push(`A's ${label} ${id}, which the request did not contain`);
   }
   if (res.statusCode >= 200 && res.statusCode < 300 && !s.route.public) {
     if (NO_VALID_TOKEN.includes(s.caller)) found.push(`2xx from a guarded route without a valid token (${s.caller})`);

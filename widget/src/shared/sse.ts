@@ -50,7 +50,10 @@ export class SseParser {
  * An exception thrown by `onEvent` ends the reading and is passed on. A browser without streaming
  * bodies gets the whole stream at once.
  */
-export async function readEventStream(res: Response, onEvent: (event: string, data: string) => boolean | void): Promise<void> {
+export async function readEventStream(
+  res: Response,
+  onEvent: (event: string, data: string) => boolean | void,
+): Promise<void> {
   let stopped = false;
   const parser = new SseParser((event, data) => {
     if (!stopped && onEvent(event, data) === true) stopped = true;
