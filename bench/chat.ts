@@ -58,7 +58,11 @@ try {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-chat-'));
     try {
       const database = openDatabase(path.join(dataDir, 'chat-agent.db'));
-      const index = new VectorIndex(database.sqlite, 'openai:text-embedding-3-small:1536', 1536);
+      const index = new VectorIndex({
+        sqlite: database.sqlite,
+        embedderId: 'openai:text-embedding-3-small:1536',
+        dimensions: 1536,
+      });
       index.ensure();
       seedAgentChunks(
         database,

@@ -20,7 +20,11 @@ for (const size of sizes) {
   const dir = mkdtempSync(path.join(tmpdir(), 'bench-retrieval-'));
   const database = openDatabase(path.join(dir, 'chat-agent.db'));
   try {
-    const index = new VectorIndex(database.sqlite, 'openai:text-embedding-3-small:1536', DIMS);
+    const index = new VectorIndex({
+      sqlite: database.sqlite,
+      embedderId: 'openai:text-embedding-3-small:1536',
+      dimensions: DIMS,
+    });
     index.ensure();
     const sample = subjectSampler(DIMS, 7, Math.max(50, Math.round(size / 40)));
     const target = seedAgentChunks(database, index, 'target', size, sample);

@@ -157,7 +157,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.decorate('providers', providers);
   const plans = new PlanService(config.plans, config.defaultPlan, clock);
   const { auth, accountOf } = createAuth(app, { db, config, clock, mailer, report });
-  const agents = new AgentsService(new AgentsRepo(db), plans, clock, accountOf);
+  const agents = new AgentsService({ repo: new AgentsRepo(db), plans, clock, accountOf });
   const { knowledge, ingestion, gaps, storage } = createKnowledge(app, {
     config,
     database,

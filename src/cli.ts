@@ -377,7 +377,7 @@ async function withAuth(config: Config, fn: (auth: AuthService, repo: AuthRepo) 
   try {
     const repo = new AuthRepo(database.db);
     // the operator at the console may create accounts whatever REGISTRATION says
-    await fn(new AuthService(repo, { ...config, registration: 'open' }, systemClock), repo);
+    await fn(new AuthService({ repo, config: { ...config, registration: 'open' }, clock: systemClock }), repo);
   } finally {
     database.close();
   }

@@ -159,21 +159,28 @@ describe('retrieval quality: keyword-only vs hybrid', () => {
 
   function services() {
     const silent = t.app.log;
-    const agents = new AgentsService(
-      new AgentsRepo(t.database.db),
-      new PlanService(t.config.plans, t.config.defaultPlan, t.clock),
-      t.clock,
-    );
+    const agents = new AgentsService({
+      repo: new AgentsRepo(t.database.db),
+      plans: new PlanService(t.config.plans, t.config.defaultPlan, t.clock),
+      clock: t.clock,
+    });
     const embedder = createEmbedder(t.config)!;
-    const hybrid = new KnowledgeService(
-      new KnowledgeRepo(t.database.db),
+    const hybrid = new KnowledgeService({
+      repo: new KnowledgeRepo(t.database.db),
       agents,
       embedder,
-      new VectorIndex(t.database.sqlite, embedder.id, embedder.dimensions),
-      t.clock,
-      silent,
-    );
-    const keywordOnly = new KnowledgeService(new KnowledgeRepo(t.database.db), agents, null, null, t.clock, silent);
+      vectors: new VectorIndex({ sqlite: t.database.sqlite, embedderId: embedder.id, dimensions: embedder.dimensions }),
+      clock: t.clock,
+      log: silent,
+    });
+    const keywordOnly = new KnowledgeService({
+      repo: new KnowledgeRepo(t.database.db),
+      agents,
+      embedder: null,
+      vectors: null,
+      clock: t.clock,
+      log: silent,
+    });
     return { hybrid, keywordOnly };
   }
 
@@ -317,12 +324,19 @@ describe('retrieval quality: a corpus of real-looking documents', () => {
   };
 
   it('measures hit@5, answers without a model key, and the state of the stored passages', async () => {
-    const agents = new AgentsService(
-      new AgentsRepo(t.database.db),
-      new PlanService(t.config.plans, t.config.defaultPlan, t.clock),
-      t.clock,
-    );
-    const keywordOnly = new KnowledgeService(new KnowledgeRepo(t.database.db), agents, null, null, t.clock, t.app.log);
+    const agents = new AgentsService({
+      repo: new AgentsRepo(t.database.db),
+      plans: new PlanService(t.config.plans, t.config.defaultPlan, t.clock),
+      clock: t.clock,
+    });
+    const keywordOnly = new KnowledgeService({
+      repo: new KnowledgeRepo(t.database.db),
+      agents,
+      embedder: null,
+      vectors: null,
+      clock: t.clock,
+      log: t.app.log,
+    });
     const titleOf = (pagePath: string) =>
       /<title>([^<]*)<\/title>/.exec(corpus.site[pagePath] ?? '')?.[1]?.trim() ?? '';
     const pageUrl = (pagePath: string) => `${site.url}${pagePath}`;

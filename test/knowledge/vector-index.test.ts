@@ -123,7 +123,12 @@ describe('VectorIndex', () => {
     'binary candidates re-ranked exactly give the same top 8 as an exact search (recall >= 0.95), within one agent only: %s',
     async (_, budget) => {
       const database = open();
-      const index = new VectorIndex(database.sqlite, 'fake:test', DIMS, budget);
+      const index = new VectorIndex({
+        sqlite: database.sqlite,
+        embedderId: 'fake:test',
+        dimensions: DIMS,
+        codesBudgetBytes: budget,
+      });
       index.ensure();
       const mine = seedChunks(database, 'agent-a', 1500);
       const theirs = seedChunks(database, 'agent-b', 300);
@@ -155,7 +160,7 @@ describe('VectorIndex', () => {
 
   it('a search after chunks were deleted does not spend its candidates on them (the codes of deleted chunks are dropped)', () => {
     const database = open();
-    const index = new VectorIndex(database.sqlite, 'fake:test', DIMS);
+    const index = new VectorIndex({ sqlite: database.sqlite, embedderId: 'fake:test', dimensions: DIMS });
     index.ensure();
     const ids = seedChunks(database, 'agent-a', 300);
     const near = sample(() => 0.02, 7); // 200 vectors next to the query
@@ -176,7 +181,7 @@ describe('VectorIndex', () => {
 
   it('after deletions, a search over the codes in memory finds what an index loaded afresh finds', () => {
     const database = open();
-    const index = new VectorIndex(database.sqlite, 'fake:test', DIMS);
+    const index = new VectorIndex({ sqlite: database.sqlite, embedderId: 'fake:test', dimensions: DIMS });
     index.ensure();
     const ids = seedChunks(database, 'agent-a', 1200);
     const sample = subjects(9);
@@ -191,7 +196,7 @@ describe('VectorIndex', () => {
     const moreVectors = sample(more.length);
     index.store(more.map((chunkId, i) => ({ chunkId, chatbotId: 'agent-a', vector: moreVectors[i]! })));
 
-    const fresh = new VectorIndex(database.sqlite, 'fake:test', DIMS);
+    const fresh = new VectorIndex({ sqlite: database.sqlite, embedderId: 'fake:test', dimensions: DIMS });
     const remaining = new Set(
       database.sqlite.prepare("SELECT id FROM chunks WHERE chatbot_id = 'agent-a'").pluck().all() as number[],
     );
@@ -204,7 +209,7 @@ describe('VectorIndex', () => {
 
   it('finds vectors stored after the agent was first searched', () => {
     const database = open();
-    const index = new VectorIndex(database.sqlite, 'fake:test', DIMS);
+    const index = new VectorIndex({ sqlite: database.sqlite, embedderId: 'fake:test', dimensions: DIMS });
     index.ensure();
     const ids = seedChunks(database, 'agent-a', 200);
     const far = vectors(150, 8);
@@ -219,7 +224,7 @@ describe('VectorIndex', () => {
 
   it('deleting chunks removes both their binary and full vectors', () => {
     const database = open();
-    const index = new VectorIndex(database.sqlite, 'fake:test', DIMS);
+    const index = new VectorIndex({ sqlite: database.sqlite, embedderId: 'fake:test', dimensions: DIMS });
     index.ensure();
     const ids = seedChunks(database, 'agent-a', 10);
     const stored = vectors(10, 4);
@@ -234,7 +239,7 @@ describe('VectorIndex', () => {
   it('converts a database of the layout before chunk_codes: codes derived from the stored vectors, nothing to re-embed', () => {
     const database = open();
     const { sqlite } = database;
-    const before = new VectorIndex(sqlite, 'fake:test', DIMS);
+    const before = new VectorIndex({ sqlite, embedderId: 'fake:test', dimensions: DIMS });
     before.ensure();
     const ids = [...seedChunks(database, 'agent-a', 40), ...seedChunks(database, 'agent-b', 10)];
     const stored = vectors(50, 10);
@@ -247,7 +252,7 @@ describe('VectorIndex', () => {
     );
     sqlite.exec("UPDATE vector_index_meta SET layout = 'binary-candidates+float-rerank'");
 
-    const index = new VectorIndex(sqlite, 'fake:test', DIMS);
+    const index = new VectorIndex({ sqlite, embedderId: 'fake:test', dimensions: DIMS });
     index.ensure();
     const count = (sql: string, ...args: unknown[]) => (sqlite.prepare(sql).get(...args) as { n: number }).n;
     expect(count('SELECT count(*) AS n FROM chunks WHERE embedded_with IS NULL')).toBe(0);
@@ -283,7 +288,7 @@ describe('VectorIndex', () => {
     ids.forEach((id, i) => insert.run(BigInt(id), 'agent-a', stored[i]!));
     sqlite.prepare("UPDATE chunks SET embedded_with = 'fake:test'").run();
 
-    const index = new VectorIndex(sqlite, 'fake:test', DIMS);
+    const index = new VectorIndex({ sqlite, embedderId: 'fake:test', dimensions: DIMS });
     index.ensure();
     const pending = (
       sqlite.prepare('SELECT count(*) AS n FROM chunks WHERE embedded_with IS NULL').get() as { n: number }
@@ -307,12 +312,12 @@ describe('VectorIndex', () => {
 
   it('a different embedder rebuilds the tables and marks every chunk for re-embedding', () => {
     const database = open();
-    const first = new VectorIndex(database.sqlite, 'fake:one', DIMS);
+    const first = new VectorIndex({ sqlite: database.sqlite, embedderId: 'fake:one', dimensions: DIMS });
     first.ensure();
     const ids = seedChunks(database, 'agent-a', 5);
     const stored = vectors(5, 6);
     first.store(ids.map((chunkId, i) => ({ chunkId, chatbotId: 'agent-a', vector: stored[i]! })));
-    const second = new VectorIndex(database.sqlite, 'fake:two', 32);
+    const second = new VectorIndex({ sqlite: database.sqlite, embedderId: 'fake:two', dimensions: 32 });
     second.ensure();
     expect(
       (database.sqlite.prepare('SELECT count(*) AS n FROM chunks WHERE embedded_with IS NULL').get() as { n: number })

@@ -5,7 +5,7 @@ import { newId } from '../../platform/ids.js';
 import type { AuthUser } from '../auth/index.js';
 import type { PlanHolder, PlanService } from '../limits/index.js';
 import type { AgentsRepo, ChatbotPatch } from './repo.js';
-import type { CreateAgentInput, UpdateAgentInput } from './schemas.js';
+import { type CreateAgentInput, publicAgentSchema, type UpdateAgentInput } from './schemas.js';
 import type { ChatbotRow } from './tables.js';
 
 export const DEFAULT_INSTRUCTIONS =
@@ -58,22 +58,40 @@ export type PublicAgentInfo = Pick<
   | 'greeting_delay_s'
 >;
 
+/** An agent's public info, and its JSON once the public route asked for it. */
+interface PublicEntry {
+  info: PublicAgentInfo;
+  json?: string;
+}
+
 export function toAgentView(row: ChatbotRow): AgentView {
   return { ...row, system_message: row.instructions };
 }
 
+export interface AgentsServiceDeps {
+  repo: AgentsRepo;
+  plans: PlanService;
+  clock: Clock;
+  /**
+   * The account by id (the owner lookup every module shares): its status takes a suspended or
+   * banned account's agents offline to visitors, its plan decides custom branding. Without it
+   * (tests of retrieval alone) owners count as active on the default plan.
+   */
+  accountOf?: (userId: string) => PlanHolder & { id: string; status: string };
+}
+
 export class AgentsService {
-  constructor(
-    private readonly repo: AgentsRepo,
-    private readonly plans: PlanService,
-    private readonly clock: Clock,
-    /**
-     * The account by id (the owner lookup every module shares): its status takes a suspended or
-     * banned account's agents offline to visitors, its plan decides custom branding. Without it
-     * (tests of retrieval alone) owners count as active on the default plan.
-     */
-    private readonly accountOf?: (userId: string) => PlanHolder & { id: string; status: string },
-  ) {}
+  private readonly repo: AgentsRepo;
+  private readonly plans: PlanService;
+  private readonly clock: Clock;
+  private readonly accountOf?: (userId: string) => PlanHolder & { id: string; status: string };
+
+  constructor({ repo, plans, clock, accountOf }: AgentsServiceDeps) {
+    this.repo = repo;
+    this.plans = plans;
+    this.clock = clock;
+    this.accountOf = accountOf;
+  }
 
   /** The agent's owner: what quotas, plans and the visitor-facing rate limit are counted against. */
   ownerOf(agent: Pick<ChatbotRow, 'user_id'>): PlanHolder & { id: string; status: string } {
@@ -230,22 +248,36 @@ export class AgentsService {
    * while the owner's plan includes custom branding (null means default branding).
    */
   publicInfo(id: string): PublicAgentInfo {
+    return this.publicEntry(id).info;
+  }
+
+  /**
+   * publicInfo as the JSON the public route sends, checked against its schema. Every widget load
+   * reads it, so it is made once per version of the agent and kept: checking and serializing per
+   * request was ~6 us of a ~85 us request.
+   */
+  publicInfoJson(id: string): string {
+    const entry = this.publicEntry(id);
+    return (entry.json ??= JSON.stringify(publicAgentSchema.parse(entry.info)));
+  }
+
+  private publicEntry(id: string): PublicEntry {
     // a second look-up in the request after the visitor CORS hook's is a hit in the repository's row cache
     const row = publicOnly(this.repo.findById(id));
     const branded = this.plans.planOf(this.ownerOf(row)).custom_branding;
     const status = this.statusForVisitors(row);
-    // The same frozen object while the row is the same (the row cache hands out one object per
-    // version of a row), so the route can keep its JSON with it instead of serializing per visit.
+    // kept while the row is the same (the row cache hands out one object per version of a row):
+    // a changed agent, plan or owner status reads as another row or key, never as a stale entry
     let views = this.publicViews.get(row);
     if (!views) this.publicViews.set(row, (views = {}));
     const key = `${branded ? 'branded' : 'plain'}-${status}` as const;
-    return (views[key] ??= Object.freeze(publicView(row, branded, status)));
+    return (views[key] ??= { info: Object.freeze(publicView(row, branded, status)) });
   }
 
-  /** per agent row: its public info with and without custom branding */
+  /** per agent row: its public info (frozen: callers share it) and JSON, with and without custom branding */
   private readonly publicViews = new WeakMap<
     ChatbotRow,
-    Partial<Record<`${'branded' | 'plain'}-${'active' | 'inactive'}`, PublicAgentInfo>>
+    Partial<Record<`${'branded' | 'plain'}-${'active' | 'inactive'}`, PublicEntry>>
   >();
 
   /** Counter upkeep for chat; call inside the transaction that stores the messages. */

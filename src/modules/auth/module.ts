@@ -20,7 +20,12 @@ export interface AuthDeps {
 
 /** Accounts and sessions, and the hourly sweep of expired sessions. */
 export function createAuth(app: FastifyInstance, deps: AuthDeps) {
-  const auth = new AuthService(new AuthRepo(deps.db), deps.config, deps.clock, deps.mailer);
+  const auth = new AuthService({
+    repo: new AuthRepo(deps.db),
+    config: deps.config,
+    clock: deps.clock,
+    mailer: deps.mailer,
+  });
   // Expired sessions are refused on use anyway; this only keeps the table small.
   const sweep = setInterval(() => {
     try {

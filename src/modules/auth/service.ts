@@ -62,6 +62,29 @@ export function registrationRefusal(mode: Config['registration'], existingAccoun
   return null;
 }
 
+export interface AuthServiceDeps {
+  repo: AuthRepo;
+  config: Pick<
+    Config,
+    | 'jwtSecret'
+    | 'sessionIdleTimeoutS'
+    | 'sessionMaxAgeS'
+    | 'registration'
+    | 'defaultPlan'
+    | 'firstAccountPlan'
+    | 'plans'
+    | 'smtp'
+    | 'publicUrl'
+  >;
+  clock: Clock;
+  /**
+   * Sends reset links. They go straight out, not through the lead-alert outbox: a link is
+   * worth 30 minutes, so retrying it across restarts buys little, and an outbox row would keep
+   * the usable token in the database in clear (only its hash is stored here).
+   */
+  mailer?: Mailer;
+}
+
 export class AuthService {
   private readonly signer: TokenSigner;
   private readonly throttle: LoginThrottle;
@@ -69,28 +92,16 @@ export class AuthService {
   /** renew last_used_at at most this often, so every request is not a write */
   private readonly touchEveryMs: number;
 
-  constructor(
-    private readonly repo: AuthRepo,
-    private readonly config: Pick<
-      Config,
-      | 'jwtSecret'
-      | 'sessionIdleTimeoutS'
-      | 'sessionMaxAgeS'
-      | 'registration'
-      | 'defaultPlan'
-      | 'firstAccountPlan'
-      | 'plans'
-      | 'smtp'
-      | 'publicUrl'
-    >,
-    private readonly clock: Clock,
-    /**
-     * Sends reset links. They go straight out, not through the lead-alert outbox: a link is
-     * worth 30 minutes, so retrying it across restarts buys little, and an outbox row would keep
-     * the usable token in the database in clear (only its hash is stored here).
-     */
-    private readonly mailer: Mailer = createMailer(config.smtp),
-  ) {
+  private readonly repo: AuthRepo;
+  private readonly config: AuthServiceDeps['config'];
+  private readonly clock: Clock;
+  private readonly mailer: Mailer;
+
+  constructor({ repo, config, clock, mailer = createMailer(config.smtp) }: AuthServiceDeps) {
+    this.repo = repo;
+    this.config = config;
+    this.clock = clock;
+    this.mailer = mailer;
     this.signer = new TokenSigner(config.jwtSecret);
     this.throttle = new LoginThrottle(clock);
     this.resetRequests = new WindowCounter(clock, RESET_REQUESTS_PER_ADDRESS_PER_HOUR, 3600);

@@ -12,7 +12,7 @@ export function createBackups(
   const { config } = deps;
   const backups =
     config.backup.intervalMs > 0
-      ? new BackupScheduler(deps.database.sqlite, config.backup, deps.clock, app.log)
+      ? new BackupScheduler({ sqlite: deps.database.sqlite, schedule: config.backup, clock: deps.clock, log: app.log })
       : undefined;
   app.decorate('backups', backups);
   if (backups) {

@@ -25,6 +25,13 @@ export interface BackupScheduleStatus {
 /** a backup never starts sooner than this after start: the server first gets on its feet */
 const FIRST_BACKUP_AT_THE_EARLIEST_MS = 60_000;
 
+export interface BackupSchedulerDeps {
+  sqlite: Database.Database;
+  schedule: BackupSchedule;
+  clock: Clock;
+  log: FastifyBaseLogger;
+}
+
 /**
  * Scheduled backups from the server's own connection (BACKUP_INTERVAL_H, BACKUP_KEEP). A failed
  * backup is logged, shown in health and the admin status, and tried again at the next tick; it
@@ -40,12 +47,17 @@ export class BackupScheduler {
   private lastSuccessAt: string | null = null;
   private lastFailure: { at: string; message: string } | null = null;
 
-  constructor(
-    private readonly sqlite: Database.Database,
-    private readonly schedule: BackupSchedule,
-    private readonly clock: Clock,
-    private readonly log: FastifyBaseLogger,
-  ) {}
+  private readonly sqlite: Database.Database;
+  private readonly schedule: BackupSchedule;
+  private readonly clock: Clock;
+  private readonly log: FastifyBaseLogger;
+
+  constructor({ sqlite, schedule, clock, log }: BackupSchedulerDeps) {
+    this.sqlite = sqlite;
+    this.schedule = schedule;
+    this.clock = clock;
+    this.log = log;
+  }
 
   start(): void {
     this.stopped = false;

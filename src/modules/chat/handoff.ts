@@ -73,16 +73,29 @@ export interface HandoffState {
 /** How many of a person's messages the visitor's stream repeats on connect. */
 export const PERSON_MESSAGES_ON_CONNECT = 50;
 
+export interface HandoffDeps {
+  repo: ChatRepo;
+  agents: AgentsService;
+  clock: Clock;
+  events: AppEvents;
+  log: FastifyBaseLogger;
+}
+
 export class HandoffService {
   readonly hub = new LiveHub();
 
-  constructor(
-    private readonly repo: ChatRepo,
-    private readonly agents: AgentsService,
-    private readonly clock: Clock,
-    private readonly events: AppEvents,
-    private readonly log: FastifyBaseLogger,
-  ) {
+  private readonly repo: ChatRepo;
+  private readonly agents: AgentsService;
+  private readonly clock: Clock;
+  private readonly events: AppEvents;
+  private readonly log: FastifyBaseLogger;
+
+  constructor({ repo, agents, clock, events, log }: HandoffDeps) {
+    this.repo = repo;
+    this.agents = agents;
+    this.clock = clock;
+    this.events = events;
+    this.log = log;
     events.on('message.created', (e) => {
       setImmediate(() => this.publishStored(e.chatbot_id, e.conversation_id, e.message.id));
     });

@@ -36,19 +36,19 @@ export function visitorQuestions(db: Db) {
 /** Chat turns and conversations, the live handoff, and the timer that resolves idle conversations. */
 export function createChat(app: FastifyInstance, deps: ChatDeps) {
   const { db, clock, agents, events } = deps;
-  const chat = new ChatService(
-    new ChatRepo(db),
+  const chat = new ChatService({
+    repo: new ChatRepo(db),
     agents,
-    deps.knowledge,
-    deps.plans,
-    deps.quota,
-    deps.providers,
+    knowledge: deps.knowledge,
+    plans: deps.plans,
+    quota: deps.quota,
+    providers: deps.providers,
     clock,
-    app.log,
+    log: app.log,
     events,
-  );
+  });
   // live handoff: the owner takes a conversation over; the visitor's and the owner's streams
-  const handoff = new HandoffService(new ChatRepo(db), agents, clock, events, app.log);
+  const handoff = new HandoffService({ repo: new ChatRepo(db), agents, clock, events, log: app.log });
   // conversations idle past their agent's auto_resolve_after_h become resolved (listing does it too)
   const idleResolver = setInterval(() => {
     try {

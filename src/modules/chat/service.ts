@@ -69,18 +69,40 @@ export type ProviderLookup = (name: ProviderName) => LlmProvider | null;
 
 const HOUR_MS = 3600_000;
 
+export interface ChatServiceDeps {
+  repo: ChatRepo;
+  agents: AgentsService;
+  knowledge: KnowledgeService;
+  plans: PlanService;
+  quota: MessageQuota;
+  providers: ProviderLookup;
+  clock: Clock;
+  log: FastifyBaseLogger;
+  events: AppEvents;
+}
+
 export class ChatService {
-  constructor(
-    private readonly repo: ChatRepo,
-    private readonly agents: AgentsService,
-    private readonly knowledge: KnowledgeService,
-    private readonly plans: PlanService,
-    private readonly quota: MessageQuota,
-    private readonly providers: ProviderLookup,
-    private readonly clock: Clock,
-    private readonly log: FastifyBaseLogger,
-    private readonly events: AppEvents,
-  ) {}
+  private readonly repo: ChatRepo;
+  private readonly agents: AgentsService;
+  private readonly knowledge: KnowledgeService;
+  private readonly plans: PlanService;
+  private readonly quota: MessageQuota;
+  private readonly providers: ProviderLookup;
+  private readonly clock: Clock;
+  private readonly log: FastifyBaseLogger;
+  private readonly events: AppEvents;
+
+  constructor({ repo, agents, knowledge, plans, quota, providers, clock, log, events }: ChatServiceDeps) {
+    this.repo = repo;
+    this.agents = agents;
+    this.knowledge = knowledge;
+    this.plans = plans;
+    this.quota = quota;
+    this.providers = providers;
+    this.clock = clock;
+    this.log = log;
+    this.events = events;
+  }
 
   /** Public chat: unknown agent 404, not public 403, inactive (or owner suspended) 400, owner's plan expired 402. */
   async preparePublic(chatbotId: string, input: ChatInput): Promise<PreparedTurn> {

@@ -1,13 +1,12 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Clock } from '../../platform/clock.js';
-import type { Db } from '../../platform/db/index.js';
 import type { AppEvents } from '../../platform/events.js';
 import { notFound } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
 import type { AgentsService } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
+import type { AnswerGapsRepo, GapRow } from './gaps-repo.js';
 import type { KnowledgeService } from './service.js';
-import { answerGaps, sources, type SourceRow } from './tables.js';
+import type { SourceRow } from './tables.js';
 
 /**
  * Answer gaps (README "Answer gaps"): questions an agent could not answer well, grouped by their
@@ -25,10 +24,12 @@ import { answerGaps, sources, type SourceRow } from './tables.js';
  * thumbs down (or its qa source was deleted).
  */
 export type GapReason = 'no_passage' | 'unsure' | 'thumbs_down' | 'asked_person';
-export type GapRow = typeof answerGaps.$inferSelect;
+export type { GapRow } from './gaps-repo.js';
 
 /** the longest wording kept for a gap (a visitor message may be 4000 characters) */
 const MAX_GAP_QUESTION = 500;
+/** the most gaps one list shows */
+const MAX_GAPS_LISTED = 500;
 
 const GAP_STOPWORDS = new Set(
   (
@@ -102,16 +103,29 @@ export interface VisitorQuestions {
   latest(conversationId: string): [string | undefined, string | undefined];
 }
 
+export interface AnswerGapsDeps {
+  repo: AnswerGapsRepo;
+  agents: AgentsService;
+  knowledge: KnowledgeService;
+  clock: Clock;
+  events: AppEvents;
+  /** the visitor's questions, read by the chat module that owns the messages */
+  questions: VisitorQuestions;
+}
+
 export class AnswerGapsService {
-  constructor(
-    private readonly db: Db,
-    private readonly agents: AgentsService,
-    private readonly knowledge: KnowledgeService,
-    private readonly clock: Clock,
-    events: AppEvents,
-    /** the visitor's questions, read by the chat module that owns the messages */
-    private readonly questions: VisitorQuestions,
-  ) {
+  private readonly repo: AnswerGapsRepo;
+  private readonly agents: AgentsService;
+  private readonly knowledge: KnowledgeService;
+  private readonly clock: Clock;
+  private readonly questions: VisitorQuestions;
+
+  constructor({ repo, agents, knowledge, clock, events, questions }: AnswerGapsDeps) {
+    this.repo = repo;
+    this.agents = agents;
+    this.knowledge = knowledge;
+    this.clock = clock;
+    this.questions = questions;
     events.on('answer.stored', (e) => {
       if (!e.visitor) return;
       const reasons: GapReason[] = [];
@@ -132,12 +146,7 @@ export class AnswerGapsService {
     });
     // erasure (README "Erasure"): a gap whose wording is the erased visitor's (it came last from
     // that conversation) goes with it; the counts it held go too, since they cannot be told apart
-    events.on('conversation.erased', (e) => {
-      this.db
-        .delete(answerGaps)
-        .where(and(eq(answerGaps.chatbot_id, e.chatbot_id), eq(answerGaps.conversation_id, e.conversation_id)))
-        .run();
-    });
+    events.on('conversation.erased', (e) => this.repo.deleteByConversation(e.chatbot_id, e.conversation_id));
   }
 
   /** Inside the emitter's transaction: a new gap, or one more occurrence of its group. */
@@ -146,62 +155,43 @@ export class AnswerGapsService {
     const key = questionKey(question);
     if (!key) return;
     const now = this.clock.now().toISOString();
-    const gap = this.db
-      .select()
-      .from(answerGaps)
-      .where(and(eq(answerGaps.chatbot_id, chatbotId), eq(answerGaps.question_key, key)))
-      .get();
+    const gap = this.repo.findByKey(chatbotId, key);
     if (!gap) {
-      this.db
-        .insert(answerGaps)
-        .values({
-          id: newId(),
-          chatbot_id: chatbotId,
-          question_key: key,
-          question,
-          reasons,
-          count: 1,
-          status: 'open',
-          source_id: null,
-          conversation_id: conversationId,
-          first_seen_at: now,
-          last_seen_at: now,
-        })
-        .run();
+      this.repo.insert({
+        id: newId(),
+        chatbot_id: chatbotId,
+        question_key: key,
+        question,
+        reasons,
+        count: 1,
+        status: 'open',
+        source_id: null,
+        conversation_id: conversationId,
+        first_seen_at: now,
+        last_seen_at: now,
+      });
       return;
     }
     let status = gap.status;
     if (status === 'dismissed') status = 'open';
     else if (status === 'answered') {
-      const answer = gap.source_id
-        ? this.db.select({ id: sources.id }).from(sources).where(eq(sources.id, gap.source_id)).get()
-        : undefined;
-      if (!answer || reasons.includes('thumbs_down')) status = 'open';
+      // its qa source deleted: nothing answers it any more
+      const answerKept = gap.source_id ? this.repo.sourceExists(gap.source_id) : false;
+      if (!answerKept || reasons.includes('thumbs_down')) status = 'open';
     }
-    this.db
-      .update(answerGaps)
-      .set({
-        question,
-        reasons: [...new Set([...gap.reasons, ...reasons])],
-        count: sql`${answerGaps.count} + 1`,
-        status,
-        conversation_id: conversationId ?? gap.conversation_id,
-        last_seen_at: now,
-      })
-      .where(eq(answerGaps.id, gap.id))
-      .run();
+    this.repo.recordOccurrence(gap.id, {
+      question,
+      reasons: [...new Set([...gap.reasons, ...reasons])],
+      status,
+      conversation_id: conversationId ?? gap.conversation_id,
+      last_seen_at: now,
+    });
   }
 
   /** The agent's gaps with this status, most asked first, then the most recent. */
   list(user: AuthUser, chatbotId: string, status: GapRow['status']): GapRow[] {
     const agent = this.agents.get(user, chatbotId);
-    return this.db
-      .select()
-      .from(answerGaps)
-      .where(and(eq(answerGaps.chatbot_id, agent.id), eq(answerGaps.status, status)))
-      .orderBy(desc(answerGaps.count), desc(answerGaps.last_seen_at), desc(answerGaps.id))
-      .limit(500)
-      .all();
+    return this.repo.listByStatus(agent.id, status, MAX_GAPS_LISTED);
   }
 
   /** The owner's answer: a qa source (the gap's question unless another wording is given); the gap is answered. */
@@ -216,23 +206,17 @@ export class AnswerGapsService {
       question: input.question ?? gap.question,
       answer: input.answer,
     });
-    const row = this.db
-      .update(answerGaps)
-      .set({ status: 'answered', source_id: source.id })
-      .where(eq(answerGaps.id, gap.id))
-      .returning()
-      .get();
-    return { gap: row, source };
+    return { gap: this.repo.setStatus(gap.id, { status: 'answered', source_id: source.id }), source };
   }
 
   dismiss(user: AuthUser, chatbotId: string, gapId: string): GapRow {
     const gap = this.owned(user, chatbotId, gapId);
-    return this.db.update(answerGaps).set({ status: 'dismissed' }).where(eq(answerGaps.id, gap.id)).returning().get();
+    return this.repo.setStatus(gap.id, { status: 'dismissed' });
   }
 
   /** A gap of one of the caller's agents; any other (missing, another agent's, another account's) is 404 alike. */
   private owned(user: AuthUser, chatbotId: string, gapId: string): GapRow {
-    const gap = this.db.select().from(answerGaps).where(eq(answerGaps.id, gapId)).get();
+    const gap = this.repo.findById(gapId);
     if (!gap || !this.agents.holding(user, gap, chatbotId)) throw notFound('Answer gap');
     return gap;
   }

@@ -7,4 +7,5 @@ export { chunkText } from './chunker.js';
 export { IngestionService, INGEST_JOB } from './ingestion.js';
 export { StorageQuota } from './storage-quota.js';
 export { AnswerGapsService, questionKey, soundsUnsure } from './gaps.js';
+export { AnswerGapsRepo } from './gaps-repo.js';
 export { createKnowledge, type KnowledgeDeps } from './module.js';

@@ -86,25 +86,46 @@ interface StorageRoom {
  * (parse in a worker or crawl, chunk, store in batches, embed) that survives restarts. Deleting a
  * source cancels its job and removes its file, chunks and vectors whatever its state.
  */
+export interface IngestionOptions {
+  dataDir: string;
+  allowPrivateUrls: boolean;
+  storage: StorageQuota;
+  /** called after a deletion, so the space goes back to the disk soon */
+  freedSpace?: () => void;
+}
+
+export interface IngestionDeps {
+  repo: KnowledgeRepo;
+  knowledge: KnowledgeService;
+  agents: AgentsService;
+  /** the ingestion queue (its job kind is registered here) */
+  jobs: JobQueue;
+  parsers: ParserPool;
+  options: IngestionOptions;
+  clock: Clock;
+  log: FastifyBaseLogger;
+}
+
 export class IngestionService {
   private readonly uploadDir: string;
+  private readonly repo: KnowledgeRepo;
+  private readonly knowledge: KnowledgeService;
+  private readonly agents: AgentsService;
+  private readonly jobs: JobQueue;
+  private readonly parsers: ParserPool;
+  private readonly options: IngestionOptions;
+  private readonly clock: Clock;
+  private readonly log: FastifyBaseLogger;
 
-  constructor(
-    private readonly repo: KnowledgeRepo,
-    private readonly knowledge: KnowledgeService,
-    private readonly agents: AgentsService,
-    private readonly jobs: JobQueue,
-    private readonly parsers: ParserPool,
-    private readonly options: {
-      dataDir: string;
-      allowPrivateUrls: boolean;
-      storage: StorageQuota;
-      /** called after a deletion, so the space goes back to the disk soon */
-      freedSpace?: () => void;
-    },
-    private readonly clock: Clock,
-    private readonly log: FastifyBaseLogger,
-  ) {
+  constructor({ repo, knowledge, agents, jobs, parsers, options, clock, log }: IngestionDeps) {
+    this.repo = repo;
+    this.knowledge = knowledge;
+    this.agents = agents;
+    this.jobs = jobs;
+    this.parsers = parsers;
+    this.options = options;
+    this.clock = clock;
+    this.log = log;
     this.uploadDir = path.join(options.dataDir, 'uploads');
     mkdirSync(this.uploadDir, { recursive: true, mode: 0o700 });
     jobs.register(INGEST_JOB, (job, ctx) => this.runJob(job, ctx));

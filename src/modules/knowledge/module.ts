@@ -8,6 +8,7 @@ import { createParserPool } from '../../platform/workers/pool.js';
 import { createEmbedder } from '../../providers/embeddings/index.js';
 import type { AgentsService } from '../agents/index.js';
 import type { PlanHolder, PlanService } from '../limits/index.js';
+import { AnswerGapsRepo } from './gaps-repo.js';
 import { AnswerGapsService, type VisitorQuestions } from './gaps.js';
 import { INGEST_JOB, IngestionService } from './ingestion.js';
 import { KeywordSearcher } from './keyword-searcher.js';
@@ -40,23 +41,25 @@ export interface KnowledgeDeps {
 export function createKnowledge(app: FastifyInstance, deps: KnowledgeDeps) {
   const { config, database, clock, agents, plans, report } = deps;
   const embedder = createEmbedder(config);
-  const vectors = embedder ? new VectorIndex(database.sqlite, embedder.id, embedder.dimensions) : null;
+  const vectors = embedder
+    ? new VectorIndex({ sqlite: database.sqlite, embedderId: embedder.id, dimensions: embedder.dimensions })
+    : null;
   vectors?.ensure();
   const repo = new KnowledgeRepo(database.db);
   const keywordSearcher = new KeywordSearcher(config.databaseFile, repo, app.log);
   // added before the queue's hook, so (hooks close last-added first) it closes after the jobs have stopped
   app.addHook('onClose', async () => keywordSearcher.close());
   const storage = new StorageQuota(repo, plans, deps.accountOf);
-  const knowledge = new KnowledgeService(
+  const knowledge = new KnowledgeService({
     repo,
     agents,
     embedder,
     vectors,
     clock,
-    app.log,
-    keywordSearcher.search,
+    log: app.log,
+    keywordSearch: keywordSearcher.search,
     storage,
-  );
+  });
   // one slot more than an account may use: another account's source never waits for one account's crawl
   const jobs = new JobQueue(database.db, clock, app.log, {
     concurrency: config.ingestConcurrency + 1,
@@ -70,18 +73,30 @@ export function createKnowledge(app: FastifyInstance, deps: KnowledgeDeps) {
     timeoutMs: config.ingestTimeoutMs,
     maxMemoryMb: config.ingestMemoryMb,
   });
-  const ingestion = new IngestionService(
+  const ingestion = new IngestionService({
     repo,
     knowledge,
     agents,
     jobs,
     parsers,
-    { dataDir: config.dataDir, allowPrivateUrls: config.allowPrivateUrls, storage, freedSpace: deps.freedSpace },
+    options: {
+      dataDir: config.dataDir,
+      allowPrivateUrls: config.allowPrivateUrls,
+      storage,
+      freedSpace: deps.freedSpace,
+    },
     clock,
-    app.log,
-  );
+    log: app.log,
+  });
   // answer gaps: recorded by listeners in the chat module's transactions
-  const gaps = new AnswerGapsService(database.db, agents, knowledge, clock, deps.events, deps.visitorQuestions);
+  const gaps = new AnswerGapsService({
+    repo: new AnswerGapsRepo(database.db),
+    agents,
+    knowledge,
+    clock,
+    events: deps.events,
+    questions: deps.visitorQuestions,
+  });
 
   app.addHook('onReady', async () => {
     // chunks stored while the embedder was unreachable, or before an embedder change, get vectors now

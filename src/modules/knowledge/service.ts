@@ -59,22 +59,43 @@ const STOPWORDS = new Set(
   ).split(' '),
 );
 
+export interface KnowledgeServiceDeps {
+  repo: KnowledgeRepo;
+  agents: AgentsService;
+  /** null without embeddings (keyword search only) */
+  embedder: Embedder | null;
+  vectors: VectorIndex | null;
+  clock: Clock;
+  log: FastifyBaseLogger;
+  /** where a chat turn's keyword search runs: a worker in the app (keyword-searcher.ts), this thread by default */
+  keywordSearch?: KeywordSearch;
+  /** the plans' storage limit (none in tests that only search) */
+  storage?: StorageQuota | null;
+}
+
 export class KnowledgeService {
   private backfillRunning: Promise<void> | null = null;
+  private readonly repo: KnowledgeRepo;
+  private readonly agents: AgentsService;
+  private readonly embedder: Embedder | null;
+  private readonly vectors: VectorIndex | null;
+  private readonly clock: Clock;
+  private readonly log: FastifyBaseLogger;
+  private readonly keywordSearch: KeywordSearch;
+  readonly storage: StorageQuota | null;
 
-  constructor(
-    private readonly repo: KnowledgeRepo,
-    private readonly agents: AgentsService,
-    private readonly embedder: Embedder | null,
-    private readonly vectors: VectorIndex | null,
-    private readonly clock: Clock,
-    private readonly log: FastifyBaseLogger,
-    /** where a chat turn's keyword search runs: a worker in the app (keyword-searcher.ts), this thread by default */
-    private readonly keywordSearch: KeywordSearch = (chatbotId, match, limit) =>
-      repo.keywordSearch(chatbotId, match, limit),
-    /** the plans' storage limit (none in tests that only search) */
-    readonly storage: StorageQuota | null = null,
-  ) {}
+  constructor(deps: KnowledgeServiceDeps) {
+    const { repo } = deps;
+    this.repo = repo;
+    this.agents = deps.agents;
+    this.embedder = deps.embedder;
+    this.vectors = deps.vectors;
+    this.clock = deps.clock;
+    this.log = deps.log;
+    this.keywordSearch =
+      deps.keywordSearch ?? ((chatbotId, match, limit) => repo.keywordSearch(chatbotId, match, limit));
+    this.storage = deps.storage ?? null;
+  }
 
   listSources(user: AuthUser, chatbotId: string): SourceRow[] {
     const agent = this.agents.get(user, chatbotId);

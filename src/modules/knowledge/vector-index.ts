@@ -15,6 +15,15 @@ const MIN_CANDIDATES = 128;
  */
 const CODES_BUDGET_BYTES = 64 * 1024 * 1024;
 
+export interface VectorIndexOptions {
+  sqlite: Database.Database;
+  /** the embedder's id (provider, model, dimensions): another one rebuilds the index */
+  embedderId: string;
+  dimensions: number;
+  /** memory for agents' codes (CODES_BUDGET_BYTES unless a test sets a smaller one) */
+  codesBudgetBytes?: number;
+}
+
 /**
  * Chunk vectors of the configured embedder, searched per agent in two steps:
  *
@@ -58,12 +67,17 @@ export class VectorIndex {
   private readonly loaded = new Map<string, { codes: BinaryCodes; deletions: number }>();
   private loadedBytes = 0;
 
-  constructor(
-    private readonly sqlite: Database.Database,
-    readonly embedderId: string,
-    readonly dimensions: number,
-    private readonly codesBudgetBytes = CODES_BUDGET_BYTES,
-  ) {}
+  private readonly sqlite: Database.Database;
+  readonly embedderId: string;
+  readonly dimensions: number;
+  private readonly codesBudgetBytes: number;
+
+  constructor({ sqlite, embedderId, dimensions, codesBudgetBytes = CODES_BUDGET_BYTES }: VectorIndexOptions) {
+    this.sqlite = sqlite;
+    this.embedderId = embedderId;
+    this.dimensions = dimensions;
+    this.codesBudgetBytes = codesBudgetBytes;
+  }
 
   ensure(): void {
     this.statements = null;

@@ -38,17 +38,17 @@ export function createLeads(app: FastifyInstance, deps: LeadsDeps) {
     onError: (what, err) => report(`lead-alert queue: ${what}`)(err),
   });
   app.decorate('mailJobs', mailJobs);
-  const leads = new LeadsService(
-    new LeadsRepo(db),
-    deps.agents,
-    deps.plans,
+  const leads = new LeadsService({
+    repo: new LeadsRepo(db),
+    agents: deps.agents,
+    plans: deps.plans,
     mailJobs,
     mailer,
-    { publicUrl: config.publicUrl, accountEmail: deps.accountEmail },
+    options: { publicUrl: config.publicUrl, accountEmail: deps.accountEmail },
     clock,
-    app.log,
-    deps.events,
-  );
+    log: app.log,
+    events: deps.events,
+  });
 
   // a visitor asked for a person: the owner's e-mail, queued in the escalation's transaction
   deps.events.on('conversation.escalated', (e) => {

@@ -1,5 +1,6 @@
 import { and, desc, eq, gt, gte, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.js';
+import { secureDeleting } from '../../platform/db/secure-delete.js';
 import { chatbots } from '../agents/tables.js';
 import { leadAlertLines, leadsPagePath } from './alert-text.js';
 import {
@@ -14,10 +15,15 @@ import {
 } from './tables.js';
 
 export class LeadsRepo {
-  constructor(readonly db: Db) {}
+  constructor(private readonly db: Db) {}
 
   transaction<T>(fn: () => T): T {
     return this.db.transaction(() => fn());
+  }
+
+  /** Runs `fn` so that what it deletes is overwritten in the file, not only unlinked (erasure). */
+  erasing<T>(fn: () => T): T {
+    return secureDeleting(this.db, fn);
   }
 
   /** The same name and phone for this agent since `since` (dedup window), oldest first. */

@@ -10,7 +10,6 @@ import type { AgentsService, ChatbotRow } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
 import type { PlanService } from '../limits/index.js';
 import { leadAlertLines, leadsPagePath, oneLine } from './alert-text.js';
-import { secureDeleting } from '../../platform/db/secure-delete.js';
 import type { LeadsRepo } from './repo.js';
 import type { AccountLeadRow, MailRow, WidgetLeadRow } from './tables.js';
 
@@ -47,19 +46,40 @@ export interface LeadStats {
   widget_leads: number;
 }
 
+export interface LeadsServiceDeps {
+  repo: LeadsRepo;
+  agents: AgentsService;
+  plans: PlanService;
+  mailJobs: JobQueue;
+  mailer: Mailer;
+  options: LeadsOptions;
+  clock: Clock;
+  log: FastifyBaseLogger;
+  /** lead.created is emitted in the lead's transaction (webhooks listen) */
+  events?: AppEvents;
+}
+
 export class LeadsService {
-  constructor(
-    private readonly repo: LeadsRepo,
-    private readonly agents: AgentsService,
-    private readonly plans: PlanService,
-    private readonly mailJobs: JobQueue,
-    private readonly mailer: Mailer,
-    private readonly options: LeadsOptions,
-    private readonly clock: Clock,
-    private readonly log: FastifyBaseLogger,
-    /** lead.created is emitted in the lead's transaction (webhooks listen) */
-    private readonly events?: AppEvents,
-  ) {
+  private readonly repo: LeadsRepo;
+  private readonly agents: AgentsService;
+  private readonly plans: PlanService;
+  private readonly mailJobs: JobQueue;
+  private readonly mailer: Mailer;
+  private readonly options: LeadsOptions;
+  private readonly clock: Clock;
+  private readonly log: FastifyBaseLogger;
+  private readonly events?: AppEvents;
+
+  constructor({ repo, agents, plans, mailJobs, mailer, options, clock, log, events }: LeadsServiceDeps) {
+    this.repo = repo;
+    this.agents = agents;
+    this.plans = plans;
+    this.mailJobs = mailJobs;
+    this.mailer = mailer;
+    this.options = options;
+    this.clock = clock;
+    this.log = log;
+    this.events = events;
     mailJobs.register(SEND_MAIL_JOB, (job, ctx) => this.deliver(job.subject_id, ctx.signal));
     // a visitor's conversation erased (chat module): their leads of that session go with it
     events?.on('conversation.erased', (erased) => {
@@ -132,7 +152,7 @@ export class LeadsService {
     const lead = this.repo.findWidgetLead(leadId);
     const agent = this.agents.holding(user, lead, chatbotId);
     if (!lead || !agent) throw notFound('Lead');
-    secureDeleting(this.repo.db, () => this.repo.transaction(() => this.eraseLeads(agent.user_id, agent.id, [lead])));
+    this.repo.erasing(() => this.repo.transaction(() => this.eraseLeads(agent.user_id, agent.id, [lead])));
   }
 
   /**

@@ -21,11 +21,16 @@ export interface LimitsDeps {
 export function createLimits(app: FastifyInstance, deps: LimitsDeps) {
   const { db, config, clock, plans } = deps;
   const repo = new LimitsRepo(db);
-  const rateLimiter = new RateLimiter(repo, clock, deps.report('writing the rate-limit counters'));
+  const rateLimiter = new RateLimiter({ repo, clock, onFlushError: deps.report('writing the rate-limit counters') });
   // the message that makes the month reach 80% or 100% queues the owner's warning, in its transaction
-  const quota = new MessageQuota(repo, plans, clock, (crossing) => {
-    const mail = quotaWarningMail(crossing, config.publicUrl);
-    deps.queueAccountNotice(crossing.account.id, mail.subject, mail.body);
+  const quota = new MessageQuota({
+    repo,
+    plans,
+    clock,
+    onCrossing: (crossing) => {
+      const mail = quotaWarningMail(crossing, config.publicUrl);
+      deps.queueAccountNotice(crossing.account.id, mail.subject, mail.body);
+    },
   });
   // a restart is no reset
   rateLimiter.start();

@@ -18,22 +18,34 @@ export interface QuotaCrossing {
 /** What a visitor reads when the owner's quota is used up: the owner's plan is none of their business. */
 export const VISITOR_UNAVAILABLE_TEXT = 'This assistant is unavailable right now, please try again later.';
 
+export interface MessageQuotaDeps {
+  repo: LimitsRepo;
+  plans: PlanService;
+  clock: Clock;
+  /**
+   * runs inside the message's transaction when this message made the month reach 80% or 100%
+   * (the owner is warned by e-mail): a message is counted one at a time, so each threshold is
+   * reached by exactly one message a month
+   */
+  onCrossing?: (crossing: QuotaCrossing) => void;
+}
+
 /**
  * The plan's monthly message quota (docs/API.md "Plans"): visitor and owner messages per account per
  * calendar month (UTC), over both chat routes.
  */
 export class MessageQuota {
-  constructor(
-    private readonly repo: LimitsRepo,
-    private readonly plans: PlanService,
-    private readonly clock: Clock,
-    /**
-     * runs inside the message's transaction when this message made the month reach 80% or 100%
-     * (the owner is warned by e-mail): a message is counted one at a time, so each threshold is
-     * reached by exactly one message a month
-     */
-    private readonly onCrossing: (crossing: QuotaCrossing) => void = () => undefined,
-  ) {}
+  private readonly repo: LimitsRepo;
+  private readonly plans: PlanService;
+  private readonly clock: Clock;
+  private readonly onCrossing: (crossing: QuotaCrossing) => void;
+
+  constructor({ repo, plans, clock, onCrossing = () => undefined }: MessageQuotaDeps) {
+    this.repo = repo;
+    this.plans = plans;
+    this.clock = clock;
+    this.onCrossing = onCrossing;
+  }
 
   /**
    * Counts one message, or refuses it with 429 and the plan-limit detail object when the month's

@@ -27,6 +27,14 @@ interface Counter {
   dirty: boolean;
 }
 
+export interface RateLimiterDeps {
+  repo: LimitsRepo;
+  clock: Clock;
+  /** a flush that could not write; the counts are kept and written by a later flush */
+  onFlushError?: (err: unknown) => void;
+  flushIntervalMs?: number;
+}
+
 /**
  * Fixed-window request counters, several windows per key (a minute and an hour for the plans).
  *
@@ -43,13 +51,17 @@ export class RateLimiter {
   private readonly counters = new Map<string, Counter[]>();
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(
-    private readonly repo: LimitsRepo,
-    private readonly clock: Clock,
-    /** a flush that could not write; the counts are kept and written by a later flush */
-    private readonly onFlushError: (err: unknown) => void = () => undefined,
-    private readonly flushIntervalMs = 2000,
-  ) {}
+  private readonly repo: LimitsRepo;
+  private readonly clock: Clock;
+  private readonly onFlushError: (err: unknown) => void;
+  private readonly flushIntervalMs: number;
+
+  constructor({ repo, clock, onFlushError = () => undefined, flushIntervalMs = 2000 }: RateLimiterDeps) {
+    this.repo = repo;
+    this.clock = clock;
+    this.onFlushError = onFlushError;
+    this.flushIntervalMs = flushIntervalMs;
+  }
 
   /** Loads the windows still running from the database and starts the periodic flush. */
   start(): void {

@@ -1,4 +1,3 @@
-import { eq } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config/index.js';
 import type { Clock } from '../../platform/clock.js';
@@ -10,7 +9,7 @@ import { PROVIDER_NAMES, settingVariable, usesHost } from '../../providers/llm/c
 import { environmentProvider, type ProviderConnection } from '../../providers/llm/registry.js';
 import type { LlmProvider, ProviderName } from '../../providers/llm/types.js';
 import { DamagedKeyError, SettingsKey, SETTINGS_KEY_FILE, decryptValue, encryptValue } from './crypto.js';
-import { appSettings } from './tables.js';
+import { SettingsRepo } from './repo.js';
 
 /**
  * Server settings an admin sets in the admin UI instead of the environment: provider keys and the
@@ -111,11 +110,13 @@ export interface ServerSettingsDeps {
 
 export class ServerSettings {
   private readonly key: SettingsKey;
+  private readonly repo: SettingsRepo;
   private readonly rows = new Map<SettingName, StoredRow>();
   private readonly listeners: Array<() => void> = [];
 
   constructor(private readonly deps: ServerSettingsDeps) {
     this.key = new SettingsKey(deps.config.dataDir);
+    this.repo = new SettingsRepo(deps.db);
     this.load();
   }
 
@@ -232,7 +233,7 @@ export class ServerSettings {
   /** Removes the stored value (none stored: nothing to do). The environment's value, if any, stays in use. */
   remove(name: SettingName): void {
     if (!this.rows.has(name)) return;
-    this.deps.db.delete(appSettings).where(eq(appSettings.key, name)).run();
+    this.repo.delete(name);
     this.rows.delete(name);
     this.changed();
   }
@@ -316,14 +317,7 @@ export class ServerSettings {
       updated_at: updatedAt,
       updated_by: userId,
     };
-    this.deps.db
-      .insert(appSettings)
-      .values(row)
-      .onConflictDoUpdate({
-        target: appSettings.key,
-        set: { value_encrypted: row.value_encrypted, updated_at: row.updated_at, updated_by: row.updated_by },
-      })
-      .run();
+    this.repo.upsert(row);
     this.rows.set(name, { state: 'readable', value, updated_at: updatedAt });
     this.changed();
   }
@@ -340,7 +334,7 @@ export class ServerSettings {
 
   /** Reads and decrypts every stored setting once; what cannot be read is named in one warning. */
   private load(): void {
-    const all = this.deps.db.select().from(appSettings).all();
+    const all = this.repo.all();
     if (all.length === 0) return;
     let key: Buffer | null = null;
     let keyProblem = 'the key file is missing';

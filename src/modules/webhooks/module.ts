@@ -4,6 +4,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/index.js';
 import type { AppEvents } from '../../platform/events.js';
 import { JobQueue } from '../../platform/jobs/queue.js';
+import { WebhooksRepo } from './repo.js';
 import { WEBHOOK_JOB, WebhooksService } from './service.js';
 
 export interface WebhooksDeps {
@@ -27,14 +28,14 @@ export function createWebhooks(app: FastifyInstance, deps: WebhooksDeps) {
     onError: (what, err) => deps.report(`webhook queue: ${what}`)(err),
   });
   app.decorate('webhookJobs', webhookJobs);
-  const webhooks = new WebhooksService(
-    db,
-    webhookJobs,
-    deps.events,
-    { dataDir: config.dataDir, allowPrivateUrls: config.allowPrivateUrls },
+  const webhooks = new WebhooksService({
+    repo: new WebhooksRepo(db),
+    queue: webhookJobs,
+    events: deps.events,
+    options: { dataDir: config.dataDir, allowPrivateUrls: config.allowPrivateUrls },
     clock,
-    app.log,
-  );
+    log: app.log,
+  });
   app.addHook('onReady', async () => webhookJobs.start()); // picks up deliveries a previous process left unfinished
   app.addHook('onClose', async () => webhookJobs.stop());
   return { webhooks };

@@ -1,7 +1,5 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../platform/clock.js';
-import type { Db } from '../../platform/db/index.js';
 import type { AppEventMap, AppEventName, AppEvents } from '../../platform/events.js';
 import { ApiError, badRequest, conflict, notFound } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
@@ -10,8 +8,8 @@ import { assertPublicHttpUrl } from '../../platform/net/safe-fetch.js';
 import type { AuthUser } from '../auth/index.js';
 import { decryptValue, encryptValue, SettingsKey } from '../settings/crypto.js';
 import { postWebhook, type PostResult } from './post.js';
+import type { DeliveryRow, WebhookRow, WebhooksRepo } from './repo.js';
 import { newWebhookSecret, signatureHeader } from './signing.js';
-import { webhookDeliveries, webhooks } from './tables.js';
 
 export const WEBHOOK_JOB = 'webhook';
 export const WEBHOOK_EVENTS = [
@@ -29,8 +27,7 @@ export const RETRY_SCHEDULE_MS = [10_000, 60_000, 5 * 60_000, 30 * 60_000, 2 * 3
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 export const USER_AGENT = 'chat-agent-webhooks';
 
-export type WebhookRow = typeof webhooks.$inferSelect;
-export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+export type { DeliveryRow, WebhookRow } from './repo.js';
 /** a webhook as the API shows it: never its secret */
 export type WebhookView = Omit<WebhookRow, 'secret' | 'user_id'>;
 
@@ -38,6 +35,16 @@ export interface WebhooksOptions {
   dataDir: string;
   allowPrivateUrls: boolean;
   timeoutMs?: number;
+}
+
+export interface WebhooksServiceDeps {
+  repo: WebhooksRepo;
+  /** the webhook-delivery queue (its job kind is registered here) */
+  queue: JobQueue;
+  events: AppEvents;
+  options: WebhooksOptions;
+  clock: Clock;
+  log: FastifyBaseLogger;
 }
 
 /**
@@ -48,47 +55,31 @@ export interface WebhooksOptions {
  */
 export class WebhooksService {
   private readonly key: SettingsKey;
+  private readonly repo: WebhooksRepo;
+  private readonly queue: JobQueue;
+  private readonly options: WebhooksOptions;
+  private readonly clock: Clock;
+  private readonly log: FastifyBaseLogger;
 
-  constructor(
-    private readonly db: Db,
-    private readonly queue: JobQueue,
-    events: AppEvents,
-    private readonly options: WebhooksOptions,
-    private readonly clock: Clock,
-    private readonly log: FastifyBaseLogger,
-  ) {
+  constructor({ repo, queue, events, options, clock, log }: WebhooksServiceDeps) {
+    this.repo = repo;
+    this.queue = queue;
+    this.options = options;
+    this.clock = clock;
+    this.log = log;
     this.key = new SettingsKey(options.dataDir);
     queue.register(WEBHOOK_JOB, (job, ctx) => this.deliver(job.subject_id, ctx.signal));
     for (const event of WEBHOOK_EVENTS) events.on(event, (data) => this.onEvent(event, data));
     // erasure (README "Erasure"): a delivery whose body carried the visitor's conversation or lead
     // goes with it, sent or not (a job still queued for it finds nothing and ends)
     events.on('conversation.erased', (erased) =>
-      this.forgetDeliveriesNaming(erased.account_id, erased.conversation_id),
+      this.repo.deleteDeliveriesNaming(erased.account_id, erased.conversation_id),
     );
-    events.on('lead.erased', (erased) => this.forgetDeliveriesNaming(erased.account_id, erased.lead_id));
-  }
-
-  /** Deletes the account's deliveries whose body holds this id (ids are unique: no other body names it). */
-  private forgetDeliveriesNaming(accountId: string, id: string): void {
-    this.db
-      .delete(webhookDeliveries)
-      .where(
-        and(
-          sql`${webhookDeliveries.webhook_id} IN (SELECT ${webhooks.id} FROM ${webhooks} WHERE ${webhooks.user_id} = ${accountId})`,
-          sql`instr(${webhookDeliveries.payload}, ${JSON.stringify(id)}) > 0`,
-        ),
-      )
-      .run();
+    events.on('lead.erased', (erased) => this.repo.deleteDeliveriesNaming(erased.account_id, erased.lead_id));
   }
 
   list(user: AuthUser): WebhookView[] {
-    return this.db
-      .select()
-      .from(webhooks)
-      .where(eq(webhooks.user_id, user.id))
-      .orderBy(webhooks.created_at, webhooks.id)
-      .all()
-      .map(view);
+    return this.repo.listByUser(user.id).map(view);
   }
 
   create(user: AuthUser, input: { url: string; events: string[] }): WebhookView & { secret: string } {
@@ -98,19 +89,19 @@ export class WebhooksService {
     const id = newId();
     const secret = newWebhookSecret();
     const stored = this.seal(id, secret);
-    return this.db.transaction(() => {
-      const n = this.db
-        .select({ n: sql<number>`count(*)` })
-        .from(webhooks)
-        .where(eq(webhooks.user_id, user.id))
-        .get()!.n;
-      if (n >= MAX_WEBHOOKS)
+    return this.repo.transaction(() => {
+      if (this.repo.countByUser(user.id) >= MAX_WEBHOOKS)
         throw new ApiError(403, `An account may have at most ${MAX_WEBHOOKS} webhooks; delete one first`);
-      const row = this.db
-        .insert(webhooks)
-        .values({ id, user_id: user.id, url, secret: stored, events, active: true, created_at: now, updated_at: now })
-        .returning()
-        .get();
+      const row = this.repo.insert({
+        id,
+        user_id: user.id,
+        url,
+        secret: stored,
+        events,
+        active: true,
+        created_at: now,
+        updated_at: now,
+      });
       return { ...view(row), secret };
     });
   }
@@ -121,48 +112,36 @@ export class WebhooksService {
     if (patch.url !== undefined) changes.url = this.checkUrl(patch.url);
     if (patch.events !== undefined) changes.events = checkEvents(patch.events);
     if (patch.active !== undefined) changes.active = patch.active;
-    return view(this.db.update(webhooks).set(changes).where(eq(webhooks.id, hook.id)).returning().get()!);
+    return view(this.repo.update(hook.id, changes));
   }
 
   /** Deletes the webhook and its log; its queued deliveries are dropped, a running one aborted. */
   async remove(user: AuthUser, id: string): Promise<void> {
     const hook = this.own(user, id);
-    const pending = this.db
-      .select({ id: webhookDeliveries.id })
-      .from(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.webhook_id, hook.id), eq(webhookDeliveries.status, 'pending')))
-      .all();
-    this.db.delete(webhooks).where(eq(webhooks.id, hook.id)).run();
-    for (const d of pending) await this.queue.cancelSubject(d.id);
+    const pending = this.repo.pendingDeliveryIds(hook.id);
+    this.repo.delete(hook.id);
+    for (const deliveryId of pending) await this.queue.cancelSubject(deliveryId);
   }
 
   rotateSecret(user: AuthUser, id: string): WebhookView & { secret: string } {
     const hook = this.own(user, id);
     const secret = newWebhookSecret();
-    const row = this.db
-      .update(webhooks)
-      .set({ secret: this.seal(hook.id, secret), updated_at: this.clock.now().toISOString() })
-      .where(eq(webhooks.id, hook.id))
-      .returning()
-      .get()!;
+    const row = this.repo.update(hook.id, {
+      secret: this.seal(hook.id, secret),
+      updated_at: this.clock.now().toISOString(),
+    });
     return { ...view(row), secret };
   }
 
   deliveries(user: AuthUser, id: string, limit: number): DeliveryRow[] {
     const hook = this.own(user, id);
-    return this.db
-      .select()
-      .from(webhookDeliveries)
-      .where(eq(webhookDeliveries.webhook_id, hook.id))
-      .orderBy(desc(webhookDeliveries.created_at), desc(webhookDeliveries.id))
-      .limit(limit)
-      .all();
+    return this.repo.deliveriesOf(hook.id, limit);
   }
 
   /** A `ping` delivery, queued like any event (also to a disabled webhook: it is asked for). */
   sendTest(user: AuthUser, id: string): DeliveryRow {
     const hook = this.own(user, id);
-    return this.db.transaction(() =>
+    return this.repo.transaction(() =>
       this.insertDelivery(hook, 'ping', { webhook_id: hook.id, message: 'A test event sent from the admin.' }),
     );
   }
@@ -170,21 +149,12 @@ export class WebhooksService {
   /** Queues a failed delivery again (409 for one not failed); its attempt count starts again. */
   retry(user: AuthUser, id: string, deliveryId: string): DeliveryRow {
     const hook = this.own(user, id);
-    const delivery = this.db
-      .select()
-      .from(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.webhook_id, hook.id)))
-      .get();
+    const delivery = this.repo.findDeliveryOf(hook.id, deliveryId);
     if (!delivery) throw notFound('Delivery');
     if (delivery.status !== 'failed')
       throw conflict(`Only a failed delivery can be retried; this one is ${delivery.status}`);
-    return this.db.transaction(() => {
-      const row = this.db
-        .update(webhookDeliveries)
-        .set({ status: 'pending', attempts: 0 })
-        .where(eq(webhookDeliveries.id, delivery.id))
-        .returning()
-        .get()!;
+    return this.repo.transaction(() => {
+      const row = this.repo.resetDelivery(delivery.id);
       this.queue.enqueue(WEBHOOK_JOB, delivery.id, { owner: hook.user_id });
       return row;
     });
@@ -192,11 +162,7 @@ export class WebhooksService {
 
   /** In the emitter's transaction: inserts only. */
   private onEvent<E extends WebhookEvent>(event: E, data: AppEventMap[E]): void {
-    const hooks = this.db
-      .select()
-      .from(webhooks)
-      .where(and(eq(webhooks.user_id, data.account_id), eq(webhooks.active, true)))
-      .all();
+    const hooks = this.repo.activeByUser(data.account_id);
     const { account_id: _account, ...rest } = data;
     for (const hook of hooks) if (hook.events.includes(event)) this.insertDelivery(hook, event, rest);
   }
@@ -205,20 +171,24 @@ export class WebhooksService {
     const id = newId();
     const now = this.clock.now().toISOString();
     const payload = JSON.stringify({ id, event, created_at: now, data });
-    const row = this.db
-      .insert(webhookDeliveries)
-      .values({ id, webhook_id: hook.id, event, payload, status: 'pending', attempts: 0, created_at: now })
-      .returning()
-      .get();
+    const row = this.repo.insertDelivery({
+      id,
+      webhook_id: hook.id,
+      event,
+      payload,
+      status: 'pending',
+      attempts: 0,
+      created_at: now,
+    });
     this.queue.enqueue(WEBHOOK_JOB, id, { owner: hook.user_id });
     return row;
   }
 
   /** One try. Success and final failures are recorded here; a retry is queued as a new job. */
   private async deliver(deliveryId: string, signal: AbortSignal): Promise<void> {
-    const delivery = this.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get();
+    const delivery = this.repo.findDelivery(deliveryId);
     if (delivery?.status !== 'pending') return;
-    const hook = this.db.select().from(webhooks).where(eq(webhooks.id, delivery.webhook_id)).get();
+    const hook = this.repo.findById(delivery.webhook_id);
     if (!hook) return;
     if (!hook.active && delivery.event !== 'ping') {
       this.record(delivery, { status: null, error: 'The webhook is disabled; enable it and retry' }, true);
@@ -260,32 +230,27 @@ export class WebhooksService {
   private record(delivery: DeliveryRow, result: PostResult, final: boolean): void {
     const now = this.clock.now();
     const attempts = delivery.attempts + 1;
-    this.db.transaction(() => {
+    this.repo.transaction(() => {
       if (result.error === null) {
-        this.db
-          .update(webhookDeliveries)
-          .set({
-            status: 'delivered',
-            attempts,
-            last_status: result.status,
-            last_error: null,
-            delivered_at: now.toISOString(),
-          })
-          .where(eq(webhookDeliveries.id, delivery.id))
-          .run();
+        this.repo.updateDelivery(delivery.id, {
+          status: 'delivered',
+          attempts,
+          last_status: result.status,
+          last_error: null,
+          delivered_at: now.toISOString(),
+        });
         return;
       }
       const failed = final || attempts >= MAX_ATTEMPTS;
-      this.db
-        .update(webhookDeliveries)
-        .set({ status: failed ? 'failed' : 'pending', attempts, last_status: result.status, last_error: result.error })
-        .where(eq(webhookDeliveries.id, delivery.id))
-        .run();
+      this.repo.updateDelivery(delivery.id, {
+        status: failed ? 'failed' : 'pending',
+        attempts,
+        last_status: result.status,
+        last_error: result.error,
+      });
       if (!failed) {
         const wait = RETRY_SCHEDULE_MS[Math.min(attempts - 1, RETRY_SCHEDULE_MS.length - 1)]!;
-        const owner =
-          this.db.select({ user_id: webhooks.user_id }).from(webhooks).where(eq(webhooks.id, delivery.webhook_id)).get()
-            ?.user_id ?? null;
+        const owner = this.repo.ownerOf(delivery.webhook_id);
         this.queue.enqueue(WEBHOOK_JOB, delivery.id, { owner, runAfter: new Date(now.getTime() + wait) });
       }
     });
@@ -294,11 +259,7 @@ export class WebhooksService {
   }
 
   private own(user: AuthUser, id: string): WebhookRow {
-    const hook = this.db
-      .select()
-      .from(webhooks)
-      .where(and(eq(webhooks.id, id), eq(webhooks.user_id, user.id)))
-      .get();
+    const hook = this.repo.findOwned(id, user.id);
     if (!hook) throw notFound('Webhook');
     return hook;
   }
