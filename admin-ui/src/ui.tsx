@@ -286,6 +286,56 @@ export function Field(props: { label: string; hint?: ComponentChildren; children
   );
 }
 
+/** A form's primary submit button; while `busy` it is disabled and says `busyLabel`. */
+export function SubmitButton(props: { busy: boolean; label: string; busyLabel: string }) {
+  return (
+    <button type="submit" class="btn btn-primary" disabled={props.busy}>
+      {props.busy ? props.busyLabel : props.label}
+    </button>
+  );
+}
+
+/** The length the server accepts for a new password. */
+export const PASSWORD_MIN = 8;
+export const PASSWORD_MAX = 128;
+
+/** A new password and its repetition (reset link, Account page); the form compares the two. */
+export function NewPasswordFields(props: {
+  password: string;
+  repeat: string;
+  setPassword: (v: string) => void;
+  setRepeat: (v: string) => void;
+}) {
+  return (
+    <>
+      <Field label="New password" hint="8 to 128 characters">
+        <input
+          type="password"
+          name="new-password"
+          autocomplete="new-password"
+          required
+          minLength={PASSWORD_MIN}
+          maxLength={PASSWORD_MAX}
+          value={props.password}
+          onInput={(e) => props.setPassword(inputValue(e))}
+        />
+      </Field>
+      <Field label="Repeat the new password">
+        <input
+          type="password"
+          name="repeat-password"
+          autocomplete="new-password"
+          required
+          minLength={PASSWORD_MIN}
+          maxLength={PASSWORD_MAX}
+          value={props.repeat}
+          onInput={(e) => props.setRepeat(inputValue(e))}
+        />
+      </Field>
+    </>
+  );
+}
+
 export function Badge({ kind, children }: { kind: string; children: ComponentChildren }) {
   return <span class={`badge badge-${kind}`}>{children}</span>;
 }

@@ -1,9 +1,10 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectRefusals, shootBothWidths } from '../helpers/admin.js';
-import { auth, PASSWORD, registerUser, startTestApp, uniqueEmail, type TestApp } from '../helpers/app.js';
-import { launchBrowser, listenOnLoopback, type Browser, watchErrors } from '../helpers/browser.js';
-import { freePort, startSmtp, type TestSmtp } from '../helpers/smtp.js';
+import { auth, PASSWORD, registerUser, startTestApp, uniqueEmail } from '../helpers/app.js';
+import { listenOnLoopback, watchErrors } from '../helpers/browser.js';
+import { useE2eApp } from '../helpers/e2e.js';
+import { startSmtp, type TestSmtp } from '../helpers/smtp.js';
 
 /**
  * Passwords in the admin UI, in real Chromium against the real app and a real SMTP server on
@@ -13,10 +14,15 @@ import { freePort, startSmtp, type TestSmtp } from '../helpers/smtp.js';
  * sideways at 375 px, and no console error may appear but the refusals the test asks for.
  */
 
-let t: TestApp;
 let smtp: TestSmtp;
-let browser: Browser;
-let appUrl: string;
+// PUBLIC_URL must be the address the browser uses: the e-mailed link points there
+const e2e = useE2eApp({
+  publicUrl: true,
+  env: async () => {
+    smtp = e2e.track(await startSmtp());
+    return { SMTP_URL: smtp.url, SMTP_FROM: 'accounts@chat-agent.test' };
+  },
+});
 
 /** Screenshots at desktop width and at 375 px; at 375 px nothing may stick out sideways. */
 const shoot = (page: Page, name: string) => shootBothWidths(page, 'account', name);
@@ -30,33 +36,15 @@ async function logIn(page: Page, email: string, password: string): Promise<void>
   await page.getByRole('heading', { name: 'Agents' }).waitFor();
 }
 
-beforeAll(async () => {
-  smtp = await startSmtp();
-  // PUBLIC_URL must be the address the browser uses: the e-mailed link points there
-  const port = await freePort();
-  appUrl = `http://127.0.0.1:${port}`;
-  t = await startTestApp({
-    env: { SMTP_URL: smtp.url, SMTP_FROM: 'accounts@chat-agent.test', PUBLIC_URL: appUrl, EMBEDDINGS: 'none' },
-  });
-  await t.app.listen({ host: '127.0.0.1', port });
-  browser = await launchBrowser();
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await t?.cleanup();
-  await smtp?.close();
-});
-
 describe('passwords in the admin UI', () => {
   it('changes the password on the Account page: a wrong current one is refused, other sessions end, the new one logs in', async () => {
-    const { email } = await registerUser(t.app, { name: 'Ada Account' });
-    const page = await browser.context.newPage();
+    const { email } = await registerUser(e2e.t.app, { name: 'Ada Account' });
+    const page = await e2e.browser.context.newPage();
     const errors = watchErrors(page);
-    await page.goto(`${appUrl}/`);
+    await page.goto(`${e2e.appUrl}/`);
     await logIn(page, email, PASSWORD);
     // another session of the same account (another browser) besides the one registering made: the change ends both
-    const other = await t.app.inject({
+    const other = await e2e.t.app.inject({
       method: 'POST',
       url: '/api/auth/login',
       payload: { email, password: PASSWORD },
@@ -95,7 +83,7 @@ describe('passwords in the admin UI', () => {
     expect(await form.getByLabel('Current password').inputValue()).toBe('');
     await shoot(page, 'changed');
 
-    expect((await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: auth(otherToken) })).statusCode).toBe(
+    expect((await e2e.t.app.inject({ method: 'GET', url: '/api/auth/me', headers: auth(otherToken) })).statusCode).toBe(
       401,
     );
     // this browser is still logged in
@@ -121,13 +109,13 @@ describe('passwords in the admin UI', () => {
   }, 60_000);
 
   it('forgot password: the e-mailed link opens the reset page, the new password logs in, the link works once', async () => {
-    const { email, token: oldSession } = await registerUser(t.app, {
+    const { email, token: oldSession } = await registerUser(e2e.t.app, {
       name: 'Bob Forgetful',
       email: uniqueEmail('forgetful'),
     });
-    const page = await browser.context.newPage();
+    const page = await e2e.browser.context.newPage();
     const errors = watchErrors(page);
-    await page.goto(`${appUrl}/#/login`);
+    await page.goto(`${e2e.appUrl}/#/login`);
     await page.getByRole('heading', { name: 'Log in' }).waitFor();
     await page.getByRole('link', { name: 'Forgot password?' }).waitFor();
     await shoot(page, 'login');
@@ -144,7 +132,7 @@ describe('passwords in the admin UI', () => {
     const mail = await smtp.waitFor(mailsBefore + 1);
     expect(mail.to).toEqual([email]);
     const link = /(http\S+#\/reset-password\?token=[A-Za-z0-9_-]+)/.exec(mail.body)![1]!;
-    expect(link.startsWith(`${appUrl}/#/reset-password?token=`)).toBe(true);
+    expect(link.startsWith(`${e2e.appUrl}/#/reset-password?token=`)).toBe(true);
 
     await page.goto(link);
     await page.getByRole('heading', { name: 'Choose a new password' }).waitFor();
@@ -154,7 +142,7 @@ describe('passwords in the admin UI', () => {
     await page.getByRole('button', { name: 'Set new password' }).click();
     await page.getByRole('heading', { name: 'Password changed' }).waitFor();
     await shoot(page, 'reset-done');
-    expect((await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: auth(oldSession) })).statusCode).toBe(
+    expect((await e2e.t.app.inject({ method: 'GET', url: '/api/auth/me', headers: auth(oldSession) })).statusCode).toBe(
       401,
     );
 
@@ -180,7 +168,7 @@ describe('passwords in the admin UI', () => {
     const plain = await startTestApp({ env: { EMBEDDINGS: 'none' } });
     try {
       const url = `http://127.0.0.1:${await listenOnLoopback(plain)}`;
-      const page = await browser.context.newPage();
+      const page = await e2e.browser.context.newPage();
       const availability = page.waitForResponse((r) => r.url().endsWith('/api/auth/password-reset'));
       await page.goto(`${url}/#/login`);
       expect(await (await availability).json()).toEqual({ available: false });

@@ -1,8 +1,9 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { openLoggedIn, settle, shootBothWidths } from '../helpers/admin.js';
-import { apiOk, createAgent, PASSWORD, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
-import { launchBrowser, listenOnLoopback, type Browser, watchErrors } from '../helpers/browser.js';
+import { apiOk, createAgent, PASSWORD, registerUser } from '../helpers/app.js';
+import { watchErrors } from '../helpers/browser.js';
+import { useE2eApp } from '../helpers/e2e.js';
 
 /**
  * Admin UI bugs a user found (issue 22.4), each shown in real Chromium against the real app (real
@@ -15,31 +16,18 @@ import { launchBrowser, listenOnLoopback, type Browser, watchErrors } from '../h
 // the page's globals inside page.evaluate callbacks (this file compiles without the DOM library)
 declare const window: any, document: any, CanvasRenderingContext2D: any, Event: any;
 
-let t: TestApp;
-let browser: Browser;
-let appUrl: string;
-
-beforeAll(async () => {
-  t = await startTestApp({ env: { EMBEDDINGS: 'none' } });
-  appUrl = `http://127.0.0.1:${await listenOnLoopback(t)}`;
-  browser = await launchBrowser();
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await t?.cleanup();
-});
+const e2e = useE2eApp();
 
 const ok = (
   token: string,
   method: 'GET' | 'POST' | 'PUT',
   url: string,
   payload?: Record<string, unknown>,
-): Promise<any> => apiOk(t.app, token, method, url, payload);
+): Promise<any> => apiOk(e2e.t.app, token, method, url, payload);
 
 /** What the widget's lead form sends (README "Widget leads"): the public route, no token. */
 async function widgetLead(agentId: string, name: string, phone: string): Promise<void> {
-  const res = await t.app.inject({
+  const res = await e2e.t.app.inject({
     method: 'POST',
     url: `/api/public/lead/${agentId}`,
     payload: { name, phone, session_id: `s-${name}` },
@@ -49,10 +37,10 @@ async function widgetLead(agentId: string, name: string, phone: string): Promise
 
 /** A new page logged in as `token` at `hash`, `width` px wide. */
 async function openAs(token: string, hash: string, width = 1280): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.context.newPage();
+  const page = await e2e.browser.context.newPage();
   await page.setViewportSize({ width, height: 800 });
   const errors = watchErrors(page);
-  await openLoggedIn(page, appUrl, token, hash);
+  await openLoggedIn(page, e2e.appUrl, token, hash);
   return { page, errors };
 }
 
@@ -66,15 +54,15 @@ const focused = (page: Page) =>
 
 describe('admin UI fixes (issue 22.4)', () => {
   it('the top-level Leads page lists the widget leads of all the owner’s agents', async () => {
-    const { token } = await registerUser(t.app, { name: 'Lena Leads' });
-    const shop = await createAgent(t.app, token, { name: 'Shop helper' });
-    const desk = await createAgent(t.app, token, { name: 'Help desk' });
+    const { token } = await registerUser(e2e.t.app, { name: 'Lena Leads' });
+    const shop = await createAgent(e2e.t.app, token, { name: 'Shop helper' });
+    const desk = await createAgent(e2e.t.app, token, { name: 'Help desk' });
     await widgetLead(shop.id, 'Vera Visitor', '+47 555 01 234');
     await widgetLead(desk.id, 'Walt Walker', '+44 20 7946 0001');
     // another account's lead stays out of this owner's list
-    const other = await registerUser(t.app);
+    const other = await registerUser(e2e.t.app);
     await widgetLead(
-      (await createAgent(t.app, other.token, { name: 'Not mine' })).id,
+      (await createAgent(e2e.t.app, other.token, { name: 'Not mine' })).id,
       'Stranger Danger',
       '+1 555 0100',
     );
@@ -108,8 +96,8 @@ describe('admin UI fixes (issue 22.4)', () => {
   }, 60_000);
 
   it('an unsaved setting survives saving another section and switching tabs; leaving warns', async () => {
-    const { token } = await registerUser(t.app, { name: 'Sam Settings' });
-    const agent = await createAgent(t.app, token, { name: 'Draft keeper' });
+    const { token } = await registerUser(e2e.t.app, { name: 'Sam Settings' });
+    const agent = await createAgent(e2e.t.app, token, { name: 'Draft keeper' });
     const { page, errors } = await openAs(token, `#/agents/${agent.id}/settings`);
     try {
       const general = page.getByRole('form', { name: 'General' });
@@ -171,8 +159,8 @@ describe('admin UI fixes (issue 22.4)', () => {
   }, 60_000);
 
   it('keyboard focus stays on Refresh after the list reloads', async () => {
-    const { token } = await registerUser(t.app, { name: 'Kim Keyboard' });
-    const agent = await createAgent(t.app, token, { name: 'Focus bot' });
+    const { token } = await registerUser(e2e.t.app, { name: 'Kim Keyboard' });
+    const agent = await createAgent(e2e.t.app, token, { name: 'Focus bot' });
     await widgetLead(agent.id, 'Fay Focus', '+47 555 09 876');
     const { page, errors } = await openAs(token, `#/agents/${agent.id}/leads`);
     try {
@@ -220,8 +208,8 @@ describe('admin UI fixes (issue 22.4)', () => {
     let agentId: string;
 
     beforeAll(async () => {
-      ({ token } = await registerUser(t.app, { name: 'Chad Chart' }));
-      agentId = (await createAgent(t.app, token, { name: 'Chart bot' })).id;
+      ({ token } = await registerUser(e2e.t.app, { name: 'Chad Chart' }));
+      agentId = (await createAgent(e2e.t.app, token, { name: 'Chart bot' })).id;
     });
 
     /**
@@ -240,7 +228,7 @@ describe('admin UI fixes (issue 22.4)', () => {
     }
 
     async function openChart(hash: string, width: number): Promise<{ page: Page; errors: string[] }> {
-      const page = await browser.context.newPage();
+      const page = await e2e.browser.context.newPage();
       await page.addInitScript(() => {
         const proto = CanvasRenderingContext2D.prototype;
         const fillText = proto.fillText;
@@ -276,7 +264,7 @@ describe('admin UI fixes (issue 22.4)', () => {
       });
       await page.setViewportSize({ width, height: 800 });
       const errors = watchErrors(page);
-      await openLoggedIn(page, appUrl, token, hash);
+      await openLoggedIn(page, e2e.appUrl, token, hash);
       await page.locator('[data-testid="daily-chart"] canvas').waitFor();
       await settle(page);
       await settle(page);
@@ -342,22 +330,22 @@ describe('admin UI fixes (issue 22.4)', () => {
 describe('usage against the plan (issue 22.3)', () => {
   it("the dashboard shows the month's messages, storage and agents against the plan; the server's owner reads unlimited", async () => {
     // the first account of this app is the server's owner (plan `owner`); later ones get `free`
-    await registerUser(t.app);
-    const member = await registerUser(t.app);
-    const first = t.database.sqlite
+    await registerUser(e2e.t.app);
+    const member = await registerUser(e2e.t.app);
+    const first = e2e.t.database.sqlite
       .prepare(`SELECT email, plan_id FROM users ORDER BY created_at, rowid LIMIT 1`)
       .get() as { email: string; plan_id: string };
     expect(first.plan_id).toBe('owner');
-    const login = await t.app.inject({
+    const login = await e2e.t.app.inject({
       method: 'POST',
       url: '/api/auth/login',
       payload: { email: first.email, password: PASSWORD },
     });
     const owner = { token: login.json().access_token as string };
     const agents = [];
-    for (const name of ['One', 'Two', 'Three']) agents.push(await createAgent(t.app, member.token, { name }));
+    for (const name of ['One', 'Two', 'Three']) agents.push(await createAgent(e2e.t.app, member.token, { name }));
     for (const session of ['a', 'b']) {
-      const res = await t.app.inject({
+      const res = await e2e.t.app.inject({
         method: 'POST',
         url: `/api/public/chat/${agents[0]!.id}`,
         payload: { message: 'Are you open today?', session_id: session },

@@ -1,8 +1,9 @@
 import type { Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { openLoggedIn } from '../helpers/admin.js';
-import { auth, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
-import { artifactPath, launchBrowser, listenOnLoopback, type Browser } from '../helpers/browser.js';
+import { auth, registerUser } from '../helpers/app.js';
+import { artifactPath } from '../helpers/browser.js';
+import { useE2eApp } from '../helpers/e2e.js';
 import { startLocalSite, type LocalSite, type Page as SitePage } from '../helpers/local-site.js';
 
 /**
@@ -34,22 +35,11 @@ function servicePage(price: number): string {
 <p>A yearly boiler service costs ${price} pounds, including the safety certificate.</p></body></html>`;
 }
 
-let t: TestApp;
-let browser: Browser;
+const e2e = useE2eApp({ env: { ALLOW_PRIVATE_URLS: 'true' } });
 let site: LocalSite;
-let appUrl: string;
 
 beforeAll(async () => {
-  t = await startTestApp({ env: { ALLOW_PRIVATE_URLS: 'true', EMBEDDINGS: 'none' } });
-  appUrl = `http://127.0.0.1:${await listenOnLoopback(t)}`;
-  site = await startLocalSite(PAGES);
-  browser = await launchBrowser();
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await site?.close();
-  await t?.cleanup();
+  site = e2e.track(await startLocalSite(PAGES));
 });
 
 async function apiAs(
@@ -58,7 +48,7 @@ async function apiAs(
   url: string,
   payload?: Json,
 ): Promise<{ status: number; body: any }> {
-  const res = await t.app.inject({ method, url, headers: auth(token), ...(payload ? { payload } : {}) });
+  const res = await e2e.t.app.inject({ method, url, headers: auth(token), ...(payload ? { payload } : {}) });
   return { status: res.statusCode, body: res.body ? res.json() : null };
 }
 
@@ -85,13 +75,13 @@ function watch(page: Page): { errors: string[]; dialogs: string[] } {
 
 /** A new page logged in as `token` (the token where the UI keeps it), at `hash`. */
 async function openAs(token: string, hash: string): Promise<Page> {
-  const page = await browser.context.newPage();
-  await openLoggedIn(page, appUrl, token, hash);
+  const page = await e2e.browser.context.newPage();
+  await openLoggedIn(page, e2e.appUrl, token, hash);
   return page;
 }
 
 async function newOwner(): Promise<{ token: string; agent: Json }> {
-  const { token } = await registerUser(t.app);
+  const { token } = await registerUser(e2e.t.app);
   const agent = await ok(token, 'POST', '/api/chatbots', { name: 'Boiler desk' });
   return { token, agent };
 }
@@ -301,7 +291,7 @@ describe('what visitors read', () => {
 
       // what a visitor gets: the owner's sentence, and an answer without its sources
       const chat = (text: string) =>
-        t.app.inject({
+        e2e.t.app.inject({
           method: 'POST',
           url: `/api/public/chat/${agent.id}`,
           payload: { message: text, session_id: 'visitor-1' },

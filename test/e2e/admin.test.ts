@@ -2,9 +2,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectRefusals, openLoggedIn, setToken, shootBothWidths, storeToken } from '../helpers/admin.js';
-import { apiOk, auth, PASSWORD, registerUser, startTestApp, uniqueEmail, type TestApp } from '../helpers/app.js';
-import { launchBrowser, type Browser, listenOnLoopback, watchErrors } from '../helpers/browser.js';
-import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
+import { apiOk, auth, PASSWORD, registerUser, startTestApp, uniqueEmail } from '../helpers/app.js';
+import { listenOnLoopback, watchErrors } from '../helpers/browser.js';
+import { useE2eApp } from '../helpers/e2e.js';
 
 /**
  * The admin UI in real Chromium against the real app (real SQLite, a fake OpenAI server): the
@@ -19,11 +19,6 @@ declare const window: any, document: any, localStorage: any, getComputedStyle: a
 
 const ANSWER = 'Parcels ship within two working days, and tracking arrives by e-mail.';
 const FAQ = 'Shipping policy. Parcels ship within two working days. Returns are free for thirty days.';
-
-let t: TestApp;
-let fake: FakeLlm;
-let browser: Browser;
-let appUrl: string;
 
 /**
  * A name for this machine that is not a loopback name, as a VPS's domain or address would be:
@@ -40,27 +35,13 @@ const apiAs = (
   method: 'GET' | 'POST' | 'PUT' | 'PATCH',
   url: string,
   payload?: Record<string, unknown>,
-) => apiOk(t.app, token, method, url, payload);
+) => apiOk(e2e.t.app, token, method, url, payload);
 
-beforeAll(async () => {
-  fake = await startFakeLlm('openai', { reply: ANSWER, chunks: 4 });
+const e2e = useE2eApp({
   // REGISTRATION open, so the admin test can have a second account; first-only has its own test
-  t = await startTestApp({
-    env: {
-      REGISTRATION: 'open',
-      OPENAI_API_KEY: 'sk-test-admin-ui',
-      OPENAI_BASE_URL: fake.baseURL,
-      EMBEDDINGS: 'none',
-    },
-  });
-  appUrl = `http://127.0.0.1:${await listenOnLoopback(t)}`;
-  browser = await launchBrowser({ args: [`--host-resolver-rules=MAP ${OTHER_HOST} 127.0.0.1`] });
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await fake?.close();
-  await t?.cleanup();
+  env: { REGISTRATION: 'open' },
+  llm: { reply: ANSWER, chunks: 4 },
+  browser: { args: [`--host-resolver-rules=MAP ${OTHER_HOST} 127.0.0.1`] },
 });
 
 describe('the owner runs the business from the browser', () => {
@@ -71,7 +52,7 @@ describe('the owner runs the business from the browser', () => {
   const owner = { name: 'Olivia Owner', email: uniqueEmail('owner'), password: PASSWORD };
 
   beforeAll(async () => {
-    page = await browser.context.newPage();
+    page = await e2e.browser.context.newPage();
     errors = watchErrors(page);
   });
   afterAll(async () => {
@@ -79,7 +60,7 @@ describe('the owner runs the business from the browser', () => {
   });
 
   it('registers the first account from the login page', async () => {
-    await page.goto(`${appUrl}/`);
+    await page.goto(`${e2e.appUrl}/`);
     await page.waitForURL(/#\/login$/);
     await page.getByRole('heading', { name: 'Log in' }).waitFor();
     await shoot(page, 'login');
@@ -161,9 +142,9 @@ describe('the owner runs the business from the browser', () => {
     await page.getByRole('link', { name: 'Embed & share' }).click();
     const snippet = await page.getByLabel('Embed snippet').innerText();
     expect(snippet.trim()).toBe(
-      `<script src="${t.config.publicUrl}/widget.js" data-chatbot-id="${agentId}" defer></script>`,
+      `<script src="${e2e.t.config.publicUrl}/widget.js" data-chatbot-id="${agentId}" defer></script>`,
     );
-    expect(await page.getByLabel('Share link').inputValue()).toBe(`${t.config.publicUrl}/chat/${agentId}`);
+    expect(await page.getByLabel('Share link').inputValue()).toBe(`${e2e.t.config.publicUrl}/chat/${agentId}`);
     await page.getByRole('button', { name: 'Copy snippet' }).click();
     await page.getByRole('button', { name: 'Copied' }).waitFor();
     await shoot(page, 'agent-share');
@@ -241,13 +222,13 @@ describe('the owner runs the business from the browser', () => {
     const answer = page.locator('.try-log .chat-assistant').last();
     await answer.getByText(ANSWER).waitFor();
     await page.getByText('Sources:').waitFor();
-    expect(fake.requests.filter((r) => r.kind === 'chat').length).toBeGreaterThanOrEqual(1);
+    expect(e2e.llm.requests.filter((r) => r.kind === 'chat').length).toBeGreaterThanOrEqual(1);
     await shoot(page, 'agent-try-it');
   }, 60_000);
 
   it('sees the conversation with its transcript, and a visitor lead', async () => {
     // a visitor leaves a lead and chats through the public routes (what the widget does)
-    const visitor = await t.app.inject({
+    const visitor = await e2e.t.app.inject({
       method: 'POST',
       url: `/api/public/chat/${agentId}`,
       payload: {
@@ -258,7 +239,7 @@ describe('the owner runs the business from the browser', () => {
       },
     });
     expect(visitor.statusCode, visitor.body).toBe(200);
-    const lead = await t.app.inject({
+    const lead = await e2e.t.app.inject({
       method: 'POST',
       url: `/api/public/lead/${agentId}`,
       payload: { name: 'Vera Visitor', phone: '+47 555 01 234', session_id: 'visitor-1' },
@@ -278,7 +259,7 @@ describe('the owner runs the business from the browser', () => {
     await shoot(page, 'agent-conversations');
 
     // the lead-alert e-mail links here
-    await page.goto(`${appUrl}/#/agents/${agentId}/leads`);
+    await page.goto(`${e2e.appUrl}/#/agents/${agentId}/leads`);
     const table = page.getByRole('table', { name: 'Widget leads' });
     await table.getByText('+47 555 01 234').waitFor();
     const download = page.waitForEvent('download');
@@ -309,7 +290,7 @@ describe('the owner runs the business from the browser', () => {
     await shoot(page, 'analytics');
 
     // the agent's own chart
-    await page.goto(`${appUrl}/#/agents/${agentId}/analytics`);
+    await page.goto(`${e2e.appUrl}/#/agents/${agentId}/analytics`);
     await page.locator('[data-testid="daily-chart"] canvas').waitFor();
     await shoot(page, 'agent-analytics');
   }, 60_000);
@@ -344,7 +325,7 @@ describe('the owner runs the business from the browser', () => {
   }, 60_000);
 
   it('the administrator changes a user’s plan', async () => {
-    const bob = await registerUser(t.app, { name: 'Sam Second' });
+    const bob = await registerUser(e2e.t.app, { name: 'Sam Second' });
     await page.getByRole('link', { name: 'Admin' }).click();
     await page.waitForURL(/#\/admin$/);
     const plan = page.getByLabel('Plan of Sam Second', { exact: true });
@@ -364,7 +345,7 @@ describe('the owner runs the business from the browser', () => {
   }, 60_000);
 
   it('deletes the agent after confirming', async () => {
-    await page.goto(`${appUrl}/#/agents/${agentId}/settings`);
+    await page.goto(`${e2e.appUrl}/#/agents/${agentId}/settings`);
     await page.getByRole('button', { name: 'Delete agent…' }).click();
     const dialog = page.getByRole('dialog');
     await shoot(page, 'agent-delete-dialog');
@@ -377,7 +358,7 @@ describe('the owner runs the business from the browser', () => {
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.waitForURL(/#\/login$/);
     expect(await page.evaluate(() => localStorage.getItem('chat-agent.token'))).toBeNull();
-    const me = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: auth(ownerToken) });
+    const me = await e2e.t.app.inject({ method: 'GET', url: '/api/auth/me', headers: auth(ownerToken) });
     expect(me.statusCode).toBe(401);
   });
 
@@ -388,15 +369,15 @@ describe('the owner runs the business from the browser', () => {
 
 describe('sessions and set-up banners', () => {
   it('a 401 (expired or revoked token) goes back to login and returns to the page after logging in', async () => {
-    const { token, email } = await registerUser(t.app);
-    const page = await browser.context.newPage();
+    const { token, email } = await registerUser(e2e.t.app);
+    const page = await e2e.browser.context.newPage();
     const errors = watchErrors(page);
     try {
-      await storeToken(page, appUrl, token);
+      await storeToken(page, e2e.appUrl, token);
       // revoke it server-side, then open the page an alert e-mail would link to
-      await t.app.inject({ method: 'POST', url: '/api/auth/logout', headers: auth(token) });
+      await e2e.t.app.inject({ method: 'POST', url: '/api/auth/logout', headers: auth(token) });
       await page.goto('about:blank'); // a fresh load, not a hash change in the same document
-      await page.goto(`${appUrl}/#/leads`);
+      await page.goto(`${e2e.appUrl}/#/leads`);
       await page.waitForURL(/#\/login$/);
       expect(await page.evaluate(() => localStorage.getItem('chat-agent.token'))).toBeNull();
       await page.getByLabel('E-mail').fill(email);
@@ -417,7 +398,7 @@ describe('sessions and set-up banners', () => {
     try {
       const url = `http://127.0.0.1:${await listenOnLoopback(bare)}`;
       const { token } = await registerUser(bare.app);
-      const page = await browser.context.newPage();
+      const page = await e2e.browser.context.newPage();
       const errors = watchErrors(page);
       try {
         await page.goto(`${url}/#/login`);
@@ -462,7 +443,7 @@ describe('sessions and set-up banners', () => {
       writeFileSync(ailing.config.backup.dir, 'not a folder');
       await ailing.app.backups!.runOnce();
       ailing.app.databaseCondition.integrityChecked('Tree 7 page 41: btree page type invalid');
-      const page = await browser.context.newPage();
+      const page = await e2e.browser.context.newPage();
       const errors = watchErrors(page);
       try {
         await openLoggedIn(page, url, token, '#/agents');
@@ -500,7 +481,7 @@ describe('PUBLIC_URL banner', () => {
 
   /** Opens `origin`'s admin UI logged in with `token` and waits until the set-up banners are drawn. */
   async function openAgents(origin: string, token: string): Promise<{ page: Page; errors: string[] }> {
-    const page = await browser.context.newPage();
+    const page = await e2e.browser.context.newPage();
     const errors = watchErrors(page);
     await openLoggedIn(page, origin, token, '#/agents');
     await page.getByRole('heading', { name: 'Agents' }).waitFor();
@@ -510,8 +491,8 @@ describe('PUBLIC_URL banner', () => {
   }
 
   it('without PUBLIC_URL, opened at another host name: says links point at localhost and suggests this address', async () => {
-    const { token } = await registerUser(t.app);
-    const port = new URL(appUrl).port;
+    const { token } = await registerUser(e2e.t.app);
+    const port = new URL(e2e.appUrl).port;
     const origin = `http://${OTHER_HOST}:${port}`;
     const { page, errors } = await openAgents(origin, token);
     try {
@@ -520,7 +501,7 @@ describe('PUBLIC_URL banner', () => {
       await banner.waitFor();
       const text = (await banner.textContent()) ?? '';
       // what the server would put in snippets (PORT is the default 3000 here; the test listens elsewhere)
-      expect(t.config.publicUrl).toBe('http://localhost:3000');
+      expect(e2e.t.config.publicUrl).toBe('http://localhost:3000');
       expect(text).toContain('point at http://localhost:3000');
       expect(text).toContain(`PUBLIC_URL=${origin}`);
       expect(text).toContain('docs/DEPLOY.md');
@@ -535,8 +516,8 @@ describe('PUBLIC_URL banner', () => {
   }, 60_000);
 
   it('without PUBLIC_URL, opened at localhost or 127.0.0.1: no banner (the links work there)', async () => {
-    const { token } = await registerUser(t.app);
-    const port = new URL(appUrl).port;
+    const { token } = await registerUser(e2e.t.app);
+    const port = new URL(e2e.appUrl).port;
     for (const origin of [`http://localhost:${port}`, `http://127.0.0.1:${port}`]) {
       const { page, errors } = await openAgents(origin, token);
       try {
@@ -580,7 +561,7 @@ describe('PUBLIC_URL banner', () => {
 
 describe('the source list polls politely', () => {
   it('every 3 s only while something is processing, never after the page is left; a 429 is shown and polling goes on', async () => {
-    const { token } = await registerUser(t.app);
+    const { token } = await registerUser(e2e.t.app);
     const agent = await apiAs(token, 'POST', '/api/chatbots', { name: 'Polling bot' });
     const source = {
       id: 'src-1',
@@ -600,7 +581,7 @@ describe('the source list polls politely', () => {
     // the list the page reads is served by the test, so "processing" lasts exactly as long as wanted
     let answer: 'processing' | 'limited' | 'completed' = 'processing';
     let hits = 0;
-    const page = await browser.context.newPage();
+    const page = await e2e.browser.context.newPage();
     const errors = watchErrors(page);
     await page.route(`**/api/sources/chatbot/${agent.id}`, async (route) => {
       if (route.request().method() !== 'GET') return route.fallback();
@@ -618,7 +599,7 @@ describe('the source list polls politely', () => {
     // a fake clock: the page's timers run only when the test moves time on
     await page.clock.install();
     try {
-      await openLoggedIn(page, appUrl, token, `#/agents/${agent.id}/knowledge`);
+      await openLoggedIn(page, e2e.appUrl, token, `#/agents/${agent.id}/knowledge`);
       const row = page.locator('.source', { hasText: 'acme.example' });
       // effects run after paint (animation frames): move time in small steps until the list is there
       await expect

@@ -1,8 +1,9 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { shootBothWidths } from '../helpers/admin.js';
-import { auth, createAgent, PASSWORD, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
-import { launchBrowser, listenOnLoopback, type Browser, watchErrors } from '../helpers/browser.js';
+import { auth, createAgent, PASSWORD, registerUser } from '../helpers/app.js';
+import { watchErrors } from '../helpers/browser.js';
+import { useE2eApp } from '../helpers/e2e.js';
 
 /**
  * Erasure in the admin UI, in real Chromium against the real app (issue 22.6): the owner opens a
@@ -13,36 +14,23 @@ import { launchBrowser, listenOnLoopback, type Browser, watchErrors } from '../h
 
 declare const document: any;
 
-let t: TestApp;
-let browser: Browser;
-let appUrl: string;
+const e2e = useE2eApp();
 
 /** Screenshots at desktop width and at 375 px; at 375 px nothing may stick out sideways. */
 const shoot = (page: Page, name: string) => shootBothWidths(page, 'erasure', name);
 
-beforeAll(async () => {
-  t = await startTestApp({ env: { EMBEDDINGS: 'none' } });
-  appUrl = `http://127.0.0.1:${await listenOnLoopback(t)}`;
-  browser = await launchBrowser();
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await t?.cleanup();
-});
-
 describe('erasing a visitor from the admin UI', () => {
   it('deletes the conversation and its leads after a confirmation; the other visitor stays', async () => {
-    const { email, token } = await registerUser(t.app, { name: 'Olivia Owner' });
-    const agent = await createAgent(t.app, token, { name: 'Shop help' });
+    const { email, token } = await registerUser(e2e.t.app, { name: 'Olivia Owner' });
+    const agent = await createAgent(e2e.t.app, token, { name: 'Shop help' });
     const visit = async (session: string, name: string, text: string, phone: string) => {
-      const chat = await t.app.inject({
+      const chat = await e2e.t.app.inject({
         method: 'POST',
         url: `/api/public/chat/${agent.id}`,
         payload: { message: text, session_id: session, user_name: name, user_email: `${session}@example.com` },
       });
       expect(chat.statusCode, chat.body).toBe(200);
-      const lead = await t.app.inject({
+      const lead = await e2e.t.app.inject({
         method: 'POST',
         url: `/api/public/lead/${agent.id}`,
         payload: { name, phone, session_id: session },
@@ -53,16 +41,16 @@ describe('erasing a visitor from the admin UI', () => {
     const walt = await visit('walt', 'Walt Stays', 'Do you sell gift cards?', '+31 20 555 0101');
     const vera = await visit('vera', 'Vera Forget', 'Please call me about my order', '+31 20 123 4567');
 
-    const page = await browser.context.newPage();
+    const page = await e2e.browser.context.newPage();
     const errors = watchErrors(page);
-    await page.goto(`${appUrl}/`);
+    await page.goto(`${e2e.appUrl}/`);
     await page.getByRole('heading', { name: 'Log in' }).waitFor();
     await page.getByLabel('E-mail').fill(email);
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.waitForURL(/#\/agents$/);
 
-    await page.goto(`${appUrl}/#/agents/${agent.id}/conversations/${vera.conversationId}`);
+    await page.goto(`${e2e.appUrl}/#/agents/${agent.id}/conversations/${vera.conversationId}`);
     const transcript = page.getByRole('region', { name: 'Transcript' });
     await transcript.getByText('Please call me about my order').waitFor();
     const deleteButton = transcript.getByRole('button', { name: 'Delete conversation' });
@@ -99,13 +87,17 @@ describe('erasing a visitor from the admin UI', () => {
     await shoot(page, 'after');
 
     // the server agrees: the conversation and Vera's lead are gone, Walt's are there
-    const conversations = await t.app.inject({
+    const conversations = await e2e.t.app.inject({
       method: 'GET',
       url: `/api/chat/conversations/${agent.id}`,
       headers: auth(token),
     });
     expect(conversations.json().map((c: { id: string }) => c.id)).toEqual([walt.conversationId]);
-    const leads = await t.app.inject({ method: 'GET', url: `/api/chatbot-leads/${agent.id}`, headers: auth(token) });
+    const leads = await e2e.t.app.inject({
+      method: 'GET',
+      url: `/api/chatbot-leads/${agent.id}`,
+      headers: auth(token),
+    });
     expect(leads.json().map((l: { id: string }) => l.id)).toEqual([walt.leadId]);
     expect(errors).toEqual([]);
     await page.close();

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openLoggedIn } from '../helpers/admin.js';
-import { apiOk, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
-import { artifactPath, launchBrowser, listenOnLoopback, type Browser, type TinyServer } from '../helpers/browser.js';
-import { startWidgetSite, widgetAnimationsDone, widgetIdle } from '../helpers/widget-page.js';
+import { artifactPath } from '../helpers/browser.js';
+import { useE2eApp } from '../helpers/e2e.js';
+import { widgetAnimationsDone, widgetIdle } from '../helpers/widget-page.js';
 
 /**
  * Issue 23 in real Chromium: the greeting bubble beside the closed widget, starter questions, a
@@ -11,35 +11,8 @@ import { startWidgetSite, widgetAnimationsDone, widgetIdle } from '../helpers/wi
  * Screenshots: test-artifacts/feedback-*.png.
  */
 
-type Json = Record<string, any>;
-
-let t: TestApp;
-let browser: Browser;
-let appUrl: string;
-let token: string;
-const servers: TinyServer[] = [];
-
-beforeAll(async () => {
-  t = await startTestApp({ env: { EMBEDDINGS: 'none' } });
-  appUrl = `http://127.0.0.1:${await listenOnLoopback(t)}`;
-  token = (await registerUser(t.app)).token;
-  browser = await launchBrowser();
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  for (const s of servers) await s.close();
-  await t?.cleanup();
-});
-
-const api = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json): Promise<any> =>
-  apiOk(t.app, token, method, url, payload);
-
-async function site(agentId: string): Promise<string> {
-  const s = await startWidgetSite(appUrl, agentId);
-  servers.push(s);
-  return s.url;
-}
+const e2e = useE2eApp({ owner: true });
+const { api, site } = e2e;
 
 describe('widget and admin UI (issue 23)', () => {
   it('greets once after the delay while closed, and the greeting can be dismissed', async () => {
@@ -50,7 +23,7 @@ describe('widget and admin UI (issue 23)', () => {
       greeting_delay_s: 1,
     });
     const url = await site(agent.id);
-    const page = await browser.context.newPage();
+    const page = await e2e.browser.context.newPage();
     await page.goto(url);
     const greeting = page.getByRole('button', { name: 'Need a hand? Ask me anything.' });
     await expect.poll(() => greeting.isVisible(), { timeout: 5000 }).toBe(true);
@@ -72,7 +45,7 @@ describe('widget and admin UI (issue 23)', () => {
       lead_capture_enabled: false,
       starter_questions: ['What are your opening hours?', 'Do you ship abroad?'],
     });
-    const page = await browser.context.newPage();
+    const page = await e2e.browser.context.newPage();
     await page.goto(await site(agent.id));
     await page.getByRole('button', { name: /chat/i }).first().click();
     const dialog = page.getByRole('dialog');
@@ -105,9 +78,9 @@ describe('widget and admin UI (issue 23)', () => {
     expect(conversation).toMatchObject({ status: 'escalated', unread: true, rating: 1 });
 
     // the owner's admin UI
-    const admin = await browser.context.newPage();
+    const admin = await e2e.browser.context.newPage();
     await admin.setViewportSize({ width: 1280, height: 800 });
-    await openLoggedIn(admin, appUrl, token, `#/agents/${agent.id}/conversations`);
+    await openLoggedIn(admin, e2e.appUrl, e2e.token, `#/agents/${agent.id}/conversations`);
     const list = admin.getByRole('list', { name: 'Conversations, newest first' });
     await list.waitFor();
     await list.getByRole('img', { name: 'Unread' }).waitFor();

@@ -1,17 +1,11 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openLoggedIn } from '../helpers/admin.js';
-import { apiOk, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
-import {
-  artifactPath,
-  launchBrowser,
-  listenOnLoopback,
-  watchErrors,
-  type Browser,
-  type TinyServer,
-} from '../helpers/browser.js';
-import { openWidget, startWidgetSite, widgetIdle } from '../helpers/widget-page.js';
-import { startFakeLlm, type FakeLlm, type RecordedRequest } from '../helpers/fake-llm.js';
+import { apiOk, registerUser } from '../helpers/app.js';
+import { artifactPath, launchBrowser, watchErrors } from '../helpers/browser.js';
+import { useE2eApp } from '../helpers/e2e.js';
+import type { RecordedRequest } from '../helpers/fake-llm.js';
+import { openWidget, widgetIdle } from '../helpers/widget-page.js';
 
 /**
  * Issue 23.2 in real Chromium: a visitor asks what the knowledge does not answer; the owner finds
@@ -46,33 +40,13 @@ function answerFromFirstPassage(req: RecordedRequest): string {
   return qa ? qa[1]!.trim() : first.trim();
 }
 
-let t: TestApp;
-let llm: FakeLlm;
-let browser: Browser;
-let appUrl: string;
-const servers: TinyServer[] = [];
-const extraBrowsers: Browser[] = [];
-
-beforeAll(async () => {
-  llm = await startFakeLlm('openai', { reply: answerFromFirstPassage });
-  t = await startTestApp({ env: { EMBEDDINGS: 'none', OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: llm.baseURL } });
-  appUrl = `http://127.0.0.1:${await listenOnLoopback(t)}`;
-  browser = await launchBrowser();
-}, 60_000);
-
-afterAll(async () => {
-  for (const b of extraBrowsers) await b.close();
-  await browser?.close();
-  for (const s of servers) await s.close();
-  await t?.cleanup();
-  await llm?.close();
-});
+const e2e = useE2eApp({ llm: { reply: answerFromFirstPassage } });
 
 const ok = (token: string, method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json): Promise<any> =>
-  apiOk(t.app, token, method, url, payload);
+  apiOk(e2e.t.app, token, method, url, payload);
 
 async function newOwner(): Promise<{ token: string; agent: Json }> {
-  const { token } = await registerUser(t.app);
+  const { token } = await registerUser(e2e.t.app);
   const agent = await ok(token, 'POST', '/api/chatbots', { name: 'Acme helper', lead_capture_enabled: false });
   await ok(token, 'POST', `/api/sources/chatbot/${agent.id}/text`, {
     name: 'Shipping',
@@ -83,7 +57,7 @@ async function newOwner(): Promise<{ token: string; agent: Json }> {
 
 /** A visitor's turn through the public API (another session, no browser). */
 async function visitorSays(agentId: string, sessionId: string, message: string): Promise<Json> {
-  const res = await t.app.inject({
+  const res = await e2e.t.app.inject({
     method: 'POST',
     url: `/api/public/chat/${agentId}`,
     payload: { message, session_id: sessionId },
@@ -92,11 +66,7 @@ async function visitorSays(agentId: string, sessionId: string, message: string):
   return res.json();
 }
 
-async function site(agentId: string): Promise<string> {
-  const s = await startWidgetSite(appUrl, agentId, { head: '<link rel="icon" href="data:,">' });
-  servers.push(s);
-  return s.url;
-}
+const site = (agentId: string) => e2e.site(agentId, { head: '<link rel="icon" href="data:,">' });
 
 /** Opens the widget on `url`, asks `question` and returns the answer's text once it is complete. */
 async function askInWidget(page: Page, url: string, question: string): Promise<string> {
@@ -113,8 +83,8 @@ async function askInWidget(page: Page, url: string, question: string): Promise<s
 
 /** A new page logged in as `token` (the token where the UI keeps it), at `hash`. */
 async function openAs(token: string, hash: string): Promise<Page> {
-  const page = await browser.context.newPage();
-  await openLoggedIn(page, appUrl, token, hash);
+  const page = await e2e.browser.context.newPage();
+  await openLoggedIn(page, e2e.appUrl, token, hash);
   return page;
 }
 
@@ -127,7 +97,7 @@ describe('answer gaps in the admin UI (issue 23.2)', () => {
     const url = await site(agent.id);
 
     // a visitor asks, through the widget, what nothing in the knowledge answers
-    const visitor = await browser.context.newPage();
+    const visitor = await e2e.browser.context.newPage();
     const visitorErrors = watchErrors(visitor);
     expect(await askInWidget(visitor, url, 'What are your opening hours?')).toContain(DONT_KNOW);
     await visitor.close();
@@ -219,8 +189,7 @@ describe('answer gaps in the admin UI (issue 23.2)', () => {
     ).toEqual([parking.conversation_id]);
 
     // a new visitor: another browser with its own profile, the same question in the widget
-    const other = await launchBrowser();
-    extraBrowsers.push(other);
+    const other = e2e.track(await launchBrowser());
     const next = await other.context.newPage();
     const nextErrors = watchErrors(next);
     const reply = await askInWidget(next, url, 'What are your opening hours?');

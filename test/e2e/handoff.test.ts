@@ -1,16 +1,10 @@
 import type { Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openLoggedIn } from '../helpers/admin.js';
-import { apiOk, ManualClock, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
-import {
-  artifactPath,
-  launchBrowser,
-  listenOnLoopback,
-  watchErrors,
-  type Browser,
-  type TinyServer,
-} from '../helpers/browser.js';
-import { openWidget, startWidgetSite, widgetIdle } from '../helpers/widget-page.js';
+import { ManualClock } from '../helpers/app.js';
+import { artifactPath, watchErrors } from '../helpers/browser.js';
+import { useE2eApp } from '../helpers/e2e.js';
+import { openWidget, widgetIdle } from '../helpers/widget-page.js';
 
 /**
  * Live handoff (issue 23 point 4) in real Chromium, the widget on another origin: a visitor gives
@@ -25,36 +19,12 @@ import { openWidget, startWidgetSite, widgetIdle } from '../helpers/widget-page.
 type Json = Record<string, any>;
 
 const clock = new ManualClock(new Date().toISOString());
-let t: TestApp;
-let browser: Browser;
-let appUrl: string;
-let token: string;
-const servers: TinyServer[] = [];
+const e2e = useE2eApp({ owner: true, clock });
+const { api } = e2e;
 
-beforeAll(async () => {
-  t = await startTestApp({ clock, env: { EMBEDDINGS: 'none' } });
-  appUrl = `http://127.0.0.1:${await listenOnLoopback(t)}`;
-  token = (await registerUser(t.app)).token;
-  browser = await launchBrowser();
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  for (const s of servers) await s.close();
-  await t?.cleanup();
-});
-
-const api = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json): Promise<any> =>
-  apiOk(t.app, token, method, url, payload);
-
-async function site(agentId: string): Promise<string> {
-  // the browser asks for a favicon; a 404 would be a console error on the visitor's page
-  const s = await startWidgetSite(appUrl, agentId, {
-    extraPages: { '/favicon.ico': { type: 'image/x-icon', body: '' } },
-  });
-  servers.push(s);
-  return s.url;
-}
+// the browser asks for a favicon; a 404 would be a console error on the visitor's page
+const site = (agentId: string) =>
+  e2e.site(agentId, { extraPages: { '/favicon.ico': { type: 'image/x-icon', body: '' } } });
 
 async function ask(page: Page, dialog: Locator, text: string): Promise<void> {
   await dialog.getByRole('textbox', { name: 'Type your message' }).fill(text);
@@ -77,14 +47,14 @@ describe('live handoff in the browser (issue 23.4)', () => {
     const url = await site(agent.id);
 
     // the owner is already looking at the agent's conversations
-    const admin = await browser.context.newPage();
+    const admin = await e2e.browser.context.newPage();
     const adminErrors = watchErrors(admin);
     await admin.setViewportSize({ width: 1280, height: 800 });
-    await openLoggedIn(admin, appUrl, token, `#/agents/${agent.id}/conversations`);
+    await openLoggedIn(admin, e2e.appUrl, e2e.token, `#/agents/${agent.id}/conversations`);
     await admin.getByText('Live', { exact: true }).waitFor();
     await admin.getByText('No conversations yet.').waitFor();
 
-    const page = await browser.context.newPage();
+    const page = await e2e.browser.context.newPage();
     const visitorErrors = watchErrors(page);
     const streams = watchStreams(page);
     const dialog = await openWidget(page, url);
@@ -194,7 +164,7 @@ describe('live handoff in the browser (issue 23.4)', () => {
     await admin.screenshot({ path: artifactPath('handoff-admin-gap-answered.png') });
 
     // the next visitor (another site, so another visitor's storage) asking the same gets that answer
-    const next = await browser.context.newPage();
+    const next = await e2e.browser.context.newPage();
     const nextErrors = watchErrors(next);
     const nextDialog = await openWidget(next, await site(agent.id));
     await ask(next, nextDialog, 'Can I return a worn jacket?');
@@ -221,7 +191,7 @@ describe('live handoff in the browser (issue 23.4)', () => {
       lead_capture_enabled: false,
       handoff_wait_s: 60,
     });
-    const page = await browser.context.newPage();
+    const page = await e2e.browser.context.newPage();
     const errors = watchErrors(page);
     const streams = watchStreams(page);
     const dialog = await openWidget(page, await site(agent.id));

@@ -1,18 +1,10 @@
 import type { Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openLoggedIn } from '../helpers/admin.js';
-import {
-  apiOk,
-  makeDataDir,
-  registerUser,
-  ROOMY_PLAN,
-  startTestApp,
-  type TestApp,
-  writePlansFile,
-} from '../helpers/app.js';
-import { artifactPath, launchBrowser, listenOnLoopback, type Browser, type TinyServer } from '../helpers/browser.js';
-import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
-import { animationsDone, openWidget as openWidgetAt, startWidgetSite, widgetTurnDone } from '../helpers/widget-page.js';
+import { ROOMY_PLAN } from '../helpers/app.js';
+import { artifactPath } from '../helpers/browser.js';
+import { ask, useE2eApp } from '../helpers/e2e.js';
+import { animationsDone, openWidget as openWidgetAt } from '../helpers/widget-page.js';
 
 /**
  * The widget's lead form (issue 22.6) in real Chromium, embedded on another site: off, asked
@@ -22,49 +14,19 @@ import { animationsDone, openWidget as openWidgetAt, startWidgetSite, widgetTurn
 
 type Json = Record<string, any>;
 
-let t: TestApp;
-let fake: FakeLlm;
-let browser: Browser;
-let appUrl: string;
-let token: string;
-const servers: TinyServer[] = [];
-
-beforeAll(async () => {
-  const dataDir = makeDataDir();
-  // roomy limits, so the plan never interferes
-  const plansFile = writePlansFile(dataDir, { free: ROOMY_PLAN });
-  fake = await startFakeLlm('openai', { reply: 'Happy to help with that.', chunks: 2 });
-  t = await startTestApp({
-    dataDir,
-    env: { OPENAI_API_KEY: 'sk-test-lead', OPENAI_BASE_URL: fake.baseURL, EMBEDDINGS: 'none', PLANS_FILE: plansFile },
-  });
-  appUrl = `http://127.0.0.1:${await listenOnLoopback(t)}`;
-  token = (await registerUser(t.app)).token;
-  browser = await launchBrowser();
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  for (const s of servers) await s.close();
-  await fake?.close();
-  await t?.cleanup();
+// roomy limits, so the plan never interferes
+const e2e = useE2eApp({
+  owner: true,
+  plans: { free: ROOMY_PLAN },
+  llm: { reply: 'Happy to help with that.', chunks: 2 },
 });
-
-const api = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json): Promise<any> =>
-  apiOk(t.app, token, method, url, payload);
-
-/** A new agent as the API makes it (the defaults), with `settings` on top. */
-async function newAgent(settings: Json = {}): Promise<Json> {
-  const agent = await api('POST', '/api/chatbots', { name: 'Acme helper' });
-  return Object.keys(settings).length ? api('PUT', `/api/chatbots/${agent.id}`, settings) : agent;
-}
+const { api, newAgent } = e2e;
 
 /** A customer's site embedding the agent with the one-line snippet; the widget opened on it. */
 async function openWidget(agentId: string): Promise<{ page: Page; dialog: Locator }> {
-  const site = await startWidgetSite(appUrl, agentId);
-  servers.push(site);
-  const page = await browser.context.newPage();
-  const dialog = await openWidgetAt(page, site.url);
+  const url = await e2e.site(agentId);
+  const page = await e2e.browser.context.newPage();
+  const dialog = await openWidgetAt(page, url);
   return { page, dialog };
 }
 
@@ -73,14 +35,6 @@ const nameBox = (dialog: Locator) => dialog.getByRole('textbox', { name: 'Name' 
 /** the form asked in the conversation, named by its introduction */
 const laterForm = (dialog: Locator) =>
   dialog.getByRole('form', { name: 'Would you like us to get back to you? Leave your name and phone number.' });
-
-/** Sends a message and waits until its answer is complete (`answers`: answers on screen then, the welcome not counted). */
-async function ask(page: Page, dialog: Locator, text: string, answers: number): Promise<void> {
-  await messageBox(dialog).fill(text);
-  await messageBox(dialog).press('Enter');
-  await expect.poll(() => dialog.locator('.msg.assistant:not(:has(.typing))').count()).toBe(answers + 1);
-  await widgetTurnDone(page);
-}
 
 const stored = (page: Page, agentId: string) =>
   page.evaluate(`JSON.parse(localStorage.getItem('chat-agent:${agentId}'))`) as Promise<Json>;
@@ -99,7 +53,7 @@ describe('the lead form', () => {
     // not before: the visitor can write straight away
     await messageBox(dialog).waitFor();
     expect(await nameBox(dialog).count()).toBe(0);
-    await ask(page, dialog, 'Do you deliver on Saturdays?', 1);
+    await ask(page, messageBox(dialog), 'Do you deliver on Saturdays?', 1);
 
     // after the first answer: the form in the conversation, below the answer; the message box stays
     const form = laterForm(dialog);
@@ -129,7 +83,7 @@ describe('the lead form', () => {
     expect(leads).toEqual([expect.objectContaining({ name: 'Grace Hopper', phone: '+1 555 0142', session_id })]);
 
     // the name travels with the next message; after a reload the form is not asked again
-    await ask(page, dialog, 'And on Sundays?', 2);
+    await ask(page, messageBox(dialog), 'And on Sundays?', 2);
     const conversations = await api('GET', `/api/chat/conversations/${agent.id}`);
     expect(conversations).toEqual([expect.objectContaining({ session_id, user_name: 'Grace Hopper' })]);
     await page.reload();
@@ -163,7 +117,7 @@ describe('the lead form', () => {
     await form.getByRole('textbox', { name: 'Phone' }).fill('+44 161 496 0000');
     await form.getByRole('button', { name: 'Start chat' }).click();
     await messageBox(dialog).waitFor();
-    await ask(page, dialog, 'Hello', 1);
+    await ask(page, messageBox(dialog), 'Hello', 1);
     expect(await nameBox(dialog).count()).toBe(0);
     expect(await api('GET', `/api/chatbot-leads/${agent.id}`)).toEqual([
       expect.objectContaining({ name: 'Alan Turing' }),
@@ -173,8 +127,8 @@ describe('the lead form', () => {
 
   it('"Never" in the admin UI turns lead_capture_enabled off, and the widget never asks', async () => {
     const agent = await newAgent();
-    const admin = await browser.context.newPage();
-    await openLoggedIn(admin, appUrl, token, `#/agents/${agent.id}/settings`);
+    const admin = await e2e.browser.context.newPage();
+    await openLoggedIn(admin, e2e.appUrl, e2e.token, `#/agents/${agent.id}/settings`);
     const leads = admin.getByRole('form', { name: 'Lead capture and e-mail alerts' });
     const when = leads.getByLabel('Ask for name and phone');
     expect(await when.inputValue()).toBe('after_messages');
@@ -197,8 +151,8 @@ describe('the lead form', () => {
     await admin.close();
 
     const { page, dialog } = await openWidget(agent.id);
-    await ask(page, dialog, 'First question', 1);
-    await ask(page, dialog, 'Second question', 2);
+    await ask(page, messageBox(dialog), 'First question', 1);
+    await ask(page, messageBox(dialog), 'Second question', 2);
     expect(await nameBox(dialog).count()).toBe(0);
     expect(await dialog.locator('form.lead').count()).toBe(0);
     await page.close();
@@ -210,9 +164,9 @@ describe('the lead form', () => {
       privacy_policy_url: 'https://acme.example/privacy?lang=en&x=1',
     });
     const { page, dialog } = await openWidget(agent.id);
-    await ask(page, dialog, 'First question', 1);
+    await ask(page, messageBox(dialog), 'First question', 1);
     expect(await laterForm(dialog).count()).toBe(0);
-    await ask(page, dialog, 'Second question', 2);
+    await ask(page, messageBox(dialog), 'Second question', 2);
     const form = laterForm(dialog);
     await form.waitFor();
     await form.getByText('By sending your details you agree that we contact you about your request.').waitFor();
@@ -226,7 +180,7 @@ describe('the lead form', () => {
     expect(await laterForm(dialog).count()).toBe(0);
     expect(await stored(page, agent.id)).toMatchObject({ lead_skipped: true, lead_done: false, answers: 2 });
     // chatting on does not bring it back, nor does a reload
-    await ask(page, dialog, 'Third question', 3);
+    await ask(page, messageBox(dialog), 'Third question', 3);
     expect(await laterForm(dialog).count()).toBe(0);
     await page.reload();
     await page.getByRole('button', { name: /chat/i }).first().click();
@@ -237,9 +191,9 @@ describe('the lead form', () => {
 
     // a new conversation is a new visit: asked again after 2 answers
     await dialog.getByRole('button', { name: 'Start a new conversation' }).click();
-    await ask(page, dialog, 'New first question', 1);
+    await ask(page, messageBox(dialog), 'New first question', 1);
     expect(await laterForm(dialog).count()).toBe(0);
-    await ask(page, dialog, 'New second question', 2);
+    await ask(page, messageBox(dialog), 'New second question', 2);
     await laterForm(dialog).waitFor();
     await page.close();
   });

@@ -1,9 +1,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { shootBothWidths } from '../helpers/admin.js';
-import { PASSWORD, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
-import { launchBrowser, listenOnLoopback, startTinyServer, type Browser, type TinyServer } from '../helpers/browser.js';
+import { PASSWORD, registerUser } from '../helpers/app.js';
+import { startTinyServer, type TinyServer } from '../helpers/browser.js';
+import { useE2eApp } from '../helpers/e2e.js';
 
 /**
  * Webhooks in the admin UI, in real Chromium against the real app and a receiver on 127.0.0.1
@@ -14,9 +15,7 @@ import { launchBrowser, listenOnLoopback, startTinyServer, type Browser, type Ti
 
 declare const navigator: any;
 
-let t: TestApp;
-let browser: Browser;
-let appUrl: string;
+const e2e = useE2eApp({ env: { ALLOW_PRIVATE_URLS: 'true' } });
 let receiver: TinyServer;
 let secret = '';
 const received: Array<{ event: string; verified: boolean; body: string }> = [];
@@ -34,38 +33,31 @@ function verify(rawBody: string, header: string): boolean {
 const shoot = (page: Page, name: string) => shootBothWidths(page, 'webhooks', name);
 
 beforeAll(async () => {
-  receiver = await startTinyServer((req, res, body) => {
-    const raw = body.toString('utf8');
-    const verified = verify(raw, String(req.headers['chat-agent-signature'] ?? ''));
-    received.push({ event: String(req.headers['chat-agent-event']), verified, body: raw });
-    res.statusCode = verified ? 200 : 401;
-    res.end();
-  });
-  t = await startTestApp({ env: { ALLOW_PRIVATE_URLS: 'true', EMBEDDINGS: 'none' } });
-  appUrl = `http://127.0.0.1:${await listenOnLoopback(t)}`;
-  browser = await launchBrowser();
-  await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: appUrl });
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await t?.cleanup();
-  await receiver?.close();
+  receiver = e2e.track(
+    await startTinyServer((req, res, body) => {
+      const raw = body.toString('utf8');
+      const verified = verify(raw, String(req.headers['chat-agent-signature'] ?? ''));
+      received.push({ event: String(req.headers['chat-agent-event']), verified, body: raw });
+      res.statusCode = verified ? 200 : 401;
+      res.end();
+    }),
+  );
+  await e2e.browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: e2e.appUrl });
 });
 
 describe('webhooks in the admin UI', () => {
   it('adds a webhook, copies its secret, sends a test event and sees it delivered', async () => {
-    const { email } = await registerUser(t.app, { name: 'Hook Owner' });
-    const page = await browser.context.newPage();
+    const { email } = await registerUser(e2e.t.app, { name: 'Hook Owner' });
+    const page = await e2e.browser.context.newPage();
     const errors: string[] = [];
     page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
     page.on('pageerror', (err) => errors.push(err.message));
-    await page.goto(`${appUrl}/`);
+    await page.goto(`${e2e.appUrl}/`);
     await page.getByLabel('E-mail').fill(email);
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.waitForURL(/#\/agents$/);
-    await page.goto(`${appUrl}/#/account`);
+    await page.goto(`${e2e.appUrl}/#/account`);
     await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
     await page.getByText('No webhooks yet.').waitFor();
 
@@ -96,7 +88,7 @@ describe('webhooks in the admin UI', () => {
     const log = card.getByRole('table', { name: 'Deliveries' });
     // the log opens with the queued ping; once the queue has sent it, Refresh shows it delivered
     await log.getByText('ping').waitFor();
-    await t.app.webhookJobs.idle();
+    await e2e.t.app.webhookJobs.idle();
     await card.getByRole('button', { name: 'Refresh' }).click();
     await log.getByText('delivered').waitFor();
     expect(received).toHaveLength(1);

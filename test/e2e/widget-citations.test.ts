@@ -1,8 +1,9 @@
 import type { Locator, Page } from 'playwright-core';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auth, multipartForm, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
-import { artifactPath, launchBrowser, listenOnLoopback, type Browser } from '../helpers/browser.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { auth, multipartForm } from '../helpers/app.js';
+import { artifactPath } from '../helpers/browser.js';
+import { useE2eApp } from '../helpers/e2e.js';
 import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
 
 /**
@@ -18,36 +19,21 @@ declare const localStorage: any;
 
 type Json = Record<string, any>;
 
-let t: TestApp;
-let browser: Browser;
+const e2e = useE2eApp({ owner: true, env: { ALLOW_PRIVATE_URLS: 'true' } });
 let site: LocalSite;
-let appUrl: string;
-let token: string;
 
 beforeAll(async () => {
-  t = await startTestApp({ env: { ALLOW_PRIVATE_URLS: 'true', EMBEDDINGS: 'none' } });
-  appUrl = `http://127.0.0.1:${await listenOnLoopback(t)}`;
-  token = (await registerUser(t.app)).token;
-  site = await startLocalSite({
-    '/': `<!doctype html><html><head><title>Acme Plumbing</title></head><body><h1>Welcome</h1>
+  site = e2e.track(
+    await startLocalSite({
+      '/': `<!doctype html><html><head><title>Acme Plumbing</title></head><body><h1>Welcome</h1>
 <p>Acme Plumbing fixes leaks across the county.</p><p><a href="/service">Servicing</a></p></body></html>`,
-    '/service': `<!doctype html><html><head><title>Boiler service</title></head><body><h1>Service</h1>
+      '/service': `<!doctype html><html><head><title>Boiler service</title></head><body><h1>Service</h1>
 <p>A yearly boiler service costs 89 pounds, including the safety certificate.</p></body></html>`,
-  });
-  browser = await launchBrowser();
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await site?.close();
-  await t?.cleanup();
+    }),
+  );
 });
 
-async function api(method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json): Promise<any> {
-  const res = await t.app.inject({ method, url, headers: auth(token), ...(payload ? { payload } : {}) });
-  expect(res.statusCode, `${method} ${url}: ${res.body}`).toBeLessThan(300);
-  return res.json();
-}
+const { api } = e2e;
 
 /** Waits until every source of the agent has been processed, and that none failed. */
 async function allReady(agentId: string): Promise<void> {
@@ -88,15 +74,15 @@ async function manualPdf(): Promise<Uint8Array> {
 
 /** The share page of the agent, with whatever the visitor's browser kept (`stored`) in place first. */
 async function sharePage(agentId: string, stored?: Json): Promise<Page> {
-  const page = await browser.context.newPage();
+  const page = await e2e.browser.context.newPage();
   if (stored) {
-    await page.goto(`${appUrl}/api/health`); // same origin, to reach its localStorage
+    await page.goto(`${e2e.appUrl}/api/health`); // same origin, to reach its localStorage
     await page.evaluate(
       ([key, value]) => localStorage.setItem(key, value),
       [`chat-agent:${agentId}`, JSON.stringify(stored)],
     );
   }
-  await page.goto(`${appUrl}/chat/${agentId}`);
+  await page.goto(`${e2e.appUrl}/chat/${agentId}`);
   await page.getByRole('main').waitFor();
   return page;
 }
@@ -123,10 +109,10 @@ describe('citations under the answers', () => {
     await api('PUT', `/api/chatbots/${agent.id}`, { lead_capture_enabled: false });
     await api('POST', `/api/sources/chatbot/${agent.id}/website`, { url: `${site.url}/`, max_pages: 5 });
     const { payload, headers } = await multipartForm({ file: { filename: 'manual.pdf', content: await manualPdf() } });
-    const upload = await t.app.inject({
+    const upload = await e2e.t.app.inject({
       method: 'POST',
       url: `/api/sources/chatbot/${agent.id}/file`,
-      headers: { ...auth(token), ...headers },
+      headers: { ...auth(e2e.token), ...headers },
       payload,
     });
     expect(upload.statusCode, upload.body).toBe(201);

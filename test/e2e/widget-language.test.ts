@@ -1,18 +1,10 @@
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLoggedIn } from '../helpers/admin.js';
-import {
-  apiOk,
-  makeDataDir,
-  registerUser,
-  ROOMY_PLAN,
-  startTestApp,
-  type TestApp,
-  writePlansFile,
-} from '../helpers/app.js';
-import { artifactPath, CHROMIUM, listenOnLoopback, type TinyServer } from '../helpers/browser.js';
-import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
-import { animationsDone, startWidgetSite, widgetTurnDone } from '../helpers/widget-page.js';
+import { ROOMY_PLAN } from '../helpers/app.js';
+import { artifactPath, CHROMIUM } from '../helpers/browser.js';
+import { ask, useE2eApp } from '../helpers/e2e.js';
+import { animationsDone, widgetTurnDone } from '../helpers/widget-page.js';
 
 /**
  * The widget's language (issue 22.7) in real Chromium, embedded on another site: the agent's
@@ -24,32 +16,19 @@ import { animationsDone, startWidgetSite, widgetTurnDone } from '../helpers/widg
 // the page's globals inside page.evaluate callbacks (this file compiles without the DOM library)
 declare const navigator: any;
 
-type Json = Record<string, any>;
-
-let t: TestApp;
-let fake: FakeLlm;
+// roomy limits, so the plan never interferes (the per-session rate limit is the agent's own)
+const e2e = useE2eApp({
+  owner: true,
+  plans: { free: ROOMY_PLAN },
+  llm: { reply: 'Gern geschehen.', chunks: 2 },
+  // a browser of its own: each visitor is a context with its own locale
+  browser: false,
+});
+const { api, newAgent } = e2e;
 let browser: Browser;
-let appUrl: string;
-let token: string;
-const servers: TinyServer[] = [];
 const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
-  const dataDir = makeDataDir();
-  // roomy limits, so the plan never interferes (the per-session rate limit is the agent's own)
-  const plansFile = writePlansFile(dataDir, { free: ROOMY_PLAN });
-  fake = await startFakeLlm('openai', { reply: 'Gern geschehen.', chunks: 2 });
-  t = await startTestApp({
-    dataDir,
-    env: {
-      OPENAI_API_KEY: 'sk-test-language',
-      OPENAI_BASE_URL: fake.baseURL,
-      EMBEDDINGS: 'none',
-      PLANS_FILE: plansFile,
-    },
-  });
-  appUrl = `http://127.0.0.1:${await listenOnLoopback(t)}`;
-  token = (await registerUser(t.app)).token;
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -63,21 +42,11 @@ beforeAll(async () => {
   });
 }, 60_000);
 
+// after hooks run last-registered first: the visitors' browser closes before the app
 afterAll(async () => {
   for (const c of contexts) await c.close();
   await browser?.close();
-  for (const s of servers) await s.close();
-  await fake?.close();
-  await t?.cleanup();
 });
-
-const api = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json): Promise<any> =>
-  apiOk(t.app, token, method, url, payload);
-
-async function newAgent(settings: Json = {}): Promise<Json> {
-  const agent = await api('POST', '/api/chatbots', { name: 'Acme helper' });
-  return Object.keys(settings).length ? api('PUT', `/api/chatbots/${agent.id}`, settings) : agent;
-}
 
 /** A browser whose visitor prefers `locale` (navigator.languages, Accept-Language). */
 async function visitor(locale: string): Promise<BrowserContext> {
@@ -88,24 +57,11 @@ async function visitor(locale: string): Promise<BrowserContext> {
 }
 
 /** A customer's site embedding the agent with the one-line snippet. */
-async function siteFor(agentId: string): Promise<string> {
-  const site = await startWidgetSite(appUrl, agentId, { lang: 'en' });
-  servers.push(site);
-  return site.url;
-}
+const siteFor = (agentId: string) => e2e.site(agentId, { lang: 'en' });
 
 /** The `lang` of the widget's root element, inside its shadow root. */
 const widgetLang = (page: Page) =>
   page.evaluate(`document.querySelector('chat-agent-widget').shadowRoot.querySelector('.root').getAttribute('lang')`);
-
-/** Sends a message and waits until its answer is complete (`answers`: answers on screen then, the welcome not counted). */
-async function ask(page: Page, box: Locator, text: string, answers: number): Promise<void> {
-  const dialog = page.getByRole('dialog');
-  await box.fill(text);
-  await box.press('Enter');
-  await expect.poll(() => dialog.locator('.msg.assistant:not(:has(.typing))').count()).toBe(answers + 1);
-  await widgetTurnDone(page);
-}
 
 describe('the widget’s language', () => {
   it('an agent set to German speaks German, whatever the browser’s language, down to its error messages', async () => {
@@ -185,7 +141,7 @@ describe('the widget’s language', () => {
     const agent = await newAgent();
     expect(agent.language).toBe('auto');
     const url = await siteFor(agent.id);
-    fake.setBehaviour({ reply: 'Avec plaisir.' });
+    e2e.llm.setBehaviour({ reply: 'Avec plaisir.' });
 
     const page = await (await visitor('fr-FR')).newPage();
     await page.goto(url);
@@ -230,7 +186,7 @@ describe('the widget’s language', () => {
       lead_form_timing: 'before_chat',
       widget_texts: { placeholder: '¿En qué podemos ayudarle?', lead_submit: 'Hablemos' },
     });
-    fake.setBehaviour({ reply: 'Con mucho gusto.' });
+    e2e.llm.setBehaviour({ reply: 'Con mucho gusto.' });
     const page = await (await visitor('fr-FR')).newPage(); // the agent's language wins over the browser's
     await page.goto(await siteFor(agent.id));
     await page.getByRole('button', { name: 'Abrir el chat con Acme helper' }).click();
@@ -259,7 +215,7 @@ describe('language, wording and lead timing set in the admin UI', () => {
     const agent = await newAgent();
     const admin = await visitor('en-US');
     const page = await admin.newPage();
-    await openLoggedIn(page, appUrl, token, `#/agents/${agent.id}/settings`);
+    await openLoggedIn(page, e2e.appUrl, e2e.token, `#/agents/${agent.id}/settings`);
 
     const texts = page.getByRole('form', { name: 'Language and texts' });
     await texts.getByLabel('Language').selectOption('it');
@@ -291,7 +247,7 @@ describe('language, wording and lead timing set in the admin UI', () => {
     });
 
     // the widget, for a visitor whose browser is English
-    fake.setBehaviour({ reply: 'Volentieri.' });
+    e2e.llm.setBehaviour({ reply: 'Volentieri.' });
     const widget = await admin.newPage();
     await widget.goto(await siteFor(agent.id));
     await widget.getByRole('button', { name: 'Apri la chat con Acme helper' }).click();

@@ -1,26 +1,8 @@
 import type { Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  apiOk,
-  auth,
-  makeDataDir,
-  registerUser,
-  ROOMY_PLAN,
-  startTestApp,
-  type TestApp,
-  writePlansFile,
-} from '../helpers/app.js';
-import {
-  artifactPath,
-  launchBrowser,
-  listenOnLoopback,
-  startBufferingProxy,
-  startSite,
-  startTinyServer,
-  type Browser,
-  type TinyServer,
-} from '../helpers/browser.js';
-import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
+import { describe, expect, it } from 'vitest';
+import { auth, registerUser, ROOMY_PLAN } from '../helpers/app.js';
+import { artifactPath, startBufferingProxy, startSite, startTinyServer, type TinyServer } from '../helpers/browser.js';
+import { useE2eApp } from '../helpers/e2e.js';
 import { animationsDone } from '../helpers/widget-page.js';
 
 /**
@@ -72,31 +54,24 @@ function hostPage(scriptOrigin: string, agentId: string, extraBody = ''): string
 
 const TALL = Array.from({ length: 60 }, (_, i) => `<p>Filler paragraph ${i} so the page scrolls.</p>`).join('');
 
-let t: TestApp;
-let fake: FakeLlm;
-let browser: Browser;
-let appUrl: string;
-let token: string;
-const servers: TinyServer[] = [];
-
-const api = (method: 'GET' | 'POST' | 'PUT' | 'PATCH', url: string, payload?: Json) =>
-  apiOk(t.app, token, method, url, payload);
-
-async function newAgent(settings: Json = {}): Promise<Json> {
-  const agent = await api('POST', '/api/chatbots', { name: 'Acme helper' });
-  return api('PUT', `/api/chatbots/${agent.id}`, settings);
-}
+const e2e = useE2eApp({
+  owner: true,
+  // roomy limits, so the plan's request rate never interferes (limits have their own tests);
+  // `one`: one message a month, for the owner whose quota runs out
+  plans: { free: ROOMY_PLAN, one: { ...ROOMY_PLAN, monthly_messages: 1 } },
+  llm: { reply: 'Hello from the fake.', chunks: 4 },
+});
+const { api, newAgent } = e2e;
 
 async function site(agentId: string, opts: { scriptOrigin?: string; extraBody?: string } = {}): Promise<TinyServer> {
   const s = await startSite({
-    '/': { type: 'text/html; charset=utf-8', body: hostPage(opts.scriptOrigin ?? appUrl, agentId, opts.extraBody) },
+    '/': { type: 'text/html; charset=utf-8', body: hostPage(opts.scriptOrigin ?? e2e.appUrl, agentId, opts.extraBody) },
     '/logo.svg': {
       type: 'image/svg+xml',
       body: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><circle cx="5" cy="5" r="5" fill="#fbbf24"/></svg>',
     },
   });
-  servers.push(s);
-  return s;
+  return e2e.track(s);
 }
 
 /** The launcher, found the way assistive technology finds it (docs/API.md "Widget": a button named "chat"). */
@@ -114,28 +89,6 @@ function inShadow<T>(page: Page, fn: string): Promise<T> {
 const style = (loc: Locator, prop: string) =>
   loc.evaluate((el: any, p: string) => (globalThis as any).getComputedStyle(el).getPropertyValue(p), prop);
 
-beforeAll(async () => {
-  const dataDir = makeDataDir();
-  // roomy limits, so the plan's request rate never interferes (limits have their own tests);
-  // `one`: one message a month, for the owner whose quota runs out
-  const plansFile = writePlansFile(dataDir, { free: ROOMY_PLAN, one: { ...ROOMY_PLAN, monthly_messages: 1 } });
-  fake = await startFakeLlm('openai', { reply: 'Hello from the fake.', chunks: 4 });
-  t = await startTestApp({
-    dataDir,
-    env: { OPENAI_API_KEY: 'sk-test-widget', OPENAI_BASE_URL: fake.baseURL, EMBEDDINGS: 'none', PLANS_FILE: plansFile },
-  });
-  appUrl = `http://127.0.0.1:${await listenOnLoopback(t)}`;
-  token = (await registerUser(t.app)).token;
-  browser = await launchBrowser();
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  for (const s of servers) await s.close();
-  await fake?.close();
-  await t?.cleanup();
-});
-
 describe('the embedded widget on another site', () => {
   it('looks as configured, captures the lead, streams the answer and restores history after a reload', async () => {
     const agent = await newAgent(SETTINGS);
@@ -144,10 +97,10 @@ describe('the embedded widget on another site', () => {
       content: 'Acme Plumbing opening hours: Monday to Friday, 8:00 to 18:00. Emergency line always open.',
     });
     const host = await site(agent.id);
-    expect(new URL(host.url).origin).not.toBe(new URL(appUrl).origin); // cross-origin embedding
+    expect(new URL(host.url).origin).not.toBe(new URL(e2e.appUrl).origin); // cross-origin embedding
     await api('PUT', `/api/chatbots/${agent.id}`, { logo_url: `${host.url}/logo.svg` });
 
-    const page = await browser.context.newPage();
+    const page = await e2e.browser.context.newPage();
     await page.goto(host.url);
     const launcher = launcherOf(page);
     await launcher.waitFor();
@@ -199,7 +152,7 @@ describe('the embedded widget on another site', () => {
 
     // the answer streams: part of it is on screen while the model is still writing
     // until the first words arrive there is a typing indicator
-    fake.setBehaviour({
+    e2e.llm.setBehaviour({
       reply: 'We are **open** Monday to Friday, 8:00 to 18:00. Details on [our hours page](https://example.com/hours).',
       chunks: 4,
       pauseAfterChunks: 0,
@@ -207,18 +160,18 @@ describe('the embedded widget on another site', () => {
     const box2 = messageBox(page);
     await box2.fill('When are you open?');
     await box2.press('Enter');
-    await fake.waitForPause();
+    await e2e.llm.waitForPause();
     await dialog.getByRole('status', { name: 'Assistant is typing' }).waitFor();
     await page.screenshot({ path: artifactPath('widget-dark-top-left-typing.png') });
-    fake.setBehaviour({ pauseAfterChunks: 2 });
-    fake.release();
-    await fake.waitForPause();
+    e2e.llm.setBehaviour({ pauseAfterChunks: 2 });
+    e2e.llm.release();
+    await e2e.llm.waitForPause();
     const answer = dialog.locator('.msg.assistant .bubble').last();
     await answer.getByText('We are').waitFor();
     expect(await answer.textContent()).not.toContain('hours page');
     expect(await dialog.getByRole('status', { name: 'Assistant is typing' }).count()).toBe(0);
-    fake.setBehaviour({ pauseAfterChunks: undefined });
-    fake.release();
+    e2e.llm.setBehaviour({ pauseAfterChunks: undefined });
+    e2e.llm.release();
     const hoursLink = answer.getByRole('link', { name: 'our hours page' });
     await hoursLink.waitFor();
     expect(await hoursLink.getAttribute('href')).toBe('https://example.com/hours');
@@ -257,7 +210,7 @@ describe('the embedded widget on another site', () => {
     const imageHost = await startTinyServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'image/png' }).end();
     });
-    servers.push(imageHost);
+    e2e.track(imageHost);
     const agent = await newAgent({ lead_capture_enabled: false });
     const host = await site(agent.id);
     const payload = [
@@ -270,9 +223,9 @@ describe('the embedded widget on another site', () => {
       '',
       'The end.',
     ].join('\n');
-    fake.setBehaviour({ reply: payload, chunks: 5 });
+    e2e.llm.setBehaviour({ reply: payload, chunks: 5 });
 
-    const page = await browser.context.newPage();
+    const page = await e2e.browser.context.newPage();
     const outbound: string[] = [];
     page.on('request', (r) => {
       if (r.url().startsWith(imageHost.url)) outbound.push(r.url());
@@ -314,8 +267,8 @@ describe('the embedded widget on another site', () => {
   it('says what went wrong on a network error, 429 and an offline agent, and retries', async () => {
     const agent = await newAgent({ lead_capture_enabled: false, rate_limit_enabled: true, messages_per_hour: 2 });
     const host = await site(agent.id);
-    fake.setBehaviour({ reply: 'Happy to help.', chunks: 2 });
-    const page = await browser.context.newPage();
+    e2e.llm.setBehaviour({ reply: 'Happy to help.', chunks: 2 });
+    const page = await e2e.browser.context.newPage();
     await page.goto(host.url);
     await launcherOf(page).click();
     const dialog = dialogOf(page);
@@ -360,25 +313,25 @@ describe('the embedded widget on another site', () => {
 
   it("when the owner's monthly quota is used up the visitor reads a plain sentence, with no Retry and no seconds to wait", async () => {
     // another owner, on a plan of one message a month (the first account is the admin)
-    const owner = await registerUser(t.app);
-    const me = (await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: auth(owner.token) })).json();
+    const owner = await registerUser(e2e.t.app);
+    const me = (await e2e.t.app.inject({ method: 'GET', url: '/api/auth/me', headers: auth(owner.token) })).json();
     await api('PATCH', `/api/admin/users/${me.id}`, { plan_id: 'one' });
-    const created = await t.app.inject({
+    const created = await e2e.t.app.inject({
       method: 'POST',
       url: '/api/chatbots',
       headers: auth(owner.token),
       payload: { name: 'Quota bot', lead_capture_enabled: false },
     });
     const agent = created.json();
-    await t.app.inject({
+    await e2e.t.app.inject({
       method: 'PUT',
       url: `/api/chatbots/${agent.id}`,
       headers: auth(owner.token),
       payload: { lead_capture_enabled: false },
     });
     const host = await site(agent.id);
-    fake.setBehaviour({ reply: 'Happy to help.', chunks: 2 });
-    const page = await browser.context.newPage();
+    e2e.llm.setBehaviour({ reply: 'Happy to help.', chunks: 2 });
+    const page = await e2e.browser.context.newPage();
     await page.goto(host.url);
     await launcherOf(page).click();
     const dialog = dialogOf(page);
@@ -406,14 +359,14 @@ describe('the embedded widget on another site', () => {
   it('falls back to the whole answer when a proxy buffers the stream or turns it into JSON', async () => {
     const agent = await newAgent({ lead_capture_enabled: false });
     for (const dropEventStreamAccept of [false, true]) {
-      const proxy = await startBufferingProxy(appUrl, { dropEventStreamAccept });
-      servers.push(proxy);
+      const proxy = await startBufferingProxy(e2e.appUrl, { dropEventStreamAccept });
+      e2e.track(proxy);
       const host = await site(agent.id, { scriptOrigin: proxy.url });
-      fake.setBehaviour({
+      e2e.llm.setBehaviour({
         reply: `Answer through ${dropEventStreamAccept ? 'a JSON' : 'a buffering'} proxy.`,
         chunks: 3,
       });
-      const page = await browser.context.newPage();
+      const page = await e2e.browser.context.newPage();
       await page.goto(host.url);
       await launcherOf(page).click();
       const answered = page.waitForResponse((r) => r.url().startsWith(`${proxy.url}/api/public/chat/`));
@@ -432,7 +385,7 @@ describe('the embedded widget on another site', () => {
   it('is usable from the keyboard, traps focus while open, and never scrolls the page', async () => {
     const agent = await newAgent({ lead_capture_enabled: false, widget_position: 'bottom-right' });
     const host = await site(agent.id, { extraBody: TALL });
-    const page = await browser.context.newPage();
+    const page = await e2e.browser.context.newPage();
     await page.goto(host.url);
     await launcherOf(page).waitFor();
     await page.evaluate('window.scrollTo(0, 900)');
@@ -465,7 +418,7 @@ describe('the embedded widget on another site', () => {
     ).toBe(true);
 
     // a long streamed answer: the message list scrolls, the page does not
-    fake.setBehaviour({
+    e2e.llm.setBehaviour({
       reply: Array.from({ length: 40 }, (_, i) => `Line ${i} of a long answer.`).join('\n\n'),
       chunks: 20,
       delayBetweenChunksMs: 10,
@@ -480,7 +433,7 @@ describe('the embedded widget on another site', () => {
       `(root) => { const l = root.querySelector('.log'); return l.scrollHeight - l.scrollTop - l.clientHeight < 2; }`,
     );
     expect(atBottom).toBe(true);
-    fake.setBehaviour({ delayBetweenChunksMs: 0 });
+    e2e.llm.setBehaviour({ delayBetweenChunksMs: 0 });
 
     // Escape closes and gives focus back to the launcher
     await page.keyboard.press('Escape');
@@ -494,7 +447,7 @@ describe('the embedded widget on another site', () => {
   it('auto_expand opens the window on a wide screen only; theme auto follows prefers-color-scheme', async () => {
     const agent = await newAgent({ lead_capture_enabled: false, auto_expand: true, widget_theme: 'auto' });
     const host = await site(agent.id);
-    const page = await browser.context.newPage();
+    const page = await e2e.browser.context.newPage();
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.goto(host.url);
     await dialogOf(page).waitFor(); // open without a click
@@ -527,13 +480,13 @@ describe('the embedded widget on another site', () => {
       name: 'Pricing sheet',
       content: 'A boiler service costs 89 pounds including parts check and safety certificate.',
     });
-    fake.setBehaviour({
+    e2e.llm.setBehaviour({
       reply:
         'A **boiler service** costs **£89**, which includes:\n\n- a parts check\n- a safety certificate\n\nBook online at [acme.example](https://acme.example/book).',
       chunks: 3,
     });
 
-    const page = await browser.context.newPage();
+    const page = await e2e.browser.context.newPage();
     await page.emulateMedia({ reducedMotion: 'reduce' });
     await page.goto(host.url);
     await launcherOf(page).click();
@@ -554,13 +507,13 @@ describe('the embedded widget on another site', () => {
 describe('the shareable chat page', () => {
   it('serves a full-page chat under a strict CSP that the widget runs within', async () => {
     const agent = await newAgent({ ...SETTINGS, widget_theme: 'light', lead_capture_enabled: false });
-    fake.setBehaviour({ reply: 'Hello from the **share page**.', chunks: 3 });
-    const page = await browser.context.newPage();
+    e2e.llm.setBehaviour({ reply: 'Hello from the **share page**.', chunks: 3 });
+    const page = await e2e.browser.context.newPage();
     const violations: string[] = [];
     page.on('console', (m) => {
       if (/Content Security Policy|Refused to/i.test(m.text())) violations.push(m.text());
     });
-    const res = await page.goto(`${appUrl}/chat/${agent.id}`);
+    const res = await page.goto(`${e2e.appUrl}/chat/${agent.id}`);
     expect(res!.status()).toBe(200);
     const csp = res!.headers()['content-security-policy']!;
     expect(csp).toContain("script-src 'self'");

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { useSession } from '../session.js';
 import type { PasswordChanged } from '../types.js';
-import { Field, Notice, errorText, formatDate, inputValue } from '../ui.js';
+import { Field, NewPasswordFields, Notice, SubmitButton, errorText, formatDate, inputValue } from '../ui.js';
 import { WebhooksSection } from './webhooks.js';
 
 /** The signed-in user's own account: who they are, and a new password. */
@@ -95,34 +95,9 @@ function ChangePassword() {
           onInput={(e) => setCurrent(inputValue(e))}
         />
       </Field>
-      <Field label="New password" hint="8 to 128 characters">
-        <input
-          type="password"
-          name="new-password"
-          autocomplete="new-password"
-          required
-          minLength={8}
-          maxLength={128}
-          value={next}
-          onInput={(e) => setNext(inputValue(e))}
-        />
-      </Field>
-      <Field label="Repeat the new password">
-        <input
-          type="password"
-          name="repeat-password"
-          autocomplete="new-password"
-          required
-          minLength={8}
-          maxLength={128}
-          value={repeat}
-          onInput={(e) => setRepeat(inputValue(e))}
-        />
-      </Field>
+      <NewPasswordFields password={next} repeat={repeat} setPassword={setNext} setRepeat={setRepeat} />
       <div class="actions">
-        <button type="submit" class="btn btn-primary" disabled={busy}>
-          {busy ? 'Saving…' : 'Change password'}
-        </button>
+        <SubmitButton busy={busy} label="Change password" busyLabel="Saving…" />
       </div>
     </form>
   );

@@ -9,6 +9,7 @@ import {
   Loading,
   Notice,
   ProgressBar,
+  SubmitButton,
   errorText,
   formatBytes,
   formatDate,
@@ -184,9 +185,7 @@ function WebsiteForm({ agentId, onAdded }: { agentId: string; onAdded: () => voi
         </Field>
       </div>
       <div class="actions">
-        <button type="submit" class="btn btn-primary" disabled={busy}>
-          {busy ? 'Adding…' : 'Add website'}
-        </button>
+        <SubmitButton busy={busy} label="Add website" busyLabel="Adding…" />
       </div>
     </form>
   );
@@ -228,9 +227,7 @@ function TextForm({ agentId, onAdded }: { agentId: string; onAdded: () => void }
         <textarea required rows={6} value={content} onInput={(e) => setContent(inputValue(e))} />
       </Field>
       <div class="actions">
-        <button type="submit" class="btn btn-primary" disabled={busy}>
-          {busy ? 'Adding…' : 'Add text'}
-        </button>
+        <SubmitButton busy={busy} label="Add text" busyLabel="Adding…" />
       </div>
     </form>
   );
@@ -304,9 +301,7 @@ function QaForm({ agentId, onAdded }: { agentId: string; onAdded: () => void }) 
       </p>
       <QaFields question={question} answer={answer} setQuestion={setQuestion} setAnswer={setAnswer} />
       <div class="actions">
-        <button type="submit" class="btn btn-primary" disabled={busy}>
-          {busy ? 'Adding…' : 'Add Q&A'}
-        </button>
+        <SubmitButton busy={busy} label="Add Q&A" busyLabel="Adding…" />
       </div>
     </form>
   );
@@ -354,9 +349,7 @@ function QaEditForm({
         answerRef={answerRef}
       />
       <div class="actions">
-        <button type="submit" class="btn btn-primary" disabled={busy}>
-          {busy ? 'Saving…' : 'Save Q&A'}
-        </button>
+        <SubmitButton busy={busy} label="Save Q&A" busyLabel="Saving…" />
         <button type="button" class="btn" onClick={onCancel} disabled={busy}>
           Cancel
         </button>

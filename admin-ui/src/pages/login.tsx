@@ -3,7 +3,17 @@ import { useState } from 'preact/hooks';
 import { api, ApiError, clearToken, get, setToken, takeReturnTo } from '../api.js';
 import { navigate } from '../router.js';
 import type { PasswordResetAvailability, RegistrationState } from '../types.js';
-import { Field, Notice, errorText, useAsync, inputValue } from '../ui.js';
+import {
+  Field,
+  NewPasswordFields,
+  Notice,
+  PASSWORD_MAX,
+  PASSWORD_MIN,
+  SubmitButton,
+  errorText,
+  useAsync,
+  inputValue,
+} from '../ui.js';
 
 function loggedIn(token: string) {
   setToken(token);
@@ -32,6 +42,22 @@ function AuthCard({
   );
 }
 
+/** The account's e-mail (log in, register, forgot password); the browser offers it as the username. */
+function EmailField({ email, setEmail }: { email: string; setEmail: (v: string) => void }) {
+  return (
+    <Field label="E-mail">
+      <input
+        type="email"
+        name="email"
+        autocomplete="username"
+        required
+        value={email}
+        onInput={(e) => setEmail(inputValue(e))}
+      />
+    </Field>
+  );
+}
+
 export function LoginPage() {
   const registration = useAsync(() => get<RegistrationState>('/api/auth/registration'), []);
   // "Forgot password?" only where the server can e-mail a reset link (SMTP_URL set)
@@ -56,16 +82,7 @@ export function LoginPage() {
     <AuthCard title="Log in" registration={registration.data}>
       <form onSubmit={submit} method="post" class="stack">
         {error && <Notice kind="error">{error}</Notice>}
-        <Field label="E-mail">
-          <input
-            type="email"
-            name="email"
-            autocomplete="username"
-            required
-            value={email}
-            onInput={(e) => setEmail(inputValue(e))}
-          />
-        </Field>
+        <EmailField email={email} setEmail={setEmail} />
         <Field label="Password">
           <input
             type="password"
@@ -76,9 +93,7 @@ export function LoginPage() {
             onInput={(e) => setPassword(inputValue(e))}
           />
         </Field>
-        <button type="submit" class="btn btn-primary" disabled={busy}>
-          {busy ? 'Logging in…' : 'Log in'}
-        </button>
+        <SubmitButton busy={busy} label="Log in" busyLabel="Logging in…" />
       </form>
       {reset.data?.available && (
         <p class="auth-switch">
@@ -144,31 +159,20 @@ export function RegisterPage() {
             onInput={(e) => setName(inputValue(e))}
           />
         </Field>
-        <Field label="E-mail">
-          <input
-            type="email"
-            name="email"
-            autocomplete="username"
-            required
-            value={email}
-            onInput={(e) => setEmail(inputValue(e))}
-          />
-        </Field>
+        <EmailField email={email} setEmail={setEmail} />
         <Field label="Password" hint="8 to 128 characters">
           <input
             type="password"
             name="password"
             autocomplete="new-password"
             required
-            minLength={8}
-            maxLength={128}
+            minLength={PASSWORD_MIN}
+            maxLength={PASSWORD_MAX}
             value={password}
             onInput={(e) => setPassword(inputValue(e))}
           />
         </Field>
-        <button type="submit" class="btn btn-primary" disabled={busy}>
-          {busy ? 'Creating…' : 'Create account'}
-        </button>
+        <SubmitButton busy={busy} label="Create account" busyLabel="Creating…" />
       </form>
       <p class="auth-switch">
         Already have an account? <a href="#/login">Log in</a>
@@ -204,19 +208,8 @@ export function ForgotPasswordPage() {
         <form onSubmit={submit} method="post" class="stack">
           <p class="muted">Enter the e-mail of your account. We will send you a link to choose a new password.</p>
           {error && <Notice kind="error">{error}</Notice>}
-          <Field label="E-mail">
-            <input
-              type="email"
-              name="email"
-              autocomplete="username"
-              required
-              value={email}
-              onInput={(e) => setEmail(inputValue(e))}
-            />
-          </Field>
-          <button type="submit" class="btn btn-primary" disabled={busy}>
-            {busy ? 'Sending…' : 'Send reset link'}
-          </button>
+          <EmailField email={email} setEmail={setEmail} />
+          <SubmitButton busy={busy} label="Send reset link" busyLabel="Sending…" />
         </form>
       )}
       <p class="auth-switch">
@@ -279,33 +272,8 @@ export function ResetPasswordPage() {
       ) : (
         <form onSubmit={submit} method="post" class="stack">
           {error && <Notice kind="error">{error}</Notice>}
-          <Field label="New password" hint="8 to 128 characters">
-            <input
-              type="password"
-              name="new-password"
-              autocomplete="new-password"
-              required
-              minLength={8}
-              maxLength={128}
-              value={password}
-              onInput={(e) => setPassword(inputValue(e))}
-            />
-          </Field>
-          <Field label="Repeat the new password">
-            <input
-              type="password"
-              name="repeat-password"
-              autocomplete="new-password"
-              required
-              minLength={8}
-              maxLength={128}
-              value={repeat}
-              onInput={(e) => setRepeat(inputValue(e))}
-            />
-          </Field>
-          <button type="submit" class="btn btn-primary" disabled={busy}>
-            {busy ? 'Saving…' : 'Set new password'}
-          </button>
+          <NewPasswordFields password={password} repeat={repeat} setPassword={setPassword} setRepeat={setRepeat} />
+          <SubmitButton busy={busy} label="Set new password" busyLabel="Saving…" />
         </form>
       )}
       <p class="auth-switch">
