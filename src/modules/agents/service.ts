@@ -1,4 +1,4 @@
-import type { Clock } from '../../platform/clock.js';
+import { type Clock, isoNow } from '../../platform/clock.js';
 import { LLM_PROVIDERS } from '../../providers/llm/catalog.js';
 import { badRequest, forbidden, notFound } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
@@ -146,7 +146,7 @@ export class AgentsService {
    */
   create(user: AuthUser, input: CreateAgentInput): ChatbotRow {
     this.plans.assertNotExpired(user);
-    const now = this.clock.now().toISOString();
+    const now = isoNow(this.clock);
     const { name, ...rest } = input;
     const fields = patchOf(rest);
     const provider = fields.provider ?? 'openai';
@@ -229,7 +229,7 @@ export class AgentsService {
     const alertAddress =
       patch.email_alert_address !== undefined ? patch.email_alert_address : current.email_alert_address;
     assertAlertAddress(alertsOn, alertAddress);
-    patch.updated_at = this.clock.now().toISOString();
+    patch.updated_at = isoNow(this.clock);
     return this.repo.update(current.id, patch);
   }
 
@@ -289,7 +289,7 @@ export class AgentsService {
     const current = this.get(user, id);
     return this.repo.update(current.id, {
       status: current.status === 'active' ? 'inactive' : 'active',
-      updated_at: this.clock.now().toISOString(),
+      updated_at: isoNow(this.clock),
     });
   }
 }

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config/index.js';
-import type { Clock } from '../../platform/clock.js';
+import { type Clock, isoNow } from '../../platform/clock.js';
 import {
   ApiError,
   badRequest,
@@ -119,7 +119,7 @@ export class AuthService {
     if (refusedAnyway) throw forbidden(refusedAnyway);
     const email = input.email.toLowerCase();
     const passwordHash = await hashPassword(input.password);
-    const now = this.clock.now().toISOString();
+    const now = isoNow(this.clock);
     // Count, check and insert in one transaction: two first registrations cannot both win.
     const user = this.repo.transaction(() => {
       const existing = this.repo.countUsers();
@@ -156,7 +156,7 @@ export class AuthService {
     }
     this.throttle.recordSuccess(client.ip, email);
     assertUserMayAct(user.status);
-    this.repo.setLastLogin(user.id, this.clock.now().toISOString());
+    this.repo.setLastLogin(user.id, isoNow(this.clock));
     return this.startSession(user, client);
   }
 
@@ -336,7 +336,7 @@ export class AuthService {
     const passwordHash = await hashPassword(input.new_password);
     this.repo.transaction(() => {
       // checked again after the hash: two uses of one token at once have one winner
-      if (!this.repo.usePasswordReset(row.id, this.clock.now().toISOString())) throw badRequest(RESET_TOKEN_INVALID);
+      if (!this.repo.usePasswordReset(row.id, isoNow(this.clock))) throw badRequest(RESET_TOKEN_INVALID);
       this.replacePassword(row.user_id, passwordHash);
     });
   }
@@ -353,7 +353,7 @@ export class AuthService {
   private replacePassword(userId: string, passwordHash: string, keep?: string): number {
     return this.repo.transaction(() => {
       this.repo.setPasswordHash(userId, passwordHash);
-      this.repo.voidPasswordResets(userId, this.clock.now().toISOString());
+      this.repo.voidPasswordResets(userId, isoNow(this.clock));
       return this.repo.deleteSessionsOfUser(userId, keep);
     });
   }

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Clock } from '../../platform/clock.js';
+import { type Clock, isoNow } from '../../platform/clock.js';
 import { backupDatabase, newestScheduledBackupAt, nextBackupPath, pruneScheduledBackups } from './service.js';
 
 export interface BackupSchedule {
@@ -111,10 +111,10 @@ export class BackupScheduler {
       const target = nextBackupPath(this.schedule.dir, this.clock.now(), 'scheduled');
       const result = await backupDatabase(this.sqlite, target, { sameConnectionAsWriter: true });
       const removed = pruneScheduledBackups(this.schedule.dir, this.schedule.keep);
-      this.lastSuccessAt = this.clock.now().toISOString();
+      this.lastSuccessAt = isoNow(this.clock);
       this.log.info({ file: result.file, bytes: result.bytes, ms: result.ms, removed }, 'scheduled backup written');
     } catch (err) {
-      this.lastFailure = { at: this.clock.now().toISOString(), message: (err as Error).message };
+      this.lastFailure = { at: isoNow(this.clock), message: (err as Error).message };
       this.log.error({ err }, 'scheduled backup failed');
     }
   }

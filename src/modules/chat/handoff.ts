@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Clock } from '../../platform/clock.js';
+import { type Clock, isoNow } from '../../platform/clock.js';
 import type { AppEvents } from '../../platform/events.js';
 import { ApiError, badRequest, conflict, notFound } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
@@ -143,7 +143,7 @@ export class HandoffService {
       const current = this.repo.findConversation(conversation.id);
       if (!current) throw notFound('Conversation');
       if (current.handled_by === 'person') return current;
-      const at = this.clock.now().toISOString();
+      const at = isoNow(this.clock);
       // a resolved conversation the owner picks up again is open again
       return this.repo.updateConversation(current.id, {
         handled_by: 'person',
@@ -176,7 +176,7 @@ export class HandoffService {
         type: 'status',
         conversation_id: row.id,
         status: 'handed_back',
-        at: this.clock.now().toISOString(),
+        at: isoNow(this.clock),
       });
     }
     return row;
@@ -200,7 +200,7 @@ export class HandoffService {
         chatbot_id: agent.id,
         role: 'assistant',
         content,
-        timestamp: this.clock.now().toISOString(),
+        timestamp: isoNow(this.clock),
         feedback: null,
         from_person: true,
         response_time_ms: null,

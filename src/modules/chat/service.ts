@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Clock } from '../../platform/clock.js';
+import { type Clock, isoNow } from '../../platform/clock.js';
 import { ApiError, badRequest, notFound, tooManyRequests } from '../../platform/http/errors.js';
 import type { AppEvents } from '../../platform/events.js';
 import { newId } from '../../platform/ids.js';
@@ -211,7 +211,7 @@ export class ChatService {
     // another account's conversation is 404 with the same detail as a missing one (docs/API.md "Errors")
     if (!conversation || !this.agents.holding(user, conversation)) throw notFound('Conversation');
     return this.repo.transaction(() => {
-      this.repo.updateConversation(conversation.id, { owner_read_at: this.clock.now().toISOString() });
+      this.repo.updateConversation(conversation.id, { owner_read_at: isoNow(this.clock) });
       return this.repo.listMessages(conversation.id);
     });
   }
@@ -246,7 +246,7 @@ export class ChatService {
    * resolved (`by: 'idle'`); all agents, or one. Returns how many. Run by a timer and on listing.
    */
   resolveIdle(chatbotId: string | null = null): number {
-    const now = this.clock.now().toISOString();
+    const now = isoNow(this.clock);
     let resolved = 0;
     for (;;) {
       const batch = this.repo.transaction(() => {
@@ -307,7 +307,7 @@ export class ChatService {
 
   /** inside a transaction */
   private resolve(conversation: ConversationRow, accountId: string, by: 'owner' | 'idle'): ConversationRow {
-    const at = this.clock.now().toISOString();
+    const at = isoNow(this.clock);
     const row = this.repo.updateConversation(conversation.id, { status: 'resolved', resolved_at: at });
     this.events.emit('conversation.resolved', {
       account_id: accountId,
@@ -322,7 +322,7 @@ export class ChatService {
 
   /** inside a transaction */
   private escalateRow(conversation: ConversationRow, accountId: string, reason: 'visitor' | 'rule'): ConversationRow {
-    const at = this.clock.now().toISOString();
+    const at = isoNow(this.clock);
     const row = this.repo.updateConversation(conversation.id, {
       status: 'escalated',
       escalated_at: at,
@@ -397,7 +397,7 @@ export class ChatService {
     if (message.length > MAX_MESSAGE_CHARS)
       throw new ApiError(413, `message: too long (at most ${MAX_MESSAGE_CHARS} characters)`);
     const sessionId = input.session_id ?? randomUUID();
-    const now = this.clock.now().toISOString();
+    const now = isoNow(this.clock);
 
     // One transaction: the conversation (new or found), the visitor's details, the message, the counts.
     const { conversation, userMessage } = this.repo.transaction(() => {

@@ -1,4 +1,4 @@
-import type { Clock } from '../../platform/clock.js';
+import { type Clock, isoNow } from '../../platform/clock.js';
 import type { AppEvents } from '../../platform/events.js';
 import { notFound } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
@@ -154,7 +154,7 @@ export class AnswerGapsService {
     const question = rawQuestion.trim().slice(0, MAX_GAP_QUESTION);
     const key = questionKey(question);
     if (!key) return;
-    const now = this.clock.now().toISOString();
+    const now = isoNow(this.clock);
     const gap = this.repo.findByKey(chatbotId, key);
     if (!gap) {
       this.repo.insert({

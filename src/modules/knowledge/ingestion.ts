@@ -4,7 +4,7 @@ import { lookup } from 'node:dns/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Clock } from '../../platform/clock.js';
+import { type Clock, isoNow } from '../../platform/clock.js';
 import { ApiError, badRequest, conflict, tooManyRequests } from '../../platform/http/errors.js';
 import { saveUpload, UploadTooLargeError } from '../../platform/http/upload.js';
 import { newId } from '../../platform/ids.js';
@@ -205,7 +205,7 @@ export class IngestionService {
       await rm(tmp, { force: true });
       throw err;
     }
-    const now = this.clock.now().toISOString();
+    const now = isoNow(this.clock);
     try {
       return this.repo.transaction(() => {
         const source = this.repo.insertSource({
@@ -244,7 +244,7 @@ export class IngestionService {
     }
     if (!this.options.allowPrivateUrls) await this.assertResolvesPublic(url);
     this.options.storage.assertRoom(agent.user_id);
-    const now = this.clock.now().toISOString();
+    const now = isoNow(this.clock);
     return this.repo.transaction(() => {
       const source = this.repo.insertSource({
         id: newId(),
@@ -288,7 +288,7 @@ export class IngestionService {
     if (source.type !== 'website')
       throw badRequest('Only website sources can be crawled again; upload a file again to replace it');
     if (source.status === 'processing') throw conflict('The website is being crawled; wait until it has finished');
-    const now = this.clock.now().toISOString();
+    const now = isoNow(this.clock);
     return this.repo.transaction(() => {
       const previousReport = {
         pages_done: source.pages_done,
@@ -385,7 +385,7 @@ export class IngestionService {
     // one string, nor decoded in one go on the event loop
     const parsed = await this.parsers.parseText(file, source.file_type as ParsableType, signal);
     if (signal.aborted) throw new Error('cancelled');
-    this.repo.updateSource(source.id, { progress: 0.5, updated_at: this.clock.now().toISOString() });
+    this.repo.updateSource(source.id, { progress: 0.5, updated_at: isoNow(this.clock) });
     // a job run again after a crash starts over: forget the passages the interrupted run stored
     this.repo.deleteChunksOf(source.id);
     // chunked lazily and stored in batches, yielding between them: a 100 MB text never holds the event loop
@@ -457,7 +457,7 @@ export class IngestionService {
           pages_found: progress.found,
           ...crawlReport(progress),
           progress: progress.done / Math.max(progress.found, 1),
-          updated_at: this.clock.now().toISOString(),
+          updated_at: isoNow(this.clock),
         });
       },
     );
@@ -510,7 +510,7 @@ export class IngestionService {
         const inserted = this.repo.insertChunks(source.chatbot_id, source.id, slice, firstOrdinal + start);
         this.repo.updateSource(source.id, {
           progress: Math.min(progress, 0.99),
-          updated_at: this.clock.now().toISOString(),
+          updated_at: isoNow(this.clock),
         });
         return inserted;
       });
@@ -533,7 +533,7 @@ export class IngestionService {
       status: 'completed',
       progress: 1,
       error_message: null,
-      updated_at: this.clock.now().toISOString(),
+      updated_at: isoNow(this.clock),
     });
   }
 
@@ -551,7 +551,7 @@ export class IngestionService {
           progress: 1,
           error_message: `The last re-crawl failed (${message}); the pages of the crawl before are still used`,
           options: JSON.stringify(crawlSettings(options)),
-          updated_at: this.clock.now().toISOString(),
+          updated_at: isoNow(this.clock),
         });
       });
       return;
@@ -562,7 +562,7 @@ export class IngestionService {
         status: 'failed',
         error_message: message,
         stored_path: null,
-        updated_at: this.clock.now().toISOString(),
+        updated_at: isoNow(this.clock),
       });
     });
     if (source.stored_path) await rm(path.join(this.uploadDir, source.stored_path), { force: true });

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Clock } from '../../platform/clock.js';
+import { type Clock, isoNow } from '../../platform/clock.js';
 import { badRequest, notFound } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
 import { EMBEDDING_BATCH_SIZE, type Embedder } from '../../providers/embeddings/index.js';
@@ -135,7 +135,7 @@ export class KnowledgeService {
     const agent = this.agents.get(user, chatbotId);
     const parts = chunkText(input.content);
     if (parts.length === 0) throw badRequest('content: must contain some text');
-    const now = this.clock.now().toISOString();
+    const now = isoNow(this.clock);
     const { source, stored } = this.repo.transaction(() => {
       this.storage?.assertRoom(
         agent.user_id,
@@ -179,7 +179,7 @@ export class KnowledgeService {
     if (!question) throw badRequest('question: must not be empty');
     if (!answer) throw badRequest('answer: must not be empty');
     const content = qaPassage(question, answer);
-    const now = this.clock.now().toISOString();
+    const now = isoNow(this.clock);
     const { source, stored } = this.repo.transaction(() => {
       this.storage?.assertRoom(agent.user_id, Buffer.byteLength(content));
       const source = this.repo.insertSource({
@@ -228,7 +228,7 @@ export class KnowledgeService {
         qa_question: question,
         qa_answer: answer,
         name: question.slice(0, 200),
-        updated_at: this.clock.now().toISOString(),
+        updated_at: isoNow(this.clock),
       });
       return this.repo.insertChunks(current.chatbot_id, current.id, [{ content, tokenCount: estimateTokens(content) }]);
     });

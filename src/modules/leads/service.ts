@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Clock } from '../../platform/clock.js';
+import { type Clock, isoNow } from '../../platform/clock.js';
 import type { AppEvents } from '../../platform/events.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { ApiError, badRequest, forbidden, notFound } from '../../platform/http/errors.js';
@@ -179,7 +179,7 @@ export class LeadsService {
     user: AuthUser,
     input: { name: string; contact: string; notes?: string | null; status?: LeadStatus },
   ): AccountLeadRow {
-    const now = this.clock.now().toISOString();
+    const now = isoNow(this.clock);
     return this.repo.transaction(() => {
       const current = this.repo.countAccountLeads(user.id);
       const max = this.plans.planOf(user).max_account_leads;
@@ -212,7 +212,7 @@ export class LeadsService {
     const lead = this.repo.findAccountLead(id, user.id);
     if (!lead) throw notFound('Lead');
     const changes = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
-    return this.repo.updateAccountLead(lead.id, { ...changes, updated_at: this.clock.now().toISOString() });
+    return this.repo.updateAccountLead(lead.id, { ...changes, updated_at: isoNow(this.clock) });
   }
 
   deleteAccountLead(user: AuthUser, id: string): void {
@@ -253,12 +253,12 @@ export class LeadsService {
 
   /** The address a confirmation token stands for, without using it (the page asks before confirming). */
   peekConfirmation(token: string): string | null {
-    return this.repo.findByToken(hashToken(token), this.clock.now().toISOString())?.address ?? null;
+    return this.repo.findByToken(hashToken(token), isoNow(this.clock))?.address ?? null;
   }
 
   /** Confirms the address of an unexpired token and releases its held alerts; null for a bad or used token. */
   confirm(token: string): string | null {
-    const now = this.clock.now().toISOString();
+    const now = isoNow(this.clock);
     const released = this.repo.transaction(() => {
       const row = this.repo.findByToken(hashToken(token), now);
       if (!row) return null;
@@ -367,7 +367,7 @@ export class LeadsService {
       subject,
       body,
       'pending',
-      this.clock.now().toISOString(),
+      isoNow(this.clock),
     );
   }
 
@@ -423,7 +423,7 @@ export class LeadsService {
       );
       throw err; // the queue retries with backoff, across restarts
     }
-    this.repo.markMailSent(mail.id, this.clock.now().toISOString());
+    this.repo.markMailSent(mail.id, isoNow(this.clock));
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Clock } from '../../platform/clock.js';
+import { type Clock, isoNow } from '../../platform/clock.js';
 import { tooManyRequests } from '../../platform/http/errors.js';
 import type { PlanHolder, PlanService } from './plans.js';
 import type { LimitsRepo } from './repo.js';
@@ -79,7 +79,7 @@ export class MessageQuota {
 
   /** Messages counted this month (UTC) and the plan's quota. */
   usage(account: Account): { month: string; used: number; max: number } {
-    const month = this.clock.now().toISOString().slice(0, 7);
+    const month = isoNow(this.clock).slice(0, 7);
     return {
       month,
       used: this.repo.monthlyMessages(account.id, month),

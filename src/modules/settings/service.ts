@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config/index.js';
-import type { Clock } from '../../platform/clock.js';
+import { type Clock, isoNow } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/index.js';
 import { ApiError, badRequest, conflict } from '../../platform/http/errors.js';
 import type { Mailer, SmtpSettings } from '../../platform/mail/index.js';
@@ -310,7 +310,7 @@ export class ServerSettings {
       }
       throw err;
     }
-    const updatedAt = this.deps.clock.now().toISOString();
+    const updatedAt = isoNow(this.deps.clock);
     const row = {
       key: name,
       value_encrypted: encryptValue(key, name, JSON.stringify(value)),

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Clock } from '../../platform/clock.js';
+import { type Clock, isoNow } from '../../platform/clock.js';
 import type { AppEventMap, AppEventName, AppEvents } from '../../platform/events.js';
 import { ApiError, badRequest, conflict, notFound } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
@@ -85,7 +85,7 @@ export class WebhooksService {
   create(user: AuthUser, input: { url: string; events: string[] }): WebhookView & { secret: string } {
     const url = this.checkUrl(input.url);
     const events = checkEvents(input.events);
-    const now = this.clock.now().toISOString();
+    const now = isoNow(this.clock);
     const id = newId();
     const secret = newWebhookSecret();
     const stored = this.seal(id, secret);
@@ -108,7 +108,7 @@ export class WebhooksService {
 
   update(user: AuthUser, id: string, patch: { url?: string; events?: string[]; active?: boolean }): WebhookView {
     const hook = this.own(user, id);
-    const changes: Partial<WebhookRow> = { updated_at: this.clock.now().toISOString() };
+    const changes: Partial<WebhookRow> = { updated_at: isoNow(this.clock) };
     if (patch.url !== undefined) changes.url = this.checkUrl(patch.url);
     if (patch.events !== undefined) changes.events = checkEvents(patch.events);
     if (patch.active !== undefined) changes.active = patch.active;
@@ -128,7 +128,7 @@ export class WebhooksService {
     const secret = newWebhookSecret();
     const row = this.repo.update(hook.id, {
       secret: this.seal(hook.id, secret),
-      updated_at: this.clock.now().toISOString(),
+      updated_at: isoNow(this.clock),
     });
     return { ...view(row), secret };
   }
@@ -169,7 +169,7 @@ export class WebhooksService {
 
   private insertDelivery(hook: WebhookRow, event: string, data: unknown): DeliveryRow {
     const id = newId();
-    const now = this.clock.now().toISOString();
+    const now = isoNow(this.clock);
     const payload = JSON.stringify({ id, event, created_at: now, data });
     const row = this.repo.insertDelivery({
       id,
