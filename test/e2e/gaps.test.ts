@@ -152,6 +152,9 @@ describe('answer gaps in the admin UI (issue 23.2)', () => {
     const answerButton = hours.getByRole('button', { name: 'Answer: opening hours?' });
     await expect.poll(() => answerButton.evaluate((el) => el === document.activeElement)).toBe(true);
     await answerButton.click();
+    // the form moves focus to the answer once painted: filling the question before that lands the
+    // text in whichever box has focus by then (this raced under load)
+    await expect.poll(() => isFocused(admin, 'Answer')).toBe(true);
     await question.fill('What are your opening hours?');
     const answer = 'We are open Monday to Friday from 9 to 17, and on Saturdays from 10 to 14.';
     await form.getByLabel('Answer', { exact: true }).fill(answer);
