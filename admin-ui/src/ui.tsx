@@ -20,6 +20,32 @@ export interface AsyncState<T> {
   settled: number;
 }
 
+/**
+ * A form's submit: `busy` while `action` runs, and the error's text when it fails (the form shows
+ * it); the browser's own submit is prevented.
+ */
+export function useSubmit(action: () => Promise<void>): {
+  busy: boolean;
+  error: string | null;
+  submit: (e?: Event) => Promise<void>;
+} {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const submit = async (e?: Event) => {
+    e?.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, submit };
+}
+
 /** Loads with `fn` when `deps` change; a stale answer (deps changed meanwhile) is dropped. */
 export function useAsync<T>(fn: () => Promise<T>, deps: unknown[]): AsyncState<T> {
   const [data, setData] = useState<T | undefined>(undefined);

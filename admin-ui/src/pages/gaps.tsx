@@ -14,6 +14,7 @@ import {
   toast,
   useAsync,
   inputValue,
+  useSubmit,
 } from '../ui.js';
 
 /**
@@ -83,28 +84,18 @@ function AnswerForm({
 }) {
   const [question, setQuestion] = useState(gap.question);
   const [answer, setAnswer] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const answerRef = useRef<HTMLTextAreaElement>(null);
   // the question is already on screen: the owner starts typing the answer
   useEffect(() => answerRef.current?.focus(), []);
 
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const res = await api<{ gap: Gap }>(
-        'POST',
-        `/api/chatbots/${encodeURIComponent(agentId)}/gaps/${encodeURIComponent(gap.id)}/answer`,
-        { answer, question },
-      );
-      onSaved(res.gap);
-    } catch (err) {
-      setError(errorText(err));
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => {
+    const res = await api<{ gap: Gap }>(
+      'POST',
+      `/api/chatbots/${encodeURIComponent(agentId)}/gaps/${encodeURIComponent(gap.id)}/answer`,
+      { answer, question },
+    );
+    onSaved(res.gap);
+  });
 
   return (
     <form class="stack gap-answer" onSubmit={submit} method="post" aria-label={`Answer: ${gap.question}`}>

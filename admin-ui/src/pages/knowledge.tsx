@@ -16,6 +16,7 @@ import {
   toast,
   useAsync,
   inputValue,
+  useSubmit,
 } from '../ui.js';
 
 const ACCEPT = '.pdf,.docx,.txt,.xlsx,.csv';
@@ -133,27 +134,16 @@ function WebsiteForm({ agentId, onAdded }: { agentId: string; onAdded: () => voi
   const [maxPages, setMaxPages] = useState('10');
   const [include, setInclude] = useState('');
   const [exclude, setExclude] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
+  const { busy, error, submit } = useSubmit(async () => {
     const form = new FormData();
     form.append('url', url.trim());
     form.append('max_pages', maxPages);
     if (include.trim()) form.append('include_paths', include);
     if (exclude.trim()) form.append('exclude_paths', exclude);
-    try {
-      await postForm(`/api/sources/chatbot/${encodeURIComponent(agentId)}/website`, form);
-      setUrl('');
-      onAdded();
-    } catch (err) {
-      setError(errorText(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+    await postForm(`/api/sources/chatbot/${encodeURIComponent(agentId)}/website`, form);
+    setUrl('');
+    onAdded();
+  });
   return (
     <form class="stack" onSubmit={submit} method="post" aria-label="Add a website">
       {error && <Notice kind="error">{error}</Notice>}
@@ -194,23 +184,12 @@ function WebsiteForm({ agentId, onAdded }: { agentId: string; onAdded: () => voi
 function TextForm({ agentId, onAdded }: { agentId: string; onAdded: () => void }) {
   const [name, setName] = useState('');
   const [content, setContent] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await api('POST', `/api/sources/chatbot/${encodeURIComponent(agentId)}/text`, { name, content });
-      setName('');
-      setContent('');
-      onAdded();
-    } catch (err) {
-      setError(errorText(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => {
+    await api('POST', `/api/sources/chatbot/${encodeURIComponent(agentId)}/text`, { name, content });
+    setName('');
+    setContent('');
+    onAdded();
+  });
   return (
     <form class="stack" onSubmit={submit} method="post" aria-label="Add text">
       {error && <Notice kind="error">{error}</Notice>}
@@ -276,23 +255,12 @@ function QaFields(props: {
 function QaForm({ agentId, onAdded }: { agentId: string; onAdded: () => void }) {
   const [question, setQuestion] = useState('');
   const [answer, setAnswer] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await api('POST', `/api/sources/chatbot/${encodeURIComponent(agentId)}/qa`, { question, answer });
-      setQuestion('');
-      setAnswer('');
-      onAdded();
-    } catch (err) {
-      setError(errorText(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => {
+    await api('POST', `/api/sources/chatbot/${encodeURIComponent(agentId)}/qa`, { question, answer });
+    setQuestion('');
+    setAnswer('');
+    onAdded();
+  });
   return (
     <form class="stack" onSubmit={submit} method="post" aria-label="Add Q&A">
       {error && <Notice kind="error">{error}</Notice>}
@@ -318,21 +286,11 @@ function QaEditForm({
 }) {
   const [question, setQuestion] = useState(source.qa_question ?? source.name);
   const [answer, setAnswer] = useState(source.qa_answer ?? '');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const answerRef = useRef<HTMLTextAreaElement>(null);
   useEffect(() => answerRef.current?.focus(), []);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      onSaved(await api<Source>('PUT', `/api/sources/${encodeURIComponent(source.id)}/qa`, { question, answer }));
-    } catch (err) {
-      setError(errorText(err));
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => {
+    onSaved(await api<Source>('PUT', `/api/sources/${encodeURIComponent(source.id)}/qa`, { question, answer }));
+  });
   return (
     <form
       class="stack qa-edit"

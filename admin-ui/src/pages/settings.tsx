@@ -520,14 +520,12 @@ export function SettingsTab(props: {
                   />
                 </Field>
                 <Field label="Max tokens per answer">
-                  <input
-                    type="number"
+                  <WholeNumberInput
                     min={1}
                     max={16384}
-                    step={1}
                     required
                     value={d.max_tokens}
-                    onInput={(e) => set('max_tokens', Math.trunc(Number(inputValue(e))))}
+                    onChange={(v) => set('max_tokens', v)}
                   />
                 </Field>
               </div>
@@ -602,13 +600,7 @@ export function SettingsTab(props: {
                 <input maxLength={100} value={d.font_family} onInput={(e) => set('font_family', inputValue(e))} />
               </Field>
               <Field label="Font size (px)">
-                <input
-                  type="number"
-                  min={10}
-                  max={32}
-                  value={d.font_size}
-                  onInput={(e) => set('font_size', Math.trunc(Number(inputValue(e))))}
-                />
+                <WholeNumberInput min={10} max={32} value={d.font_size} onChange={(v) => set('font_size', v)} />
               </Field>
             </div>
             <Field label="Logo URL" hint="https address of an image on your site">
@@ -731,13 +723,12 @@ export function SettingsTab(props: {
             </Field>
             {d.lead_capture_enabled && d.lead_form_timing === 'after_messages' && (
               <Field label="Answers before asking" hint="From 1 to 50.">
-                <input
-                  type="number"
+                <WholeNumberInput
                   min={1}
                   max={50}
                   required
                   value={d.lead_form_after_messages}
-                  onInput={(e) => set('lead_form_after_messages', Math.trunc(Number(inputValue(e))))}
+                  onChange={(v) => set('lead_form_after_messages', v)}
                 />
               </Field>
             )}
@@ -801,11 +792,7 @@ export function SettingsTab(props: {
               label="Starter questions"
               hint="One per line, at most 6 of up to 120 characters: shown as buttons before the visitor’s first message."
             >
-              <textarea
-                rows={4}
-                value={(d.starter_questions ?? []).join('\n')}
-                onInput={(e) => set('starter_questions', inputValue(e).split('\n'))}
-              />
+              <LinesInput rows={4} lines={d.starter_questions} onChange={(v) => set('starter_questions', v)} />
             </Field>
             <Field
               label="Greeting bubble"
@@ -818,48 +805,37 @@ export function SettingsTab(props: {
               />
             </Field>
             <Field label="Greeting delay (seconds)" hint="1 to 120.">
-              <input
-                type="number"
+              <WholeNumberInput
                 min={1}
                 max={120}
-                step={1}
                 value={d.greeting_delay_s ?? 5}
-                onInput={(e) => set('greeting_delay_s', Math.trunc(Number(inputValue(e))))}
+                onChange={(v) => set('greeting_delay_s', v)}
               />
             </Field>
             <Field label="Resolve idle conversations after (hours)" hint="1 to 720. Empty: never by themselves.">
-              <input
-                type="number"
+              <WholeNumberInput
                 min={1}
                 max={720}
-                step={1}
-                value={d.auto_resolve_after_h ?? ''}
-                onInput={(e) =>
-                  set('auto_resolve_after_h', inputValue(e).trim() === '' ? null : Math.trunc(Number(inputValue(e))))
-                }
+                value={d.auto_resolve_after_h}
+                emptyIsNone
+                onChange={(v) => set('auto_resolve_after_h', v)}
               />
             </Field>
             <Field
               label="Hand-over words"
               hint="One per line, at most 20: a visitor message containing one of them (as a whole word) marks the conversation escalated."
             >
-              <textarea
-                rows={3}
-                value={(d.escalation_keywords ?? []).join('\n')}
-                onInput={(e) => set('escalation_keywords', inputValue(e).split('\n'))}
-              />
+              <LinesInput rows={3} lines={d.escalation_keywords} onChange={(v) => set('escalation_keywords', v)} />
             </Field>
             <Field
               label="Wait for a person (seconds)"
               hint="15 to 3600. When nobody takes an escalated conversation over within this time, the visitor is told and asked for their name and phone number."
             >
-              <input
-                type="number"
+              <WholeNumberInput
                 min={15}
                 max={3600}
-                step={1}
                 value={d.handoff_wait_s ?? 120}
-                onInput={(e) => set('handoff_wait_s', Math.trunc(Number(inputValue(e))))}
+                onChange={(v) => set('handoff_wait_s', v)}
               />
             </Field>
           </>
@@ -876,24 +852,21 @@ export function SettingsTab(props: {
             />
             <div class="grid-2">
               <Field label="Messages per hour per session">
-                <input
-                  type="number"
+                <WholeNumberInput
                   min={1}
                   max={10000}
-                  value={d.messages_per_hour}
                   disabled={!d.rate_limit_enabled}
-                  onInput={(e) => set('messages_per_hour', Math.trunc(Number(inputValue(e))))}
+                  value={d.messages_per_hour}
+                  onChange={(v) => set('messages_per_hour', v)}
                 />
               </Field>
               <Field label="Daily message cap for this agent" hint="Empty for no cap.">
-                <input
-                  type="number"
+                <WholeNumberInput
                   min={1}
                   max={1000000}
-                  value={d.daily_message_limit ?? ''}
-                  onInput={(e) =>
-                    set('daily_message_limit', inputValue(e).trim() === '' ? null : Math.trunc(Number(inputValue(e))))
-                  }
+                  value={d.daily_message_limit}
+                  emptyIsNone
+                  onChange={(v) => set('daily_message_limit', v)}
                 />
               </Field>
             </div>
@@ -977,4 +950,46 @@ function AllowedDomains({
       </div>
     </form>
   );
+}
+
+/**
+ * A whole-number field: what is typed, truncated (the server's 400 says when it is out of range).
+ * With `emptyIsNone` an emptied box means "none" (null); otherwise it is sent as 0, as typed.
+ */
+function WholeNumberInput(
+  props: { value: number | null | undefined; min: number; max: number; required?: boolean; disabled?: boolean } & (
+    | { emptyIsNone: true; onChange: (value: number | null) => void }
+    | { emptyIsNone?: false; onChange: (value: number) => void }
+  ),
+) {
+  const { value, min, max, required, disabled } = props;
+  return (
+    <input
+      type="number"
+      min={min}
+      max={max}
+      step={1}
+      required={required}
+      disabled={disabled}
+      value={value ?? ''}
+      onInput={(e) => {
+        const text = inputValue(e);
+        if (props.emptyIsNone && text.trim() === '') props.onChange(null);
+        else props.onChange(Math.trunc(Number(text)));
+      }}
+    />
+  );
+}
+
+/** One entry per line (starter questions, hand-over words); the server drops blank ones. */
+function LinesInput({
+  rows,
+  lines,
+  onChange,
+}: {
+  rows: number;
+  lines: string[] | undefined;
+  onChange: (lines: string[]) => void;
+}) {
+  return <textarea rows={rows} value={(lines ?? []).join('\n')} onInput={(e) => onChange(inputValue(e).split('\n'))} />;
 }

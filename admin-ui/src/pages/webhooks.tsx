@@ -15,6 +15,7 @@ import {
   toast,
   useAsync,
   inputValue,
+  useSubmit,
 } from '../ui.js';
 
 const EVENTS: Array<[string, string]> = [
@@ -115,20 +116,9 @@ function EventChoices({ value, onChange }: { value: string[]; onChange: (v: stri
 function AddWebhook({ onAdded, onCancel }: { onAdded: (w: WebhookWithSecret) => Promise<void>; onCancel: () => void }) {
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState<string[]>(['lead.created']);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await onAdded(await api<WebhookWithSecret>('POST', '/api/webhooks', { url: url.trim(), events }));
-    } catch (err) {
-      setError(errorText(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => {
+    await onAdded(await api<WebhookWithSecret>('POST', '/api/webhooks', { url: url.trim(), events }));
+  });
   return (
     <form class="stack" onSubmit={submit} aria-label="Add webhook">
       {error && <Notice kind="error">{error}</Notice>}

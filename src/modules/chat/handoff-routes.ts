@@ -61,20 +61,6 @@ export const handoffRoutes: FastifyPluginAsyncZod<{ handoff: HandoffService }> =
       cleanup = setup(finish);
     });
 
-  const state = (row: {
-    id: string;
-    status: 'active' | 'resolved' | 'escalated';
-    handled_by: 'agent' | 'person';
-    taken_at: string | null;
-    escalated_at: string | null;
-  }) => ({
-    conversation_id: row.id,
-    status: row.status,
-    handled_by: row.handled_by,
-    taken_at: row.taken_at,
-    escalated_at: row.escalated_at,
-  });
-
   app.post('/api/chat/conversations/:chatbot_id/:conversation_id/take', {
     schema: {
       tags: ['chat'],
@@ -83,7 +69,7 @@ export const handoffRoutes: FastifyPluginAsyncZod<{ handoff: HandoffService }> =
       params: ids,
       response: { 200: handoffState },
     },
-    handler: async (req) => state(handoff.take(currentUser(req), req.params.chatbot_id, req.params.conversation_id)),
+    handler: async (req) => handoff.take(currentUser(req), req.params.chatbot_id, req.params.conversation_id),
   });
 
   app.post('/api/chat/conversations/:chatbot_id/:conversation_id/hand-back', {
@@ -94,8 +80,7 @@ export const handoffRoutes: FastifyPluginAsyncZod<{ handoff: HandoffService }> =
       params: ids,
       response: { 200: handoffState },
     },
-    handler: async (req) =>
-      state(handoff.handBack(currentUser(req), req.params.chatbot_id, req.params.conversation_id)),
+    handler: async (req) => handoff.handBack(currentUser(req), req.params.chatbot_id, req.params.conversation_id),
   });
 
   app.post('/api/chat/conversations/:chatbot_id/:conversation_id/reply', {

@@ -137,7 +137,7 @@ export class HandoffService {
   }
 
   /** A person takes the conversation over: the agent stops answering it. Idempotent. */
-  take(user: AuthUser, chatbotId: string, conversationId: string): ConversationRow {
+  take(user: AuthUser, chatbotId: string, conversationId: string): HandoffState {
     const { conversation } = this.owned(user, chatbotId, conversationId);
     const row = this.repo.transaction(() => {
       const current = this.repo.findConversation(conversation.id);
@@ -154,11 +154,11 @@ export class HandoffService {
     if (row.taken_at && row.handled_by === 'person' && conversation.handled_by !== 'person') {
       this.hub.publish(chatbotId, { type: 'status', conversation_id: row.id, status: 'taken', at: row.taken_at });
     }
-    return row;
+    return handoffState(row);
   }
 
   /** The agent answers again. Idempotent. */
-  handBack(user: AuthUser, chatbotId: string, conversationId: string): ConversationRow {
+  handBack(user: AuthUser, chatbotId: string, conversationId: string): HandoffState {
     const { conversation } = this.owned(user, chatbotId, conversationId);
     const row = this.repo.transaction(() => {
       const current = this.repo.findConversation(conversation.id);
@@ -179,7 +179,7 @@ export class HandoffService {
         at: isoNow(this.clock),
       });
     }
-    return row;
+    return handoffState(row);
   }
 
   /** The person's message to the visitor: 409 unless the conversation is taken over. */
@@ -243,15 +243,7 @@ export class HandoffService {
 
   state(conversationId: string): HandoffState | undefined {
     const c = this.repo.findConversation(conversationId);
-    return c
-      ? {
-          conversation_id: c.id,
-          status: c.status,
-          handled_by: c.handled_by,
-          taken_at: c.taken_at,
-          escalated_at: c.escalated_at,
-        }
-      : undefined;
+    return c ? handoffState(c) : undefined;
   }
 
   /**
@@ -265,6 +257,17 @@ export class HandoffService {
     const due = Date.parse(c.escalated_at) + agent.handoff_wait_s * 1000;
     return Math.max(0, due - this.clock.now().getTime());
   }
+}
+
+/** Who handles a conversation, as the owner's routes and the visitor's `ready` event give it. */
+export function handoffState(c: ConversationRow): HandoffState {
+  return {
+    conversation_id: c.id,
+    status: c.status,
+    handled_by: c.handled_by,
+    taken_at: c.taken_at,
+    escalated_at: c.escalated_at,
+  };
 }
 
 export function liveMessage(m: MessageRow): LiveMessage {
