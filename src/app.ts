@@ -199,6 +199,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     quota,
     providers: providers.get,
     events,
+    notices: {
+      queueAccountNotice: (id, subject, body) => leads.queueAccountNotice(id, subject, body),
+      publicUrl: config.publicUrl,
+    },
     report,
   });
   const analytics = new AnalyticsService(new AnalyticsRepo(db), agents, clock);

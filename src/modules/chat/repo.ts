@@ -194,6 +194,40 @@ export class ChatRepo {
     return { up: row?.up ?? 0, down: row?.down ?? 0 };
   }
 
+  /**
+   * Marks the conversation's owner as e-mailed about its escalation, unless they were already:
+   * true when this call marked it (the one e-mail per conversation).
+   */
+  markOwnerNotified(id: string, at: string): boolean {
+    return (
+      this.db
+        .update(conversations)
+        .set({ owner_notified_at: at })
+        .where(and(eq(conversations.id, id), sql`${conversations.owner_notified_at} IS NULL`))
+        .run().changes > 0
+    );
+  }
+
+  /** How many of the agent's conversations e-mailed the owner about an escalation since `sinceIso`. */
+  ownerNotifiedSince(chatbotId: string, sinceIso: string): number {
+    return this.db
+      .select({ n: sql<number>`count(*)` })
+      .from(conversations)
+      .where(and(eq(conversations.chatbot_id, chatbotId), gte(conversations.owner_notified_at, sinceIso)))
+      .get()!.n;
+  }
+
+  /** The earliest escalation e-mail of the agent since `sinceIso` (when its hour ends, the cap eases). */
+  firstOwnerNotifiedSince(chatbotId: string, sinceIso: string): string | null {
+    return (
+      this.db
+        .select({ at: sql<string | null>`min(${conversations.owner_notified_at})` })
+        .from(conversations)
+        .where(and(eq(conversations.chatbot_id, chatbotId), gte(conversations.owner_notified_at, sinceIso)))
+        .get()?.at ?? null
+    );
+  }
+
   updateConversation(
     id: string,
     patch: Partial<
