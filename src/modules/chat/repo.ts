@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, isNotNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, isNotNull, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.js';
 import { secureDeleting } from '../../platform/db/secure-delete.js';
 import { chatbots } from '../agents/tables.js';
@@ -208,22 +208,22 @@ export class ChatRepo {
     );
   }
 
-  /** How many of the agent's conversations e-mailed the owner about an escalation since `sinceIso`. */
+  /** How many of the agent's conversations e-mailed the owner about an escalation after `sinceIso`. */
   ownerNotifiedSince(chatbotId: string, sinceIso: string): number {
     return this.db
       .select({ n: sql<number>`count(*)` })
       .from(conversations)
-      .where(and(eq(conversations.chatbot_id, chatbotId), gte(conversations.owner_notified_at, sinceIso)))
+      .where(and(eq(conversations.chatbot_id, chatbotId), gt(conversations.owner_notified_at, sinceIso)))
       .get()!.n;
   }
 
-  /** The earliest escalation e-mail of the agent since `sinceIso` (when its hour ends, the cap eases). */
+  /** The earliest escalation e-mail of the agent after `sinceIso` (when its hour ends, the cap eases). */
   firstOwnerNotifiedSince(chatbotId: string, sinceIso: string): string | null {
     return (
       this.db
         .select({ at: sql<string | null>`min(${conversations.owner_notified_at})` })
         .from(conversations)
-        .where(and(eq(conversations.chatbot_id, chatbotId), gte(conversations.owner_notified_at, sinceIso)))
+        .where(and(eq(conversations.chatbot_id, chatbotId), gt(conversations.owner_notified_at, sinceIso)))
         .get()?.at ?? null
     );
   }

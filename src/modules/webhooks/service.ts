@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { type Clock, isoNow } from '../../platform/clock.js';
 import type { AppEventMap, AppEventName, AppEvents } from '../../platform/events.js';
-import { ApiError, badRequest, conflict, notFound } from '../../platform/http/errors.js';
+import { ApiError, badRequest, conflict, notFound, tooManyRequests } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
 import type { JobQueue } from '../../platform/jobs/queue.js';
 import { assertPublicHttpUrl } from '../../platform/net/safe-fetch.js';
@@ -150,9 +150,13 @@ export class WebhooksService {
     return this.repo.deliveriesOf(hook.id, limit);
   }
 
-  /** A `ping` delivery, queued like any event (also to a disabled webhook: it is asked for). */
+  /**
+   * A `ping` delivery, queued like any event (also to a disabled webhook: it is asked for); 429
+   * with the reason while the account's hourly allowance is used up.
+   */
   sendTest(user: AuthUser, id: string): DeliveryRow {
     const hook = this.own(user, id);
+    this.assertAllowance(hook.user_id);
     return this.repo.transaction(() =>
       this.insertDelivery(hook, 'ping', { webhook_id: hook.id, message: 'A test event sent from the admin.' }),
     );
@@ -165,6 +169,8 @@ export class WebhooksService {
     if (!delivery) throw notFound('Delivery');
     if (delivery.status !== 'failed')
       throw conflict(`Only a failed delivery can be retried; this one is ${delivery.status}`);
+    // the hourly allowance is used up: say so now rather than queue a try that cannot be sent
+    this.assertAllowance(hook.user_id);
     return this.repo.transaction(() => {
       const row = this.repo.resetDelivery(delivery.id);
       this.queue.enqueue(WEBHOOK_JOB, delivery.id, { owner: hook.user_id });
@@ -207,12 +213,25 @@ export class WebhooksService {
    * last hour, retries included), or null when it may.
    */
   private overAllowance(accountId: string): string | null {
+    return this.allowanceRefusal(accountId)?.message ?? null;
+  }
+
+  /** 429 with the reason and Retry-After while the account's hourly allowance is used up (the owner's own requests). */
+  private assertAllowance(accountId: string): void {
+    const refusal = this.allowanceRefusal(accountId);
+    if (refusal) throw tooManyRequests(refusal.message.replace(/^Not sent: /, ''), refusal.retryAfterS);
+  }
+
+  private allowanceRefusal(accountId: string): { message: string; retryAfterS: number } | null {
     const { plan, perHour } = this.allowance(accountId);
     const now = this.clock.now().getTime();
     const { n, first } = this.repo.attemptsSince(accountId, new Date(now - HOUR_MS).toISOString());
     if (n < perHour) return null;
-    const until = first ? new Date(Date.parse(first) + HOUR_MS) : new Date(now + HOUR_MS);
-    return `Not sent: the webhooks of this account made ${n} deliveries in the last hour (retries included), the most the ${plan} plan allows; retry it after ${until.toISOString().slice(11, 16)} UTC`;
+    const until = first ? Date.parse(first) + HOUR_MS : now + HOUR_MS;
+    return {
+      message: `Not sent: the webhooks of this account made ${n} deliveries in the last hour (retries included), the most the ${plan} plan allows; retry it after ${new Date(until).toISOString().slice(11, 16)} UTC`,
+      retryAfterS: (until - now) / 1000,
+    };
   }
 
   /**
