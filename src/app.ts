@@ -199,10 +199,24 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     quota,
     providers: providers.get,
     events,
+    notices: {
+      queueAccountNotice: (id, subject, body) => leads.queueAccountNotice(id, subject, body),
+      publicUrl: config.publicUrl,
+    },
     report,
   });
   const analytics = new AnalyticsService(new AnalyticsRepo(db), agents, clock);
-  const { webhooks } = createWebhooks(app, { db, config, clock, events, report });
+  const { webhooks } = createWebhooks(app, {
+    db,
+    config,
+    clock,
+    events,
+    allowance: (accountId) => {
+      const account = accountOf(accountId);
+      return { plan: account.plan_id, perHour: plans.planOf(account).webhook_deliveries_per_hour };
+    },
+    report,
+  });
   // what the admin UI shows about the set-up (registration, provider keys, mail)
   const system = new SystemService({
     config,

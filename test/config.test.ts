@@ -6,7 +6,7 @@ import { ConfigError, loadConfig } from '../src/config/index.js';
 
 /**
  * docs/API.md "Plans": the built-in table, written out here so a drift in the code is caught; plus
- * max_storage_mb, beyond the spec (issue 20.4).
+ * max_storage_mb (issue 20.4) and webhook_deliveries_per_hour (issue 31.4), beyond the spec.
  */
 const CONTRACT_PLANS = {
   free: {
@@ -17,6 +17,7 @@ const CONTRACT_PLANS = {
     requests_per_hour: 1000,
     custom_branding: false,
     max_storage_mb: 200,
+    webhook_deliveries_per_hour: 50,
   },
   starter: {
     max_agents: 10,
@@ -26,6 +27,7 @@ const CONTRACT_PLANS = {
     requests_per_hour: 5000,
     custom_branding: true,
     max_storage_mb: 2000,
+    webhook_deliveries_per_hour: 500,
   },
   pro: {
     max_agents: 50,
@@ -35,6 +37,7 @@ const CONTRACT_PLANS = {
     requests_per_hour: 20000,
     custom_branding: true,
     max_storage_mb: 20000,
+    webhook_deliveries_per_hour: 5000,
   },
 };
 
@@ -106,6 +109,7 @@ describe('loadConfig defaults', () => {
       max_agents: 1_000_000_000,
       monthly_messages: 1_000_000_000,
       max_storage_mb: 1_000_000_000,
+      webhook_deliveries_per_hour: 100_000,
       custom_branding: true,
     });
     expect(c.firstAccountPlan).toBe('owner');
@@ -277,6 +281,8 @@ describe('loadConfig refuses bad values with one line naming the variable', () =
       { free: { ...CONTRACT_PLANS.free, max_agents: '3' } },
       { free: { ...CONTRACT_PLANS.free, max_agents: -1 } },
       { free: { ...CONTRACT_PLANS.free, custom_branding: 'no' } },
+      { free: { ...CONTRACT_PLANS.free, webhook_deliveries_per_hour: -1 } },
+      { free: { ...CONTRACT_PLANS.free, webhook_deliveries_per_hour: 2.5 } },
       { free: (({ monthly_messages: _m, ...rest }) => rest)(CONTRACT_PLANS.free) },
     ];
     for (const [i, content] of bad.entries()) {
@@ -295,8 +301,9 @@ describe('PLANS_FILE', () => {
       requests_per_hour: 100,
       custom_branding: false,
       max_storage_mb: 20,
+      webhook_deliveries_per_hour: 30,
     },
-    // written before max_storage_mb existed
+    // written before max_storage_mb and webhook_deliveries_per_hour existed
     business: {
       max_agents: 500,
       max_account_leads: 100000,
@@ -307,10 +314,13 @@ describe('PLANS_FILE', () => {
     },
   };
 
-  it('replaces the built-in table whole; a plan without max_storage_mb gets 1000', () => {
+  it('replaces the built-in table whole; a plan without max_storage_mb gets 1000, without webhook_deliveries_per_hour 1000', () => {
     const dir = tempDir();
     const c = loadConfig({ DATA_DIR: dir, PLANS_FILE: writeJson(dir, 'plans.json', custom), DEFAULT_PLAN: 'hobby' });
-    expect(c.plans).toEqual({ hobby: custom.hobby, business: { ...custom.business, max_storage_mb: 1000 } });
+    expect(c.plans).toEqual({
+      hobby: custom.hobby,
+      business: { ...custom.business, max_storage_mb: 1000, webhook_deliveries_per_hour: 1000 },
+    });
     expect(Object.keys(c.plans).sort()).toEqual(['business', 'hobby']);
     expect(c.defaultPlan).toBe('hobby');
   });

@@ -8,6 +8,8 @@ import { LLM_PROVIDERS, type ProviderName } from '../providers/llm/catalog.js';
 
 /** a plan in PLANS_FILE without max_storage_mb gets this much */
 export const DEFAULT_MAX_STORAGE_MB = 1000;
+/** a plan in PLANS_FILE without webhook_deliveries_per_hour gets this many */
+export const DEFAULT_WEBHOOK_DELIVERIES_PER_HOUR = 1000;
 
 /** One plan's limits (docs/API.md "Plans"). */
 export const planSchema = z.object({
@@ -22,6 +24,11 @@ export const planSchema = z.object({
    * waiting to be read (README "Storage"). Optional in PLANS_FILE for files written before it.
    */
   max_storage_mb: z.number().int().min(0).default(DEFAULT_MAX_STORAGE_MB),
+  /**
+   * Webhook POSTs an account's webhooks may make in any rolling hour, retries included (README
+   * "Webhooks"); past it a delivery is not sent and its log says why. Optional in PLANS_FILE.
+   */
+  webhook_deliveries_per_hour: z.number().int().min(0).default(DEFAULT_WEBHOOK_DELIVERIES_PER_HOUR),
 });
 export type Plan = z.infer<typeof planSchema>;
 export const plansSchema = z
@@ -41,6 +48,7 @@ export const BUILT_IN_PLANS: Plans = {
     requests_per_hour: 1000,
     custom_branding: false,
     max_storage_mb: 200,
+    webhook_deliveries_per_hour: 50,
   },
   starter: {
     max_agents: 10,
@@ -50,6 +58,7 @@ export const BUILT_IN_PLANS: Plans = {
     requests_per_hour: 5000,
     custom_branding: true,
     max_storage_mb: 2000,
+    webhook_deliveries_per_hour: 500,
   },
   pro: {
     max_agents: 50,
@@ -59,6 +68,7 @@ export const BUILT_IN_PLANS: Plans = {
     requests_per_hour: 20000,
     custom_branding: true,
     max_storage_mb: 20000,
+    webhook_deliveries_per_hour: 5000,
   },
   // The business running its own server: the first account gets it (FIRST_ACCOUNT_PLAN), so the
   // owner is not held to the free plan's 1,000 messages. Limits as high as never to matter; the
@@ -71,6 +81,7 @@ export const BUILT_IN_PLANS: Plans = {
     requests_per_hour: 100000,
     custom_branding: true,
     max_storage_mb: UNLIMITED,
+    webhook_deliveries_per_hour: 100000,
   },
 };
 

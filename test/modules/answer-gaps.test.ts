@@ -374,3 +374,58 @@ describe('Q&A sources', () => {
     expect(sources).toEqual([qa.id, text.id]);
   });
 });
+
+describe('a gap counts distinct conversations (issue 31 point 2)', () => {
+  const rate = (t: TestApp, agentId: string, sessionId: string, messageId: string, value: number) =>
+    t.app.inject({
+      method: 'POST',
+      url: `/api/public/chat/${agentId}/feedback`,
+      payload: { session_id: sessionId, message_id: messageId, value },
+    });
+
+  it('one visitor toggling thumbs down and clear 20 times counts once', async () => {
+    const { t, owner, agent } = await setup();
+    await addText(t, owner.token, agent.id, 'Prices', 'The Pro plan costs 25 euros per month.');
+    const a = await say(t, agent.id, 's1', 'How much does the Pro plan cost?');
+    for (let i = 0; i < 20; i++) {
+      const down = await rate(t, agent.id, 's1', a.message_id, -1);
+      expect(down.statusCode, down.body).toBe(200);
+      const clear = await rate(t, agent.id, 's1', a.message_id, 0);
+      expect(clear.statusCode, clear.body).toBe(200);
+    }
+    const open = await gaps(t, owner.token, agent.id);
+    expect(open.map((g) => [g.question, g.count, g.reasons])).toEqual([
+      ['How much does the Pro plan cost?', 1, ['thumbs_down']],
+    ]);
+  });
+
+  it('a question asked once stays asked once after a thumbs down and an escalation; another conversation counts', async () => {
+    const { t, owner, agent } = await setup();
+    const a = await say(t, agent.id, 's1', 'What are your opening hours?');
+    expect((await rate(t, agent.id, 's1', a.message_id, -1)).statusCode).toBe(200);
+    const esc = await t.app.inject({
+      method: 'POST',
+      url: `/api/public/chat/${agent.id}/escalate`,
+      payload: { session_id: 's1' },
+    });
+    expect(esc.statusCode, esc.body).toBe(200);
+    let open = await gaps(t, owner.token, agent.id);
+    expect(open.map((g) => [g.question, g.count, g.reasons])).toEqual([
+      ['What are your opening hours?', 1, ['no_passage', 'thumbs_down', 'asked_person']],
+    ]);
+    // the same visitor asking again in the same conversation is still one conversation
+    await say(t, agent.id, 's1', 'opening hours?');
+    await say(t, agent.id, 's2', 'Opening hours please?');
+    open = await gaps(t, owner.token, agent.id);
+    expect(open.map((g) => [g.question, g.count])).toEqual([['Opening hours please?', 2]]);
+    // erasing the first conversation takes its part of the count (the wording is the second's)
+    const erased = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/chat/conversations/${agent.id}/${a.conversation_id}`,
+      headers: auth(owner.token),
+    });
+    expect(erased.statusCode, erased.body).toBe(204);
+    open = await gaps(t, owner.token, agent.id);
+    expect(open.map((g) => [g.question, g.count])).toEqual([['Opening hours please?', 1]]);
+  });
+});

@@ -12,6 +12,8 @@ import {
   type TestApp,
 } from '../helpers/app.js';
 import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
+import { KnowledgeRepo, StorageQuota } from '../../src/modules/knowledge/index.js';
+import { PlanService } from '../../src/modules/limits/index.js';
 
 /**
  * The plans' storage limit (issue 20.4): a free account once uploaded 5 x 60 MB in 1.4 s. What
@@ -241,5 +243,76 @@ describe('storage limit', () => {
     expect(source.status).toBe('failed');
     expect(source.error_message).toContain('Storage limit reached');
     expect(storedBytes(t)).toBe(0);
+  });
+
+  it('uploads sent together: the refusal states the real figures (used, being uploaded, this file, the limit), and the one that fits is accepted (issue 31 point 5)', async () => {
+    const t = await start();
+    const { token } = await registerUser(t.app);
+    const agent = await createAgent(t.app, token);
+    const first = await t.app.inject({
+      method: 'POST',
+      url: `/api/sources/chatbot/${agent.id}/text`,
+      headers: auth(token),
+      payload: { name: 'notes', content: text(300_000, 'n') },
+    });
+    expect(first.statusCode, first.body).toBe(201);
+    const used = storedBytes(t);
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    // about 0.7 MB are free: one of the two 450 KB files fits, both do not
+    const answers = await Promise.all(
+      [1, 2].map(async (n) => {
+        const form = new FormData();
+        form.append('file', new Blob([text(450_000, `u${n}-`)]), `part-${n}.txt`);
+        const res = await fetch(`${base}/api/sources/chatbot/${agent.id}/file`, {
+          method: 'POST',
+          headers: auth(token),
+          body: form,
+        });
+        return { status: res.status, body: (await res.json()) as { detail: any } };
+      }),
+    );
+    const refused = answers.filter((a) => a.status !== 201);
+    expect(refused).toHaveLength(1);
+    const detail = refused[0]!.body.detail;
+    expect(refused[0]!.status).toBe(403);
+    expect(detail).toMatchObject({ max: MB, upgrade_required: true });
+    // `current` is what was stored at that moment: the text's passages, plus the kept file when it
+    // had already arrived (waiting on disk, or read into its passages); never the bytes in flight
+    const whenDone = await t.app.jobs.idle().then(() => storedBytes(t));
+    expect([used, used + 450_000, whenDone]).toContain(detail.current);
+    const mb = (n: number) => (n / MB).toFixed(1).replace('.', '\\.');
+    expect(detail.message).toMatch(
+      new RegExp(
+        `^Storage limit reached: your free plan allows 1\\.0 MB of sources and passages; ${mb(detail.current)} MB are used(, 0\\.\\d MB are being uploaded right now)?, and this upload is 0\\.4 MB\\. Delete sources you no longer need, or upgrade\\.$`,
+      ),
+    );
+    expect(partFiles(t).filter((f) => f.endsWith('.part'))).toEqual([]);
+  });
+
+  it("a refused upload's bytes stop counting at once, so an upload still arriving may take the room (issue 31 point 5)", async () => {
+    const t = await start();
+    // an account with nothing stored yet (the figures count its agents' sources)
+    const id = 'account-without-sources';
+    const plans = new PlanService(t.config.plans, 'free', t.clock);
+    const quota = new StorageQuota(new KnowledgeRepo(t.database.db), plans, () => ({
+      plan_id: 'free',
+      plan_expires_at: null,
+    }));
+    const a = quota.receive(id);
+    const b = quota.receive(id);
+    expect(a.add(600_000)).toBeNull();
+    expect(b.add(300_000)).toBeNull();
+    const refusal = b.add(200_000);
+    expect(refusal).toMatchObject({ statusCode: 403 });
+    expect((refusal as any).detail.message).toBe(
+      'Storage limit reached: your free plan allows 1.0 MB of sources and passages; 0.0 MB are used, 0.6 MB are being uploaded right now, and this upload is more than 0.5 MB. Delete sources you no longer need, or upgrade.',
+    );
+    // b is refused: its 300 KB no longer count, and a's next 200 KB fit
+    expect(a.add(200_000)).toBeNull();
+    b.end();
+    expect(quota.usedBy(id)).toBe(800_000);
+    a.end();
+    expect(quota.usedBy(id)).toBe(0);
   });
 });

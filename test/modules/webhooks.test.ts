@@ -1,9 +1,20 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { webhookDeliveries, webhooks } from '../../src/modules/webhooks/tables.js';
-import { auth, createAgent, ManualClock, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import {
+  auth,
+  createAgent,
+  makeDataDir,
+  ManualClock,
+  registerUser,
+  ROOMY_PLAN,
+  startTestApp,
+  type TestApp,
+} from '../helpers/app.js';
 
 type Json = Record<string, any>;
 
@@ -501,5 +512,143 @@ describe('webhooks', () => {
       reason: 'visitor',
     });
     expect(await log(t, other.token, otherHook.id)).toEqual([]);
+  });
+});
+
+describe('deliveries per account per hour (issue 31 point 4)', () => {
+  async function visitorSays(t: TestApp, agentId: string, message: string): Promise<void> {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/public/chat/${agentId}`,
+      payload: { message, session_id: 'visitor-1' },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+  }
+
+  it('a free account with 10 webhooks: 5 visitor messages make 100 deliveries, of which 50 are sent and the rest logged as not sent', async () => {
+    const { t, clock } = await start();
+    await registerUser(t.app); // the server's owner (the `owner` plan)
+    const { token } = await registerUser(t.app); // a free account
+    const agent = await createAgent(t.app, token);
+    const hooks: Json[] = [];
+    const rs: Receiver[] = [];
+    for (let i = 0; i < 10; i++) {
+      const r = receiver(clock);
+      await r.up();
+      const hook = await addHook(t, token, { url: r.url, events: ['message.created'] });
+      r.secret = hook.secret;
+      hooks.push(hook);
+      rs.push(r);
+    }
+    const received = () => rs.reduce((n, r) => n + r.received.length, 0);
+    // each visitor message and its answer are two message.created events: 10 events for 10 webhooks
+    for (let i = 0; i < 5; i++) await visitorSays(t, agent.id, `Question number ${i}?`);
+    await t.app.webhookJobs.idle();
+
+    expect(received()).toBe(50);
+    const entries = (await Promise.all(hooks.map((h) => log(t, token, h.id)))).flat();
+    expect(entries).toHaveLength(100);
+    expect(entries.filter((d) => d.status === 'delivered')).toHaveLength(50);
+    const refused = entries.filter((d) => d.status === 'failed');
+    expect(refused).toHaveLength(50);
+    for (const d of refused) {
+      expect(d).toMatchObject({ attempts: 0, last_status: null });
+      expect(d.last_error).toBe(
+        'Not sent: the webhooks of this account made 50 deliveries in the last hour (retries included), the most the free plan allows; retry it after 13:00 UTC',
+      );
+    }
+    // a test event asked for now is refused at once (429, the reason, when to try again)
+    const ping = await t.app.inject({
+      method: 'POST',
+      url: `/api/webhooks/${hooks[0]!.id}/test`,
+      headers: auth(token),
+    });
+    expect(ping.statusCode, ping.body).toBe(429);
+    expect(ping.headers['retry-after']).toBe('3600');
+    expect(ping.json().detail).toBe(
+      'the webhooks of this account made 50 deliveries in the last hour (retries included), the most the free plan allows; retry it after 13:00 UTC',
+    );
+
+    // an hour later the allowance is back: a refused one can be retried by hand
+    clock.advance(3600_000);
+    const again = refused[0]!;
+    const retry = await t.app.inject({
+      method: 'POST',
+      url: `/api/webhooks/${again.webhook_id}/deliveries/${again.id}/retry`,
+      headers: auth(token),
+    });
+    expect(retry.statusCode, retry.body).toBe(202);
+    await t.app.webhookJobs.idle();
+    expect(received()).toBe(51);
+    expect((await log(t, token, again.webhook_id)).find((d) => d.id === again.id)).toMatchObject({
+      status: 'delivered',
+      attempts: 1,
+    });
+  });
+
+  it('retries count: with 3 an hour, a delivery the receiver keeps refusing is tried 3 times, then logged as not sent; the next hour a retry by hand goes out', async () => {
+    const dir = makeDataDir();
+    const plans = path.join(dir, 'plans.json');
+    writeFileSync(
+      plans,
+      JSON.stringify({ free: { ...ROOMY_PLAN, max_storage_mb: 10, webhook_deliveries_per_hour: 3 } }),
+    );
+    const clock = new ManualClock('2026-03-01T12:00:00.000Z');
+    const t = await startTestApp({
+      clock,
+      dataDir: dir,
+      env: { ALLOW_PRIVATE_URLS: 'true', PLANS_FILE: plans, FIRST_ACCOUNT_PLAN: 'free' },
+    });
+    apps.push(t);
+    const r = receiver(clock);
+    await r.up();
+    const { token } = await registerUser(t.app);
+    const agent = await createAgent(t.app, token);
+    const hook = await addHook(t, token, { url: r.url, events: ['lead.created'] });
+    r.secret = hook.secret;
+    r.answer = 500;
+    await postLead(t, agent.id);
+    await t.app.webhookJobs.idle();
+    clock.advance(10_000);
+    await t.app.webhookJobs.idle();
+    clock.advance(60_000);
+    await t.app.webhookJobs.idle();
+    expect(r.received).toHaveLength(3);
+    clock.advance(5 * 60_000);
+    await t.app.webhookJobs.idle();
+    expect(r.received).toHaveLength(3);
+    let [d] = await log(t, token, hook.id);
+    expect(d).toMatchObject({ status: 'failed', attempts: 3, last_status: null });
+    expect(d!.last_error).toBe(
+      'Not sent: the webhooks of this account made 3 deliveries in the last hour (retries included), the most the free plan allows; retry it after 13:00 UTC',
+    );
+    // nothing more goes out by itself: a refused delivery has no job left
+    expect(t.database.sqlite.prepare("SELECT count(*) AS n FROM jobs WHERE status = 'queued'").get()).toEqual({
+      n: 0,
+    });
+
+    r.answer = 200;
+    const retryIt = () =>
+      t.app.inject({
+        method: 'POST',
+        url: `/api/webhooks/${hook.id}/deliveries/${d!.id}/retry`,
+        headers: auth(token),
+      });
+    // within the hour a retry by hand is refused at once, with the reason and when to try
+    clock.set('2026-03-01T12:59:00.000Z');
+    const early = await retryIt();
+    expect(early.statusCode, early.body).toBe(429);
+    expect(early.headers['retry-after']).toBe('60');
+    expect(early.json().detail).toBe(
+      'the webhooks of this account made 3 deliveries in the last hour (retries included), the most the free plan allows; retry it after 13:00 UTC',
+    );
+    expect((await log(t, token, hook.id))[0]).toMatchObject({ id: d!.id, status: 'failed' });
+    clock.set('2026-03-01T14:00:00.000Z');
+    const retry = await retryIt();
+    expect(retry.statusCode, retry.body).toBe(202);
+    await t.app.webhookJobs.idle();
+    [d] = await log(t, token, hook.id);
+    expect(d).toMatchObject({ status: 'delivered', attempts: 1, last_status: 200 });
+    expect(r.received).toHaveLength(4);
   });
 });

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { type Clock, isoNow } from '../../platform/clock.js';
-import type { AppEvents } from '../../platform/events.js';
+import type { AppEventMap, AppEvents } from '../../platform/events.js';
 import { ApiError, badRequest, conflict, notFound } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
 import type { AgentsService } from '../agents/index.js';
@@ -73,12 +73,29 @@ export interface HandoffState {
 /** How many of a person's messages the visitor's stream repeats on connect. */
 export const PERSON_MESSAGES_ON_CONNECT = 50;
 
+/**
+ * "A visitor asked for a person" e-mails: one per conversation, and at most this many per agent
+ * within an hour (README "Live handoff"); the one that reaches it says so. Escalations past it are
+ * not e-mailed: they show in the admin's conversations (escalated, a toast on the live stream).
+ */
+export const ESCALATION_MAILS_PER_AGENT_PER_HOUR = 10;
+const HOUR_MS = 60 * 60_000;
+
+/** How the owner is e-mailed about an escalation: queued in the escalation's transaction. */
+export interface EscalationNotices {
+  queueAccountNotice: (userId: string, subject: string, body: string) => void;
+  /** the base of the link to the conversation */
+  publicUrl: string;
+}
+
 export interface HandoffDeps {
   repo: ChatRepo;
   agents: AgentsService;
   clock: Clock;
   events: AppEvents;
   log: FastifyBaseLogger;
+  /** e-mails to the owner when a visitor asks for a person (none in tests that leave it out) */
+  notices?: EscalationNotices;
 }
 
 export class HandoffService {
@@ -90,12 +107,14 @@ export class HandoffService {
   private readonly events: AppEvents;
   private readonly log: FastifyBaseLogger;
 
-  constructor({ repo, agents, clock, events, log }: HandoffDeps) {
+  constructor({ repo, agents, clock, events, log, notices }: HandoffDeps) {
     this.repo = repo;
     this.agents = agents;
     this.clock = clock;
     this.events = events;
     this.log = log;
+    // a visitor asked for a person: the owner's e-mail, queued in the escalation's transaction
+    if (notices) events.on('conversation.escalated', (e) => this.notifyOwner(e, notices));
     events.on('message.created', (e) => {
       setImmediate(() => this.publishStored(e.chatbot_id, e.conversation_id, e.message.id));
     });
@@ -107,6 +126,34 @@ export class HandoffService {
           this.hub.publish(e.chatbot_id, { type: 'status', conversation_id: row.id, status: 'escalated', at: e.at });
       });
     });
+  }
+
+  /**
+   * Inside the escalation's transaction: e-mails the owner unless this conversation already did,
+   * or the agent's e-mails of the last hour reached ESCALATION_MAILS_PER_AGENT_PER_HOUR.
+   */
+  private notifyOwner(e: AppEventMap['conversation.escalated'], notices: EscalationNotices): void {
+    const now = this.clock.now();
+    const hourAgo = new Date(now.getTime() - HOUR_MS).toISOString();
+    const sent = this.repo.ownerNotifiedSince(e.chatbot_id, hourAgo);
+    if (sent >= ESCALATION_MAILS_PER_AGENT_PER_HOUR) return;
+    if (!this.repo.markOwnerNotified(e.conversation_id, now.toISOString())) return;
+    const agentName = this.agents.findById(e.chatbot_id)?.name ?? 'your agent';
+    const link = `${notices.publicUrl.replace(/\/$/, '')}/#/agents/${encodeURIComponent(e.chatbot_id)}/conversations/${encodeURIComponent(e.conversation_id)}`;
+    const lines = [
+      `A visitor of ${agentName} asked to talk to a person (${e.reason === 'visitor' ? 'the "Talk to a person" button' : 'one of the escalation keywords'}).`,
+      '',
+      `Take the conversation over and reply: ${link}`,
+    ];
+    if (sent + 1 === ESCALATION_MAILS_PER_AGENT_PER_HOUR) {
+      const first = this.repo.firstOwnerNotifiedSince(e.chatbot_id, hourAgo) ?? now.toISOString();
+      const until = new Date(Date.parse(first) + HOUR_MS).toISOString().slice(11, 16);
+      lines.push(
+        '',
+        `This is the ${ESCALATION_MAILS_PER_AGENT_PER_HOUR}th e-mail within an hour about visitors of ${agentName} asking for a person: until ${until} UTC further requests are not e-mailed; they show in the admin's conversations (status escalated) as usual.`,
+      );
+    }
+    notices.queueAccountNotice(e.account_id, `A visitor asked for a person on ${agentName}`, `${lines.join('\n')}\n`);
   }
 
   private publishStored(chatbotId: string, conversationId: string, messageId: string): void {

@@ -5,7 +5,7 @@ import type { AppEvents } from '../../platform/events.js';
 import type { AgentsService } from '../agents/index.js';
 import type { KnowledgeService } from '../knowledge/index.js';
 import type { MessageQuota, PlanService } from '../limits/index.js';
-import { HandoffService } from './handoff.js';
+import { type EscalationNotices, HandoffService } from './handoff.js';
 import { ChatRepo } from './repo.js';
 import { ChatService, type ProviderLookup } from './service.js';
 
@@ -21,6 +21,8 @@ export interface ChatDeps {
   quota: MessageQuota;
   providers: ProviderLookup;
   events: AppEvents;
+  /** the owner's e-mail when a visitor asks for a person */
+  notices: EscalationNotices;
   report: (what: string) => (err: unknown) => void;
 }
 
@@ -48,7 +50,14 @@ export function createChat(app: FastifyInstance, deps: ChatDeps) {
     events,
   });
   // live handoff: the owner takes a conversation over; the visitor's and the owner's streams
-  const handoff = new HandoffService({ repo: new ChatRepo(db), agents, clock, events, log: app.log });
+  const handoff = new HandoffService({
+    repo: new ChatRepo(db),
+    agents,
+    clock,
+    events,
+    log: app.log,
+    notices: deps.notices,
+  });
   // conversations idle past their agent's auto_resolve_after_h become resolved (listing does it too)
   const idleResolver = setInterval(() => {
     try {

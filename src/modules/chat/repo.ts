@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, isNotNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, isNotNull, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.js';
 import { secureDeleting } from '../../platform/db/secure-delete.js';
 import { chatbots } from '../agents/tables.js';
@@ -192,6 +192,40 @@ export class ChatRepo {
       .where(and(eq(messages.conversation_id, conversationId), isNotNull(messages.feedback)))
       .get();
     return { up: row?.up ?? 0, down: row?.down ?? 0 };
+  }
+
+  /**
+   * Marks the conversation's owner as e-mailed about its escalation, unless they were already:
+   * true when this call marked it (the one e-mail per conversation).
+   */
+  markOwnerNotified(id: string, at: string): boolean {
+    return (
+      this.db
+        .update(conversations)
+        .set({ owner_notified_at: at })
+        .where(and(eq(conversations.id, id), sql`${conversations.owner_notified_at} IS NULL`))
+        .run().changes > 0
+    );
+  }
+
+  /** How many of the agent's conversations e-mailed the owner about an escalation after `sinceIso`. */
+  ownerNotifiedSince(chatbotId: string, sinceIso: string): number {
+    return this.db
+      .select({ n: sql<number>`count(*)` })
+      .from(conversations)
+      .where(and(eq(conversations.chatbot_id, chatbotId), gt(conversations.owner_notified_at, sinceIso)))
+      .get()!.n;
+  }
+
+  /** The earliest escalation e-mail of the agent after `sinceIso` (when its hour ends, the cap eases). */
+  firstOwnerNotifiedSince(chatbotId: string, sinceIso: string): string | null {
+    return (
+      this.db
+        .select({ at: sql<string | null>`min(${conversations.owner_notified_at})` })
+        .from(conversations)
+        .where(and(eq(conversations.chatbot_id, chatbotId), gt(conversations.owner_notified_at, sinceIso)))
+        .get()?.at ?? null
+    );
   }
 
   updateConversation(

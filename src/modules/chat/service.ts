@@ -417,6 +417,7 @@ export class ChatService {
         owner_read_at: null,
         handled_by: 'agent',
         taken_at: null,
+        owner_notified_at: null,
         created_at: now,
         updated_at: now,
       });

@@ -30,6 +30,8 @@ export const conversations = sqliteTable(
       .default('agent'),
     /** when a person took it over; null while the agent answers */
     taken_at: text('taken_at'),
+    /** when the owner was e-mailed that the visitor asked for a person (once per conversation); null when never */
+    owner_notified_at: text('owner_notified_at'),
     created_at: text('created_at').notNull(),
     updated_at: text('updated_at').notNull(),
   },
@@ -40,6 +42,10 @@ export const conversations = sqliteTable(
     index('conversations_chatbot_created_status').on(t.chatbot_id, t.created_at, t.status),
     // analytics' escalations per window; partial: only escalated conversations are in it
     index('conversations_chatbot_escalated').on(t.chatbot_id, t.escalated_at).where(sql`${t.escalated_at} IS NOT NULL`),
+    // the escalation e-mails of the last hour per agent (their hourly cap); partial like the one above
+    index('conversations_chatbot_notified')
+      .on(t.chatbot_id, t.owner_notified_at)
+      .where(sql`${t.owner_notified_at} IS NOT NULL`),
   ],
 );
 

@@ -1,6 +1,6 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.js';
-import { answerGaps, sources } from './tables.js';
+import { answerGapConversations, answerGaps, sources } from './tables.js';
 
 export type GapRow = typeof answerGaps.$inferSelect;
 
@@ -21,18 +21,29 @@ export class AnswerGapsRepo {
       .get();
   }
 
-  insert(row: typeof answerGaps.$inferInsert): void {
+  /** A new gap and the conversation it came from. */
+  insert(row: typeof answerGaps.$inferInsert & { conversation_id: string }): void {
     this.db.insert(answerGaps).values(row).run();
+    this.db.insert(answerGapConversations).values({ gap_id: row.id, conversation_id: row.conversation_id }).run();
   }
 
-  /** One more occurrence of the gap: its count goes up by one (in SQL, so two at once both count). */
+  /**
+   * One more occurrence of the gap: its wording, reasons and status change; its count goes up by
+   * one only when the conversation is one it has not come from yet (in SQL, so two at once both count).
+   */
   recordOccurrence(
     id: string,
+    conversationId: string,
     changes: Pick<GapRow, 'question' | 'reasons' | 'status' | 'conversation_id' | 'last_seen_at'>,
   ): void {
+    const added = this.db
+      .insert(answerGapConversations)
+      .values({ gap_id: id, conversation_id: conversationId })
+      .onConflictDoNothing()
+      .run().changes;
     this.db
       .update(answerGaps)
-      .set({ ...changes, count: sql`${answerGaps.count} + 1` })
+      .set(added > 0 ? { ...changes, count: sql`${answerGaps.count} + 1` } : changes)
       .where(eq(answerGaps.id, id))
       .run();
   }
@@ -52,12 +63,35 @@ export class AnswerGapsRepo {
       .all();
   }
 
-  /** Deletes the agent's gaps whose wording came last from this conversation. */
+  /**
+   * Erasure of a conversation: deletes the agent's gaps whose wording came last from it, and the
+   * other gaps it counted in count one conversation less.
+   */
   deleteByConversation(chatbotId: string, conversationId: string): void {
     this.db
       .delete(answerGaps)
       .where(and(eq(answerGaps.chatbot_id, chatbotId), eq(answerGaps.conversation_id, conversationId)))
       .run();
+    const counted = this.db
+      .delete(answerGapConversations)
+      .where(
+        and(
+          eq(answerGapConversations.conversation_id, conversationId),
+          inArray(
+            answerGapConversations.gap_id,
+            this.db.select({ id: answerGaps.id }).from(answerGaps).where(eq(answerGaps.chatbot_id, chatbotId)),
+          ),
+        ),
+      )
+      .returning({ gap_id: answerGapConversations.gap_id })
+      .all()
+      .map((r) => r.gap_id);
+    if (counted.length > 0)
+      this.db
+        .update(answerGaps)
+        .set({ count: sql`max(${answerGaps.count} - 1, 1)` })
+        .where(inArray(answerGaps.id, counted))
+        .run();
   }
 
   /** Whether the source (a gap's qa answer) still exists. */

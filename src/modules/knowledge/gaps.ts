@@ -145,12 +145,16 @@ export class AnswerGapsService {
       if (question !== undefined) this.record(e.chatbot_id, question, ['asked_person'], e.conversation_id);
     });
     // erasure (README "Erasure"): a gap whose wording is the erased visitor's (it came last from
-    // that conversation) goes with it; the counts it held go too, since they cannot be told apart
+    // that conversation) goes with it; other gaps it asked count one conversation less
     events.on('conversation.erased', (e) => this.repo.deleteByConversation(e.chatbot_id, e.conversation_id));
   }
 
-  /** Inside the emitter's transaction: a new gap, or one more occurrence of its group. */
-  record(chatbotId: string, rawQuestion: string, reasons: GapReason[], conversationId: string | null): void {
+  /**
+   * Inside the emitter's transaction: a new gap, or one more occurrence of its group. The count is
+   * of distinct conversations: the same conversation again (another wording, a thumbs down toggled,
+   * an escalation after a thumbs down) adds its reasons and wording but not to the count.
+   */
+  record(chatbotId: string, rawQuestion: string, reasons: GapReason[], conversationId: string): void {
     const question = rawQuestion.trim().slice(0, MAX_GAP_QUESTION);
     const key = questionKey(question);
     if (!key) return;
@@ -179,11 +183,11 @@ export class AnswerGapsService {
       const answerKept = gap.source_id ? this.repo.sourceExists(gap.source_id) : false;
       if (!answerKept || reasons.includes('thumbs_down')) status = 'open';
     }
-    this.repo.recordOccurrence(gap.id, {
+    this.repo.recordOccurrence(gap.id, conversationId, {
       question,
       reasons: [...new Set([...gap.reasons, ...reasons])],
       status,
-      conversation_id: conversationId ?? gap.conversation_id,
+      conversation_id: conversationId,
       last_seen_at: now,
     });
   }

@@ -157,7 +157,13 @@ export class IngestionService {
   async addFile(
     user: AuthUser,
     chatbotId: string,
-    upload: { filename: string; stream: Readable; signal?: AbortSignal },
+    upload: {
+      filename: string;
+      stream: Readable;
+      signal?: AbortSignal;
+      /** the request's Content-Length, when sent: the size a storage refusal states */
+      declaredBytes?: number | null;
+    },
   ): Promise<SourceRow> {
     const agent = this.agents.get(user, chatbotId);
     const originalName = path.basename(upload.filename || '').slice(0, 255) || 'upload';
@@ -171,7 +177,7 @@ export class IngestionService {
     const id = newId();
     const tmp = path.join(this.uploadDir, `${id}.part`);
     // the bytes count against the storage limit as they arrive, until the source row counts them
-    const receiving = this.options.storage.receive(agent.user_id);
+    const receiving = this.options.storage.receive(agent.user_id, upload.declaredBytes ?? null);
     try {
       return await this.storeUpload(agent, id, originalName, ext, tmp, upload, receiving);
     } finally {

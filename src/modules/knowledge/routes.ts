@@ -372,6 +372,7 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<{
             filename: part.filename,
             stream: part.file,
             signal: cut.signal,
+            declaredBytes: declaredLength(req.headers['content-length']),
           });
         }
       } finally {
@@ -456,3 +457,9 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<{
     },
   });
 };
+
+/** The request's Content-Length as a number of bytes, or null when absent or not one. */
+function declaredLength(header: string | undefined): number | null {
+  const n = header !== undefined && /^\d{1,15}$/.test(header) ? Number(header) : Number.NaN;
+  return Number.isSafeInteger(n) ? n : null;
+}

@@ -1,4 +1,4 @@
-import { index, integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { chatbots } from '../agents/tables.js';
 
 /** A training source of an agent: an uploaded file, a website or a text. */
@@ -100,6 +100,7 @@ export const answerGaps = sqliteTable(
     question: text('question').notNull(),
     /** why it counts as a gap, each reason seen (JSON array) */
     reasons: text('reasons', { mode: 'json' }).$type<string[]>().notNull().default([]),
+    /** how many distinct conversations asked it (the rows of answer_gap_conversations) */
     count: integer('count').notNull().default(1),
     status: text('status', { enum: ['open', 'answered', 'dismissed'] })
       .notNull()
@@ -114,5 +115,23 @@ export const answerGaps = sqliteTable(
   (t) => [
     index('answer_gaps_chatbot_key').on(t.chatbot_id, t.question_key),
     index('answer_gaps_chatbot_status').on(t.chatbot_id, t.status, t.last_seen_at),
+  ],
+);
+
+/**
+ * The conversations a gap came from, one row each: a gap's `count` is how many there are, so a
+ * visitor who thumbs down, clears and thumbs down again, or asks again, counts once.
+ */
+export const answerGapConversations = sqliteTable(
+  'answer_gap_conversations',
+  {
+    gap_id: text('gap_id')
+      .notNull()
+      .references(() => answerGaps.id, { onDelete: 'cascade' }),
+    conversation_id: text('conversation_id').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.gap_id, t.conversation_id] }),
+    index('answer_gap_conversations_conversation').on(t.conversation_id),
   ],
 );

@@ -50,17 +50,6 @@ export function createLeads(app: FastifyInstance, deps: LeadsDeps) {
     events: deps.events,
   });
 
-  // a visitor asked for a person: the owner's e-mail, queued in the escalation's transaction
-  deps.events.on('conversation.escalated', (e) => {
-    const agentName = deps.agents.findById(e.chatbot_id)?.name ?? 'your agent';
-    const link = `${config.publicUrl.replace(/\/$/, '')}/#/agents/${encodeURIComponent(e.chatbot_id)}/conversations/${encodeURIComponent(e.conversation_id)}`;
-    leads.queueAccountNotice(
-      e.account_id,
-      `A visitor asked for a person on ${agentName}`,
-      `A visitor of ${agentName} asked to talk to a person (${e.reason === 'visitor' ? 'the "Talk to a person" button' : 'one of the escalation keywords'}).\n\nTake the conversation over and reply: ${link}\n`,
-    );
-  });
-
   // The queue runs while mail is configured: started when an admin saves an SMTP server
   // (held-back alerts then go out), stopped when it is removed (running sends stay queued).
   // One change at a time: a start waits until a stop has let the running sends settle.

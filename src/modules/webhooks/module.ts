@@ -5,13 +5,15 @@ import type { Db } from '../../platform/db/index.js';
 import type { AppEvents } from '../../platform/events.js';
 import { JobQueue } from '../../platform/jobs/queue.js';
 import { WebhooksRepo } from './repo.js';
-import { WEBHOOK_JOB, WebhooksService } from './service.js';
+import { WEBHOOK_JOB, type WebhookAllowance, WebhooksService } from './service.js';
 
 export interface WebhooksDeps {
   db: Db;
   config: Config;
   clock: Clock;
   events: AppEvents;
+  /** the account's plan and its webhook_deliveries_per_hour */
+  allowance: (accountId: string) => WebhookAllowance;
   report: (what: string) => (err: unknown) => void;
 }
 
@@ -30,6 +32,7 @@ export function createWebhooks(app: FastifyInstance, deps: WebhooksDeps) {
   app.decorate('webhookJobs', webhookJobs);
   const webhooks = new WebhooksService({
     repo: new WebhooksRepo(db),
+    allowance: deps.allowance,
     queue: webhookJobs,
     events: deps.events,
     options: { dataDir: config.dataDir, allowPrivateUrls: config.allowPrivateUrls },

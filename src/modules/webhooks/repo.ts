@@ -1,6 +1,6 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, lte, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.js';
-import { webhookDeliveries, webhooks } from './tables.js';
+import { webhookAttempts, webhookDeliveries, webhooks } from './tables.js';
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -136,5 +136,25 @@ export class WebhooksRepo {
         ),
       )
       .run();
+  }
+
+  // --- the hourly allowance ---------------------------------------------------------------------
+
+  /** The account's POSTs after `sinceIso`, and when the earliest of them was. */
+  attemptsSince(userId: string, sinceIso: string): { n: number; first: string | null } {
+    return this.db
+      .select({ n: sql<number>`count(*)`, first: sql<string | null>`min(${webhookAttempts.attempted_at})` })
+      .from(webhookAttempts)
+      .where(and(eq(webhookAttempts.user_id, userId), gt(webhookAttempts.attempted_at, sinceIso)))
+      .get()!;
+  }
+
+  /** One more POST of the account; its rows up to `forgetBefore` are no longer needed. */
+  recordAttempt(userId: string, at: string, forgetBefore: string): void {
+    this.db
+      .delete(webhookAttempts)
+      .where(and(eq(webhookAttempts.user_id, userId), lte(webhookAttempts.attempted_at, forgetBefore)))
+      .run();
+    this.db.insert(webhookAttempts).values({ user_id: userId, attempted_at: at }).run();
   }
 }

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { type Clock, isoNow } from '../../platform/clock.js';
 import type { AppEventMap, AppEventName, AppEvents } from '../../platform/events.js';
-import { ApiError, badRequest, conflict, notFound } from '../../platform/http/errors.js';
+import { ApiError, badRequest, conflict, notFound, tooManyRequests } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
 import type { JobQueue } from '../../platform/jobs/queue.js';
 import { assertPublicHttpUrl } from '../../platform/net/safe-fetch.js';
@@ -37,8 +37,18 @@ export interface WebhooksOptions {
   timeoutMs?: number;
 }
 
+/** An account's plan and its `webhook_deliveries_per_hour`. */
+export interface WebhookAllowance {
+  plan: string;
+  perHour: number;
+}
+
+const HOUR_MS = 3600_000;
+
 export interface WebhooksServiceDeps {
   repo: WebhooksRepo;
+  /** the account's hourly allowance of POSTs, from its plan */
+  allowance: (accountId: string) => WebhookAllowance;
   /** the webhook-delivery queue (its job kind is registered here) */
   queue: JobQueue;
   events: AppEvents;
@@ -56,13 +66,15 @@ export interface WebhooksServiceDeps {
 export class WebhooksService {
   private readonly key: SettingsKey;
   private readonly repo: WebhooksRepo;
+  private readonly allowance: (accountId: string) => WebhookAllowance;
   private readonly queue: JobQueue;
   private readonly options: WebhooksOptions;
   private readonly clock: Clock;
   private readonly log: FastifyBaseLogger;
 
-  constructor({ repo, queue, events, options, clock, log }: WebhooksServiceDeps) {
+  constructor({ repo, allowance, queue, events, options, clock, log }: WebhooksServiceDeps) {
     this.repo = repo;
+    this.allowance = allowance;
     this.queue = queue;
     this.options = options;
     this.clock = clock;
@@ -138,9 +150,13 @@ export class WebhooksService {
     return this.repo.deliveriesOf(hook.id, limit);
   }
 
-  /** A `ping` delivery, queued like any event (also to a disabled webhook: it is asked for). */
+  /**
+   * A `ping` delivery, queued like any event (also to a disabled webhook: it is asked for); 429
+   * with the reason while the account's hourly allowance is used up.
+   */
   sendTest(user: AuthUser, id: string): DeliveryRow {
     const hook = this.own(user, id);
+    this.assertAllowance(hook.user_id);
     return this.repo.transaction(() =>
       this.insertDelivery(hook, 'ping', { webhook_id: hook.id, message: 'A test event sent from the admin.' }),
     );
@@ -153,6 +169,8 @@ export class WebhooksService {
     if (!delivery) throw notFound('Delivery');
     if (delivery.status !== 'failed')
       throw conflict(`Only a failed delivery can be retried; this one is ${delivery.status}`);
+    // the hourly allowance is used up: say so now rather than queue a try that cannot be sent
+    this.assertAllowance(hook.user_id);
     return this.repo.transaction(() => {
       const row = this.repo.resetDelivery(delivery.id);
       this.queue.enqueue(WEBHOOK_JOB, delivery.id, { owner: hook.user_id });
@@ -167,21 +185,67 @@ export class WebhooksService {
     for (const hook of hooks) if (hook.events.includes(event)) this.insertDelivery(hook, event, rest);
   }
 
+  /**
+   * A delivery of the event to the webhook, queued; when the account has used its hourly
+   * allowance already, it is logged at once as not sent (no job for it).
+   */
   private insertDelivery(hook: WebhookRow, event: string, data: unknown): DeliveryRow {
     const id = newId();
     const now = isoNow(this.clock);
     const payload = JSON.stringify({ id, event, created_at: now, data });
+    const refusal = this.overAllowance(hook.user_id);
     const row = this.repo.insertDelivery({
       id,
       webhook_id: hook.id,
       event,
       payload,
-      status: 'pending',
+      status: refusal ? 'failed' : 'pending',
       attempts: 0,
+      last_error: refusal,
       created_at: now,
     });
-    this.queue.enqueue(WEBHOOK_JOB, id, { owner: hook.user_id });
+    if (!refusal) this.queue.enqueue(WEBHOOK_JOB, id, { owner: hook.user_id });
     return row;
+  }
+
+  /**
+   * Why the account may not POST now (its plan's `webhook_deliveries_per_hour` used up in the
+   * last hour, retries included), or null when it may.
+   */
+  private overAllowance(accountId: string): string | null {
+    return this.allowanceRefusal(accountId)?.message ?? null;
+  }
+
+  /** 429 with the reason and Retry-After while the account's hourly allowance is used up (the owner's own requests). */
+  private assertAllowance(accountId: string): void {
+    const refusal = this.allowanceRefusal(accountId);
+    if (refusal) throw tooManyRequests(refusal.message.replace(/^Not sent: /, ''), refusal.retryAfterS);
+  }
+
+  private allowanceRefusal(accountId: string): { message: string; retryAfterS: number } | null {
+    const { plan, perHour } = this.allowance(accountId);
+    const now = this.clock.now().getTime();
+    const { n, first } = this.repo.attemptsSince(accountId, new Date(now - HOUR_MS).toISOString());
+    if (n < perHour) return null;
+    const until = first ? Date.parse(first) + HOUR_MS : now + HOUR_MS;
+    return {
+      message: `Not sent: the webhooks of this account made ${n} deliveries in the last hour (retries included), the most the ${plan} plan allows; retry it after ${new Date(until).toISOString().slice(11, 16)} UTC`,
+      retryAfterS: (until - now) / 1000,
+    };
+  }
+
+  /**
+   * Takes one POST from the account's hourly allowance (synchronously: two tries at once cannot
+   * both take the last one), or answers why it may not.
+   */
+  private takeAttempt(accountId: string): string | null {
+    return this.repo.transaction(() => {
+      const refusal = this.overAllowance(accountId);
+      if (refusal) return refusal;
+      const now = this.clock.now();
+      this.repo.recordAttempt(accountId, now.toISOString(), new Date(now.getTime() - HOUR_MS).toISOString());
+      return null;
+    });
   }
 
   /** One try. Success and final failures are recorded here; a retry is queued as a new job. */
@@ -207,6 +271,13 @@ export class WebhooksService {
         true,
       );
       this.log.error({ webhookId: hook.id, err }, 'webhook secret unreadable');
+      return;
+    }
+    // the account's hourly allowance: this try (a retry too) takes one, or is not sent
+    const refusal = this.takeAttempt(hook.user_id);
+    if (refusal) {
+      this.repo.updateDelivery(delivery.id, { status: 'failed', last_status: null, last_error: refusal });
+      this.log.warn({ deliveryId: delivery.id, accountId: hook.user_id }, 'webhook delivery over the hourly allowance');
       return;
     }
     const t = Math.floor(this.clock.now().getTime() / 1000);

@@ -42,3 +42,19 @@ export const webhookDeliveries = sqliteTable(
   },
   (t) => [index('webhook_deliveries_webhook_created').on(t.webhook_id, t.created_at)],
 );
+
+/**
+ * The account's webhook POSTs of the last hour (retries included), one row each, for the plan's
+ * `webhook_deliveries_per_hour`; rows older than an hour are removed as new ones are added.
+ */
+export const webhookAttempts = sqliteTable(
+  'webhook_attempts',
+  {
+    id: integer('id').primaryKey(),
+    user_id: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    attempted_at: text('attempted_at').notNull(),
+  },
+  (t) => [index('webhook_attempts_user_at').on(t.user_id, t.attempted_at)],
+);
