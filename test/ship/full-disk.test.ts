@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { Agent, request, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -189,5 +191,71 @@ describe.skipIf(!mounted)('a full disk', () => {
       (db.prepare(`SELECT count(*) AS n FROM chatbots WHERE name = 'After the cleanup'`).get() as { n: number }).n,
     ).toBe(1);
     db.close();
+  });
+
+  /**
+   * Issue 31 fault 2: after an upload refused with 507 a graceful stop took 8.5-9.3 s (once over
+   * the 10 s grace, killed with exit 1). The refused upload's file stream was destroyed, which
+   * stalled the multipart parser, so the rest of the body was never read: the connection was
+   * neither free for its next request nor idle for the stop to close, until the 10 s keep-alive
+   * timeout ended it. Seen here without a clock: the client's next request on the same
+   * keep-alive connection is answered on that connection.
+   */
+  it('an upload refused with 507 leaves its connection free: the next request is answered on it, and a stop exits 0', {
+    timeout: 120_000,
+  }, async () => {
+    const dataDir = path.join(mountPoint, 'data-upload');
+    const plans = path.join(root, 'plans-upload.json');
+    writeFileSync(plans, UNLIMITED_PLANS);
+    const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', PLANS_FILE: plans };
+    const { server, base } = await bootServer(fromSource(), { env });
+    const { token, agentId } = await ownerWithAgent(base);
+    const filler = path.join(mountPoint, 'filler-upload');
+    fillDisk(filler);
+    try {
+      // 32 MB: more than the loopback socket buffers hold, so most of it is still to come after the 507
+      const form = new FormData();
+      form.append('file', new Blob([Buffer.alloc(32 * 1024 * 1024, 'Opening hours are nine to five. ')]), 'hours.txt');
+      const encoded = new Response(form);
+      const body = Buffer.from(await encoded.arrayBuffer());
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const send = (method: string, url: string, headers: Record<string, string>, payload?: Buffer) =>
+        new Promise<{ res: IncomingMessage; text: string; socket: Socket }>((resolve, reject) => {
+          const req = request(`${base}${url}`, {
+            method,
+            agent,
+            headers: { authorization: `Bearer ${token}`, ...headers },
+          });
+          req.on('error', reject);
+          req.on('response', (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => {
+              text += chunk;
+            });
+            res.on('end', () => resolve({ res, text, socket: req.socket as Socket }));
+          });
+          req.end(payload);
+        });
+      const refused = await send(
+        'POST',
+        `/api/sources/chatbot/${agentId}/file`,
+        { 'content-type': encoded.headers.get('content-type')!, 'content-length': String(body.length) },
+        body,
+      );
+      expect(refused.res.statusCode, refused.text).toBe(507);
+      expect(refused.res.headers.connection).not.toBe('close');
+
+      const next = await send('GET', `/api/chatbots/${agentId}`, {});
+      expect(next.res.statusCode).toBe(200);
+      expect(next.socket, 'the next request went over the same keep-alive connection').toBe(refused.socket);
+      agent.destroy();
+
+      expect(await stopServer(server)).toEqual({ code: 0, signal: null });
+      expect(server.records.some((r) => r.msg === 'shutdown complete: database closed')).toBe(true);
+    } finally {
+      rmSync(filler, { force: true });
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
