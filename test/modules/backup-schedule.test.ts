@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { backupDatabase, nextBackupPath } from '../../src/modules/backup/index.js';
@@ -28,6 +29,8 @@ function deadPid(): number {
   return spawnSync(process.execPath, ['-e', '']).pid!;
 }
 
+const require = createRequire(import.meta.url);
+
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 
 describe('scheduled backups', () => {
@@ -39,9 +42,11 @@ describe('scheduled backups', () => {
     const abandonedRestore = `chat-agent.db.restore-${deadPid()}.tmp`;
     const live = `chat-agent-20260101T000001Z.db.tmp-${process.ppid}`;
     const notOurs = `notes.txt.tmp-${deadPid()}`;
+    const notOursJournal = `notes.txt.tmp-${deadPid()}-journal`;
     for (const name of [abandoned, abandonedRestore, live])
       writeFileSync(path.join(dir, name), Buffer.concat([SQLITE_HEADER, Buffer.alloc(4096)]));
     writeFileSync(path.join(dir, notOurs), 'my notes');
+    writeFileSync(path.join(dir, notOursJournal), 'my other notes');
 
     await t.app.backups!.runOnce();
 
@@ -50,7 +55,46 @@ describe('scheduled backups', () => {
     expect(files).not.toContain(abandonedRestore);
     expect(files).toContain(live);
     expect(files).toContain(notOurs);
+    expect(files).toContain(notOursJournal);
     expect(files.filter((f) => f.startsWith('chat-agent-auto-'))).toHaveLength(1);
+  });
+
+  it('a backup killed mid-copy leaves its temp file and its 512-byte -journal; the next backup removes both', async () => {
+    const t = await start();
+    const dir = t.config.backup.dir;
+    mkdirSync(dir, { recursive: true });
+    // a real backup (SQLite's backup API, as backupDatabase runs it) in another process, killed
+    // after a few steps: what `kill -9` or a power loss during `chat-agent backup` leaves
+    const target = path.join(dir, 'chat-agent-20260101T000000Z.db');
+    const child = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        `const Database = require(${JSON.stringify(require.resolve('better-sqlite3'))});
+        const source = new Database(${JSON.stringify(path.join(t.config.dataDir, 'chat-agent.db'))}, { readonly: true });
+        let steps = 0;
+        source.backup(${JSON.stringify(target)} + '.tmp-' + process.pid, {
+          progress: () => {
+            if (++steps === 3) process.kill(process.pid, 'SIGKILL');
+            return 1;
+          },
+        });`,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(child.signal, child.stderr).toBe('SIGKILL');
+    const tmp = `${path.basename(target)}.tmp-${child.pid}`;
+    const left = readdirSync(dir);
+    expect(left).toContain(tmp);
+    expect(left).toContain(`${tmp}-journal`);
+    expect(statSync(path.join(dir, `${tmp}-journal`)).size).toBe(512);
+
+    await t.app.backups!.runOnce();
+
+    const files = readdirSync(dir);
+    expect(files.filter((f) => f.includes('.tmp-'))).toEqual([]);
+    expect(files.filter((f) => f.startsWith('chat-agent-auto-'))).toHaveLength(1);
+    expect(files).toHaveLength(1);
   });
 
   it('the rotation keeps BACKUP_KEEP scheduled backups and never removes one made by hand', async () => {

@@ -294,4 +294,47 @@ describe('ingestion survives a crash (SIGKILL, then a restart on the same DATA_D
     expect(partial).toBeGreaterThan(0);
     await expectRecovered(dataDir, agentId, sourceId, headers, content);
   });
+
+  /**
+   * Issue 31 fault 4: a source whose processing the server's own crashes cut short three times is
+   * failed (not tried a fourth time), and said "Processing failed 3 times because of an internal
+   * error": nothing about what happened or what to do with the file.
+   */
+  it('a file the server crashed on three times ends failed with a message saying what happened and what to try', {
+    timeout: 120_000,
+  }, async () => {
+    const dataDir = tempDataDir();
+    const { server, headers, agentId, sourceId } = await acceptLargeFile(dataDir, orchardText());
+    const attemptsOf = () => {
+      const db = new Database(path.join(dataDir, 'chat-agent.db'), { readonly: true });
+      try {
+        return (db.prepare('SELECT attempts FROM jobs WHERE subject_id = ?').get(sourceId) as { attempts: number })
+          .attempts;
+      } finally {
+        db.close();
+      }
+    };
+    // each start takes the job up again before it listens; each crash cuts that run short
+    await crash(server);
+    for (let crashes = 1; crashes < 3; crashes++) {
+      expectInterrupted(dataDir, sourceId);
+      expect(attemptsOf()).toBe(crashes);
+      await crash(await boot(dataDir));
+    }
+    expectInterrupted(dataDir, sourceId);
+    expect(attemptsOf()).toBe(3);
+
+    const last = await boot(dataDir);
+    const source = await pollSource(last.base, headers, agentId, sourceId, (s) => s.status !== 'processing', 30_000);
+    expect(source.status).toBe('failed');
+    expect(source.error_message).not.toMatch(/internal error/);
+    // what happened
+    expect(source.error_message).toMatch(/server stopped unexpectedly .*3 times/);
+    // and what to do about it
+    expect(source.error_message).toMatch(/damaged or too complex/);
+    expect(source.error_message).toMatch(/save .* again|export/);
+    expect(source.error_message).toMatch(/smaller files/);
+    // the upload is not kept for a fourth try
+    expect(readdirSync(path.join(dataDir, 'uploads'))).toEqual([]);
+  });
 });

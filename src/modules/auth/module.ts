@@ -25,6 +25,9 @@ export function createAuth(app: FastifyInstance, deps: AuthDeps) {
     config: deps.config,
     clock: deps.clock,
     mailer: deps.mailer,
+    // sessions are not renewed or saved on a disk known to be full: kept in memory meanwhile
+    writable: () => app.databaseCondition.current().state !== 'full',
+    onWriteFailed: (what, err) => deps.report(what)(err),
   });
   // Expired sessions are refused on use anyway; this only keeps the table small.
   const sweep = setInterval(() => {

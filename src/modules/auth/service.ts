@@ -10,6 +10,7 @@ import {
   tooManyRequests,
   unauthorized,
 } from '../../platform/http/errors.js';
+import { isDiskFull } from '../../platform/db/condition.js';
 import { newId } from '../../platform/ids.js';
 import { hashPassword, timingDummyHash, verifyPassword } from '../../platform/security/passwords.js';
 import { createMailer, type Mailer } from '../../platform/mail/index.js';
@@ -18,7 +19,7 @@ import { clientBlock } from '../limits/index.js';
 import { LoginThrottle } from './login-throttle.js';
 import { WindowCounter } from './reset-throttle.js';
 import type { AuthRepo, UserPatch } from './repo.js';
-import type { UserRow } from './tables.js';
+import type { SessionRow, UserRow } from './tables.js';
 
 /** Who is calling, attached to every authenticated request. */
 export interface AuthUser {
@@ -45,6 +46,11 @@ export const RESET_REQUESTS_PER_ADDRESS_PER_HOUR = 10;
 export const RESET_REQUESTED = 'If an account exists for that address, a reset link has been sent.';
 /** The one refusal of a reset token that is unknown, used, voided or expired. */
 export const RESET_TOKEN_INVALID = 'token: invalid or expired';
+/**
+ * Sessions started or renewed while the database took no writes, kept in memory until it does:
+ * beyond this many, a login on a full disk is refused with 507 like any other write.
+ */
+export const MAX_UNSAVED_SESSIONS = 1000;
 
 export interface TokenResponse {
   access_token: string;
@@ -83,6 +89,24 @@ export interface AuthServiceDeps {
    * the usable token in the database in clear (only its hash is stored here).
    */
   mailer?: Mailer;
+  /**
+   * Whether the database takes writes now: false while the disk is known to be full (app.ts:
+   * the database condition). Session renewals and logins then stay in memory instead of writing.
+   */
+  writable?: () => boolean;
+  /** a session write that failed and was kept in memory (app.ts: logged, and a full disk noted) */
+  onWriteFailed?: (what: string, err: unknown) => void;
+}
+
+/**
+ * A session whose latest state is not in the database yet: started (`inDb` false) or renewed
+ * (`inDb` true) while the database took no writes.
+ */
+interface UnsavedSession {
+  row: SessionRow;
+  inDb: boolean;
+  /** after a failed write while the disk seemed fine: not tried again before this time (ms) */
+  retryAt: number;
 }
 
 export class AuthService {
@@ -96,12 +120,31 @@ export class AuthService {
   private readonly config: AuthServiceDeps['config'];
   private readonly clock: Clock;
   private readonly mailer: Mailer;
+  private readonly writable: () => boolean;
+  private readonly onWriteFailed: (what: string, err: unknown) => void;
+  /**
+   * Issue 31: renewing a session was a write inside every authenticated read, so after about a
+   * minute on a full disk every logged-in route (the status route with the disk-full banner
+   * included) answered 507, and nobody could log in. Renewals and new sessions the database does
+   * not take are kept here and written once it does (at that session's next request, or the
+   * hourly sweep). A restart forgets them: those users log in again.
+   */
+  private readonly unsaved = new Map<string, UnsavedSession>();
 
-  constructor({ repo, config, clock, mailer = createMailer(config.smtp) }: AuthServiceDeps) {
+  constructor({
+    repo,
+    config,
+    clock,
+    mailer = createMailer(config.smtp),
+    writable = () => true,
+    onWriteFailed = () => undefined,
+  }: AuthServiceDeps) {
     this.repo = repo;
     this.config = config;
     this.clock = clock;
     this.mailer = mailer;
+    this.writable = writable;
+    this.onWriteFailed = onWriteFailed;
     this.signer = new TokenSigner(config.jwtSecret);
     this.throttle = new LoginThrottle(clock);
     this.resetRequests = new WindowCounter(clock, RESET_REQUESTS_PER_ADDRESS_PER_HOUR, 3600);
@@ -156,7 +199,14 @@ export class AuthService {
     }
     this.throttle.recordSuccess(client.ip, email);
     assertUserMayAct(user.status);
-    this.repo.setLastLogin(user.id, isoNow(this.clock));
+    // a record, not what the login needs: skipped while the database takes no writes
+    if (this.writable()) {
+      try {
+        this.repo.setLastLogin(user.id, isoNow(this.clock));
+      } catch (err) {
+        this.onWriteFailed('recording the time of a login', err);
+      }
+    }
     return this.startSession(user, client);
   }
 
@@ -166,20 +216,26 @@ export class AuthService {
     const now = this.clock.now();
     const claims = await this.signer.verify(token, now);
     if (!claims) throw unauthorized();
-    const session = this.repo.findSession(claims.sessionId);
+    const session = this.findSession(claims.sessionId);
     if (!session || session.user_id !== claims.userId) throw unauthorized();
     const lastUsed = Date.parse(session.last_used_at);
     if (
       Date.parse(session.expires_at) <= now.getTime() ||
       lastUsed + this.config.sessionIdleTimeoutS * 1000 <= now.getTime()
     ) {
-      this.repo.deleteSession(session.id);
+      this.endSession(session.id);
       throw unauthorized();
     }
     const user = this.repo.findUserById(claims.userId);
     if (!user) throw unauthorized();
     assertUserMayAct(user.status);
-    if (now.getTime() - lastUsed >= this.touchEveryMs) this.repo.touchSession(session.id, now.toISOString());
+    // Renewal: never a reason for a read to fail (kept in memory when the database takes no writes)
+    const pending = this.unsaved.get(session.id);
+    if (now.getTime() - lastUsed >= this.touchEveryMs) {
+      this.saveSession({ ...session, last_used_at: now.toISOString() }, pending?.inDb ?? true, now.getTime());
+    } else if (pending && now.getTime() >= pending.retryAt) {
+      this.saveSession(session, pending.inDb, now.getTime());
+    }
     return {
       id: user.id,
       role: user.role,
@@ -191,7 +247,9 @@ export class AuthService {
   }
 
   logout(user: AuthUser): void {
+    // a full disk refuses this like any write (507): the session then stays, as it says
     this.repo.deleteSession(user.sessionId);
+    this.unsaved.delete(user.sessionId);
   }
 
   getUser(id: string): UserRow {
@@ -341,28 +399,49 @@ export class AuthService {
     });
   }
 
-  /** Housekeeping: forget sessions that can no longer be used, and reset links a day past their end. */
+  /**
+   * Housekeeping: forget sessions that can no longer be used, and reset links a day past their
+   * end. Sessions kept in memory are written first; while they cannot be, nothing is deleted (a
+   * renewal not yet written would make a session in use look idle). Throws what the database did.
+   */
   purgeExpiredSessions(): number {
     const now = this.clock.now();
     const idleBefore = new Date(now.getTime() - this.config.sessionIdleTimeoutS * 1000).toISOString();
+    for (const [id, { row }] of this.unsaved) {
+      if (row.expires_at <= now.toISOString() || row.last_used_at < idleBefore) this.unsaved.delete(id);
+    }
+    this.repo.transaction(() => {
+      for (const { row, inDb } of this.unsaved.values()) {
+        if (inDb) this.repo.touchSession(row.id, row.last_used_at);
+        else this.repo.insertSession(row);
+      }
+    });
+    this.unsaved.clear();
     this.repo.deletePasswordResetsExpiredBefore(new Date(now.getTime() - 86400_000).toISOString());
     return this.repo.deleteExpiredSessions(now.toISOString(), idleBefore);
   }
 
   /** New hash, sessions ended (all, or all but `keep`), unused reset links voided: one transaction. */
   private replacePassword(userId: string, passwordHash: string, keep?: string): number {
-    return this.repo.transaction(() => {
+    const ended = this.repo.transaction(() => {
       this.repo.setPasswordHash(userId, passwordHash);
       this.repo.voidPasswordResets(userId, isoNow(this.clock));
       return this.repo.deleteSessionsOfUser(userId, keep);
     });
+    let endedInMemory = 0;
+    for (const [id, { row, inDb }] of this.unsaved) {
+      if (row.user_id !== userId || id === keep) continue;
+      this.unsaved.delete(id);
+      if (!inDb) endedInMemory++;
+    }
+    return ended + endedInMemory;
   }
 
   private async startSession(user: UserRow, client: ClientInfo): Promise<TokenResponse> {
     const now = this.clock.now();
     const expires = new Date(now.getTime() + this.config.sessionMaxAgeS * 1000);
     const sessionId = newId();
-    this.repo.insertSession({
+    const row: SessionRow = {
       id: sessionId,
       user_id: user.id,
       created_at: now.toISOString(),
@@ -370,9 +449,69 @@ export class AuthService {
       last_used_at: now.toISOString(),
       created_ip: client.ip,
       user_agent: client.userAgent?.slice(0, 300) ?? null,
-    });
+    };
+    // On a full disk the owner can still log in and see why nothing saves: the session is kept in
+    // memory and written once the disk has room. Past MAX_UNSAVED_SESSIONS the write is tried and
+    // its failure answered (507).
+    if (this.writable() || this.unsaved.size >= MAX_UNSAVED_SESSIONS) {
+      try {
+        this.repo.insertSession(row);
+      } catch (err) {
+        if (!isDiskFull(err) || this.unsaved.size >= MAX_UNSAVED_SESSIONS) throw err;
+        this.onWriteFailed('saving a new session', err);
+        this.unsaved.set(sessionId, { row, inDb: false, retryAt: now.getTime() });
+      }
+    } else {
+      this.unsaved.set(sessionId, { row, inDb: false, retryAt: now.getTime() });
+    }
     const access_token = await this.signer.sign({ userId: user.id, sessionId }, now, expires);
     return { access_token, token_type: 'bearer' };
+  }
+
+  /** The session as the database has it, with what is kept in memory on top. */
+  private findSession(id: string): SessionRow | undefined {
+    const pending = this.unsaved.get(id);
+    const stored = this.repo.findSession(id);
+    if (!pending) return stored;
+    if (!pending.inDb) return pending.row;
+    if (!stored) {
+      // ended meanwhile (an account removed, its sessions with it)
+      this.unsaved.delete(id);
+      return undefined;
+    }
+    return pending.row.last_used_at > stored.last_used_at
+      ? { ...stored, last_used_at: pending.row.last_used_at }
+      : stored;
+  }
+
+  /** Writes the session's state, or keeps it in memory while the database takes no writes. */
+  private saveSession(row: SessionRow, inDb: boolean, nowMs: number): void {
+    if (!this.writable()) {
+      // the disk is known to be full: not even tried; tried at the first request once it is not
+      this.unsaved.set(row.id, { row, inDb, retryAt: nowMs });
+      return;
+    }
+    try {
+      if (inDb) this.repo.touchSession(row.id, row.last_used_at);
+      else this.repo.insertSession(row);
+      this.unsaved.delete(row.id);
+    } catch (err) {
+      // a full disk is waited out by `writable`; anything else is not tried at every request
+      this.unsaved.set(row.id, { row, inDb, retryAt: isDiskFull(err) ? nowMs : nowMs + this.touchEveryMs });
+      this.onWriteFailed('renewing a session', err);
+    }
+  }
+
+  /** A session past its end: forgotten; its row goes now, or with the sweep if it cannot now. */
+  private endSession(id: string): void {
+    const pending = this.unsaved.get(id);
+    this.unsaved.delete(id);
+    if (pending && !pending.inDb) return;
+    try {
+      this.repo.deleteSession(id);
+    } catch (err) {
+      this.onWriteFailed('removing an ended session', err);
+    }
   }
 }
 

@@ -80,7 +80,7 @@ export async function backupDatabase(
     renameSync(tmp, absolute);
     fsyncFile(dir);
   } catch (err) {
-    rmSync(tmp, { force: true });
+    removeWithCompanions(tmp);
     if (err instanceof BackupError) throw err;
     throw new BackupError(`backup to ${absolute} failed: ${(err as Error).message}`);
   }
@@ -148,10 +148,21 @@ function scheduledBackups(dir: string): string[] {
     .sort();
 }
 
+/** What SQLite keeps beside a database file while a connection writes it. */
+const COMPANIONS = ['-journal', '-wal', '-shm'] as const;
+
+/** A temp file and the journal, WAL and shared-memory files SQLite may have left beside it. */
+function removeWithCompanions(file: string): void {
+  rmSync(file, { force: true });
+  for (const suffix of COMPANIONS) rmSync(`${file}${suffix}`, { force: true });
+}
+
 /**
  * Removes the temp files of backups (`<target>.tmp-<pid>`) and restores (`<db>.restore-<pid>.tmp`)
- * whose process is gone: a backup killed mid-copy left them forever. Only SQLite files (or empty
- * ones) are touched, and only when no process has that pid, so nobody's unrelated file goes.
+ * whose process is gone, with their `-journal`, `-wal` and `-shm`: a backup killed mid-copy left
+ * them forever (the copy's rollback journal is a 512-byte `<target>.tmp-<pid>-journal`). Only
+ * files that look like SQLite's (or are empty) are touched, and only when no process has that
+ * pid, so nobody's unrelated file goes.
  */
 export function removeAbandonedTempFiles(dir: string): string[] {
   let names: string[];
@@ -162,11 +173,11 @@ export function removeAbandonedTempFiles(dir: string): string[] {
   }
   const removed: string[] = [];
   for (const name of names) {
-    const m = /\.tmp-(\d+)$/.exec(name) ?? /\.restore-(\d+)\.tmp$/.exec(name);
+    const m = /\.tmp-(\d+)(-journal|-wal|-shm)?$/.exec(name) ?? /\.restore-(\d+)\.tmp(-journal|-wal|-shm)?$/.exec(name);
     if (!m || processIsAlive(Number(m[1]))) continue;
     const file = path.join(dir, name);
     try {
-      if (!looksLikeSqliteOrEmpty(file)) continue;
+      if (!looksLikeSqliteOrEmpty(file, m[2] as (typeof COMPANIONS)[number] | undefined)) continue;
       rmSync(file, { force: true });
       removed.push(file);
     } catch {
@@ -188,15 +199,26 @@ function processIsAlive(pid: number): boolean {
 }
 
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+/** how a rollback journal begins; zeros there until its first sync, and once its transaction ended */
+const JOURNAL_MAGIC = Buffer.from([0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7]);
+/** how a WAL file begins: 0x377f0682 or 0x377f0683, big-endian */
+const WAL_MAGIC = [Buffer.from([0x37, 0x7f, 0x06, 0x82]), Buffer.from([0x37, 0x7f, 0x06, 0x83])];
 
-function looksLikeSqliteOrEmpty(file: string): boolean {
+/**
+ * The file is what its name says: a SQLite database, a rollback journal or a WAL by its first
+ * bytes, or empty. A `-shm` holds no data of its own (SQLite rebuilds it), so its name suffices.
+ */
+function looksLikeSqliteOrEmpty(file: string, companion?: (typeof COMPANIONS)[number]): boolean {
   const stat = statSync(file);
   if (!stat.isFile()) return false;
-  if (stat.size === 0) return true;
+  if (stat.size === 0 || companion === '-shm') return true;
   const fd = openSync(file, 'r');
   try {
     const head = Buffer.alloc(SQLITE_HEADER.length);
-    readSync(fd, head, 0, head.length, 0);
+    const read = readSync(fd, head, 0, head.length, 0);
+    if (companion === '-journal')
+      return read >= 8 && (head.subarray(0, 8).equals(JOURNAL_MAGIC) || head.subarray(0, 8).every((b) => b === 0));
+    if (companion === '-wal') return WAL_MAGIC.some((magic) => head.subarray(0, 4).equals(magic));
     return head.equals(SQLITE_HEADER);
   } finally {
     closeSync(fd);
@@ -259,7 +281,7 @@ export function restoreDatabase(source: string, databaseFile: string, at: Date):
     fsyncFile(path.dirname(target));
     return { restoredFrom: from, database: target, previous };
   } finally {
-    rmSync(tmp, { force: true });
+    removeWithCompanions(tmp);
   }
 }
 

@@ -36,6 +36,24 @@ const unexpectedFailure = (attempts: number) =>
   `Processing failed ${attempts} times because of an internal error. Try adding it again; if it keeps failing, the server log has the details.`;
 
 /**
+ * What the owner reads when the server itself stopped (a crash, or the system ending it for
+ * memory) while processing the source, on its last try: it is not tried again, since a file that
+ * takes the server down three times would do so for ever. Issue 31: this said "internal error".
+ * `allCrashes`: no try ended with an error of its own (the job never recorded one).
+ */
+function crashedFailure(type: SourceRow['type'], attempts: number, allCrashes: boolean): string {
+  const what = type === 'website' ? 'website' : 'file';
+  const happened = allCrashes
+    ? `The server stopped unexpectedly (it crashed or ran out of memory) each of the ${attempts} times it processed this ${what}, so it was not tried again.`
+    : `Processing this ${what} was tried ${attempts} times; the last time, the server stopped unexpectedly (it crashed or ran out of memory), so it was not tried again.`;
+  const advice =
+    type === 'website'
+      ? 'Some page of the site may be too large or too complex: add it again with fewer pages (max_pages), or leave out the pages that caused it (exclude_paths).'
+      : 'The file may be damaged or too complex: open it and save or export it again (a PDF printed to a new PDF, a spreadsheet saved as CSV), or split it into smaller files, then add it again.';
+  return `${happened} ${advice}`;
+}
+
+/**
  * Sources one account may have waiting or being processed: enough for a bulk upload, small
  * enough that no account fills the queue (the queue also shares its slots between accounts).
  */
@@ -365,8 +383,8 @@ export class IngestionService {
     const source = this.repo.findSource(job.subject_id);
     if (source?.status !== 'processing') return;
     if (attempt > maxAttempts) {
-      // the last attempt was cut short by a crash
-      await this.fail(source, unexpectedFailure(maxAttempts));
+      // the last attempt was cut short by a crash (a try that failed on its own recorded last_error)
+      await this.fail(source, crashedFailure(source.type, maxAttempts, job.last_error === null));
       return;
     }
     try {

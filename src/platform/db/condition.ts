@@ -21,7 +21,7 @@ export interface DatabaseConditionReport {
 }
 
 /** Seen by SQLite (SQLITE_FULL) or by a file write (uploads, backups) when the disk has no room. */
-function isDiskFull(err: unknown): boolean {
+export function isDiskFull(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT';
 }

@@ -9,6 +9,7 @@ import { registerErrorHandling } from './error-handler.js';
 import { ApiError } from './errors.js';
 import { type ConnectionGuardOptions, guardConnections } from './connection-guards.js';
 import { endSilentConnectionsOnClose } from './silent-connections.js';
+import { dropUnreadBodies } from './unread-body.js';
 
 export { type ConnectionGuardOptions, DEFAULT_CONNECTION_GUARDS } from './connection-guards.js';
 export { clientErrorHandler, frameworkErrorHandler } from './error-handler.js';
@@ -69,6 +70,7 @@ export async function registerHttpPlatform(
   registerErrorHandling(app, info.databaseCondition);
   acceptEmptyJsonBodies(app);
   endSilentConnectionsOnClose(app);
+  dropUnreadBodies(app);
   guardConnections(app, info.connectionGuards);
 
   // @fastify/multipart takes multipart/form-data for every route and leaves the body unread, so a
