@@ -65,6 +65,9 @@ const AGENT_KEYS = [
   'auto_resolve_after_h',
   'escalation_keywords',
   'handoff_wait_s',
+  // beyond the spec (issue 31): the secondary and accent colours follow the primary until set
+  'secondary_follows_primary',
+  'accent_follows_primary',
   'created_at',
   'updated_at',
 ].sort();
@@ -180,6 +183,8 @@ describe('POST /api/chatbots', () => {
       primary_color: '#7c3aed',
       secondary_color: '#ec4899',
       accent_color: '#ec4899',
+      secondary_follows_primary: true,
+      accent_follows_primary: true,
       welcome_message: DEFAULT_WELCOME,
       widget_position: 'bottom-right',
       widget_theme: 'auto',
@@ -382,6 +387,8 @@ const FIELD_UPDATES: Array<[string, unknown, Json?]> = [
   ['primary_color', '#112233'],
   ['secondary_color', '#abc'],
   ['accent_color', '#A1B2C3'],
+  ['secondary_follows_primary', false],
+  ['accent_follows_primary', false],
   ['widget_position', 'top-left'],
   ['widget_theme', 'dark'],
   ['widget_size', 'large'],
@@ -436,6 +443,10 @@ describe('PUT /api/chatbots/{id}', () => {
     const now = clock.now().toISOString();
     const expected: Json = { ...agent, [field]: value, updated_at: now };
     if (field === 'instructions') expected.system_message = value;
+    // a secondary or accent colour never set follows the primary; one sent is set from then on
+    if (field === 'primary_color') Object.assign(expected, { secondary_color: value, accent_color: value });
+    if (field === 'secondary_color') expected.secondary_follows_primary = false;
+    if (field === 'accent_color') expected.accent_follows_primary = false;
     expect(res.json()).toEqual(expected);
     expect(now > agent.updated_at).toBe(true);
     expect(await api.get(me.token, agent.id)).toEqual(expected);
@@ -649,6 +660,72 @@ describe('PUT /api/chatbots/{id}', () => {
     expect(await api.get(me.token, agent.id)).toEqual(expected);
     expect(await api.list(other.token)).toEqual([]);
     expect((await api.call('GET', `/api/chatbots/${agent.id}`, other.token)).statusCode).toBe(404);
+  });
+});
+
+describe('secondary and accent colours follow the primary until set (issue 31 point 6)', () => {
+  const colors = (a: Json) => [
+    a.primary_color,
+    a.secondary_color,
+    a.accent_color,
+    a.secondary_follows_primary,
+    a.accent_follows_primary,
+  ];
+  const publicColors = async (id: string) => {
+    const res = await api.call('GET', `/api/public/chatbot/${id}`);
+    expect(res.statusCode, res.body).toBe(200);
+    const info = res.json();
+    return [info.primary_color, info.secondary_color, info.accent_color];
+  };
+
+  it('setting only the primary moves both; a colour set stays; null follows again; a form sent back whole keeps following', async () => {
+    const me = await api.account();
+    const agent = await api.create(me.token);
+    expect(colors(agent)).toEqual(['#7c3aed', '#ec4899', '#ec4899', true, true]);
+    const put = async (body: Json) => {
+      const res = await api.call('PUT', `/api/chatbots/${agent.id}`, me.token, body);
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json();
+    };
+
+    // only the primary: no brown-to-pink header, no pink focus ring
+    expect(colors(await put({ primary_color: '#8b4513' }))).toEqual(['#8b4513', '#8b4513', '#8b4513', true, true]);
+    expect(await publicColors(agent.id)).toEqual(['#8b4513', '#8b4513', '#8b4513']);
+
+    // the settings form sent back whole with a new primary: the colours it showed were following
+    const whole = await put({
+      primary_color: '#0f766e',
+      secondary_color: '#8b4513',
+      accent_color: '#8b4513',
+      name: 'Shop',
+    });
+    expect(colors(whole)).toEqual(['#0f766e', '#0f766e', '#0f766e', true, true]);
+
+    // a secondary set by the owner stays when the primary changes; the accent still follows
+    expect(colors(await put({ secondary_color: '#FACC15' }))).toEqual(['#0f766e', '#FACC15', '#0f766e', false, true]);
+    expect(colors(await put({ primary_color: '#1d4ed8' }))).toEqual(['#1d4ed8', '#FACC15', '#1d4ed8', false, true]);
+    expect(await publicColors(agent.id)).toEqual(['#1d4ed8', '#FACC15', '#1d4ed8']);
+
+    // null: follows the primary again
+    expect(colors(await put({ secondary_color: null }))).toEqual(['#1d4ed8', '#1d4ed8', '#1d4ed8', true, true]);
+
+    // *_follows_primary false keeps the colour shown, even the one it had while following
+    expect(colors(await put({ accent_follows_primary: false, accent_color: '#1d4ed8' }))).toEqual([
+      '#1d4ed8',
+      '#1d4ed8',
+      '#1d4ed8',
+      true,
+      false,
+    ]);
+    expect(colors(await put({ primary_color: '#7c3aed' }))).toEqual(['#7c3aed', '#ec4899', '#1d4ed8', true, false]);
+    expect(colors(await put({ accent_follows_primary: true }))).toEqual(['#7c3aed', '#ec4899', '#ec4899', true, true]);
+
+    // an agent created with its own secondary keeps it
+    const own = await api.create(me.token, { primary_color: '#111111', secondary_color: '#222222' });
+    expect(colors(own)).toEqual(['#111111', '#222222', '#111111', false, true]);
+    expect((await api.call('PUT', `/api/chatbots/${agent.id}`, me.token, { secondary_color: 'pink' })).statusCode).toBe(
+      400,
+    );
   });
 });
 
