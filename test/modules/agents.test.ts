@@ -729,6 +729,59 @@ describe('secondary and accent colours follow the primary until set (issue 31 po
   });
 });
 
+describe('agents from before colours followed the primary (migration 0024)', () => {
+  it('a secondary or accent still the default pink follows the primary from now on; one chosen stays', async () => {
+    const dataDir = makeDataDir();
+    const before = await startTestApp({ dataDir });
+    const { token } = await registerUser(before.app);
+    const make = async (name: string) => {
+      const res = await before.app.inject({
+        method: 'POST',
+        url: '/api/chatbots',
+        headers: auth(token),
+        payload: { name },
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json().id as string;
+    };
+    const ids = { fresh: await make('Untouched'), brown: await make('Brown'), chosen: await make('Chosen') };
+    // the database as the release before left it: no follow columns, colours as the owners set
+    // them, and 0024 not yet applied (it is the latest migration here; a later one would have to be
+    // undone too, since the migrator runs only those newer than the newest it has applied)
+    const db = before.database.sqlite;
+    const set = db.prepare('UPDATE chatbots SET primary_color = ?, secondary_color = ?, accent_color = ? WHERE id = ?');
+    set.run('#8b4513', '#ec4899', '#ec4899', ids.brown);
+    set.run('#0f766e', '#1d4ed8', '#ec4899', ids.chosen);
+    db.exec('ALTER TABLE chatbots DROP COLUMN secondary_follows_primary');
+    db.exec('ALTER TABLE chatbots DROP COLUMN accent_follows_primary');
+    db.prepare(
+      'DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations)',
+    ).run();
+    await before.close();
+
+    const after = await startTestApp({ dataDir }); // the migration runs again at start
+    try {
+      const colors = async (id: string) => {
+        const res = await after.app.inject({ method: 'GET', url: `/api/chatbots/${id}`, headers: auth(token) });
+        expect(res.statusCode, res.body).toBe(200);
+        const a = res.json();
+        return [
+          a.primary_color,
+          a.secondary_color,
+          a.accent_color,
+          a.secondary_follows_primary,
+          a.accent_follows_primary,
+        ];
+      };
+      expect(await colors(ids.fresh)).toEqual(['#7c3aed', '#ec4899', '#ec4899', true, true]);
+      expect(await colors(ids.brown)).toEqual(['#8b4513', '#8b4513', '#8b4513', true, true]);
+      expect(await colors(ids.chosen)).toEqual(['#0f766e', '#1d4ed8', '#0f766e', false, true]);
+    } finally {
+      await after.cleanup();
+    }
+  });
+});
+
 describe('powered_by_text (custom branding)', () => {
   it('free plan: setting it gives 403 with the plan-limit detail object and changes nothing', async () => {
     const me = await api.account();
