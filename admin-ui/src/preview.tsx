@@ -1,7 +1,37 @@
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { AgentInfo } from '../../widget/src/api.js';
-import { ChatWidget } from '../../widget/src/ui.js';
 import type { Agent } from './types.js';
+
+declare global {
+  interface Window {
+    /** set by the widget bundle loaded with data-mode="preview" (widget/src/main.ts) */
+    __chatAgentPreview?: (shadow: ShadowRoot, info: AgentInfo) => void;
+  }
+}
+
+type DrawPreview = NonNullable<Window['__chatAgentPreview']>;
+let widgetBundle: Promise<DrawPreview> | null = null;
+
+/**
+ * The widget bundle visitors load (through /widget.js, so the same file and version), asked to
+ * offer its preview instead of drawing a chat; loaded once, on the first preview.
+ */
+function loadWidget(): Promise<DrawPreview> {
+  widgetBundle ??= new Promise<DrawPreview>((resolve, reject) => {
+    if (window.__chatAgentPreview) return resolve(window.__chatAgentPreview);
+    window.addEventListener('chat-agent-preview-ready', () => resolve(window.__chatAgentPreview!), { once: true });
+    const script = document.createElement('script');
+    script.src = '/widget.js';
+    script.async = true;
+    script.dataset.mode = 'preview';
+    script.addEventListener('error', () => {
+      widgetBundle = null; // tried again on the next preview
+      reject(new Error('The widget could not be loaded'));
+    });
+    document.head.appendChild(script);
+  });
+  return widgetBundle;
+}
 
 /** The agent being edited: the stored agent under every section's unsaved changes. */
 export type PreviewAgent = Agent & {
@@ -66,9 +96,8 @@ function visitorInfo(agent: PreviewAgent): AgentInfo {
 }
 
 /**
- * The agent as a new visitor sees it on opening the chat, drawn by the widget's own code and
- * stylesheet (widget/src/ui.ts ChatWidget.preview) from the settings being edited, before they
- * are saved: its language's texts (with `auto`, this browser's), the owner's wording, welcome
+ * The agent as a new visitor sees it on opening the chat, drawn by the widget bundle visitors load
+ * (widget/src/ui.ts ChatWidget.preview) from the settings being edited, before they are saved: its language's texts (with `auto`, this browser's), the owner's wording, welcome
  * message and starter questions, the lead form only where a visitor would meet it (before the chat
  * with `before_chat`; with `after_messages` it comes after answers, so not here), its colours,
  * theme, size, font, logo, avatar and branding, in its corner of a page. The widget is drawn at
@@ -79,23 +108,35 @@ function visitorInfo(agent: PreviewAgent): AgentInfo {
  */
 export function WidgetPreview({ agent }: { agent: PreviewAgent }) {
   const stage = useRef<HTMLDivElement>(null);
-  const info = visitorInfo(agent);
-  const key = JSON.stringify(info);
+  const [failed, setFailed] = useState(false);
+  const key = JSON.stringify(visitorInfo(agent));
   useEffect(() => {
-    const box = stage.current;
-    if (!box) return;
-    const host = document.createElement('chat-agent-preview');
-    host.setAttribute('inert', '');
-    const shadow = host.attachShadow({ mode: 'open' });
-    box.replaceChildren(host);
-    ChatWidget.preview(shadow, JSON.parse(key) as AgentInfo);
-    return () => host.remove();
+    let host: HTMLElement | null = null;
+    let gone = false;
+    loadWidget().then(
+      (draw) => {
+        const box = stage.current;
+        if (gone || !box) return;
+        host = document.createElement('chat-agent-preview');
+        host.setAttribute('inert', '');
+        const shadow = host.attachShadow({ mode: 'open' });
+        box.replaceChildren(host);
+        draw(shadow, JSON.parse(key) as AgentInfo);
+        setFailed(false);
+      },
+      () => setFailed(true),
+    );
+    return () => {
+      gone = true;
+      host?.remove();
+    };
   }, [key]);
   return (
     <figure class="preview-figure">
       <figcaption class="muted small">Preview: as visitors see it</figcaption>
       <div class="preview-frame">
         <div class="preview-stage" ref={stage} data-testid="widget-preview" />
+        {failed && <p class="preview-failed muted small">The widget could not be loaded for the preview.</p>}
       </div>
     </figure>
   );

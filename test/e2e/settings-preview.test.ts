@@ -24,13 +24,17 @@ declare const getComputedStyle: any;
 const style = (loc: Locator, prop: string): Promise<string> =>
   loc.evaluate((el, p) => getComputedStyle(el).getPropertyValue(p), prop);
 
-async function openSettings(agentId: string): Promise<{ page: Page; errors: string[] }> {
+async function openSettings(agentId: string): Promise<{ page: Page; errors: string[]; scripts: string[] }> {
   const page = await e2e.browser.context.newPage();
   const errors = watchErrors(page);
+  const scripts: string[] = [];
+  page.on('request', (r) => {
+    if (r.resourceType() === 'script') scripts.push(new URL(r.url()).pathname);
+  });
   await openLoggedIn(page, e2e.appUrl, e2e.token, `#/agents/${encodeURIComponent(agentId)}/settings`);
   await page.getByRole('form', { name: 'Appearance' }).waitFor();
   await previewOf(page).locator('.panel').waitFor();
-  return { page, errors };
+  return { page, errors, scripts };
 }
 
 describe('the settings preview shows the agent as visitors see it', () => {
@@ -45,8 +49,13 @@ describe('the settings preview shows the agent as visitors see it', () => {
       widget_position: 'bottom-left',
       primary_color: '#0f766e',
     });
-    const { page, errors } = await openSettings(agent.id);
+    const { page, errors, scripts } = await openSettings(agent.id);
     const preview = previewOf(page);
+    // drawn by the bundle visitors load, through the embed snippet's loader
+    expect(scripts.filter((s) => s.startsWith('/widget'))).toEqual([
+      '/widget.js',
+      expect.stringMatching(/^\/widget-[0-9a-f]+\.js$/),
+    ]);
 
     // Dutch, as a visitor of this agent reads it
     await preview.getByText('Welkom bij de fietsenmaker!').waitFor();
