@@ -1727,6 +1727,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             accent_color: string;
+                            accent_follows_primary: boolean;
                             allowed_domains: string[];
                             auto_expand: boolean;
                             auto_resolve_after_h: number | null;
@@ -1768,6 +1769,7 @@ export interface paths {
                             public_access: boolean;
                             rate_limit_enabled: boolean;
                             secondary_color: string;
+                            secondary_follows_primary: boolean;
                             show_sources: boolean;
                             starter_questions: string[];
                             /** @enum {string} */
@@ -1800,7 +1802,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        accent_color?: string;
+                        accent_color?: string | null;
+                        accent_follows_primary?: boolean;
                         allowed_domains?: string[];
                         auto_expand?: boolean;
                         auto_resolve_after_h?: number | null;
@@ -1842,7 +1845,8 @@ export interface paths {
                         provider?: "openai" | "anthropic" | "google" | "ollama";
                         public_access?: boolean;
                         rate_limit_enabled?: boolean;
-                        secondary_color?: string;
+                        secondary_color?: string | null;
+                        secondary_follows_primary?: boolean;
                         show_sources?: boolean;
                         starter_questions?: string[];
                         /** @enum {string} */
@@ -1873,6 +1877,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             accent_color: string;
+                            accent_follows_primary: boolean;
                             allowed_domains: string[];
                             auto_expand: boolean;
                             auto_resolve_after_h: number | null;
@@ -1914,6 +1919,7 @@ export interface paths {
                             public_access: boolean;
                             rate_limit_enabled: boolean;
                             secondary_color: string;
+                            secondary_follows_primary: boolean;
                             show_sources: boolean;
                             starter_questions: string[];
                             /** @enum {string} */
@@ -1967,6 +1973,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             accent_color: string;
+                            accent_follows_primary: boolean;
                             allowed_domains: string[];
                             auto_expand: boolean;
                             auto_resolve_after_h: number | null;
@@ -2008,6 +2015,7 @@ export interface paths {
                             public_access: boolean;
                             rate_limit_enabled: boolean;
                             secondary_color: string;
+                            secondary_follows_primary: boolean;
                             show_sources: boolean;
                             starter_questions: string[];
                             /** @enum {string} */
@@ -2041,7 +2049,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        accent_color?: string;
+                        accent_color?: string | null;
+                        accent_follows_primary?: boolean;
                         allowed_domains?: string[];
                         auto_expand?: boolean;
                         auto_resolve_after_h?: number | null;
@@ -2083,7 +2092,8 @@ export interface paths {
                         provider?: "openai" | "anthropic" | "google" | "ollama";
                         public_access?: boolean;
                         rate_limit_enabled?: boolean;
-                        secondary_color?: string;
+                        secondary_color?: string | null;
+                        secondary_follows_primary?: boolean;
                         show_sources?: boolean;
                         starter_questions?: string[];
                         /** @enum {string} */
@@ -2114,6 +2124,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             accent_color: string;
+                            accent_follows_primary: boolean;
                             allowed_domains: string[];
                             auto_expand: boolean;
                             auto_resolve_after_h: number | null;
@@ -2155,6 +2166,7 @@ export interface paths {
                             public_access: boolean;
                             rate_limit_enabled: boolean;
                             secondary_color: string;
+                            secondary_follows_primary: boolean;
                             show_sources: boolean;
                             starter_questions: string[];
                             /** @enum {string} */

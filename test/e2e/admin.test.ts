@@ -101,14 +101,13 @@ describe('the owner runs the business from the browser', () => {
 
     // appearance: the preview follows the colour before it is saved
     const appearance = page.getByRole('form', { name: 'Appearance' });
-    const launcher = page.locator('.preview-launcher');
+    // (the preview is the widget itself, in an open shadow root: CSS locators reach into it)
+    const launcher = page.getByTestId('widget-preview').locator('.launcher');
     expect(await launcher.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(124, 58, 237)');
     await appearance.getByLabel('Primary color', { exact: true }).fill('#0f766e');
-    await page.waitForFunction(
-      () => getComputedStyle(document.querySelector('.preview-launcher')!).backgroundColor === 'rgb(15, 118, 110)',
-    );
+    await expect.poll(() => launcher.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(15, 118, 110)');
     await appearance.getByLabel('Position').selectOption('top-left');
-    await page.locator('.preview.preview-top-left').waitFor();
+    await page.getByTestId('widget-preview').locator('.root.pos-top-left').waitFor({ state: 'attached' });
     await appearance.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Appearance saved').waitFor();
 

@@ -3,6 +3,7 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { auth, multipartForm } from '../helpers/app.js';
 import { artifactPath } from '../helpers/browser.js';
+import { docxWith, pdfWith } from '../helpers/documents.js';
 import { useE2eApp } from '../helpers/e2e.js';
 import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
 
@@ -88,7 +89,7 @@ async function sharePage(agentId: string, stored?: Json): Promise<Page> {
 }
 
 async function ask(page: Page, question: string): Promise<Locator> {
-  const box = page.getByRole('textbox', { name: /message/i });
+  const box = page.getByRole('textbox', { name: /message|bericht/i }); // English or Dutch
   const before = await page.locator('.msg.assistant').count();
   const responded = page.waitForResponse(
     (r) => r.url().includes('/api/public/chat/') && r.request().method() === 'POST',
@@ -157,6 +158,43 @@ describe('citations under the answers', () => {
     expect(await answer.getByRole('link').count()).toBe(0);
     await hidden.close();
     expect(errors).toEqual([]);
+  }, 60_000);
+
+  it('a file by its title, else its file name without the extension, never linked; the page in the agent’s language', async () => {
+    const agent = await api('POST', '/api/chatbots', { name: 'Prijzen', language: 'nl' });
+    await api('PUT', `/api/chatbots/${agent.id}`, { lead_capture_enabled: false });
+    const files: Array<[string, Uint8Array]> = [
+      ['price-list-2026.pdf', await pdfWith(['Prices', 'A chimney sweep visit costs 65 euros.'])],
+      [
+        'hours-v3-final.docx',
+        await docxWith(['Opening', 'The showroom opens at nine on Saturdays.'], { title: 'Opening hours' }),
+      ],
+    ];
+    for (const [filename, content] of files) {
+      const { payload, headers } = await multipartForm({ file: { filename, content } });
+      const res = await e2e.t.app.inject({
+        method: 'POST',
+        url: `/api/sources/chatbot/${agent.id}/file`,
+        headers: { ...auth(e2e.token), ...headers },
+        payload,
+      });
+      expect(res.statusCode, res.body).toBe(201);
+    }
+    await allReady(agent.id);
+    const page = await sharePage(agent.id);
+    const sweep = await ask(page, 'How much is a chimney sweep visit?');
+    await sweep.getByText('65 euros').first().waitFor();
+    expect(await citations(sweep).allTextContents()).toEqual(['price-list-2026, pagina 1']);
+    const hours = await ask(page, 'When does the showroom open on Saturdays?');
+    await hours.getByText('at nine').first().waitFor();
+    expect(await citations(hours).allTextContents()).toEqual(['Opening hours']);
+    // nowhere on the page (the answers' own source lines included) is a file name, and no file is a link
+    const shown = await page.locator('.log').innerText();
+    expect(shown).not.toContain('.pdf');
+    expect(shown).not.toContain('.docx');
+    expect(await page.locator('.sources a').count()).toBe(0);
+    await page.screenshot({ path: artifactPath('widget-citations-files.png') });
+    await page.close();
   }, 60_000);
 
   it('"Title, page N" linked to a web address; old answers without title or page; hostile values stay text', async () => {

@@ -444,6 +444,28 @@ describe('the embedded widget on another site', () => {
     await page.close();
   });
 
+  it('with only a primary colour set, the header and the focus ring are that colour, not the default pink (issue 31 point 6)', async () => {
+    const agent = await newAgent({ lead_capture_enabled: false });
+    await api('PUT', `/api/chatbots/${agent.id}`, { primary_color: '#8b4513' });
+    const host = await site(agent.id);
+    const page = await e2e.browser.context.newPage();
+    await page.goto(host.url);
+    await launcherOf(page).focus();
+    await page.keyboard.press('Enter');
+    const dialog = dialogOf(page);
+    await dialog.waitFor();
+    const brown = 'rgb(139, 69, 19)';
+    expect(await style(dialog.locator('.header'), 'background-image')).toBe(
+      `linear-gradient(135deg, ${brown}, ${brown})`,
+    );
+    // the keyboard's focus ring (Tab to the header's first button)
+    await page.keyboard.press('Tab');
+    const ring = await inShadow<string>(page, `(root) => getComputedStyle(root.activeElement).outlineColor`);
+    expect(ring).toBe(brown);
+    await page.screenshot({ path: artifactPath('widget-primary-only.png') });
+    await page.close();
+  });
+
   it('auto_expand opens the window on a wide screen only; theme auto follows prefers-color-scheme', async () => {
     const agent = await newAgent({ lead_capture_enabled: false, auto_expand: true, widget_theme: 'auto' });
     const host = await site(agent.id);

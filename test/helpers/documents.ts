@@ -7,9 +7,17 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
  * them (pdf-lib, docx, exceljs), so every test can make the file it needs without fixtures on disk.
  */
 
-/** A PDF whose first page holds `lines` and each further page one entry of `moreLines`, a line of text each. */
-export async function pdfWith(lines: string[], moreLines: string[][] = []): Promise<Uint8Array> {
+/**
+ * A PDF whose first page holds `lines` and each further page one entry of `moreLines`, a line of
+ * text each; `title` goes into its metadata (Title) when given.
+ */
+export async function pdfWith(
+  lines: string[],
+  moreLines: string[][] = [],
+  opts: { title?: string } = {},
+): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
+  if (opts.title) doc.setTitle(opts.title);
   const font = await doc.embedFont(StandardFonts.Helvetica);
   for (const pageLines of [lines, ...moreLines]) {
     const page = doc.addPage([600, 800]);
@@ -18,8 +26,10 @@ export async function pdfWith(lines: string[], moreLines: string[][] = []): Prom
   return doc.save();
 }
 
-export async function docxWith(paragraphs: string[]): Promise<Uint8Array> {
+/** A DOCX of `paragraphs`; `title` goes into its properties (docProps/core.xml dc:title) when given. */
+export async function docxWith(paragraphs: string[], opts: { title?: string } = {}): Promise<Uint8Array> {
   const doc = new Document({
+    ...(opts.title ? { title: opts.title } : {}),
     sections: [{ children: paragraphs.map((p) => new Paragraph({ children: [new TextRun(p)] })) }],
   });
   return Packer.toBuffer(doc);

@@ -348,6 +348,13 @@ describe('retrieval quality: a corpus of real-looking documents', () => {
       return lines.includes(pageUrl(pagePath)) || (titleOf(pagePath) !== '' && lines.includes(titleOf(pagePath)));
     };
 
+    const fileSourceIds = new Map(
+      (
+        t.database.sqlite
+          .prepare("SELECT id, name FROM sources WHERE chatbot_id = ? AND type = 'file'")
+          .all(chatbotId) as Array<{ id: string; name: string }>
+      ).map((s) => [s.name, s.id]),
+    );
     const stored = t.database.sqlite
       .prepare(
         'SELECT c.content AS content, s.name AS source, s.type AS type FROM chunks c JOIN sources s ON s.id = c.source_id WHERE c.chatbot_id = ? ORDER BY s.name, c.ordinal',
@@ -391,8 +398,9 @@ describe('retrieval quality: a corpus of real-looking documents', () => {
       }
       const needle = q.needle!;
       const website = q.source.startsWith('/');
-      const fromSource = (p: { sourceId: string; sourceName: string }) =>
-        website ? p.sourceId === websiteSourceId : p.sourceName === q.source;
+      // a file by its id (passages name a file as visitors see it: its title, not its file name)
+      const fromSource = (p: { sourceId: string }) =>
+        website ? p.sourceId === websiteSourceId : p.sourceId === fileSourceIds.get(q.source);
       const top = await keywordOnly.search(chatbotId, q.q, 5);
       const hits = top.filter((p) => fromSource(p) && contains(p.content, needle));
       const row: Row = {

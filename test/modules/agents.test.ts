@@ -65,6 +65,9 @@ const AGENT_KEYS = [
   'auto_resolve_after_h',
   'escalation_keywords',
   'handoff_wait_s',
+  // beyond the spec (issue 31): the secondary and accent colours follow the primary until set
+  'secondary_follows_primary',
+  'accent_follows_primary',
   'created_at',
   'updated_at',
 ].sort();
@@ -180,6 +183,8 @@ describe('POST /api/chatbots', () => {
       primary_color: '#7c3aed',
       secondary_color: '#ec4899',
       accent_color: '#ec4899',
+      secondary_follows_primary: true,
+      accent_follows_primary: true,
       welcome_message: DEFAULT_WELCOME,
       widget_position: 'bottom-right',
       widget_theme: 'auto',
@@ -382,6 +387,8 @@ const FIELD_UPDATES: Array<[string, unknown, Json?]> = [
   ['primary_color', '#112233'],
   ['secondary_color', '#abc'],
   ['accent_color', '#A1B2C3'],
+  ['secondary_follows_primary', false],
+  ['accent_follows_primary', false],
   ['widget_position', 'top-left'],
   ['widget_theme', 'dark'],
   ['widget_size', 'large'],
@@ -436,6 +443,10 @@ describe('PUT /api/chatbots/{id}', () => {
     const now = clock.now().toISOString();
     const expected: Json = { ...agent, [field]: value, updated_at: now };
     if (field === 'instructions') expected.system_message = value;
+    // a secondary or accent colour never set follows the primary; one sent is set from then on
+    if (field === 'primary_color') Object.assign(expected, { secondary_color: value, accent_color: value });
+    if (field === 'secondary_color') expected.secondary_follows_primary = false;
+    if (field === 'accent_color') expected.accent_follows_primary = false;
     expect(res.json()).toEqual(expected);
     expect(now > agent.updated_at).toBe(true);
     expect(await api.get(me.token, agent.id)).toEqual(expected);
@@ -649,6 +660,126 @@ describe('PUT /api/chatbots/{id}', () => {
     expect(await api.get(me.token, agent.id)).toEqual(expected);
     expect(await api.list(other.token)).toEqual([]);
     expect((await api.call('GET', `/api/chatbots/${agent.id}`, other.token)).statusCode).toBe(404);
+  });
+});
+
+describe('secondary and accent colours follow the primary until set (issue 31 point 6)', () => {
+  const colors = (a: Json) => [
+    a.primary_color,
+    a.secondary_color,
+    a.accent_color,
+    a.secondary_follows_primary,
+    a.accent_follows_primary,
+  ];
+  const publicColors = async (id: string) => {
+    const res = await api.call('GET', `/api/public/chatbot/${id}`);
+    expect(res.statusCode, res.body).toBe(200);
+    const info = res.json();
+    return [info.primary_color, info.secondary_color, info.accent_color];
+  };
+
+  it('setting only the primary moves both; a colour set stays; null follows again; a form sent back whole keeps following', async () => {
+    const me = await api.account();
+    const agent = await api.create(me.token);
+    expect(colors(agent)).toEqual(['#7c3aed', '#ec4899', '#ec4899', true, true]);
+    const put = async (body: Json) => {
+      const res = await api.call('PUT', `/api/chatbots/${agent.id}`, me.token, body);
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json();
+    };
+
+    // only the primary: no brown-to-pink header, no pink focus ring
+    expect(colors(await put({ primary_color: '#8b4513' }))).toEqual(['#8b4513', '#8b4513', '#8b4513', true, true]);
+    expect(await publicColors(agent.id)).toEqual(['#8b4513', '#8b4513', '#8b4513']);
+
+    // the settings form sent back whole with a new primary: the colours it showed were following
+    const whole = await put({
+      primary_color: '#0f766e',
+      secondary_color: '#8b4513',
+      accent_color: '#8b4513',
+      name: 'Shop',
+    });
+    expect(colors(whole)).toEqual(['#0f766e', '#0f766e', '#0f766e', true, true]);
+
+    // a secondary set by the owner stays when the primary changes; the accent still follows
+    expect(colors(await put({ secondary_color: '#FACC15' }))).toEqual(['#0f766e', '#FACC15', '#0f766e', false, true]);
+    expect(colors(await put({ primary_color: '#1d4ed8' }))).toEqual(['#1d4ed8', '#FACC15', '#1d4ed8', false, true]);
+    expect(await publicColors(agent.id)).toEqual(['#1d4ed8', '#FACC15', '#1d4ed8']);
+
+    // null: follows the primary again
+    expect(colors(await put({ secondary_color: null }))).toEqual(['#1d4ed8', '#1d4ed8', '#1d4ed8', true, true]);
+
+    // *_follows_primary false keeps the colour shown, even the one it had while following
+    expect(colors(await put({ accent_follows_primary: false, accent_color: '#1d4ed8' }))).toEqual([
+      '#1d4ed8',
+      '#1d4ed8',
+      '#1d4ed8',
+      true,
+      false,
+    ]);
+    expect(colors(await put({ primary_color: '#7c3aed' }))).toEqual(['#7c3aed', '#ec4899', '#1d4ed8', true, false]);
+    expect(colors(await put({ accent_follows_primary: true }))).toEqual(['#7c3aed', '#ec4899', '#ec4899', true, true]);
+
+    // an agent created with its own secondary keeps it
+    const own = await api.create(me.token, { primary_color: '#111111', secondary_color: '#222222' });
+    expect(colors(own)).toEqual(['#111111', '#222222', '#111111', false, true]);
+    expect((await api.call('PUT', `/api/chatbots/${agent.id}`, me.token, { secondary_color: 'pink' })).statusCode).toBe(
+      400,
+    );
+  });
+});
+
+describe('agents from before colours followed the primary (migration 0026)', () => {
+  it('a secondary or accent still the default pink follows the primary from now on; one chosen stays', async () => {
+    const dataDir = makeDataDir();
+    const before = await startTestApp({ dataDir });
+    const { token } = await registerUser(before.app);
+    const make = async (name: string) => {
+      const res = await before.app.inject({
+        method: 'POST',
+        url: '/api/chatbots',
+        headers: auth(token),
+        payload: { name },
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json().id as string;
+    };
+    const ids = { fresh: await make('Untouched'), brown: await make('Brown'), chosen: await make('Chosen') };
+    // the database as the release before left it: no follow columns, colours as the owners set
+    // them, and 0026 not yet applied (it is the latest migration here; a later one would have to be
+    // undone too, since the migrator runs only those newer than the newest it has applied)
+    const db = before.database.sqlite;
+    const set = db.prepare('UPDATE chatbots SET primary_color = ?, secondary_color = ?, accent_color = ? WHERE id = ?');
+    set.run('#8b4513', '#ec4899', '#ec4899', ids.brown);
+    set.run('#0f766e', '#1d4ed8', '#ec4899', ids.chosen);
+    db.exec('ALTER TABLE chatbots DROP COLUMN secondary_follows_primary');
+    db.exec('ALTER TABLE chatbots DROP COLUMN accent_follows_primary');
+    db.exec('ALTER TABLE sources DROP COLUMN title'); // 0026 adds it too
+    db.prepare(
+      'DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations)',
+    ).run();
+    await before.close();
+
+    const after = await startTestApp({ dataDir }); // the migration runs again at start
+    try {
+      const colors = async (id: string) => {
+        const res = await after.app.inject({ method: 'GET', url: `/api/chatbots/${id}`, headers: auth(token) });
+        expect(res.statusCode, res.body).toBe(200);
+        const a = res.json();
+        return [
+          a.primary_color,
+          a.secondary_color,
+          a.accent_color,
+          a.secondary_follows_primary,
+          a.accent_follows_primary,
+        ];
+      };
+      expect(await colors(ids.fresh)).toEqual(['#7c3aed', '#ec4899', '#ec4899', true, true]);
+      expect(await colors(ids.brown)).toEqual(['#8b4513', '#8b4513', '#8b4513', true, true]);
+      expect(await colors(ids.chosen)).toEqual(['#0f766e', '#1d4ed8', '#0f766e', false, true]);
+    } finally {
+      await after.cleanup();
+    }
   });
 });
 

@@ -268,11 +268,65 @@ describe('POST /api/sources/chatbot/{id}/file: accepted formats', () => {
     for (const { id, fixture } of uploaded) {
       const { system, body } = await systemPromptFor(t, f, agent.id, fixture.question);
       expect(system, fixture.name).toContain(fixture.phrase);
-      expect(system).toContain(`(source: ${fixture.name}`);
+      // a file without a title of its own is named by its file name without the extension
+      const label = fixture.name.replace(/\.\w+$/, '');
+      expect(system).toContain(`(source: ${label}`);
+      expect(system).not.toContain(fixture.name);
       for (const other of fixtures) if (other !== fixture) expect(system).not.toContain(other.phrase);
       expect(body.sources).toEqual([
-        { source_id: id, name: fixture.name, url: null, title: null, page: fixture.name.endsWith('.pdf') ? 1 : null },
+        { source_id: id, name: label, url: null, title: null, page: fixture.name.endsWith('.pdf') ? 1 : null },
       ]);
+    }
+  });
+
+  it('visitors see a file by its title (PDF or DOCX metadata), else by its file name without the extension; the owner sees the file name', async () => {
+    const { f, t, token, agent } = await setup();
+    const files: Array<[string, Uint8Array, string, string]> = [
+      [
+        'price-list-2026.pdf',
+        await pdfWith(['Prices', 'A yearly boiler service costs 89 pounds.']),
+        'How much is a yearly boiler service?',
+        'price-list-2026',
+      ],
+      [
+        'pl_final_v3.pdf',
+        await pdfWith(['Valves', 'The relief valve is checked every spring.'], [], { title: 'Boiler manual' }),
+        'How often is the relief valve checked?',
+        'Boiler manual',
+      ],
+      [
+        'hours-internal.docx',
+        await docxWith(['Opening', 'The showroom opens at nine on Saturdays.'], { title: 'Opening hours & holidays' }),
+        'When does the showroom open on Saturdays?',
+        'Opening hours & holidays',
+      ],
+    ];
+    const ids: string[] = [];
+    for (const [name, bytes] of files) {
+      const res = await upload(t, token, agent.id, name, bytes);
+      expect(res.statusCode, res.body).toBe(201);
+      ids.push(res.json().id);
+    }
+    await t.app.jobs.idle();
+    const list = await listSources(t, token, agent.id);
+    for (const [i, [name]] of files.entries()) {
+      // the owner's list keeps the file name
+      expect(list.find((s) => s.id === ids[i])).toMatchObject({ name, status: 'completed' });
+    }
+    // the document's own title is stored with the source
+    expect(
+      t.database.sqlite.prepare('SELECT name, title FROM sources WHERE chatbot_id = ? ORDER BY name').all(agent.id),
+    ).toEqual([
+      { name: 'hours-internal.docx', title: 'Opening hours & holidays' },
+      { name: 'pl_final_v3.pdf', title: 'Boiler manual' },
+      { name: 'price-list-2026.pdf', title: null },
+    ]);
+    for (const [i, [name, , question, label]] of files.entries()) {
+      const { system, body } = await systemPromptFor(t, f, agent.id, question);
+      expect(system).toContain(`(source: ${label}`);
+      expect(system).not.toContain(name);
+      expect(JSON.stringify(body.sources)).not.toContain(name);
+      expect(body.sources[0]).toMatchObject({ source_id: ids[i], name: label, url: null });
     }
   });
 

@@ -1,7 +1,7 @@
 /**
  * /widget.js: the tiny, short-cached loader named in the embed snippet. It finds its own tag and
  * adds the content-hashed bundle (cached for a year) from the same origin, passing the tag's
- * data-chatbot-id on. The bundle file name is filled in at build time.
+ * data-chatbot-id (and the admin UI preview's data-mode) on. The bundle file name is filled in at build time.
  */
 declare const __WIDGET_BUNDLE__: string;
 
@@ -12,5 +12,6 @@ declare const __WIDGET_BUNDLE__: string;
   bundle.src = new URL(__WIDGET_BUNDLE__, me.src).href;
   bundle.async = true;
   bundle.dataset.chatbotId = me.dataset.chatbotId ?? '';
+  if (me.dataset.mode === 'preview') bundle.dataset.mode = 'preview'; // the admin UI's settings preview
   (document.head || document.documentElement).appendChild(bundle);
 })();

@@ -1,19 +1,28 @@
+import type { AgentInfo } from './api.js';
 import { ChatWidget, type Mode } from './ui.js';
 
 /**
  * The widget bundle. Started by the /widget.js loader (which passes on the embed tag's
  * data-chatbot-id) or by the /chat/{id} page (data-mode="page"). It reads its own <script> tag:
- * the API origin is the origin of its src, so it works on any site.
+ * the API origin is the origin of its src, so it works on any site. With data-mode="preview" (the
+ * admin UI's settings preview) it draws nothing itself: it offers ChatWidget.preview as
+ * `window.__chatAgentPreview` and says so with a `chat-agent-preview-ready` event.
  */
 declare global {
   interface Window {
     __chatAgentWidgets?: Record<string, true>;
+    __chatAgentPreview?: (shadow: ShadowRoot, info: AgentInfo) => void;
   }
 }
 
 function boot(): void {
   const script = document.currentScript as HTMLScriptElement | null;
   if (!script?.src) return;
+  if (script.dataset.mode === 'preview') {
+    window.__chatAgentPreview = (shadow, info) => void ChatWidget.preview(shadow, info);
+    window.dispatchEvent(new Event('chat-agent-preview-ready'));
+    return;
+  }
   const agentId = script.dataset.chatbotId;
   if (!agentId) {
     console.warn('[chat-agent] the widget script needs a data-chatbot-id attribute');

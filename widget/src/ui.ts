@@ -129,10 +129,12 @@ export class ChatWidget {
     origin: string,
     private readonly agentId: string,
     private readonly mode: Mode,
+    /** drawn for the admin UI's preview: a new visitor's conversation, nothing read or stored */
+    private readonly previewing = false,
   ) {
     this.api = new Api(origin, agentId);
-    this.state = loadState(agentId);
-    this.root = h('div', { class: `root mode-${mode}` });
+    this.state = previewing ? freshState() : loadState(agentId);
+    this.root = h('div', { class: `root mode-${mode}${previewing ? ' preview' : ''}` });
     if (
       'adoptedStyleSheets' in Document.prototype &&
       typeof CSSStyleSheet === 'function' &&
@@ -145,6 +147,19 @@ export class ChatWidget {
       shadow.append(h('style', { text: CSS }));
     }
     shadow.append(this.root);
+  }
+
+  /**
+   * The widget as a new visitor sees it once they open it, drawn from `info` (settings not saved
+   * yet included) for the admin UI's settings preview: the same code and stylesheet as on a
+   * customer's site, its window open, with no request, greeting timer or stored state. The caller
+   * makes it inert (a picture, not a chat) and gives it a transformed box to be positioned in.
+   */
+  static preview(shadow: ShadowRoot, info: AgentInfo): ChatWidget {
+    const widget = new ChatWidget(shadow, location.origin, info.id, 'embed', true);
+    widget.build(info);
+    widget.open(false);
+    return widget;
   }
 
   /** Loads the agent's settings and draws the widget; false when the agent cannot be shown. */
@@ -422,7 +437,7 @@ export class ChatWidget {
    */
   private scheduleGreeting(info: AgentInfo): void {
     const text = info.greeting_message?.trim();
-    if (this.mode !== 'embed' || !text || this.offline || this.state.greeted) return;
+    if (this.mode !== 'embed' || this.previewing || !text || this.offline || this.state.greeted) return;
     const delay = Math.min(120, Math.max(1, Number(info.greeting_delay_s) || 5));
     this.greetingTimer = window.setTimeout(() => {
       if (this.isOpen() || this.state.greeted) return;

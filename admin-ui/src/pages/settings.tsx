@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, get } from '../api.js';
-import { WidgetPreview } from '../preview.js';
+import { followingColor, WidgetPreview } from '../preview.js';
 import { useSession } from '../session.js';
 import type { Agent, Provider } from '../types.js';
 import { Field, Notice, errorText, formatDate, toast, inputValue } from '../ui.js';
@@ -69,7 +69,9 @@ const SECTIONS = {
     keys: [
       'primary_color',
       'secondary_color',
+      'secondary_follows_primary',
       'accent_color',
+      'accent_follows_primary',
       'widget_position',
       'widget_theme',
       'widget_size',
@@ -245,7 +247,46 @@ function Toggle({
   );
 }
 
-function ColorField({ label, value, onChange }: { label: string; value: string; onChange: (v: string) => void }) {
+/**
+ * The secondary or accent colour: it follows the primary until the owner sets it (README
+ * "Widget"); while it follows, the box shows the colour it takes and cannot be edited.
+ */
+function FollowingColorField(props: {
+  label: string;
+  name: string;
+  value: string;
+  primary: string;
+  following: boolean;
+  onChange: (v: string) => void;
+  onFollow: (following: boolean, shown: string) => void;
+}) {
+  const shown = props.following ? followingColor(props.primary) : props.value;
+  return (
+    <div class="stack-tight">
+      <ColorField label={props.label} value={shown} onChange={props.onChange} disabled={props.following} />
+      <label class="check small">
+        <input
+          type="checkbox"
+          checked={props.following}
+          onChange={(e) => props.onFollow(e.currentTarget.checked, shown)}
+        />{' '}
+        {props.name} follows the primary
+      </label>
+    </div>
+  );
+}
+
+function ColorField({
+  label,
+  value,
+  onChange,
+  disabled,
+}: {
+  label: string;
+  value: string;
+  onChange: (v: string) => void;
+  disabled?: boolean;
+}) {
   // <input type=color> only takes #rrggbb; the text box also takes #rgb. Not a <label>: it holds
   // two inputs, each named on its own.
   const full = /^#[0-9a-f]{3}$/i.test(value) ? `#${value.slice(1).replace(/./g, (c) => c + c)}` : value;
@@ -258,10 +299,12 @@ function ColorField({ label, value, onChange }: { label: string; value: string; 
           value={/^#[0-9a-f]{6}$/i.test(full) ? full : '#000000'}
           onInput={(e) => onChange(inputValue(e))}
           aria-label={`${label} picker`}
+          disabled={disabled}
         />
         <input
           value={value}
           onInput={(e) => onChange(inputValue(e))}
+          disabled={disabled}
           maxLength={7}
           pattern="#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})"
           aria-label={label}
@@ -389,6 +432,8 @@ export function SettingsTab(props: {
   const { status } = useSession();
   const providerHasKey = status ? status.providers[agent.provider] : true;
   const common = { agent, onSaved, drafts, updateDrafts };
+  // every section's unsaved changes, for the preview (language, texts, lead form, starters too)
+  const unsaved: Draft = Object.assign({}, ...Object.values(drafts.sections));
   return (
     <div class="stack-lg">
       {status && !providerHasKey && !status.knowledge_only && (
@@ -538,7 +583,7 @@ export function SettingsTab(props: {
         id="appearance"
         description="How the chat looks on your website. The preview follows your changes before you save."
         {...common}
-        aside={(d) => <WidgetPreview agent={{ ...agent, ...d }} />}
+        aside={(d) => <WidgetPreview agent={{ ...agent, ...unsaved, ...d }} />}
       >
         {(d, set) => (
           <>
@@ -548,12 +593,30 @@ export function SettingsTab(props: {
                 value={d.primary_color ?? ''}
                 onChange={(v) => set('primary_color', v)}
               />
-              <ColorField
+              <FollowingColorField
                 label="Secondary color"
+                name="Secondary"
                 value={d.secondary_color ?? ''}
+                primary={d.primary_color ?? ''}
+                following={!!d.secondary_follows_primary}
                 onChange={(v) => set('secondary_color', v)}
+                onFollow={(on, shown) => {
+                  set('secondary_follows_primary', on);
+                  if (!on) set('secondary_color', shown);
+                }}
               />
-              <ColorField label="Accent color" value={d.accent_color ?? ''} onChange={(v) => set('accent_color', v)} />
+              <FollowingColorField
+                label="Accent color"
+                name="Accent"
+                value={d.accent_color ?? ''}
+                primary={d.primary_color ?? ''}
+                following={!!d.accent_follows_primary}
+                onChange={(v) => set('accent_color', v)}
+                onFollow={(on, shown) => {
+                  set('accent_follows_primary', on);
+                  if (!on) set('accent_color', shown);
+                }}
+              />
             </div>
             <div class="grid-2">
               <Field label="Position">

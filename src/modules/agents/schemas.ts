@@ -146,8 +146,12 @@ export const updateAgentBody = z.object({
   status: z.enum(['active', 'inactive']).optional(),
   public_access: z.boolean().optional(),
   primary_color: color.optional(),
-  secondary_color: color.optional(),
-  accent_color: color.optional(),
+  /** null: follow the primary colour again (README "Widget") */
+  secondary_color: color.nullable().optional(),
+  accent_color: color.nullable().optional(),
+  /** true: follow the primary colour; false: keep the colour as it is (or as sent) */
+  secondary_follows_primary: z.boolean().optional(),
+  accent_follows_primary: z.boolean().optional(),
   widget_position: z.enum(['bottom-right', 'bottom-left', 'top-right', 'top-left']).optional(),
   widget_theme: z.enum(['light', 'dark', 'auto']).optional(),
   widget_size: z.enum(['small', 'medium', 'large']).optional(),
@@ -226,6 +230,9 @@ export const agentSchema = z.object({
   primary_color: z.string(),
   secondary_color: z.string(),
   accent_color: z.string(),
+  /** beyond the spec: the colour was never set (or was set to null) and follows the primary */
+  secondary_follows_primary: z.boolean(),
+  accent_follows_primary: z.boolean(),
   welcome_message: z.string(),
   widget_position: z.string(),
   widget_theme: z.string(),

@@ -162,9 +162,7 @@ export class AgentsService {
         instructions: DEFAULT_INSTRUCTIONS,
         status: 'active',
         public_access: true,
-        primary_color: '#7c3aed',
-        secondary_color: '#ec4899',
-        accent_color: '#ec4899',
+        primary_color: DEFAULT_PRIMARY,
         welcome_message: DEFAULT_WELCOME,
         widget_position: 'bottom-right',
         widget_theme: 'auto',
@@ -201,6 +199,7 @@ export class AgentsService {
         escalation_keywords: [],
         handoff_wait_s: 120,
         ...fields,
+        ...followingColors(fields.primary_color ?? DEFAULT_PRIMARY, input),
         id: newId(),
         user_id: user.id,
         name,
@@ -229,6 +228,7 @@ export class AgentsService {
     const alertAddress =
       patch.email_alert_address !== undefined ? patch.email_alert_address : current.email_alert_address;
     assertAlertAddress(alertsOn, alertAddress);
+    Object.assign(patch, followingColors(patch.primary_color ?? current.primary_color, input, current));
     patch.updated_at = isoNow(this.clock);
     return this.repo.update(current.id, patch);
   }
@@ -301,9 +301,70 @@ function publicOnly(agent: ChatbotRow | undefined): ChatbotRow {
   return agent;
 }
 
+/** A new agent's primary colour, whose secondary and accent are pink until set (the spec's defaults). */
+const DEFAULT_PRIMARY = '#7c3aed';
+const DEFAULT_PINK = '#ec4899';
+
+/**
+ * The colour a secondary or accent colour the owner never set takes (README "Widget"): the
+ * primary itself, so that setting only the primary gives a header and focus rings of that colour;
+ * the default purple keeps its default pink.
+ */
+export function followingColor(primary: string): string {
+  return primary.toLowerCase() === DEFAULT_PRIMARY ? DEFAULT_PINK : primary;
+}
+
+/**
+ * The secondary and accent colours and whether they follow the primary, after `input`:
+ * `*_follows_primary` when sent decides; else a null colour makes it follow again, and a colour
+ * sets it, unless it is the very colour it shows while following (a settings form sent back whole:
+ * changing only the primary moves it along); unsent, it keeps following or stays as set. A
+ * following colour is rewritten from `primary`.
+ */
+function followingColors(
+  primary: string,
+  input: Pick<
+    UpdateAgentInput,
+    'secondary_color' | 'accent_color' | 'secondary_follows_primary' | 'accent_follows_primary'
+  >,
+  current?: ChatbotRow,
+): Pick<ChatbotRow, 'secondary_color' | 'secondary_follows_primary' | 'accent_color' | 'accent_follows_primary'> {
+  const resolve = (
+    sent: string | null | undefined,
+    follows: boolean | undefined,
+    following: boolean,
+    shown: string | undefined,
+  ) => {
+    if (follows !== undefined) following = follows;
+    else if (sent === null) following = true;
+    else if (sent !== undefined && !(following && sent.toLowerCase() === shown?.toLowerCase())) following = false;
+    return { following, color: following ? followingColor(primary) : (sent ?? shown ?? followingColor(primary)) };
+  };
+  const secondary = resolve(
+    input.secondary_color,
+    input.secondary_follows_primary,
+    current?.secondary_follows_primary ?? true,
+    current?.secondary_color,
+  );
+  const accent = resolve(
+    input.accent_color,
+    input.accent_follows_primary,
+    current?.accent_follows_primary ?? true,
+    current?.accent_color,
+  );
+  return {
+    secondary_color: secondary.color,
+    secondary_follows_primary: secondary.following,
+    accent_color: accent.color,
+    accent_follows_primary: accent.following,
+  };
+}
+
 /** The fields sent, as columns: unsent ones left out, `system_message` as `instructions` unless that is sent too. */
 function patchOf(input: UpdateAgentInput): ChatbotPatch {
-  const { system_message, ...rest } = input;
+  // the secondary and accent colours are followingColors' (they may follow the primary)
+  const { system_message, secondary_color, accent_color, secondary_follows_primary, accent_follows_primary, ...rest } =
+    input;
   const patch: ChatbotPatch = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
   if (patch.instructions === undefined && system_message !== undefined) patch.instructions = system_message;
   return patch;

@@ -29,6 +29,13 @@ export const chatbots = sqliteTable(
     primary_color: text('primary_color').notNull(),
     secondary_color: text('secondary_color').notNull(),
     accent_color: text('accent_color').notNull(),
+    /**
+     * whether the secondary (header gradient's end) and accent (links, focus rings) colours follow
+     * the primary because the owner never set them: the colour columns then hold the derived colour
+     * (followingColor), rewritten whenever the primary changes
+     */
+    secondary_follows_primary: integer('secondary_follows_primary', { mode: 'boolean' }).notNull().default(true),
+    accent_follows_primary: integer('accent_follows_primary', { mode: 'boolean' }).notNull().default(true),
     welcome_message: text('welcome_message').notNull(),
     widget_position: text('widget_position', {
       enum: ['bottom-right', 'bottom-left', 'top-right', 'top-left'],

@@ -436,7 +436,7 @@ export class IngestionService {
     for (const chunk of chunker.end()) batch.push(locator.locate(chunk));
     if (batch.length > 0) await this.storeBatch(source, batch, stored, signal, 1, room);
     if (stored + batch.length === 0) throw new ParseError('The document contains no text');
-    this.complete(source, { stored_path: null });
+    this.complete(source, { stored_path: null, title: parsed.title ?? null });
     await rm(file, { force: true });
   }
 

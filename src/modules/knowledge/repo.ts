@@ -47,6 +47,7 @@ export class KnowledgeRepo {
       .select({
         ...getTableColumns(chunks),
         source_name: sources.name,
+        source_title: sources.title,
         source_url: sources.url,
         source_type: sources.type,
         qa_question: sources.qa_question,
@@ -222,6 +223,7 @@ export class KnowledgeRepo {
   chunksByIds(ids: number[]): Array<
     ChunkRow & {
       source_name: string;
+      source_title: string | null;
       source_url: string | null;
       source_type: SourceRow['type'];
       qa_question: string | null;

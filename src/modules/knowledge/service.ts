@@ -17,6 +17,7 @@ import type { VectorIndex } from './vector-index.js';
 export interface Passage {
   chunkId: number;
   sourceId: string;
+  /** the source as visitors see it named (sourceLabel): a file by its title, never its file name */
   sourceName: string;
   sourceUrl: string | null;
   content: string;
@@ -33,6 +34,17 @@ export interface Passage {
   distance: number | null;
   /** a qa source whose question matches the query: the owner's answer, word for word; else null */
   qaAnswer: string | null;
+}
+
+/**
+ * A source's name as visitors see it (citations, and the model's view of where a passage comes
+ * from): a file by its document title (PDF or DOCX metadata) or else its file name without the
+ * extension ("price-list-2026.pdf" is "price-list-2026"), so an internal file name is never shown;
+ * websites, texts and Q&A by their name. The owner's own views keep the file name.
+ */
+export function sourceLabel(type: SourceRow['type'], name: string, title: string | null): string {
+  if (type !== 'file') return name;
+  return title?.trim() || name.replace(/\.[a-z0-9]{1,5}$/i, '').trim() || name;
 }
 
 /** a qa source's question and answer (the routes answer 400 over them) */
@@ -297,7 +309,7 @@ export class KnowledgeService {
         {
           chunkId: id,
           sourceId: row.source_id,
-          sourceName: row.source_name,
+          sourceName: sourceLabel(row.source_type, row.source_name, row.source_title),
           sourceUrl: row.source_url,
           content: row.content,
           title: row.title,

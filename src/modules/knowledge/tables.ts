@@ -14,6 +14,11 @@ export const sources = sqliteTable(
     qa_question: text('qa_question'),
     qa_answer: text('qa_answer'),
     name: text('name').notNull(),
+    /**
+     * files: the document's own title (PDF or DOCX metadata), set once it is read; visitors see
+     * it, or the file name without its extension when null, never the file name (sourceLabel)
+     */
+    title: text('title'),
     url: text('url'),
     file_type: text('file_type'),
     file_size: integer('file_size'),

@@ -18,7 +18,7 @@ export interface ParseResult {
   text: string;
   /** pages (pdf), sheets (xlsx) or 1 */
   units: number;
-  /** the document's own title, when it names one (PDF metadata) */
+  /** the document's own title, when it names one (PDF or DOCX metadata) */
   title?: string;
   marks?: TextMark[];
 }

@@ -6,7 +6,14 @@ import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { nativeAddon } from '../assets.js';
 import type { HtmlDocument, ParsableType, ParseResult, TextMark } from './types.js';
 import { type PdfItem, pdfPagesToText } from '../text/pdf-text.js';
-import { assertZipExpansionWithin, OLE_MAGIC, readCentralDirectory, ZipRefusal } from './zip.js';
+import {
+  assertZipExpansionWithin,
+  OLE_MAGIC,
+  readCentralDirectory,
+  readSmallEntry,
+  type ZipEntry,
+  ZipRefusal,
+} from './zip.js';
 
 /**
  * The one file every worker thread runs (piscina; each export is a task, each pool names the task
@@ -299,7 +306,11 @@ const SCANNED_PDF =
 /** The title the PDF names in its metadata, when it is one a person wrote (not a file name). */
 async function pdfTitle(pdf: { getMetadata(): Promise<{ info: unknown }> }): Promise<string | undefined> {
   const { info } = await pdf.getMetadata().catch(() => ({ info: {} }));
-  const title = (info as { Title?: unknown }).Title;
+  return writtenTitle((info as { Title?: unknown }).Title);
+}
+
+/** A document title (PDF Title, DOCX dc:title), when it is one a person wrote (not a file name). */
+function writtenTitle(title: unknown): string | undefined {
   if (typeof title !== 'string') return undefined;
   const clean = title.replace(/\s+/g, ' ').trim();
   if (
@@ -314,7 +325,7 @@ async function pdfTitle(pdf: { getMetadata(): Promise<{ info: unknown }> }): Pro
 
 // ---- DOCX and XLSX (ZIP containers: checked for bombs first) ----
 
-async function assertSafeZip(buf: Buffer, kind: 'docx' | 'xlsx', limits: ParseLimits): Promise<void> {
+async function assertSafeZip(buf: Buffer, kind: 'docx' | 'xlsx', limits: ParseLimits): Promise<ZipEntry[]> {
   if (buf.subarray(0, OLE_MAGIC.length).equals(OLE_MAGIC)) {
     throw new Refusal(
       `The file is password-protected or in the old ${kind === 'docx' ? '.doc' : '.xls'} format; save it as .${kind} without a password`,
@@ -332,6 +343,7 @@ async function assertSafeZip(buf: Buffer, kind: 'docx' | 'xlsx', limits: ParseLi
     corrupt,
     'The file is password-protected',
   );
+  return entries;
 }
 
 /**
@@ -339,7 +351,7 @@ async function assertSafeZip(buf: Buffer, kind: 'docx' | 'xlsx', limits: ParseLi
  * walk as web pages: headings become sections, tables Markdown tables with every cell in place.
  */
 async function parseDocx(buf: Buffer, limits: ParseLimits): Promise<ParseResult> {
-  await assertSafeZip(buf, 'docx', limits);
+  const entries = await assertSafeZip(buf, 'docx', limits);
   const { default: mammoth } = await import('mammoth');
   const { value: html } = await mammoth.convertToHtml(
     { buffer: buf },
@@ -347,7 +359,22 @@ async function parseDocx(buf: Buffer, limits: ParseLimits): Promise<ParseResult>
   );
   const { htmlBlocks, joinBlocks } = await import('../text/html-text.js');
   const { text, marks } = joinBlocks(htmlBlocks(html, { boilerplate: false }).blocks);
-  return { text, units: 1, marks };
+  const title = docxTitle(buf, entries);
+  return { text, units: 1, marks, ...(title ? { title } : {}) };
+}
+
+/** The DOCX's title (File > Properties), `dc:title` in docProps/core.xml: mammoth does not read it. */
+function docxTitle(buf: Buffer, entries: ZipEntry[]): string | undefined {
+  const xml = readSmallEntry(buf, entries, 'docProps/core.xml', 256 * 1024)?.toString('utf8');
+  const raw = xml?.match(/<dc:title\b[^>]*>([^<]*)<\/dc:title>/)?.[1];
+  if (raw === undefined) return undefined;
+  const XML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+  const text = raw.replace(/&(#x[0-9a-f]+|#\d+|\w+);/gi, (whole, ref: string) => {
+    if (ref[0] !== '#') return XML_ENTITIES[ref] ?? whole;
+    const code = ref[1] === 'x' || ref[1] === 'X' ? Number.parseInt(ref.slice(2), 16) : Number(ref.slice(1));
+    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+  });
+  return writtenTitle(text);
 }
 
 async function parseXlsx(buf: Buffer, limits: ParseLimits): Promise<ParseResult> {

@@ -1,4 +1,4 @@
-import { createInflateRaw } from 'node:zlib';
+import { createInflateRaw, inflateRawSync } from 'node:zlib';
 
 /**
  * Just enough ZIP reading to refuse zip bombs before DOCX/XLSX reach mammoth or exceljs (both
@@ -130,6 +130,22 @@ export async function assertZipExpansionWithin(
     }
     if (actual !== e.uncompressedSize) throw new ZipRefusal(corrupt);
     budget -= actual;
+  }
+}
+
+/**
+ * One small entry's bytes (a DOCX's docProps/core.xml), or undefined when the archive has no such
+ * entry, it is larger than `maxBytes`, or it does not inflate. For archives already checked by
+ * assertZipExpansionWithin.
+ */
+export function readSmallEntry(buf: Buffer, entries: ZipEntry[], name: string, maxBytes: number): Buffer | undefined {
+  const e = entries.find((x) => x.name === name);
+  if (!e || e.uncompressedSize > maxBytes || (e.method !== 0 && e.method !== 8)) return undefined;
+  try {
+    const data = entryData(buf, e, 'corrupt');
+    return e.method === 0 ? data : inflateRawSync(data, { maxOutputLength: maxBytes });
+  } catch {
+    return undefined;
   }
 }
 
