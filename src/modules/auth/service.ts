@@ -11,7 +11,12 @@ import {
   unauthorized,
 } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
-import { hashPassword, timingDummyHash, verifyPassword } from '../../platform/security/passwords.js';
+import {
+  hashPassword,
+  newPasswordRefusal,
+  timingDummyHash,
+  verifyPassword,
+} from '../../platform/security/passwords.js';
 import { createMailer, type Mailer } from '../../platform/mail/index.js';
 import { TokenSigner } from '../../platform/security/tokens.js';
 import { clientBlock } from '../limits/index.js';
@@ -118,6 +123,7 @@ export class AuthService {
     const refusedAnyway = registrationRefusal(this.config.registration, 0);
     if (refusedAnyway) throw forbidden(refusedAnyway);
     const email = input.email.toLowerCase();
+    await assertNewPassword('password', input.password, email);
     const passwordHash = await hashPassword(input.password);
     const now = isoNow(this.clock);
     // Count, check and insert in one transaction: two first registrations cannot both win.
@@ -243,12 +249,14 @@ export class AuthService {
     if (!(await verifyPassword(user.password_hash, input.current_password)))
       throw badRequest('current_password: is not correct');
     this.throttle.recordSuccess(client.ip, user.email);
+    await assertNewPassword('new_password', input.new_password, user.email);
     return this.replacePassword(user.id, await hashPassword(input.new_password), caller.sessionId);
   }
 
   /** The operator's reset (CLI): sets the password and ends every session of the account. */
   async setPassword(userId: string, newPassword: string): Promise<number> {
-    this.getUser(userId);
+    const user = this.getUser(userId);
+    await assertNewPassword('password', newPassword, user.email);
     return this.replacePassword(userId, await hashPassword(newPassword));
   }
 
@@ -332,7 +340,10 @@ export class AuthService {
   async confirmPasswordReset(input: { token: string; new_password: string }): Promise<void> {
     const row = this.repo.findPasswordReset(hashToken(input.token));
     const valid = () => row && row.used_at === null && Date.parse(row.expires_at) > this.clock.now().getTime();
-    if (!row || !valid() || !this.repo.findUserById(row.user_id)) throw badRequest(RESET_TOKEN_INVALID);
+    const user = row && valid() ? this.repo.findUserById(row.user_id) : undefined;
+    if (!row || !user) throw badRequest(RESET_TOKEN_INVALID);
+    // refused before the token is used: the link still works for a better password
+    await assertNewPassword('new_password', input.new_password, user.email);
     const passwordHash = await hashPassword(input.new_password);
     this.repo.transaction(() => {
       // checked again after the hash: two uses of one token at once have one winner
@@ -374,6 +385,12 @@ export class AuthService {
     const access_token = await this.signer.sign({ userId: user.id, sessionId }, now, expires);
     return { access_token, token_type: 'bearer' };
   }
+}
+
+/** 400 naming `field` for a commonly used password or the account's own e-mail (newPasswordRefusal). */
+async function assertNewPassword(field: string, password: string, email: string): Promise<void> {
+  const refusal = await newPasswordRefusal(field, password, email);
+  if (refusal) throw badRequest(refusal);
 }
 
 function assertUserMayAct(status: UserRow['status']): void {
