@@ -208,6 +208,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     config,
     providerSource: (name) => serverSettings.providerSource(name),
     registrationOpen: () => auth.registrationOpen(),
+    hasAccounts: () => auth.hasAccounts(),
     mail: {
       configured: () => leads.mailConfigured,
       source: () => serverSettings.smtpSource(),

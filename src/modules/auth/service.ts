@@ -118,6 +118,11 @@ export class AuthService {
     return registrationRefusal(this.config.registration, this.repo.countUsers()) === null;
   }
 
+  /** Whether any account exists (until one does, the admin UI's first screen creates the owner's). */
+  hasAccounts(): boolean {
+    return this.repo.countUsers() > 0;
+  }
+
   async register(input: { name: string; email: string; password: string }, client: ClientInfo): Promise<TokenResponse> {
     // refused before the password is hashed when no count could change the answer
     const refusedAnyway = registrationRefusal(this.config.registration, 0);
