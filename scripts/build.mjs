@@ -59,6 +59,22 @@ export function serverBuildOptions(outdir = dist) {
   };
 }
 
+/** dist/worker-tasks.js: what the worker threads run (see below). */
+export function workerBuildOptions(outdir = dist) {
+  return {
+    absWorkingDir: root,
+    entryPoints: ['src/platform/workers/worker-tasks.ts'],
+    outfile: path.join(outdir, 'worker-tasks.js'),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node24',
+    packages: 'external',
+    sourcemap: true,
+    logLevel: 'warning',
+  };
+}
+
 /**
  * Dependencies that find their own files through __dirname / __filename (the /docs page's assets
  * in @fastify/swagger-ui, @fastify/swagger's package.json, piscina's worker entry): inside the
@@ -93,17 +109,7 @@ if (isEntry) {
   // What the worker threads run (document parsing, WAL checkpoints, integrity checks, read
   // queries); platform/assets.ts finds this file next to dist/main.js and it runs under plain node. Its packages stay in node_modules: a worker's start
   // is off the server's start path.
-  await build({
-    entryPoints: ['src/platform/workers/worker-tasks.ts'],
-    outfile: path.join(dist, 'worker-tasks.js'),
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node24',
-    packages: 'external',
-    sourcemap: true,
-    logLevel: 'warning',
-  });
+  await build(workerBuildOptions());
 
   // The embeddable widget: dist/widget/widget.js (loader), widget-<hash>.js and manifest.json,
   // served by src/modules/web.

@@ -2,10 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// @ts-expect-error: a plain .mjs build script without type declarations
-import { serverBuildOptions } from '../../scripts/build.mjs';
+import { buildServerBundle } from '../helpers/server-bundle.js';
 import { repoRoot } from '../helpers/server-process.js';
 
 /**
@@ -75,13 +73,11 @@ describe('package.json engines', () => {
 });
 
 describe.skipIf(!haveOldNode)(`on the machine's older Node (${oldVersion})`, () => {
-  /** dist/main.js and the rest of the server bundle, built into a temp dir beside links to what it reads */
+  /** dist/main.js and the rest of the server, built into a temp dir (test/helpers/server-bundle.ts) */
   let built: string;
   beforeAll(async () => {
-    built = tempDir();
-    for (const name of ['node_modules', 'package.json', 'migrations'])
-      symlinkSync(path.join(repoRoot, name), path.join(built, name));
-    await build({ ...serverBuildOptions(path.join(built, 'dist')), logLevel: 'silent' });
+    built = await buildServerBundle();
+    dirs.push(built);
   }, 60_000);
 
   it('`node dist/main.js` stops with one line and exit code 1, before any native module loads', () => {
