@@ -1,4 +1,5 @@
-// Builds the server into dist/main.js (+ dist/chunk-*.js), the worker threads' tasks into
+// Builds the server into dist/main.js (the Node.js version check, src/entry.mjs) and dist/server.js
+// (+ dist/chunk-*.js), the worker threads' tasks into
 // dist/worker-tasks.js, the widget into dist/widget/ and the admin UI into dist/admin/.
 import { readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -23,11 +24,15 @@ const NATIVE_PACKAGES = ['better-sqlite3', 'sqlite-vec', '@node-rs/argon2'];
  * beside main.js so `import.meta.url` means the same directory in every one of them. Not minified:
  * stack traces in the logs stay readable (minifying saved no more than the noise between runs).
  * test/ship/startup-imports.test.ts builds with these options.
+ *
+ * dist/main.js, what `npm start` and `node dist/main.js` run, is src/entry.mjs: the Node.js version
+ * check and then import() of dist/server.js (src/main.ts). The server bundle loads native modules
+ * as it is evaluated and Node 20 crashed in one of them, so the check has a file of its own.
  */
 export function serverBuildOptions(outdir = dist) {
   return {
     absWorkingDir: root,
-    entryPoints: { main: 'src/main.ts' },
+    entryPoints: { main: 'src/entry.mjs', server: 'src/main.ts' },
     outdir,
     chunkNames: 'chunk-[hash]',
     splitting: true,
@@ -51,6 +56,22 @@ export function serverBuildOptions(outdir = dist) {
       ].join(' '),
     },
     plugins: [packageDirname(outdir)],
+  };
+}
+
+/** dist/worker-tasks.js: what the worker threads run (see below). */
+export function workerBuildOptions(outdir = dist) {
+  return {
+    absWorkingDir: root,
+    entryPoints: ['src/platform/workers/worker-tasks.ts'],
+    outfile: path.join(outdir, 'worker-tasks.js'),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node24',
+    packages: 'external',
+    sourcemap: true,
+    logLevel: 'warning',
   };
 }
 
@@ -88,17 +109,7 @@ if (isEntry) {
   // What the worker threads run (document parsing, WAL checkpoints, integrity checks, read
   // queries); platform/assets.ts finds this file next to dist/main.js and it runs under plain node. Its packages stay in node_modules: a worker's start
   // is off the server's start path.
-  await build({
-    entryPoints: ['src/platform/workers/worker-tasks.ts'],
-    outfile: path.join(dist, 'worker-tasks.js'),
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node24',
-    packages: 'external',
-    sourcemap: true,
-    logLevel: 'warning',
-  });
+  await build(workerBuildOptions());
 
   // The embeddable widget: dist/widget/widget.js (loader), widget-<hash>.js and manifest.json,
   // served by src/modules/web.

@@ -103,7 +103,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const version = appVersion();
 
   const app = Fastify({
-    logger: deps.logger ?? { level: config.logLevel, stream: stdoutLogDestination() },
+    logger: deps.logger ?? { level: config.logLevel, stream: await stdoutLogDestination() },
     genReqId: requestIds(),
     bodyLimit: JSON_BODY_LIMIT,
     // requestTimeout bounds receiving the whole request, body included: a 100 MB upload at 1 Mbit/s
@@ -222,6 +222,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     config,
     providerSource: (name) => serverSettings.providerSource(name),
     registrationOpen: () => auth.registrationOpen(),
+    hasAccounts: () => auth.hasAccounts(),
     mail: {
       configured: () => leads.mailConfigured,
       source: () => serverSettings.smtpSource(),

@@ -1129,6 +1129,9 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description whether the server has any account; the first one registered is its owner (an admin) */
+                            has_accounts: boolean;
+                            /** @description whether POST /api/auth/register would accept a new account now */
                             open: boolean;
                             /** @enum {string} */
                             registration: "open" | "closed" | "first-only";

@@ -324,6 +324,8 @@ export function SubmitButton(props: { busy: boolean; label: string; busyLabel: s
 /** The length the server accepts for a new password. */
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 128;
+/** What the server asks of a new password (docs/API.md "Fields and formats"). */
+export const PASSWORD_HINT = '8 to 128 characters, not a commonly used password';
 
 /** A new password and its repetition (reset link, Account page); the form compares the two. */
 export function NewPasswordFields(props: {
@@ -334,7 +336,7 @@ export function NewPasswordFields(props: {
 }) {
   return (
     <>
-      <Field label="New password" hint="8 to 128 characters">
+      <Field label="New password" hint={PASSWORD_HINT}>
         <input
           type="password"
           name="new-password"

@@ -400,3 +400,101 @@ describe('chat-agent users reset-password (the real CLI, beside a running server
     }
   });
 });
+
+/**
+ * Issue 31 point 4: `password` was accepted as the owner's password. NIST SP 800-63B asks to
+ * refuse passwords found in lists of commonly used or leaked ones, saying why; length stays 8-128
+ * and there are no character-class rules. Every place a password is set: register, change,
+ * reset link, and the command line (`users create`, `users reset-password`).
+ */
+describe('commonly used passwords are refused wherever a password is set', () => {
+  const COMMON = /: is one of the most commonly used passwords \(found in lists of leaked passwords\); choose another/;
+
+  it('register: 400 naming the field and saying why; any case; nothing is created', async () => {
+    const t = await startTestApp();
+    apps.push(t);
+    for (const password of ['password', 'Password', '12345678', 'iloveyou', 'qwertyuiop']) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/auth/register',
+        payload: { name: 'Owner', email: 'owner@example.com', password },
+      });
+      expect(res.statusCode, password).toBe(400);
+      expect(res.json().detail).toMatch(new RegExp(`^password${COMMON.source}$`));
+    }
+    // the account's own e-mail, or its name before the @, is no better
+    for (const password of ['owner@example.com', 'OWNER@example.com']) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/auth/register',
+        payload: { name: 'Owner', email: 'owner@example.com', password },
+      });
+      expect(res.statusCode, password).toBe(400);
+      expect(res.json().detail).toBe("password: is the account's e-mail address; choose another");
+    }
+    const named = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/register',
+      payload: { name: 'Owner', email: 'jonathan.doe@example.com', password: 'jonathan.doe' },
+    });
+    expect(named.statusCode).toBe(400);
+    expect(named.json().detail).toBe("password: is the account's e-mail address; choose another");
+    // no character-class rule: a long lower-case phrase is fine, and so is 8 characters not on the list
+    const { token } = await registerUser(t.app, { email: 'owner@example.com', password: 'correct horse battery' });
+    expect(await me(t, token)).toBe(200);
+    expect((await registerUser(t.app, { password: 'zq8#Lm2v' })).token).toBeTruthy();
+  });
+
+  it('change and reset link: 400 on new_password; the old password keeps working', async () => {
+    const { t, smtp } = await appWithMail();
+    const { token, email } = await registerUser(t.app);
+    const change = await changePassword(t, token, { current_password: PASSWORD, new_password: 'password1' });
+    expect(change.statusCode).toBe(400);
+    expect(change.json().detail).toMatch(new RegExp(`^new_password${COMMON.source}$`));
+    const ownEmail = await changePassword(t, token, { current_password: PASSWORD, new_password: email });
+    expect(ownEmail.statusCode).toBe(400);
+    expect(ownEmail.json().detail).toBe("new_password: is the account's e-mail address; choose another");
+
+    expect((await requestReset(t, email)).statusCode).toBe(202);
+    const resetToken = tokenIn(await within(smtp.waitFor(1), 'the reset e-mail'));
+    const reset = await confirmReset(t, resetToken, 'sunshine');
+    expect(reset.statusCode).toBe(400);
+    expect(reset.json().detail).toMatch(new RegExp(`^new_password${COMMON.source}$`));
+    expect(await me(t, token)).toBe(200);
+    expect((await login(t, email, PASSWORD)).statusCode).toBe(200);
+    // the link was not used up by the refusal
+    expect((await confirmReset(t, resetToken)).statusCode).toBe(200);
+  });
+
+  it('the command line: users create and users reset-password exit 1 with the reason', {
+    timeout: 90_000,
+  }, async () => {
+    const dataDir = makeDataDir();
+    try {
+      const env = { PATH: process.env.PATH ?? '' };
+      const cli = (args: string[], stdin?: string) =>
+        runCommand(fromSource([...args, '--data-dir', dataDir]), { env, ...(stdin === undefined ? {} : { stdin }) });
+      expect((await cli(['migrate'])).code).toBe(0);
+
+      const common = await cli(
+        ['users', 'create', 'owner@example.com', '--name', 'Owner', '--password-stdin'],
+        'password\n',
+      );
+      expect(common.code).toBe(1);
+      expect(common.stderr).toMatch(new RegExp(`^error: password${COMMON.source}\n$`));
+
+      const created = await cli(
+        ['users', 'create', 'owner@example.com', '--name', 'Owner', '--password-stdin'],
+        `${PASSWORD}\n`,
+      );
+      expect(created.stderr).toBe('');
+      expect(created.code).toBe(0);
+
+      const reset = await cli(['users', 'reset-password', 'owner@example.com', '--password-stdin'], 'Password123\n');
+      expect(reset.code).toBe(1);
+      expect(reset.stderr).toMatch(new RegExp(`^error: password${COMMON.source}\n$`));
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -17,10 +17,10 @@ describe('GET /api/auth/registration', () => {
     const t = await start({ REGISTRATION: 'first-only' });
     const before = await t.app.inject({ method: 'GET', url: '/api/auth/registration' });
     expect(before.statusCode).toBe(200);
-    expect(before.json()).toEqual({ registration: 'first-only', open: true });
+    expect(before.json()).toEqual({ registration: 'first-only', open: true, has_accounts: false });
     await registerUser(t.app);
     const after = await t.app.inject({ method: 'GET', url: '/api/auth/registration' });
-    expect(after.json()).toEqual({ registration: 'first-only', open: false });
+    expect(after.json()).toEqual({ registration: 'first-only', open: false, has_accounts: true });
     // and the answer matches what register does
     const second = await t.app.inject({
       method: 'POST',
@@ -30,17 +30,24 @@ describe('GET /api/auth/registration', () => {
     expect(second.statusCode).toBe(403);
   });
 
-  it('open stays open; closed is closed even with no account', async () => {
+  it('open stays open; closed is closed even with no account; has_accounts says whether any exists', async () => {
     const open = await start({ REGISTRATION: 'open' });
+    expect((await open.app.inject({ method: 'GET', url: '/api/auth/registration' })).json()).toEqual({
+      registration: 'open',
+      open: true,
+      has_accounts: false,
+    });
     await registerUser(open.app);
     expect((await open.app.inject({ method: 'GET', url: '/api/auth/registration' })).json()).toEqual({
       registration: 'open',
       open: true,
+      has_accounts: true,
     });
     const closed = await start({ REGISTRATION: 'closed' });
     expect((await closed.app.inject({ method: 'GET', url: '/api/auth/registration' })).json()).toEqual({
       registration: 'closed',
       open: false,
+      has_accounts: false,
     });
   });
 });

@@ -16,6 +16,7 @@ import {
   stopServer,
   UNLIMITED_PLANS,
 } from '../helpers/server-process.js';
+import { serveOnTerminal } from '../helpers/terminal.js';
 
 /**
  * Issue "Ship it": `npm run build:sea` writes dist/chat-agent; copied alone into an empty folder
@@ -278,6 +279,17 @@ describe('the single executable', () => {
     expect(chat.status).toBe(200);
     expect(((await chat.json()) as { message: string }).message).toMatch(/thirty days/);
     expect(await stopServer(second.server)).toEqual({ code: 0, signal: null });
+  });
+
+  it('logs readable lines on a terminal (pino-pretty inside the executable), JSON through a pipe', async () => {
+    const run = await serveOnTerminal(binary, env({ DATA_DIR: tempDir('data-tty') }));
+    expect(run.code, run.output).toBe(0);
+    expect(run.output).toMatch(/\] INFO: listening on http:\/\/127\.0\.0\.1:\d+/);
+    expect(run.output).toMatch(/\] INFO: shutdown complete: database closed/);
+    expect(
+      run.lines.filter((l) => l.trimStart().startsWith('{')),
+      run.output,
+    ).toEqual([]);
   });
 
   it('gives one-line errors and a non-zero exit for bad input', async () => {

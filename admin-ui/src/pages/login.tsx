@@ -7,6 +7,7 @@ import {
   Field,
   NewPasswordFields,
   Notice,
+  PASSWORD_HINT,
   PASSWORD_MAX,
   PASSWORD_MIN,
   SubmitButton,
@@ -58,8 +59,21 @@ function EmailField({ email, setEmail }: { email: string; setEmail: (v: string) 
   );
 }
 
+/**
+ * The first screen (#/login). Until the server has an account it offers creating the owner's
+ * (issue 31: a new server said "Log in" with nobody to log in as); under REGISTRATION=closed,
+ * where nobody can register, it says how to create the owner on the server instead. Nothing is
+ * shown until the server has answered, so the login form does not flash past first.
+ */
 export function LoginPage() {
   const registration = useAsync(() => get<RegistrationState>('/api/auth/registration'), []);
+  const state = registration.data;
+  if (registration.loading && !state) return <main class="auth" aria-busy="true" />;
+  if (state && !state.has_accounts && state.open) return <OwnerAccountCard registration={state} />;
+  return <LoginCard registration={state} />;
+}
+
+function LoginCard({ registration }: { registration: RegistrationState | undefined }) {
   // "Forgot password?" only where the server can e-mail a reset link (SMTP_URL set)
   const reset = useAsync(() => get<PasswordResetAvailability>('/api/auth/password-reset'), []);
   const [email, setEmail] = useState('');
@@ -79,7 +93,14 @@ export function LoginPage() {
     }
   };
   return (
-    <AuthCard title="Log in" registration={registration.data}>
+    <AuthCard title="Log in" registration={registration}>
+      {registration && !registration.has_accounts && (
+        <Notice kind="info">
+          This server has no account yet and registration is closed. Create the owner account on the server:{' '}
+          <code>chat-agent users create you@example.com --name "Your name" --admin</code> (or{' '}
+          <code>npm start -- users create …</code> in a checkout).
+        </Notice>
+      )}
       <form onSubmit={submit} method="post" class="stack">
         {error && <Notice kind="error">{error}</Notice>}
         <EmailField email={email} setEmail={setEmail} />
@@ -100,7 +121,7 @@ export function LoginPage() {
           <a href="#/forgot-password">Forgot password?</a>
         </p>
       )}
-      {registration.data?.open && (
+      {registration?.open && (
         <p class="auth-switch">
           No account yet? <a href="#/register">Create an account</a>
         </p>
@@ -109,8 +130,21 @@ export function LoginPage() {
   );
 }
 
-export function RegisterPage() {
-  const registration = useAsync(() => get<RegistrationState>('/api/auth/registration'), []);
+/** The first screen of a server with no account: the account created here is its owner (an admin). */
+function OwnerAccountCard({ registration }: { registration: RegistrationState }) {
+  return (
+    <AuthCard title="Create the owner account" registration={registration}>
+      <p class="muted">
+        This server has no account yet. The account you create now is its owner: an administrator, who manages the
+        server and its other accounts.
+      </p>
+      <RegisterForm />
+    </AuthCard>
+  );
+}
+
+/** Name, e-mail and password; a new account is logged in at once. */
+function RegisterForm() {
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -128,6 +162,41 @@ export function RegisterPage() {
       setBusy(false);
     }
   };
+  return (
+    <form onSubmit={submit} method="post" class="stack">
+      {error && <Notice kind="error">{error}</Notice>}
+      <Field label="Name">
+        <input
+          name="name"
+          autocomplete="name"
+          required
+          maxLength={100}
+          value={name}
+          onInput={(e) => setName(inputValue(e))}
+        />
+      </Field>
+      <EmailField email={email} setEmail={setEmail} />
+      <Field label="Password" hint={PASSWORD_HINT}>
+        <input
+          type="password"
+          name="password"
+          autocomplete="new-password"
+          required
+          minLength={PASSWORD_MIN}
+          maxLength={PASSWORD_MAX}
+          value={password}
+          onInput={(e) => setPassword(inputValue(e))}
+        />
+      </Field>
+      <SubmitButton busy={busy} label="Create account" busyLabel="Creating…" />
+    </form>
+  );
+}
+
+export function RegisterPage() {
+  const registration = useAsync(() => get<RegistrationState>('/api/auth/registration'), []);
+  if (registration.data && !registration.data.has_accounts && registration.data.open)
+    return <OwnerAccountCard registration={registration.data} />;
   if (registration.data && !registration.data.open) {
     return (
       <AuthCard title="Create an account">
@@ -144,36 +213,7 @@ export function RegisterPage() {
   }
   return (
     <AuthCard title="Create an account">
-      {registration.data?.registration === 'first-only' && (
-        <p class="muted">The first account on this server becomes its administrator.</p>
-      )}
-      <form onSubmit={submit} method="post" class="stack">
-        {error && <Notice kind="error">{error}</Notice>}
-        <Field label="Name">
-          <input
-            name="name"
-            autocomplete="name"
-            required
-            maxLength={100}
-            value={name}
-            onInput={(e) => setName(inputValue(e))}
-          />
-        </Field>
-        <EmailField email={email} setEmail={setEmail} />
-        <Field label="Password" hint="8 to 128 characters">
-          <input
-            type="password"
-            name="password"
-            autocomplete="new-password"
-            required
-            minLength={PASSWORD_MIN}
-            maxLength={PASSWORD_MAX}
-            value={password}
-            onInput={(e) => setPassword(inputValue(e))}
-          />
-        </Field>
-        <SubmitButton busy={busy} label="Create account" busyLabel="Creating…" />
-      </form>
+      <RegisterForm />
       <p class="auth-switch">
         Already have an account? <a href="#/login">Log in</a>
       </p>

@@ -12,7 +12,12 @@ import {
 } from '../../platform/http/errors.js';
 import { isDiskFull } from '../../platform/db/condition.js';
 import { newId } from '../../platform/ids.js';
-import { hashPassword, timingDummyHash, verifyPassword } from '../../platform/security/passwords.js';
+import {
+  hashPassword,
+  newPasswordRefusal,
+  timingDummyHash,
+  verifyPassword,
+} from '../../platform/security/passwords.js';
 import { createMailer, type Mailer } from '../../platform/mail/index.js';
 import { TokenSigner } from '../../platform/security/tokens.js';
 import { clientBlock } from '../limits/index.js';
@@ -156,11 +161,17 @@ export class AuthService {
     return registrationRefusal(this.config.registration, this.repo.countUsers()) === null;
   }
 
+  /** Whether any account exists (until one does, the admin UI's first screen creates the owner's). */
+  hasAccounts(): boolean {
+    return this.repo.countUsers() > 0;
+  }
+
   async register(input: { name: string; email: string; password: string }, client: ClientInfo): Promise<TokenResponse> {
     // refused before the password is hashed when no count could change the answer
     const refusedAnyway = registrationRefusal(this.config.registration, 0);
     if (refusedAnyway) throw forbidden(refusedAnyway);
     const email = input.email.toLowerCase();
+    await assertNewPassword('password', input.password, email);
     const passwordHash = await hashPassword(input.password);
     const now = isoNow(this.clock);
     // Count, check and insert in one transaction: two first registrations cannot both win.
@@ -301,12 +312,14 @@ export class AuthService {
     if (!(await verifyPassword(user.password_hash, input.current_password)))
       throw badRequest('current_password: is not correct');
     this.throttle.recordSuccess(client.ip, user.email);
+    await assertNewPassword('new_password', input.new_password, user.email);
     return this.replacePassword(user.id, await hashPassword(input.new_password), caller.sessionId);
   }
 
   /** The operator's reset (CLI): sets the password and ends every session of the account. */
   async setPassword(userId: string, newPassword: string): Promise<number> {
-    this.getUser(userId);
+    const user = this.getUser(userId);
+    await assertNewPassword('password', newPassword, user.email);
     return this.replacePassword(userId, await hashPassword(newPassword));
   }
 
@@ -390,7 +403,10 @@ export class AuthService {
   async confirmPasswordReset(input: { token: string; new_password: string }): Promise<void> {
     const row = this.repo.findPasswordReset(hashToken(input.token));
     const valid = () => row && row.used_at === null && Date.parse(row.expires_at) > this.clock.now().getTime();
-    if (!row || !valid() || !this.repo.findUserById(row.user_id)) throw badRequest(RESET_TOKEN_INVALID);
+    const user = row && valid() ? this.repo.findUserById(row.user_id) : undefined;
+    if (!row || !user) throw badRequest(RESET_TOKEN_INVALID);
+    // refused before the token is used: the link still works for a better password
+    await assertNewPassword('new_password', input.new_password, user.email);
     const passwordHash = await hashPassword(input.new_password);
     this.repo.transaction(() => {
       // checked again after the hash: two uses of one token at once have one winner
@@ -513,6 +529,12 @@ export class AuthService {
       this.onWriteFailed('removing an ended session', err);
     }
   }
+}
+
+/** 400 naming `field` for a commonly used password or the account's own e-mail (newPasswordRefusal). */
+async function assertNewPassword(field: string, password: string, email: string): Promise<void> {
+  const refusal = await newPasswordRefusal(field, password, email);
+  if (refusal) throw badRequest(refusal);
 }
 
 function assertUserMayAct(status: UserRow['status']): void {

@@ -7,7 +7,10 @@ import type { SystemService } from './service.js';
 
 const registrationSchema = z.object({
   registration: z.enum(['open', 'closed', 'first-only']),
-  open: z.boolean(),
+  open: z.boolean().describe('whether POST /api/auth/register would accept a new account now'),
+  has_accounts: z
+    .boolean()
+    .describe('whether the server has any account; the first one registered is its owner (an admin)'),
 });
 
 const settingSource = z.enum(['environment', 'database', 'none']);

@@ -13,6 +13,8 @@ export interface RegistrationState {
   registration: Config['registration'];
   /** whether POST /api/auth/register would accept a new account right now */
   open: boolean;
+  /** whether any account exists; until one does, the admin UI's first screen creates the owner's */
+  has_accounts: boolean;
 }
 
 export interface SystemStatus {
@@ -42,6 +44,8 @@ export interface SystemDeps {
   providerSource: (name: ProviderName) => SettingSource;
   /** whether sign-up would accept a new account now (the auth module's rule) */
   registrationOpen: () => boolean;
+  /** whether the server has any account yet */
+  hasAccounts: () => boolean;
   /** pending: the asking account's alerts waiting to go out */
   mail: { configured: () => boolean; source: () => SettingSource; pending: (user: AuthUser) => number };
   database: () => DatabaseConditionReport;
@@ -58,7 +62,11 @@ export class SystemService {
   constructor(private readonly deps: SystemDeps) {}
 
   registration(): RegistrationState {
-    return { registration: this.deps.config.registration, open: this.deps.registrationOpen() };
+    return {
+      registration: this.deps.config.registration,
+      open: this.deps.registrationOpen(),
+      has_accounts: this.deps.hasAccounts(),
+    };
   }
 
   status(user: AuthUser): SystemStatus {
