@@ -2809,7 +2809,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Counts of the caller's account leads by status and of its agents' widget leads; chatbot_id: one agent's */
+        /** Counts of the caller's account leads by status and of its agents' widget leads (chatbot_id: one agent's), and the account leads against the plan's limit */
         get: {
             parameters: {
                 query?: {
@@ -2833,6 +2833,11 @@ export interface paths {
                                 Contacted: number;
                                 New: number;
                             };
+                            can_add_more: boolean;
+                            current_leads: number;
+                            max_leads: number | null;
+                            percentage_used: number;
+                            plan_name: string;
                             total: number;
                             widget_leads: number;
                         };

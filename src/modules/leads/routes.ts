@@ -104,7 +104,7 @@ export const leadsRoutes: FastifyPluginAsyncZod<{ leads: LeadsService }> = async
     schema: {
       tags: ['leads'],
       summary:
-        "Counts of the caller's account leads by status and of its agents' widget leads; chatbot_id: one agent's",
+        "Counts of the caller's account leads by status and of its agents' widget leads (chatbot_id: one agent's), and the account leads against the plan's limit",
       security,
       querystring: z.object({ chatbot_id: z.string().min(1).max(100).optional() }),
       response: {
@@ -112,6 +112,11 @@ export const leadsRoutes: FastifyPluginAsyncZod<{ leads: LeadsService }> = async
           total: z.number().int(),
           by_status: z.object({ New: z.number().int(), Contacted: z.number().int(), Closed: z.number().int() }),
           widget_leads: z.number().int(),
+          current_leads: z.number().int(),
+          max_leads: z.number().int().nullable(),
+          percentage_used: z.number().int(),
+          can_add_more: z.boolean(),
+          plan_name: z.string(),
         }),
       },
     },

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { UNLIMITED } from '../../config/index.js';
 import { type Clock, isoNow } from '../../platform/clock.js';
 import type { AppEvents } from '../../platform/events.js';
 import { createHash, randomBytes } from 'node:crypto';
@@ -44,6 +45,16 @@ export interface LeadStats {
   total: number;
   by_status: Record<LeadStatus, number>;
   widget_leads: number;
+  /** The account leads against the plan's `max_account_leads` (the fields BotSmith's admin client reads). */
+  current_leads: number;
+  /** null when the plan sets no real limit (UNLIMITED, the owner plan) */
+  max_leads: number | null;
+  /** current_leads as a whole percentage of max_leads (0 when unlimited) */
+  percentage_used: number;
+  /** whether POST /api/leads would be accepted now */
+  can_add_more: boolean;
+  /** the account's plan id (the plan table has no other name) */
+  plan_name: string;
 }
 
 export interface LeadsServiceDeps {
@@ -162,13 +173,23 @@ export class LeadsService {
    */
   leadStats(user: AuthUser, chatbotId?: string): LeadStats {
     const by_status: Record<LeadStatus, number> = { New: 0, Contacted: 0, Closed: 0 };
-    if (chatbotId !== undefined) {
-      const agent = this.agents.get(user, chatbotId);
-      return { total: 0, by_status, widget_leads: this.repo.countWidgetLeads({ chatbotId: agent.id }) };
-    }
-    for (const { status, n } of this.repo.countAccountLeadsByStatus(user.id)) by_status[status] = n;
-    const total = Object.values(by_status).reduce((sum, n) => sum + n, 0);
-    return { total, by_status, widget_leads: this.repo.countWidgetLeads({ userId: user.id }) };
+    const agent = chatbotId === undefined ? undefined : this.agents.get(user, chatbotId);
+    const counts = this.repo.countAccountLeadsByStatus(user.id);
+    const current = counts.reduce((sum, { n }) => sum + n, 0);
+    // the plan's figures are the account's whatever the scope: the limit is per account
+    const max = this.plans.planOf(user).max_account_leads;
+    const limited = max < UNLIMITED;
+    const plan = {
+      current_leads: current,
+      max_leads: limited ? max : null,
+      percentage_used: !limited ? 0 : max === 0 ? 100 : Math.round((current * 100) / max),
+      can_add_more: current < max,
+      plan_name: user.plan_id,
+    };
+    if (agent)
+      return { total: 0, by_status, widget_leads: this.repo.countWidgetLeads({ chatbotId: agent.id }), ...plan };
+    for (const { status, n } of counts) by_status[status] = n;
+    return { total: current, by_status, widget_leads: this.repo.countWidgetLeads({ userId: user.id }), ...plan };
   }
 
   listAccountLeads(user: AuthUser): AccountLeadRow[] {
