@@ -1606,6 +1606,8 @@ export interface paths {
                     content: {
                         "application/json": {
                             chatbot_id: string;
+                            /** @description the conversation of the lead's session_id; null without a session or before the visitor's first message */
+                            conversation_id: string | null;
                             created_at: string;
                             id: string;
                             name: string;
@@ -2737,6 +2739,7 @@ export interface paths {
             };
         };
         post?: never;
+        /** Deletes one of the account's leads, or a widget lead of one of its agents (with the alert e-mails about it) */
         delete: {
             parameters: {
                 query?: never;
@@ -3153,6 +3156,8 @@ export interface paths {
                     content: {
                         "application/json": {
                             chatbot_id: string;
+                            /** @description the conversation of the lead's session_id; null without a session or before the visitor's first message */
+                            conversation_id: string | null;
                             created_at: string;
                             id: string;
                             name: string;

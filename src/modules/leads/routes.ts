@@ -15,6 +15,13 @@ const widgetLeadSchema = z.object({
   name: z.string(),
   phone: z.string(),
   session_id: z.string().nullable(),
+  /** the conversation of the lead's session (README "Widget leads") */
+  conversation_id: z
+    .string()
+    .nullable()
+    .describe(
+      "the conversation of the lead's session_id; null without a session or before the visitor's first message",
+    ),
   created_at: z.string(),
 });
 
@@ -167,12 +174,14 @@ export const leadsRoutes: FastifyPluginAsyncZod<{ leads: LeadsService }> = async
   app.delete('/api/leads/:lead_id', {
     schema: {
       tags: ['leads'],
+      summary:
+        "Deletes one of the account's leads, or a widget lead of one of its agents (with the alert e-mails about it)",
       security,
       params: leadParams,
       response: { 200: z.object({ success: z.literal(true), message: z.string(), lead_id: z.string() }) },
     },
     handler: async (req) => {
-      leads.deleteAccountLead(currentUser(req), req.params.lead_id);
+      if (leads.deleteLead(currentUser(req), req.params.lead_id).widget) void req.server.space.soon();
       return { success: true as const, message: 'Lead deleted', lead_id: req.params.lead_id };
     },
   });
