@@ -1,0 +1,96 @@
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { openLoggedIn } from '../helpers/admin.js';
+import { createAgent, registerUser } from '../helpers/app.js';
+import { watchErrors } from '../helpers/browser.js';
+import { useE2eApp } from '../helpers/e2e.js';
+
+/**
+ * What an owner found in the admin UI (issue 31 owner 8 and 9), each shown in real Chromium
+ * against the real app (real SQLite, no AI provider: agents answer from their knowledge).
+ */
+
+const e2e = useE2eApp();
+
+/** A new page logged in as `token` at `hash`. */
+async function openAs(token: string, hash: string): Promise<{ page: Page; errors: string[] }> {
+  const page = await e2e.browser.context.newPage();
+  await page.setViewportSize({ width: 1280, height: 800 });
+  const errors = watchErrors(page);
+  await openLoggedIn(page, e2e.appUrl, token, hash);
+  return { page, errors };
+}
+
+async function post(url: string, payload: Record<string, unknown>): Promise<any> {
+  const res = await e2e.t.app.inject({ method: 'POST', url, payload });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json();
+}
+
+describe('widget leads in the admin (issue 31 owner 8)', () => {
+  it('each lead links to its conversation, can be deleted after a confirmation, and a phone that is no number is flagged', async () => {
+    const { token } = await registerUser(e2e.t.app, { name: 'Lea Leads' });
+    const agent = await createAgent(e2e.t.app, token, { name: 'Shop helper' });
+    // Chatty wrote in the chat, then left her details; Silent left hers before writing anything
+    const { conversation_id } = await post(`/api/public/chat/${agent.id}`, {
+      message: 'Do you deliver?',
+      session_id: 'sess-chatty',
+    });
+    await post(`/api/public/lead/${agent.id}`, { name: 'Chatty', phone: '+31 20 123 4567', session_id: 'sess-chatty' });
+    await post(`/api/public/lead/${agent.id}`, { name: 'Silent', phone: 'call me maybe', session_id: 'sess-silent' });
+
+    for (const [hash, label] of [
+      [`#/agents/${agent.id}/leads`, 'Widget leads'],
+      ['#/leads', 'Widget leads of all agents'],
+    ] as const) {
+      const { page, errors } = await openAs(token, hash);
+      try {
+        const table = page.getByRole('table', { name: label });
+        const chatty = table.getByRole('row').filter({ hasText: 'Chatty' });
+        const silent = table.getByRole('row').filter({ hasText: 'Silent' });
+        await chatty.waitFor();
+        // the phone stays as typed; one that does not look like a number gets a warning
+        await silent.getByText('call me maybe').waitFor();
+        expect(await silent.getByText('Does not look like a phone number').count()).toBe(1);
+        expect(await chatty.getByText('Does not look like a phone number').count()).toBe(0);
+        // the conversation link (none for a visitor who has not written)
+        const link = chatty.getByRole('link', { name: 'Conversation with Chatty' });
+        expect(await link.getAttribute('href')).toBe(`#/agents/${agent.id}/conversations/${conversation_id}`);
+        expect(await silent.getByRole('link', { name: /^Conversation/ }).count()).toBe(0);
+        expect(errors).toEqual([]);
+      } finally {
+        await page.close();
+      }
+    }
+
+    const { page, errors } = await openAs(token, `#/agents/${agent.id}/leads`);
+    try {
+      const table = page.getByRole('table', { name: 'Widget leads' });
+      // the link opens the transcript
+      await table.getByRole('link', { name: 'Conversation with Chatty' }).click();
+      await page.getByText('Do you deliver?').waitFor();
+      await page.goBack();
+      // Delete asks first; Cancel keeps the lead
+      await table.getByRole('button', { name: 'Delete lead Silent' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Delete this lead?' });
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      expect(await table.getByRole('row').filter({ hasText: 'Silent' }).count()).toBe(1);
+      await table.getByRole('button', { name: 'Delete lead Silent' }).click();
+      await dialog.getByRole('button', { name: 'Delete lead' }).click();
+      await page.getByText('Lead deleted').waitFor();
+      await table.getByRole('row').filter({ hasText: 'Silent' }).waitFor({ state: 'detached' });
+      expect(await table.getByRole('row').filter({ hasText: 'Chatty' }).count()).toBe(1);
+      // gone on the server too
+      const left = await e2e.t.app.inject({
+        method: 'GET',
+        url: `/api/chatbot-leads/${agent.id}`,
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(left.json().map((l: { name: string }) => l.name)).toEqual(['Chatty']);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+});
