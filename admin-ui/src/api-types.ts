@@ -1248,6 +1248,8 @@ export interface paths {
                             /** @enum {string} */
                             status: "active" | "resolved" | "escalated";
                             taken_at: string | null;
+                            thumbs_down: number;
+                            thumbs_up: number;
                             unread: boolean;
                             updated_at: string;
                             user_email: string | null;
@@ -1342,6 +1344,8 @@ export interface paths {
                             /** @enum {string} */
                             status: "active" | "resolved" | "escalated";
                             taken_at: string | null;
+                            thumbs_down: number;
+                            thumbs_up: number;
                             unread: boolean;
                             updated_at: string;
                             user_email: string | null;

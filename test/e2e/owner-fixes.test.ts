@@ -94,3 +94,32 @@ describe('widget leads in the admin (issue 31 owner 8)', () => {
     }
   }, 60_000);
 });
+
+describe('small defects (issue 31 owner 9)', () => {
+  it('one thumbs-down on one answer reads as that, not as a one-star conversation', async () => {
+    const { token } = await registerUser(e2e.t.app, { name: 'Rita Ratings' });
+    const agent = await createAgent(e2e.t.app, token, { name: 'Rated helper' });
+    const first = await post(`/api/public/chat/${agent.id}`, { message: 'First question', session_id: 'sess-r' });
+    await post(`/api/public/chat/${agent.id}`, { message: 'Second question', session_id: 'sess-r' });
+    await post(`/api/public/chat/${agent.id}/feedback`, {
+      session_id: 'sess-r',
+      message_id: first.message_id,
+      value: -1,
+    });
+
+    const { page, errors } = await openAs(token, `#/agents/${agent.id}/conversations/${first.conversation_id}`);
+    try {
+      const item = page.getByRole('link', { name: /Anonymous visitor/ });
+      await item.waitFor();
+      const line = await item.innerText();
+      expect(line).toContain('👍 0 👎 1');
+      expect(line).not.toContain('/5');
+      await page.getByRole('img', { name: '0 thumbs up, 1 thumbs down' }).waitFor();
+      expect(await page.getByLabel(/Rated \d of 5/).count()).toBe(0);
+      expect(await page.getByText('★').count()).toBe(0);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+});
