@@ -122,4 +122,27 @@ describe('small defects (issue 31 owner 9)', () => {
       await page.close();
     }
   }, 60_000);
+
+  it('the dashboard says which messages each figure counts: all of them ever, or those sent to agents this month', async () => {
+    const { token } = await registerUser(e2e.t.app, { name: 'Dana Dashboard' });
+    const agent = await createAgent(e2e.t.app, token, { name: 'Counted helper' });
+    // three visitor messages, three answers: 6 messages stored, 3 counted against the plan
+    for (const message of ['One', 'Two', 'Three']) {
+      await post(`/api/public/chat/${agent.id}`, { message, session_id: 'sess-count' });
+    }
+    const { page, errors } = await openAs(token, '#/analytics');
+    try {
+      const stat = page.getByTestId('stat-messages');
+      await stat.getByText('6', { exact: true }).waitFor();
+      expect(await stat.innerText()).toMatch(/Messages \(all time\)[\s\S]*visitors’ and agents’/);
+      const meter = page.locator('[data-usage="Messages to agents this month"]');
+      await meter.getByText('3 of 1,000').waitFor();
+      // no figure left that reads as "the messages" without saying which
+      expect(await page.getByText('Messages this month', { exact: true }).count()).toBe(0);
+      expect(await page.locator('.stat-label', { hasText: /^Messages$/ }).count()).toBe(0);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
 });
