@@ -309,7 +309,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** One 1-token completion with the provider as configured now: 200, 409 when it is not configured, 502 with the provider's error */
+        /** One 1-token completion with the provider as configured now, or with a key (host) typed and not saved: 200, 409 when it is not configured (or the environment sets it and a key is typed), 502 with the provider's error */
         post: {
             parameters: {
                 query?: never;
@@ -322,6 +322,18 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description openai, anthropic, google: try this key instead of the saved one; nothing is saved */
+                        api_key?: string;
+                        /**
+                         * Format: uri
+                         * @description openai, anthropic, google: with api_key, its base URL
+                         */
+                        base_url?: string | null;
+                        /**
+                         * Format: uri
+                         * @description ollama: try this host; nothing is saved
+                         */
+                        host?: string;
                         /** @description the model to ask; default: the provider's default model for new agents */
                         model?: string;
                     };
