@@ -309,7 +309,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** One 1-token completion with the provider as configured now: 200, 409 when it is not configured, 502 with the provider's error */
+        /** One 1-token completion with the provider as configured now, or with a key (host) typed and not saved: 200, 409 when it is not configured (or the environment sets it and a key is typed), 502 with the provider's error */
         post: {
             parameters: {
                 query?: never;
@@ -322,6 +322,18 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description openai, anthropic, google: try this key instead of the saved one; nothing is saved */
+                        api_key?: string;
+                        /**
+                         * Format: uri
+                         * @description openai, anthropic, google: with api_key, its base URL
+                         */
+                        base_url?: string | null;
+                        /**
+                         * Format: uri
+                         * @description ollama: try this host; nothing is saved
+                         */
+                        host?: string;
                         /** @description the model to ask; default: the provider's default model for new agents */
                         model?: string;
                     };
@@ -1251,6 +1263,8 @@ export interface paths {
                             /** @enum {string} */
                             status: "active" | "resolved" | "escalated";
                             taken_at: string | null;
+                            thumbs_down: number;
+                            thumbs_up: number;
                             unread: boolean;
                             updated_at: string;
                             user_email: string | null;
@@ -1345,6 +1359,8 @@ export interface paths {
                             /** @enum {string} */
                             status: "active" | "resolved" | "escalated";
                             taken_at: string | null;
+                            thumbs_down: number;
+                            thumbs_up: number;
                             unread: boolean;
                             updated_at: string;
                             user_email: string | null;
@@ -1609,6 +1625,8 @@ export interface paths {
                     content: {
                         "application/json": {
                             chatbot_id: string;
+                            /** @description the conversation of the lead's session_id; null without a session or before the visitor's first message */
+                            conversation_id: string | null;
                             created_at: string;
                             id: string;
                             name: string;
@@ -2752,6 +2770,7 @@ export interface paths {
             };
         };
         post?: never;
+        /** Deletes one of the account's leads, or a widget lead of one of its agents (with the alert e-mails about it) */
         delete: {
             parameters: {
                 query?: never;
@@ -2824,7 +2843,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Counts of the caller's account leads by status and of its agents' widget leads; chatbot_id: one agent's */
+        /** Counts of the caller's account leads by status and of its agents' widget leads (chatbot_id: one agent's), and the account leads against the plan's limit */
         get: {
             parameters: {
                 query?: {
@@ -2848,6 +2867,11 @@ export interface paths {
                                 Contacted: number;
                                 New: number;
                             };
+                            can_add_more: boolean;
+                            current_leads: number;
+                            max_leads: number | null;
+                            percentage_used: number;
+                            plan_name: string;
                             total: number;
                             widget_leads: number;
                         };
@@ -3163,6 +3187,8 @@ export interface paths {
                     content: {
                         "application/json": {
                             chatbot_id: string;
+                            /** @description the conversation of the lead's session_id; null without a session or before the visitor's first message */
+                            conversation_id: string | null;
                             created_at: string;
                             id: string;
                             name: string;

@@ -177,6 +177,8 @@ function TopBar({ user, section, onLogout }: { user: User; section: string; onLo
 function LoggedIn({ route }: { route: string[] }) {
   const [user, setUser] = useState<User | null>(null);
   const [status, setStatus] = useState<SystemStatus | undefined>(undefined);
+  /** bumped to read the status again without a page change (Server settings saved something) */
+  const [statusReads, setStatusReads] = useState(0);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
@@ -188,8 +190,8 @@ function LoggedIn({ route }: { route: string[] }) {
       live = false;
     };
   }, []);
-  // read again on every page change: a key or SMTP saved in Server settings, a full disk or a
-  // failing backup show (or go) without a reload
+  // read again on every page change, and when Server settings saves or removes a value: a key or
+  // SMTP saved, a full disk or a failing backup show (or go) without a reload
   const routeKey = route.join('/');
   useEffect(() => {
     let live = true;
@@ -201,7 +203,7 @@ function LoggedIn({ route }: { route: string[] }) {
     return () => {
       live = false;
     };
-  }, [routeKey]);
+  }, [routeKey, statusReads]);
 
   const logout = async () => {
     try {
@@ -228,7 +230,7 @@ function LoggedIn({ route }: { route: string[] }) {
     );
 
   const section = route[0] ?? 'agents';
-  const session: SessionValue = { user, status };
+  const session: SessionValue = { user, status, refreshStatus: () => setStatusReads((n) => n + 1) };
   let page;
   if (section === 'agents' && route[1]) page = <AgentPage id={route[1]} tab={route[2] ?? 'settings'} sub={route[3]} />;
   else if (section === 'analytics') page = <DashboardPage />;

@@ -6,6 +6,8 @@ export interface SessionValue {
   user: User;
   /** undefined until loaded (or when it could not be) */
   status: SystemStatus | undefined;
+  /** reads the status again (a key or mail server saved: the banners follow without a reload) */
+  refreshStatus: () => void;
 }
 
 export const Session = createContext<SessionValue | null>(null);

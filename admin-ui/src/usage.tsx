@@ -41,15 +41,19 @@ function Meter({
       {state === 'full' && (
         <p class="usage-note">
           Used up
-          {label === 'Messages this month'
-            ? ': visitors read that the assistant is unavailable until the month ends.'
-            : '.'}
+          {label === MONTH_MESSAGES ? ': visitors read that the assistant is unavailable until the month ends.' : '.'}
         </p>
       )}
       {state === 'near' && <p class="usage-note">{Math.round(share * 100)}% used.</p>}
     </div>
   );
 }
+
+/**
+ * What the plan's `monthly_messages` counts: messages sent to the agents (visitors' and the
+ * owner's), not their answers; said in the label, beside the dashboard's all-time count of both.
+ */
+const MONTH_MESSAGES = 'Messages to agents this month';
 
 /** The dashboard's usage panel: messages this month, knowledge storage and agents, each against the plan. */
 export function UsagePanel() {
@@ -61,7 +65,7 @@ export function UsagePanel() {
       {usage.error && <Notice kind="error">{usage.error}</Notice>}
       {u && (
         <div class="usage-grid">
-          <Meter label="Messages this month" used={u.messages.used} max={u.messages.max} />
+          <Meter label={MONTH_MESSAGES} used={u.messages.used} max={u.messages.max} />
           <Meter
             label="Knowledge storage"
             used={u.storage.used_bytes}

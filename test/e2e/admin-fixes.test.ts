@@ -367,7 +367,9 @@ describe('usage against the plan (issue 22.3)', () => {
     const own = await openAs(owner.token, '#/analytics');
     const ownPanel = own.page.getByRole('region', { name: /Usage/ });
     await ownPanel.getByText('(plan: owner)', { exact: false }).waitFor();
-    expect(await ownPanel.locator('[data-usage="Messages this month"]').textContent()).toContain('(unlimited)');
+    expect(await ownPanel.locator('[data-usage="Messages to agents this month"]').textContent()).toContain(
+      '(unlimited)',
+    );
     expect(await ownPanel.getByRole('progressbar').count()).toBe(0);
     await own.page.close();
   });

@@ -56,6 +56,44 @@ afterAll(async () => {
 });
 
 describe('Admin > Server settings', () => {
+  it('a typed key can be tested before it is saved; saving it takes the "No AI provider" banner away on the same page (issue 31 owner 9)', async () => {
+    const { t, url } = await appWithBrowser({});
+    const admin = await registerUser(t.app, { name: 'Tess Tester' });
+    const { page, errors } = await openAdmin(url, admin.token);
+    try {
+      const openai = page.getByRole('region', { name: 'OpenAI', exact: true });
+      const banner = page.getByText('No AI provider is configured');
+      await banner.waitFor();
+      const test = openai.getByRole('button', { name: 'Test' });
+      // nothing typed, nothing saved: nothing to test
+      expect(await test.isDisabled()).toBe(true);
+      await openai.getByLabel('API key').fill(KEY);
+      await openai.getByLabel('Base URL').fill(fake.baseURL);
+      expect(await test.isDisabled()).toBe(false);
+      const before = fake.requests.length;
+      await test.click();
+      await openai.getByText('The openai provider answered with the key typed here').waitFor();
+      expect(fake.requests.at(-1)!.headers.authorization).toBe(`Bearer ${KEY}`);
+      expect(fake.requests.length).toBe(before + 1);
+      // tested, not saved: still "Not set", the key still in its box, the banner still up
+      await openai.getByText('Not set', { exact: true }).waitFor();
+      expect(await openai.getByLabel('API key').inputValue()).toBe(KEY);
+      expect(await banner.count()).toBe(1);
+
+      await openai.getByRole('button', { name: 'Save' }).click();
+      await openai.getByText('Saved here', { exact: true }).waitFor();
+      // the banner goes without a reload or a page change
+      await banner.waitFor({ state: 'detached' });
+      expect(page.url()).toContain('#/admin');
+      // the saved key tests as before
+      await test.click();
+      await openai.getByText('The openai provider answered (model').waitFor();
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+
   it('the admin saves the mail server, sends a test message, saves a provider key and only ever sees its hint', async () => {
     const { t, url } = await appWithBrowser({});
     const admin = await registerUser(t.app, { name: 'Ada Admin' });

@@ -333,7 +333,7 @@ describe('GET /api/leads/stats', () => {
     const other = await account();
     const empty = await call('GET', '/api/leads/stats', me.token);
     expect(empty.statusCode, empty.body).toBe(200);
-    expect(empty.json()).toEqual({ total: 0, by_status: { New: 0, Contacted: 0, Closed: 0 }, widget_leads: 0 });
+    expect(empty.json()).toMatchObject({ total: 0, by_status: { New: 0, Contacted: 0, Closed: 0 }, widget_leads: 0 });
 
     for (const status of ['New', 'New', 'Contacted', undefined]) {
       const res = await call('POST', '/api/leads', me.token, {
@@ -363,11 +363,11 @@ describe('GET /api/leads/stats', () => {
     }
 
     const all = await call('GET', '/api/leads/stats', me.token);
-    expect(all.json()).toEqual({ total: 4, by_status: { New: 3, Contacted: 1, Closed: 0 }, widget_leads: 3 });
+    expect(all.json()).toMatchObject({ total: 4, by_status: { New: 3, Contacted: 1, Closed: 0 }, widget_leads: 3 });
     // one agent: its widget leads; account leads belong to no agent, so none count
     const one = await call('GET', `/api/leads/stats?chatbot_id=${a.id}`, me.token);
     expect(one.statusCode, one.body).toBe(200);
-    expect(one.json()).toEqual({ total: 0, by_status: { New: 0, Contacted: 0, Closed: 0 }, widget_leads: 2 });
+    expect(one.json()).toMatchObject({ total: 0, by_status: { New: 0, Contacted: 0, Closed: 0 }, widget_leads: 2 });
     // another account's agent answers exactly like a missing one
     const theirs = await call('GET', `/api/leads/stats?chatbot_id=${foreign.id}`, me.token);
     const missing = await call('GET', '/api/leads/stats?chatbot_id=no-such-agent', me.token);
@@ -377,5 +377,58 @@ describe('GET /api/leads/stats', () => {
     expect((await t.app.inject({ method: 'GET', url: '/api/leads/stats' })).statusCode).toBe(401);
     // not taken for a lead id by the lead routes
     expect((await call('PUT', '/api/leads/stats', me.token, { name: 'x' })).statusCode).toBe(404);
+  });
+});
+
+describe('GET /api/leads/stats, the plan fields (issue 31 owner 10)', () => {
+  // BotSmith's own admin client reads these beside ours; without them its Leads page is blank
+  it('current_leads, max_leads, percentage_used, can_add_more and plan_name: the account leads against the plan', async () => {
+    const me = await account();
+    const empty = (await call('GET', '/api/leads/stats', me.token)).json();
+    expect(empty).toEqual({
+      total: 0,
+      by_status: { New: 0, Contacted: 0, Closed: 0 },
+      widget_leads: 0,
+      current_leads: 0,
+      max_leads: 100,
+      percentage_used: 0,
+      can_add_more: true,
+      plan_name: 'free',
+    });
+    for (let i = 0; i < 3; i++) {
+      const res = await call('POST', '/api/leads', me.token, { name: `P${i}`, contact: 'p@example.com' });
+      expect(res.statusCode, res.body).toBe(200);
+    }
+    const agent = await createAgent(t.app, me.token);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/public/lead/${agent.id}`,
+      payload: { name: 'Visitor', phone: '0612345678' },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    // widget leads are not held to the plan's limit: only the account leads count
+    const three = (await call('GET', '/api/leads/stats', me.token)).json();
+    expect(three).toMatchObject({ current_leads: 3, max_leads: 100, percentage_used: 3, can_add_more: true });
+    // the plan's numbers are the account's, whichever agent is asked about
+    const ofAgent = (await call('GET', `/api/leads/stats?chatbot_id=${agent.id}`, me.token)).json();
+    expect(ofAgent).toMatchObject({ widget_leads: 1, current_leads: 3, max_leads: 100, plan_name: 'free' });
+
+    // the owner plan has no lead limit: max_leads null, always room
+    const owner = (await call('GET', '/api/leads/stats', adminToken)).json();
+    expect(owner).toMatchObject({ max_leads: null, percentage_used: 0, can_add_more: true, plan_name: 'owner' });
+  });
+
+  it('at the limit: 100 percent and can_add_more false, as POST /api/leads then answers 403', async () => {
+    const me = await account();
+    // no plan with a small lead limit here: fill the free plan's 100
+    for (let i = 0; i < 100; i++) {
+      const res = await call('POST', '/api/leads', me.token, { name: `P${i}`, contact: 'p@example.com' });
+      expect(res.statusCode, res.body).toBe(200);
+    }
+    const full = (await call('GET', '/api/leads/stats', me.token)).json();
+    expect(full).toMatchObject({ current_leads: 100, max_leads: 100, percentage_used: 100, can_add_more: false });
+    expect(
+      (await call('POST', '/api/leads', me.token, { name: 'One more', contact: 'x@example.com' })).statusCode,
+    ).toBe(403);
   });
 });

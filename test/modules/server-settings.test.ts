@@ -185,6 +185,61 @@ describe('provider keys set in the admin API', () => {
     expect(refused.body).not.toContain(KEY);
   });
 
+  it('the test call takes a key typed but not saved (issue 31 owner 9): tried as given, nothing stored', async () => {
+    const fake = await fakeLlm('openai', 'OK');
+    const t = await app();
+    const { token } = await registerUser(t.app);
+    const draft = await call(t, token, 'POST', '/api/admin/settings/providers/openai/test', {
+      api_key: KEY,
+      base_url: fake.baseURL,
+    });
+    expect(draft.statusCode, draft.body).toBe(200);
+    expect(draft.json().detail).toMatch(/not saved/);
+    expect(draft.body).not.toContain(KEY);
+    const asked = fake.requests.at(-1)!;
+    expect(asked.headers.authorization).toContain(KEY);
+    // nothing was saved: the provider is still not configured, and no chat uses the key
+    expect((await settings(t, token)).providers.openai).toMatchObject({ stored: 'none', configured: false });
+    expect((await status(t, token)).knowledge_only).toBe(true);
+    const unsaved = await call(t, token, 'POST', '/api/admin/settings/providers/openai/test', {});
+    expect(unsaved.statusCode).toBe(409);
+
+    // a typed key the provider refuses: 502 with its reason, never the key
+    fake.setBehaviour({ failTimes: 1, failStatus: 401 });
+    const refused = await call(t, token, 'POST', '/api/admin/settings/providers/openai/test', {
+      api_key: OTHER_KEY,
+      base_url: fake.baseURL,
+    });
+    expect(refused.statusCode, refused.body).toBe(502);
+    expect(refused.body).not.toContain(OTHER_KEY);
+
+    // Ollama: a typed host
+    const ollama = await fakeLlm('ollama', 'OK');
+    const host = await call(t, token, 'POST', '/api/admin/settings/providers/ollama/test', { host: ollama.url });
+    expect(host.statusCode, host.body).toBe(200);
+    expect((await settings(t, token)).providers.ollama.stored).toBe('none');
+    // fields are checked as when saving
+    for (const [url, payload, field] of [
+      ['/api/admin/settings/providers/openai/test', { api_key: 'has a space' }, /api_key/],
+      ['/api/admin/settings/providers/openai/test', { api_key: KEY, base_url: 'ftp://x.example/v1' }, /base_url/],
+      ['/api/admin/settings/providers/ollama/test', { host: 'file:///etc/passwd' }, /host/],
+    ] as const) {
+      const res = await call(t, token, 'POST', url, payload);
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json().detail).toMatch(field);
+    }
+  });
+
+  it('a typed key is refused (409) for a provider the environment sets: that key would not be the one in use', async () => {
+    const fake = await fakeLlm('openai', 'OK');
+    const t = await app({ OPENAI_API_KEY: KEY, OPENAI_BASE_URL: fake.baseURL });
+    const { token } = await registerUser(t.app);
+    const res = await call(t, token, 'POST', '/api/admin/settings/providers/openai/test', { api_key: OTHER_KEY });
+    expect(res.statusCode, res.body).toBe(409);
+    expect(res.json().detail).toMatch(/OPENAI_API_KEY/);
+    expect((await call(t, token, 'POST', '/api/admin/settings/providers/openai/test', {})).statusCode).toBe(200);
+  });
+
   it('Ollama takes a host; fields are checked with a 400 naming them, never a 5xx', async () => {
     const fake = await fakeLlm('ollama', 'Hi from ollama.');
     const t = await app();

@@ -233,7 +233,8 @@ describe('POST /api/sources/chatbot/{id}/website (ALLOW_PRIVATE_URLS=true, local
     expect(pathsOf(site)).toHaveLength(2);
     expect(pathsOf(site)[0]).toBe('/');
     const [s2] = await listSources(t, token, agent.id);
-    expect(s2).toMatchObject({ status: 'completed', pages_done: 2, pages_found: 2, progress: 1 });
+    // found: / and /from-sitemap (read), /about, /pricing, /blog/news and /docs/intro (left at the cap)
+    expect(s2).toMatchObject({ status: 'completed', pages_done: 2, pages_found: 6, progress: 1, page_cap_hit: true });
 
     site.requests.length = 0;
     const one = await addWebsite(t, token, agent.id, { url: `${site.url}/about` });
@@ -241,7 +242,8 @@ describe('POST /api/sources/chatbot/{id}/website (ALLOW_PRIVATE_URLS=true, local
     await t.app.jobs.idle();
     expect(pathsOf(site)).toEqual(['/about']);
     const s1 = (await listSources(t, token, agent.id)).find((s) => s.id === one.json().id);
-    expect(s1).toMatchObject({ status: 'completed', pages_done: 1, pages_found: 1, progress: 1 });
+    // /about links to / and /pricing: found, not read
+    expect(s1).toMatchObject({ status: 'completed', pages_done: 1, pages_found: 3, progress: 1, page_cap_hit: true });
     expect(chunkTexts(t, one.json().id)).toContain(MAIN['/about']);
     expect(chunkTexts(t, one.json().id)).not.toContain(MAIN['/pricing']);
   });
@@ -461,6 +463,26 @@ describe('POST /api/sources/chatbot/{id}/website with a JSON body', () => {
 });
 
 describe('the crawl report of a website source', () => {
+  it('/index.html and /index.htm are the page / (and /docs/index.html is /docs/): each fetched once (issue 31 owner 9)', async () => {
+    const pages: Record<string, { body: string }> = {
+      '/': { body: html('Home', MAIN['/'], ['/index.html', '/index.htm', '/docs/', '/docs/index.html#top']) },
+      '/index.html': { body: html('Home', MAIN['/'], ['/', '/index.htm', '/docs/', '/docs/index.html#top']) },
+      '/index.htm': { body: html('Home', MAIN['/'], ['/']) },
+      '/docs/': { body: html('Docs', MAIN['/docs/intro'], ['/docs/index.html', '/']) },
+      '/docs/index.html': { body: html('Docs', MAIN['/docs/intro'], ['/docs/']) },
+    };
+    const site = await startLocalSite(pages);
+    sites.push(site);
+    const { t, token, agent } = await setup();
+    const res = await addWebsiteJson(t, token, agent.id, { url: `${site.url}/index.html`, max_pages: 10 });
+    expect(res.statusCode, res.body).toBe(201);
+    await t.app.jobs.idle();
+    // the start page as given, then /docs/; neither / nor another index file of a page already read
+    expect(pathsOf(site)).toEqual(['/index.html', '/docs/']);
+    const [source] = await listSources(t, token, agent.id);
+    expect(source).toMatchObject({ status: 'completed', pages_done: 2, pages_found: 2, page_cap_hit: false });
+  });
+
   it('a site with more pages than max_pages reports page_cap_hit and the counts; a crawl within the cap does not', async () => {
     const site = await bakerySite();
     const { t, token, agent } = await setup();
@@ -476,7 +498,9 @@ describe('the crawl report of a website source', () => {
       id: capped.json().id,
       status: 'completed',
       pages_done: 3,
-      pages_found: 3,
+      // the pages found, not the pages done (issue 31 owner 9): /, /from-sitemap and /about were
+      // read; /pricing, /blog/news and /docs/intro were found on them and left at the cap
+      pages_found: 6,
       max_pages: 3,
       page_cap_hit: true,
       // /private/listed (sitemap) and /private/secret (link) are disallowed by robots.txt

@@ -102,6 +102,27 @@ describe('platform/http', () => {
         expectSecurityHeaders(res.headers);
       });
     }
+
+    // issue 31 owner 9: the multipart check (415 for a route that takes no multipart) came before the 404
+    const FORM = '--b\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--b--\r\n';
+    for (const [name, contentType, payload] of [
+      ['multipart/form-data', 'multipart/form-data; boundary=b', FORM],
+      ['text/plain', 'text/plain', 'hello'],
+      ['application/x-www-form-urlencoded', 'application/x-www-form-urlencoded', 'a=1'],
+      ['application/octet-stream', 'application/octet-stream', 'xx'],
+    ] as const) {
+      for (const withToken of [false, true]) {
+        it(`a POST with a ${name} body to an unknown route is 404, not 415 (${withToken ? 'with' : 'without'} a token)`, async () => {
+          const res = await t.app.inject({
+            method: 'POST',
+            url: '/api/definitely-not-here',
+            headers: { 'content-type': contentType, ...(withToken ? auth(token) : {}) },
+            payload,
+          });
+          expect([res.statusCode, res.json().detail]).toEqual([404, 'Not found: POST /api/definitely-not-here']);
+        });
+      }
+    }
   });
 
   describe('security headers on every kind of answer', () => {

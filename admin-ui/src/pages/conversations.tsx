@@ -4,15 +4,22 @@ import { href, navigate } from '../router.js';
 import type { Agent, Conversation, Message } from '../types.js';
 import { Badge, ConfirmDialog, EmptyState, Loading, Notice, formatDate, toast, useAsync } from '../ui.js';
 
-function Stars({ rating }: { rating: number | null }) {
-  if (rating === null) return <span class="muted small">Not rated</span>;
+/**
+ * The visitor's thumbs on the conversation's answers, as counts: "👍 0 👎 1" says what happened,
+ * where the API's 1-5 `rating` made one thumbs-down look like a one-star conversation (issue 31).
+ */
+function Thumbs({ up, down }: { up: number; down: number }) {
+  if (up + down === 0) return <span class="muted small">No answer rated</span>;
   return (
-    <span class="stars" aria-label={`Rated ${rating} of 5`}>
-      {'★'.repeat(rating)}
-      <span class="stars-off">{'★'.repeat(5 - rating)}</span>
+    <span class="thumbs" role="img" aria-label={`${up} thumbs up, ${down} thumbs down`}>
+      👍 {up} <span class="thumbs-down">👎 {down}</span>
     </span>
   );
 }
+
+/** " · 👍 2 👎 1" in a list line, nothing while no answer is rated. */
+const thumbsText = (c: Conversation) =>
+  c.thumbs_up + c.thumbs_down === 0 ? '' : ` · 👍 ${c.thumbs_up} 👎 ${c.thumbs_down}`;
 
 const statusKind: Record<Conversation['status'], string> = { active: 'busy', resolved: 'ok', escalated: 'bad' };
 
@@ -180,9 +187,9 @@ function Transcript({
           <dd>{conversation.user_email || '—'}</dd>
         </div>
         <div>
-          <dt>Rating</dt>
+          <dt>Answers rated</dt>
           <dd>
-            <Stars rating={conversation.rating} />
+            <Thumbs up={conversation.thumbs_up} down={conversation.thumbs_down} />
           </dd>
         </div>
         <div>
@@ -419,7 +426,7 @@ export function ConversationsTab({ agent, selected }: { agent: Agent; selected?:
                   <span class="conv-meta small muted">
                     {c.user_email ? `${c.user_email} · ` : ''}
                     {c.message_count} messages · {formatDate(c.updated_at)}
-                    {c.rating !== null ? ` · ${c.rating}/5` : ''}
+                    {thumbsText(c)}
                   </span>
                 </a>
               </li>

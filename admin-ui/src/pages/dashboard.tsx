@@ -32,7 +32,13 @@ export function DashboardPage() {
       {dashboard.error && <Notice kind="error">{dashboard.error}</Notice>}
       <div class="stats">
         <StatCard label="Conversations" value={d?.total_conversations ?? '…'} testId="stat-conversations" />
-        <StatCard label="Messages" value={d?.total_messages ?? '…'} testId="stat-messages" />
+        {/* all messages ever, both sides; the usage panel's monthly figure counts only those sent to the agents (issue 31) */}
+        <StatCard
+          label="Messages (all time)"
+          value={d?.total_messages ?? '…'}
+          detail="visitors’ and agents’"
+          testId="stat-messages"
+        />
         <StatCard label="Active agents" value={d ? `${d.active_chatbots} of ${d.total_chatbots}` : '…'} />
         <StatCard label="Widget leads" value={d?.total_leads ?? '…'} testId="stat-leads" />
         <StatCard

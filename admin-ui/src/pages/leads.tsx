@@ -1,8 +1,19 @@
 import { useState } from 'preact/hooks';
-import { ApiError, download, get } from '../api.js';
+import { ApiError, api, download, get } from '../api.js';
+import { looksLikePhone } from '../phone.js';
 import { href } from '../router.js';
 import type { Agent, WidgetLead } from '../types.js';
-import { EmptyState, Loading, Notice, RefreshButton, errorText, formatDate, toast, useAsync } from '../ui.js';
+import {
+  ConfirmDialog,
+  EmptyState,
+  Loading,
+  Notice,
+  RefreshButton,
+  errorText,
+  formatDate,
+  toast,
+  useAsync,
+} from '../ui.js';
 
 /** A file name from an agent name: letters, digits and dashes only. */
 export const fileSafe = (s: string) =>
@@ -57,7 +68,14 @@ export function WidgetLeadsTab({ agent }: { agent: Agent }) {
       {leads.error && <Notice kind="error">{leads.error}</Notice>}
       {!leads.data && leads.loading && <Loading />}
       {leads.data && leads.data.length === 0 && <EmptyState>No leads yet.</EmptyState>}
-      {leads.data && leads.data.length > 0 && <WidgetLeadsTable leads={leads.data} label="Widget leads" />}
+      {leads.data && leads.data.length > 0 && (
+        <WidgetLeadsTable
+          leads={leads.data}
+          label="Widget leads"
+          agentId={agent.id}
+          onDeleted={(id) => leads.setData((leads.data ?? []).filter((l) => l.id !== id))}
+        />
+      )}
     </section>
   );
 }
@@ -65,15 +83,32 @@ export function WidgetLeadsTab({ agent }: { agent: Agent }) {
 /** A widget lead with the agent whose widget took it. */
 type AgentWidgetLead = WidgetLead & { agent: Pick<Agent, 'id' | 'name'> };
 
-/** Name, phone (a tel: link), the agent (when the list spans agents) and when it came in. */
+/**
+ * Name, phone (a tel: link, with a warning when it does not look like a number), the agent (when
+ * the list spans agents), when it came in, a link to the visitor's conversation, and Delete (asked
+ * first; the lead's alert e-mails go with it).
+ */
 function WidgetLeadsTable({
   leads,
   label,
+  agentId,
+  onDeleted,
 }: {
   leads: Array<WidgetLead & { agent?: Pick<Agent, 'id' | 'name'> }>;
   label: string;
+  /** the agent of every lead, when the list is one agent's */
+  agentId?: string;
+  onDeleted: (id: string) => void;
 }) {
   const byAgent = leads.some((l) => l.agent);
+  const [deleting, setDeleting] = useState<WidgetLead | null>(null);
+  const remove = async () => {
+    if (!deleting) return;
+    await api('DELETE', `/api/leads/${encodeURIComponent(deleting.id)}`);
+    onDeleted(deleting.id);
+    toast('Lead deleted');
+    setDeleting(null);
+  };
   return (
     <div class="table-wrap">
       <table class="table leads-table" aria-label={label}>
@@ -83,21 +118,68 @@ function WidgetLeadsTable({
             <th scope="col">Phone</th>
             {byAgent && <th scope="col">Agent</th>}
             <th scope="col">Captured</th>
+            <th scope="col">Conversation</th>
+            <th scope="col">
+              <span class="visually-hidden">Actions</span>
+            </th>
           </tr>
         </thead>
         <tbody>
-          {leads.map((l) => (
-            <tr key={l.id}>
-              <td>{l.name}</td>
-              <td class="nowrap">
-                <a href={`tel:${l.phone.replace(/[^0-9+]/g, '')}`}>{l.phone}</a>
-              </td>
-              {byAgent && <td>{l.agent && <a href={href('agents', l.agent.id, 'leads')}>{l.agent.name}</a>}</td>}
-              <td>{formatDate(l.created_at)}</td>
-            </tr>
-          ))}
+          {leads.map((l) => {
+            const agent = l.agent?.id ?? agentId;
+            return (
+              <tr key={l.id}>
+                <td>{l.name}</td>
+                <td>
+                  <a class="nowrap" href={`tel:${l.phone.replace(/[^0-9+]/g, '')}`}>
+                    {l.phone}
+                  </a>
+                  {!looksLikePhone(l.phone) && <div class="small phone-warning">Does not look like a phone number</div>}
+                </td>
+                {byAgent && <td>{l.agent && <a href={href('agents', l.agent.id, 'leads')}>{l.agent.name}</a>}</td>}
+                <td>{formatDate(l.created_at)}</td>
+                <td>
+                  {l.conversation_id && agent ? (
+                    <a
+                      href={href('agents', agent, 'conversations', l.conversation_id)}
+                      aria-label={`Conversation with ${l.name}`}
+                    >
+                      Open
+                    </a>
+                  ) : (
+                    <span class="muted" title="The visitor has not written in the chat">
+                      None
+                    </span>
+                  )}
+                </td>
+                <td>
+                  <button
+                    type="button"
+                    class="btn btn-small btn-danger-text"
+                    onClick={() => setDeleting(l)}
+                    aria-label={`Delete lead ${l.name}`}
+                  >
+                    Delete
+                  </button>
+                </td>
+              </tr>
+            );
+          })}
         </tbody>
       </table>
+      {deleting && (
+        <ConfirmDialog
+          title="Delete this lead?"
+          confirmLabel="Delete lead"
+          onConfirm={remove}
+          onCancel={() => setDeleting(null)}
+        >
+          <p>
+            “{deleting.name}” ({deleting.phone}) will be removed for good, with the alert e-mails about it. The
+            conversation stays.
+          </p>
+        </ConfirmDialog>
+      )}
     </div>
   );
 }
@@ -144,7 +226,13 @@ export function AllWidgetLeads() {
           No visitor has left their details yet. Turn on lead capture in an agent’s Settings to ask for them.
         </EmptyState>
       )}
-      {data && data.leads.length > 0 && <WidgetLeadsTable leads={data.leads} label="Widget leads of all agents" />}
+      {data && data.leads.length > 0 && (
+        <WidgetLeadsTable
+          leads={data.leads}
+          label="Widget leads of all agents"
+          onDeleted={(id) => all.setData({ ...data, leads: data.leads.filter((l) => l.id !== id) })}
+        />
+      )}
     </section>
   );
 }

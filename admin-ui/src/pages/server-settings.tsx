@@ -95,6 +95,9 @@ function ProviderCard({
   const locked = fromEnv || busy !== null;
   const path = `/api/admin/settings/providers/${provider.id}`;
   const headingId = `setting-${provider.id}`;
+  const typed = !fromEnv && (provider.keyed ? key.trim() : host.trim()) !== '';
+  const testBody = () =>
+    !typed ? {} : provider.keyed ? { api_key: key.trim(), base_url: baseUrl.trim() || null } : { host: host.trim() };
 
   const save = (e: Event) => {
     e.preventDefault();
@@ -201,12 +204,13 @@ function ProviderCard({
               }
             />
           )}
+          {/* a key (host) typed and not saved is tested as typed, without saving it; else the one in use */}
           <button
             type="button"
             class="btn"
-            disabled={!view.configured || busy !== null}
+            disabled={(!view.configured && !typed) || busy !== null}
             onClick={() =>
-              void run('test', async () => (await api<{ detail: string }>('POST', `${path}/test`, {})).detail)
+              void run('test', async () => (await api<{ detail: string }>('POST', `${path}/test`, testBody())).detail)
             }
           >
             {busy === 'test' ? 'Testing…' : 'Test'}
@@ -351,7 +355,12 @@ function MailCard({ view, reload }: { view: ServerSettingsView['smtp']; reload: 
  */
 export function ServerSettingsSection() {
   const settings = useAsync(() => get<ServerSettingsView>('/api/admin/settings'), []);
-  const reload = () => settings.reload();
+  const { refreshStatus } = useSession();
+  // a saved or removed key changes the "No AI provider" banner (and mail the mail banner): read it again
+  const reload = async () => {
+    await settings.reload();
+    refreshStatus();
+  };
   return (
     <section class="stack-lg server-settings" aria-labelledby="server-settings">
       <div class="section-head">

@@ -161,7 +161,19 @@ export class ChatRepo {
     this.db.update(messages).set({ feedback: value }).where(eq(messages.id, messageId)).run();
   }
 
-  /** Thumbs up and down on a conversation's answers. */
+  /**
+   * Thumbs up and down per conversation of an agent, for the conversations that have any (read
+   * through the partial index of rated answers, so only rated rows are touched).
+   */
+  thumbsByConversation(chatbotId: string): Map<string, { up: number; down: number }> {
+    const rows = this.db.$client
+      .prepare<[string], { conversation_id: string; up: number; down: number }>(
+        'SELECT conversation_id, sum(feedback = 1) AS up, sum(feedback = -1) AS down FROM messages WHERE chatbot_id = ? AND feedback IS NOT NULL GROUP BY conversation_id',
+      )
+      .all(chatbotId);
+    return new Map(rows.map((r) => [r.conversation_id, { up: r.up, down: r.down }]));
+  }
+
   /** The visitor message just before an answer (the question it answered). */
   visitorMessageBefore(conversationId: string, messageId: string): string | undefined {
     const row = this.db.$client
@@ -182,6 +194,7 @@ export class ChatRepo {
     return [rows[0]?.content, rows[1]?.content];
   }
 
+  /** Thumbs up and down on a conversation's answers. */
   feedbackCounts(conversationId: string): { up: number; down: number } {
     const row = this.db
       .select({

@@ -52,6 +52,9 @@ const conversationSchema = z.object({
     ),
   message_count: z.number().int(),
   messages_count: z.number().int(),
+  /** the visitor's thumbs on the conversation's answers (beyond the spec; `rating` is derived from them) */
+  thumbs_up: z.number().int(),
+  thumbs_down: z.number().int(),
   created_at: z.string(),
   updated_at: z.string(),
   escalated_at: z.string().nullable(),

@@ -199,10 +199,14 @@ export class ChatService {
     user: AuthUser,
     chatbotId: string,
     filter: { status?: ConversationRow['status']; q?: string } = {},
-  ): Array<ConversationRow & { unread: boolean }> {
+  ): ConversationView[] {
     const agent = this.agents.get(user, chatbotId);
     this.resolveIdle(agent.id);
-    return this.repo.listConversations(agent.id, filter).map((c) => ({ ...c, unread: isUnread(c) }));
+    const thumbs = this.repo.thumbsByConversation(agent.id);
+    return this.repo.listConversations(agent.id, filter).map((c) => {
+      const { up, down } = thumbs.get(c.id) ?? { up: 0, down: 0 };
+      return { ...c, unread: isUnread(c), thumbs_up: up, thumbs_down: down };
+    });
   }
 
   /** Messages of a conversation of one of the caller's agents; 404 otherwise. Opening it marks it read. */
@@ -225,7 +229,7 @@ export class ChatService {
     chatbotId: string,
     conversationId: string,
     status: 'active' | 'resolved',
-  ): ConversationRow & { unread: boolean } {
+  ): ConversationView {
     const conversation = this.repo.findConversation(conversationId);
     const agent = this.agents.holding(user, conversation, chatbotId);
     if (!conversation || !agent) throw notFound('Conversation');
@@ -238,7 +242,8 @@ export class ChatService {
         ? current
         : this.repo.updateConversation(current.id, { status: 'active', resolved_at: null });
     });
-    return { ...row, unread: isUnread(row) };
+    const { up, down } = this.repo.feedbackCounts(row.id);
+    return { ...row, unread: isUnread(row), thumbs_up: up, thumbs_down: down };
   }
 
   /**
@@ -603,6 +608,13 @@ function sourceRefs(passages: Passage[]): SourceRef[] {
 }
 
 /** A message the owner has not seen: one came after the transcript was last opened. */
+/**
+ * A conversation as its owner reads it: `unread`, and the thumbs its answers got. The spec's
+ * `rating` (1-5) is derived from the same thumbs, but one thumbs-down makes it 1, which says less
+ * than "1 down, 0 up": the admin UI shows the counts (issue 31).
+ */
+export type ConversationView = ConversationRow & { unread: boolean; thumbs_up: number; thumbs_down: number };
+
 function isUnread(c: ConversationRow): boolean {
   return c.message_count > 0 && (c.owner_read_at === null || c.updated_at > c.owner_read_at);
 }

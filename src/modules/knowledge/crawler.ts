@@ -35,6 +35,10 @@ export const noSkippedPages = (): SkippedPages => ({ robots: 0, excluded: 0, not
 
 export interface CrawlProgress {
   done: number;
+  /**
+   * distinct same-site pages found that may be fetched: the ones done, the ones left (past the cap
+   * too) and none of the skipped ones; the search stops at five times max_pages
+   */
   found: number;
   /** distinct same-site pages found and not fetched (or fetched and not usable), by reason */
   skipped: SkippedPages;
@@ -54,6 +58,21 @@ const NOT_A_PAGE =
   /\.(?:png|jpe?g|gif|webp|svg|ico|css|js|mjs|zip|gz|tar|mp3|mp4|mov|avi|woff2?|ttf|eot|exe|dmg|pdf|docx?|xlsx?|pptx?)$/i;
 /** distinct skipped URLs remembered (so a page linked from every page counts once); past this only known ones are recognised */
 const MAX_SKIPPED_REMEMBERED = 20_000;
+
+/** A directory's index file (`/index.html`, `/docs/index.htm`, ...): the same page as the directory. */
+const INDEX_FILE = /\/index\.(?:html?|php|aspx?|jsp)$/i;
+
+/**
+ * The key a page is known by: no fragment, and an index file is its directory, so `/` and
+ * `/index.html` are one page (issue 31). The URL fetched stays the one found first: a server that
+ * serves only `/index.html` is still read.
+ */
+export function pageKey(u: URL): string {
+  const k = new URL(u);
+  k.hash = '';
+  k.pathname = k.pathname.replace(INDEX_FILE, '/');
+  return k.toString();
+}
 
 /** Why the crawl stopped short; the message is user-facing. */
 export class CrawlError extends Error {
@@ -85,7 +104,8 @@ export async function crawl(
     throw new CrawlError('robots.txt of the site does not allow fetching this page');
 
   const queue: string[] = [start.toString()];
-  const seen = new Set<string>(queue);
+  /** page keys (pageKey) of the pages queued or done */
+  const seen = new Set<string>([pageKey(start)]);
   const skipped = noSkippedPages();
   const skippedUrls = new Set<string>();
   const skip = (key: string, reason: SkipReason) => {
@@ -111,7 +131,7 @@ export async function crawl(
     }
     if (u.host !== start.host || (u.protocol !== 'http:' && u.protocol !== 'https:')) return;
     u.hash = '';
-    const key = u.toString();
+    const key = pageKey(u);
     if (seen.has(key) || skippedUrls.has(key)) return;
     const reason = skipReason(u);
     if (reason) return skip(key, reason);
@@ -121,7 +141,7 @@ export async function crawl(
       return;
     }
     seen.add(key);
-    queue.push(key);
+    queue.push(u.toString());
   };
 
   if (options.maxPages > 1) {
@@ -133,7 +153,7 @@ export async function crawl(
   let failedPages = 0;
   const progress = (): CrawlProgress => ({
     done,
-    found: Math.min(options.maxPages, done + queue.length),
+    found: done + queue.length,
     skipped: { ...skipped },
   });
   while (queue.length > 0 && done < options.maxPages) {
@@ -159,7 +179,7 @@ export async function crawl(
         throw new CrawlError('The page could not be fetched');
       }
       failedPages++;
-      skip(url, fetchSkipReason(err));
+      skip(pageKey(new URL(url)), fetchSkipReason(err));
       continue;
     }
     done++;

@@ -79,6 +79,10 @@ function crawlReport(progress: CrawlProgress): Pick<SourceRow, 'pages_skipped' |
   return { pages_skipped: skipped, pages_skipped_by: JSON.stringify(progress.skipped), page_cap_hit: null };
 }
 
+/** How far a crawl is: the pages done of those it will read (found, up to max_pages). */
+const crawlFraction = (progress: CrawlProgress, maxPages: number) =>
+  progress.done / Math.max(Math.min(progress.found, maxPages), 1);
+
 /** The report of a crawl that has not fetched anything yet (a new source, or a restarted crawl). */
 const crawlNotStarted = () => crawlReport({ done: 0, found: 1, skipped: noSkippedPages() });
 
@@ -471,7 +475,7 @@ export class IngestionService {
             parts.slice(i, i + CHUNK_BATCH),
             ordinal + i,
             signal,
-            progress.done / Math.max(progress.found, 1),
+            crawlFraction(progress, options.maxPages ?? 1),
             room,
           );
         }
@@ -480,7 +484,7 @@ export class IngestionService {
           pages_done: progress.done,
           pages_found: progress.found,
           ...crawlReport(progress),
-          progress: progress.done / Math.max(progress.found, 1),
+          progress: crawlFraction(progress, options.maxPages ?? 1),
           updated_at: isoNow(this.clock),
         });
       },
@@ -496,7 +500,8 @@ export class IngestionService {
       if (options.replaces !== undefined) this.repo.deleteChunksOf(source.id, { upTo: options.replaces });
       this.complete(source, {
         pages_done: result.done,
-        pages_found: result.done,
+        // the pages found, more than those done when the crawl stopped at max_pages
+        pages_found: result.found,
         ...report,
         options: JSON.stringify(crawlSettings(options)),
       });

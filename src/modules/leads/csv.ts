@@ -1,14 +1,13 @@
 /**
  * CSV (RFC 4180: every field holding a comma, a double quote, CR or LF is quoted, its quotes
  * doubled; lines end with CRLF) with spreadsheet formula injection neutralised (OWASP "CSV
- * Injection"): a cell a spreadsheet would read as a formula, one starting with `=`, `+`, `-`, `@`,
- * a tab or a CR, gets a leading apostrophe, so a visitor who types `=HYPERLINK(...)` as their name
- * cannot make the owner's spreadsheet run it.
+ * Injection"): every cell starting with `=`, `+`, `-`, `@`, a tab or a CR gets a leading
+ * apostrophe, so a visitor who types `=HYPERLINK(...)` as their name cannot make the owner's
+ * spreadsheet run it.
  *
- * Except a phone number: `+31 20 123 4567` or `+1-555-0100` is exported as it is. A cell that is
- * `+` followed only by digits, spaces and `-` `(` `)` `.` `/`, with at least 3 digits, can at most
- * be read as arithmetic on numbers (no letters: no function, no cell reference, no link), so it
- * cannot inject anything; the apostrophe would only spoil the number for the owner.
+ * Phone numbers too (issue 31): `+1-555-0100` unescaped is arithmetic to a spreadsheet (Excel
+ * shows -654, and `+31 20 123 4567` becomes #NULL!), so it was a formula cell all the same. With
+ * the apostrophe Excel shows the number as typed (the apostrophe only marks the cell as text).
  */
 export function toCsv(header: string[], rows: Array<Array<string | null | undefined>>): string {
   const lines = [header, ...rows].map((row) => row.map((cell) => csvCell(cell ?? '')).join(','));
@@ -16,13 +15,10 @@ export function toCsv(header: string[], rows: Array<Array<string | null | undefi
 }
 
 const FORMULA_START = /^[=+\-@\t\r]/;
-/** `+`, then only digits and the separators phone numbers are written with; at least 3 digits */
-const PHONE = /^\+[\d ()./-]*$/;
 
-/** Whether a spreadsheet could read the value as a formula (and it is not a phone number). */
+/** Whether a spreadsheet could read the value as a formula. */
 export function readsAsFormula(value: string): boolean {
-  if (!FORMULA_START.test(value)) return false;
-  return !(PHONE.test(value) && (value.match(/\d/g)?.length ?? 0) >= 3);
+  return FORMULA_START.test(value);
 }
 
 export function csvCell(value: string): string {

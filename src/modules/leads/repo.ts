@@ -2,6 +2,7 @@ import { and, desc, eq, gt, gte, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.js';
 import { secureDeleting } from '../../platform/db/secure-delete.js';
 import { chatbots } from '../agents/tables.js';
+import { conversations } from '../chat/tables.js';
 import { leadAlertLines, leadsPagePath } from './alert-text.js';
 import {
   accountLeads,
@@ -13,6 +14,8 @@ import {
   type MailRow,
   type WidgetLeadRow,
 } from './tables.js';
+
+export type WidgetLeadWithConversation = WidgetLeadRow & { conversation_id: string | null };
 
 export class LeadsRepo {
   constructor(private readonly db: Db) {}
@@ -46,6 +49,18 @@ export class LeadsRepo {
 
   insertWidgetLead(row: WidgetLeadRow): WidgetLeadRow {
     return this.db.insert(widgetLeads).values(row).returning().get();
+  }
+
+  /** The conversation of an agent's chat session, if the visitor has sent a message in it. */
+  conversationOfSession(chatbotId: string, sessionId: string | null): string | null {
+    if (sessionId === null) return null;
+    return (
+      this.db
+        .select({ id: conversations.id })
+        .from(conversations)
+        .where(and(eq(conversations.chatbot_id, chatbotId), eq(conversations.session_id, sessionId)))
+        .get()?.id ?? null
+    );
   }
 
   findWidgetLead(id: string): WidgetLeadRow | undefined {
@@ -90,13 +105,23 @@ export class LeadsRepo {
     return { leads: erasedLeads, alerts };
   }
 
-  listWidgetLeads(chatbotId: string): WidgetLeadRow[] {
-    return this.db
-      .select()
+  /**
+   * The agent's widget leads, newest first, each with the conversation of its chat session (null
+   * without a session, or while the visitor has sent no message: the widget's lead form comes
+   * before the first message, so the link is read here rather than stored with the lead).
+   */
+  listWidgetLeads(chatbotId: string): WidgetLeadWithConversation[] {
+    const rows = this.db
+      .select({ lead: widgetLeads, conversation_id: conversations.id })
       .from(widgetLeads)
+      .leftJoin(
+        conversations,
+        and(eq(conversations.chatbot_id, widgetLeads.chatbot_id), eq(conversations.session_id, widgetLeads.session_id)),
+      )
       .where(eq(widgetLeads.chatbot_id, chatbotId))
       .orderBy(desc(widgetLeads.created_at), desc(widgetLeads.id))
       .all();
+    return rows.map((r) => ({ ...r.lead, conversation_id: r.conversation_id }));
   }
 
   countAccountLeads(userId: string): number {

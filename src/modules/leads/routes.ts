@@ -15,6 +15,13 @@ const widgetLeadSchema = z.object({
   name: z.string(),
   phone: z.string(),
   session_id: z.string().nullable(),
+  /** the conversation of the lead's session (README "Widget leads") */
+  conversation_id: z
+    .string()
+    .nullable()
+    .describe(
+      "the conversation of the lead's session_id; null without a session or before the visitor's first message",
+    ),
   created_at: z.string(),
 });
 
@@ -104,7 +111,7 @@ export const leadsRoutes: FastifyPluginAsyncZod<{ leads: LeadsService }> = async
     schema: {
       tags: ['leads'],
       summary:
-        "Counts of the caller's account leads by status and of its agents' widget leads; chatbot_id: one agent's",
+        "Counts of the caller's account leads by status and of its agents' widget leads (chatbot_id: one agent's), and the account leads against the plan's limit",
       security,
       querystring: z.object({ chatbot_id: z.string().min(1).max(100).optional() }),
       response: {
@@ -112,6 +119,11 @@ export const leadsRoutes: FastifyPluginAsyncZod<{ leads: LeadsService }> = async
           total: z.number().int(),
           by_status: z.object({ New: z.number().int(), Contacted: z.number().int(), Closed: z.number().int() }),
           widget_leads: z.number().int(),
+          current_leads: z.number().int(),
+          max_leads: z.number().int().nullable(),
+          percentage_used: z.number().int(),
+          can_add_more: z.boolean(),
+          plan_name: z.string(),
         }),
       },
     },
@@ -162,12 +174,14 @@ export const leadsRoutes: FastifyPluginAsyncZod<{ leads: LeadsService }> = async
   app.delete('/api/leads/:lead_id', {
     schema: {
       tags: ['leads'],
+      summary:
+        "Deletes one of the account's leads, or a widget lead of one of its agents (with the alert e-mails about it)",
       security,
       params: leadParams,
       response: { 200: z.object({ success: z.literal(true), message: z.string(), lead_id: z.string() }) },
     },
     handler: async (req) => {
-      leads.deleteAccountLead(currentUser(req), req.params.lead_id);
+      if (leads.deleteLead(currentUser(req), req.params.lead_id).widget) void req.server.space.soon();
       return { success: true as const, message: 'Lead deleted', lead_id: req.params.lead_id };
     },
   });

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { UNLIMITED } from '../../config/index.js';
 import { type Clock, isoNow } from '../../platform/clock.js';
 import type { AppEvents } from '../../platform/events.js';
 import { createHash, randomBytes } from 'node:crypto';
@@ -10,7 +11,7 @@ import type { AgentsService, ChatbotRow } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
 import type { PlanService } from '../limits/index.js';
 import { leadAlertLines, leadsPagePath, oneLine } from './alert-text.js';
-import type { LeadsRepo } from './repo.js';
+import type { LeadsRepo, WidgetLeadWithConversation } from './repo.js';
 import type { AccountLeadRow, MailRow, WidgetLeadRow } from './tables.js';
 
 export const SEND_MAIL_JOB = 'send-mail';
@@ -44,6 +45,16 @@ export interface LeadStats {
   total: number;
   by_status: Record<LeadStatus, number>;
   widget_leads: number;
+  /** The account leads against the plan's `max_account_leads` (the fields BotSmith's admin client reads). */
+  current_leads: number;
+  /** null when the plan sets no real limit (UNLIMITED, the owner plan) */
+  max_leads: number | null;
+  /** current_leads as a whole percentage of max_leads (0 when unlimited) */
+  percentage_used: number;
+  /** whether POST /api/leads would be accepted now */
+  can_add_more: boolean;
+  /** the account's plan id (the plan table has no other name) */
+  plan_name: string;
 }
 
 export interface LeadsServiceDeps {
@@ -108,13 +119,20 @@ export class LeadsService {
    * first record is returned and nothing is stored. A new lead and its e-mail alert (when the
    * agent has alerts on) are stored in one transaction: the alert cannot be lost once the lead is.
    */
-  captureWidgetLead(chatbotId: string, input: { name: string; phone: string; session_id?: string }): WidgetLeadRow {
+  captureWidgetLead(
+    chatbotId: string,
+    input: { name: string; phone: string; session_id?: string },
+  ): WidgetLeadWithConversation {
     const agent = this.agents.reachable(chatbotId);
     const now = this.clock.now();
+    const withConversation = (lead: WidgetLeadRow) => ({
+      ...lead,
+      conversation_id: this.repo.conversationOfSession(lead.chatbot_id, lead.session_id),
+    });
     return this.repo.transaction(() => {
       const since = new Date(now.getTime() - DEDUP_WINDOW_MS).toISOString();
       const existing = this.repo.findRecentWidgetLead(agent.id, input.name, input.phone, since);
-      if (existing) return existing;
+      if (existing) return withConversation(existing);
       const lead = this.repo.insertWidgetLead({
         id: newId(),
         chatbot_id: agent.id,
@@ -135,11 +153,11 @@ export class LeadsService {
           created_at: lead.created_at,
         },
       });
-      return lead;
+      return withConversation(lead);
     });
   }
 
-  listWidgetLeads(user: AuthUser, chatbotId: string): WidgetLeadRow[] {
+  listWidgetLeads(user: AuthUser, chatbotId: string): WidgetLeadWithConversation[] {
     const agent = this.agents.get(user, chatbotId);
     return this.repo.listWidgetLeads(agent.id);
   }
@@ -162,13 +180,23 @@ export class LeadsService {
    */
   leadStats(user: AuthUser, chatbotId?: string): LeadStats {
     const by_status: Record<LeadStatus, number> = { New: 0, Contacted: 0, Closed: 0 };
-    if (chatbotId !== undefined) {
-      const agent = this.agents.get(user, chatbotId);
-      return { total: 0, by_status, widget_leads: this.repo.countWidgetLeads({ chatbotId: agent.id }) };
-    }
-    for (const { status, n } of this.repo.countAccountLeadsByStatus(user.id)) by_status[status] = n;
-    const total = Object.values(by_status).reduce((sum, n) => sum + n, 0);
-    return { total, by_status, widget_leads: this.repo.countWidgetLeads({ userId: user.id }) };
+    const agent = chatbotId === undefined ? undefined : this.agents.get(user, chatbotId);
+    const counts = this.repo.countAccountLeadsByStatus(user.id);
+    const current = counts.reduce((sum, { n }) => sum + n, 0);
+    // the plan's figures are the account's whatever the scope: the limit is per account
+    const max = this.plans.planOf(user).max_account_leads;
+    const limited = max < UNLIMITED;
+    const plan = {
+      current_leads: current,
+      max_leads: limited ? max : null,
+      percentage_used: !limited ? 0 : max === 0 ? 100 : Math.round((current * 100) / max),
+      can_add_more: current < max,
+      plan_name: user.plan_id,
+    };
+    if (agent)
+      return { total: 0, by_status, widget_leads: this.repo.countWidgetLeads({ chatbotId: agent.id }), ...plan };
+    for (const { status, n } of counts) by_status[status] = n;
+    return { total: current, by_status, widget_leads: this.repo.countWidgetLeads({ userId: user.id }), ...plan };
   }
 
   listAccountLeads(user: AuthUser): AccountLeadRow[] {
@@ -215,10 +243,23 @@ export class LeadsService {
     return this.repo.updateAccountLead(lead.id, { ...changes, updated_at: isoNow(this.clock) });
   }
 
-  deleteAccountLead(user: AuthUser, id: string): void {
+  /**
+   * DELETE /api/leads/{id}: one of the account's own leads, or a widget lead of one of its agents
+   * (then erased with its alert e-mails, as DELETE /api/chatbot-leads/{chatbot_id}/{lead_id} does,
+   * so a pending alert is never sent). Another account's lead is 404 like a missing one. Returns
+   * whether a widget lead was erased (its pages go back to the disk).
+   */
+  deleteLead(user: AuthUser, id: string): { widget: boolean } {
     const lead = this.repo.findAccountLead(id, user.id);
-    if (!lead) throw notFound('Lead');
-    this.repo.deleteAccountLead(lead.id);
+    if (lead) {
+      this.repo.deleteAccountLead(lead.id);
+      return { widget: false };
+    }
+    const widgetLead = this.repo.findWidgetLead(id);
+    const agent = widgetLead && this.agents.holding(user, widgetLead, widgetLead.chatbot_id);
+    if (!widgetLead || !agent) throw notFound('Lead');
+    this.repo.erasing(() => this.repo.transaction(() => this.eraseLeads(agent.user_id, agent.id, [widgetLead])));
+    return { widget: true };
   }
 
   /** The account's mail that waits (SMTP down or not configured), for the admin UI's banner. */

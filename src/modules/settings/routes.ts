@@ -129,9 +129,17 @@ export const settingsRoutes: FastifyPluginAsyncZod<{
       tags,
       security,
       summary:
-        "One 1-token completion with the provider as configured now: 200, 409 when it is not configured, 502 with the provider's error",
+        "One 1-token completion with the provider as configured now, or with a key (host) typed and not saved: 200, 409 when it is not configured (or the environment sets it and a key is typed), 502 with the provider's error",
       params: z.object({ provider: providerName }),
       body: z.object({
+        api_key: apiKey
+          .optional()
+          .describe(`${keyed.join(', ')}: try this key instead of the saved one; nothing is saved`),
+        base_url: httpUrl
+          .nullable()
+          .optional()
+          .describe(`${keyed.join(', ')}: with api_key, its base URL`),
+        host: httpUrl.optional().describe(`${hosted.join(', ')}: try this host; nothing is saved`),
         model: z
           .string()
           .trim()
@@ -144,7 +152,8 @@ export const settingsRoutes: FastifyPluginAsyncZod<{
     },
     handler: async (req) => {
       const name: ProviderName = req.params.provider;
-      return settings.testProvider(name, providers.get(name), req.body.model ?? DEFAULT_MODEL[name]);
+      const draft = settings.draftProvider(name, req.body);
+      return settings.testProvider(name, draft ?? providers.get(name), req.body.model ?? DEFAULT_MODEL[name], !!draft);
     },
   });
 

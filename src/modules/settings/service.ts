@@ -6,6 +6,7 @@ import { ApiError, badRequest, conflict } from '../../platform/http/errors.js';
 import type { Mailer, SmtpSettings } from '../../platform/mail/index.js';
 import { ProviderError } from '../../providers/llm/errors.js';
 import { PROVIDER_NAMES, settingVariable, usesHost } from '../../providers/llm/catalog.js';
+import { createLlmProvider } from '../../providers/llm/index.js';
 import { environmentProvider, type ProviderConnection } from '../../providers/llm/registry.js';
 import type { LlmProvider, ProviderName } from '../../providers/llm/types.js';
 import { DamagedKeyError, SettingsKey, SETTINGS_KEY_FILE, decryptValue, encryptValue } from './crypto.js';
@@ -103,7 +104,7 @@ export function safeUrl(value: string): string | null {
 
 export interface ServerSettingsDeps {
   db: Db;
-  config: Pick<Config, 'dataDir' | 'providers' | 'smtp' | 'embeddings'>;
+  config: Pick<Config, 'dataDir' | 'providers' | 'smtp' | 'embeddings' | 'llmTimeoutMs'>;
   clock: Clock;
   log: FastifyBaseLogger;
 }
@@ -240,11 +241,34 @@ export class ServerSettings {
 
   // --- tests the admin runs -------------------------------------------------------------------
 
-  /** One tiny completion (1 token) with the provider as configured now; 409 unconfigured, 502 with the provider's error. */
+  /**
+   * A provider made from what the admin typed and has not saved (issue 31: "Test" before "Save"),
+   * or null when nothing was typed. Nothing is stored. 409 while the environment sets the provider:
+   * the typed value would not be the one in use. A typed key without a base URL uses `*_BASE_URL`,
+   * as a saved one does.
+   */
+  draftProvider(
+    name: ProviderName,
+    input: { api_key?: string; base_url?: string | null; host?: string },
+  ): LlmProvider | null {
+    const typed = usesHost(name) ? input.host : input.api_key;
+    if (!typed) return null;
+    this.refuseWhileEnvironment(providerSetting(name), `the ${name} provider`);
+    const connection: ProviderConnection = usesHost(name)
+      ? { host: typed }
+      : { apiKey: typed, baseURL: input.base_url || this.deps.config.providers[name].baseURL };
+    return createLlmProvider(name, { ...connection, timeoutMs: this.deps.config.llmTimeoutMs });
+  }
+
+  /**
+   * One tiny completion (1 token) with the provider as configured now, or as typed (`draft`); 409
+   * unconfigured, 502 with the provider's error.
+   */
   async testProvider(
     name: ProviderName,
     provider: LlmProvider | null,
     model: string,
+    draft = false,
   ): Promise<{ detail: string; model: string }> {
     if (!provider)
       throw conflict(`The ${name} provider is not configured: save a key${usesHost(name) ? ' (the host)' : ''} first.`);
@@ -260,7 +284,13 @@ export class ServerSettings {
       if (err instanceof ProviderError) throw new ApiError(502, `${err.message}${providerAdvice(err)}`);
       throw err;
     }
-    return { detail: `The ${name} provider answered (model ${model}).`, model };
+    const typed = usesHost(name) ? 'host' : 'key';
+    return {
+      detail: draft
+        ? `The ${name} provider answered with the ${typed} typed here (model ${model}). It is not saved yet: Save to use it.`
+        : `The ${name} provider answered (model ${model}).`,
+      model,
+    };
   }
 
   /** A test message through the mail server as configured now; 409 unconfigured, 502 with the server's error (no secrets). */

@@ -77,8 +77,9 @@ export async function registerHttpPlatform(
   // route that does not list it in `consumes` would run as if no body had been sent (logout, agent
   // toggle). Those refuse it like any other content type they have no parser for.
   // (callback style: no promise per request on every route)
+  // An unknown route is 404 whatever its body (its not-found handler runs these hooks too).
   app.addHook('preValidation', (request, _reply, done) => {
-    if (!request.isMultipart?.()) return done();
+    if (request.is404 || !request.isMultipart?.()) return done();
     const consumes = (request.routeOptions.schema as { consumes?: readonly string[] } | undefined)?.consumes ?? [];
     if (!consumes.includes('multipart/form-data')) return done(new ApiError(415, 'body: unsupported content type'));
     done();
