@@ -1,0 +1,58 @@
+import type { MoreTexts, Texts } from '../i18n.js';
+
+/** Italian (it): the texts an owner may reword. */
+export const texts: Texts = {
+  placeholder: 'Scrivi un messaggio…',
+  send: 'Invia messaggio',
+  online: 'Online',
+  offline: 'Offline',
+  new_conversation: 'Inizia una nuova conversazione',
+  close: 'Chiudi la chat',
+  open_chat: 'Apri la chat con {name}',
+  lead_intro: 'Prima di iniziare, dicci come possiamo contattarti.',
+  lead_name: 'Nome',
+  lead_phone: 'Telefono',
+  lead_submit: 'Inizia la chat',
+  lead_skip: 'Non ora',
+  lead_consent: 'Inviando i tuoi dati accetti di essere contattato in merito alla tua richiesta.',
+  privacy_policy: 'Informativa sulla privacy',
+  lead_phone_missing: 'Inserisci un numero di telefono.',
+  lead_failed: 'Non è stato possibile inviare i tuoi dati. Riprova.',
+  sources: 'Fonti:',
+  retry: 'Riprova',
+  error_network: 'Problema di connessione: il messaggio non è stato inviato. Controlla la connessione e riprova.',
+  error_busy: 'Troppi messaggi in questo momento. {wait}.',
+  error_offline: 'Al momento questo assistente è offline. Riprova più tardi.',
+  error_unavailable: 'Al momento questa chat non è disponibile.',
+  error_generic: 'Si è verificato un errore durante la risposta. Riprova.',
+  error_too_long: 'Il messaggio è troppo lungo (al massimo {max} caratteri).',
+  feedback_up: 'Utile',
+  feedback_down: 'Non utile',
+  ask_person: 'Parla con una persona',
+  asked_person: 'Abbiamo chiesto a una persona di subentrare; ti risponderà qui.',
+  greeting_dismiss: 'Chiudi',
+  person_label: 'Membro del team',
+  person_joined: 'Una persona si è unita alla conversazione.',
+  person_left: 'L’assistente risponde di nuovo.',
+  handoff_timeout:
+    'Spiacenti, al momento nessuno è disponibile. Lascia il tuo nome e numero di telefono e ti ricontatteremo.',
+};
+
+/** Italian: what only screen readers hear, and the pieces of keyed texts. */
+export const more: MoreTexts = {
+  chat_with: 'Chat con {name}',
+  messages: 'Messaggi',
+  you_said: 'Hai scritto:',
+  assistant_said: 'L’assistente ha scritto:',
+  typing: 'L’assistente sta scrivendo',
+  page: 'pagina {n}',
+  wait_moment: 'Attendi un momento e riprova',
+  wait_seconds: 'Attendi {n} secondi e riprova',
+  wait_minutes: 'Riprova tra circa {n} minuti',
+  wait_later: 'Riprova più tardi',
+  lead_intro_later: 'Vuoi essere ricontattato? Lasciaci il tuo nome e il tuo numero di telefono.',
+  lead_submit_later: 'Invia',
+  lead_thanks: 'Grazie! Ti ricontatteremo presto.',
+  not_found: 'Questa chat non esiste.',
+  person_said: 'Un membro del team ha scritto:',
+};
