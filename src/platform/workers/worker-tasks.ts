@@ -4,7 +4,14 @@ import { getPriority, setPriority } from 'node:os';
 import { threadId } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { nativeAddon } from '../assets.js';
-import type { HtmlDocument, ParsableType, ParseResult, TextMark } from './types.js';
+import { memoryBudgetExceeded, setTaskMemoryBudget } from './memory-guard.js';
+import {
+  type HtmlDocument,
+  OUT_OF_MEMORY_MESSAGE,
+  type ParsableType,
+  type ParseResult,
+  type TextMark,
+} from './types.js';
 import { type PdfItem, pdfPagesToText } from '../text/pdf-text.js';
 import { assertZipExpansionWithin, OLE_MAGIC, readCentralDirectory, ZipRefusal } from './zip.js';
 
@@ -57,6 +64,8 @@ export const DEFAULT_PARSE_LIMITS: Readonly<ParseLimits> = {
 export interface TaskWatch {
   cells: Int32Array;
   slot: number;
+  /** the task's memory budget, heap and buffers (INGEST_MEMORY_MB), also checked at each large allocation (memory-guard.ts) */
+  budgetBytes?: number;
 }
 
 export interface ParseTask {
@@ -68,6 +77,7 @@ export interface ParseTask {
 
 function announceThread(watch: TaskWatch | undefined): void {
   if (watch) Atomics.store(watch.cells, watch.slot, threadId);
+  setTaskMemoryBudget(watch?.budgetBytes ?? 0);
 }
 
 export type WorkerReply = ParseResult | { error: string };
@@ -221,10 +231,14 @@ async function parseBuffer(buf: Buffer, type: ParsableType, limits: ParseLimits)
   const parser = PARSERS[type];
   try {
     const result = await parser(buf, limits);
+    // pdf.js reads on past errors in a page (stopAtErrors is off): a page it was refused memory for is not a page to leave out
+    if (memoryBudgetExceeded()) return { error: OUT_OF_MEMORY_MESSAGE };
     if (result.text.trim() === '') return { error: EMPTY_MESSAGE };
     assertTextWithin(result.text.length, limits);
     return result;
   } catch (err) {
+    // a library may have wrapped or swallowed the refused allocation: the refusal is what happened
+    if (memoryBudgetExceeded()) return { error: OUT_OF_MEMORY_MESSAGE };
     if (err instanceof Refusal || err instanceof ZipRefusal) return { error: err.message };
     return { error: UNREADABLE[type] };
   }
@@ -631,8 +645,12 @@ export async function extractHtml({ html, url, watch }: HtmlTask): Promise<HtmlR
   announceThread(watch);
   runInBackground();
   const { htmlBlocks } = await import('../text/html-text.js');
+  const { blockKey } = await import('../text/blocks.js');
   try {
-    return htmlBlocks(html, { url });
+    const page = htmlBlocks(html, { url });
+    // the crawl's repeated-block filter compares these keys: computed here, off the event loop
+    for (const block of page.blocks) if (!block.heading) block.key = blockKey(block.text);
+    return page;
   } catch {
     return { error: 'The page could not be read' };
   }
