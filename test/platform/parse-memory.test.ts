@@ -75,6 +75,20 @@ describe('with the defaults (issue 31: the whole process within 512 MB)', () => 
     await expect(pool.parseText(file, 'pdf')).rejects.toThrow(new ParseError(OUT_OF_MEMORY_MESSAGE));
   });
 
+  it('a 60 MB text with Windows line ends and accented letters is read within it (normalised a block at a time)', async () => {
+    const file = path.join(dir, 'windows.txt');
+    const line = Buffer.from('Größe und Gewicht des Geräts: siehe Tabelle auf Seite zwölf.\r\n');
+    const content = Buffer.alloc(60 * MiB - ((60 * MiB) % line.length));
+    for (let i = 0; i < content.length; i += line.length) line.copy(content, i);
+    writeFileSync(file, content);
+    const parsed = await pool.parseText(file, 'txt');
+    expect('utf8' in parsed).toBe(true);
+    const utf8 = (parsed as { utf8: Buffer }).utf8;
+    expect(utf8.byteLength).toBe(content.length - content.length / line.length);
+    expect(utf8.includes(13)).toBe(false);
+    expect(utf8.subarray(0, line.length - 1).toString()).toBe(line.toString().replace('\r\n', '\n'));
+  });
+
   it('a PDF of many ordinary pages is read within it, by the same thread after the refusal', async () => {
     const file = path.join(dir, 'long.pdf');
     // different words on every page (a line repeated on each page is a running header, left out)

@@ -23,7 +23,7 @@ export interface ParserPoolOptions {
   timeoutMs?: number;
   /** per web page (extractHtml): a page is far less work than a document; default 30 s */
   pageTimeoutMs?: number;
-  /** V8 old-generation heap of each worker; default PARSE_WORKER_HEAP.maxOldGenerationSizeMb */
+  /** V8 old-generation heap of each worker; default three quarters of maxMemoryMb (parseWorkerHeap) */
   maxOldGenerationSizeMb?: number;
   /**
    * What one task's thread may hold, heap and buffers together (pdf.js's decoded streams are
@@ -48,12 +48,18 @@ export { OUT_OF_MEMORY_MESSAGE };
 const MEMORY_CHECK_MS = 100;
 
 /**
- * V8 heap limits of a document-reading thread. Its old generation is capped below the task
- * budget, so the budget is what stops a document (with the memory message) rather than V8 (which
- * ends the thread with ERR_WORKER_OUT_OF_MEMORY, the same message); the young generation is kept
- * small as the main thread's is (--max-semi-space-size=1 in package.json's start script).
+ * V8 heap limits of a document-reading thread: its old generation is three quarters of the task
+ * budget (144 MB of the default 192), so the budget is what normally stops a document, and a
+ * larger INGEST_MEMORY_MB gives the parsers' heap room too (V8 itself ends a thread past its heap
+ * limit with ERR_WORKER_OUT_OF_MEMORY: the same message); its young generation is kept small as
+ * the main thread's is (--max-semi-space-size=1 in package.json's start script).
  */
-export const PARSE_WORKER_HEAP = { maxOldGenerationSizeMb: 192, maxYoungGenerationSizeMb: 8 } as const;
+export function parseWorkerHeap(budgetMb: number): {
+  maxOldGenerationSizeMb: number;
+  maxYoungGenerationSizeMb: number;
+} {
+  return { maxOldGenerationSizeMb: Math.max(48, Math.round(budgetMb * 0.75)), maxYoungGenerationSizeMb: 8 };
+}
 /**
  * Heap limits of the database threads (WAL checkpoints, quick_check, keyword searches): their
  * JavaScript is a few statements; SQLite's memory is native and bounded by its page cache.
@@ -85,6 +91,7 @@ export function createParserPool(opts: ParserPoolOptions = {}): ParserPool {
   const pageTimeoutMs = Math.max(1, Math.min(opts.pageTimeoutMs ?? 30_000, timeoutMs));
   const timeoutText = (ms: number) => `Processing took longer than ${+(ms / 1000).toFixed(1)} s`;
   const workerFile = opts.workerFile ?? resolveWorkerFile();
+  const budgetMb = opts.maxMemoryMb ?? DEFAULT_INGEST_MEMORY_MB;
   if (!existsSync(workerFile)) throw new Error(`parser worker not found: ${workerFile}`);
 
   const piscina = new Piscina<ParseTask | HtmlTask, WorkerReply | TextReply | HtmlReply>({
@@ -94,7 +101,7 @@ export function createParserPool(opts: ParserPoolOptions = {}): ParserPool {
     maxThreads,
     idleTimeout: opts.idleTimeoutMs ?? 60_000,
     resourceLimits: {
-      ...PARSE_WORKER_HEAP,
+      ...parseWorkerHeap(budgetMb),
       ...(opts.maxOldGenerationSizeMb ? { maxOldGenerationSizeMb: opts.maxOldGenerationSizeMb } : {}),
     },
   });
@@ -106,7 +113,7 @@ export function createParserPool(opts: ParserPoolOptions = {}): ParserPool {
   const slots = new Slots(maxThreads);
   const running = new Set<AbortController>();
   let closed = false;
-  const memory = new MemoryWatch(piscina, maxThreads, (opts.maxMemoryMb ?? DEFAULT_INGEST_MEMORY_MB) * MB);
+  const memory = new MemoryWatch(piscina, maxThreads, budgetMb * MB);
 
   const fileTask = (filePath: string, type: ParsableType): ParseTask => ({
     path: filePath,

@@ -27,7 +27,7 @@ export interface ParseResult {
  * What one document being read may hold, heap and buffers (INGEST_MEMORY_MB's default): part of
  * the process's budget of 512 MB of RSS (docs/DEPLOY.md "Memory").
  */
-export const DEFAULT_INGEST_MEMORY_MB = 256;
+export const DEFAULT_INGEST_MEMORY_MB = 192;
 
 /** The refusal of a document that needs more memory than its task's budget (INGEST_MEMORY_MB). */
 export const OUT_OF_MEMORY_MESSAGE = 'The document needs more memory than allowed';

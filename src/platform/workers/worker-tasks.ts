@@ -5,6 +5,7 @@ import { threadId } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { nativeAddon } from '../assets.js';
 import { memoryBudgetExceeded, setTaskMemoryBudget } from './memory-guard.js';
+import { NOT_TEXT_MESSAGE, NOT_UTF8_MESSAGE, type NormalisedText, normalisedTextFile } from './text-file.js';
 import {
   type HtmlDocument,
   OUT_OF_MEMORY_MESSAGE,
@@ -149,6 +150,11 @@ export async function parseText(task: ParseTask): Promise<TextReply> {
     const plain = await plainTextFile(task.path, limits);
     if (plain === EMPTY) return { error: EMPTY_MESSAGE };
     if (plain) return { fileFrom: plain.from, bytes: plain.bytes, units: 1 };
+    // any other text: normalised a block at a time, never decoded whole (text-file.ts)
+    const text = await normalisedTextFile(task.path, limits);
+    if ('refusal' in text) return { error: textRefusal(text.refusal, limits) };
+    const value = { utf8: text.utf8, units: 1, marks: [] };
+    return move({ [transferableSymbol]: text.utf8.buffer, [valueSymbol]: value }) as unknown as TextReply;
   }
   const input = await readInput(task);
   if ('error' in input) return input;
@@ -161,6 +167,21 @@ export async function parseText(task: ParseTask): Promise<TextReply> {
   // piscina replies with the value and transfers the buffer (the view on it goes along)
   const value = { utf8, units: reply.units, marks: reply.marks ?? [], ...(reply.title ? { title: reply.title } : {}) };
   return move({ [transferableSymbol]: utf8.buffer, [valueSymbol]: value }) as unknown as TextReply;
+}
+
+function textRefusal(refusal: Exclude<NormalisedText, { utf8: Uint8Array }>['refusal'], limits: ParseLimits): string {
+  switch (refusal) {
+    case 'too_large':
+      return `The file is larger than ${Math.round(limits.maxInputBytes / MB)} MB`;
+    case 'not_text':
+      return NOT_TEXT_MESSAGE;
+    case 'not_utf8':
+      return NOT_UTF8_MESSAGE;
+    case 'too_long':
+      return `The document's text is longer than ${Math.round(limits.maxTextChars / MB)} MB`;
+    case 'empty':
+      return EMPTY_MESSAGE;
+  }
 }
 
 const EMPTY = Symbol('empty');
@@ -495,12 +516,12 @@ function oneLine(s: string): string {
 // ---- CSV and TXT ----
 
 function decodeText(buf: Buffer): string {
-  if (buf.includes(0)) throw new Refusal('The file is not a text file (it holds binary data)');
+  if (buf.includes(0)) throw new Refusal(NOT_TEXT_MESSAGE);
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(buf);
   } catch {
-    throw new Refusal('The file is not UTF-8 text; save it as UTF-8 and upload it again');
+    throw new Refusal(NOT_UTF8_MESSAGE);
   }
   return text.replace(/\r\n?/g, '\n');
 }
