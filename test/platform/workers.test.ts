@@ -10,6 +10,7 @@ import ExcelJS from 'exceljs';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { threadNiceness, threadsVisible } from '../helpers/threads.js';
+import { blockKey } from '../../src/platform/text/blocks.js';
 import { matchesExtension as detectFileType } from '../../src/platform/workers/extension-check.js';
 import { createParserPool } from '../../src/platform/workers/pool.js';
 import { ParseError, type ParsableType, type ParsedText, type ParserPool } from '../../src/platform/workers/types.js';
@@ -545,6 +546,17 @@ describe('platform/workers', () => {
       expect(page.title).toBe('Prices');
       expect(page.blocks.map((b) => b.text)).toEqual(['Plans', 'The Pro plan costs $19 per month.']);
       expect(page.links).toEqual(['https://example.test/a', 'https://example.test/b', 'https://example.test/c']);
+    });
+
+    it("gives each block that is not a heading its repeated-block key, so the crawl's filter makes no pass over the text on the main thread", async () => {
+      const long = `${'Delivery takes two to three working days. '.repeat(20)}`;
+      const html = `<html><body><main><h2>Shipping</h2><p>${long}</p><p>Returns   are FREE.</p></main></body></html>`;
+      const page = await pool.extractHtml(html, 'https://example.test/');
+      expect(page.blocks.map((b) => [b.heading ?? false, b.key])).toEqual([
+        [true, undefined],
+        [false, blockKey(page.blocks[1]!.text)],
+        [false, 'returns are free.'],
+      ]);
     });
 
     it('a page that takes longer than its budget ends with a ParseError (its worker is stopped) and the pool goes on', async () => {

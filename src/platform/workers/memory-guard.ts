@@ -25,7 +25,9 @@ let tripped = false;
 
 /** Starts a task's budget (0 = none) and forgets a refusal of the task before. */
 export function setTaskMemoryBudget(bytes: number): void {
-  installOnce();
+  // only a task run by the pool has a budget: a caller running a task in its own thread (a bench,
+  // a test) keeps its constructors as they are
+  if (bytes > 0) installOnce();
   budgetBytes = bytes > 0 ? bytes : 0;
   tripped = false;
 }

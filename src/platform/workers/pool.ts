@@ -208,8 +208,9 @@ const MB = 1024 * 1024;
  * Holds each task's thread to a memory budget that covers buffers too: V8's heap limit does not
  * count ArrayBuffers, so a 1.5 MB PDF whose streams expand to 1 GiB took the process to 2.3 GB.
  * The worker checks its large allocations against the same budget (memory-guard.ts); this watch
- * catches what grows in small pieces. While tasks run, each thread's heap statistics (read by V8 even while the thread is busy) are
- * checked every 100 ms; a thread past the budget has its task aborted, which ends the thread.
+ * catches what grows in small pieces. While tasks run, each thread's heap statistics (read by V8
+ * even while the thread is busy) are checked every 100 ms; a thread past the budget has its task
+ * aborted, which ends the thread.
  * A task's worker writes its thread id into a shared cell as it starts (worker-tasks.ts
  * TaskWatch), which is how a thread's memory is tied to its task.
  */
