@@ -1,9 +1,9 @@
 // Hostile (and heavy) inputs: how the real server (`node dist/main.js` with the flags of `npm
 // start`, a separate process) behaves while it ingests inputs built to hurt it, one phase each, each
 // on a freshly started server with the defaults: a PDF whose page inflates to 1024 MB of spaces, a
-// 50 MB text file with no line break, a 5 MB page of deeply nested <div>s and a ~4.5 MB shop page
-// (product cards, tables, links, an inline data script) crawled from a local site, and a 311-page
-// PDF manual. For each phase: /api/health latency (one request at a time, every 50 ms, from just
+// 50 MB text file with no line break, a 5 MB page of deeply nested <div>s and a ~3.5 MB shop page
+// (product cards, tables, links, an inline data script) crawled from a local site, a site of five
+// such pages, and a 311-page PDF manual. For each phase: /api/health latency (one request at a time, every 50 ms, from just
 // before the upload until the source leaves `processing`), the server's peak RSS (the process: its
 // worker threads included; it starts no child process) beside its RSS just before the phase, its
 // RSS once the phase is over, the source's final status and error, and the phase's duration.
@@ -74,8 +74,8 @@ function nestedHtml(bytes: number, depth: number): Buffer {
  * product cards with class-heavy markup and links, specification tables, FAQ paragraphs under
  * headings, a footer of links, and an inline JSON data script (a framework's page state).
  */
-function shopPage(bytes: number): Buffer {
-  const random = generator(7);
+function shopPage(bytes: number, seed = 7): Buffer {
+  const random = generator(seed);
   const words = (n: number) =>
     passage(random, 0)
       .split(' ')
@@ -179,10 +179,12 @@ async function manualPdf(pages: number): Promise<Buffer> {
   return Buffer.from(await doc.save());
 }
 
-/** Serves `page` at / on 127.0.0.1 (everything else, robots.txt and sitemap.xml included, is a 404). */
-async function localSite(page: Buffer): Promise<{ url: string; close(): Promise<void> }> {
+/** Serves `pages` (by path; a Buffer alone is `/`) on 127.0.0.1; everything else, robots.txt and sitemap.xml included, is a 404. */
+async function localSite(pages: Buffer | Map<string, Buffer>): Promise<{ url: string; close(): Promise<void> }> {
+  const byPath = Buffer.isBuffer(pages) ? new Map([['/', pages]]) : pages;
   const server = http.createServer((req, res) => {
-    if (req.url === '/') {
+    const page = byPath.get(req.url ?? '');
+    if (page) {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': page.length });
       res.end(page);
     } else {
@@ -410,6 +412,11 @@ try {
   const shop = shopPage(4.5 * MB);
   const shopSite = await localSite(shop);
   sites.push(shopSite);
+  // five such pages, each linking to the others through its menu (/category/0...)
+  const shopPages = new Map([['/', shopPage(4.5 * MB, 11)]]);
+  for (let i = 0; i < 4; i++) shopPages.set(`/category/${i}`, shopPage(4.5 * MB, 12 + i));
+  const shopSiteOf5 = await localSite(shopPages);
+  sites.push(shopSiteOf5);
 
   const upload =
     (file: string, name: string, type: string) =>
@@ -448,6 +455,17 @@ try {
       before: 'issue 31: a 2.5-5 MB crawled page: about 1.1 GB, every request paused 1.6-4.3 s',
       input: `${round(shop.length / MB, 2)} MB shop page (product cards, tables, 600 menu links, inline JSON), crawled with max_pages 1`,
       add: crawl(shopSite.url),
+    },
+    {
+      name: 'big_site',
+      before: 'issue 31: every request paused 1.6-4.3 s once per page of 2.5-5 MB',
+      input: `5 shop pages of ${round(shop.length / MB, 2)} MB each, linked by their menus, crawled with max_pages 5`,
+      add: (server, auth, agentId) =>
+        fetch(`${server.url}/api/sources/chatbot/${agentId}/website`, {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ url: shopSiteOf5.url, max_pages: 5 }),
+        }),
     },
     {
       name: 'manual_pdf',
