@@ -51,8 +51,9 @@ const MEMORY_CHECK_MS = 100;
  * V8 heap limits of a document-reading thread: its old generation is three quarters of the task
  * budget (144 MB of the default 192), so the budget is what normally stops a document, and a
  * larger INGEST_MEMORY_MB gives the parsers' heap room too (V8 itself ends a thread past its heap
- * limit with ERR_WORKER_OUT_OF_MEMORY: the same message); its young generation is kept small as
- * the main thread's is (--max-semi-space-size=1 in package.json's start script).
+ * limit with ERR_WORKER_OUT_OF_MEMORY: the same message); its young generation is kept small.
+ * V8 flags are process-wide: under the start script's --max-semi-space-size=1 every thread's
+ * young generation is that small (3 MB), whatever resourceLimits ask for.
  */
 export function parseWorkerHeap(budgetMb: number): {
   maxOldGenerationSizeMb: number;
