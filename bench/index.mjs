@@ -1,6 +1,7 @@
 // `npm run bench` (never part of `npm test`): builds dist/ (the server runs from it as `npm start`
 // does), runs each script (one JSON line per figure, each beside its baseline from the same run),
-// then writes bench/RESULTS.md from bench/results/*.json. BENCH_ONLY=http,chat runs a subset.
+// then writes bench/RESULTS.md from bench/results/*.json. BENCH_ONLY=http,chat runs a subset;
+// BENCH_SOAK_S shortens the chat soak (default 600 s).
 import { spawnSync } from 'node:child_process';
 
 const all = [
@@ -13,6 +14,7 @@ const all = [
   'analytics',
   'hostile-inputs',
   'live-streams',
+  'soak',
 ];
 const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',') : all;
 const run = (args) => spawnSync(process.execPath, args, { stdio: 'inherit' }).status === 0;

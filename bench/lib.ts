@@ -5,6 +5,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { once } from 'node:events';
 import net from 'node:net';
+import { serverNodeFlags } from '../scripts/node-flags.mjs';
 
 export interface Figure {
   figure: string;
@@ -77,7 +78,8 @@ export async function freePort(): Promise<number> {
 
 /**
  * Spawns `node <args>` (or `command <args>`) with `env` plus HOST/PORT on a free loopback port, and waits for the first
- * 200 on readyPath (the cold start figure is spawn to that answer).
+ * 200 on readyPath (the cold start figure is spawn to that answer). `node dist/main.js` runs with the V8 flags of
+ * `npm start` (scripts/node-flags.mjs), so the figures are those of the server as it is started.
  */
 export async function spawnServer(
   args: string[],
@@ -88,6 +90,7 @@ export async function spawnServer(
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const started = performance.now();
+  if (command === process.execPath && args[0] === 'dist/main.js') args = [...serverNodeFlags(), ...args];
   const child = spawn(command, args, {
     env: { PATH: process.env.PATH ?? '', ...env, HOST: '127.0.0.1', PORT: String(port) },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -14,6 +14,8 @@ const order = [
   'process',
   'analytics',
   'hostile-inputs',
+  'live-streams',
+  'soak',
 ];
 const files = readdirSync(dir)
   .filter((f) => f.endsWith('.json'))

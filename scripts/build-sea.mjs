@@ -27,6 +27,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { serverNodeFlags } from './node-flags.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(path.join(root, 'package.json'));
@@ -141,6 +142,9 @@ try {
     output: path.join(work, 'sea-prep.blob'),
     disableExperimentalSEAWarning: true,
     useCodeCache: true,
+    // the V8 flags of `npm start` (the memory budget, docs/DEPLOY.md "Memory"), applied as the
+    // executable starts; NODE_OPTIONS may still add to them
+    execArgv: serverNodeFlags(pkg.scripts.start),
     assets,
   };
   writeFileSync(path.join(work, 'sea-config.json'), JSON.stringify(seaConfig, null, 2));

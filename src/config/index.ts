@@ -5,6 +5,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { EMBEDDINGS_CHOICES, type EmbeddingsName } from '../providers/embeddings/index.js';
 import { LLM_PROVIDERS, type ProviderName } from '../providers/llm/catalog.js';
+import { DEFAULT_INGEST_MEMORY_MB } from '../platform/workers/types.js';
 
 /** a plan in PLANS_FILE without max_storage_mb gets this much */
 export const DEFAULT_MAX_STORAGE_MB = 1000;
@@ -163,7 +164,7 @@ const settingsAfter = {
   TRUST_PROXY: trustProxy.default(false),
   INGEST_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(1),
   INGEST_TIMEOUT_S: z.coerce.number().int().min(1).max(3600).default(300),
-  INGEST_MEMORY_MB: z.coerce.number().int().min(64).max(65536).default(768),
+  INGEST_MEMORY_MB: z.coerce.number().int().min(64).max(65536).default(DEFAULT_INGEST_MEMORY_MB),
   LLM_TIMEOUT_S: z.coerce.number().int().min(1).max(600).default(60),
   // 0 = no scheduled backups; fractions allowed (0.5 = every 30 min); setTimeout caps one wait at ~596 h
   BACKUP_INTERVAL_H: z.coerce.number().min(0).max(500).default(0),

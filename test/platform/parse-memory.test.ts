@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createParserPool, OUT_OF_MEMORY_MESSAGE } from '../../src/platform/workers/pool.js';
-import { ParseError, type ParserPool } from '../../src/platform/workers/types.js';
+import { DEFAULT_INGEST_MEMORY_MB, ParseError, type ParserPool } from '../../src/platform/workers/types.js';
 import { auth, createAgent, makeDataDir, multipartForm, registerUser, startTestApp } from '../helpers/app.js';
 import { pdfExpandingTo, pdfWith } from '../helpers/documents.js';
 
@@ -59,6 +59,48 @@ describe('memory budget of a document being read', () => {
     writeFileSync(file, await pdfWith(['The warranty lasts two years from the date of purchase.']));
     const parsed = await pool.parseText(file, 'pdf');
     expect('utf8' in parsed && parsed.utf8.toString()).toContain('warranty lasts two years');
+  });
+});
+
+describe('with the defaults (issue 31: the whole process within 512 MB)', () => {
+  let pool: ParserPool;
+  beforeAll(() => {
+    pool = createParserPool({ maxThreads: 1 });
+  });
+  afterAll(async () => pool.close());
+
+  it(`the default budget is ${DEFAULT_INGEST_MEMORY_MB} MB: a PDF whose stream inflates to ${BOMB_MB} MB is refused with the memory message`, async () => {
+    const file = path.join(dir, 'bomb-default.pdf');
+    writeFileSync(file, bomb);
+    await expect(pool.parseText(file, 'pdf')).rejects.toThrow(new ParseError(OUT_OF_MEMORY_MESSAGE));
+  });
+
+  it('a 60 MB text with Windows line ends and accented letters is read within it (normalised a block at a time)', async () => {
+    const file = path.join(dir, 'windows.txt');
+    const line = Buffer.from('Größe und Gewicht des Geräts: siehe Tabelle auf Seite zwölf.\r\n');
+    const content = Buffer.alloc(60 * MiB - ((60 * MiB) % line.length));
+    for (let i = 0; i < content.length; i += line.length) line.copy(content, i);
+    writeFileSync(file, content);
+    const parsed = await pool.parseText(file, 'txt');
+    expect('utf8' in parsed).toBe(true);
+    const utf8 = (parsed as { utf8: Buffer }).utf8;
+    expect(utf8.byteLength).toBe(content.length - content.length / line.length);
+    expect(utf8.includes(13)).toBe(false);
+    expect(utf8.subarray(0, line.length - 1).toString()).toBe(line.toString().replace('\r\n', '\n'));
+  });
+
+  it('a PDF of many ordinary pages is read within it, by the same thread after the refusal', async () => {
+    const file = path.join(dir, 'long.pdf');
+    // different words on every page (a line repeated on each page is a running header, left out)
+    const words = ['filter', 'pump', 'valve', 'hose', 'seal', 'motor', 'belt', 'fan', 'drum', 'door', 'lamp', 'panel'];
+    const pages = Array.from({ length: 150 }, (_, i) => [
+      `Check the ${words[i % 12]} and the ${words[(i * 5 + 3) % 12]} before the ${words[(i * 7 + 1) % 12]} is cleaned.`,
+      `The ${words[(i * 11 + 2) % 12]} of section ${i + 1} is replaced every ${i + 1} months.`,
+    ]);
+    writeFileSync(file, await pdfWith(['Maintenance guide'], pages));
+    const parsed = await pool.parseText(file, 'pdf');
+    expect(parsed.units).toBe(151);
+    expect('utf8' in parsed && parsed.utf8.toString()).toContain('is replaced every 150 months');
   });
 });
 

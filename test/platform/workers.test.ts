@@ -10,6 +10,7 @@ import ExcelJS from 'exceljs';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { threadNiceness, threadsVisible } from '../helpers/threads.js';
+import { blockKey } from '../../src/platform/text/blocks.js';
 import { matchesExtension as detectFileType } from '../../src/platform/workers/extension-check.js';
 import { createParserPool } from '../../src/platform/workers/pool.js';
 import { ParseError, type ParsableType, type ParsedText, type ParserPool } from '../../src/platform/workers/types.js';
@@ -290,8 +291,13 @@ describe('platform/workers', () => {
 
     it('gives the text and units parse gives, for every type', async () => {
       const leadingNbsp = await put('nbsp.txt', `\u00a0caf\u00e9 ${PHRASE}\n`);
+      // line ends normalised a block (1 MiB) at a time: a CR LF across two blocks, lone CRs, a BOM
+      const acrossBlocks = await put(
+        'crlf-across-blocks.txt',
+        `\uFEFF${'x'.repeat(1024 * 1024 - 4)}\r\nGr\u00f6\u00dfe\rzw\u00f6lf\r\r\n${PHRASE}\r`,
+      );
       const cases = (Object.keys(good) as ParsableType[]).map((type): [string, ParsableType] => [good[type], type]);
-      for (const [f, type] of [...cases, [leadingNbsp, 'txt'] as const]) {
+      for (const [f, type] of [...cases, [leadingNbsp, 'txt'] as const, [acrossBlocks, 'txt'] as const]) {
         const whole = await pool.parse(f, type);
         const r = await pool.parseText(f, type);
         expect(r.units, f).toBe(whole.units);
@@ -316,6 +322,9 @@ describe('platform/workers', () => {
           ['bom.txt', '\uFEFF \n\t'],
           ['unicode-spaces.txt', '\u00a0\u3000\n'],
           ['binary.txt', Buffer.from([0x48, 0x69, 0x00, 0x01, 0x02, 0xff, 0x48])],
+          ['not-utf8-then-binary.txt', Buffer.concat([Buffer.from('a\r\n\xff', 'latin1'), Buffer.alloc(2 * MB, 0)])],
+          ['crlf-spaces.txt', '\u00a0\r\n\u3000\r\n'],
+          ['crlf-long.txt', 'word\r\n'.repeat(250_000)],
           ['latin1.txt', Buffer.from('caf\xe9 cr\xe8me', 'latin1')],
           ['cut-short.txt', Buffer.from('caf\u00e9').subarray(0, 4)],
           ['long.txt', 'word '.repeat(300_000)],
@@ -446,7 +455,8 @@ describe('platform/workers', () => {
     });
 
     it('a job over the time limit: the stuck worker is terminated, the next job gets a new one', async () => {
-      const slow = createParserPool({ timeoutMs: 1000, limits: { maxTextChars: 500 * MB } });
+      // memory enough for the 90 MB CSV (the default budget refuses it for memory first): this is about time
+      const slow = createParserPool({ timeoutMs: 1000, maxMemoryMb: 2048, limits: { maxTextChars: 500 * MB } });
       try {
         await stillParses(slow); // the worker is up and its modules loaded
         const row = `alpha,"beta, quoted",gamma,12345,${PHRASE}\n`;
@@ -536,6 +546,17 @@ describe('platform/workers', () => {
       expect(page.title).toBe('Prices');
       expect(page.blocks.map((b) => b.text)).toEqual(['Plans', 'The Pro plan costs $19 per month.']);
       expect(page.links).toEqual(['https://example.test/a', 'https://example.test/b', 'https://example.test/c']);
+    });
+
+    it("gives each block that is not a heading its repeated-block key, so the crawl's filter makes no pass over the text on the main thread", async () => {
+      const long = `${'Delivery takes two to three working days. '.repeat(20)}`;
+      const html = `<html><body><main><h2>Shipping</h2><p>${long}</p><p>Returns   are FREE.</p></main></body></html>`;
+      const page = await pool.extractHtml(html, 'https://example.test/');
+      expect(page.blocks.map((b) => [b.heading ?? false, b.key])).toEqual([
+        [true, undefined],
+        [false, blockKey(page.blocks[1]!.text)],
+        [false, 'returns are free.'],
+      ]);
     });
 
     it('a page that takes longer than its budget ends with a ParseError (its worker is stopped) and the pool goes on', async () => {

@@ -1,5 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -78,6 +87,14 @@ async function timeToFirst200(processEnv: Record<string, string>) {
 }
 
 describe('the single executable', () => {
+  it("carries the V8 flags of npm start in its SEA config's execArgv (issue 31)", async () => {
+    const { serverNodeFlags } = await import('../../scripts/node-flags.mjs');
+    const flags = serverNodeFlags();
+    expect(flags.length).toBeGreaterThan(0);
+    const executable = readFileSync(binary.command);
+    for (const flag of flags) expect(executable.includes(Buffer.from(flag)), flag).toBe(true);
+  });
+
   it('is alone in its folder and runs without node', async () => {
     expect(readdirSync(path.dirname(binary.command))).toEqual(['chat-agent']);
     const r = await runCommand({ ...binary, args: ['version'] }, { env: env(), cwd: path.dirname(binary.command) });

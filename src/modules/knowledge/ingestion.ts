@@ -17,7 +17,7 @@ import { ParseError, type ParsableType, type ParserPool } from '../../platform/w
 import { EMBEDDING_BATCH_SIZE } from '../../providers/embeddings/index.js';
 import type { AgentsService, ChatbotRow } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
-import { Chunker, chunkText, DEFAULT_CHUNKING, fileParagraphs, utf8Paragraphs } from './chunker.js';
+import { Chunker, DEFAULT_CHUNKING, fileParagraphs, utf8Paragraphs } from './chunker.js';
 import { crawl, CrawlError, noSkippedPages, type CrawlProgress } from './crawler.js';
 import { type LocatedChunk, PassageLocator, sectionStarts } from './passage-context.js';
 import { crawlSettings, type WebsiteOptions, websiteOptions } from './website-options.js';
@@ -466,20 +466,23 @@ export class IngestionService {
       async (page, progress) => {
         // each passage names its own page (title and URL), for the model and the citations
         const locator = new PassageLocator(page.marks, { title: page.title || null, pageUrl: page.url });
-        const parts = chunkText(page.text, DEFAULT_CHUNKING, sectionStarts(page.marks)).map((chunk) =>
-          locator.locate(chunk),
-        );
-        for (let i = 0; i < parts.length; i += CHUNK_BATCH) {
-          await this.storeBatch(
-            source,
-            parts.slice(i, i + CHUNK_BATCH),
-            ordinal + i,
-            signal,
-            crawlFraction(progress, options.maxPages ?? 1),
-            room,
-          );
+        // cut a batch at a time and stored before the next is cut (storeBatch yields): a 5 MB
+        // page's text chunked in one go held the event loop for hundreds of milliseconds
+        const chunker = new Chunker(DEFAULT_CHUNKING, sectionStarts(page.marks));
+        const pageProgress = crawlFraction(progress, options.maxPages ?? 1);
+        let batch: LocatedChunk[] = [];
+        const store = async () => {
+          await this.storeBatch(source, batch, ordinal, signal, pageProgress, room);
+          ordinal += batch.length;
+          batch = [];
+        };
+        for (const chunks of [chunker.push(page.text), chunker.end()]) {
+          for (const chunk of chunks) {
+            batch.push(locator.locate(chunk));
+            if (batch.length === CHUNK_BATCH) await store();
+          }
         }
-        ordinal += parts.length;
+        if (batch.length > 0) await store();
         this.repo.updateSource(source.id, {
           pages_done: progress.done,
           pages_found: progress.found,

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { Piscina } from 'piscina';
-import { resolveWorkerFile, workerExecArgv } from '../../platform/workers/pool.js';
+import { DB_WORKER_HEAP, resolveWorkerFile, workerExecArgv } from '../../platform/workers/pool.js';
 import type { ReadQueryTask } from '../../platform/workers/worker-tasks.js';
 import { keywordHits, KnowledgeRepo, type KeywordHit } from './repo.js';
 
@@ -32,6 +32,7 @@ export class KeywordSearcher {
       filename: workerFile,
       name: 'readQuery',
       execArgv: workerExecArgv(workerFile),
+      resourceLimits: DB_WORKER_HEAP,
       minThreads: 0,
       maxThreads: 1,
       idleTimeout: 5 * 60_000,

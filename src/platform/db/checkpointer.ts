@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import { Piscina } from 'piscina';
 import type { CheckpointRefusal, CheckpointResult } from '../workers/worker-tasks.js';
-import { resolveWorkerFile, workerExecArgv } from '../workers/pool.js';
+import { DB_WORKER_HEAP, resolveWorkerFile, workerExecArgv } from '../workers/pool.js';
 
 /** checkpoint once the WAL holds this much (SQLite's own default is 1000 pages, ~4 MB) */
 const WAL_BYTES_BEFORE_CHECKPOINT = 4 * 1024 * 1024;
@@ -37,6 +37,7 @@ export class WalCheckpointer {
       filename: workerFile,
       name: 'checkpoint',
       execArgv: workerExecArgv(workerFile),
+      resourceLimits: DB_WORKER_HEAP,
       minThreads: 0,
       maxThreads: 1,
       idleTimeout: 60_000,

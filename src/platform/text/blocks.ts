@@ -11,6 +11,8 @@ export interface HtmlBlock {
   headings: string[];
   /** true for a heading block itself */
   heading?: boolean;
+  /** blockKey(text), when the worker that read the page computed it (the main thread then need not) */
+  key?: string;
 }
 
 export interface StructuredText {
@@ -62,7 +64,7 @@ export class RepeatedBlocks {
         kept.push(block);
         continue;
       }
-      const key = blockKey(block.text);
+      const key = block.key ?? blockKey(block.text);
       if ((this.pages.get(key) ?? 0) < this.minPages) kept.push(block);
       seen.add(key);
     }
@@ -89,8 +91,12 @@ export class RepeatedBlocks {
   }
 }
 
-/** lower-case, white space collapsed; a long text is kept as its length, start and hash (memory) */
-function blockKey(text: string): string {
+/**
+ * What RepeatedBlocks compares: lower-case, white space collapsed; a long text is kept as its
+ * length, start and hash (memory). A pass over every character: for a crawled page it runs in the
+ * worker that read the page (worker-tasks.ts extractHtml), not on the event loop.
+ */
+export function blockKey(text: string): string {
   const key = collapse(text.toLowerCase());
   return key.length <= 200 ? key : `${key.length}:${key.slice(0, 100)}:${hash(key)}`;
 }

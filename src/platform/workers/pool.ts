@@ -6,7 +6,9 @@ import { workerTasksFile } from '../assets.js';
 // Types only: a value import would pull the parsers into the main bundle.
 import type { HtmlReply, HtmlTask, ParseLimits, ParseTask, TaskWatch, TextReply, WorkerReply } from './worker-tasks.js';
 import {
+  DEFAULT_INGEST_MEMORY_MB,
   type HtmlDocument,
+  OUT_OF_MEMORY_MESSAGE,
   ParseError,
   type ParsableType,
   type ParsedText,
@@ -21,12 +23,13 @@ export interface ParserPoolOptions {
   timeoutMs?: number;
   /** per web page (extractHtml): a page is far less work than a document; default 30 s */
   pageTimeoutMs?: number;
-  /** V8 old-generation heap of each worker; default 512 MB */
+  /** V8 old-generation heap of each worker; default three quarters of maxMemoryMb (parseWorkerHeap) */
   maxOldGenerationSizeMb?: number;
   /**
    * What one task's thread may hold, heap and buffers together (pdf.js's decoded streams are
-   * buffers, outside the heap limit); past it the task's thread is ended and the document
-   * refused. Default 768 MB.
+   * buffers, outside the heap limit); a large buffer that would pass it is refused as it is asked
+   * for (memory-guard.ts), and a thread found past it is ended. Either way the document is refused.
+   * Default DEFAULT_INGEST_MEMORY_MB.
    */
   maxMemoryMb?: number;
   /** an idle worker exits after this long (the next job starts a new one); default 60 s */
@@ -40,9 +43,29 @@ export interface ParserPoolOptions {
   limits?: Partial<ParseLimits>;
 }
 
-export const OUT_OF_MEMORY_MESSAGE = 'The document needs more memory than allowed';
+export { OUT_OF_MEMORY_MESSAGE };
 /** how often the memory of threads running a task is read (while any runs) */
 const MEMORY_CHECK_MS = 100;
+
+/**
+ * V8 heap limits of a document-reading thread: its old generation is three quarters of the task
+ * budget (144 MB of the default 192), so the budget is what normally stops a document, and a
+ * larger INGEST_MEMORY_MB gives the parsers' heap room too (V8 itself ends a thread past its heap
+ * limit with ERR_WORKER_OUT_OF_MEMORY: the same message); its young generation is kept small.
+ * V8 flags are process-wide: under the start script's --max-semi-space-size=1 every thread's
+ * young generation is that small (3 MB), whatever resourceLimits ask for.
+ */
+export function parseWorkerHeap(budgetMb: number): {
+  maxOldGenerationSizeMb: number;
+  maxYoungGenerationSizeMb: number;
+} {
+  return { maxOldGenerationSizeMb: Math.max(48, Math.round(budgetMb * 0.75)), maxYoungGenerationSizeMb: 8 };
+}
+/**
+ * Heap limits of the database threads (WAL checkpoints, quick_check, keyword searches): their
+ * JavaScript is a few statements; SQLite's memory is native and bounded by its page cache.
+ */
+export const DB_WORKER_HEAP = { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 4 } as const;
 const POOL_CLOSED = 'The parser pool is closed';
 
 /**
@@ -69,6 +92,7 @@ export function createParserPool(opts: ParserPoolOptions = {}): ParserPool {
   const pageTimeoutMs = Math.max(1, Math.min(opts.pageTimeoutMs ?? 30_000, timeoutMs));
   const timeoutText = (ms: number) => `Processing took longer than ${+(ms / 1000).toFixed(1)} s`;
   const workerFile = opts.workerFile ?? resolveWorkerFile();
+  const budgetMb = opts.maxMemoryMb ?? DEFAULT_INGEST_MEMORY_MB;
   if (!existsSync(workerFile)) throw new Error(`parser worker not found: ${workerFile}`);
 
   const piscina = new Piscina<ParseTask | HtmlTask, WorkerReply | TextReply | HtmlReply>({
@@ -77,7 +101,10 @@ export function createParserPool(opts: ParserPoolOptions = {}): ParserPool {
     minThreads: 0,
     maxThreads,
     idleTimeout: opts.idleTimeoutMs ?? 60_000,
-    resourceLimits: { maxOldGenerationSizeMb: opts.maxOldGenerationSizeMb ?? 512 },
+    resourceLimits: {
+      ...parseWorkerHeap(budgetMb),
+      ...(opts.maxOldGenerationSizeMb ? { maxOldGenerationSizeMb: opts.maxOldGenerationSizeMb } : {}),
+    },
   });
   // A worker that fails with no task running would otherwise be an unhandled 'error' event.
   piscina.on('error', () => undefined);
@@ -87,7 +114,7 @@ export function createParserPool(opts: ParserPoolOptions = {}): ParserPool {
   const slots = new Slots(maxThreads);
   const running = new Set<AbortController>();
   let closed = false;
-  const memory = new MemoryWatch(piscina, maxThreads, (opts.maxMemoryMb ?? 768) * MB);
+  const memory = new MemoryWatch(piscina, maxThreads, budgetMb * MB);
 
   const fileTask = (filePath: string, type: ParsableType): ParseTask => ({
     path: filePath,
@@ -181,8 +208,10 @@ const MB = 1024 * 1024;
 /**
  * Holds each task's thread to a memory budget that covers buffers too: V8's heap limit does not
  * count ArrayBuffers, so a 1.5 MB PDF whose streams expand to 1 GiB took the process to 2.3 GB.
- * While tasks run, each thread's heap statistics (read by V8 even while the thread is busy) are
- * checked every 100 ms; a thread past the budget has its task aborted, which ends the thread.
+ * The worker checks its large allocations against the same budget (memory-guard.ts); this watch
+ * catches what grows in small pieces. While tasks run, each thread's heap statistics (read by V8
+ * even while the thread is busy) are checked every 100 ms; a thread past the budget has its task
+ * aborted, which ends the thread.
  * A task's worker writes its thread id into a shared cell as it starts (worker-tasks.ts
  * TaskWatch), which is how a thread's memory is tied to its task.
  */
@@ -208,7 +237,7 @@ class MemoryWatch {
     Atomics.store(this.cells, slot, 0);
     this.timer ??= setInterval(() => void this.check(), MEMORY_CHECK_MS);
     return {
-      watch: { cells: this.cells, slot },
+      watch: { cells: this.cells, slot, budgetBytes: this.budgetBytes },
       overBudget: () => entry.over,
       end: () => {
         this.jobs[slot] = null;

@@ -23,6 +23,15 @@ export interface ParseResult {
   marks?: TextMark[];
 }
 
+/**
+ * What one document being read may hold, heap and buffers (INGEST_MEMORY_MB's default): part of
+ * the process's budget of 512 MB of RSS (docs/DEPLOY.md "Memory").
+ */
+export const DEFAULT_INGEST_MEMORY_MB = 192;
+
+/** The refusal of a document that needs more memory than its task's budget (INGEST_MEMORY_MB). */
+export const OUT_OF_MEMORY_MESSAGE = 'The document needs more memory than allowed';
+
 /** A document could not be parsed; the message is user-facing (goes to the source's error_message). */
 export class ParseError extends Error {
   override name = 'ParseError';
@@ -40,7 +49,8 @@ export type ParsedText = { units: number; bytes: number; title?: string; marks: 
 /** A web page read into blocks (platform/text/html-text.ts htmlBlocks). */
 export interface HtmlDocument {
   title: string;
-  blocks: Array<{ text: string; headings: string[]; heading?: boolean }>;
+  /** `key`: the block's RepeatedBlocks key (platform/text/blocks.ts blockKey), for blocks that are not headings */
+  blocks: Array<{ text: string; headings: string[]; heading?: boolean; key?: string }>;
   links: string[];
 }
 

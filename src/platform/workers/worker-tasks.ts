@@ -4,7 +4,15 @@ import { getPriority, setPriority } from 'node:os';
 import { threadId } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { nativeAddon } from '../assets.js';
-import type { HtmlDocument, ParsableType, ParseResult, TextMark } from './types.js';
+import { memoryBudgetExceeded, setTaskMemoryBudget } from './memory-guard.js';
+import { NOT_TEXT_MESSAGE, NOT_UTF8_MESSAGE, type NormalisedText, normalisedTextFile } from './text-file.js';
+import {
+  type HtmlDocument,
+  OUT_OF_MEMORY_MESSAGE,
+  type ParsableType,
+  type ParseResult,
+  type TextMark,
+} from './types.js';
 import { type PdfItem, pdfPagesToText } from '../text/pdf-text.js';
 import {
   assertZipExpansionWithin,
@@ -64,6 +72,8 @@ export const DEFAULT_PARSE_LIMITS: Readonly<ParseLimits> = {
 export interface TaskWatch {
   cells: Int32Array;
   slot: number;
+  /** the task's memory budget, heap and buffers (INGEST_MEMORY_MB), also checked at each large allocation (memory-guard.ts) */
+  budgetBytes?: number;
 }
 
 export interface ParseTask {
@@ -75,6 +85,7 @@ export interface ParseTask {
 
 function announceThread(watch: TaskWatch | undefined): void {
   if (watch) Atomics.store(watch.cells, watch.slot, threadId);
+  setTaskMemoryBudget(watch?.budgetBytes ?? 0);
 }
 
 export type WorkerReply = ParseResult | { error: string };
@@ -146,6 +157,11 @@ export async function parseText(task: ParseTask): Promise<TextReply> {
     const plain = await plainTextFile(task.path, limits);
     if (plain === EMPTY) return { error: EMPTY_MESSAGE };
     if (plain) return { fileFrom: plain.from, bytes: plain.bytes, units: 1 };
+    // any other text: normalised a block at a time, never decoded whole (text-file.ts)
+    const text = await normalisedTextFile(task.path, limits);
+    if ('refusal' in text) return { error: textRefusal(text.refusal, limits) };
+    const value = { utf8: text.utf8, units: 1, marks: [] };
+    return move({ [transferableSymbol]: text.utf8.buffer, [valueSymbol]: value }) as unknown as TextReply;
   }
   const input = await readInput(task);
   if ('error' in input) return input;
@@ -158,6 +174,21 @@ export async function parseText(task: ParseTask): Promise<TextReply> {
   // piscina replies with the value and transfers the buffer (the view on it goes along)
   const value = { utf8, units: reply.units, marks: reply.marks ?? [], ...(reply.title ? { title: reply.title } : {}) };
   return move({ [transferableSymbol]: utf8.buffer, [valueSymbol]: value }) as unknown as TextReply;
+}
+
+function textRefusal(refusal: Exclude<NormalisedText, { utf8: Uint8Array }>['refusal'], limits: ParseLimits): string {
+  switch (refusal) {
+    case 'too_large':
+      return `The file is larger than ${Math.round(limits.maxInputBytes / MB)} MB`;
+    case 'not_text':
+      return NOT_TEXT_MESSAGE;
+    case 'not_utf8':
+      return NOT_UTF8_MESSAGE;
+    case 'too_long':
+      return `The document's text is longer than ${Math.round(limits.maxTextChars / MB)} MB`;
+    case 'empty':
+      return EMPTY_MESSAGE;
+  }
 }
 
 const EMPTY = Symbol('empty');
@@ -228,10 +259,14 @@ async function parseBuffer(buf: Buffer, type: ParsableType, limits: ParseLimits)
   const parser = PARSERS[type];
   try {
     const result = await parser(buf, limits);
+    // pdf.js reads on past errors in a page (stopAtErrors is off): a page it was refused memory for is not a page to leave out
+    if (memoryBudgetExceeded()) return { error: OUT_OF_MEMORY_MESSAGE };
     if (result.text.trim() === '') return { error: EMPTY_MESSAGE };
     assertTextWithin(result.text.length, limits);
     return result;
   } catch (err) {
+    // a library may have wrapped or swallowed the refused allocation: the refusal is what happened
+    if (memoryBudgetExceeded()) return { error: OUT_OF_MEMORY_MESSAGE };
     if (err instanceof Refusal || err instanceof ZipRefusal) return { error: err.message };
     return { error: UNREADABLE[type] };
   }
@@ -508,12 +543,12 @@ function oneLine(s: string): string {
 // ---- CSV and TXT ----
 
 function decodeText(buf: Buffer): string {
-  if (buf.includes(0)) throw new Refusal('The file is not a text file (it holds binary data)');
+  if (buf.includes(0)) throw new Refusal(NOT_TEXT_MESSAGE);
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(buf);
   } catch {
-    throw new Refusal('The file is not UTF-8 text; save it as UTF-8 and upload it again');
+    throw new Refusal(NOT_UTF8_MESSAGE);
   }
   return text.replace(/\r\n?/g, '\n');
 }
@@ -658,8 +693,12 @@ export async function extractHtml({ html, url, watch }: HtmlTask): Promise<HtmlR
   announceThread(watch);
   runInBackground();
   const { htmlBlocks } = await import('../text/html-text.js');
+  const { blockKey } = await import('../text/blocks.js');
   try {
-    return htmlBlocks(html, { url });
+    const page = htmlBlocks(html, { url });
+    // the crawl's repeated-block filter compares these keys: computed here, off the event loop
+    for (const block of page.blocks) if (!block.heading) block.key = blockKey(block.text);
+    return page;
   } catch {
     return { error: 'The page could not be read' };
   }

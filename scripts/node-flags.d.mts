@@ -1,0 +1,2 @@
+/** The V8 flags of package.json's start script, between `node` and `dist/main.js` (scripts/node-flags.mjs). */
+export function serverNodeFlags(startScript?: string): string[];
