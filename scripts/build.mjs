@@ -64,7 +64,13 @@ export function workerBuildOptions(outdir = dist) {
   return {
     absWorkingDir: root,
     entryPoints: ['src/platform/workers/worker-tasks.ts'],
-    outfile: path.join(outdir, 'worker-tasks.js'),
+    outdir,
+    entryNames: 'worker-tasks',
+    // Split, so each parser (and cheerio, about 30 MB once loaded) enters a thread with its first
+    // task of that kind: the threads that only checkpoint the WAL or search keywords stay small.
+    splitting: true,
+    chunkNames: 'worker-chunk-[hash]',
+    metafile: true,
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -109,7 +115,12 @@ if (isEntry) {
   // What the worker threads run (document parsing, WAL checkpoints, integrity checks, read
   // queries); platform/assets.ts finds this file next to dist/main.js and it runs under plain node. Its packages stay in node_modules: a worker's start
   // is off the server's start path.
-  await build(workerBuildOptions());
+  const worker = await build(workerBuildOptions());
+  const workerWritten = new Set(Object.keys(worker.metafile.outputs).map((f) => path.resolve(root, f)));
+  for (const name of readdirSync(dist)) {
+    if (/^worker-chunk-[A-Z0-9]+\.js(\.map)?$/.test(name) && !workerWritten.has(path.join(dist, name)))
+      rmSync(path.join(dist, name));
+  }
 
   // The embeddable widget: dist/widget/widget.js (loader), widget-<hash>.js and manifest.json,
   // served by src/modules/web.

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs build script without type declarations
-import { serverBuildOptions } from '../../scripts/build.mjs';
+import { serverBuildOptions, workerBuildOptions } from '../../scripts/build.mjs';
 
 /**
  * dist/main.js bundles the server's dependencies and splits off what is imported dynamically
@@ -53,6 +53,52 @@ describe('server bundle', () => {
       }
       // the check sees what the server does load at start
       expect(loadedAtStart.has('fastify')).toBe(true);
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
+    }
+  });
+});
+
+/**
+ * dist/worker-tasks.js runs in every worker thread: the parser, and the threads that only
+ * checkpoint the WAL or run a chat turn's keyword search. Its packages stay external (imported
+ * from node_modules), so what a thread loads at its start is what the entry and its static chunks
+ * import. The parsers (cheerio alone is about 30 MB once loaded) must come with their first task.
+ */
+const PARSERS = ['cheerio', 'unpdf', 'mammoth', 'exceljs'];
+
+describe('worker bundle', () => {
+  it('a thread loads no parser until its first task of that kind', { timeout: 60_000 }, async () => {
+    const outdir = mkdtempSync(path.join(tmpdir(), 'worker-bundle-'));
+    try {
+      const result = await build({ ...workerBuildOptions(outdir), metafile: true, write: false, logLevel: 'silent' });
+      const outputs = result.metafile!.outputs;
+      const entryFile = Object.keys(outputs).find((file) => outputs[file]!.entryPoint)!;
+      const atStart = new Set<string>();
+      const importedAtStart = new Set<string>();
+      const dynamic = new Set<string>();
+      const pending = [entryFile];
+      while (pending.length > 0) {
+        const file = pending.pop()!;
+        if (atStart.has(file)) continue;
+        atStart.add(file);
+        for (const imported of outputs[file]!.imports) {
+          if (imported.kind === 'import-statement') {
+            if (outputs[imported.path]) pending.push(imported.path);
+            else importedAtStart.add(imported.path);
+          } else if (imported.kind === 'dynamic-import') dynamic.add(imported.path);
+        }
+      }
+      for (const pkg of PARSERS) {
+        expect({ pkg, atStart: importedAtStart.has(pkg) }).toEqual({ pkg, atStart: false });
+      }
+      // the check sees the thread's own imports, and the parsers are reached by import()
+      expect(importedAtStart.has('piscina')).toBe(true);
+      expect(dynamic.has('unpdf')).toBe(true);
+      const cheerioLater = Object.entries(outputs).some(
+        ([file, output]) => !atStart.has(file) && output.imports.some((i) => i.path === 'cheerio'),
+      );
+      expect(cheerioLater).toBe(true);
     } finally {
       rmSync(outdir, { recursive: true, force: true });
     }
