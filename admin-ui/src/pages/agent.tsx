@@ -9,7 +9,7 @@ import { ConversationsTab } from './conversations.js';
 import { GapsTab } from './gaps.js';
 import { KnowledgeTab } from './knowledge.js';
 import { WidgetLeadsTab } from './leads.js';
-import { NO_DRAFTS, SettingsTab, unsavedSettings, type SettingsDrafts, type UpdateDrafts } from './settings.js';
+import { NO_DRAFTS, SettingsTab, unsavedSettings, type SettingsDrafts, type UpdateDrafts } from './settings/index.js';
 import { TryItTab } from './try-it.js';
 
 const TABS: Array<{ id: string; label: string }> = [
