@@ -7,7 +7,7 @@ import { Badge, ConfirmDialog, CopyButton, Loading, Notice, errorText, toast, us
 import { AgentAnalyticsTab } from './analytics.js';
 import { ConversationsTab } from './conversations.js';
 import { GapsTab } from './gaps.js';
-import { KnowledgeTab } from './knowledge.js';
+import { KnowledgeTab } from './knowledge/index.js';
 import { WidgetLeadsTab } from './leads.js';
 import { NO_DRAFTS, SettingsTab, unsavedSettings, type SettingsDrafts, type UpdateDrafts } from './settings/index.js';
 import { TryItTab } from './try-it.js';
