@@ -5,7 +5,7 @@ import { useSession } from '../session.js';
 import type { Agent } from '../types.js';
 import { Badge, ConfirmDialog, CopyButton, Loading, Notice, errorText, toast, useAsync } from '../ui.js';
 import { AgentAnalyticsTab } from './analytics.js';
-import { ConversationsTab } from './conversations.js';
+import { ConversationsTab } from './conversations/index.js';
 import { GapsTab } from './gaps.js';
 import { KnowledgeTab } from './knowledge/index.js';
 import { WidgetLeadsTab } from './leads.js';
