@@ -1,15 +1,9 @@
 import { useState } from 'preact/hooks';
 import { api, get } from '../api.js';
 import { href, navigate } from '../router.js';
+import { PROVIDERS } from '../providers.js';
 import type { Agent, Provider } from '../types.js';
 import { Badge, EmptyState, Field, Loading, Notice, errorText, toast, useAsync, inputValue } from '../ui.js';
-
-export const PROVIDERS: Array<{ id: Provider; label: string; models: string[] }> = [
-  { id: 'openai', label: 'OpenAI', models: ['gpt-4o-mini', 'gpt-4o', 'gpt-4.1-mini', 'gpt-4.1'] },
-  { id: 'anthropic', label: 'Anthropic', models: ['claude-3-5-haiku-latest', 'claude-sonnet-4-0'] },
-  { id: 'google', label: 'Google', models: ['gemini-2.0-flash', 'gemini-2.5-flash'] },
-  { id: 'ollama', label: 'Ollama', models: ['llama3.2', 'mistral', 'qwen2.5'] },
-];
 
 function CreateAgent({ onCreated }: { onCreated: (a: Agent) => void }) {
   const [name, setName] = useState('');

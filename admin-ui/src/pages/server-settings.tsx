@@ -1,15 +1,9 @@
 import { useState } from 'preact/hooks';
 import { api, get } from '../api.js';
+import { PROVIDERS, type ProviderInfo } from '../providers.js';
 import { useSession } from '../session.js';
 import type { Provider, ServerSettingsView, SettingView } from '../types.js';
 import { Badge, Field, Loading, Notice, errorText, formatDate, toast, useAsync, inputValue } from '../ui.js';
-
-const PROVIDERS: Array<{ id: Provider; name: string; keyed: boolean; baseHint: string }> = [
-  { id: 'openai', name: 'OpenAI', keyed: true, baseHint: 'Optional: an OpenAI-compatible endpoint, ending in /v1' },
-  { id: 'anthropic', name: 'Anthropic', keyed: true, baseHint: 'Optional: a proxy in front of the Anthropic API' },
-  { id: 'google', name: 'Google Gemini', keyed: true, baseHint: 'Optional: a proxy in front of the Gemini API' },
-  { id: 'ollama', name: 'Ollama', keyed: false, baseHint: '' },
-];
 
 /** The state of one setting as a badge. */
 function StateBadge({ view }: { view: SettingView }) {
@@ -82,7 +76,7 @@ function ProviderCard({
   view,
   reload,
 }: {
-  provider: (typeof PROVIDERS)[number];
+  provider: ProviderInfo;
   view: ServerSettingsView['providers'][Provider];
   reload: () => Promise<void>;
 }) {

@@ -1,7 +1,7 @@
+import { PROVIDERS } from '../../providers.js';
 import { useSession } from '../../session.js';
 import type { Provider } from '../../types.js';
 import { Field, inputValue } from '../../ui.js';
-import { PROVIDERS } from '../agents.js';
 import { WholeNumberInput } from './inputs.js';
 import type { SectionProps } from './model.js';
 import { Section } from './section.js';
