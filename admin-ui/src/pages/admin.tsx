@@ -3,7 +3,7 @@ import { api, get } from '../api.js';
 import { useSession } from '../session.js';
 import type { User } from '../types.js';
 import { Loading, Notice, errorText, formatDate, toast, useAsync, inputValue } from '../ui.js';
-import { ServerSettingsSection } from './server-settings.js';
+import { ServerSettingsSection } from './server-settings/index.js';
 
 type Patch = Partial<Pick<User, 'role' | 'status' | 'plan_id' | 'plan_expires_at'>>;
 
