@@ -1,14 +1,12 @@
 import type { ComponentChildren, JSX } from 'preact';
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api.js';
+import { errorText } from './submit.js';
+
+export { errorText, FormError, useBusy, useSubmit } from './submit.js';
 
 // Every piece of API text is rendered as a text node by Preact (never as HTML): agent names,
 // transcripts and lead notes come from visitors.
-
-export function errorText(err: unknown): string {
-  if (err instanceof ApiError) return err.message;
-  return 'Something went wrong. Please try again.';
-}
 
 export interface AsyncState<T> {
   data: T | undefined;
@@ -18,32 +16,6 @@ export interface AsyncState<T> {
   setData: (v: T) => void;
   /** counts finished loads (success or failure), so an effect can follow every answer */
   settled: number;
-}
-
-/**
- * A form's submit: `busy` while `action` runs, and the error's text when it fails (the form shows
- * it); the browser's own submit is prevented.
- */
-export function useSubmit(action: () => Promise<void>): {
-  busy: boolean;
-  error: string | null;
-  submit: (e?: Event) => Promise<void>;
-} {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const submit = async (e?: Event) => {
-    e?.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await action();
-    } catch (err) {
-      setError(errorText(err));
-    } finally {
-      setBusy(false);
-    }
-  };
-  return { busy, error, submit };
 }
 
 /** Loads with `fn` when `deps` change; a stale answer (deps changed meanwhile) is dropped. */

@@ -3,30 +3,23 @@ import { api, get } from '../api.js';
 import { href, navigate } from '../router.js';
 import { PROVIDERS } from '../providers.js';
 import type { Agent, Provider } from '../types.js';
-import { Badge, EmptyState, Field, Loading, Notice, errorText, toast, useAsync, inputValue } from '../ui.js';
+import { Badge, EmptyState, Field, Loading, Notice, errorText, toast, useAsync, inputValue, useSubmit } from '../ui.js';
 
 function CreateAgent({ onCreated }: { onCreated: (a: Agent) => void }) {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [provider, setProvider] = useState<Provider>('openai');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+  const { busy, error, submit } = useSubmit(
+    async () => {
       const agent = await api<Agent>('POST', '/api/chatbots', {
         name,
         provider,
         ...(description.trim() ? { description } : {}),
       });
       onCreated(agent);
-    } catch (err) {
-      setError(errorText(err));
-      setBusy(false);
-    }
-  };
+    },
+    { keepBusy: true },
+  );
   return (
     <form class="card stack" onSubmit={submit} method="post" aria-label="New agent">
       <h2>New agent</h2>

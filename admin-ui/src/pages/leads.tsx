@@ -9,10 +9,10 @@ import {
   Loading,
   Notice,
   RefreshButton,
-  errorText,
   formatDate,
   toast,
   useAsync,
+  useBusy,
 } from '../ui.js';
 
 /** A file name from an agent name: letters, digits and dashes only. */
@@ -23,23 +23,9 @@ export const fileSafe = (s: string) =>
     .replace(/^-|-$/g, '') || 'agent';
 
 export function ExportButton({ path, fileName }: { path: string; fileName: string }) {
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useBusy((text) => toast(text, 'error'));
   return (
-    <button
-      type="button"
-      class="btn btn-small"
-      disabled={busy}
-      onClick={async () => {
-        setBusy(true);
-        try {
-          await download(path, fileName);
-        } catch (err) {
-          toast(errorText(err), 'error');
-        } finally {
-          setBusy(false);
-        }
-      }}
-    >
+    <button type="button" class="btn btn-small" disabled={busy} onClick={() => run(() => download(path, fileName))}>
       {busy ? 'Exporting…' : 'Export CSV'}
     </button>
   );

@@ -16,6 +16,7 @@ import {
   useAsync,
   inputValue,
   useSubmit,
+  useBusy,
 } from '../ui.js';
 
 const EVENTS: Array<[string, string]> = [
@@ -158,18 +159,12 @@ function WebhookCard({
   const [showLog, setShowLog] = useState(false);
   const [logKey, setLogKey] = useState(0);
   const [confirm, setConfirm] = useState<'delete' | 'rotate' | null>(null);
-  const [busy, setBusy] = useState(false);
-  const act = async (fn: () => Promise<unknown>, done: string) => {
-    setBusy(true);
-    try {
+  const { busy, run } = useBusy((text) => toast(text, 'error'));
+  const act = (fn: () => Promise<unknown>, done: string) =>
+    run(async () => {
       await fn();
       toast(done);
-    } catch (err) {
-      toast(errorText(err), 'error');
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   return (
     <article class="card stack" aria-label={`Webhook ${hook.url}`}>
       <div class="section-head-row">
