@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { ApiError, api, download, get } from '../api.js';
+import { type ApiPath, ApiError, api, download, get } from '../api.js';
 import { looksLikePhone } from '../phone.js';
 import { href } from '../router.js';
 import type { Agent, WidgetLead } from '../types.js';
@@ -22,7 +22,7 @@ export const fileSafe = (s: string) =>
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-|-$/g, '') || 'agent';
 
-export function ExportButton({ path, fileName }: { path: string; fileName: string }) {
+export function ExportButton({ path, fileName }: { path: ApiPath<'GET'>; fileName: string }) {
   const { busy, run } = useBusy((text) => toast(text, 'error'));
   return (
     <button type="button" class="btn btn-small" disabled={busy} onClick={() => run(() => download(path, fileName))}>

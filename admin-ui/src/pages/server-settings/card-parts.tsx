@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api } from '../../api.js';
+import { type ApiPath, api } from '../../api.js';
 import type { SettingView } from '../../types.js';
 import { Badge, Notice, errorText, formatDate, toast } from '../../ui.js';
 
@@ -70,7 +70,7 @@ export function useAction(onDone: () => Promise<void>) {
 }
 
 /** Deletes a stored setting and says what went. */
-export async function removeStored(path: string, done: string): Promise<string> {
+export async function removeStored(path: ApiPath<'DELETE'>, done: string): Promise<string> {
   await api('DELETE', path);
   return done;
 }

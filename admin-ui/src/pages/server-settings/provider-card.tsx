@@ -21,7 +21,7 @@ export function ProviderCard({
   const fromEnv = view.source === 'environment';
   // set in the environment: nothing to type here (the server would refuse it)
   const locked = fromEnv || busy !== null;
-  const path = `/api/admin/settings/providers/${provider.id}`;
+  const path = `/api/admin/settings/providers/${provider.id}` as const;
   const headingId = `setting-${provider.id}`;
   const typed = !fromEnv && (provider.keyed ? key.trim() : host.trim()) !== '';
   const testBody = () =>

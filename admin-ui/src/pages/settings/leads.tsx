@@ -21,7 +21,7 @@ interface AlertAddressState {
 function AlertAddressConfirmation({ agentId }: { agentId: string }) {
   const [state, setState] = useState<AlertAddressState | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const path = `/api/chatbots/${encodeURIComponent(agentId)}/alert-address`;
+  const path = `/api/chatbots/${encodeURIComponent(agentId)}/alert-address` as const;
   useEffect(() => {
     get<AlertAddressState>(path).then(setState, (err) => setError(errorText(err)));
   }, [path]);
