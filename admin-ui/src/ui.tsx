@@ -1,6 +1,7 @@
 import type { ComponentChildren, JSX } from 'preact';
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api.js';
+import { FIELD_MAX } from './field-limits.js';
 import { errorText } from './submit.js';
 
 export { errorText, FormError, useBusy, useSubmit } from './submit.js';
@@ -295,7 +296,7 @@ export function SubmitButton(props: { busy: boolean; label: string; busyLabel: s
 
 /** The length the server accepts for a new password. */
 export const PASSWORD_MIN = 8;
-export const PASSWORD_MAX = 128;
+export const PASSWORD_MAX = FIELD_MAX.password;
 /** What the server asks of a new password (docs/API.md "Fields and formats"). */
 export const PASSWORD_HINT = '8 to 128 characters, not a commonly used password';
 

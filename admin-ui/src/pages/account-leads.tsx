@@ -16,6 +16,7 @@ import {
   useSubmit,
 } from '../ui.js';
 import { AllWidgetLeads, ExportButton } from './leads.js';
+import { FIELD_MAX } from '../field-limits.js';
 
 const STATUSES: LeadStatus[] = ['New', 'Contacted', 'Closed'];
 const statusKind: Record<LeadStatus, string> = { New: 'busy', Contacted: 'info', Closed: 'ok' };
@@ -44,10 +45,15 @@ function NewLead({ onCreated }: { onCreated: (l: AccountLead) => void }) {
       {error && <Notice kind="error">{error}</Notice>}
       <div class="grid-3">
         <Field label="Name">
-          <input required maxLength={100} value={name} onInput={(e) => setName(inputValue(e))} />
+          <input required maxLength={FIELD_MAX.lead.name} value={name} onInput={(e) => setName(inputValue(e))} />
         </Field>
         <Field label="Contact" hint="E-mail or phone">
-          <input required maxLength={200} value={contact} onInput={(e) => setContact(inputValue(e))} />
+          <input
+            required
+            maxLength={FIELD_MAX.lead.contact}
+            value={contact}
+            onInput={(e) => setContact(inputValue(e))}
+          />
         </Field>
         <Field label="Status">
           <select value={status} onChange={(e) => setStatus(inputValue(e) as LeadStatus)}>

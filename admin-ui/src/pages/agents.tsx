@@ -4,6 +4,7 @@ import { href, navigate } from '../router.js';
 import { PROVIDERS } from '../providers.js';
 import type { Agent, Provider } from '../types.js';
 import { Badge, EmptyState, Field, Loading, Notice, errorText, toast, useAsync, inputValue, useSubmit } from '../ui.js';
+import { FIELD_MAX } from '../field-limits.js';
 
 function CreateAgent({ onCreated }: { onCreated: (a: Agent) => void }) {
   const [name, setName] = useState('');
@@ -29,7 +30,7 @@ function CreateAgent({ onCreated }: { onCreated: (a: Agent) => void }) {
           <input
             name="name"
             required
-            maxLength={100}
+            maxLength={FIELD_MAX.agent.name}
             value={name}
             onInput={(e) => setName(inputValue(e))}
             placeholder="Support assistant"
@@ -46,7 +47,12 @@ function CreateAgent({ onCreated }: { onCreated: (a: Agent) => void }) {
         </Field>
       </div>
       <Field label="Description (optional)">
-        <input name="description" maxLength={2000} value={description} onInput={(e) => setDescription(inputValue(e))} />
+        <input
+          name="description"
+          maxLength={FIELD_MAX.agent.description}
+          value={description}
+          onInput={(e) => setDescription(inputValue(e))}
+        />
       </Field>
       <div class="actions">
         <button type="submit" class="btn btn-primary" disabled={busy}>

@@ -16,6 +16,7 @@ import {
   inputValue,
   useSubmit,
 } from '../ui.js';
+import { FIELD_MAX } from '../field-limits.js';
 
 function loggedIn(token: string) {
   setToken(token);
@@ -157,7 +158,7 @@ function RegisterForm() {
           name="name"
           autocomplete="name"
           required
-          maxLength={100}
+          maxLength={FIELD_MAX.account_name}
           value={name}
           onInput={(e) => setName(inputValue(e))}
         />

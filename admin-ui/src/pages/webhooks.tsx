@@ -18,6 +18,7 @@ import {
   useSubmit,
   useBusy,
 } from '../ui.js';
+import { FIELD_MAX } from '../field-limits.js';
 
 const EVENTS: Array<[string, string]> = [
   ['lead.created', 'A visitor leaves a lead'],
@@ -128,7 +129,7 @@ function AddWebhook({ onAdded, onCancel }: { onAdded: (w: WebhookWithSecret) => 
           type="url"
           name="webhook-url"
           required
-          maxLength={2000}
+          maxLength={FIELD_MAX.webhook_url}
           placeholder="https://example.com/hooks/chat-agent"
           value={url}
           onInput={(e) => setUrl(inputValue(e))}

@@ -5,6 +5,7 @@ import type { Agent, Conversation } from '../../types.js';
 import { Badge, ConfirmDialog, EmptyState, Loading, Notice, formatDate, toast, useAsync } from '../../ui.js';
 import { useLiveConversations } from './live.js';
 import { type HandledConversation, type HandoffState, statusKind, thumbsText, Transcript } from './transcript.js';
+import { FIELD_MAX } from '../../field-limits.js';
 
 /**
  * Asks before erasing a conversation (a visitor's request to be forgotten): it goes with all its
@@ -166,7 +167,12 @@ export function ConversationsTab({ agent, selected }: { agent: Agent; selected?:
           </label>
           <label>
             <span class="small muted">Search transcripts</span>
-            <input type="search" maxLength={200} value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
+            <input
+              type="search"
+              maxLength={FIELD_MAX.conversation_search}
+              value={search}
+              onInput={(e) => setSearch(e.currentTarget.value)}
+            />
           </label>
           <button type="submit" class="btn btn-small">
             Search

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, get } from '../../api.js';
 import type { Agent, Conversation, Message } from '../../types.js';
 import { Badge, Loading, Notice, formatDate, useAsync, useSubmit } from '../../ui.js';
+import { FIELD_MAX } from '../../field-limits.js';
 
 /**
  * The visitor's thumbs on the conversation's answers, as counts: "👍 0 👎 1" says what happened,
@@ -65,7 +66,7 @@ function ReplyForm({
         <textarea
           ref={box}
           rows={3}
-          maxLength={4000}
+          maxLength={FIELD_MAX.message}
           value={text}
           onInput={(e) => setText(e.currentTarget.value)}
           onKeyDown={(e) => {

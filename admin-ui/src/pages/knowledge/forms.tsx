@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, postForm } from '../../api.js';
 import type { Source } from '../../types.js';
 import { Field, Notice, SubmitButton, inputValue, useSubmit } from '../../ui.js';
+import { FIELD_MAX } from '../../field-limits.js';
 
 export function WebsiteForm({ agentId, onAdded }: { agentId: string; onAdded: () => void }) {
   const [url, setUrl] = useState('');
@@ -70,7 +71,7 @@ export function TextForm({ agentId, onAdded }: { agentId: string; onAdded: () =>
       <Field label="Title">
         <input
           required
-          maxLength={200}
+          maxLength={FIELD_MAX.source.text_name}
           value={name}
           onInput={(e) => setName(inputValue(e))}
           placeholder="Opening hours"
@@ -85,10 +86,6 @@ export function TextForm({ agentId, onAdded }: { agentId: string; onAdded: () =>
     </form>
   );
 }
-
-/** The server's limits for a Q&A source (README "Q&A sources"). */
-const MAX_QA_QUESTION = 500;
-const MAX_QA_ANSWER = 5000;
 
 /**
  * A question and its answer (a Q&A source, added or edited). The agent puts it ahead of other
@@ -106,7 +103,7 @@ function QaFields(props: {
       <Field label="Question" hint="As visitors would ask it">
         <input
           required
-          maxLength={MAX_QA_QUESTION}
+          maxLength={FIELD_MAX.source.qa_question}
           value={props.question}
           onInput={(e) => props.setQuestion(inputValue(e))}
           placeholder="What are your opening hours?"
@@ -116,7 +113,7 @@ function QaFields(props: {
         <textarea
           ref={props.answerRef}
           required
-          maxLength={MAX_QA_ANSWER}
+          maxLength={FIELD_MAX.source.qa_answer}
           rows={4}
           value={props.answer}
           onInput={(e) => props.setAnswer(inputValue(e))}

@@ -4,6 +4,7 @@ import { useSession } from '../../session.js';
 import type { ServerSettingsView } from '../../types.js';
 import { Field, Notice, inputValue } from '../../ui.js';
 import { RemoveButton, removeStored, StateBadge, StateText, useAction } from './card-parts.js';
+import { FIELD_MAX } from '../../field-limits.js';
 
 export function MailCard({ view, reload }: { view: ServerSettingsView['smtp']; reload: () => Promise<void> }) {
   const { user } = useSession();
@@ -63,7 +64,7 @@ export function MailCard({ view, reload }: { view: ServerSettingsView['smtp']; r
               spellcheck={false}
               required
               disabled={locked}
-              maxLength={1000}
+              maxLength={FIELD_MAX.settings.smtp_url}
               placeholder={view.hint ?? 'smtp://user:password@mail.example.com:587'}
               value={url}
               onInput={(e) => setUrl(inputValue(e))}
@@ -75,7 +76,7 @@ export function MailCard({ view, reload }: { view: ServerSettingsView['smtp']; r
               name="smtp-from"
               disabled={locked}
               autocomplete="off"
-              maxLength={320}
+              maxLength={FIELD_MAX.settings.smtp_from}
               value={from}
               onInput={(e) => setFrom(inputValue(e))}
             />

@@ -4,6 +4,7 @@ import type { ProviderInfo } from '../../providers.js';
 import type { Provider, ServerSettingsView } from '../../types.js';
 import { Field, Notice, inputValue } from '../../ui.js';
 import { RemoveButton, removeStored, StateBadge, StateText, useAction } from './card-parts.js';
+import { FIELD_MAX } from '../../field-limits.js';
 
 export function ProviderCard({
   provider,
@@ -82,7 +83,7 @@ export function ProviderCard({
                 spellcheck={false}
                 required
                 disabled={locked}
-                maxLength={500}
+                maxLength={FIELD_MAX.settings.api_key}
                 placeholder={view.hint ?? ''}
                 value={key}
                 onInput={(e) => setKey(inputValue(e))}
@@ -95,7 +96,7 @@ export function ProviderCard({
                 disabled={locked}
                 autocomplete="off"
                 spellcheck={false}
-                maxLength={500}
+                maxLength={FIELD_MAX.settings.base_url}
                 placeholder="https://…"
                 value={baseUrl}
                 onInput={(e) => setBaseUrl(inputValue(e))}
@@ -111,7 +112,7 @@ export function ProviderCard({
               autocomplete="off"
               spellcheck={false}
               required
-              maxLength={500}
+              maxLength={FIELD_MAX.settings.base_url}
               placeholder={view.hint ?? 'http://127.0.0.1:11434'}
               value={host}
               onInput={(e) => setHost(inputValue(e))}

@@ -4,6 +4,7 @@ import { Field, inputValue } from '../../ui.js';
 import { ColorField, FollowingColorField, Toggle, WholeNumberInput } from './inputs.js';
 import { type Draft, nullIfEmpty, type SectionProps } from './model.js';
 import { Section } from './section.js';
+import { FIELD_MAX } from '../../field-limits.js';
 
 export function AppearanceSection(common: SectionProps) {
   const { agent, drafts } = common;
@@ -84,7 +85,11 @@ export function AppearanceSection(common: SectionProps) {
               </select>
             </Field>
             <Field label="Font" hint="A CSS font list, e.g. Georgia, serif">
-              <input maxLength={100} value={d.font_family} onInput={(e) => set('font_family', inputValue(e))} />
+              <input
+                maxLength={FIELD_MAX.agent.font_family}
+                value={d.font_family}
+                onInput={(e) => set('font_family', inputValue(e))}
+              />
             </Field>
             <Field label="Font size (px)">
               <WholeNumberInput min={10} max={32} value={d.font_size} onChange={(v) => set('font_size', v)} />
@@ -93,7 +98,7 @@ export function AppearanceSection(common: SectionProps) {
           <Field label="Logo URL" hint="https address of an image on your site">
             <input
               type="url"
-              maxLength={2000}
+              maxLength={FIELD_MAX.agent.url}
               value={d.logo_url ?? ''}
               onInput={(e) => set('logo_url', nullIfEmpty(inputValue(e)))}
               placeholder="https://"
@@ -102,7 +107,7 @@ export function AppearanceSection(common: SectionProps) {
           <Field label="Avatar URL" hint="Shown beside the agent's messages">
             <input
               type="url"
-              maxLength={2000}
+              maxLength={FIELD_MAX.agent.url}
               value={d.avatar_url ?? ''}
               onInput={(e) => set('avatar_url', nullIfEmpty(inputValue(e)))}
               placeholder="https://"
@@ -113,7 +118,7 @@ export function AppearanceSection(common: SectionProps) {
             hint="Replaces “Powered by Chat Agent”; needs a plan with custom branding. Empty for the default."
           >
             <input
-              maxLength={100}
+              maxLength={FIELD_MAX.agent.powered_by_text}
               value={d.powered_by_text ?? ''}
               onInput={(e) => set('powered_by_text', nullIfEmpty(inputValue(e)))}
             />

@@ -5,6 +5,7 @@ import { Field, inputValue } from '../../ui.js';
 import { WholeNumberInput } from './inputs.js';
 import type { SectionProps } from './model.js';
 import { Section } from './section.js';
+import { FIELD_MAX } from '../../field-limits.js';
 
 export function BehaviourSection(common: SectionProps) {
   const { status } = useSession();
@@ -36,7 +37,7 @@ export function BehaviourSection(common: SectionProps) {
                 <input
                   required
                   list="model-suggestions"
-                  maxLength={100}
+                  maxLength={FIELD_MAX.agent.model}
                   value={d.model}
                   onInput={(e) => set('model', inputValue(e))}
                 />
@@ -50,7 +51,7 @@ export function BehaviourSection(common: SectionProps) {
             <Field label="Instructions" hint="The system prompt: who the agent is, what it may talk about, its tone.">
               <textarea
                 rows={8}
-                maxLength={20000}
+                maxLength={FIELD_MAX.agent.instructions}
                 value={d.instructions}
                 onInput={(e) => set('instructions', inputValue(e))}
               />

@@ -2,6 +2,7 @@ import { Field, inputValue } from '../../ui.js';
 import { LinesInput, WholeNumberInput } from './inputs.js';
 import { nullIfEmpty, type SectionProps } from './model.js';
 import { Section } from './section.js';
+import { FIELD_MAX } from '../../field-limits.js';
 
 export function EngagementSection(common: SectionProps) {
   return (
@@ -23,7 +24,7 @@ export function EngagementSection(common: SectionProps) {
             hint="Shown once beside the closed chat button after the delay below. Empty for none."
           >
             <input
-              maxLength={200}
+              maxLength={FIELD_MAX.agent.greeting_message}
               value={d.greeting_message ?? ''}
               onInput={(e) => set('greeting_message', nullIfEmpty(inputValue(e)))}
             />

@@ -2,6 +2,7 @@ import { Field, inputValue } from '../../ui.js';
 import { Toggle } from './inputs.js';
 import { nullIfEmpty, type SectionProps } from './model.js';
 import { Section } from './section.js';
+import { FIELD_MAX } from '../../field-limits.js';
 
 /** What the server answers when the agent has no no-answer message of its own. */
 const DEFAULT_NO_ANSWER = 'I could not find that in our information.';
@@ -14,11 +15,16 @@ export function GeneralSection(common: SectionProps) {
       {(d, set) => (
         <>
           <Field label="Name">
-            <input required maxLength={100} value={d.name} onInput={(e) => set('name', inputValue(e))} />
+            <input
+              required
+              maxLength={FIELD_MAX.agent.name}
+              value={d.name}
+              onInput={(e) => set('name', inputValue(e))}
+            />
           </Field>
           <Field label="Description" hint="For you; visitors do not see it.">
             <input
-              maxLength={2000}
+              maxLength={FIELD_MAX.agent.description}
               value={d.description ?? ''}
               onInput={(e) => set('description', nullIfEmpty(inputValue(e)))}
             />
@@ -26,7 +32,7 @@ export function GeneralSection(common: SectionProps) {
           <Field label="Welcome message" hint="The first message visitors see.">
             <textarea
               rows={2}
-              maxLength={1000}
+              maxLength={FIELD_MAX.agent.welcome_message}
               value={d.welcome_message}
               onInput={(e) => set('welcome_message', inputValue(e))}
             />
@@ -37,7 +43,7 @@ export function GeneralSection(common: SectionProps) {
           >
             <textarea
               rows={2}
-              maxLength={1000}
+              maxLength={FIELD_MAX.agent.no_answer_message}
               value={d.no_answer_message ?? ''}
               placeholder={DEFAULT_NO_ANSWER}
               onInput={(e) => set('no_answer_message', nullIfEmpty(inputValue(e)))}
@@ -49,7 +55,7 @@ export function GeneralSection(common: SectionProps) {
           >
             <textarea
               rows={2}
-              maxLength={500}
+              maxLength={FIELD_MAX.agent.unavailable_message}
               value={d.unavailable_message ?? ''}
               placeholder={DEFAULT_UNAVAILABLE}
               onInput={(e) => set('unavailable_message', nullIfEmpty(inputValue(e)))}

@@ -7,6 +7,7 @@ import { Toggle, WholeNumberInput } from './inputs.js';
 import { type AgentSettings, nullIfEmpty, type SectionProps } from './model.js';
 import { Section } from './section.js';
 import { shownLanguage } from './texts.js';
+import { FIELD_MAX } from '../../field-limits.js';
 
 interface AlertAddressState {
   address: string | null;
@@ -91,7 +92,7 @@ export function LeadsSection(common: SectionProps) {
           >
             <textarea
               rows={2}
-              maxLength={500}
+              maxLength={FIELD_MAX.agent.lead_consent_text}
               value={d.lead_consent_text ?? ''}
               placeholder={agent.widget_texts?.lead_consent || TEXTS[lang].lead_consent}
               onInput={(e) => set('lead_consent_text', nullIfEmpty(inputValue(e)))}
@@ -100,7 +101,7 @@ export function LeadsSection(common: SectionProps) {
           <Field label="Privacy policy URL" hint="Linked under the form (opens in a new tab). Empty for no link.">
             <input
               type="url"
-              maxLength={2000}
+              maxLength={FIELD_MAX.agent.url}
               value={d.privacy_policy_url ?? ''}
               onInput={(e) => set('privacy_policy_url', nullIfEmpty(inputValue(e)))}
               placeholder="https://"
@@ -114,7 +115,7 @@ export function LeadsSection(common: SectionProps) {
           <Field label="Alert address">
             <input
               type="email"
-              maxLength={254}
+              maxLength={FIELD_MAX.email}
               required={!!d.email_alerts_enabled}
               value={d.email_alert_address ?? ''}
               onInput={(e) => set('email_alert_address', nullIfEmpty(inputValue(e)))}

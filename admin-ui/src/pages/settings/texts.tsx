@@ -2,6 +2,7 @@ import { MORE_TEXTS, TEXTS, type Lang, type TextKey } from '../../../../widget/s
 import { Field, inputValue } from '../../ui.js';
 import { same, type SectionProps, type WidgetLanguage } from './model.js';
 import { Section } from './section.js';
+import { FIELD_MAX } from '../../field-limits.js';
 
 /** The widget's languages, as the language select names them. */
 const LANGUAGE_NAMES: Array<[WidgetLanguage, string]> = [
@@ -103,7 +104,7 @@ export function TextsSection(common: SectionProps) {
               {TEXT_LABELS.map(([key, label, hint]) => (
                 <Field key={key} label={label} hint={hint}>
                   <input
-                    maxLength={500}
+                    maxLength={FIELD_MAX.agent.widget_text}
                     value={texts[key] ?? ''}
                     placeholder={defaultText(key)}
                     onInput={(e) => setText(key, inputValue(e))}
