@@ -9,6 +9,23 @@
  */
 
 import { readEventStream } from '../../widget/src/shared/sse.js';
+import type { paths } from './api-types.js';
+
+/** The HTTP methods the UI sends. */
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+/** A route's path with each `{param}` open to any text: `/api/chatbots/{chatbot_id}` → `/api/chatbots/${string}`. */
+type Filled<P extends string> = P extends `${infer Head}{${string}}${infer Rest}`
+  ? `${Head}${string}${Filled<Rest>}`
+  : P;
+/** The routes of the generated API types (api-types.ts) that answer `M`. */
+type RouteOf<M extends Method> = {
+  [P in keyof paths]: paths[P] extends { [K in Lowercase<M>]: object } ? P : never;
+}[keyof paths];
+/**
+ * A path the server answers with method `M`, a query string allowed: a path or method the API
+ * does not have is a type error here rather than a 404 or 405 at run time.
+ */
+export type ApiPath<M extends Method> = Filled<RouteOf<M>> | `${Filled<RouteOf<M>>}?${string}`;
 
 export const TOKEN_KEY = 'chat-agent.token';
 const RETURN_KEY = 'chat-agent.return-to';
@@ -113,7 +130,7 @@ async function failure(res: Response): Promise<ApiError> {
 }
 
 async function send(
-  method: string,
+  method: Method,
   path: string,
   body?: unknown,
   init: { form?: FormData; accept?: string } = {},
@@ -136,21 +153,26 @@ async function send(
   return res;
 }
 
-export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+export function api<T>(method: 'GET', path: ApiPath<'GET'>): Promise<T>;
+export function api<T>(method: 'POST', path: ApiPath<'POST'>, body?: unknown): Promise<T>;
+export function api<T>(method: 'PUT', path: ApiPath<'PUT'>, body?: unknown): Promise<T>;
+export function api<T>(method: 'PATCH', path: ApiPath<'PATCH'>, body?: unknown): Promise<T>;
+export function api<T>(method: 'DELETE', path: ApiPath<'DELETE'>, body?: unknown): Promise<T>;
+export async function api<T>(method: Method, path: string, body?: unknown): Promise<T> {
   const res = await send(method, path, body);
   if (res.status === 204) return undefined as T;
   return (await res.json()) as T;
 }
 
-export const get = <T>(path: string) => api<T>('GET', path);
+export const get = <T>(path: ApiPath<'GET'>) => api<T>('GET', path);
 
-export async function postForm<T>(path: string, form: FormData): Promise<T> {
+export async function postForm<T>(path: ApiPath<'POST'>, form: FormData): Promise<T> {
   const res = await send('POST', path, undefined, { form });
   return (await res.json()) as T;
 }
 
 /** Downloads a bearer-protected file (CSV exports) through a temporary object URL. */
-export async function download(path: string, fileName: string): Promise<void> {
+export async function download(path: ApiPath<'GET'>, fileName: string): Promise<void> {
   const res = await send('GET', path, undefined, { accept: 'text/csv' });
   const url = URL.createObjectURL(await res.blob());
   const a = document.createElement('a');
@@ -167,7 +189,7 @@ export async function download(path: string, fileName: string): Promise<void> {
  * with the created source.
  */
 export function uploadFile<T>(
-  path: string,
+  path: ApiPath<'POST'>,
   file: File,
   onProgress: (fraction: number) => void,
 ): { promise: Promise<T>; abort: () => void } {
@@ -282,7 +304,7 @@ export async function streamChat(
  * `signal`, or when the stream answers 4xx (a 401 ends the session as everywhere else).
  */
 export function followEventStream(
-  path: string,
+  path: ApiPath<'GET'>,
   handlers: {
     onEvent: (event: string, payload: Record<string, unknown>) => void;
     onConnected: () => void;

@@ -1,14 +1,13 @@
 import type { ComponentChildren, JSX } from 'preact';
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api.js';
+import { FIELD_MAX } from './field-limits.js';
+import { errorText } from './submit.js';
+
+export { errorText, FormError, useBusy, useSubmit } from './submit.js';
 
 // Every piece of API text is rendered as a text node by Preact (never as HTML): agent names,
 // transcripts and lead notes come from visitors.
-
-export function errorText(err: unknown): string {
-  if (err instanceof ApiError) return err.message;
-  return 'Something went wrong. Please try again.';
-}
 
 export interface AsyncState<T> {
   data: T | undefined;
@@ -18,32 +17,6 @@ export interface AsyncState<T> {
   setData: (v: T) => void;
   /** counts finished loads (success or failure), so an effect can follow every answer */
   settled: number;
-}
-
-/**
- * A form's submit: `busy` while `action` runs, and the error's text when it fails (the form shows
- * it); the browser's own submit is prevented.
- */
-export function useSubmit(action: () => Promise<void>): {
-  busy: boolean;
-  error: string | null;
-  submit: (e?: Event) => Promise<void>;
-} {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const submit = async (e?: Event) => {
-    e?.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await action();
-    } catch (err) {
-      setError(errorText(err));
-    } finally {
-      setBusy(false);
-    }
-  };
-  return { busy, error, submit };
 }
 
 /** Loads with `fn` when `deps` change; a stale answer (deps changed meanwhile) is dropped. */
@@ -323,7 +296,7 @@ export function SubmitButton(props: { busy: boolean; label: string; busyLabel: s
 
 /** The length the server accepts for a new password. */
 export const PASSWORD_MIN = 8;
-export const PASSWORD_MAX = 128;
+export const PASSWORD_MAX = FIELD_MAX.password;
 /** What the server asks of a new password (docs/API.md "Fields and formats"). */
 export const PASSWORD_HINT = '8 to 128 characters, not a commonly used password';
 

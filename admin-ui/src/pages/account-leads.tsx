@@ -8,13 +8,15 @@ import {
   Field,
   Loading,
   Notice,
-  errorText,
   formatDate,
   toast,
   useAsync,
   inputValue,
+  useBusy,
+  useSubmit,
 } from '../ui.js';
 import { AllWidgetLeads, ExportButton } from './leads.js';
+import { FIELD_MAX } from '../field-limits.js';
 
 const STATUSES: LeadStatus[] = ['New', 'Contacted', 'Closed'];
 const statusKind: Record<LeadStatus, string> = { New: 'busy', Contacted: 'info', Closed: 'ok' };
@@ -24,40 +26,34 @@ function NewLead({ onCreated }: { onCreated: (l: AccountLead) => void }) {
   const [contact, setContact] = useState('');
   const [notes, setNotes] = useState('');
   const [status, setStatus] = useState<LeadStatus>('New');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const lead = await api<AccountLead>('POST', '/api/leads', {
-        name,
-        contact,
-        status,
-        ...(notes.trim() ? { notes } : {}),
-      });
-      setName('');
-      setContact('');
-      setNotes('');
-      setStatus('New');
-      onCreated(lead);
-    } catch (err) {
-      setError(errorText(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => {
+    const lead = await api<AccountLead>('POST', '/api/leads', {
+      name,
+      contact,
+      status,
+      ...(notes.trim() ? { notes } : {}),
+    });
+    setName('');
+    setContact('');
+    setNotes('');
+    setStatus('New');
+    onCreated(lead);
+  });
   return (
     <form class="card stack" onSubmit={submit} method="post" aria-label="New lead">
       <h3>Add a lead</h3>
       {error && <Notice kind="error">{error}</Notice>}
       <div class="grid-3">
         <Field label="Name">
-          <input required maxLength={100} value={name} onInput={(e) => setName(inputValue(e))} />
+          <input required maxLength={FIELD_MAX.lead.name} value={name} onInput={(e) => setName(inputValue(e))} />
         </Field>
         <Field label="Contact" hint="E-mail or phone">
-          <input required maxLength={200} value={contact} onInput={(e) => setContact(inputValue(e))} />
+          <input
+            required
+            maxLength={FIELD_MAX.lead.contact}
+            value={contact}
+            onInput={(e) => setContact(inputValue(e))}
+          />
         </Field>
         <Field label="Status">
           <select value={status} onChange={(e) => setStatus(inputValue(e) as LeadStatus)}>
@@ -89,19 +85,13 @@ function LeadCard({
   onDelete: () => void;
 }) {
   const [notes, setNotes] = useState(lead.notes ?? '');
-  const [busy, setBusy] = useState(false);
-  const update = async (patch: Partial<Pick<AccountLead, 'status' | 'notes'>>) => {
-    setBusy(true);
-    try {
+  const { busy, run } = useBusy((text) => toast(text, 'error'));
+  const update = (patch: Partial<Pick<AccountLead, 'status' | 'notes'>>) =>
+    run(async () => {
       const updated = await api<AccountLead>('PUT', `/api/leads/${encodeURIComponent(lead.id)}`, patch);
       onChanged(updated);
       toast('Lead updated');
-    } catch (err) {
-      toast(errorText(err), 'error');
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   return (
     <li class="card lead-card">
       <div class="lead-top">

@@ -2,7 +2,17 @@ import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { useSession } from '../session.js';
 import type { PasswordChanged } from '../types.js';
-import { Field, NewPasswordFields, Notice, SubmitButton, errorText, formatDate, inputValue } from '../ui.js';
+import {
+  Field,
+  FormError,
+  NewPasswordFields,
+  Notice,
+  SubmitButton,
+  errorText,
+  formatDate,
+  inputValue,
+  useSubmit,
+} from '../ui.js';
 import { WebhooksSection } from './webhooks.js';
 
 /** The signed-in user's own account: who they are, and a new password. */
@@ -43,38 +53,29 @@ function ChangePassword() {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [repeat, setRepeat] = useState('');
-  const [error, setError] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
-    e.preventDefault();
+  const { busy, error, submit } = useSubmit(async () => {
     setDone(null);
-    if (next !== repeat) {
-      setError('The new password and its repetition differ.');
-      return;
-    }
-    setBusy(true);
-    setError(null);
+    if (next !== repeat) throw new FormError('The new password and its repetition differ.');
+    let res: PasswordChanged;
     try {
-      const res = await api<PasswordChanged>('POST', '/api/auth/password', {
+      res = await api<PasswordChanged>('POST', '/api/auth/password', {
         current_password: current,
         new_password: next,
       });
-      const others = res.other_sessions_ended;
-      setDone(
-        `Password changed. ${others === 0 ? 'No other session was open.' : `${others} other session${others === 1 ? ' was' : 's were'} logged out.`}`,
-      );
-      setCurrent('');
-      setNext('');
-      setRepeat('');
     } catch (err) {
-      setError(
-        errorText(err) === 'current_password: is not correct' ? 'The current password is not correct.' : errorText(err),
-      );
-    } finally {
-      setBusy(false);
+      if (errorText(err) === 'current_password: is not correct')
+        throw new FormError('The current password is not correct.');
+      throw err;
     }
-  };
+    const others = res.other_sessions_ended;
+    setDone(
+      `Password changed. ${others === 0 ? 'No other session was open.' : `${others} other session${others === 1 ? ' was' : 's were'} logged out.`}`,
+    );
+    setCurrent('');
+    setNext('');
+    setRepeat('');
+  });
   return (
     <form class="card section stack" onSubmit={submit} method="post" aria-labelledby="change-password">
       <div class="section-head">

@@ -1,9 +1,8 @@
-import { useState } from 'preact/hooks';
 import { api, get } from '../api.js';
 import { useSession } from '../session.js';
 import type { User } from '../types.js';
-import { Loading, Notice, errorText, formatDate, toast, useAsync, inputValue } from '../ui.js';
-import { ServerSettingsSection } from './server-settings.js';
+import { Loading, Notice, formatDate, toast, useAsync, inputValue, useBusy } from '../ui.js';
+import { ServerSettingsSection } from './server-settings/index.js';
 
 type Patch = Partial<Pick<User, 'role' | 'status' | 'plan_id' | 'plan_expires_at'>>;
 
@@ -18,22 +17,18 @@ function UserRow({
   isMe: boolean;
   onChanged: (u: User) => void;
 }) {
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useBusy((text) => {
+    // the select shows the stored value again (the row re-renders from the unchanged user)
+    onChanged({ ...user });
+    toast(text, 'error');
+  });
   const planIds = plans.includes(user.plan_id) ? plans : [user.plan_id, ...plans];
-  const patch = async (p: Patch, what: string) => {
-    setBusy(true);
-    try {
+  const patch = (p: Patch, what: string) =>
+    run(async () => {
       const updated = await api<User>('PATCH', `/api/admin/users/${encodeURIComponent(user.id)}`, p);
       onChanged(updated);
       toast(`${user.name}: ${what}`);
-    } catch (err) {
-      // the select shows the stored value again (the row re-renders from the unchanged user)
-      onChanged({ ...user });
-      toast(errorText(err), 'error');
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   const expires = user.plan_expires_at ? user.plan_expires_at.slice(0, 10) : '';
   return (
     <tr data-user-id={user.id}>

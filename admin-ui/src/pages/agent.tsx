@@ -5,11 +5,11 @@ import { useSession } from '../session.js';
 import type { Agent } from '../types.js';
 import { Badge, ConfirmDialog, CopyButton, Loading, Notice, errorText, toast, useAsync } from '../ui.js';
 import { AgentAnalyticsTab } from './analytics.js';
-import { ConversationsTab } from './conversations.js';
+import { ConversationsTab } from './conversations/index.js';
 import { GapsTab } from './gaps.js';
-import { KnowledgeTab } from './knowledge.js';
+import { KnowledgeTab } from './knowledge/index.js';
 import { WidgetLeadsTab } from './leads.js';
-import { NO_DRAFTS, SettingsTab, unsavedSettings, type SettingsDrafts, type UpdateDrafts } from './settings.js';
+import { NO_DRAFTS, SettingsTab, unsavedSettings, type SettingsDrafts, type UpdateDrafts } from './settings/index.js';
 import { TryItTab } from './try-it.js';
 
 const TABS: Array<{ id: string; label: string }> = [

@@ -1,38 +1,26 @@
 import { useState } from 'preact/hooks';
 import { api, get } from '../api.js';
 import { href, navigate } from '../router.js';
+import { PROVIDERS } from '../providers.js';
 import type { Agent, Provider } from '../types.js';
-import { Badge, EmptyState, Field, Loading, Notice, errorText, toast, useAsync, inputValue } from '../ui.js';
-
-export const PROVIDERS: Array<{ id: Provider; label: string; models: string[] }> = [
-  { id: 'openai', label: 'OpenAI', models: ['gpt-4o-mini', 'gpt-4o', 'gpt-4.1-mini', 'gpt-4.1'] },
-  { id: 'anthropic', label: 'Anthropic', models: ['claude-3-5-haiku-latest', 'claude-sonnet-4-0'] },
-  { id: 'google', label: 'Google', models: ['gemini-2.0-flash', 'gemini-2.5-flash'] },
-  { id: 'ollama', label: 'Ollama', models: ['llama3.2', 'mistral', 'qwen2.5'] },
-];
+import { Badge, EmptyState, Field, Loading, Notice, errorText, toast, useAsync, inputValue, useSubmit } from '../ui.js';
+import { FIELD_MAX } from '../field-limits.js';
 
 function CreateAgent({ onCreated }: { onCreated: (a: Agent) => void }) {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [provider, setProvider] = useState<Provider>('openai');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+  const { busy, error, submit } = useSubmit(
+    async () => {
       const agent = await api<Agent>('POST', '/api/chatbots', {
         name,
         provider,
         ...(description.trim() ? { description } : {}),
       });
       onCreated(agent);
-    } catch (err) {
-      setError(errorText(err));
-      setBusy(false);
-    }
-  };
+    },
+    { keepBusy: true },
+  );
   return (
     <form class="card stack" onSubmit={submit} method="post" aria-label="New agent">
       <h2>New agent</h2>
@@ -42,7 +30,7 @@ function CreateAgent({ onCreated }: { onCreated: (a: Agent) => void }) {
           <input
             name="name"
             required
-            maxLength={100}
+            maxLength={FIELD_MAX.agent.name}
             value={name}
             onInput={(e) => setName(inputValue(e))}
             placeholder="Support assistant"
@@ -59,7 +47,12 @@ function CreateAgent({ onCreated }: { onCreated: (a: Agent) => void }) {
         </Field>
       </div>
       <Field label="Description (optional)">
-        <input name="description" maxLength={2000} value={description} onInput={(e) => setDescription(inputValue(e))} />
+        <input
+          name="description"
+          maxLength={FIELD_MAX.agent.description}
+          value={description}
+          onInput={(e) => setDescription(inputValue(e))}
+        />
       </Field>
       <div class="actions">
         <button type="submit" class="btn btn-primary" disabled={busy}>

@@ -16,6 +16,7 @@ import {
   inputValue,
   useSubmit,
 } from '../ui.js';
+import { FIELD_MAX } from '../field-limits.js';
 
 /**
  * The "Unanswered" tab: questions the agent could not answer well (README "Answer gaps"),
@@ -104,13 +105,18 @@ function AnswerForm({
         label="Question"
         hint="Visitors asking something similar get this answer. Reword it the way people ask it."
       >
-        <input required maxLength={500} value={question} onInput={(e) => setQuestion(inputValue(e))} />
+        <input
+          required
+          maxLength={FIELD_MAX.source.qa_question}
+          value={question}
+          onInput={(e) => setQuestion(inputValue(e))}
+        />
       </Field>
       <Field label="Answer">
         <textarea
           ref={answerRef}
           required
-          maxLength={5000}
+          maxLength={FIELD_MAX.source.qa_answer}
           rows={5}
           value={answer}
           onInput={(e) => setAnswer(inputValue(e))}

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { ApiError, api, download, get } from '../api.js';
+import { type ApiPath, ApiError, api, download, get } from '../api.js';
 import { looksLikePhone } from '../phone.js';
 import { href } from '../router.js';
 import type { Agent, WidgetLead } from '../types.js';
@@ -9,10 +9,10 @@ import {
   Loading,
   Notice,
   RefreshButton,
-  errorText,
   formatDate,
   toast,
   useAsync,
+  useBusy,
 } from '../ui.js';
 
 /** A file name from an agent name: letters, digits and dashes only. */
@@ -22,24 +22,10 @@ export const fileSafe = (s: string) =>
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-|-$/g, '') || 'agent';
 
-export function ExportButton({ path, fileName }: { path: string; fileName: string }) {
-  const [busy, setBusy] = useState(false);
+export function ExportButton({ path, fileName }: { path: ApiPath<'GET'>; fileName: string }) {
+  const { busy, run } = useBusy((text) => toast(text, 'error'));
   return (
-    <button
-      type="button"
-      class="btn btn-small"
-      disabled={busy}
-      onClick={async () => {
-        setBusy(true);
-        try {
-          await download(path, fileName);
-        } catch (err) {
-          toast(errorText(err), 'error');
-        } finally {
-          setBusy(false);
-        }
-      }}
-    >
+    <button type="button" class="btn btn-small" disabled={busy} onClick={() => run(() => download(path, fileName))}>
       {busy ? 'Exporting…' : 'Export CSV'}
     </button>
   );

@@ -5,16 +5,18 @@ import { navigate } from '../router.js';
 import type { PasswordResetAvailability, RegistrationState } from '../types.js';
 import {
   Field,
+  FormError,
   NewPasswordFields,
   Notice,
   PASSWORD_HINT,
   PASSWORD_MAX,
   PASSWORD_MIN,
   SubmitButton,
-  errorText,
   useAsync,
   inputValue,
+  useSubmit,
 } from '../ui.js';
+import { FIELD_MAX } from '../field-limits.js';
 
 function loggedIn(token: string) {
   setToken(token);
@@ -78,20 +80,13 @@ function LoginCard({ registration }: { registration: RegistrationState | undefin
   const reset = useAsync(() => get<PasswordResetAvailability>('/api/auth/password-reset'), []);
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+  const { busy, error, submit } = useSubmit(
+    async () => {
       const res = await api<{ access_token: string }>('POST', '/api/auth/login', { email, password });
       loggedIn(res.access_token);
-    } catch (err) {
-      setError(errorText(err));
-      setBusy(false);
-    }
-  };
+    },
+    { keepBusy: true },
+  );
   return (
     <AuthCard title="Log in" registration={registration}>
       {registration && !registration.has_accounts && (
@@ -148,20 +143,13 @@ function RegisterForm() {
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+  const { busy, error, submit } = useSubmit(
+    async () => {
       const res = await api<{ access_token: string }>('POST', '/api/auth/register', { name, email, password });
       loggedIn(res.access_token);
-    } catch (err) {
-      setError(errorText(err));
-      setBusy(false);
-    }
-  };
+    },
+    { keepBusy: true },
+  );
   return (
     <form onSubmit={submit} method="post" class="stack">
       {error && <Notice kind="error">{error}</Notice>}
@@ -170,7 +158,7 @@ function RegisterForm() {
           name="name"
           autocomplete="name"
           required
-          maxLength={100}
+          maxLength={FIELD_MAX.account_name}
           value={name}
           onInput={(e) => setName(inputValue(e))}
         />
@@ -225,21 +213,10 @@ export function RegisterPage() {
 export function ForgotPasswordPage() {
   const [email, setEmail] = useState('');
   const [sent, setSent] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const res = await api<{ detail: string }>('POST', '/api/auth/password-reset', { email });
-      setSent(res.detail);
-    } catch (err) {
-      setError(errorText(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => {
+    const res = await api<{ detail: string }>('POST', '/api/auth/password-reset', { email });
+    setSent(res.detail);
+  });
   return (
     <AuthCard title="Reset your password">
       {sent ? (
@@ -270,29 +247,23 @@ export function ResetPasswordPage() {
   const [token] = useState(tokenFromHash);
   const [password, setPassword] = useState('');
   const [repeat, setRepeat] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const [done, setDone] = useState(false);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    if (password !== repeat) {
-      setError('The two passwords differ.');
-      return;
-    }
-    setBusy(true);
-    setError(null);
-    try {
-      await api('POST', '/api/auth/password-reset/confirm', { token, new_password: password });
+  const { busy, error, submit } = useSubmit(
+    async () => {
+      if (password !== repeat) throw new FormError('The two passwords differ.');
+      try {
+        await api('POST', '/api/auth/password-reset/confirm', { token, new_password: password });
+      } catch (err) {
+        const badLink = err instanceof ApiError && err.status === 400 && err.message.startsWith('token:');
+        throw badLink ? new FormError('This link is invalid, already used or expired. Ask for a new one.') : err;
+      }
       // every session of the account has ended, this browser's too
       clearToken();
       window.dispatchEvent(new Event('chat-agent:logged-out'));
       setDone(true);
-    } catch (err) {
-      const badLink = err instanceof ApiError && err.status === 400 && err.message.startsWith('token:');
-      setError(badLink ? 'This link is invalid, already used or expired. Ask for a new one.' : errorText(err));
-      setBusy(false);
-    }
-  };
+    },
+    { keepBusy: true },
+  );
   if (done) {
     return (
       <AuthCard title="Password changed">

@@ -4,6 +4,7 @@ import { href } from '../router.js';
 import { useSession } from '../session.js';
 import type { Agent } from '../types.js';
 import { Notice, errorText } from '../ui.js';
+import { FIELD_MAX } from '../field-limits.js';
 
 interface Turn {
   key: number;
@@ -116,7 +117,7 @@ export function TryItTab({ agent }: { agent: Agent }) {
       <form class="composer" onSubmit={send} method="post">
         <textarea
           rows={2}
-          maxLength={4000}
+          maxLength={FIELD_MAX.message}
           value={text}
           aria-label="Message"
           placeholder="Ask something a visitor would ask…"

@@ -16,7 +16,9 @@ import {
   useAsync,
   inputValue,
   useSubmit,
+  useBusy,
 } from '../ui.js';
+import { FIELD_MAX } from '../field-limits.js';
 
 const EVENTS: Array<[string, string]> = [
   ['lead.created', 'A visitor leaves a lead'],
@@ -127,7 +129,7 @@ function AddWebhook({ onAdded, onCancel }: { onAdded: (w: WebhookWithSecret) => 
           type="url"
           name="webhook-url"
           required
-          maxLength={2000}
+          maxLength={FIELD_MAX.webhook_url}
           placeholder="https://example.com/hooks/chat-agent"
           value={url}
           onInput={(e) => setUrl(inputValue(e))}
@@ -158,18 +160,12 @@ function WebhookCard({
   const [showLog, setShowLog] = useState(false);
   const [logKey, setLogKey] = useState(0);
   const [confirm, setConfirm] = useState<'delete' | 'rotate' | null>(null);
-  const [busy, setBusy] = useState(false);
-  const act = async (fn: () => Promise<unknown>, done: string) => {
-    setBusy(true);
-    try {
+  const { busy, run } = useBusy((text) => toast(text, 'error'));
+  const act = (fn: () => Promise<unknown>, done: string) =>
+    run(async () => {
       await fn();
       toast(done);
-    } catch (err) {
-      toast(errorText(err), 'error');
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   return (
     <article class="card stack" aria-label={`Webhook ${hook.url}`}>
       <div class="section-head-row">

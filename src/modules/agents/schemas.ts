@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FIELD_MAX } from '../field-limits.js';
 import { emailField } from '../auth/index.js';
 import { normaliseHostPattern } from './origins.js';
 
@@ -6,16 +7,16 @@ export { PROVIDER_NAMES as PROVIDERS } from '../../providers/llm/catalog.js';
 import { PROVIDER_NAMES as PROVIDERS } from '../../providers/llm/catalog.js';
 
 const color = z.string().regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a hex color like #rgb or #rrggbb');
-const name = z.string().trim().min(1).max(100);
-const description = z.string().max(2000).nullable();
+const name = z.string().trim().min(1).max(FIELD_MAX.agent.name);
+const description = z.string().max(FIELD_MAX.agent.description).nullable();
 const model = z
   .string()
   .trim()
   .min(1)
-  .max(100)
+  .max(FIELD_MAX.agent.model)
   .regex(/^[\w.:/@-]+$/, 'must be a model name such as gpt-4o-mini');
-const instructions = z.string().max(20000);
-const welcome = z.string().max(1000);
+const instructions = z.string().max(FIELD_MAX.agent.instructions);
+const welcome = z.string().max(FIELD_MAX.agent.welcome_message);
 const temperature = z.number().min(0).max(1);
 const maxTokens = z.number().int().min(1).max(16384);
 /** `""` (or blank) reads as null: clients of the original service send it for "none" */
@@ -27,7 +28,7 @@ const httpUrlOrNull = z
   .pipe(
     z
       .url({ protocol: /^https?$/ })
-      .max(2000)
+      .max(FIELD_MAX.agent.url)
       .nullable(),
   )
   .describe('an http(s) URL; "" or null for none');
@@ -48,7 +49,7 @@ const fontFamily = z
   .string()
   .trim()
   .min(1)
-  .max(100)
+  .max(FIELD_MAX.agent.font_family)
   .regex(/^[\w\s,'"-]+$/, 'must be a CSS font-family list');
 
 // Website hosts allowed to embed the agent (beyond the spec); see origins.ts for the pattern rules.
@@ -111,7 +112,7 @@ export const WIDGET_TEXT_KEYS = [
 const widgetTexts = z
   .partialRecord(
     z.enum(WIDGET_TEXT_KEYS, { error: `must be one of ${WIDGET_TEXT_KEYS.join(', ')}` }),
-    z.string().trim().max(500),
+    z.string().trim().max(FIELD_MAX.agent.widget_text),
   )
   // an empty text means "the language's own": it is dropped, not stored
   .transform((texts) => Object.fromEntries(Object.entries(texts).filter(([, v]) => v !== '')))
@@ -170,7 +171,7 @@ export const updateAgentBody = z.object({
   powered_by_text: z
     .string()
     .trim()
-    .max(100)
+    .max(FIELD_MAX.agent.powered_by_text)
     .nullable()
     .transform((v) => v || null)
     .optional(),
@@ -180,7 +181,7 @@ export const updateAgentBody = z.object({
   no_answer_message: z
     .string()
     .trim()
-    .max(1000)
+    .max(FIELD_MAX.agent.no_answer_message)
     .nullable()
     .transform((v) => v || null)
     .optional(),
@@ -188,16 +189,16 @@ export const updateAgentBody = z.object({
   // issue 22.6: when the lead form shows, and what it says about consent
   lead_form_timing: z.enum(['before_chat', 'after_messages']).optional(),
   lead_form_after_messages: z.number().int().min(1).max(50).optional(),
-  lead_consent_text: ownerText(500).optional(),
+  lead_consent_text: ownerText(FIELD_MAX.agent.lead_consent_text).optional(),
   privacy_policy_url: httpUrlOrNull.optional(),
   // issue 22.7: the widget's language and the owner's own wording
   language: z.enum(WIDGET_LANGUAGES).optional(),
   widget_texts: widgetTexts.optional(),
   // issue 22.3: what visitors read when the account's monthly messages are used up
-  unavailable_message: ownerText(500).optional(),
+  unavailable_message: ownerText(FIELD_MAX.agent.unavailable_message).optional(),
   // issue 23: starter questions, the greeting bubble, idle resolution, escalation words
   starter_questions: shortTexts(6, 120).optional(),
-  greeting_message: ownerText(200).optional(),
+  greeting_message: ownerText(FIELD_MAX.agent.greeting_message).optional(),
   greeting_delay_s: z.number().int().min(1).max(120).optional(),
   auto_resolve_after_h: z.number().int().min(1).max(720).nullable().optional(),
   escalation_keywords: shortTexts(20, 40).optional(),

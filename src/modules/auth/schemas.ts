@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { FIELD_MAX } from '../field-limits.js';
 
 export const emailField = z
   .string()
   .trim()
-  .max(254)
+  .max(FIELD_MAX.email)
   .pipe(z.email({ message: 'must be a valid email address' }));
 
 /** The User object (docs/API.md "Objects"); response schemas strip every other column (password_hash above all). */
@@ -25,9 +26,9 @@ export const tokenSchema = z.object({
 });
 
 export const registerBody = z.object({
-  name: z.string().trim().min(1).max(100),
+  name: z.string().trim().min(1).max(FIELD_MAX.account_name),
   email: emailField,
-  password: z.string().min(8).max(128),
+  password: z.string().min(8).max(FIELD_MAX.password),
 });
 
 export const loginBody = z.object({
@@ -38,7 +39,7 @@ export const loginBody = z.object({
 export const messageSchema = z.object({ message: z.string() });
 
 /** The register route's password rule (docs/API.md "Fields and formats": 8-128 characters). */
-const newPassword = z.string().min(8).max(128);
+const newPassword = z.string().min(8).max(FIELD_MAX.password);
 
 export const changePasswordBody = z.object({
   current_password: z.string().min(1).max(1024),

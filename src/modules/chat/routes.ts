@@ -6,6 +6,7 @@ import { serverFailure } from '../../platform/http/error-handler.js';
 import { EventStream, wantsEventStream } from '../../platform/http/sse.js';
 import { visitorPreflight } from '../agents/index.js';
 import { currentUser, emailField } from '../auth/index.js';
+import { FIELD_MAX } from '../field-limits.js';
 import type { HandoffService } from './handoff.js';
 import { handoffRoutes } from './handoff-routes.js';
 import type { ChatService, PreparedTurn } from './service.js';
@@ -189,7 +190,12 @@ export const chatRoutes: FastifyPluginAsyncZod<{
       params: chatbotParams,
       querystring: z.object({
         status: z.enum(['active', 'resolved', 'escalated']).optional(),
-        q: z.string().trim().max(200).optional().describe('text in the transcript (case-insensitive)'),
+        q: z
+          .string()
+          .trim()
+          .max(FIELD_MAX.conversation_search)
+          .optional()
+          .describe('text in the transcript (case-insensitive)'),
       }),
       response: { 200: conversationSchema.array() },
     },

@@ -9,6 +9,7 @@ import type { ChatRequest, LlmProvider, ProviderName } from '../../providers/llm
 import type { AgentsService } from '../agents/index.js';
 import type { ChatbotRow } from '../agents/tables.js';
 import type { AuthUser } from '../auth/index.js';
+import { FIELD_MAX } from '../field-limits.js';
 import type { KnowledgeService, Passage } from '../knowledge/index.js';
 import { VISITOR_UNAVAILABLE_TEXT, type Account, type MessageQuota, type PlanService } from '../limits/index.js';
 import { knowledgeOnlyAnswer } from './knowledge-answer.js';
@@ -63,7 +64,7 @@ export interface PreparedTurn {
 }
 
 /** The longest visitor message accepted (413 over it); longer texts belong in a knowledge source. */
-export const MAX_MESSAGE_CHARS = 4000;
+export const MAX_MESSAGE_CHARS = FIELD_MAX.message;
 
 export type ProviderLookup = (name: ProviderName) => LlmProvider | null;
 

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ApiError, badRequest } from '../../platform/http/errors.js';
 import { cutShort, multipartClientError, readFormFields, watchClosingDelimiter } from '../../platform/http/form.js';
 import { currentUser } from '../auth/index.js';
+import { FIELD_MAX } from '../field-limits.js';
 import { MAX_UPLOAD_BYTES, type IngestionService } from './ingestion.js';
 import { MAX_QA_ANSWER_CHARS, MAX_QA_QUESTION_CHARS, MAX_TEXT_SOURCE_CHARS, type KnowledgeService } from './service.js';
 import type { AnswerGapsService, GapRow } from './gaps.js';
@@ -159,7 +160,7 @@ function typeName(v: unknown): string {
 }
 
 const websiteFields = z.object({
-  url: z.string().trim().min(1).max(2000),
+  url: z.string().trim().min(1).max(FIELD_MAX.source.website_url),
   // a number (JSON) or a numeric string (forms, JSON); absent, null or blank is the default
   max_pages: z
     .unknown()
@@ -192,7 +193,7 @@ function jsonFields(body: unknown): Record<string, unknown> {
 }
 
 const textSourceFields = z.object({
-  name: z.string().trim().min(1).max(200),
+  name: z.string().trim().min(1).max(FIELD_MAX.source.text_name),
   // multipart sends line breaks as CRLF; count them once
   content: z
     .string()

@@ -5,6 +5,7 @@ import { newId } from '../../platform/ids.js';
 import { EMBEDDING_BATCH_SIZE, type Embedder } from '../../providers/embeddings/index.js';
 import type { AgentsService } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
+import { FIELD_MAX } from '../field-limits.js';
 import { chunkText, estimateTokens } from './chunker.js';
 import { websiteOptions } from './website-options.js';
 import { questionKey } from './gaps.js';
@@ -48,8 +49,8 @@ export function sourceLabel(type: SourceRow['type'], name: string, title: string
 }
 
 /** a qa source's question and answer (the routes answer 400 over them) */
-export const MAX_QA_QUESTION_CHARS = 500;
-export const MAX_QA_ANSWER_CHARS = 5000;
+export const MAX_QA_QUESTION_CHARS = FIELD_MAX.source.qa_question;
+export const MAX_QA_ANSWER_CHARS = FIELD_MAX.source.qa_answer;
 
 /** A qa source's one passage: the question and the answer, so both searches find it by the question. */
 export function qaPassage(question: string, answer: string): string {

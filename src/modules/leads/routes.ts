@@ -6,6 +6,7 @@ import { ApiError, badRequest } from '../../platform/http/errors.js';
 import { acceptsHtml, escapeHtml, messagePageHtml } from '../../platform/http/html.js';
 import { readFormFields } from '../../platform/http/form.js';
 import { currentUser } from '../auth/index.js';
+import { FIELD_MAX } from '../field-limits.js';
 import { toCsv } from './csv.js';
 import type { LeadsService } from './service.js';
 
@@ -37,8 +38,8 @@ const accountLeadSchema = z.object({
   updated_at: z.string(),
 });
 
-const leadName = z.string().trim().min(1).max(200);
-const contact = z.string().trim().min(1).max(300);
+const leadName = z.string().trim().min(1).max(FIELD_MAX.lead.name);
+const contact = z.string().trim().min(1).max(FIELD_MAX.lead.contact);
 const notes = z.string().max(5000).nullable();
 
 export const leadsRoutes: FastifyPluginAsyncZod<{ leads: LeadsService }> = async (app, { leads }) => {

@@ -7,29 +7,32 @@ import type { ProviderRegistry } from '../../providers/llm/registry.js';
 import type { ProviderName } from '../../providers/llm/types.js';
 import { DEFAULT_MODEL } from '../agents/service.js';
 import { currentUser } from '../auth/index.js';
+import { FIELD_MAX } from '../field-limits.js';
 import type { ServerSettings } from './service.js';
 
 const providerName = z.enum(PROVIDER_NAMES);
 const keyed = PROVIDER_NAMES.filter((name) => !usesHost(name));
 const hosted = PROVIDER_NAMES.filter(usesHost);
-const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).max(500);
+const httpUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
+  .max(FIELD_MAX.settings.base_url);
 const apiKey = z
   .string()
   .trim()
   .min(1, 'must not be empty')
-  .max(500)
+  .max(FIELD_MAX.settings.api_key)
   .regex(/^[\x21-\x7e]+$/, 'must be printable characters without spaces');
 const smtpUrl = z
   .string()
   .trim()
-  .max(1000)
+  .max(FIELD_MAX.settings.smtp_url)
   .regex(/^smtps?:\/\/[^/?#\s]+/i, 'must be an smtp:// or smtps:// URL with a host')
   .refine((v) => URL.canParse(v), 'must be an smtp:// or smtps:// URL with a host');
 const sender = z
   .string()
   .trim()
   .min(3)
-  .max(320)
+  .max(FIELD_MAX.settings.smtp_from)
   .regex(/^[^\r\n]*@[^\r\n]*$/, 'must be an e-mail address, optionally with a name: Name <alerts@example.com>');
 
 const source = z.enum(['environment', 'database', 'none']);

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { currentUser } from '../auth/index.js';
+import { FIELD_MAX } from '../field-limits.js';
 import { MAX_WEBHOOKS, WEBHOOK_EVENTS, type WebhooksService } from './service.js';
 
 const webhookSchema = z.object({
@@ -27,7 +28,7 @@ const deliverySchema = z.object({
 
 // event names are checked by the service, so an unknown one is a 400 naming the allowed ones
 const events = z.array(z.string().max(100)).max(20);
-const url = z.string().trim().min(1).max(2000);
+const url = z.string().trim().min(1).max(FIELD_MAX.webhook_url);
 
 export const webhookRoutes: FastifyPluginAsyncZod<{ webhooks: WebhooksService }> = async (app, { webhooks }) => {
   const security = [{ bearer: [] }];

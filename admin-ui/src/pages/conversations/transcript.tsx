@@ -1,0 +1,219 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, get } from '../../api.js';
+import type { Agent, Conversation, Message } from '../../types.js';
+import { Badge, Loading, Notice, formatDate, useAsync, useSubmit } from '../../ui.js';
+import { FIELD_MAX } from '../../field-limits.js';
+
+/**
+ * The visitor's thumbs on the conversation's answers, as counts: "👍 0 👎 1" says what happened,
+ * where the API's 1-5 `rating` made one thumbs-down look like a one-star conversation (issue 31).
+ */
+function Thumbs({ up, down }: { up: number; down: number }) {
+  if (up + down === 0) return <span class="muted small">No answer rated</span>;
+  return (
+    <span class="thumbs" role="img" aria-label={`${up} thumbs up, ${down} thumbs down`}>
+      👍 {up} <span class="thumbs-down">👎 {down}</span>
+    </span>
+  );
+}
+
+/** " · 👍 2 👎 1" in a list line, nothing while no answer is rated. */
+export const thumbsText = (c: Conversation) =>
+  c.thumbs_up + c.thumbs_down === 0 ? '' : ` · 👍 ${c.thumbs_up} 👎 ${c.thumbs_down}`;
+
+export const statusKind: Record<Conversation['status'], string> = { active: 'busy', resolved: 'ok', escalated: 'bad' };
+
+/** Live handoff: who answers the visitor now (absent from older servers: the agent). */
+export type HandledConversation = Conversation & { handled_by?: 'agent' | 'person'; taken_at?: string | null };
+export type HandoffState = Pick<HandledConversation, 'status' | 'handled_by' | 'taken_at' | 'escalated_at'> & {
+  conversation_id: string;
+};
+type TranscriptMessage = Message & { from_person?: boolean };
+
+/** The person's message to the visitor, while they handle the conversation. */
+function ReplyForm({
+  agent,
+  conversation,
+  onSent,
+}: {
+  agent: Agent;
+  conversation: HandledConversation;
+  onSent: () => void;
+}) {
+  const [text, setText] = useState('');
+  const box = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => box.current?.focus(), [conversation.id]);
+  const {
+    busy: sending,
+    error,
+    submit: send,
+  } = useSubmit(async () => {
+    const message = text.trim();
+    if (!message) return;
+    await api(
+      'POST',
+      `/api/chat/conversations/${encodeURIComponent(agent.id)}/${encodeURIComponent(conversation.id)}/reply`,
+      { message },
+    );
+    setText('');
+    onSent();
+    box.current?.focus();
+  });
+  return (
+    <form class="reply-form stack" onSubmit={(e) => void send(e)}>
+      <label class="stack">
+        <span>Your reply to the visitor</span>
+        <textarea
+          ref={box}
+          rows={3}
+          maxLength={FIELD_MAX.message}
+          value={text}
+          onInput={(e) => setText(e.currentTarget.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+              e.preventDefault();
+              if (!sending) void send();
+            }
+          }}
+        />
+      </label>
+      {error && <Notice kind="error">{error}</Notice>}
+      <div class="actions">
+        <button type="submit" class="btn btn-primary" disabled={sending || !text.trim()}>
+          Send reply
+        </button>
+        <span class="small muted">
+          Enter sends; Shift+Enter starts a new line. The visitor sees it in their open chat at once.
+        </span>
+      </div>
+    </form>
+  );
+}
+
+export function Transcript({
+  agent,
+  conversation,
+  onDelete,
+  onStatus,
+  onHandoff,
+  onSent,
+}: {
+  agent: Agent;
+  conversation: HandledConversation;
+  onDelete: (button: HTMLButtonElement) => void;
+  onStatus: (status: 'active' | 'resolved') => Promise<void>;
+  onHandoff: (action: 'take' | 'hand-back') => Promise<void>;
+  onSent: () => void;
+}) {
+  const messages = useAsync(
+    () => get<TranscriptMessage[]>(`/api/chat/messages/${encodeURIComponent(conversation.id)}`),
+    [conversation.id, conversation.updated_at, conversation.message_count],
+  );
+  const [changing, setChanging] = useState(false);
+  const change = async (step: () => Promise<void>) => {
+    setChanging(true);
+    try {
+      await step();
+    } finally {
+      setChanging(false);
+    }
+  };
+  const person = conversation.handled_by === 'person';
+  return (
+    <section class="card stack transcript" aria-label="Transcript">
+      <div class="section-head-row">
+        <h2>{conversation.user_name || 'Anonymous visitor'}</h2>
+        <span class="head-actions">
+          <Badge kind={statusKind[conversation.status]}>{conversation.status}</Badge>
+          {person && <Badge kind="ok">you are answering</Badge>}
+          {person ? (
+            <button
+              type="button"
+              class="btn btn-small"
+              disabled={changing}
+              onClick={() => void change(() => onHandoff('hand-back'))}
+            >
+              Hand back to the agent
+            </button>
+          ) : (
+            <button
+              type="button"
+              class="btn btn-small btn-primary"
+              disabled={changing}
+              onClick={() => void change(() => onHandoff('take'))}
+            >
+              Take over
+            </button>
+          )}
+          {conversation.status === 'resolved' ? (
+            <button
+              type="button"
+              class="btn btn-small"
+              disabled={changing}
+              onClick={() => void change(() => onStatus('active'))}
+            >
+              Reopen
+            </button>
+          ) : (
+            <button
+              type="button"
+              class="btn btn-small"
+              disabled={changing}
+              onClick={() => void change(() => onStatus('resolved'))}
+            >
+              Mark resolved
+            </button>
+          )}
+          <button type="button" class="btn btn-small btn-danger-text" onClick={(e) => onDelete(e.currentTarget)}>
+            Delete conversation
+          </button>
+        </span>
+      </div>
+      <dl class="facts">
+        <div>
+          <dt>E-mail</dt>
+          <dd>{conversation.user_email || '—'}</dd>
+        </div>
+        <div>
+          <dt>Answers rated</dt>
+          <dd>
+            <Thumbs up={conversation.thumbs_up} down={conversation.thumbs_down} />
+          </dd>
+        </div>
+        <div>
+          <dt>Started</dt>
+          <dd>{formatDate(conversation.created_at)}</dd>
+        </div>
+        <div>
+          <dt>Messages</dt>
+          <dd>{conversation.message_count}</dd>
+        </div>
+      </dl>
+      {conversation.status === 'escalated' && !person && (
+        <Notice kind="warning">
+          The visitor asked for a person{conversation.escalated_at ? ` (${formatDate(conversation.escalated_at)})` : ''}
+          . Take the conversation over to reply; the agent stays silent until you hand it back.
+        </Notice>
+      )}
+      {messages.error && <Notice kind="error">{messages.error}</Notice>}
+      {!messages.data && messages.loading && <Loading />}
+      {messages.data && (
+        <ol class="chat-log" aria-label="Messages">
+          {messages.data.map((m) => (
+            <li key={m.id} class={`chat-msg chat-${m.role}${m.from_person ? ' chat-person' : ''}`}>
+              <span class="chat-who">{m.role === 'user' ? 'Visitor' : m.from_person ? 'You' : 'Agent'}</span>
+              <div class="chat-bubble">{m.content}</div>
+              {m.interrupted && <span class="chat-note">(answer interrupted)</span>}
+              {m.feedback === 1 && <span class="chat-note">Visitor’s feedback: helpful</span>}
+              {m.feedback === -1 && <span class="chat-note">Visitor’s feedback: not helpful</span>}
+              <time class="chat-time" dateTime={m.timestamp}>
+                {formatDate(m.timestamp)}
+              </time>
+            </li>
+          ))}
+        </ol>
+      )}
+      {person && <ReplyForm agent={agent} conversation={conversation} onSent={onSent} />}
+    </section>
+  );
+}
