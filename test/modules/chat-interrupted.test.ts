@@ -1,9 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { buildTurns } from '../../src/modules/chat/prompt.js';
 import type { ChatTurn } from '../../src/providers/llm/types.js';
-import { auth, createAgent, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { auth, createAgent, registerUser, useTestApps, type TestApp } from '../helpers/app.js';
 import {
   startFakeLlm,
   type FakeBehaviour,
@@ -24,13 +24,7 @@ type Json = Record<string, any>;
 const KEY = 'sk-test-SECRET-interrupted-key-0123456789';
 const SSE = { accept: 'text/event-stream' };
 
-const apps: TestApp[] = [];
-const fakes: FakeLlm[] = [];
-
-afterEach(async () => {
-  for (const f of fakes.splice(0)) await f.close();
-  for (const t of apps.splice(0)) await t.cleanup();
-});
+const apps = useTestApps();
 
 function providerEnv(f: FakeLlm): Record<string, string> {
   switch (f.provider) {
@@ -48,9 +42,8 @@ function providerEnv(f: FakeLlm): Record<string, string> {
 /** An app wired to a fake `provider`, one account and one agent on that provider. */
 async function setup(provider: FakeProviderName, behaviour: Partial<FakeBehaviour> = {}) {
   const f = await startFakeLlm(provider, behaviour);
-  fakes.push(f);
-  const t = await startTestApp({ env: { EMBEDDINGS: 'none', ...providerEnv(f) } });
-  apps.push(t);
+  apps.before(f);
+  const t = await apps.start({ env: { EMBEDDINGS: 'none', ...providerEnv(f) } });
   const { token } = await registerUser(t.app);
   const agent = await createAgent(t.app, token, { name: `${provider} helper`, provider, model: `${provider}-model` });
   return { f, t, token, agent };

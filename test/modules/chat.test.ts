@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { auth, createAgent, ManualClock, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { describe, expect, it, vi } from 'vitest';
+import { auth, createAgent, ManualClock, registerUser, useTestApps, type TestApp } from '../helpers/app.js';
 import {
   startFakeLlm,
   type FakeBehaviour,
@@ -79,25 +79,17 @@ const PUBLIC_INFO_KEYS = [
 // ---------------------------------------------------------------------------------------------
 // set-up and tear-down
 
-const apps: TestApp[] = [];
-const fakes: FakeLlm[] = [];
-
-afterEach(async () => {
-  // fakes first: a paused or hanging fake is released, so no app request waits on it
-  for (const f of fakes.splice(0)) await f.close();
-  for (const t of apps.splice(0)) await t.cleanup();
-});
+const apps = useTestApps();
 
 /** The app with keyword-only retrieval unless the test says otherwise. */
 async function start(env: Record<string, string> = {}, clock?: ManualClock): Promise<TestApp> {
-  const t = await startTestApp({ env: { EMBEDDINGS: 'none', ...env }, clock });
-  apps.push(t);
+  const t = await apps.start({ env: { EMBEDDINGS: 'none', ...env }, clock });
   return t;
 }
 
 async function fake(provider: FakeProviderName, behaviour: Partial<FakeBehaviour> = {}): Promise<FakeLlm> {
   const f = await startFakeLlm(provider, behaviour);
-  fakes.push(f);
+  apps.before(f);
   return f;
 }
 

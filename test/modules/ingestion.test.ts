@@ -1,10 +1,10 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { auth, createAgent, registerUser, startTestApp, type TestApp, multipartForm } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { auth, createAgent, registerUser, useTestApps, type TestApp, multipartForm } from '../helpers/app.js';
 import { csvWith, docxWith, pdfWith, xlsxWith } from '../helpers/documents.js';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
-import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
+import { startLocalSite } from '../helpers/local-site.js';
 
 /**
  * File sources (docs/API.md "Source status"; README "File sources") through
@@ -17,23 +17,14 @@ type Json = Record<string, any>;
 const KEY = 'sk-test-ingestion-key-0123456789';
 const MB = 1024 * 1024;
 
-const apps: TestApp[] = [];
-const fakes: FakeLlm[] = [];
-const sites: LocalSite[] = [];
-
-afterEach(async () => {
-  for (const s of sites.splice(0)) await s.close();
-  for (const f of fakes.splice(0)) await f.close();
-  for (const t of apps.splice(0)) await t.cleanup();
-});
+const apps = useTestApps();
 
 async function setup(env: Record<string, string> = {}) {
   const f = await startFakeLlm('openai', { reply: 'Noted.' });
-  fakes.push(f);
-  const t = await startTestApp({
+  apps.before(f);
+  const t = await apps.start({
     env: { EMBEDDINGS: 'none', OPENAI_API_KEY: KEY, OPENAI_BASE_URL: f.baseURL, ...env },
   });
-  apps.push(t);
   const { token } = await registerUser(t.app);
   const agent = await createAgent(t.app, token);
   return { f, t, token, agent };
@@ -498,7 +489,7 @@ describe('stored files', () => {
     const site = await startLocalSite({
       '/': '<html><body><main><p>The blocking page finally answered.</p></main></body></html>',
     });
-    sites.push(site);
+    apps.before(site);
     const ctx = await setup({ ALLOW_PRIVATE_URLS: 'true', INGEST_CONCURRENCY: '1' });
     const hold = site.hold('/');
     const { t, token, agent } = ctx;

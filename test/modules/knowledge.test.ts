@@ -1,11 +1,11 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { EMBEDDING_BATCH_SIZE } from '../../src/providers/embeddings/index.js';
 import {
   auth,
   createAgent,
   ManualClock,
   registerUser,
-  startTestApp,
+  useTestApps,
   type TestApp,
   multipartForm,
 } from '../helpers/app.js';
@@ -43,23 +43,16 @@ const SOURCE_KEYS = [
   'url',
 ];
 
-const apps: TestApp[] = [];
-const fakes: FakeLlm[] = [];
-
-afterEach(async () => {
-  for (const f of fakes.splice(0)) await f.close();
-  for (const t of apps.splice(0)) await t.cleanup();
-});
+const apps = useTestApps();
 
 async function start(env: Record<string, string> = {}, clock?: ManualClock): Promise<TestApp> {
-  const t = await startTestApp({ env: { EMBEDDINGS: 'none', ...env }, clock });
-  apps.push(t);
+  const t = await apps.start({ env: { EMBEDDINGS: 'none', ...env }, clock });
   return t;
 }
 
 async function fakeOpenai(behaviour: Partial<FakeBehaviour> = {}): Promise<FakeLlm> {
   const f = await startFakeLlm('openai', behaviour);
-  fakes.push(f);
+  apps.before(f);
   return f;
 }
 

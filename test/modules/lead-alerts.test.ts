@@ -1,7 +1,7 @@
 import { SMTPServer } from 'smtp-server';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   auth,
   makeDataDir,
@@ -9,7 +9,7 @@ import {
   multipartForm,
   PASSWORD,
   registerUser,
-  startTestApp,
+  useTestApps,
   type TestApp,
 } from '../helpers/app.js';
 import { freePort, smtpUrl, startSmtp, type TestSmtp } from '../helpers/smtp.js';
@@ -25,27 +25,20 @@ type Json = Record<string, any>;
 /** the queue polls once a second of real time; a delivery that needs a poll gets this long */
 const DELIVERY_TIMEOUT_MS = 15_000;
 
-const apps: TestApp[] = [];
-const servers: TestSmtp[] = [];
-afterEach(async () => {
-  // apps first (their queues stop), then the mail servers; cleanup also removes each data dir
-  for (const t of apps.splice(0).reverse()) await t.cleanup();
-  for (const s of servers.splice(0)) await s.close();
-});
+const apps = useTestApps();
 
 async function app(env: Record<string, string>, clock: ManualClock, dataDir?: string): Promise<TestApp> {
-  const t = await startTestApp({
+  const t = await apps.start({
     clock,
     env: { SMTP_FROM: 'alerts@chat-agent.test', ...env },
     ...(dataDir ? { dataDir } : {}),
   });
-  apps.push(t);
   return t;
 }
 
 async function smtp(port?: number): Promise<TestSmtp> {
   const s = await startSmtp(port);
-  servers.push(s);
+  apps.after(s);
   return s;
 }
 

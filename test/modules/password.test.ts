@@ -8,6 +8,7 @@ import {
   PASSWORD,
   registerUser,
   startTestApp,
+  useTestApps,
   uniqueEmail,
   type TestApp,
 } from '../helpers/app.js';
@@ -26,21 +27,15 @@ const PUBLIC_URL = 'https://chat.example.test';
 const REQUESTED = 'If an account exists for that address, a reset link has been sent.';
 const MAIL_TIMEOUT_MS = 10_000;
 
-const apps: TestApp[] = [];
-const servers: TestSmtp[] = [];
-afterEach(async () => {
-  for (const t of apps.splice(0).reverse()) await t.cleanup();
-  for (const s of servers.splice(0)) await s.close();
-});
+const apps = useTestApps();
 
 async function appWithMail(clock = new ManualClock()): Promise<{ t: TestApp; smtp: TestSmtp; clock: ManualClock }> {
   const smtp = await startSmtp();
-  servers.push(smtp);
-  const t = await startTestApp({
+  apps.after(smtp);
+  const t = await apps.start({
     clock,
     env: { SMTP_URL: smtp.url, SMTP_FROM: 'accounts@chat-agent.test', PUBLIC_URL },
   });
-  apps.push(t);
   return { t, smtp, clock };
 }
 
@@ -187,8 +182,7 @@ describe('password reset by e-mail', () => {
     const on = await t.app.inject({ method: 'GET', url: '/api/auth/password-reset' });
     expect(on.statusCode).toBe(200);
     expect(on.json()).toEqual({ available: true });
-    const plain = await startTestApp();
-    apps.push(plain);
+    const plain = await apps.start();
     expect((await plain.app.inject({ method: 'GET', url: '/api/auth/password-reset' })).json()).toEqual({
       available: false,
     });
@@ -316,8 +310,7 @@ describe('password reset by e-mail', () => {
   });
 
   it('without SMTP the answer is the same 202 and nothing is stored', async () => {
-    const t = await startTestApp();
-    apps.push(t);
+    const t = await apps.start();
     const { email } = await registerUser(t.app);
     const res = await requestReset(t, email);
     expect(res.statusCode).toBe(202);
@@ -327,8 +320,7 @@ describe('password reset by e-mail', () => {
   });
 
   it('bad input is 400 naming the field', async () => {
-    const t = await startTestApp();
-    apps.push(t);
+    const t = await apps.start();
     const bad = await t.app.inject({
       method: 'POST',
       url: '/api/auth/password-reset',
@@ -411,8 +403,7 @@ describe('commonly used passwords are refused wherever a password is set', () =>
   const COMMON = /: is one of the most commonly used passwords \(found in lists of leaked passwords\); choose another/;
 
   it('register: 400 naming the field and saying why; any case; nothing is created', async () => {
-    const t = await startTestApp();
-    apps.push(t);
+    const t = await apps.start();
     for (const password of ['password', 'Password', '12345678', 'iloveyou', 'qwertyuiop']) {
       const res = await t.app.inject({
         method: 'POST',

@@ -1,17 +1,17 @@
 import { readdirSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   auth,
   createAgent,
   makeDataDir,
   multipartForm,
   registerUser,
-  startTestApp,
+  useTestApps,
   type TestApp,
 } from '../helpers/app.js';
-import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
+import { startLocalSite } from '../helpers/local-site.js';
 import { KnowledgeRepo, StorageQuota } from '../../src/modules/knowledge/index.js';
 import { PlanService } from '../../src/modules/limits/index.js';
 
@@ -22,12 +22,7 @@ import { PlanService } from '../../src/modules/limits/index.js';
  */
 
 const MB = 1024 * 1024;
-const apps: TestApp[] = [];
-const sites: LocalSite[] = [];
-afterEach(async () => {
-  for (const t of apps.splice(0)) await t.cleanup();
-  for (const s of sites.splice(0)) await s.close();
-});
+const apps = useTestApps();
 
 /** `free` with 1 MB of storage, `empty` with none; plenty of everything else */
 async function start(env: Record<string, string> = {}): Promise<TestApp> {
@@ -45,8 +40,7 @@ async function start(env: Record<string, string> = {}): Promise<TestApp> {
     plans,
     JSON.stringify({ free: { ...generous, max_storage_mb: 1 }, empty: { ...generous, max_storage_mb: 0 } }),
   );
-  const t = await startTestApp({ env: { PLANS_FILE: plans, ...env } });
-  apps.push(t);
+  const t = await apps.start({ env: { PLANS_FILE: plans, ...env } });
   return t;
 }
 
@@ -227,7 +221,7 @@ describe('storage limit', () => {
       pages[`/p${n}`] =
         `<html><head><title>Page ${n}</title></head><body><main><p>${text(250_000, `p${n}-`).replace(/\n\n/g, '</p><p>')}</p></main></body></html>`;
     const site = await startLocalSite(pages);
-    sites.push(site);
+    apps.after(site);
     const t = await start({ ALLOW_PRIVATE_URLS: 'true' });
     const { token } = await registerUser(t.app);
     const agent = await createAgent(t.app, token);
