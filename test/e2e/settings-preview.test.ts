@@ -1,7 +1,7 @@
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { openLoggedIn, settle } from '../helpers/admin.js';
-import { artifactPath, watchErrors } from '../helpers/browser.js';
+import { shot, watchErrors } from '../helpers/browser.js';
 import { useE2eApp } from '../helpers/e2e.js';
 
 /**
@@ -73,7 +73,7 @@ describe('the settings preview shows the agent as visitors see it', () => {
     // a picture, not a chat: nothing in it takes the focus or reaches assistive technology
     expect(await page.locator('chat-agent-preview[inert]').count()).toBe(1);
     await settle(page);
-    await page.getByRole('form', { name: 'Appearance' }).screenshot({ path: artifactPath('settings-preview-nl.png') });
+    await shot(page.getByRole('form', { name: 'Appearance' }), 'settings-preview-nl.png');
 
     // unsaved changes of other sections show too: the form asked before the chat, in place of the message box
     const leads = page.getByRole('form', { name: 'Lead capture and e-mail alerts' });
@@ -106,13 +106,15 @@ describe('the settings preview shows the agent as visitors see it', () => {
     expect(await appearance.getByLabel('Secondary color', { exact: true }).isDisabled()).toBe(true);
     await appearance.getByRole('button', { name: 'Save' }).click();
     // the stored agent, not the toast: an earlier save's toast may still be showing
-    await expect.poll(() => e2e.api('GET', `/api/chatbots/${agent.id}`)).toMatchObject({
-      primary_color: '#8b4513',
-      secondary_color: '#8b4513',
-      accent_color: '#8b4513',
-      secondary_follows_primary: true,
-      accent_follows_primary: true,
-    });
+    await expect
+      .poll(() => e2e.api('GET', `/api/chatbots/${agent.id}`))
+      .toMatchObject({
+        primary_color: '#8b4513',
+        secondary_color: '#8b4513',
+        accent_color: '#8b4513',
+        secondary_follows_primary: true,
+        accent_follows_primary: true,
+      });
 
     // the owner sets a secondary of their own: it stays when the primary changes
     await appearance.getByLabel('Secondary follows the primary').uncheck();
@@ -123,13 +125,15 @@ describe('the settings preview shows the agent as visitors see it', () => {
       .toBe('linear-gradient(135deg, rgb(29, 78, 216), rgb(250, 204, 21))');
     await appearance.getByRole('button', { name: 'Save' }).click();
     // the stored agent, not the toast: an earlier save's toast may still be showing
-    await expect.poll(() => e2e.api('GET', `/api/chatbots/${agent.id}`)).toMatchObject({
-      primary_color: '#1d4ed8',
-      secondary_color: '#facc15',
-      accent_color: '#1d4ed8',
-      secondary_follows_primary: false,
-      accent_follows_primary: true,
-    });
+    await expect
+      .poll(() => e2e.api('GET', `/api/chatbots/${agent.id}`))
+      .toMatchObject({
+        primary_color: '#1d4ed8',
+        secondary_color: '#facc15',
+        accent_color: '#1d4ed8',
+        secondary_follows_primary: false,
+        accent_follows_primary: true,
+      });
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
