@@ -35,7 +35,7 @@ function tempDir(): string {
 afterEach(async () => {
   await killAll();
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+}, 60_000);
 
 /** The server from source with nothing in its environment but PATH and `env`. */
 function startServer(env: Record<string, string>): ServerProcess {

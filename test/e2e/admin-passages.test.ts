@@ -40,7 +40,7 @@ let site: LocalSite;
 
 beforeAll(async () => {
   site = e2e.track(await startLocalSite(PAGES));
-});
+}, 60_000);
 
 async function apiAs(
   token: string,

@@ -15,8 +15,8 @@ let token: string;
 beforeAll(async () => {
   t = await startTestApp({ env: { EMBEDDINGS: 'none' } });
   token = (await registerUser(t.app)).token;
-});
-afterAll(async () => t.cleanup());
+}, 60_000);
+afterAll(async () => t.cleanup(), 60_000);
 
 describe('widget scripts', () => {
   it('/widget.js is a short-cached loader with a strong ETag that names the hashed bundle', async () => {

@@ -32,7 +32,7 @@ beforeAll(async () => {
 <p>A yearly boiler service costs 89 pounds, including the safety certificate.</p></body></html>`,
     }),
   );
-});
+}, 60_000);
 
 const { api } = e2e;
 

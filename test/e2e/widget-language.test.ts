@@ -46,7 +46,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const c of contexts) await c.close();
   await browser?.close();
-});
+}, 60_000);
 
 /** A browser whose visitor prefers `locale` (navigator.languages, Accept-Language). */
 async function visitor(locale: string): Promise<BrowserContext> {

@@ -24,7 +24,7 @@ const open: Array<{ close(): void }> = [];
 afterEach(() => {
   for (const o of open.splice(0)) o.close();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+}, 30_000);
 
 function tempDir(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'keyword-index-'));

@@ -18,7 +18,7 @@ const databases: AppDatabase[] = [];
 afterEach(() => {
   for (const d of databases.splice(0)) d.close();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+}, 30_000);
 
 function open(): AppDatabase {
   const dir = mkdtempSync(path.join(tmpdir(), 'vector-index-'));

@@ -12,8 +12,8 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp({ env: {} });
-});
-afterAll(async () => t.cleanup());
+}, 60_000);
+afterAll(async () => t.cleanup(), 60_000);
 
 const varies = (res: { headers: Record<string, unknown> }) =>
   String(res.headers.vary ?? '')

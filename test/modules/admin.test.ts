@@ -15,7 +15,7 @@ async function start(opts: Parameters<typeof startTestApp>[0] = {}): Promise<Tes
 afterEach(async () => {
   await Promise.all(started.splice(0).map((t) => t.cleanup()));
   for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+}, 60_000);
 
 const USER_KEYS = [
   'created_at',

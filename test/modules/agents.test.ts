@@ -151,10 +151,10 @@ beforeAll(async () => {
   t = await startTestApp({ clock });
   api = client(t, clock);
   admin = await api.account();
-});
+}, 60_000);
 afterAll(async () => {
   await t?.cleanup();
-});
+}, 60_000);
 
 describe('POST /api/chatbots', () => {
   it('creates an agent with every default of docs/API.md, and exactly the Agent fields', async () => {

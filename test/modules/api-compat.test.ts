@@ -16,8 +16,8 @@ let adminToken: string;
 beforeAll(async () => {
   t = await startTestApp();
   adminToken = (await registerUser(t.app)).token;
-});
-afterAll(async () => t.cleanup());
+}, 60_000);
+afterAll(async () => t.cleanup(), 60_000);
 
 async function account(): Promise<{ token: string; id: string }> {
   const { token } = await registerUser(t.app);

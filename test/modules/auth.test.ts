@@ -24,7 +24,7 @@ async function start(opts: Parameters<typeof startTestApp>[0] = {}): Promise<Tes
 }
 afterEach(async () => {
   await Promise.all(started.splice(0).map((t) => t.cleanup()));
-});
+}, 60_000);
 
 const MINUTE = 60_000;
 const SECOND = 1_000;

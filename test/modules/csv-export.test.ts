@@ -46,8 +46,8 @@ let token: string;
 beforeAll(async () => {
   t = await startTestApp({ env: { EMBEDDINGS: 'none' } });
   token = (await registerUser(t.app)).token;
-});
-afterAll(async () => t?.cleanup());
+}, 60_000);
+afterAll(async () => t?.cleanup(), 60_000);
 
 async function csv(url: string): Promise<{ text: string; rows: string[][] }> {
   const res = await t.app.inject({ method: 'GET', url, headers: auth(token) });

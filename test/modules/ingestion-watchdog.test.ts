@@ -23,7 +23,7 @@ describe('ingestion watchdog', () => {
   let site: LocalSite | undefined;
   afterEach(async () => {
     await site?.close();
-  });
+  }, 60_000);
 
   it('fails a source still processing after its cap, with a message, and stops its job', async () => {
     site = await startLocalSite({ '/': '<html><body><main><p>Never served in time.</p></main></body></html>' });
@@ -129,7 +129,7 @@ describe('graceful stops during an ingestion', () => {
   let site: LocalSite | undefined;
   afterEach(async () => {
     await site?.close();
-  });
+  }, 60_000);
 
   /**
    * Issue 21.5: a graceful stop (SIGTERM) during an ingestion is no failure of the job. Three

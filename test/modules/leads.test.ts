@@ -104,10 +104,10 @@ beforeAll(async () => {
   const { dataDir, plansFile } = dataDirWithPlans({ free: ROOMY });
   t = await startTestApp({ clock, dataDir, env: { PLANS_FILE: plansFile } });
   api = client(t);
-});
+}, 60_000);
 afterAll(async () => {
   await t?.cleanup();
-});
+}, 60_000);
 
 describe('POST /api/public/lead/{chatbot_id}', () => {
   it('stores a widget lead and answers 200 with it (no token needed)', async () => {
@@ -445,10 +445,10 @@ describe('account lead plan limit (PLANS_FILE)', () => {
     const { dataDir, plansFile } = dataDirWithPlans({ free: { ...ROOMY, max_account_leads: 2 } });
     small = await startTestApp({ clock, dataDir, env: { PLANS_FILE: plansFile } });
     sapi = client(small);
-  });
+  }, 60_000);
   afterAll(async () => {
     await small?.cleanup();
-  });
+  }, 60_000);
 
   it('the third POST is 403 with the limit detail; after a delete POST works again', async () => {
     const me = await sapi.account();

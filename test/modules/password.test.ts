@@ -103,8 +103,8 @@ describe('POST /api/auth/password (change, signed in)', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp();
-  });
-  afterAll(async () => t.cleanup());
+  }, 60_000);
+  afterAll(async () => t.cleanup(), 60_000);
 
   it('a wrong current password is 400 on the field, the client stays logged in, and nothing changes', async () => {
     const { token, email } = await registerUser(t.app);
@@ -339,7 +339,7 @@ describe('password reset by e-mail', () => {
 });
 
 describe('chat-agent users reset-password (the real CLI, beside a running server)', () => {
-  afterEach(async () => killAll());
+  afterEach(async () => killAll(), 60_000);
 
   it('sets the password from stdin and ends every session; unknown e-mail and bad input exit 1 with one line', {
     timeout: 90_000,

@@ -24,7 +24,7 @@ const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const t of apps.splice(0).reverse()) await t.cleanup();
   for (const close of closers.splice(0)) await close();
-});
+}, 60_000);
 
 async function app(env: Record<string, string> = {}, dataDir?: string): Promise<TestApp> {
   const t = await startTestApp({ env: { EMBEDDINGS: 'none', ...env }, ...(dataDir ? { dataDir } : {}) });

@@ -10,7 +10,7 @@ async function start(env: Record<string, string> = {}): Promise<TestApp> {
 }
 afterEach(async () => {
   await Promise.all(started.splice(0).map((t) => t.cleanup()));
-});
+}, 60_000);
 
 describe('GET /api/auth/registration', () => {
   it('first-only: open until the first account exists, then closed', async () => {

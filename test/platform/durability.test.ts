@@ -19,7 +19,7 @@ const apps = useTestApps();
 afterEach(async () => {
   for (const d of databases.splice(0)) d.close();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+}, 60_000);
 
 function database(): { d: AppDatabase; file: string } {
   const dir = mkdtempSync(path.join(tmpdir(), 'durability-'));

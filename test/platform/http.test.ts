@@ -30,8 +30,8 @@ describe('platform/http', () => {
   beforeAll(async () => {
     t = await startTestApp();
     token = (await registerUser(t.app)).token;
-  });
-  afterAll(async () => t.cleanup());
+  }, 60_000);
+  afterAll(async () => t.cleanup(), 60_000);
 
   describe('security headers', () => {
     it("JSON under /api gets the API's set (nothing may load from it), pages keep the document set", async () => {
@@ -147,7 +147,7 @@ describe('platform/http', () => {
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
       doc = res.json();
-    });
+    }, 60_000);
 
     it('is an OpenAPI 3 document with info and paths', () => {
       expect(doc.openapi).toMatch(/^3\.\d+\.\d+$/);
@@ -300,9 +300,9 @@ describe('platform/http', () => {
         await app.close();
         database.close();
       };
-    });
+    }, 60_000);
     let closeSocketApp: () => Promise<void> = async () => {};
-    afterAll(async () => closeSocketApp());
+    afterAll(async () => closeSocketApp(), 60_000);
 
     it('answers health, 404, 401 and bad JSON as it does under inject', async () => {
       const health = await fetch(`${base}/api/health`);

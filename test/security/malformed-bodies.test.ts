@@ -498,8 +498,8 @@ describe('malformed bodies and hostile ids', () => {
     const db = (before as { db: Record<string, unknown[]> }).db;
     for (const table of ['sources', 'chunks', 'conversations', 'messages'])
       expect(db[table]!.length, table).toBeGreaterThan(0);
-  });
-  afterAll(async () => t.cleanup());
+  }, 60_000);
+  afterAll(async () => t.cleanup(), 60_000);
 
   it('finds the body routes, and the ones with a body schema', () => {
     const withSchema = bodyRoutes.filter((r) => bodySchema(doc, r)).map(routeKey);
@@ -922,8 +922,8 @@ describe('control: the valid bodies used above are accepted', () => {
   beforeAll(async () => {
     t = await startTestApp({ env: generousPlansEnv() });
     ctx = await setUp(t, 'control-owner@example.com');
-  });
-  afterAll(async () => t.cleanup());
+  }, 60_000);
+  afterAll(async () => t.cleanup(), 60_000);
 
   it('each base body gives 2xx, so the refusals above come from the one bad field', async () => {
     const routes = t.app.routeTable.filter((r) => BODY_METHODS.includes(r.method) && validBody(ctx, r));

@@ -61,10 +61,10 @@ beforeAll(() => {
   writeFileSync(path.join(work, 'plans.json'), UNLIMITED_PLANS);
 }, 180_000);
 
-afterEach(killAll);
+afterEach(killAll, 60_000);
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+}, 30_000);
 
 /** From spawn to the first 200 of /api/health (spawn, unpack if needed, migrations, listen). */
 async function timeToFirst200(processEnv: Record<string, string>) {

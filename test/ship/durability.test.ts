@@ -31,7 +31,7 @@ function tempDir(): string {
 afterEach(async () => {
   await killAll();
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+}, 60_000);
 
 function serverEnv(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
   const plans = path.join(dataDir, '..', `${path.basename(dataDir)}-plans.json`);

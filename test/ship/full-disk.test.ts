@@ -45,11 +45,11 @@ if (!mounted) console.warn('full-disk test skipped: mounting a tmpfs needs root'
 
 afterEach(async () => {
   await killAll();
-});
+}, 60_000);
 afterAll(() => {
   if (mounted) execFileSync('umount', ['-l', mountPoint], { stdio: 'ignore' });
   rmSync(root, { recursive: true, force: true });
-});
+}, 30_000);
 
 /** Writes zeros until the file system refuses: the disk is then full to the last block. */
 function fillDisk(file: string): void {

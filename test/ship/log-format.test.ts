@@ -15,8 +15,8 @@ let dir: string;
 beforeAll(async () => {
   dir = await buildServerBundle();
 }, 60_000);
-afterEach(async () => killAll());
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(async () => killAll(), 60_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }), 30_000);
 
 function env(name: string): Record<string, string> {
   const dataDir = path.join(dir, name);

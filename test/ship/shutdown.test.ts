@@ -26,7 +26,7 @@ afterEach(async () => {
   await killAll();
   for (const c of closers.splice(0)) await c.close();
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+}, 60_000);
 
 /** plan limits high enough for polling a source's status */
 function env(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
