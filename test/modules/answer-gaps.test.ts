@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { auth, createAgent, registerUser, say, useTestApps, type TestApp } from '../helpers/app.js';
 import { startFakeLlm } from '../helpers/fake-llm.js';
+import { addText } from '../helpers/sources.js';
 
 /**
  * Issue 23.2: answer gaps (questions the agent could not answer well, grouped with counts) and
@@ -20,17 +21,6 @@ async function setup(env: Record<string, string> = {}) {
 async function gaps(t: TestApp, token: string, agentId: string, status = 'open'): Promise<Json[]> {
   const res = await t.app.inject({ url: `/api/chatbots/${agentId}/gaps?status=${status}`, headers: auth(token) });
   expect(res.statusCode, res.body).toBe(200);
-  return res.json();
-}
-
-async function addText(t: TestApp, token: string, agentId: string, name: string, content: string): Promise<Json> {
-  const res = await t.app.inject({
-    method: 'POST',
-    url: `/api/sources/chatbot/${agentId}/text`,
-    headers: auth(token),
-    payload: { name, content },
-  });
-  expect(res.statusCode, res.body).toBe(201);
   return res.json();
 }
 

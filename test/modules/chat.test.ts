@@ -9,6 +9,7 @@ import {
   type FakeProviderName,
   type RecordedRequest,
 } from '../helpers/fake-llm.js';
+import { addText } from '../helpers/sources.js';
 
 /**
  * Chat through the whole app: public and owner chat routes, conversations and messages, SSE
@@ -136,17 +137,6 @@ const SSE = { accept: 'text/event-stream' };
 async function getJson(t: TestApp, url: string, token?: string): Promise<any> {
   const res = await t.app.inject({ method: 'GET', url, headers: token ? auth(token) : {} });
   expect(res.statusCode, `${url}: ${res.body}`).toBe(200);
-  return res.json();
-}
-
-async function addText(t: TestApp, token: string, agentId: string, name: string, content: string): Promise<Json> {
-  const res = await t.app.inject({
-    method: 'POST',
-    url: `/api/sources/chatbot/${agentId}/text`,
-    headers: auth(token),
-    payload: { name, content },
-  });
-  expect(res.statusCode, res.body).toBe(201);
   return res.json();
 }
 

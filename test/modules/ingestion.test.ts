@@ -1,9 +1,9 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { auth, createAgent, registerUser, useTestApps, type TestApp, multipartForm } from '../helpers/app.js';
+import { auth, registerUser, useTestApps, type TestApp, multipartForm } from '../helpers/app.js';
 import { csvWith, docxWith, pdfWith, xlsxWith } from '../helpers/documents.js';
-import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
+import { appWithFakeLlm, listSources, systemPromptFor } from '../helpers/sources.js';
 import { startLocalSite } from '../helpers/local-site.js';
 
 /**
@@ -18,17 +18,7 @@ const KEY = 'sk-test-ingestion-key-0123456789';
 const MB = 1024 * 1024;
 
 const apps = useTestApps();
-
-async function setup(env: Record<string, string> = {}) {
-  const f = await startFakeLlm('openai', { reply: 'Noted.' });
-  apps.before(f);
-  const t = await apps.start({
-    env: { EMBEDDINGS: 'none', OPENAI_API_KEY: KEY, OPENAI_BASE_URL: f.baseURL, ...env },
-  });
-  const { token } = await registerUser(t.app);
-  const agent = await createAgent(t.app, token);
-  return { f, t, token, agent };
-}
+const setup = (env: Record<string, string> = {}) => appWithFakeLlm(apps, KEY, { env });
 
 /** A multipart/form-data body holding one file part. */
 function fileForm(filename: string, content: Uint8Array, field = 'file') {
@@ -52,12 +42,6 @@ async function upload(
   });
 }
 
-async function listSources(t: TestApp, token: string, agentId: string): Promise<Json[]> {
-  const res = await t.app.inject({ method: 'GET', url: `/api/sources/chatbot/${agentId}`, headers: auth(token) });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json();
-}
-
 async function sourceById(t: TestApp, token: string, agentId: string, id: string): Promise<Json | undefined> {
   return (await listSources(t, token, agentId)).find((s) => s.id === id);
 }
@@ -69,32 +53,6 @@ function count(t: TestApp, sql: string, ...params: unknown[]): number {
 function uploadsOf(t: TestApp): string[] {
   const dir = path.join(t.dataDir, 'uploads');
   return existsSync(dir) ? readdirSync(dir) : [];
-}
-
-/** One public chat; returns the system prompt the fake received and the answer body. */
-async function systemPromptFor(
-  t: TestApp,
-  f: FakeLlm,
-  agentId: string,
-  message: string,
-): Promise<{ system: string; body: Json }> {
-  const before = f.requests.filter((r) => r.kind === 'chat').length;
-  const res = await t.app.inject({
-    method: 'POST',
-    url: `/api/public/chat/${agentId}`,
-    payload: { message, session_id: `s-${Math.random()}` },
-  });
-  expect(res.statusCode, res.body).toBe(200);
-  const chats = f.requests.filter((r) => r.kind === 'chat');
-  expect(chats).toHaveLength(before + 1);
-  const messages: Json[] = chats.at(-1)!.body.messages;
-  return {
-    system: messages
-      .filter((m) => m.role === 'system')
-      .map((m) => m.content)
-      .join('\n'),
-    body: res.json(),
-  };
 }
 
 // ---- fixtures, generated here ----------------------------------------------------------------

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { auth, createAgent, registerUser, useTestApps, type TestApp, multipartForm } from '../helpers/app.js';
-import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
+import type { FakeLlm } from '../helpers/fake-llm.js';
+import { appWithFakeLlm, listSources } from '../helpers/sources.js';
 import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
 
 /**
@@ -14,17 +15,7 @@ type Json = Record<string, any>;
 const KEY = 'sk-test-website-key-0123456789';
 
 const apps = useTestApps();
-
-async function setup(env: Record<string, string> = { ALLOW_PRIVATE_URLS: 'true' }) {
-  const f = await startFakeLlm('openai', { reply: 'Noted.' });
-  apps.before(f);
-  const t = await apps.start({
-    env: { EMBEDDINGS: 'none', OPENAI_API_KEY: KEY, OPENAI_BASE_URL: f.baseURL, ...env },
-  });
-  const { token } = await registerUser(t.app);
-  const agent = await createAgent(t.app, token);
-  return { f, t, token, agent };
-}
+const setup = (env: Record<string, string> = { ALLOW_PRIVATE_URLS: 'true' }) => appWithFakeLlm(apps, KEY, { env });
 
 const form = multipartForm;
 
@@ -45,12 +36,6 @@ async function addWebsiteJson(t: TestApp, token: string, agentId: string, body: 
     headers: auth(token),
     payload: body,
   });
-}
-
-async function listSources(t: TestApp, token: string, agentId: string): Promise<Json[]> {
-  const res = await t.app.inject({ method: 'GET', url: `/api/sources/chatbot/${agentId}`, headers: auth(token) });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json();
 }
 
 function count(t: TestApp, sql: string, ...params: unknown[]): number {
