@@ -3,7 +3,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
-import { auth, createAgent, ManualClock, PASSWORD, registerUser, type StartOptions, useTestApps } from '../helpers/app.js';
+import {
+  auth,
+  createAgent,
+  ManualClock,
+  PASSWORD,
+  registerUser,
+  type StartOptions,
+  useTestApps,
+} from '../helpers/app.js';
 
 const apps = useTestApps();
 const start = apps.start;
