@@ -2,7 +2,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLoggedIn } from '../helpers/admin.js';
 import { ROOMY_PLAN } from '../helpers/app.js';
-import { shot, CHROMIUM } from '../helpers/browser.js';
+import { CHROMIUM, CHROMIUM_ARGS, shot } from '../helpers/browser.js';
 import { ask, useE2eApp } from '../helpers/e2e.js';
 import { animationsDone, widgetTurnDone } from '../helpers/widget-page.js';
 
@@ -32,13 +32,7 @@ beforeAll(async () => {
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-dev-shm-usage',
-      '--no-first-run',
-      '--disable-background-networking',
-    ],
+    args: CHROMIUM_ARGS,
   });
 }, 60_000);
 

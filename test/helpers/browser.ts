@@ -16,6 +16,18 @@ export const CHROMIUM = '/usr/bin/chromium';
 /** Screenshots and other things to look at after a run (gitignored). */
 export const ARTIFACTS_DIR = path.resolve('test-artifacts');
 
+/** Chromium's switches for a test: headless in a container, nothing fetched in the background. */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
 export interface Browser {
   context: BrowserContext;
   close(): Promise<void>;
@@ -27,17 +39,7 @@ export async function launchBrowser(opts: { args?: string[] } = {}): Promise<Bro
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-dev-shm-usage',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      ...(opts.args ?? []),
-    ],
+    args: [...CHROMIUM_ARGS, ...(opts.args ?? [])],
     viewport: { width: 1280, height: 800 },
   });
   // a missing element fails with the locator's name well before the test's own timeout

@@ -5,6 +5,7 @@ import { buildTurns } from '../../src/modules/chat/prompt.js';
 import type { ChatTurn } from '../../src/providers/llm/types.js';
 import { auth, createAgent, registerUser, useTestApps, type TestApp } from '../helpers/app.js';
 import {
+  providerEnv,
   startFakeLlm,
   type FakeBehaviour,
   type FakeLlm,
@@ -26,24 +27,11 @@ const SSE = { accept: 'text/event-stream' };
 
 const apps = useTestApps();
 
-function providerEnv(f: FakeLlm): Record<string, string> {
-  switch (f.provider) {
-    case 'openai':
-      return { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: f.baseURL };
-    case 'anthropic':
-      return { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: f.baseURL };
-    case 'google':
-      return { GEMINI_API_KEY: KEY, GEMINI_BASE_URL: f.baseURL };
-    case 'ollama':
-      return { OLLAMA_HOST: f.baseURL };
-  }
-}
-
 /** An app wired to a fake `provider`, one account and one agent on that provider. */
 async function setup(provider: FakeProviderName, behaviour: Partial<FakeBehaviour> = {}) {
   const f = await startFakeLlm(provider, behaviour);
   apps.before(f);
-  const t = await apps.start({ env: { EMBEDDINGS: 'none', ...providerEnv(f) } });
+  const t = await apps.start({ env: { EMBEDDINGS: 'none', ...providerEnv(f, KEY) } });
   const { token } = await registerUser(t.app);
   const agent = await createAgent(t.app, token, { name: `${provider} helper`, provider, model: `${provider}-model` });
   return { f, t, token, agent };

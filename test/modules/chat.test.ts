@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
 import { auth, createAgent, ManualClock, registerUser, useTestApps, type TestApp } from '../helpers/app.js';
 import {
+  providerEnv,
   startFakeLlm,
   type FakeBehaviour,
   type FakeLlm,
@@ -94,20 +95,6 @@ async function fake(provider: FakeProviderName, behaviour: Partial<FakeBehaviour
   return f;
 }
 
-/** The env that points one provider of the app at a fake. */
-function providerEnv(f: FakeLlm): Record<string, string> {
-  switch (f.provider) {
-    case 'openai':
-      return { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: f.baseURL };
-    case 'anthropic':
-      return { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: f.baseURL };
-    case 'google':
-      return { GEMINI_API_KEY: KEY, GEMINI_BASE_URL: f.baseURL };
-    case 'ollama':
-      return { OLLAMA_HOST: f.baseURL };
-  }
-}
-
 /** An app wired to a fake openai, one account and one openai agent. */
 async function openaiSetup(
   behaviour: Partial<FakeBehaviour> = {},
@@ -115,7 +102,7 @@ async function openaiSetup(
   clock?: ManualClock,
 ) {
   const f = await fake('openai', behaviour);
-  const t = await start({ ...providerEnv(f), ...env }, clock);
+  const t = await start({ ...providerEnv(f, KEY), ...env }, clock);
   const { token } = await registerUser(t.app);
   const agent = await createAgent(t.app, token, { name: 'Shop helper' });
   return { f, t, token, agent };
@@ -532,7 +519,7 @@ describe('chat routes: answers, conversations and messages', () => {
     const f = await fake('openai');
     let turn = 0;
     f.setBehaviour({ reply: () => `Answer ${++turn}.` });
-    const t = await start(providerEnv(f));
+    const t = await start(providerEnv(f, KEY));
     const { token } = await registerUser(t.app);
     const agent = await createAgent(t.app, token);
     const other = await createAgent(t.app, token, { name: 'Other bot' });
@@ -1083,7 +1070,7 @@ describe("no key for the agent's provider: answers from the knowledge base", () 
   it('quotes the matching passage and names its source, or says it could not find it (owner-editable); streaming too', async () => {
     const f = await fake('openai');
     // openai is configured, the agent uses anthropic, which has no key
-    const t = await start(providerEnv(f));
+    const t = await start(providerEnv(f, KEY));
     const { token } = await registerUser(t.app);
     const agent = await createAgent(t.app, token, {
       provider: 'anthropic',
@@ -1205,7 +1192,7 @@ describe.each(['openai', 'anthropic', 'google', 'ollama'] as const)(
   (provider) => {
     it('sends model, temperature, max tokens, instructions with the reference passage, and the history; streaming and not', async () => {
       const f = await fake(provider, { chunks: 3 });
-      const t = await start(providerEnv(f));
+      const t = await start(providerEnv(f, KEY));
       const { token } = await registerUser(t.app);
       const instructions = `You are Pip, the ${provider} pastry assistant. Always mention the bakery by name.`;
       const agent = await createAgent(t.app, token, {
