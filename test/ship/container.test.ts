@@ -63,7 +63,12 @@ const RUNTIME_HASH = hashOf(DEBOOTSTRAP_ARGS.join(' '), existsSync(CA_BUNDLE) ? 
 let RUNTIME_BASE = '';
 let BUILD_BASE = '';
 const BUILD_STAGE = 'localhost/chat-agent-test/build-stage:latest';
-const IMAGE = 'localhost/chat-agent-test/app:latest';
+/**
+ * this run's image, by its own tag (runs from two checkouts at once do not swap images), removed
+ * afterwards; also tagged LATEST, which keeps its layers (the runtime stage's apt-get) cached
+ */
+const IMAGE = `localhost/chat-agent-test/app:run-${process.pid}`;
+const LATEST = 'localhost/chat-agent-test/app:latest';
 /** the image's unprivileged user (Dockerfile) */
 const APP_UID = 10001;
 
@@ -152,11 +157,12 @@ describe.skipIf(!hasPodman)('the container image', () => {
     // the build stage first, tagged, so its layers (npm ci) outlive the clean-up's prune; the
     // image then takes those layers from the cache and adds only the runtime stage
     await build(['--target', 'build', '-t', BUILD_STAGE]);
-    await build(['-t', IMAGE]);
+    await build(['-t', IMAGE, '-t', LATEST]);
   }, 1_800_000);
 
   // the previous runs' untagged images go (tagged bases and build stage stay); podman can be slow under load
   afterAll(async () => {
+    if (env) await podman(['rmi', '-f', IMAGE], 120_000).catch(() => undefined);
     if (env) await podman(['image', 'prune', '-f'], 240_000).catch(() => undefined);
     if (work) rmSync(work, { recursive: true, force: true });
   }, 300_000);
