@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { buildApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import type { Clock } from '../../src/platform/clock.js';
@@ -78,6 +78,19 @@ export function useTestApps(defaults: StartOptions = {}) {
       return c;
     },
   };
+}
+
+/**
+ * One app for a whole file or describe block: started before its first test (then `ready` runs,
+ * e.g. to register the accounts the tests share), cleaned up after its last.
+ */
+export function useSharedTestApp(opts: StartOptions, ready: (t: TestApp) => Promise<void> | void): void {
+  let t: TestApp | undefined;
+  beforeAll(async () => {
+    t = await startTestApp(opts);
+    await ready(t);
+  }, 60_000);
+  afterAll(async () => t?.cleanup(), 60_000);
 }
 
 /** A visitor's message to an agent's public chat (JSON answer); the answer must be 200. */

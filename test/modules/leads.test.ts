@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auth, makeDataDir, ManualClock, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { auth, makeDataDir, ManualClock, registerUser, type TestApp, useSharedTestApp } from '../helpers/app.js';
 
 /**
  * Leads (docs/API.md "Leads": dedup, plan-limit detail; README "Widget leads", "Account leads":
@@ -100,14 +100,11 @@ const clock = new ManualClock('2026-03-01T12:00:00.000Z');
 let t: TestApp;
 let api: ReturnType<typeof client>;
 
-beforeAll(async () => {
-  const { dataDir, plansFile } = dataDirWithPlans({ free: ROOMY });
-  t = await startTestApp({ clock, dataDir, env: { PLANS_FILE: plansFile } });
+const roomy = dataDirWithPlans({ free: ROOMY });
+useSharedTestApp({ clock, dataDir: roomy.dataDir, env: { PLANS_FILE: roomy.plansFile } }, (app) => {
+  t = app;
   api = client(t);
-}, 60_000);
-afterAll(async () => {
-  await t?.cleanup();
-}, 60_000);
+});
 
 describe('POST /api/public/lead/{chatbot_id}', () => {
   it('stores a widget lead and answers 200 with it (no token needed)', async () => {
@@ -441,14 +438,11 @@ describe('account leads: /api/leads', () => {
 describe('account lead plan limit (PLANS_FILE)', () => {
   let small: TestApp;
   let sapi: ReturnType<typeof client>;
-  beforeAll(async () => {
-    const { dataDir, plansFile } = dataDirWithPlans({ free: { ...ROOMY, max_account_leads: 2 } });
-    small = await startTestApp({ clock, dataDir, env: { PLANS_FILE: plansFile } });
+  const few = dataDirWithPlans({ free: { ...ROOMY, max_account_leads: 2 } });
+  useSharedTestApp({ clock, dataDir: few.dataDir, env: { PLANS_FILE: few.plansFile } }, (app) => {
+    small = app;
     sapi = client(small);
-  }, 60_000);
-  afterAll(async () => {
-    await small?.cleanup();
-  }, 60_000);
+  });
 
   it('the third POST is 403 with the limit detail; after a delete POST works again', async () => {
     const me = await sapi.account();

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/index.js';
 import { openDatabase } from '../../src/platform/db/index.js';
-import { auth, makeDataDir, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { auth, makeDataDir, registerUser, startTestApp, type TestApp, useSharedTestApp } from '../helpers/app.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pkgVersion = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string })
@@ -27,11 +27,10 @@ function expectSecurityHeaders(headers: Record<string, unknown>): void {
 describe('platform/http', () => {
   let t: TestApp;
   let token: string;
-  beforeAll(async () => {
-    t = await startTestApp();
+  useSharedTestApp({}, async (app) => {
+    t = app;
     token = (await registerUser(t.app)).token;
-  }, 60_000);
-  afterAll(async () => t.cleanup(), 60_000);
+  });
 
   describe('security headers', () => {
     it("JSON under /api gets the API's set (nothing may load from it), pages keep the document set", async () => {
