@@ -153,12 +153,13 @@ export async function stopServer(server: ServerProcess, signal: NodeJS.Signals =
   return withTimeout(server.exited, 20_000, `exit after ${signal}`);
 }
 
+/** `p`, or a failure naming `what` after `ms` (a clear message instead of the test's own timeout). */
 export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout;
   return Promise.race([
     p.finally(() => clearTimeout(timer)),
     new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`timed out: ${what}`)), ms);
+      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
     }),
   ]);
 }

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
 import { auth, createAgent, ManualClock, registerUser, useTestApps, type TestApp } from '../helpers/app.js';
+import { withTimeout } from '../helpers/server-process.js';
 import {
   providerEnv,
   startFakeLlm,
@@ -237,17 +238,7 @@ function openSse(port: number, path: string, body: Json) {
 }
 
 /** `work`, or a clear failure after `ms` instead of the test's own timeout. */
-async function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: did not happen within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([work, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+const within = <T>(work: Promise<T>, ms: number, what: string): Promise<T> => withTimeout(work, ms, what);
 
 /** What a fake received, read the same way for every provider. */
 interface Seen {

@@ -12,6 +12,7 @@ import {
   useTestApps,
   type TestApp,
 } from '../helpers/app.js';
+import { withTimeout } from '../helpers/server-process.js';
 import { freePort, smtpUrl, startSmtp, type TestSmtp } from '../helpers/smtp.js';
 
 /**
@@ -42,15 +43,8 @@ async function smtp(port?: number): Promise<TestSmtp> {
   return s;
 }
 
-function within<T>(promise: Promise<T>, what: string, ms = DELIVERY_TIMEOUT_MS): Promise<T> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([
-    promise.finally(() => clearTimeout(timer)),
-    new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-    }),
-  ]);
-}
+const within = <T>(promise: Promise<T>, what: string, ms = DELIVERY_TIMEOUT_MS): Promise<T> =>
+  withTimeout(promise, ms, what);
 
 /** Whether mail is configured and how many of the account's messages wait (the admin UI's banner). */
 async function mailStatus(t: TestApp, token: string): Promise<{ configured: boolean; pending: number }> {

@@ -12,7 +12,15 @@ import {
   uniqueEmail,
   type TestApp,
 } from '../helpers/app.js';
-import { bootServer, fromSource, killAll, postJson, runCommand, stopServer } from '../helpers/server-process.js';
+import {
+  bootServer,
+  fromSource,
+  killAll,
+  postJson,
+  runCommand,
+  stopServer,
+  withTimeout,
+} from '../helpers/server-process.js';
 import { startSmtp, type ReceivedMail, type TestSmtp } from '../helpers/smtp.js';
 
 /**
@@ -39,15 +47,8 @@ async function appWithMail(clock = new ManualClock()): Promise<{ t: TestApp; smt
   return { t, smtp, clock };
 }
 
-function within<T>(promise: Promise<T>, what: string, ms = MAIL_TIMEOUT_MS): Promise<T> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([
-    promise.finally(() => clearTimeout(timer)),
-    new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-    }),
-  ]);
-}
+const within = <T>(promise: Promise<T>, what: string, ms = MAIL_TIMEOUT_MS): Promise<T> =>
+  withTimeout(promise, ms, what);
 
 async function login(t: TestApp, email: string, password: string, remoteAddress = '127.0.0.1') {
   return t.app.inject({ method: 'POST', url: '/api/auth/login', remoteAddress, payload: { email, password } });
