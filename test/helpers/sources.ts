@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { auth, createAgent, registerUser, type TestApp, type useTestApps } from './app.js';
+import { auth, createAgent, multipartForm, registerUser, type TestApp, type useTestApps } from './app.js';
 import { type FakeBehaviour, type FakeLlm, startFakeLlm } from './fake-llm.js';
 
 /** Set-ups and requests the knowledge-source suites share (modules/ingestion, knowledge, website, chat, gaps). */
@@ -75,4 +75,40 @@ export async function systemPromptFor(
       .join('\n'),
     body: res.json(),
   };
+}
+
+/** A file uploaded as `filename` through the app (multipart, part `field`); returns the answer. */
+export async function uploadFile(
+  t: TestApp,
+  token: string,
+  agentId: string,
+  filename: string,
+  content: Uint8Array,
+  field = 'file',
+) {
+  const { payload, headers } = await multipartForm({ [field]: { filename, content } });
+  return t.app.inject({
+    method: 'POST',
+    url: `/api/sources/chatbot/${agentId}/file`,
+    headers: { ...auth(token), ...headers },
+    payload,
+  });
+}
+
+/** A file uploaded as `filename` to a server at `base` over HTTP; returns the response. */
+export async function postFile(
+  base: string,
+  token: string,
+  agentId: string,
+  filename: string,
+  content: NonNullable<ConstructorParameters<typeof Blob>[0]>[number],
+  type?: string,
+): Promise<Response> {
+  const form = new FormData();
+  form.append('file', new Blob([content], type ? { type } : {}), filename);
+  return fetch(`${base}/api/sources/chatbot/${agentId}/file`, {
+    method: 'POST',
+    headers: auth(token),
+    body: form,
+  });
 }

@@ -18,6 +18,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { oneOfEachFormat } from '../helpers/documents.js';
+import { postFile } from '../helpers/sources.js';
 import { ownerWithAgent, postJson, repoRoot, UNLIMITED_PLANS } from '../helpers/server-process.js';
 import { freePort } from '../helpers/smtp.js';
 
@@ -214,13 +215,7 @@ describe.skipIf(!hasPodman)('the container image', () => {
 
       const { token, agentId } = await ownerWithAgent(base);
       for (const f of await oneOfEachFormat()) {
-        const form = new FormData();
-        form.append('file', new Blob([f.content]), f.name);
-        const res = await fetch(`${base}/api/sources/chatbot/${agentId}/file`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${token}` },
-          body: form,
-        });
+        const res = await postFile(base, token, agentId, f.name, f.content);
         expect(res.status, await res.clone().text()).toBe(201);
       }
       let sources: Array<{ name: string; status: string; error_message: string | null }> = [];
