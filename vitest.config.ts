@@ -6,7 +6,11 @@ export default defineConfig({
     // the widget bundle that src/modules/web serves is built once, before any test file
     globalSetup: ['test/e2e/build-widget.setup.ts'],
     testTimeout: 30_000,
+    // the fallback only: every hook names its own timeout
     hookTimeout: 30_000,
+    // expect.poll waits up to 10 s (default 1 s) before it fails: on a busy machine a page or a
+    // queue can take longer than a second to reach what is asserted; what is asserted is the same
+    expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
   },
 });

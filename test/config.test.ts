@@ -49,7 +49,7 @@ function tempDir(): string {
 }
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+}, 30_000);
 
 /** loadConfig must throw a ConfigError whose message is one line naming `variable`. */
 function expectConfigError(env: Record<string, string>, variable: string): ConfigError {

@@ -1,17 +1,16 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   BOOT_TIMEOUT_MS,
   fromSource,
-  killAll,
   repoRoot,
   runCommand,
   startProcess,
   stopServer,
+  useServerProcesses,
   withTimeout,
   type ServerProcess,
 } from './helpers/server-process.js';
@@ -24,18 +23,7 @@ import {
 const pkgVersion = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string })
   .version;
 
-const dirs: string[] = [];
-
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'chat-agent-main-'));
-  dirs.push(dir);
-  return dir;
-}
-
-afterEach(async () => {
-  await killAll();
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const { tempDir } = useServerProcesses('chat-agent-main-');
 
 /** The server from source with nothing in its environment but PATH and `env`. */
 function startServer(env: Record<string, string>): ServerProcess {

@@ -210,7 +210,7 @@ describe('admin UI fixes (issue 22.4)', () => {
     beforeAll(async () => {
       ({ token } = await registerUser(e2e.t.app, { name: 'Chad Chart' }));
       agentId = (await createAgent(e2e.t.app, token, { name: 'Chart bot' })).id;
-    });
+    }, 60_000);
 
     /**
      * uPlot draws its axis labels on a canvas, so the test records each fillText of the last

@@ -2,7 +2,7 @@ import type { Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openLoggedIn } from '../helpers/admin.js';
 import { auth, registerUser } from '../helpers/app.js';
-import { artifactPath } from '../helpers/browser.js';
+import { shot } from '../helpers/browser.js';
 import { useE2eApp } from '../helpers/e2e.js';
 import { startLocalSite, type LocalSite, type Page as SitePage } from '../helpers/local-site.js';
 
@@ -40,7 +40,7 @@ let site: LocalSite;
 
 beforeAll(async () => {
   site = e2e.track(await startLocalSite(PAGES));
-});
+}, 60_000);
 
 async function apiAs(
   token: string,
@@ -155,7 +155,7 @@ describe('the passages of a source', () => {
       // closing hides them again
       await toggle.click();
       await region.waitFor({ state: 'detached' });
-      await page.screenshot({ path: artifactPath('admin-passages-text.png'), fullPage: true });
+      await shot(page, 'admin-passages-text.png', { fullPage: true });
       expect(dialogs).toEqual([]);
       expect(errors).toEqual([]);
     } finally {
@@ -214,7 +214,7 @@ describe('the passages of a source', () => {
       await held.reached;
       await region.getByText('Still processing').waitFor();
       await region.locator('.passage', { hasText: '89 pounds' }).waitFor();
-      await page.screenshot({ path: artifactPath('admin-passages-recrawl.png'), fullPage: true });
+      await shot(page, 'admin-passages-recrawl.png', { fullPage: true });
       held.release();
       await page.locator('.source[data-status="completed"]', { hasText: name }).waitFor({ timeout: 20_000 });
       await region.locator('.passage', { hasText: '95 pounds' }).waitFor();
@@ -245,11 +245,11 @@ describe('the passages of a source', () => {
       expect(await row.getAttribute('data-status')).toBe('completed');
       await row.getByText('Ready', { exact: true }).waitFor();
       await region.locator('.passage', { hasText: '95 pounds' }).waitFor();
-      await page.screenshot({ path: artifactPath('admin-passages-website.png'), fullPage: true });
+      await shot(page, 'admin-passages-website.png', { fullPage: true });
       // nothing sticks out sideways on a phone, passages open
       await page.setViewportSize({ width: 375, height: 760 });
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
-      await page.screenshot({ path: artifactPath('admin-passages-website-375.png'), fullPage: true });
+      await shot(page, 'admin-passages-website-375.png', { fullPage: true });
       expect(dialogs).toEqual([]);
       expect(errors).toEqual([]);
     } finally {

@@ -54,10 +54,10 @@ describe('the owner runs the business from the browser', () => {
   beforeAll(async () => {
     page = await e2e.browser.context.newPage();
     errors = watchErrors(page);
-  });
+  }, 60_000);
   afterAll(async () => {
     await page?.close();
-  });
+  }, 60_000);
 
   it('registers the first account on the first screen, which offers creating the owner account', async () => {
     await page.goto(`${e2e.appUrl}/`);

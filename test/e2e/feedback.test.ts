@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openLoggedIn } from '../helpers/admin.js';
-import { artifactPath } from '../helpers/browser.js';
+import { shot } from '../helpers/browser.js';
 import { useE2eApp } from '../helpers/e2e.js';
 import { widgetAnimationsDone, widgetIdle } from '../helpers/widget-page.js';
 
@@ -28,7 +28,7 @@ describe('widget and admin UI (issue 23)', () => {
     const greeting = page.getByRole('button', { name: 'Need a hand? Ask me anything.' });
     await expect.poll(() => greeting.isVisible(), { timeout: 5000 }).toBe(true);
     await widgetAnimationsDone(page);
-    await page.screenshot({ path: artifactPath('feedback-greeting.png') });
+    await shot(page, 'feedback-greeting.png');
     await page.getByRole('button', { name: 'Dismiss' }).click();
     expect(await greeting.count()).toBe(0);
     // once per visitor session: not again after a reload
@@ -54,7 +54,7 @@ describe('widget and admin UI (issue 23)', () => {
     await starter.waitFor();
     expect(await dialog.getByRole('button', { name: 'Talk to a person' }).count()).toBe(0);
     await widgetAnimationsDone(page);
-    await page.screenshot({ path: artifactPath('feedback-starters.png') });
+    await shot(page, 'feedback-starters.png');
     await starter.click();
     await expect.poll(() => dialog.locator('.msg.assistant:not(:has(.typing))').count()).toBe(2);
     await widgetIdle(page);
@@ -67,7 +67,7 @@ describe('widget and admin UI (issue 23)', () => {
     await dialog.getByRole('button', { name: 'Talk to a person' }).click();
     await dialog.getByText('We have asked a person to take over').waitFor();
     expect(await dialog.getByRole('button', { name: 'Talk to a person' }).count()).toBe(0);
-    await page.screenshot({ path: artifactPath('feedback-widget.png') });
+    await shot(page, 'feedback-widget.png');
     // a thumbs-down pressed again clears it
     await down.click();
     await expect.poll(() => down.getAttribute('aria-pressed')).toBe('false');
@@ -85,7 +85,7 @@ describe('widget and admin UI (issue 23)', () => {
     await list.waitFor();
     await list.getByRole('img', { name: 'Unread' }).waitFor();
     expect(await list.getByText('escalated').count()).toBe(1);
-    await admin.screenshot({ path: artifactPath('feedback-admin-list.png') });
+    await shot(admin, 'feedback-admin-list.png');
 
     const status = admin.getByRole('combobox', { name: 'Status' });
     await status.selectOption('resolved');
@@ -108,7 +108,7 @@ describe('widget and admin UI (issue 23)', () => {
     await transcript.getByText('Visitor’s feedback: not helpful').waitFor();
     await transcript.getByRole('button', { name: 'Mark resolved' }).click();
     await transcript.getByRole('button', { name: 'Reopen' }).waitFor();
-    await admin.screenshot({ path: artifactPath('feedback-admin-resolved.png') });
+    await shot(admin, 'feedback-admin-resolved.png');
     const [after] = await api('GET', `/api/chat/conversations/${agent.id}`);
     expect(after).toMatchObject({ status: 'resolved', unread: false });
     await admin.close();

@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { openLoggedIn } from '../helpers/admin.js';
 import { apiOk, registerUser } from '../helpers/app.js';
-import { artifactPath, launchBrowser, watchErrors } from '../helpers/browser.js';
+import { shot, launchBrowser, watchErrors } from '../helpers/browser.js';
 import { useE2eApp } from '../helpers/e2e.js';
 import type { RecordedRequest } from '../helpers/fake-llm.js';
 import { openWidget, widgetIdle } from '../helpers/widget-page.js';
@@ -131,7 +131,7 @@ describe('answer gaps in the admin UI (issue 23.2)', () => {
     expect(await hours.getByRole('link', { name: 'Conversation: opening hours?' }).getAttribute('href')).toBe(
       `#/agents/${agent.id}/conversations/${hoursGap.conversation_id}`,
     );
-    await admin.screenshot({ path: artifactPath('gaps-open.png') });
+    await shot(admin, 'gaps-open.png');
 
     // dismissed: gone from Open, listed under Dismissed
     const parkingItem = open.getByRole('listitem').filter({ hasText: 'Do you have a parking lot?' });
@@ -158,7 +158,7 @@ describe('answer gaps in the admin UI (issue 23.2)', () => {
     await question.fill('What are your opening hours?');
     const answer = 'We are open Monday to Friday from 9 to 17, and on Saturdays from 10 to 14.';
     await form.getByLabel('Answer', { exact: true }).fill(answer);
-    await admin.screenshot({ path: artifactPath('gaps-answer-form.png') });
+    await shot(admin, 'gaps-answer-form.png');
     const saved = admin.waitForResponse(
       (r) => r.url().endsWith(`/gaps/${hoursGap.id}/answer`) && r.request().method() === 'POST',
     );
@@ -175,7 +175,7 @@ describe('answer gaps in the admin UI (issue 23.2)', () => {
     await answered.getByRole('link', { name: 'Edit the answer in Knowledge' }).waitFor();
     await admin.getByRole('group', { name: 'Show questions' }).getByRole('button', { name: 'Dismissed' }).click();
     await admin.getByRole('list', { name: 'Dismissed questions' }).getByText('Do you have a parking lot?').waitFor();
-    await admin.screenshot({ path: artifactPath('gaps-dismissed.png') });
+    await shot(admin, 'gaps-dismissed.png');
 
     // the server agrees: a qa source with the edited question, the gaps answered and dismissed
     const sources = await ok(token, 'GET', `/api/sources/chatbot/${agent.id}`);
@@ -198,7 +198,7 @@ describe('answer gaps in the admin UI (issue 23.2)', () => {
     const reply = await askInWidget(next, url, 'What are your opening hours?');
     expect(reply).toContain(answer);
     expect(reply).not.toContain(DONT_KNOW);
-    await next.screenshot({ path: artifactPath('gaps-next-visitor.png') });
+    await shot(next, 'gaps-next-visitor.png');
     // answered: it does not come back
     expect(await ok(token, 'GET', `/api/chatbots/${agent.id}/gaps`)).toEqual([]);
 
@@ -235,7 +235,7 @@ describe('answer gaps in the admin UI (issue 23.2)', () => {
     expect(await edit.getByLabel('Answer', { exact: true }).inputValue()).toBe('Yes, within 30 days.');
     await edit.getByRole('textbox', { name: /^Question/ }).fill('Can I return a parcel or an order?');
     await edit.getByLabel('Answer', { exact: true }).fill('Yes: within 60 days, with the return label in the box.');
-    await page.screenshot({ path: artifactPath('gaps-qa-edit.png') });
+    await shot(page, 'gaps-qa-edit.png');
     await edit.getByRole('button', { name: 'Save Q&A' }).click();
     await page.getByRole('status').filter({ hasText: 'Q&A saved.' }).waitFor();
     const edited = page.locator('.source', { hasText: 'Can I return a parcel or an order?' });

@@ -2,7 +2,7 @@ import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { openLoggedIn } from '../helpers/admin.js';
 import { ManualClock } from '../helpers/app.js';
-import { artifactPath, watchErrors } from '../helpers/browser.js';
+import { shot, watchErrors } from '../helpers/browser.js';
 import { useE2eApp } from '../helpers/e2e.js';
 import { openWidget, widgetIdle } from '../helpers/widget-page.js';
 
@@ -77,7 +77,7 @@ describe('live handoff in the browser (issue 23.4)', () => {
     // live: a toast and the escalated badge, still without a reload
     await admin.getByText('A visitor asked for a person on Acme helper').waitFor();
     await list.getByText('escalated').waitFor();
-    await admin.screenshot({ path: artifactPath('handoff-admin-escalated.png') });
+    await shot(admin, 'handoff-admin-escalated.png');
 
     await list.getByRole('link').first().click();
     const transcript = admin.getByRole('region', { name: 'Transcript' });
@@ -95,7 +95,7 @@ describe('live handoff in the browser (issue 23.4)', () => {
     // a person's message gets no thumbs
     expect(await dialog.locator('.msg.person + .feedback').count()).toBe(0);
     expect(await dialog.locator('.msg.assistant:not(.person) + .feedback').count()).toBe(1);
-    await page.screenshot({ path: artifactPath('handoff-widget-reply.png') });
+    await shot(page, 'handoff-widget-reply.png');
     await transcript.getByText('Yes, within 30 days with the receipt.').waitFor();
 
     // while the person answers, the agent stays silent; the owner sees the visitor's message live
@@ -106,7 +106,7 @@ describe('live handoff in the browser (issue 23.4)', () => {
     await reply.fill('No box needed.');
     await transcript.getByRole('button', { name: 'Send reply' }).click();
     await dialog.getByText('No box needed.').waitFor();
-    await admin.screenshot({ path: artifactPath('handoff-admin-replying.png') });
+    await shot(admin, 'handoff-admin-replying.png');
 
     await transcript.getByRole('button', { name: 'Hand back to the agent' }).click();
     await dialog.getByText('The assistant is answering again.').waitFor();
@@ -143,7 +143,7 @@ describe('live handoff in the browser (issue 23.4)', () => {
       'visitor',
       'agent',
     ]);
-    await page.screenshot({ path: artifactPath('handoff-widget-reloaded.png') });
+    await shot(page, 'handoff-widget-reloaded.png');
 
     const [conversation] = await api('GET', `/api/chat/conversations/${agent.id}`);
     expect(conversation).toMatchObject({ status: 'active', handled_by: 'agent', rating: 1 });
@@ -161,7 +161,7 @@ describe('live handoff in the browser (issue 23.4)', () => {
       .fill('Yes: worn items can be returned within 30 days with the receipt.');
     await form.getByRole('button', { name: 'Save answer' }).click();
     await admin.getByRole('status').filter({ hasText: 'Answer saved. The agent uses it from now on.' }).waitFor();
-    await admin.screenshot({ path: artifactPath('handoff-admin-gap-answered.png') });
+    await shot(admin, 'handoff-admin-gap-answered.png');
 
     // the next visitor (another site, so another visitor's storage) asking the same gets that answer
     const next = await e2e.browser.context.newPage();
@@ -175,7 +175,7 @@ describe('live handoff in the browser (issue 23.4)', () => {
       'Yes: worn items can be returned within 30 days with the receipt.',
     );
     expect(await newAnswer.locator('.sources li').allInnerTexts()).toEqual(['Can I return a worn jacket?']);
-    await next.screenshot({ path: artifactPath('handoff-next-visitor.png') });
+    await shot(next, 'handoff-next-visitor.png');
 
     expect(visitorErrors).toEqual([]);
     expect(adminErrors).toEqual([]);
@@ -207,7 +207,7 @@ describe('live handoff in the browser (issue 23.4)', () => {
     await form.getByRole('textbox', { name: 'Phone' }).fill('+34 600 111 222');
     await form.getByRole('button', { name: /send|start/i }).click();
     await dialog.getByText('Thank you! We will be in touch.').waitFor();
-    await page.screenshot({ path: artifactPath('handoff-timeout-lead.png') });
+    await shot(page, 'handoff-timeout-lead.png');
 
     const leads = await api('GET', `/api/chatbot-leads/${agent.id}`);
     expect(leads.map((l: Json) => [l.name, l.phone])).toEqual([['Marta Ruiz', '+34 600 111 222']]);

@@ -2,7 +2,7 @@ import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { openLoggedIn } from '../helpers/admin.js';
 import { ROOMY_PLAN } from '../helpers/app.js';
-import { artifactPath } from '../helpers/browser.js';
+import { shot } from '../helpers/browser.js';
 import { ask, useE2eApp } from '../helpers/e2e.js';
 import { animationsDone, openWidget as openWidgetAt } from '../helpers/widget-page.js';
 
@@ -69,7 +69,7 @@ describe('the lead form', () => {
         `document.querySelector('chat-agent-widget').shadowRoot.activeElement?.getAttribute('aria-label')`,
       ),
     ).toBe('Type your message');
-    await page.screenshot({ path: artifactPath('lead-form-after-first-answer.png') });
+    await shot(page, 'lead-form-after-first-answer.png');
 
     const leadResponse = page.waitForResponse((r) => r.url().includes('/api/public/lead/'));
     await form.getByRole('textbox', { name: 'Name' }).fill('Grace Hopper');
@@ -111,7 +111,7 @@ describe('the lead form', () => {
     expect(await privacy.getAttribute('target')).toBe('_blank');
     expect(await privacy.getAttribute('rel')).toBe('noopener noreferrer');
     await animationsDone(dialog);
-    await page.screenshot({ path: artifactPath('lead-form-before-chat.png') });
+    await shot(page, 'lead-form-before-chat.png');
 
     await form.getByRole('textbox', { name: 'Name' }).fill('Alan Turing');
     await form.getByRole('textbox', { name: 'Phone' }).fill('+44 161 496 0000');
@@ -174,7 +174,7 @@ describe('the lead form', () => {
     expect(await privacy.getAttribute('href')).toBe('https://acme.example/privacy?lang=en&x=1');
     expect(await privacy.getAttribute('target')).toBe('_blank');
     expect(await privacy.getAttribute('rel')).toBe('noopener noreferrer');
-    await page.screenshot({ path: artifactPath('lead-form-after-two-answers.png') });
+    await shot(page, 'lead-form-after-two-answers.png');
 
     await form.getByRole('button', { name: 'Not now' }).click();
     expect(await laterForm(dialog).count()).toBe(0);

@@ -53,7 +53,7 @@ afterAll(async () => {
   for (const t of apps) await t.cleanup();
   await fake?.close();
   await smtp?.close();
-});
+}, 60_000);
 
 describe('Admin > Server settings', () => {
   it('a typed key can be tested before it is saved; saving it takes the "No AI provider" banner away on the same page (issue 31 owner 9)', async () => {

@@ -1,7 +1,7 @@
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { openLoggedIn, settle } from '../helpers/admin.js';
-import { artifactPath, watchErrors } from '../helpers/browser.js';
+import { shot, watchErrors } from '../helpers/browser.js';
 import { useE2eApp } from '../helpers/e2e.js';
 
 /**
@@ -73,7 +73,7 @@ describe('the settings preview shows the agent as visitors see it', () => {
     // a picture, not a chat: nothing in it takes the focus or reaches assistive technology
     expect(await page.locator('chat-agent-preview[inert]').count()).toBe(1);
     await settle(page);
-    await page.getByRole('form', { name: 'Appearance' }).screenshot({ path: artifactPath('settings-preview-nl.png') });
+    await shot(page.getByRole('form', { name: 'Appearance' }), 'settings-preview-nl.png');
 
     // unsaved changes of other sections show too: the form asked before the chat, in place of the message box
     const leads = page.getByRole('form', { name: 'Lead capture and e-mail alerts' });

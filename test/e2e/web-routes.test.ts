@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadWidgetAssets } from '../../src/modules/web/index.js';
-import { auth, createAgent, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { auth, createAgent, registerUser, type TestApp, useSharedTestApp } from '../helpers/app.js';
 
 /**
  * The widget's files and the share page over HTTP: cache headers and content hash, the
@@ -12,11 +12,10 @@ import { auth, createAgent, registerUser, startTestApp, type TestApp } from '../
 
 let t: TestApp;
 let token: string;
-beforeAll(async () => {
-  t = await startTestApp({ env: { EMBEDDINGS: 'none' } });
+useSharedTestApp({ env: { EMBEDDINGS: 'none' } }, async (app) => {
+  t = app;
   token = (await registerUser(t.app)).token;
 });
-afterAll(async () => t.cleanup());
 
 describe('widget scripts', () => {
   it('/widget.js is a short-cached loader with a strong ETag that names the hashed bundle', async () => {

@@ -43,7 +43,7 @@ beforeAll(async () => {
     }),
   );
   await e2e.browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: e2e.appUrl });
-});
+}, 60_000);
 
 describe('webhooks in the admin UI', () => {
   it('adds a webhook, copies its secret, sends a test event and sees it delivered', async () => {

@@ -2,7 +2,7 @@ import type { Locator, Page } from 'playwright-core';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { auth, multipartForm } from '../helpers/app.js';
-import { artifactPath } from '../helpers/browser.js';
+import { shot } from '../helpers/browser.js';
 import { docxWith, pdfWith } from '../helpers/documents.js';
 import { useE2eApp } from '../helpers/e2e.js';
 import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
@@ -32,7 +32,7 @@ beforeAll(async () => {
 <p>A yearly boiler service costs 89 pounds, including the safety certificate.</p></body></html>`,
     }),
   );
-});
+}, 60_000);
 
 const { api } = e2e;
 
@@ -141,7 +141,7 @@ describe('citations under the answers', () => {
     await valve.getByText('every spring').first().waitFor();
     expect(await citations(valve).allTextContents()).toEqual(['Boiler manual, page 3']);
     expect(await citations(valve).getByRole('link').count()).toBe(0); // an uploaded file has no address
-    await page.screenshot({ path: artifactPath('widget-citations.png') });
+    await shot(page, 'widget-citations.png');
 
     // after a reload, the answers kept in the browser show the same citations
     await page.reload();
@@ -193,7 +193,7 @@ describe('citations under the answers', () => {
     expect(shown).not.toContain('.pdf');
     expect(shown).not.toContain('.docx');
     expect(await page.locator('.sources a').count()).toBe(0);
-    await page.screenshot({ path: artifactPath('widget-citations-files.png') });
+    await shot(page, 'widget-citations-files.png');
     await page.close();
   }, 60_000);
 

@@ -2,7 +2,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLoggedIn } from '../helpers/admin.js';
 import { ROOMY_PLAN } from '../helpers/app.js';
-import { artifactPath, CHROMIUM } from '../helpers/browser.js';
+import { CHROMIUM, CHROMIUM_ARGS, shot } from '../helpers/browser.js';
 import { ask, useE2eApp } from '../helpers/e2e.js';
 import { animationsDone, widgetTurnDone } from '../helpers/widget-page.js';
 
@@ -32,13 +32,7 @@ beforeAll(async () => {
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-dev-shm-usage',
-      '--no-first-run',
-      '--disable-background-networking',
-    ],
+    args: CHROMIUM_ARGS,
   });
 }, 60_000);
 
@@ -46,7 +40,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const c of contexts) await c.close();
   await browser?.close();
-});
+}, 60_000);
 
 /** A browser whose visitor prefers `locale` (navigator.languages, Accept-Language). */
 async function visitor(locale: string): Promise<BrowserContext> {
@@ -94,7 +88,7 @@ describe('the widget’s language', () => {
       'https://acme.example/datenschutz',
     );
     await animationsDone(dialog);
-    await page.screenshot({ path: artifactPath('widget-language-de-lead.png') });
+    await shot(page, 'widget-language-de-lead.png');
     await form.getByRole('button', { name: 'Chat starten' }).click();
     await form.getByRole('textbox', { name: 'Name' }).waitFor(); // no name yet: the form stays
     await form.getByRole('textbox', { name: 'Name' }).fill('Greta Gast');
@@ -133,7 +127,7 @@ describe('the widget’s language', () => {
       /^Gerade kommen zu viele Nachrichten\. Bitte (warten Sie \d+ Sekunden und versuchen Sie es erneut|versuchen Sie es in etwa \d+ Minuten erneut|versuchen Sie es später erneut)\.$/,
     );
     await busy.getByRole('button', { name: 'Erneut versuchen' }).waitFor();
-    await page.screenshot({ path: artifactPath('widget-language-de-error.png') });
+    await shot(page, 'widget-language-de-error.png');
     await page.close();
   });
 
@@ -166,7 +160,7 @@ describe('the widget’s language', () => {
     await form.getByRole('textbox', { name: 'Téléphone' }).waitFor();
     await form.getByRole('button', { name: 'Envoyer', exact: true }).waitFor();
     await form.getByRole('button', { name: 'Pas maintenant' }).waitFor();
-    await page.screenshot({ path: artifactPath('widget-language-fr.png') });
+    await shot(page, 'widget-language-fr.png');
     await page.close();
 
     // Japanese is not one of its languages: English
@@ -198,14 +192,14 @@ describe('the widget’s language', () => {
       .getByText('Al enviar sus datos, acepta que nos pongamos en contacto con usted sobre su consulta.')
       .waitFor();
     await animationsDone(dialog);
-    await page.screenshot({ path: artifactPath('widget-language-override-lead.png') });
+    await shot(page, 'widget-language-override-lead.png');
     await form.getByRole('button', { name: 'Hablemos' }).click();
     const box = dialog.getByRole('textbox', { name: '¿En qué podemos ayudarle?' });
     expect(await box.getAttribute('placeholder')).toBe('¿En qué podemos ayudarle?');
     await dialog.getByRole('button', { name: 'Enviar mensaje' }).waitFor();
     await dialog.getByText('En línea', { exact: true }).waitFor();
     await ask(page, box, '¿Abren los sábados?', 1);
-    await page.screenshot({ path: artifactPath('widget-language-override.png') });
+    await shot(page, 'widget-language-override.png');
     await page.close();
   });
 });
@@ -235,8 +229,8 @@ describe('language, wording and lead timing set in the admin UI', () => {
     await leads.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Lead capture and e-mail alerts saved').waitFor();
     await texts.scrollIntoViewIfNeeded();
-    await texts.screenshot({ path: artifactPath('widget-language-admin-texts.png') });
-    await leads.screenshot({ path: artifactPath('widget-language-admin-leads.png') });
+    await shot(texts, 'widget-language-admin-texts.png');
+    await shot(leads, 'widget-language-admin-leads.png');
 
     expect(await api('GET', `/api/chatbots/${agent.id}`)).toMatchObject({
       language: 'it',
@@ -263,7 +257,7 @@ describe('language, wording and lead timing set in the admin UI', () => {
     await ask(widget, box, 'Siete aperti il sabato?', 1);
     await dialog.getByText('Volentieri.').waitFor();
     expect(await api('GET', `/api/chatbot-leads/${agent.id}`)).toEqual([expect.objectContaining({ name: 'Giulia' })]);
-    await widget.screenshot({ path: artifactPath('widget-language-admin-widget.png') });
+    await shot(widget, 'widget-language-admin-widget.png');
     await widget.close();
     await page.close();
   });

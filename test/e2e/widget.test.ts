@@ -1,7 +1,7 @@
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { auth, registerUser, ROOMY_PLAN } from '../helpers/app.js';
-import { artifactPath, startBufferingProxy, startSite, startTinyServer, type TinyServer } from '../helpers/browser.js';
+import { shot, startBufferingProxy, startSite, startTinyServer, type TinyServer } from '../helpers/browser.js';
 import { useE2eApp } from '../helpers/e2e.js';
 import { animationsDone } from '../helpers/widget-page.js';
 
@@ -133,7 +133,7 @@ describe('the embedded widget on another site', () => {
     expect(dialogBox.width).toBe(420); // large
     await dialog.getByText('Welcome to Acme Plumbing! Ask me anything.').waitFor();
     await dialog.getByText('Acme support desk').waitFor(); // powered_by_text
-    await page.screenshot({ path: artifactPath('widget-dark-top-left-lead-form.png') });
+    await shot(page, 'widget-dark-top-left-lead-form.png');
     expect(await dialog.locator('img.logo').getAttribute('src')).toBe(`${host.url}/logo.svg`);
 
     // lead form first: the message box is not there yet
@@ -162,7 +162,7 @@ describe('the embedded widget on another site', () => {
     await box2.press('Enter');
     await e2e.llm.waitForPause();
     await dialog.getByRole('status', { name: 'Assistant is typing' }).waitFor();
-    await page.screenshot({ path: artifactPath('widget-dark-top-left-typing.png') });
+    await shot(page, 'widget-dark-top-left-typing.png');
     e2e.llm.setBehaviour({ pauseAfterChunks: 2 });
     e2e.llm.release();
     await e2e.llm.waitForPause();
@@ -352,7 +352,7 @@ describe('the embedded widget on another site', () => {
     const text = (await notice.textContent()) ?? '';
     expect(text).not.toMatch(/seconds|quota|plan/i);
     expect(await notice.getByRole('button', { name: 'Retry' }).count()).toBe(0);
-    await page.screenshot({ path: artifactPath('widget-quota-used-up.png') });
+    await shot(page, 'widget-quota-used-up.png');
     await page.close();
   });
 
@@ -462,7 +462,7 @@ describe('the embedded widget on another site', () => {
     await page.keyboard.press('Tab');
     const ring = await inShadow<string>(page, `(root) => getComputedStyle(root.activeElement).outlineColor`);
     expect(ring).toBe(brown);
-    await page.screenshot({ path: artifactPath('widget-primary-only.png') });
+    await shot(page, 'widget-primary-only.png');
     await page.close();
   });
 
@@ -516,12 +516,12 @@ describe('the embedded widget on another site', () => {
     await messageBox(page).press('Enter');
     await dialogOf(page).getByText('Pricing sheet').waitFor();
     expect(await style(dialogOf(page), 'animation-name')).toBe('none'); // prefers-reduced-motion
-    await page.screenshot({ path: artifactPath('widget-desktop.png') });
+    await shot(page, 'widget-desktop.png');
 
     await page.setViewportSize({ width: 390, height: 844 });
     const narrow = (await dialogOf(page).boundingBox())!;
     expect(narrow).toEqual({ x: 0, y: 0, width: 390, height: 844 }); // full screen on a phone
-    await page.screenshot({ path: artifactPath('widget-narrow.png') });
+    await shot(page, 'widget-narrow.png');
     await page.close();
   });
 });
@@ -549,7 +549,7 @@ describe('the shareable chat page', () => {
     await messageBox(page).press('Enter');
     await main.getByText('share page').waitFor();
     expect(await main.locator('strong').textContent()).toBe('share page');
-    await page.screenshot({ path: artifactPath('chat-page.png') });
+    await shot(page, 'chat-page.png');
     expect(violations).toEqual([]);
     await page.close();
   });

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { artifactPath } from './browser.js';
+import { shot } from './browser.js';
 
 /**
  * The admin UI in a browser test: logging in by token, and photographing a page at two widths.
@@ -70,12 +70,12 @@ export async function shootBothWidths(
     : { width: 1280, height: 800 };
   if (opts.keepViewport) await page.setViewportSize({ width: 1280, height: 800 });
   await wait();
-  await page.screenshot({ path: artifactPath(`${prefix}-${name}-desktop.png`), fullPage: true });
+  await shot(page, `${prefix}-${name}-desktop.png`, { fullPage: true });
   await page.setViewportSize(narrow);
   await wait();
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
   expect(width, `${name}: page width at ${narrow.width} px`).toBeLessThanOrEqual(narrow.width);
-  await page.screenshot({ path: artifactPath(`${prefix}-${name}-${narrow.width}.png`), fullPage: true });
+  await shot(page, `${prefix}-${name}-${narrow.width}.png`, { fullPage: true });
   await page.setViewportSize(before);
   await wait();
 }

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { buildApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import type { Clock } from '../../src/platform/clock.js';
@@ -36,6 +36,74 @@ export interface TestApp {
   cleanup(): Promise<void>;
 }
 
+export type StartOptions = { env?: Record<string, string>; clock?: Clock; dataDir?: string };
+
+/** Something a test starts beside its apps and stops afterwards (a fake LLM, a local site, a mail server). */
+export interface Closable {
+  close(): Promise<void> | void;
+}
+
+/**
+ * The apps a test file starts, cleaned up after each test (closed, data dir removed), newest first.
+ * `start` takes startTestApp's options over the file's `defaults` (env merged); `add` adopts an app
+ * started otherwise. `before` registers what the apps may be waiting on (a fake LLM, a local site):
+ * it is closed first, so no app request hangs on it. `after` registers what the apps still talk to
+ * while they stop (a mail server their queue sends to): it is closed once the apps are.
+ */
+export function useTestApps(defaults: StartOptions = {}) {
+  const apps: TestApp[] = [];
+  const first: Closable[] = [];
+  const last: Closable[] = [];
+  afterEach(async () => {
+    for (const c of first.splice(0).reverse()) await c.close();
+    for (const t of apps.splice(0).reverse()) await t.cleanup();
+    for (const c of last.splice(0).reverse()) await c.close();
+  }, 60_000);
+  return {
+    async start(opts: StartOptions = {}): Promise<TestApp> {
+      const t = await startTestApp({ ...defaults, ...opts, env: { ...defaults.env, ...opts.env } });
+      apps.push(t);
+      return t;
+    },
+    add(t: TestApp): TestApp {
+      apps.push(t);
+      return t;
+    },
+    before<T extends Closable>(c: T): T {
+      first.push(c);
+      return c;
+    },
+    after<T extends Closable>(c: T): T {
+      last.push(c);
+      return c;
+    },
+  };
+}
+
+/**
+ * One app for a whole file or describe block: started before its first test (then `ready` runs,
+ * e.g. to register the accounts the tests share), cleaned up after its last.
+ */
+export function useSharedTestApp(opts: StartOptions, ready: (t: TestApp) => Promise<void> | void): void {
+  let t: TestApp | undefined;
+  beforeAll(async () => {
+    t = await startTestApp(opts);
+    await ready(t);
+  }, 60_000);
+  afterAll(async () => t?.cleanup(), 60_000);
+}
+
+/** A visitor's message to an agent's public chat (JSON answer); the answer must be 200. */
+export async function say(t: TestApp, agentId: string, sessionId: string, message: string): Promise<any> {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/public/chat/${agentId}`,
+    payload: { message, session_id: sessionId },
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json();
+}
+
 export function makeDataDir(): string {
   return mkdtempSync(path.join(tmpdir(), 'chat-agent-test-'));
 }
@@ -44,9 +112,7 @@ export function makeDataDir(): string {
  * The real app on a real SQLite file in its own temp DATA_DIR. `env` is the process environment
  * the app would see (REGISTRATION defaults to open here so tests can make several accounts).
  */
-export async function startTestApp(
-  opts: { env?: Record<string, string>; clock?: Clock; dataDir?: string } = {},
-): Promise<TestApp> {
+export async function startTestApp(opts: StartOptions = {}): Promise<TestApp> {
   const dataDir = opts.dataDir ?? makeDataDir();
   const config = loadConfig({ REGISTRATION: 'open', LOG_LEVEL: 'silent', ...opts.env, DATA_DIR: dataDir });
   if (!opts.env?.PLANS_FILE) config.plans = withoutRequestRates(config.plans);

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import type { TestApp } from './app.js';
 
 /**
@@ -16,6 +16,18 @@ export const CHROMIUM = '/usr/bin/chromium';
 /** Screenshots and other things to look at after a run (gitignored). */
 export const ARTIFACTS_DIR = path.resolve('test-artifacts');
 
+/** Chromium's switches for a test: headless in a container, nothing fetched in the background. */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
 export interface Browser {
   context: BrowserContext;
   close(): Promise<void>;
@@ -27,17 +39,7 @@ export async function launchBrowser(opts: { args?: string[] } = {}): Promise<Bro
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-dev-shm-usage',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      ...(opts.args ?? []),
-    ],
+    args: [...CHROMIUM_ARGS, ...(opts.args ?? [])],
     viewport: { width: 1280, height: 800 },
   });
   // a missing element fails with the locator's name well before the test's own timeout
@@ -54,6 +56,24 @@ export async function launchBrowser(opts: { args?: string[] } = {}): Promise<Bro
 export function artifactPath(name: string): string {
   mkdirSync(ARTIFACTS_DIR, { recursive: true });
   return path.join(ARTIFACTS_DIR, name);
+}
+
+/** how long a screenshot may take before it is given up (a busy machine renders slowly) */
+const SCREENSHOT_TIMEOUT_MS = 10_000;
+
+/**
+ * A screenshot of `target` (a page, or an element by its locator) to test-artifacts/<name>, best
+ * effort: it is something to look at after a run, never a check, so one that fails or takes too
+ * long is logged and skipped and the test goes on. An element is still waited for (visible) as
+ * before, with the context's usual timeout: what the test does next may rely on it.
+ */
+export async function shot(target: Page | Locator, name: string, opts: { fullPage?: boolean } = {}): Promise<void> {
+  if ('waitFor' in target) await target.waitFor({ state: 'visible' });
+  try {
+    await target.screenshot({ path: artifactPath(name), timeout: SCREENSHOT_TIMEOUT_MS, ...opts });
+  } catch (e) {
+    console.warn(`screenshot ${name} skipped: ${String((e as Error).message).split('\n')[0]}`);
+  }
 }
 
 export interface RecordedHit {

@@ -100,14 +100,14 @@ export function useE2eApp(opts: E2eOptions = {}): E2e {
     e2e.appUrl = `http://127.0.0.1:${port ?? (await listenOnLoopback(t))}`;
     if (opts.owner) e2e.token = (await registerUser(t.app)).token;
     if (opts.browser !== false) e2e.browser = browser = await launchBrowser(opts.browser);
-  }, 60_000);
+  }, 120_000); // an app and a Chromium start: slow on a busy machine
 
   afterAll(async () => {
     await browser?.close();
     for (const thing of tracked) await thing.close();
     await llm?.close();
     await t?.cleanup();
-  });
+  }, 60_000);
 
   return e2e;
 }

@@ -556,3 +556,17 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
   const promise = new Promise<void>((r) => (resolve = r));
   return { promise, resolve };
 }
+
+/** The app's environment that points the fake's provider at it, with `key` as its API key (ollama takes none). */
+export function providerEnv(f: FakeLlm, key: string): Record<string, string> {
+  switch (f.provider) {
+    case 'openai':
+      return { OPENAI_API_KEY: key, OPENAI_BASE_URL: f.baseURL };
+    case 'anthropic':
+      return { ANTHROPIC_API_KEY: key, ANTHROPIC_BASE_URL: f.baseURL };
+    case 'google':
+      return { GEMINI_API_KEY: key, GEMINI_BASE_URL: f.baseURL };
+    case 'ollama':
+      return { OLLAMA_HOST: f.baseURL };
+  }
+}

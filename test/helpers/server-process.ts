@@ -1,7 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { afterEach } from 'vitest';
 
 /**
  * The real server (or a CLI command) as a child process, with helpers that wait on its log lines
@@ -150,12 +153,13 @@ export async function stopServer(server: ServerProcess, signal: NodeJS.Signals =
   return withTimeout(server.exited, 20_000, `exit after ${signal}`);
 }
 
+/** `p`, or a failure naming `what` after `ms` (a clear message instead of the test's own timeout). */
 export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout;
   return Promise.race([
     p.finally(() => clearTimeout(timer)),
     new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`timed out: ${what}`)), ms);
+      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
     }),
   ]);
 }
@@ -197,3 +201,40 @@ export const UNLIMITED_PLANS = JSON.stringify({
     custom_branding: true,
   },
 });
+
+/** UNLIMITED_PLANS written to `file` (for PLANS_FILE); returns `file`. */
+export function unlimitedPlansFile(file: string): string {
+  writeFileSync(file, UNLIMITED_PLANS);
+  return file;
+}
+
+/**
+ * A server's whole environment: this PATH, `dataDir`, a port the OS picks on loopback and info
+ * logs, then `extra` (PLANS_FILE, LOG_LEVEL, ...).
+ */
+export function serverEnv(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...extra };
+}
+
+/**
+ * For suites of server processes: after each test every process started here is killed and the
+ * paths given to `remove` (and the dirs `tempDir` made) are removed. Returns both.
+ */
+export function useServerProcesses(prefix: string): { tempDir(): string; remove(p: string): string } {
+  const paths: string[] = [];
+  afterEach(async () => {
+    await killAll();
+    for (const p of paths.splice(0)) rmSync(p, { recursive: true, force: true });
+  }, 60_000);
+  return {
+    tempDir() {
+      const dir = mkdtempSync(path.join(tmpdir(), prefix));
+      paths.push(dir);
+      return dir;
+    },
+    remove(p: string) {
+      paths.push(p);
+      return p;
+    },
+  };
+}

@@ -74,8 +74,8 @@ function sliced(text: string, sliceBytes: number): TextChunk[] {
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'chunker-test-'));
-});
-afterAll(async () => rm(dir, { recursive: true, force: true }));
+}, 60_000);
+afterAll(async () => rm(dir, { recursive: true, force: true }), 60_000);
 
 describe('chunking a text in slices', () => {
   const docs = Array.from({ length: 12 }, (_, i) => document(i + 1, 40 + i * 10));

@@ -11,6 +11,7 @@ import { ftsQuery } from '../../src/modules/knowledge/service.js';
 import { migrationsDir } from '../../src/platform/assets.js';
 import { openDatabase, openSqlite } from '../../src/platform/db/index.js';
 import type Database from 'better-sqlite3';
+import { seedAgent } from '../helpers/seed.js';
 
 /**
  * The keyword index holds one token per agent beside the words (migration 0010), and a search
@@ -24,40 +25,12 @@ const open: Array<{ close(): void }> = [];
 afterEach(() => {
   for (const o of open.splice(0)) o.close();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+}, 30_000);
 
 function tempDir(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'keyword-index-'));
   dirs.push(dir);
   return dir;
-}
-
-function seedAgent(sqlite: Database.Database, chatbotId: string, texts: string[]): number[] {
-  const now = new Date().toISOString();
-  const userId = `user-${chatbotId}`;
-  sqlite
-    .prepare(
-      "INSERT INTO users (id, name, email, password_hash, role, status, plan_id, created_at) VALUES (?, 'u', ?, 'x', 'user', 'active', 'free', ?)",
-    )
-    .run(userId, `${Buffer.from(chatbotId).toString('hex')}@example.com`, now);
-  sqlite
-    .prepare(
-      `INSERT INTO chatbots (id, user_id, name, model, provider, temperature, max_tokens, instructions, status, public_access, primary_color, secondary_color,
-        accent_color, welcome_message, widget_position, widget_theme, widget_size, lead_capture_enabled, email_alerts_enabled, rate_limit_enabled, messages_per_hour,
-        font_family, font_size, bubble_style, auto_expand, created_at, updated_at)
-       VALUES (?, ?, 'bot', 'm', 'openai', 0.5, 100, 'i', 'active', 1, '#000', '#000', '#000', 'hi', 'bottom-right', 'auto', 'medium', 0, 0, 0, 60, 'sans', 14, 'rounded', 0, ?, ?)`,
-    )
-    .run(chatbotId, userId, now, now);
-  const sourceId = `source-${chatbotId}`;
-  sqlite
-    .prepare(
-      "INSERT INTO sources (id, chatbot_id, type, name, status, created_at, updated_at) VALUES (?, ?, 'text', 'notes', 'completed', ?, ?)",
-    )
-    .run(sourceId, chatbotId, now, now);
-  const insert = sqlite.prepare(
-    'INSERT INTO chunks (source_id, chatbot_id, ordinal, content, token_count) VALUES (?, ?, ?, ?, 2)',
-  );
-  return texts.map((text, i) => Number(insert.run(sourceId, chatbotId, i, text).lastInsertRowid));
 }
 
 const integrityCheck = (sqlite: Database.Database) =>

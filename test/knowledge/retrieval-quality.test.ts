@@ -151,11 +151,11 @@ describe('retrieval quality: keyword-only vs hybrid', () => {
       });
       expect(res.statusCode, res.body).toBe(201);
     }
-  });
+  }, 60_000);
   afterAll(async () => {
     await t.cleanup();
     await fake.close();
-  });
+  }, 60_000);
 
   function services() {
     const silent = t.app.log;
@@ -308,7 +308,7 @@ describe('retrieval quality: a corpus of real-looking documents', () => {
   afterAll(async () => {
     await site?.close();
     await t?.cleanup();
-  });
+  }, 60_000);
 
   const squash = (s: string) => s.replace(/\s+/g, ' ').toLowerCase();
   const contains = (text: string, needle: string) => squash(text).includes(squash(needle));

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { VectorIndex } from '../../src/modules/knowledge/index.js';
 import { openDatabase, type AppDatabase } from '../../src/platform/db/index.js';
+import { insertChunks, seedAgent } from '../helpers/seed.js';
 
 /**
  * The vector index on a real SQLite file with sqlite-vec: binary candidates re-ranked exactly
@@ -18,7 +19,7 @@ const databases: AppDatabase[] = [];
 afterEach(() => {
   for (const d of databases.splice(0)) d.close();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+}, 30_000);
 
 function open(): AppDatabase {
   const dir = mkdtempSync(path.join(tmpdir(), 'vector-index-'));
@@ -72,47 +73,22 @@ function cosineDistance(a: Float32Array, b: Float32Array): number {
   return 1 - dot / Math.sqrt(na * nb);
 }
 
-/** Inserts an account, an agent, a source and `count` chunks; returns the chunk ids. */
-function seedChunks(database: AppDatabase, chatbotId: string, count: number): number[] {
-  const { sqlite } = database;
-  const now = new Date().toISOString();
-  const userId = `user-${chatbotId}`;
-  sqlite
-    .prepare(
-      "INSERT INTO users (id, name, email, password_hash, role, status, plan_id, created_at) VALUES (?, 'u', ?, 'x', 'user', 'active', 'free', ?)",
-    )
-    .run(userId, `${chatbotId}@example.com`, now);
-  sqlite
-    .prepare(
-      `INSERT INTO chatbots (id, user_id, name, model, provider, temperature, max_tokens, instructions, status, public_access, primary_color, secondary_color,
-        accent_color, welcome_message, widget_position, widget_theme, widget_size, lead_capture_enabled, email_alerts_enabled, rate_limit_enabled, messages_per_hour,
-        font_family, font_size, bubble_style, auto_expand, created_at, updated_at)
-       VALUES (?, ?, 'bot', 'm', 'openai', 0.5, 100, 'i', 'active', 1, '#000', '#000', '#000', 'hi', 'bottom-right', 'auto', 'medium', 0, 0, 0, 60, 'sans', 14, 'rounded', 0, ?, ?)`,
-    )
-    .run(chatbotId, userId, now, now);
-  const sourceId = `source-${chatbotId}`;
-  sqlite
-    .prepare(
-      "INSERT INTO sources (id, chatbot_id, type, name, status, created_at, updated_at) VALUES (?, ?, 'text', 'notes', 'completed', ?, ?)",
-    )
-    .run(sourceId, chatbotId, now, now);
-  const insert = sqlite.prepare(
-    'INSERT INTO chunks (source_id, chatbot_id, ordinal, content, token_count) VALUES (?, ?, ?, ?, 2)',
+/** An account, an agent, a source and `count` chunks; returns the chunk ids. */
+const seedChunks = (database: AppDatabase, chatbotId: string, count: number): number[] =>
+  seedAgent(
+    database.sqlite,
+    chatbotId,
+    Array.from({ length: count }, (_, i) => `chunk ${i}`),
   );
-  return Array.from({ length: count }, (_, i) =>
-    Number(insert.run(sourceId, chatbotId, i, `chunk ${i}`).lastInsertRowid),
-  );
-}
 
 /** More chunks for an agent that already has its account, agent and source (seedChunks). */
-function insertChunks(database: AppDatabase, chatbotId: string, count: number): number[] {
-  const insert = database.sqlite.prepare(
-    'INSERT INTO chunks (source_id, chatbot_id, ordinal, content, token_count) VALUES (?, ?, ?, ?, 2)',
+const moreChunks = (database: AppDatabase, chatbotId: string, count: number): number[] =>
+  insertChunks(
+    database.sqlite,
+    chatbotId,
+    Array.from({ length: count }, (_, i) => `later chunk ${i}`),
+    10_000,
   );
-  return Array.from({ length: count }, (_, i) =>
-    Number(insert.run(`source-${chatbotId}`, chatbotId, 10_000 + i, `later chunk ${i}`).lastInsertRowid),
-  );
-}
 
 describe('VectorIndex', () => {
   // codes in memory (the normal case), and through the vec0 table (an agent over the memory budget)
@@ -192,7 +168,7 @@ describe('VectorIndex', () => {
 
     // a scattered third of the chunks goes, then new ones arrive
     database.sqlite.prepare('DELETE FROM chunks WHERE id % 3 = 0 OR id BETWEEN ? AND ?').run(ids[100], ids[300]);
-    const more = insertChunks(database, 'agent-a', 200);
+    const more = moreChunks(database, 'agent-a', 200);
     const moreVectors = sample(more.length);
     index.store(more.map((chunkId, i) => ({ chunkId, chatbotId: 'agent-a', vector: moreVectors[i]! })));
 

@@ -1,7 +1,7 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ADMIN_CSP, loadAdminAssets } from '../../src/modules/admin-ui/index.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { type TestApp, useSharedTestApp } from '../helpers/app.js';
 
 /**
  * The admin UI's files compressed: index.html and the hashed assets come as the build
@@ -10,10 +10,9 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
  */
 
 let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp({ env: {} });
+useSharedTestApp({ env: {} }, (app) => {
+  t = app;
 });
-afterAll(async () => t.cleanup());
 
 const varies = (res: { headers: Record<string, unknown> }) =>
   String(res.headers.vary ?? '')

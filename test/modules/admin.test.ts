@@ -3,19 +3,22 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
-import { auth, createAgent, ManualClock, PASSWORD, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import {
+  auth,
+  createAgent,
+  ManualClock,
+  PASSWORD,
+  registerUser,
+  type StartOptions,
+  useTestApps,
+} from '../helpers/app.js';
 
-const started: TestApp[] = [];
+const apps = useTestApps();
+const start = apps.start;
 const tempDirs: string[] = [];
-async function start(opts: Parameters<typeof startTestApp>[0] = {}): Promise<TestApp> {
-  const t = await startTestApp(opts);
-  started.push(t);
-  return t;
-}
 afterEach(async () => {
-  await Promise.all(started.splice(0).map((t) => t.cleanup()));
   for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+}, 60_000);
 
 const USER_KEYS = [
   'created_at',
@@ -59,7 +62,7 @@ function me(app: App, token: string) {
 }
 
 /** An app with an admin (the first account) and two plain users. */
-async function withUsers(opts: Parameters<typeof startTestApp>[0] = {}) {
+async function withUsers(opts: StartOptions = {}) {
   const t = await start(opts);
   const admin = await account(t.app, 'Admin');
   const alice = await account(t.app, 'Alice');

@@ -1,10 +1,18 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_INSTRUCTIONS } from '../../src/modules/agents/index.js';
 import { updateAgentBody } from '../../src/modules/agents/schemas.js';
 import { DEFAULT_MODEL } from '../../src/modules/agents/service.js';
-import { auth, makeDataDir, ManualClock, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import {
+  auth,
+  makeDataDir,
+  ManualClock,
+  registerUser,
+  startTestApp,
+  type TestApp,
+  useSharedTestApp,
+} from '../helpers/app.js';
 
 type Json = Record<string, any>;
 
@@ -147,13 +155,10 @@ let api: ReturnType<typeof client>;
 /** the first account of the shared app, hence its admin */
 let admin: { token: string; id: string };
 
-beforeAll(async () => {
-  t = await startTestApp({ clock });
+useSharedTestApp({ clock }, async (app) => {
+  t = app;
   api = client(t, clock);
   admin = await api.account();
-});
-afterAll(async () => {
-  await t?.cleanup();
 });
 
 describe('POST /api/chatbots', () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
-import { auth, createAgent, ManualClock, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { auth, createAgent, ManualClock, registerUser, say, useTestApps, type TestApp } from '../helpers/app.js';
 
 /**
  * Issue 23.7: resolution rate, escalations, thumbs and the top unanswered questions on the
@@ -15,15 +15,11 @@ import { auth, createAgent, ManualClock, registerUser, startTestApp, type TestAp
 
 type Json = Record<string, any>;
 const NOW = '2026-03-10T12:00:00.000Z';
-const apps: TestApp[] = [];
-afterEach(async () => {
-  for (const t of apps.splice(0)) await t.cleanup();
-});
+const apps = useTestApps();
 
 async function start(): Promise<{ t: TestApp; clock: ManualClock }> {
   const clock = new ManualClock(NOW);
-  const t = await startTestApp({ env: { EMBEDDINGS: 'none' }, clock });
-  apps.push(t);
+  const t = await apps.start({ env: { EMBEDDINGS: 'none' }, clock });
   return { t, clock };
 }
 
@@ -37,7 +33,8 @@ async function at<T>(clock: ManualClock, instant: string, fn: () => Promise<T>):
   }
 }
 
-async function say(
+/** A visitor's message with the clock at `instant`. */
+async function sayAt(
   t: TestApp,
   clock: ManualClock,
   agentId: string,
@@ -45,15 +42,7 @@ async function say(
   instant: string,
   message = 'Hello there',
 ): Promise<{ conversation_id: string; message_id: string }> {
-  return at(clock, instant, async () => {
-    const res = await t.app.inject({
-      method: 'POST',
-      url: `/api/public/chat/${agentId}`,
-      payload: { message, session_id: sessionId },
-    });
-    expect(res.statusCode, res.body).toBe(200);
-    return res.json();
-  });
+  return at(clock, instant, () => say(t, agentId, sessionId, message));
 }
 
 async function thumbs(
@@ -154,26 +143,26 @@ describe('conversation outcomes and thumbs (per agent and dashboard)', () => {
     const y = await createAgent(t.app, a.token, { name: 'Y', auto_resolve_after_h: null });
     const z = await createAgent(t.app, b.token, { name: 'Z', auto_resolve_after_h: null });
 
-    await say(t, clock, x.id, 's0', '2026-02-01T10:00:00.000Z');
+    await sayAt(t, clock, x.id, 's0', '2026-02-01T10:00:00.000Z');
     await escalate(t, clock, x.id, 's0', '2026-03-10T11:00:00.000Z');
 
-    const c1 = await say(t, clock, x.id, 's1', '2026-03-03T23:59:59.999Z');
+    const c1 = await sayAt(t, clock, x.id, 's1', '2026-03-03T23:59:59.999Z');
     await escalate(t, clock, x.id, 's1', '2026-03-03T23:59:59.999Z');
     await thumbs(t, x.id, 's1', c1.message_id, 1); // rated today, but the answer is from 03-03
     await resolve(t, a.token, x.id, c1.conversation_id);
 
-    const c2 = await say(t, clock, x.id, 's2', '2026-03-04T00:00:00.000Z');
+    const c2 = await sayAt(t, clock, x.id, 's2', '2026-03-04T00:00:00.000Z');
     await escalate(t, clock, x.id, 's2', '2026-03-04T00:00:00.000Z');
     await thumbs(t, x.id, 's2', c2.message_id, 1);
     await resolve(t, a.token, x.id, c2.conversation_id);
 
-    const c3 = await say(t, clock, x.id, 's3', '2026-03-05T10:00:00.000Z');
-    const c3b = await say(t, clock, x.id, 's3', '2026-03-07T10:00:00.000Z', 'Can I speak to a human?');
+    const c3 = await sayAt(t, clock, x.id, 's3', '2026-03-05T10:00:00.000Z');
+    const c3b = await sayAt(t, clock, x.id, 's3', '2026-03-07T10:00:00.000Z', 'Can I speak to a human?');
     await thumbs(t, x.id, 's3', c3.message_id, -1);
     await thumbs(t, x.id, 's3', c3b.message_id, 1);
     await resolve(t, a.token, x.id, c3.conversation_id);
 
-    const c4 = await say(t, clock, x.id, 's4', '2026-03-06T10:00:00.000Z');
+    const c4 = await sayAt(t, clock, x.id, 's4', '2026-03-06T10:00:00.000Z');
     await thumbs(t, x.id, 's4', c4.message_id, -1);
     await thumbs(t, x.id, 's4', c4.message_id, 1); // changed its mind: one thumbs up
     // a person takes over and replies (today); the visitor's thumbs on that reply are not the agent's
@@ -193,33 +182,33 @@ describe('conversation outcomes and thumbs (per agent and dashboard)', () => {
     expect(reply.json().from_person).toBe(true);
     await thumbs(t, x.id, 's4', reply.json().id, -1);
 
-    const c5 = await say(t, clock, x.id, 's5', '2026-03-10T09:00:00.000Z');
-    const c5b = await say(t, clock, x.id, 's5', '2026-03-10T09:10:00.000Z');
+    const c5 = await sayAt(t, clock, x.id, 's5', '2026-03-10T09:00:00.000Z');
+    const c5b = await sayAt(t, clock, x.id, 's5', '2026-03-10T09:10:00.000Z');
     await thumbs(t, x.id, 's5', c5.message_id, 1);
     await thumbs(t, x.id, 's5', c5b.message_id, 1);
     await thumbs(t, x.id, 's5', c5b.message_id, 0); // cleared: not rated
     await resolve(t, a.token, x.id, c5.conversation_id);
-    await say(t, clock, x.id, 's5', NOW); // reopens it
+    await sayAt(t, clock, x.id, 's5', NOW); // reopens it
 
-    const c6 = await say(t, clock, x.id, 's6', '2026-03-11T00:00:00.000Z');
+    const c6 = await sayAt(t, clock, x.id, 's6', '2026-03-11T00:00:00.000Z');
     await escalate(t, clock, x.id, 's6', '2026-03-11T00:00:00.000Z');
     await thumbs(t, x.id, 's6', c6.message_id, 1);
     await resolve(t, a.token, x.id, c6.conversation_id);
 
-    const c7 = await say(t, clock, x.id, 's7', '2026-03-08T10:00:00.000Z');
+    const c7 = await sayAt(t, clock, x.id, 's7', '2026-03-08T10:00:00.000Z');
     await thumbs(t, x.id, 's7', c7.message_id, 1);
     await resolve(t, a.token, x.id, c7.conversation_id);
 
-    const c8 = await say(t, clock, x.id, 's8', '2026-03-10T23:59:59.999Z');
+    const c8 = await sayAt(t, clock, x.id, 's8', '2026-03-10T23:59:59.999Z');
     await thumbs(t, x.id, 's8', c8.message_id, -1);
     await resolve(t, a.token, x.id, c8.conversation_id);
 
-    const y1 = await say(t, clock, y.id, 'y1', '2026-03-09T10:00:00.000Z');
+    const y1 = await sayAt(t, clock, y.id, 'y1', '2026-03-09T10:00:00.000Z');
     await escalate(t, clock, y.id, 'y1', '2026-03-09T10:05:00.000Z');
     await thumbs(t, y.id, 'y1', y1.message_id, -1);
     await resolve(t, a.token, y.id, y1.conversation_id);
 
-    const z1 = await say(t, clock, z.id, 'z1', '2026-03-10T08:00:00.000Z');
+    const z1 = await sayAt(t, clock, z.id, 'z1', '2026-03-10T08:00:00.000Z');
     await escalate(t, clock, z.id, 'z1', '2026-03-10T08:05:00.000Z');
     await thumbs(t, z.id, 'z1', z1.message_id, 1);
     await resolve(t, b.token, z.id, z1.conversation_id);
@@ -359,8 +348,8 @@ describe('conversation outcomes and thumbs (per agent and dashboard)', () => {
     const { t, clock } = await start();
     const a = await registerUser(t.app);
     const x = await createAgent(t.app, a.token, { auto_resolve_after_h: null });
-    await say(t, clock, x.id, 'q1', '2026-03-10T08:00:00.000Z');
-    await say(t, clock, x.id, 'q2', '2026-03-09T08:00:00.000Z');
+    await sayAt(t, clock, x.id, 'q1', '2026-03-10T08:00:00.000Z');
+    await sayAt(t, clock, x.id, 'q2', '2026-03-09T08:00:00.000Z');
     const body = await ok(t, a.token, `/api/analytics/chatbot/${x.id}?days=7`);
     expect(outcomesOf(body)).toEqual({
       conversations_resolved: 0,
@@ -399,7 +388,7 @@ describe('top unanswered questions', () => {
     const ask = async (agentId: string, question: string) => {
       minute += 1;
       const instant = new Date(Date.parse('2026-03-01T00:00:00.000Z') + minute * 60_000).toISOString();
-      return say(t, clock, agentId, randomUUID(), instant, question);
+      return sayAt(t, clock, agentId, randomUUID(), instant, question);
     };
     // X: "opening hours" first seen before "parking lot" but last seen after it, 3 times each;
     // "gift cards" twice
@@ -500,7 +489,7 @@ describe('top unanswered questions', () => {
     const { t, clock } = await start();
     const a = await registerUser(t.app);
     const x = await createAgent(t.app, a.token);
-    const turn = await say(t, clock, x.id, 'v1', '2026-03-09T10:00:00.000Z', 'Do you sell gift cards?');
+    const turn = await sayAt(t, clock, x.id, 'v1', '2026-03-09T10:00:00.000Z', 'Do you sell gift cards?');
     await at(clock, '2026-03-09T10:01:00.000Z', () => thumbs(t, x.id, 'v1', turn.message_id, -1));
     const body = await ok(t, a.token, `/api/analytics/chatbot/${x.id}?days=7`);
     expect(body.top_unanswered).toEqual([

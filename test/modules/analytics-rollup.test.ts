@@ -4,7 +4,7 @@ import { auth, createAgent, ManualClock, registerUser, startTestApp, type TestAp
 /** The per-day rollup (triggers) always agrees with the rows it summarises. */
 describe('analytics rollup', () => {
   let t: TestApp | undefined;
-  afterEach(async () => t?.cleanup());
+  afterEach(async () => t?.cleanup(), 60_000);
 
   function raw(sql: string): number {
     return (t!.database.sqlite.prepare(sql).get() as { n: number }).n;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { formatDuration, trendLabel } from '../../src/modules/analytics/index.js';
-import { auth, createAgent, ManualClock, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { auth, createAgent, ManualClock, registerUser, useTestApps, type TestApp } from '../helpers/app.js';
 
 /**
  * Analytics through the whole app on a real SQLite file. Activity is made through the public chat
@@ -15,16 +15,11 @@ import { auth, createAgent, ManualClock, registerUser, startTestApp, type TestAp
 
 type Json = Record<string, any>;
 
-const apps: TestApp[] = [];
-
-afterEach(async () => {
-  for (const t of apps.splice(0)) await t.cleanup();
-});
+const apps = useTestApps();
 
 async function start(now: string): Promise<{ t: TestApp; clock: ManualClock }> {
   const clock = new ManualClock(now);
-  const t = await startTestApp({ env: { EMBEDDINGS: 'none' }, clock });
-  apps.push(t);
+  const t = await apps.start({ env: { EMBEDDINGS: 'none' }, clock });
   return { t, clock };
 }
 

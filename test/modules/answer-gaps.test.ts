@@ -1,6 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { auth, createAgent, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
-import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
+import { describe, expect, it } from 'vitest';
+import { auth, createAgent, registerUser, say, useTestApps, type TestApp } from '../helpers/app.js';
+import { startFakeLlm } from '../helpers/fake-llm.js';
+import { addText } from '../helpers/sources.js';
 
 /**
  * Issue 23.2: answer gaps (questions the agent could not answer well, grouped with counts) and
@@ -8,45 +9,18 @@ import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
  */
 
 type Json = Record<string, any>;
-const apps: TestApp[] = [];
-const fakes: FakeLlm[] = [];
-afterEach(async () => {
-  for (const f of fakes.splice(0)) await f.close();
-  while (apps.length) await apps.pop()!.cleanup();
-});
+const apps = useTestApps();
 
 async function setup(env: Record<string, string> = {}) {
-  const t = await startTestApp({ env: { EMBEDDINGS: 'none', ...env } });
-  apps.push(t);
+  const t = await apps.start({ env: { EMBEDDINGS: 'none', ...env } });
   const owner = await registerUser(t.app);
   const agent = await createAgent(t.app, owner.token);
   return { t, owner, agent };
 }
 
-async function say(t: TestApp, agentId: string, sessionId: string, message: string): Promise<Json> {
-  const res = await t.app.inject({
-    method: 'POST',
-    url: `/api/public/chat/${agentId}`,
-    payload: { message, session_id: sessionId },
-  });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json();
-}
-
 async function gaps(t: TestApp, token: string, agentId: string, status = 'open'): Promise<Json[]> {
   const res = await t.app.inject({ url: `/api/chatbots/${agentId}/gaps?status=${status}`, headers: auth(token) });
   expect(res.statusCode, res.body).toBe(200);
-  return res.json();
-}
-
-async function addText(t: TestApp, token: string, agentId: string, name: string, content: string): Promise<Json> {
-  const res = await t.app.inject({
-    method: 'POST',
-    url: `/api/sources/chatbot/${agentId}/text`,
-    headers: auth(token),
-    payload: { name, content },
-  });
-  expect(res.statusCode, res.body).toBe(201);
   return res.json();
 }
 
@@ -126,7 +100,7 @@ describe('recording answer gaps', () => {
 
   it('records an answer in which the model says it does not know', async () => {
     const f = await startFakeLlm('openai', { reply: "I'm sorry, I don't know that." });
-    fakes.push(f);
+    apps.before(f);
     const { t, owner, agent } = await setup({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: f.baseURL });
     await addText(t, owner.token, agent.id, 'Pets', 'Dogs are welcome in the shop when they are on a leash.');
     await say(t, agent.id, 's1', 'Are dogs welcome in the garden?');
@@ -212,7 +186,7 @@ describe('answering and dismissing gaps', () => {
 
   it('sends the qa passage first to the model', async () => {
     const f = await startFakeLlm('openai', { reply: 'We open at 9.' });
-    fakes.push(f);
+    apps.before(f);
     const { t, owner, agent } = await setup({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: f.baseURL });
     await addText(
       t,
@@ -336,7 +310,7 @@ describe('Q&A sources', () => {
 
   it('puts a matching qa passage ahead of a text passage that ranks higher', async () => {
     const f = await startFakeLlm('openai', { reply: 'Here you are.' });
-    fakes.push(f);
+    apps.before(f);
     const { t, owner, agent } = await setup({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: f.baseURL });
     const text = await addText(
       t,

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auth, createAgent, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { auth, createAgent, registerUser, type TestApp, useSharedTestApp } from '../helpers/app.js';
 
 /**
  * Compatibility with clients written against the original service (issue 22.5): small things
@@ -13,11 +13,10 @@ let t: TestApp;
 /** the first account registered: role admin, so it can move the others between plans */
 let adminToken: string;
 
-beforeAll(async () => {
-  t = await startTestApp();
+useSharedTestApp({}, async (app) => {
+  t = app;
   adminToken = (await registerUser(t.app)).token;
 });
-afterAll(async () => t.cleanup());
 
 async function account(): Promise<{ token: string; id: string }> {
   const { token } = await registerUser(t.app);

@@ -2,29 +2,12 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { decodeJwt, SignJWT } from 'jose';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
-import {
-  auth,
-  createAgent,
-  ManualClock,
-  PASSWORD,
-  registerUser,
-  startTestApp,
-  uniqueEmail,
-  type TestApp,
-} from '../helpers/app.js';
+import { auth, createAgent, ManualClock, PASSWORD, registerUser, uniqueEmail, useTestApps } from '../helpers/app.js';
 
 // Every test starts its own app (own temp DATA_DIR, own SQLite file) and this removes them all.
-const started: TestApp[] = [];
-async function start(opts: Parameters<typeof startTestApp>[0] = {}): Promise<TestApp> {
-  const t = await startTestApp(opts);
-  started.push(t);
-  return t;
-}
-afterEach(async () => {
-  await Promise.all(started.splice(0).map((t) => t.cleanup()));
-});
+const start = useTestApps().start;
 
 const MINUTE = 60_000;
 const SECOND = 1_000;

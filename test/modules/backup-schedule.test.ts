@@ -2,9 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { backupDatabase, nextBackupPath } from '../../src/modules/backup/index.js';
-import { auth, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { auth, registerUser, useTestApps, type TestApp } from '../helpers/app.js';
 
 /**
  * docs/DURABILITY.md "Backing up": what the schedule leaves in its folder, and how a failing
@@ -13,14 +13,10 @@ import { auth, registerUser, startTestApp, type TestApp } from '../helpers/app.j
  * the log. The schedule runs every 24 h here; the test runs it with `runOnce()`.
  */
 
-const apps: TestApp[] = [];
-afterEach(async () => {
-  await Promise.all(apps.splice(0).map((t) => t.cleanup()));
-});
+const apps = useTestApps();
 
 async function start(env: Record<string, string> = {}): Promise<TestApp> {
-  const t = await startTestApp({ env: { BACKUP_INTERVAL_H: '24', BACKUP_KEEP: '2', ...env } });
-  apps.push(t);
+  const t = await apps.start({ env: { BACKUP_INTERVAL_H: '24', BACKUP_KEEP: '2', ...env } });
   return t;
 }
 

@@ -1,10 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { buildTurns } from '../../src/modules/chat/prompt.js';
 import type { ChatTurn } from '../../src/providers/llm/types.js';
-import { auth, createAgent, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { auth, createAgent, registerUser, useTestApps, type TestApp } from '../helpers/app.js';
 import {
+  providerEnv,
   startFakeLlm,
   type FakeBehaviour,
   type FakeLlm,
@@ -24,33 +25,13 @@ type Json = Record<string, any>;
 const KEY = 'sk-test-SECRET-interrupted-key-0123456789';
 const SSE = { accept: 'text/event-stream' };
 
-const apps: TestApp[] = [];
-const fakes: FakeLlm[] = [];
-
-afterEach(async () => {
-  for (const f of fakes.splice(0)) await f.close();
-  for (const t of apps.splice(0)) await t.cleanup();
-});
-
-function providerEnv(f: FakeLlm): Record<string, string> {
-  switch (f.provider) {
-    case 'openai':
-      return { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: f.baseURL };
-    case 'anthropic':
-      return { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: f.baseURL };
-    case 'google':
-      return { GEMINI_API_KEY: KEY, GEMINI_BASE_URL: f.baseURL };
-    case 'ollama':
-      return { OLLAMA_HOST: f.baseURL };
-  }
-}
+const apps = useTestApps();
 
 /** An app wired to a fake `provider`, one account and one agent on that provider. */
 async function setup(provider: FakeProviderName, behaviour: Partial<FakeBehaviour> = {}) {
   const f = await startFakeLlm(provider, behaviour);
-  fakes.push(f);
-  const t = await startTestApp({ env: { EMBEDDINGS: 'none', ...providerEnv(f) } });
-  apps.push(t);
+  apps.before(f);
+  const t = await apps.start({ env: { EMBEDDINGS: 'none', ...providerEnv(f, KEY) } });
   const { token } = await registerUser(t.app);
   const agent = await createAgent(t.app, token, { name: `${provider} helper`, provider, model: `${provider}-model` });
   return { f, t, token, agent };

@@ -1,14 +1,17 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { auth, createAgent, ManualClock, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { describe, expect, it, vi } from 'vitest';
+import { auth, createAgent, ManualClock, registerUser, useTestApps, type TestApp } from '../helpers/app.js';
+import { withTimeout } from '../helpers/server-process.js';
 import {
+  providerEnv,
   startFakeLlm,
   type FakeBehaviour,
   type FakeLlm,
   type FakeProviderName,
   type RecordedRequest,
 } from '../helpers/fake-llm.js';
+import { addText } from '../helpers/sources.js';
 
 /**
  * Chat through the whole app: public and owner chat routes, conversations and messages, SSE
@@ -79,40 +82,18 @@ const PUBLIC_INFO_KEYS = [
 // ---------------------------------------------------------------------------------------------
 // set-up and tear-down
 
-const apps: TestApp[] = [];
-const fakes: FakeLlm[] = [];
-
-afterEach(async () => {
-  // fakes first: a paused or hanging fake is released, so no app request waits on it
-  for (const f of fakes.splice(0)) await f.close();
-  for (const t of apps.splice(0)) await t.cleanup();
-});
+const apps = useTestApps();
 
 /** The app with keyword-only retrieval unless the test says otherwise. */
 async function start(env: Record<string, string> = {}, clock?: ManualClock): Promise<TestApp> {
-  const t = await startTestApp({ env: { EMBEDDINGS: 'none', ...env }, clock });
-  apps.push(t);
+  const t = await apps.start({ env: { EMBEDDINGS: 'none', ...env }, clock });
   return t;
 }
 
 async function fake(provider: FakeProviderName, behaviour: Partial<FakeBehaviour> = {}): Promise<FakeLlm> {
   const f = await startFakeLlm(provider, behaviour);
-  fakes.push(f);
+  apps.before(f);
   return f;
-}
-
-/** The env that points one provider of the app at a fake. */
-function providerEnv(f: FakeLlm): Record<string, string> {
-  switch (f.provider) {
-    case 'openai':
-      return { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: f.baseURL };
-    case 'anthropic':
-      return { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: f.baseURL };
-    case 'google':
-      return { GEMINI_API_KEY: KEY, GEMINI_BASE_URL: f.baseURL };
-    case 'ollama':
-      return { OLLAMA_HOST: f.baseURL };
-  }
 }
 
 /** An app wired to a fake openai, one account and one openai agent. */
@@ -122,7 +103,7 @@ async function openaiSetup(
   clock?: ManualClock,
 ) {
   const f = await fake('openai', behaviour);
-  const t = await start({ ...providerEnv(f), ...env }, clock);
+  const t = await start({ ...providerEnv(f, KEY), ...env }, clock);
   const { token } = await registerUser(t.app);
   const agent = await createAgent(t.app, token, { name: 'Shop helper' });
   return { f, t, token, agent };
@@ -144,17 +125,6 @@ const SSE = { accept: 'text/event-stream' };
 async function getJson(t: TestApp, url: string, token?: string): Promise<any> {
   const res = await t.app.inject({ method: 'GET', url, headers: token ? auth(token) : {} });
   expect(res.statusCode, `${url}: ${res.body}`).toBe(200);
-  return res.json();
-}
-
-async function addText(t: TestApp, token: string, agentId: string, name: string, content: string): Promise<Json> {
-  const res = await t.app.inject({
-    method: 'POST',
-    url: `/api/sources/chatbot/${agentId}/text`,
-    headers: auth(token),
-    payload: { name, content },
-  });
-  expect(res.statusCode, res.body).toBe(201);
   return res.json();
 }
 
@@ -268,17 +238,7 @@ function openSse(port: number, path: string, body: Json) {
 }
 
 /** `work`, or a clear failure after `ms` instead of the test's own timeout. */
-async function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: did not happen within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([work, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+const within = <T>(work: Promise<T>, ms: number, what: string): Promise<T> => withTimeout(work, ms, what);
 
 /** What a fake received, read the same way for every provider. */
 interface Seen {
@@ -550,7 +510,7 @@ describe('chat routes: answers, conversations and messages', () => {
     const f = await fake('openai');
     let turn = 0;
     f.setBehaviour({ reply: () => `Answer ${++turn}.` });
-    const t = await start(providerEnv(f));
+    const t = await start(providerEnv(f, KEY));
     const { token } = await registerUser(t.app);
     const agent = await createAgent(t.app, token);
     const other = await createAgent(t.app, token, { name: 'Other bot' });
@@ -1101,7 +1061,7 @@ describe("no key for the agent's provider: answers from the knowledge base", () 
   it('quotes the matching passage and names its source, or says it could not find it (owner-editable); streaming too', async () => {
     const f = await fake('openai');
     // openai is configured, the agent uses anthropic, which has no key
-    const t = await start(providerEnv(f));
+    const t = await start(providerEnv(f, KEY));
     const { token } = await registerUser(t.app);
     const agent = await createAgent(t.app, token, {
       provider: 'anthropic',
@@ -1223,7 +1183,7 @@ describe.each(['openai', 'anthropic', 'google', 'ollama'] as const)(
   (provider) => {
     it('sends model, temperature, max tokens, instructions with the reference passage, and the history; streaming and not', async () => {
       const f = await fake(provider, { chunks: 3 });
-      const t = await start(providerEnv(f));
+      const t = await start(providerEnv(f, KEY));
       const { token } = await registerUser(t.app);
       const instructions = `You are Pip, the ${provider} pastry assistant. Always mention the bakery by name.`;
       const agent = await createAgent(t.app, token, {

@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { auth, createAgent, ManualClock, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { auth, createAgent, ManualClock, registerUser, say, useTestApps, type TestApp } from '../helpers/app.js';
 
 /**
  * Issue 23.3 and 23.5: conversation states (resolved by the owner or after the agent's idle time,
@@ -9,29 +9,15 @@ import { auth, createAgent, ManualClock, registerUser, startTestApp, type TestAp
 
 type Json = Record<string, any>;
 const HOUR = 3600_000;
-const apps: TestApp[] = [];
-afterEach(async () => {
-  while (apps.length) await apps.pop()!.cleanup();
-});
+const apps = useTestApps();
 
 async function setup(agentFields: Json = {}, clock = new ManualClock()) {
-  const t = await startTestApp({ clock });
-  apps.push(t);
+  const t = await apps.start({ clock });
   const owner = await registerUser(t.app);
   const agent = await createAgent(t.app, owner.token, agentFields);
   const resolved: Json[] = [];
   t.app.events.on('conversation.resolved', (e) => resolved.push(e));
   return { t, owner, agent, clock, resolved };
-}
-
-async function say(t: TestApp, agentId: string, sessionId: string, message: string): Promise<Json> {
-  const res = await t.app.inject({
-    method: 'POST',
-    url: `/api/public/chat/${agentId}`,
-    payload: { message, session_id: sessionId },
-  });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json();
 }
 
 const list = async (t: TestApp, token: string, agentId: string, query = '') => {

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { toCsv } from '../../src/modules/leads/index.js';
-import { auth, createAgent, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { auth, createAgent, registerUser, type TestApp, useSharedTestApp } from '../helpers/app.js';
 
 /**
  * CSV exports (issue 22.6, issue 31 abuse 1): every cell starting with `=`, `+`, `-`, `@`, a tab
@@ -43,11 +43,10 @@ function parseCsv(text: string): string[][] {
 let t: TestApp;
 let token: string;
 
-beforeAll(async () => {
-  t = await startTestApp({ env: { EMBEDDINGS: 'none' } });
+useSharedTestApp({ env: { EMBEDDINGS: 'none' } }, async (app) => {
+  t = app;
   token = (await registerUser(t.app)).token;
 });
-afterAll(async () => t?.cleanup());
 
 async function csv(url: string): Promise<{ text: string; rows: string[][] }> {
   const res = await t.app.inject({ method: 'GET', url, headers: auth(token) });

@@ -122,7 +122,7 @@ afterAll(async () => {
   await t?.cleanup();
   await smtp?.close();
   await fake?.close();
-});
+}, 60_000);
 
 describe('DELETE /api/chat/conversations/{chatbot_id}/{conversation_id}', () => {
   let owner: { token: string; email: string };
@@ -172,7 +172,7 @@ describe('DELETE /api/chat/conversations/{chatbot_id}/{conversation_id}', () => 
     );
     expect(statuses).toEqual(['sent', 'sent', 'sent']);
     expect(everything()).toContain(vera.words);
-  });
+  }, 60_000);
 
   it("another account's conversation, one of another agent, an unknown one and a bad keep_leads: refused, nothing deleted", async () => {
     const before = snapshot();

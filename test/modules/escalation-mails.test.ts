@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { auth, createAgent, ManualClock, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { auth, createAgent, ManualClock, registerUser, say, useTestApps, type TestApp } from '../helpers/app.js';
 
 /**
  * Issue 31 point 3: "A visitor asked for a person" e-mails had no cap of their own (14 mails in
@@ -7,28 +7,14 @@ import { auth, createAgent, ManualClock, registerUser, startTestApp, type TestAp
  * per agent within an hour. The mails are read from the outbox (queued whether or not mail is set up).
  */
 
-const apps: TestApp[] = [];
-afterEach(async () => {
-  while (apps.length) await apps.pop()!.cleanup();
-});
+const apps = useTestApps();
 
 async function setup() {
   const clock = new ManualClock();
-  const t = await startTestApp({ clock, env: { EMBEDDINGS: 'none' } });
-  apps.push(t);
+  const t = await apps.start({ clock, env: { EMBEDDINGS: 'none' } });
   const owner = await registerUser(t.app);
   const agent = await createAgent(t.app, owner.token, { name: 'Helpdesk' });
   return { t, clock, owner, agent };
-}
-
-async function say(t: TestApp, agentId: string, session: string, message: string) {
-  const res = await t.app.inject({
-    method: 'POST',
-    url: `/api/public/chat/${agentId}`,
-    payload: { message, session_id: session },
-  });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json();
 }
 
 async function escalate(t: TestApp, agentId: string, session: string) {

@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AppEventMap } from '../../src/platform/events.js';
-import { auth, createAgent, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { auth, createAgent, registerUser, say, useTestApps, type TestApp } from '../helpers/app.js';
 
 /**
  * Issue 23.1: the visitor's thumbs on answers (stored per message, the conversation's rating),
@@ -8,14 +8,10 @@ import { auth, createAgent, registerUser, startTestApp, type TestApp } from '../
  */
 
 type Json = Record<string, any>;
-const apps: TestApp[] = [];
-afterEach(async () => {
-  while (apps.length) await apps.pop()!.cleanup();
-});
+const apps = useTestApps();
 
 async function setup(agentFields: Json = {}) {
-  const t = await startTestApp();
-  apps.push(t);
+  const t = await apps.start();
   const owner = await registerUser(t.app);
   const agent = await createAgent(t.app, owner.token, agentFields);
   const seen: Array<{ name: string; data: unknown }> = [];
@@ -23,16 +19,6 @@ async function setup(agentFields: Json = {}) {
     t.app.events.on(name, (data) => seen.push({ name, data }));
   }
   return { t, owner, agent, seen };
-}
-
-async function say(t: TestApp, agentId: string, sessionId: string, message: string): Promise<Json> {
-  const res = await t.app.inject({
-    method: 'POST',
-    url: `/api/public/chat/${agentId}`,
-    payload: { message, session_id: sessionId },
-  });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json();
 }
 
 const feedback = (t: TestApp, agentId: string, payload: Json) =>

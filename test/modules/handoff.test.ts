@@ -45,7 +45,7 @@ afterAll(async () => {
   await t?.cleanup();
   await fake?.close();
   await smtp?.close();
-});
+}, 60_000);
 
 async function call(
   method: string,
@@ -130,7 +130,7 @@ describe('live handoff', () => {
 
   beforeAll(async () => {
     agent = await createAgent(t.app, token, { name: 'Helpdesk', provider: 'openai', model: 'gpt-4o-mini' });
-  });
+  }, 60_000);
 
   it('escalation e-mails the owner with a link to the conversation', async () => {
     const first = await visitorSays(agent.id, session, 'Hello there');

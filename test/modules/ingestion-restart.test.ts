@@ -34,7 +34,7 @@ afterEach(async () => {
     }
   }
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+}, 60_000);
 
 /** Starts `node --import tsx src/main.ts`; resolves with its base URL from the `listening on` line. */
 async function boot(

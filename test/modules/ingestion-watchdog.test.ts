@@ -9,7 +9,7 @@ import {
   multipartForm,
   registerUser,
   startTestApp,
-  type TestApp,
+  useTestApps,
 } from '../helpers/app.js';
 import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
 
@@ -19,12 +19,11 @@ import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
  * start of the app on the same data, with the clock moved past the cap.
  */
 describe('ingestion watchdog', () => {
-  const apps: TestApp[] = [];
+  const apps = useTestApps();
   let site: LocalSite | undefined;
   afterEach(async () => {
-    for (const t of apps.splice(0)) await t.cleanup();
     await site?.close();
-  });
+  }, 60_000);
 
   it('fails a source still processing after its cap, with a message, and stops its job', async () => {
     site = await startLocalSite({ '/': '<html><body><main><p>Never served in time.</p></main></body></html>' });
@@ -57,8 +56,7 @@ describe('ingestion watchdog', () => {
 
     // past 60 minutes the watchdog (run at start) fails it with a message
     clock.advance(2 * 60_000);
-    const third = await startTestApp({ env, clock, dataDir: first.dataDir });
-    apps.push(third);
+    const third = await apps.start({ env, clock, dataDir: first.dataDir });
     list = await third.app.inject({ method: 'GET', url: `/api/sources/chatbot/${agent.id}`, headers: auth(token) });
     const [source] = list.json();
     expect(source.status).toBe('failed');
@@ -81,15 +79,11 @@ describe('ingestion watchdog', () => {
  * gave the job up but nothing told the source).
  */
 describe('a source whose job fails for good', () => {
-  const apps: TestApp[] = [];
-  afterEach(async () => {
-    for (const t of apps.splice(0)) await t.cleanup();
-  });
+  const apps = useTestApps();
 
   it('ends failed with a readable message after the last attempt', async () => {
     const clock = new ManualClock('2026-05-01T08:00:00.000Z');
-    const t = await startTestApp({ env: { EMBEDDINGS: 'none' }, clock });
-    apps.push(t);
+    const t = await apps.start({ env: { EMBEDDINGS: 'none' }, clock });
     // a fault on this connection only (a TEMP trigger), for this file's passages only
     t.database.sqlite.exec(
       "CREATE TEMP TRIGGER refuse_unlucky BEFORE INSERT ON main.chunks WHEN NEW.content LIKE '%unlucky%' BEGIN SELECT RAISE(ABORT, 'simulated write fault'); END",
@@ -131,12 +125,11 @@ describe('a source whose job fails for good', () => {
 });
 
 describe('graceful stops during an ingestion', () => {
-  const apps: TestApp[] = [];
+  const apps = useTestApps();
   let site: LocalSite | undefined;
   afterEach(async () => {
-    for (const t of apps.splice(0)) await t.cleanup();
     await site?.close();
-  });
+  }, 60_000);
 
   /**
    * Issue 21.5: a graceful stop (SIGTERM) during an ingestion is no failure of the job. Three
@@ -148,8 +141,7 @@ describe('graceful stops during an ingestion', () => {
     });
     const env = { ALLOW_PRIVATE_URLS: 'true' };
     let hold = site.hold('/');
-    let t = await startTestApp({ env });
-    apps.push(t);
+    let t = await apps.start({ env });
     const { token } = await registerUser(t.app);
     const agent = await createAgent(t.app, token);
     const created = await t.app.inject({
@@ -167,8 +159,7 @@ describe('graceful stops during an ingestion', () => {
       db.close();
       expect(job, `after stop ${restart}`).toEqual({ status: 'queued', attempts: 0 });
       hold = site.hold('/');
-      t = await startTestApp({ env, dataDir: t.dataDir });
-      apps.push(t);
+      t = await apps.start({ env, dataDir: t.dataDir });
     }
     await hold.reached;
     hold.release();

@@ -1,10 +1,10 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { auth, createAgent, registerUser, startTestApp, type TestApp, multipartForm } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { auth, registerUser, useTestApps, type TestApp } from '../helpers/app.js';
 import { csvWith, docxWith, pdfWith, xlsxWith } from '../helpers/documents.js';
-import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
-import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
+import { appWithFakeLlm, listSources, systemPromptFor, uploadFile } from '../helpers/sources.js';
+import { startLocalSite } from '../helpers/local-site.js';
 
 /**
  * File sources (docs/API.md "Source status"; README "File sources") through
@@ -17,55 +17,8 @@ type Json = Record<string, any>;
 const KEY = 'sk-test-ingestion-key-0123456789';
 const MB = 1024 * 1024;
 
-const apps: TestApp[] = [];
-const fakes: FakeLlm[] = [];
-const sites: LocalSite[] = [];
-
-afterEach(async () => {
-  for (const s of sites.splice(0)) await s.close();
-  for (const f of fakes.splice(0)) await f.close();
-  for (const t of apps.splice(0)) await t.cleanup();
-});
-
-async function setup(env: Record<string, string> = {}) {
-  const f = await startFakeLlm('openai', { reply: 'Noted.' });
-  fakes.push(f);
-  const t = await startTestApp({
-    env: { EMBEDDINGS: 'none', OPENAI_API_KEY: KEY, OPENAI_BASE_URL: f.baseURL, ...env },
-  });
-  apps.push(t);
-  const { token } = await registerUser(t.app);
-  const agent = await createAgent(t.app, token);
-  return { f, t, token, agent };
-}
-
-/** A multipart/form-data body holding one file part. */
-function fileForm(filename: string, content: Uint8Array, field = 'file') {
-  return multipartForm({ [field]: { filename, content } });
-}
-
-async function upload(
-  t: TestApp,
-  token: string,
-  agentId: string,
-  filename: string,
-  content: Uint8Array,
-  field = 'file',
-) {
-  const { payload, headers } = await fileForm(filename, content, field);
-  return t.app.inject({
-    method: 'POST',
-    url: `/api/sources/chatbot/${agentId}/file`,
-    headers: { ...auth(token), ...headers },
-    payload,
-  });
-}
-
-async function listSources(t: TestApp, token: string, agentId: string): Promise<Json[]> {
-  const res = await t.app.inject({ method: 'GET', url: `/api/sources/chatbot/${agentId}`, headers: auth(token) });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json();
-}
+const apps = useTestApps();
+const setup = (env: Record<string, string> = {}) => appWithFakeLlm(apps, KEY, { env });
 
 async function sourceById(t: TestApp, token: string, agentId: string, id: string): Promise<Json | undefined> {
   return (await listSources(t, token, agentId)).find((s) => s.id === id);
@@ -78,32 +31,6 @@ function count(t: TestApp, sql: string, ...params: unknown[]): number {
 function uploadsOf(t: TestApp): string[] {
   const dir = path.join(t.dataDir, 'uploads');
   return existsSync(dir) ? readdirSync(dir) : [];
-}
-
-/** One public chat; returns the system prompt the fake received and the answer body. */
-async function systemPromptFor(
-  t: TestApp,
-  f: FakeLlm,
-  agentId: string,
-  message: string,
-): Promise<{ system: string; body: Json }> {
-  const before = f.requests.filter((r) => r.kind === 'chat').length;
-  const res = await t.app.inject({
-    method: 'POST',
-    url: `/api/public/chat/${agentId}`,
-    payload: { message, session_id: `s-${Math.random()}` },
-  });
-  expect(res.statusCode, res.body).toBe(200);
-  const chats = f.requests.filter((r) => r.kind === 'chat');
-  expect(chats).toHaveLength(before + 1);
-  const messages: Json[] = chats.at(-1)!.body.messages;
-  return {
-    system: messages
-      .filter((m) => m.role === 'system')
-      .map((m) => m.content)
-      .join('\n'),
-    body: res.json(),
-  };
 }
 
 // ---- fixtures, generated here ----------------------------------------------------------------
@@ -226,7 +153,7 @@ describe('POST /api/sources/chatbot/{id}/file: accepted formats', () => {
     const uploaded: Array<{ id: string; bytes: number; fixture: (typeof fixtures)[number] }> = [];
     for (const fixture of fixtures) {
       const bytes = await fixture.make(fixture.phrase);
-      const res = await upload(t, token, agent.id, fixture.name, bytes);
+      const res = await uploadFile(t, token, agent.id, fixture.name, bytes);
       expect(res.statusCode, `${fixture.name}: ${res.body}`).toBe(201);
       const created = res.json();
       expect(created).toMatchObject({
@@ -303,7 +230,7 @@ describe('POST /api/sources/chatbot/{id}/file: accepted formats', () => {
     ];
     const ids: string[] = [];
     for (const [name, bytes] of files) {
-      const res = await upload(t, token, agent.id, name, bytes);
+      const res = await uploadFile(t, token, agent.id, name, bytes);
       expect(res.statusCode, res.body).toBe(201);
       ids.push(res.json().id);
     }
@@ -366,7 +293,7 @@ describe('POST /api/sources/chatbot/{id}/file: accepted formats', () => {
       ['fact.txt', text(long)],
     ];
     for (const [name, bytes] of files)
-      expect((await upload(t, token, agent.id, name, bytes)).statusCode, name).toBe(201);
+      expect((await uploadFile(t, token, agent.id, name, bytes)).statusCode, name).toBe(201);
     await t.app.jobs.idle();
     const rows = t.database.sqlite
       .prepare('SELECT s.name AS name, c.content AS content FROM chunks c JOIN sources s ON s.id = c.source_id')
@@ -384,7 +311,7 @@ describe('POST /api/sources/chatbot/{id}/file: accepted formats', () => {
   it('a text file that is one 1.5 MB line (no line break) is stored in passages that are slices of it', async () => {
     const { t, token, agent } = await setup();
     const line = Array.from({ length: 200_000 }, (_, i) => `w${i}`).join(' ');
-    const res = await upload(t, token, agent.id, 'one-line.txt', text(line));
+    const res = await uploadFile(t, token, agent.id, 'one-line.txt', text(line));
     expect(res.statusCode, res.body).toBe(201);
     await t.app.jobs.idle();
     expect((await sourceById(t, token, agent.id, res.json().id))?.status).toBe('completed');
@@ -405,7 +332,7 @@ describe('POST /api/sources/chatbot/{id}/file: accepted formats', () => {
 
   it('file_type is the lower-case extension whatever the case of the name', async () => {
     const { t, token, agent } = await setup();
-    const res = await upload(t, token, agent.id, 'NOTES.TXT', text('Upper case extensions are accepted too.'));
+    const res = await uploadFile(t, token, agent.id, 'NOTES.TXT', text('Upper case extensions are accepted too.'));
     expect(res.statusCode, res.body).toBe(201);
     await t.app.jobs.idle();
     expect(await sourceById(t, token, agent.id, res.json().id)).toMatchObject({
@@ -436,12 +363,12 @@ describe('POST /api/sources/chatbot/{id}/file: refusals', () => {
       ['data.csv', new Uint8Array([0xff, 0xfe, 0xfd, 0x80, 0x81, 0x00])],
     ];
     for (const [name, bytes] of cases) {
-      const res = await upload(t, token, agent.id, name, bytes);
+      const res = await uploadFile(t, token, agent.id, name, bytes);
       expect(res.statusCode, `${name}: ${res.body}`).toBe(400);
       expect(res.json().detail, name).toMatch(/^file\b/);
     }
     // no file part at all, or a file under another field name
-    const wrongField = await upload(t, token, agent.id, 'notes.txt', text('Sent as "document".'), 'document');
+    const wrongField = await uploadFile(t, token, agent.id, 'notes.txt', text('Sent as "document".'), 'document');
     expect(wrongField.statusCode, wrongField.body).toBe(400);
     expect(wrongField.json().detail).toMatch(/^file\b/);
     const notMultipart = await t.app.inject({
@@ -460,14 +387,14 @@ describe('POST /api/sources/chatbot/{id}/file: refusals', () => {
   it('over 100 MB is 413, nothing is stored and no file is left in DATA_DIR/uploads; exactly 100 MB is accepted', async () => {
     const { t, token, agent } = await setup();
     const big = new Uint8Array(100 * MB + 1).fill(0x61); // 'a'
-    const res = await upload(t, token, agent.id, 'huge.txt', big);
+    const res = await uploadFile(t, token, agent.id, 'huge.txt', big);
     expect(res.statusCode, res.body.slice(0, 300)).toBe(413);
     expect(typeof res.json().detail).toBe('string');
     expect(await listSources(t, token, agent.id)).toEqual([]);
     expect(uploadsOf(t)).toEqual([]);
     expect(count(t, 'SELECT count(*) AS n FROM jobs')).toBe(0);
 
-    const exact = await upload(t, token, agent.id, 'limit.txt', big.subarray(0, 100 * MB));
+    const exact = await uploadFile(t, token, agent.id, 'limit.txt', big.subarray(0, 100 * MB));
     expect(exact.statusCode, exact.body.slice(0, 300)).toBe(201);
     // sizes are reported once ingested; the file itself is not what this test is about
     const id = exact.json().id;
@@ -481,7 +408,7 @@ describe('POST /api/sources/chatbot/{id}/file: refusals', () => {
   it("another account's agent is 404 before anything is stored", async () => {
     const { t, agent } = await setup();
     const intruder = (await registerUser(t.app)).token;
-    const res = await upload(t, intruder, agent.id, 'spam.txt', text('Injected.'));
+    const res = await uploadFile(t, intruder, agent.id, 'spam.txt', text('Injected.'));
     expect(res.statusCode).toBe(404);
     expect(count(t, 'SELECT count(*) AS n FROM sources')).toBe(0);
     expect(uploadsOf(t)).toEqual([]);
@@ -498,7 +425,7 @@ describe('stored files', () => {
     const site = await startLocalSite({
       '/': '<html><body><main><p>The blocking page finally answered.</p></main></body></html>',
     });
-    sites.push(site);
+    apps.before(site);
     const ctx = await setup({ ALLOW_PRIVATE_URLS: 'true', INGEST_CONCURRENCY: '1' });
     const hold = site.hold('/');
     const { t, token, agent } = ctx;
@@ -524,7 +451,7 @@ describe('stored files', () => {
 
   it('are kept under a generated name inside DATA_DIR/uploads; a path in the filename is harmless and only the base name is kept as the source name', async () => {
     const { t, token, agent, hold } = await busyApp();
-    const dangerous = await upload(
+    const dangerous = await uploadFile(
       t,
       token,
       agent.id,
@@ -533,7 +460,7 @@ describe('stored files', () => {
     );
     expect(dangerous.statusCode, dangerous.body).toBe(201);
     expect(dangerous.json().name).toBe('evil.txt');
-    const named = await upload(
+    const named = await uploadFile(
       t,
       token,
       agent.id,
@@ -568,7 +495,7 @@ describe('stored files', () => {
 
   it('DELETE of a file source still processing: 204, its stored file, job and row are gone, and nothing comes back once the queue runs', async () => {
     const { t, token, agent, hold, blockerId } = await busyApp();
-    const res = await upload(t, token, agent.id, 'pending.txt', text('Pending text about walrus choirs.'));
+    const res = await uploadFile(t, token, agent.id, 'pending.txt', text('Pending text about walrus choirs.'));
     expect(res.statusCode, res.body).toBe(201);
     const id = res.json().id;
     expect(uploadsOf(t)).toHaveLength(1);
@@ -604,7 +531,7 @@ describe('failures', () => {
     ];
     const ids = new Map<string, string>();
     for (const [name, bytes] of bad) {
-      const res = await upload(t, token, agent.id, name, bytes);
+      const res = await uploadFile(t, token, agent.id, name, bytes);
       expect(res.statusCode, `${name}: ${res.body}`).toBe(201);
       expect(res.json().status).toBe('processing');
       ids.set(res.json().id, name);
@@ -630,7 +557,13 @@ describe('failures', () => {
 
     // the process (and its worker pool) still serves: health, and a good file after the bad ones
     expect((await t.app.inject({ method: 'GET', url: '/api/health' })).statusCode).toBe(200);
-    const good = await upload(t, token, agent.id, 'after.txt', text('Lemon zeppelins dock at Harrowgate on Fridays.'));
+    const good = await uploadFile(
+      t,
+      token,
+      agent.id,
+      'after.txt',
+      text('Lemon zeppelins dock at Harrowgate on Fridays.'),
+    );
     expect(good.statusCode).toBe(201);
     await t.app.jobs.idle();
     expect(await sourceById(t, token, agent.id, good.json().id)).toMatchObject({ status: 'completed', progress: 1 });
@@ -644,8 +577,8 @@ describe('DELETE /api/sources/{id} of a completed file source', () => {
   it('removes its passages: the next chat no longer sees them', async () => {
     const { f, t, token, agent } = await setup();
     const phrase = 'Marigold submarines surface near Fenwick lighthouse at dusk.';
-    const keep = await upload(t, token, agent.id, 'keep.txt', text('Marigold jam is sold at the Fenwick market.'));
-    const gone = await upload(t, token, agent.id, 'gone.docx', await docxWith([phrase]));
+    const keep = await uploadFile(t, token, agent.id, 'keep.txt', text('Marigold jam is sold at the Fenwick market.'));
+    const gone = await uploadFile(t, token, agent.id, 'gone.docx', await docxWith([phrase]));
     expect([keep.statusCode, gone.statusCode]).toEqual([201, 201]);
     await t.app.jobs.idle();
     const id = gone.json().id;

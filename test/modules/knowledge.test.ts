@@ -1,15 +1,16 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { EMBEDDING_BATCH_SIZE } from '../../src/providers/embeddings/index.js';
 import {
   auth,
   createAgent,
   ManualClock,
   registerUser,
-  startTestApp,
+  useTestApps,
   type TestApp,
   multipartForm,
 } from '../helpers/app.js';
-import { startFakeLlm, type FakeBehaviour, type FakeLlm } from '../helpers/fake-llm.js';
+import type { FakeBehaviour } from '../helpers/fake-llm.js';
+import { appWithFakeLlm, listSources, systemPromptFor } from '../helpers/sources.js';
 
 /**
  * Text sources (docs/API.md "Source status") through the whole app: multipart and JSON
@@ -43,36 +44,11 @@ const SOURCE_KEYS = [
   'url',
 ];
 
-const apps: TestApp[] = [];
-const fakes: FakeLlm[] = [];
-
-afterEach(async () => {
-  for (const f of fakes.splice(0)) await f.close();
-  for (const t of apps.splice(0)) await t.cleanup();
-});
-
-async function start(env: Record<string, string> = {}, clock?: ManualClock): Promise<TestApp> {
-  const t = await startTestApp({ env: { EMBEDDINGS: 'none', ...env }, clock });
-  apps.push(t);
-  return t;
-}
-
-async function fakeOpenai(behaviour: Partial<FakeBehaviour> = {}): Promise<FakeLlm> {
-  const f = await startFakeLlm('openai', behaviour);
-  fakes.push(f);
-  return f;
-}
+const apps = useTestApps();
 
 /** An app whose openai provider is the fake, an account and an agent. */
-async function setup(
-  opts: { env?: Record<string, string>; clock?: ManualClock; behaviour?: Partial<FakeBehaviour> } = {},
-) {
-  const f = await fakeOpenai({ reply: 'Noted.', ...opts.behaviour });
-  const t = await start({ OPENAI_API_KEY: KEY, OPENAI_BASE_URL: f.baseURL, ...opts.env }, opts.clock);
-  const { token } = await registerUser(t.app);
-  const agent = await createAgent(t.app, token);
-  return { f, t, token, agent };
-}
+const setup = (opts: { env?: Record<string, string>; clock?: ManualClock; behaviour?: Partial<FakeBehaviour> } = {}) =>
+  appWithFakeLlm(apps, KEY, opts);
 
 const form = multipartForm;
 
@@ -95,40 +71,8 @@ function addTextJson(t: TestApp, token: string, agentId: string, body: Json) {
   });
 }
 
-async function listSources(t: TestApp, token: string, agentId: string): Promise<Json[]> {
-  const res = await t.app.inject({ method: 'GET', url: `/api/sources/chatbot/${agentId}`, headers: auth(token) });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json();
-}
-
 function deleteSource(t: TestApp, token: string, sourceId: string) {
   return t.app.inject({ method: 'DELETE', url: `/api/sources/${sourceId}`, headers: auth(token) });
-}
-
-/** One public chat; returns the system prompt the fake received for it. */
-async function systemPromptFor(
-  t: TestApp,
-  f: FakeLlm,
-  agentId: string,
-  message: string,
-): Promise<{ system: string; body: Json }> {
-  const before = f.requests.filter((r) => r.kind === 'chat').length;
-  const res = await t.app.inject({
-    method: 'POST',
-    url: `/api/public/chat/${agentId}`,
-    payload: { message, session_id: `s-${Math.random()}` },
-  });
-  expect(res.statusCode, res.body).toBe(200);
-  const chats = f.requests.filter((r) => r.kind === 'chat');
-  expect(chats).toHaveLength(before + 1);
-  const messages: Json[] = chats.at(-1)!.body.messages;
-  return {
-    system: messages
-      .filter((m) => m.role === 'system')
-      .map((m) => m.content)
-      .join('\n'),
-    body: res.json(),
-  };
 }
 
 function count(t: TestApp, sql: string, ...params: unknown[]): number {

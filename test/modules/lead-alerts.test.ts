@@ -1,7 +1,7 @@
 import { SMTPServer } from 'smtp-server';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   auth,
   makeDataDir,
@@ -9,9 +9,10 @@ import {
   multipartForm,
   PASSWORD,
   registerUser,
-  startTestApp,
+  useTestApps,
   type TestApp,
 } from '../helpers/app.js';
+import { withTimeout } from '../helpers/server-process.js';
 import { freePort, smtpUrl, startSmtp, type TestSmtp } from '../helpers/smtp.js';
 
 /**
@@ -25,39 +26,25 @@ type Json = Record<string, any>;
 /** the queue polls once a second of real time; a delivery that needs a poll gets this long */
 const DELIVERY_TIMEOUT_MS = 15_000;
 
-const apps: TestApp[] = [];
-const servers: TestSmtp[] = [];
-afterEach(async () => {
-  // apps first (their queues stop), then the mail servers; cleanup also removes each data dir
-  for (const t of apps.splice(0).reverse()) await t.cleanup();
-  for (const s of servers.splice(0)) await s.close();
-});
+const apps = useTestApps();
 
 async function app(env: Record<string, string>, clock: ManualClock, dataDir?: string): Promise<TestApp> {
-  const t = await startTestApp({
+  const t = await apps.start({
     clock,
     env: { SMTP_FROM: 'alerts@chat-agent.test', ...env },
     ...(dataDir ? { dataDir } : {}),
   });
-  apps.push(t);
   return t;
 }
 
 async function smtp(port?: number): Promise<TestSmtp> {
   const s = await startSmtp(port);
-  servers.push(s);
+  apps.after(s);
   return s;
 }
 
-function within<T>(promise: Promise<T>, what: string, ms = DELIVERY_TIMEOUT_MS): Promise<T> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([
-    promise.finally(() => clearTimeout(timer)),
-    new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-    }),
-  ]);
-}
+const within = <T>(promise: Promise<T>, what: string, ms = DELIVERY_TIMEOUT_MS): Promise<T> =>
+  withTimeout(promise, ms, what);
 
 /** Whether mail is configured and how many of the account's messages wait (the admin UI's banner). */
 async function mailStatus(t: TestApp, token: string): Promise<{ configured: boolean; pending: number }> {

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auth, makeDataDir, ManualClock, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { auth, makeDataDir, ManualClock, registerUser, type TestApp, useSharedTestApp } from '../helpers/app.js';
 
 /**
  * Leads (docs/API.md "Leads": dedup, plan-limit detail; README "Widget leads", "Account leads":
@@ -100,13 +100,10 @@ const clock = new ManualClock('2026-03-01T12:00:00.000Z');
 let t: TestApp;
 let api: ReturnType<typeof client>;
 
-beforeAll(async () => {
-  const { dataDir, plansFile } = dataDirWithPlans({ free: ROOMY });
-  t = await startTestApp({ clock, dataDir, env: { PLANS_FILE: plansFile } });
+const roomy = dataDirWithPlans({ free: ROOMY });
+useSharedTestApp({ clock, dataDir: roomy.dataDir, env: { PLANS_FILE: roomy.plansFile } }, (app) => {
+  t = app;
   api = client(t);
-});
-afterAll(async () => {
-  await t?.cleanup();
 });
 
 describe('POST /api/public/lead/{chatbot_id}', () => {
@@ -441,13 +438,10 @@ describe('account leads: /api/leads', () => {
 describe('account lead plan limit (PLANS_FILE)', () => {
   let small: TestApp;
   let sapi: ReturnType<typeof client>;
-  beforeAll(async () => {
-    const { dataDir, plansFile } = dataDirWithPlans({ free: { ...ROOMY, max_account_leads: 2 } });
-    small = await startTestApp({ clock, dataDir, env: { PLANS_FILE: plansFile } });
+  const few = dataDirWithPlans({ free: { ...ROOMY, max_account_leads: 2 } });
+  useSharedTestApp({ clock, dataDir: few.dataDir, env: { PLANS_FILE: few.plansFile } }, (app) => {
+    small = app;
     sapi = client(small);
-  });
-  afterAll(async () => {
-    await small?.cleanup();
   });
 
   it('the third POST is 403 with the limit detail; after a delete POST works again', async () => {

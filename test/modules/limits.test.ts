@@ -52,7 +52,7 @@ const PLANS = {
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
-});
+}, 60_000);
 
 function plansFile(plans: object = PLANS): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'plans-'));

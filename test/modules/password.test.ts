@@ -8,10 +8,19 @@ import {
   PASSWORD,
   registerUser,
   startTestApp,
+  useTestApps,
   uniqueEmail,
   type TestApp,
 } from '../helpers/app.js';
-import { bootServer, fromSource, killAll, postJson, runCommand, stopServer } from '../helpers/server-process.js';
+import {
+  bootServer,
+  fromSource,
+  killAll,
+  postJson,
+  runCommand,
+  stopServer,
+  withTimeout,
+} from '../helpers/server-process.js';
 import { startSmtp, type ReceivedMail, type TestSmtp } from '../helpers/smtp.js';
 
 /**
@@ -26,33 +35,20 @@ const PUBLIC_URL = 'https://chat.example.test';
 const REQUESTED = 'If an account exists for that address, a reset link has been sent.';
 const MAIL_TIMEOUT_MS = 10_000;
 
-const apps: TestApp[] = [];
-const servers: TestSmtp[] = [];
-afterEach(async () => {
-  for (const t of apps.splice(0).reverse()) await t.cleanup();
-  for (const s of servers.splice(0)) await s.close();
-});
+const apps = useTestApps();
 
 async function appWithMail(clock = new ManualClock()): Promise<{ t: TestApp; smtp: TestSmtp; clock: ManualClock }> {
   const smtp = await startSmtp();
-  servers.push(smtp);
-  const t = await startTestApp({
+  apps.after(smtp);
+  const t = await apps.start({
     clock,
     env: { SMTP_URL: smtp.url, SMTP_FROM: 'accounts@chat-agent.test', PUBLIC_URL },
   });
-  apps.push(t);
   return { t, smtp, clock };
 }
 
-function within<T>(promise: Promise<T>, what: string, ms = MAIL_TIMEOUT_MS): Promise<T> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([
-    promise.finally(() => clearTimeout(timer)),
-    new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-    }),
-  ]);
-}
+const within = <T>(promise: Promise<T>, what: string, ms = MAIL_TIMEOUT_MS): Promise<T> =>
+  withTimeout(promise, ms, what);
 
 async function login(t: TestApp, email: string, password: string, remoteAddress = '127.0.0.1') {
   return t.app.inject({ method: 'POST', url: '/api/auth/login', remoteAddress, payload: { email, password } });
@@ -108,8 +104,8 @@ describe('POST /api/auth/password (change, signed in)', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp();
-  });
-  afterAll(async () => t.cleanup());
+  }, 60_000);
+  afterAll(async () => t.cleanup(), 60_000);
 
   it('a wrong current password is 400 on the field, the client stays logged in, and nothing changes', async () => {
     const { token, email } = await registerUser(t.app);
@@ -187,8 +183,7 @@ describe('password reset by e-mail', () => {
     const on = await t.app.inject({ method: 'GET', url: '/api/auth/password-reset' });
     expect(on.statusCode).toBe(200);
     expect(on.json()).toEqual({ available: true });
-    const plain = await startTestApp();
-    apps.push(plain);
+    const plain = await apps.start();
     expect((await plain.app.inject({ method: 'GET', url: '/api/auth/password-reset' })).json()).toEqual({
       available: false,
     });
@@ -316,8 +311,7 @@ describe('password reset by e-mail', () => {
   });
 
   it('without SMTP the answer is the same 202 and nothing is stored', async () => {
-    const t = await startTestApp();
-    apps.push(t);
+    const t = await apps.start();
     const { email } = await registerUser(t.app);
     const res = await requestReset(t, email);
     expect(res.statusCode).toBe(202);
@@ -327,8 +321,7 @@ describe('password reset by e-mail', () => {
   });
 
   it('bad input is 400 naming the field', async () => {
-    const t = await startTestApp();
-    apps.push(t);
+    const t = await apps.start();
     const bad = await t.app.inject({
       method: 'POST',
       url: '/api/auth/password-reset',
@@ -347,7 +340,7 @@ describe('password reset by e-mail', () => {
 });
 
 describe('chat-agent users reset-password (the real CLI, beside a running server)', () => {
-  afterEach(async () => killAll());
+  afterEach(async () => killAll(), 60_000);
 
   it('sets the password from stdin and ends every session; unknown e-mail and bad input exit 1 with one line', {
     timeout: 90_000,
@@ -411,8 +404,7 @@ describe('commonly used passwords are refused wherever a password is set', () =>
   const COMMON = /: is one of the most commonly used passwords \(found in lists of leaked passwords\); choose another/;
 
   it('register: 400 naming the field and saying why; any case; nothing is created', async () => {
-    const t = await startTestApp();
-    apps.push(t);
+    const t = await apps.start();
     for (const password of ['password', 'Password', '12345678', 'iloveyou', 'qwertyuiop']) {
       const res = await t.app.inject({
         method: 'POST',

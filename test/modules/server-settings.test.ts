@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServerSettings } from '../../src/modules/settings/index.js';
 import { auth, createAgent, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { withTimeout } from '../helpers/server-process.js';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 import { freePort, smtpUrl, startSmtp, type TestSmtp } from '../helpers/smtp.js';
 
@@ -24,7 +25,7 @@ const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const t of apps.splice(0).reverse()) await t.cleanup();
   for (const close of closers.splice(0)) await close();
-});
+}, 60_000);
 
 async function app(env: Record<string, string> = {}, dataDir?: string): Promise<TestApp> {
   const t = await startTestApp({ env: { EMBEDDINGS: 'none', ...env }, ...(dataDir ? { dataDir } : {}) });
@@ -51,15 +52,7 @@ async function smtpServer(): Promise<TestSmtp> {
   return s;
 }
 
-function within<T>(promise: Promise<T>, what: string, ms = 15_000): Promise<T> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([
-    promise.finally(() => clearTimeout(timer)),
-    new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-    }),
-  ]);
-}
+const within = <T>(promise: Promise<T>, what: string, ms = 15_000): Promise<T> => withTimeout(promise, ms, what);
 
 async function call(
   t: TestApp,

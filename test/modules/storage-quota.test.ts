@@ -1,17 +1,10 @@
 import { readdirSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  auth,
-  createAgent,
-  makeDataDir,
-  multipartForm,
-  registerUser,
-  startTestApp,
-  type TestApp,
-} from '../helpers/app.js';
-import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
+import { describe, expect, it } from 'vitest';
+import { auth, createAgent, makeDataDir, registerUser, useTestApps, type TestApp } from '../helpers/app.js';
+import { postFile, uploadFile } from '../helpers/sources.js';
+import { startLocalSite } from '../helpers/local-site.js';
 import { KnowledgeRepo, StorageQuota } from '../../src/modules/knowledge/index.js';
 import { PlanService } from '../../src/modules/limits/index.js';
 
@@ -22,12 +15,7 @@ import { PlanService } from '../../src/modules/limits/index.js';
  */
 
 const MB = 1024 * 1024;
-const apps: TestApp[] = [];
-const sites: LocalSite[] = [];
-afterEach(async () => {
-  for (const t of apps.splice(0)) await t.cleanup();
-  for (const s of sites.splice(0)) await s.close();
-});
+const apps = useTestApps();
 
 /** `free` with 1 MB of storage, `empty` with none; plenty of everything else */
 async function start(env: Record<string, string> = {}): Promise<TestApp> {
@@ -45,8 +33,7 @@ async function start(env: Record<string, string> = {}): Promise<TestApp> {
     plans,
     JSON.stringify({ free: { ...generous, max_storage_mb: 1 }, empty: { ...generous, max_storage_mb: 0 } }),
   );
-  const t = await startTestApp({ env: { PLANS_FILE: plans, ...env } });
-  apps.push(t);
+  const t = await apps.start({ env: { PLANS_FILE: plans, ...env } });
   return t;
 }
 
@@ -62,15 +49,8 @@ function text(bytes: number, tag = 'x'): string {
   return lines.join('').slice(0, bytes);
 }
 
-async function uploadText(t: TestApp, token: string, agentId: string, name: string, content: string) {
-  const form = await multipartForm({ file: { filename: name, content: new TextEncoder().encode(content) } });
-  return t.app.inject({
-    method: 'POST',
-    url: `/api/sources/chatbot/${agentId}/file`,
-    headers: { ...auth(token), ...form.headers },
-    payload: form.payload,
-  });
-}
+const uploadText = (t: TestApp, token: string, agentId: string, name: string, content: string) =>
+  uploadFile(t, token, agentId, name, new TextEncoder().encode(content));
 
 function storedBytes(t: TestApp): number {
   const row = t.database.sqlite
@@ -111,13 +91,7 @@ describe('storage limit', () => {
     const base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
     const answers = await Promise.all(
       [1, 2, 3, 4, 5].map(async (n) => {
-        const form = new FormData();
-        form.append('file', new Blob([text(300_000, `u${n}-`)]), `part-${n}.txt`);
-        const res = await fetch(`${base}/api/sources/chatbot/${agent.id}/file`, {
-          method: 'POST',
-          headers: auth(token),
-          body: form,
-        });
+        const res = await postFile(base, token, agent.id, `part-${n}.txt`, text(300_000, `u${n}-`));
         return { status: res.status, body: (await res.json()) as { detail: unknown } };
       }),
     );
@@ -227,7 +201,7 @@ describe('storage limit', () => {
       pages[`/p${n}`] =
         `<html><head><title>Page ${n}</title></head><body><main><p>${text(250_000, `p${n}-`).replace(/\n\n/g, '</p><p>')}</p></main></body></html>`;
     const site = await startLocalSite(pages);
-    sites.push(site);
+    apps.after(site);
     const t = await start({ ALLOW_PRIVATE_URLS: 'true' });
     const { token } = await registerUser(t.app);
     const agent = await createAgent(t.app, token);
@@ -262,13 +236,7 @@ describe('storage limit', () => {
     // about 0.7 MB are free: one of the two 450 KB files fits, both do not
     const answers = await Promise.all(
       [1, 2].map(async (n) => {
-        const form = new FormData();
-        form.append('file', new Blob([text(450_000, `u${n}-`)]), `part-${n}.txt`);
-        const res = await fetch(`${base}/api/sources/chatbot/${agent.id}/file`, {
-          method: 'POST',
-          headers: auth(token),
-          body: form,
-        });
+        const res = await postFile(base, token, agent.id, `part-${n}.txt`, text(450_000, `u${n}-`));
         return { status: res.status, body: (await res.json()) as { detail: any } };
       }),
     );

@@ -1,16 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ADMIN_CSP } from '../../src/modules/admin-ui/index.js';
-import { auth, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { auth, registerUser, useTestApps } from '../helpers/app.js';
 
-const started: TestApp[] = [];
-async function start(env: Record<string, string> = {}): Promise<TestApp> {
-  const t = await startTestApp({ env });
-  started.push(t);
-  return t;
-}
-afterEach(async () => {
-  await Promise.all(started.splice(0).map((t) => t.cleanup()));
-});
+const apps = useTestApps();
+const start = (env: Record<string, string> = {}) => apps.start({ env });
 
 describe('GET /api/auth/registration', () => {
   it('first-only: open until the first account exists, then closed', async () => {
@@ -210,8 +203,7 @@ describe('admin UI files', () => {
   });
 
   it('is not rate limited (static bytes), while the API the page calls is', async () => {
-    const t = await startTestApp({ env: {} });
-    started.push(t);
+    const t = await apps.start({ env: {} });
     // the test app lifts request rates; a plan with 2 per minute puts them back for this check
     t.config.plans.free!.requests_per_minute = 2;
     for (let i = 0; i < 5; i++) expect((await t.app.inject({ method: 'GET', url: '/' })).statusCode).toBe(200);

@@ -25,7 +25,7 @@ const PLANS = {
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
-});
+}, 60_000);
 
 async function start(
   clock = new ManualClock('2026-11-10T12:00:00.000Z'),

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { webhookDeliveries, webhooks } from '../../src/modules/webhooks/tables.js';
 import {
   auth,
@@ -12,7 +12,7 @@ import {
   ManualClock,
   registerUser,
   ROOMY_PLAN,
-  startTestApp,
+  useTestApps,
   type TestApp,
 } from '../helpers/app.js';
 
@@ -74,25 +74,19 @@ function verify(secret: string, rawBody: string, header: string, nowSeconds: num
   return parts.v1.length === expected.length && timingSafeEqual(Buffer.from(parts.v1), Buffer.from(expected));
 }
 
-const apps: TestApp[] = [];
-const receivers: Receiver[] = [];
-afterEach(async () => {
-  for (const r of receivers.splice(0)) await r.down();
-  for (const t of apps.splice(0)) await t.cleanup();
-});
+const apps = useTestApps();
 
 async function start(
   env: Record<string, string> = { ALLOW_PRIVATE_URLS: 'true' },
 ): Promise<{ t: TestApp; clock: ManualClock }> {
   const clock = new ManualClock('2026-03-01T12:00:00.000Z');
-  const t = await startTestApp({ clock, env });
-  apps.push(t);
+  const t = await apps.start({ clock, env });
   return { t, clock };
 }
 
 function receiver(clock: ManualClock): Receiver {
   const r = new Receiver(clock);
-  receivers.push(r);
+  apps.before({ close: () => r.down() });
   return r;
 }
 
@@ -594,12 +588,11 @@ describe('deliveries per account per hour (issue 31 point 4)', () => {
       JSON.stringify({ free: { ...ROOMY_PLAN, max_storage_mb: 10, webhook_deliveries_per_hour: 3 } }),
     );
     const clock = new ManualClock('2026-03-01T12:00:00.000Z');
-    const t = await startTestApp({
+    const t = await apps.start({
       clock,
       dataDir: dir,
       env: { ALLOW_PRIVATE_URLS: 'true', PLANS_FILE: plans, FIRST_ACCOUNT_PLAN: 'free' },
     });
-    apps.push(t);
     const r = receiver(clock);
     await r.up();
     const { token } = await registerUser(t.app);

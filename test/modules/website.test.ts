@@ -1,6 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { auth, createAgent, registerUser, startTestApp, type TestApp, multipartForm } from '../helpers/app.js';
-import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
+import { describe, expect, it } from 'vitest';
+import { auth, createAgent, registerUser, useTestApps, type TestApp, multipartForm } from '../helpers/app.js';
+import type { FakeLlm } from '../helpers/fake-llm.js';
+import { appWithFakeLlm, listSources } from '../helpers/sources.js';
 import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
 
 /**
@@ -13,27 +14,8 @@ type Json = Record<string, any>;
 
 const KEY = 'sk-test-website-key-0123456789';
 
-const apps: TestApp[] = [];
-const fakes: FakeLlm[] = [];
-const sites: LocalSite[] = [];
-
-afterEach(async () => {
-  for (const s of sites.splice(0)) await s.close();
-  for (const f of fakes.splice(0)) await f.close();
-  for (const t of apps.splice(0)) await t.cleanup();
-});
-
-async function setup(env: Record<string, string> = { ALLOW_PRIVATE_URLS: 'true' }) {
-  const f = await startFakeLlm('openai', { reply: 'Noted.' });
-  fakes.push(f);
-  const t = await startTestApp({
-    env: { EMBEDDINGS: 'none', OPENAI_API_KEY: KEY, OPENAI_BASE_URL: f.baseURL, ...env },
-  });
-  apps.push(t);
-  const { token } = await registerUser(t.app);
-  const agent = await createAgent(t.app, token);
-  return { f, t, token, agent };
-}
+const apps = useTestApps();
+const setup = (env: Record<string, string> = { ALLOW_PRIVATE_URLS: 'true' }) => appWithFakeLlm(apps, KEY, { env });
 
 const form = multipartForm;
 
@@ -54,12 +36,6 @@ async function addWebsiteJson(t: TestApp, token: string, agentId: string, body: 
     headers: auth(token),
     payload: body,
   });
-}
-
-async function listSources(t: TestApp, token: string, agentId: string): Promise<Json[]> {
-  const res = await t.app.inject({ method: 'GET', url: `/api/sources/chatbot/${agentId}`, headers: auth(token) });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json();
 }
 
 function count(t: TestApp, sql: string, ...params: unknown[]): number {
@@ -132,7 +108,7 @@ ${
 async function bakerySite(): Promise<LocalSite> {
   const pages: Record<string, { body: string; type?: string }> = {};
   const site = await startLocalSite(pages); // pages filled in below, once the port is known
-  sites.push(site);
+  apps.before(site);
   Object.assign(pages, {
     '/robots.txt': { body: 'User-agent: *\nDisallow: /private\n', type: 'text/plain' },
     '/sitemap.xml': {
@@ -472,7 +448,7 @@ describe('the crawl report of a website source', () => {
       '/docs/index.html': { body: html('Docs', MAIN['/docs/intro'], ['/docs/']) },
     };
     const site = await startLocalSite(pages);
-    sites.push(site);
+    apps.before(site);
     const { t, token, agent } = await setup();
     const res = await addWebsiteJson(t, token, agent.id, { url: `${site.url}/index.html`, max_pages: 10 });
     expect(res.statusCode, res.body).toBe(201);
@@ -551,7 +527,7 @@ describe('the crawl report of a website source', () => {
       '/docs/big': html('Big', 'x '.repeat(3 * 1024 * 1024), []),
       '/docs/manual.pdf': { body: '%PDF-1.4', type: 'application/pdf' },
     });
-    sites.push(site);
+    apps.before(site);
     const { t, token, agent } = await setup();
     const res = await addWebsiteJson(t, token, agent.id, {
       url: `${site.url}/`,
@@ -696,7 +672,7 @@ describe('a website source crawled again, and its passages read back', () => {
   it('keeps answering from the last crawl until the new one completes; a failed re-crawl keeps it; the owner reads the passages with their page', async () => {
     const pages: Record<string, string> = { '/': page('Opening hours', 'The bakery opens at seven on weekdays.') };
     const site = await startLocalSite(pages);
-    sites.push(site);
+    apps.before(site);
     const { t, token, agent } = await setup();
     const created = (await addWebsiteJson(t, token, agent.id, { url: `${site.url}/` })).json();
     await t.app.jobs.idle();
@@ -823,7 +799,7 @@ describe('ingestion is shared fairly between accounts', () => {
   it("one account's slow crawl does not hold up another account's source", async () => {
     const pages: Record<string, string> = { '/': '<html><body><main><p>Slow site text.</p></main></body></html>' };
     const site = await startLocalSite(pages);
-    sites.push(site);
+    apps.before(site);
     const { t, token, agent } = await setup();
     // account A: a crawl held on its first page, then more sources queued behind it
     const hold = site.hold('/');
@@ -840,7 +816,7 @@ describe('ingestion is shared fairly between accounts', () => {
     const other = await registerUser(t.app);
     const otherAgent = await createAgent(t.app, other.token);
     const quickSite = await startLocalSite({ '/': '<html><body><main><p>Quick site text.</p></main></body></html>' });
-    sites.push(quickSite);
+    apps.before(quickSite);
     const quick = (await addWebsiteJson(t, other.token, otherAgent.id, { url: `${quickSite.url}/` })).json();
     const done = await until(t, other.token, otherAgent.id, quick.id, (s) => s.status !== 'processing');
     expect(done.status).toBe('completed');
@@ -853,7 +829,7 @@ describe('ingestion is shared fairly between accounts', () => {
   it('an account has at most 20 sources waiting to be processed; the next is 429 with a clear detail, and nothing is stored', async () => {
     const pages: Record<string, string> = { '/': '<html><body><main><p>Held.</p></main></body></html>' };
     const site = await startLocalSite(pages);
-    sites.push(site);
+    apps.before(site);
     const { t, token, agent } = await setup();
     const hold = site.hold('/');
     await addWebsiteJson(t, token, agent.id, { url: `${site.url}/` });

@@ -17,7 +17,7 @@ import { threadNiceness, threadsVisible } from '../helpers/threads.js';
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
-});
+}, 60_000);
 
 const errors: string[] = [];
 const log = { error: (_obj: unknown, msg: string) => errors.push(msg) } as unknown as FastifyBaseLogger;

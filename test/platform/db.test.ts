@@ -16,11 +16,11 @@ function open(): AppDatabase {
 beforeEach(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'chat-agent-db-'));
   file = path.join(dir, 'test.db');
-});
+}, 30_000);
 afterEach(() => {
   for (const d of opened.splice(0)) d.close();
   rmSync(dir, { recursive: true, force: true });
-});
+}, 30_000);
 
 function insertUser(d: AppDatabase, id: string, email: string): void {
   d.sqlite

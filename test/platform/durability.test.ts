@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WalSync } from '../../src/platform/db/durability.js';
 import { openDatabase, type AppDatabase } from '../../src/platform/db/index.js';
-import { auth, createAgent, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { auth, createAgent, registerUser, useTestApps } from '../helpers/app.js';
 
 /**
  * The group commit: a barrier resolves only after an fdatasync of the WAL that began after the
@@ -15,12 +15,11 @@ import { auth, createAgent, registerUser, startTestApp, type TestApp } from '../
 
 const dirs: string[] = [];
 const databases: AppDatabase[] = [];
-const apps: TestApp[] = [];
+const apps = useTestApps();
 afterEach(async () => {
-  for (const t of apps.splice(0)) await t.cleanup();
   for (const d of databases.splice(0)) d.close();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+}, 60_000);
 
 function database(): { d: AppDatabase; file: string } {
   const dir = mkdtempSync(path.join(tmpdir(), 'durability-'));
@@ -134,8 +133,7 @@ describe('WalSync', () => {
 
 describe('the app acknowledges writes only after the WAL is synced', () => {
   it('a write request syncs before its response; a read does not sync', async () => {
-    const t = await startTestApp();
-    apps.push(t);
+    const t = await apps.start();
     const me = await registerUser(t.app);
     const before = t.database.durability.syncs;
     await createAgent(t.app, me.token);
@@ -146,8 +144,7 @@ describe('the app acknowledges writes only after the WAL is synced', () => {
   });
 
   it('a streamed chat answer syncs before its done event', async () => {
-    const t = await startTestApp();
-    apps.push(t);
+    const t = await apps.start();
     const me = await registerUser(t.app);
     const agent = await createAgent(t.app, me.token);
     const before = t.database.durability.syncs;

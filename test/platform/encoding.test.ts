@@ -109,7 +109,7 @@ describe('compressDynamic', () => {
 
 describe('loadStaticBody', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'static-body-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }), 30_000);
   const text = Buffer.from('console.log("a compressible script");\n'.repeat(50));
 
   it('loads the .br and .gz variants beside a file, each with its own ETag', () => {

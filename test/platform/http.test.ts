@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/index.js';
 import { openDatabase } from '../../src/platform/db/index.js';
-import { auth, makeDataDir, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { auth, makeDataDir, registerUser, startTestApp, type TestApp, useSharedTestApp } from '../helpers/app.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pkgVersion = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string })
@@ -27,11 +27,10 @@ function expectSecurityHeaders(headers: Record<string, unknown>): void {
 describe('platform/http', () => {
   let t: TestApp;
   let token: string;
-  beforeAll(async () => {
-    t = await startTestApp();
+  useSharedTestApp({}, async (app) => {
+    t = app;
     token = (await registerUser(t.app)).token;
   });
-  afterAll(async () => t.cleanup());
 
   describe('security headers', () => {
     it("JSON under /api gets the API's set (nothing may load from it), pages keep the document set", async () => {
@@ -147,7 +146,7 @@ describe('platform/http', () => {
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
       doc = res.json();
-    });
+    }, 60_000);
 
     it('is an OpenAPI 3 document with info and paths', () => {
       expect(doc.openapi).toMatch(/^3\.\d+\.\d+$/);
@@ -300,9 +299,9 @@ describe('platform/http', () => {
         await app.close();
         database.close();
       };
-    });
+    }, 60_000);
     let closeSocketApp: () => Promise<void> = async () => {};
-    afterAll(async () => closeSocketApp());
+    afterAll(async () => closeSocketApp(), 60_000);
 
     it('answers health, 404, 401 and bad JSON as it does under inject', async () => {
       const health = await fetch(`${base}/api/health`);

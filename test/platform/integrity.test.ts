@@ -14,7 +14,7 @@ const dirs: string[] = [];
 afterEach(async () => {
   await Promise.all(apps.splice(0).map((t) => t.close()));
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+}, 60_000);
 
 async function start(dataDir: string): Promise<TestApp> {
   const t = await startTestApp({ dataDir });

@@ -37,8 +37,8 @@ describe('memory budget of a document being read', () => {
   let pool: ParserPool;
   beforeAll(() => {
     pool = createParserPool({ maxThreads: 1, maxMemoryMb: BUDGET_MB });
-  });
-  afterAll(async () => pool.close());
+  }, 30_000);
+  afterAll(async () => pool.close(), 60_000);
 
   it(`a PDF whose stream inflates to ${BOMB_MB} MB is refused at the ${BUDGET_MB} MB budget, and the process never holds the expansion`, async () => {
     expect(bomb.byteLength).toBeLessThan(2 * MiB);

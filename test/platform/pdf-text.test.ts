@@ -55,11 +55,11 @@ describe('PDF extraction', () => {
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'pdf-text-'));
     pool = createParserPool({ maxThreads: 1 });
-  });
+  }, 60_000);
   afterAll(async () => {
     await pool.close();
     await rm(dir, { recursive: true, force: true });
-  });
+  }, 60_000);
 
   async function read(bytes: Uint8Array, name = 'manual.pdf') {
     const file = path.join(dir, name);

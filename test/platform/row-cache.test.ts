@@ -34,7 +34,7 @@ describe('RowCache on a real SQLite file', () => {
     other?.close();
     main?.close();
     rmSync(dir, { recursive: true, force: true });
-  });
+  }, 30_000);
 
   it('reads a row once, then serves it from memory, frozen', () => {
     const { cache, load, loads } = setup();
@@ -81,7 +81,7 @@ describe('RowCache on a real SQLite file', () => {
 
 describe('cached agent and account rows in the app', () => {
   let t: TestApp;
-  afterEach(async () => t?.cleanup());
+  afterEach(async () => t?.cleanup(), 60_000);
 
   async function ownerWithAgent(base: string) {
     const reg = await fetch(`${base}/api/auth/register`, {

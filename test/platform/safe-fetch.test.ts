@@ -69,7 +69,7 @@ async function startServer(
 
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+}, 60_000);
 
 const open: SafeFetchOptions = { allowPrivate: true, maxBytes: 1_000_000, timeoutMs: 10_000 };
 const strict: SafeFetchOptions = { allowPrivate: false, maxBytes: 1_000_000, timeoutMs: 10_000 };

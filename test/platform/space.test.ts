@@ -1,18 +1,15 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openDatabase, openSqlite } from '../../src/platform/db/index.js';
-import { auth, createAgent, makeDataDir, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { auth, createAgent, makeDataDir, registerUser, useTestApps } from '../helpers/app.js';
 
 /**
  * Space comes back after deletions (issue 20.4): the database stayed at 813 MB after every
  * source was deleted. auto_vacuum=INCREMENTAL, and free pages are given back between requests.
  */
 
-const apps: TestApp[] = [];
-afterEach(async () => {
-  for (const t of apps.splice(0)) await t.cleanup();
-});
+const apps = useTestApps();
 
 function onDisk(file: string): number {
   const size = (f: string) => {
@@ -27,8 +24,7 @@ function onDisk(file: string): number {
 
 describe('space after deletions', () => {
   it('deleting sources gives their space back to the disk', async () => {
-    const t = await startTestApp();
-    apps.push(t);
+    const t = await apps.start();
     const file = path.join(t.dataDir, 'chat-agent.db');
     const { token } = await registerUser(t.app);
     const agent = await createAgent(t.app, token);

@@ -16,7 +16,7 @@ describe('statement cache (what drizzle sees of the connection)', () => {
     sqlite?.close();
     database?.close();
     rmSync(dir, { recursive: true, force: true });
-  });
+  }, 30_000);
 
   function connection() {
     dir = makeDataDir();

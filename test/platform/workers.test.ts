@@ -197,12 +197,12 @@ describe('platform/workers', () => {
     );
     good.txt = await put('good.txt', `\uFEFFFirst line\r\nThe phrase is ${PHRASE}.\n`);
     pool = createParserPool();
-  });
+  }, 60_000);
 
   afterAll(async () => {
     await pool?.close();
     await rm(dir, { recursive: true, force: true });
-  });
+  }, 60_000);
 
   it.runIf(threadsVisible)(
     'parses on a thread of lowered priority, leaving the event loop thread at its own',
@@ -396,7 +396,7 @@ describe('platform/workers', () => {
       let zeros300: { data: Buffer; crc: number };
       beforeAll(async () => {
         zeros300 = await deflatedZeros(300);
-      });
+      }, 60_000);
 
       it('refuses a docx whose declared sizes exceed the cap, without inflating it', async () => {
         const f = await put('bomb.docx', bombDocx(zeros300, 300 * MB));
@@ -580,7 +580,7 @@ describe('platform/workers', () => {
     const distWorker = path.join(repoRoot, 'dist', 'worker-tasks.js');
     beforeAll(() => {
       execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: repoRoot, stdio: 'pipe' });
-    });
+    }, 300_000);
 
     it('npm run build writes it', () => {
       expect(existsSync(distWorker)).toBe(true);

@@ -153,7 +153,7 @@ describe.each(cases)('$name adapter against its fake server', ({ name, model, ch
   beforeEach(() => {
     unhandled.length = 0;
     process.on('unhandledRejection', onUnhandled);
-  });
+  }, 30_000);
 
   afterEach(async () => {
     await fake?.close();
@@ -162,7 +162,7 @@ describe.each(cases)('$name adapter against its fake server', ({ name, model, ch
     await new Promise((resolve) => setTimeout(resolve, 20));
     process.off('unhandledRejection', onUnhandled);
     expect(unhandled).toEqual([]);
-  });
+  }, 60_000);
 
   it('complete: returns the reply and sends system, history, model, temperature and max tokens', async () => {
     await start();
@@ -387,7 +387,7 @@ describe('fake servers: embeddings through the real SDKs', () => {
   afterEach(async () => {
     await fake?.close();
     fake = undefined;
-  });
+  }, 60_000);
 
   it('openai: float and base64 encodings give the same deterministic vectors', async () => {
     fake = await startFakeLlm('openai');

@@ -83,7 +83,7 @@ describe('fuzz: every route, random and hostile requests', () => {
   afterAll(async () => {
     await t?.cleanup();
     rmSync(plansDir, { recursive: true, force: true });
-  });
+  }, 60_000);
 
   it(`sends ${REQUESTS} requests: no 5xx, no cross-account data, A's data unchanged`, async () => {
     const { rng } = ctx;

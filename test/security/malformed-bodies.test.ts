@@ -1,12 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import type { OpenAPIV3 } from 'openapi-types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import type { RouteInfo } from '../../src/platform/http/index.js';
 import { MAX_TEXT_SOURCE_CHARS } from '../../src/modules/knowledge/service.js';
-import { PASSWORD, auth, createAgent, makeDataDir, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import {
+  PASSWORD,
+  ROOMY_PLAN,
+  auth,
+  createAgent,
+  makeDataDir,
+  registerUser,
+  startTestApp,
+  type TestApp,
+  writePlansFile,
+} from '../helpers/app.js';
 
 /**
  * Attack suite: every route that takes a body gets malformed input of every kind, and every
@@ -33,18 +41,7 @@ const TEXT_SOURCE_ROUTE: RouteInfo = { method: 'POST', url: '/api/sources/chatbo
 
 /** Plans with room for hundreds of requests per minute, so rate limits never answer for validation. */
 function generousPlansEnv(): Record<string, string> {
-  const dir = makeDataDir();
-  const plan = {
-    max_agents: 50,
-    max_account_leads: 1000,
-    monthly_messages: 100000,
-    requests_per_minute: 100000,
-    requests_per_hour: 1000000,
-    custom_branding: true,
-  };
-  const file = path.join(dir, 'plans.json');
-  writeFileSync(file, JSON.stringify({ free: plan }));
-  return { PLANS_FILE: file };
+  return { PLANS_FILE: writePlansFile(makeDataDir(), { free: ROOMY_PLAN }) };
 }
 
 interface Ctx {
@@ -498,8 +495,8 @@ describe('malformed bodies and hostile ids', () => {
     const db = (before as { db: Record<string, unknown[]> }).db;
     for (const table of ['sources', 'chunks', 'conversations', 'messages'])
       expect(db[table]!.length, table).toBeGreaterThan(0);
-  });
-  afterAll(async () => t.cleanup());
+  }, 60_000);
+  afterAll(async () => t.cleanup(), 60_000);
 
   it('finds the body routes, and the ones with a body schema', () => {
     const withSchema = bodyRoutes.filter((r) => bodySchema(doc, r)).map(routeKey);
@@ -922,8 +919,8 @@ describe('control: the valid bodies used above are accepted', () => {
   beforeAll(async () => {
     t = await startTestApp({ env: generousPlansEnv() });
     ctx = await setUp(t, 'control-owner@example.com');
-  });
-  afterAll(async () => t.cleanup());
+  }, 60_000);
+  afterAll(async () => t.cleanup(), 60_000);
 
   it('each base body gives 2xx, so the refusals above come from the one bad field', async () => {
     const routes = t.app.routeTable.filter((r) => BODY_METHODS.includes(r.method) && validBody(ctx, r));

@@ -177,8 +177,8 @@ describe('public routes', () => {
       source_id: source.json().id,
       conversation_id: chat.json().conversation_id,
     };
-  });
-  afterAll(async () => t.cleanup());
+  }, 60_000);
+  afterAll(async () => t.cleanup(), 60_000);
 
   it('the route table lists every route the router serves, once', () => {
     const fromTable = table.map(key).sort();

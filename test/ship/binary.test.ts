@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { auth, createAgent, multipartForm, registerUser, startTestApp } from '../helpers/app.js';
+import { auth, createAgent, registerUser, startTestApp } from '../helpers/app.js';
+import { postFile, uploadFile } from '../helpers/sources.js';
 import { oneOfEachFormat } from '../helpers/documents.js';
 import {
   bootServer,
@@ -70,10 +71,10 @@ beforeAll(() => {
   writeFileSync(path.join(work, 'plans.json'), UNLIMITED_PLANS);
 }, 180_000);
 
-afterEach(killAll);
+afterEach(killAll, 60_000);
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+}, 30_000);
 
 /** From spawn to the first 200 of /api/health (spawn, unpack if needed, migrations, listen). */
 async function timeToFirst200(processEnv: Record<string, string>) {
@@ -139,17 +140,14 @@ describe('the single executable', () => {
     expect(answer.sources.map((s) => s.name)).toContain('Opening hours');
 
     // a file source goes through the parser worker threads, unpacked from the executable
-    const form = new FormData();
-    form.append(
-      'file',
-      new Blob(['Parking is free behind the Porto warehouse for customers with a receipt.'], { type: 'text/plain' }),
+    const upload = await postFile(
+      base,
+      token,
+      agentId,
       'parking.txt',
+      'Parking is free behind the Porto warehouse for customers with a receipt.',
+      'text/plain',
     );
-    const upload = await fetch(`${base}/api/sources/chatbot/${agentId}/file`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}` },
-      body: form,
-    });
     expect(upload.status, await upload.clone().text()).toBe(201);
     const sourceId = ((await upload.json()) as { id: string }).id;
     // no log line marks a finished source: its status over HTTP is the observable (each poll is a round trip)
@@ -198,13 +196,7 @@ describe('the single executable', () => {
       const agent = await createAgent(t.app, token);
       const ids = new Map<string, string>();
       for (const f of files) {
-        const { payload, headers } = await multipartForm({ file: { filename: f.name, content: f.content } });
-        const res = await t.app.inject({
-          method: 'POST',
-          url: `/api/sources/chatbot/${agent.id}/file`,
-          headers: { ...auth(token), ...headers },
-          payload,
-        });
+        const res = await uploadFile(t, token, agent.id, f.name, f.content);
         expect(res.statusCode, res.body).toBe(201);
         ids.set(f.name, res.json().id);
       }
@@ -223,13 +215,7 @@ describe('the single executable', () => {
     const { token, agentId } = await ownerWithAgent(base, 'formats@example.com');
     const ids = new Map<string, string>();
     for (const f of files) {
-      const form = new FormData();
-      form.append('file', new Blob([f.content]), f.name);
-      const upload = await fetch(`${base}/api/sources/chatbot/${agentId}/file`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}` },
-        body: form,
-      });
+      const upload = await postFile(base, token, agentId, f.name, f.content);
       expect(upload.status, await upload.clone().text()).toBe(201);
       ids.set(f.name, ((await upload.json()) as { id: string }).id);
     }

@@ -1,12 +1,15 @@
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   chownSync,
   cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readFileSync,
   realpathSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -15,6 +18,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { oneOfEachFormat } from '../helpers/documents.js';
+import { postFile } from '../helpers/sources.js';
 import { ownerWithAgent, postJson, repoRoot, UNLIMITED_PLANS } from '../helpers/server-process.js';
 import { freePort } from '../helpers/smtp.js';
 
@@ -22,7 +26,11 @@ import { freePort } from '../helpers/smtp.js';
  * The Dockerfile, built and run for real with podman (Debian's package; `.ci/run` installs it with
  * runc and debootstrap). This machine reaches no image registry, so the two base images the
  * Dockerfile names by argument are made here: Debian bookworm by debootstrap, plus this Node 24
- * and npm for the build stage. Kept between runs under localhost/chat-agent-test/.
+ * and npm for the build stage. They are made once per machine and kept in podman's image store
+ * under localhost/chat-agent-test/, tagged with a hash of what goes into them (the debootstrap
+ * recipe, the CA bundle, this node and npm), so a run only remakes them when that changes.
+ * The build stage is tagged too (BUILD_STAGE): the clean-up's prune then keeps its layers, and the
+ * next run's `npm ci` is a cache hit unless package.json or package-lock.json changed.
  *
  * Where podman is missing (a developer's machine without it) the suite says so and is skipped;
  * CI always has it.
@@ -33,9 +41,35 @@ const hasPodman =
   ['/usr/bin/podman', '/usr/local/bin/podman'].some((p) => existsSync(p)) && existsSync('/usr/sbin/debootstrap');
 if (!hasPodman) console.log('container test skipped: podman and debootstrap are not installed (.ci/run installs them)');
 
-const RUNTIME_BASE = 'localhost/chat-agent-test/bookworm-slim:latest';
-const BUILD_BASE = 'localhost/chat-agent-test/node24-bookworm:latest';
-const IMAGE = 'localhost/chat-agent-test/app:latest';
+/** what goes into the bookworm base: debootstrap's arguments and this machine's CA bundle */
+const DEBOOTSTRAP_ARGS = ['--variant=minbase', '--include=ca-certificates,libstdc++6,binutils', 'bookworm'];
+const CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
+const BUILD_BASE_CHANGES = ['ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt'];
+
+function hashOf(...parts: Array<string | Buffer>): string {
+  const h = createHash('sha256');
+  for (const p of parts) h.update(p).update('\0');
+  return h.digest('hex').slice(0, 16);
+}
+
+/** the directory of the npm running beside this node (copied into the build base) */
+async function npmDir(): Promise<string> {
+  return path.resolve(
+    path.dirname(realpathSync(process.env.npm_execpath ?? (await run('which', ['npm'])).stdout.trim())),
+    '..',
+  );
+}
+
+const RUNTIME_HASH = hashOf(DEBOOTSTRAP_ARGS.join(' '), existsSync(CA_BUNDLE) ? readFileSync(CA_BUNDLE) : '');
+let RUNTIME_BASE = '';
+let BUILD_BASE = '';
+const BUILD_STAGE = 'localhost/chat-agent-test/build-stage:latest';
+/**
+ * this run's image, by its own tag (runs from two checkouts at once do not swap images), removed
+ * afterwards; also tagged LATEST, which keeps its layers (the runtime stage's apt-get) cached
+ */
+const IMAGE = `localhost/chat-agent-test/app:run-${process.pid}`;
+const LATEST = 'localhost/chat-agent-test/app:latest';
 /** the image's unprivileged user (Dockerfile) */
 const APP_UID = 10001;
 
@@ -54,28 +88,35 @@ async function imageExists(name: string): Promise<boolean> {
   );
 }
 
-/** Debian bookworm (minbase plus what both stages use), imported twice: as is, and with Node 24 and npm. */
+/**
+ * Debian bookworm (minbase plus what both stages use), imported twice: as is, and with Node 24 and
+ * npm. Each is made only when podman has no image with its hash tag yet.
+ */
 async function makeBaseImages(): Promise<void> {
+  const npm = await npmDir();
+  const npmVersion = JSON.parse(readFileSync(path.join(npm, 'package.json'), 'utf8')).version as string;
+  const node = statSync(process.execPath);
+  RUNTIME_BASE = `localhost/chat-agent-test/bookworm-slim:${RUNTIME_HASH}`;
+  BUILD_BASE = `localhost/chat-agent-test/node24-bookworm:${hashOf(
+    RUNTIME_HASH,
+    process.version,
+    String(node.size),
+    npmVersion,
+    BUILD_BASE_CHANGES.join('\n'),
+  )}`;
   if ((await imageExists(RUNTIME_BASE)) && (await imageExists(BUILD_BASE))) return;
   const rootfs = path.join(work, 'rootfs');
-  await run('debootstrap', ['--variant=minbase', '--include=ca-certificates,libstdc++6,binutils', 'bookworm', rootfs], {
-    timeout: 600_000,
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  await run('debootstrap', [...DEBOOTSTRAP_ARGS, rootfs], { timeout: 600_000, maxBuffer: 64 * 1024 * 1024 });
   // this machine's CA bundle, so npm inside trusts what npm outside does (an intercepting proxy)
-  cpSync('/etc/ssl/certs/ca-certificates.crt', path.join(rootfs, 'etc/ssl/certs/ca-certificates.crt'));
+  cpSync(CA_BUNDLE, path.join(rootfs, 'etc/ssl/certs/ca-certificates.crt'));
   rmSync(path.join(rootfs, 'var/lib/apt/lists'), { recursive: true, force: true });
-  await importRootfs(rootfs, RUNTIME_BASE, []);
+  if (!(await imageExists(RUNTIME_BASE))) await importRootfs(rootfs, RUNTIME_BASE, []);
   // the build stage's stand-in for node:24-bookworm-slim: the node running this test, and its npm
-  const npmDir = path.resolve(
-    path.dirname(realpathSync(process.env.npm_execpath ?? (await run('which', ['npm'])).stdout.trim())),
-    '..',
-  );
   mkdirSync(path.join(rootfs, 'usr/local/lib/node_modules'), { recursive: true });
   cpSync(process.execPath, path.join(rootfs, 'usr/local/bin/node'));
-  cpSync(npmDir, path.join(rootfs, 'usr/local/lib/node_modules/npm'), { recursive: true });
+  cpSync(npm, path.join(rootfs, 'usr/local/lib/node_modules/npm'), { recursive: true });
   symlinkSync('../lib/node_modules/npm/bin/npm-cli.js', path.join(rootfs, 'usr/local/bin/npm'));
-  await importRootfs(rootfs, BUILD_BASE, ['ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt']);
+  await importRootfs(rootfs, BUILD_BASE, BUILD_BASE_CHANGES);
   rmSync(rootfs, { recursive: true, force: true });
 }
 
@@ -97,29 +138,35 @@ describe.skipIf(!hasPodman)('the container image', () => {
     );
     env = { ...process.env, CONTAINERS_CONF: conf };
     await makeBaseImages();
-    await podman(
-      [
-        'build',
-        '--format',
-        'docker',
-        '--network',
-        'host',
-        '--build-arg',
-        `NODE_IMAGE=${BUILD_BASE}`,
-        '--build-arg',
-        `RUNTIME_IMAGE=${RUNTIME_BASE}`,
-        '-t',
-        IMAGE,
-        repoRoot,
-      ],
-      900_000,
-    );
-  }, 1_200_000);
+    const build = (more: string[]) =>
+      podman(
+        [
+          'build',
+          '--format',
+          'docker',
+          '--network',
+          'host',
+          '--build-arg',
+          `NODE_IMAGE=${BUILD_BASE}`,
+          '--build-arg',
+          `RUNTIME_IMAGE=${RUNTIME_BASE}`,
+          ...more,
+          repoRoot,
+        ],
+        900_000,
+      );
+    // the build stage first, tagged, so its layers (npm ci) outlive the clean-up's prune; the
+    // image then takes those layers from the cache and adds only the runtime stage
+    await build(['--target', 'build', '-t', BUILD_STAGE]);
+    await build(['-t', IMAGE, '-t', LATEST]);
+  }, 1_800_000);
 
+  // the previous runs' untagged images go (tagged bases and build stage stay); podman can be slow under load
   afterAll(async () => {
-    if (env) await podman(['image', 'prune', '-f']).catch(() => undefined);
+    if (env) await podman(['rmi', '-f', IMAGE], 120_000).catch(() => undefined);
+    if (env) await podman(['image', 'prune', '-f'], 240_000).catch(() => undefined);
     if (work) rmSync(work, { recursive: true, force: true });
-  });
+  }, 300_000);
 
   it('runs as its own user, ingests a file of each format, answers, and stops gracefully', {
     timeout: 180_000,
@@ -168,13 +215,7 @@ describe.skipIf(!hasPodman)('the container image', () => {
 
       const { token, agentId } = await ownerWithAgent(base);
       for (const f of await oneOfEachFormat()) {
-        const form = new FormData();
-        form.append('file', new Blob([f.content]), f.name);
-        const res = await fetch(`${base}/api/sources/chatbot/${agentId}/file`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${token}` },
-          body: form,
-        });
+        const res = await postFile(base, token, agentId, f.name, f.content);
         expect(res.status, await res.clone().text()).toBe(201);
       }
       let sources: Array<{ name: string; status: string; error_message: string | null }> = [];

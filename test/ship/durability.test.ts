@@ -1,17 +1,17 @@
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   bootServer,
   fromSource,
-  killAll,
   ownerWithAgent,
   postJson,
   runCommand,
   stopServer,
-  UNLIMITED_PLANS,
+  serverEnv,
+  unlimitedPlansFile,
+  useServerProcesses,
   withTimeout,
 } from '../helpers/server-process.js';
 
@@ -21,30 +21,11 @@ import {
  * scheduled backups.
  */
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'chat-agent-durability-'));
-  dirs.push(dir);
-  return dir;
-}
+const { tempDir } = useServerProcesses('chat-agent-durability-');
 
-afterEach(async () => {
-  await killAll();
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function serverEnv(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
-  const plans = path.join(dataDir, '..', `${path.basename(dataDir)}-plans.json`);
-  writeFileSync(plans, UNLIMITED_PLANS);
-  return {
-    PATH: process.env.PATH ?? '',
-    DATA_DIR: dataDir,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'info',
-    PLANS_FILE: plans,
-    ...extra,
-  };
+function serverEnvWithPlans(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
+  const plans = unlimitedPlansFile(path.join(dataDir, '..', `${path.basename(dataDir)}-plans.json`));
+  return serverEnv(dataDir, { PLANS_FILE: plans, ...extra });
 }
 
 /**
@@ -108,7 +89,7 @@ describe('backups', () => {
   }, async () => {
     const root = tempDir();
     const dataDir = path.join(root, 'data');
-    const { server, base } = await bootServer(fromSource(), { env: serverEnv(dataDir) });
+    const { server, base } = await bootServer(fromSource(), { env: serverEnvWithPlans(dataDir) });
     const { token, agentId } = await ownerWithAgent(base);
     const writer = writerLoop(base, token, agentId);
     await writer.reached(20);
@@ -135,7 +116,7 @@ describe('backups', () => {
       env: { PATH: process.env.PATH ?? '' },
     });
     expect(restore.code, restore.stderr).toBe(0);
-    const second = await bootServer(fromSource(), { env: serverEnv(fresh) });
+    const second = await bootServer(fromSource(), { env: serverEnvWithPlans(fresh) });
     const login = await postJson(`${second.base}/api/auth/login`, {
       email: 'owner@example.com',
       password: 'a long enough password',
@@ -155,7 +136,7 @@ describe('backups', () => {
   }, async () => {
     const root = tempDir();
     const dataDir = path.join(root, 'data');
-    const { server, base } = await bootServer(fromSource(), { env: serverEnv(dataDir) });
+    const { server, base } = await bootServer(fromSource(), { env: serverEnvWithPlans(dataDir) });
     await ownerWithAgent(base);
     const backupFile = path.join(root, 'b.db');
     expect(
@@ -201,7 +182,7 @@ describe('backups', () => {
     const dataDir = path.join(tempDir(), 'data');
     // 0.0003 h is about a second
     const { server, base } = await bootServer(fromSource(), {
-      env: serverEnv(dataDir, { BACKUP_INTERVAL_H: '0.0003', BACKUP_KEEP: '2' }),
+      env: serverEnvWithPlans(dataDir, { BACKUP_INTERVAL_H: '0.0003', BACKUP_KEEP: '2' }),
     });
     await ownerWithAgent(base);
     await server.waitFor(
@@ -231,7 +212,7 @@ describe('crash', () => {
     timeout: 90_000,
   }, async () => {
     const dataDir = path.join(tempDir(), 'data');
-    const { server, base } = await bootServer(fromSource(), { env: serverEnv(dataDir) });
+    const { server, base } = await bootServer(fromSource(), { env: serverEnvWithPlans(dataDir) });
     const { token, agentId } = await ownerWithAgent(base);
     const writer = writerLoop(base, token, agentId);
     await writer.reached(40);
@@ -244,7 +225,7 @@ describe('crash', () => {
     for (const m of acknowledged) expect(stored.has(m), `${m} survived`).toBe(true);
 
     // and the server starts on it again
-    const again = await bootServer(fromSource(), { env: serverEnv(dataDir) });
+    const again = await bootServer(fromSource(), { env: serverEnvWithPlans(dataDir) });
     expect((await fetch(`${again.base}/api/health`)).status).toBe(200);
     expect(await stopServer(again.server)).toEqual({ code: 0, signal: null });
   });

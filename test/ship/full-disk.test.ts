@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { Agent, request, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -13,7 +13,8 @@ import {
   ownerWithAgent,
   postJson,
   stopServer,
-  UNLIMITED_PLANS,
+  serverEnv,
+  unlimitedPlansFile,
   withTimeout,
   type ServerProcess,
 } from '../helpers/server-process.js';
@@ -45,11 +46,11 @@ if (!mounted) console.warn('full-disk test skipped: mounting a tmpfs needs root'
 
 afterEach(async () => {
   await killAll();
-});
+}, 60_000);
 afterAll(() => {
   if (mounted) execFileSync('umount', ['-l', mountPoint], { stdio: 'ignore' });
   rmSync(root, { recursive: true, force: true });
-});
+}, 30_000);
 
 /** Writes zeros until the file system refuses: the disk is then full to the last block. */
 function fillDisk(file: string): void {
@@ -106,17 +107,9 @@ describe.skipIf(!mounted)('a full disk', () => {
     timeout: 120_000,
   }, async () => {
     const dataDir = path.join(mountPoint, 'data');
-    const plans = path.join(root, 'plans.json');
-    writeFileSync(plans, UNLIMITED_PLANS);
+    const plans = unlimitedPlansFile(path.join(root, 'plans.json'));
     // debug: the rate-limit flush's failure on the full disk is logged at debug (once per start at error)
-    const env = {
-      PATH: process.env.PATH ?? '',
-      DATA_DIR: dataDir,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'debug',
-      PLANS_FILE: plans,
-    };
+    const env = serverEnv(dataDir, { LOG_LEVEL: 'debug', PLANS_FILE: plans });
     const first = await bootServer(fromSource(), { env });
     const { token, agentId } = await ownerWithAgent(first.base);
     const chat = await postJson(
@@ -208,9 +201,8 @@ describe.skipIf(!mounted)('a full disk', () => {
     timeout: 120_000,
   }, async () => {
     const dataDir = path.join(mountPoint, 'data-upload');
-    const plans = path.join(root, 'plans-upload.json');
-    writeFileSync(plans, UNLIMITED_PLANS);
-    const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', PLANS_FILE: plans };
+    const plans = unlimitedPlansFile(path.join(root, 'plans-upload.json'));
+    const env = serverEnv(dataDir, { PLANS_FILE: plans });
     const { server, base } = await bootServer(fromSource(), { env });
     const { token, agentId } = await ownerWithAgent(base);
     const filler = path.join(mountPoint, 'filler-upload');
@@ -273,16 +265,8 @@ describe.skipIf(!mounted)('a full disk', () => {
     timeout: 120_000,
   }, async () => {
     const dataDir = path.join(mountPoint, 'data-sessions');
-    const plans = path.join(root, 'plans-sessions.json');
-    writeFileSync(plans, UNLIMITED_PLANS);
-    const env = {
-      PATH: process.env.PATH ?? '',
-      DATA_DIR: dataDir,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      PLANS_FILE: plans,
-    };
+    const plans = unlimitedPlansFile(path.join(root, 'plans-sessions.json'));
+    const env = serverEnv(dataDir, { PLANS_FILE: plans });
     const { server, base } = await bootServer(fromSource(), { env });
     const { token, agentId } = await ownerWithAgent(base);
     const login = () =>

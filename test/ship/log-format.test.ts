@@ -2,7 +2,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildServerBundle } from '../helpers/server-bundle.js';
-import { bootServer, killAll, stopServer } from '../helpers/server-process.js';
+import { bootServer, killAll, serverEnv, stopServer } from '../helpers/server-process.js';
 import { serveOnTerminal } from '../helpers/terminal.js';
 
 /**
@@ -15,13 +15,13 @@ let dir: string;
 beforeAll(async () => {
   dir = await buildServerBundle();
 }, 60_000);
-afterEach(async () => killAll());
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(async () => killAll(), 60_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }), 30_000);
 
 function env(name: string): Record<string, string> {
   const dataDir = path.join(dir, name);
   mkdirSync(dataDir);
-  return { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' };
+  return serverEnv(dataDir);
 }
 
 describe('the server log', () => {

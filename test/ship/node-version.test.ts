@@ -61,7 +61,7 @@ function tempDir(): string {
 }
 afterAll(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+}, 30_000);
 
 describe('package.json engines', () => {
   it('names a minimum major version, the one the check asks for', () => {

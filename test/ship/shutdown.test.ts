@@ -1,5 +1,3 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -8,11 +6,12 @@ import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
 import {
   bootServer,
   fromSource,
-  killAll,
   ownerWithAgent,
   postJson,
   stopServer,
-  UNLIMITED_PLANS,
+  serverEnv,
+  unlimitedPlansFile,
+  useServerProcesses,
 } from '../helpers/server-process.js';
 
 /**
@@ -20,37 +19,24 @@ import {
  * stops at a safe point and runs again at the next start, the database is closed (WAL folded back).
  */
 
-const dirs: string[] = [];
 const closers: Array<{ close(): Promise<void> }> = [];
+// registered before useServerProcesses, so it runs after it: the servers are stopped first
 afterEach(async () => {
-  await killAll();
   for (const c of closers.splice(0)) await c.close();
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+}, 60_000);
+const { tempDir, remove } = useServerProcesses('chat-agent-shutdown-');
 
 /** plan limits high enough for polling a source's status */
 function env(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
-  const plans = `${dataDir}-plans.json`;
-  writeFileSync(plans, UNLIMITED_PLANS);
-  dirs.push(plans);
-  return {
-    PATH: process.env.PATH ?? '',
-    DATA_DIR: dataDir,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'info',
-    REGISTRATION: 'open',
-    PLANS_FILE: plans,
-    ...extra,
-  };
+  const plans = remove(unlimitedPlansFile(`${dataDir}-plans.json`));
+  return serverEnv(dataDir, { REGISTRATION: 'open', PLANS_FILE: plans, ...extra });
 }
 
 describe('graceful shutdown', () => {
   it('lets a streaming chat in flight finish and stores its answer before closing the database', {
     timeout: 90_000,
   }, async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'chat-agent-shutdown-'));
-    dirs.push(dataDir);
+    const dataDir = tempDir();
     const llm: FakeLlm = await startFakeLlm('openai', {
       reply: 'Our shop opens at nine.',
       chunks: 3,
@@ -96,8 +82,7 @@ describe('graceful shutdown', () => {
   it('stops a running ingestion job at a safe point; it runs again at the next start and completes', {
     timeout: 120_000,
   }, async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'chat-agent-shutdown-'));
-    dirs.push(dataDir);
+    const dataDir = tempDir();
     const site: LocalSite = await startLocalSite({
       '/': '<html><body><main><h1>Delivery</h1><p>Delivery to Madeira takes three working days.</p></main></body></html>',
     });
