@@ -28,7 +28,7 @@ export function setTaskMemoryBudget(bytes: number): void {
   // only a task run by the pool has a budget: a caller running a task in its own thread (a bench,
   // a test) keeps its constructors as they are
   if (bytes > 0) installOnce();
-  budgetBytes = bytes > 0 ? bytes : 0;
+  budgetBytes = Math.max(bytes, 0);
   tripped = false;
 }
 
