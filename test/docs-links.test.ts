@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
  * The README and docs/ link to each other's files and headings; a heading renamed or moved
  * elsewhere leaves a dead link. Every relative link `[text](path#anchor)` must name a file that
  * exists and, with an anchor, a heading of that file (GitHub's anchors: lower case, punctuation
- * dropped, spaces as hyphens, a repeated heading gets -1, -2, ...).
+ * dropped, spaces as hyphens, a repeated heading gets -1, -2, ...). Code comments cite a section as
+ * `docs/API-NOTES.md "Erasure"`: that page must have a heading, or a bold label, with that text.
  */
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pages = [
@@ -69,6 +70,31 @@ describe('README and docs/ links', () => {
         dead.push(`${link} (no heading #${anchor} in ${relative(root, target)})`);
       }
     }
+    expect(dead).toEqual([]);
+  });
+
+  it('every `docs/<PAGE>.md "<section>"` cited in the code names a heading or bold label of that page', () => {
+    const files = (dir: string): string[] =>
+      readdirSync(join(root, dir)).flatMap((name) => {
+        const path = `${dir}/${name}`;
+        if (statSync(join(root, path)).isDirectory()) return name === 'node_modules' ? [] : files(path);
+        return /\.(ts|tsx|mts|mjs|js)$/.test(name) ? [path] : [];
+      });
+    const code = ['src', 'admin-ui/src', 'widget/src', 'test', 'scripts', 'bench'].filter((d) =>
+      existsSync(join(root, d)),
+    );
+    const dead: string[] = [];
+    let cited = 0;
+    for (const file of code.flatMap(files)) {
+      for (const m of readFileSync(join(root, file), 'utf8').matchAll(/docs\/([A-Z][A-Z-]*\.md) "([^"\n]+)"/g)) {
+        cited++;
+        const page = join(root, 'docs', m[1]);
+        const text = existsSync(page) ? readFileSync(page, 'utf8') : '';
+        const headings = [...text.matchAll(/^#{1,6} +(.+?) *$/gm)].map((h) => h[1]);
+        if (!headings.includes(m[2]) && !text.includes(`**${m[2]}**`)) dead.push(`${file}: docs/${m[1]} "${m[2]}"`);
+      }
+    }
+    expect(cited).toBeGreaterThan(0);
     expect(dead).toEqual([]);
   });
 });
