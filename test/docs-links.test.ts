@@ -29,7 +29,7 @@ function anchors(markdown: string): Set<string> {
   const seen = new Map<string, number>();
   const out = new Set<string>();
   for (const m of prose(markdown).matchAll(/^#{1,6} +(.+?) *#*$/gm)) {
-    const base = m[1]
+    const base = m[1]!
       .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
       .toLowerCase()
       .replace(/[^\p{L}\p{N}\- _]/gu, '')
@@ -45,7 +45,8 @@ function anchors(markdown: string): Set<string> {
 function links(markdown: string): string[] {
   const found: string[] = [];
   for (const m of prose(markdown).matchAll(/\]\(([^)\s]+)\)/g)) {
-    if (!/^[a-z][a-z0-9+.-]*:/i.test(m[1])) found.push(m[1]);
+    const link = m[1]!;
+    if (!/^[a-z][a-z0-9+.-]*:/i.test(link)) found.push(link);
   }
   return found;
 }
@@ -88,7 +89,7 @@ describe('README and docs/ links', () => {
     for (const file of code.flatMap(files)) {
       for (const m of readFileSync(join(root, file), 'utf8').matchAll(/docs\/([A-Z][A-Z-]*\.md) "([^"\n]+)"/g)) {
         cited++;
-        const page = join(root, 'docs', m[1]);
+        const page = join(root, 'docs', m[1]!);
         const text = existsSync(page) ? readFileSync(page, 'utf8') : '';
         const headings = [...text.matchAll(/^#{1,6} +(.+?) *$/gm)].map((h) => h[1]);
         if (!headings.includes(m[2]) && !text.includes(`**${m[2]}**`)) dead.push(`${file}: docs/${m[1]} "${m[2]}"`);
