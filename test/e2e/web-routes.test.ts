@@ -272,10 +272,10 @@ describe('compression', () => {
     expect(refused.rawPayload.equals(plain.rawPayload)).toBe(true);
   });
 
-  it("README quotes the widget bundle's brotli transfer size", () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
-    const quoted = /bundle \(~(\d+) KB, ~(\d+) KB with brotli/.exec(readme);
-    expect(quoted, 'README: "bundle (~N KB, ~M KB with brotli"').not.toBeNull();
+  it("the API notes quote the widget bundle's brotli transfer size", () => {
+    const notes = readFileSync(new URL('../../docs/API-NOTES.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+    const quoted = /bundle \(~(\d+) KB, ~(\d+) KB with brotli/.exec(notes);
+    expect(quoted, 'docs/API-NOTES.md: "bundle (~N KB, ~M KB with brotli"').not.toBeNull();
     const { bundle } = loadWidgetAssets();
     const kb = (n: number) => n / 1024;
     expect(Math.abs(kb(bundle.body.length) - Number(quoted![1]))).toBeLessThan(kb(bundle.body.length) * 0.1);
