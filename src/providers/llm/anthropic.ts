@@ -1,10 +1,10 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { lazy } from '../../platform/lazy.js';
 import { ProviderError } from './errors.js';
-import { CallGuard, pump, sdkProviderError, type StopReason } from './guard.js';
-import type { ChatRequest, LlmProvider, ProviderName, ProviderSettings, ProviderDefinition } from './types.js';
+import { guarded, guardedStream, sdkProviderError, type StopReason } from './guard.js';
+import type { ChatRequest, LlmProvider, ProviderSettings, ProviderDefinition } from './contract.js';
 
-const PROVIDER: ProviderName = 'anthropic';
+const PROVIDER = 'anthropic';
 
 /** loaded at the first call, not at start (see platform/lazy.ts) */
 const sdk = lazy(() => import('@anthropic-ai/sdk'));
@@ -37,39 +37,38 @@ export class AnthropicProvider implements LlmProvider {
     }));
   }
 
-  async complete(request: ChatRequest): Promise<string> {
-    const call = new CallGuard(this.timeoutMs, request.signal);
-    try {
-      const client = await call.wait(this.getClient());
-      const message = await call.wait(
-        client.messages.create({ ...this.body(request), stream: false }, { signal: call.signal }),
-      );
-      if (!Array.isArray(message?.content)) throw new ProviderError(PROVIDER, 'invalid-response');
-      let text = '';
-      for (const block of message.content) if (block.type === 'text') text += block.text;
-      return text;
-    } catch (err) {
-      throw toProviderError(err, call.stopped);
-    } finally {
-      call.end();
-    }
+  complete(request: ChatRequest): Promise<string> {
+    return guarded(
+      this.timeoutMs,
+      request.signal,
+      async (call) => {
+        const client = await call.wait(this.getClient());
+        const message = await call.wait(
+          client.messages.create({ ...this.body(request), stream: false }, { signal: call.signal }),
+        );
+        if (!Array.isArray(message?.content)) throw new ProviderError(PROVIDER, 'invalid-response');
+        let text = '';
+        for (const block of message.content) if (block.type === 'text') text += block.text;
+        return text;
+      },
+      toProviderError,
+    );
   }
 
-  async *stream(request: ChatRequest): AsyncGenerator<string, void, undefined> {
-    const call = new CallGuard(this.timeoutMs, request.signal);
-    try {
-      const client = await call.wait(this.getClient());
-      const events = await call.wait(
-        client.messages.create({ ...this.body(request), stream: true }, { signal: call.signal }),
-      );
-      yield* pump(call, events, (event: Anthropic.Messages.RawMessageStreamEvent) =>
+  stream(request: ChatRequest): AsyncGenerator<string, void, undefined> {
+    return guardedStream(
+      this.timeoutMs,
+      request.signal,
+      async (call) => {
+        const client = await call.wait(this.getClient());
+        return await call.wait(
+          client.messages.create({ ...this.body(request), stream: true }, { signal: call.signal }),
+        );
+      },
+      (event: Anthropic.Messages.RawMessageStreamEvent) =>
         event.type === 'content_block_delta' && event.delta.type === 'text_delta' ? event.delta.text : undefined,
-      );
-    } catch (err) {
-      throw toProviderError(err, call.stopped);
-    } finally {
-      call.end();
-    }
+      toProviderError,
+    );
   }
 
   private body(request: ChatRequest) {

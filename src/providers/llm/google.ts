@@ -7,10 +7,10 @@ import type {
 } from '@google/genai';
 import { lazy } from '../../platform/lazy.js';
 import { ProviderError } from './errors.js';
-import { CallGuard, networkFailure, pump, type StopReason } from './guard.js';
-import type { ChatRequest, LlmProvider, ProviderName, ProviderSettings, ProviderDefinition } from './types.js';
+import { guarded, guardedStream, networkFailure, type StopReason } from './guard.js';
+import type { ChatRequest, LlmProvider, ProviderSettings, ProviderDefinition } from './contract.js';
 
-const PROVIDER: ProviderName = 'google';
+const PROVIDER = 'google';
 
 /** loaded at the first call, not at start (see platform/lazy.ts) */
 const sdk = lazy(() => import('@google/genai'));
@@ -52,32 +52,32 @@ export class GoogleProvider implements LlmProvider {
     }));
   }
 
-  async complete(request: ChatRequest): Promise<string> {
-    const call = new CallGuard(this.timeoutMs, request.signal);
-    try {
-      const client = await call.wait(this.getClient());
-      const response = await call.wait(client.models.generateContent(this.params(request, call.signal, false)));
-      const text = textOf(response);
-      if (text === undefined) throw new ProviderError(PROVIDER, 'invalid-response');
-      return text;
-    } catch (err) {
-      throw toProviderError(err, call.stopped);
-    } finally {
-      call.end();
-    }
+  complete(request: ChatRequest): Promise<string> {
+    return guarded(
+      this.timeoutMs,
+      request.signal,
+      async (call) => {
+        const client = await call.wait(this.getClient());
+        const response = await call.wait(client.models.generateContent(this.params(request, call.signal, false)));
+        const text = textOf(response);
+        if (text === undefined) throw new ProviderError(PROVIDER, 'invalid-response');
+        return text;
+      },
+      toProviderError,
+    );
   }
 
-  async *stream(request: ChatRequest): AsyncGenerator<string, void, undefined> {
-    const call = new CallGuard(this.timeoutMs, request.signal);
-    try {
-      const client = await call.wait(this.getClient());
-      const chunks = await call.wait(client.models.generateContentStream(this.params(request, call.signal, true)));
-      yield* pump(call, chunks, textOf);
-    } catch (err) {
-      throw toProviderError(err, call.stopped);
-    } finally {
-      call.end();
-    }
+  stream(request: ChatRequest): AsyncGenerator<string, void, undefined> {
+    return guardedStream(
+      this.timeoutMs,
+      request.signal,
+      async (call) => {
+        const client = await call.wait(this.getClient());
+        return await call.wait(client.models.generateContentStream(this.params(request, call.signal, true)));
+      },
+      textOf,
+      toProviderError,
+    );
   }
 
   private params(request: ChatRequest, signal: AbortSignal, stream: boolean): GenerateContentParameters {

@@ -1,10 +1,10 @@
-import type { AbortableAsyncIterator, ChatResponse, Message, Ollama } from 'ollama';
+import type { ChatResponse, Message, Ollama } from 'ollama';
 import { lazy } from '../../platform/lazy.js';
 import { ProviderError } from './errors.js';
-import { CallGuard, networkFailure, pump, type StopReason } from './guard.js';
-import type { ChatRequest, LlmProvider, ProviderName, ProviderDefinition } from './types.js';
+import { type CallGuard, guarded, guardedStream, networkFailure, type StopReason } from './guard.js';
+import type { ChatRequest, LlmProvider, ProviderDefinition } from './contract.js';
 
-const PROVIDER: ProviderName = 'ollama';
+const PROVIDER = 'ollama';
 
 /** loaded at the first call, not at start (see platform/lazy.ts) */
 const sdk = lazy(() => import('ollama'));
@@ -38,34 +38,35 @@ export class OllamaProvider implements LlmProvider {
     this.retryDelayMs = settings.retryDelayMs ?? 250;
   }
 
-  async complete(request: ChatRequest): Promise<string> {
-    const call = new CallGuard(this.timeoutMs, request.signal);
-    try {
-      const client = await call.wait(this.client(call.signal));
-      const response = await this.withRetry(call, () => client.chat({ ...this.body(request), stream: false }));
-      const text = response?.message?.content;
-      if (typeof text !== 'string') throw new ProviderError(PROVIDER, 'invalid-response');
-      return text;
-    } catch (err) {
-      throw toProviderError(err, call.stopped);
-    } finally {
-      call.end();
-    }
+  complete(request: ChatRequest): Promise<string> {
+    return guarded(
+      this.timeoutMs,
+      request.signal,
+      async (call) => {
+        const client = await call.wait(this.client(call.signal));
+        const response = await this.withRetry(call, () => client.chat({ ...this.body(request), stream: false }));
+        const text = response?.message?.content;
+        if (typeof text !== 'string') throw new ProviderError(PROVIDER, 'invalid-response');
+        return text;
+      },
+      toProviderError,
+    );
   }
 
-  async *stream(request: ChatRequest): AsyncGenerator<string, void, undefined> {
-    const call = new CallGuard(this.timeoutMs, request.signal);
-    let chunks: AbortableAsyncIterator<ChatResponse> | undefined;
-    try {
-      const client = await call.wait(this.client(call.signal));
-      chunks = await this.withRetry(call, () => client.chat({ ...this.body(request), stream: true }));
-      yield* pump(call, chunks, (chunk: ChatResponse) => chunk.message?.content);
-    } catch (err) {
-      throw toProviderError(err, call.stopped);
-    } finally {
-      chunks?.abort();
-      call.end();
-    }
+  stream(request: ChatRequest): AsyncGenerator<string, void, undefined> {
+    return guardedStream(
+      this.timeoutMs,
+      request.signal,
+      async (call) => {
+        const client = await call.wait(this.client(call.signal));
+        const chunks = await this.withRetry(call, () => client.chat({ ...this.body(request), stream: true }));
+        // the package's own stream controller ends with the call (the guard aborts its signal at the end)
+        call.signal.addEventListener('abort', () => chunks.abort(), { once: true });
+        return chunks;
+      },
+      (chunk: ChatResponse) => chunk.message?.content,
+      toProviderError,
+    );
   }
 
   private async client(signal: AbortSignal): Promise<Ollama> {

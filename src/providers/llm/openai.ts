@@ -1,10 +1,10 @@
 import type OpenAI from 'openai';
 import { lazy } from '../../platform/lazy.js';
 import { ProviderError } from './errors.js';
-import { CallGuard, pump, sdkProviderError, type StopReason } from './guard.js';
-import type { ChatRequest, LlmProvider, ProviderName, ProviderSettings, ProviderDefinition } from './types.js';
+import { guarded, guardedStream, sdkProviderError, type StopReason } from './guard.js';
+import type { ChatRequest, LlmProvider, ProviderSettings, ProviderDefinition } from './contract.js';
 
-const PROVIDER: ProviderName = 'openai';
+const PROVIDER = 'openai';
 
 /** loaded at the first call, not at start (see platform/lazy.ts) */
 const sdk = lazy(() => import('openai'));
@@ -32,41 +32,37 @@ export class OpenAiProvider implements LlmProvider {
     return (this.client ??= new OpenAI({ apiKey: s.apiKey, baseURL: s.baseURL, timeout: s.timeoutMs, maxRetries: 1 }));
   }
 
-  async complete(request: ChatRequest): Promise<string> {
-    const call = new CallGuard(this.timeoutMs, request.signal);
-    try {
-      const client = await call.wait(this.getClient());
-      const res = await call.wait(
-        client.chat.completions.create({ ...this.body(request), stream: false }, { signal: call.signal }),
-      );
-      const message = res.choices?.[0]?.message;
-      const text = message?.content ?? message?.refusal;
-      if (typeof text !== 'string') throw new ProviderError(PROVIDER, 'invalid-response');
-      return text;
-    } catch (err) {
-      throw toProviderError(err, call.stopped);
-    } finally {
-      call.end();
-    }
+  complete(request: ChatRequest): Promise<string> {
+    return guarded(
+      this.timeoutMs,
+      request.signal,
+      async (call) => {
+        const client = await call.wait(this.getClient());
+        const res = await call.wait(
+          client.chat.completions.create({ ...this.body(request), stream: false }, { signal: call.signal }),
+        );
+        const message = res.choices?.[0]?.message;
+        const text = message?.content ?? message?.refusal;
+        if (typeof text !== 'string') throw new ProviderError(PROVIDER, 'invalid-response');
+        return text;
+      },
+      toProviderError,
+    );
   }
 
-  async *stream(request: ChatRequest): AsyncGenerator<string, void, undefined> {
-    const call = new CallGuard(this.timeoutMs, request.signal);
-    try {
-      const client = await call.wait(this.getClient());
-      const chunks = await call.wait(
-        client.chat.completions.create({ ...this.body(request), stream: true }, { signal: call.signal }),
-      );
-      yield* pump(
-        call,
-        chunks,
-        (chunk: OpenAI.Chat.Completions.ChatCompletionChunk) => chunk.choices?.[0]?.delta?.content ?? undefined,
-      );
-    } catch (err) {
-      throw toProviderError(err, call.stopped);
-    } finally {
-      call.end();
-    }
+  stream(request: ChatRequest): AsyncGenerator<string, void, undefined> {
+    return guardedStream(
+      this.timeoutMs,
+      request.signal,
+      async (call) => {
+        const client = await call.wait(this.getClient());
+        return await call.wait(
+          client.chat.completions.create({ ...this.body(request), stream: true }, { signal: call.signal }),
+        );
+      },
+      (chunk: OpenAI.Chat.Completions.ChatCompletionChunk) => chunk.choices?.[0]?.delta?.content ?? undefined,
+      toProviderError,
+    );
   }
 
   private body(request: ChatRequest) {
