@@ -7,5 +7,5 @@ export {
   type SettingName,
 } from './service.js';
 export { settingsRoutes } from './routes.js';
-export { SETTINGS_KEY_FILE } from './crypto.js';
+export { SETTINGS_KEY_FILE, SettingsKey, decryptValue, encryptValue } from './crypto.js';
 export { appSettings } from './tables.js';
