@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadWidgetAssets } from '../../src/modules/web/index.js';
+import { loadWidgetAssets } from '../../src/modules/web/assets.js';
 import { auth, createAgent, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
 
 /**

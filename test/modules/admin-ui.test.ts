@@ -1,6 +1,7 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_CSP, loadAdminAssets } from '../../src/modules/admin-ui/index.js';
+import { loadAdminAssets } from '../../src/modules/admin-ui/assets.js';
+import { ADMIN_CSP } from '../../src/modules/admin-ui/routes.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
 /**

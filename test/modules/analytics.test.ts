@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatDuration, trendLabel } from '../../src/modules/analytics/index.js';
+import { formatDuration, trendLabel } from '../../src/modules/analytics/service.js';
 import { auth, createAgent, ManualClock, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
 
 /**

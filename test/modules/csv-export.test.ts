@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toCsv } from '../../src/modules/leads/index.js';
+import { toCsv } from '../../src/modules/leads/csv.js';
 import { auth, createAgent, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
 
 /**

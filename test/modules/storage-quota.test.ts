@@ -12,7 +12,8 @@ import {
   type TestApp,
 } from '../helpers/app.js';
 import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
-import { KnowledgeRepo, StorageQuota } from '../../src/modules/knowledge/index.js';
+import { KnowledgeRepo } from '../../src/modules/knowledge/repo.js';
+import { StorageQuota } from '../../src/modules/knowledge/storage-quota.js';
 import { PlanService } from '../../src/modules/limits/index.js';
 
 /**

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ADMIN_CSP } from '../../src/modules/admin-ui/index.js';
+import { ADMIN_CSP } from '../../src/modules/admin-ui/routes.js';
 import { auth, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
 
 const started: TestApp[] = [];
