@@ -7,8 +7,9 @@ import type {
 } from '@google/genai';
 import { lazy } from '../../platform/lazy.js';
 import { ProviderError } from './errors.js';
-import { guarded, guardedStream, networkFailure, type StopReason } from './guard.js';
-import type { ChatRequest, LlmProvider, ProviderSettings, ProviderDefinition } from './contract.js';
+import { GuardedProvider } from './adapter.js';
+import type { ChatRequest, ProviderDefinition, ProviderSettings } from './contract.js';
+import { type CallGuard, networkFailure, type StopReason } from './guard.js';
 
 const PROVIDER = 'google';
 
@@ -28,19 +29,18 @@ const RETRY_INITIAL_DELAY_S = 0.25;
  * between chunks (see CallGuard). The SDK's `httpOptions.timeout` stays armed while a response body
  * is read, so it would cut off any stream longer than timeoutMs: streams switch it off per request.
  */
-export class GoogleProvider implements LlmProvider {
+export class GoogleProvider extends GuardedProvider<GoogleGenAI, GenerateContentResponse> {
   readonly name = PROVIDER;
-  private client: GoogleGenAI | undefined;
-  private readonly timeoutMs: number;
+  private made: GoogleGenAI | undefined;
 
   constructor(private readonly settings: ProviderSettings) {
-    this.timeoutMs = settings.timeoutMs;
+    super(settings.timeoutMs);
   }
 
-  private async getClient(): Promise<GoogleGenAI> {
+  protected async client(): Promise<GoogleGenAI> {
     const { GoogleGenAI } = await sdk();
     const settings = this.settings;
-    return (this.client ??= new GoogleGenAI({
+    return (this.made ??= new GoogleGenAI({
       // explicit, so GOOGLE_GENAI_USE_VERTEXAI in the environment cannot switch the backend
       vertexai: false,
       apiKey: settings.apiKey,
@@ -52,32 +52,22 @@ export class GoogleProvider implements LlmProvider {
     }));
   }
 
-  complete(request: ChatRequest): Promise<string> {
-    return guarded(
-      this.timeoutMs,
-      request.signal,
-      async (call) => {
-        const client = await call.wait(this.getClient());
-        const response = await call.wait(client.models.generateContent(this.params(request, call.signal, false)));
-        const text = textOf(response);
-        if (text === undefined) throw new ProviderError(PROVIDER, 'invalid-response');
-        return text;
-      },
-      toProviderError,
-    );
+  protected async answer(client: GoogleGenAI, request: ChatRequest, call: CallGuard): Promise<string> {
+    const text = textOf(await call.wait(client.models.generateContent(this.params(request, call.signal, false))));
+    if (text === undefined) throw new ProviderError(PROVIDER, 'invalid-response');
+    return text;
   }
 
-  stream(request: ChatRequest): AsyncGenerator<string, void, undefined> {
-    return guardedStream(
-      this.timeoutMs,
-      request.signal,
-      async (call) => {
-        const client = await call.wait(this.getClient());
-        return await call.wait(client.models.generateContentStream(this.params(request, call.signal, true)));
-      },
-      textOf,
-      toProviderError,
-    );
+  protected open(client: GoogleGenAI, request: ChatRequest, call: CallGuard) {
+    return call.wait(client.models.generateContentStream(this.params(request, call.signal, true)));
+  }
+
+  protected textOf(chunk: GenerateContentResponse): string | undefined {
+    return textOf(chunk);
+  }
+
+  protected toError(err: unknown, stopped: StopReason | undefined): ProviderError {
+    return toProviderError(err, stopped);
   }
 
   private params(request: ChatRequest, signal: AbortSignal, stream: boolean): GenerateContentParameters {
