@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { VectorIndex } from '../src/modules/knowledge/index.js';
+import { VectorIndex } from '../src/modules/knowledge/vector-index.js';
 import { openDatabase } from '../src/platform/db/index.js';
 import { benchPlansFile, percentile, report, round, saveResults, spawnServer } from './lib.js';
 import { seedAgentChunks, subjectSampler } from './seed.js';

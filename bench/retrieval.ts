@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { VectorIndex } from '../src/modules/knowledge/index.js';
+import { VectorIndex } from '../src/modules/knowledge/vector-index.js';
 import { openDatabase } from '../src/platform/db/index.js';
 import { percentile, report, round, saveResults } from './lib.js';
 import { seedAgentChunks, subjectSampler } from './seed.js';

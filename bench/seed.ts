@@ -1,6 +1,6 @@
 // Generated knowledge bases for the benchmarks: nothing is downloaded.
 import type { AppDatabase } from '../src/platform/db/index.js';
-import type { VectorIndex } from '../src/modules/knowledge/index.js';
+import type { VectorIndex } from '../src/modules/knowledge/vector-index.js';
 
 /** A deterministic pseudo-random generator (so runs compare). */
 export function generator(seed: number): () => number {

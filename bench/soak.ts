@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { VectorIndex } from '../src/modules/knowledge/index.js';
+import { VectorIndex } from '../src/modules/knowledge/vector-index.js';
 import { openDatabase } from '../src/platform/db/index.js';
 import { benchPlansFile, percentile, report, round, rssMb, saveResults, spawnServer } from './lib.js';
 import { seedAgentChunks, subjectSampler } from './seed.js';

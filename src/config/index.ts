@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { EMBEDDINGS_CHOICES, type EmbeddingsName } from '../providers/embeddings/index.js';
+import { EMBEDDINGS_CHOICES, type EmbeddingsName } from '../providers/embeddings/catalog.js';
 import { LLM_PROVIDERS, type ProviderName } from '../providers/llm/catalog.js';
 import { DEFAULT_INGEST_MEMORY_MB } from '../platform/workers/types.js';
 

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { loadWidgetAssets } from '../../src/modules/web/index.js';
 import { auth, createAgent, registerUser, type TestApp, useSharedTestApp } from '../helpers/app.js';
+import { loadWidgetAssets } from '../../src/modules/web/assets.js';
 
 /**
  * The widget's files and the share page over HTTP: cache headers and content hash, the

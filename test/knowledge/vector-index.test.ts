@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { VectorIndex } from '../../src/modules/knowledge/index.js';
+import { VectorIndex } from '../../src/modules/knowledge/vector-index.js';
 import { openDatabase, type AppDatabase } from '../../src/platform/db/index.js';
 import { insertChunks, seedAgent } from '../helpers/seed.js';
 

@@ -1,7 +1,8 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { ADMIN_CSP, loadAdminAssets } from '../../src/modules/admin-ui/index.js';
 import { type TestApp, useSharedTestApp } from '../helpers/app.js';
+import { loadAdminAssets } from '../../src/modules/admin-ui/assets.js';
+import { ADMIN_CSP } from '../../src/modules/admin-ui/routes.js';
 
 /**
  * The admin UI's files compressed: index.html and the hashed assets come as the build

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_INSTRUCTIONS } from '../../src/modules/agents/index.js';
+import { DEFAULT_INSTRUCTIONS } from '../../src/modules/agents/service.js';
 import { updateAgentBody } from '../../src/modules/agents/schemas.js';
 import { DEFAULT_MODEL } from '../../src/modules/agents/service.js';
 import {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { formatDuration, trendLabel } from '../../src/modules/analytics/index.js';
 import { auth, createAgent, ManualClock, registerUser, useTestApps, type TestApp } from '../helpers/app.js';
+import { formatDuration, trendLabel } from '../../src/modules/analytics/service.js';
 
 /**
  * Analytics through the whole app on a real SQLite file. Activity is made through the public chat

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { toCsv } from '../../src/modules/leads/index.js';
 import { auth, createAgent, registerUser, type TestApp, useSharedTestApp } from '../helpers/app.js';
+import { toCsv } from '../../src/modules/leads/csv.js';
 
 /**
  * CSV exports (issue 22.6, issue 31 abuse 1): every cell starting with `=`, `+`, `-`, `@`, a tab

@@ -12,7 +12,7 @@ import {
   startTestApp,
   type TestApp,
 } from '../helpers/app.js';
-import { clientBlock } from '../../src/modules/limits/index.js';
+import { clientBlock } from '../../src/platform/http/client-address.js';
 
 /**
  * Plans, quotas and rate limits (docs/API.md "Plans"), with small plans from a PLANS_FILE and a

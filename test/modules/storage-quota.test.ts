@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { auth, createAgent, makeDataDir, registerUser, useTestApps, type TestApp } from '../helpers/app.js';
 import { postFile, uploadFile } from '../helpers/sources.js';
 import { startLocalSite } from '../helpers/local-site.js';
-import { KnowledgeRepo, StorageQuota } from '../../src/modules/knowledge/index.js';
+import { KnowledgeRepo } from '../../src/modules/knowledge/repo.js';
+import { StorageQuota } from '../../src/modules/knowledge/storage-quota.js';
 import { PlanService } from '../../src/modules/limits/index.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ADMIN_CSP } from '../../src/modules/admin-ui/index.js';
 import { auth, registerUser, useTestApps } from '../helpers/app.js';
+import { ADMIN_CSP } from '../../src/modules/admin-ui/routes.js';
 
 const apps = useTestApps();
 const start = (env: Record<string, string> = {}) => apps.start({ env });

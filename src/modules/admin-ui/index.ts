@@ -1,2 +1,1 @@
-export { adminUiRoutes, ADMIN_CSP, type AdminUiRoutesOptions } from './routes.js';
-export { adminAssetsDir, loadAdminAssets, type AdminAssets } from './assets.js';
+export { adminUiRoutes } from './routes.js';

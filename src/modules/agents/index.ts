@@ -1,7 +1,5 @@
 export { AgentsRepo } from './repo.js';
-export { AgentsService, toAgentView, DEFAULT_WELCOME, DEFAULT_INSTRUCTIONS, type PublicAgentInfo } from './service.js';
+export { AgentsService, DEFAULT_MODEL, type PublicAgentInfo } from './service.js';
 export type { ChatbotRow } from './tables.js';
 export { agentRoutes } from './routes.js';
-export { agentSchema } from './schemas.js';
-export * as agentTables from './tables.js';
 export { visitorCorsPlugin, visitorPreflight } from './visitor-cors.js';

@@ -10,6 +10,7 @@ import {
   tooManyRequests,
   unauthorized,
 } from '../../platform/http/errors.js';
+import { clientBlock } from '../../platform/http/client-address.js';
 import { isDiskFull } from '../../platform/db/condition.js';
 import { newId } from '../../platform/ids.js';
 import {
@@ -20,7 +21,6 @@ import {
 } from '../../platform/security/passwords.js';
 import { createMailer, type Mailer } from '../../platform/mail/index.js';
 import { TokenSigner } from '../../platform/security/tokens.js';
-import { clientBlock } from '../limits/index.js';
 import { LoginThrottle } from './login-throttle.js';
 import { WindowCounter } from './reset-throttle.js';
 import type { AuthRepo, UserPatch } from './repo.js';

@@ -61,25 +61,22 @@ export const handoffRoutes: FastifyPluginAsyncZod<{ handoff: HandoffService }> =
       cleanup = setup(finish);
     });
 
+  /** take and hand-back: the conversation's handoff state after the change */
+  const stateChange = (summary: string) => ({
+    tags: ['chat'],
+    summary,
+    security,
+    params: ids,
+    response: { 200: handoffState },
+  });
+
   app.post('/api/chat/conversations/:chatbot_id/:conversation_id/take', {
-    schema: {
-      tags: ['chat'],
-      summary: 'A person takes the conversation over: the agent stops answering it',
-      security,
-      params: ids,
-      response: { 200: handoffState },
-    },
+    schema: stateChange('A person takes the conversation over: the agent stops answering it'),
     handler: async (req) => handoff.take(currentUser(req), req.params.chatbot_id, req.params.conversation_id),
   });
 
   app.post('/api/chat/conversations/:chatbot_id/:conversation_id/hand-back', {
-    schema: {
-      tags: ['chat'],
-      summary: 'The agent answers again (an escalated conversation becomes active)',
-      security,
-      params: ids,
-      response: { 200: handoffState },
-    },
+    schema: stateChange('The agent answers again (an escalated conversation becomes active)'),
     handler: async (req) => handoff.handBack(currentUser(req), req.params.chatbot_id, req.params.conversation_id),
   });
 

@@ -1,6 +1,5 @@
 import type { ChatTurn } from '../../providers/llm/types.js';
-import { estimateTokens } from '../knowledge/chunker.js';
-import type { Passage } from '../knowledge/index.js';
+import { estimateTokens, type Passage } from '../knowledge/index.js';
 import { headingBelow } from './knowledge-answer.js';
 
 /** History kept in the prompt: at most this many earlier messages, within this many tokens. */

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ApiError, badRequest } from '../../platform/http/errors.js';
-import { cutShort, multipartClientError, readFormFields, watchClosingDelimiter } from '../../platform/http/form.js';
+import { readFormFields } from '../../platform/http/form.js';
+import { receiveFile } from '../../platform/http/multipart.js';
 import { currentUser } from '../auth/index.js';
 import { FIELD_MAX } from '../field-limits.js';
 import { MAX_UPLOAD_BYTES, type IngestionService } from './ingestion.js';
@@ -339,47 +340,18 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<{
       const user = currentUser(req);
       ingestion.assertAgent(user, req.params.chatbot_id); // before reading 100 MB for nothing
       if (!req.isMultipart()) throw badRequest('body: expected multipart/form-data with a file field');
-      let source;
-      // A body that ends inside the file part would leave the file stream open for ever (the
-      // parser reports the cut only to its iterator, which waits for the stream, and the stream
-      // ignores destroy()): when the whole body has arrived without the closing delimiter, the
-      // upload is aborted with a 400.
-      const closing = watchClosingDelimiter(req);
-      const cut = new AbortController();
-      const onBodyEnd = () => {
-        if (!closing.seen() && !cut.signal.aborted) cut.abort(cutShort());
-      };
-      req.raw.once('end', onBodyEnd);
-      try {
-        const parts = req
-          .parts({ limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10, parts: 11 } })
-          [Symbol.asyncIterator]();
-        for (;;) {
-          let next;
-          try {
-            next = await parts.next();
-          } catch (err) {
-            throw multipartClientError(err);
-          }
-          if (next.done) break;
-          const part = next.value;
-          if (part.type !== 'file') continue;
-          if (part.fieldname !== 'file' || source) {
-            part.file.resume();
-            continue;
-          }
-          if (req.raw.readableEnded) onBodyEnd();
-          source = await ingestion.addFile(user, req.params.chatbot_id, {
-            filename: part.filename,
-            stream: part.file,
-            signal: cut.signal,
+      const source = await receiveFile(
+        req,
+        'file',
+        { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10, parts: 11 },
+        ({ filename, stream, signal }) =>
+          ingestion.addFile(user, req.params.chatbot_id, {
+            filename,
+            stream,
+            signal,
             declaredBytes: declaredLength(req.headers['content-length']),
-          });
-        }
-      } finally {
-        req.raw.off('end', onBodyEnd);
-        closing.stop();
-      }
+          }),
+      );
       if (!source) throw badRequest('file: required');
       // docs/API.md "Source status": the create response carries file_type and file_size as null; later lists have them
       return reply.code(201).send({ ...sourceResponse(source), file_type: null, file_size: null });

@@ -8,7 +8,7 @@ import type { AuthUser } from '../auth/index.js';
 import { FIELD_MAX } from '../field-limits.js';
 import { chunkText, estimateTokens } from './chunker.js';
 import { websiteOptions } from './website-options.js';
-import { questionKey } from './gaps.js';
+import { questionKey } from './question-key.js';
 import type { KeywordSearch } from './keyword-searcher.js';
 import type { KnowledgeRepo } from './repo.js';
 import type { StorageQuota } from './storage-quota.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import ipaddr from 'ipaddr.js';
+import { clientBlock } from '../../platform/http/client-address.js';
 import { tooManyRequests } from '../../platform/http/errors.js';
 import type { PlanHolder, PlanService } from './plans.js';
 import type { RateLimiter } from './rate-limiter.js';
@@ -73,17 +73,4 @@ function rateSubject(request: FastifyRequest, opts: RateLimitOptions) {
       : undefined;
   if (owner) return { key: `${address}:owner:${owner.id}`, plan: opts.plans.planOf(owner) };
   return { key: address, plan: opts.plans.defaultPlan() };
-}
-
-/** dotted IPv4 already in canonical form (no leading zeros), which parsing would return unchanged */
-const DOTTED_IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
-
-/** An IPv4 address as is; an IPv6 address as its /64 (IPv4-mapped IPv6 as the IPv4 address). */
-export function clientBlock(ip: string): string {
-  if (DOTTED_IPV4.test(ip)) return ip; // the common case, without parsing
-  if (!ipaddr.isValid(ip)) return ip;
-  const parsed = ipaddr.process(ip);
-  if (parsed.kind() === 'ipv4') return parsed.toString();
-  const parts = (parsed as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16));
-  return `${parts.join(':')}::/64`;
 }

@@ -1,11 +1,3 @@
-export {
-  ServerSettings,
-  keyHint,
-  safeUrl,
-  type SettingsView,
-  type SettingSource,
-  type SettingName,
-} from './service.js';
+export { ServerSettings } from './service.js';
 export { settingsRoutes } from './routes.js';
-export { SETTINGS_KEY_FILE } from './crypto.js';
-export { appSettings } from './tables.js';
+export { SettingsKey, decryptValue, encryptValue } from './crypto.js';

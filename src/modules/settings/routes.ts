@@ -5,7 +5,7 @@ import { EMBEDDINGS_CHOICES } from '../../providers/embeddings/index.js';
 import { PROVIDER_NAMES, usesHost } from '../../providers/llm/catalog.js';
 import type { ProviderRegistry } from '../../providers/llm/registry.js';
 import type { ProviderName } from '../../providers/llm/types.js';
-import { DEFAULT_MODEL } from '../agents/service.js';
+import { DEFAULT_MODEL } from '../agents/index.js';
 import { currentUser } from '../auth/index.js';
 import { FIELD_MAX } from '../field-limits.js';
 import type { ServerSettings } from './service.js';

@@ -1,3 +1,3 @@
-export { SystemService, type SystemStatus, type RegistrationState, type SettingSource } from './service.js';
+export { SystemService } from './service.js';
 export { systemRoutes } from './routes.js';
-export { healthRoutes, type HealthRouteOptions } from './health.js';
+export { healthRoutes } from './health.js';

@@ -1,2 +1,1 @@
-export { webRoutes, type WebRoutesOptions } from './routes.js';
-export { widgetAssetsDir, loadWidgetAssets, type WidgetAssets } from './assets.js';
+export { webRoutes } from './routes.js';

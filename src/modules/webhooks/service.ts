@@ -6,7 +6,7 @@ import { newId } from '../../platform/ids.js';
 import type { JobQueue } from '../../platform/jobs/queue.js';
 import { assertPublicHttpUrl } from '../../platform/net/safe-fetch.js';
 import type { AuthUser } from '../auth/index.js';
-import { decryptValue, encryptValue, SettingsKey } from '../settings/crypto.js';
+import { decryptValue, encryptValue, SettingsKey } from '../settings/index.js';
 import { postWebhook, type PostResult } from './post.js';
 import type { DeliveryRow, WebhookRow, WebhooksRepo } from './repo.js';
 import { newWebhookSecret, signatureHeader } from './signing.js';

@@ -1,10 +1,11 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { lazy } from '../../platform/lazy.js';
 import { ProviderError } from './errors.js';
-import { CallGuard, pump, sdkProviderError, type StopReason } from './guard.js';
-import type { ChatRequest, LlmProvider, ProviderName, ProviderSettings, ProviderDefinition } from './types.js';
+import { GuardedProvider } from './adapter.js';
+import type { ChatRequest, ProviderDefinition, ProviderSettings } from './contract.js';
+import { type CallGuard, sdkProviderError, type StopReason } from './guard.js';
 
-const PROVIDER: ProviderName = 'anthropic';
+const PROVIDER = 'anthropic';
 
 /** loaded at the first call, not at start (see platform/lazy.ts) */
 const sdk = lazy(() => import('@anthropic-ai/sdk'));
@@ -12,64 +13,43 @@ const sdk = lazy(() => import('@anthropic-ai/sdk'));
 /**
  * Anthropic through `@anthropic-ai/sdk` (messages API, top-level `system`).
  *
- * Retries: the SDK's own (maxRetries 1: one retry on 408/409/429/5xx and on connection errors,
- * after about 0.4-0.5 s, or after the server's `retry-after(-ms)` header). Timeouts: `timeoutMs`
- * bounds the whole of `complete` and, for `stream`, the wait for the first event and every gap
- * between events (see CallGuard); the SDK's own timeout only covers the wait for response headers.
+ * Retries and timeouts as OpenAiProvider's (both SDKs come from the same generator), with events
+ * for chunks.
  */
-export class AnthropicProvider implements LlmProvider {
+export class AnthropicProvider extends GuardedProvider<Anthropic, Anthropic.Messages.RawMessageStreamEvent> {
   readonly name = PROVIDER;
-  private client: Anthropic | undefined;
-  private readonly timeoutMs: number;
+  private made: Anthropic | undefined;
 
   constructor(private readonly settings: ProviderSettings) {
-    this.timeoutMs = settings.timeoutMs;
+    super(settings.timeoutMs);
   }
 
-  private async getClient(): Promise<Anthropic> {
+  protected async client(): Promise<Anthropic> {
     const { Anthropic } = await sdk();
     const s = this.settings;
-    return (this.client ??= new Anthropic({
-      apiKey: s.apiKey,
-      baseURL: s.baseURL,
-      timeout: s.timeoutMs,
-      maxRetries: 1,
-    }));
+    return (this.made ??= new Anthropic({ apiKey: s.apiKey, baseURL: s.baseURL, timeout: s.timeoutMs, maxRetries: 1 }));
   }
 
-  async complete(request: ChatRequest): Promise<string> {
-    const call = new CallGuard(this.timeoutMs, request.signal);
-    try {
-      const client = await call.wait(this.getClient());
-      const message = await call.wait(
-        client.messages.create({ ...this.body(request), stream: false }, { signal: call.signal }),
-      );
-      if (!Array.isArray(message?.content)) throw new ProviderError(PROVIDER, 'invalid-response');
-      let text = '';
-      for (const block of message.content) if (block.type === 'text') text += block.text;
-      return text;
-    } catch (err) {
-      throw toProviderError(err, call.stopped);
-    } finally {
-      call.end();
-    }
+  protected async answer(client: Anthropic, request: ChatRequest, call: CallGuard): Promise<string> {
+    const message = await call.wait(
+      client.messages.create({ ...this.body(request), stream: false }, { signal: call.signal }),
+    );
+    if (!Array.isArray(message?.content)) throw new ProviderError(PROVIDER, 'invalid-response');
+    let text = '';
+    for (const block of message.content) if (block.type === 'text') text += block.text;
+    return text;
   }
 
-  async *stream(request: ChatRequest): AsyncGenerator<string, void, undefined> {
-    const call = new CallGuard(this.timeoutMs, request.signal);
-    try {
-      const client = await call.wait(this.getClient());
-      const events = await call.wait(
-        client.messages.create({ ...this.body(request), stream: true }, { signal: call.signal }),
-      );
-      yield* pump(call, events, (event: Anthropic.Messages.RawMessageStreamEvent) =>
-        event.type === 'content_block_delta' && event.delta.type === 'text_delta' ? event.delta.text : undefined,
-      );
-    } catch (err) {
-      throw toProviderError(err, call.stopped);
-    } finally {
-      call.end();
-    }
+  protected open(client: Anthropic, request: ChatRequest, call: CallGuard) {
+    return call.wait(client.messages.create({ ...this.body(request), stream: true }, { signal: call.signal }));
+  }
+
+  protected textOf(event: Anthropic.Messages.RawMessageStreamEvent): string | undefined {
+    return event.type === 'content_block_delta' && event.delta.type === 'text_delta' ? event.delta.text : undefined;
+  }
+
+  protected toError(err: unknown, stopped: StopReason | undefined): ProviderError {
+    return sdkProviderError(PROVIDER, err, stopped, sdk.loaded); // as OpenAiProvider's: the same SDK family
   }
 
   private body(request: ChatRequest) {
@@ -86,10 +66,6 @@ export class AnthropicProvider implements LlmProvider {
       temperature: request.temperature,
     };
   }
-}
-
-function toProviderError(err: unknown, stopped: StopReason | undefined): ProviderError {
-  return sdkProviderError(PROVIDER, err, stopped, sdk.loaded); // an SDK error implies a loaded SDK
 }
 
 /** The catalog entry (catalog.ts); `baseURL`/`host`: ANTHROPIC_BASE_URL, the host root without /v1 (default https://api.anthropic.com). */

@@ -2,7 +2,7 @@ import { anthropic } from './anthropic.js';
 import { google } from './google.js';
 import { ollama } from './ollama.js';
 import { openai } from './openai.js';
-import type { ProviderDefinition } from './types.js';
+import type { ProviderDefinition } from './contract.js';
 
 /**
  * Every LLM provider, in the order lists show them (status, settings, --help). Config variables,

@@ -1,12 +1,11 @@
-import type { ProviderName } from './types.js';
-
 /**
  * A provider failed. The message is safe to show a client: it names the provider and the kind of
  * failure (status, timeout, unreachable), never the key, the URL or a stack.
  */
 export class ProviderError extends Error {
   constructor(
-    readonly provider: ProviderName,
+    /** the provider's catalog name (a ProviderName; a plain string here so the adapters need not import the catalog) */
+    readonly provider: string,
     readonly kind: 'timeout' | 'unreachable' | 'http' | 'aborted' | 'invalid-response',
     readonly status?: number,
   ) {
@@ -15,7 +14,7 @@ export class ProviderError extends Error {
   }
 }
 
-function describe(provider: ProviderName, kind: ProviderError['kind'], status?: number): string {
+function describe(provider: string, kind: ProviderError['kind'], status?: number): string {
   switch (kind) {
     case 'timeout':
       return `The ${provider} provider did not answer in time`;

@@ -7,10 +7,11 @@ import type {
 } from '@google/genai';
 import { lazy } from '../../platform/lazy.js';
 import { ProviderError } from './errors.js';
-import { CallGuard, networkFailure, pump, type StopReason } from './guard.js';
-import type { ChatRequest, LlmProvider, ProviderName, ProviderSettings, ProviderDefinition } from './types.js';
+import { GuardedProvider } from './adapter.js';
+import type { ChatRequest, ProviderDefinition, ProviderSettings } from './contract.js';
+import { type CallGuard, networkFailure, type StopReason } from './guard.js';
 
-const PROVIDER: ProviderName = 'google';
+const PROVIDER = 'google';
 
 /** loaded at the first call, not at start (see platform/lazy.ts) */
 const sdk = lazy(() => import('@google/genai'));
@@ -28,19 +29,18 @@ const RETRY_INITIAL_DELAY_S = 0.25;
  * between chunks (see CallGuard). The SDK's `httpOptions.timeout` stays armed while a response body
  * is read, so it would cut off any stream longer than timeoutMs: streams switch it off per request.
  */
-export class GoogleProvider implements LlmProvider {
+export class GoogleProvider extends GuardedProvider<GoogleGenAI, GenerateContentResponse> {
   readonly name = PROVIDER;
-  private client: GoogleGenAI | undefined;
-  private readonly timeoutMs: number;
+  private made: GoogleGenAI | undefined;
 
   constructor(private readonly settings: ProviderSettings) {
-    this.timeoutMs = settings.timeoutMs;
+    super(settings.timeoutMs);
   }
 
-  private async getClient(): Promise<GoogleGenAI> {
+  protected async client(): Promise<GoogleGenAI> {
     const { GoogleGenAI } = await sdk();
     const settings = this.settings;
-    return (this.client ??= new GoogleGenAI({
+    return (this.made ??= new GoogleGenAI({
       // explicit, so GOOGLE_GENAI_USE_VERTEXAI in the environment cannot switch the backend
       vertexai: false,
       apiKey: settings.apiKey,
@@ -52,32 +52,22 @@ export class GoogleProvider implements LlmProvider {
     }));
   }
 
-  async complete(request: ChatRequest): Promise<string> {
-    const call = new CallGuard(this.timeoutMs, request.signal);
-    try {
-      const client = await call.wait(this.getClient());
-      const response = await call.wait(client.models.generateContent(this.params(request, call.signal, false)));
-      const text = textOf(response);
-      if (text === undefined) throw new ProviderError(PROVIDER, 'invalid-response');
-      return text;
-    } catch (err) {
-      throw toProviderError(err, call.stopped);
-    } finally {
-      call.end();
-    }
+  protected async answer(client: GoogleGenAI, request: ChatRequest, call: CallGuard): Promise<string> {
+    const text = textOf(await call.wait(client.models.generateContent(this.params(request, call.signal, false))));
+    if (text === undefined) throw new ProviderError(PROVIDER, 'invalid-response');
+    return text;
   }
 
-  async *stream(request: ChatRequest): AsyncGenerator<string, void, undefined> {
-    const call = new CallGuard(this.timeoutMs, request.signal);
-    try {
-      const client = await call.wait(this.getClient());
-      const chunks = await call.wait(client.models.generateContentStream(this.params(request, call.signal, true)));
-      yield* pump(call, chunks, textOf);
-    } catch (err) {
-      throw toProviderError(err, call.stopped);
-    } finally {
-      call.end();
-    }
+  protected open(client: GoogleGenAI, request: ChatRequest, call: CallGuard) {
+    return call.wait(client.models.generateContentStream(this.params(request, call.signal, true)));
+  }
+
+  protected textOf(chunk: GenerateContentResponse): string | undefined {
+    return textOf(chunk);
+  }
+
+  protected toError(err: unknown, stopped: StopReason | undefined): ProviderError {
+    return toProviderError(err, stopped);
   }
 
   private params(request: ChatRequest, signal: AbortSignal, stream: boolean): GenerateContentParameters {

@@ -1,9 +1,9 @@
 /**
  * What every adapter shares: the call guard (deadline + caller abort, enforced by us because the
- * SDKs' own timeouts differ), the stream pump, and the mapping of network failures.
+ * SDKs' own timeouts differ), the guarded call and stream around it, the stream pump, and the
+ * mapping of network failures.
  */
 import { ProviderError } from './errors.js';
-import type { ProviderName } from './types.js';
 
 export type StopReason = 'timeout' | 'aborted';
 
@@ -75,6 +75,50 @@ export class CallGuard {
   end(): void {
     this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
     this.controller.abort();
+  }
+}
+
+/** How an adapter turns a failure into a ProviderError (`stopped`: the guard ended the call). */
+export type ToProviderError = (err: unknown, stopped: StopReason | undefined) => ProviderError;
+
+/**
+ * One `complete`: `call` runs under a CallGuard for `timeoutMs` that follows the caller's
+ * `signal`; whatever it throws leaves as `toError` makes it, and the guard ends either way.
+ */
+export async function guarded<T>(
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  call: (guard: CallGuard) => Promise<T>,
+  toError: ToProviderError,
+): Promise<T> {
+  const guard = new CallGuard(timeoutMs, signal);
+  try {
+    return await call(guard);
+  } catch (err) {
+    throw toError(err, guard.stopped);
+  } finally {
+    guard.end();
+  }
+}
+
+/**
+ * One `stream`: as `guarded`, where `open` starts the SDK's stream and `pump` yields the text
+ * `textOf` finds in each of its chunks.
+ */
+export async function* guardedStream<T>(
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  open: (guard: CallGuard) => Promise<AsyncIterable<T>>,
+  textOf: (chunk: T) => string | undefined,
+  toError: ToProviderError,
+): AsyncGenerator<string, void, undefined> {
+  const guard = new CallGuard(timeoutMs, signal);
+  try {
+    yield* pump(guard, await open(guard), textOf);
+  } catch (err) {
+    throw toError(err, guard.stopped);
+  } finally {
+    guard.end();
   }
 }
 
@@ -155,7 +199,7 @@ export interface SdkErrorClasses {
 
 /** A failed call of such an SDK as a ProviderError; `sdk` is undefined when the SDK never loaded. */
 export function sdkProviderError(
-  provider: ProviderName,
+  provider: string,
   err: unknown,
   stopped: StopReason | undefined,
   sdk: SdkErrorClasses | undefined,

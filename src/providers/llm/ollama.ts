@@ -1,10 +1,11 @@
-import type { AbortableAsyncIterator, ChatResponse, Message, Ollama } from 'ollama';
+import type { ChatResponse, Message, Ollama } from 'ollama';
 import { lazy } from '../../platform/lazy.js';
 import { ProviderError } from './errors.js';
-import { CallGuard, networkFailure, pump, type StopReason } from './guard.js';
-import type { ChatRequest, LlmProvider, ProviderName, ProviderDefinition } from './types.js';
+import { GuardedProvider } from './adapter.js';
+import type { ChatRequest, ProviderDefinition } from './contract.js';
+import { type CallGuard, networkFailure, type StopReason } from './guard.js';
 
-const PROVIDER: ProviderName = 'ollama';
+const PROVIDER = 'ollama';
 
 /** loaded at the first call, not at start (see platform/lazy.ts) */
 const sdk = lazy(() => import('ollama'));
@@ -26,53 +27,46 @@ export interface OllamaSettings {
  * `complete`; for `stream`, the wait for the first chunk and every gap between chunks), and retries
  * once on 429/5xx before any text was produced. Timeouts and connection errors are not retried.
  */
-export class OllamaProvider implements LlmProvider {
+export class OllamaProvider extends GuardedProvider<Ollama, ChatResponse> {
   readonly name = PROVIDER;
   private readonly host: string | undefined;
-  private readonly timeoutMs: number;
   private readonly retryDelayMs: number;
 
   constructor(settings: OllamaSettings) {
+    super(settings.timeoutMs);
     this.host = settings.host;
-    this.timeoutMs = settings.timeoutMs;
     this.retryDelayMs = settings.retryDelayMs ?? 250;
   }
 
-  async complete(request: ChatRequest): Promise<string> {
-    const call = new CallGuard(this.timeoutMs, request.signal);
-    try {
-      const client = await call.wait(this.client(call.signal));
-      const response = await this.withRetry(call, () => client.chat({ ...this.body(request), stream: false }));
-      const text = response?.message?.content;
-      if (typeof text !== 'string') throw new ProviderError(PROVIDER, 'invalid-response');
-      return text;
-    } catch (err) {
-      throw toProviderError(err, call.stopped);
-    } finally {
-      call.end();
-    }
-  }
-
-  async *stream(request: ChatRequest): AsyncGenerator<string, void, undefined> {
-    const call = new CallGuard(this.timeoutMs, request.signal);
-    let chunks: AbortableAsyncIterator<ChatResponse> | undefined;
-    try {
-      const client = await call.wait(this.client(call.signal));
-      chunks = await this.withRetry(call, () => client.chat({ ...this.body(request), stream: true }));
-      yield* pump(call, chunks, (chunk: ChatResponse) => chunk.message?.content);
-    } catch (err) {
-      throw toProviderError(err, call.stopped);
-    } finally {
-      chunks?.abort();
-      call.end();
-    }
-  }
-
-  private async client(signal: AbortSignal): Promise<Ollama> {
+  /** a client of this call alone, whose fetch follows the call's signal */
+  protected async client(call: CallGuard): Promise<Ollama> {
     const { Ollama } = await sdk();
+    const signal = call.signal;
     const guardedFetch: typeof fetch = (input, init) =>
       fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
     return new Ollama({ host: this.host ?? '', fetch: guardedFetch });
+  }
+
+  protected async answer(client: Ollama, request: ChatRequest, call: CallGuard): Promise<string> {
+    const response = await this.withRetry(call, () => client.chat({ ...this.body(request), stream: false }));
+    const text = response?.message?.content;
+    if (typeof text !== 'string') throw new ProviderError(PROVIDER, 'invalid-response');
+    return text;
+  }
+
+  protected async open(client: Ollama, request: ChatRequest, call: CallGuard) {
+    const chunks = await this.withRetry(call, () => client.chat({ ...this.body(request), stream: true }));
+    // the package's own stream controller ends with the call (the guard aborts its signal at the end)
+    call.signal.addEventListener('abort', () => chunks.abort(), { once: true });
+    return chunks;
+  }
+
+  protected textOf(chunk: ChatResponse): string | undefined {
+    return chunk.message?.content;
+  }
+
+  protected toError(err: unknown, stopped: StopReason | undefined): ProviderError {
+    return toProviderError(err, stopped);
   }
 
   private body(request: ChatRequest) {

@@ -1,10 +1,11 @@
 import type OpenAI from 'openai';
 import { lazy } from '../../platform/lazy.js';
 import { ProviderError } from './errors.js';
-import { CallGuard, pump, sdkProviderError, type StopReason } from './guard.js';
-import type { ChatRequest, LlmProvider, ProviderName, ProviderSettings, ProviderDefinition } from './types.js';
+import { GuardedProvider } from './adapter.js';
+import type { ChatRequest, ProviderDefinition, ProviderSettings } from './contract.js';
+import { type CallGuard, sdkProviderError, type StopReason } from './guard.js';
 
-const PROVIDER: ProviderName = 'openai';
+const PROVIDER = 'openai';
 
 /** loaded at the first call, not at start (see platform/lazy.ts) */
 const sdk = lazy(() => import('openai'));
@@ -17,56 +18,39 @@ const sdk = lazy(() => import('openai'));
  * bounds the whole of `complete` and, for `stream`, the wait for the first chunk and every gap
  * between chunks (see CallGuard); the SDK's own timeout only covers the wait for response headers.
  */
-export class OpenAiProvider implements LlmProvider {
+export class OpenAiProvider extends GuardedProvider<OpenAI, OpenAI.Chat.Completions.ChatCompletionChunk> {
   readonly name = PROVIDER;
-  private client: OpenAI | undefined;
-  private readonly timeoutMs: number;
+  private made: OpenAI | undefined;
 
   constructor(private readonly settings: ProviderSettings) {
-    this.timeoutMs = settings.timeoutMs;
+    super(settings.timeoutMs);
   }
 
-  private async getClient(): Promise<OpenAI> {
+  protected async client(): Promise<OpenAI> {
     const { OpenAI } = await sdk();
     const s = this.settings;
-    return (this.client ??= new OpenAI({ apiKey: s.apiKey, baseURL: s.baseURL, timeout: s.timeoutMs, maxRetries: 1 }));
+    return (this.made ??= new OpenAI({ apiKey: s.apiKey, baseURL: s.baseURL, timeout: s.timeoutMs, maxRetries: 1 }));
   }
 
-  async complete(request: ChatRequest): Promise<string> {
-    const call = new CallGuard(this.timeoutMs, request.signal);
-    try {
-      const client = await call.wait(this.getClient());
-      const res = await call.wait(
-        client.chat.completions.create({ ...this.body(request), stream: false }, { signal: call.signal }),
-      );
-      const message = res.choices?.[0]?.message;
-      const text = message?.content ?? message?.refusal;
-      if (typeof text !== 'string') throw new ProviderError(PROVIDER, 'invalid-response');
-      return text;
-    } catch (err) {
-      throw toProviderError(err, call.stopped);
-    } finally {
-      call.end();
-    }
+  protected async answer(client: OpenAI, request: ChatRequest, call: CallGuard): Promise<string> {
+    const body = { ...this.body(request), stream: false as const };
+    const res = await call.wait(client.chat.completions.create(body, { signal: call.signal }));
+    const message = res.choices?.[0]?.message;
+    const text = message?.content ?? message?.refusal;
+    if (typeof text !== 'string') throw new ProviderError(PROVIDER, 'invalid-response');
+    return text;
   }
 
-  async *stream(request: ChatRequest): AsyncGenerator<string, void, undefined> {
-    const call = new CallGuard(this.timeoutMs, request.signal);
-    try {
-      const client = await call.wait(this.getClient());
-      const chunks = await call.wait(
-        client.chat.completions.create({ ...this.body(request), stream: true }, { signal: call.signal }),
-      );
-      yield* pump(
-        call,
-        chunks,
-        (chunk: OpenAI.Chat.Completions.ChatCompletionChunk) => chunk.choices?.[0]?.delta?.content ?? undefined,
-      );
-    } catch (err) {
-      throw toProviderError(err, call.stopped);
-    } finally {
-      call.end();
-    }
+  protected open(client: OpenAI, request: ChatRequest, call: CallGuard) {
+    return call.wait(client.chat.completions.create({ ...this.body(request), stream: true }, { signal: call.signal }));
+  }
+
+  protected textOf(chunk: OpenAI.Chat.Completions.ChatCompletionChunk): string | undefined {
+    return chunk.choices?.[0]?.delta?.content ?? undefined;
+  }
+
+  protected toError(err: unknown, stopped: StopReason | undefined): ProviderError {
+    return sdkProviderError(PROVIDER, err, stopped, sdk.loaded); // an SDK error implies a loaded SDK
   }
 
   private body(request: ChatRequest) {
@@ -76,10 +60,6 @@ export class OpenAiProvider implements LlmProvider {
     // max_tokens, not max_completion_tokens: it is what OpenAI-compatible servers understand.
     return { model: request.model, messages, temperature: request.temperature, max_tokens: request.maxTokens };
   }
-}
-
-function toProviderError(err: unknown, stopped: StopReason | undefined): ProviderError {
-  return sdkProviderError(PROVIDER, err, stopped, sdk.loaded); // an SDK error implies a loaded SDK
 }
 
 /** The catalog entry (catalog.ts); `baseURL`/`host`: OPENAI_BASE_URL as the SDK's baseURL, ending in /v1 (default https://api.openai.com/v1). */

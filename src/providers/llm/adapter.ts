@@ -1,0 +1,44 @@
+import type { ChatRequest, LlmProvider } from './contract.js';
+import type { ProviderError } from './errors.js';
+import { type CallGuard, guarded, guardedStream, type StopReason } from './guard.js';
+
+/**
+ * The frame of an SDK adapter: `complete` and `stream` each run one guarded call (guard.ts) that
+ * gets the SDK client, then asks for the answer or opens the stream. An adapter says only how to
+ * get its client, what to send, where the text is, and how its SDK's failures read.
+ */
+export abstract class GuardedProvider<Client, Chunk> implements LlmProvider {
+  abstract readonly name: string;
+
+  constructor(protected readonly timeoutMs: number) {}
+
+  /** the SDK's client for this call (the SDK is loaded at the first call: platform/lazy.ts) */
+  protected abstract client(call: CallGuard): Promise<Client>;
+  /** the whole answer's text; each wait goes through `call.wait` */
+  protected abstract answer(client: Client, request: ChatRequest, call: CallGuard): Promise<string>;
+  /** the SDK's stream of chunks */
+  protected abstract open(client: Client, request: ChatRequest, call: CallGuard): Promise<AsyncIterable<Chunk>>;
+  /** the text a chunk adds, if any */
+  protected abstract textOf(chunk: Chunk): string | undefined;
+  /** a failure as the ProviderError the contract allows (`stopped`: the guard ended the call) */
+  protected abstract toError(err: unknown, stopped: StopReason | undefined): ProviderError;
+
+  complete(request: ChatRequest): Promise<string> {
+    return guarded(
+      this.timeoutMs,
+      request.signal,
+      async (call) => this.answer(await call.wait(this.client(call)), request, call),
+      (err, stopped) => this.toError(err, stopped),
+    );
+  }
+
+  stream(request: ChatRequest): AsyncGenerator<string, void, undefined> {
+    return guardedStream(
+      this.timeoutMs,
+      request.signal,
+      async (call) => this.open(await call.wait(this.client(call)), request, call),
+      (chunk) => this.textOf(chunk),
+      (err, stopped) => this.toError(err, stopped),
+    );
+  }
+}
