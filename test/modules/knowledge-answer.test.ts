@@ -1,14 +1,9 @@
 import { Lexer, type Token, type Tokens } from 'marked';
 import { describe, expect, it } from 'vitest';
-import {
-  type AnswerPassage,
-  citation,
-  contentWords,
-  DEFAULT_NO_ANSWER,
-  knowledgeOnlyAnswer,
-  splitSentences,
-  stem,
-} from '../../src/modules/chat/knowledge-answer.js';
+import { citation } from '../../src/modules/chat/answer-citation.js';
+import { splitSentences } from '../../src/modules/chat/answer-sentences.js';
+import { contentWords, stem } from '../../src/modules/chat/answer-words.js';
+import { type AnswerPassage, DEFAULT_NO_ANSWER, knowledgeOnlyAnswer } from '../../src/modules/chat/knowledge-answer.js';
 
 /**
  * The answer without an LLM: the sentences answering the question, quoted exactly from the

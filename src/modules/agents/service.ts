@@ -7,6 +7,10 @@ import type { PlanHolder, PlanService } from '../limits/index.js';
 import type { AgentsRepo, ChatbotPatch } from './repo.js';
 import { type CreateAgentInput, publicAgentSchema, type UpdateAgentInput } from './schemas.js';
 import type { ChatbotRow } from './tables.js';
+import { DEFAULT_PRIMARY, followingColors } from './colors.js';
+import { type PublicAgentInfo, type PublicEntry, publicView } from './public-info.js';
+
+export type { PublicAgentInfo } from './public-info.js';
 
 export const DEFAULT_INSTRUCTIONS =
   'You are a friendly and helpful customer support assistant for this business. Answer questions ' +
@@ -26,43 +30,6 @@ export const DEFAULT_MODEL = Object.fromEntries(LLM_PROVIDERS.map((p) => [p.name
 >;
 
 export type AgentView = ChatbotRow & { system_message: string };
-
-export type PublicAgentInfo = Pick<
-  ChatbotRow,
-  | 'id'
-  | 'name'
-  | 'welcome_message'
-  | 'primary_color'
-  | 'secondary_color'
-  | 'accent_color'
-  | 'logo_url'
-  | 'avatar_url'
-  | 'font_family'
-  | 'font_size'
-  | 'bubble_style'
-  | 'widget_theme'
-  | 'widget_position'
-  | 'widget_size'
-  | 'auto_expand'
-  | 'lead_capture_enabled'
-  | 'powered_by_text'
-  | 'status'
-  | 'lead_form_timing'
-  | 'lead_form_after_messages'
-  | 'lead_consent_text'
-  | 'privacy_policy_url'
-  | 'language'
-  | 'widget_texts'
-  | 'starter_questions'
-  | 'greeting_message'
-  | 'greeting_delay_s'
->;
-
-/** An agent's public info, and its JSON once the public route asked for it. */
-interface PublicEntry {
-  info: PublicAgentInfo;
-  json?: string;
-}
 
 export function toAgentView(row: ChatbotRow): AgentView {
   return { ...row, system_message: row.instructions };
@@ -301,65 +268,6 @@ function publicOnly(agent: ChatbotRow | undefined): ChatbotRow {
   return agent;
 }
 
-/** A new agent's primary colour, whose secondary and accent are pink until set (the spec's defaults). */
-const DEFAULT_PRIMARY = '#7c3aed';
-const DEFAULT_PINK = '#ec4899';
-
-/**
- * The colour a secondary or accent colour the owner never set takes (README "Widget"): the
- * primary itself, so that setting only the primary gives a header and focus rings of that colour;
- * the default purple keeps its default pink.
- */
-export function followingColor(primary: string): string {
-  return primary.toLowerCase() === DEFAULT_PRIMARY ? DEFAULT_PINK : primary;
-}
-
-/**
- * The secondary and accent colours and whether they follow the primary, after `input`:
- * `*_follows_primary` when sent decides; else a null colour makes it follow again, and a colour
- * sets it, unless it is the very colour it shows while following (a settings form sent back whole:
- * changing only the primary moves it along); unsent, it keeps following or stays as set. A
- * following colour is rewritten from `primary`.
- */
-function followingColors(
-  primary: string,
-  input: Pick<
-    UpdateAgentInput,
-    'secondary_color' | 'accent_color' | 'secondary_follows_primary' | 'accent_follows_primary'
-  >,
-  current?: ChatbotRow,
-): Pick<ChatbotRow, 'secondary_color' | 'secondary_follows_primary' | 'accent_color' | 'accent_follows_primary'> {
-  const resolve = (
-    sent: string | null | undefined,
-    follows: boolean | undefined,
-    following: boolean,
-    shown: string | undefined,
-  ) => {
-    if (follows !== undefined) following = follows;
-    else if (sent === null) following = true;
-    else if (sent !== undefined && !(following && sent.toLowerCase() === shown?.toLowerCase())) following = false;
-    return { following, color: following ? followingColor(primary) : (sent ?? shown ?? followingColor(primary)) };
-  };
-  const secondary = resolve(
-    input.secondary_color,
-    input.secondary_follows_primary,
-    current?.secondary_follows_primary ?? true,
-    current?.secondary_color,
-  );
-  const accent = resolve(
-    input.accent_color,
-    input.accent_follows_primary,
-    current?.accent_follows_primary ?? true,
-    current?.accent_color,
-  );
-  return {
-    secondary_color: secondary.color,
-    secondary_follows_primary: secondary.following,
-    accent_color: accent.color,
-    accent_follows_primary: accent.following,
-  };
-}
-
 /** The fields sent, as columns: unsent ones left out, `system_message` as `instructions` unless that is sent too. */
 function patchOf(input: UpdateAgentInput): ChatbotPatch {
   // the secondary and accent colours are followingColors' (they may follow the primary)
@@ -372,37 +280,4 @@ function patchOf(input: UpdateAgentInput): ChatbotPatch {
 
 function assertAlertAddress(alertsOn: boolean, address: string | null): void {
   if (alertsOn && !address) throw badRequest('email_alert_address: required when email_alerts_enabled is true');
-}
-
-/** What visitors' widgets read about an agent (docs/API.md "Objects"). */
-function publicView(row: ChatbotRow, branded: boolean, status: 'active' | 'inactive'): PublicAgentInfo {
-  return {
-    id: row.id,
-    name: row.name,
-    welcome_message: row.welcome_message,
-    primary_color: row.primary_color,
-    secondary_color: row.secondary_color,
-    accent_color: row.accent_color,
-    logo_url: row.logo_url,
-    avatar_url: row.avatar_url,
-    font_family: row.font_family,
-    font_size: row.font_size,
-    bubble_style: row.bubble_style,
-    widget_theme: row.widget_theme,
-    widget_position: row.widget_position,
-    widget_size: row.widget_size,
-    auto_expand: row.auto_expand,
-    lead_capture_enabled: row.lead_capture_enabled,
-    powered_by_text: branded ? row.powered_by_text : null,
-    status,
-    lead_form_timing: row.lead_form_timing,
-    lead_form_after_messages: row.lead_form_after_messages,
-    lead_consent_text: row.lead_consent_text,
-    privacy_policy_url: row.privacy_policy_url,
-    language: row.language,
-    widget_texts: row.widget_texts,
-    starter_questions: row.starter_questions,
-    greeting_message: row.greeting_message,
-    greeting_delay_s: row.greeting_delay_s,
-  };
 }

@@ -13,7 +13,8 @@ import {
   tokenSchema,
   userSchema,
 } from './schemas.js';
-import { RESET_REQUESTED, type AuthService } from './service.js';
+import { RESET_REQUESTED } from './password-reset.js';
+import type { AuthService } from './service.js';
 
 export const authRoutes: FastifyPluginAsyncZod<{ auth: AuthService }> = async (app, { auth }) => {
   app.post('/api/auth/register', {

@@ -1,6 +1,6 @@
 import type { ChatTurn } from '../../providers/llm/types.js';
 import { estimateTokens, type Passage } from '../knowledge/index.js';
-import { headingBelow } from './knowledge-answer.js';
+import { headingBelow } from './answer-citation.js';
 
 /** History kept in the prompt: at most this many earlier messages, within this many tokens. */
 export const HISTORY_MAX_MESSAGES = 20;

@@ -1,20 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyBaseLogger } from 'fastify';
-import { type Clock, isoNow } from '../../platform/clock.js';
-import { ApiError, badRequest, notFound, tooManyRequests } from '../../platform/http/errors.js';
-import type { AppEvents } from '../../platform/events.js';
+import { isoNow } from '../../platform/clock.js';
+import { ApiError, badRequest } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
 import { ProviderError } from '../../providers/llm/errors.js';
 import type { ChatRequest, LlmProvider, ProviderName } from '../../providers/llm/types.js';
-import type { AgentsService, ChatbotRow } from '../agents/index.js';
+import type { ChatbotRow } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
 import { FIELD_MAX } from '../field-limits.js';
 import type { KnowledgeService, Passage } from '../knowledge/index.js';
 import { VISITOR_UNAVAILABLE_TEXT, type Account, type MessageQuota, type PlanService } from '../limits/index.js';
+import { ChatConversations, type ConversationDeps, matchesKeyword } from './conversations.js';
 import { knowledgeOnlyAnswer } from './knowledge-answer.js';
 import { buildSystemPrompt, buildTurns, HISTORY_MAX_MESSAGES } from './prompt.js';
-import type { ChatRepo } from './repo.js';
 import type { ConversationRow, MessageRow } from './tables.js';
+import { assertDailyCap, assertSessionRate } from './visitor-limits.js';
 
 export interface ChatInput {
   message: string;
@@ -67,41 +66,26 @@ export const MAX_MESSAGE_CHARS = FIELD_MAX.message;
 
 export type ProviderLookup = (name: ProviderName) => LlmProvider | null;
 
-const HOUR_MS = 3600_000;
-
-export interface ChatServiceDeps {
-  repo: ChatRepo;
-  agents: AgentsService;
+export interface ChatServiceDeps extends ConversationDeps {
   knowledge: KnowledgeService;
   plans: PlanService;
   quota: MessageQuota;
   providers: ProviderLookup;
-  clock: Clock;
-  log: FastifyBaseLogger;
-  events: AppEvents;
 }
 
-export class ChatService {
-  private readonly repo: ChatRepo;
-  private readonly agents: AgentsService;
+/** A chat turn: the visitor's (or owner's) message stored and checked, the answer asked for and stored. */
+export class ChatService extends ChatConversations {
   private readonly knowledge: KnowledgeService;
   private readonly plans: PlanService;
   private readonly quota: MessageQuota;
   private readonly providers: ProviderLookup;
-  private readonly clock: Clock;
-  private readonly log: FastifyBaseLogger;
-  private readonly events: AppEvents;
 
-  constructor({ repo, agents, knowledge, plans, quota, providers, clock, log, events }: ChatServiceDeps) {
-    this.repo = repo;
-    this.agents = agents;
-    this.knowledge = knowledge;
-    this.plans = plans;
-    this.quota = quota;
-    this.providers = providers;
-    this.clock = clock;
-    this.log = log;
-    this.events = events;
+  constructor(deps: ChatServiceDeps) {
+    super(deps);
+    this.knowledge = deps.knowledge;
+    this.plans = deps.plans;
+    this.quota = deps.quota;
+    this.providers = deps.providers;
   }
 
   /** Public chat: unknown agent 404, not public 403, inactive (or owner suspended) 400, owner's plan expired 402. */
@@ -192,203 +176,6 @@ export class ChatService {
   }
 
   /**
-   * The agent's conversations (idle ones resolved first), filtered by status and by text in the
-   * transcript; `unread`: a message came after the owner last opened the transcript.
-   */
-  listConversations(
-    user: AuthUser,
-    chatbotId: string,
-    filter: { status?: ConversationRow['status']; q?: string } = {},
-  ): ConversationView[] {
-    const agent = this.agents.get(user, chatbotId);
-    this.resolveIdle(agent.id);
-    const thumbs = this.repo.thumbsByConversation(agent.id);
-    return this.repo.listConversations(agent.id, filter).map((c) => {
-      const { up, down } = thumbs.get(c.id) ?? { up: 0, down: 0 };
-      return { ...c, unread: isUnread(c), thumbs_up: up, thumbs_down: down };
-    });
-  }
-
-  /** Messages of a conversation of one of the caller's agents; 404 otherwise. Opening it marks it read. */
-  listMessages(user: AuthUser, conversationId: string): MessageRow[] {
-    const conversation = this.repo.findConversation(conversationId);
-    // another account's conversation is 404 with the same detail as a missing one (docs/API.md "Errors")
-    if (!conversation || !this.agents.holding(user, conversation)) throw notFound('Conversation');
-    return this.repo.transaction(() => {
-      this.repo.updateConversation(conversation.id, { owner_read_at: isoNow(this.clock) });
-      return this.repo.listMessages(conversation.id);
-    });
-  }
-
-  /**
-   * The owner marks a conversation resolved, or reopens it (active). 404 for a missing one, one of
-   * another agent and another account's alike. `conversation.resolved` is emitted on the change.
-   */
-  setStatus(
-    user: AuthUser,
-    chatbotId: string,
-    conversationId: string,
-    status: 'active' | 'resolved',
-  ): ConversationView {
-    const conversation = this.repo.findConversation(conversationId);
-    const agent = this.agents.holding(user, conversation, chatbotId);
-    if (!conversation || !agent) throw notFound('Conversation');
-    const row = this.repo.transaction(() => {
-      const current = this.repo.findConversation(conversation.id);
-      if (!current) throw notFound('Conversation');
-      if (status === 'resolved')
-        return current.status === 'resolved' ? current : this.resolve(current, agent.user_id, 'owner');
-      return current.status === 'active'
-        ? current
-        : this.repo.updateConversation(current.id, { status: 'active', resolved_at: null });
-    });
-    const { up, down } = this.repo.feedbackCounts(row.id);
-    return { ...row, unread: isUnread(row), thumbs_up: up, thumbs_down: down };
-  }
-
-  /**
-   * Active conversations idle for longer than their agent's `auto_resolve_after_h` become
-   * resolved (`by: 'idle'`); all agents, or one. Returns how many. Run by a timer and on listing.
-   */
-  resolveIdle(chatbotId: string | null = null): number {
-    const now = isoNow(this.clock);
-    let resolved = 0;
-    for (;;) {
-      const batch = this.repo.transaction(() => {
-        const idle = this.repo.idleConversations(now, chatbotId, 200);
-        for (const { conversation, account_id } of idle) this.resolve(conversation, account_id, 'idle');
-        return idle.length;
-      });
-      resolved += batch;
-      if (batch < 200) return resolved;
-    }
-  }
-
-  /**
-   * The visitor's thumbs on an answer: 1 up, -1 down, 0 clears. Only an assistant message of this
-   * session's conversation with this agent (404 otherwise). The conversation's `rating` becomes
-   * the share of thumbs up among its rated answers on a 1-5 scale (null when none is rated).
-   */
-  feedback(
-    chatbotId: string,
-    input: { session_id: string; message_id: string; value: -1 | 0 | 1 },
-  ): { message_id: string; feedback: number | null; rating: number | null } {
-    const agent = this.agents.reachable(chatbotId);
-    return this.repo.transaction(() => {
-      const conversation = this.repo.findConversationBySession(agent.id, input.session_id);
-      const message = conversation ? this.repo.findMessage(input.message_id) : undefined;
-      if (!conversation || !message || message.conversation_id !== conversation.id || message.role !== 'assistant')
-        throw notFound('Message');
-      const value = input.value === 0 ? null : input.value;
-      this.repo.setFeedback(message.id, value);
-      const { up, down } = this.repo.feedbackCounts(conversation.id);
-      const rating = up + down === 0 ? null : Math.round(1 + (4 * up) / (up + down));
-      this.repo.updateConversation(conversation.id, { rating });
-      this.events.emit('message.rated', {
-        account_id: agent.user_id,
-        chatbot_id: agent.id,
-        conversation_id: conversation.id,
-        message_id: message.id,
-        value: input.value,
-      });
-      return { message_id: message.id, feedback: value, rating };
-    });
-  }
-
-  /** The visitor asks for a person: the session's conversation becomes escalated (404 when it has none). */
-  escalate(
-    chatbotId: string,
-    input: { session_id: string },
-  ): { conversation_id: string; status: 'escalated'; escalated_at: string } {
-    const agent = this.agents.reachable(chatbotId);
-    return this.repo.transaction(() => {
-      const conversation = this.repo.findConversationBySession(agent.id, input.session_id);
-      if (!conversation) throw notFound('Conversation');
-      const row =
-        conversation.status === 'escalated' ? conversation : this.escalateRow(conversation, agent.user_id, 'visitor');
-      return { conversation_id: row.id, status: 'escalated' as const, escalated_at: row.escalated_at! };
-    });
-  }
-
-  /** inside a transaction */
-  private resolve(conversation: ConversationRow, accountId: string, by: 'owner' | 'idle'): ConversationRow {
-    const at = isoNow(this.clock);
-    const row = this.repo.updateConversation(conversation.id, { status: 'resolved', resolved_at: at });
-    this.events.emit('conversation.resolved', {
-      account_id: accountId,
-      chatbot_id: row.chatbot_id,
-      conversation_id: row.id,
-      session_id: row.session_id,
-      at,
-      by,
-    });
-    return row;
-  }
-
-  /** inside a transaction */
-  private escalateRow(conversation: ConversationRow, accountId: string, reason: 'visitor' | 'rule'): ConversationRow {
-    const at = isoNow(this.clock);
-    const row = this.repo.updateConversation(conversation.id, {
-      status: 'escalated',
-      escalated_at: at,
-      resolved_at: null,
-    });
-    this.events.emit('conversation.escalated', {
-      account_id: accountId,
-      chatbot_id: row.chatbot_id,
-      conversation_id: row.id,
-      session_id: row.session_id,
-      at,
-      reason,
-    });
-    return row;
-  }
-
-  private emitMessage(agent: ChatbotRow, message: MessageRow): void {
-    this.events.emit('message.created', {
-      account_id: agent.user_id,
-      chatbot_id: agent.id,
-      conversation_id: message.conversation_id,
-      message: { id: message.id, role: message.role, content: message.content, timestamp: message.timestamp },
-    });
-  }
-
-  /**
-   * Erasure of one visitor (GDPR art. 17; README "Erasure"): the conversation with all its
-   * messages and, unless `keepLeads`, the agent's widget leads of the same session with their
-   * alert e-mails, in one transaction. The agent's counts (and, by the database's triggers, the
-   * analytics rollup) go down by what was erased. 404 for a missing conversation, one of another
-   * agent and another account's, alike; nothing is deleted then.
-   */
-  eraseConversation(
-    user: AuthUser,
-    chatbotId: string,
-    conversationId: string,
-    opts: { keepLeads: boolean },
-  ): { messages: number } {
-    const conversation = this.repo.findConversation(conversationId);
-    const agent = this.agents.holding(user, conversation, chatbotId);
-    if (!conversation || !agent) throw notFound('Conversation');
-    return this.repo.erasing(() =>
-      this.repo.transaction(() => {
-        const erased = this.repo.eraseConversation(conversation);
-        if (!erased) throw notFound('Conversation');
-        this.agents.recordActivity(agent.id, -erased.messages, -1);
-        // the leads module erases the session's leads and their alerts, webhooks the deliveries
-        // that carried any of it: all in this transaction
-        this.events.emit('conversation.erased', {
-          account_id: agent.user_id,
-          chatbot_id: agent.id,
-          conversation_id: conversation.id,
-          session_id: conversation.session_id,
-          keep_leads: opts.keepLeads,
-        });
-        return erased;
-      }),
-    );
-  }
-
-  /**
    * `visitor`: the message came through the public route, so the agent's own visitor limits apply
    * (session rate, daily cap); the owner testing an agent is held only to the account's quota.
    */
@@ -435,8 +222,8 @@ export class ChatService {
       // Limits are checked inside the transaction: a refused message rolls back with everything
       // above, and two requests cannot both take the last message of an allowance.
       if (by.visitor) {
-        if (!isNew && agent.rate_limit_enabled) this.assertSessionRate(agent, conversation.id);
-        if (agent.daily_message_limit !== null) this.assertDailyCap(agent);
+        if (!isNew && agent.rate_limit_enabled) assertSessionRate(this.repo, this.clock, agent, conversation.id);
+        if (agent.daily_message_limit !== null) assertDailyCap(this.repo, this.clock, agent);
       }
       this.quota.consume(
         by.account,
@@ -486,32 +273,6 @@ export class ChatService {
       provider: this.providers(agent.provider),
       visitor: by.visitor,
     };
-  }
-
-  /** `messages_per_hour` visitor messages per session in any rolling hour (docs/API.md "Plans"). */
-  private assertSessionRate(agent: ChatbotRow, conversationId: string): void {
-    const now = this.clock.now().getTime();
-    const { count, earliest } = this.repo.userMessagesSince(conversationId, new Date(now - HOUR_MS).toISOString());
-    if (count < agent.messages_per_hour) return;
-    // the allowance grows again when the earliest message of the last hour leaves the window
-    const retryAfterS = (Date.parse(earliest!) + HOUR_MS - now) / 1000;
-    throw tooManyRequests(
-      `Too many messages: this chat allows ${agent.messages_per_hour} messages per hour; try again later`,
-      retryAfterS,
-    );
-  }
-
-  /** The agent's optional cap on visitor messages per UTC day (beyond the spec). */
-  private assertDailyCap(agent: ChatbotRow): void {
-    const now = this.clock.now();
-    const dayStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-    const count = this.repo.agentUserMessagesSince(agent.id, new Date(dayStart).toISOString());
-    if (count < agent.daily_message_limit!) return;
-    const retryAfterS = (dayStart + 24 * HOUR_MS - now.getTime()) / 1000;
-    throw tooManyRequests(
-      'This chatbot has reached its message limit for today; please try again tomorrow',
-      retryAfterS,
-    );
   }
 
   /** `interrupted`: `text` is only the part produced before the answer was cut off */
@@ -605,26 +366,4 @@ function sourceRefs(passages: Passage[]): SourceRef[] {
     if (!seen.has(key)) seen.set(key, { source_id: p.sourceId, name: p.sourceName, url, title: p.title, page: p.page });
   }
   return [...seen.values()];
-}
-
-/** A message the owner has not seen: one came after the transcript was last opened. */
-/**
- * A conversation as its owner reads it: `unread`, and the thumbs its answers got. The spec's
- * `rating` (1-5) is derived from the same thumbs, but one thumbs-down makes it 1, which says less
- * than "1 down, 0 up": the admin UI shows the counts (issue 31).
- */
-export type ConversationView = ConversationRow & { unread: boolean; thumbs_up: number; thumbs_down: number };
-
-function isUnread(c: ConversationRow): boolean {
-  return c.message_count > 0 && (c.owner_read_at === null || c.updated_at > c.owner_read_at);
-}
-
-/** Whether `text` holds one of `keywords` as a whole word (or phrase), case-insensitively. */
-export function matchesKeyword(text: string, keywords: readonly string[]): boolean {
-  return keywords.some((keyword) => {
-    const k = keyword.trim();
-    if (!k) return false;
-    const escaped = k.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s+/g, '\\s+');
-    return new RegExp(`(?<![\\p{L}\\p{N}_])${escaped}(?![\\p{L}\\p{N}_])`, 'iu').test(text);
-  });
 }

@@ -2,15 +2,24 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config/index.js';
 import { type Clock, isoNow } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/index.js';
-import { ApiError, badRequest, conflict } from '../../platform/http/errors.js';
+import { badRequest, conflict } from '../../platform/http/errors.js';
 import type { Mailer, SmtpSettings } from '../../platform/mail/index.js';
-import { ProviderError } from '../../providers/llm/errors.js';
 import { PROVIDER_NAMES, settingVariable, usesHost } from '../../providers/llm/catalog.js';
 import { createLlmProvider } from '../../providers/llm/index.js';
 import { environmentProvider, type ProviderConnection } from '../../providers/llm/registry.js';
 import type { LlmProvider, ProviderName } from '../../providers/llm/types.js';
 import { DamagedKeyError, SettingsKey, SETTINGS_KEY_FILE, decryptValue, encryptValue } from './crypto.js';
+import { testProvider, testSmtp } from './connection-tests.js';
 import { SettingsRepo } from './repo.js';
+import {
+  keyHint,
+  type ProviderView,
+  type SettingSource,
+  type SettingsView,
+  type SettingView,
+  safeUrl,
+  type SmtpView,
+} from './setting-views.js';
 
 /**
  * Server settings an admin sets in the admin UI instead of the environment: provider keys and the
@@ -30,7 +39,15 @@ import { SettingsRepo } from './repo.js';
  */
 
 export type SettingName = `provider.${ProviderName}` | 'smtp';
-export type SettingSource = 'environment' | 'database' | 'none';
+export {
+  keyHint,
+  type ProviderView,
+  safeUrl,
+  type SettingSource,
+  type SettingsView,
+  type SettingView,
+  type SmtpView,
+} from './setting-views.js';
 
 interface KeyValue {
   api_key: string;
@@ -48,34 +65,6 @@ type StoredRow =
   | { state: 'readable'; value: Record<string, unknown>; updated_at: string }
   | { state: 'unreadable'; updated_at: string };
 
-/** One setting as the admin UI shows it: where it comes from and a hint, never the secret. */
-export interface SettingView {
-  source: SettingSource;
-  /** whether it is in use now (from the environment or the database) */
-  configured: boolean;
-  /** the environment variable that wins when set */
-  env_variable: string;
-  /** the last 4 characters of a key, or a host/URL with its password and query removed */
-  hint: string | null;
-  /** what the database holds, whether or not it is used: nothing, a value, or one that cannot be decrypted */
-  stored: 'none' | 'readable' | 'unreadable';
-  updated_at: string | null;
-}
-export interface ProviderView extends SettingView {
-  /** the base URL in use (without credentials or query); null for the provider's default */
-  base_url: string | null;
-}
-export interface SmtpView extends SettingView {
-  /** the sender in use; null for the default */
-  from: string | null;
-}
-export interface SettingsView {
-  providers: Record<ProviderName, ProviderView>;
-  smtp: SmtpView;
-  /** environment-only (EMBEDDINGS): shown so the admin knows it is not set here */
-  embeddings: Config['embeddings'];
-}
-
 /** The variable that wins over each stored setting (a provider's key, or Ollama's host). */
 const ENV_VARIABLE = {
   ...Object.fromEntries(PROVIDER_NAMES.map((name) => [`provider.${name}`, settingVariable(name)])),
@@ -83,24 +72,6 @@ const ENV_VARIABLE = {
 } as Record<SettingName, string>;
 
 const providerSetting = (name: ProviderName): SettingName => `provider.${name}`;
-
-/** A key is shown by its last 4 characters, and only when it is long enough for that to say little. */
-export function keyHint(key: string): string | null {
-  return key.length >= 12 ? `…${key.slice(-4)}` : null;
-}
-
-/** A URL without password, query or fragment (the query of an SMTP URL may carry options with secrets). */
-export function safeUrl(value: string): string | null {
-  try {
-    const url = new URL(value);
-    url.password = '';
-    url.search = '';
-    url.hash = '';
-    return url.toString().replace(/\/$/, '');
-  } catch {
-    return null;
-  }
-}
 
 export interface ServerSettingsDeps {
   db: Db;
@@ -262,7 +233,7 @@ export class ServerSettings {
 
   /**
    * One tiny completion (1 token) with the provider as configured now, or as typed (`draft`); 409
-   * unconfigured, 502 with the provider's error.
+   * unconfigured, 502 with the provider's error (connection-tests.ts).
    */
   async testProvider(
     name: ProviderName,
@@ -270,43 +241,12 @@ export class ServerSettings {
     model: string,
     draft = false,
   ): Promise<{ detail: string; model: string }> {
-    if (!provider)
-      throw conflict(`The ${name} provider is not configured: save a key${usesHost(name) ? ' (the host)' : ''} first.`);
-    try {
-      await provider.complete({
-        model,
-        system: '',
-        messages: [{ role: 'user', content: 'Say OK.' }],
-        temperature: 0,
-        maxTokens: 1,
-      });
-    } catch (err) {
-      if (err instanceof ProviderError) throw new ApiError(502, `${err.message}${providerAdvice(err)}`);
-      throw err;
-    }
-    const typed = usesHost(name) ? 'host' : 'key';
-    return {
-      detail: draft
-        ? `The ${name} provider answered with the ${typed} typed here (model ${model}). It is not saved yet: Save to use it.`
-        : `The ${name} provider answered (model ${model}).`,
-      model,
-    };
+    return testProvider(name, provider, model, draft);
   }
 
   /** A test message through the mail server as configured now; 409 unconfigured, 502 with the server's error (no secrets). */
   async testSmtp(mailer: Mailer, to: string): Promise<{ detail: string; to: string }> {
-    if (!mailer.configured) throw conflict('E-mail is not configured: save an SMTP URL first.');
-    const smtp = this.smtp();
-    try {
-      await mailer.send({
-        to,
-        subject: 'Test message from your chat agent server',
-        text: 'This is a test message sent from Admin > Server settings. E-mail works: lead alerts and password reset links can go out.',
-      });
-    } catch (err) {
-      throw new ApiError(502, `The mail server did not take the test message: ${withoutSecrets(err, smtp.url)}`);
-    }
-    return { detail: `A test message was sent to ${to}.`, to };
+    return testSmtp(mailer, to, this.smtp().url);
   }
 
   // --- storage --------------------------------------------------------------------------------
@@ -405,29 +345,4 @@ function isStoredValue(name: SettingName, value: unknown): value is Record<strin
   if (name === 'smtp') return typeof v.url === 'string';
   if (usesHost(name.slice('provider.'.length) as ProviderName)) return typeof v.host === 'string';
   return typeof v.api_key === 'string';
-}
-
-/** What to check, by the kind of failure. */
-function providerAdvice(err: ProviderError): string {
-  if (err.kind === 'http' && (err.status === 401 || err.status === 403)) return ': the key was refused.';
-  if (err.kind === 'http' && err.status === 404) return ': check the base URL, and that the model exists there.';
-  if (err.kind === 'unreachable') return ': check the base URL or host.';
-  return '.';
-}
-
-/** A mail error's message, one line, with the URL's user name and password taken out. */
-function withoutSecrets(err: unknown, url: string | undefined): string {
-  let message = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.trim() || 'unknown error';
-  if (url) {
-    try {
-      const parsed = new URL(url);
-      message = message.split(url).join(safeUrl(url) ?? 'the SMTP URL');
-      for (const secret of [parsed.password, decodeURIComponent(parsed.password)]) {
-        if (secret.length > 0) message = message.split(secret).join('***');
-      }
-    } catch {
-      /* not a URL: nothing to take out */
-    }
-  }
-  return message.length > 300 ? `${message.slice(0, 300)}…` : message;
 }

@@ -1,0 +1,281 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import { type Clock, isoNow } from '../../platform/clock.js';
+import { ApiError, badRequest } from '../../platform/http/errors.js';
+import { newId } from '../../platform/ids.js';
+import type { JobQueue } from '../../platform/jobs/queue.js';
+import type { Mailer } from '../../platform/mail/index.js';
+import type { AgentsService, ChatbotRow } from '../agents/index.js';
+import type { AuthUser } from '../auth/index.js';
+import { leadAlertLines, leadsPagePath, oneLine } from './alert-text.js';
+import type { LeadsRepo } from './repo.js';
+import type { MailRow, WidgetLeadRow } from './tables.js';
+
+export const SEND_MAIL_JOB = 'send-mail';
+/** Confirmation e-mails an account may have sent in a day, and how often to one address. */
+export const CONFIRMATIONS_PER_DAY = 5;
+export const CONFIRMATION_INTERVAL_MS = 60 * 60 * 1000;
+/** how long a confirmation link works */
+export const CONFIRMATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** Where an agent's alerts stand: sent (own e-mail or confirmed), or held until the address is confirmed. */
+export interface AlertAddressState {
+  address: string | null;
+  /** true for the account's own e-mail and for a confirmed address */
+  verified: boolean;
+  /** when the last confirmation e-mail was queued, while the address is not confirmed */
+  confirmation_sent_at: string | null;
+}
+
+export interface LeadsOptions {
+  publicUrl: string;
+  /** the account's own e-mail: alerts may go there without a confirmation */
+  accountEmail: (userId: string) => string;
+}
+
+export interface LeadMailDeps {
+  repo: LeadsRepo;
+  agents: AgentsService;
+  mailJobs: JobQueue;
+  mailer: Mailer;
+  options: LeadsOptions;
+  clock: Clock;
+  log: FastifyBaseLogger;
+}
+
+/**
+ * The leads module's e-mail: lead alerts and account notices through the outbox (a job per
+ * message, retried across restarts), and the confirmation of an agent's alert address before
+ * alerts go to it.
+ */
+export class LeadMail {
+  private readonly repo: LeadsRepo;
+  private readonly agents: AgentsService;
+  private readonly mailJobs: JobQueue;
+  private readonly mailer: Mailer;
+  private readonly options: LeadsOptions;
+  private readonly clock: Clock;
+  private readonly log: FastifyBaseLogger;
+
+  constructor({ repo, agents, mailJobs, mailer, options, clock, log }: LeadMailDeps) {
+    this.repo = repo;
+    this.agents = agents;
+    this.mailJobs = mailJobs;
+    this.mailer = mailer;
+    this.options = options;
+    this.clock = clock;
+    this.log = log;
+    mailJobs.register(SEND_MAIL_JOB, (job, ctx) => this.deliver(job.subject_id, ctx.signal));
+  }
+
+  get mailConfigured(): boolean {
+    return this.mailer.configured;
+  }
+  /** The account's mail that waits (SMTP down or not configured), for the admin UI's banner. */
+  pendingMailCount(user: AuthUser): number {
+    return this.repo.countPendingMailOf(user.id);
+  }
+
+  /** Where the agent's alerts stand (404 for another account's agent). */
+  alertAddressState(user: AuthUser, chatbotId: string): AlertAddressState {
+    const agent = this.agents.get(user, chatbotId);
+    return this.stateOf(agent);
+  }
+
+  /**
+   * Sends (again) the confirmation link for the agent's alert address. 400 without an address,
+   * 429 when the address had one within the hour or the account used its daily allowance; an
+   * address that needs no confirmation answers its state and sends nothing.
+   */
+  requestConfirmation(user: AuthUser, chatbotId: string): AlertAddressState {
+    const agent = this.agents.get(user, chatbotId);
+    const address = agent.email_alert_address?.toLowerCase();
+    if (!address) throw badRequest('email_alert_address: the agent has no alert address to confirm');
+    return this.repo.transaction(() => {
+      if (!this.stateOf(agent).verified) {
+        const refusal = this.confirmationRefusal(agent.user_id, address, this.clock.now());
+        if (refusal) throw new ApiError(429, refusal);
+        this.queueConfirmation(agent.user_id, address, this.clock.now());
+      }
+      return this.stateOf(agent);
+    });
+  }
+
+  /** The address a confirmation token stands for, without using it (the page asks before confirming). */
+  peekConfirmation(token: string): string | null {
+    return this.repo.findByToken(hashToken(token), isoNow(this.clock))?.address ?? null;
+  }
+
+  /** Confirms the address of an unexpired token and releases its held alerts; null for a bad or used token. */
+  confirm(token: string): string | null {
+    const now = isoNow(this.clock);
+    const released = this.repo.transaction(() => {
+      const row = this.repo.findByToken(hashToken(token), now);
+      if (!row) return null;
+      this.repo.markConfirmed(row.user_id, row.address, now);
+      return { address: row.address, mail: this.repo.releaseHeldMail(row.user_id, row.address) };
+    });
+    if (!released) return null;
+    for (const id of released.mail) this.mailJobs.enqueue(SEND_MAIL_JOB, id);
+    return released.address;
+  }
+
+  private stateOf(agent: ChatbotRow): AlertAddressState {
+    const address = agent.email_alert_address;
+    if (!address) return { address: null, verified: false, confirmation_sent_at: null };
+    const lower = address.toLowerCase();
+    if (lower === this.options.accountEmail(agent.user_id).toLowerCase())
+      return { address, verified: true, confirmation_sent_at: null };
+    const row = this.repo.findAlertAddress(agent.user_id, lower);
+    if (row?.confirmed_at) return { address, verified: true, confirmation_sent_at: null };
+    return { address, verified: false, confirmation_sent_at: row?.requested_at ?? null };
+  }
+
+  /** Why no confirmation may be sent now, or null when one may. */
+  private confirmationRefusal(userId: string, address: string, now: Date): string | null {
+    const last = this.repo.findAlertAddress(userId, address)?.requested_at;
+    if (last && now.getTime() - Date.parse(last) < CONFIRMATION_INTERVAL_MS) {
+      return `A confirmation link was sent to ${address} at ${last}; check that inbox (and its spam folder), or ask again an hour after it`;
+    }
+    const since = new Date(now.getTime() - 24 * 60 * 60 * 1000).toISOString();
+    if (this.repo.countConfirmationsSince(userId, since) >= CONFIRMATIONS_PER_DAY) {
+      return `This account has asked for ${CONFIRMATIONS_PER_DAY} address confirmations in the last 24 hours; try again tomorrow`;
+    }
+    return null;
+  }
+
+  /**
+   * The confirmation e-mail. Its text is fixed: nothing in it is chosen by whoever typed the
+   * address, so it cannot carry anyone's message.
+   */
+  private queueConfirmation(userId: string, address: string, now: Date): void {
+    const token = randomBytes(32).toString('base64url');
+    this.repo.saveConfirmationRequest(
+      userId,
+      address,
+      hashToken(token),
+      new Date(now.getTime() + CONFIRMATION_TTL_MS).toISOString(),
+      now.toISOString(),
+    );
+    const link = `${this.options.publicUrl}/alerts/confirm?token=${token}`;
+    this.insertMail(
+      userId,
+      'confirm_address',
+      address,
+      'Confirm lead alerts to this address',
+      [
+        `Someone with an account on ${this.options.publicUrl} asked to send alerts about new leads (visitors' names and phone numbers) to this address.`,
+        '',
+        `To receive them, open this link within 7 days and confirm: ${link}`,
+        '',
+        'If you did not ask for this, ignore this message: nothing will be sent to you.',
+      ].join('\n'),
+      'pending',
+      now.toISOString(),
+    );
+  }
+
+  /**
+   * The alert for a new lead, in the lead's transaction. The subject names only the agent (the
+   * owner's words); the visitor's words stay in the body. To an address not yet confirmed the
+   * alert is held, and the first such alert asks for the confirmation (allowance permitting).
+   */ queueAlert(agent: ChatbotRow, lead: WidgetLeadRow, now: string): void {
+    const address = agent.email_alert_address!;
+    const { verified, confirmation_sent_at: asked } = this.stateOf(agent);
+    const link = `${this.options.publicUrl}${leadsPagePath(agent.id)}`;
+    this.insertMail(
+      agent.user_id,
+      'lead_alert',
+      address,
+      `New lead for ${oneLine(agent.name)}`,
+      [
+        `${oneLine(agent.name)} captured a new lead.`,
+        '',
+        ...leadAlertLines(lead),
+        '',
+        `See it in the admin: ${link}`,
+      ].join('\n'),
+      verified ? 'pending' : 'held',
+      now,
+    );
+    if (verified || asked) return;
+    const lower = address.toLowerCase();
+    if (!this.confirmationRefusal(agent.user_id, lower, this.clock.now()))
+      this.queueConfirmation(agent.user_id, lower, this.clock.now());
+  }
+
+  /**
+   * An e-mail to the account's own address (no confirmation needed), queued like an alert and in
+   * the caller's transaction: it is sent once the message that caused it is stored, never without.
+   */
+  queueAccountNotice(userId: string, subject: string, body: string): void {
+    this.insertMail(
+      userId,
+      'account_notice',
+      this.options.accountEmail(userId),
+      subject,
+      body,
+      'pending',
+      isoNow(this.clock),
+    );
+  }
+
+  private insertMail(
+    userId: string,
+    kind: MailRow['kind'],
+    to: string,
+    subject: string,
+    body: string,
+    status: 'pending' | 'held',
+    now: string,
+  ): void {
+    const id = newId();
+    this.repo.insertMail({
+      id,
+      user_id: userId,
+      kind,
+      to_address: to,
+      subject,
+      body,
+      status,
+      attempts: 0,
+      last_error: null,
+      created_at: now,
+      sent_at: null,
+    });
+    if (status === 'pending') this.mailJobs.enqueue(SEND_MAIL_JOB, id);
+  }
+
+  private async deliver(mailId: string, signal: AbortSignal): Promise<void> {
+    const mail = this.repo.findMail(mailId);
+    if (!mail || mail.status === 'sent') return;
+    try {
+      await this.mailer.send({ to: mail.to_address, subject: mail.subject, text: mail.body }, signal);
+    } catch (err) {
+      // shutting down: the job stays running and is queued again at the next start (not a failure)
+      if (signal.aborted) throw err;
+      const message = err instanceof Error ? err.message : String(err);
+      const code = (err as { responseCode?: number }).responseCode;
+      if (code !== undefined && code >= 500 && code < 600) {
+        // a permanent refusal (bad address, relay denied): retrying cannot help
+        this.repo.markMailRejected(mail.id, message);
+        this.log.error(
+          { mailId: mail.id, responseCode: code, err: message },
+          'lead alert refused by the mail server; not retried',
+        );
+        return;
+      }
+      this.repo.markMailFailedAttempt(mail.id, message);
+      this.log.warn(
+        { mailId: mail.id, err: err instanceof Error ? err.message : err },
+        'lead alert not sent yet; will retry',
+      );
+      throw err; // the queue retries with backoff, across restarts
+    }
+    this.repo.markMailSent(mail.id, isoNow(this.clock));
+  }
+}
+
+function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
