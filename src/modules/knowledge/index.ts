@@ -1,8 +1,11 @@
 export { KnowledgeRepo } from './repo.js';
 export { KeywordSearcher } from './keyword-searcher.js';
-export { KnowledgeService, ftsQuery, type Passage } from './service.js';
+export { KnowledgeService } from './service.js';
+export type { Passage } from './passage.js';
+export { ftsQuery } from './search-query.js';
 export { VectorIndex } from './vector-index.js';
-export { knowledgeRoutes, sourceSchema } from './routes.js';
+export { knowledgeRoutes } from './routes.js';
+export { sourceSchema } from './source-schemas.js';
 export { chunkText } from './chunker.js';
 export { IngestionService, INGEST_JOB } from './ingestion.js';
 export { StorageQuota } from './storage-quota.js';
