@@ -2,15 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  Chunker,
-  chunkText,
-  DEFAULT_CHUNKING,
-  fileParagraphs,
-  MAX_PIECE_BYTES,
-  utf8Paragraphs,
-  type TextChunk,
-} from '../../src/modules/knowledge/chunker.js';
+import { Chunker, chunkText, DEFAULT_CHUNKING, type TextChunk } from '../../src/modules/knowledge/chunker.js';
+import { fileParagraphs, MAX_PIECE_BYTES, utf8Paragraphs } from '../../src/modules/knowledge/paragraph-pieces.js';
 
 /**
  * Large documents are chunked from slices of their text (ingestion never holds a 100 MB text as

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import Fastify from 'fastify';
 import { KeywordSearcher } from '../../src/modules/knowledge/keyword-searcher.js';
 import { KnowledgeRepo } from '../../src/modules/knowledge/repo.js';
-import { ftsQuery } from '../../src/modules/knowledge/service.js';
+import { ftsQuery } from '../../src/modules/knowledge/search-query.js';
 import { migrationsDir } from '../../src/platform/assets.js';
 import { openDatabase, openSqlite } from '../../src/platform/db/index.js';
 import type Database from 'better-sqlite3';

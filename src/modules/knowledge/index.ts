@@ -1,4 +1,5 @@
-export { KnowledgeService, type Passage } from './service.js';
+export { KnowledgeService } from './service.js';
+export type { Passage } from './passage.js';
 export { knowledgeRoutes } from './routes.js';
 export { estimateTokens } from './chunker.js';
 export { createKnowledge } from './module.js';

@@ -1,14 +1,14 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { Piscina } from 'piscina';
 import { DB_WORKER_HEAP, resolveWorkerFile, workerExecArgv } from '../../platform/workers/pool.js';
-import type { ReadQueryTask } from '../../platform/workers/worker-tasks.js';
+import type { ReadQueryTask } from '../../platform/workers/db-tasks.js';
 import { keywordHits, KnowledgeRepo, type KeywordHit } from './repo.js';
 
 export type KeywordSearch = (chatbotId: string, match: string, limit: number) => KeywordHit[] | Promise<KeywordHit[]>;
 
 /**
  * A chat turn's keyword search on a worker thread with its own read-only connection (the
- * `readQuery` task of platform/workers/worker-tasks.ts, running the repo's statement). Its bm25
+ * `readQuery` task of platform/workers/db-tasks.ts, running the repo's statement). Its bm25
  * ranking was the largest piece of main-thread CPU in a turn; in the worker it runs on the other
  * core while the main thread sends the question to the embedder and serves other requests. The
  * worker sees every committed write (WAL), so a passage stored a moment ago is found.

@@ -8,45 +8,13 @@ import type { AuthUser } from '../auth/index.js';
 import { FIELD_MAX } from '../field-limits.js';
 import { chunkText, estimateTokens } from './chunker.js';
 import { websiteOptions } from './website-options.js';
-import { questionKey } from './question-key.js';
 import type { KeywordSearch } from './keyword-searcher.js';
+import { type Passage, sourceLabel } from './passage.js';
 import type { KnowledgeRepo } from './repo.js';
+import { ftsQuery, qaMatches } from './search-query.js';
 import type { StorageQuota } from './storage-quota.js';
 import type { ChunkRow, SourceRow } from './tables.js';
 import type { VectorIndex } from './vector-index.js';
-
-export interface Passage {
-  chunkId: number;
-  sourceId: string;
-  /** the source as visitors see it named (sourceLabel): a file by its title, never its file name */
-  sourceName: string;
-  sourceUrl: string | null;
-  content: string;
-  /** where in the source: page title, the page's own URL (websites), PDF page, headings (passage-context.ts) */
-  title: string | null;
-  pageUrl: string | null;
-  page: number | null;
-  heading: string | null;
-  /** fused reciprocal-rank score; higher is better */
-  score: number;
-  /** found by the keyword index (bm25) */
-  keywordMatch: boolean;
-  /** cosine distance from the query, when the vector index found it */
-  distance: number | null;
-  /** a qa source whose question matches the query: the owner's answer, word for word; else null */
-  qaAnswer: string | null;
-}
-
-/**
- * A source's name as visitors see it (citations, and the model's view of where a passage comes
- * from): a file by its document title (PDF or DOCX metadata) or else its file name without the
- * extension ("price-list-2026.pdf" is "price-list-2026"), so an internal file name is never shown;
- * websites, texts and Q&A by their name. The owner's own views keep the file name.
- */
-export function sourceLabel(type: SourceRow['type'], name: string, title: string | null): string {
-  if (type !== 'file') return name;
-  return title?.trim() || name.replace(/\.[a-z0-9]{1,5}$/i, '').trim() || name;
-}
 
 /** a qa source's question and answer (the routes answer 400 over them) */
 export const MAX_QA_QUESTION_CHARS = FIELD_MAX.source.qa_question;
@@ -63,14 +31,6 @@ const RRF_K = 60;
 const CANDIDATES = 20;
 /** a text source's content is capped (the route answers 413 over it) */
 export const MAX_TEXT_SOURCE_CHARS = 2_000_000;
-
-const STOPWORDS = new Set(
-  (
-    'a an and are as at be but by can could do does did for from had has have how i if in into is it its me my no not of on or our ' +
-    'so that the their them then there these they this to us was we were what when where which who why will with would you your ' +
-    'about any all am been being get got just more most some such than too very was were wat whats hi hello please thanks'
-  ).split(' '),
-);
 
 export interface KnowledgeServiceDeps {
   repo: KnowledgeRepo;
@@ -373,19 +333,6 @@ export class KnowledgeService {
 }
 
 /**
- * Whether a qa source's question matches a visitor's question: at least half of the visitor's
- * content words (questionKey: lower-cased, stop words out) are among the qa question's, and at
- * least one is.
- */
-export function qaMatches(qaQuestion: string, query: string): boolean {
-  const asked = questionKey(query).split(' ').filter(Boolean);
-  if (asked.length === 0) return false;
-  const known = new Set(questionKey(qaQuestion).split(' '));
-  const shared = asked.filter((w) => known.has(w)).length;
-  return shared > 0 && shared * 2 >= asked.length;
-}
-
-/**
  * What is embedded for a passage: its page title and headings, then its text, so that a passage
  * is found by what its page or section is about even when its own words do not say it (as the
  * keyword index does with its context column, migration 0012).
@@ -393,37 +340,4 @@ export function qaMatches(qaQuestion: string, query: string): boolean {
 function embeddingText(row: ChunkRow): string {
   const context = [row.title, row.heading].filter(Boolean).join(' — ');
   return context ? `${context}\n\n${row.content}` : row.content;
-}
-
-/**
- * An FTS5 query from free text: the distinct content words, each quoted (so no user input is
- * read as FTS syntax), OR-ed so that passages matching more words rank higher under bm25.
- *
- * One-letter words are kept: the question is often about exactly one ("install R packages", "a C
- * compiler", "the X axis", "plan B"), and the index (unicode61) holds them. The one-letter English
- * words "a" and "I" are stop words. Dropped too is a letter that is only part of a word with an
- * apostrophe, which would match any passage with a contraction or a possessive: the ending of
- * "what's", "don't", "I'm", and the elided article of "l'été", "d'Artagnan"; but the R of "R's".
- * A hyphenated word is searched as the phrase of its parts or as one word (below).
- */
-export function ftsQuery(text: string): string | null {
-  const terms: string[] = [];
-  for (const [word] of text.toLowerCase().matchAll(/[\p{L}\p{N}]+(?:['\u2019-][\p{L}\p{N}]+)*/gu)) {
-    // a hyphenated word ("e-mail", "wi-fi", "x-200") is a phrase of its parts, or the parts
-    // written together: its one-letter part alone would match any passage with that letter
-    const [first, ...rest] = word.split('-');
-    if (rest.length > 0) {
-      const parts = [first!, ...rest].map((p) => p.replace(/['\u2019].*$/, ''));
-      terms.push(`"${parts.join(' ')}"`, `"${parts.join('')}"`);
-      continue;
-    }
-    const parts = word.split(/['\u2019]/);
-    parts.forEach((part, i) => {
-      const fragment = parts.length > 1 && part.length === 1 && !(i === 0 && parts[1]!.length === 1);
-      if (!fragment && !STOPWORDS.has(part)) terms.push(`"${part}"`);
-    });
-  }
-  const unique = [...new Set(terms)].slice(0, 32);
-  if (unique.length === 0) return null;
-  return unique.join(' OR ');
 }

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { stat } from 'node:fs/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import { Piscina } from 'piscina';
-import type { CheckpointRefusal, CheckpointResult } from '../workers/worker-tasks.js';
+import type { CheckpointRefusal, CheckpointResult } from '../workers/db-tasks.js';
 import { DB_WORKER_HEAP, resolveWorkerFile, workerExecArgv } from '../workers/pool.js';
 
 /** checkpoint once the WAL holds this much (SQLite's own default is 1000 pages, ~4 MB) */

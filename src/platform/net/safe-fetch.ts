@@ -1,11 +1,8 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
-import http from 'node:http';
-import https from 'node:https';
+import type http from 'node:http';
 import { isIP, type LookupFunction } from 'node:net';
-import { Transform, Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import zlib from 'node:zlib';
 import ipaddr from 'ipaddr.js';
+import { asFetchFailure, Exchange, mediaType, readBody, send, tooLarge } from './fetch-exchange.js';
 import { FetchFailedError, UnsafeUrlError, type SafeFetchOptions, type SafeFetchResult } from './types.js';
 
 /**
@@ -16,8 +13,6 @@ import { FetchFailedError, UnsafeUrlError, type SafeFetchOptions, type SafeFetch
  * redirect hop goes through both checks again.
  */
 
-const USER_AGENT = 'ChatAgentBot/1.0';
-const ACCEPT = 'text/html, application/xhtml+xml, application/xml;q=0.9, text/xml;q=0.9, text/plain;q=0.8';
 const DEFAULT_MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const INTERNAL_SUFFIXES = ['.localhost', '.local', '.internal'];
@@ -175,146 +170,7 @@ export function createSafeLookup(allowPrivate: boolean, policy: NetPolicy = {}):
 }
 
 // ---------------------------------------------------------------------------------------------
-// the fetch
-
-class Exchange {
-  readonly controller = new AbortController();
-  stopped: 'timeout' | 'aborted' | undefined;
-  private readonly timer: ReturnType<typeof setTimeout>;
-  private readonly onCallerAbort = () => this.stop('aborted');
-
-  constructor(
-    timeoutMs: number,
-    private readonly callerSignal: AbortSignal | undefined,
-  ) {
-    this.timer = setTimeout(() => this.stop('timeout'), timeoutMs);
-    if (callerSignal?.aborted) this.stop('aborted');
-    else callerSignal?.addEventListener('abort', this.onCallerAbort, { once: true });
-  }
-
-  stop(reason: 'timeout' | 'aborted'): void {
-    if (this.stopped) return;
-    this.stopped = reason;
-    this.controller.abort();
-  }
-
-  end(): void {
-    clearTimeout(this.timer);
-    this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
-    this.controller.abort();
-  }
-}
-
-function send(url: URL, lookup: LookupFunction, signal: AbortSignal): Promise<http.IncomingMessage> {
-  return new Promise((resolve, reject) => {
-    const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-    const req = (url.protocol === 'https:' ? https : http).request(
-      {
-        protocol: url.protocol,
-        hostname,
-        port: url.port === '' ? undefined : Number(url.port),
-        path: `${url.pathname}${url.search}`,
-        method: 'GET',
-        // nothing identifying, no cookies, no Authorization: nothing to leak across redirects
-        headers: { 'user-agent': USER_AGENT, accept: ACCEPT, 'accept-encoding': 'identity' },
-        // no pooling: every hop opens its own connection, so its own lookup (and check) runs
-        agent: false,
-        lookup,
-        signal,
-      },
-      resolve,
-    );
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-function mediaType(header: string | undefined): string {
-  return (header ?? '').split(';')[0]!.trim().toLowerCase();
-}
-
-function tooLarge(maxBytes: number): FetchFailedError {
-  return new FetchFailedError(`The page is too large (more than ${maxBytes} bytes).`);
-}
-
-/** passes chunks through, failing once more than `max` bytes went by */
-function byteCap(max: number): Transform {
-  let seen = 0;
-  return new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      seen += chunk.length;
-      if (seen > max) callback(tooLarge(max));
-      else callback(null, chunk);
-    },
-  });
-}
-
-function decoderFor(encoding: string): Transform | null {
-  switch (encoding) {
-    case '':
-    case 'identity':
-      return null;
-    case 'gzip':
-    case 'x-gzip':
-      return zlib.createGunzip();
-    case 'deflate':
-      return zlib.createInflate();
-    case 'br':
-      return zlib.createBrotliDecompress();
-    default:
-      throw new FetchFailedError(`The page uses an unsupported content encoding (${encoding}).`);
-  }
-}
-
-/** the body, decoded, capped at maxBytes both on the wire and decoded */
-async function readBody(res: http.IncomingMessage, maxBytes: number, signal: AbortSignal): Promise<Buffer> {
-  let decoder: Transform | null;
-  try {
-    decoder = decoderFor(
-      String(res.headers['content-encoding'] ?? '')
-        .trim()
-        .toLowerCase(),
-    );
-  } catch (err) {
-    res.destroy();
-    throw err;
-  }
-  const chunks: Buffer[] = [];
-  let total = 0;
-  const collect = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      total += chunk.length;
-      if (total > maxBytes) return callback(tooLarge(maxBytes));
-      chunks.push(chunk);
-      callback();
-    },
-  });
-  const stages = decoder ? [byteCap(maxBytes), decoder, collect] : [collect];
-  await pipeline([res, ...stages], { signal });
-  return Buffer.concat(chunks, total);
-}
-
-const NETWORK_MESSAGES: Record<string, string> = {
-  ENOTFOUND: 'Could not resolve {host}.',
-  EAI_AGAIN: 'Could not resolve {host}.',
-  EAI_NODATA: 'Could not resolve {host}.',
-  EAI_NONAME: 'Could not resolve {host}.',
-  ECONNREFUSED: '{host} refused the connection.',
-  ECONNRESET: '{host} closed the connection.',
-  EHOSTUNREACH: '{host} is unreachable.',
-  ENETUNREACH: '{host} is unreachable.',
-  ETIMEDOUT: 'Connecting to {host} timed out.',
-};
-
-function asFetchFailure(err: unknown, host: string): FetchFailedError {
-  const code = String((err as { code?: unknown } | null)?.code ?? '');
-  const known = NETWORK_MESSAGES[code];
-  if (known) return new FetchFailedError(known.replace('{host}', host));
-  if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code))
-    return new FetchFailedError(`The TLS certificate of ${host} is not valid.`);
-  if (code.startsWith('HPE_')) return new FetchFailedError(`${host} sent an invalid HTTP response.`);
-  return new FetchFailedError(`Fetching from ${host} failed${code ? ` (${code})` : ''}.`);
-}
+// the fetch (each hop: fetch-exchange.ts)
 
 function redirectRefused(err: UnsafeUrlError): UnsafeUrlError {
   return new UnsafeUrlError(`The page redirected to a URL that cannot be fetched: ${err.message}`);

@@ -94,7 +94,7 @@ export class RepeatedBlocks {
 /**
  * What RepeatedBlocks compares: lower-case, white space collapsed; a long text is kept as its
  * length, start and hash (memory). A pass over every character: for a crawled page it runs in the
- * worker that read the page (worker-tasks.ts extractHtml), not on the event loop.
+ * worker that read the page (workers/html-task.ts extractHtml), not on the event loop.
  */
 export function blockKey(text: string): string {
   const key = collapse(text.toLowerCase());

@@ -5,7 +5,7 @@ import type { TextMark } from '../workers/types.js';
  * items' positions, running headers and footers and table-of-contents lines dropped, hyphenated
  * line ends rejoined, lines of a paragraph joined with a space (short lines such as table rows or
  * list items keep their line breaks), headings told apart by their font size. Pure: the worker
- * (workers/worker-tasks.ts) reads the items with pdf.js and calls this.
+ * (workers/parse-pdf.ts) reads the items with pdf.js and calls this.
  */
 
 export interface PdfItem {

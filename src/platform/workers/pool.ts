@@ -4,7 +4,10 @@ import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import { workerTasksFile } from '../assets.js';
 // Types only: a value import would pull the parsers into the main bundle.
-import type { HtmlReply, HtmlTask, ParseLimits, ParseTask, TaskWatch, TextReply, WorkerReply } from './worker-tasks.js';
+import type { HtmlReply, HtmlTask } from './html-task.js';
+import type { ParseLimits } from './parse-common.js';
+import type { TaskWatch } from './task-thread.js';
+import type { ParseTask, TextReply, WorkerReply } from './worker-tasks.js';
 import {
   DEFAULT_INGEST_MEMORY_MB,
   type HtmlDocument,
@@ -39,7 +42,7 @@ export interface ParserPoolOptions {
    * `--import tsx`; a `.js` file runs under plain node.
    */
   workerFile?: string;
-  /** overrides of the parser's limits (DEFAULT_PARSE_LIMITS in worker-tasks.ts) */
+  /** overrides of the parser's limits (DEFAULT_PARSE_LIMITS in parse-common.ts) */
   limits?: Partial<ParseLimits>;
 }
 

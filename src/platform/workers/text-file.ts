@@ -7,7 +7,7 @@ import { open } from 'node:fs/promises';
  * whole and decoded, a 60 MB Windows text with accented letters took the file, a two-byte string
  * of it, the normalised copy and its UTF-8 again: more than the task's memory budget
  * (INGEST_MEMORY_MB, docs/DEPLOY.md "Memory"). The same refusals, and the same text, as decoding
- * it whole (worker-tasks.ts decodeText).
+ * it whole (parse-text.ts decodeText).
  */
 
 export const NOT_TEXT_MESSAGE = 'The file is not a text file (it holds binary data)';
