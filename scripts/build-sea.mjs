@@ -1,5 +1,5 @@
 // Builds dist/chat-agent: one executable (Node SEA, linux-x64) that runs with no Node.js and no
-// node_modules (README "Single executable"). Steps:
+// node_modules (docs/DEVELOPMENT.md "The single executable and the container"). Steps:
 //   1. scripts/build.mjs (the ESM bundles and every static bundle under dist/);
 //   2. fully bundled CJS builds of the server and of the worker threads' file (piscina's thread
 //      entry with the worker tasks);

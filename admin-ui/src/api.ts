@@ -65,7 +65,7 @@ export function rememberReturnTo(hash: string): void {
     sessionStorage.setItem(RETURN_KEY, hash);
 }
 
-/** A plan-limit detail object (README "Errors"). */
+/** A plan-limit detail object (docs/API-NOTES.md "Errors"). */
 export interface PlanLimitDetail {
   message: string;
   current: number;

@@ -1,5 +1,5 @@
 /**
- * Shapes of the API's answers (README "API"), named as the pages use them. They are derived from
+ * Shapes of the API's answers (docs/API-NOTES.md), named as the pages use them. They are derived from
  * api-types.ts, which scripts/gen-admin-types.ts generates from the server's /openapi.json, so a
  * change to a route's answer shows up here as a type error instead of a surprise at run time.
  */

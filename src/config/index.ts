@@ -22,11 +22,11 @@ export const planSchema = z.object({
   custom_branding: z.boolean(),
   /**
    * Storage an account may use, in MB (1,048,576 bytes, like the upload limit): the text of its passages plus uploads
-   * waiting to be read (README "Storage"). Optional in PLANS_FILE for files written before it.
+   * waiting to be read (docs/API-NOTES.md "Storage"). Optional in PLANS_FILE for files written before it.
    */
   max_storage_mb: z.number().int().min(0).default(DEFAULT_MAX_STORAGE_MB),
   /**
-   * Webhook POSTs an account's webhooks may make in any rolling hour, retries included (README
+   * Webhook POSTs an account's webhooks may make in any rolling hour, retries included (docs/API-NOTES.md
    * "Webhooks"); past it a delivery is not sent and its log says why. Optional in PLANS_FILE.
    */
   webhook_deliveries_per_hour: z.number().int().min(0).default(DEFAULT_WEBHOOK_DELIVERIES_PER_HOUR),
@@ -136,7 +136,7 @@ const positiveSeconds = z.coerce
   .max(10 * 365 * 86400);
 const httpUrl = z.url({ protocol: /^https?$/ });
 
-/** The environment variables (README "Configuration"); empty strings count as unset. */
+/** The environment variables (docs/CONFIGURATION.md); empty strings count as unset. */
 const settingsBefore = {
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),

@@ -25,7 +25,7 @@ const ok = (
   payload?: Record<string, unknown>,
 ): Promise<any> => apiOk(e2e.t.app, token, method, url, payload);
 
-/** What the widget's lead form sends (README "Widget leads"): the public route, no token. */
+/** What the widget's lead form sends (docs/API-NOTES.md "Widget leads"): the public route, no token. */
 async function widgetLead(agentId: string, name: string, phone: string): Promise<void> {
   const res = await e2e.t.app.inject({
     method: 'POST',

@@ -3,7 +3,7 @@ import { auth, createAgent, registerUser, type TestApp, useSharedTestApp } from 
 
 /**
  * Compatibility with clients written against the original service (issue 22.5): small things
- * those clients do that must not break. README "API" says what each one reads as.
+ * those clients do that must not break. docs/API-NOTES.md says what each one reads as.
  */
 
 type Json = Record<string, any>;

@@ -48,7 +48,7 @@ const CONVERSATION_KEYS = [
   'user_name',
 ];
 const MESSAGE_KEYS = ['content', 'feedback', 'from_person', 'id', 'interrupted', 'role', 'timestamp'];
-/** docs/API.md "Objects": Public agent info, plus `status` (README) */
+/** docs/API.md "Objects": Public agent info, plus `status` (docs/API-NOTES.md "Public agent info") */
 const PUBLIC_INFO_KEYS = [
   'id',
   'name',
@@ -678,7 +678,7 @@ describe('chat routes: status codes', () => {
     expect(inactiveStream.statusCode).toBe(400);
     expect(inactiveStream.headers['content-type']).toMatch(/application\/json/);
 
-    // the owner may still try an inactive agent (README)
+    // the owner may still try an inactive agent (docs/API-NOTES.md "Chat")
     const owner = await ownerChat(t, token, { chatbot_id: agent.id, message: 'owner test' });
     expect(owner.statusCode, owner.body).toBe(200);
 
@@ -891,7 +891,7 @@ describe('streaming (Accept: text/event-stream)', () => {
     expect(deltas.join('')).toBe('AAAA-');
     await f.waitForDisconnect();
 
-    // what the visitor saw is what is stored (README), and the counts agree
+    // what the visitor saw is what is stored (docs/API-NOTES.md "Providers"), and the counts agree
     const { messages, total } = await transcript(t, token, agent.id);
     const [list] = [...messages.values()];
     expect(list!.map((m) => [m.role, m.content])).toEqual([
@@ -930,7 +930,7 @@ describe('streaming (Accept: text/event-stream)', () => {
       expect(gone.chunksSent).toBe(1);
       f.release();
 
-      // the answer so far is stored (README: the transcript shows what the visitor saw)
+      // the answer so far is stored (docs/API-NOTES.md "Providers": the transcript shows what the visitor saw)
       await vi.waitFor(
         async () => {
           const { total } = await transcript(t, token, agent.id);

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 
 /**
- * Durable ingestion (README "Durable ingestion"; docs/API.md "Source status": a source ends completed
+ * Durable ingestion (docs/API-NOTES.md "Durable ingestion"; docs/API.md "Source status": a source ends completed
  * or failed): the real server in a child process is SIGKILLed right after accepting a large file,
  * then started again on the same DATA_DIR; the source must not stay `processing`.
  */

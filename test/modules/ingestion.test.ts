@@ -7,7 +7,7 @@ import { appWithFakeLlm, listSources, systemPromptFor, uploadFile } from '../hel
 import { startLocalSite } from '../helpers/local-site.js';
 
 /**
- * File sources (docs/API.md "Source status"; README "File sources") through
+ * File sources (docs/API.md "Source status"; docs/API-NOTES.md "File sources") through
  * the whole app: real multipart uploads, the real parser worker threads, real SQLite, and a chat
  * against the fake OpenAI server to see that what was ingested reaches the model.
  */

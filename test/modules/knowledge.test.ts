@@ -23,7 +23,7 @@ type Json = Record<string, any>;
 
 const KEY = 'sk-test-SECRET-knowledge-key-0123456789';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
-/** docs/API.md "Objects", plus `progress` (README: beyond the spec) */
+/** docs/API.md "Objects", plus `progress` (docs/API-NOTES.md: beyond the spec) */
 const SOURCE_KEYS = [
   'chatbot_id',
   'created_at',

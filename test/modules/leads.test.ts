@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { auth, makeDataDir, ManualClock, registerUser, type TestApp, useSharedTestApp } from '../helpers/app.js';
 
 /**
- * Leads (docs/API.md "Leads": dedup, plan-limit detail; README "Widget leads", "Account leads":
+ * Leads (docs/API.md "Leads": dedup, plan-limit detail; docs/API-NOTES.md "Widget leads", "Account leads":
  * statuses, DELETE body) and the CSV exports, through real HTTP
  * (inject) on a real SQLite file. E-mail alerts are in lead-alerts.test.ts.
  */

@@ -19,7 +19,7 @@ import {
 type Json = Record<string, any>;
 
 /**
- * A receiver as an integrator writes one (README "Webhooks"): it checks the signature with its own
+ * A receiver as an integrator writes one (docs/API-NOTES.md "Webhooks"): it checks the signature with its own
  * copy of the secret, independently of the app's code, and answers 401 when it does not match.
  */
 class Receiver {
@@ -65,7 +65,7 @@ class Receiver {
   }
 }
 
-/** The 10-line verification of the README, written out here. */
+/** The 10-line verification of docs/API-NOTES.md "Webhooks", written out here. */
 function verify(secret: string, rawBody: string, header: string, nowSeconds: number): boolean {
   const parts = Object.fromEntries(header.split(',').map((p) => p.split('=')));
   const t = Number(parts.t);

@@ -557,7 +557,7 @@ describe('malformed bodies and hostile ids', () => {
   it('parser-level garbage is refused with 4xx + detail on every body route', async () => {
     for (const r of bodyRoutes) {
       for (const a of parserAttempts()) {
-        // zero bytes are no body (README "Errors"): a route that takes none runs (api-compat.test.ts)
+        // zero bytes are no body (docs/API-NOTES.md "Errors"): a route that takes none runs (api-compat.test.ts)
         if (a.payload === '' && !bodyFields(doc, r) && !FILE_ROUTES.includes(routeKey(r))) continue;
         const res = await send(ctx, r, a);
         expectClientError(res, `${r.method} ${r.url} with ${a.label}`);

@@ -52,7 +52,7 @@ const PUBLIC_ROUTES = [
   'HEAD /assets/:file',
   'GET /api/auth/registration',
   'HEAD /api/auth/registration',
-  // the page an alert address's confirmation link opens, and its form (README "Lead alerts")
+  // the page an alert address's confirmation link opens, and its form (docs/API-NOTES.md "Lead alerts")
   'GET /alerts/confirm',
   'HEAD /alerts/confirm',
   'POST /alerts/confirm',

@@ -19,7 +19,7 @@ import {
 import { FIELD_MAX } from '../field-limits.js';
 
 /**
- * The "Unanswered" tab: questions the agent could not answer well (README "Answer gaps"),
+ * The "Unanswered" tab: questions the agent could not answer well (docs/API-NOTES.md "Answer gaps"),
  * grouped by the server with counts. The owner writes the answer once; it becomes a Q&A source.
  */
 

@@ -28,7 +28,7 @@ const EVENTS: Array<[string, string]> = [
 ];
 
 /**
- * The account's webhooks (README "Webhooks"): signed POSTs of events to the owner's own URLs,
+ * The account's webhooks (docs/API-NOTES.md "Webhooks"): signed POSTs of events to the owner's own URLs,
  * with a delivery log per webhook. A section of the Account page, so the nav stays short.
  */
 export function WebhooksSection() {

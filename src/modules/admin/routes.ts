@@ -14,7 +14,7 @@ const patchUserBody = z.object({
 });
 
 /**
- * The admin API (README "Admin API"). Users belong to the auth feature; admin is only a door onto its service.
+ * The admin API (docs/API-NOTES.md "Admin API"). Users belong to the auth feature; admin is only a door onto its service.
  * `adminOnly` is checked by the authentication hook, before the body is even parsed.
  */
 export const adminRoutes: FastifyPluginAsyncZod<{ auth: AuthService }> = async (app, { auth }) => {

@@ -8,7 +8,7 @@ export const DEFAULT_PRIMARY = '#7c3aed';
 const DEFAULT_PINK = '#ec4899';
 
 /**
- * The colour a secondary or accent colour the owner never set takes (README "Widget"): the
+ * The colour a secondary or accent colour the owner never set takes (docs/API-NOTES.md "Agents"): the
  * primary itself, so that setting only the primary gives a header and focus rings of that colour;
  * the default purple keeps its default pink.
  */

@@ -147,7 +147,7 @@ export const updateAgentBody = z.object({
   status: z.enum(['active', 'inactive']).optional(),
   public_access: z.boolean().optional(),
   primary_color: color.optional(),
-  /** null: follow the primary colour again (README "Widget") */
+  /** null: follow the primary colour again (docs/API-NOTES.md "Agents") */
   secondary_color: color.nullable().optional(),
   accent_color: color.nullable().optional(),
   /** true: follow the primary colour; false: keep the colour as it is (or as sent) */

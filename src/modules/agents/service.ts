@@ -108,7 +108,7 @@ export class AgentsService {
   }
 
   /**
-   * Takes every field `update` takes (README "Agents"), under the same rules; what is not sent gets
+   * Takes every field `update` takes (docs/API-NOTES.md "Agents"), under the same rules; what is not sent gets
    * the baseline's default (docs/API.md "Objects"). Custom branding text needs a plan with `custom_branding` (null, the default, does not).
    */
   create(user: AuthUser, input: CreateAgentInput): ChatbotRow {

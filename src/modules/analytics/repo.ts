@@ -47,7 +47,7 @@ export interface MessageDay extends DayCount {
   responseCount: number;
 }
 
-/** Conversation outcomes and answer ratings of a window (README "Analytics" says what counts). */
+/** Conversation outcomes and answer ratings of a window (docs/API-NOTES.md "Analytics" says what counts). */
 export interface Outcomes {
   /** conversations created in the window */
   started: number;

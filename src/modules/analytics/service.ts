@@ -20,7 +20,7 @@ export const MAX_DAYS = 365;
 
 /**
  * Outcome figures of a window (issue 23.7), on both the per-agent analytics and the dashboard.
- * README "Analytics" states exactly what each one counts.
+ * docs/API-NOTES.md "Analytics" states exactly what each one counts.
  */
 export interface OutcomeFigures {
   conversations_resolved: number;

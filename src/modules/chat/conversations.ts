@@ -205,7 +205,7 @@ export class ChatConversations {
   }
 
   /**
-   * Erasure of one visitor (GDPR art. 17; README "Erasure"): the conversation with all its
+   * Erasure of one visitor (GDPR art. 17; docs/API-NOTES.md "Erasure"): the conversation with all its
    * messages and, unless `keepLeads`, the agent's widget leads of the same session with their
    * alert e-mails, in one transaction. The agent's counts (and, by the database's triggers, the
    * analytics rollup) go down by what was erased. 404 for a missing conversation, one of another

@@ -26,7 +26,7 @@ const liveMessage = z.object({
 });
 
 /**
- * Live handoff routes (README "Live handoff"): the owner takes over, replies, hands back; the
+ * Live handoff routes (docs/API-NOTES.md "Live handoff"): the owner takes over, replies, hands back; the
  * visitor's stream (authenticated by the session id) and the owner's stream per agent.
  */
 export const handoffRoutes: FastifyPluginAsyncZod<{ handoff: HandoffService }> = async (app, { handoff }) => {

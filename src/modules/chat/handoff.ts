@@ -10,7 +10,7 @@ import { MAX_MESSAGE_CHARS } from './service.js';
 import type { ConversationRow, MessageRow } from './tables.js';
 
 /**
- * Live handoff (README "Live handoff"): the owner takes a conversation over, writes to the visitor
+ * Live handoff (docs/API-NOTES.md "Live handoff"): the owner takes a conversation over, writes to the visitor
  * and hands it back. What happens is published to the open streams of the visitor (per
  * conversation) and of the owner (per agent) only after the storing transaction committed: the
  * `message.created` / `conversation.escalated` listeners run inside it, so they only note the
@@ -74,7 +74,7 @@ export const PERSON_MESSAGES_ON_CONNECT = 50;
 
 /**
  * "A visitor asked for a person" e-mails: one per conversation, and at most this many per agent
- * within an hour (README "Live handoff"); the one that reaches it says so. Escalations past it are
+ * within an hour (docs/API-NOTES.md "Live handoff"); the one that reaches it says so. Escalations past it are
  * not e-mailed: they show in the admin's conversations (escalated, a toast on the live stream).
  */
 export const ESCALATION_MAILS_PER_AGENT_PER_HOUR = 10;

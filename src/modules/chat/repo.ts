@@ -114,7 +114,7 @@ export class ChatRepo {
   }
 
   /**
-   * Erasure (README "Erasure"): the conversation and its messages; what other modules hold about
+   * Erasure (docs/API-NOTES.md "Erasure"): the conversation and its messages; what other modules hold about
    * it goes through the `conversation.erased` event in the same transaction. Call inside one
    * (and `erasing`, so deleted rows are overwritten in the file); null when it is gone already.
    */

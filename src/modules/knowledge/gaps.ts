@@ -10,7 +10,7 @@ import { questionKey } from './question-key.js';
 import type { SourceRow } from './tables.js';
 
 /**
- * Answer gaps (README "Answer gaps"): questions an agent could not answer well, grouped by their
+ * Answer gaps (docs/API-NOTES.md "Answer gaps"): questions an agent could not answer well, grouped by their
  * content words, for the owner to answer once with a `qa` source.
  *
  * Recorded by listeners inside the chat module's transactions (they only read and write rows):
@@ -122,7 +122,7 @@ export class AnswerGapsService {
       const question = e.reason === 'rule' ? before : latest;
       if (question !== undefined) this.record(e.chatbot_id, question, ['asked_person'], e.conversation_id);
     });
-    // erasure (README "Erasure"): a gap whose wording is the erased visitor's (it came last from
+    // erasure (docs/API-NOTES.md "Erasure"): a gap whose wording is the erased visitor's (it came last from
     // that conversation) goes with it; other gaps it asked count one conversation less
     events.on('conversation.erased', (e) => this.repo.deleteByConversation(e.chatbot_id, e.conversation_id));
   }

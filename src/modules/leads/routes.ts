@@ -16,7 +16,7 @@ const widgetLeadSchema = z.object({
   name: z.string(),
   phone: z.string(),
   session_id: z.string().nullable(),
-  /** the conversation of the lead's session (README "Widget leads") */
+  /** the conversation of the lead's session (docs/API-NOTES.md "Widget leads") */
   conversation_id: z
     .string()
     .nullable()
@@ -188,7 +188,7 @@ export const leadsRoutes: FastifyPluginAsyncZod<{ leads: LeadsService }> = async
   });
 
   // Alert addresses: alerts go only to the account's own e-mail or to an address whose owner
-  // clicked the confirmation link (README "Lead alerts").
+  // clicked the confirmation link (docs/API-NOTES.md "Lead alerts").
   const alertStateSchema = z.object({
     address: z.string().nullable(),
     verified: z.boolean(),

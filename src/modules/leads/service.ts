@@ -137,7 +137,7 @@ export class LeadsService {
 
   /**
    * Erases one widget lead of one of the caller's agents and the alert e-mails about it, in one
-   * transaction (README "Erasure"). A lead of another agent or account is 404 like a missing one.
+   * transaction (docs/API-NOTES.md "Erasure"). A lead of another agent or account is 404 like a missing one.
    */
   deleteWidgetLead(user: AuthUser, chatbotId: string, leadId: string): void {
     const lead = this.repo.findWidgetLead(leadId);
@@ -147,7 +147,7 @@ export class LeadsService {
   }
 
   /**
-   * Lead counts (README "Lead stats"): the account's leads by status, and the widget leads of its
+   * Lead counts (docs/API-NOTES.md "Lead stats"): the account's leads by status, and the widget leads of its
    * agents. With `chatbotId`, that agent's leads only (404 unless it is the caller's): its widget
    * leads; account leads belong to the account, not to an agent, so none count there.
    */

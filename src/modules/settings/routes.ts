@@ -67,7 +67,7 @@ const settingsView = z.object({
 const testResult = z.object({ detail: z.string() });
 
 /**
- * Server settings (beyond the spec; README "Server settings"): provider keys and the mail server,
+ * Server settings (beyond the spec; docs/CONFIGURATION.md "Server settings"): provider keys and the mail server,
  * set by an admin, stored encrypted, applied without a restart. Role admin only (403 for others,
  * checked before the body is read). No answer ever holds a key or a password: hints only.
  */

@@ -23,7 +23,7 @@ import {
 
 /**
  * Server settings an admin sets in the admin UI instead of the environment: provider keys and the
- * mail server (README "Server settings").
+ * mail server (docs/CONFIGURATION.md "Server settings").
  *
  * - Stored in `app_settings`, one row per setting, the value a JSON document encrypted with the
  *   key in DATA_DIR/settings-key (crypto.ts). Decrypted once at start (and at every write) into

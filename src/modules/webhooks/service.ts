@@ -58,7 +58,7 @@ export interface WebhooksServiceDeps {
 }
 
 /**
- * Signed webhooks per account (README "Webhooks"). An event inserts one delivery per active
+ * Signed webhooks per account (docs/API-NOTES.md "Webhooks"). An event inserts one delivery per active
  * subscribed webhook of the account, in the emitter's transaction, and queues its job; the job
  * POSTs the signed body and retries on its own schedule. The secret is kept encrypted with the
  * server's settings key (DATA_DIR/settings-key), the webhook's id as the associated data.
@@ -82,7 +82,7 @@ export class WebhooksService {
     this.key = new SettingsKey(options.dataDir);
     queue.register(WEBHOOK_JOB, (job, ctx) => this.deliver(job.subject_id, ctx.signal));
     for (const event of WEBHOOK_EVENTS) events.on(event, (data) => this.onEvent(event, data));
-    // erasure (README "Erasure"): a delivery whose body carried the visitor's conversation or lead
+    // erasure (docs/API-NOTES.md "Erasure"): a delivery whose body carried the visitor's conversation or lead
     // goes with it, sent or not (a job still queued for it finds nothing and ends)
     events.on('conversation.erased', (erased) =>
       this.repo.deleteDeliveriesNaming(erased.account_id, erased.conversation_id),

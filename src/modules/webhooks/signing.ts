@@ -13,7 +13,7 @@ export function signatureHeader(secret: string, body: string, unixSeconds: numbe
   return `t=${unixSeconds},v1=${createHmac('sha256', secret).update(`${unixSeconds}.${body}`).digest('hex')}`;
 }
 
-/** What a receiver does (README "Webhooks"): true when a v1 signature matches and t is within tolerance. */
+/** What a receiver does (docs/API-NOTES.md "Webhooks"): true when a v1 signature matches and t is within tolerance. */
 export function verifySignature(
   secret: string,
   body: string,

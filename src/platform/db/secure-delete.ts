@@ -3,7 +3,7 @@ import type { Db } from './index.js';
 /**
  * Runs `fn` (the erasure of a visitor's data, GDPR art. 17) with SQLite's `secure_delete` on:
  * the deleted rows' bytes are overwritten with zeros in the pages that held them, instead of
- * staying in the file's free space until reused or given back (README "Erasure"). Only for
+ * staying in the file's free space until reused or given back (docs/API-NOTES.md "Erasure"). Only for
  * erasures: ordinary deletions keep the cheaper default.
  */
 export function secureDeleting<T>(db: Db, fn: () => T): T {

@@ -46,7 +46,7 @@ export interface ProviderSettings {
 
 /**
  * How a provider is reached, and the environment variables that say so: a key (with an optional
- * base URL), or a host (Ollama). The variables' names are fixed by the README.
+ * base URL), or a host (Ollama). The variables' names are fixed by docs/CONFIGURATION.md.
  */
 export type ProviderConnectionSpec =
   | {

@@ -24,8 +24,8 @@ export function Toggle({
 }
 
 /**
- * The secondary or accent colour: it follows the primary until the owner sets it (README
- * "Widget"); while it follows, the box shows the colour it takes and cannot be edited.
+ * The secondary or accent colour: it follows the primary until the owner sets it (docs/API-NOTES.md
+ * "Agents"); while it follows, the box shows the colour it takes and cannot be edited.
  */
 export function FollowingColorField(props: {
   label: string;
