@@ -33,7 +33,10 @@ export function timingDummyHash(): Promise<string> {
  * no request before the first password is set pays for it.
  */
 const commonPasswordList = lazy(async () => {
-  const { dictionary } = await import('@zxcvbn-ts/language-common');
+  const language = await import('@zxcvbn-ts/language-common');
+  // From source the package's ESM build has the named export; the bundle (dist/) takes its
+  // CommonJS build, whose exports arrive as the default export only.
+  const { dictionary } = 'dictionary' in language ? language : (language as { default: typeof language }).default;
   return new Set(dictionary['passwords-common']);
 });
 
