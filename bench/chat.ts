@@ -6,43 +6,19 @@
 //   the same calls made directly to the fake (one embedding + one completion) in the same run.
 // Goals: overhead p99 <= 10 ms at 10k chunks; >= 500 chat turns/s.
 import autocannon from 'autocannon';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { VectorIndex } from '../src/modules/knowledge/vector-index.js';
 import { openDatabase } from '../src/platform/db/index.js';
-import { benchPlansFile, percentile, report, round, saveResults, spawnServer } from './lib.js';
+import { benchPlansFile, percentile, report, round, saveResults, spawnServer, spawnFakeLlmServer } from './lib.js';
 import { seedAgentChunks, subjectSampler } from './seed.js';
 
 const sizes = (process.env.BENCH_CHAT_SIZES ?? '1000,10000,100000').split(',').map(Number);
 const SEQUENTIAL_TURNS = Number(process.env.BENCH_CHAT_TURNS ?? 300);
 const DURATION_S = Number(process.env.BENCH_CHAT_SECONDS ?? 10);
 const QUESTION = 'What are your opening hours on the weekend?';
-
-async function startFake(): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/fake-llm-server.ts'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening (\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`fake LLM exited with ${code}`)));
-  });
-  return {
-    url,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    },
-  };
-}
 
 async function timed(fn: () => Promise<Response>): Promise<number> {
   const t = performance.now();
@@ -52,7 +28,7 @@ async function timed(fn: () => Promise<Response>): Promise<number> {
   return performance.now() - t;
 }
 
-const fake = await startFake();
+const fake = await spawnFakeLlmServer();
 try {
   for (const size of sizes) {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-chat-'));

@@ -164,3 +164,26 @@ export async function ownerWithAgent(base: string): Promise<{ token: string; age
   });
   return { token: reg.access_token, agentId: agent.id };
 }
+
+/** bench/fake-llm-server.ts in a process of its own (the chat and soak benches); resolves with its URL. */
+export async function spawnFakeLlmServer(): Promise<{ url: string; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/fake-llm-server.ts'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening (\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`fake LLM exited with ${code}`)));
+  });
+  return {
+    url,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}

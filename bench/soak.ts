@@ -4,14 +4,21 @@
 // with 1536-dim vectors. The server's RSS is read every 500 ms: its peak, and its size 5 s after
 // the load stops. Goals (issue 31): peak <= 512 MB, after the soak <= 300 MB.
 import autocannon from 'autocannon';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { VectorIndex } from '../src/modules/knowledge/vector-index.js';
 import { openDatabase } from '../src/platform/db/index.js';
-import { benchPlansFile, percentile, report, round, rssMb, saveResults, spawnServer } from './lib.js';
+import {
+  benchPlansFile,
+  percentile,
+  report,
+  round,
+  rssMb,
+  saveResults,
+  spawnServer,
+  spawnFakeLlmServer,
+} from './lib.js';
 import { seedAgentChunks, subjectSampler } from './seed.js';
 
 const SOAK_S = Number(process.env.BENCH_SOAK_S ?? 600);
@@ -19,29 +26,7 @@ const CHUNKS = 10_000;
 const CONNECTIONS = 20;
 const QUESTION = 'What are your opening hours on the weekend?';
 
-async function startFake(): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/fake-llm-server.ts'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening (\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`fake LLM exited with ${code}`)));
-  });
-  return {
-    url,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    },
-  };
-}
-
-const fake = await startFake();
+const fake = await spawnFakeLlmServer();
 const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-soak-'));
 try {
   const database = openDatabase(path.join(dataDir, 'chat-agent.db'));
