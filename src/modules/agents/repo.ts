@@ -1,6 +1,6 @@
 import { desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.js';
-import { RowCache } from '../../platform/db/row-cache.js';
+import { CachedRowsById } from '../../platform/db/row-cache.js';
 import { chatbots, type ChatbotRow, type NewChatbot } from './tables.js';
 
 export type ChatbotPatch = Partial<
@@ -10,17 +10,11 @@ export type ChatbotPatch = Partial<
 export class AgentsRepo {
   // Read on every request of the public and owner routes: prepared once and cached by id; every
   // write below forgets the row it touches (row-cache.ts covers writes from other connections).
-  private readonly byId;
-  private readonly cache: RowCache<ChatbotRow>;
+  private readonly cache: CachedRowsById<ChatbotRow>;
   private readonly counts;
 
   constructor(private readonly db: Db) {
-    this.byId = db
-      .select()
-      .from(chatbots)
-      .where(eq(chatbots.id, sql.placeholder('id')))
-      .prepare();
-    this.cache = new RowCache(db.$client);
+    this.cache = new CachedRowsById(db, chatbots);
     this.counts = db
       .update(chatbots)
       .set({
@@ -55,7 +49,7 @@ export class AgentsRepo {
   }
 
   findById(id: string): Readonly<ChatbotRow> | undefined {
-    return this.cache.get(id, (key) => this.byId.get({ id: key }));
+    return this.cache.get(id);
   }
 
   insert(row: NewChatbot): ChatbotRow {

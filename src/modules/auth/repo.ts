@@ -1,6 +1,6 @@
 import { and, desc, eq, gt, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.js';
-import { RowCache } from '../../platform/db/row-cache.js';
+import { CachedRowsById } from '../../platform/db/row-cache.js';
 import { passwordResets, sessions, users, type PasswordResetRow, type SessionRow, type UserRow } from './tables.js';
 
 export type NewUser = typeof users.$inferInsert;
@@ -9,17 +9,11 @@ export type UserPatch = Partial<Pick<UserRow, 'role' | 'status' | 'plan_id' | 'p
 export class AuthRepo {
   // Read on every authenticated request (and per visitor request, for the agent owner's plan):
   // prepared once and cached by id; every write below forgets the row it touches.
-  private readonly userById;
-  private readonly userCache: RowCache<UserRow>;
+  private readonly userCache: CachedRowsById<UserRow>;
   private readonly sessionById;
 
   constructor(private readonly db: Db) {
-    this.userById = db
-      .select()
-      .from(users)
-      .where(eq(users.id, sql.placeholder('id')))
-      .prepare();
-    this.userCache = new RowCache(db.$client);
+    this.userCache = new CachedRowsById(db, users);
     this.sessionById = db
       .select()
       .from(sessions)
@@ -48,7 +42,7 @@ export class AuthRepo {
   }
 
   findUserById(id: string): Readonly<UserRow> | undefined {
-    return this.userCache.get(id, (key) => this.userById.get({ id: key }));
+    return this.userCache.get(id);
   }
 
   listUsers(): UserRow[] {

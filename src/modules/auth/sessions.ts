@@ -52,11 +52,6 @@ export class Sessions {
   private readonly signer: TokenSigner;
   /** renew last_used_at at most this often, so every request is not a write */
   private readonly touchEveryMs: number;
-  private readonly repo: AuthRepo;
-  private readonly config: SessionsDeps['config'];
-  private readonly clock: Clock;
-  private readonly writable: () => boolean;
-  private readonly onWriteFailed: (what: string, err: unknown) => void;
   /**
    * Issue 31: renewing a session was a write inside every authenticated read, so after about a
    * minute on a full disk every logged-in route (the status route with the disk-full banner
@@ -66,19 +61,15 @@ export class Sessions {
    */
   private readonly unsaved = new Map<string, UnsavedSession>();
 
-  constructor({ repo, config, clock, writable, onWriteFailed }: SessionsDeps) {
-    this.repo = repo;
-    this.config = config;
-    this.clock = clock;
-    this.writable = writable;
-    this.onWriteFailed = onWriteFailed;
+  constructor(private readonly deps: SessionsDeps) {
+    const { config } = deps;
     this.signer = new TokenSigner(config.jwtSecret);
     this.touchEveryMs = Math.min(60_000, (config.sessionIdleTimeoutS * 1000) / 20);
   }
 
   async start(user: UserRow, client: ClientInfo): Promise<TokenResponse> {
-    const now = this.clock.now();
-    const expires = new Date(now.getTime() + this.config.sessionMaxAgeS * 1000);
+    const now = this.deps.clock.now();
+    const expires = new Date(now.getTime() + this.deps.config.sessionMaxAgeS * 1000);
     const sessionId = newId();
     const row: SessionRow = {
       id: sessionId,
@@ -92,12 +83,12 @@ export class Sessions {
     // On a full disk the owner can still log in and see why nothing saves: the session is kept in
     // memory and written once the disk has room. Past MAX_UNSAVED_SESSIONS the write is tried and
     // its failure answered (507).
-    if (this.writable() || this.unsaved.size >= MAX_UNSAVED_SESSIONS) {
+    if (this.deps.writable() || this.unsaved.size >= MAX_UNSAVED_SESSIONS) {
       try {
-        this.repo.insertSession(row);
+        this.deps.repo.insertSession(row);
       } catch (err) {
         if (!isDiskFull(err) || this.unsaved.size >= MAX_UNSAVED_SESSIONS) throw err;
-        this.onWriteFailed('saving a new session', err);
+        this.deps.onWriteFailed('saving a new session', err);
         this.unsaved.set(sessionId, { row, inDb: false, retryAt: now.getTime() });
       }
     } else {
@@ -116,7 +107,7 @@ export class Sessions {
     const lastUsed = Date.parse(session.last_used_at);
     if (
       Date.parse(session.expires_at) <= now.getTime() ||
-      lastUsed + this.config.sessionIdleTimeoutS * 1000 <= now.getTime()
+      lastUsed + this.deps.config.sessionIdleTimeoutS * 1000 <= now.getTime()
     ) {
       this.end(session.id);
       throw unauthorized();
@@ -137,7 +128,7 @@ export class Sessions {
 
   logout(id: string): void {
     // a full disk refuses this like any write (507): the session then stays, as it says
-    this.repo.deleteSession(id);
+    this.deps.repo.deleteSession(id);
     this.unsaved.delete(id);
   }
 
@@ -165,10 +156,10 @@ export class Sessions {
     for (const [id, { row }] of this.unsaved) {
       if (row.expires_at <= now.toISOString() || row.last_used_at < idleBefore) this.unsaved.delete(id);
     }
-    this.repo.transaction(() => {
+    this.deps.repo.transaction(() => {
       for (const { row, inDb } of this.unsaved.values()) {
-        if (inDb) this.repo.touchSession(row.id, row.last_used_at);
-        else this.repo.insertSession(row);
+        if (inDb) this.deps.repo.touchSession(row.id, row.last_used_at);
+        else this.deps.repo.insertSession(row);
       }
     });
     this.unsaved.clear();
@@ -176,17 +167,17 @@ export class Sessions {
 
   /** Housekeeping, second half: the rows of sessions that can no longer be used; returns how many. */
   deleteExpired(now: Date): number {
-    return this.repo.deleteExpiredSessions(now.toISOString(), this.idleBefore(now));
+    return this.deps.repo.deleteExpiredSessions(now.toISOString(), this.idleBefore(now));
   }
 
   private idleBefore(now: Date): string {
-    return new Date(now.getTime() - this.config.sessionIdleTimeoutS * 1000).toISOString();
+    return new Date(now.getTime() - this.deps.config.sessionIdleTimeoutS * 1000).toISOString();
   }
 
   /** The session as the database has it, with what is kept in memory on top. */
   private find(id: string): SessionRow | undefined {
     const pending = this.unsaved.get(id);
-    const stored = this.repo.findSession(id);
+    const stored = this.deps.repo.findSession(id);
     if (!pending) return stored;
     if (!pending.inDb) return pending.row;
     if (!stored) {
@@ -201,19 +192,19 @@ export class Sessions {
 
   /** Writes the session's state, or keeps it in memory while the database takes no writes. */
   private save(row: SessionRow, inDb: boolean, nowMs: number): void {
-    if (!this.writable()) {
+    if (!this.deps.writable()) {
       // the disk is known to be full: not even tried; tried at the first request once it is not
       this.unsaved.set(row.id, { row, inDb, retryAt: nowMs });
       return;
     }
     try {
-      if (inDb) this.repo.touchSession(row.id, row.last_used_at);
-      else this.repo.insertSession(row);
+      if (inDb) this.deps.repo.touchSession(row.id, row.last_used_at);
+      else this.deps.repo.insertSession(row);
       this.unsaved.delete(row.id);
     } catch (err) {
       // a full disk is waited out by `writable`; anything else is not tried at every request
       this.unsaved.set(row.id, { row, inDb, retryAt: isDiskFull(err) ? nowMs : nowMs + this.touchEveryMs });
-      this.onWriteFailed('renewing a session', err);
+      this.deps.onWriteFailed('renewing a session', err);
     }
   }
 
@@ -223,9 +214,9 @@ export class Sessions {
     this.unsaved.delete(id);
     if (pending && !pending.inDb) return;
     try {
-      this.repo.deleteSession(id);
+      this.deps.repo.deleteSession(id);
     } catch (err) {
-      this.onWriteFailed('removing an ended session', err);
+      this.deps.onWriteFailed('removing an ended session', err);
     }
   }
 }

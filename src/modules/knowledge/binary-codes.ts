@@ -38,138 +38,53 @@ const leb = (n: number): number[] => {
 const section = (id: number, bytes: number[]) => [id, ...leb(bytes.length), ...bytes];
 const name = (s: string) => [s.length, ...Array.from(s, (c) => c.charCodeAt(0))];
 
+// The few WebAssembly instructions the scan uses (opcodes from the binary format's spec).
+const get = (local: number) => [0x20, local];
+const set = (local: number) => [0x21, local];
+const tee = (local: number) => [0x22, local];
+const i32 = (n: number) => [0x41, n]; // i32.const, n < 64
+const i64Zero = [0x42, 0x00];
+const [I32_ADD, I32_SHL, I32_GE_U, I32_LT_U, I64_XOR, I64_POPCNT, I64_ADD, I32_WRAP_I64] = [
+  0x6a, 0x74, 0x4f, 0x49, 0x85, 0x7b, 0x7c, 0xa7,
+];
+const BLOCK = [0x02, 0x40];
+const LOOP = [0x03, 0x40];
+const END = 0x0b;
+const brIf = (depth: number) => [0x0d, depth];
+const i64Load = [0x29, 0x03, 0x00]; // align 8, offset 0
+const i32Store16 = [0x3b, 0x01, 0x00]; // align 2, offset 0
+
 /**
  * scan(codes, n, words, query, out): for each of n codes of `words` 64-bit words starting at
  * `codes`, writes popcount(code XOR query) as a u16 to out[i]. Params 0-4; locals 5 i, 6 w, 7 p
  * (address of the current code), 8 s (the running count).
  */
+const [CODES, N, WORDS, QUERY, OUT, I, W, P, S] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
 const scanBody = [
-  0x02,
-  0x03,
-  0x7f,
-  0x01,
-  0x7e, // locals: 3 x i32 (i, w, p), 1 x i64 (s)
-  0x20,
-  0x00,
-  0x21,
-  0x07, // p = codes
-  0x41,
-  0x00,
-  0x21,
-  0x05, // i = 0
-  0x02,
-  0x40, // block
-  0x03,
-  0x40, // loop (one code per turn)
-  0x20,
-  0x05,
-  0x20,
-  0x01,
-  0x4f,
-  0x0d,
-  0x01, // br_if block (i >= n)
-  0x42,
-  0x00,
-  0x21,
-  0x08, // s = 0
-  0x41,
-  0x00,
-  0x21,
-  0x06, // w = 0
-  0x03,
-  0x40, // loop (one 64-bit word per turn)
-  0x20,
-  0x08,
-  0x20,
-  0x07,
-  0x20,
-  0x06,
-  0x41,
-  0x03,
-  0x74,
-  0x6a,
-  0x29,
-  0x03,
-  0x00, // i64.load (p + w*8)
-  0x20,
-  0x03,
-  0x20,
-  0x06,
-  0x41,
-  0x03,
-  0x74,
-  0x6a,
-  0x29,
-  0x03,
-  0x00, // i64.load (q + w*8)
-  0x85,
-  0x7b,
-  0x7c,
-  0x21,
-  0x08, // s += popcnt(xor)
-  0x20,
-  0x06,
-  0x41,
-  0x01,
-  0x6a,
-  0x22,
-  0x06, // w += 1
-  0x20,
-  0x02,
-  0x49,
-  0x0d,
-  0x00, // br_if (w < words)
-  0x0b,
-  0x20,
-  0x04,
-  0x20,
-  0x05,
-  0x41,
-  0x01,
-  0x74,
-  0x6a, // out + i*2
-  0x20,
-  0x08,
-  0xa7,
-  0x3b,
-  0x01,
-  0x00, // i32.store16 (wrap s)
-  0x20,
-  0x07,
-  0x20,
-  0x02,
-  0x41,
-  0x03,
-  0x74,
-  0x6a,
-  0x21,
-  0x07, // p += words*8
-  0x20,
-  0x05,
-  0x41,
-  0x01,
-  0x6a,
-  0x21,
-  0x05, // i += 1
-  0x0c,
-  0x00, // br loop
-  0x0b,
-  0x0b,
-  0x0b,
-];
+  [0x02, 0x03, 0x7f, 0x01, 0x7e], // locals: 3 x i32 (i, w, p), 1 x i64 (s)
+  [...get(CODES), ...set(P)], // p = codes
+  [...i32(0), ...set(I)], // i = 0
+  [...BLOCK, ...LOOP], // one code per turn
+  [...get(I), ...get(N), I32_GE_U, ...brIf(1)], // leave the block when i >= n
+  [...i64Zero, ...set(S)], // s = 0
+  [...i32(0), ...set(W)], // w = 0
+  LOOP, // one 64-bit word per turn
+  [...get(S)],
+  [...get(P), ...get(W), ...i32(3), I32_SHL, I32_ADD, ...i64Load], // code word p[w]
+  [...get(QUERY), ...get(W), ...i32(3), I32_SHL, I32_ADD, ...i64Load], // query word q[w]
+  [I64_XOR, I64_POPCNT, I64_ADD, ...set(S)], // s += popcnt(code word XOR query word)
+  [...get(W), ...i32(1), I32_ADD, ...tee(W), ...get(WORDS), I32_LT_U, ...brIf(0), END], // w += 1; again while w < words
+  [...get(OUT), ...get(I), ...i32(1), I32_SHL, I32_ADD, ...get(S), I32_WRAP_I64, ...i32Store16], // out[i] = s
+  [...get(P), ...get(WORDS), ...i32(3), I32_SHL, I32_ADD, ...set(P)], // p += words*8
+  [...get(I), ...i32(1), I32_ADD, ...set(I)], // i += 1
+  [0x0c, 0x00, END, END, END], // br loop; end loop, block, function
+].flat();
 
 let compiled: object | null = null;
 function scanModule(): object {
   compiled ??= new wasm.Module(
     Uint8Array.from([
-      0x00,
-      0x61,
-      0x73,
-      0x6d,
-      0x01,
-      0x00,
-      0x00,
-      0x00, // magic, version 1
+      ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00], // magic, version 1
       ...section(1, [0x01, 0x60, 0x05, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x00]), // type: (i32 x 5) -> ()
       ...section(3, [0x01, 0x00]), // one function of that type
       ...section(5, [0x01, 0x00, 0x01]), // one memory, 1 page to start

@@ -92,18 +92,8 @@ export interface AnswerGapsDeps {
 }
 
 export class AnswerGapsService {
-  private readonly repo: AnswerGapsRepo;
-  private readonly agents: AgentsService;
-  private readonly knowledge: KnowledgeService;
-  private readonly clock: Clock;
-  private readonly questions: VisitorQuestions;
-
-  constructor({ repo, agents, knowledge, clock, events, questions }: AnswerGapsDeps) {
-    this.repo = repo;
-    this.agents = agents;
-    this.knowledge = knowledge;
-    this.clock = clock;
-    this.questions = questions;
+  constructor(private readonly deps: AnswerGapsDeps) {
+    const { events } = deps;
     events.on('answer.stored', (e) => {
       if (!e.visitor) return;
       const reasons: GapReason[] = [];
@@ -114,17 +104,17 @@ export class AnswerGapsService {
     });
     events.on('message.rated', (e) => {
       if (e.value !== -1) return;
-      const question = this.questions.before(e.conversation_id, e.message_id);
+      const question = this.deps.questions.before(e.conversation_id, e.message_id);
       if (question !== undefined) this.record(e.chatbot_id, question, ['thumbs_down'], e.conversation_id);
     });
     events.on('conversation.escalated', (e) => {
-      const [latest, before] = this.questions.latest(e.conversation_id);
+      const [latest, before] = this.deps.questions.latest(e.conversation_id);
       const question = e.reason === 'rule' ? before : latest;
       if (question !== undefined) this.record(e.chatbot_id, question, ['asked_person'], e.conversation_id);
     });
     // erasure (docs/API-NOTES.md "Erasure"): a gap whose wording is the erased visitor's (it came last from
     // that conversation) goes with it; other gaps it asked count one conversation less
-    events.on('conversation.erased', (e) => this.repo.deleteByConversation(e.chatbot_id, e.conversation_id));
+    events.on('conversation.erased', (e) => this.deps.repo.deleteByConversation(e.chatbot_id, e.conversation_id));
   }
 
   /**
@@ -136,10 +126,10 @@ export class AnswerGapsService {
     const question = rawQuestion.trim().slice(0, MAX_GAP_QUESTION);
     const key = questionKey(question);
     if (!key) return;
-    const now = isoNow(this.clock);
-    const gap = this.repo.findByKey(chatbotId, key);
+    const now = isoNow(this.deps.clock);
+    const gap = this.deps.repo.findByKey(chatbotId, key);
     if (!gap) {
-      this.repo.insert({
+      this.deps.repo.insert({
         id: newId(),
         chatbot_id: chatbotId,
         question_key: key,
@@ -158,10 +148,10 @@ export class AnswerGapsService {
     if (status === 'dismissed') status = 'open';
     else if (status === 'answered') {
       // its qa source deleted: nothing answers it any more
-      const answerKept = gap.source_id ? this.repo.sourceExists(gap.source_id) : false;
+      const answerKept = gap.source_id ? this.deps.repo.sourceExists(gap.source_id) : false;
       if (!answerKept || reasons.includes('thumbs_down')) status = 'open';
     }
-    this.repo.recordOccurrence(gap.id, conversationId, {
+    this.deps.repo.recordOccurrence(gap.id, conversationId, {
       question,
       reasons: [...new Set([...gap.reasons, ...reasons])],
       status,
@@ -172,8 +162,8 @@ export class AnswerGapsService {
 
   /** The agent's gaps with this status, most asked first, then the most recent. */
   list(user: AuthUser, chatbotId: string, status: GapRow['status']): GapRow[] {
-    const agent = this.agents.get(user, chatbotId);
-    return this.repo.listByStatus(agent.id, status, MAX_GAPS_LISTED);
+    const agent = this.deps.agents.get(user, chatbotId);
+    return this.deps.repo.listByStatus(agent.id, status, MAX_GAPS_LISTED);
   }
 
   /** The owner's answer: a qa source (the gap's question unless another wording is given); the gap is answered. */
@@ -184,22 +174,22 @@ export class AnswerGapsService {
     input: { answer: string; question?: string },
   ): Promise<{ gap: GapRow; source: SourceRow }> {
     const gap = this.owned(user, chatbotId, gapId);
-    const source = await this.knowledge.addQaSource(user, chatbotId, {
+    const source = await this.deps.knowledge.addQaSource(user, chatbotId, {
       question: input.question ?? gap.question,
       answer: input.answer,
     });
-    return { gap: this.repo.setStatus(gap.id, { status: 'answered', source_id: source.id }), source };
+    return { gap: this.deps.repo.setStatus(gap.id, { status: 'answered', source_id: source.id }), source };
   }
 
   dismiss(user: AuthUser, chatbotId: string, gapId: string): GapRow {
     const gap = this.owned(user, chatbotId, gapId);
-    return this.repo.setStatus(gap.id, { status: 'dismissed' });
+    return this.deps.repo.setStatus(gap.id, { status: 'dismissed' });
   }
 
   /** A gap of one of the caller's agents; any other (missing, another agent's, another account's) is 404 alike. */
   private owned(user: AuthUser, chatbotId: string, gapId: string): GapRow {
-    const gap = this.repo.findById(gapId);
-    if (!gap || !this.agents.holding(user, gap, chatbotId)) throw notFound('Answer gap');
+    const gap = this.deps.repo.findById(gapId);
+    if (!gap || !this.deps.agents.holding(user, gap, chatbotId)) throw notFound('Answer gap');
     return gap;
   }
 }

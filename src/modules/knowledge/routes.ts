@@ -21,6 +21,14 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<{
 }> = async (app, { knowledge, ingestion, gaps }) => {
   const security = [{ bearer: [] }];
   const chatbotParams = z.object({ chatbot_id: z.string().min(1).max(100) });
+  /** the three routes that add a source: one agent's id in the path, the new source back */
+  const addSourceSchema = (consumes: string[]) => ({
+    tags: ['sources'],
+    security,
+    params: chatbotParams,
+    consumes,
+    response: { 201: sourceSchema },
+  });
 
   app.get('/api/sources/chatbot/:chatbot_id', {
     schema: { tags: ['sources'], security, params: chatbotParams, response: { 200: sourceSchema.array() } },
@@ -29,13 +37,7 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<{
 
   app.post('/api/sources/chatbot/:chatbot_id/text', {
     bodyLimit: TEXT_SOURCE_BODY_LIMIT,
-    schema: {
-      tags: ['sources'],
-      security,
-      params: chatbotParams,
-      consumes: ['multipart/form-data', 'application/json'],
-      response: { 201: sourceSchema },
-    },
+    schema: addSourceSchema(['multipart/form-data', 'application/json']),
     handler: async (req, reply) => {
       const user = currentUser(req);
       const fields = await readFormFields(req, MAX_TEXT_SOURCE_CHARS * 4);
@@ -51,13 +53,7 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<{
   qaRoutes(app, { knowledge, gaps });
 
   app.post('/api/sources/chatbot/:chatbot_id/file', {
-    schema: {
-      tags: ['sources'],
-      security,
-      params: chatbotParams,
-      consumes: ['multipart/form-data'],
-      response: { 201: sourceSchema },
-    },
+    schema: addSourceSchema(['multipart/form-data']),
     handler: async (req, reply) => {
       const user = currentUser(req);
       ingestion.assertAgent(user, req.params.chatbot_id); // before reading 100 MB for nothing
@@ -81,13 +77,7 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<{
   });
 
   app.post('/api/sources/chatbot/:chatbot_id/website', {
-    schema: {
-      tags: ['sources'],
-      security,
-      params: chatbotParams,
-      consumes: ['multipart/form-data', 'application/json'],
-      response: { 201: sourceSchema },
-    },
+    schema: addSourceSchema(['multipart/form-data', 'application/json']),
     handler: async (req, reply) => {
       const user = currentUser(req);
       // a form's fields are strings; a JSON body's values keep their types (numbers, arrays)

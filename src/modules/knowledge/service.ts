@@ -108,36 +108,7 @@ export class KnowledgeService {
     const agent = this.agents.get(user, chatbotId);
     const parts = chunkText(input.content);
     if (parts.length === 0) throw badRequest('content: must contain some text');
-    const now = isoNow(this.clock);
-    const { source, stored } = this.repo.transaction(() => {
-      this.storage?.assertRoom(
-        agent.user_id,
-        parts.reduce((sum, p) => sum + Buffer.byteLength(p.content), 0),
-      );
-      const source = this.repo.insertSource({
-        id: newId(),
-        chatbot_id: agent.id,
-        type: 'text',
-        name: input.name,
-        url: null,
-        file_type: null,
-        file_size: null,
-        status: 'completed',
-        error_message: null,
-        progress: 1,
-        created_at: now,
-        updated_at: now,
-      });
-      return { source, stored: this.repo.insertChunks(agent.id, source.id, parts) };
-    });
-    await this.embedChunks(stored).catch((err) => {
-      this.log.warn(
-        { err, sourceId: source.id },
-        'embedding failed; the source is keyword-searchable and will be embedded later',
-      );
-      this.scheduleBackfill();
-    });
-    return source;
+    return this.addCompletedSource(agent, { type: 'text', name: input.name }, parts);
   }
 
   /** A qa source: the owner's answer to a question, one passage, completed at once. */
@@ -152,16 +123,29 @@ export class KnowledgeService {
     if (!question) throw badRequest('question: must not be empty');
     if (!answer) throw badRequest('answer: must not be empty');
     const content = qaPassage(question, answer);
+    return this.addCompletedSource(
+      agent,
+      { type: 'qa', qa_question: question, qa_answer: answer, name: question.slice(0, 200) },
+      [{ content, tokenCount: estimateTokens(content) }],
+    );
+  }
+
+  /** Stores a source that needs no ingestion (text, qa) with its passages in one transaction, then embeds them. */
+  private async addCompletedSource(
+    agent: { id: string; user_id: string },
+    fields: { type: 'text' | 'qa'; name: string; qa_question?: string; qa_answer?: string },
+    parts: Array<{ content: string; tokenCount: number }>,
+  ): Promise<SourceRow> {
     const now = isoNow(this.clock);
     const { source, stored } = this.repo.transaction(() => {
-      this.storage?.assertRoom(agent.user_id, Buffer.byteLength(content));
+      this.storage?.assertRoom(
+        agent.user_id,
+        parts.reduce((sum, p) => sum + Buffer.byteLength(p.content), 0),
+      );
       const source = this.repo.insertSource({
         id: newId(),
         chatbot_id: agent.id,
-        type: 'qa',
-        qa_question: question,
-        qa_answer: answer,
-        name: question.slice(0, 200),
+        ...fields,
         url: null,
         file_type: null,
         file_size: null,
@@ -171,10 +155,7 @@ export class KnowledgeService {
         created_at: now,
         updated_at: now,
       });
-      return {
-        source,
-        stored: this.repo.insertChunks(agent.id, source.id, [{ content, tokenCount: estimateTokens(content) }]),
-      };
+      return { source, stored: this.repo.insertChunks(agent.id, source.id, parts) };
     });
     await this.embedQuietly(stored, source.id);
     return this.repo.findSource(source.id) ?? source;

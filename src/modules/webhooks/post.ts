@@ -1,5 +1,4 @@
-import http from 'node:http';
-import https from 'node:https';
+import { requestWithoutPool } from '../../platform/net/fetch-exchange.js';
 import { assertPublicHttpUrl, createSafeLookup } from '../../platform/net/safe-fetch.js';
 import { UnsafeUrlError } from '../../platform/net/types.js';
 
@@ -41,17 +40,12 @@ export function postWebhook(
       opts.signal?.removeEventListener('abort', onAbort);
       resolve(result);
     };
-    const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-    const req = (url.protocol === 'https:' ? https : http).request(
+    // no pooling: every attempt resolves (and checks) the host again
+    const req = requestWithoutPool(
+      url,
       {
-        protocol: url.protocol,
-        hostname,
-        port: url.port === '' ? undefined : Number(url.port),
-        path: `${url.pathname}${url.search}`,
         method: 'POST',
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-        // no pooling: every attempt resolves (and checks) the host again
-        agent: false,
         lookup: createSafeLookup(opts.allowPrivate),
       },
       (res) => {

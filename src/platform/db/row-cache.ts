@@ -1,4 +1,7 @@
 import type Database from 'better-sqlite3';
+import { eq, sql } from 'drizzle-orm';
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
+import type { Db } from './index.js';
 
 /** Rows kept at most; past it the cache starts over (a plain bound, not LRU: misses are cheap). */
 const MAX_ROWS = 10_000;
@@ -84,5 +87,31 @@ export class RowCache<T extends object> {
 
   clear(): void {
     this.rows.clear();
+  }
+}
+
+/**
+ * A table's rows read by primary key through one statement prepared once, kept in a RowCache:
+ * the repo calls `forget(id)` before every write it makes to a row.
+ */
+export class CachedRowsById<Row extends object> {
+  private readonly byId: { get(params: { id: string }): Row | undefined };
+  private readonly cache: RowCache<Row>;
+
+  constructor(db: Db, table: SQLiteTable & { id: SQLiteColumn }) {
+    this.byId = db
+      .select()
+      .from(table)
+      .where(eq(table.id, sql.placeholder('id')))
+      .prepare() as unknown as { get(params: { id: string }): Row | undefined };
+    this.cache = new RowCache(db.$client);
+  }
+
+  get(id: string): Readonly<Row> | undefined {
+    return this.cache.get(id, (key) => this.byId.get({ id: key }));
+  }
+
+  forget(id: string): void {
+    this.cache.forget(id);
   }
 }

@@ -40,20 +40,37 @@ export class Exchange {
   }
 }
 
+/**
+ * One http(s) request to `url` with no connection pooling: every request opens its own connection,
+ * so its own lookup (and the address check in it) runs.
+ */
+export function requestWithoutPool(
+  url: URL,
+  options: Pick<http.RequestOptions, 'method' | 'headers' | 'lookup' | 'signal'>,
+  onResponse: (res: http.IncomingMessage) => void,
+): http.ClientRequest {
+  const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  return (url.protocol === 'https:' ? https : http).request(
+    {
+      protocol: url.protocol,
+      hostname,
+      port: url.port === '' ? undefined : Number(url.port),
+      path: `${url.pathname}${url.search}`,
+      agent: false,
+      ...options,
+    },
+    onResponse,
+  );
+}
+
 export function send(url: URL, lookup: LookupFunction, signal: AbortSignal): Promise<http.IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-    const req = (url.protocol === 'https:' ? https : http).request(
+    const req = requestWithoutPool(
+      url,
       {
-        protocol: url.protocol,
-        hostname,
-        port: url.port === '' ? undefined : Number(url.port),
-        path: `${url.pathname}${url.search}`,
         method: 'GET',
         // nothing identifying, no cookies, no Authorization: nothing to leak across redirects
         headers: { 'user-agent': USER_AGENT, accept: ACCEPT, 'accept-encoding': 'identity' },
-        // no pooling: every hop opens its own connection, so its own lookup (and check) runs
-        agent: false,
         lookup,
         signal,
       },
