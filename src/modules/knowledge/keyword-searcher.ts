@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { Piscina } from 'piscina';
-import { DB_WORKER_HEAP, resolveWorkerFile, workerExecArgv } from '../../platform/workers/pool.js';
+import { DB_WORKER_HEAP, resolveWorkerFile, threadPoolBase } from '../../platform/workers/pool.js';
 import type { ReadQueryTask } from '../../platform/workers/db-tasks.js';
 import { keywordHits, KnowledgeRepo, type KeywordHit } from './repo.js';
 
@@ -29,9 +29,8 @@ export class KeywordSearcher {
     // its queue; under sustained load (100 chats at once on 100k chunks) some searches lost their
     // place again and again and their visitors waited over 10 s while the rest took ~2 s.
     this.pool = new Piscina({
-      filename: workerFile,
+      ...threadPoolBase(workerFile),
       name: 'readQuery',
-      execArgv: workerExecArgv(workerFile),
       resourceLimits: DB_WORKER_HEAP,
       minThreads: 0,
       maxThreads: 1,

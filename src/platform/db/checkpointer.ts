@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import { Piscina } from 'piscina';
 import type { CheckpointRefusal, CheckpointResult } from '../workers/db-tasks.js';
-import { DB_WORKER_HEAP, resolveWorkerFile, workerExecArgv } from '../workers/pool.js';
+import { DB_WORKER_HEAP, resolveWorkerFile, threadPoolBase } from '../workers/pool.js';
 
 /** checkpoint once the WAL holds this much (SQLite's own default is 1000 pages, ~4 MB) */
 const WAL_BYTES_BEFORE_CHECKPOINT = 4 * 1024 * 1024;
@@ -34,9 +34,8 @@ export class WalCheckpointer {
   ) {
     const workerFile = resolveWorkerFile();
     this.pool = new Piscina({
-      filename: workerFile,
+      ...threadPoolBase(workerFile),
       name: 'checkpoint',
-      execArgv: workerExecArgv(workerFile),
       resourceLimits: DB_WORKER_HEAP,
       minThreads: 0,
       maxThreads: 1,

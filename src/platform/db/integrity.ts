@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { Piscina } from 'piscina';
 import type { DatabaseCondition } from './condition.js';
-import { DB_WORKER_HEAP, resolveWorkerFile, workerExecArgv } from '../workers/pool.js';
+import { DB_WORKER_HEAP, resolveWorkerFile, threadPoolBase } from '../workers/pool.js';
 
 /** one check a day, and one at start: quick_check reads the whole file, so not more often */
 const CHECK_EVERY_MS = 24 * 60 * 60 * 1000;
@@ -32,9 +32,8 @@ export class IntegrityWatch {
     const workerFile = resolveWorkerFile();
     // the thread (and its connection) goes away soon after a check: nothing held between checks
     this.pool = new Piscina({
-      filename: workerFile,
+      ...threadPoolBase(workerFile),
       name: 'quickCheck',
-      execArgv: workerExecArgv(workerFile),
       resourceLimits: DB_WORKER_HEAP,
       minThreads: 0,
       maxThreads: 1,

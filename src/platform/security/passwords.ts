@@ -27,18 +27,18 @@ export function timingDummyHash(): Promise<string> {
 
 /**
  * The list of commonly used passwords (NIST SP 800-63B 3.1.1.2: refuse a password found in lists
- * of commonly used, expected or compromised values, and say why). It is zxcvbn-ts's
- * `passwords-common` dictionary: about 49,000 passwords, most frequent first, taken from leaked
- * password sets, stored lower-case. Loaded on first use (about 20 ms; in dist/ a chunk of its own):
- * no request before the first password is set pays for it.
+ * of commonly used, expected or compromised values, and say why): zxcvbn-ts's `passwords-common`
+ * dictionary, about 49,000 passwords from leaked password sets, lower-case, as one string
+ * (scripts/gen-common-passwords.ts). Loaded on first use (in dist/ a chunk of its own), so no
+ * request before the first password is set pays for it; a lookup scans the 0.4 MB string (well
+ * under a millisecond, beside the ~20 ms of hashing the password).
  */
-const commonPasswordList = lazy(async () => {
-  const language = await import('@zxcvbn-ts/language-common');
-  // From source the package's ESM build has the named export; the bundle (dist/) takes its
-  // CommonJS build, whose exports arrive as the default export only.
-  const { dictionary } = 'dictionary' in language ? language : (language as { default: typeof language }).default;
-  return new Set(dictionary['passwords-common']);
-});
+const commonPasswordList = lazy(async () => (await import('./common-passwords.js')).COMMON_PASSWORDS);
+
+async function isCommonPassword(lowerCase: string): Promise<boolean> {
+  // no listed password holds a newline: one that does would match across two lines
+  return !lowerCase.includes('\n') && (await commonPasswordList()).includes(`\n${lowerCase}\n`);
+}
 
 /**
  * Why a new password is refused, or null when it is accepted. Length (8-128) is the schemas' rule;
@@ -48,7 +48,7 @@ const commonPasswordList = lazy(async () => {
  */
 export async function newPasswordRefusal(field: string, password: string, email?: string): Promise<string | null> {
   const lower = password.toLowerCase();
-  if ((await commonPasswordList()).has(lower))
+  if (await isCommonPassword(lower))
     return `${field}: is one of the most commonly used passwords (found in lists of leaked passwords); choose another`;
   if (email) {
     const address = email.toLowerCase();
