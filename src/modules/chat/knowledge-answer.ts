@@ -48,6 +48,8 @@ export interface AnswerPassage {
   distance: number | null;
   /** a Q&A source whose question matches: the owner's answer (set only when it matches) */
   qaAnswer?: string | null;
+  /** the passage of a Q&A source: the owner's question and answer (whether or not it matches), else null */
+  qa?: { question: string; answer: string } | null;
 }
 
 export const DEFAULT_NO_ANSWER = 'I could not find that in our information.';
