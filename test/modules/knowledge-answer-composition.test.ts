@@ -142,7 +142,11 @@ describe('the relevance gate judges the passage, not one sentence', () => {
 
 describe('a question line brings its answer', () => {
   it('quotes the answer after a long FAQ question line, not the question alone', () => {
-    const answer = knowledgeOnlyAnswer('What is the Export Control Classification Number for SQLite?', [SQLITE_FAQ], opts);
+    const answer = knowledgeOnlyAnswer(
+      'What is the Export Control Classification Number for SQLite?',
+      [SQLITE_FAQ],
+      opts,
+    );
     expect(answer.found).toBe(true);
     expect(quoted(answer.text)).toContain('EAR99');
     // and not the neighbouring entries
@@ -155,7 +159,11 @@ describe('a question line brings its answer', () => {
       sourceName: 'Do you make vegan cornetti?',
       qa: { question: 'Do you make vegan cornetti?', answer: 'Yes, every morning, with oat milk instead of butter.' },
     });
-    const answer = knowledgeOnlyAnswer('Are the vegan cornetti made with butter or with oat milk?', [qa, BAKERY_ABOUT], opts);
+    const answer = knowledgeOnlyAnswer(
+      'Are the vegan cornetti made with butter or with oat milk?',
+      [qa, BAKERY_ABOUT],
+      opts,
+    );
     expect(answer.found).toBe(true);
     expect(answer.text).toContain('Yes, every morning, with oat milk instead of butter.');
     expect(answer.text).not.toContain('Q: ');
@@ -169,7 +177,10 @@ describe('answers that read well', () => {
     expect(answer.found).toBe(true);
     const lines = quoted(answer.text).split('\n');
     expect(lines).toContain('Rye bread: 4.80 euro');
-    expect(lines.every((l) => l.length < 60), lines.join(' / ')).toBe(true);
+    expect(
+      lines.every((l) => l.length < 60),
+      lines.join(' / '),
+    ).toBe(true);
   });
 
   it('quotes the rows of the list for a question asking for a list', () => {
@@ -203,7 +214,10 @@ describe('a Q&A source through the public chat without a model key', () => {
       method: 'POST',
       url: `/api/sources/chatbot/${agent.id}/qa`,
       headers: auth(owner.token),
-      payload: { question: 'Do you make vegan cornetti?', answer: 'Yes, every morning, with oat milk instead of butter.' },
+      payload: {
+        question: 'Do you make vegan cornetti?',
+        answer: 'Yes, every morning, with oat milk instead of butter.',
+      },
     });
     expect(res.statusCode, res.body).toBe(201);
     const reply = await say(t, agent.id, 's1', 'Are the vegan cornetti made with butter or with oat milk?');
