@@ -42,8 +42,9 @@ const R_OBTAIN = passage(
   [
     '2.1 How can R be obtained?',
     '',
-    'Sources, binaries and documentation for R can be obtained via CRAN, the Comprehensive R Archive Network,',
-    'whose current members are listed on its mirrors page. Choose a mirror close to you for faster downloads.',
+    'Sources, binaries and documentation for R can be obtained via CRAN, the',
+    'Comprehensive R Archive Network, whose current members are listed on its',
+    'mirrors page. Choose a mirror close to you for faster downloads.',
   ].join('\n'),
   { sourceName: 'R FAQ', title: 'R FAQ', heading: '2 R Basics > 2.1 How can R be obtained?' },
 );
@@ -122,6 +123,26 @@ describe('the relevance gate judges the passage, not one sentence', () => {
     }
   });
 
+  it('answers "not found" when the best entry ties with another holding the same words: nothing stands out', () => {
+    // every entry of this FAQ says "SQLite database"; none says "encrypt"
+    const faq = passage(
+      [
+        '(7) How do I list all tables/indices contained in an SQLite database?',
+        'Type ".tables" in the sqlite3 command-line program to get a list of all tables.',
+        '',
+        '(12) I accidentally deleted some important information from my SQLite database. How can I recover it?',
+        'If you have a backup copy of your database file, recover the information from your backup.',
+      ].join('\n'),
+      { sourceName: 'SQLite FAQ' },
+    );
+    const other = passage('The router encrypts your wireless network with WPA3.', { sourceName: 'router.pdf' });
+    expect(knowledgeOnlyAnswer('How do I encrypt an SQLite database?', [faq, other], opts).found).toBe(false);
+    // and answers what one entry says
+    expect(
+      quoted(knowledgeOnlyAnswer('How do I list the tables of an SQLite database?', [faq, other], opts).text),
+    ).toContain('.tables');
+  });
+
   it('still answers "not found" to questions the passages only brush against', () => {
     const all = [BAKERY_PRICES, BAKERY_BREADS, BAKERY_ABOUT, PLANS, R_OBTAIN, R_INSTALL, R_CITE, SQLITE_FAQ];
     for (const q of [
@@ -187,6 +208,47 @@ describe('answers that read well', () => {
     const answer = knowledgeOnlyAnswer('What breads do you have?', [BAKERY_BREADS, BAKERY_PRICES, BAKERY_ABOUT], opts);
     const text = quoted(answer.text);
     for (const bread of ['Sourdough loaf', 'Rye bread', 'Spelt bread']) expect(text).toContain(bread);
+  });
+
+  it('quotes the list a heading naming what is asked for leads into, and every row for "What are your prices?"', () => {
+    const breads = quoted(
+      knowledgeOnlyAnswer('What breads do you have?', [BAKERY_PRICES, BAKERY_BREADS, BAKERY_ABOUT], opts).text,
+    );
+    expect(breads).toContain('Our breads\n- Sourdough loaf');
+    expect(breads).toContain('- Ciabatta on Fridays and Saturdays');
+    const prices = quoted(knowledgeOnlyAnswer('What are your prices?', [BAKERY_PRICES, BAKERY_ABOUT], opts).text);
+    expect(prices.split('\n')).toEqual([
+      'Our prices',
+      'Croissant: 1.50 euro',
+      'Sourdough loaf (1 kg): 6.20 euro',
+      'Rye bread: 4.80 euro',
+      'Spelt bread: 5.10 euro',
+      'Cinnamon roll: 2.40 euro',
+    ]);
+  });
+
+  it("quotes one row of a table when the question names that row's item, even when it asks for hours", () => {
+    const table = passage(
+      '| Department | Room | Opening hours |\n| --- | --- | --- |\n| Canteen | C-001 | 07:30-15:00 |\n| Library | B-110 | 09:00-17:00 |\n| Gym | D-002 | 06:00-22:00 |',
+    );
+    const text = quoted(knowledgeOnlyAnswer('Which opening hours does the canteen have?', [table], opts).text);
+    expect(text).toContain('| Canteen | C-001 | 07:30-15:00 |');
+    expect(text).not.toContain('Library');
+  });
+
+  it('quotes bullets run into one line one a line', () => {
+    const box = passage(
+      'In the box\n- X200 router - Power adapter 12 V - Ethernet cable, 1.5 m - Quick start guide\nKeep the box for returns.',
+    );
+    const text = quoted(knowledgeOnlyAnswer('Is an ethernet cable in the box?', [box], opts).text);
+    expect(text.split('\n')).toContain('- Ethernet cable, 1.5 m');
+  });
+
+  it('quotes a sentence of a hard-wrapped text file whole, across a line starting with a capital', () => {
+    const text = quoted(knowledgeOnlyAnswer('Where can R be obtained?', [R_OBTAIN], opts).text);
+    expect(text).toContain(
+      'Sources, binaries and documentation for R can be obtained via CRAN, the Comprehensive R Archive Network, whose current members are listed on its mirrors page.',
+    );
   });
 
   it('quotes every plan for "which plans are there"', () => {

@@ -86,13 +86,17 @@ export function passageTerms(contentTerms: Terms[], context: Terms): Set<string>
 /**
  * Whether the question asks for a list ("What breads do you have?", "Which plans are there?",
  * "What kinds of cake do you make?", "List your opening days"): then the answer quotes the rows of
- * the list its best sentence belongs to, and more sentences than for a single fact. English
+ * the list its best sentence belongs to (or that a heading naming it leads into), and more
+ * sentences than for a single fact. English
  * wordings only; in other languages the answer stays as for a single fact.
  */
 export function asksForList(question: string): boolean {
   const q = question.trim().toLowerCase();
   if (/^(?:please\s+)?(?:list|name)\b/.test(q) || /\b(?:list|all)\s+(?:of\s+)?(?:the|your|our)\b/.test(q)) return true;
   if (/^(?:what|which)\s+(?:kinds?|types?|sorts?)\s+of\b/.test(q)) return true;
+  // "what are your prices": a plural right after "what/which are (the/your/our)"
+  const are = /^(?:what|which)\s+are\s+(?:the\s+|your\s+|our\s+)?([\p{L}-]+)/u.exec(q)?.[1];
+  if (are) return !NOT_A_NOUN.test(are) && isPlural(are);
   // "what breads", "which plans", "what vegan options": a plural right after what/which, or after one more word
   const [, first, second] = /^(?:what|which)\s+([\p{L}-]+)(?:\s+([\p{L}-]+))?/u.exec(q) ?? [];
   if (!first || NOT_A_NOUN.test(first)) return false;

@@ -180,10 +180,10 @@ function isAbbreviation(text: string, dot: number, nextChar: string): boolean {
 /**
  * A sentence that leads into the next one: short (a heading "Opening hours", a label "Price:", an
  * FAQ question "How do I reset it?"), and neither a complete statement (ending in "." or "!") nor
- * a record line, whose neighbour is another record.
+ * a row (a record, list item or "Label: value" line), whose neighbour is another row.
  */
 export function isLeadIn(text: string): boolean {
-  return text.length < SHORT_SENTENCE && !/[.!。！]["'”’»)\]」』]*$/u.test(text) && !isRecord(text);
+  return text.length < SHORT_SENTENCE && !/[.!。！]["'”’»)\]」』]*$/u.test(text) && !isRowLike(text);
 }
 
 /** A question: it ends in "?" (an FAQ's question line, a Q&A source's "Q: ..."). */

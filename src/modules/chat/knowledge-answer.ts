@@ -49,6 +49,7 @@ import {
 import { MAX_SENTENCE_CHARS, quotePassage } from './answer-quote.js';
 import {
   followersOf,
+  isLeadIn,
   isRowLike,
   listRows,
   type Sentence,
@@ -214,6 +215,16 @@ export function knowledgeOnlyAnswer(
     }
   }
 
+  // a list question: a heading naming what it asks for ("Our breads") above a list comes first
+  if (list)
+    for (const s of all) {
+      const sentences = perPassage[s.passage]!;
+      const content = relevant[s.passage]!.content;
+      const next = followersOf(sentences, s.index, content)[0];
+      if (s.score > 0 && isLeadIn(s.text) && next && listRows(sentences, next.index, content).length > 0)
+        s.score *= 1.2;
+    }
+
   // "What is R?", "What does CRAN stand for?": a sentence that says what it is ("R is a system
   // for…", "CRAN, the Comprehensive R Archive Network", "… Number (ECCN)") answers it
   const defines = definitionOf(question);
@@ -224,7 +235,7 @@ export function knowledgeOnlyAnswer(
 
   const picked = new Set<Scored>();
   const pickedKeys = new Set<string>();
-  let budget = list ? LIST_BUDGET : QUOTE_BUDGET;
+  let budget = QUOTE_BUDGET;
   const cost = (s: Scored) => (pickedKeys.has(s.key) ? 0 : Math.min(s.text.length, MAX_SENTENCE_CHARS));
   const take = (s: Scored) => {
     budget -= cost(s);
@@ -260,20 +271,40 @@ export function knowledgeOnlyAnswer(
       if (rival) return noAnswer;
     }
   }
+  /**
+   * Whether `s` is a row of a list that it alone of them holds a word of the question in: "What
+   * are the opening hours of the canteen?" asks for the canteen's row of a table, not the table.
+   */
+  const namesOneRow = (s: Scored) => {
+    const rows = listRows(perPassage[s.passage]!, s.index, relevant[s.passage]!.content);
+    const own = topic.filter((w) => s.terms.stems.has(w));
+    return rows.length > 0 && own.some((w) => !rows.some((r) => r !== s && r.terms.stems.has(w)));
+  };
+  const wantsList = list && top !== undefined && !namesOneRow(top);
+  if (wantsList) budget = LIST_BUDGET;
+  /** for a list question, the list to quote with `s`: the rows of its list, or of the list a heading leads into ("Our breads" above its bullets) */
+  const listOf = (s: Scored, followers: Scored[], sentences: Scored[], content: string): Scored[] => {
+    let rows = listRows(sentences, s.index, content);
+    if (rows.length === 0 && followers[0]) rows = listRows(sentences, followers[0].index, content);
+    return rows.slice(0, MAX_ROWS);
+  };
   if (ranked.length > 0) {
     const threshold = ranked[0]!.score / 2;
-    const most = list ? LIST_SENTENCES : MAX_SENTENCES;
+    const most = wantsList ? LIST_SENTENCES : MAX_SENTENCES;
     let count = 0;
     for (const s of ranked) {
       if (count >= most || s.score < threshold) break;
       // a list comes from one place: a list question's further sentences from the best one's passage
-      if (list && count > 0 && s.passage !== ranked[0]!.passage) continue;
+      if (wantsList && count > 0 && s.passage !== ranked[0]!.passage) continue;
+      // another row of a table, matching only by its column names, is not asked for unless the list is
+      if (!wantsList && count > 0 && !words.some((w) => s.terms.stems.has(w))) continue;
       const sentences = perPassage[s.passage]!;
       const content = relevant[s.passage]!.content;
       // a question line brings its answer, a heading or label the line after it; a sentence
       // already quoted as such may still bring its own; for a list question, a row brings its list
-      const rows = list ? listRows(sentences, s.index, content).slice(0, MAX_ROWS) : [];
-      const group = [s, ...followersOf(sentences, s.index, content), ...rows];
+      const followers = followersOf(sentences, s.index, content);
+      const rows = wantsList ? listOf(s, followers, sentences, content) : [];
+      const group = [s, ...followers, ...rows];
       const extra = group.filter((x) => !pickedKeys.has(x.key));
       if (extra.length === 0) continue;
       const groupCost = extra.reduce((n, x) => n + cost(x), 0);
