@@ -211,8 +211,8 @@ export function followersOf<S extends Sentence>(sentences: S[], index: number, c
   return isLeadIn(s.text) ? [next] : [];
 }
 
-/** whether a blank line separates two sentences */
-function paragraphBreak(a: Sentence, b: Sentence, content: string): boolean {
+/** whether a blank line separates two sentences (a before b) */
+export function paragraphBreak(a: Sentence, b: Sentence, content: string): boolean {
   return /\n[ \t]*\r?\n/.test(content.slice(a.start + a.text.length, b.start));
 }
 

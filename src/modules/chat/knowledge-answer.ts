@@ -52,6 +52,7 @@ import {
   isLeadIn,
   isRowLike,
   listRows,
+  paragraphBreak,
   type Sentence,
   separatorAfter,
   splitSentences,
@@ -261,12 +262,24 @@ export function knowledgeOnlyAnswer(
     const share = coverage(words, gateWeights, held);
     if (share < MIN_COVERAGE) return noAnswer;
     if (share < 1 && !list && !isRowLike(top.text)) {
-      // the margin: another sentence, not of this entry, holding the same topic words as high (rows
-      // of a table or list are alike by nature: a carrier's rows for each country)
+      // the margin: another sentence, in another paragraph or passage, holding the same topic words
+      // as high (rows of a table or list are alike by nature: a carrier's rows for each country;
+      // a sentence cut at a passage's edge is the same sentence)
       const holds = (s: Scored) => topic.filter((w) => s.terms.stems.has(w)).join(' ');
       const own = holds(top);
+      const elsewhere = (s: Scored) => {
+        if (s.passage !== top.passage) return !s.key.includes(top.key) && !top.key.includes(s.key);
+        const [a, b] = s.index < top.index ? [s, top] : [top, s];
+        return paragraphBreak(a, b, topPassage.content);
+      };
       const rival = ranked.find(
-        (s) => s !== top && !entry.includes(s) && !isRowLike(s.text) && s.score >= top.score * TIE && holds(s) === own,
+        (s) =>
+          s !== top &&
+          !entry.includes(s) &&
+          !isRowLike(s.text) &&
+          s.score >= top.score * TIE &&
+          holds(s) === own &&
+          elsewhere(s),
       );
       if (rival) return noAnswer;
     }
