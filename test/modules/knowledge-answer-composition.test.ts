@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { asksForList } from '../../src/modules/chat/answer-gate.js';
 import { type AnswerPassage, DEFAULT_NO_ANSWER, knowledgeOnlyAnswer } from '../../src/modules/chat/knowledge-answer.js';
 import { auth, createAgent, registerUser, say, useTestApps } from '../helpers/app.js';
 import { addText } from '../helpers/sources.js';
@@ -193,6 +194,28 @@ describe('a question line brings its answer', () => {
 });
 
 describe('answers that read well', () => {
+  it('tells a question asking for a list from one asking for a fact (English wordings)', () => {
+    const lists = [
+      'What breads do you have?',
+      'Which plans are there?',
+      'What vegan options do you have?',
+      'What kinds of cake do you make?',
+      'What are your prices?',
+      'List all the plans',
+    ];
+    const facts = [
+      'What is the price of a croissant?',
+      'What are your opening hours on Saturday?',
+      'What happens when both bands broadcast identical names?',
+      'What does CRAN stand for?',
+      'Which room is Facilities in?',
+      'How much does the Pro plan cost?',
+      'Welche Brote gibt es?',
+    ];
+    for (const q of lists) expect(asksForList(q), q).toBe(true);
+    for (const q of facts) expect(asksForList(q), q).toBe(false);
+  });
+
   it('quotes a price list run into one line as a list, one row a line', () => {
     const answer = knowledgeOnlyAnswer('How much is the rye bread?', [BAKERY_PRICES], opts);
     expect(answer.found).toBe(true);

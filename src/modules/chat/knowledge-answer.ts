@@ -160,7 +160,6 @@ export function knowledgeOnlyAnswer(
       return {
         p,
         sentences,
-        context,
         all: passageTerms(
           sentences.map((s) => s.terms),
           context,
