@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { asksForList } from '../../src/modules/chat/answer-gate.js';
+import { stem } from '../../src/modules/chat/answer-words.js';
 import { type AnswerPassage, DEFAULT_NO_ANSWER, knowledgeOnlyAnswer } from '../../src/modules/chat/knowledge-answer.js';
 import { auth, createAgent, registerUser, say, useTestApps } from '../helpers/app.js';
 import { addText } from '../helpers/sources.js';
@@ -159,6 +160,21 @@ describe('the relevance gate judges the passage, not one sentence', () => {
       const answer = knowledgeOnlyAnswer(q, all, opts);
       expect(answer, q).toEqual({ text: DEFAULT_NO_ANSWER, used: [], found: false });
     }
+  });
+});
+
+describe('words in other forms', () => {
+  it('reads a plural in -ies and a past in -ied as the word in -y', () => {
+    expect(stem('companies')).toBe(stem('company'));
+    expect(stem('deliveries')).toBe(stem('delivery'));
+    expect(stem('applied')).toBe(stem('apply'));
+    expect(stem('policies')).toBe(stem('policy'));
+    const answer = knowledgeOnlyAnswer(
+      'Which companies deliver to Iceland?',
+      [passage('NordicPost is the delivery company we use for Iceland; parcels arrive in four days.')],
+      opts,
+    );
+    expect(answer.found).toBe(true);
   });
 });
 
