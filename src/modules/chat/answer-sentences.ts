@@ -239,8 +239,8 @@ export function listRows<S extends Sentence>(sentences: S[], index: number, cont
 export function isRowLike(text: string): boolean {
   return LIST_ITEM.test(text) || TABLE_ROW.test(text) || isRecord(text) || LABELLED.test(text);
 }
-/** "Rye bread: 4.80 euro", "Opening hours: 9-17": a short label and its value */
-const LABELLED = /^[^:]{1,60}:\s+\S.{0,80}$/u;
+/** "Rye bread: 4.80 euro", "Opening hours: 9-17": a short label and its value, not a sentence ("Note: we are closed.") */
+const LABELLED = /^[^:]{1,60}:\s+\S.{0,80}(?<![.!?。！？])$/u;
 
 /** A table row or a record line ("SKU: A-17 | Product: ... | Price: $4.99"): complete on its own. */
 function isRecord(text: string): boolean {
