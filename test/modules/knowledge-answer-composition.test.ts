@@ -190,6 +190,19 @@ describe('a question line brings its answer', () => {
     // and not the neighbouring entries
     expect(quoted(answer.text)).not.toContain('busy timeout');
     expect(quoted(answer.text)).not.toContain('AS keyword');
+    // nor another entry whose question shares some words, with its answer
+    const types = passage(
+      [
+        '(2) What datatypes does SQLite support?',
+        'SQLite uses dynamic typing. Content can be stored as INTEGER, REAL, TEXT, BLOB, or as NULL.',
+        '',
+        '(11) Does SQLite support foreign keys?',
+        'Yes, but their enforcement is turned off by default.',
+      ].join('\n'),
+    );
+    const text = quoted(knowledgeOnlyAnswer('What datatypes does SQLite support?', [types], opts).text);
+    expect(text).toContain('SQLite uses dynamic typing.');
+    expect(text).not.toContain('(11) Does SQLite support foreign keys?');
   });
 
   it("answers from a Q&A source with the owner's answer, not its question line", () => {

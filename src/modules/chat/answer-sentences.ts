@@ -211,6 +211,19 @@ export function followersOf<S extends Sentence>(sentences: S[], index: number, c
   return isLeadIn(s.text) ? [next] : [];
 }
 
+/**
+ * The question line of the FAQ entry the sentence at `index` belongs to: the nearest question
+ * before it with no blank line between (or right above the blank line that follows it), if any.
+ */
+export function entryQuestion<S extends Sentence>(sentences: S[], index: number, content: string): S | undefined {
+  for (let i = index - 1; i >= 0; i--) {
+    const s = sentences[i]!;
+    if (isQuestion(s.text)) return s;
+    if (paragraphBreak(s, sentences[i + 1]!, content)) return undefined;
+  }
+  return undefined;
+}
+
 /** whether a blank line separates two sentences (a before b) */
 export function paragraphBreak(a: Sentence, b: Sentence, content: string): boolean {
   return /\n[ \t]*\r?\n/.test(content.slice(a.start + a.text.length, b.start));

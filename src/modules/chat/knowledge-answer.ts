@@ -48,8 +48,10 @@ import {
 } from './answer-gate.js';
 import { MAX_SENTENCE_CHARS, quotePassage } from './answer-quote.js';
 import {
+  entryQuestion,
   followersOf,
   isLeadIn,
+  isQuestion,
   isRowLike,
   listRows,
   paragraphBreak,
@@ -300,6 +302,9 @@ export function knowledgeOnlyAnswer(
     if (rows.length === 0 && followers[0]) rows = listRows(sentences, followers[0].index, content);
     return rows.slice(0, MAX_ROWS);
   };
+  const topQuestion = top
+    ? entryQuestion(perPassage[top.passage]!, top.index, relevant[top.passage]!.content)
+    : undefined;
   if (ranked.length > 0) {
     const threshold = ranked[0]!.score / 2;
     const most = wantsList ? LIST_SENTENCES : MAX_SENTENCES;
@@ -308,6 +313,8 @@ export function knowledgeOnlyAnswer(
       if (count >= most || s.score < threshold) break;
       // a list comes from one place: a list question's further sentences from the best one's passage
       if (wantsList && count > 0 && s.passage !== ranked[0]!.passage) continue;
+      // another FAQ entry's question, matching less well, is another question: not quoted with its answer
+      if (count > 0 && isQuestion(s.text) && s !== topQuestion && s.score < ranked[0]!.score * TIE) continue;
       // another row of a table, matching only by its column names, is not asked for unless the list is
       if (!wantsList && count > 0 && !words.some((w) => s.terms.stems.has(w))) continue;
       const sentences = perPassage[s.passage]!;
