@@ -12,6 +12,7 @@ import {
 } from 'docx';
 import ExcelJS from 'exceljs';
 import { PDFDocument, rgb, StandardFonts, type PDFFont, type PDFPage } from 'pdf-lib';
+import { FAQ_QUESTIONS, sqliteFaq } from './corpus-faq.js';
 import { csvWith } from './documents.js';
 
 /**
@@ -57,9 +58,10 @@ export async function buildCorpus(): Promise<Corpus> {
       { name: 'prices.xlsx', content: await priceList() },
       { name: 'shipping.csv', content: shippingRates() },
       { name: 'faq.txt', content: new TextEncoder().encode(rFaq()) },
+      { name: 'sqlite-faq.txt', content: new TextEncoder().encode(sqliteFaq(hardWrap)) },
     ],
     site: site(),
-    questions: QUESTIONS,
+    questions: [...QUESTIONS, ...FAQ_QUESTIONS],
   };
 }
 

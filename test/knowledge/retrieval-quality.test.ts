@@ -444,8 +444,14 @@ describe('retrieval quality: a corpus of real-looking documents', () => {
         website_hit_from_own_page: rate(websiteRows.map((r) => r.from_page!)),
         no_match_fallback: rate(rows.filter((r) => r.kind === 'none').map((r) => r.fallback_ok!)),
         needle_stored: rate(answerable.map((r) => r.needle_stored!)),
-        exact: { hit_at_5: rate(answerable.filter((r) => r.kind === 'exact').map((r) => r.hit!)) },
-        paraphrase: { hit_at_5: rate(answerable.filter((r) => r.kind === 'paraphrase').map((r) => r.hit!)) },
+        exact: {
+          hit_at_5: rate(answerable.filter((r) => r.kind === 'exact').map((r) => r.hit!)),
+          answer_visible: rate(answerable.filter((r) => r.kind === 'exact').map((r) => r.answer_visible!)),
+        },
+        paraphrase: {
+          hit_at_5: rate(answerable.filter((r) => r.kind === 'paraphrase').map((r) => r.hit!)),
+          answer_visible: rate(answerable.filter((r) => r.kind === 'paraphrase').map((r) => r.answer_visible!)),
+        },
         by_format: Object.fromEntries(
           formats.map((f) => {
             const of = answerable.filter((r) => r.format === f);
@@ -490,12 +496,17 @@ describe('retrieval quality: a corpus of real-looking documents', () => {
     // Before issue 19 (same corpus): hit@5 0.83, answer visible 0.23, own page cited 0, fallback
     // 0.2, needle stored 0.9; 7 passages with the running header, 3 of dot leaders, 2 broken words,
     // the menu in 5 website passages. After: 0.93, 0.8, 0.67, 1, 1, and none of those.
+    // Issue 33 added the FAQ of corpus-faq.ts and questions in other words (51 questions). Before
+    // its answer composition: answer visible 0.65 (exact 0.87, paraphrased 0.15), fallback 0.88.
+    // After: 0.81 (exact 0.97, paraphrased 0.46), fallback 1.
     const c = figures.corpus;
     expect(c.questions).toBe(corpus.questions.length);
     expect(c.hit_at_5!).toBeGreaterThanOrEqual(0.9);
-    expect(c.answer_visible!).toBeGreaterThanOrEqual(0.75);
+    expect(c.answer_visible!).toBeGreaterThanOrEqual(0.78);
+    expect(c.exact.answer_visible!).toBeGreaterThanOrEqual(0.93);
+    expect(c.paraphrase.answer_visible!).toBeGreaterThanOrEqual(0.4);
     expect(c.website_cites_own_page!).toBeGreaterThanOrEqual(0.6);
-    expect(c.no_match_fallback!).toBeGreaterThanOrEqual(0.8);
+    expect(c.no_match_fallback!).toBe(1);
     expect(c.needle_stored!).toBe(1);
     const p = c.passages as Record<string, unknown>;
     for (const key of [

@@ -26,7 +26,8 @@ export const TOKEN_RE = /[\p{L}\p{N}\p{M}]+(?:['’.][\p{L}\p{N}\p{M}]+)*/gu;
 /**
  * A crude stem: lower-case, no trailing "'s", then no plural "s"/"es" and no "ing"/"ed" (when at
  * least three letters remain), a doubled final consonant undoubled ("shipp" → "ship") and a final
- * "e" dropped, so "price", "prices", "priced" and "pricing" all read "pric".
+ * "e" dropped, so "price", "prices", "priced" and "pricing" all read "pric"; "-ies"/"-ied" read
+ * "-y" ("companies", "company"; "applied", "apply").
  */
 export function stem(word: string): string {
   let cached = stemCache.get(word);
@@ -46,7 +47,8 @@ function computeStem(word: string): string {
   let w = word.toLowerCase().replace(/’/g, "'");
   if (w.endsWith("'s")) w = w.slice(0, -2);
   if (/\d/.test(w)) return w;
-  // plural
+  // plural ("companies" and "applied" read "company", "apply": the y comes back)
+  if (w.length >= 5 && /ie[sd]$/.test(w)) return `${w.slice(0, -3)}y`;
   if (w.length >= 5 && w.endsWith('es') && /(?:ss|x|z|ch|sh)es$/.test(w)) w = w.slice(0, -2);
   else if (w.length >= 4 && w.endsWith('s') && !/[siu]s$/.test(w)) w = w.slice(0, -1);
   // verb endings

@@ -6,29 +6,62 @@
  *    words other than "a"/"i" are kept, so "R" or "C" count), compared by a crude stem so
  *    "prices"/"pricing"/"price" and "installing"/"install" match. Dotted tokens ("4.99",
  *    "v2.3.1", "192.168.8.1", "as.numeric") are one content word, matched whole.
- * 2. Relevance: the keyword index ORs the question's words, so a passage it returns may share just
- *    one common word with the question. A passage counts when its words (content, title and
- *    heading, as the keyword index sees them) cover at least half of the content words (rounded
- *    up, at least one), or when the vector index found it within {@link MAX_VECTOR_DISTANCE}; a
- *    passage found only by the vector index counts only by its distance.
- * 3. The best three relevant passages (as ranked) are cut into sentences and lines; each sentence
- *    scores the sum of the weights of the content words it holds, a word's weight being
- *    ln(1 + N / df), N the number of sentences and df the number holding the word: a word in every
- *    sentence ("plan" on a pricing page) weighs ln 2 ≈ 0.7, a word in one sentence of thirty
- *    ("annually") ln 31 ≈ 3.4; a word in the question's own form ("billing", not "billed") counts
- *    a tenth more, which only breaks ties. The best sentence is taken, then others scoring at least
- *    half of it, at most three, within {@link QUOTE_BUDGET} characters; a short lead-in (a heading,
- *    a label such as "Price:", an FAQ question) brings the sentence after it, a short complete
- *    sentence or a record line does not. A sentence repeated by overlapping passages counts once.
+ * 2. Relevance (answer-gate.ts): the keyword index ORs the question's words, so a passage it
+ *    returns may share just one common word with the question. A passage counts when its words
+ *    (content, title and heading, as the keyword index sees them) hold at least half the weight of
+ *    the question's topic words, a word weighing less the more candidate passages hold it, frame
+ *    words ("abbreviation", "stand for") left out; or when the vector index found it within
+ *    {@link MAX_VECTOR_DISTANCE}; a passage found only by the vector index counts only by its
+ *    distance. The best sentence with its entry (the question line or heading before it, the
+ *    answer after it), title and headings must hold half that weight too, and stand out: a tie
+ *    with a sentence elsewhere holding the same words is no answer.
+ * 3. The relevant passages (at most five, as ranked) are cut into sentences and lines (a price
+ *    list or bullets run into one line are cut into rows); each sentence scores the sum of the
+ *    weights of the content words it holds, a word's weight being ln(1 + N / df), N the number of
+ *    sentences and df the number holding the word: a word in every sentence ("plan" on a pricing
+ *    page) weighs ln 2 ≈ 0.7, a word in one sentence of thirty ("annually") ln 31 ≈ 3.4; a word
+ *    in the question's own form ("billing", not "billed") counts a tenth more, which only breaks
+ *    ties; a sentence defining what "What is X?" or "What does X stand for?" asks about counts more.
+ *    The best sentence is taken, then others scoring at least half of it, at most three, within
+ *    {@link QUOTE_BUDGET} characters. A question line (an FAQ's, of any length) brings its answer;
+ *    a short lead-in (a heading, a label such as "Price:") brings the sentence after it, a short
+ *    complete sentence or a record line does not. A question asking for a list ("What breads do
+ *    you have?", "Which plans are there?") gets up to eight sentences of the best one's passage and
+ *    the rows of the list it is in. A sentence repeated by overlapping passages counts once.
  * 4. The sentences are quoted per passage in document order, as Markdown block quotes, each
- *    followed by its citation when the agent shows sources.
+ *    followed by its citation when the agent shows sources (answer-quote.ts); a Q&A source is
+ *    quoted with the owner's answer, never its "Q: …" line.
  *
  * Pure and synchronous: a few hundred microseconds for three passages of 2,400 characters.
  */
 
 import { citation } from './answer-citation.js';
-import { isLeadIn, type Sentence, separatorAfter, splitSentences, TABLE_ROW, tableHeader } from './answer-sentences.js';
-import { questionWords, readTerms, stem, type Terms, TOKEN_RE } from './answer-words.js';
+import {
+  asksForList,
+  coverage,
+  definitionOf,
+  isFrameWord,
+  MIN_COVERAGE,
+  passageTerms,
+  topicWords,
+  wordWeights,
+} from './answer-gate.js';
+import { MAX_SENTENCE_CHARS, quotePassage } from './answer-quote.js';
+import {
+  entryQuestion,
+  followersOf,
+  isLeadIn,
+  isQuestion,
+  isRowLike,
+  listRows,
+  paragraphBreak,
+  type Sentence,
+  separatorAfter,
+  splitSentences,
+  TABLE_ROW,
+  tableHeader,
+} from './answer-sentences.js';
+import { questionWords, readTerms, type Terms } from './answer-words.js';
 
 export interface AnswerPassage {
   content: string;
@@ -48,6 +81,8 @@ export interface AnswerPassage {
   distance: number | null;
   /** a Q&A source whose question matches: the owner's answer (set only when it matches) */
   qaAnswer?: string | null;
+  /** the passage of a Q&A source: the owner's question and answer (whether or not it matches), else null */
+  qa?: { question: string; answer: string } | null;
 }
 
 export const DEFAULT_NO_ANSWER = 'I could not find that in our information.';
@@ -70,14 +105,17 @@ export interface KnowledgeAnswerOptions {
 export const ANSWER_INTRO = 'Here is what I found in our information:';
 /** a passage found only by the vector index is relevant within this cosine distance */
 export const MAX_VECTOR_DISTANCE = 0.35;
-/** at most this many relevant passages are read, and this many sentences picked */
+/** at most this many relevant passages are read, and this many sentences picked (for a list question, LIST_SENTENCES) */
 const MAX_PASSAGES = 5;
 const MAX_SENTENCES = 3;
-/** the quoted sentences together stay within about this many characters */
+const LIST_SENTENCES = 8;
+/** the quoted sentences together stay within about this many characters (for a list question, LIST_BUDGET) */
 const QUOTE_BUDGET = 450;
-/** a longer sentence is quoted as a window of about this size around its first matching word */
-const MAX_SENTENCE_CHARS = 400;
-/** a sentence shorter than this (a heading, a label) brings the one after it */
+const LIST_BUDGET = 900;
+/** a sentence scoring at least this share of the best one's, holding the same words, is a tie (answer-gate.ts, the margin) */
+const TIE = 0.95;
+/** at most this many rows of one list are quoted */
+const MAX_ROWS = 12;
 
 // ---------------------------------------------------------------------------------------------
 // the answer
@@ -105,33 +143,45 @@ export function knowledgeOnlyAnswer(
   }
   const asked = questionWords(question);
   const words = [...asked.keys()];
-  const needed = Math.max(1, Math.ceil(words.length / 2));
+  const list = asksForList(question);
+  const topic = topicWords(words);
 
-  // each candidate's sentences, read once: their terms serve both relevance and scoring
+  // each candidate's sentences, read once: their terms serve relevance, the gate's weights and scoring
+  const candidates = passages
+    .filter((p) => p.content && /\S/.test(p.content))
+    .map((p) => {
+      const sentences = splitSentences(p.content).map((s, index) => ({
+        ...s,
+        index,
+        passage: -1,
+        key: s.text.replace(/\s+/g, ' ').toLowerCase(),
+        terms: readTerms(s.text),
+        score: 0,
+      }));
+      const context = readTerms(`${p.title ?? ''}\n${p.heading ?? ''}`);
+      return {
+        p,
+        sentences,
+        all: passageTerms(
+          sentences.map((s) => s.terms),
+          context,
+        ),
+      };
+    });
+  const gateWeights = wordWeights(
+    words,
+    candidates.map((c) => c.all),
+  );
   const relevant: AnswerPassage[] = [];
   const perPassage: Scored[][] = [];
-  for (const p of passages) {
+  for (const c of candidates) {
     if (relevant.length >= MAX_PASSAGES) break;
-    if (!p.content || !/\S/.test(p.content)) continue;
-    const close = isClose(p);
-    if (!close && (!p.keywordMatch || words.length === 0)) continue;
-    const passage = relevant.length;
-    const sentences: Scored[] = splitSentences(p.content).map((s, index) => ({
-      ...s,
-      index,
-      passage,
-      key: s.text.replace(/\s+/g, ' ').toLowerCase(),
-      terms: readTerms(s.text),
-      score: 0,
-    }));
-    if (!close) {
-      const context = readTerms(`${p.title ?? ''}\n${p.heading ?? ''}`).stems;
-      let covered = 0;
-      for (const w of words) if (context.has(w) || sentences.some((s) => s.terms.stems.has(w))) covered++;
-      if (covered < needed) continue;
-    }
-    relevant.push(p);
-    perPassage.push(sentences);
+    const close = isClose(c.p);
+    if (!close && (!c.p.keywordMatch || words.length === 0)) continue;
+    if (!close && coverage(words, gateWeights, (w) => c.all.has(w)) < MIN_COVERAGE) continue;
+    for (const s of c.sentences) s.passage = relevant.length;
+    relevant.push(c.p);
+    perPassage.push(c.sentences);
   }
   if (relevant.length === 0) return noAnswer;
 
@@ -147,7 +197,9 @@ export function knowledgeOnlyAnswer(
   const weights = new Map<string, number>();
   for (const w of words) {
     const df = all.reduce((n, s) => n + (s.terms.stems.has(w) ? 1 : 0), 0);
-    if (df > 0) weights.set(w, Math.log(1 + all.length / df));
+    // a frame word ("stand for", "abbreviation") only breaks ties between sentences
+    if (df > 0)
+      weights.set(w, Math.log(1 + all.length / df) * (isFrameWord(w) && topic.length < words.length ? 0.1 : 1));
   }
   for (const s of all) {
     const content = relevant[s.passage]!.content;
@@ -159,65 +211,130 @@ export function knowledgeOnlyAnswer(
       if (!inRow && !headerTerms?.stems.has(w)) continue;
       // the question's own form ("billing", not "billed") counts a tenth more: it breaks ties;
       // a column name counts less than the row's own words
-      const own = inRow && s.terms.forms.has(asked.get(w)!) ? weight * 1.1 : weight;
+      // (not for a list question: its plural names the list, "plans", and the rows each name one item)
+      const own = inRow && !list && s.terms.forms.has(asked.get(w)!) ? weight * 1.1 : weight;
       s.score += inRow ? own : weight * 0.5;
     }
   }
 
-  // "What is R?": a sentence that says what it is ("R is a system for…") answers it
-  const subject = /^\s*(?:what|who)\s+(?:is|are|was|were)\s+(?:an?\s+|the\s+)?(.+?)[\s?.!]*$/i
-    .exec(question)?.[1]
-    ?.toLowerCase();
-  if (subject) {
+  // a list question: a heading naming what it asks for ("Our breads") above a list comes first
+  if (list)
+    for (const s of all) {
+      const sentences = perPassage[s.passage]!;
+      const content = relevant[s.passage]!.content;
+      const next = followersOf(sentences, s.index, content)[0];
+      if (s.score > 0 && isLeadIn(s.text) && next && listRows(sentences, next.index, content).length > 0)
+        s.score *= 1.2;
+    }
+
+  // "What is R?", "What does CRAN stand for?": a sentence that says what it is ("R is a system
+  // for…", "CRAN, the Comprehensive R Archive Network", "… Number (ECCN)") answers it
+  const defines = definitionOf(question);
+  if (defines) {
     const bonus = Math.max(0, ...weights.values());
-    for (const s of all)
-      if (new RegExp(`^${escapeRegExp(subject)}\\s+(?:is|are|was|were)\\b`, 'i').test(s.text.trim())) s.score += bonus;
+    for (const s of all) if (defines(s.text.trim())) s.score += bonus;
   }
 
   const picked = new Set<Scored>();
   const pickedKeys = new Set<string>();
   let budget = QUOTE_BUDGET;
+  const cost = (s: Scored) => (pickedKeys.has(s.key) ? 0 : Math.min(s.text.length, MAX_SENTENCE_CHARS));
   const take = (s: Scored) => {
+    budget -= cost(s);
     picked.add(s);
     pickedKeys.add(s.key);
-    budget -= Math.min(s.text.length, MAX_SENTENCE_CHARS);
   };
   const ranked = all
     .filter((s) => s.score > 0)
     .sort((a, b) => b.score - a.score || a.passage - b.passage || a.index - b.index);
-  // the best sentence must itself (with its page's title and headings) hold half the question's
-  // words: passages that share a word or two here and there do not answer it
+  // the best sentence, with what leads into it and what it leads into (a question line and its
+  // answer), its page's title and headings, must itself hold the question's weight as its passage
+  // does: a passage that shares a word here and a word there does not answer it
   const top = ranked[0];
   const topPassage = top ? relevant[top.passage]! : undefined;
   if (top && topPassage && !isClose(topPassage)) {
-    const header = tableHeader(perPassage[top.passage]!, top.index, topPassage.content)?.header;
+    const sentences = perPassage[top.passage]!;
+    const before = sentences[top.index - 1];
+    const lead = before && followersOf(sentences, before.index, topPassage.content).includes(top) ? [before] : [];
+    const entry = [...lead, top, ...followersOf(sentences, top.index, topPassage.content)];
+    const header = tableHeader(sentences, top.index, topPassage.content)?.header;
     const context = readTerms(`${topPassage.title ?? ''}\n${topPassage.heading ?? ''}\n${header?.text ?? ''}`).stems;
-    const covered = words.filter((w) => top.terms.stems.has(w) || context.has(w)).length;
-    if (covered < needed) return noAnswer;
+    const held = (w: string) => context.has(w) || entry.some((s) => s.terms.stems.has(w));
+    const share = coverage(words, gateWeights, held);
+    if (share < MIN_COVERAGE) return noAnswer;
+    if (share < 1 && !list && !isRowLike(top.text)) {
+      // the margin: another sentence, in another paragraph or passage, holding the same topic words
+      // as high (rows of a table or list are alike by nature: a carrier's rows for each country;
+      // a sentence cut at a passage's edge is the same sentence)
+      const holds = (s: Scored) => topic.filter((w) => s.terms.stems.has(w)).join(' ');
+      const own = holds(top);
+      const elsewhere = (s: Scored) => {
+        if (s.passage !== top.passage) return !s.key.includes(top.key) && !top.key.includes(s.key);
+        const [a, b] = s.index < top.index ? [s, top] : [top, s];
+        return paragraphBreak(a, b, topPassage.content);
+      };
+      const rival = ranked.find(
+        (s) =>
+          s !== top &&
+          !entry.includes(s) &&
+          !isRowLike(s.text) &&
+          s.score >= top.score * TIE &&
+          holds(s) === own &&
+          elsewhere(s),
+      );
+      if (rival) return noAnswer;
+    }
   }
+  /**
+   * Whether `s` is a row of a list that it alone of them holds a word of the question in: "What
+   * are the opening hours of the canteen?" asks for the canteen's row of a table, not the table.
+   */
+  const namesOneRow = (s: Scored) => {
+    const rows = listRows(perPassage[s.passage]!, s.index, relevant[s.passage]!.content);
+    const own = topic.filter((w) => s.terms.stems.has(w));
+    return rows.length > 0 && own.some((w) => !rows.some((r) => r !== s && r.terms.stems.has(w)));
+  };
+  const wantsList = list && top !== undefined && !namesOneRow(top);
+  if (wantsList) budget = LIST_BUDGET;
+  /** for a list question, the list to quote with `s`: the rows of its list, or of the list a heading leads into ("Our breads" above its bullets) */
+  const listOf = (s: Scored, followers: Scored[], sentences: Scored[], content: string): Scored[] => {
+    let rows = listRows(sentences, s.index, content);
+    if (rows.length === 0 && followers[0]) rows = listRows(sentences, followers[0].index, content);
+    return rows.slice(0, MAX_ROWS);
+  };
+  const topQuestion = top
+    ? entryQuestion(perPassage[top.passage]!, top.index, relevant[top.passage]!.content)
+    : undefined;
   if (ranked.length > 0) {
     const threshold = ranked[0]!.score / 2;
+    const most = wantsList ? LIST_SENTENCES : MAX_SENTENCES;
     let count = 0;
     for (const s of ranked) {
-      if (count >= MAX_SENTENCES || s.score < threshold) break;
-      // a sentence already quoted as the line after a heading may still bring its own next line
-      const already = picked.has(s);
-      const next = isLeadIn(s.text) ? perPassage[s.passage]![s.index + 1] : undefined;
-      const follower = next && !pickedKeys.has(next.key) ? next : undefined;
-      if (already && !follower) continue;
-      const cost =
-        (already ? 0 : Math.min(s.text.length, MAX_SENTENCE_CHARS)) +
-        (follower ? Math.min(follower.text.length, MAX_SENTENCE_CHARS) : 0);
-      if (count > 0 && cost > budget) continue;
-      if (!already) take(s);
-      if (follower) take(follower);
+      if (count >= most || s.score < threshold) break;
+      // a list comes from one place: a list question's further sentences from the best one's passage
+      if (wantsList && count > 0 && s.passage !== ranked[0]!.passage) continue;
+      // another FAQ entry's question, matching less well, is another question: not quoted with its answer
+      if (count > 0 && isQuestion(s.text) && s !== topQuestion && s.score < ranked[0]!.score * TIE) continue;
+      // another row of a table, matching only by its column names, is not asked for unless the list is
+      if (!wantsList && count > 0 && !words.some((w) => s.terms.stems.has(w))) continue;
+      const sentences = perPassage[s.passage]!;
+      const content = relevant[s.passage]!.content;
+      // a question line brings its answer, a heading or label the line after it; a sentence
+      // already quoted as such may still bring its own; for a list question, a row brings its list
+      const followers = followersOf(sentences, s.index, content);
+      const rows = wantsList ? listOf(s, followers, sentences, content) : [];
+      const group = [s, ...followers, ...rows];
+      const extra = group.filter((x) => !pickedKeys.has(x.key));
+      if (extra.length === 0) continue;
+      const groupCost = extra.reduce((n, x) => n + cost(x), 0);
+      if (count > 0 && groupCost > budget) continue;
+      for (const x of extra) take(x);
       count++;
     }
   } else {
     // found by meaning alone (no shared word): the opening of the closest passage
     for (const s of perPassage[0]!) {
-      const cost = Math.min(s.text.length, MAX_SENTENCE_CHARS);
-      if (picked.size >= MAX_SENTENCES || (picked.size > 0 && cost > budget)) break;
+      if (picked.size >= MAX_SENTENCES || (picked.size > 0 && cost(s) > budget)) break;
       take(s);
     }
   }
@@ -234,67 +351,15 @@ export function knowledgeOnlyAnswer(
   const blocks: string[] = [];
   const used: AnswerPassage[] = [];
   for (const passage of order) {
-    const sentences = [...picked].filter((s) => s.passage === passage).sort((a, b) => a.index - b.index);
-    let quote = '';
-    let prev: Scored | null = null;
-    let headerShown = -1;
-    for (const s of sentences) {
-      // a table row is read under its column names: the header row (and separator) goes first
-      const table = tableHeader(perPassage[passage]!, s.index, relevant[passage]!.content);
-      if (table && table.header.index !== headerShown && !sentences.includes(table.header)) {
-        if (prev) quote += '\n';
-        quote += `${table.header.text}\n${table.separator}`;
-        headerShown = table.header.index;
-        // what follows goes on a line of its own
-        prev = { ...table.header, block: -1 };
-      }
-      // a line wrapped inside a sentence (a text file's, a PDF's) is quoted as one line
-      const text = excerpt(s.text, words).replace(/[ \t]*\r?\n[ \t]*(?=\p{Ll})/gu, ' ');
-      if (prev) quote += prev.block !== s.block ? '\n' : prev.index + 1 === s.index ? ' ' : ' … ';
-      quote += text;
-      prev = s;
-    }
     const p = relevant[passage]!;
+    const sentences = [...picked].filter((s) => s.passage === passage);
+    const quoted = quotePassage(sentences, perPassage[passage]!, p.content, words, p.qa?.answer);
     used.push(p);
-    const quoted = quote
-      .split(/\r?\n/)
-      .map((line) => `> ${line}`.trimEnd())
-      .join('\n');
     blocks.push(options.showSources ? `${quoted}\n\n${citation(p)}` : quoted);
   }
   return { text: `${ANSWER_INTRO}\n\n${blocks.join('\n\n')}`, used, found: true };
 }
+
 function isClose(p: AnswerPassage): boolean {
   return p.distance !== null && p.distance !== undefined && p.distance <= MAX_VECTOR_DISTANCE;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-/**
- * A sentence longer than MAX_SENTENCE_CHARS: a window of about that size, starting a little
- * before its first matching word, cut between words and marked with "…".
- */
-function excerpt(text: string, words: string[]): string {
-  if (text.length <= MAX_SENTENCE_CHARS) return text;
-  const wanted = new Set(words);
-  let first = -1;
-  for (const m of text.toLowerCase().matchAll(TOKEN_RE)) {
-    if (wanted.has(m[0]) || m[0].split('.').some((part) => wanted.has(stem(part)))) {
-      first = m.index;
-      break;
-    }
-  }
-  let start = Math.max(0, Math.min(first - 80, text.length - MAX_SENTENCE_CHARS));
-  if (start > 0) {
-    const space = text.slice(start).search(/\s/);
-    start = space >= 0 && space < 40 ? start + space + 1 : start;
-  }
-  let end = Math.min(text.length, start + MAX_SENTENCE_CHARS);
-  if (end < text.length) {
-    const space = text.slice(start, end).search(/\s\S*$/);
-    if (space > MAX_SENTENCE_CHARS / 2) end = start + space;
-  }
-  return `${start > 0 ? '… ' : ''}${text.slice(start, end).trim()}${end < text.length ? ' …' : ''}`;
 }

@@ -22,6 +22,8 @@ export interface Passage {
   distance: number | null;
   /** a qa source whose question matches the query: the owner's answer, word for word; else null */
   qaAnswer: string | null;
+  /** a qa source's passage, matching or not: the owner's question and answer (the answer is what a quote of it shows); else null */
+  qa: { question: string; answer: string } | null;
 }
 
 /**

@@ -260,6 +260,7 @@ export class KnowledgeService {
           heading: row.heading,
           ...f,
           qaAnswer: qa === 0 ? row.qa_answer : null,
+          qa: row.source_type === 'qa' ? { question: row.qa_question ?? '', answer: row.qa_answer ?? '' } : null,
         },
       ];
     });
