@@ -44,6 +44,7 @@ export function withoutPageNoise(pages: Line[][]): Line[][] {
   const edgeCounts = edgeKeyCounts(pages);
   const top = band(pages, 'top');
   const bottom = band(pages, 'bottom');
+  const titles = headingTitles(pages);
   return pages.map((lines) => {
     const edges = new Set(edgeLines(lines));
     const outer = outermost(lines);
@@ -59,7 +60,11 @@ export function withoutPageNoise(pages: Line[][]): Line[][] {
       const inBand =
         (line === outer.top && top !== undefined && Math.abs(line.y - top) <= 2 && outer.topApart) ||
         (line === outer.bottom && bottom !== undefined && Math.abs(line.y - bottom) <= 2 && outer.bottomApart);
-      return !(inBand && (hasPageNumber(text) || (edgeCounts.get(key) ?? 0) >= 2));
+      // with a page number, on two pages or more, or a chapter's title repeated (a chapter of two pages)
+      return !(
+        inBand &&
+        (hasPageNumber(text) || (edgeCounts.get(key) ?? 0) >= 2 || titles.has(sectionKey(text)))
+      );
     });
     return referencePage(lines) ? referenceFree(kept) : kept;
   });
@@ -91,6 +96,21 @@ function runningKeys(pages: Line[][]): Map<string, number> {
 function isRunning(running: Map<string, number>, key: string, line: Line): boolean {
   const size = running.get(key);
   return size !== undefined && Math.abs(line.size - size) <= size * 0.15;
+}
+
+/** a heading's words without its number: "3. Programming with libbzip2" -> "programming with libbzip2" */
+const sectionKey = (text: string) =>
+  normalise(text.replace(/^(?:chapter|part|appendix)?\s*(?:\d+|[ivxlc]+|[A-Z])(?:\.\d+)*\.?:?\s+/i, ''));
+
+/** the texts of lines set clearly larger than most (chapter and section titles), numbers aside */
+function headingTitles(pages: Line[][]): Set<string> {
+  const sizes = pages.flat().map((l) => l.size).sort((a, b) => a - b);
+  const median = sizes[Math.floor(sizes.length / 2)] ?? 10;
+  const titles = new Set<string>();
+  for (const lines of pages)
+    for (const l of lines) if (l.size >= median * 1.3 && l.text.length <= 120) titles.add(sectionKey(l.text));
+  titles.delete('');
+  return titles;
 }
 
 /** pages each edge line's text (page numbers aside) is on */
