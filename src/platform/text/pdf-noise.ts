@@ -61,10 +61,7 @@ export function withoutPageNoise(pages: Line[][]): Line[][] {
         (line === outer.top && top !== undefined && Math.abs(line.y - top) <= 2 && outer.topApart) ||
         (line === outer.bottom && bottom !== undefined && Math.abs(line.y - bottom) <= 2 && outer.bottomApart);
       // with a page number, on two pages or more, or a chapter's title repeated (a chapter of two pages)
-      return !(
-        inBand &&
-        (hasPageNumber(text) || (edgeCounts.get(key) ?? 0) >= 2 || titles.has(sectionKey(text)))
-      );
+      return !(inBand && (hasPageNumber(text) || (edgeCounts.get(key) ?? 0) >= 2 || titles.has(sectionKey(text))));
     });
     return referencePage(lines) ? referenceFree(kept) : kept;
   });
@@ -104,7 +101,10 @@ const sectionKey = (text: string) =>
 
 /** the texts of lines set clearly larger than most (chapter and section titles), numbers aside */
 function headingTitles(pages: Line[][]): Set<string> {
-  const sizes = pages.flat().map((l) => l.size).sort((a, b) => a - b);
+  const sizes = pages
+    .flat()
+    .map((l) => l.size)
+    .sort((a, b) => a - b);
   const median = sizes[Math.floor(sizes.length / 2)] ?? 10;
   const titles = new Set<string>();
   for (const lines of pages)
@@ -150,7 +150,8 @@ function outermost(lines: Line[]): Outermost {
     if (dy > 1) gaps.push(dy);
   }
   gaps.sort((a, b) => a - b);
-  const spacing = gaps[Math.floor(gaps.length / 2)] ?? 14;
+  // the lower median: on a page of three lines (a chapter's last), the header's gap is one of two
+  const spacing = gaps[Math.floor((gaps.length - 1) / 2)] ?? 14;
   const top = byHeight[0]!;
   const bottom = byHeight[byHeight.length - 1]!;
   const nextBelow = byHeight.find((l) => l.y < top.y - 1);

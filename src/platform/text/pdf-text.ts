@@ -131,6 +131,9 @@ function joinLines(paragraph: string, next: string, lineWidth: number): string {
   return paragraph + (wrapped ? ' ' : '\n') + next;
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/g;
+
 /** The page's items as lines, in the order pdf.js gives them (the content stream's order). */
 function toLines(items: PdfItem[]): Line[] {
   const lines: Line[] = [];
@@ -157,8 +160,10 @@ function toLines(items: PdfItem[]): Line[] {
     endsLine = item.hasEOL === true;
   }
   if (line?.text.trim()) lines.push(line);
-  // a pilcrow ending a line is a web page's permalink mark, printed along with the page
-  for (const l of lines) l.text = l.text.replace(/\s+/g, ' ').replace(/\s*¶$/, '').trim();
+  // a pilcrow ending a line is a web page's permalink mark, printed along with the page; control
+  // characters are a symbol font's glyphs without a text meaning ("\b" for an arrow)
+  for (const l of lines)
+    l.text = l.text.replace(/\s+/g, ' ').replace(CONTROL_CHARACTERS, '').replace(/\s*¶$/, '').trim();
   return lines.filter((l) => l.text);
 }
 
