@@ -215,6 +215,24 @@ describe('PDF extraction', () => {
     expect(allHeadings).not.toContain('in a small office');
   });
 
+  it('keeps a table of figures under a header that names an index (it is no index of pages)', async () => {
+    const doc = await PDFDocument.create();
+    const font = await doc.embedFont(StandardFonts.Helvetica);
+    const rows = ['Bread 120', 'Milk 95', 'Rent 480', 'Energy 310', 'Transport 145', 'Clothing 102'];
+    for (let n = 1; n <= 3; n++) {
+      const page = doc.addPage([600, 800]);
+      page.drawText('Consumer Price Index 2024', { x: 40, y: 770, size: 9, font });
+      const region = ['North', 'South', 'East'][n - 1];
+      page.drawText(`${region}: prices compared with the base year.`, { x: 40, y: 720, size: 11, font });
+      rows.forEach((row, i) => page.drawText(row, { x: 40, y: 700 - i * 14, size: 11, font }));
+      page.drawText(String(n), { x: 290, y: 30, size: 9, font });
+    }
+    const { text } = await read(await doc.save(), 'cpi.pdf');
+    expect(text).toContain('East: prices compared with the base year.');
+    expect(text.match(/Rent 480/g)).toHaveLength(3);
+    expect(text).not.toContain('Consumer Price Index');
+  });
+
   it('a scanned PDF (pages with no text) fails with a message that says what to do', async () => {
     const doc = await PDFDocument.create();
     for (let i = 0; i < 3; i++) {

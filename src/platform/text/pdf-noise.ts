@@ -63,7 +63,7 @@ export function withoutPageNoise(pages: Line[][]): Line[][] {
       // with a page number, on two pages or more, or a chapter's title repeated (a chapter of two pages)
       return !(inBand && (hasPageNumber(text) || (edgeCounts.get(key) ?? 0) >= 2 || titles.has(sectionKey(text))));
     });
-    return referencePage(lines) ? referenceFree(kept) : kept;
+    return referencePage(lines, pages.length) ? referenceFree(kept) : kept;
   });
 }
 
@@ -189,12 +189,15 @@ function band(pages: Line[][], edge: 'top' | 'bottom'): number | undefined {
  * header) and lists entries with page references, or lists dot-leader entries whose page numbers
  * run upwards (a price list with dot leaders has no such order).
  */
-function referencePage(lines: Line[]): boolean {
+function referencePage(lines: Line[], pageCount: number): boolean {
   if (lines.length < 3) return false;
   const leaders = lines.filter((l) => DOT_LEADER.test(l.text));
   const refs = lines.filter((l) => DOT_LEADER.test(l.text) || ENDS_IN_PAGE_REF.test(l.text));
   const named = lines.some((l) => l.text.length <= 60 && REFERENCE_WORD.test(l.text));
-  if (named && (leaders.length >= 2 || refs.length >= lines.length * 0.4)) return true;
+  // page references point into the document: a table under "Consumer Price Index" ends in figures
+  const last = refs.map((l) => Number(/(\d+)\s*$/.exec(l.text)?.[1] ?? 0));
+  const inDocument = last.filter((n) => n <= pageCount * 1.2 + 20).length >= last.length * 0.8;
+  if (named && (leaders.length >= 2 || (refs.length >= lines.length * 0.4 && inDocument))) return true;
   if (leaders.length < 3) return false;
   const numbers = leaders.map((l) => Number(/(\d+)\s*$/.exec(l.text)?.[1] ?? Number.NaN)).filter((n) => n >= 0);
   let upwards = 0;
