@@ -25,8 +25,9 @@ const REFERENCE_WORD = /\b(?:contents|index|inhalt(?:sverzeichnis)?|sommaire|tab
 /** a line that is only a page number: "12", "Page 12", "12 / 40", "Page 3 of 12", "- 4 -", "iv" */
 const PAGE_NUMBER = /^(?:page\s*)?[-–—]?\s*(?:\d{1,4}|[ivxlc]{1,6})\s*[-–—]?(?:\s*(?:of|\/|von|de)\s*\d{1,4})?$/i;
 /** a page number at the start or the end of a header line: "12 gnuplot 5.4", "Chapter 2: R Basics 5" */
-const LEADING_NUMBER = /^(?:page\s*)?(?:\d{1,4}|[ivxlc]{1,6})\s+(?=\S)/i;
-const TRAILING_NUMBER = /(?<=\S)\s+(?:page\s*)?(?:\d{1,4}|[ivxlc]{1,6})$/i;
+const ROMAN = '(?:x{0,3}(?:ix|iv|v?i{1,3}|v)|x{1,3})';
+const LEADING_NUMBER = new RegExp(`^(?:page\\s*)?(?:\\d{1,4}|${ROMAN})\\s+(?=\\S)`, 'i');
+const TRAILING_NUMBER = new RegExp(`(?<=\\S)\\s+(?:page\\s*)?(?:\\d{1,4}|${ROMAN})$`, 'i');
 /** a line ending in a page reference or a list of them: "Copyright 21", "crossprod 22, 24" */
 const ENDS_IN_PAGE_REF = /\S\s+(?:\d{1,4}|[ivxlc]{1,6})(?:\s*[-–]\s*\d{1,4})?(?:,\s*\d{1,4}(?:\s*[-–]\s*\d{1,4})?)*$/i;
 
