@@ -151,6 +151,10 @@ describe('PDF extraction', () => {
         { text: '1.1 Wiring . . . . . . . . . . . . . . . . . . . . . . . . 5' },
         { text: '1.2 Mounting . . . . . . . . . . . . . . . . . . . . . . 5' },
         { text: '2 Prices . . . . . . . . . . . . . . . . . . . . . . . . . . 6' },
+        // the text starts below the table of contents, on the same page
+        { text: 'Preface', size: 16 },
+        { text: 'This guide was written for installers in 2024.' },
+        { text: 'It covers 2 models.' },
       ],
       [
         { text: '1 Setting up the widget for the first time', size: 20 },
@@ -199,6 +203,8 @@ describe('PDF extraction', () => {
     expect(text).toMatch(/Basic cable[ .]+25/);
     expect(text).toMatch(/Wall mount[ .]+40/);
     expect(text).toContain('Jane Doe and the Widget Team');
+    expect(text).toContain('This guide was written for installers in 2024.');
+    expect(text).toContain('It covers 2 models.');
 
     const marks = result.marks ?? [];
     const headingsAt = (needle: string) =>

@@ -207,12 +207,42 @@ function referencePage(lines: Line[], pageCount: number): boolean {
 }
 
 /**
- * A reference page without its entries: all of it when entries are most of it (the wrapped first
- * lines of long entries, the letters of an index go too), else the dot-leader lines and the
- * contents heading (a short table of contents above the start of the text).
+ * A reference page without its entries: the lines with dot leaders or page references, an index's
+ * letters, the contents or index heading, and the lines between two entries (the first line of an
+ * entry set on two). Text that follows the entries on the same page (a chapter starting below its
+ * table of contents) stays: three lines in a row without a reference, or a line set larger than
+ * the entries, end the entries, and after that only a dot-leader line or a heading starts them
+ * again (formulas end in numbers too).
  */
 function referenceFree(lines: Line[]): Line[] {
-  const refs = lines.filter((l) => DOT_LEADER.test(l.text) || ENDS_IN_PAGE_REF.test(l.text) || l.text.length <= 2);
-  if (refs.length >= lines.length * 0.5) return [];
-  return lines.filter((l) => !DOT_LEADER.test(l.text) && !CONTENTS_HEADING.test(l.text.trim()));
+  const strong = (l: Line) =>
+    DOT_LEADER.test(l.text) ||
+    CONTENTS_HEADING.test(l.text) ||
+    (l.text.length <= 60 && REFERENCE_WORD.test(l.text) && !/[.!?:;,]$/.test(l.text));
+  const weak = (l: Line) => ENDS_IN_PAGE_REF.test(l.text) || l.text.length <= 2;
+  const sizes = lines
+    .filter((l) => strong(l) || weak(l))
+    .map((l) => l.size)
+    .sort((a, b) => a - b);
+  const entrySize = sizes[Math.floor(sizes.length / 2)] ?? 10;
+  const larger = (l: Line) => l.size > entrySize * 1.15;
+  // a page of entries only (an index's next page) is entries from its first line
+  let inEntries = !lines.some((l) => larger(l) && !strong(l) && !weak(l));
+  const dropped = new Set<Line>();
+  let between: Line[] = [];
+  for (const line of lines) {
+    if (strong(line) || (inEntries && weak(line))) {
+      for (const l of between) dropped.add(l);
+      between = [];
+      dropped.add(line);
+      inEntries = true;
+    } else if (inEntries) {
+      between.push(line);
+      if (between.length >= 3 || larger(line)) {
+        inEntries = false;
+        between = [];
+      }
+    }
+  }
+  return lines.filter((l) => !dropped.has(l));
 }
