@@ -135,6 +135,34 @@ describe('htmlBlocks: paragraphs', () => {
 });
 
 describe('htmlBlocks: headings', () => {
+  it('drops the permalink marks documentation generators put after headings and definitions', () => {
+    // Sphinx and MkDocs "¶", Docusaurus "#", markdown-it-anchor; and a bare "¶" ending a heading
+    const doc = htmlBlocks(
+      `<main>
+        <h1>Python Policy<a class="headerlink" href="#python-policy" title="Permalink to this heading">¶</a></h1>
+        <p>Public modules go to dist-packages.</p>
+        <dl><dt id="f">frobnicate()<a class="headerlink" href="#f">¶</a></dt><dd>Frobnicates.</dd></dl>
+        <h2>Programs <a class="hash-link" href="#programs">#</a></h2><p>Use a shebang.</p>
+        <h2><a class="header-anchor" href="#c">§</a> C# bindings</h2><p>Also there.</p>
+        <h3>Printed ¶</h3><p>Text.</p>
+      </main>`,
+      {},
+    );
+    const all = doc.blocks.map((b) => [b.text, b.headings.join(' > ')]);
+    expect(all).toEqual([
+      ['Python Policy', 'Python Policy'],
+      ['Public modules go to dist-packages.', 'Python Policy'],
+      ['frobnicate()', 'Python Policy'],
+      ['Frobnicates.', 'Python Policy'],
+      ['Programs', 'Python Policy > Programs'],
+      ['Use a shebang.', 'Python Policy > Programs'],
+      ['C# bindings', 'Python Policy > C# bindings'],
+      ['Also there.', 'Python Policy > C# bindings'],
+      ['Printed', 'Python Policy > C# bindings > Printed'],
+      ['Text.', 'Python Policy > C# bindings > Printed'],
+    ]);
+  });
+
   it('gives every block the path of headings above it; a heading of level n replaces levels n and below', () => {
     const doc = htmlBlocks(
       `<main>

@@ -296,7 +296,8 @@ export class BlockBuilder {
 
   private endHeading(): void {
     this.mode = 'block';
-    const text = collapse(this.pieces.join(''));
+    // a permalink pilcrow left by a generator whose anchor class is not known (html-dom.ts)
+    const text = collapse(this.pieces.join('')).replace(/\s*¶$/, '');
     this.pieces = [];
     if (!text) return;
     // a heading of level n replaces the path from level n down; skipped levels simply stay empty

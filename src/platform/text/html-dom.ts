@@ -187,5 +187,17 @@ export const isElement = (node: DomNode) => node.type === 'tag' || node.type ===
 
 export function alwaysRemoved(el: DomNode): boolean {
   const a = el.attribs ?? {};
-  return ALWAYS_REMOVED.has(el.name!) || a['aria-hidden']?.toLowerCase() === 'true' || a.hidden !== undefined;
+  return (
+    ALWAYS_REMOVED.has(el.name!) ||
+    a['aria-hidden']?.toLowerCase() === 'true' ||
+    a.hidden !== undefined ||
+    (el.name === 'a' && PERMALINK_CLASS.test(a.class ?? ''))
+  );
 }
+
+/**
+ * The permalink mark documentation generators put after each heading and definition (Sphinx and
+ * MkDocs "¶", Docusaurus "#", markdown-it and AnchorJS anchors): not text, and it would end every
+ * heading of the page with a "¶".
+ */
+const PERMALINK_CLASS = /(?:^|\s)(?:headerlink|hash-link|header-anchor|anchor-link|anchorjs-link)(?:\s|$)/;

@@ -1,4 +1,5 @@
 import type { TextMark } from '../workers/types.js';
+import { type Line, withoutPageNoise } from './pdf-noise.js';
 
 /**
  * The readable text of a PDF from the text items pdf.js gives per page: lines rebuilt from the
@@ -25,30 +26,16 @@ export interface PdfText {
   marks: TextMark[];
 }
 
-interface Line {
-  text: string;
-  x: number;
-  y: number;
-  xEnd: number;
-  size: number;
-}
-
-/** the lines looked at, at the top and at the bottom of each page, for running headers and footers */
-const EDGE_LINES = 2;
 /** a line is a heading when its font is this much larger than the body text's, and it is short */
 const HEADING_SCALE = 1.15;
 const HEADING_MAX_CHARS = 120;
-/** dot leaders of a table of contents: "Resetting the router ........ 14" */
-const DOT_LEADER = /(?:\.\s?){4,}\s*(?:\d+|[ivxlc]+)?\s*$|…{2,}|(?:\s\.){4,}/i;
-const CONTENTS_HEADING = /^(?:table of )?contents$|^inhalt(?:sverzeichnis)?$|^sommaire$|^table des mati[eè]res$/i;
-/** a line that is only a page number: "12", "Page 12", "12 / 40", "Page 3 of 12", "- 4 -", "iv" */
-const PAGE_NUMBER = /^(?:page\s*)?[-–—]?\s*(?:\d{1,4}|[ivxlc]{1,6})\s*[-–—]?(?:\s*(?:of|\/|von|de)\s*\d{1,4})?$/i;
 
 export function pdfPagesToText(pages: PdfItem[][]): PdfText {
-  const linesByPage = pages.map(toLines);
-  const running = runningLines(linesByPage);
-  const bodySize = typicalSize(linesByPage);
+  const cleaned = withoutPageNoise(pages.map(toLines));
+  const bodySize = typicalSize(cleaned);
+  const linesByPage = cleaned.map((lines) => joinWrappedHeadings(lines, bodySize));
   const headingSizes = distinctHeadingSizes(linesByPage, bodySize);
+  const titleOnly = titlePageHeadings(linesByPage, bodySize);
 
   const out: string[] = [];
   const marks: TextMark[] = [];
@@ -77,9 +64,7 @@ export function pdfPagesToText(pages: PdfItem[][]): PdfText {
   const nextParagraphAt = () => (out.length > 0 ? length + 2 : 0);
 
   linesByPage.forEach((lines, pageIndex) => {
-    const kept = lines.filter(
-      (line) => !isEdgeNoise(line, running) && !DOT_LEADER.test(line.text) && !CONTENTS_HEADING.test(line.text.trim()),
-    );
+    const kept = lines;
     lineWidth = medianLength(kept) || lineWidth;
     const gap = typicalGap(kept);
     let pageMarked = false;
@@ -91,7 +76,7 @@ export function pdfPagesToText(pages: PdfItem[][]): PdfText {
       else marks.push({ at, page: pageIndex + 1 });
     };
     kept.forEach((line, i) => {
-      const level = headingLevel(line, bodySize, headingSizes);
+      const level = titleOnly.has(line) ? 0 : headingLevel(line, bodySize, headingSizes);
       if (level > 0) {
         flush();
         // a heading replaces the headings of its level and below
@@ -146,6 +131,9 @@ function joinLines(paragraph: string, next: string, lineWidth: number): string {
   return paragraph + (wrapped ? ' ' : '\n') + next;
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/g;
+
 /** The page's items as lines, in the order pdf.js gives them (the content stream's order). */
 function toLines(items: PdfItem[]): Line[] {
   const lines: Line[] = [];
@@ -172,35 +160,79 @@ function toLines(items: PdfItem[]): Line[] {
     endsLine = item.hasEOL === true;
   }
   if (line?.text.trim()) lines.push(line);
-  for (const l of lines) l.text = l.text.replace(/\s+/g, ' ').trim();
+  // a pilcrow ending a line is a web page's permalink mark, printed along with the page; control
+  // characters are a symbol font's glyphs without a text meaning ("\b" for an arrow)
+  for (const l of lines)
+    l.text = l.text.replace(/\s+/g, ' ').replace(CONTROL_CHARACTERS, '').replace(/\s*¶$/, '').trim();
   return lines.filter((l) => l.text);
 }
 
-const normalise = (text: string) => text.toLowerCase().replace(/\d+/g, '#').replace(/\s+/g, ' ').trim();
+/**
+ * A heading set on two lines ("7.32 How can I capture or ignore errors in a long" / "simulation?")
+ * as one line: the next line has the same font size and follows at heading line spacing.
+ */
+function joinWrappedHeadings(lines: Line[], bodySize: number): Line[] {
+  const out: Line[] = [];
+  for (const line of lines) {
+    const last = out[out.length - 1];
+    const wrapped =
+      last !== undefined &&
+      last.size >= bodySize * HEADING_SCALE &&
+      round(last.size) === round(line.size) &&
+      line.y < last.y &&
+      last.y - line.y <= last.size * 1.7 &&
+      !/[.!:;]$/.test(last.text) &&
+      last.text.length + line.text.length < HEADING_MAX_CHARS;
+    if (!wrapped) {
+      out.push(line);
+      continue;
+    }
+    const hyphenated = /\p{L}-$/u.test(last.text) && /^\p{Ll}/u.test(line.text);
+    out[out.length - 1] = {
+      text: hyphenated ? last.text.slice(0, -1) + line.text : `${last.text} ${line.text}`,
+      x: Math.min(last.x, line.x),
+      y: line.y,
+      xEnd: Math.max(last.xEnd, line.xEnd),
+      size: last.size,
+    };
+  }
+  return out;
+}
 
 /**
- * Lines that repeat at the top or bottom of many pages (running headers and footers, with their
- * page numbers read as any number): on at least half the pages, and at least three.
+ * Lines of a title page set large that are not sections: the authors, a subtitle, an affiliation.
+ * On the first page of a document of several pages, a heading-shaped line other than the title
+ * (the first of the largest) is text when no later page uses its size for a heading, or when it
+ * reads as a list of names ("Kurt Hornik and the R Core Team"); it would otherwise become the
+ * parent section of every passage up to the first real heading.
  */
-function runningLines(pages: Line[][]): Set<string> {
-  const counts = new Map<string, number>();
-  for (const lines of pages) {
-    const seen = new Set<string>();
-    for (const line of edgeLines(lines)) seen.add(normalise(line.text));
-    for (const key of seen) counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
-  const needed = Math.max(3, Math.ceil(pages.length * 0.5));
-  return new Set([...counts].filter(([, n]) => n >= needed).map(([key]) => key));
+function titlePageHeadings(pages: Line[][], bodySize: number): Set<Line> {
+  const first = pages[0] ?? [];
+  const candidates = first.filter((l) => isHeadingShaped(l, bodySize));
+  if (pages.length < 2 || candidates.length < 2) return new Set();
+  const largest = Math.max(...candidates.map((l) => round(l.size)));
+  const title = candidates.find((l) => round(l.size) === largest);
+  const laterSizes = new Set<number>();
+  for (const lines of pages.slice(1))
+    for (const l of lines) if (isHeadingShaped(l, bodySize)) laterSizes.add(round(l.size));
+  return new Set(
+    candidates.filter(
+      (l) => l !== title && (!laterSizes.has(round(l.size)) || readsAsNames(l.text) || DATE.test(l.text)),
+    ),
+  );
 }
 
-/** the top-most and bottom-most lines of a page, by position */
-function edgeLines(lines: Line[]): Line[] {
-  const byHeight = [...lines].sort((a, b) => b.y - a.y);
-  return [...byHeight.slice(0, EDGE_LINES), ...byHeight.slice(-EDGE_LINES)];
-}
+/** "September 3, 2010", "3 September 2010", "June 2022" */
+const DATE = /^(?:\d{1,2}\.? )?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?(?: \d{1,2},?)? \d{4}$/i;
 
-function isEdgeNoise(line: Line, running: Set<string>): boolean {
-  return running.has(normalise(line.text)) || (PAGE_NUMBER.test(line.text) && line.text.length <= 20);
+const NAME_JOINERS = new Set(['and', 'the', 'of', 'by', 'with', '&', 'van', 'von', 'de', 'der', 'da', 'la', 'le']);
+
+/** "Kurt Hornik and the R Core Team", "W. N. Venables, D. M. Smith": capitalised words and joiners, no digits */
+function readsAsNames(text: string): boolean {
+  if (/\d/.test(text)) return false;
+  const words = text.replace(/,/g, ' ').split(/\s+/).filter(Boolean);
+  if (words.length < 2 || words.length > 14) return false;
+  return words.every((w) => NAME_JOINERS.has(w.toLowerCase()) || /^\p{Lu}/u.test(w));
 }
 
 /** the font size of most of the text (by characters) */
