@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { auth, createAgent, ManualClock, registerUser, useTestApps, type TestApp } from '../helpers/app.js';
 import { formatDuration, trendLabel } from '../../src/modules/analytics/service.js';
+import { NO_OUTCOME_COUNTS, perDay } from '../helpers/analytics.js';
 
 /**
  * Analytics through the whole app on a real SQLite file. Activity is made through the public chat
@@ -61,15 +62,7 @@ function isConsecutive(days: string[]): boolean {
 const sum = (o: Record<string, number>) => Object.values(o).reduce((a, b) => a + b, 0);
 
 /** The outcome fields (issue 23.7, tested in analytics-outcomes) where nothing was resolved, escalated, rated or left unanswered. */
-const NO_OUTCOMES = {
-  conversations_resolved: 0,
-  resolution_rate: 0,
-  escalations: 0,
-  thumbs_up: 0,
-  thumbs_down: 0,
-  thumbs_up_ratio: null,
-  top_unanswered: [],
-};
+const NO_OUTCOMES = { ...NO_OUTCOME_COUNTS, top_unanswered: [] };
 
 describe('formatDuration (avg_response_time)', () => {
   it.each([
@@ -392,34 +385,16 @@ describe('GET /api/analytics/trends', () => {
 
     const { status, body } = await get(t, a.token, '/api/analytics/trends?days=5');
     expect(status).toBe(200);
-    expect(body.conversations).toEqual([
-      { date: 'Oct 30', count: 1 },
-      { date: 'Oct 31', count: 1 },
-      { date: 'Nov 01', count: 2 },
-      { date: 'Nov 02', count: 0 },
-      { date: 'Nov 03', count: 0 },
-    ]);
-    expect(body.messages).toEqual([
-      { date: 'Oct 30', count: 2 },
-      { date: 'Oct 31', count: 2 },
-      { date: 'Nov 01', count: 6 },
-      { date: 'Nov 02', count: 0 },
-      { date: 'Nov 03', count: 0 },
-    ]);
+    expect(body.conversations).toEqual(perDay({ 'Oct 30': 1, 'Oct 31': 1, 'Nov 01': 2, 'Nov 02': 0, 'Nov 03': 0 }));
+    expect(body.messages).toEqual(perDay({ 'Oct 30': 2, 'Oct 31': 2, 'Nov 01': 6, 'Nov 02': 0, 'Nov 03': 0 }));
     // knowledge-base answers are stored with the clock unmoved: 0 ms each, something to average
     expect(body.avg_response_time).toBe('0ms');
 
     // B sees only Z
     const theirs = await get(t, b.token, '/api/analytics/trends?days=2');
     expect(theirs.body).toEqual({
-      conversations: [
-        { date: 'Nov 02', count: 1 },
-        { date: 'Nov 03', count: 1 },
-      ],
-      messages: [
-        { date: 'Nov 02', count: 2 },
-        { date: 'Nov 03', count: 2 },
-      ],
+      conversations: perDay({ 'Nov 02': 1, 'Nov 03': 1 }),
+      messages: perDay({ 'Nov 02': 2, 'Nov 03': 2 }),
       avg_response_time: '0ms',
     });
 
@@ -454,14 +429,8 @@ describe('GET /api/analytics/trends', () => {
     const a = await registerUser(t.app);
     await createAgent(t.app, a.token);
     expect((await get(t, a.token, '/api/analytics/trends?days=2')).body).toEqual({
-      conversations: [
-        { date: 'Nov 02', count: 0 },
-        { date: 'Nov 03', count: 0 },
-      ],
-      messages: [
-        { date: 'Nov 02', count: 0 },
-        { date: 'Nov 03', count: 0 },
-      ],
+      conversations: perDay({ 'Nov 02': 0, 'Nov 03': 0 }),
+      messages: perDay({ 'Nov 02': 0, 'Nov 03': 0 }),
       avg_response_time: '0s',
     });
   });
