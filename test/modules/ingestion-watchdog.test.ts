@@ -2,15 +2,7 @@ import { readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  auth,
-  createAgent,
-  ManualClock,
-  multipartForm,
-  registerUser,
-  startTestApp,
-  useTestApps,
-} from '../helpers/app.js';
+import { auth, ManualClock, multipartForm, startTestApp, useTestApps, send, accountWithAgent } from '../helpers/app.js';
 import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
 
 /**
@@ -31,13 +23,9 @@ describe('ingestion watchdog', () => {
     const clock = new ManualClock('2026-05-01T08:00:00.000Z');
     const env = { ALLOW_PRIVATE_URLS: 'true' };
     const first = await startTestApp({ env, clock });
-    const { token } = await registerUser(first.app);
-    const agent = await createAgent(first.app, token);
-    const created = await first.app.inject({
-      method: 'POST',
-      url: `/api/sources/chatbot/${agent.id}/website`,
-      headers: auth(token),
-      payload: { url: `${site.url}/` },
+    const { token, agent } = await accountWithAgent(first.app);
+    const created = await send(first.app, token, 'POST', `/api/sources/chatbot/${agent.id}/website`, {
+      url: `${site.url}/`,
     });
     expect(created.statusCode, created.body).toBe(201);
     await hold.reached; // the crawl is waiting on the page
@@ -46,11 +34,7 @@ describe('ingestion watchdog', () => {
     // 59 minutes later the source is still within its cap: the restarted job just runs again
     clock.advance(59 * 60_000);
     const second = await startTestApp({ env, clock, dataDir: first.dataDir });
-    let list = await second.app.inject({
-      method: 'GET',
-      url: `/api/sources/chatbot/${agent.id}`,
-      headers: auth(token),
-    });
+    let list = await send(second.app, token, 'GET', `/api/sources/chatbot/${agent.id}`);
     expect(list.json()[0].status).toBe('processing');
     await second.close();
 
@@ -88,8 +72,7 @@ describe('a source whose job fails for good', () => {
     t.database.sqlite.exec(
       "CREATE TEMP TRIGGER refuse_unlucky BEFORE INSERT ON main.chunks WHEN NEW.content LIKE '%unlucky%' BEGIN SELECT RAISE(ABORT, 'simulated write fault'); END",
     );
-    const { token } = await registerUser(t.app);
-    const agent = await createAgent(t.app, token);
+    const { token, agent } = await accountWithAgent(t.app);
     const { payload, headers } = await multipartForm({
       file: {
         filename: 'unlucky.txt',
@@ -142,13 +125,9 @@ describe('graceful stops during an ingestion', () => {
     const env = { ALLOW_PRIVATE_URLS: 'true' };
     let hold = site.hold('/');
     let t = await apps.start({ env });
-    const { token } = await registerUser(t.app);
-    const agent = await createAgent(t.app, token);
-    const created = await t.app.inject({
-      method: 'POST',
-      url: `/api/sources/chatbot/${agent.id}/website`,
-      headers: auth(token),
-      payload: { url: `${site.url}/` },
+    const { token, agent } = await accountWithAgent(t.app);
+    const created = await send(t.app, token, 'POST', `/api/sources/chatbot/${agent.id}/website`, {
+      url: `${site.url}/`,
     });
     expect(created.statusCode, created.body).toBe(201);
     for (let restart = 1; restart <= 5; restart++) {
@@ -173,13 +152,10 @@ describe('graceful stops during an ingestion', () => {
 describe('upload sweep', () => {
   it('at start (and every minute) removes upload files no source refers to, once an hour old', async () => {
     const first = await startTestApp();
-    const { token } = await registerUser(first.app);
-    const agent = await createAgent(first.app, token);
-    const text = await first.app.inject({
-      method: 'POST',
-      url: `/api/sources/chatbot/${agent.id}/text`,
-      headers: auth(token),
-      payload: { name: 'n', content: 'Opening hours are nine to five.' },
+    const { token, agent } = await accountWithAgent(first.app);
+    const text = await send(first.app, token, 'POST', `/api/sources/chatbot/${agent.id}/text`, {
+      name: 'n',
+      content: 'Opening hours are nine to five.',
     });
     expect(text.statusCode).toBe(201);
     const uploads = path.join(first.dataDir, 'uploads');

@@ -11,6 +11,7 @@ import {
   registerUser,
   useTestApps,
   type TestApp,
+  send,
 } from '../helpers/app.js';
 import { withTimeout } from '../helpers/server-process.js';
 import { freePort, smtpUrl, startSmtp, type TestSmtp } from '../helpers/smtp.js';
@@ -65,11 +66,9 @@ async function agentWithAlerts(
   expect(created.statusCode, created.body).toBe(201);
   let agent = created.json();
   if (alertsTo) {
-    const put = await t.app.inject({
-      method: 'PUT',
-      url: `/api/chatbots/${agent.id}`,
-      headers: auth(token),
-      payload: { email_alerts_enabled: true, email_alert_address: alertsTo },
+    const put = await send(t.app, token, 'PUT', `/api/chatbots/${agent.id}`, {
+      email_alerts_enabled: true,
+      email_alert_address: alertsTo,
     });
     expect(put.statusCode, put.body).toBe(200);
     agent = put.json();
@@ -157,12 +156,7 @@ describe('lead e-mail alerts', () => {
 
     // alerts switched off again (the address stays) also means no mail
     const { token, agent: off } = await agentWithAlerts(t, 'Switched Off Bot', 'off@acme.test');
-    const put = await t.app.inject({
-      method: 'PUT',
-      url: `/api/chatbots/${off.id}`,
-      headers: auth(token),
-      payload: { email_alerts_enabled: false },
-    });
+    const put = await send(t.app, token, 'PUT', `/api/chatbots/${off.id}`, { email_alerts_enabled: false });
     expect(put.statusCode, put.body).toBe(200);
     expect(put.json().email_alerts_enabled).toBe(false);
 
@@ -392,11 +386,7 @@ describe('alerts go only to addresses that agreed to them', () => {
   }
 
   async function alertState(t: TestApp, token: string, agentId: string): Promise<Json> {
-    const res = await t.app.inject({
-      method: 'GET',
-      url: `/api/chatbots/${agentId}/alert-address`,
-      headers: auth(token),
-    });
+    const res = await send(t.app, token, 'GET', `/api/chatbots/${agentId}/alert-address`);
     expect(res.statusCode, res.body).toBe(200);
     return res.json();
   }
@@ -416,18 +406,11 @@ describe('alerts go only to addresses that agreed to them', () => {
     const server = await smtp();
     const t = await app({ SMTP_URL: server.url }, clock);
     const { token } = await registerUser(t.app, { email: 'spammer@evil.test' });
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/api/chatbots',
-      headers: auth(token),
-      payload: { name: 'CHEAP PILLS at evil.test' },
-    });
+    const created = await send(t.app, token, 'POST', '/api/chatbots', { name: 'CHEAP PILLS at evil.test' });
     const agent = created.json();
-    const put = await t.app.inject({
-      method: 'PUT',
-      url: `/api/chatbots/${agent.id}`,
-      headers: auth(token),
-      payload: { email_alerts_enabled: true, email_alert_address: 'Victim@Example.test' },
+    const put = await send(t.app, token, 'PUT', `/api/chatbots/${agent.id}`, {
+      email_alerts_enabled: true,
+      email_alert_address: 'Victim@Example.test',
     });
     expect(put.statusCode, put.body).toBe(200);
     expect(await alertState(t, token, agent.id)).toEqual({
@@ -453,11 +436,7 @@ describe('alerts go only to addresses that agreed to them', () => {
     expect(server.messages).toHaveLength(1);
     expect(outboxRows(t).filter((r) => r.status === 'held')).toHaveLength(2);
     // and the owner cannot make it send another within the hour
-    const again = await t.app.inject({
-      method: 'POST',
-      url: `/api/chatbots/${agent.id}/alert-address/confirmation`,
-      headers: auth(token),
-    });
+    const again = await send(t.app, token, 'POST', `/api/chatbots/${agent.id}/alert-address/confirmation`);
     expect(again.statusCode, again.body).toBe(429);
     expect(again.json().detail).toContain('an hour');
 
@@ -508,11 +487,9 @@ describe('alerts go only to addresses that agreed to them', () => {
         await t.app.inject({ method: 'POST', url: '/api/chatbots', headers: auth(token), payload: { name: 'Bot' } })
       ).json().id;
     const alertTo = async (agentId: string, address: string): Promise<string> => {
-      const put = await t.app.inject({
-        method: 'PUT',
-        url: `/api/chatbots/${agentId}`,
-        headers: auth(token),
-        payload: { email_alerts_enabled: true, email_alert_address: address },
+      const put = await send(t.app, token, 'PUT', `/api/chatbots/${agentId}`, {
+        email_alerts_enabled: true,
+        email_alert_address: address,
       });
       expect(put.statusCode, put.body).toBe(200);
       return agentId;
