@@ -64,6 +64,17 @@ const sum = (o: Record<string, number>) => Object.values(o).reduce((a, b) => a +
 /** The outcome fields (issue 23.7, tested in analytics-outcomes) where nothing was resolved, escalated, rated or left unanswered. */
 const NO_OUTCOMES = { ...NO_OUTCOME_COUNTS, top_unanswered: [] };
 
+/** An app at `now` with accounts `a` (agents `x` and `y`) and `b` (agent `z`). */
+async function twoAccounts(now: string) {
+  const { t, clock } = await start(now);
+  const a = await registerUser(t.app);
+  const b = await registerUser(t.app);
+  const x = await createAgent(t.app, a.token, { name: 'X' });
+  const y = await createAgent(t.app, a.token, { name: 'Y' });
+  const z = await createAgent(t.app, b.token, { name: 'Z' });
+  return { t, clock, a, b, x, y, z };
+}
+
 describe('formatDuration (avg_response_time)', () => {
   it.each([
     [null, '0s'],
@@ -367,12 +378,7 @@ describe('GET /api/analytics/trends', () => {
   const NOW = '2025-11-03T12:00:00.000Z';
 
   it('one entry per day, ascending, `Mon DD` labels, summed over the caller’s agents only', async () => {
-    const { t, clock } = await start(NOW);
-    const a = await registerUser(t.app);
-    const b = await registerUser(t.app);
-    const x = await createAgent(t.app, a.token, { name: 'X' });
-    const y = await createAgent(t.app, a.token, { name: 'Y' });
-    const z = await createAgent(t.app, b.token, { name: 'Z' });
+    const { t, clock, a, b, x, y, z } = await twoAccounts(NOW);
 
     await chatAt(t, clock, NOW, x.id, '2025-10-29T23:59:59.999Z', 'x0'); // before the window
     await chatAt(t, clock, NOW, x.id, '2025-10-30T00:00:00.000Z', 'x1');
@@ -436,12 +442,7 @@ describe('GET /api/analytics/trends', () => {
   });
 
   it('avg_response_time averages the assistant replies of the window, formatted', async () => {
-    const { t, clock } = await start(NOW);
-    const a = await registerUser(t.app);
-    const b = await registerUser(t.app);
-    const x = await createAgent(t.app, a.token, { name: 'X' });
-    const y = await createAgent(t.app, a.token, { name: 'Y' });
-    const z = await createAgent(t.app, b.token, { name: 'Z' });
+    const { t, clock, a, x, y, z } = await twoAccounts(NOW);
     const cx = (await chatAt(t, clock, NOW, x.id, '2025-11-03T08:00:00.000Z', 'x1')).conversation_id as string;
     const cy = (await chatAt(t, clock, NOW, y.id, '2025-11-02T08:00:00.000Z', 'y1')).conversation_id as string;
     await chatAt(t, clock, NOW, z.id, '2025-11-03T08:00:00.000Z', 'z1');

@@ -1,9 +1,10 @@
 import { readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
-import { auth, ManualClock, multipartForm, startTestApp, useTestApps, send, accountWithAgent } from '../helpers/app.js';
-import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
+import { describe, expect, it } from 'vitest';
+import { auth, ManualClock, startTestApp, useTestApps, send, accountWithAgent } from '../helpers/app.js';
+import { startLocalSite } from '../helpers/local-site.js';
+import { uploadFile } from '../helpers/sources.js';
 
 /**
  * A source must never stay `processing` forever: a website whose server never answers is failed
@@ -12,13 +13,11 @@ import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
  */
 describe('ingestion watchdog', () => {
   const apps = useTestApps();
-  let site: LocalSite | undefined;
-  afterEach(async () => {
-    await site?.close();
-  }, 60_000);
 
   it('fails a source still processing after its cap, with a message, and stops its job', async () => {
-    site = await startLocalSite({ '/': '<html><body><main><p>Never served in time.</p></main></body></html>' });
+    const site = apps.before(
+      await startLocalSite({ '/': '<html><body><main><p>Never served in time.</p></main></body></html>' }),
+    );
     const hold = site.hold('/');
     const clock = new ManualClock('2026-05-01T08:00:00.000Z');
     const env = { ALLOW_PRIVATE_URLS: 'true' };
@@ -73,18 +72,8 @@ describe('a source whose job fails for good', () => {
       "CREATE TEMP TRIGGER refuse_unlucky BEFORE INSERT ON main.chunks WHEN NEW.content LIKE '%unlucky%' BEGIN SELECT RAISE(ABORT, 'simulated write fault'); END",
     );
     const { token, agent } = await accountWithAgent(t.app);
-    const { payload, headers } = await multipartForm({
-      file: {
-        filename: 'unlucky.txt',
-        content: new TextEncoder().encode('An unlucky file whose passages the database refuses.'),
-      },
-    });
-    const created = await t.app.inject({
-      method: 'POST',
-      url: `/api/sources/chatbot/${agent.id}/file`,
-      headers: { ...auth(token), ...headers },
-      payload,
-    });
+    const unlucky = new TextEncoder().encode('An unlucky file whose passages the database refuses.');
+    const created = await uploadFile(t, token, agent.id, 'unlucky.txt', unlucky);
     expect(created.statusCode, created.body).toBe(201);
 
     const statusNow = async () =>
@@ -109,19 +98,17 @@ describe('a source whose job fails for good', () => {
 
 describe('graceful stops during an ingestion', () => {
   const apps = useTestApps();
-  let site: LocalSite | undefined;
-  afterEach(async () => {
-    await site?.close();
-  }, 60_000);
 
   /**
    * Issue 21.5: a graceful stop (SIGTERM) during an ingestion is no failure of the job. Three
    * restarts used to use up its three attempts: the source ended failed and its file was deleted.
    */
   it('restarts during an ingestion use up none of its attempts: after five, the source completes', async () => {
-    site = await startLocalSite({
-      '/': '<html><body><main><p>Parcels leave the depot every morning at eight.</p></main></body></html>',
-    });
+    const site = apps.before(
+      await startLocalSite({
+        '/': '<html><body><main><p>Parcels leave the depot every morning at eight.</p></main></body></html>',
+      }),
+    );
     const env = { ALLOW_PRIVATE_URLS: 'true' };
     let hold = site.hold('/');
     let t = await apps.start({ env });

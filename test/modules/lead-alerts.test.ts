@@ -89,6 +89,14 @@ async function listLeads(t: TestApp, token: string, agentId: string): Promise<Js
   return res.json();
 }
 
+/** Once the mail queue is done: nothing pending, one message at `server`, and `lead` the agent's only lead. */
+async function expectOneAlertSent(t: TestApp, token: string, agentId: string, server: TestSmtp, lead: Json) {
+  await t.app.mailJobs.idle();
+  expect(await mailStatus(t, token)).toMatchObject({ pending: 0 });
+  expect(server.messages).toHaveLength(1);
+  expect(await listLeads(t, token, agentId)).toEqual([lead]);
+}
+
 function outboxRows(t: TestApp): Array<{ status: string; attempts: number; to_address: string }> {
   return t.database.sqlite
     .prepare('SELECT status, attempts, to_address FROM mail_outbox ORDER BY created_at, id')
@@ -220,10 +228,7 @@ describe('alerts are never lost', () => {
     expect(mail.body).toContain('555-0100');
     expect(mail.body).toContain(lead.created_at);
 
-    await t.app.mailJobs.idle();
-    expect(await mailStatus(t, token)).toMatchObject({ pending: 0 });
-    expect(server.messages).toHaveLength(1);
-    expect(await listLeads(t, token, agent.id)).toEqual([lead]);
+    await expectOneAlertSent(t, token, agent.id, server, lead);
   });
 
   it('a pending alert survives a restart and is delivered by the next process without any new lead', async () => {
@@ -249,10 +254,7 @@ describe('alerts are never lost', () => {
     expect(mail.body).toContain('Jane Doe');
     expect(mail.body).toContain(lead.created_at);
 
-    await second.app.mailJobs.idle();
-    expect(await mailStatus(second, token)).toMatchObject({ pending: 0 });
-    expect(server.messages).toHaveLength(1);
-    expect(await listLeads(second, token, agent.id)).toEqual([lead]);
+    await expectOneAlertSent(second, token, agent.id, server, lead);
   });
 
   it('a mail server that accepts and then says nothing holds neither the answer nor the shutdown, and loses nothing', async () => {
