@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectRefusals, openLoggedIn, setToken, shootBothWidths, storeToken } from '../helpers/admin.js';
 import { apiOk, auth, PASSWORD, registerUser, startTestApp, uniqueEmail } from '../helpers/app.js';
-import { listenOnLoopback, watchErrors } from '../helpers/browser.js';
+import { listenOnLoopback, watchErrors, withPage } from '../helpers/browser.js';
 import { useE2eApp } from '../helpers/e2e.js';
 
 /**
@@ -367,9 +367,7 @@ describe('the owner runs the business from the browser', () => {
 describe('sessions and set-up banners', () => {
   it('a 401 (expired or revoked token) goes back to login and returns to the page after logging in', async () => {
     const { token, email } = await registerUser(e2e.t.app);
-    const page = await e2e.browser.context.newPage();
-    const errors = watchErrors(page);
-    try {
+    await withPage(e2e.browser.context, async (page, errors) => {
       await storeToken(page, e2e.appUrl, token);
       // revoke it server-side, then open the page an alert e-mail would link to
       await e2e.t.app.inject({ method: 'POST', url: '/api/auth/logout', headers: auth(token) });
@@ -384,10 +382,7 @@ describe('sessions and set-up banners', () => {
       await page.getByRole('heading', { name: 'Leads' }).waitFor();
       // the refused calls are the only errors the browser logged
       expectRefusals(errors, 0, 401);
-      expect(errors).toEqual([]);
-    } finally {
-      await page.close();
-    }
+    });
   }, 60_000);
 
   it('with no provider key and first-only registration taken: the banner says so, registration is hidden', async () => {
@@ -395,9 +390,7 @@ describe('sessions and set-up banners', () => {
     try {
       const url = `http://127.0.0.1:${await listenOnLoopback(bare)}`;
       const { token } = await registerUser(bare.app);
-      const page = await e2e.browser.context.newPage();
-      const errors = watchErrors(page);
-      try {
+      await withPage(e2e.browser.context, async (page) => {
         await page.goto(`${url}/#/login`);
         await page.getByRole('heading', { name: 'Log in' }).waitFor();
         await page.locator('[data-registration="closed"]').waitFor();
@@ -422,10 +415,7 @@ describe('sessions and set-up banners', () => {
         await page.getByRole('heading', { name: 'Leads' }).waitFor();
         expect(await page.getByText('E-mail is not configured').count()).toBe(0);
         await page.getByText('No AI provider is configured').waitFor();
-        expect(errors).toEqual([]);
-      } finally {
-        await page.close();
-      }
+      });
     } finally {
       await bare.cleanup();
     }
@@ -440,9 +430,7 @@ describe('sessions and set-up banners', () => {
       writeFileSync(ailing.config.backup.dir, 'not a folder');
       await ailing.app.backups!.runOnce();
       ailing.app.databaseCondition.integrityChecked('Tree 7 page 41: btree page type invalid');
-      const page = await e2e.browser.context.newPage();
-      const errors = watchErrors(page);
-      try {
+      await withPage(e2e.browser.context, async (page) => {
         await openLoggedIn(page, url, token, '#/agents');
         const damaged = page.getByRole('alert').filter({ hasText: 'The database is damaged.' });
         await damaged.waitFor();
@@ -453,10 +441,7 @@ describe('sessions and set-up banners', () => {
         await backups.waitFor();
         expect(await backups.textContent()).toContain('No scheduled backup has succeeded yet');
         await shoot(page, 'database-banners');
-        expect(errors).toEqual([]);
-      } finally {
-        await page.close();
-      }
+      });
     } finally {
       await ailing.cleanup();
     }
