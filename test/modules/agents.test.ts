@@ -590,38 +590,30 @@ describe('PUT /api/chatbots/{id}', () => {
   it('email alerts need an address: alone 400, with one in the same PUT 200, clearing it while on 400', async () => {
     const me = await api.account();
     const agent = await api.create(me.token);
+    const put = (body: Record<string, unknown>) => api.call('PUT', `/api/chatbots/${agent.id}`, me.token, body);
 
-    const alone = await api.call('PUT', `/api/chatbots/${agent.id}`, me.token, { email_alerts_enabled: true });
+    const alone = await put({ email_alerts_enabled: true });
     expect(alone.statusCode).toBe(400);
     expect(typeof alone.json().detail).toBe('string');
     expect(alone.json().detail).toContain('email_alert_address');
     expect(await api.get(me.token, agent.id)).toEqual(agent);
 
-    const withNull = await api.call('PUT', `/api/chatbots/${agent.id}`, me.token, {
-      email_alerts_enabled: true,
-      email_alert_address: null,
-    });
+    const withNull = await put({ email_alerts_enabled: true, email_alert_address: null });
     expect(withNull.statusCode).toBe(400);
     expect(withNull.json().detail).toContain('email_alert_address');
 
-    const together = await api.call('PUT', `/api/chatbots/${agent.id}`, me.token, {
-      email_alerts_enabled: true,
-      email_alert_address: 'owner@example.com',
-    });
+    const together = await put({ email_alerts_enabled: true, email_alert_address: 'owner@example.com' });
     expect(together.statusCode, together.body).toBe(200);
     expect(together.json()).toMatchObject({ email_alerts_enabled: true, email_alert_address: 'owner@example.com' });
     const on = together.json();
 
-    const cleared = await api.call('PUT', `/api/chatbots/${agent.id}`, me.token, { email_alert_address: null });
+    const cleared = await put({ email_alert_address: null });
     expect(cleared.statusCode).toBe(400);
     expect(cleared.json().detail).toContain('email_alert_address');
     expect(await api.get(me.token, agent.id)).toEqual(on);
 
     // switching alerts off and clearing the address together is fine
-    const off = await api.call('PUT', `/api/chatbots/${agent.id}`, me.token, {
-      email_alerts_enabled: false,
-      email_alert_address: null,
-    });
+    const off = await put({ email_alerts_enabled: false, email_alert_address: null });
     expect(off.statusCode).toBe(200);
     expect(off.json()).toMatchObject({ email_alerts_enabled: false, email_alert_address: null });
   });

@@ -1144,13 +1144,18 @@ describe.each(['openai', 'anthropic', 'google', 'ollama'] as const)(
       expect(first.statusCode, first.body).toBe(200);
       expect(first.json().message).toBe('It is glazed with violet saffron.');
 
-      expect(chatRequests(f)).toHaveLength(1);
-      const one = seen(provider, chatRequests(f)[0]!);
-      expect(one.stream).toBe(false);
-      expect(one.model).toBe(`${provider}-model-x1`);
-      expect(one.temperature).toBeCloseTo(0.2, 6);
-      expect(one.maxTokens).toBe(123);
-      expect(one.system.startsWith(instructions)).toBe(true);
+      /** The fake's `n`th chat request, its last so far: the agent's model, temperature, max tokens and instructions, streamed or not. */
+      const sentWithSettings = (n: number, stream: boolean) => {
+        expect(chatRequests(f)).toHaveLength(n);
+        const sent = seen(provider, chatRequests(f)[n - 1]!);
+        expect(sent.stream).toBe(stream);
+        expect(sent.model).toBe(`${provider}-model-x1`);
+        expect(sent.temperature).toBeCloseTo(0.2, 6);
+        expect(sent.maxTokens).toBe(123);
+        expect(sent.system.startsWith(instructions)).toBe(true);
+        return sent;
+      };
+      const one = sentWithSettings(1, false);
       const marker = one.system.indexOf('reference material');
       expect(marker).toBeGreaterThan(0);
       expect(one.system.indexOf(phrase)).toBeGreaterThan(marker);
@@ -1165,13 +1170,7 @@ describe.each(['openai', 'anthropic', 'google', 'ollama'] as const)(
       expect(second.done.message).toBe('Zanzibar Bakery bakes it on Tuesdays.');
       expect(second.done.conversation_id).toBe(first.json().conversation_id);
 
-      expect(chatRequests(f)).toHaveLength(2);
-      const two = seen(provider, chatRequests(f)[1]!);
-      expect(two.stream).toBe(true);
-      expect(two.model).toBe(`${provider}-model-x1`);
-      expect(two.temperature).toBeCloseTo(0.2, 6);
-      expect(two.maxTokens).toBe(123);
-      expect(two.system.startsWith(instructions)).toBe(true);
+      const two = sentWithSettings(2, true);
       expect(two.system).toContain(phrase);
       expect(two.turns).toEqual([
         { role: 'user', content: 'What is the quokka pie glazed with?' },
