@@ -44,19 +44,22 @@ function heldSync() {
   return { calls, syncFile, nextCall };
 }
 
+/** A new database with a WalSync over its WAL file whose syncs are held (heldSync). */
+function heldWalSync() {
+  const { d, file } = database();
+  const held = heldSync();
+  return { d, file, held, sync: new WalSync(d.sqlite, `${file}-wal`, held.syncFile) };
+}
+
 describe('WalSync', () => {
   it('does not sync when nothing was written since the last sync', async () => {
-    const { d, file } = database();
-    const held = heldSync();
-    const sync = new WalSync(d.sqlite, `${file}-wal`, held.syncFile);
+    const { held, sync } = heldWalSync();
     await sync.barrier();
     expect(held.calls).toHaveLength(0);
   });
 
   it('resolves after a sync of the WAL file that began after the write', async () => {
-    const { d, file } = database();
-    const held = heldSync();
-    const sync = new WalSync(d.sqlite, `${file}-wal`, held.syncFile);
+    const { d, file, held, sync } = heldWalSync();
     d.sqlite.prepare("INSERT INTO notes (text) VALUES ('a lead')").run();
     let resolved = false;
     const barrier = sync.barrier().then(() => (resolved = true));
@@ -74,9 +77,7 @@ describe('WalSync', () => {
   });
 
   it('a write made while a sync is in flight waits for the next sync; concurrent barriers share syncs', async () => {
-    const { d, file } = database();
-    const held = heldSync();
-    const sync = new WalSync(d.sqlite, `${file}-wal`, held.syncFile);
+    const { d, held, sync } = heldWalSync();
     const insert = d.sqlite.prepare('INSERT INTO notes (text) VALUES (?)');
     insert.run('first');
     const early = Array.from({ length: 20 }, () => sync.barrier());
