@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectRefusals, openLoggedIn, setToken, shootBothWidths, storeToken } from '../helpers/admin.js';
 import { apiOk, auth, PASSWORD, registerUser, startTestApp, uniqueEmail } from '../helpers/app.js';
 import { listenOnLoopback, watchErrors, withPage } from '../helpers/browser.js';
-import { useE2eApp } from '../helpers/e2e.js';
+import { useE2eApp, withOwnApp } from '../helpers/e2e.js';
 
 /**
  * The admin UI in real Chromium against the real app (real SQLite, a fake OpenAI server): the
@@ -386,9 +386,7 @@ describe('sessions and set-up banners', () => {
   }, 60_000);
 
   it('with no provider key and first-only registration taken: the banner says so, registration is hidden', async () => {
-    const bare = await startTestApp({ env: { REGISTRATION: 'first-only' } });
-    try {
-      const url = `http://127.0.0.1:${await listenOnLoopback(bare)}`;
+    await withOwnApp({ env: { REGISTRATION: 'first-only' } }, async (bare, url) => {
       const { token } = await registerUser(bare.app);
       await withPage(e2e.browser.context, async (page) => {
         await page.goto(`${url}/#/login`);
@@ -416,15 +414,11 @@ describe('sessions and set-up banners', () => {
         expect(await page.getByText('E-mail is not configured').count()).toBe(0);
         await page.getByText('No AI provider is configured').waitFor();
       });
-    } finally {
-      await bare.cleanup();
-    }
+    });
   }, 60_000);
 
   it('a damaged database and failing scheduled backups: banners say what happened and what to do', async () => {
-    const ailing = await startTestApp({ env: { BACKUP_INTERVAL_H: '24' } });
-    try {
-      const url = `http://127.0.0.1:${await listenOnLoopback(ailing)}`;
+    await withOwnApp({ env: { BACKUP_INTERVAL_H: '24' } }, async (ailing, url) => {
       const { token } = await registerUser(ailing.app); // the admin: the backup's own error is shown
       // the backups folder cannot be made (a file is in its place), and the integrity check found damage
       writeFileSync(ailing.config.backup.dir, 'not a folder');
@@ -442,9 +436,7 @@ describe('sessions and set-up banners', () => {
         expect(await backups.textContent()).toContain('No scheduled backup has succeeded yet');
         await shoot(page, 'database-banners');
       });
-    } finally {
-      await ailing.cleanup();
-    }
+    });
   }, 60_000);
 });
 

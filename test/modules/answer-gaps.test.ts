@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { auth, createAgent, registerUser, say, useTestApps, type TestApp } from '../helpers/app.js';
+import { auth, createAgent, registerUser, say, useTestApps, type TestApp, sendExpect } from '../helpers/app.js';
 import { startFakeLlm } from '../helpers/fake-llm.js';
 import { addText } from '../helpers/sources.js';
 
@@ -74,12 +74,7 @@ describe('recording answer gaps', () => {
     expect(fb.statusCode, fb.body).toBe(200);
 
     await say(t, agent.id, 's2', 'What does the Basic plan cost per month?');
-    const esc = await t.app.inject({
-      method: 'POST',
-      url: `/api/public/chat/${agent.id}/escalate`,
-      payload: { session_id: 's2' },
-    });
-    expect(esc.statusCode, esc.body).toBe(200);
+    await sendExpect(t.app, null, 'POST', `/api/public/chat/${agent.id}/escalate`, { session_id: 's2' });
 
     const open = await gaps(t, owner.token, agent.id);
     expect(open.map((g) => [g.question, g.count, g.reasons]).sort()).toEqual([
@@ -361,12 +356,7 @@ describe('a gap counts distinct conversations (issue 31 point 2)', () => {
     const { t, owner, agent } = await setup();
     const a = await say(t, agent.id, 's1', 'What are your opening hours?');
     expect((await rate(t, agent.id, 's1', a.message_id, -1)).statusCode).toBe(200);
-    const esc = await t.app.inject({
-      method: 'POST',
-      url: `/api/public/chat/${agent.id}/escalate`,
-      payload: { session_id: 's1' },
-    });
-    expect(esc.statusCode, esc.body).toBe(200);
+    await sendExpect(t.app, null, 'POST', `/api/public/chat/${agent.id}/escalate`, { session_id: 's1' });
     let open = await gaps(t, owner.token, agent.id);
     expect(open.map((g) => [g.question, g.count, g.reasons])).toEqual([
       ['What are your opening hours?', 1, ['no_passage', 'thumbs_down', 'asked_person']],
