@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config/index.js';
+import { useTempDirs } from './helpers/temp.js';
 
 /**
  * docs/API.md "Plans": the built-in table, written out here so a drift in the code is caught; plus
@@ -41,15 +41,7 @@ const CONTRACT_PLANS = {
   },
 };
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'chat-agent-config-'));
-  dirs.push(dir);
-  return dir;
-}
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-}, 30_000);
+const { tempDir } = useTempDirs('chat-agent-config-');
 
 /** loadConfig must throw a ConfigError whose message is one line naming `variable`. */
 function expectConfigError(env: Record<string, string>, variable: string): ConfigError {

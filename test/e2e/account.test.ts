@@ -1,9 +1,9 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { expectRefusals, shootBothWidths } from '../helpers/admin.js';
-import { auth, PASSWORD, registerUser, startTestApp, uniqueEmail } from '../helpers/app.js';
-import { listenOnLoopback, watchErrors } from '../helpers/browser.js';
-import { useE2eApp } from '../helpers/e2e.js';
+import { auth, PASSWORD, registerUser, uniqueEmail } from '../helpers/app.js';
+import { watchErrors } from '../helpers/browser.js';
+import { useE2eApp, withOwnApp } from '../helpers/e2e.js';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.js';
 
 /**
@@ -165,9 +165,7 @@ describe('passwords in the admin UI', () => {
   }, 60_000);
 
   it('without mail the login page offers no "Forgot password?"', async () => {
-    const plain = await startTestApp({ env: { EMBEDDINGS: 'none' } });
-    try {
-      const url = `http://127.0.0.1:${await listenOnLoopback(plain)}`;
+    await withOwnApp({ env: { EMBEDDINGS: 'none' } }, async (plain, url) => {
       // with no account the first screen creates the owner's; the login page comes once one exists
       await registerUser(plain.app);
       const page = await e2e.browser.context.newPage();
@@ -177,8 +175,6 @@ describe('passwords in the admin UI', () => {
       await page.locator('.auth-card[data-registration]').waitFor();
       expect(await page.getByRole('link', { name: 'Forgot password?' }).count()).toBe(0);
       await page.close();
-    } finally {
-      await plain.cleanup();
-    }
+    });
   }, 60_000);
 });

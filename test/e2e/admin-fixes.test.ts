@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openLoggedIn, settle, shootBothWidths } from '../helpers/admin.js';
+import { openLoggedIn, settle, shootBothWidths, withPageAs } from '../helpers/admin.js';
 import { apiOk, createAgent, PASSWORD, registerUser } from '../helpers/app.js';
 import { watchErrors } from '../helpers/browser.js';
 import { useE2eApp } from '../helpers/e2e.js';
@@ -35,6 +35,10 @@ async function widgetLead(agentId: string, name: string, phone: string): Promise
   expect(res.statusCode, res.body).toBe(200);
 }
 
+/** withPage logged in as `token` at `hash` (see withPageAs). */
+const asUser = (token: string, hash: string, use: (page: Page, errors: string[]) => Promise<void>) =>
+  withPageAs(e2e.browser.context, e2e.appUrl, token, hash, use);
+
 /** A new page logged in as `token` at `hash`, `width` px wide. */
 async function openAs(token: string, hash: string, width = 1280): Promise<{ page: Page; errors: string[] }> {
   const page = await e2e.browser.context.newPage();
@@ -67,8 +71,7 @@ describe('admin UI fixes (issue 22.4)', () => {
       '+1 555 0100',
     );
 
-    const { page, errors } = await openAs(token, '#/leads');
-    try {
+    await asUser(token, '#/leads', async (page) => {
       await page.getByRole('heading', { name: 'Leads', exact: true }).waitFor();
       const table = page.getByRole('table', { name: 'Widget leads of all agents' });
       await table.getByText('Vera Visitor').waitFor();
@@ -89,17 +92,13 @@ describe('admin UI fixes (issue 22.4)', () => {
         await page.getByRole('region', { name: 'From your agents’ widgets' }).getByText('No leads yet').count(),
       ).toBe(0);
       await shoot(page, 'leads');
-      expect(errors).toEqual([]);
-    } finally {
-      await page.close();
-    }
+    });
   }, 60_000);
 
   it('an unsaved setting survives saving another section and switching tabs; leaving warns', async () => {
     const { token } = await registerUser(e2e.t.app, { name: 'Sam Settings' });
     const agent = await createAgent(e2e.t.app, token, { name: 'Draft keeper' });
-    const { page, errors } = await openAs(token, `#/agents/${agent.id}/settings`);
-    try {
+    await asUser(token, `#/agents/${agent.id}/settings`, async (page) => {
       const general = page.getByRole('form', { name: 'General' });
       const behaviour = page.getByRole('form', { name: 'Behaviour' });
       await general.getByLabel('Welcome message').fill('Hello from the draft!');
@@ -152,18 +151,14 @@ describe('admin UI fixes (issue 22.4)', () => {
       await shoot(page, 'settings');
       await page.getByRole('link', { name: 'Agents', exact: true }).first().click();
       await page.waitForURL(/#\/agents$/);
-      expect(errors).toEqual([]);
-    } finally {
-      await page.close();
-    }
+    });
   }, 60_000);
 
   it('keyboard focus stays on Refresh after the list reloads', async () => {
     const { token } = await registerUser(e2e.t.app, { name: 'Kim Keyboard' });
     const agent = await createAgent(e2e.t.app, token, { name: 'Focus bot' });
     await widgetLead(agent.id, 'Fay Focus', '+47 555 09 876');
-    const { page, errors } = await openAs(token, `#/agents/${agent.id}/leads`);
-    try {
+    await asUser(token, `#/agents/${agent.id}/leads`, async (page) => {
       /** Focuses the Refresh button with the keyboard, presses Enter, waits for the reload. */
       const refreshByKeyboard = async (scope: ReturnType<Page['locator']>, reloaded: string) => {
         const button = scope.getByRole('button', { name: 'Refresh' });
@@ -197,10 +192,7 @@ describe('admin UI fixes (issue 22.4)', () => {
         page.getByRole('region', { name: 'From your agents’ widgets' }),
         `/api/chatbot-leads/${agent.id}`,
       );
-      expect(errors).toEqual([]);
-    } finally {
-      await page.close();
-    }
+    });
   }, 60_000);
 
   describe('chart day labels at 390 px', () => {

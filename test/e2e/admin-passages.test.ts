@@ -277,17 +277,18 @@ describe('what visitors read', () => {
       expect(await noAnswer.inputValue()).toBe('');
       expect(await noAnswer.getAttribute('placeholder')).toBe('I could not find that in our information.');
       const showSources = general.getByLabel('Show sources to visitors');
+      /** Saves General, waits for its toast; the stored agent then has `fields`. */
+      const saveGeneral = async (fields: Record<string, unknown>) => {
+        await general.getByRole('button', { name: 'Save' }).click();
+        await page.getByText('General saved').waitFor();
+        expect(await ok(token, 'GET', `/api/chatbots/${agent.id}`)).toMatchObject(fields);
+      };
       expect(await showSources.isChecked()).toBe(true);
 
       const message = 'Sorry, I do not know that one. Call us on 0123 456 789.';
       await noAnswer.fill(message);
       await showSources.uncheck();
-      await general.getByRole('button', { name: 'Save' }).click();
-      await page.getByText('General saved').waitFor();
-      expect(await ok(token, 'GET', `/api/chatbots/${agent.id}`)).toMatchObject({
-        no_answer_message: message,
-        show_sources: false,
-      });
+      await saveGeneral({ no_answer_message: message, show_sources: false });
 
       // what a visitor gets: the owner's sentence, and an answer without its sources
       const chat = (text: string) =>
@@ -309,12 +310,7 @@ describe('what visitors read', () => {
       expect(await showSources.isChecked()).toBe(false);
       await noAnswer.fill('');
       await showSources.check();
-      await general.getByRole('button', { name: 'Save' }).click();
-      await page.getByText('General saved').waitFor();
-      expect(await ok(token, 'GET', `/api/chatbots/${agent.id}`)).toMatchObject({
-        no_answer_message: null,
-        show_sources: true,
-      });
+      await saveGeneral({ no_answer_message: null, show_sources: true });
       expect((await chat('Do you sell bicycles?')).json().message).toBe('I could not find that in our information.');
       expect(errors).toEqual([]);
     } finally {

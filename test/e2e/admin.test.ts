@@ -3,8 +3,8 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectRefusals, openLoggedIn, setToken, shootBothWidths, storeToken } from '../helpers/admin.js';
 import { apiOk, auth, PASSWORD, registerUser, startTestApp, uniqueEmail } from '../helpers/app.js';
-import { listenOnLoopback, watchErrors } from '../helpers/browser.js';
-import { useE2eApp } from '../helpers/e2e.js';
+import { listenOnLoopback, watchErrors, withPage } from '../helpers/browser.js';
+import { useE2eApp, withOwnApp } from '../helpers/e2e.js';
 
 /**
  * The admin UI in real Chromium against the real app (real SQLite, a fake OpenAI server): the
@@ -367,9 +367,7 @@ describe('the owner runs the business from the browser', () => {
 describe('sessions and set-up banners', () => {
   it('a 401 (expired or revoked token) goes back to login and returns to the page after logging in', async () => {
     const { token, email } = await registerUser(e2e.t.app);
-    const page = await e2e.browser.context.newPage();
-    const errors = watchErrors(page);
-    try {
+    await withPage(e2e.browser.context, async (page, errors) => {
       await storeToken(page, e2e.appUrl, token);
       // revoke it server-side, then open the page an alert e-mail would link to
       await e2e.t.app.inject({ method: 'POST', url: '/api/auth/logout', headers: auth(token) });
@@ -384,20 +382,13 @@ describe('sessions and set-up banners', () => {
       await page.getByRole('heading', { name: 'Leads' }).waitFor();
       // the refused calls are the only errors the browser logged
       expectRefusals(errors, 0, 401);
-      expect(errors).toEqual([]);
-    } finally {
-      await page.close();
-    }
+    });
   }, 60_000);
 
   it('with no provider key and first-only registration taken: the banner says so, registration is hidden', async () => {
-    const bare = await startTestApp({ env: { REGISTRATION: 'first-only' } });
-    try {
-      const url = `http://127.0.0.1:${await listenOnLoopback(bare)}`;
+    await withOwnApp({ env: { REGISTRATION: 'first-only' } }, async (bare, url) => {
       const { token } = await registerUser(bare.app);
-      const page = await e2e.browser.context.newPage();
-      const errors = watchErrors(page);
-      try {
+      await withPage(e2e.browser.context, async (page) => {
         await page.goto(`${url}/#/login`);
         await page.getByRole('heading', { name: 'Log in' }).waitFor();
         await page.locator('[data-registration="closed"]').waitFor();
@@ -422,27 +413,18 @@ describe('sessions and set-up banners', () => {
         await page.getByRole('heading', { name: 'Leads' }).waitFor();
         expect(await page.getByText('E-mail is not configured').count()).toBe(0);
         await page.getByText('No AI provider is configured').waitFor();
-        expect(errors).toEqual([]);
-      } finally {
-        await page.close();
-      }
-    } finally {
-      await bare.cleanup();
-    }
+      });
+    });
   }, 60_000);
 
   it('a damaged database and failing scheduled backups: banners say what happened and what to do', async () => {
-    const ailing = await startTestApp({ env: { BACKUP_INTERVAL_H: '24' } });
-    try {
-      const url = `http://127.0.0.1:${await listenOnLoopback(ailing)}`;
+    await withOwnApp({ env: { BACKUP_INTERVAL_H: '24' } }, async (ailing, url) => {
       const { token } = await registerUser(ailing.app); // the admin: the backup's own error is shown
       // the backups folder cannot be made (a file is in its place), and the integrity check found damage
       writeFileSync(ailing.config.backup.dir, 'not a folder');
       await ailing.app.backups!.runOnce();
       ailing.app.databaseCondition.integrityChecked('Tree 7 page 41: btree page type invalid');
-      const page = await e2e.browser.context.newPage();
-      const errors = watchErrors(page);
-      try {
+      await withPage(e2e.browser.context, async (page) => {
         await openLoggedIn(page, url, token, '#/agents');
         const damaged = page.getByRole('alert').filter({ hasText: 'The database is damaged.' });
         await damaged.waitFor();
@@ -453,13 +435,8 @@ describe('sessions and set-up banners', () => {
         await backups.waitFor();
         expect(await backups.textContent()).toContain('No scheduled backup has succeeded yet');
         await shoot(page, 'database-banners');
-        expect(errors).toEqual([]);
-      } finally {
-        await page.close();
-      }
-    } finally {
-      await ailing.cleanup();
-    }
+      });
+    });
   }, 60_000);
 });
 

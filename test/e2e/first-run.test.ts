@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { expectRefusals, shootBothWidths } from '../helpers/admin.js';
 import { apiOk, PASSWORD, startTestApp } from '../helpers/app.js';
-import { listenOnLoopback, watchErrors } from '../helpers/browser.js';
+import { listenOnLoopback, watchErrors, withPage } from '../helpers/browser.js';
 import { useE2eApp } from '../helpers/e2e.js';
 
 /**
@@ -17,9 +17,7 @@ const e2e = useE2eApp({ env: { REGISTRATION: 'first-only' } });
 
 describe('the first screen of a new server', () => {
   it('offers creating the owner account, refuses a common password, then shows Log in once the owner exists', async () => {
-    const page = await e2e.browser.context.newPage();
-    const errors = watchErrors(page);
-    try {
+    await withPage(e2e.browser.context, async (page, errors) => {
       await page.goto(`${e2e.appUrl}/`);
       await page.waitForURL(/#\/login$/);
       await page.getByRole('heading', { name: 'Create the owner account' }).waitFor();
@@ -61,10 +59,7 @@ describe('the first screen of a new server', () => {
       await page.getByLabel('Password').fill(PASSWORD);
       await page.getByRole('button', { name: 'Log in' }).click();
       await page.waitForURL(/#\/agents$/);
-      expect(errors).toEqual([]);
-    } finally {
-      await page.close();
-    }
+    });
   }, 60_000);
 
   it('with registration closed and no account: the login page says how to create the owner on the server', async () => {

@@ -1,8 +1,7 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { openLoggedIn } from '../helpers/admin.js';
+import { withPageAs } from '../helpers/admin.js';
 import { createAgent, registerUser } from '../helpers/app.js';
-import { watchErrors } from '../helpers/browser.js';
 import { useE2eApp } from '../helpers/e2e.js';
 
 /**
@@ -12,14 +11,9 @@ import { useE2eApp } from '../helpers/e2e.js';
 
 const e2e = useE2eApp();
 
-/** A new page logged in as `token` at `hash`. */
-async function openAs(token: string, hash: string): Promise<{ page: Page; errors: string[] }> {
-  const page = await e2e.browser.context.newPage();
-  await page.setViewportSize({ width: 1280, height: 800 });
-  const errors = watchErrors(page);
-  await openLoggedIn(page, e2e.appUrl, token, hash);
-  return { page, errors };
-}
+/** withPage logged in as `token` at `hash` (see withPageAs). */
+const asUser = (token: string, hash: string, use: (page: Page, errors: string[]) => Promise<void>) =>
+  withPageAs(e2e.browser.context, e2e.appUrl, token, hash, use);
 
 async function post(url: string, payload: Record<string, unknown>): Promise<any> {
   const res = await e2e.t.app.inject({ method: 'POST', url, payload });
@@ -43,8 +37,7 @@ describe('widget leads in the admin (issue 31 owner 8)', () => {
       [`#/agents/${agent.id}/leads`, 'Widget leads'],
       ['#/leads', 'Widget leads of all agents'],
     ] as const) {
-      const { page, errors } = await openAs(token, hash);
-      try {
+      await asUser(token, hash, async (page) => {
         const table = page.getByRole('table', { name: label });
         const chatty = table.getByRole('row').filter({ hasText: 'Chatty' });
         const silent = table.getByRole('row').filter({ hasText: 'Silent' });
@@ -57,14 +50,10 @@ describe('widget leads in the admin (issue 31 owner 8)', () => {
         const link = chatty.getByRole('link', { name: 'Conversation with Chatty' });
         expect(await link.getAttribute('href')).toBe(`#/agents/${agent.id}/conversations/${conversation_id}`);
         expect(await silent.getByRole('link', { name: /^Conversation/ }).count()).toBe(0);
-        expect(errors).toEqual([]);
-      } finally {
-        await page.close();
-      }
+      });
     }
 
-    const { page, errors } = await openAs(token, `#/agents/${agent.id}/leads`);
-    try {
+    await asUser(token, `#/agents/${agent.id}/leads`, async (page) => {
       const table = page.getByRole('table', { name: 'Widget leads' });
       // the link opens the transcript
       await table.getByRole('link', { name: 'Conversation with Chatty' }).click();
@@ -88,10 +77,7 @@ describe('widget leads in the admin (issue 31 owner 8)', () => {
         headers: { authorization: `Bearer ${token}` },
       });
       expect(left.json().map((l: { name: string }) => l.name)).toEqual(['Chatty']);
-      expect(errors).toEqual([]);
-    } finally {
-      await page.close();
-    }
+    });
   }, 60_000);
 });
 
@@ -107,8 +93,7 @@ describe('small defects (issue 31 owner 9)', () => {
       value: -1,
     });
 
-    const { page, errors } = await openAs(token, `#/agents/${agent.id}/conversations/${first.conversation_id}`);
-    try {
+    await asUser(token, `#/agents/${agent.id}/conversations/${first.conversation_id}`, async (page) => {
       const item = page.getByRole('link', { name: /Anonymous visitor/ });
       await item.waitFor();
       const line = await item.innerText();
@@ -117,10 +102,7 @@ describe('small defects (issue 31 owner 9)', () => {
       await page.getByRole('img', { name: '0 thumbs up, 1 thumbs down' }).waitFor();
       expect(await page.getByLabel(/Rated \d of 5/).count()).toBe(0);
       expect(await page.getByText('★').count()).toBe(0);
-      expect(errors).toEqual([]);
-    } finally {
-      await page.close();
-    }
+    });
   }, 60_000);
 
   it('the dashboard says which messages each figure counts: all of them ever, or those sent to agents this month', async () => {
@@ -130,8 +112,7 @@ describe('small defects (issue 31 owner 9)', () => {
     for (const message of ['One', 'Two', 'Three']) {
       await post(`/api/public/chat/${agent.id}`, { message, session_id: 'sess-count' });
     }
-    const { page, errors } = await openAs(token, '#/analytics');
-    try {
+    await asUser(token, '#/analytics', async (page) => {
       const stat = page.getByTestId('stat-messages');
       await stat.getByText('6', { exact: true }).waitFor();
       expect(await stat.innerText()).toMatch(/Messages \(all time\)[\s\S]*visitors’ and agents’/);
@@ -140,9 +121,6 @@ describe('small defects (issue 31 owner 9)', () => {
       // no figure left that reads as "the messages" without saying which
       expect(await page.getByText('Messages this month', { exact: true }).count()).toBe(0);
       expect(await page.locator('.stat-label', { hasText: /^Messages$/ }).count()).toBe(0);
-      expect(errors).toEqual([]);
-    } finally {
-      await page.close();
-    }
+    });
   }, 60_000);
 });

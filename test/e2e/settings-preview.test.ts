@@ -104,17 +104,18 @@ describe('the settings preview shows the agent as visitors see it', () => {
     await expect.poll(() => style(header, 'background-image')).toBe(`linear-gradient(135deg, ${brown}, ${brown})`);
     expect(await appearance.getByLabel('Secondary color', { exact: true }).inputValue()).toBe('#8b4513');
     expect(await appearance.getByLabel('Secondary color', { exact: true }).isDisabled()).toBe(true);
-    await appearance.getByRole('button', { name: 'Save' }).click();
-    // the stored agent, not the toast: an earlier save's toast may still be showing
-    await expect
-      .poll(() => e2e.api('GET', `/api/chatbots/${agent.id}`))
-      .toMatchObject({
-        primary_color: '#8b4513',
-        secondary_color: '#8b4513',
-        accent_color: '#8b4513',
-        secondary_follows_primary: true,
-        accent_follows_primary: true,
-      });
+    /** Saves Appearance; the stored agent (not the toast: an earlier save's toast may still be showing) comes to have `fields`. */
+    const saveAppearance = async (fields: Record<string, unknown>) => {
+      await appearance.getByRole('button', { name: 'Save' }).click();
+      await expect.poll(() => e2e.api('GET', `/api/chatbots/${agent.id}`)).toMatchObject(fields);
+    };
+    await saveAppearance({
+      primary_color: '#8b4513',
+      secondary_color: '#8b4513',
+      accent_color: '#8b4513',
+      secondary_follows_primary: true,
+      accent_follows_primary: true,
+    });
 
     // the owner sets a secondary of their own: it stays when the primary changes
     await appearance.getByLabel('Secondary follows the primary').uncheck();
@@ -123,17 +124,13 @@ describe('the settings preview shows the agent as visitors see it', () => {
     await expect
       .poll(() => style(header, 'background-image'))
       .toBe('linear-gradient(135deg, rgb(29, 78, 216), rgb(250, 204, 21))');
-    await appearance.getByRole('button', { name: 'Save' }).click();
-    // the stored agent, not the toast: an earlier save's toast may still be showing
-    await expect
-      .poll(() => e2e.api('GET', `/api/chatbots/${agent.id}`))
-      .toMatchObject({
-        primary_color: '#1d4ed8',
-        secondary_color: '#facc15',
-        accent_color: '#1d4ed8',
-        secondary_follows_primary: false,
-        accent_follows_primary: true,
-      });
+    await saveAppearance({
+      primary_color: '#1d4ed8',
+      secondary_color: '#facc15',
+      accent_color: '#1d4ed8',
+      secondary_follows_primary: false,
+      accent_follows_primary: true,
+    });
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);

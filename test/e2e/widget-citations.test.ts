@@ -1,11 +1,11 @@
 import type { Locator, Page } from 'playwright-core';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { auth, multipartForm } from '../helpers/app.js';
 import { shot } from '../helpers/browser.js';
 import { docxWith, pdfWith } from '../helpers/documents.js';
 import { useE2eApp } from '../helpers/e2e.js';
 import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
+import { uploadFile } from '../helpers/sources.js';
 
 /**
  * The sources under a visitor's answer, in real Chromium on the share page: the app has no AI
@@ -109,13 +109,7 @@ describe('citations under the answers', () => {
     const agent = await api('POST', '/api/chatbots', { name: 'Acme helper' });
     await api('PUT', `/api/chatbots/${agent.id}`, { lead_capture_enabled: false });
     await api('POST', `/api/sources/chatbot/${agent.id}/website`, { url: `${site.url}/`, max_pages: 5 });
-    const { payload, headers } = await multipartForm({ file: { filename: 'manual.pdf', content: await manualPdf() } });
-    const upload = await e2e.t.app.inject({
-      method: 'POST',
-      url: `/api/sources/chatbot/${agent.id}/file`,
-      headers: { ...auth(e2e.token), ...headers },
-      payload,
-    });
+    const upload = await uploadFile(e2e.t, e2e.token, agent.id, 'manual.pdf', await manualPdf());
     expect(upload.statusCode, upload.body).toBe(201);
     await allReady(agent.id);
     // the one passage about the valve starts on page 3
@@ -171,13 +165,7 @@ describe('citations under the answers', () => {
       ],
     ];
     for (const [filename, content] of files) {
-      const { payload, headers } = await multipartForm({ file: { filename, content } });
-      const res = await e2e.t.app.inject({
-        method: 'POST',
-        url: `/api/sources/chatbot/${agent.id}/file`,
-        headers: { ...auth(e2e.token), ...headers },
-        payload,
-      });
+      const res = await uploadFile(e2e.t, e2e.token, agent.id, filename, content);
       expect(res.statusCode, res.body).toBe(201);
     }
     await allReady(agent.id);

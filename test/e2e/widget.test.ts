@@ -77,6 +77,16 @@ async function site(agentId: string, opts: { scriptOrigin?: string; extraBody?: 
 /** The launcher, found the way assistive technology finds it (docs/API.md "Widget": a button named "chat"). */
 const launcherOf = (page: Page) => page.getByRole('button', { name: /chat/i }).first();
 const dialogOf = (page: Page) => page.getByRole('dialog');
+
+/** The agent's widget on a customer's site in a new page, opened by its launcher; the fake answers "Happy to help." in two chunks. */
+async function openedWidget(agentId: string): Promise<{ page: Page; dialog: ReturnType<typeof dialogOf> }> {
+  const host = await site(agentId);
+  e2e.llm.setBehaviour({ reply: 'Happy to help.', chunks: 2 });
+  const page = await e2e.browser.context.newPage();
+  await page.goto(host.url);
+  await launcherOf(page).click();
+  return { page, dialog: dialogOf(page) };
+}
 const messageBox = (page: Page) => page.getByRole('textbox', { name: /message/i });
 
 /** Evaluates `fn` with the widget's shadow root (JS source, run in the page). */
@@ -266,12 +276,7 @@ describe('the embedded widget on another site', () => {
 
   it('says what went wrong on a network error, 429 and an offline agent, and retries', async () => {
     const agent = await newAgent({ lead_capture_enabled: false, rate_limit_enabled: true, messages_per_hour: 2 });
-    const host = await site(agent.id);
-    e2e.llm.setBehaviour({ reply: 'Happy to help.', chunks: 2 });
-    const page = await e2e.browser.context.newPage();
-    await page.goto(host.url);
-    await launcherOf(page).click();
-    const dialog = dialogOf(page);
+    const { page, dialog } = await openedWidget(agent.id);
 
     // network failure (the browser never reaches the server), then Retry once it is back
     await page.route('**/api/public/chat/**', (route) => route.abort('internetdisconnected'));
@@ -329,12 +334,7 @@ describe('the embedded widget on another site', () => {
       headers: auth(owner.token),
       payload: { lead_capture_enabled: false },
     });
-    const host = await site(agent.id);
-    e2e.llm.setBehaviour({ reply: 'Happy to help.', chunks: 2 });
-    const page = await e2e.browser.context.newPage();
-    await page.goto(host.url);
-    await launcherOf(page).click();
-    const dialog = dialogOf(page);
+    const { page, dialog } = await openedWidget(agent.id);
     await messageBox(page).fill('First question');
     await messageBox(page).press('Enter');
     await dialog.getByText('Happy to help.').waitFor();

@@ -1,6 +1,6 @@
-import type { Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { shot } from './browser.js';
+import { shot, withPage } from './browser.js';
 
 /**
  * The admin UI in a browser test: logging in by token, and photographing a page at two widths.
@@ -78,4 +78,22 @@ export async function shootBothWidths(
   await shot(page, `${prefix}-${name}-${narrow.width}.png`, { fullPage: true });
   await page.setViewportSize(before);
   await wait();
+}
+
+/**
+ * withPage with the page at 1280 × 800 and logged in as `token` at `origin/<hash>` (openLoggedIn)
+ * before `use`.
+ */
+export function withPageAs(
+  context: BrowserContext,
+  origin: string,
+  token: string,
+  hash: string,
+  use: (page: Page, errors: string[]) => Promise<void>,
+): Promise<void> {
+  return withPage(context, async (page, errors) => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await openLoggedIn(page, origin, token, hash);
+    await use(page, errors);
+  });
 }

@@ -199,11 +199,37 @@ export function auth(token: string): Record<string, string> {
   return { authorization: `Bearer ${token}` };
 }
 
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** A request as `token` (null: anonymous) with `payload` as its JSON body if given; the answer as it came. */
+export function send(app: App, token: string | null, method: Method, url: string, payload?: unknown) {
+  return app.inject({
+    method,
+    url,
+    ...(token === null ? {} : { headers: auth(token) }),
+    ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+  });
+}
+
+/** send() whose answer must have `status` (200 unless given); returns the answer's JSON. */
+export async function sendExpect(
+  app: App,
+  token: string | null,
+  method: Method,
+  url: string,
+  payload?: unknown,
+  status = 200,
+): Promise<any> {
+  const res = await send(app, token, method, url, payload);
+  expect(res.statusCode, `${method} ${url}: ${res.body}`).toBe(status);
+  return res.json();
+}
+
 /** A request as `token` that must succeed (any 2xx); returns the answer's JSON. */
 export async function apiOk(
   app: App,
   token: string,
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+  method: Method,
   url: string,
   payload?: Record<string, unknown>,
 ): Promise<any> {
@@ -226,6 +252,28 @@ export async function createAgent(
   });
   if (res.statusCode !== 201) throw new Error(`create agent failed: ${res.statusCode} ${res.body}`);
   return res.json();
+}
+
+/** An account and one agent of its own (createAgent's defaults, `body` on top). */
+export async function accountWithAgent(
+  app: App,
+  body: Record<string, unknown> = {},
+): Promise<{ token: string; email: string; agent: Record<string, any> }> {
+  const account = await registerUser(app);
+  return { ...account, agent: await createAgent(app, account.token, body) };
+}
+
+/** `body` has exactly the fields `keys` (sorted), no more, no fewer. */
+export function expectKeys(body: Record<string, unknown>, keys: string[]): void {
+  expect(Object.keys(body).sort()).toEqual(keys);
+}
+
+/** The answer must have `status`; its JSON, which must have exactly the fields `keys` when given. */
+export function jsonOf(res: { statusCode: number; body: string; json(): any }, status = 200, keys?: string[]): any {
+  expect(res.statusCode, res.body).toBe(status);
+  const body = res.json();
+  if (keys) expectKeys(body, keys);
+  return body;
 }
 
 /**

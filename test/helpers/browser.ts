@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 import type { TestApp } from './app.js';
 
 /**
@@ -172,4 +173,23 @@ export function watchErrors(page: Page): string[] {
   });
   page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
   return errors;
+}
+
+/**
+ * A new page of `context` for `use`, with its console and page errors watched (`errors`): none
+ * may be left when `use` is done (take out, e.g. with expectRefusals, those the test causes on
+ * purpose). The page is closed afterwards, whatever happened.
+ */
+export async function withPage(
+  context: BrowserContext,
+  use: (page: Page, errors: string[]) => Promise<void>,
+): Promise<void> {
+  const page = await context.newPage();
+  const errors = watchErrors(page);
+  try {
+    await use(page, errors);
+    expect(errors).toEqual([]);
+  } finally {
+    await page.close();
+  }
 }

@@ -65,115 +65,75 @@ export async function buildCorpus(): Promise<Corpus> {
   };
 }
 
+/** Questions about `source`: [question, needle], exact unless a third element says 'paraphrase'. */
+function about(source: string, rows: Array<[string, string, ('exact' | 'paraphrase')?]>): CorpusQuestion[] {
+  return rows.map(([q, needle, kind = 'exact']) => ({ q, needle, source, kind }));
+}
+
+/** Questions nothing in the corpus answers. */
+function unanswerable(questions: string[]): CorpusQuestion[] {
+  return questions.map((q) => ({ q, needle: null, source: '', kind: 'none' }));
+}
+
 export const QUESTIONS: CorpusQuestion[] = [
-  // router-manual.pdf
-  { q: 'How much does the wall-mount kit cost?', needle: '$4.99', source: 'router-manual.pdf', kind: 'exact' },
-  {
-    q: 'What is the default IP address of the router?',
-    needle: '192.168.8.1',
-    source: 'router-manual.pdf',
-    kind: 'exact',
-  },
-  {
-    q: 'From which firmware version is WPA3-Personal supported?',
-    needle: 'v2.3.1',
-    source: 'router-manual.pdf',
-    kind: 'exact',
-  },
-  {
-    q: 'Where can I find manuals and firmware files for the X200 on the support website?',
-    needle: 'www.acme-example.com/support',
-    source: 'router-manual.pdf',
-    kind: 'exact',
-  },
-  {
-    q: 'What happens when both bands broadcast identical network names?',
-    needle: 'identical',
-    source: 'router-manual.pdf',
-    kind: 'exact',
-  },
-  {
-    q: 'What does the router store in flash memory before new firmware is written?',
-    needle: 'configuration',
-    source: 'router-manual.pdf',
-    kind: 'exact',
-  },
-  {
-    q: 'How do I wipe everything and start over with my router?',
-    needle: '10 seconds',
-    source: 'router-manual.pdf',
-    kind: 'paraphrase',
-  },
-  // paper.pdf
-  { q: 'What median latency did the mesh prototype reach?', needle: '4.7 ms', source: 'paper.pdf', kind: 'exact' },
-  { q: 'How many homes took part in the study?', needle: '38 households', source: 'paper.pdf', kind: 'paraphrase' },
-  // handbook.docx
-  {
-    q: 'What is the phone number of the IT Helpdesk?',
-    needle: '+1 (555) 014-2300',
-    source: 'handbook.docx',
-    kind: 'exact',
-  },
-  { q: 'What are the opening hours of the canteen?', needle: '07:30-15:00', source: 'handbook.docx', kind: 'exact' },
-  { q: 'Which room is Facilities in?', needle: 'B-214', source: 'handbook.docx', kind: 'exact' },
-  {
-    q: 'What is the meal allowance per day on business trips?',
-    needle: '$32.50',
-    source: 'handbook.docx',
-    kind: 'exact',
-  },
-  { q: 'Which version of the VPN client is required?', needle: '5.1.4', source: 'handbook.docx', kind: 'exact' },
-  {
-    q: 'How much paid time off do full-time staff get each year?',
-    needle: '25 days',
-    source: 'handbook.docx',
-    kind: 'paraphrase',
-  },
-  // prices.xlsx
-  { q: 'What is the price of the X200 Mesh Satellite?', needle: '149.99', source: 'prices.xlsx', kind: 'exact' },
-  { q: 'What is the SKU of the Fiber ONT Bridge?', needle: 'AC-10212', source: 'prices.xlsx', kind: 'exact' },
-  { q: 'What discount does the Silver volume tier give?', needle: '12%', source: 'prices.xlsx', kind: 'exact' },
-  // shipping.csv
-  {
-    q: 'How much does NordicPost Express charge for shipping to Iceland?',
-    needle: '38.50',
-    source: 'shipping.csv',
-    kind: 'exact',
-  },
-  {
-    q: 'Where can I track an AndesCargo parcel?',
-    needle: 'track.andescargo-example.cl',
-    source: 'shipping.csv',
-    kind: 'exact',
-  },
-  // faq.txt
-  { q: 'What is R?', needle: 'statistical computing', source: 'faq.txt', kind: 'exact' },
-  { q: 'How do I install R packages?', needle: 'install.packages', source: 'faq.txt', kind: 'exact' },
-  {
-    q: 'How can I turn a factor into the numbers it shows?',
-    needle: 'as.numeric(as.character(f))',
-    source: 'faq.txt',
-    kind: 'paraphrase',
-  },
-  { q: 'Where can R be obtained?', needle: 'www.r-example.org', source: 'faq.txt', kind: 'exact' },
+  ...about('router-manual.pdf', [
+    ['How much does the wall-mount kit cost?', '$4.99'],
+    ['What is the default IP address of the router?', '192.168.8.1'],
+    ['From which firmware version is WPA3-Personal supported?', 'v2.3.1'],
+    [
+      'Where can I find manuals and firmware files for the X200 on the support website?',
+      'www.acme-example.com/support',
+    ],
+    ['What happens when both bands broadcast identical network names?', 'identical'],
+    ['What does the router store in flash memory before new firmware is written?', 'configuration'],
+    ['How do I wipe everything and start over with my router?', '10 seconds', 'paraphrase'],
+  ]),
+  ...about('paper.pdf', [
+    ['What median latency did the mesh prototype reach?', '4.7 ms'],
+    ['How many homes took part in the study?', '38 households', 'paraphrase'],
+  ]),
+  ...about('handbook.docx', [
+    ['What is the phone number of the IT Helpdesk?', '+1 (555) 014-2300'],
+    ['What are the opening hours of the canteen?', '07:30-15:00'],
+    ['Which room is Facilities in?', 'B-214'],
+    ['What is the meal allowance per day on business trips?', '$32.50'],
+    ['Which version of the VPN client is required?', '5.1.4'],
+    ['How much paid time off do full-time staff get each year?', '25 days', 'paraphrase'],
+  ]),
+  ...about('prices.xlsx', [
+    ['What is the price of the X200 Mesh Satellite?', '149.99'],
+    ['What is the SKU of the Fiber ONT Bridge?', 'AC-10212'],
+    ['What discount does the Silver volume tier give?', '12%'],
+  ]),
+  ...about('shipping.csv', [
+    ['How much does NordicPost Express charge for shipping to Iceland?', '38.50'],
+    ['Where can I track an AndesCargo parcel?', 'track.andescargo-example.cl'],
+  ]),
+  ...about('faq.txt', [
+    ['What is R?', 'statistical computing'],
+    ['How do I install R packages?', 'install.packages'],
+    ['How can I turn a factor into the numbers it shows?', 'as.numeric(as.character(f))', 'paraphrase'],
+    ['Where can R be obtained?', 'www.r-example.org'],
+  ]),
   // the web site
-  { q: 'How much does the Pro plan cost per month?', needle: '$19 per month', source: '/pricing', kind: 'exact' },
-  { q: 'Do I save anything by paying annually?', needle: 'two months free', source: '/pricing', kind: 'paraphrase' },
-  { q: 'What is the support e-mail address?', needle: 'help@acme-example.com', source: '/support', kind: 'exact' },
-  { q: 'What is the latest firmware version for the X200?', needle: 'v2.4.0', source: '/support', kind: 'exact' },
-  { q: 'Who founded Acme Networks?', needle: 'Maria Lindqvist', source: '/about', kind: 'exact' },
-  {
-    q: 'What is the street address of the Acme office?',
-    needle: '200 Harbor Street',
-    source: '/contact',
-    kind: 'exact',
-  },
+  ...about('/pricing', [
+    ['How much does the Pro plan cost per month?', '$19 per month'],
+    ['Do I save anything by paying annually?', 'two months free', 'paraphrase'],
+  ]),
+  ...about('/support', [
+    ['What is the support e-mail address?', 'help@acme-example.com'],
+    ['What is the latest firmware version for the X200?', 'v2.4.0'],
+  ]),
+  ...about('/about', [['Who founded Acme Networks?', 'Maria Lindqvist']]),
+  ...about('/contact', [['What is the street address of the Acme office?', '200 Harbor Street']]),
   // nothing in the corpus answers these, though they share words with it
-  { q: 'Is there parking for visitors at the office?', needle: null, source: '', kind: 'none' },
-  { q: "When is the CEO's birthday?", needle: null, source: '', kind: 'none' },
-  { q: 'Can the router play music through a Bluetooth speaker?', needle: null, source: '', kind: 'none' },
-  { q: 'What is the price of a gym membership for employees?', needle: null, source: '', kind: 'none' },
-  { q: 'Does the company sell espresso machines?', needle: null, source: '', kind: 'none' },
+  ...unanswerable([
+    'Is there parking for visitors at the office?',
+    "When is the CEO's birthday?",
+    'Can the router play music through a Bluetooth speaker?',
+    'What is the price of a gym membership for employees?',
+    'Does the company sell espresso machines?',
+  ]),
 ];
 
 // ---------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import {
   makeDataDir,
   registerUser,
   type ROOMY_PLAN,
+  type StartOptions,
   startTestApp,
   type TestApp,
   writePlansFile,
@@ -110,6 +111,19 @@ export function useE2eApp(opts: E2eOptions = {}): E2e {
   }, 60_000);
 
   return e2e;
+}
+
+/**
+ * Another app for one test (startTestApp's options) listening on 127.0.0.1: `use` gets it and its
+ * URL; it is closed and its data dir removed afterwards, whatever happened.
+ */
+export async function withOwnApp(opts: StartOptions, use: (t: TestApp, url: string) => Promise<void>): Promise<void> {
+  const t = await startTestApp(opts);
+  try {
+    await use(t, `http://127.0.0.1:${await listenOnLoopback(t)}`);
+  } finally {
+    await t.cleanup();
+  }
 }
 
 /**

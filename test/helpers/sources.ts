@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { auth, createAgent, multipartForm, registerUser, type TestApp, type useTestApps } from './app.js';
+import { auth, multipartForm, send, sendExpect, type TestApp, type useTestApps, accountWithAgent } from './app.js';
 import { type FakeBehaviour, type FakeLlm, startFakeLlm } from './fake-llm.js';
 
 /** Set-ups and requests the knowledge-source suites share (modules/ingestion, knowledge, website, chat, gaps). */
@@ -21,34 +21,42 @@ export async function appWithFakeLlm(
     env: { EMBEDDINGS: 'none', OPENAI_API_KEY: key, OPENAI_BASE_URL: f.baseURL, ...opts.env },
     ...(opts.clock ? { clock: opts.clock } : {}),
   });
-  const { token } = await registerUser(t.app);
-  const agent = await createAgent(t.app, token);
+  const { token, agent } = await accountWithAgent(t.app);
   return { f, t, token, agent };
 }
 
 /** The agent's sources as its owner lists them (200). */
-export async function listSources(t: TestApp, token: string, agentId: string): Promise<Json[]> {
-  const res = await t.app.inject({ method: 'GET', url: `/api/sources/chatbot/${agentId}`, headers: auth(token) });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json();
+export function listSources(t: TestApp, token: string, agentId: string): Promise<Json[]> {
+  return sendExpect(t.app, token, 'GET', `/api/sources/chatbot/${agentId}`);
 }
 
 /** A text source added by JSON; must be 201; returns it. */
-export async function addText(
+export function addText(t: TestApp, token: string, agentId: string, name: string, content: string): Promise<Json> {
+  return sendExpect(t.app, token, 'POST', `/api/sources/chatbot/${agentId}/text`, { name, content }, 201);
+}
+
+export type SourceKind = 'text' | 'website' | 'file';
+
+/** A source of `kind` added with `body` as JSON; returns the answer, whatever it is. */
+export function postSource(t: TestApp, token: string, agentId: string, kind: SourceKind, body: unknown) {
+  return send(t.app, token, 'POST', `/api/sources/chatbot/${agentId}/${kind}`, body);
+}
+
+/** A source of `kind` added as multipart/form-data (see multipartForm); returns the answer, whatever it is. */
+export async function postSourceForm(
   t: TestApp,
   token: string,
   agentId: string,
-  name: string,
-  content: string,
-): Promise<Json> {
-  const res = await t.app.inject({
+  kind: SourceKind,
+  fields: Parameters<typeof multipartForm>[0],
+) {
+  const { payload, headers } = await multipartForm(fields);
+  return t.app.inject({
     method: 'POST',
-    url: `/api/sources/chatbot/${agentId}/text`,
-    headers: auth(token),
-    payload: { name, content },
+    url: `/api/sources/chatbot/${agentId}/${kind}`,
+    headers: { ...auth(token), ...headers },
+    payload,
   });
-  expect(res.statusCode, res.body).toBe(201);
-  return res.json();
 }
 
 /** One public chat; returns the system prompt the fake received for it (exactly one chat request) and the answer. */
@@ -78,7 +86,7 @@ export async function systemPromptFor(
 }
 
 /** A file uploaded as `filename` through the app (multipart, part `field`); returns the answer. */
-export async function uploadFile(
+export function uploadFile(
   t: TestApp,
   token: string,
   agentId: string,
@@ -86,13 +94,7 @@ export async function uploadFile(
   content: Uint8Array,
   field = 'file',
 ) {
-  const { payload, headers } = await multipartForm({ [field]: { filename, content } });
-  return t.app.inject({
-    method: 'POST',
-    url: `/api/sources/chatbot/${agentId}/file`,
-    headers: { ...auth(token), ...headers },
-    payload,
-  });
+  return postSourceForm(t, token, agentId, 'file', { [field]: { filename, content } });
 }
 
 /** A file uploaded as `filename` to a server at `base` over HTTP; returns the response. */

@@ -1,9 +1,8 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import Fastify from 'fastify';
 import { KeywordSearcher } from '../../src/modules/knowledge/keyword-searcher.js';
 import { KnowledgeRepo } from '../../src/modules/knowledge/repo.js';
@@ -12,6 +11,7 @@ import { migrationsDir } from '../../src/platform/assets.js';
 import { openDatabase, openSqlite } from '../../src/platform/db/index.js';
 import type Database from 'better-sqlite3';
 import { seedAgent } from '../helpers/seed.js';
+import { useTempDirs } from '../helpers/temp.js';
 
 /**
  * The keyword index holds one token per agent beside the words (migration 0010), and a search
@@ -20,18 +20,7 @@ import { seedAgent } from '../helpers/seed.js';
  * and on a database that had chunks before the migration.
  */
 
-const dirs: string[] = [];
-const open: Array<{ close(): void }> = [];
-afterEach(() => {
-  for (const o of open.splice(0)) o.close();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-}, 30_000);
-
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'keyword-index-'));
-  dirs.push(dir);
-  return dir;
-}
+const { tempDir, closeFirst } = useTempDirs('keyword-index-');
 
 const integrityCheck = (sqlite: Database.Database) =>
   sqlite.prepare("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)").run();
@@ -39,7 +28,7 @@ const integrityCheck = (sqlite: Database.Database) =>
 describe('keyword index per agent', () => {
   it("finds only the agent's own chunks, whatever the ids look like", () => {
     const database = openDatabase(path.join(tempDir(), 'chat-agent.db'));
-    open.push(database);
+    closeFirst(database);
     const repo = new KnowledgeRepo(database.db);
     // ids that would collide if hyphens were dropped, one with quotes and FTS syntax, one non-ASCII
     const ids = ['ab-c', 'a-bc', 'x" OR "y', 'agent:one*', 'café-ü'];
@@ -55,7 +44,7 @@ describe('keyword index per agent', () => {
 
   it('ranks by the words alone (the agent token weighs nothing) and follows updates and deletes', () => {
     const database = openDatabase(path.join(tempDir(), 'chat-agent.db'));
-    open.push(database);
+    closeFirst(database);
     const repo = new KnowledgeRepo(database.db);
     const [weekend, both, other] = seedAgent(database.sqlite, 'agent-1', [
       'open on the weekend',
@@ -93,7 +82,7 @@ describe('keyword index per agent', () => {
     sqlite.close();
 
     const database = openDatabase(file);
-    open.push(database);
+    closeFirst(database);
     const repo = new KnowledgeRepo(database.db);
     expect(repo.keywordSearch('agent-a', '"gift"', 20).map((h) => h.chunkId)).toEqual([a]);
     integrityCheck(database.sqlite);
@@ -105,7 +94,7 @@ describe('keyword search in a worker (KeywordSearcher)', () => {
   function appDatabase() {
     const file = path.join(tempDir(), 'chat-agent.db');
     const database = openDatabase(file);
-    open.push(database);
+    closeFirst(database);
     return { file, database, repo: new KnowledgeRepo(database.db) };
   }
 
@@ -128,7 +117,7 @@ describe('keyword search in a worker (KeywordSearcher)', () => {
       ]);
     const { log, warnings } = warningsLog();
     const searcher = new KeywordSearcher(file, repo, log);
-    open.push({ close: () => void searcher.close() });
+    closeFirst({ close: () => void searcher.close() });
 
     for (const id of ids) {
       const inWorker = await searcher.search(id, '"opening" OR "weekend"', 20);
@@ -156,7 +145,7 @@ describe('keyword search in a worker (KeywordSearcher)', () => {
     );
     const { log, warnings } = warningsLog();
     const searcher = new KeywordSearcher(file, repo, log);
-    open.push({ close: () => void searcher.close() });
+    closeFirst({ close: () => void searcher.close() });
 
     // 20 visitors, each asking again as soon as answered, as under load: with one thread, the
     // searches must finish in the order they were asked (piscina's default queue put a search it
@@ -182,7 +171,7 @@ describe('keyword search in a worker (KeywordSearcher)', () => {
     const { log, warnings } = warningsLog();
     // the worker opens only an existing file: this one is not there
     const searcher = new KeywordSearcher(path.join(tempDir(), 'missing.db'), repo, log);
-    open.push({ close: () => void searcher.close() });
+    closeFirst({ close: () => void searcher.close() });
     expect((await searcher.search('agent-1', '"weekend"', 20)).map((h) => h.chunkId)).toEqual([chunk]);
     expect(warnings.length).toBe(1);
     expect(warnings[0]).toContain('keyword search in the worker failed');
@@ -201,7 +190,7 @@ describe('the keyword query from a question', () => {
 
   it('"install R packages" finds the passage about R first', () => {
     const database = openDatabase(path.join(tempDir(), 'chat-agent.db'));
-    open.push(database);
+    closeFirst(database);
     const repo = new KnowledgeRepo(database.db);
     // without the R, the shorter Python passage would rank first (bm25 favours short passages)
     const [r, python] = seedAgent(database.sqlite, 'agent-r', [

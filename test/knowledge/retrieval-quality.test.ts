@@ -126,6 +126,24 @@ const DISTRACTORS = Array.from({ length: 40 }, (_, i) => {
   );
 });
 
+/** The agents service over `t`'s database, and a knowledge service on it without embeddings (keyword search only). */
+function keywordOnlyServices(t: TestApp) {
+  const agents = new AgentsService({
+    repo: new AgentsRepo(t.database.db),
+    plans: new PlanService(t.config.plans, t.config.defaultPlan, t.clock),
+    clock: t.clock,
+  });
+  const keywordOnly = new KnowledgeService({
+    repo: new KnowledgeRepo(t.database.db),
+    agents,
+    embedder: null,
+    vectors: null,
+    clock: t.clock,
+    log: t.app.log,
+  });
+  return { agents, keywordOnly };
+}
+
 describe('retrieval quality: keyword-only vs hybrid', () => {
   let t: TestApp;
   let fake: FakeLlm;
@@ -160,12 +178,7 @@ describe('retrieval quality: keyword-only vs hybrid', () => {
   }, 60_000);
 
   function services() {
-    const silent = t.app.log;
-    const agents = new AgentsService({
-      repo: new AgentsRepo(t.database.db),
-      plans: new PlanService(t.config.plans, t.config.defaultPlan, t.clock),
-      clock: t.clock,
-    });
+    const { agents, keywordOnly } = keywordOnlyServices(t);
     const embedder = createEmbedder(t.config)!;
     const hybrid = new KnowledgeService({
       repo: new KnowledgeRepo(t.database.db),
@@ -173,15 +186,7 @@ describe('retrieval quality: keyword-only vs hybrid', () => {
       embedder,
       vectors: new VectorIndex({ sqlite: t.database.sqlite, embedderId: embedder.id, dimensions: embedder.dimensions }),
       clock: t.clock,
-      log: silent,
-    });
-    const keywordOnly = new KnowledgeService({
-      repo: new KnowledgeRepo(t.database.db),
-      agents,
-      embedder: null,
-      vectors: null,
-      clock: t.clock,
-      log: silent,
+      log: t.app.log,
     });
     return { hybrid, keywordOnly };
   }
@@ -326,19 +331,7 @@ describe('retrieval quality: a corpus of real-looking documents', () => {
   };
 
   it('measures hit@5, answers without a model key, and the state of the stored passages', async () => {
-    const agents = new AgentsService({
-      repo: new AgentsRepo(t.database.db),
-      plans: new PlanService(t.config.plans, t.config.defaultPlan, t.clock),
-      clock: t.clock,
-    });
-    const keywordOnly = new KnowledgeService({
-      repo: new KnowledgeRepo(t.database.db),
-      agents,
-      embedder: null,
-      vectors: null,
-      clock: t.clock,
-      log: t.app.log,
-    });
+    const { keywordOnly } = keywordOnlyServices(t);
     const titleOf = (pagePath: string) =>
       /<title>([^<]*)<\/title>/.exec(corpus.site[pagePath] ?? '')?.[1]?.trim() ?? '';
     const pageUrl = (pagePath: string) => `${site.url}${pagePath}`;

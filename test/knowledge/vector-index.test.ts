@@ -1,10 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { VectorIndex } from '../../src/modules/knowledge/vector-index.js';
 import { openDatabase, type AppDatabase } from '../../src/platform/db/index.js';
 import { insertChunks, seedAgent } from '../helpers/seed.js';
+import { useTempDirs } from '../helpers/temp.js';
 
 /**
  * The vector index on a real SQLite file with sqlite-vec: binary candidates re-ranked exactly
@@ -14,19 +13,10 @@ import { insertChunks, seedAgent } from '../helpers/seed.js';
 
 // the dimension of OpenAI's text-embedding-3-small, the default embedder
 const DIMS = 1536;
-const dirs: string[] = [];
-const databases: AppDatabase[] = [];
-afterEach(() => {
-  for (const d of databases.splice(0)) d.close();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-}, 30_000);
+const { tempDir, closeFirst } = useTempDirs('vector-index-');
 
 function open(): AppDatabase {
-  const dir = mkdtempSync(path.join(tmpdir(), 'vector-index-'));
-  dirs.push(dir);
-  const database = openDatabase(path.join(dir, 'chat-agent.db'));
-  databases.push(database);
-  return database;
+  return closeFirst(openDatabase(path.join(tempDir(), 'chat-agent.db')));
 }
 
 /** A deterministic pseudo-random generator, so a failure reproduces. */
@@ -89,6 +79,16 @@ const moreChunks = (database: AppDatabase, chatbotId: string, count: number): nu
     Array.from({ length: count }, (_, i) => `later chunk ${i}`),
     10_000,
   );
+
+/** A vector index for `embedderId` (ensured) on `database`, with `count` new chunks of agent-a and vectors(count, seed) stored for them. */
+function indexWithVectors(database: AppDatabase, embedderId: string, count: number, seed: number) {
+  const index = new VectorIndex({ sqlite: database.sqlite, embedderId, dimensions: DIMS });
+  index.ensure();
+  const ids = seedChunks(database, 'agent-a', count);
+  const stored = vectors(count, seed);
+  index.store(ids.map((chunkId, i) => ({ chunkId, chatbotId: 'agent-a', vector: stored[i]! })));
+  return { index, ids, stored };
+}
 
 describe('VectorIndex', () => {
   // codes in memory (the normal case), and through the vec0 table (an agent over the memory budget)
@@ -200,11 +200,7 @@ describe('VectorIndex', () => {
 
   it('deleting chunks removes both their binary and full vectors', () => {
     const database = open();
-    const index = new VectorIndex({ sqlite: database.sqlite, embedderId: 'fake:test', dimensions: DIMS });
-    index.ensure();
-    const ids = seedChunks(database, 'agent-a', 10);
-    const stored = vectors(10, 4);
-    index.store(ids.map((chunkId, i) => ({ chunkId, chatbotId: 'agent-a', vector: stored[i]! })));
+    const { ids } = indexWithVectors(database, 'fake:test', 10, 4);
     database.sqlite.prepare('DELETE FROM chunks WHERE id IN (?, ?)').run(ids[0], ids[1]);
     const count = (sql: string) => (database.sqlite.prepare(sql).get() as { n: number }).n;
     expect(count('SELECT count(*) AS n FROM chunk_vectors')).toBe(8);
@@ -288,11 +284,7 @@ describe('VectorIndex', () => {
 
   it('a different embedder rebuilds the tables and marks every chunk for re-embedding', () => {
     const database = open();
-    const first = new VectorIndex({ sqlite: database.sqlite, embedderId: 'fake:one', dimensions: DIMS });
-    first.ensure();
-    const ids = seedChunks(database, 'agent-a', 5);
-    const stored = vectors(5, 6);
-    first.store(ids.map((chunkId, i) => ({ chunkId, chatbotId: 'agent-a', vector: stored[i]! })));
+    indexWithVectors(database, 'fake:one', 5, 6);
     const second = new VectorIndex({ sqlite: database.sqlite, embedderId: 'fake:two', dimensions: 32 });
     second.ensure();
     expect(

@@ -11,6 +11,8 @@ import {
   registerUser,
   type StartOptions,
   useTestApps,
+  expectKeys,
+  send,
 } from '../helpers/app.js';
 
 const apps = useTestApps();
@@ -117,7 +119,7 @@ describe('admin API access', () => {
     expect(users).toHaveLength(3);
     expect(users.map((u) => u.id).sort()).toEqual([admin.id, alice.id, bob.id].sort());
     for (const u of users) {
-      expect(Object.keys(u).sort()).toEqual(USER_KEYS);
+      expectKeys(u, USER_KEYS);
       expect(u.plan_expires_at).toBeNull();
     }
     expect(res.body).not.toContain('password');
@@ -138,7 +140,7 @@ describe('PATCH /api/admin/users/{user_id}', () => {
 
     const role = await patchUser(app, admin.token, alice.id, { role: 'admin' });
     expect(role.statusCode).toBe(200);
-    expect(Object.keys(role.json()).sort()).toEqual(USER_KEYS);
+    expectKeys(role.json(), USER_KEYS);
     expect(role.json()).toMatchObject({
       id: alice.id,
       email: alice.email,
@@ -209,11 +211,7 @@ describe('PATCH /api/admin/users/{user_id}', () => {
     expect(after).toMatchObject({ id: alice.id, email: alice.email, name: 'Alice' });
     expect(after.created_at).not.toBe('2000-01-01T00:00:00Z');
     // the password is unchanged
-    const login = await app.inject({
-      method: 'POST',
-      url: '/api/auth/login',
-      payload: { email: alice.email, password: PASSWORD },
-    });
+    const login = await send(app, null, 'POST', '/api/auth/login', { email: alice.email, password: PASSWORD });
     expect(login.statusCode).toBe(200);
   });
 
@@ -428,12 +426,7 @@ describe('role and plan changes take effect', () => {
 
     const past = await patchUser(app, admin.token, alice.id, { plan_expires_at: '2026-02-28T00:00:00Z' });
     expect(past.statusCode).toBe(200);
-    const refused = await app.inject({
-      method: 'POST',
-      url: '/api/chatbots',
-      headers: auth(alice.token),
-      payload: { name: 'Bot' },
-    });
+    const refused = await send(app, alice.token, 'POST', '/api/chatbots', { name: 'Bot' });
     expect(refused.statusCode).toBe(402);
     expect(typeof refused.json().detail).toBe('string');
     // nothing was created
@@ -449,20 +442,10 @@ describe('role and plan changes take effect', () => {
     clock.advance(3600 * 1000);
     await createAgent(app, alice.token);
     clock.advance(3600 * 1000); // exactly at the expiry
-    const atExpiry = await app.inject({
-      method: 'POST',
-      url: '/api/chatbots',
-      headers: auth(alice.token),
-      payload: { name: 'Late bot' },
-    });
+    const atExpiry = await send(app, alice.token, 'POST', '/api/chatbots', { name: 'Late bot' });
     expect(atExpiry.statusCode).toBe(402);
     clock.advance(3600 * 1000);
-    const expired = await app.inject({
-      method: 'POST',
-      url: '/api/chatbots',
-      headers: auth(alice.token),
-      payload: { name: 'Late bot' },
-    });
+    const expired = await send(app, alice.token, 'POST', '/api/chatbots', { name: 'Late bot' });
     expect(expired.statusCode).toBe(402);
     // the list shows the expiry to the admin
     const listed = ((await listUsers(app, admin.token)).json() as any[]).find((u) => u.id === alice.id);
@@ -472,12 +455,7 @@ describe('role and plan changes take effect', () => {
   it('plan_id changes the agent limit', async () => {
     const { app, admin, alice } = await withUsers();
     for (let i = 0; i < 3; i++) await createAgent(app, alice.token, { name: `Bot ${i}` });
-    const over = await app.inject({
-      method: 'POST',
-      url: '/api/chatbots',
-      headers: auth(alice.token),
-      payload: { name: 'Bot 3' },
-    });
+    const over = await send(app, alice.token, 'POST', '/api/chatbots', { name: 'Bot 3' });
     expect(over.statusCode).toBe(403);
     expect(over.json().detail).toMatchObject({ current: 3, max: 3, upgrade_required: true });
 

@@ -12,7 +12,10 @@ import {
   startTestApp,
   type TestApp,
   useSharedTestApp,
+  expectKeys,
+  jsonOf,
 } from '../helpers/app.js';
+import { LEAD_FORM_AND_LANGUAGE_DEFAULTS, LEAD_FORM_AND_LANGUAGE_KEYS } from '../helpers/agent-fields.js';
 
 type Json = Record<string, any>;
 
@@ -59,12 +62,7 @@ const AGENT_KEYS = [
   'show_sources',
   // beyond the spec (issue 22): lead form timing and consent, widget language and wording, the
   // visitors' sentence when the month's messages are used up
-  'lead_form_timing',
-  'lead_form_after_messages',
-  'lead_consent_text',
-  'privacy_policy_url',
-  'language',
-  'widget_texts',
+  ...LEAD_FORM_AND_LANGUAGE_KEYS,
   'unavailable_message',
   // beyond the spec (issue 23): starter questions, greeting bubble, idle resolution, escalation words
   'starter_questions',
@@ -166,10 +164,8 @@ describe('POST /api/chatbots', () => {
     const me = await api.account();
     const res = await api.call('POST', '/api/chatbots', me.token, { name: 'Support bot' });
     const now = clock.now().toISOString();
-    expect(res.statusCode).toBe(201);
-    const agent = res.json();
+    const agent = jsonOf(res, 201, AGENT_KEYS);
 
-    expect(Object.keys(agent).sort()).toEqual(AGENT_KEYS);
     expect(agent).toEqual({
       id: expect.any(String),
       user_id: me.id,
@@ -211,12 +207,7 @@ describe('POST /api/chatbots', () => {
       no_answer_message: null,
       show_sources: true,
       // a new agent asks for contact details after its first answer (issue 22.6)
-      lead_form_timing: 'after_messages',
-      lead_form_after_messages: 1,
-      lead_consent_text: null,
-      privacy_policy_url: null,
-      language: 'auto',
-      widget_texts: {},
+      ...LEAD_FORM_AND_LANGUAGE_DEFAULTS,
       unavailable_message: null,
       starter_questions: [],
       greeting_message: null,
@@ -362,7 +353,7 @@ describe('GET /api/chatbots', () => {
     expect(mine).toEqual([c, a, b]);
     expect(mine.map((x) => x.id)).not.toContain(foreign.id);
     expect(mine.every((x) => x.user_id === me.id)).toBe(true);
-    for (const x of mine) expect(Object.keys(x).sort()).toEqual(AGENT_KEYS);
+    for (const x of mine) expectKeys(x, AGENT_KEYS);
 
     expect(await api.list(other.token)).toEqual([foreign]);
   });
@@ -599,38 +590,30 @@ describe('PUT /api/chatbots/{id}', () => {
   it('email alerts need an address: alone 400, with one in the same PUT 200, clearing it while on 400', async () => {
     const me = await api.account();
     const agent = await api.create(me.token);
+    const put = (body: Record<string, unknown>) => api.call('PUT', `/api/chatbots/${agent.id}`, me.token, body);
 
-    const alone = await api.call('PUT', `/api/chatbots/${agent.id}`, me.token, { email_alerts_enabled: true });
+    const alone = await put({ email_alerts_enabled: true });
     expect(alone.statusCode).toBe(400);
     expect(typeof alone.json().detail).toBe('string');
     expect(alone.json().detail).toContain('email_alert_address');
     expect(await api.get(me.token, agent.id)).toEqual(agent);
 
-    const withNull = await api.call('PUT', `/api/chatbots/${agent.id}`, me.token, {
-      email_alerts_enabled: true,
-      email_alert_address: null,
-    });
+    const withNull = await put({ email_alerts_enabled: true, email_alert_address: null });
     expect(withNull.statusCode).toBe(400);
     expect(withNull.json().detail).toContain('email_alert_address');
 
-    const together = await api.call('PUT', `/api/chatbots/${agent.id}`, me.token, {
-      email_alerts_enabled: true,
-      email_alert_address: 'owner@example.com',
-    });
+    const together = await put({ email_alerts_enabled: true, email_alert_address: 'owner@example.com' });
     expect(together.statusCode, together.body).toBe(200);
     expect(together.json()).toMatchObject({ email_alerts_enabled: true, email_alert_address: 'owner@example.com' });
     const on = together.json();
 
-    const cleared = await api.call('PUT', `/api/chatbots/${agent.id}`, me.token, { email_alert_address: null });
+    const cleared = await put({ email_alert_address: null });
     expect(cleared.statusCode).toBe(400);
     expect(cleared.json().detail).toContain('email_alert_address');
     expect(await api.get(me.token, agent.id)).toEqual(on);
 
     // switching alerts off and clearing the address together is fine
-    const off = await api.call('PUT', `/api/chatbots/${agent.id}`, me.token, {
-      email_alerts_enabled: false,
-      email_alert_address: null,
-    });
+    const off = await put({ email_alerts_enabled: false, email_alert_address: null });
     expect(off.statusCode).toBe(200);
     expect(off.json()).toMatchObject({ email_alerts_enabled: false, email_alert_address: null });
   });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { auth, createAgent, ManualClock, registerUser, say, useTestApps, type TestApp } from '../helpers/app.js';
+import { NO_OUTCOME_COUNTS } from '../helpers/analytics.js';
 
 /**
  * Issue 23.7: resolution rate, escalations, thumbs and the top unanswered questions on the
@@ -321,14 +322,7 @@ describe('conversation outcomes and thumbs (per agent and dashboard)', () => {
   it('nothing yet: zero counts, rate 0, ratio null, no questions', async () => {
     const { t } = await start();
     const a = await registerUser(t.app);
-    const empty = {
-      conversations_resolved: 0,
-      resolution_rate: 0,
-      escalations: 0,
-      thumbs_up: 0,
-      thumbs_down: 0,
-      thumbs_up_ratio: null,
-    };
+    const empty = NO_OUTCOME_COUNTS;
     const dash = await ok(t, a.token, '/api/analytics/dashboard');
     expect(dash).toEqual({
       total_conversations: 0,
@@ -351,14 +345,7 @@ describe('conversation outcomes and thumbs (per agent and dashboard)', () => {
     await sayAt(t, clock, x.id, 'q1', '2026-03-10T08:00:00.000Z');
     await sayAt(t, clock, x.id, 'q2', '2026-03-09T08:00:00.000Z');
     const body = await ok(t, a.token, `/api/analytics/chatbot/${x.id}?days=7`);
-    expect(outcomesOf(body)).toEqual({
-      conversations_resolved: 0,
-      resolution_rate: 0,
-      escalations: 0,
-      thumbs_up: 0,
-      thumbs_down: 0,
-      thumbs_up_ratio: null,
-    });
+    expect(outcomesOf(body)).toEqual(NO_OUTCOME_COUNTS);
     expect(sum(body.conversations_by_date)).toBe(2);
   });
 

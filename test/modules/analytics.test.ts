@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { auth, createAgent, ManualClock, registerUser, useTestApps, type TestApp } from '../helpers/app.js';
 import { formatDuration, trendLabel } from '../../src/modules/analytics/service.js';
+import { NO_OUTCOME_COUNTS, perDay } from '../helpers/analytics.js';
 
 /**
  * Analytics through the whole app on a real SQLite file. Activity is made through the public chat
@@ -61,15 +62,18 @@ function isConsecutive(days: string[]): boolean {
 const sum = (o: Record<string, number>) => Object.values(o).reduce((a, b) => a + b, 0);
 
 /** The outcome fields (issue 23.7, tested in analytics-outcomes) where nothing was resolved, escalated, rated or left unanswered. */
-const NO_OUTCOMES = {
-  conversations_resolved: 0,
-  resolution_rate: 0,
-  escalations: 0,
-  thumbs_up: 0,
-  thumbs_down: 0,
-  thumbs_up_ratio: null,
-  top_unanswered: [],
-};
+const NO_OUTCOMES = { ...NO_OUTCOME_COUNTS, top_unanswered: [] };
+
+/** An app at `now` with accounts `a` (agents `x` and `y`) and `b` (agent `z`). */
+async function twoAccounts(now: string) {
+  const { t, clock } = await start(now);
+  const a = await registerUser(t.app);
+  const b = await registerUser(t.app);
+  const x = await createAgent(t.app, a.token, { name: 'X' });
+  const y = await createAgent(t.app, a.token, { name: 'Y' });
+  const z = await createAgent(t.app, b.token, { name: 'Z' });
+  return { t, clock, a, b, x, y, z };
+}
 
 describe('formatDuration (avg_response_time)', () => {
   it.each([
@@ -374,12 +378,7 @@ describe('GET /api/analytics/trends', () => {
   const NOW = '2025-11-03T12:00:00.000Z';
 
   it('one entry per day, ascending, `Mon DD` labels, summed over the caller’s agents only', async () => {
-    const { t, clock } = await start(NOW);
-    const a = await registerUser(t.app);
-    const b = await registerUser(t.app);
-    const x = await createAgent(t.app, a.token, { name: 'X' });
-    const y = await createAgent(t.app, a.token, { name: 'Y' });
-    const z = await createAgent(t.app, b.token, { name: 'Z' });
+    const { t, clock, a, b, x, y, z } = await twoAccounts(NOW);
 
     await chatAt(t, clock, NOW, x.id, '2025-10-29T23:59:59.999Z', 'x0'); // before the window
     await chatAt(t, clock, NOW, x.id, '2025-10-30T00:00:00.000Z', 'x1');
@@ -392,34 +391,16 @@ describe('GET /api/analytics/trends', () => {
 
     const { status, body } = await get(t, a.token, '/api/analytics/trends?days=5');
     expect(status).toBe(200);
-    expect(body.conversations).toEqual([
-      { date: 'Oct 30', count: 1 },
-      { date: 'Oct 31', count: 1 },
-      { date: 'Nov 01', count: 2 },
-      { date: 'Nov 02', count: 0 },
-      { date: 'Nov 03', count: 0 },
-    ]);
-    expect(body.messages).toEqual([
-      { date: 'Oct 30', count: 2 },
-      { date: 'Oct 31', count: 2 },
-      { date: 'Nov 01', count: 6 },
-      { date: 'Nov 02', count: 0 },
-      { date: 'Nov 03', count: 0 },
-    ]);
+    expect(body.conversations).toEqual(perDay({ 'Oct 30': 1, 'Oct 31': 1, 'Nov 01': 2, 'Nov 02': 0, 'Nov 03': 0 }));
+    expect(body.messages).toEqual(perDay({ 'Oct 30': 2, 'Oct 31': 2, 'Nov 01': 6, 'Nov 02': 0, 'Nov 03': 0 }));
     // knowledge-base answers are stored with the clock unmoved: 0 ms each, something to average
     expect(body.avg_response_time).toBe('0ms');
 
     // B sees only Z
     const theirs = await get(t, b.token, '/api/analytics/trends?days=2');
     expect(theirs.body).toEqual({
-      conversations: [
-        { date: 'Nov 02', count: 1 },
-        { date: 'Nov 03', count: 1 },
-      ],
-      messages: [
-        { date: 'Nov 02', count: 2 },
-        { date: 'Nov 03', count: 2 },
-      ],
+      conversations: perDay({ 'Nov 02': 1, 'Nov 03': 1 }),
+      messages: perDay({ 'Nov 02': 2, 'Nov 03': 2 }),
       avg_response_time: '0ms',
     });
 
@@ -454,25 +435,14 @@ describe('GET /api/analytics/trends', () => {
     const a = await registerUser(t.app);
     await createAgent(t.app, a.token);
     expect((await get(t, a.token, '/api/analytics/trends?days=2')).body).toEqual({
-      conversations: [
-        { date: 'Nov 02', count: 0 },
-        { date: 'Nov 03', count: 0 },
-      ],
-      messages: [
-        { date: 'Nov 02', count: 0 },
-        { date: 'Nov 03', count: 0 },
-      ],
+      conversations: perDay({ 'Nov 02': 0, 'Nov 03': 0 }),
+      messages: perDay({ 'Nov 02': 0, 'Nov 03': 0 }),
       avg_response_time: '0s',
     });
   });
 
   it('avg_response_time averages the assistant replies of the window, formatted', async () => {
-    const { t, clock } = await start(NOW);
-    const a = await registerUser(t.app);
-    const b = await registerUser(t.app);
-    const x = await createAgent(t.app, a.token, { name: 'X' });
-    const y = await createAgent(t.app, a.token, { name: 'Y' });
-    const z = await createAgent(t.app, b.token, { name: 'Z' });
+    const { t, clock, a, x, y, z } = await twoAccounts(NOW);
     const cx = (await chatAt(t, clock, NOW, x.id, '2025-11-03T08:00:00.000Z', 'x1')).conversation_id as string;
     const cy = (await chatAt(t, clock, NOW, y.id, '2025-11-02T08:00:00.000Z', 'y1')).conversation_id as string;
     await chatAt(t, clock, NOW, z.id, '2025-11-03T08:00:00.000Z', 'z1');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { auth, createAgent, registerUser, say, useTestApps, type TestApp } from '../helpers/app.js';
+import { auth, createAgent, registerUser, say, useTestApps, type TestApp, sendExpect } from '../helpers/app.js';
 import { startFakeLlm } from '../helpers/fake-llm.js';
 import { addText } from '../helpers/sources.js';
 
@@ -15,7 +15,9 @@ async function setup(env: Record<string, string> = {}) {
   const t = await apps.start({ env: { EMBEDDINGS: 'none', ...env } });
   const owner = await registerUser(t.app);
   const agent = await createAgent(t.app, owner.token);
-  return { t, owner, agent };
+  /** a text source of the agent's (201) */
+  const know = (name: string, content: string) => addText(t, owner.token, agent.id, name, content);
+  return { t, owner, agent, know };
 }
 
 async function gaps(t: TestApp, token: string, agentId: string, status = 'open'): Promise<Json[]> {
@@ -29,14 +31,8 @@ const addQa = (t: TestApp, token: string, agentId: string, payload: Json) =>
 
 describe('recording answer gaps', () => {
   it('records a question with no passage, grouping similar wordings with counts, most asked first', async () => {
-    const { t, owner, agent } = await setup();
-    await addText(
-      t,
-      owner.token,
-      agent.id,
-      'Shipping',
-      'We ship to every country in the European Union within three days.',
-    );
+    const { t, owner, agent, know } = await setup();
+    await know('Shipping', 'We ship to every country in the European Union within three days.');
     await say(t, agent.id, 's1', 'What are your opening hours?');
     await say(t, agent.id, 's2', 'opening hours?');
     await say(t, agent.id, 's3', 'Do you have a parking lot?');
@@ -66,14 +62,8 @@ describe('recording answer gaps', () => {
   });
 
   it('records thumbs down (the question before the answer) and asking for a person', async () => {
-    const { t, owner, agent } = await setup();
-    await addText(
-      t,
-      owner.token,
-      agent.id,
-      'Prices',
-      'The Basic plan costs 10 euros per month. The Pro plan costs 25 euros per month.',
-    );
+    const { t, owner, agent, know } = await setup();
+    await know('Prices', 'The Basic plan costs 10 euros per month. The Pro plan costs 25 euros per month.');
     const a = await say(t, agent.id, 's1', 'How much does the Pro plan cost?');
     expect(await gaps(t, owner.token, agent.id)).toEqual([]);
     const fb = await t.app.inject({
@@ -84,12 +74,7 @@ describe('recording answer gaps', () => {
     expect(fb.statusCode, fb.body).toBe(200);
 
     await say(t, agent.id, 's2', 'What does the Basic plan cost per month?');
-    const esc = await t.app.inject({
-      method: 'POST',
-      url: `/api/public/chat/${agent.id}/escalate`,
-      payload: { session_id: 's2' },
-    });
-    expect(esc.statusCode, esc.body).toBe(200);
+    await sendExpect(t.app, null, 'POST', `/api/public/chat/${agent.id}/escalate`, { session_id: 's2' });
 
     const open = await gaps(t, owner.token, agent.id);
     expect(open.map((g) => [g.question, g.count, g.reasons]).sort()).toEqual([
@@ -101,8 +86,8 @@ describe('recording answer gaps', () => {
   it('records an answer in which the model says it does not know', async () => {
     const f = await startFakeLlm('openai', { reply: "I'm sorry, I don't know that." });
     apps.before(f);
-    const { t, owner, agent } = await setup({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: f.baseURL });
-    await addText(t, owner.token, agent.id, 'Pets', 'Dogs are welcome in the shop when they are on a leash.');
+    const { t, owner, agent, know } = await setup({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: f.baseURL });
+    await know('Pets', 'Dogs are welcome in the shop when they are on a leash.');
     await say(t, agent.id, 's1', 'Are dogs welcome in the garden?');
     const open = await gaps(t, owner.token, agent.id);
     expect(open.map((g) => [g.question, g.reasons])).toEqual([['Are dogs welcome in the garden?', ['unsure']]]);
@@ -187,11 +172,8 @@ describe('answering and dismissing gaps', () => {
   it('sends the qa passage first to the model', async () => {
     const f = await startFakeLlm('openai', { reply: 'We open at 9.' });
     apps.before(f);
-    const { t, owner, agent } = await setup({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: f.baseURL });
-    await addText(
-      t,
-      owner.token,
-      agent.id,
+    const { t, owner, agent, know } = await setup({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: f.baseURL });
+    await know(
       'Shop',
       'Opening hours of our partner shops vary; the hours of each shop are on its door. Opening hours change on holidays.',
     );
@@ -234,7 +216,7 @@ describe('answering and dismissing gaps', () => {
 
 describe('Q&A sources', () => {
   it('creates, validates and edits a qa source; 404 for others and non-qa sources', async () => {
-    const { t, owner, agent } = await setup();
+    const { t, owner, agent, know } = await setup();
     let res = await addQa(t, owner.token, agent.id, {
       question: 'Do you deliver on Sundays?',
       answer: 'No, deliveries run Monday to Saturday.',
@@ -291,7 +273,7 @@ describe('Q&A sources', () => {
     expect(res.statusCode).toBe(404);
     expect(res.json()).toEqual({ detail: 'Source not found' });
     expect((await addQa(t, other.token, agent.id, { question: 'a?', answer: 'b' })).statusCode).toBe(404);
-    const text = await addText(t, owner.token, agent.id, 'Notes', 'Some notes about the shop.');
+    const text = await know('Notes', 'Some notes about the shop.');
     res = await t.app.inject({
       method: 'PUT',
       url: `/api/sources/${text.id}/qa`,
@@ -311,11 +293,8 @@ describe('Q&A sources', () => {
   it('puts a matching qa passage ahead of a text passage that ranks higher', async () => {
     const f = await startFakeLlm('openai', { reply: 'Here you are.' });
     apps.before(f);
-    const { t, owner, agent } = await setup({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: f.baseURL });
-    const text = await addText(
-      t,
-      owner.token,
-      agent.id,
+    const { t, owner, agent, know } = await setup({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: f.baseURL });
+    const text = await know(
       'Returns',
       'Returns: how to return an item. To return an item, return it within 30 days. Returns of items are free; return items in their box.',
     );
@@ -358,8 +337,8 @@ describe('a gap counts distinct conversations (issue 31 point 2)', () => {
     });
 
   it('one visitor toggling thumbs down and clear 20 times counts once', async () => {
-    const { t, owner, agent } = await setup();
-    await addText(t, owner.token, agent.id, 'Prices', 'The Pro plan costs 25 euros per month.');
+    const { t, owner, agent, know } = await setup();
+    await know('Prices', 'The Pro plan costs 25 euros per month.');
     const a = await say(t, agent.id, 's1', 'How much does the Pro plan cost?');
     for (let i = 0; i < 20; i++) {
       const down = await rate(t, agent.id, 's1', a.message_id, -1);
@@ -377,12 +356,7 @@ describe('a gap counts distinct conversations (issue 31 point 2)', () => {
     const { t, owner, agent } = await setup();
     const a = await say(t, agent.id, 's1', 'What are your opening hours?');
     expect((await rate(t, agent.id, 's1', a.message_id, -1)).statusCode).toBe(200);
-    const esc = await t.app.inject({
-      method: 'POST',
-      url: `/api/public/chat/${agent.id}/escalate`,
-      payload: { session_id: 's1' },
-    });
-    expect(esc.statusCode, esc.body).toBe(200);
+    await sendExpect(t.app, null, 'POST', `/api/public/chat/${agent.id}/escalate`, { session_id: 's1' });
     let open = await gaps(t, owner.token, agent.id);
     expect(open.map((g) => [g.question, g.count, g.reasons])).toEqual([
       ['What are your opening hours?', 1, ['no_passage', 'thumbs_down', 'asked_person']],

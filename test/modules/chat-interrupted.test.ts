@@ -3,15 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
 import { buildTurns } from '../../src/modules/chat/prompt.js';
 import type { ChatTurn } from '../../src/providers/llm/types.js';
-import { auth, createAgent, registerUser, useTestApps, type TestApp } from '../helpers/app.js';
-import {
-  providerEnv,
-  startFakeLlm,
-  type FakeBehaviour,
-  type FakeLlm,
-  type FakeProviderName,
-  type RecordedRequest,
-} from '../helpers/fake-llm.js';
+import { auth, useTestApps, type TestApp } from '../helpers/app.js';
+import { chatRequests, providerSetup, publicChat, SSE } from '../helpers/chat.js';
+import type { FakeBehaviour, FakeProviderName, RecordedRequest } from '../helpers/fake-llm.js';
 
 /**
  * Answers cut off mid-way (issue 21.9), through the whole app and the real SDKs of the four
@@ -23,23 +17,18 @@ import {
 type Json = Record<string, any>;
 
 const KEY = 'sk-test-SECRET-interrupted-key-0123456789';
-const SSE = { accept: 'text/event-stream' };
 
 const apps = useTestApps();
 
 /** An app wired to a fake `provider`, one account and one agent on that provider. */
-async function setup(provider: FakeProviderName, behaviour: Partial<FakeBehaviour> = {}) {
-  const f = await startFakeLlm(provider, behaviour);
-  apps.before(f);
-  const t = await apps.start({ env: { EMBEDDINGS: 'none', ...providerEnv(f, KEY) } });
-  const { token } = await registerUser(t.app);
-  const agent = await createAgent(t.app, token, { name: `${provider} helper`, provider, model: `${provider}-model` });
-  return { f, t, token, agent };
-}
-
-function publicChat(t: TestApp, agentId: string, body: Json, headers: Record<string, string> = {}) {
-  return t.app.inject({ method: 'POST', url: `/api/public/chat/${agentId}`, headers, payload: body });
-}
+const setup = (provider: FakeProviderName, behaviour: Partial<FakeBehaviour> = {}) =>
+  providerSetup(
+    apps,
+    provider,
+    KEY,
+    { name: `${provider} helper`, provider, model: `${provider}-model` },
+    { behaviour },
+  );
 
 async function getJson(t: TestApp, url: string, token: string): Promise<any> {
   const res = await t.app.inject({ method: 'GET', url, headers: auth(token) });
@@ -66,8 +55,6 @@ function parseSse(body: string): Array<{ event: string; data: any }> {
       return { event: event!.slice('event: '.length), data: JSON.parse(data!.slice('data: '.length)) };
     });
 }
-
-const chatRequests = (f: FakeLlm) => f.requests.filter((r) => r.kind === 'chat');
 
 /** The user/assistant turns a fake received, read the same way for every provider. */
 function turnsSent(provider: FakeProviderName, req: RecordedRequest): Array<{ role: string; content: string }> {

@@ -1,7 +1,18 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
-import { auth, createAgent, ManualClock, registerUser, useTestApps, type TestApp } from '../helpers/app.js';
+import {
+  auth,
+  createAgent,
+  ManualClock,
+  registerUser,
+  useTestApps,
+  type TestApp,
+  expectKeys,
+  send,
+  jsonOf,
+  accountWithAgent,
+} from '../helpers/app.js';
 import { withTimeout } from '../helpers/server-process.js';
 import {
   providerEnv,
@@ -12,6 +23,8 @@ import {
   type RecordedRequest,
 } from '../helpers/fake-llm.js';
 import { addText } from '../helpers/sources.js';
+import { chatRequests, providerSetup, publicChat, SSE } from '../helpers/chat.js';
+import { LEAD_FORM_AND_LANGUAGE_DEFAULTS, LEAD_FORM_AND_LANGUAGE_KEYS } from '../helpers/agent-fields.js';
 
 /**
  * Chat through the whole app: public and owner chat routes, conversations and messages, SSE
@@ -68,12 +81,7 @@ const PUBLIC_INFO_KEYS = [
   'lead_capture_enabled',
   'powered_by_text',
   'status',
-  'lead_form_timing',
-  'lead_form_after_messages',
-  'lead_consent_text',
-  'privacy_policy_url',
-  'language',
-  'widget_texts',
+  ...LEAD_FORM_AND_LANGUAGE_KEYS,
   'starter_questions',
   'greeting_message',
   'greeting_delay_s',
@@ -97,30 +105,15 @@ async function fake(provider: FakeProviderName, behaviour: Partial<FakeBehaviour
 }
 
 /** An app wired to a fake openai, one account and one openai agent. */
-async function openaiSetup(
-  behaviour: Partial<FakeBehaviour> = {},
-  env: Record<string, string> = {},
-  clock?: ManualClock,
-) {
-  const f = await fake('openai', behaviour);
-  const t = await start({ ...providerEnv(f, KEY), ...env }, clock);
-  const { token } = await registerUser(t.app);
-  const agent = await createAgent(t.app, token, { name: 'Shop helper' });
-  return { f, t, token, agent };
-}
+const openaiSetup = (behaviour: Partial<FakeBehaviour> = {}, env: Record<string, string> = {}, clock?: ManualClock) =>
+  providerSetup(apps, 'openai', KEY, { name: 'Shop helper' }, { behaviour, env, clock });
 
 // ---------------------------------------------------------------------------------------------
 // request helpers
 
-function publicChat(t: TestApp, agentId: string, body: Json, headers: Record<string, string> = {}) {
-  return t.app.inject({ method: 'POST', url: `/api/public/chat/${agentId}`, headers, payload: body });
-}
-
 function ownerChat(t: TestApp, token: string, body: Json, headers: Record<string, string> = {}) {
   return t.app.inject({ method: 'POST', url: '/api/chat', headers: { ...auth(token), ...headers }, payload: body });
 }
-
-const SSE = { accept: 'text/event-stream' };
 
 async function getJson(t: TestApp, url: string, token?: string): Promise<any> {
   const res = await t.app.inject({ method: 'GET', url, headers: token ? auth(token) : {} });
@@ -308,8 +301,6 @@ function seen(provider: FakeProviderName, req: RecordedRequest): Seen {
   }
 }
 
-const chatRequests = (f: FakeLlm) => f.requests.filter((r) => r.kind === 'chat');
-
 /** A 502 body that names the provider and shows no key, address or stack. */
 function expectSafe502(res: { statusCode: number; body: string; json: () => any }, provider: string, f: FakeLlm): void {
   expect(res.statusCode, res.body).toBe(502);
@@ -336,7 +327,7 @@ describe('GET /api/public/chatbot/{id}', () => {
     });
 
     const info = await getJson(t, `/api/public/chatbot/${agent.id}`);
-    expect(Object.keys(info).sort()).toEqual(PUBLIC_INFO_KEYS);
+    expectKeys(info, PUBLIC_INFO_KEYS);
     expect(info).toEqual({
       id: agent.id,
       name: 'Front desk',
@@ -357,12 +348,7 @@ describe('GET /api/public/chatbot/{id}', () => {
       powered_by_text: null, // free plan: default branding
       status: 'active',
       // beyond the spec (issue 22): when the lead form shows and what it says, the widget's language and wording
-      lead_form_timing: 'after_messages',
-      lead_form_after_messages: 1,
-      lead_consent_text: null,
-      privacy_policy_url: null,
-      language: 'auto',
-      widget_texts: {},
+      ...LEAD_FORM_AND_LANGUAGE_DEFAULTS,
       starter_questions: [],
       greeting_message: null,
       greeting_delay_s: 5,
@@ -376,11 +362,9 @@ describe('GET /api/public/chatbot/{id}', () => {
     const { token } = await registerUser(t.app);
     const agent = await createAgent(t.app, token, { name: 'Before' });
     for (let i = 0; i < 2; i++) expect((await getJson(t, `/api/public/chatbot/${agent.id}`)).name).toBe('Before');
-    const put = await t.app.inject({
-      method: 'PUT',
-      url: `/api/chatbots/${agent.id}`,
-      headers: auth(token),
-      payload: { name: 'After', primary_color: '#112233' },
+    const put = await send(t.app, token, 'PUT', `/api/chatbots/${agent.id}`, {
+      name: 'After',
+      primary_color: '#112233',
     });
     expect(put.statusCode, put.body).toBe(200);
     const res = await t.app.inject({ method: 'GET', url: `/api/public/chatbot/${agent.id}` });
@@ -393,59 +377,36 @@ describe('GET /api/public/chatbot/{id}', () => {
     const { token } = await registerUser(t.app); // first account: admin, on starter
     const me = await userId(t, token);
     const agent = await createAgent(t.app, token);
-    const put = await t.app.inject({
-      method: 'PUT',
-      url: `/api/chatbots/${agent.id}`,
-      headers: auth(token),
-      payload: { powered_by_text: 'Powered by Acme Widgets' },
+    const put = await send(t.app, token, 'PUT', `/api/chatbots/${agent.id}`, {
+      powered_by_text: 'Powered by Acme Widgets',
     });
     expect(put.statusCode, put.body).toBe(200);
 
     expect((await getJson(t, `/api/public/chatbot/${agent.id}`)).powered_by_text).toBe('Powered by Acme Widgets');
 
-    const toFree = await t.app.inject({
-      method: 'PATCH',
-      url: `/api/admin/users/${me}`,
-      headers: auth(token),
-      payload: { plan_id: 'free' },
-    });
+    const toFree = await send(t.app, token, 'PATCH', `/api/admin/users/${me}`, { plan_id: 'free' });
     expect(toFree.statusCode, toFree.body).toBe(200);
     expect((await getJson(t, `/api/public/chatbot/${agent.id}`)).powered_by_text).toBeNull();
 
     // the text was kept, and shows again on a paid plan
-    const back = await t.app.inject({
-      method: 'PATCH',
-      url: `/api/admin/users/${me}`,
-      headers: auth(token),
-      payload: { plan_id: 'starter' },
-    });
+    const back = await send(t.app, token, 'PATCH', `/api/admin/users/${me}`, { plan_id: 'starter' });
     expect(back.statusCode, back.body).toBe(200);
     expect((await getJson(t, `/api/public/chatbot/${agent.id}`)).powered_by_text).toBe('Powered by Acme Widgets');
   });
 
   it('is 404 for an unknown agent, 403 without public access, and shows an inactive agent as inactive', async () => {
     const t = await start();
-    const { token } = await registerUser(t.app);
-    const agent = await createAgent(t.app, token);
+    const { token, agent } = await accountWithAgent(t.app);
 
     const unknown = await t.app.inject({ method: 'GET', url: '/api/public/chatbot/no-such-agent' });
     expect(unknown.statusCode).toBe(404);
     expect(typeof unknown.json().detail).toBe('string');
 
-    const toggle = await t.app.inject({
-      method: 'PATCH',
-      url: `/api/chatbots/${agent.id}/toggle`,
-      headers: auth(token),
-    });
+    const toggle = await send(t.app, token, 'PATCH', `/api/chatbots/${agent.id}/toggle`);
     expect(toggle.json().status).toBe('inactive');
     expect((await getJson(t, `/api/public/chatbot/${agent.id}`)).status).toBe('inactive');
 
-    await t.app.inject({
-      method: 'PUT',
-      url: `/api/chatbots/${agent.id}`,
-      headers: auth(token),
-      payload: { public_access: false },
-    });
+    await send(t.app, token, 'PUT', `/api/chatbots/${agent.id}`, { public_access: false });
     const closed = await t.app.inject({ method: 'GET', url: `/api/public/chatbot/${agent.id}` });
     expect(closed.statusCode).toBe(403);
     expect(typeof closed.json().detail).toBe('string');
@@ -461,9 +422,7 @@ describe('chat routes: answers, conversations and messages', () => {
       user_name: 'Ada',
       user_email: 'Ada@Example.com',
     });
-    expect(res.statusCode, res.body).toBe(200);
-    const body = res.json();
-    expect(Object.keys(body).sort()).toEqual(CHAT_KEYS);
+    const body = jsonOf(res, 200, CHAT_KEYS);
     expect(body).toEqual({
       message: 'We open at nine.',
       conversation_id: expect.any(String),
@@ -478,7 +437,7 @@ describe('chat routes: answers, conversations and messages', () => {
     const { conversations, messages, agent: after } = await transcript(t, token, agent.id);
     expect(conversations).toHaveLength(1);
     const c = conversations[0]!;
-    expect(Object.keys(c).sort()).toEqual(CONVERSATION_KEYS);
+    expectKeys(c, CONVERSATION_KEYS);
     expect(c).toMatchObject({
       id: body.conversation_id,
       chatbot_id: agent.id,
@@ -495,7 +454,7 @@ describe('chat routes: answers, conversations and messages', () => {
 
     const list = messages.get(c.id)!;
     for (const m of list) {
-      expect(Object.keys(m).sort()).toEqual(MESSAGE_KEYS);
+      expectKeys(m, MESSAGE_KEYS);
       expect(m.timestamp).toMatch(ISO);
     }
     expect(list.map((m) => [m.role, m.content])).toEqual([
@@ -511,8 +470,7 @@ describe('chat routes: answers, conversations and messages', () => {
     let turn = 0;
     f.setBehaviour({ reply: () => `Answer ${++turn}.` });
     const t = await start(providerEnv(f, KEY));
-    const { token } = await registerUser(t.app);
-    const agent = await createAgent(t.app, token);
+    const { token, agent } = await accountWithAgent(t.app);
     const other = await createAgent(t.app, token, { name: 'Other bot' });
 
     const a1 = (await publicChat(t, agent.id, { message: 'First question', session_id: 's-1' })).json();
@@ -571,9 +529,7 @@ describe('chat routes: answers, conversations and messages', () => {
       user_name: 'Owner',
       user_email: 'owner@example.com',
     });
-    expect(first.statusCode, first.body).toBe(200);
-    const body = first.json();
-    expect(Object.keys(body).sort()).toEqual(CHAT_KEYS);
+    const body = jsonOf(first, 200, CHAT_KEYS);
     expect(body.session_id).toMatch(UUID);
     expect(body.message).toBe('Owner answer.');
 
@@ -683,12 +639,7 @@ describe('chat routes: status codes', () => {
     expect(owner.statusCode, owner.body).toBe(200);
 
     await t.app.inject({ method: 'PATCH', url: `/api/chatbots/${agent.id}/toggle`, headers: auth(token) });
-    const put = await t.app.inject({
-      method: 'PUT',
-      url: `/api/chatbots/${agent.id}`,
-      headers: auth(token),
-      payload: { public_access: false },
-    });
+    const put = await send(t.app, token, 'PUT', `/api/chatbots/${agent.id}`, { public_access: false });
     expect(put.statusCode).toBe(200);
     const closed = await publicChat(t, agent.id, msg);
     expect(closed.statusCode).toBe(403);
@@ -727,11 +678,7 @@ describe('chat routes: status codes', () => {
     // without a token: 401
     const anon = await t.app.inject({ method: 'GET', url: `/api/chat/messages/${mine.conversation_id}` });
     expect(anon.statusCode).toBe(401);
-    const anonChat = await t.app.inject({
-      method: 'POST',
-      url: '/api/chat',
-      payload: { chatbot_id: agent.id, message: 'x' },
-    });
+    const anonChat = await send(t.app, null, 'POST', '/api/chat', { chatbot_id: agent.id, message: 'x' });
     expect(anonChat.statusCode).toBe(401);
 
     const { total, conversations } = await transcript(t, token, agent.id);
@@ -780,11 +727,8 @@ describe('chat routes: status codes', () => {
     const ownerId = await userId(t, owner.token);
     const agent = await createAgent(t.app, owner.token);
 
-    const patch = await t.app.inject({
-      method: 'PATCH',
-      url: `/api/admin/users/${ownerId}`,
-      headers: auth(adminToken),
-      payload: { plan_expires_at: '2020-01-01T00:00:00Z' },
+    const patch = await send(t.app, adminToken, 'PATCH', `/api/admin/users/${ownerId}`, {
+      plan_expires_at: '2020-01-01T00:00:00Z',
     });
     expect(patch.statusCode, patch.body).toBe(200);
 
@@ -803,12 +747,7 @@ describe('chat routes: status codes', () => {
     expect(conversations).toHaveLength(0);
 
     // renewing the plan restores chat
-    await t.app.inject({
-      method: 'PATCH',
-      url: `/api/admin/users/${ownerId}`,
-      headers: auth(adminToken),
-      payload: { plan_expires_at: null },
-    });
+    await send(t.app, adminToken, 'PATCH', `/api/admin/users/${ownerId}`, { plan_expires_at: null });
     expect((await publicChat(t, agent.id, { message: 'hi', session_id: 's' })).statusCode).toBe(200);
   });
 });
@@ -829,7 +768,7 @@ describe('streaming (Accept: text/event-stream)', () => {
     const { deltas, done } = streamedAnswer(res);
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.join('')).toBe(reply);
-    expect(Object.keys(done).sort()).toEqual(CHAT_KEYS);
+    expectKeys(done, CHAT_KEYS);
     expect(done).toEqual({
       message: reply,
       conversation_id: expect.any(String),
@@ -1075,9 +1014,7 @@ describe("no key for the agent's provider: answers from the knowledge base", () 
       message: 'What is the refund window for zebra lamps?',
       session_id: 'k',
     });
-    expect(res.statusCode, res.body).toBe(200);
-    const body = res.json();
-    expect(Object.keys(body).sort()).toEqual(CHAT_KEYS);
+    const body = jsonOf(res, 200, CHAT_KEYS);
     expect(body.message).toContain(passage);
     expect(body.message).toMatch(/^>|\n>/m); // quoted
     expect(body.message).not.toContain('Free parking');
@@ -1103,11 +1040,9 @@ describe("no key for the agent's provider: answers from the knowledge base", () 
 
     // the owner words the fallback, and may hide citations from visitors (the owner still sees them)
     const custom = 'Sorry, I do not know that. Call us on 010 123 4567.';
-    const put = await t.app.inject({
-      method: 'PUT',
-      url: `/api/chatbots/${agent.id}`,
-      headers: auth(token),
-      payload: { no_answer_message: custom, show_sources: false },
+    const put = await send(t.app, token, 'PUT', `/api/chatbots/${agent.id}`, {
+      no_answer_message: custom,
+      show_sources: false,
     });
     expect(put.statusCode, put.body).toBe(200);
     const streamedNone = streamedAnswer(
@@ -1138,8 +1073,7 @@ describe("no key for the agent's provider: answers from the knowledge base", () 
 
   it('works with no provider configured at all (nothing in the knowledge: the no-answer sentence)', async () => {
     const t = await start();
-    const { token } = await registerUser(t.app);
-    const agent = await createAgent(t.app, token);
+    const { agent } = await accountWithAgent(t.app);
     const res = await publicChat(t, agent.id, { message: 'anything at all?', session_id: 'x' });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toEqual({
@@ -1210,13 +1144,18 @@ describe.each(['openai', 'anthropic', 'google', 'ollama'] as const)(
       expect(first.statusCode, first.body).toBe(200);
       expect(first.json().message).toBe('It is glazed with violet saffron.');
 
-      expect(chatRequests(f)).toHaveLength(1);
-      const one = seen(provider, chatRequests(f)[0]!);
-      expect(one.stream).toBe(false);
-      expect(one.model).toBe(`${provider}-model-x1`);
-      expect(one.temperature).toBeCloseTo(0.2, 6);
-      expect(one.maxTokens).toBe(123);
-      expect(one.system.startsWith(instructions)).toBe(true);
+      /** The fake's `n`th chat request, its last so far: the agent's model, temperature, max tokens and instructions, streamed or not. */
+      const sentWithSettings = (n: number, stream: boolean) => {
+        expect(chatRequests(f)).toHaveLength(n);
+        const sent = seen(provider, chatRequests(f)[n - 1]!);
+        expect(sent.stream).toBe(stream);
+        expect(sent.model).toBe(`${provider}-model-x1`);
+        expect(sent.temperature).toBeCloseTo(0.2, 6);
+        expect(sent.maxTokens).toBe(123);
+        expect(sent.system.startsWith(instructions)).toBe(true);
+        return sent;
+      };
+      const one = sentWithSettings(1, false);
       const marker = one.system.indexOf('reference material');
       expect(marker).toBeGreaterThan(0);
       expect(one.system.indexOf(phrase)).toBeGreaterThan(marker);
@@ -1231,13 +1170,7 @@ describe.each(['openai', 'anthropic', 'google', 'ollama'] as const)(
       expect(second.done.message).toBe('Zanzibar Bakery bakes it on Tuesdays.');
       expect(second.done.conversation_id).toBe(first.json().conversation_id);
 
-      expect(chatRequests(f)).toHaveLength(2);
-      const two = seen(provider, chatRequests(f)[1]!);
-      expect(two.stream).toBe(true);
-      expect(two.model).toBe(`${provider}-model-x1`);
-      expect(two.temperature).toBeCloseTo(0.2, 6);
-      expect(two.maxTokens).toBe(123);
-      expect(two.system.startsWith(instructions)).toBe(true);
+      const two = sentWithSettings(2, true);
       expect(two.system).toContain(phrase);
       expect(two.turns).toEqual([
         { role: 'user', content: 'What is the quokka pie glazed with?' },

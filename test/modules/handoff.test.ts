@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auth, createAgent, ManualClock, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { auth, createAgent, ManualClock, registerUser, type TestApp } from '../helpers/app.js';
 import { listenOnLoopback } from '../helpers/browser.js';
-import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
-import { startSmtp, type TestSmtp } from '../helpers/smtp.js';
+import type { FakeLlm } from '../helpers/fake-llm.js';
+import type { TestSmtp } from '../helpers/smtp.js';
+import { appWithMailAndLlm } from '../helpers/mail-app.js';
 
 /**
  * Live handoff (issue 23 point 4) on a listening app: escalation e-mails the owner, a person
@@ -21,19 +22,13 @@ let otherToken: string;
 let email: string;
 const clock = new ManualClock();
 
+let close: (() => Promise<void>) | undefined;
 beforeAll(async () => {
-  smtp = await startSmtp();
-  fake = await startFakeLlm('openai', { reply: 'The agent answers.', chunks: 2 });
-  t = await startTestApp({
+  ({ t, smtp, fake, close } = await appWithMailAndLlm({
+    key: 'sk-test-handoff',
+    llm: { reply: 'The agent answers.', chunks: 2 },
     clock,
-    env: {
-      SMTP_URL: smtp.url,
-      SMTP_FROM: 'alerts@chat-agent.test',
-      OPENAI_API_KEY: 'sk-test-handoff',
-      OPENAI_BASE_URL: fake.baseURL,
-      EMBEDDINGS: 'none',
-    },
-  });
+  }));
   base = `http://127.0.0.1:${await listenOnLoopback(t)}`;
   const owner = await registerUser(t.app);
   token = owner.token;
@@ -41,11 +36,7 @@ beforeAll(async () => {
   otherToken = (await registerUser(t.app)).token;
 }, 30_000);
 
-afterAll(async () => {
-  await t?.cleanup();
-  await fake?.close();
-  await smtp?.close();
-}, 60_000);
+afterAll(async () => close?.(), 60_000);
 
 async function call(
   method: string,

@@ -249,13 +249,18 @@ function tempDataDir(): string {
   return dataDir;
 }
 
+/** A server on a new DATA_DIR that has just accepted the orchard text (orchardText) as a large file (acceptLargeFile). */
+async function orchardAccepted() {
+  const dataDir = tempDataDir();
+  const content = orchardText();
+  return { dataDir, content, ...(await acceptLargeFile(dataDir, content)) };
+}
+
 describe('ingestion survives a crash (SIGKILL, then a restart on the same DATA_DIR)', () => {
   it('a file accepted just before the kill is ingested after the restart, not left processing', {
     timeout: 60_000,
   }, async () => {
-    const dataDir = tempDataDir();
-    const content = orchardText();
-    const { server, headers, agentId, sourceId } = await acceptLargeFile(dataDir, content);
+    const { dataDir, content, server, headers, agentId, sourceId } = await orchardAccepted();
     await crash(server);
     expectInterrupted(dataDir, sourceId);
     await expectRecovered(dataDir, agentId, sourceId, headers, content);
@@ -264,9 +269,7 @@ describe('ingestion survives a crash (SIGKILL, then a restart on the same DATA_D
   it('a file killed while its passages were being stored completes after the restart with each passage once', {
     timeout: 60_000,
   }, async () => {
-    const dataDir = tempDataDir();
-    const content = orchardText();
-    const { server, headers, agentId, sourceId } = await acceptLargeFile(dataDir, content);
+    const { dataDir, content, server, headers, agentId, sourceId } = await orchardAccepted();
     // watch the database (WAL: a second reader is fine) until some passages are stored, then kill
     const reader = new Database(path.join(dataDir, 'chat-agent.db'), { readonly: true });
     let state: { status: string; chunks: number };
@@ -303,8 +306,7 @@ describe('ingestion survives a crash (SIGKILL, then a restart on the same DATA_D
   it('a file the server crashed on three times ends failed with a message saying what happened and what to try', {
     timeout: 120_000,
   }, async () => {
-    const dataDir = tempDataDir();
-    const { server, headers, agentId, sourceId } = await acceptLargeFile(dataDir, orchardText());
+    const { dataDir, server, headers, agentId, sourceId } = await orchardAccepted();
     const attemptsOf = () => {
       const db = new Database(path.join(dataDir, 'chat-agent.db'), { readonly: true });
       try {

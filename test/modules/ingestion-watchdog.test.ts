@@ -1,17 +1,10 @@
 import { readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  auth,
-  createAgent,
-  ManualClock,
-  multipartForm,
-  registerUser,
-  startTestApp,
-  useTestApps,
-} from '../helpers/app.js';
-import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
+import { describe, expect, it } from 'vitest';
+import { auth, ManualClock, startTestApp, useTestApps, send, accountWithAgent } from '../helpers/app.js';
+import { startLocalSite } from '../helpers/local-site.js';
+import { uploadFile } from '../helpers/sources.js';
 
 /**
  * A source must never stay `processing` forever: a website whose server never answers is failed
@@ -20,24 +13,18 @@ import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
  */
 describe('ingestion watchdog', () => {
   const apps = useTestApps();
-  let site: LocalSite | undefined;
-  afterEach(async () => {
-    await site?.close();
-  }, 60_000);
 
   it('fails a source still processing after its cap, with a message, and stops its job', async () => {
-    site = await startLocalSite({ '/': '<html><body><main><p>Never served in time.</p></main></body></html>' });
+    const site = apps.before(
+      await startLocalSite({ '/': '<html><body><main><p>Never served in time.</p></main></body></html>' }),
+    );
     const hold = site.hold('/');
     const clock = new ManualClock('2026-05-01T08:00:00.000Z');
     const env = { ALLOW_PRIVATE_URLS: 'true' };
     const first = await startTestApp({ env, clock });
-    const { token } = await registerUser(first.app);
-    const agent = await createAgent(first.app, token);
-    const created = await first.app.inject({
-      method: 'POST',
-      url: `/api/sources/chatbot/${agent.id}/website`,
-      headers: auth(token),
-      payload: { url: `${site.url}/` },
+    const { token, agent } = await accountWithAgent(first.app);
+    const created = await send(first.app, token, 'POST', `/api/sources/chatbot/${agent.id}/website`, {
+      url: `${site.url}/`,
     });
     expect(created.statusCode, created.body).toBe(201);
     await hold.reached; // the crawl is waiting on the page
@@ -46,11 +33,7 @@ describe('ingestion watchdog', () => {
     // 59 minutes later the source is still within its cap: the restarted job just runs again
     clock.advance(59 * 60_000);
     const second = await startTestApp({ env, clock, dataDir: first.dataDir });
-    let list = await second.app.inject({
-      method: 'GET',
-      url: `/api/sources/chatbot/${agent.id}`,
-      headers: auth(token),
-    });
+    let list = await send(second.app, token, 'GET', `/api/sources/chatbot/${agent.id}`);
     expect(list.json()[0].status).toBe('processing');
     await second.close();
 
@@ -88,20 +71,9 @@ describe('a source whose job fails for good', () => {
     t.database.sqlite.exec(
       "CREATE TEMP TRIGGER refuse_unlucky BEFORE INSERT ON main.chunks WHEN NEW.content LIKE '%unlucky%' BEGIN SELECT RAISE(ABORT, 'simulated write fault'); END",
     );
-    const { token } = await registerUser(t.app);
-    const agent = await createAgent(t.app, token);
-    const { payload, headers } = await multipartForm({
-      file: {
-        filename: 'unlucky.txt',
-        content: new TextEncoder().encode('An unlucky file whose passages the database refuses.'),
-      },
-    });
-    const created = await t.app.inject({
-      method: 'POST',
-      url: `/api/sources/chatbot/${agent.id}/file`,
-      headers: { ...auth(token), ...headers },
-      payload,
-    });
+    const { token, agent } = await accountWithAgent(t.app);
+    const unlucky = new TextEncoder().encode('An unlucky file whose passages the database refuses.');
+    const created = await uploadFile(t, token, agent.id, 'unlucky.txt', unlucky);
     expect(created.statusCode, created.body).toBe(201);
 
     const statusNow = async () =>
@@ -126,29 +98,23 @@ describe('a source whose job fails for good', () => {
 
 describe('graceful stops during an ingestion', () => {
   const apps = useTestApps();
-  let site: LocalSite | undefined;
-  afterEach(async () => {
-    await site?.close();
-  }, 60_000);
 
   /**
    * Issue 21.5: a graceful stop (SIGTERM) during an ingestion is no failure of the job. Three
    * restarts used to use up its three attempts: the source ended failed and its file was deleted.
    */
   it('restarts during an ingestion use up none of its attempts: after five, the source completes', async () => {
-    site = await startLocalSite({
-      '/': '<html><body><main><p>Parcels leave the depot every morning at eight.</p></main></body></html>',
-    });
+    const site = apps.before(
+      await startLocalSite({
+        '/': '<html><body><main><p>Parcels leave the depot every morning at eight.</p></main></body></html>',
+      }),
+    );
     const env = { ALLOW_PRIVATE_URLS: 'true' };
     let hold = site.hold('/');
     let t = await apps.start({ env });
-    const { token } = await registerUser(t.app);
-    const agent = await createAgent(t.app, token);
-    const created = await t.app.inject({
-      method: 'POST',
-      url: `/api/sources/chatbot/${agent.id}/website`,
-      headers: auth(token),
-      payload: { url: `${site.url}/` },
+    const { token, agent } = await accountWithAgent(t.app);
+    const created = await send(t.app, token, 'POST', `/api/sources/chatbot/${agent.id}/website`, {
+      url: `${site.url}/`,
     });
     expect(created.statusCode, created.body).toBe(201);
     for (let restart = 1; restart <= 5; restart++) {
@@ -173,13 +139,10 @@ describe('graceful stops during an ingestion', () => {
 describe('upload sweep', () => {
   it('at start (and every minute) removes upload files no source refers to, once an hour old', async () => {
     const first = await startTestApp();
-    const { token } = await registerUser(first.app);
-    const agent = await createAgent(first.app, token);
-    const text = await first.app.inject({
-      method: 'POST',
-      url: `/api/sources/chatbot/${agent.id}/text`,
-      headers: auth(token),
-      payload: { name: 'n', content: 'Opening hours are nine to five.' },
+    const { token, agent } = await accountWithAgent(first.app);
+    const text = await send(first.app, token, 'POST', `/api/sources/chatbot/${agent.id}/text`, {
+      name: 'n',
+      content: 'Opening hours are nine to five.',
     });
     expect(text.statusCode).toBe(201);
     const uploads = path.join(first.dataDir, 'uploads');

@@ -3,8 +3,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { auth, registerUser, useTestApps, type TestApp } from '../helpers/app.js';
 import { csvWith, docxWith, pdfWith, xlsxWith } from '../helpers/documents.js';
-import { appWithFakeLlm, listSources, systemPromptFor, uploadFile } from '../helpers/sources.js';
+import { appWithFakeLlm, listSources, systemPromptFor, uploadFile, postSourceForm } from '../helpers/sources.js';
 import { startLocalSite } from '../helpers/local-site.js';
+import { zipOf } from '../helpers/zip.js';
 
 /**
  * File sources (docs/API.md "Source status"; docs/API-NOTES.md "File sources") through
@@ -34,56 +35,6 @@ function uploadsOf(t: TestApp): string[] {
 }
 
 // ---- fixtures, generated here ----------------------------------------------------------------
-
-const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-function crc32(buf: Buffer): number {
-  let c = 0xffffffff;
-  for (const b of buf) c = CRC_TABLE[(c ^ b) & 0xff]! ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-
-/** A valid ZIP archive (stored entries) of the given files. */
-function zipOf(files: Record<string, string>): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const [name, text] of Object.entries(files)) {
-    const nameBuf = Buffer.from(name);
-    const data = Buffer.from(text);
-    const crc = crc32(data);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(nameBuf.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(data.length, 20);
-    central.writeUInt32LE(data.length, 24);
-    central.writeUInt16LE(nameBuf.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, nameBuf, data);
-    centrals.push(central, nameBuf);
-    offset += 30 + nameBuf.length + data.length;
-  }
-  const cd = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(Object.keys(files).length, 8);
-  end.writeUInt16LE(Object.keys(files).length, 10);
-  end.writeUInt32LE(cd.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, cd, end]);
-}
 
 const text = (s: string) => new Uint8Array(Buffer.from(s, 'utf8'));
 
@@ -429,21 +380,7 @@ describe('stored files', () => {
     const ctx = await setup({ ALLOW_PRIVATE_URLS: 'true', INGEST_CONCURRENCY: '1' });
     const hold = site.hold('/');
     const { t, token, agent } = ctx;
-    const { payload, headers } = await (async () => {
-      const data = new FormData();
-      data.append('url', `${site.url}/`);
-      const encoded = new Response(data);
-      return {
-        payload: Buffer.from(await encoded.arrayBuffer()),
-        headers: { 'content-type': encoded.headers.get('content-type')! },
-      };
-    })();
-    const blocker = await t.app.inject({
-      method: 'POST',
-      url: `/api/sources/chatbot/${agent.id}/website`,
-      headers: { ...auth(token), ...headers },
-      payload,
-    });
+    const blocker = await postSourceForm(t, token, agent.id, 'website', { url: `${site.url}/` });
     expect(blocker.statusCode, blocker.body).toBe(201);
     await hold.reached;
     return { ...ctx, hold, blockerId: blocker.json().id as string };
@@ -451,22 +388,11 @@ describe('stored files', () => {
 
   it('are kept under a generated name inside DATA_DIR/uploads; a path in the filename is harmless and only the base name is kept as the source name', async () => {
     const { t, token, agent, hold } = await busyApp();
-    const dangerous = await uploadFile(
-      t,
-      token,
-      agent.id,
-      '../../evil.txt',
-      text('Harmless text about zebra crossings in Oakhollow.'),
-    );
+    const upload = (name: string, content: string) => uploadFile(t, token, agent.id, name, text(content));
+    const dangerous = await upload('../../evil.txt', 'Harmless text about zebra crossings in Oakhollow.');
     expect(dangerous.statusCode, dangerous.body).toBe(201);
     expect(dangerous.json().name).toBe('evil.txt');
-    const named = await uploadFile(
-      t,
-      token,
-      agent.id,
-      'secret-quarterly-report.txt',
-      text('Quarterly figures for Oakhollow.'),
-    );
+    const named = await upload('secret-quarterly-report.txt', 'Quarterly figures for Oakhollow.');
     expect(named.statusCode, named.body).toBe(201);
 
     // both wait in the queue, on disk, under names the client did not choose

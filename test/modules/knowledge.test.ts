@@ -3,14 +3,15 @@ import { EMBEDDING_BATCH_SIZE } from '../../src/providers/embeddings/index.js';
 import {
   auth,
   createAgent,
+  expectKeys,
+  jsonOf,
   ManualClock,
   registerUser,
-  useTestApps,
   type TestApp,
-  multipartForm,
+  useTestApps,
 } from '../helpers/app.js';
 import type { FakeBehaviour } from '../helpers/fake-llm.js';
-import { appWithFakeLlm, listSources, systemPromptFor } from '../helpers/sources.js';
+import { appWithFakeLlm, listSources, postSource, postSourceForm, systemPromptFor } from '../helpers/sources.js';
 
 /**
  * Text sources (docs/API.md "Source status") through the whole app: multipart and JSON
@@ -50,26 +51,11 @@ const apps = useTestApps();
 const setup = (opts: { env?: Record<string, string>; clock?: ManualClock; behaviour?: Partial<FakeBehaviour> } = {}) =>
   appWithFakeLlm(apps, KEY, opts);
 
-const form = multipartForm;
+const addTextForm = (t: TestApp, token: string, agentId: string, fields: Record<string, string>) =>
+  postSourceForm(t, token, agentId, 'text', fields);
 
-async function addTextForm(t: TestApp, token: string, agentId: string, fields: Record<string, string>) {
-  const { payload, headers } = await form(fields);
-  return t.app.inject({
-    method: 'POST',
-    url: `/api/sources/chatbot/${agentId}/text`,
-    headers: { ...auth(token), ...headers },
-    payload,
-  });
-}
-
-function addTextJson(t: TestApp, token: string, agentId: string, body: Json) {
-  return t.app.inject({
-    method: 'POST',
-    url: `/api/sources/chatbot/${agentId}/text`,
-    headers: auth(token),
-    payload: body,
-  });
-}
+const addTextJson = (t: TestApp, token: string, agentId: string, body: Json) =>
+  postSource(t, token, agentId, 'text', body);
 
 function deleteSource(t: TestApp, token: string, sourceId: string) {
   return t.app.inject({ method: 'DELETE', url: `/api/sources/${sourceId}`, headers: auth(token) });
@@ -103,9 +89,7 @@ describe('POST /api/sources/chatbot/{id}/text', () => {
       name: 'Opening hours',
       content: 'We are open from 9 to 17 on weekdays.',
     });
-    expect(res.statusCode, res.body).toBe(201);
-    const source = res.json();
-    expect(Object.keys(source).sort()).toEqual(SOURCE_KEYS);
+    const source = jsonOf(res, 201, SOURCE_KEYS);
     expect(source).toEqual({
       id: expect.any(String),
       chatbot_id: agent.id,
@@ -236,7 +220,7 @@ describe('GET /api/sources/chatbot/{id}', () => {
     const list = await listSources(t, token, agent.id);
     expect(list.map((s) => s.name)).toEqual(['five', 'four', 'three', 'two', 'one']);
     expect(list.map((s) => s.id)).toEqual([...ids].reverse());
-    for (const s of list) expect(Object.keys(s).sort()).toEqual(SOURCE_KEYS);
+    for (const s of list) expectKeys(s, SOURCE_KEYS);
     expect((await listSources(t, token, other.id)).map((s) => s.name)).toEqual(['elsewhere']);
   });
 });

@@ -11,6 +11,7 @@ import {
   registerUser,
   useTestApps,
   type TestApp,
+  send,
 } from '../helpers/app.js';
 import { withTimeout } from '../helpers/server-process.js';
 import { freePort, smtpUrl, startSmtp, type TestSmtp } from '../helpers/smtp.js';
@@ -65,11 +66,9 @@ async function agentWithAlerts(
   expect(created.statusCode, created.body).toBe(201);
   let agent = created.json();
   if (alertsTo) {
-    const put = await t.app.inject({
-      method: 'PUT',
-      url: `/api/chatbots/${agent.id}`,
-      headers: auth(token),
-      payload: { email_alerts_enabled: true, email_alert_address: alertsTo },
+    const put = await send(t.app, token, 'PUT', `/api/chatbots/${agent.id}`, {
+      email_alerts_enabled: true,
+      email_alert_address: alertsTo,
     });
     expect(put.statusCode, put.body).toBe(200);
     agent = put.json();
@@ -88,6 +87,14 @@ async function listLeads(t: TestApp, token: string, agentId: string): Promise<Js
   const res = await t.app.inject({ method: 'GET', url: `/api/chatbot-leads/${agentId}`, headers: auth(token) });
   expect(res.statusCode).toBe(200);
   return res.json();
+}
+
+/** Once the mail queue is done: nothing pending, one message at `server`, and `lead` the agent's only lead. */
+async function expectOneAlertSent(t: TestApp, token: string, agentId: string, server: TestSmtp, lead: Json) {
+  await t.app.mailJobs.idle();
+  expect(await mailStatus(t, token)).toMatchObject({ pending: 0 });
+  expect(server.messages).toHaveLength(1);
+  expect(await listLeads(t, token, agentId)).toEqual([lead]);
 }
 
 function outboxRows(t: TestApp): Array<{ status: string; attempts: number; to_address: string }> {
@@ -157,12 +164,7 @@ describe('lead e-mail alerts', () => {
 
     // alerts switched off again (the address stays) also means no mail
     const { token, agent: off } = await agentWithAlerts(t, 'Switched Off Bot', 'off@acme.test');
-    const put = await t.app.inject({
-      method: 'PUT',
-      url: `/api/chatbots/${off.id}`,
-      headers: auth(token),
-      payload: { email_alerts_enabled: false },
-    });
+    const put = await send(t.app, token, 'PUT', `/api/chatbots/${off.id}`, { email_alerts_enabled: false });
     expect(put.statusCode, put.body).toBe(200);
     expect(put.json().email_alerts_enabled).toBe(false);
 
@@ -226,10 +228,7 @@ describe('alerts are never lost', () => {
     expect(mail.body).toContain('555-0100');
     expect(mail.body).toContain(lead.created_at);
 
-    await t.app.mailJobs.idle();
-    expect(await mailStatus(t, token)).toMatchObject({ pending: 0 });
-    expect(server.messages).toHaveLength(1);
-    expect(await listLeads(t, token, agent.id)).toEqual([lead]);
+    await expectOneAlertSent(t, token, agent.id, server, lead);
   });
 
   it('a pending alert survives a restart and is delivered by the next process without any new lead', async () => {
@@ -255,10 +254,7 @@ describe('alerts are never lost', () => {
     expect(mail.body).toContain('Jane Doe');
     expect(mail.body).toContain(lead.created_at);
 
-    await second.app.mailJobs.idle();
-    expect(await mailStatus(second, token)).toMatchObject({ pending: 0 });
-    expect(server.messages).toHaveLength(1);
-    expect(await listLeads(second, token, agent.id)).toEqual([lead]);
+    await expectOneAlertSent(second, token, agent.id, server, lead);
   });
 
   it('a mail server that accepts and then says nothing holds neither the answer nor the shutdown, and loses nothing', async () => {
@@ -392,11 +388,7 @@ describe('alerts go only to addresses that agreed to them', () => {
   }
 
   async function alertState(t: TestApp, token: string, agentId: string): Promise<Json> {
-    const res = await t.app.inject({
-      method: 'GET',
-      url: `/api/chatbots/${agentId}/alert-address`,
-      headers: auth(token),
-    });
+    const res = await send(t.app, token, 'GET', `/api/chatbots/${agentId}/alert-address`);
     expect(res.statusCode, res.body).toBe(200);
     return res.json();
   }
@@ -416,18 +408,11 @@ describe('alerts go only to addresses that agreed to them', () => {
     const server = await smtp();
     const t = await app({ SMTP_URL: server.url }, clock);
     const { token } = await registerUser(t.app, { email: 'spammer@evil.test' });
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/api/chatbots',
-      headers: auth(token),
-      payload: { name: 'CHEAP PILLS at evil.test' },
-    });
+    const created = await send(t.app, token, 'POST', '/api/chatbots', { name: 'CHEAP PILLS at evil.test' });
     const agent = created.json();
-    const put = await t.app.inject({
-      method: 'PUT',
-      url: `/api/chatbots/${agent.id}`,
-      headers: auth(token),
-      payload: { email_alerts_enabled: true, email_alert_address: 'Victim@Example.test' },
+    const put = await send(t.app, token, 'PUT', `/api/chatbots/${agent.id}`, {
+      email_alerts_enabled: true,
+      email_alert_address: 'Victim@Example.test',
     });
     expect(put.statusCode, put.body).toBe(200);
     expect(await alertState(t, token, agent.id)).toEqual({
@@ -453,11 +438,7 @@ describe('alerts go only to addresses that agreed to them', () => {
     expect(server.messages).toHaveLength(1);
     expect(outboxRows(t).filter((r) => r.status === 'held')).toHaveLength(2);
     // and the owner cannot make it send another within the hour
-    const again = await t.app.inject({
-      method: 'POST',
-      url: `/api/chatbots/${agent.id}/alert-address/confirmation`,
-      headers: auth(token),
-    });
+    const again = await send(t.app, token, 'POST', `/api/chatbots/${agent.id}/alert-address/confirmation`);
     expect(again.statusCode, again.body).toBe(429);
     expect(again.json().detail).toContain('an hour');
 
@@ -508,11 +489,9 @@ describe('alerts go only to addresses that agreed to them', () => {
         await t.app.inject({ method: 'POST', url: '/api/chatbots', headers: auth(token), payload: { name: 'Bot' } })
       ).json().id;
     const alertTo = async (agentId: string, address: string): Promise<string> => {
-      const put = await t.app.inject({
-        method: 'PUT',
-        url: `/api/chatbots/${agentId}`,
-        headers: auth(token),
-        payload: { email_alerts_enabled: true, email_alert_address: address },
+      const put = await send(t.app, token, 'PUT', `/api/chatbots/${agentId}`, {
+        email_alerts_enabled: true,
+        email_alert_address: address,
       });
       expect(put.statusCode, put.body).toBe(200);
       return agentId;

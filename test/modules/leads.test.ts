@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { auth, makeDataDir, ManualClock, registerUser, type TestApp, useSharedTestApp } from '../helpers/app.js';
+import { parseCsv } from '../helpers/csv.js';
 
 /**
  * Leads (docs/API.md "Leads": dedup, plan-limit detail; docs/API-NOTES.md "Widget leads", "Account leads":
@@ -63,37 +64,6 @@ function client(t: TestApp) {
   const accountRows = (): number =>
     (t.database.sqlite.prepare('SELECT count(*) AS n FROM account_leads').get() as { n: number }).n;
   return { call, account, agent, widgetLead, accountLead, widgetRows, accountRows };
-}
-
-/** RFC 4180 reader (quoted cells, doubled quotes, CRLF rows) for checking the exports. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      row.push(cell);
-      cell = '';
-    } else if (c === '\r' && text[i + 1] === '\n') {
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = '';
-      i++;
-    } else cell += c;
-  }
-  expect(quoted, 'unterminated quoted cell').toBe(false);
-  expect(cell === '' && row.length === 0, 'last row ends with CRLF').toBe(true);
-  return rows;
 }
 
 const clock = new ManualClock('2026-03-01T12:00:00.000Z');

@@ -11,6 +11,7 @@ import {
   registerUser,
   startTestApp,
   type TestApp,
+  accountWithAgent,
 } from '../helpers/app.js';
 import { clientBlock } from '../../src/platform/http/client-address.js';
 
@@ -225,8 +226,7 @@ describe('request rate per client address on public routes', () => {
 
   it('with TRUST_PROXY the forwarded address is the client, so clients behind one proxy count apart', async () => {
     const { t } = await start({ defaultPlan: 'tiny', env: { TRUST_PROXY: 'true' } });
-    const owner = await registerUser(t.app);
-    const agent = await createAgent(t.app, owner.token);
+    const { agent } = await accountWithAgent(t.app);
     const viaProxy = (client: string, session: string) =>
       t.app.inject(
         visitorChat(agent.id, session, { remoteAddress: '10.0.0.1', headers: { 'x-forwarded-for': client } }),
@@ -238,8 +238,7 @@ describe('request rate per client address on public routes', () => {
 
   it('with TRUST_PROXY=true only the proxy in front is believed: an address the client put in X-Forwarded-For does not escape its limit', async () => {
     const { t } = await start({ defaultPlan: 'tiny', env: { TRUST_PROXY: 'true' } });
-    const owner = await registerUser(t.app);
-    const agent = await createAgent(t.app, owner.token);
+    const { agent } = await accountWithAgent(t.app);
     // nginx's $proxy_add_x_forwarded_for appends the address it saw to what the client sent
     const spoofing = (fake: string, session: string) =>
       t.app.inject(
@@ -584,8 +583,7 @@ describe('allowed_domains (beyond the spec)', () => {
 
   it('a visitor-facing 429 carries CORS headers and exposes Retry-After, so the widget can read it', async () => {
     const { t } = await start({ defaultPlan: 'tiny' });
-    const owner = await registerUser(t.app);
-    const agent = await createAgent(t.app, owner.token);
+    const { agent } = await accountWithAgent(t.app);
     let last;
     for (let i = 0; i < 6; i++)
       last = await t.app.inject(visitorChat(agent.id, `c${i}`, { headers: { origin: 'https://shop.example.com' } }));

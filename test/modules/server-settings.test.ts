@@ -2,7 +2,7 @@ import { chmodSync, existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServerSettings } from '../../src/modules/settings/index.js';
-import { auth, createAgent, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { auth, createAgent, registerUser, startTestApp, type TestApp, send, accountWithAgent } from '../helpers/app.js';
 import { withTimeout } from '../helpers/server-process.js';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 import { freePort, smtpUrl, startSmtp, type TestSmtp } from '../helpers/smtp.js';
@@ -62,6 +62,21 @@ async function call(
   payload?: Json,
 ) {
   return t.app.inject({ method, url, headers: token ? auth(token) : {}, ...(payload ? { payload } : {}) });
+}
+
+/**
+ * A new app whose owner has an agent and saved an openai key (the server at `fake`) and an SMTP
+ * URL in the admin settings.
+ */
+async function savedSettings(fake: FakeLlm) {
+  const first = await app();
+  const { token, agent } = await accountWithAgent(first.app, { name: 'Sales' });
+  const provider = { api_key: KEY, base_url: fake.baseURL };
+  expect((await call(first, token, 'PUT', '/api/admin/settings/providers/openai', provider)).statusCode).toBe(200);
+  expect(
+    (await call(first, token, 'PUT', '/api/admin/settings/smtp', { url: 'smtp://127.0.0.1:2525' })).statusCode,
+  ).toBe(200);
+  return { first, token, agent };
 }
 
 async function settings(t: TestApp, token: string): Promise<Json> {
@@ -330,20 +345,7 @@ describe('what is stored, and where', () => {
 
   it('after a restart on the same data dir the saved settings still apply', async () => {
     const fake = await fakeLlm('openai', 'Still here after the restart.');
-    const first = await app();
-    const { token } = await registerUser(first.app);
-    const agent = await createAgent(first.app, token, { name: 'Sales' });
-    expect(
-      (
-        await call(first, token, 'PUT', '/api/admin/settings/providers/openai', {
-          api_key: KEY,
-          base_url: fake.baseURL,
-        })
-      ).statusCode,
-    ).toBe(200);
-    expect(
-      (await call(first, token, 'PUT', '/api/admin/settings/smtp', { url: 'smtp://127.0.0.1:2525' })).statusCode,
-    ).toBe(200);
+    const { first, token, agent } = await savedSettings(fake);
 
     const second = await restart(first);
     expect(await ownerChat(second, token, agent.id)).toBe('Still here after the restart.');
@@ -355,20 +357,7 @@ describe('what is stored, and where', () => {
 
   it('with settings-key gone the stored values are unreadable: reported, ignored, no crash; saving again works', async () => {
     const fake = await fakeLlm('openai', 'From the re-entered key.');
-    const first = await app();
-    const { token } = await registerUser(first.app);
-    const agent = await createAgent(first.app, token, { name: 'Sales' });
-    expect(
-      (
-        await call(first, token, 'PUT', '/api/admin/settings/providers/openai', {
-          api_key: KEY,
-          base_url: fake.baseURL,
-        })
-      ).statusCode,
-    ).toBe(200);
-    expect(
-      (await call(first, token, 'PUT', '/api/admin/settings/smtp', { url: 'smtp://127.0.0.1:2525' })).statusCode,
-    ).toBe(200);
+    const { first, token, agent } = await savedSettings(fake);
     await first.close();
     rmSync(path.join(first.dataDir, 'settings-key'));
 
@@ -510,10 +499,9 @@ describe('the mail server set in the admin API', () => {
       email_alert_address: email,
     });
     expect(put.statusCode, put.body).toBe(200);
-    const lead = await t.app.inject({
-      method: 'POST',
-      url: `/api/public/lead/${agent.id}`,
-      payload: { name: 'Jane Doe', phone: '+1 555 0100' },
+    const lead = await send(t.app, null, 'POST', `/api/public/lead/${agent.id}`, {
+      name: 'Jane Doe',
+      phone: '+1 555 0100',
     });
     expect(lead.statusCode, lead.body).toBe(200);
     expect((await status(t, token)).mail).toEqual({ configured: false, pending: 1 });

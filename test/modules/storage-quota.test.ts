@@ -2,8 +2,8 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { auth, createAgent, makeDataDir, registerUser, useTestApps, type TestApp } from '../helpers/app.js';
-import { postFile, uploadFile } from '../helpers/sources.js';
+import { auth, makeDataDir, useTestApps, type TestApp, send, accountWithAgent } from '../helpers/app.js';
+import { addText, postFile, uploadFile } from '../helpers/sources.js';
 import { startLocalSite } from '../helpers/local-site.js';
 import { KnowledgeRepo } from '../../src/modules/knowledge/repo.js';
 import { StorageQuota } from '../../src/modules/knowledge/storage-quota.js';
@@ -71,6 +71,21 @@ async function sourceOf(t: TestApp, token: string, agentId: string, id: string):
   return list.find((s: { id: string }) => s.id === id);
 }
 
+/** `res` accepted a source (201) whose ingestion then failed on the storage limit, leaving nothing stored. */
+async function expectFailedForStorage(
+  t: TestApp,
+  token: string,
+  agentId: string,
+  res: { statusCode: number; body: string; json(): any },
+) {
+  expect(res.statusCode, res.body).toBe(201);
+  await t.app.jobs.idle();
+  const source = await sourceOf(t, token, agentId, res.json().id);
+  expect(source.status).toBe('failed');
+  expect(source.error_message).toContain('Storage limit reached');
+  expect(storedBytes(t)).toBe(0);
+}
+
 function partFiles(t: TestApp): string[] {
   return readdirSync(path.join(t.dataDir, 'uploads'));
 }
@@ -86,8 +101,7 @@ function expectStorageLimit(res: { statusCode: number; body: string; json: () =>
 describe('storage limit', () => {
   it('uploads sent at once count as they arrive: of five 300 KB uploads on a 1 MB plan at most three are kept, the rest 403', async () => {
     const t = await start();
-    const { token } = await registerUser(t.app);
-    const agent = await createAgent(t.app, token);
+    const { token, agent } = await accountWithAgent(t.app);
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
     const answers = await Promise.all(
@@ -116,16 +130,10 @@ describe('storage limit', () => {
 
   it('a file whose passages would pass the limit fails with the reason and keeps nothing; a smaller one then fits', async () => {
     const t = await start();
-    const { token } = await registerUser(t.app);
-    const agent = await createAgent(t.app, token);
+    const { token, agent } = await accountWithAgent(t.app);
     // 990 KB is accepted as an upload, but its passages (with their overlap) come to more than 1 MB
     const big = await uploadText(t, token, agent.id, 'big.txt', text(990_000));
-    expect(big.statusCode, big.body).toBe(201);
-    await t.app.jobs.idle();
-    const failed = await sourceOf(t, token, agent.id, big.json().id);
-    expect(failed.status).toBe('failed');
-    expect(failed.error_message).toContain('Storage limit reached');
-    expect(storedBytes(t)).toBe(0);
+    await expectFailedForStorage(t, token, agent.id, big);
     expect(partFiles(t)).toEqual([]);
 
     const small = await uploadText(t, token, agent.id, 'small.txt', text(200_000));
@@ -137,8 +145,7 @@ describe('storage limit', () => {
 
   it('a text source over the room left is 403 and stores nothing; deleting a source gives its room back', async () => {
     const t = await start();
-    const { token } = await registerUser(t.app);
-    const agent = await createAgent(t.app, token);
+    const { token, agent } = await accountWithAgent(t.app);
     const addText = (content: string) =>
       t.app.inject({
         method: 'POST',
@@ -167,8 +174,7 @@ describe('storage limit', () => {
 
   it('an account with no room left gets 403 for every kind of source, before any upload is read', async () => {
     const t = await start({ DEFAULT_PLAN: 'empty', ALLOW_PRIVATE_URLS: 'true' });
-    const { token } = await registerUser(t.app);
-    const agent = await createAgent(t.app, token);
+    const { token, agent } = await accountWithAgent(t.app);
     expectStorageLimit(await uploadText(t, token, agent.id, 'a.txt', 'Opening hours are nine to five.'), 0);
     expectStorageLimit(
       await t.app.inject({
@@ -204,33 +210,18 @@ describe('storage limit', () => {
     const site = await startLocalSite(pages);
     apps.after(site);
     const t = await start({ ALLOW_PRIVATE_URLS: 'true' });
-    const { token } = await registerUser(t.app);
-    const agent = await createAgent(t.app, token);
-    const added = await t.app.inject({
-      method: 'POST',
-      url: `/api/sources/chatbot/${agent.id}/website`,
-      headers: auth(token),
-      payload: { url: `${site.url}/`, max_pages: 10 },
+    const { token, agent } = await accountWithAgent(t.app);
+    const added = await send(t.app, token, 'POST', `/api/sources/chatbot/${agent.id}/website`, {
+      url: `${site.url}/`,
+      max_pages: 10,
     });
-    expect(added.statusCode, added.body).toBe(201);
-    await t.app.jobs.idle();
-    const source = await sourceOf(t, token, agent.id, added.json().id);
-    expect(source.status).toBe('failed');
-    expect(source.error_message).toContain('Storage limit reached');
-    expect(storedBytes(t)).toBe(0);
+    await expectFailedForStorage(t, token, agent.id, added);
   });
 
   it('uploads sent together: the refusal states the real figures (used, being uploaded, this file, the limit), and the one that fits is accepted (issue 31 point 5)', async () => {
     const t = await start();
-    const { token } = await registerUser(t.app);
-    const agent = await createAgent(t.app, token);
-    const first = await t.app.inject({
-      method: 'POST',
-      url: `/api/sources/chatbot/${agent.id}/text`,
-      headers: auth(token),
-      payload: { name: 'notes', content: text(300_000, 'n') },
-    });
-    expect(first.statusCode, first.body).toBe(201);
+    const { token, agent } = await accountWithAgent(t.app);
+    await addText(t, token, agent.id, 'notes', text(300_000, 'n'));
     const used = storedBytes(t);
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;

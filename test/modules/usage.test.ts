@@ -2,7 +2,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { auth, createAgent, ManualClock, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import {
+  auth,
+  createAgent,
+  ManualClock,
+  registerUser,
+  startTestApp,
+  type TestApp,
+  send,
+  accountWithAgent,
+} from '../helpers/app.js';
 import { startSmtp } from '../helpers/smtp.js';
 
 /**
@@ -59,18 +68,15 @@ describe('GET /api/usage', () => {
 
     const agent = await createAgent(t.app, token);
     for (const session of ['a', 'b', 'c']) {
-      const res = await t.app.inject({
-        method: 'POST',
-        url: `/api/public/chat/${agent.id}`,
-        payload: { message: 'Hello there', session_id: session },
+      const res = await send(t.app, null, 'POST', `/api/public/chat/${agent.id}`, {
+        message: 'Hello there',
+        session_id: session,
       });
       expect(res.statusCode).toBe(200);
     }
-    const text = await t.app.inject({
-      method: 'POST',
-      url: `/api/sources/chatbot/${agent.id}/text`,
-      headers: auth(token),
-      payload: { name: 'FAQ', content: 'We open at nine. '.repeat(100) },
+    const text = await send(t.app, token, 'POST', `/api/sources/chatbot/${agent.id}/text`, {
+      name: 'FAQ',
+      content: 'We open at nine. '.repeat(100),
     });
     expect(text.statusCode).toBe(201);
     await t.app.jobs.idle();
@@ -86,11 +92,7 @@ describe('GET /api/usage', () => {
     const a = await registerUser(t.app);
     const b = await registerUser(t.app);
     const agent = await createAgent(t.app, a.token);
-    await t.app.inject({
-      method: 'POST',
-      url: `/api/public/chat/${agent.id}`,
-      payload: { message: 'Hello', session_id: 's' },
-    });
+    await send(t.app, null, 'POST', `/api/public/chat/${agent.id}`, { message: 'Hello', session_id: 's' });
     expect(
       (await t.app.inject({ method: 'GET', url: '/api/usage', headers: auth(b.token) })).json().messages.used,
     ).toBe(0);
@@ -101,13 +103,9 @@ describe('GET /api/usage', () => {
 describe("the owner's sentence for visitors when the month's messages are used up", () => {
   it('replaces the default one, and an empty text brings the default back', async () => {
     const t = await start();
-    const { token } = await registerUser(t.app);
-    const agent = await createAgent(t.app, token);
-    const put = await t.app.inject({
-      method: 'PUT',
-      url: `/api/chatbots/${agent.id}`,
-      headers: auth(token),
-      payload: { unavailable_message: '  We are closed until Monday; call 010 123 4567.  ' },
+    const { token, agent } = await accountWithAgent(t.app);
+    const put = await send(t.app, token, 'PUT', `/api/chatbots/${agent.id}`, {
+      unavailable_message: '  We are closed until Monday; call 010 123 4567.  ',
     });
     expect(put.json().unavailable_message).toBe('We are closed until Monday; call 010 123 4567.');
     for (let i = 0; i < 10; i++) {
@@ -121,24 +119,17 @@ describe("the owner's sentence for visitors when the month's messages are used u
         ).statusCode,
       ).toBe(200);
     }
-    const refused = await t.app.inject({
-      method: 'POST',
-      url: `/api/public/chat/${agent.id}`,
-      payload: { message: 'One more', session_id: 'late' },
+    const refused = await send(t.app, null, 'POST', `/api/public/chat/${agent.id}`, {
+      message: 'One more',
+      session_id: 'late',
     });
     expect(refused.statusCode).toBe(429);
     expect(refused.json().detail.message).toBe('We are closed until Monday; call 010 123 4567.');
 
-    await t.app.inject({
-      method: 'PUT',
-      url: `/api/chatbots/${agent.id}`,
-      headers: auth(token),
-      payload: { unavailable_message: '' },
-    });
-    const again = await t.app.inject({
-      method: 'POST',
-      url: `/api/public/chat/${agent.id}`,
-      payload: { message: 'One more', session_id: 'late' },
+    await send(t.app, token, 'PUT', `/api/chatbots/${agent.id}`, { unavailable_message: '' });
+    const again = await send(t.app, null, 'POST', `/api/public/chat/${agent.id}`, {
+      message: 'One more',
+      session_id: 'late',
     });
     expect(again.json().detail.message).toBe('This assistant is unavailable right now, please try again later.');
   });

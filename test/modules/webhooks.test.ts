@@ -14,6 +14,8 @@ import {
   ROOMY_PLAN,
   useTestApps,
   type TestApp,
+  send,
+  accountWithAgent,
 } from '../helpers/app.js';
 
 type Json = Record<string, any>;
@@ -96,12 +98,24 @@ async function addHook(t: TestApp, token: string, body: Json): Promise<Json> {
   return res.json();
 }
 
+/** The clock moved on by `ms`, then the deliveries that came due are done. */
+async function later(t: TestApp, clock: ManualClock, ms: number): Promise<void> {
+  clock.advance(ms);
+  await t.app.webhookJobs.idle();
+}
+
+/** A receiver that is up, an account with an agent, and a lead.created hook to the receiver, whose secret it checks. */
+async function leadHook(t: TestApp, clock: ManualClock) {
+  const r = receiver(clock);
+  await r.up();
+  const { token, agent } = await accountWithAgent(t.app);
+  const hook = await addHook(t, token, { url: r.url, events: ['lead.created'] });
+  r.secret = hook.secret;
+  return { r, token, agent, hook };
+}
+
 async function postLead(t: TestApp, agentId: string, name = 'Ann', phone = '+1 555 0100'): Promise<Json> {
-  const res = await t.app.inject({
-    method: 'POST',
-    url: `/api/public/lead/${agentId}`,
-    payload: { name, phone, session_id: 's-1' },
-  });
+  const res = await send(t.app, null, 'POST', `/api/public/lead/${agentId}`, { name, phone, session_id: 's-1' });
   expect(res.statusCode, res.body).toBe(200);
   return res.json();
 }
@@ -117,8 +131,7 @@ describe('webhooks', () => {
     const { t, clock } = await start();
     const r = receiver(clock);
     await r.up();
-    const { token } = await registerUser(t.app);
-    const agent = await createAgent(t.app, token);
+    const { token, agent } = await accountWithAgent(t.app);
     const hook = await addHook(t, token, { url: r.url, events: ['lead.created'] });
     expect(hook.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
     expect(hook).toMatchObject({ url: r.url, events: ['lead.created'], active: true });
@@ -164,8 +177,7 @@ describe('webhooks', () => {
     const r = receiver(clock);
     await r.up();
     await r.down(); // the port is known, nothing listens on it: connections are refused
-    const { token } = await registerUser(t.app);
-    const agent = await createAgent(t.app, token);
+    const { token, agent } = await accountWithAgent(t.app);
     const hook = await addHook(t, token, { url: r.url, events: ['lead.created'] });
     r.secret = hook.secret;
 
@@ -178,21 +190,17 @@ describe('webhooks', () => {
     // up, but failing: 500 is retried too, 10 s after the first try
     await r.up();
     r.answer = 500;
-    clock.advance(9_000);
-    await t.app.webhookJobs.idle();
+    await later(t, clock, 9_000);
     expect(r.received).toHaveLength(0);
-    clock.advance(1_000);
-    await t.app.webhookJobs.idle();
+    await later(t, clock, 1_000);
     [d] = await log(t, token, hook.id);
     expect(d).toMatchObject({ status: 'pending', attempts: 2, last_status: 500, last_error: 'HTTP 500: ok' });
 
     // the next try waits a minute; the receiver is fixed meanwhile
     r.answer = 204;
-    clock.advance(59_000);
-    await t.app.webhookJobs.idle();
+    await later(t, clock, 59_000);
     expect(r.received).toHaveLength(1);
-    clock.advance(1_000);
-    await t.app.webhookJobs.idle();
+    await later(t, clock, 1_000);
     [d] = await log(t, token, hook.id);
     expect(d).toMatchObject({ status: 'delivered', attempts: 3, last_status: 204, last_error: null });
     expect(r.received.map((x) => x.verified)).toEqual([true, true]);
@@ -200,19 +208,13 @@ describe('webhooks', () => {
     expect(new Set(r.received.map((x) => x.headers['chat-agent-delivery'])).size).toBe(1);
 
     // nothing more is sent, however long we wait
-    clock.advance(24 * 3600_000);
-    await t.app.webhookJobs.idle();
+    await later(t, clock, 24 * 3600_000);
     expect(r.received).toHaveLength(2);
   });
 
   it('a 410 (or a signature the receiver rejects) fails for good, shows in the log, and can be retried by hand', async () => {
     const { t, clock } = await start();
-    const r = receiver(clock);
-    await r.up();
-    const { token } = await registerUser(t.app);
-    const agent = await createAgent(t.app, token);
-    const hook = await addHook(t, token, { url: r.url, events: ['lead.created'] });
-    r.secret = hook.secret;
+    const { r, token, agent, hook } = await leadHook(t, clock);
     r.answer = 410;
 
     await postLead(t, agent.id);
@@ -225,28 +227,16 @@ describe('webhooks', () => {
 
     // only a failed delivery may be retried; another account's id is 404
     const other = await registerUser(t.app);
-    const foreign = await t.app.inject({
-      method: 'POST',
-      url: `/api/webhooks/${hook.id}/deliveries/${d!.id}/retry`,
-      headers: auth(other.token),
-    });
+    const foreign = await send(t.app, other.token, 'POST', `/api/webhooks/${hook.id}/deliveries/${d!.id}/retry`);
     expect(foreign.statusCode).toBe(404);
     r.answer = 200;
-    const retry = await t.app.inject({
-      method: 'POST',
-      url: `/api/webhooks/${hook.id}/deliveries/${d!.id}/retry`,
-      headers: auth(token),
-    });
+    const retry = await send(t.app, token, 'POST', `/api/webhooks/${hook.id}/deliveries/${d!.id}/retry`);
     expect(retry.statusCode, retry.body).toBe(202);
     expect(retry.json()).toMatchObject({ id: d!.id, status: 'pending', attempts: 0 });
     await t.app.webhookJobs.idle();
     [d] = await log(t, token, hook.id);
     expect(d).toMatchObject({ status: 'delivered', attempts: 1, last_status: 200 });
-    const again = await t.app.inject({
-      method: 'POST',
-      url: `/api/webhooks/${hook.id}/deliveries/${d!.id}/retry`,
-      headers: auth(token),
-    });
+    const again = await send(t.app, token, 'POST', `/api/webhooks/${hook.id}/deliveries/${d!.id}/retry`);
     expect(again.statusCode).toBe(409);
     expect(again.json().detail).toMatch(/failed/);
 
@@ -270,11 +260,7 @@ describe('webhooks', () => {
     await r.up();
     const { token } = await registerUser(t.app);
     const hook = await addHook(t, token, { url: r.url, events: ['lead.created'] });
-    const rotated = await t.app.inject({
-      method: 'POST',
-      url: `/api/webhooks/${hook.id}/rotate-secret`,
-      headers: auth(token),
-    });
+    const rotated = await send(t.app, token, 'POST', `/api/webhooks/${hook.id}/rotate-secret`);
     expect(rotated.statusCode, rotated.body).toBe(200);
     const secret = rotated.json().secret as string;
     expect(secret).toMatch(/^whsec_/);
@@ -319,12 +305,7 @@ describe('webhooks', () => {
       },
     ]);
     expect(list.body).not.toContain(hook.secret);
-    const patched = await t.app.inject({
-      method: 'PATCH',
-      url: `/api/webhooks/${hook.id}`,
-      headers: auth(token),
-      payload: { active: false },
-    });
+    const patched = await send(t.app, token, 'PATCH', `/api/webhooks/${hook.id}`, { active: false });
     expect(patched.statusCode).toBe(200);
     expect(patched.json()).not.toHaveProperty('secret');
     expect(patched.json().active).toBe(false);
@@ -395,26 +376,12 @@ describe('webhooks', () => {
     await bad({ url: 'https://hooks.example.com/in', events: [] }, /events/);
     await bad({ url: 'https://hooks.example.com/in' }, /events/);
     const hook = await addHook(t, token, { url: 'https://hooks.example.com/in', events });
-    const patch = await t.app.inject({
-      method: 'PATCH',
-      url: `/api/webhooks/${hook.id}`,
-      headers: auth(token),
-      payload: { url: 'https://192.168.1.1/' },
-    });
+    const patch = await send(t.app, token, 'PATCH', `/api/webhooks/${hook.id}`, { url: 'https://192.168.1.1/' });
     expect(patch.statusCode).toBe(400);
-    const limit = await t.app.inject({
-      method: 'GET',
-      url: `/api/webhooks/${hook.id}/deliveries?limit=0`,
-      headers: auth(token),
-    });
+    const limit = await send(t.app, token, 'GET', `/api/webhooks/${hook.id}/deliveries?limit=0`);
     expect(limit.statusCode).toBe(400);
     for (let i = 1; i < 10; i++) await addHook(t, token, { url: `https://hooks.example.com/${i}`, events });
-    const eleventh = await t.app.inject({
-      method: 'POST',
-      url: '/api/webhooks',
-      headers: auth(token),
-      payload: { url: 'https://hooks.example.com/11', events },
-    });
+    const eleventh = await send(t.app, token, 'POST', '/api/webhooks', { url: 'https://hooks.example.com/11', events });
     expect(eleventh.statusCode).toBe(403);
     expect(eleventh.json().detail).toMatch(/at most 10/);
   });
@@ -424,17 +391,11 @@ describe('webhooks', () => {
     const r = receiver(clock);
     await r.up();
     await r.down();
-    const { token } = await registerUser(t.app);
-    const agent = await createAgent(t.app, token);
+    const { token, agent } = await accountWithAgent(t.app);
     const hook = await addHook(t, token, { url: r.url, events: ['lead.created'] });
     const second = await addHook(t, token, { url: r.url, events: ['lead.created'] });
     r.secret = hook.secret;
-    await t.app.inject({
-      method: 'PATCH',
-      url: `/api/webhooks/${second.id}`,
-      headers: auth(token),
-      payload: { active: false },
-    });
+    await send(t.app, token, 'PATCH', `/api/webhooks/${second.id}`, { active: false });
 
     await postLead(t, agent.id);
     await t.app.webhookJobs.idle();
@@ -449,8 +410,7 @@ describe('webhooks', () => {
     ).toBe(404);
     await r.up();
     await postLead(t, agent.id, 'Carl', '+1 555 0102');
-    clock.advance(24 * 3600_000);
-    await t.app.webhookJobs.idle();
+    await later(t, clock, 24 * 3600_000);
     expect(r.received).toHaveLength(0);
     expect(t.database.db.select().from(webhookDeliveries).all()).toEqual([]);
   });
@@ -511,11 +471,7 @@ describe('webhooks', () => {
 
 describe('deliveries per account per hour (issue 31 point 4)', () => {
   async function visitorSays(t: TestApp, agentId: string, message: string): Promise<void> {
-    const res = await t.app.inject({
-      method: 'POST',
-      url: `/api/public/chat/${agentId}`,
-      payload: { message, session_id: 'visitor-1' },
-    });
+    const res = await send(t.app, null, 'POST', `/api/public/chat/${agentId}`, { message, session_id: 'visitor-1' });
     expect(res.statusCode, res.body).toBe(200);
   }
 
@@ -552,11 +508,7 @@ describe('deliveries per account per hour (issue 31 point 4)', () => {
       );
     }
     // a test event asked for now is refused at once (429, the reason, when to try again)
-    const ping = await t.app.inject({
-      method: 'POST',
-      url: `/api/webhooks/${hooks[0]!.id}/test`,
-      headers: auth(token),
-    });
+    const ping = await send(t.app, token, 'POST', `/api/webhooks/${hooks[0]!.id}/test`);
     expect(ping.statusCode, ping.body).toBe(429);
     expect(ping.headers['retry-after']).toBe('3600');
     expect(ping.json().detail).toBe(
@@ -566,11 +518,7 @@ describe('deliveries per account per hour (issue 31 point 4)', () => {
     // an hour later the allowance is back: a refused one can be retried by hand
     clock.advance(3600_000);
     const again = refused[0]!;
-    const retry = await t.app.inject({
-      method: 'POST',
-      url: `/api/webhooks/${again.webhook_id}/deliveries/${again.id}/retry`,
-      headers: auth(token),
-    });
+    const retry = await send(t.app, token, 'POST', `/api/webhooks/${again.webhook_id}/deliveries/${again.id}/retry`);
     expect(retry.statusCode, retry.body).toBe(202);
     await t.app.webhookJobs.idle();
     expect(received()).toBe(51);
@@ -593,22 +541,14 @@ describe('deliveries per account per hour (issue 31 point 4)', () => {
       dataDir: dir,
       env: { ALLOW_PRIVATE_URLS: 'true', PLANS_FILE: plans, FIRST_ACCOUNT_PLAN: 'free' },
     });
-    const r = receiver(clock);
-    await r.up();
-    const { token } = await registerUser(t.app);
-    const agent = await createAgent(t.app, token);
-    const hook = await addHook(t, token, { url: r.url, events: ['lead.created'] });
-    r.secret = hook.secret;
+    const { r, token, agent, hook } = await leadHook(t, clock);
     r.answer = 500;
     await postLead(t, agent.id);
     await t.app.webhookJobs.idle();
-    clock.advance(10_000);
-    await t.app.webhookJobs.idle();
-    clock.advance(60_000);
-    await t.app.webhookJobs.idle();
+    await later(t, clock, 10_000);
+    await later(t, clock, 60_000);
     expect(r.received).toHaveLength(3);
-    clock.advance(5 * 60_000);
-    await t.app.webhookJobs.idle();
+    await later(t, clock, 5 * 60_000);
     expect(r.received).toHaveLength(3);
     let [d] = await log(t, token, hook.id);
     expect(d).toMatchObject({ status: 'failed', attempts: 3, last_status: null });

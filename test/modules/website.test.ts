@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { auth, createAgent, registerUser, useTestApps, type TestApp, multipartForm } from '../helpers/app.js';
+import { auth, createAgent, registerUser, useTestApps, type TestApp } from '../helpers/app.js';
 import type { FakeLlm } from '../helpers/fake-llm.js';
-import { appWithFakeLlm, listSources } from '../helpers/sources.js';
+import { addText, appWithFakeLlm, listSources, postSource, postSourceForm } from '../helpers/sources.js';
 import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
 
 /**
@@ -17,26 +17,11 @@ const KEY = 'sk-test-website-key-0123456789';
 const apps = useTestApps();
 const setup = (env: Record<string, string> = { ALLOW_PRIVATE_URLS: 'true' }) => appWithFakeLlm(apps, KEY, { env });
 
-const form = multipartForm;
+const addWebsite = (t: TestApp, token: string, agentId: string, fields: Record<string, string>) =>
+  postSourceForm(t, token, agentId, 'website', fields);
 
-async function addWebsite(t: TestApp, token: string, agentId: string, fields: Record<string, string>) {
-  const { payload, headers } = await form(fields);
-  return t.app.inject({
-    method: 'POST',
-    url: `/api/sources/chatbot/${agentId}/website`,
-    headers: { ...auth(token), ...headers },
-    payload,
-  });
-}
-
-async function addWebsiteJson(t: TestApp, token: string, agentId: string, body: Record<string, unknown>) {
-  return t.app.inject({
-    method: 'POST',
-    url: `/api/sources/chatbot/${agentId}/website`,
-    headers: auth(token),
-    payload: body,
-  });
-}
+const addWebsiteJson = (t: TestApp, token: string, agentId: string, body: Record<string, unknown>) =>
+  postSource(t, token, agentId, 'website', body);
 
 function count(t: TestApp, sql: string, ...params: unknown[]): number {
   return (t.database.sqlite.prepare(sql).get(...params) as { n: number }).n;
@@ -142,6 +127,18 @@ function pathsOf(site: LocalSite): string[] {
   return site.pageRequests().map((r) => new URL(r, site.url).pathname);
 }
 
+/**
+ * A website source added by `add` (must be 201) with the site's request log cleared first; once
+ * its crawl is done, the answer and the paths the crawl fetched, sorted.
+ */
+async function crawl(t: TestApp, site: LocalSite, add: () => ReturnType<typeof addWebsite>) {
+  site.requests.length = 0;
+  const res = await add();
+  expect(res.statusCode, res.body).toBe(201);
+  await t.app.jobs.idle();
+  return { res, paths: [...pathsOf(site)].sort() };
+}
+
 // ---------------------------------------------------------------------------------------------
 
 describe('POST /api/sources/chatbot/{id}/website (ALLOW_PRIVATE_URLS=true, local site)', () => {
@@ -239,30 +236,28 @@ describe('POST /api/sources/chatbot/{id}/website (ALLOW_PRIVATE_URLS=true, local
       progress: 1,
     });
 
-    site.requests.length = 0;
-    const exc = await addWebsite(t, token, agent.id, {
-      url: `${site.url}/`,
-      max_pages: '20',
-      exclude_paths: '/docs/advanced, /pricing',
-    });
-    expect(exc.statusCode, exc.body).toBe(201);
-    await t.app.jobs.idle();
-    expect([...pathsOf(site)].sort()).toEqual(['/', '/about', '/blog/news', '/docs/intro', '/from-sitemap']);
-    const stored = chunkTexts(t, exc.json().id);
+    const exc = await crawl(t, site, () =>
+      addWebsite(t, token, agent.id, {
+        url: `${site.url}/`,
+        max_pages: '20',
+        exclude_paths: '/docs/advanced, /pricing',
+      }),
+    );
+    expect(exc.paths).toEqual(['/', '/about', '/blog/news', '/docs/intro', '/from-sitemap']);
+    const stored = chunkTexts(t, exc.res.json().id);
     expect(stored).not.toContain(MAIN['/pricing']);
     expect(stored).not.toContain(MAIN['/docs/advanced']);
 
     // a JSON array works too
-    site.requests.length = 0;
-    const json = await addWebsite(t, token, agent.id, {
-      url: `${site.url}/`,
-      max_pages: '20',
-      include_paths: '["/about", "/blog"]',
-      exclude_paths: '["/blog"]',
-    });
-    expect(json.statusCode, json.body).toBe(201);
-    await t.app.jobs.idle();
-    expect([...pathsOf(site)].sort()).toEqual(['/', '/about']);
+    const json = await crawl(t, site, () =>
+      addWebsite(t, token, agent.id, {
+        url: `${site.url}/`,
+        max_pages: '20',
+        include_paths: '["/about", "/blog"]',
+        exclude_paths: '["/blog"]',
+      }),
+    );
+    expect(json.paths).toEqual(['/', '/about']);
   });
 
   it('refuses bad max_pages, include_paths and exclude_paths with 400 naming the field', async () => {
@@ -359,27 +354,25 @@ describe('POST /api/sources/chatbot/{id}/website with a JSON body', () => {
       max_pages: 5,
     });
 
-    site.requests.length = 0;
-    const exc = await addWebsiteJson(t, token, agent.id, {
-      url: `${site.url}/`,
-      max_pages: 20,
-      exclude_paths: ['/docs/advanced', ' /pricing '],
-    });
-    expect(exc.statusCode, exc.body).toBe(201);
-    await t.app.jobs.idle();
-    expect([...pathsOf(site)].sort()).toEqual(['/', '/about', '/blog/news', '/docs/intro', '/from-sitemap']);
+    const exc = await crawl(t, site, () =>
+      addWebsiteJson(t, token, agent.id, {
+        url: `${site.url}/`,
+        max_pages: 20,
+        exclude_paths: ['/docs/advanced', ' /pricing '],
+      }),
+    );
+    expect(exc.paths).toEqual(['/', '/about', '/blog/news', '/docs/intro', '/from-sitemap']);
 
     // a numeric string and the comma-separated form work in JSON as in a form; an empty array is no filter
-    site.requests.length = 0;
-    const str = await addWebsiteJson(t, token, agent.id, {
-      url: `${site.url}/`,
-      max_pages: '3',
-      include_paths: '/docs, /about',
-      exclude_paths: [],
-    });
-    expect(str.statusCode, str.body).toBe(201);
-    await t.app.jobs.idle();
-    expect([...pathsOf(site)].sort()).toEqual(['/', '/about', '/docs/intro']);
+    const str = await crawl(t, site, () =>
+      addWebsiteJson(t, token, agent.id, {
+        url: `${site.url}/`,
+        max_pages: '3',
+        include_paths: '/docs, /about',
+        exclude_paths: [],
+      }),
+    );
+    expect(str.paths).toEqual(['/', '/about', '/docs/intro']);
 
     // absent (or null) max_pages is the default, 1
     site.requests.length = 0;
@@ -552,14 +545,8 @@ describe('the crawl report of a website source', () => {
 
   it('file and text sources carry null crawl report fields', async () => {
     const { t, token, agent } = await setup();
-    const res = await t.app.inject({
-      method: 'POST',
-      url: `/api/sources/chatbot/${agent.id}/text`,
-      headers: auth(token),
-      payload: { name: 'Hours', content: 'Open from nine to five.' },
-    });
-    expect(res.statusCode, res.body).toBe(201);
-    expect(res.json()).toMatchObject({
+    const added = await addText(t, token, agent.id, 'Hours', 'Open from nine to five.');
+    expect(added).toMatchObject({
       max_pages: null,
       pages_skipped: null,
       pages_skipped_by: null,
@@ -750,12 +737,7 @@ describe('a website source crawled again, and its passages read back', () => {
     // bad paging is a 400; other sources: text sources cannot be crawled, another account's is 404
     expect((await read(created.id, '?limit=0')).statusCode).toBe(400);
     expect((await read(created.id, '?offset=-1')).statusCode).toBe(400);
-    const text = await t.app.inject({
-      method: 'POST',
-      url: `/api/sources/chatbot/${agent.id}/text`,
-      headers: auth(token),
-      payload: { name: 'Note', content: 'Some words.' },
-    });
+    const text = await postSource(t, token, agent.id, 'text', { name: 'Note', content: 'Some words.' });
     const notWebsite = await t.app.inject({
       method: 'POST',
       url: `/api/sources/${text.json().id}/recrawl`,
@@ -805,13 +787,7 @@ describe('ingestion is shared fairly between accounts', () => {
     const hold = site.hold('/');
     const slow = (await addWebsiteJson(t, token, agent.id, { url: `${site.url}/` })).json();
     await hold.reached;
-    const more = await t.app.inject({
-      method: 'POST',
-      url: `/api/sources/chatbot/${agent.id}/text`,
-      headers: auth(token),
-      payload: { name: 'n', content: 'Instant text.' },
-    });
-    expect(more.statusCode).toBe(201);
+    await addText(t, token, agent.id, 'n', 'Instant text.');
     // account B adds a website while A's crawl is still running: it is crawled meanwhile
     const other = await registerUser(t.app);
     const otherAgent = await createAgent(t.app, other.token);

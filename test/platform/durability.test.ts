@@ -1,11 +1,11 @@
-import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WalSync } from '../../src/platform/db/durability.js';
 import { openDatabase, type AppDatabase } from '../../src/platform/db/index.js';
 import { auth, createAgent, registerUser, useTestApps } from '../helpers/app.js';
+import { useTempDirs } from '../helpers/temp.js';
 
 /**
  * The group commit: a barrier resolves only after an fdatasync of the WAL that began after the
@@ -13,20 +13,12 @@ import { auth, createAgent, registerUser, useTestApps } from '../helpers/app.js'
  * write (but never for a read).
  */
 
-const dirs: string[] = [];
-const databases: AppDatabase[] = [];
+const { tempDir, closeFirst } = useTempDirs('durability-');
 const apps = useTestApps();
-afterEach(async () => {
-  for (const d of databases.splice(0)) d.close();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-}, 60_000);
 
 function database(): { d: AppDatabase; file: string } {
-  const dir = mkdtempSync(path.join(tmpdir(), 'durability-'));
-  dirs.push(dir);
-  const file = path.join(dir, 'chat-agent.db');
-  const d = openDatabase(file);
-  databases.push(d);
+  const file = path.join(tempDir(), 'chat-agent.db');
+  const d = closeFirst(openDatabase(file));
   d.sqlite.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)');
   return { d, file };
 }
@@ -52,19 +44,22 @@ function heldSync() {
   return { calls, syncFile, nextCall };
 }
 
+/** A new database with a WalSync over its WAL file whose syncs are held (heldSync). */
+function heldWalSync() {
+  const { d, file } = database();
+  const held = heldSync();
+  return { d, file, held, sync: new WalSync(d.sqlite, `${file}-wal`, held.syncFile) };
+}
+
 describe('WalSync', () => {
   it('does not sync when nothing was written since the last sync', async () => {
-    const { d, file } = database();
-    const held = heldSync();
-    const sync = new WalSync(d.sqlite, `${file}-wal`, held.syncFile);
+    const { held, sync } = heldWalSync();
     await sync.barrier();
     expect(held.calls).toHaveLength(0);
   });
 
   it('resolves after a sync of the WAL file that began after the write', async () => {
-    const { d, file } = database();
-    const held = heldSync();
-    const sync = new WalSync(d.sqlite, `${file}-wal`, held.syncFile);
+    const { d, file, held, sync } = heldWalSync();
     d.sqlite.prepare("INSERT INTO notes (text) VALUES ('a lead')").run();
     let resolved = false;
     const barrier = sync.barrier().then(() => (resolved = true));
@@ -82,9 +77,7 @@ describe('WalSync', () => {
   });
 
   it('a write made while a sync is in flight waits for the next sync; concurrent barriers share syncs', async () => {
-    const { d, file } = database();
-    const held = heldSync();
-    const sync = new WalSync(d.sqlite, `${file}-wal`, held.syncFile);
+    const { d, held, sync } = heldWalSync();
     const insert = d.sqlite.prepare('INSERT INTO notes (text) VALUES (?)');
     insert.run('first');
     const early = Array.from({ length: 20 }, () => sync.barrier());

@@ -30,6 +30,13 @@ ${body}
 </body>
 </html>`;
 
+/** htmlBlocks of `html` as fetched from `url`; its title must be `title`. */
+function titledBlocks(html: string, url: string, title: string) {
+  const doc = htmlBlocks(html, { url });
+  expect(doc.title).toBe(title);
+  return doc;
+}
+
 describe('htmlBlocks: paragraphs', () => {
   it('keeps a sentence wrapped in the page source on one line: no block starts mid-sentence', () => {
     const html = `<html><head><title>Service
@@ -51,8 +58,7 @@ describe('htmlBlocks: paragraphs', () => {
     <em>service@acme.example</em>.</div>
 </article>
 </body></html>`;
-    const doc = htmlBlocks(html, { url: 'https://acme.example/plans' });
-    expect(doc.title).toBe('Service plans');
+    const doc = titledBlocks(html, 'https://acme.example/plans', 'Service plans');
     expect(texts(doc.blocks)).toEqual([
       'Service plans',
       'Every bike bought from us comes with a free first service within six weeks. After that, the Basic plan costs €9 per month and covers two inspections a year, brake and gear adjustment and a safety check before winter.',
@@ -325,8 +331,7 @@ describe('htmlBlocks: boilerplate and links', () => {
     <p>Bring your bike to the workshop or <a href="/pickup">book a pickup</a>.</p>`);
 
   it('drops a class-named menu and an id-named footer, but the crawler still gets their links', () => {
-    const doc = htmlBlocks(page, { url: 'https://acme.example/repairs#top' });
-    expect(doc.title).toBe('Acme Bikes | Acme');
+    const doc = titledBlocks(page, 'https://acme.example/repairs#top', 'Acme Bikes | Acme');
     expect(texts(doc.blocks)).toEqual([
       'Repairs',
       'We repair every bike brand, usually within two days.',

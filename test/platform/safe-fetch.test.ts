@@ -86,6 +86,18 @@ function fakeDns(table: Record<string, string[] | (() => string[])>): NetPolicy[
   return Object.assign(resolve, { calls });
 }
 
+/** The error `promise` rejects with, which must be a `type` whose message matches `message`. */
+async function rejectedWith(
+  promise: Promise<unknown>,
+  type: abstract new (...args: never[]) => Error,
+  message: RegExp,
+): Promise<Error> {
+  const err = await rejection(promise);
+  expect(err).toBeInstanceOf(type);
+  expect(err.message).toMatch(message);
+  return err;
+}
+
 async function rejection(promise: Promise<unknown>): Promise<Error> {
   try {
     await promise;
@@ -347,9 +359,11 @@ describe('platform/net safe fetch', () => {
     it('refuses a host whose DNS answers loopback before any connection is made', async () => {
       const target = await startServer((_req, res) => res.end('secret'));
       const resolve = fakeDns({ 'public.example': ['127.0.0.1'] });
-      const err = await rejection(safeFetchWithPolicy(`http://public.example:${target.port}/`, strict, { resolve }));
-      expect(err).toBeInstanceOf(UnsafeUrlError);
-      expect(err.message).toMatch(/public\.example resolves to an internal address/);
+      await rejectedWith(
+        safeFetchWithPolicy(`http://public.example:${target.port}/`, strict, { resolve }),
+        UnsafeUrlError,
+        /public\.example resolves to an internal address/,
+      );
       expect(resolve.calls).toStrictEqual(['public.example']);
       expect(target.connections).toBe(0);
 
@@ -506,9 +520,7 @@ describe('platform/net safe fetch', () => {
 
     it('refuses a 6th redirect, and honours maxRedirects', async () => {
       const server = await redirectChain();
-      const err = await rejection(safeFetch(`${server.base}/r/6`, open));
-      expect(err).toBeInstanceOf(FetchFailedError);
-      expect(err.message).toMatch(/Too many redirects/);
+      await rejectedWith(safeFetch(`${server.base}/r/6`, open), FetchFailedError, /Too many redirects/);
       expect(server.requests).toHaveLength(6);
 
       const zero = await rejection(safeFetch(`${server.base}/r/1`, { ...open, maxRedirects: 0 }));
@@ -518,17 +530,13 @@ describe('platform/net safe fetch', () => {
 
     it('fails on a redirect without Location, and returns other 3xx as they are', async () => {
       const server = await startServer((req, res) => res.writeHead(req.url === '/304' ? 304 : 302).end());
-      const err = await rejection(safeFetch(`${server.base}/`, open));
-      expect(err).toBeInstanceOf(FetchFailedError);
-      expect(err.message).toMatch(/without a Location/);
+      await rejectedWith(safeFetch(`${server.base}/`, open), FetchFailedError, /without a Location/);
       expect((await safeFetch(`${server.base}/304`, open)).status).toBe(304);
     });
 
     it('refuses a redirect to another scheme', async () => {
       const server = await startServer((_req, res) => res.writeHead(302, { location: 'file:///etc/passwd' }).end());
-      const err = await rejection(safeFetch(`${server.base}/`, open));
-      expect(err).toBeInstanceOf(UnsafeUrlError);
-      expect(err.message).toMatch(/redirected.*Only http and https/);
+      await rejectedWith(safeFetch(`${server.base}/`, open), UnsafeUrlError, /redirected.*Only http and https/);
     });
 
     it('accepts a body of exactly maxBytes', async () => {
@@ -550,9 +558,7 @@ describe('platform/net safe fetch', () => {
         };
         pump();
       });
-      const err = await rejection(safeFetch(`${server.base}/`, { ...open, maxBytes: 50_000 }));
-      expect(err).toBeInstanceOf(FetchFailedError);
-      expect(err.message).toMatch(/too large/);
+      await rejectedWith(safeFetch(`${server.base}/`, { ...open, maxBytes: 50_000 }), FetchFailedError, /too large/);
     });
 
     it('refuses at once when content-length announces more than maxBytes', async () => {
@@ -561,9 +567,11 @@ describe('platform/net safe fetch', () => {
         res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '10000000' });
         res.flushHeaders();
       });
-      const err = await rejection(safeFetch(`${server.base}/`, { ...open, maxBytes: 1000, timeoutMs: 20_000 }));
-      expect(err).toBeInstanceOf(FetchFailedError);
-      expect(err.message).toMatch(/too large/);
+      await rejectedWith(
+        safeFetch(`${server.base}/`, { ...open, maxBytes: 1000, timeoutMs: 20_000 }),
+        FetchFailedError,
+        /too large/,
+      );
     });
 
     it('decodes a gzip body sent despite accept-encoding identity, capping the decoded size', async () => {
@@ -576,9 +584,11 @@ describe('platform/net safe fetch', () => {
       });
       expect((await safeFetch(`${server.base}/`, open)).body.toString()).toBe('<p>zipped</p>');
       expect(bomb.length).toBeLessThan(100_000);
-      const err = await rejection(safeFetch(`${server.base}/bomb`, { ...open, maxBytes: 100_000 }));
-      expect(err).toBeInstanceOf(FetchFailedError);
-      expect(err.message).toMatch(/too large/);
+      await rejectedWith(
+        safeFetch(`${server.base}/bomb`, { ...open, maxBytes: 100_000 }),
+        FetchFailedError,
+        /too large/,
+      );
     });
 
     it('caps an encoded body on the wire too (incompressible data grows when gzipped)', async () => {
@@ -601,9 +611,11 @@ describe('platform/net safe fetch', () => {
     it('times out a server that never answers (one deadline for the whole exchange)', async () => {
       const server = await startServer(() => {});
       const started = Date.now();
-      const err = await rejection(safeFetch(`${server.base}/`, { ...open, timeoutMs: 300 }));
-      expect(err).toBeInstanceOf(FetchFailedError);
-      expect(err.message).toMatch(/timed out after 300 ms/);
+      await rejectedWith(
+        safeFetch(`${server.base}/`, { ...open, timeoutMs: 300 }),
+        FetchFailedError,
+        /timed out after 300 ms/,
+      );
       expect(Date.now() - started).toBeLessThan(5_000);
       expect(server.connections).toBe(1);
     });
@@ -613,9 +625,7 @@ describe('platform/net safe fetch', () => {
         res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '100' });
         res.write('only part of it');
       });
-      const err = await rejection(safeFetch(`${server.base}/`, { ...open, timeoutMs: 300 }));
-      expect(err).toBeInstanceOf(FetchFailedError);
-      expect(err.message).toMatch(/timed out/);
+      await rejectedWith(safeFetch(`${server.base}/`, { ...open, timeoutMs: 300 }), FetchFailedError, /timed out/);
     });
 
     it('fails on a body cut short by the server', async () => {
@@ -634,9 +644,11 @@ describe('platform/net safe fetch', () => {
       });
       const allowedContentTypes = ['text/html', 'text/plain'];
       expect((await safeFetch(`${server.base}/html`, { ...open, allowedContentTypes })).contentType).toBe('text/html');
-      const err = await rejection(safeFetch(`${server.base}/json`, { ...open, allowedContentTypes }));
-      expect(err).toBeInstanceOf(FetchFailedError);
-      expect(err.message).toMatch(/content type \(application\/json\)/);
+      await rejectedWith(
+        safeFetch(`${server.base}/json`, { ...open, allowedContentTypes }),
+        FetchFailedError,
+        /content type \(application\/json\)/,
+      );
       await expect(safeFetch(`${server.base}/none`, { ...open, allowedContentTypes })).rejects.toThrow(
         /content type \(none\)/,
       );
@@ -646,17 +658,21 @@ describe('platform/net safe fetch', () => {
     it('stops when the caller aborts', async () => {
       const controller = new AbortController();
       const server = await startServer(() => controller.abort());
-      const err = await rejection(safeFetch(`${server.base}/`, { ...open, signal: controller.signal }));
-      expect(err).toBeInstanceOf(FetchFailedError);
-      expect(err.message).toMatch(/cancelled/);
+      await rejectedWith(
+        safeFetch(`${server.base}/`, { ...open, signal: controller.signal }),
+        FetchFailedError,
+        /cancelled/,
+      );
       expect(server.requests).toHaveLength(1);
     });
 
     it('does not connect at all with an already aborted signal', async () => {
       const server = await startServer((_req, res) => res.end('x'));
-      const err = await rejection(safeFetch(`${server.base}/`, { ...open, signal: AbortSignal.abort() }));
-      expect(err).toBeInstanceOf(FetchFailedError);
-      expect(err.message).toMatch(/cancelled/);
+      await rejectedWith(
+        safeFetch(`${server.base}/`, { ...open, signal: AbortSignal.abort() }),
+        FetchFailedError,
+        /cancelled/,
+      );
       expect(server.connections).toBe(0);
     });
 
@@ -664,9 +680,7 @@ describe('platform/net safe fetch', () => {
       const server = await startServer(() => {});
       const port = server.port;
       await servers.splice(servers.indexOf(server), 1)[0]!.close();
-      const refused = await rejection(safeFetch(`http://127.0.0.1:${port}/`, open));
-      expect(refused).toBeInstanceOf(FetchFailedError);
-      expect(refused.message).toMatch(/refused the connection/);
+      await rejectedWith(safeFetch(`http://127.0.0.1:${port}/`, open), FetchFailedError, /refused the connection/);
 
       const unresolved = await rejection(
         safeFetchWithPolicy('http://nowhere.example/', open, { resolve: fakeDns({}) }),

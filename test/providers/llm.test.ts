@@ -37,6 +37,13 @@ interface Case {
   check(req: RecordedRequest, stream: boolean): void;
 }
 
+/** temperature 0.3, max_tokens 321 and `stream` as the openai and anthropic bodies carry them */
+function expectSampling(req: RecordedRequest, stream: boolean): void {
+  expect(req.body.temperature).toBe(0.3);
+  expect(req.body.max_tokens).toBe(321);
+  expect(req.body.stream).toBe(stream);
+}
+
 const cases: Case[] = [
   {
     name: 'openai',
@@ -46,9 +53,7 @@ const cases: Case[] = [
       expect(req.headers.authorization).toBe(`Bearer ${KEY}`);
       expect(req.body.model).toBe('gpt-test');
       expect(req.body.messages).toEqual([{ role: 'system', content: SYSTEM }, ...HISTORY]);
-      expect(req.body.temperature).toBe(0.3);
-      expect(req.body.max_tokens).toBe(321);
-      expect(req.body.stream).toBe(stream);
+      expectSampling(req, stream);
     },
   },
   {
@@ -64,9 +69,7 @@ const cases: Case[] = [
       expect(req.body.model).toBe('claude-test');
       expect(req.body.system).toBe(SYSTEM);
       expect(req.body.messages).toEqual(HISTORY);
-      expect(req.body.temperature).toBe(0.3);
-      expect(req.body.max_tokens).toBe(321);
-      expect(req.body.stream).toBe(stream);
+      expectSampling(req, stream);
     },
   },
   {

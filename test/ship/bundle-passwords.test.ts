@@ -1,8 +1,8 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildServerBundle } from '../helpers/server-bundle.js';
-import { bootServer, killAll, ownerWithAgent, postJson, serverEnv, stopServer } from '../helpers/server-process.js';
+import { describe, expect, it } from 'vitest';
+import { useServerBundle } from '../helpers/server-bundle.js';
+import { bootServer, ownerWithAgent, postJson, serverEnv, stopServer } from '../helpers/server-process.js';
 
 /**
  * The built server (`node dist/main.js`, as `npm start` runs it) sets passwords. The common-password
@@ -10,21 +10,13 @@ import { bootServer, killAll, ownerWithAgent, postJson, serverEnv, stopServer } 
  * export was missing, and every registration answered 500 while the tests from source passed.
  */
 
-let dir: string;
-beforeAll(async () => {
-  dir = await buildServerBundle();
-}, 60_000);
-afterEach(async () => killAll(), 60_000);
-afterAll(() => rmSync(dir, { recursive: true, force: true }), 30_000);
+const bundle = useServerBundle();
 
 describe('passwords in the built server', () => {
   it('a common password is refused with the reason; another registers', { timeout: 60_000 }, async () => {
-    const dataDir = path.join(dir, 'data');
+    const dataDir = path.join(bundle.dir, 'data');
     mkdirSync(dataDir);
-    const { server, base } = await bootServer(
-      { command: process.execPath, args: [path.join(dir, 'dist', 'main.js'), 'serve'] },
-      { env: serverEnv(dataDir) },
-    );
+    const { server, base } = await bootServer(bundle.serve(), { env: serverEnv(dataDir) });
     const common = await postJson(`${base}/api/auth/register`, {
       name: 'Owner',
       email: 'owner@example.com',

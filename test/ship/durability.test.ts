@@ -83,13 +83,19 @@ function userMessagesIn(file: string): Set<string> {
   }
 }
 
+/** A server from source on DATA_DIR `<a new temp dir>/data` (roomy plans). */
+async function serverInTempDir() {
+  const root = tempDir();
+  const dataDir = path.join(root, 'data');
+  const { server, base } = await bootServer(fromSource(), { env: serverEnvWithPlans(dataDir) });
+  return { root, dataDir, server, base };
+}
+
 describe('backups', () => {
   it('a backup taken while messages are being written opens, passes integrity_check and holds every message acknowledged before it began; restored into a fresh folder it serves', {
     timeout: 120_000,
   }, async () => {
-    const root = tempDir();
-    const dataDir = path.join(root, 'data');
-    const { server, base } = await bootServer(fromSource(), { env: serverEnvWithPlans(dataDir) });
+    const { root, dataDir, server, base } = await serverInTempDir();
     const { token, agentId } = await ownerWithAgent(base);
     const writer = writerLoop(base, token, agentId);
     await writer.reached(20);
@@ -134,9 +140,7 @@ describe('backups', () => {
   it('restore refuses a live database, and a file that is not a chat-agent database, leaving the data untouched', {
     timeout: 90_000,
   }, async () => {
-    const root = tempDir();
-    const dataDir = path.join(root, 'data');
-    const { server, base } = await bootServer(fromSource(), { env: serverEnvWithPlans(dataDir) });
+    const { root, dataDir, server, base } = await serverInTempDir();
     await ownerWithAgent(base);
     const backupFile = path.join(root, 'b.db');
     expect(

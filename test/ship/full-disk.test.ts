@@ -102,6 +102,18 @@ function alive(server: ServerProcess): boolean {
   return server.child.exitCode === null && server.child.signalCode === null;
 }
 
+/**
+ * A server from source on DATA_DIR `<mount>/data-<name>` (plans without limits from
+ * `<root>/plans-<name>.json`), with an owner and an agent.
+ */
+async function serverOnMount(name: string) {
+  const dataDir = path.join(mountPoint, `data-${name}`);
+  const plans = unlimitedPlansFile(path.join(root, `plans-${name}.json`));
+  const { server, base } = await bootServer(fromSource(), { env: serverEnv(dataDir, { PLANS_FILE: plans }) });
+  const { token, agentId } = await ownerWithAgent(base);
+  return { dataDir, server, base, token, agentId };
+}
+
 describe.skipIf(!mounted)('a full disk', () => {
   it('refuses writes with 507, keeps reads, says so in health, survives its timers and a restart, and recovers once space is freed', {
     timeout: 120_000,
@@ -200,11 +212,7 @@ describe.skipIf(!mounted)('a full disk', () => {
   it('an upload refused with 507 leaves its connection free: the next request is answered on it, and a stop exits 0', {
     timeout: 120_000,
   }, async () => {
-    const dataDir = path.join(mountPoint, 'data-upload');
-    const plans = unlimitedPlansFile(path.join(root, 'plans-upload.json'));
-    const env = serverEnv(dataDir, { PLANS_FILE: plans });
-    const { server, base } = await bootServer(fromSource(), { env });
-    const { token, agentId } = await ownerWithAgent(base);
+    const { dataDir, server, base, token, agentId } = await serverOnMount('upload');
     const filler = path.join(mountPoint, 'filler-upload');
     fillDisk(filler);
     try {
@@ -264,11 +272,7 @@ describe.skipIf(!mounted)('a full disk', () => {
   it('every logged-in read answers on a full disk, renewals due or not; the owner can log in and see the banner; the sessions are saved once space is freed', {
     timeout: 120_000,
   }, async () => {
-    const dataDir = path.join(mountPoint, 'data-sessions');
-    const plans = unlimitedPlansFile(path.join(root, 'plans-sessions.json'));
-    const env = serverEnv(dataDir, { PLANS_FILE: plans });
-    const { server, base } = await bootServer(fromSource(), { env });
-    const { token, agentId } = await ownerWithAgent(base);
+    const { dataDir, server, base, token, agentId } = await serverOnMount('sessions');
     const login = () =>
       postJson(`${base}/api/auth/login`, { email: 'owner@example.com', password: 'a long enough password' });
     const tabs: string[] = [];

@@ -1,8 +1,8 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildServerBundle } from '../helpers/server-bundle.js';
-import { bootServer, killAll, serverEnv, stopServer } from '../helpers/server-process.js';
+import { describe, expect, it } from 'vitest';
+import { useServerBundle } from '../helpers/server-bundle.js';
+import { bootServer, serverEnv, stopServer } from '../helpers/server-process.js';
 import { serveOnTerminal } from '../helpers/terminal.js';
 
 /**
@@ -11,25 +11,17 @@ import { serveOnTerminal } from '../helpers/terminal.js';
  * a log collector) it stays one JSON object per line. The built server (`node dist/main.js`).
  */
 
-let dir: string;
-beforeAll(async () => {
-  dir = await buildServerBundle();
-}, 60_000);
-afterEach(async () => killAll(), 60_000);
-afterAll(() => rmSync(dir, { recursive: true, force: true }), 30_000);
+const bundle = useServerBundle();
 
 function env(name: string): Record<string, string> {
-  const dataDir = path.join(dir, name);
+  const dataDir = path.join(bundle.dir, name);
   mkdirSync(dataDir);
   return serverEnv(dataDir);
 }
 
 describe('the server log', () => {
   it('on a terminal: readable lines, no JSON', { timeout: 60_000 }, async () => {
-    const run = await serveOnTerminal(
-      { command: process.execPath, args: [path.join(dir, 'dist', 'main.js'), 'serve'] },
-      env('tty'),
-    );
+    const run = await serveOnTerminal(bundle.serve(), env('tty'));
     expect(run.code, run.output).toBe(0);
     expect(
       run.lines.filter((l) => l.trimStart().startsWith('{')),
@@ -44,10 +36,7 @@ describe('the server log', () => {
   });
 
   it('piped: one JSON object per line', { timeout: 60_000 }, async () => {
-    const { server } = await bootServer(
-      { command: process.execPath, args: [path.join(dir, 'dist', 'main.js'), 'serve'] },
-      { env: env('pipe') },
-    );
+    const { server } = await bootServer(bundle.serve(), { env: env('pipe') });
     expect(await stopServer(server)).toEqual({ code: 0, signal: null });
     expect(server.stdoutLines.length).toBeGreaterThan(3);
     for (const line of server.stdoutLines) expect(() => JSON.parse(line), line).not.toThrow();

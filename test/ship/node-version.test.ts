@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildServerBundle } from '../helpers/server-bundle.js';
 import { repoRoot } from '../helpers/server-process.js';
+import { useTempDirs } from '../helpers/temp.js';
 
 /**
  * Issue 31 point 1: on Node 20 `npm ci && npm start` printed 20 EBADENGINE warnings and died with
@@ -53,15 +53,7 @@ function expectTheOneLine(stderr: string): void {
   expect(stderr).not.toMatch(/Segmentation fault|SIGSEGV/);
 }
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'chat-agent-node-version-'));
-  dirs.push(dir);
-  return dir;
-}
-afterAll(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-}, 30_000);
+const { tempDir, remove } = useTempDirs('chat-agent-node-version-', { after: 'all' });
 
 describe('package.json engines', () => {
   it('names a minimum major version, the one the check asks for', () => {
@@ -77,7 +69,7 @@ describe.skipIf(!haveOldNode)(`on the machine's older Node (${oldVersion})`, () 
   let built: string;
   beforeAll(async () => {
     built = await buildServerBundle();
-    dirs.push(built);
+    remove(built);
   }, 60_000);
 
   it('`node dist/main.js` stops with one line and exit code 1, before any native module loads', () => {

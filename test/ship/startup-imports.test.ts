@@ -24,6 +24,20 @@ function packagesIn(output: Metafile['outputs'][string]): Set<string> {
   return names;
 }
 
+/** The output files `entry` loads at its start: itself and what it imports statically, transitively. */
+function loadedWith(outputs: Metafile['outputs'], entry: string): Set<string> {
+  const loaded = new Set<string>();
+  const pending = [entry];
+  while (pending.length > 0) {
+    const file = pending.pop()!;
+    if (loaded.has(file)) continue;
+    loaded.add(file);
+    for (const imported of outputs[file]!.imports)
+      if (imported.kind === 'import-statement' && outputs[imported.path]) pending.push(imported.path);
+  }
+  return loaded;
+}
+
 describe('server bundle', () => {
   it('imports the LLM and embedding SDKs, cheerio and nodemailer only on first use', { timeout: 60_000 }, async () => {
     const outdir = mkdtempSync(path.join(tmpdir(), 'server-bundle-'));
@@ -32,15 +46,7 @@ describe('server bundle', () => {
       const outputs = result.metafile!.outputs;
       const entryFile = Object.keys(outputs).find((file) => outputs[file]!.entryPoint === 'src/main.ts')!;
 
-      const atStart = new Set<string>();
-      const pending = [entryFile];
-      while (pending.length > 0) {
-        const file = pending.pop()!;
-        if (atStart.has(file)) continue;
-        atStart.add(file);
-        for (const imported of outputs[file]!.imports)
-          if (imported.kind === 'import-statement' && outputs[imported.path]) pending.push(imported.path);
-      }
+      const atStart = loadedWith(outputs, entryFile);
       const loadedAtStart = new Set([...atStart].flatMap((file) => [...packagesIn(outputs[file]!)]));
       const bundled = new Set(Object.values(outputs).flatMap((output) => [...packagesIn(output)]));
 
@@ -113,21 +119,14 @@ describe('worker bundle', () => {
       const result = await build({ ...workerBuildOptions(outdir), metafile: true, write: false, logLevel: 'silent' });
       const outputs = result.metafile!.outputs;
       const entryFile = Object.keys(outputs).find((file) => outputs[file]!.entryPoint)!;
-      const atStart = new Set<string>();
-      const importedAtStart = new Set<string>();
-      const dynamic = new Set<string>();
-      const pending = [entryFile];
-      while (pending.length > 0) {
-        const file = pending.pop()!;
-        if (atStart.has(file)) continue;
-        atStart.add(file);
-        for (const imported of outputs[file]!.imports) {
-          if (imported.kind === 'import-statement') {
-            if (outputs[imported.path]) pending.push(imported.path);
-            else importedAtStart.add(imported.path);
-          } else if (imported.kind === 'dynamic-import') dynamic.add(imported.path);
-        }
-      }
+      const atStart = loadedWith(outputs, entryFile);
+      const importsOf = (kind: string) =>
+        new Set(
+          [...atStart].flatMap((file) => outputs[file]!.imports.filter((i) => i.kind === kind).map((i) => i.path)),
+        );
+      // the packages the thread's files import themselves (not bundled: no output of that name)
+      const importedAtStart = new Set([...importsOf('import-statement')].filter((p) => !outputs[p]));
+      const dynamic = importsOf('dynamic-import');
       for (const pkg of PARSERS) {
         expect({ pkg, atStart: importedAtStart.has(pkg) }).toEqual({ pkg, atStart: false });
       }
