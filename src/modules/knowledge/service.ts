@@ -218,7 +218,9 @@ export class KnowledgeService {
 
   /**
    * Hybrid retrieval: bm25 keyword search and (with an embedder) vector search over one agent's
-   * chunks, fused by reciprocal rank. A failing embedder degrades to keyword-only.
+   * chunks, fused by reciprocal rank. A failing embedder degrades to keyword-only. The keyword
+   * query stems the question in the agent's language and adds the owner's synonyms and the
+   * index's terms near a misspelt word (search-query.ts ftsQuery).
    */
   async search(chatbotId: string, query: string, limit = 5): Promise<Passage[]> {
     const embedding =
@@ -234,7 +236,12 @@ export class KnowledgeService {
     // The keyword search (in a worker in the app) runs while the query is embedded and, once the
     // vector arrives, while the vector search runs on this thread: whichever of the two paths is
     // longer sets the wait, not their sum.
-    const match = ftsQuery(query);
+    const agent = this.agents.findById(chatbotId);
+    const match = ftsQuery(query, {
+      language: agent?.language,
+      synonyms: agent?.synonyms,
+      nearTerms: (stem) => this.repo.nearTerms(stem),
+    });
     const vectorSearch = embedding?.then((vector) => (vector ? this.searchVectors(chatbotId, vector) : [])) ?? [];
     const [keywordHits, vectorHits] = await Promise.all([
       match ? this.keywordSearch(chatbotId, match, CANDIDATES) : [],

@@ -1,0 +1,108 @@
+import { createRequire } from 'node:module';
+import type Database from 'better-sqlite3';
+
+/**
+ * Snowball stemmers for the widget's languages, so a question finds a passage whatever the
+ * inflection: "croissants" finds "croissant", "cornetti" finds "cornetto", "Lieferungen" finds
+ * "Lieferung". The keyword index holds each passage's words stemmed in its agent's language (the
+ * `stem_text` SQL function below, called by the index's triggers, migration 0027) and a question's
+ * words are stemmed the same way (knowledge/search-query.ts).
+ *
+ * The agent's language is the widget's (`chatbots.language`). `auto` (the widget follows each
+ * visitor's browser, so it says nothing about the language the owner writes in) and anything
+ * unknown stem as English: what the index's `porter` tokenizer did before.
+ *
+ * Each language's stemmer (5-11 KB of code, @orama/stemmers: the Snowball algorithms) is loaded
+ * on its first word, synchronously, since SQLite calls `stem_text` inside a statement: a process
+ * whose agents all write English loads only the English one.
+ */
+
+export const STEM_LANGUAGES = ['en', 'es', 'fr', 'de', 'it', 'pt', 'nl'] as const;
+export type StemLanguage = (typeof STEM_LANGUAGES)[number];
+
+interface StemmerModule {
+  stemmer(word: string): string;
+}
+
+// From source (tsx) an ES module has no `require`; in the server bundle esbuild turns each
+// literal require() below into a module of the bundle that is evaluated on its first call, and in
+// vitest `require` is there too. test/ship/bundle-stemmers.test.ts checks the built server.
+const sourceRequire = typeof require === 'function' ? null : createRequire(import.meta.url);
+const load = (bundled: () => StemmerModule, id: string): StemmerModule =>
+  sourceRequire ? (sourceRequire(id) as StemmerModule) : bundled();
+
+const LOADERS: Record<StemLanguage, () => StemmerModule> = {
+  en: () => load(() => require('@orama/stemmers/english'), '@orama/stemmers/english'),
+  es: () => load(() => require('@orama/stemmers/spanish'), '@orama/stemmers/spanish'),
+  fr: () => load(() => require('@orama/stemmers/french'), '@orama/stemmers/french'),
+  de: () => load(() => require('@orama/stemmers/german'), '@orama/stemmers/german'),
+  it: () => load(() => require('@orama/stemmers/italian'), '@orama/stemmers/italian'),
+  pt: () => load(() => require('@orama/stemmers/portuguese'), '@orama/stemmers/portuguese'),
+  nl: () => load(() => require('@orama/stemmers/dutch'), '@orama/stemmers/dutch'),
+};
+
+/** The stemming language of an agent's language setting: `auto`, null and unknown codes stem as English. */
+export function stemLanguage(language: string | null | undefined): StemLanguage {
+  return (STEM_LANGUAGES as readonly string[]).includes(language ?? '') ? (language as StemLanguage) : 'en';
+}
+
+/**
+ * Stemmed words are remembered per language, up to this many (then forgotten all at once): words
+ * are Zipf-distributed, so a few thousand cover most of a text and a re-index runs several times
+ * faster than stemming every word (about 0.5-1 M words/s), for well under a megabyte.
+ */
+const CACHE_SIZE = 5000;
+
+class Stemmer {
+  private stem: ((word: string) => string) | null = null;
+  private readonly cache = new Map<string, string>();
+  constructor(private readonly language: StemLanguage) {}
+
+  word(word: string): string {
+    // numbers, codes with digits and one- or two-letter words are kept as they are
+    if (word.length < 3 || /\d/.test(word)) return word;
+    const known = this.cache.get(word);
+    if (known !== undefined) return known;
+    this.stem ??= LOADERS[this.language]().stemmer;
+    const stemmed = this.stem(word) || word;
+    if (this.cache.size >= CACHE_SIZE) this.cache.clear();
+    this.cache.set(word, stemmed);
+    return stemmed;
+  }
+}
+
+const stemmers = new Map<StemLanguage, Stemmer>();
+
+/** A lower-cased word's stem in `language` (see stemLanguage). */
+export function stemWord(language: string | null | undefined, word: string): string {
+  const lang = stemLanguage(language);
+  let stemmer = stemmers.get(lang);
+  if (!stemmer) stemmers.set(lang, (stemmer = new Stemmer(lang)));
+  return stemmer.word(word);
+}
+
+/**
+ * The words of a text, as FTS5's unicode61 tokenizer splits them (runs of letters, digits and
+ * private-use characters; everything else separates), lower-cased.
+ */
+export function textWords(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}\p{Co}]+/gu) ?? [];
+}
+
+/** A text as the keyword index holds it: its words stemmed, separated by spaces. */
+export function stemText(language: string | null | undefined, text: string | null | undefined): string {
+  if (!text) return '';
+  return textWords(text)
+    .map((w) => stemWord(language, w))
+    .join(' ');
+}
+
+/**
+ * `stem_text(language, text)` in SQL, for the keyword index's triggers and migration 0027: every
+ * connection that writes passages (or an agent's language) needs it (platform/db openDatabase).
+ */
+export function registerStemFunction(sqlite: Database.Database): void {
+  sqlite.function('stem_text', { deterministic: true }, (language: unknown, text: unknown) =>
+    stemText(typeof language === 'string' ? language : null, typeof text === 'string' ? text : null),
+  );
+}
