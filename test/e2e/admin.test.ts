@@ -100,9 +100,11 @@ describe('the owner runs the business from the browser', () => {
     await page.getByText('Behaviour saved').waitFor();
     await expect.poll(() => behaviour.getByLabel('Synonyms').inputValue()).toBe('parcel = package\nbox = carton');
     // a line with one word is refused with the server's reason, and nothing is stored
+    const refusedFrom = errors.length;
     await behaviour.getByLabel('Synonyms').fill('parcel');
     await behaviour.getByRole('button', { name: 'Save' }).click();
     await page.getByText(/two or more words or phrases/).waitFor();
+    expectRefusals(errors, refusedFrom, 400);
     await behaviour.getByLabel('Synonyms').fill('parcel = package\nbox = carton');
 
     // appearance: the preview follows the colour before it is saved
