@@ -1,4 +1,4 @@
-import { stemText, stemWord } from '../../platform/text/stemming.js';
+import { stemWords, stemWord } from '../../platform/text/stemming.js';
 import { synonymTerms } from '../agents/index.js';
 import { questionKey } from './question-key.js';
 
@@ -96,10 +96,11 @@ export function ftsQuery(text: string, vocabulary: QueryVocabulary = {}): string
  */
 function synonymQueryTerms(text: string, { language, synonyms }: QueryVocabulary): string[] {
   if (!synonyms || synonyms.length === 0) return [];
-  const asked = ` ${stemText(language, text)} `;
+  const stemmed = (t: string) => stemWords(language, t).join(' ');
+  const asked = ` ${stemmed(text)} `;
   const out: string[] = [];
   for (const line of synonyms) {
-    const group = synonymTerms(line).map((t) => stemText(language, t));
+    const group = synonymTerms(line).map(stemmed);
     const named = group.filter((t) => t && asked.includes(` ${t} `));
     if (named.length === 0) continue;
     for (const t of group) if (t && !named.includes(t)) out.push(`"${t}"`);
