@@ -76,10 +76,15 @@ class Stemmer {
       this.previous = this.current;
       this.current = new Map();
     }
-    this.current.set(word, stemmed);
+    // copies: a word cut from a passage (and its stem, cut from the word) may be a view of the
+    // passage's whole text, which the cache would otherwise keep alive
+    this.current.set(own(word), own(stemmed));
     return stemmed;
   }
 }
+
+/** A string of its own: V8 keeps a slice of 13 or more characters as a view of the string it was cut from. */
+const own = (s: string): string => (s.length < 13 ? s : ` ${s}`.slice(1));
 
 const stemmers = new Map<StemLanguage, Stemmer>();
 
