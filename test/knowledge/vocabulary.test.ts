@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AgentsRepo, AgentsService } from '../../src/modules/agents/index.js';
 import { KnowledgeService } from '../../src/modules/knowledge/index.js';
 import { editDistance, KnowledgeRepo } from '../../src/modules/knowledge/repo.js';
-import { ftsQuery } from '../../src/modules/knowledge/search-query.js';
+import { ftsQuery, qaMatches } from '../../src/modules/knowledge/search-query.js';
 import { PlanService } from '../../src/modules/limits/index.js';
 import { migrationsDir } from '../../src/platform/assets.js';
 import { openDatabase, openSqlite } from '../../src/platform/db/index.js';
@@ -237,6 +237,13 @@ describe('the keyword query', () => {
     expect(ftsQuery('cornetti spedizioni', { language: 'it' })).toBe('"cornett" OR "spedizion"');
     expect(ftsQuery('Lieferungen', { language: 'xx' })).toBe('"lieferungen"');
     expect(ftsQuery('Lieferungen', { language: 'de' })).toBe('"liefer"');
+  });
+
+  it("matches an owner's Q&A question in other inflections of its words (Q&A first)", () => {
+    expect(qaMatches('What does a croissant cost?', 'croissants costs?', 'en')).toBe(true);
+    expect(qaMatches('Quanto costa un cornetto?', 'quanto costano i cornetti', 'it')).toBe(true);
+    expect(qaMatches('Wie lange dauert die Lieferung?', 'Lieferungen dauern lange?', 'de')).toBe(true);
+    expect(qaMatches('What does a croissant cost?', 'parking?', 'en')).toBe(false);
   });
 
   it('adds the index terms near a word of four or more letters, when asked', () => {

@@ -15,13 +15,19 @@ const STOPWORDS = new Set(
 
 /**
  * Whether a qa source's question matches a visitor's question: at least half of the visitor's
- * content words (questionKey: lower-cased, stop words out) are among the qa question's, and at
- * least one is.
+ * content words (questionKey: lower-cased, stop words out), stemmed in the agent's language, are
+ * among the qa question's, and at least one is ("croissants costs?" matches "What does a
+ * croissant cost?").
  */
-export function qaMatches(qaQuestion: string, query: string): boolean {
-  const asked = questionKey(query).split(' ').filter(Boolean);
+export function qaMatches(qaQuestion: string, query: string, language?: string | null): boolean {
+  const words = (text: string) =>
+    questionKey(text)
+      .split(' ')
+      .filter(Boolean)
+      .map((w) => stemWord(language, w));
+  const asked = [...new Set(words(query))];
   if (asked.length === 0) return false;
-  const known = new Set(questionKey(qaQuestion).split(' '));
+  const known = new Set(words(qaQuestion));
   const shared = asked.filter((w) => known.has(w)).length;
   return shared > 0 && shared * 2 >= asked.length;
 }

@@ -264,7 +264,7 @@ export class KnowledgeService {
     // goes ahead of every other passage, in fused order among themselves
     const qaFirst = (id: number) => {
       const row = rows.get(id);
-      return row?.source_type === 'qa' && qaMatches(row.qa_question ?? '', query) ? 0 : 1;
+      return row?.source_type === 'qa' && qaMatches(row.qa_question ?? '', query, agent?.language) ? 0 : 1;
     };
     const top = ranked
       .map((entry, i) => ({ entry, i, qa: qaFirst(entry[0]) }))
