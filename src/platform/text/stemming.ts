@@ -88,12 +88,16 @@ const own = (s: string): string => (s.length < 13 ? s : ` ${s}`.slice(1));
 
 const stemmers = new Map<StemLanguage, Stemmer>();
 
-/** A lower-cased word's stem in `language` (see stemLanguage). */
-export function stemWord(language: string | null | undefined, word: string): string {
+function stemmerFor(language: string | null | undefined): Stemmer {
   const lang = stemLanguage(language);
   let stemmer = stemmers.get(lang);
   if (!stemmer) stemmers.set(lang, (stemmer = new Stemmer(lang)));
-  return stemmer.word(word);
+  return stemmer;
+}
+
+/** A lower-cased word's stem in `language` (see stemLanguage). */
+export function stemWord(language: string | null | undefined, word: string): string {
+  return stemmerFor(language).word(word);
 }
 
 /**
@@ -113,7 +117,8 @@ export function stemWords(language: string | null | undefined, text: string): st
 export function stemText(language: string | null | undefined, text: string | null | undefined): string {
   if (!text) return '';
   // the words replaced by their stems in place: what separates them still separates them
-  return text.toLowerCase().replace(WORD, (w) => stemWord(language, w));
+  const stemmer = stemmerFor(language);
+  return text.toLowerCase().replace(WORD, (w) => stemmer.word(w));
 }
 
 const WORD = /[\p{L}\p{N}\p{Co}]+/gu;
