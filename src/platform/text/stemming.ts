@@ -12,9 +12,10 @@ import type Database from 'better-sqlite3';
  * visitor's browser, so it says nothing about the language the owner writes in) and anything
  * unknown stem as English: what the index's `porter` tokenizer did before.
  *
- * Each language's stemmer (5-11 KB of code, @orama/stemmers: the Snowball algorithms) is loaded
- * on its first word, synchronously, since SQLite calls `stem_text` inside a statement: a process
- * whose agents all write English loads only the English one.
+ * Each language's stemmer (2-11 KB of code, @orama/stemmers: the Snowball algorithms, and for
+ * English Porter's, as the `porter` tokenizer had) is loaded on its first word, synchronously,
+ * since SQLite calls `stem_text` inside a statement: a process whose agents all write English
+ * loads only the English one.
  */
 
 export const STEM_LANGUAGES = ['en', 'es', 'fr', 'de', 'it', 'pt', 'nl'] as const;
