@@ -48,6 +48,8 @@ export interface QueryVocabulary {
 
 /** A typo look-up for words of at least this many letters (shorter words have too many neighbours). */
 const MIN_TYPO_LENGTH = 4;
+/** ... and for the first this many of them: each unknown one reads a slice of the index's terms */
+const MAX_TYPO_WORDS = 8;
 
 /**
  * An FTS5 query from free text: the distinct content words, each stemmed in the agent's language
@@ -87,7 +89,7 @@ export function ftsQuery(text: string, vocabulary: QueryVocabulary = {}): string
   if (terms.length === 0) return null;
   terms.push(...synonymQueryTerms(text, vocabulary));
   if (vocabulary.nearTerms) {
-    for (const stemmed of new Set(typoCandidates)) {
+    for (const stemmed of [...new Set(typoCandidates)].slice(0, MAX_TYPO_WORDS)) {
       for (const near of vocabulary.nearTerms(stemmed)) terms.push(`"${near}"`);
     }
   }
