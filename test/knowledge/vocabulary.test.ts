@@ -99,6 +99,24 @@ describe('keyword search in the visitor words', () => {
     );
   });
 
+  it('an agent on `auto` stems as English; the typo look-up still finds forms a letter or two apart ("cornetti", "Lieferungen")', async () => {
+    const id = await agentWith({ language: 'auto' }, [
+      'Il cornetto alla crema costa 1,50 euro e lo trovate al banco.',
+      'Die Lieferung dauert zwei Werktage und ist für Sie kostenlos.',
+      'We ship to every country; the cost is 5 euros per parcel.',
+      ...DISTRACTORS,
+    ]);
+    expect(await found(id, 'Quanto costano i cornetti?')).toEqual([
+      'Il cornetto alla crema costa 1,50 euro e lo trovate al banco.',
+    ]);
+    expect(await found(id, 'Wie lange dauern die Lieferungen?')).toEqual([
+      'Die Lieferung dauert zwei Werktage und ist für Sie kostenlos.',
+    ]);
+    expect(await found(id, 'What are the shipping costs?')).toEqual([
+      'We ship to every country; the cost is 5 euros per parcel.',
+    ]);
+  });
+
   it('a typo finds the word the passages have ("croisants", "delivrey")', async () => {
     const id = await agentWith({}, [
       'A fresh croissant with butter every morning.',
