@@ -5,10 +5,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { KnowledgeRepo } from '../src/modules/knowledge/repo.js';
+import { ftsQuery } from '../src/modules/knowledge/search-query.js';
 import { VectorIndex } from '../src/modules/knowledge/vector-index.js';
 import { openDatabase } from '../src/platform/db/index.js';
 import { percentile, report, round, saveResults } from './lib.js';
-import { seedAgentChunks, subjectSampler } from './seed.js';
+import { generator, SHOP_WORDS, seedAgentChunks, subjectSampler } from './seed.js';
 
 const DIMS = 1536;
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 200);
@@ -86,6 +88,45 @@ for (const size of sizes) {
       baseline_of: 'exact search',
       goal: '>= 0.95',
       met: recall >= 0.95,
+    });
+
+    // The keyword half of a turn's search: the question's FTS5 query built (stemmed, with the
+    // typo look-up of KnowledgeService.search) and run (bm25, top 20 candidates), questions of
+    // shop words, every fourth with a typo in one of them. Baseline: the same questions stemmed
+    // without the typo look-up, measured in the same run.
+    const repo = new KnowledgeRepo(database.db);
+    const pick = generator(size + 17);
+    const word = () => SHOP_WORDS[Math.floor(pick() * SHOP_WORDS.length)]!;
+    const questions = Array.from({ length: QUERIES }, (_, i) => {
+      const words = [word(), word(), word()];
+      if (i % 4 === 0) words[1] = `${words[1]!.slice(0, 2)}${words[1]!.slice(3)}`;
+      return `What about your ${words.join(' and ')}?`;
+    });
+    const vocabulary = { language: 'auto', nearTerms: (stem: string) => repo.nearTerms(stem) };
+    const keyword: number[] = [];
+    const keywordBaseline: number[] = [];
+    for (const q of questions.slice(0, 5)) repo.keywordSearch('target', ftsQuery(q, vocabulary)!, 20);
+    for (const q of questions) {
+      let t = performance.now();
+      repo.keywordSearch('target', ftsQuery(q, { language: 'auto' })!, 20);
+      keywordBaseline.push(performance.now() - t);
+      t = performance.now();
+      repo.keywordSearch('target', ftsQuery(q, vocabulary)!, 20);
+      keyword.push(performance.now() - t);
+    }
+    report({
+      figure: `retrieval_keyword_p50_ms_${label}`,
+      value: round(percentile(keyword, 50)),
+      unit: 'ms',
+      baseline: round(percentile(keywordBaseline, 50)),
+      baseline_of: 'the same questions without the typo look-up',
+    });
+    report({
+      figure: `retrieval_keyword_p99_ms_${label}`,
+      value: round(percentile(keyword, 99)),
+      unit: 'ms',
+      baseline: round(percentile(keywordBaseline, 99)),
+      baseline_of: 'without the typo look-up',
     });
   } finally {
     database.close();

@@ -40,7 +40,7 @@ const FUNCTION_WORDS = (
   'the of and to a in is you that it for on are with as we be at this your have or from by our can not ' +
   'will an if all more about which when there also they one has been their what so up out any time use new how only'
 ).split(' ');
-const SHOP_WORDS = (
+export const SHOP_WORDS = (
   'opening hours price delivery refund warranty parking booking table menu vegan gluten allergy invoice payment card ' +
   'cancel subscription account password support email phone address office team weekend holiday gift voucher student discount'
 ).split(' ');

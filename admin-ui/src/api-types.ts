@@ -1795,6 +1795,7 @@ export interface paths {
                             starter_questions: string[];
                             /** @enum {string} */
                             status: "active" | "inactive";
+                            synonyms: string[];
                             system_message: string;
                             temperature: number;
                             unavailable_message: string | null;
@@ -1872,6 +1873,7 @@ export interface paths {
                         starter_questions?: string[];
                         /** @enum {string} */
                         status?: "active" | "inactive";
+                        synonyms?: string[];
                         system_message?: string;
                         temperature?: number;
                         unavailable_message?: string | null;
@@ -1945,6 +1947,7 @@ export interface paths {
                             starter_questions: string[];
                             /** @enum {string} */
                             status: "active" | "inactive";
+                            synonyms: string[];
                             system_message: string;
                             temperature: number;
                             unavailable_message: string | null;
@@ -2041,6 +2044,7 @@ export interface paths {
                             starter_questions: string[];
                             /** @enum {string} */
                             status: "active" | "inactive";
+                            synonyms: string[];
                             system_message: string;
                             temperature: number;
                             unavailable_message: string | null;
@@ -2119,6 +2123,7 @@ export interface paths {
                         starter_questions?: string[];
                         /** @enum {string} */
                         status?: "active" | "inactive";
+                        synonyms?: string[];
                         system_message?: string;
                         temperature?: number;
                         unavailable_message?: string | null;
@@ -2192,6 +2197,7 @@ export interface paths {
                             starter_questions: string[];
                             /** @enum {string} */
                             status: "active" | "inactive";
+                            synonyms: string[];
                             system_message: string;
                             temperature: number;
                             unavailable_message: string | null;

@@ -22,6 +22,9 @@ export const FIELD_MAX = {
     widget_text: 500,
     lead_consent_text: 500,
     greeting_message: 200,
+    /** the owner's synonym groups (lines) and one line's length */
+    synonyms: 100,
+    synonym_line: 300,
   },
   email: 254,
   /** an account's name (registration) */

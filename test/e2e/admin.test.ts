@@ -94,8 +94,18 @@ describe('the owner runs the business from the browser', () => {
     const behaviour = page.getByRole('form', { name: 'Behaviour' });
     await behaviour.getByLabel('Instructions').fill('You are the parcel desk of Acme. Be brief.');
     await behaviour.getByLabel('Max tokens per answer').fill('300');
+    // the owner's synonyms (issue 33): one group a line, commas read as "=", blank lines dropped
+    await behaviour.getByLabel('Synonyms').fill('parcel = package\n\nbox, carton');
     await behaviour.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Behaviour saved').waitFor();
+    await expect.poll(() => behaviour.getByLabel('Synonyms').inputValue()).toBe('parcel = package\nbox = carton');
+    // a line with one word is refused with the server's reason, and nothing is stored
+    const refusedFrom = errors.length;
+    await behaviour.getByLabel('Synonyms').fill('parcel');
+    await behaviour.getByRole('button', { name: 'Save' }).click();
+    await page.getByText(/two or more words or phrases/).waitFor();
+    expectRefusals(errors, refusedFrom, 400);
+    await behaviour.getByLabel('Synonyms').fill('parcel = package\nbox = carton');
 
     // appearance: the preview follows the colour before it is saved
     const appearance = page.getByRole('form', { name: 'Appearance' });
@@ -126,6 +136,7 @@ describe('the owner runs the business from the browser', () => {
     expect(stored).toMatchObject({
       instructions: 'You are the parcel desk of Acme. Be brief.',
       max_tokens: 300,
+      synonyms: ['parcel = package', 'box = carton'],
       primary_color: '#0f766e',
       widget_position: 'top-left',
       email_alerts_enabled: true,

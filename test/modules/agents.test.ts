@@ -1,3 +1,4 @@
+import { undoMigration0027 } from '../helpers/migrations.js';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -71,6 +72,8 @@ const AGENT_KEYS = [
   'auto_resolve_after_h',
   'escalation_keywords',
   'handoff_wait_s',
+  // beyond the spec (issue 33): the owner's synonyms for the keyword search
+  'synonyms',
   // beyond the spec (issue 31): the secondary and accent colours follow the primary until set
   'secondary_follows_primary',
   'accent_follows_primary',
@@ -214,6 +217,7 @@ describe('POST /api/chatbots', () => {
       greeting_delay_s: 5,
       auto_resolve_after_h: 24,
       escalation_keywords: [],
+      synonyms: [],
       handoff_wait_s: 120,
       created_at: now,
       updated_at: now,
@@ -416,6 +420,7 @@ const FIELD_UPDATES: Array<[string, unknown, Json?]> = [
   ['auto_resolve_after_h', 48],
   ['escalation_keywords', ['human', 'complaint']],
   ['handoff_wait_s', 300],
+  ['synonyms', ['cornetto = croissant']],
 ];
 
 describe('PUT /api/chatbots/{id}', () => {
@@ -734,9 +739,10 @@ describe('agents from before colours followed the primary (migration 0026)', () 
     };
     const ids = { fresh: await make('Untouched'), brown: await make('Brown'), chosen: await make('Chosen') };
     // the database as the release before left it: no follow columns, colours as the owners set
-    // them, and 0026 not yet applied (it is the latest migration here; a later one would have to be
-    // undone too, since the migrator runs only those newer than the newest it has applied)
+    // them, and 0026 not yet applied (0027, the one after it, is undone first: the migrator runs
+    // only those newer than the newest it has applied)
     const db = before.database.sqlite;
+    undoMigration0027(db);
     const set = db.prepare('UPDATE chatbots SET primary_color = ?, secondary_color = ?, accent_color = ? WHERE id = ?');
     set.run('#8b4513', '#ec4899', '#ec4899', ids.brown);
     set.run('#0f766e', '#1d4ed8', '#ec4899', ids.chosen);

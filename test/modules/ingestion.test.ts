@@ -514,7 +514,7 @@ describe('DELETE /api/sources/{id} of a completed file source', () => {
     const del = await t.app.inject({ method: 'DELETE', url: `/api/sources/${id}`, headers: auth(token) });
     expect(del.statusCode).toBe(204);
     expect(count(t, 'SELECT count(*) AS n FROM chunks WHERE source_id = ?', id)).toBe(0);
-    expect(count(t, `SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH '"submarines"'`)).toBe(0);
+    expect(count(t, `SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH '"submarin"'`)).toBe(0); // the index holds stems
     expect((await listSources(t, token, agent.id)).map((s) => s.id)).toEqual([keep.json().id]);
     const after = await systemPromptFor(t, f, agent.id, 'Where do marigold submarines surface?');
     expect(after.system).not.toContain('submarines');

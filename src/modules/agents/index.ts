@@ -3,3 +3,4 @@ export { AgentsService, DEFAULT_MODEL, type PublicAgentInfo } from './service.js
 export type { ChatbotRow } from './tables.js';
 export { agentRoutes } from './routes.js';
 export { visitorCorsPlugin, visitorPreflight } from './visitor-cors.js';
+export { synonymTerms } from './schemas.js';

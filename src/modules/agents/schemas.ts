@@ -134,6 +134,37 @@ const shortTexts = (maxItems: number, maxChars: number) =>
     .max(maxItems)
     .transform((items) => [...new Set(items.filter((v) => v !== ''))]);
 
+/** The terms of one synonym line, "cornetto = croissant = brioche" (commas separate as well): trimmed, spaces collapsed. */
+export function synonymTerms(line: string): string[] {
+  return line
+    .split(/[=,]/)
+    .map((t) => t.trim().replace(/\s+/g, ' '))
+    .filter(Boolean);
+}
+
+/**
+ * The owner's synonyms for the keyword search (issue 33): one group a line, its words or short
+ * phrases separated by "=" (or commas), stored as "cornetto = croissant". Blank lines are
+ * dropped, repeated ones kept once.
+ */
+const synonyms = z
+  .array(
+    z
+      .string()
+      .max(FIELD_MAX.agent.synonym_line)
+      // a blank line is dropped; one with "=" but no words is refused
+      .transform((line) => (line.trim() === '' ? '' : synonymTerms(line).join(' = ') || '='))
+      .refine((line) => line === '' || synonymTerms(line).length >= 2, {
+        message: 'each line needs two or more words or phrases separated by "=", e.g. "cornetto = croissant"',
+      })
+      .refine((line) => synonymTerms(line).length <= 10, { message: 'at most 10 words or phrases on one line' })
+      .refine((line) => synonymTerms(line).every((t) => t.length <= 60 && /[\p{L}\p{N}]/u.test(t)), {
+        message: 'each word or phrase must hold a letter or digit and be at most 60 characters',
+      }),
+  )
+  .max(FIELD_MAX.agent.synonyms, { message: `at most ${FIELD_MAX.agent.synonyms} lines` })
+  .transform((lines) => [...new Set(lines.filter((v) => v !== ''))]);
+
 export const updateAgentBody = z.object({
   name: name.optional(),
   description: description.optional(),
@@ -202,6 +233,8 @@ export const updateAgentBody = z.object({
   greeting_delay_s: z.number().int().min(1).max(120).optional(),
   auto_resolve_after_h: z.number().int().min(1).max(720).nullable().optional(),
   escalation_keywords: shortTexts(20, 40).optional(),
+  // issue 33: the owner's synonyms, added to a question's keyword search
+  synonyms: synonyms.optional(),
   // live handoff: how long an escalation waits for a person before the visitor is asked for contact details
   handoff_wait_s: z.number().int().min(15).max(3600).optional(),
 });
@@ -266,6 +299,7 @@ export const agentSchema = z.object({
   greeting_delay_s: z.number().int(),
   auto_resolve_after_h: z.number().int().nullable(),
   escalation_keywords: z.string().array(),
+  synonyms: z.string().array(),
   handoff_wait_s: z.number().int(),
   created_at: z.string(),
   updated_at: z.string(),

@@ -164,6 +164,7 @@ export class AgentsService {
         greeting_delay_s: 5,
         auto_resolve_after_h: 24,
         escalation_keywords: [],
+        synonyms: [],
         handoff_wait_s: 120,
         ...fields,
         ...followingColors(fields.primary_color ?? DEFAULT_PRIMARY, input),

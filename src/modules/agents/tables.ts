@@ -91,6 +91,11 @@ export const chatbots = sqliteTable(
     auto_resolve_after_h: integer('auto_resolve_after_h').default(24),
     /** words in a visitor's message that escalate the conversation to a person (besides the widget's button) */
     escalation_keywords: text('escalation_keywords', { mode: 'json' }).$type<string[]>().notNull().default([]),
+    /**
+     * the owner's synonyms for the keyword search, one group a line: "cornetto = croissant" (a
+     * question with one of them also searches the others; knowledge/search-query.ts)
+     */
+    synonyms: text('synonyms', { mode: 'json' }).$type<string[]>().notNull().default([]),
     /** an escalated conversation nobody takes within this many seconds: the visitor is told and asked for contact details */
     handoff_wait_s: integer('handoff_wait_s').notNull().default(120),
     created_at: text('created_at').notNull(),

@@ -39,9 +39,18 @@ export class KnowledgeRepo {
   // the two reads of every chat turn, prepared once
   private readonly keywordHits;
   private readonly chunksWithSource;
+  private readonly termKnown;
+  private readonly termsNear;
 
   constructor(private readonly db: Db) {
     this.keywordHits = db.$client.prepare<[string, number], [number, number]>(KEYWORD_SEARCH_SQL).raw();
+    // the keyword index's terms (migration 0027): both look-ups are range reads of its term b-tree
+    this.termKnown = db.$client.prepare<[string], number>('SELECT 1 FROM chunks_fts_terms WHERE term = ?').pluck();
+    this.termsNear = db.$client
+      .prepare<[string, string, number, number], [string, number]>(
+        `SELECT term, doc FROM chunks_fts_terms WHERE term >= ? AND term < ? AND length(term) BETWEEN ? AND ? LIMIT ${TYPO_SCAN_LIMIT}`,
+      )
+      .raw();
     // ids as one JSON array parameter: one statement for any number of them
     this.chunksWithSource = db
       .select({
@@ -260,10 +269,78 @@ export class KnowledgeRepo {
     return { sql: KEYWORD_SEARCH_SQL, params: [`agent : "${agentToken}" AND (${match})`, limit] };
   }
 
+  /**
+   * The keyword index's terms a typo away from `term` (a stem the index does not hold), best
+   * first: [] when the index holds it. Candidates share its first two letters (a typo there is
+   * rare, and the shared prefix bounds the read to a slice of the terms, at most TYPO_SCAN_LIMIT
+   * of them); up to one edit (insertion, deletion, substitution or two letters swapped) for
+   * words of up to 5 letters, two for longer ones; the closest, then the most frequent.
+   * The terms are those of every agent (fts5vocab cannot filter by agent): a near term only in
+   * another agent's passages finds nothing here, and a typo that is another agent's word is not
+   * looked up.
+   */
+  nearTerms(term: string, max = 2): string[] {
+    const word = foldDiacritics(term);
+    if (word.length < 4 || this.termKnown.get(word) !== undefined) return [];
+    const edits = word.length <= 5 ? 1 : 2;
+    const prefix = word.slice(0, 2);
+    const found: Array<{ term: string; distance: number; docs: number }> = [];
+    for (const [candidate, docs] of this.termsNear.all(
+      prefix,
+      `${prefix}\u{10FFFF}`,
+      word.length - edits,
+      word.length + edits,
+    )) {
+      const distance = editDistance(word, candidate, edits);
+      if (distance <= edits) found.push({ term: candidate, distance, docs });
+    }
+    return found
+      .sort((a, b) => a.distance - b.distance || b.docs - a.docs)
+      .slice(0, max)
+      .map((f) => f.term);
+  }
+
   countChunks(sourceId: string, upTo?: number): number {
     const where = and(eq(chunks.source_id, sourceId), upTo !== undefined ? lte(chunks.id, upTo) : undefined);
     return this.db.select({ n: sql<number>`count(*)` }).from(chunks).where(where).get()!.n;
   }
+}
+
+/** at most this many of the index's terms are read for one word's typo look-up */
+const TYPO_SCAN_LIMIT = 4000;
+
+/** A word as the keyword index's tokenizer holds it (unicode61 remove_diacritics 2): lower case, no accents. */
+function foldDiacritics(word: string): string {
+  return word
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase();
+}
+
+/**
+ * Edit distance with transpositions (optimal string alignment) between two words, or `bound + 1`
+ * as soon as it is known to exceed `bound`.
+ */
+export function editDistance(a: string, b: string, bound: number): number {
+  if (Math.abs(a.length - b.length) > bound) return bound + 1;
+  let before = new Array<number>(b.length + 1).fill(0);
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = new Array<number>(b.length + 1);
+    current[0] = i;
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, before[j - 2]! + 1);
+      current[j] = d;
+      if (d < rowMin) rowMin = d;
+    }
+    if (rowMin > bound) return bound + 1;
+    before = previous;
+    previous = current;
+  }
+  return previous[b.length]!;
 }
 
 /** Rows [chunk id, bm25 score] of the keyword search as hits. */

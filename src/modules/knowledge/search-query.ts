@@ -1,3 +1,5 @@
+import { stemWords, stemWord } from '../../platform/text/stemming.js';
+import { synonymTerms } from '../agents/index.js';
 import { questionKey } from './question-key.js';
 
 // What a visitor's question is searched by (KnowledgeService.search): the keyword query of its
@@ -13,20 +15,47 @@ const STOPWORDS = new Set(
 
 /**
  * Whether a qa source's question matches a visitor's question: at least half of the visitor's
- * content words (questionKey: lower-cased, stop words out) are among the qa question's, and at
- * least one is.
+ * content words (questionKey: lower-cased, stop words out), stemmed in the agent's language, are
+ * among the qa question's, and at least one is ("croissants costs?" matches "What does a
+ * croissant cost?").
  */
-export function qaMatches(qaQuestion: string, query: string): boolean {
-  const asked = questionKey(query).split(' ').filter(Boolean);
+export function qaMatches(qaQuestion: string, query: string, language?: string | null): boolean {
+  const words = (text: string) =>
+    questionKey(text)
+      .split(' ')
+      .filter(Boolean)
+      .map((w) => stemWord(language, w));
+  const asked = [...new Set(words(query))];
   if (asked.length === 0) return false;
-  const known = new Set(questionKey(qaQuestion).split(' '));
+  const known = new Set(words(qaQuestion));
   const shared = asked.filter((w) => known.has(w)).length;
   return shared > 0 && shared * 2 >= asked.length;
 }
 
 /**
- * An FTS5 query from free text: the distinct content words, each quoted (so no user input is
- * read as FTS syntax), OR-ed so that passages matching more words rank higher under bm25.
+ * What a question's words are searched as, besides themselves: the agent's language (the index
+ * holds words stemmed in it, platform/text/stemming.ts), the owner's synonyms ("cornetto =
+ * croissant") and, for a word the index does not have, the index's terms one or two typos away.
+ */
+export interface QueryVocabulary {
+  /** the agent's language setting (`chatbots.language`); `auto` and null stem as English */
+  language?: string | null;
+  /** the owner's synonym groups, one a line: "cornetto = croissant = brioche" (agents/schemas.ts) */
+  synonyms?: readonly string[];
+  /** the index's terms near a stem it does not hold (typos), best first; absent: no typo look-up */
+  nearTerms?: (stem: string) => string[];
+}
+
+/** A typo look-up for words of at least this many letters (shorter words have too many neighbours). */
+const MIN_TYPO_LENGTH = 4;
+/** ... and for the first this many of them: each unknown one reads a slice of the index's terms */
+const MAX_TYPO_WORDS = 8;
+
+/**
+ * An FTS5 query from free text: the distinct content words, each stemmed in the agent's language
+ * and quoted (so no user input is read as FTS syntax), OR-ed so that passages matching more words
+ * rank higher under bm25; then the other terms of the owner's synonym groups the question names,
+ * and the index's terms near a word it does not hold (a typo). At most 32 terms.
  *
  * One-letter words are kept: the question is often about exactly one ("install R packages", "a C
  * compiler", "the X axis", "plan B"), and the index (unicode61) holds them. The one-letter English
@@ -35,24 +64,54 @@ export function qaMatches(qaQuestion: string, query: string): boolean {
  * "what's", "don't", "I'm", and the elided article of "l'été", "d'Artagnan"; but the R of "R's".
  * A hyphenated word is searched as the phrase of its parts or as one word (below).
  */
-export function ftsQuery(text: string): string | null {
+export function ftsQuery(text: string, vocabulary: QueryVocabulary = {}): string | null {
+  const stem = (word: string) => stemWord(vocabulary.language, word);
   const terms: string[] = [];
+  const typoCandidates: string[] = [];
   for (const [word] of text.toLowerCase().matchAll(/[\p{L}\p{N}]+(?:['\u2019-][\p{L}\p{N}]+)*/gu)) {
     // a hyphenated word ("e-mail", "wi-fi", "x-200") is a phrase of its parts, or the parts
     // written together: its one-letter part alone would match any passage with that letter
     const [first, ...rest] = word.split('-');
     if (rest.length > 0) {
       const parts = [first!, ...rest].map((p) => p.replace(/['\u2019].*$/, ''));
-      terms.push(`"${parts.join(' ')}"`, `"${parts.join('')}"`);
+      terms.push(`"${parts.map(stem).join(' ')}"`, `"${stem(parts.join(''))}"`);
       continue;
     }
     const parts = word.split(/['\u2019]/);
     parts.forEach((part, i) => {
       const fragment = parts.length > 1 && part.length === 1 && !(i === 0 && parts[1]!.length === 1);
-      if (!fragment && !STOPWORDS.has(part)) terms.push(`"${part}"`);
+      if (fragment || STOPWORDS.has(part)) return;
+      const stemmed = stem(part);
+      terms.push(`"${stemmed}"`);
+      if (part.length >= MIN_TYPO_LENGTH && !/\d/.test(part)) typoCandidates.push(stemmed);
     });
   }
-  const unique = [...new Set(terms)].slice(0, 32);
-  if (unique.length === 0) return null;
-  return unique.join(' OR ');
+  if (terms.length === 0) return null;
+  terms.push(...synonymQueryTerms(text, vocabulary));
+  if (vocabulary.nearTerms) {
+    for (const stemmed of [...new Set(typoCandidates)].slice(0, MAX_TYPO_WORDS)) {
+      for (const near of vocabulary.nearTerms(stemmed)) terms.push(`"${near}"`);
+    }
+  }
+  return [...new Set(terms)].slice(0, 32).join(' OR ');
+}
+
+/**
+ * The terms of the owner's synonym groups that the question names one of, but the others: a
+ * term is named when its stemmed words stand in the question's stemmed words in that order
+ * ("gift card = voucher": "a voucher?" searches "gift card" as a phrase, "gift cards?" searches
+ * "voucher"). Each as an FTS5 phrase of stems.
+ */
+function synonymQueryTerms(text: string, { language, synonyms }: QueryVocabulary): string[] {
+  if (!synonyms || synonyms.length === 0) return [];
+  const stemmed = (t: string) => stemWords(language, t).join(' ');
+  const asked = ` ${stemmed(text)} `;
+  const out: string[] = [];
+  for (const line of synonyms) {
+    const group = synonymTerms(line).map(stemmed);
+    const named = group.filter((t) => t && asked.includes(` ${t} `));
+    if (named.length === 0) continue;
+    for (const t of group) if (t && !named.includes(t)) out.push(`"${t}"`);
+  }
+  return out;
 }

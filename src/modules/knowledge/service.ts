@@ -199,7 +199,9 @@ export class KnowledgeService {
 
   /**
    * Hybrid retrieval: bm25 keyword search and (with an embedder) vector search over one agent's
-   * chunks, fused by reciprocal rank. A failing embedder degrades to keyword-only.
+   * chunks, fused by reciprocal rank. A failing embedder degrades to keyword-only. The keyword
+   * query stems the question in the agent's language and adds the owner's synonyms and the
+   * index's terms near a misspelt word (search-query.ts ftsQuery).
    */
   async search(chatbotId: string, query: string, limit = 5): Promise<Passage[]> {
     const embedding =
@@ -215,7 +217,12 @@ export class KnowledgeService {
     // The keyword search (in a worker in the app) runs while the query is embedded and, once the
     // vector arrives, while the vector search runs on this thread: whichever of the two paths is
     // longer sets the wait, not their sum.
-    const match = ftsQuery(query);
+    const agent = this.agents.findById(chatbotId);
+    const match = ftsQuery(query, {
+      language: agent?.language,
+      synonyms: agent?.synonyms,
+      nearTerms: (stem) => this.repo.nearTerms(stem),
+    });
     const vectorSearch = embedding?.then((vector) => (vector ? this.searchVectors(chatbotId, vector) : [])) ?? [];
     const [keywordHits, vectorHits] = await Promise.all([
       match ? this.keywordSearch(chatbotId, match, CANDIDATES) : [],
@@ -238,7 +245,7 @@ export class KnowledgeService {
     // goes ahead of every other passage, in fused order among themselves
     const qaFirst = (id: number) => {
       const row = rows.get(id);
-      return row?.source_type === 'qa' && qaMatches(row.qa_question ?? '', query) ? 0 : 1;
+      return row?.source_type === 'qa' && qaMatches(row.qa_question ?? '', query, agent?.language) ? 0 : 1;
     };
     const top = ranked
       .map((entry, i) => ({ entry, i, qa: qaFirst(entry[0]) }))

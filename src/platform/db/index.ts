@@ -5,6 +5,7 @@ import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import * as sqliteVec from 'sqlite-vec';
 import { migrationsDir, nativeAddon, sqliteVecExtension } from '../assets.js';
+import { registerStemFunction } from '../text/stemming.js';
 import { enableIncrementalVacuum } from './space.js';
 import { WalSync } from './durability.js';
 import { withStatementCache } from './statement-cache.js';
@@ -46,6 +47,8 @@ export function openDatabase(file: string): AppDatabase {
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('synchronous = NORMAL');
     loadSqliteVec(sqlite);
+    // the keyword index's triggers stem passages with it (migration 0027)
+    registerStemFunction(sqlite);
     migrate(drizzle(sqlite), { migrationsFolder: migrationsDir() });
     // drizzle compiles its SQL on every call: let it reuse compiled statements (statement-cache.ts)
     const db = drizzle(withStatementCache(sqlite)) as Db;

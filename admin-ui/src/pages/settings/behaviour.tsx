@@ -2,7 +2,7 @@ import { PROVIDERS } from '../../providers.js';
 import { useSession } from '../../session.js';
 import type { Provider } from '../../types.js';
 import { Field, inputValue } from '../../ui.js';
-import { WholeNumberInput } from './inputs.js';
+import { LinesInput, WholeNumberInput } from './inputs.js';
 import type { SectionProps } from './model.js';
 import { Section } from './section.js';
 import { FIELD_MAX } from '../../field-limits.js';
@@ -77,6 +77,12 @@ export function BehaviourSection(common: SectionProps) {
                 />
               </Field>
             </div>
+            <Field
+              label="Synonyms"
+              hint={`Words your visitors may use for yours, one group per line, e.g. "cornetto = croissant": a question with one of them also searches the knowledge base for the others. At most ${FIELD_MAX.agent.synonyms} lines.`}
+            >
+              <LinesInput rows={3} lines={d.synonyms} onChange={(v) => set('synonyms', v)} />
+            </Field>
           </>
         );
       }}

@@ -21,6 +21,8 @@ export type AgentSettings = Agent & {
   escalation_keywords: string[];
   /** live handoff: seconds an escalation waits for a person before the visitor is asked for contact details */
   handoff_wait_s: number;
+  /** issue 33: the owner's synonyms for the keyword search, one group a line ("cornetto = croissant") */
+  synonyms: string[];
 };
 
 export type Draft = Partial<AgentSettings>;
@@ -56,7 +58,10 @@ export const SECTIONS = {
       'public_access',
     ],
   },
-  behaviour: { title: 'Behaviour', keys: ['provider', 'model', 'instructions', 'temperature', 'max_tokens'] },
+  behaviour: {
+    title: 'Behaviour',
+    keys: ['provider', 'model', 'instructions', 'temperature', 'max_tokens', 'synonyms'],
+  },
   appearance: {
     title: 'Appearance',
     keys: [

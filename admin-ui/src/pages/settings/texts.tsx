@@ -85,7 +85,7 @@ export function TextsSection(common: SectionProps) {
           <>
             <Field
               label="Language"
-              hint="Automatic: the visitor’s browser language when it is one of these, otherwise English."
+              hint="Automatic: the visitor’s browser language when it is one of these, otherwise English. A language chosen here is also the one the knowledge base is searched in (word forms such as plurals); Automatic searches it as English."
             >
               <select value={d.language ?? 'auto'} onChange={(e) => set('language', inputValue(e) as WidgetLanguage)}>
                 {LANGUAGE_NAMES.map(([code, label]) => (

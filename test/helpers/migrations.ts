@@ -1,0 +1,36 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * Undoes migration 0027 (the stemmed keyword index and the agents' synonyms) on a migrated
+ * database and forgets it was applied, for a test that takes a database back to an earlier
+ * migration: the migrator only runs those newer than the newest it has applied. The index is as
+ * 0012 made it, rebuilt from the passages.
+ */
+export function undoMigration0027(sqlite: Database.Database): void {
+  sqlite.exec(`
+    DROP TABLE chunks_fts_terms;
+    DROP TRIGGER chunks_fts_language;
+    DROP TRIGGER chunks_fts_insert;
+    DROP TRIGGER chunks_fts_delete;
+    DROP TRIGGER chunks_fts_update;
+    DROP TABLE chunks_fts;
+    CREATE VIEW chunks_fts_source AS SELECT id, content, 'a' || hex(chatbot_id) AS agent, trim(coalesce(title, '') || ' ' || coalesce(heading, '')) AS context FROM chunks;
+    CREATE VIRTUAL TABLE chunks_fts USING fts5(content, agent, context, content='chunks_fts_source', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2');
+    CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN
+      INSERT INTO chunks_fts(rowid, content, agent, context) VALUES (new.id, new.content, 'a' || hex(new.chatbot_id), trim(coalesce(new.title, '') || ' ' || coalesce(new.heading, '')));
+    END;
+    CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
+      INSERT INTO chunks_fts(chunks_fts, rowid, content, agent, context) VALUES ('delete', old.id, old.content, 'a' || hex(old.chatbot_id), trim(coalesce(old.title, '') || ' ' || coalesce(old.heading, '')));
+    END;
+    CREATE TRIGGER chunks_fts_update AFTER UPDATE OF content, chatbot_id, title, heading ON chunks BEGIN
+      INSERT INTO chunks_fts(chunks_fts, rowid, content, agent, context) VALUES ('delete', old.id, old.content, 'a' || hex(old.chatbot_id), trim(coalesce(old.title, '') || ' ' || coalesce(old.heading, '')));
+      INSERT INTO chunks_fts(rowid, content, agent, context) VALUES (new.id, new.content, 'a' || hex(new.chatbot_id), trim(coalesce(new.title, '') || ' ' || coalesce(new.heading, '')));
+    END;
+    INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild');
+    INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('automerge', 0);
+    ALTER TABLE chatbots DROP COLUMN synonyms;
+  `);
+  sqlite
+    .prepare('DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations)')
+    .run();
+}
