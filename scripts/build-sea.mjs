@@ -27,6 +27,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { asciiOutput } from './build.mjs';
 import { serverNodeFlags } from './node-flags.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -62,6 +63,10 @@ try {
     format: 'cjs',
     target: 'node24',
     logLevel: 'error',
+    // the executable holds its whole server in one script: whitespace-minified and ASCII
+    // (build.mjs asciiOutput), V8 keeps it on the heap at one byte a character
+    minifyWhitespace: true,
+    metafile: true,
     // ESM sources read import.meta.url; in a CJS bundle it comes from the module's file name
     define: { 'import.meta.url': '__importMetaUrl' },
     banner: {
@@ -73,29 +78,39 @@ try {
     ...cjs,
     entryPoints: [path.join(root, 'src', 'main.ts')],
     outfile: path.join(work, 'main.cjs'),
-    plugins: [seaNativesPlugin(), piscinaWorkerPathPlugin(), packageDirnamePlugin(), optionalModulesPlugin()],
+    plugins: [
+      seaNativesPlugin(),
+      piscinaWorkerPathPlugin(),
+      packageDirnamePlugin(),
+      optionalModulesPlugin(),
+      asciiOutput(),
+    ],
   });
-  // The worker threads' one file: piscina's thread entry and our task handlers in one bundle, so
-  // both use one copy of piscina. With two bundles each had its own private symbols: a reply the
+  // The worker threads' files: piscina's thread entry and a pool's task handlers in one bundle,
+  // so both use one copy of piscina. With two bundles each had its own private symbols: a reply the
   // handlers wrapped with piscina's move() was not recognised by the thread entry, arrived as {}
   // and every PDF, DOCX, XLSX and CSV job failed. The bundle exports the handlers before the
   // thread entry starts; piscina then loads its task file (this same file) with require(), which
-  // returns the module already loaded.
-  await build({
-    ...cjs,
-    stdin: {
-      contents: [
-        `module.exports = require(${JSON.stringify(path.join(root, 'src', 'platform', 'workers', 'worker-tasks.ts'))});`,
-        `require(${JSON.stringify(path.join(path.dirname(require.resolve('piscina')), 'worker.js'))});`,
-      ].join('\n'),
-      resolveDir: root,
-      sourcefile: 'sea-worker-entry.cjs',
-      loader: 'js',
-    },
-    outfile: path.join(work, 'worker.cjs'),
-    plugins: [seaNativesPlugin(), optionalModulesPlugin()],
-  });
-  files.set('dist/worker.cjs', path.join(work, 'worker.cjs'));
+  // returns the module already loaded. worker.cjs has every task (the parsers); db-worker.cjs only
+  // the database tasks, for the pools that run nothing else (platform/assets.ts dbWorkerTasksFile).
+  const workerBundles = { 'worker.cjs': 'worker-tasks.ts', 'db-worker.cjs': 'db-tasks.ts' };
+  for (const [bundle, tasks] of Object.entries(workerBundles)) {
+    await build({
+      ...cjs,
+      stdin: {
+        contents: [
+          `module.exports = require(${JSON.stringify(path.join(root, 'src', 'platform', 'workers', tasks))});`,
+          `require(${JSON.stringify(path.join(path.dirname(require.resolve('piscina')), 'worker.js'))});`,
+        ].join('\n'),
+        resolveDir: root,
+        sourcefile: `sea-${bundle}-entry.cjs`,
+        loader: 'js',
+      },
+      outfile: path.join(work, bundle),
+      plugins: [seaNativesPlugin(), optionalModulesPlugin(), asciiOutput()],
+    });
+    files.set(`dist/${bundle}`, path.join(work, bundle));
+  }
 
   // --- 3. assets --------------------------------------------------------------------------------
   const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -276,7 +291,7 @@ function packageDirnamePlugin() {
   };
 }
 
-/** piscina starts its threads from worker.js beside its own file; in the executable, the worker bundle (seaWorkerFile). */
+/** piscina starts its threads from worker.js beside its own file; in the executable, from the pool's own file (a worker bundle with piscina's thread entry in it). */
 function piscinaWorkerPathPlugin() {
   const needle = "(0, node_path_1.resolve)(__dirname, 'worker.js')";
   return {
@@ -287,7 +302,7 @@ function piscinaWorkerPathPlugin() {
         if (!source.includes(needle))
           throw new Error(`piscina changed: ${needle} not found in ${args.path}; update build-sea.mjs`);
         return {
-          contents: source.replace(needle, `require(${JSON.stringify(assetsModule)}).seaWorkerFile()`),
+          contents: source.replace(needle, 'this.options.filename'),
           loader: 'js',
           resolveDir: path.dirname(args.path),
         };

@@ -93,7 +93,7 @@ export function workerBuildOptions(outdir = dist) {
  * of the character itself (`\…`) drops its backslash. Source-map columns after such a character
  * on its line shift by a few places.
  */
-function asciiOutput() {
+export function asciiOutput() {
   return {
     name: 'ascii-output',
     setup(b) {
@@ -101,7 +101,7 @@ function asciiOutput() {
         if (result.outputFiles) {
           // write: false (the tests' builds): the files are in memory
           result.outputFiles = result.outputFiles.map((file) => {
-            if (!file.path.endsWith('.js') || !/[\u0080-\uffff]/.test(file.text)) return file;
+            if (!/\.c?js$/.test(file.path) || !/[\u0080-\uffff]/.test(file.text)) return file;
             const contents = new TextEncoder().encode(escapeNonAscii(file.text));
             return { path: file.path, contents, hash: file.hash, text: new TextDecoder().decode(contents) };
           });
@@ -109,8 +109,8 @@ function asciiOutput() {
         }
         const { readFile, writeFile } = await import('node:fs/promises');
         for (const file of Object.keys(result.metafile?.outputs ?? {})) {
-          if (!file.endsWith('.js')) continue;
-          const full = path.resolve(root, file);
+          if (!/\.c?js$/.test(file)) continue;
+          const full = path.resolve(b.initialOptions.absWorkingDir ?? process.cwd(), file);
           const source = await readFile(full, 'utf8');
           if (!/[\u0080-\uffff]/.test(source)) continue;
           await writeFile(full, escapeNonAscii(source));

@@ -51,12 +51,23 @@ export function staticDir(name: string): string {
 }
 
 /**
- * Inside the executable the worker threads run one bundle: piscina's thread entry together with
- * the worker tasks (one copy of piscina; see scripts/build-sea.mjs). It is both the
- * threads' entry and the tasks' file.
+ * Inside the executable a pool's threads run one bundle: piscina's thread entry together with the
+ * pool's tasks (one copy of piscina; see scripts/build-sea.mjs). It is both the threads' entry and
+ * the tasks' file.
  */
 export function seaWorkerFile(): string {
   return path.join(seaAssetRoot(), 'dist', 'worker.cjs');
+}
+
+/**
+ * The file of the pools that only work on the database (WAL checkpoints, quick_check, keyword
+ * searches). Inside the executable a bundle of its own without the parsers: a thread of the
+ * whole worker bundle compiles its 5.6 MB, and V8 kept about 17 MB of that thread's memory after
+ * the start's integrity check had ended. Elsewhere the split ESM build already loads no parser
+ * before its first task of that kind, so it is the worker tasks' file.
+ */
+export function dbWorkerTasksFile(): string {
+  return runningAsSea() ? path.join(seaAssetRoot(), 'dist', 'db-worker.cjs') : workerTasksFile();
 }
 
 /** Native addons the executable carries; outside it, packages find their own. */

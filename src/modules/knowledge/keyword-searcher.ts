@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { Piscina } from 'piscina';
-import { DB_WORKER_HEAP, resolveWorkerFile, threadPoolBase } from '../../platform/workers/pool.js';
+import { DB_WORKER_HEAP, resolveDbWorkerFile, threadPoolBase } from '../../platform/workers/pool.js';
 import type { ReadQueryTask } from '../../platform/workers/db-tasks.js';
 import { keywordHits, KnowledgeRepo, type KeywordHit } from './repo.js';
 
@@ -24,7 +24,7 @@ export class KeywordSearcher {
     private readonly repo: KnowledgeRepo,
     private readonly log: FastifyBaseLogger,
   ) {
-    const workerFile = resolveWorkerFile();
+    const workerFile = resolveDbWorkerFile();
     // stricterFIFO: piscina's default puts a task it cannot hand over at once back at the tail of
     // its queue; under sustained load (100 chats at once on 100k chunks) some searches lost their
     // place again and again and their visitors waited over 10 s while the rest took ~2 s.

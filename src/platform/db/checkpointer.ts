@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import { Piscina } from 'piscina';
 import type { CheckpointRefusal, CheckpointResult } from '../workers/db-tasks.js';
-import { DB_WORKER_HEAP, resolveWorkerFile, threadPoolBase } from '../workers/pool.js';
+import { DB_WORKER_HEAP, resolveDbWorkerFile, threadPoolBase } from '../workers/pool.js';
 
 /** checkpoint once the WAL holds this much (SQLite's own default is 1000 pages, ~4 MB) */
 const WAL_BYTES_BEFORE_CHECKPOINT = 4 * 1024 * 1024;
@@ -32,7 +32,7 @@ export class WalCheckpointer {
     private readonly onRefused: (err: unknown) => void = (err) =>
       log.warn({ err }, 'WAL checkpoint refused; will try again'),
   ) {
-    const workerFile = resolveWorkerFile();
+    const workerFile = resolveDbWorkerFile();
     this.pool = new Piscina({
       ...threadPoolBase(workerFile),
       name: 'checkpoint',

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { Piscina } from 'piscina';
 import type { DatabaseCondition } from './condition.js';
-import { DB_WORKER_HEAP, resolveWorkerFile, threadPoolBase } from '../workers/pool.js';
+import { DB_WORKER_HEAP, resolveDbWorkerFile, threadPoolBase } from '../workers/pool.js';
 
 /** one check a day, and one at start: quick_check reads the whole file, so not more often */
 const CHECK_EVERY_MS = 24 * 60 * 60 * 1000;
@@ -29,7 +29,7 @@ export class IntegrityWatch {
     private readonly condition: DatabaseCondition,
     private readonly log: FastifyBaseLogger,
   ) {
-    const workerFile = resolveWorkerFile();
+    const workerFile = resolveDbWorkerFile();
     // the thread (and its connection) goes away soon after a check: nothing held between checks
     this.pool = new Piscina({
       ...threadPoolBase(workerFile),

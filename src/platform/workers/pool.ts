@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
-import { workerTasksFile } from '../assets.js';
+import { dbWorkerTasksFile, workerTasksFile } from '../assets.js';
 // Types only: a value import would pull the parsers into the main bundle.
 import type { HtmlReply, HtmlTask } from './html-task.js';
 import type { ParseLimits } from './parse-common.js';
@@ -79,6 +79,11 @@ const POOL_CLOSED = 'The parser pool is closed';
  */
 export function resolveWorkerFile(): string {
   return workerTasksFile();
+}
+
+/** The worker entry of the pools that only work on the database (platform/assets.ts dbWorkerTasksFile). */
+export function resolveDbWorkerFile(): string {
+  return dbWorkerTasksFile();
 }
 
 /**
