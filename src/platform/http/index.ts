@@ -1,14 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import helmet, { type HelmetOptions } from 'helmet';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
-import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import type { DatabaseCondition } from '../db/condition.js';
 import { registerErrorHandling } from './error-handler.js';
 import { ApiError } from './errors.js';
 import { type ConnectionGuardOptions, guardConnections } from './connection-guards.js';
 import { endSilentConnectionsOnClose } from './silent-connections.js';
+import { registerOpenApiDocs } from './openapi-docs.js';
 import { dropUnreadBodies } from './unread-body.js';
 
 export { type ConnectionGuardOptions, DEFAULT_CONNECTION_GUARDS } from './connection-guards.js';
@@ -121,24 +119,7 @@ export async function registerHttpPlatform(
     done();
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.0.3',
-      info: { title: 'Chat agent appliance API', version: info.version },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
-    },
-    transform: jsonSchemaTransform,
-  });
-
-  app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
-
-  // The docs page's own routes are public: registered in a child context whose onRoute marks them.
-  await app.register(async (docs) => {
-    docs.addHook('onRoute', (route) => {
-      route.config = { ...route.config, public: true };
-    });
-    await docs.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: '/openapi.json' } as never });
-  });
+  registerOpenApiDocs(app, info);
 }
 
 /**
