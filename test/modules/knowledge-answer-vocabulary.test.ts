@@ -48,6 +48,20 @@ describe('the no-key answer reads words in the agent language and with its synon
     expect(answer.found).toBe(false);
   });
 
+  it('an agent on `auto` reads an Italian question in Italian, an English one as before', () => {
+    const passages = [passage(CORNETTO_IT), passage(SPEDIZIONI_IT)];
+    for (const language of ['auto', null]) {
+      const answer = knowledgeOnlyAnswer('Avete cornetti vegani?', passages, { showSources: false, language });
+      expect(answer.found, String(language)).toBe(true);
+      expect(answer.text).toContain(CORNETTO_IT);
+      const paypal = knowledgeOnlyAnswer('Accettate pagamenti con PayPal?', passages, { showSources: false, language });
+      expect(paypal.found).toBe(false);
+    }
+    const english = [passage(CORNETTO_EN), passage(HOURS_EN)];
+    const answer = knowledgeOnlyAnswer('Is the vegan cornetto baked with butter?', english, { showSources: false });
+    expect(answer.text).toContain(CORNETTO_EN);
+  });
+
   it('an English agent with "cornetto = croissant": a question about croissants quotes the cornetto passage', () => {
     const passages = [passage(CORNETTO_EN), passage(HOURS_EN)];
     const options = { showSources: false, language: 'en', synonyms: ['cornetto = croissant'] };
@@ -88,5 +102,13 @@ describe('through the public chat with no provider key', () => {
     expect(english.message).toContain(CORNETTO_EN);
     const unanswerable = await say(t, en.id, 's3', 'Can I pay by PayPal?');
     expect(unanswerable.sources).toEqual([]);
+
+    // on `auto` the index stems as English; search finds "cornetti" a letter from "cornetto" and
+    // the answer reads the Italian question in Italian
+    const auto = await createAgent(t.app, owner.token, { language: 'auto' });
+    await addText(t, owner.token, auto.id, 'Cornetti', CORNETTO_IT);
+    await addText(t, owner.token, auto.id, 'Spedizioni', SPEDIZIONI_IT);
+    const fromAuto = await say(t, auto.id, 's4', 'Avete cornetti vegani?');
+    expect(fromAuto.message).toContain(CORNETTO_IT);
   });
 });

@@ -3,8 +3,8 @@
  * them: content words without stop words, a crude stem, dotted tokens ("4.99", "v2.3.1") whole.
  */
 
-import { stemLanguage, stemWord } from '../../platform/text/stemming.js';
-import { isStopWord } from '../../platform/text/stop-words.js';
+import { STEM_LANGUAGES, stemLanguage, stemWord } from '../../platform/text/stemming.js';
+import { detectLanguage, isStopWord } from '../../platform/text/stop-words.js';
 import { synonymTerms } from '../agents/index.js';
 
 const STOP_WORDS = new Set(
@@ -116,7 +116,8 @@ export function readTerms(text: string): Terms {
 
 /**
  * How the no-model answer reads words, the way retrieval does (knowledge/search-query.ts): an
- * agent writing English (or on `auto`) by the crude stem above; one writing another of the
+ * agent writing English by the crude stem above (an agent on `auto`: the question's language,
+ * platform/text/stop-words.ts detectLanguage, English when it tells none); one writing another of the
  * widget's languages by that language's Snowball stemmer (platform/text/stemming.ts), its stop
  * words left out besides the English ones, and the elided article of "l'acqua" or "d'été" split
  * off as the keyword index does. The owner's synonyms ("cornetto = croissant"): a question word of
@@ -139,7 +140,10 @@ export interface WordReader {
 }
 
 export function wordReader(question: string, vocabulary: AnswerVocabulary = {}): WordReader {
-  const language = stemLanguage(vocabulary.language);
+  // an agent on `auto` (or none) may write in any of the languages: the question's own, told by
+  // its stop words ("Avete cornetti vegani?" is Italian), English when it has none
+  const known = (STEM_LANGUAGES as readonly string[]).includes(vocabulary.language ?? '');
+  const language = known ? stemLanguage(vocabulary.language) : detectLanguage(question);
   if (language === 'en' && !vocabulary.synonyms?.length) return { stem, asked: questionWords(question), readTerms };
   const stemOf = language === 'en' ? stem : (w: string) => stemWord(language, w);
   const split = (token: string) => (language === 'en' ? [token] : token.split("'").filter(Boolean));
