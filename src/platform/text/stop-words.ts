@@ -1,4 +1,5 @@
-import type { StemLanguage } from './stemming.js';
+/** the widget's languages with a stemmer (stemming.ts STEM_LANGUAGES) */
+type StemLanguage = 'en' | 'es' | 'fr' | 'de' | 'it' | 'pt' | 'nl';
 
 /**
  * The most frequent function words of the widget's seven languages (articles, pronouns,
