@@ -28,6 +28,7 @@ describe('stemming in the built server', () => {
       .filter((f) => f.endsWith('.js'))
       .map((f) => readFileSync(path.join(dist, f), 'utf8'))
       .join('\n');
+    // whitespace-minified: `language="english"`
     for (const language of ['english', 'italian', 'german', 'french', 'spanish', 'portuguese', 'dutch'])
       expect(bundled).toMatch(new RegExp(`language\\s*=\\s*"${language}"`));
 

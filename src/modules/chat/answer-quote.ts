@@ -21,6 +21,7 @@ export function quotePassage<S extends Sentence>(
   content: string,
   words: string[],
   qaAnswer?: string,
+  stemOf: (word: string) => string = stem,
 ): string {
   let quote = '';
   if (qaAnswer?.trim()) quote = qaAnswer.trim();
@@ -39,7 +40,7 @@ export function quotePassage<S extends Sentence>(
       }
       // a line wrapped inside a sentence (a text file's, a PDF's) is quoted as one line: a sentence
       // spans lines only where they wrap (answer-sentences.ts)
-      const text = excerpt(s.text, words).replace(/[ \t]*\r?\n[ \t]*/g, ' ');
+      const text = excerpt(s.text, words, stemOf).replace(/[ \t]*\r?\n[ \t]*/g, ' ');
       if (prev) quote += prev.block !== s.block ? '\n' : prev.index + 1 === s.index ? ' ' : ' … ';
       quote += text;
       prev = s;
@@ -55,12 +56,12 @@ export function quotePassage<S extends Sentence>(
  * A sentence longer than MAX_SENTENCE_CHARS: a window of about that size, starting a little
  * before its first matching word, cut between words and marked with "…".
  */
-function excerpt(text: string, words: string[]): string {
+function excerpt(text: string, words: string[], stemOf: (word: string) => string): string {
   if (text.length <= MAX_SENTENCE_CHARS) return text;
   const wanted = new Set(words);
   let first = -1;
   for (const m of text.toLowerCase().matchAll(TOKEN_RE)) {
-    if (wanted.has(m[0]) || m[0].split('.').some((part) => wanted.has(stem(part)))) {
+    if (wanted.has(m[0]) || m[0].split('.').some((part) => wanted.has(stemOf(part)))) {
       first = m.index;
       break;
     }

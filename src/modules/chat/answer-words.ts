@@ -3,6 +3,10 @@
  * them: content words without stop words, a crude stem, dotted tokens ("4.99", "v2.3.1") whole.
  */
 
+import { STEM_LANGUAGES, stemLanguage, stemWord } from '../../platform/text/stemming.js';
+import { detectLanguage, isStopWord } from '../../platform/text/stop-words.js';
+import { synonymTerms } from '../agents/index.js';
+
 const STOP_WORDS = new Set(
   (
     'a an the is are was were be been being am do does did done doing have has had having get gets got ' +
@@ -108,4 +112,105 @@ export function readTerms(text: string): Terms {
     } else add(token);
   }
   return { stems, forms };
+}
+
+/**
+ * How the no-model answer reads words, the way retrieval does (knowledge/search-query.ts): an
+ * agent writing English by the crude stem above (an agent on `auto`: the question's language,
+ * platform/text/stop-words.ts detectLanguage, English when it tells none); one writing another of the
+ * widget's languages by that language's Snowball stemmer (platform/text/stemming.ts), its stop
+ * words left out besides the English ones, and the elided article of "l'acqua" or "d'été" split
+ * off as the keyword index does. The owner's synonyms ("cornetto = croissant"): a question word of
+ * a term of a group counts as held by a text that holds another term of the group, all its words.
+ */
+export interface AnswerVocabulary {
+  /** the agent's language setting (`chatbots.language`) */
+  language?: string | null;
+  /** the owner's synonym groups, one a line: "cornetto = croissant = brioche" */
+  synonyms?: readonly string[];
+}
+
+export interface WordReader {
+  /** a lower-cased word's stem */
+  stem(word: string): string;
+  /** the question's content words (stem → the form the question used) */
+  asked: Map<string, string>;
+  /** what a text holds, a question word named by a synonym the text holds included */
+  readTerms(text: string): Terms;
+}
+
+export function wordReader(question: string, vocabulary: AnswerVocabulary = {}): WordReader {
+  // an agent on `auto` (or none) may write in any of the languages: the question's own, told by
+  // its stop words ("Avete cornetti vegani?" is Italian), English when it has none
+  const known = (STEM_LANGUAGES as readonly string[]).includes(vocabulary.language ?? '');
+  const language = known ? stemLanguage(vocabulary.language) : detectLanguage(question);
+  if (language === 'en' && !vocabulary.synonyms?.length) return { stem, asked: questionWords(question), readTerms };
+  const stemOf = language === 'en' ? stem : (w: string) => stemWord(language, w);
+  const split = (token: string) => (language === 'en' ? [token] : token.split("'").filter(Boolean));
+  const isStop = (w: string) => STOP_WORDS.has(w) || (language !== 'en' && isStopWord(language, w));
+
+  const asked = new Map<string, string>();
+  const sequence: string[] = [];
+  for (const m of normalise(question).matchAll(TOKEN_RE)) {
+    if (m[0].includes('.')) {
+      asked.set(m[0], m[0]);
+      sequence.push(m[0]);
+      continue;
+    }
+    const parts = split(m[0]);
+    for (const word of parts) {
+      const key = stemOf(word);
+      sequence.push(key);
+      // the elided article of "l'acqua", "d'été" is no word of the question
+      if (
+        isStop(word) ||
+        (parts.length > 1 && word.length === 1) ||
+        (word.endsWith("'s") && STOP_WORDS.has(word.slice(0, -2)))
+      )
+        continue;
+      if (!asked.has(key)) asked.set(key, word);
+    }
+  }
+
+  // question word → the other terms of its synonym groups, each as its stems
+  const alternatives = new Map<string, string[][]>();
+  const termStems = (term: string) => [...normalise(term).matchAll(TOKEN_RE)].flatMap((m) => split(m[0]).map(stemOf));
+  const said = ` ${sequence.join(' ')} `;
+  for (const line of vocabulary.synonyms ?? []) {
+    const group = synonymTerms(line).map(termStems);
+    for (const term of group) {
+      if (term.length === 0 || !said.includes(` ${term.join(' ')} `)) continue;
+      const others = group.filter((t) => t !== term && t.length > 0);
+      for (const w of term) if (asked.has(w)) alternatives.set(w, [...(alternatives.get(w) ?? []), ...others]);
+    }
+  }
+
+  const read = (text: string): Terms => {
+    const stems = new Set<string>();
+    const forms = new Set<string>();
+    const add = (word: string) => {
+      forms.add(word);
+      stems.add(stemOf(word));
+    };
+    for (const m of normalise(text).matchAll(TOKEN_RE)) {
+      const token = m[0];
+      if (token.includes('.')) {
+        stems.add(token);
+        forms.add(token);
+        for (const part of token.split('.')) for (const w of split(part)) add(w);
+      } else {
+        if (language !== 'en' && token.includes("'")) forms.add(token);
+        for (const w of split(token)) add(w);
+      }
+    }
+    for (const [w, alts] of alternatives)
+      if (!stems.has(w) && alts.some((alt) => alt.every((s) => stems.has(s)))) stems.add(w);
+    return { stems, forms };
+  };
+  return { stem: stemOf, asked, readTerms: read };
+}
+
+function normalise(text: string): string {
+  const lower = text.toLowerCase();
+  return lower.includes('’') ? lower.replace(/’/g, "'") : lower;
 }

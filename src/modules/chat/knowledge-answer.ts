@@ -5,7 +5,9 @@
  * 1. The question's content words: its words lower-cased, minus English stop words (one-letter
  *    words other than "a"/"i" are kept, so "R" or "C" count), compared by a crude stem so
  *    "prices"/"pricing"/"price" and "installing"/"install" match. Dotted tokens ("4.99",
- *    "v2.3.1", "192.168.8.1", "as.numeric") are one content word, matched whole.
+ *    "v2.3.1", "192.168.8.1", "as.numeric") are one content word, matched whole. An agent writing
+ *    another of the widget's languages reads words by that language's stemmer and stop words, and
+ *    the owner's synonyms count, as retrieval reads them (answer-words.ts wordReader).
  * 2. Relevance (answer-gate.ts): the keyword index ORs the question's words, so a passage it
  *    returns may share just one common word with the question. A passage counts when its words
  *    (content, title and heading, as the keyword index sees them) hold at least half the weight of
@@ -61,7 +63,7 @@ import {
   TABLE_ROW,
   tableHeader,
 } from './answer-sentences.js';
-import { questionWords, readTerms, type Terms } from './answer-words.js';
+import { type AnswerVocabulary, type Terms, wordReader } from './answer-words.js';
 
 export interface AnswerPassage {
   content: string;
@@ -95,7 +97,7 @@ export interface KnowledgeAnswer {
   found: boolean;
 }
 
-export interface KnowledgeAnswerOptions {
+export interface KnowledgeAnswerOptions extends AnswerVocabulary {
   /** the owner's message for a question the knowledge does not answer; empty or null = the default */
   noAnswer?: string | null;
   /** whether each quote is followed by its "Source: ..." line */
@@ -141,7 +143,8 @@ export function knowledgeOnlyAnswer(
     const text = options.showSources ? `${qa.qaAnswer.trim()}\n\n${citation(qa)}` : qa.qaAnswer.trim();
     return { text, used: [qa], found: true };
   }
-  const asked = questionWords(question);
+  // words read as retrieval reads them: in the agent's language, with the owner's synonyms
+  const { asked, readTerms, stem } = wordReader(question, options);
   const words = [...asked.keys()];
   const list = asksForList(question);
   const topic = topicWords(words);
@@ -353,7 +356,7 @@ export function knowledgeOnlyAnswer(
   for (const passage of order) {
     const p = relevant[passage]!;
     const sentences = [...picked].filter((s) => s.passage === passage);
-    const quoted = quotePassage(sentences, perPassage[passage]!, p.content, words, p.qa?.answer);
+    const quoted = quotePassage(sentences, perPassage[passage]!, p.content, words, p.qa?.answer, stem);
     used.push(p);
     blocks.push(options.showSources ? `${quoted}\n\n${citation(p)}` : quoted);
   }

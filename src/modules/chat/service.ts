@@ -125,6 +125,8 @@ export class ChatService extends ChatConversations {
       const found = knowledgeOnlyAnswer(turn.userMessage.content, turn.passages, {
         noAnswer: turn.agent.no_answer_message,
         showSources: false,
+        language: turn.agent.language,
+        synonyms: turn.agent.synonyms,
       });
       text = found.text;
       used = found.used.length;

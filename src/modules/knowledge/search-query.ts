@@ -1,4 +1,5 @@
 import { stemWords, stemWord } from '../../platform/text/stemming.js';
+import { detectLanguage } from '../../platform/text/stop-words.js';
 import { synonymTerms } from '../agents/index.js';
 import { questionKey } from './question-key.js';
 
@@ -65,6 +66,15 @@ const MAX_TYPO_WORDS = 8;
  * A hyphenated word is searched as the phrase of its parts or as one word (below).
  */
 export function ftsQuery(text: string, vocabulary: QueryVocabulary = {}): string | null {
+  // an agent on `auto`: its passages are stemmed in the language each is written in
+  // (platform/text/stemming.ts stemText), the question in English and in its own language
+  if (vocabulary.language === 'auto') {
+    const asked = detectLanguage(text);
+    const english = ftsQuery(text, { ...vocabulary, language: 'en' });
+    if (asked === 'en' || english === null) return english;
+    const own = ftsQuery(text, { ...vocabulary, language: asked, nearTerms: undefined }) ?? '';
+    return [...new Set([...own.split(' OR '), ...english.split(' OR ')])].slice(0, 32).join(' OR ');
+  }
   const stem = (word: string) => stemWord(vocabulary.language, word);
   const terms: string[] = [];
   const typoCandidates: string[] = [];

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type Database from 'better-sqlite3';
+import { detectLanguage } from './stop-words.js';
 
 /**
  * Snowball stemmers for the widget's languages, so a question finds a passage whatever the
@@ -114,11 +115,19 @@ export function stemWords(language: string | null | undefined, text: string): st
   return textWords(text).map((w) => stemWord(language, w));
 }
 
-/** A text as the keyword index holds it: its words stemmed (the characters between them left as they are). */
+/**
+ * A text as the keyword index holds it: its words stemmed (the characters between them left as
+ * they are). For an agent on `auto` each text is stemmed in the language its common words tell
+ * (stop-words.ts detectLanguage, English when they tell none): an owner on `auto` may write
+ * Italian, and a question to such an agent is searched by its stems in English and in its own
+ * language (knowledge/search-query.ts). The same text always stems the same way, and the index
+ * deletes a row by its rowid alone (migration 0027), so passages stemmed before this read their
+ * English stems until they are stored again or the agent's language changes.
+ */
 export function stemText(language: string | null | undefined, text: string | null | undefined): string {
   if (!text) return '';
   // the words replaced by their stems in place: what separates them still separates them
-  const stemmer = stemmerFor(language);
+  const stemmer = stemmerFor(language === 'auto' ? detectLanguage(text) : language);
   return text.toLowerCase().replace(WORD, (w) => stemmer.word(w));
 }
 

@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { type AnswerPassage, knowledgeOnlyAnswer } from '../../src/modules/chat/knowledge-answer.js';
+import { createAgent, registerUser, say, useTestApps } from '../helpers/app.js';
+import { addText } from '../helpers/sources.js';
+
+/**
+ * Issue 33: the no-key answer reads words as retrieval does: stemmed in the agent's language and
+ * with the owner's synonyms. A passage retrieval found because "cornetti" stems as "cornetto" in
+ * Italian, or because the owner wrote "cornetto = croissant", is quoted, not turned away by the
+ * relevance gate; a question the passages do not answer still gets the fallback.
+ */
+
+function passage(content: string, extra: Partial<AnswerPassage> = {}): AnswerPassage {
+  return {
+    content,
+    sourceId: 'src-1',
+    sourceName: 'notes.txt',
+    title: null,
+    pageUrl: null,
+    page: null,
+    heading: null,
+    keywordMatch: true,
+    distance: null,
+    ...extra,
+  };
+}
+
+const CORNETTO_IT = 'Il cornetto vegano è fatto ogni mattina con latte di avena, senza burro.';
+const SPEDIZIONI_IT = 'Le spedizioni partono ogni lunedì con il corriere.';
+const CORNETTO_EN = 'Our vegan cornetto is baked every morning with oat milk instead of butter.';
+const HOURS_EN = 'We are open Monday to Saturday from 7 to 19.';
+
+describe('the no-key answer reads words in the agent language and with its synonyms', () => {
+  it('an Italian agent: "Avete cornetti vegani?" quotes the passage about "cornetto vegano"', () => {
+    const passages = [passage(CORNETTO_IT), passage(SPEDIZIONI_IT)];
+    const answer = knowledgeOnlyAnswer('Avete cornetti vegani?', passages, { showSources: false, language: 'it' });
+    expect(answer.found).toBe(true);
+    expect(answer.text).toContain(CORNETTO_IT);
+    expect(answer.text).not.toContain(SPEDIZIONI_IT);
+  });
+
+  it('an Italian agent still gets the fallback for what its passages do not hold', () => {
+    const passages = [passage(CORNETTO_IT), passage(SPEDIZIONI_IT)];
+    const answer = knowledgeOnlyAnswer('Accettate pagamenti con PayPal?', passages, {
+      showSources: false,
+      language: 'it',
+    });
+    expect(answer.found).toBe(false);
+  });
+
+  it('an agent on `auto` reads an Italian question in Italian, an English one as before', () => {
+    const passages = [passage(CORNETTO_IT), passage(SPEDIZIONI_IT)];
+    for (const language of ['auto', null]) {
+      const answer = knowledgeOnlyAnswer('Avete cornetti vegani?', passages, { showSources: false, language });
+      expect(answer.found, String(language)).toBe(true);
+      expect(answer.text).toContain(CORNETTO_IT);
+      const paypal = knowledgeOnlyAnswer('Accettate pagamenti con PayPal?', passages, { showSources: false, language });
+      expect(paypal.found).toBe(false);
+    }
+    const english = [passage(CORNETTO_EN), passage(HOURS_EN)];
+    const answer = knowledgeOnlyAnswer('Is the vegan cornetto baked with butter?', english, { showSources: false });
+    expect(answer.text).toContain(CORNETTO_EN);
+  });
+
+  it('an English agent with "cornetto = croissant": a question about croissants quotes the cornetto passage', () => {
+    const passages = [passage(CORNETTO_EN), passage(HOURS_EN)];
+    const options = { showSources: false, language: 'en', synonyms: ['cornetto = croissant'] };
+    const answer = knowledgeOnlyAnswer('Do you have croissants?', passages, options);
+    expect(answer.found).toBe(true);
+    expect(answer.text).toContain(CORNETTO_EN);
+    // without the synonym no passage says "croissant": not an answer
+    expect(knowledgeOnlyAnswer('Do you have croissants?', passages, { showSources: false }).found).toBe(false);
+    // a synonym does not make an unrelated question answered
+    expect(knowledgeOnlyAnswer('Can I pay by PayPal?', passages, options).found).toBe(false);
+  });
+
+  it('a multi-word synonym ("gift card = voucher") credits each word of the phrase asked', () => {
+    const passages = [passage('Vouchers can be redeemed in every shop until the end of the year.'), passage(HOURS_EN)];
+    const options = { showSources: false, synonyms: ['gift card = voucher'] };
+    const answer = knowledgeOnlyAnswer('Where can I redeem a gift card?', passages, options);
+    expect(answer.found).toBe(true);
+    expect(answer.text).toContain('Vouchers can be redeemed');
+  });
+});
+
+describe('through the public chat with no provider key', () => {
+  const apps = useTestApps({ env: { EMBEDDINGS: 'none' } });
+
+  it("an Italian agent's question in another inflection, and an English agent's synonym, are answered", async () => {
+    const t = await apps.start();
+    const owner = await registerUser(t.app);
+    const it = await createAgent(t.app, owner.token, { language: 'it' });
+    await addText(t, owner.token, it.id, 'Cornetti', CORNETTO_IT);
+    await addText(t, owner.token, it.id, 'Spedizioni', SPEDIZIONI_IT);
+    const italian = await say(t, it.id, 's1', 'Avete cornetti vegani?');
+    expect(italian.message).toContain(CORNETTO_IT);
+
+    const en = await createAgent(t.app, owner.token, { language: 'en', synonyms: ['cornetto = croissant'] });
+    await addText(t, owner.token, en.id, 'Cornetto', CORNETTO_EN);
+    await addText(t, owner.token, en.id, 'Hours', HOURS_EN);
+    const english = await say(t, en.id, 's2', 'Do you have croissants?');
+    expect(english.message).toContain(CORNETTO_EN);
+    const unanswerable = await say(t, en.id, 's3', 'Can I pay by PayPal?');
+    expect(unanswerable.sources).toEqual([]);
+
+    // on `auto` the index stems as English; search finds "cornetti" a letter from "cornetto" and
+    // the answer reads the Italian question in Italian
+    const auto = await createAgent(t.app, owner.token, { language: 'auto' });
+    await addText(t, owner.token, auto.id, 'Cornetti', CORNETTO_IT);
+    await addText(t, owner.token, auto.id, 'Spedizioni', SPEDIZIONI_IT);
+    const fromAuto = await say(t, auto.id, 's4', 'Avete cornetti vegani?');
+    expect(fromAuto.message).toContain(CORNETTO_IT);
+  });
+});
