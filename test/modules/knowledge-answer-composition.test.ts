@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { asksForList } from '../../src/modules/chat/answer-gate.js';
 import { stem } from '../../src/modules/chat/answer-words.js';
-import { type AnswerPassage, DEFAULT_NO_ANSWER, knowledgeOnlyAnswer } from '../../src/modules/chat/knowledge-answer.js';
+import { DEFAULT_NO_ANSWER, knowledgeOnlyAnswer } from '../../src/modules/chat/knowledge-answer.js';
 import { auth, createAgent, registerUser, say, useTestApps } from '../helpers/app.js';
 import { addText } from '../helpers/sources.js';
+import { answerPassage } from '../helpers/answer-passage.js';
 
 /**
  * Issue 33: the no-key answer for questions in the visitor's own words. The relevance gate judges
@@ -13,20 +14,7 @@ import { addText } from '../helpers/sources.js';
  * a list, and a question asking for a list gets more than one line.
  */
 
-function passage(content: string, extra: Partial<AnswerPassage> = {}): AnswerPassage {
-  return {
-    content,
-    sourceId: 'src-1',
-    sourceName: 'notes.txt',
-    title: null,
-    pageUrl: null,
-    page: null,
-    heading: null,
-    keywordMatch: true,
-    distance: null,
-    ...extra,
-  };
-}
+const passage = answerPassage;
 
 const opts = { showSources: false };
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { type AnswerPassage, knowledgeOnlyAnswer } from '../../src/modules/chat/knowledge-answer.js';
+import { knowledgeOnlyAnswer } from '../../src/modules/chat/knowledge-answer.js';
 import { createAgent, registerUser, say, useTestApps } from '../helpers/app.js';
 import { addText } from '../helpers/sources.js';
+import { answerPassage } from '../helpers/answer-passage.js';
 
 /**
  * Issue 33: the no-key answer reads words as retrieval does: stemmed in the agent's language and
@@ -10,20 +11,7 @@ import { addText } from '../helpers/sources.js';
  * relevance gate; a question the passages do not answer still gets the fallback.
  */
 
-function passage(content: string, extra: Partial<AnswerPassage> = {}): AnswerPassage {
-  return {
-    content,
-    sourceId: 'src-1',
-    sourceName: 'notes.txt',
-    title: null,
-    pageUrl: null,
-    page: null,
-    heading: null,
-    keywordMatch: true,
-    distance: null,
-    ...extra,
-  };
-}
+const passage = answerPassage;
 
 const CORNETTO_IT = 'Il cornetto vegano è fatto ogni mattina con latte di avena, senza burro.';
 const SPEDIZIONI_IT = 'Le spedizioni partono ogni lunedì con il corriere.';

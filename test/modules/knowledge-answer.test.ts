@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { citation } from '../../src/modules/chat/answer-citation.js';
 import { splitSentences } from '../../src/modules/chat/answer-sentences.js';
 import { contentWords, stem } from '../../src/modules/chat/answer-words.js';
-import { type AnswerPassage, DEFAULT_NO_ANSWER, knowledgeOnlyAnswer } from '../../src/modules/chat/knowledge-answer.js';
+import { DEFAULT_NO_ANSWER, knowledgeOnlyAnswer } from '../../src/modules/chat/knowledge-answer.js';
+import { answerPassage } from '../helpers/answer-passage.js';
 
 /**
  * The answer without an LLM: the sentences answering the question, quoted exactly from the
@@ -11,20 +12,7 @@ import { type AnswerPassage, DEFAULT_NO_ANSWER, knowledgeOnlyAnswer } from '../.
  * word with the question.
  */
 
-function passage(content: string, extra: Partial<AnswerPassage> = {}): AnswerPassage {
-  return {
-    content,
-    sourceId: 'src-1',
-    sourceName: 'notes.txt',
-    title: null,
-    pageUrl: null,
-    page: null,
-    heading: null,
-    keywordMatch: true,
-    distance: null,
-    ...extra,
-  };
-}
+const passage = answerPassage;
 
 const ANSWER_SENTENCE = 'The Business plan costs $49 per user per month when billed annually, or $59 billed monthly.';
 const PRICING_OPENING = 'Acme Cloud is the simplest way for small teams to share files, calendars and tasks.';
