@@ -62,6 +62,8 @@ export interface ServerProcess {
   child: ChildProcess;
   /** ms from spawn to the first 200 on `readyPath` */
   startMs: number;
+  /** performance.now() when it was spawned */
+  startedAt: number;
   stop(): Promise<void>;
 }
 
@@ -114,6 +116,7 @@ export async function spawnServer(
     url,
     child,
     startMs,
+    startedAt: started,
     stop: async () => {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');

@@ -24,6 +24,16 @@ const MB = 1_000_000;
 const UPLOAD_MB = Number(process.env.BENCH_UPLOAD_MB ?? 100);
 const STARTS = Number(process.env.BENCH_STARTS ?? 5);
 
+/**
+ * Waits until the server has been up 15 s: its integrity check starts 5 s after start
+ * (platform/db/integrity.ts) and its thread ends a second after the check. Settling time for
+ * the reading, not synchronisation.
+ */
+async function afterStartupCheck(server: { startedAt: number }): Promise<void> {
+  const wait = server.startedAt + 15_000 - performance.now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+}
+
 function appEnv(dataDir: string): Record<string, string> {
   return {
     DATA_DIR: dataDir,
@@ -100,6 +110,8 @@ try {
   for (let i = 0; i < 20; i++) await fetch(`${seaIdleServer.url}/api/health`).then((r) => r.arrayBuffer());
   await new Promise((r) => setTimeout(r, 2000)); // settling time for the reading, not synchronisation
   const seaIdle = rssMb(seaIdleServer.child.pid!);
+  await afterStartupCheck(seaIdleServer);
+  const seaSettled = rssMb(seaIdleServer.child.pid!);
   await seaIdleServer.stop();
   const seaStart = round(percentile(seaStarts, 50), 0);
   report({
@@ -125,6 +137,8 @@ try {
   const idle = rssMb(app.child.pid!);
   const bareIdle = rssMb(bare.child.pid!);
   await bare.stop();
+  await afterStartupCheck(app);
+  const settled = rssMb(app.child.pid!);
   report({
     figure: 'process_binary_idle_rss_mb',
     value: seaIdle,
@@ -142,6 +156,26 @@ try {
     baseline_of: 'bare Fastify server',
     goal: '<= 110 MB',
     met: idle <= 110,
+  });
+  // the same two processes once the start's integrity check (a database thread, 5 s after start)
+  // has run and its thread has ended: what stays at rest for the rest of the day
+  report({
+    figure: 'process_binary_idle_settled_rss_mb',
+    value: seaSettled,
+    unit: 'MB',
+    baseline: settled,
+    baseline_of: 'npm start idle, settled the same way',
+    note: "after the start's integrity check",
+    goal: '<= 110 MB',
+    met: seaSettled <= 110,
+  });
+  report({
+    figure: 'process_idle_settled_rss_mb',
+    value: settled,
+    unit: 'MB',
+    note: "after the start's integrity check",
+    goal: '<= 110 MB',
+    met: settled <= 110,
   });
 
   // upload: a file on disk streamed from disk (the bench holds none of it in memory)
