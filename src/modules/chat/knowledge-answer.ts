@@ -12,7 +12,9 @@
  *    returns may share just one common word with the question. A passage counts when its words
  *    (content, title and heading, as the keyword index sees them) hold at least half the weight of
  *    the question's topic words, a word weighing less the more candidate passages hold it, frame
- *    words ("abbreviation", "stand for") left out; or when the vector index found it within
+ *    words ("abbreviation", "stand for") left out, a word the agent's whole knowledge holds nowhere
+ *    weighing more than any held word (so "Do you ship to Canada?" is not half answered by "ship");
+ *    or when the vector index found it within
  *    {@link MAX_VECTOR_DISTANCE}; a passage found only by the vector index counts only by its
  *    distance. The best sentence with its entry (the question line or heading before it, the
  *    answer after it), title and headings must hold half that weight too, and stand out: a tie
@@ -102,6 +104,11 @@ export interface KnowledgeAnswerOptions extends AnswerVocabulary {
   noAnswer?: string | null;
   /** whether each quote is followed by its "Source: ..." line */
   showSources: boolean;
+  /**
+   * the question's words (lower-cased) that the agent's whole knowledge holds nowhere, typos and
+   * synonyms aside (knowledge/search-query.ts unknownWords): they weigh heavily (answer-gate.ts)
+   */
+  unknownWords?: ReadonlySet<string>;
 }
 
 export const ANSWER_INTRO = 'Here is what I found in our information:';
@@ -171,9 +178,13 @@ export function knowledgeOnlyAnswer(
         ),
       };
     });
+  const unknown = new Set(
+    [...asked].filter(([, form]) => options.unknownWords?.has(form.replace(/'s$/, ''))).map(([w]) => w),
+  );
   const gateWeights = wordWeights(
     words,
     candidates.map((c) => c.all),
+    unknown,
   );
   const relevant: AnswerPassage[] = [];
   const perPassage: Scored[][] = [];
