@@ -348,3 +348,17 @@ describe('the best sentence’s paragraph goes on by one sentence holding a ques
     expect(a.text).not.toContain('Returns');
   });
 });
+
+describe('a table row is one line to quote', () => {
+  it('a row whose cell holds sentences is quoted whole, its price with it', () => {
+    const table = passage(
+      'Licenses\n\n| No. | Product | Price |\n| --- | --- | --- |\n' +
+        '| 5. | Standard License. Warranty of title for the source code. | $6000 one time fee |\n' +
+        '| 6. | Encryption Extension (SEE). A drop-in replacement that reads encrypted databases. | $2000 one time fee |',
+    );
+    const a = knowledgeOnlyAnswer('How much does the Encryption Extension cost?', [table], opts);
+    expect(a.found).toBe(true);
+    expect(quoted(a.text)).toContain('$2000 one time fee');
+    expect(quoted(a.text)).not.toContain('$6000');
+  });
+});
