@@ -327,3 +327,38 @@ describe('a Q&A source through the public chat without a model key', () => {
     expect(reply.message).not.toContain('Q: ');
   });
 });
+
+describe('the best sentence’s paragraph goes on by one sentence holding a question word', () => {
+  const faq = passage(
+    'Why are these numbers not equal?\n\nOnly integers and fractions whose denominator is a power of 2 are exact. ' +
+      'All other numbers are rounded to 53 binary digits. See the manual for more.\n\nHow do I install it?\n\nRun the installer.',
+  );
+
+  it('an FAQ answer whose fact is in its second sentence quotes that sentence too', () => {
+    const a = knowledgeOnlyAnswer('Why are these numbers not equal?', [faq], opts);
+    expect(quoted(a.text)).toContain('53 binary digits');
+    // not past the paragraph, and not a sentence without a word of the question
+    expect(a.text).not.toContain('See the manual');
+    expect(a.text).not.toContain('installer');
+  });
+
+  it('a line on another subject after the best one is not quoted', () => {
+    const lines = passage('The warranty covers all parts for two years.\nReturns are free within 30 days.');
+    const a = knowledgeOnlyAnswer('What does the warranty cover?', [lines], opts);
+    expect(a.text).not.toContain('Returns');
+  });
+});
+
+describe('a table row is one line to quote', () => {
+  it('a row whose cell holds sentences is quoted whole, its price with it', () => {
+    const table = passage(
+      'Licenses\n\n| No. | Product | Price |\n| --- | --- | --- |\n' +
+        '| 5. | Standard License. Warranty of title for the source code. | $6000 one time fee |\n' +
+        '| 6. | Encryption Extension (SEE). A drop-in replacement that reads encrypted databases. | $2000 one time fee |',
+    );
+    const a = knowledgeOnlyAnswer('How much does the Encryption Extension cost?', [table], opts);
+    expect(a.found).toBe(true);
+    expect(quoted(a.text)).toContain('$2000 one time fee');
+    expect(quoted(a.text)).not.toContain('$6000');
+  });
+});

@@ -8,8 +8,10 @@
  * candidate ("SQLite" in an SQLite FAQ, "router" in a router manual) weighs ln 2 and says little
  * about which passage answers; a word in one of five weighs ln 6. A word in no candidate ("gym"
  * asked of a bakery, "charge" asked of a rate table that says "Cost") weighs the mean of the others:
- * the knowledge may say it in other words, or not at all. With one candidate every word weighs the
- * same: half the question's words.
+ * the knowledge may say it in other words, or not at all. A word the agent's whole knowledge holds
+ * nowhere (typos and the owner's synonyms aside) weighs a tenth more than the heaviest held word:
+ * "Do you ship to Canada?" of a shop that never says "Canada" is not half answered by "ship". With
+ * one candidate every other word weighs the same: half the question's words.
  *
  * The margin: when the best sentence does not hold all the question's topic words and another
  * sentence, elsewhere, holds the same ones and scores as high, nothing stands out: the question
@@ -43,8 +45,19 @@ export function topicWords(words: string[]): string[] {
   return topic.length > 0 ? topic : words;
 }
 
-/** each question word's weight over the candidates' terms (content, title and heading of each) */
-export function wordWeights(words: string[], candidates: Array<Set<string>>): Map<string, number> {
+/**
+ * Each question word's weight over the candidates' terms (content, title and heading of each).
+ * `unknown`: the words the agent's whole knowledge holds nowhere (not merely the candidates),
+ * typos and synonyms aside: such a word weighs a tenth more than the heaviest word the candidates
+ * hold, so a question turning on it ("Do you ship to Canada?", "Can I pay by PayPal?") is not
+ * answered by a passage sharing its other word, while a longer question with one stray word ("How
+ * much paid time off do full-time staff get?" of a handbook saying "employees") still is.
+ */
+export function wordWeights(
+  words: string[],
+  candidates: Array<Set<string>>,
+  unknown: ReadonlySet<string> = new Set(),
+): Map<string, number> {
   const n = Math.max(1, candidates.length);
   const weights = new Map<string, number>();
   const absent: string[] = [];
@@ -55,7 +68,8 @@ export function wordWeights(words: string[], candidates: Array<Set<string>>): Ma
   }
   const present = [...weights.values()];
   const mean = present.length > 0 ? present.reduce((a, b) => a + b, 0) / present.length : Math.LN2;
-  for (const w of absent) weights.set(w, mean);
+  const heaviest = Math.max(Math.LN2, ...present);
+  for (const w of absent) weights.set(w, unknown.has(w) ? 1.1 * heaviest : mean);
   return weights;
 }
 

@@ -54,6 +54,13 @@ export function splitSentences(content: string): Array<{ text: string; start: nu
   const pushBlock = (from: number, to: number) => {
     const text = content.slice(from, to);
     if (!/\S/.test(text)) return;
+    // a table row is one line to quote, whatever its cells say: "| SQLite License. Warranty of
+    // title … | $6000 one time fee |" cut at its periods would lose its price
+    const row = text.trim();
+    if (TABLE_ROW.test(row)) {
+      out.push({ text: row, start: from + text.indexOf(row), block: block++ });
+      return;
+    }
     let last = 0;
     const cut = (end: number) => {
       const raw = text.slice(last, end);

@@ -12,7 +12,9 @@
  *    returns may share just one common word with the question. A passage counts when its words
  *    (content, title and heading, as the keyword index sees them) hold at least half the weight of
  *    the question's topic words, a word weighing less the more candidate passages hold it, frame
- *    words ("abbreviation", "stand for") left out; or when the vector index found it within
+ *    words ("abbreviation", "stand for") left out, a word the agent's whole knowledge holds nowhere
+ *    weighing more than any held word (so "Do you ship to Canada?" is not half answered by "ship");
+ *    or when the vector index found it within
  *    {@link MAX_VECTOR_DISTANCE}; a passage found only by the vector index counts only by its
  *    distance. The best sentence with its entry (the question line or heading before it, the
  *    answer after it), title and headings must hold half that weight too, and stand out: a tie
@@ -25,7 +27,7 @@
  *    in the question's own form ("billing", not "billed") counts a tenth more, which only breaks
  *    ties; a sentence defining what "What is X?" or "What does X stand for?" asks about counts more.
  *    The best sentence is taken, then others scoring at least half of it, at most three, within
- *    {@link QUOTE_BUDGET} characters. A question line (an FAQ's, of any length) brings its answer;
+ *    {@link QUOTE_BUDGET} characters, then the next sentence of the best one's paragraph if it fits. A question line (an FAQ's, of any length) brings its answer;
  *    a short lead-in (a heading, a label such as "Price:") brings the sentence after it, a short
  *    complete sentence or a record line does not. A question asking for a list ("What breads do
  *    you have?", "Which plans are there?") gets up to eight sentences of the best one's passage and
@@ -102,6 +104,11 @@ export interface KnowledgeAnswerOptions extends AnswerVocabulary {
   noAnswer?: string | null;
   /** whether each quote is followed by its "Source: ..." line */
   showSources: boolean;
+  /**
+   * the question's words (lower-cased) that the agent's whole knowledge holds nowhere, typos and
+   * synonyms aside (knowledge/search-query.ts unknownWords): they weigh heavily (answer-gate.ts)
+   */
+  unknownWords?: ReadonlySet<string>;
 }
 
 export const ANSWER_INTRO = 'Here is what I found in our information:';
@@ -171,9 +178,13 @@ export function knowledgeOnlyAnswer(
         ),
       };
     });
+  const unknown = new Set(
+    [...asked].filter(([, form]) => options.unknownWords?.has(form.replace(/'s$/, ''))).map(([w]) => w),
+  );
   const gateWeights = wordWeights(
     words,
     candidates.map((c) => c.all),
+    unknown,
   );
   const relevant: AnswerPassage[] = [];
   const perPassage: Scored[][] = [];
@@ -305,6 +316,22 @@ export function knowledgeOnlyAnswer(
     if (rows.length === 0 && followers[0]) rows = listRows(sentences, followers[0].index, content);
     return rows.slice(0, MAX_ROWS);
   };
+  /**
+   * The fact asked is often in the sentence after the one naming it ("… numbers are equal?" → "The
+   * only numbers … are integers …" → "All other numbers are rounded to 53 binary digits"): the best
+   * sentence's paragraph goes on by one sentence holding a question word, if the budget allows.
+   */
+  const continueParagraph = (s: Scored) => {
+    const sentences = perPassage[s.passage]!;
+    const content = relevant[s.passage]!.content;
+    let i = Math.max(s.index, ...followersOf(sentences, s.index, content).map((f) => f.index));
+    const same = (j: number) =>
+      sentences[j + 1] !== undefined && !paragraphBreak(sentences[j]!, sentences[j + 1]!, content);
+    while (same(i) && pickedKeys.has(sentences[i + 1]!.key)) i++;
+    const next = same(i) ? sentences[i + 1]! : undefined;
+    if (!next || next.score === 0 || pickedKeys.has(next.key) || cost(next) > budget) return;
+    if (!isQuestion(next.text) && !isRowLike(next.text) && !isLeadIn(next.text)) take(next);
+  };
   const topQuestion = top
     ? entryQuestion(perPassage[top.passage]!, top.index, relevant[top.passage]!.content)
     : undefined;
@@ -334,6 +361,7 @@ export function knowledgeOnlyAnswer(
       for (const x of extra) take(x);
       count++;
     }
+    if (!wantsList && top) continueParagraph(top);
   } else {
     // found by meaning alone (no shared word): the opening of the closest passage
     for (const s of perPassage[0]!) {

@@ -57,6 +57,8 @@ export interface PreparedTurn {
   request: ChatRequest;
   /** null: no key for the agent's provider, answer from the knowledge base alone */
   provider: LlmProvider | null;
+  /** without a provider: the question's words the agent's knowledge holds nowhere (knowledge-answer.ts) */
+  unknownWords?: ReadonlySet<string>;
   /** asked through the public route: the agent's visitor settings apply (citations shown or not) */
   visitor: boolean;
 }
@@ -127,6 +129,7 @@ export class ChatService extends ChatConversations {
         showSources: false,
         language: turn.agent.language,
         synonyms: turn.agent.synonyms,
+        unknownWords: turn.unknownWords,
       });
       text = found.text;
       used = found.used.length;
@@ -256,6 +259,7 @@ export class ChatService extends ChatConversations {
     });
 
     const passages = await this.knowledge.search(agent.id, message);
+    const provider = this.providers(agent.provider);
     const history = this.repo
       .recentMessages(conversation.id, userMessage.id, HISTORY_MAX_MESSAGES)
       .map((m) => ({ role: m.role, content: m.content }));
@@ -272,7 +276,8 @@ export class ChatService extends ChatConversations {
       userMessage,
       passages,
       request,
-      provider: this.providers(agent.provider),
+      provider,
+      unknownWords: provider ? undefined : this.knowledge.unknownWords(agent.id, message),
       visitor: by.visitor,
     };
   }

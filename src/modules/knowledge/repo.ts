@@ -41,6 +41,7 @@ export class KnowledgeRepo {
   private readonly chunksWithSource;
   private readonly termKnown;
   private readonly termsNear;
+  private readonly agentHasTerm;
 
   constructor(private readonly db: Db) {
     this.keywordHits = db.$client.prepare<[string, number], [number, number]>(KEYWORD_SEARCH_SQL).raw();
@@ -51,6 +52,9 @@ export class KnowledgeRepo {
         `SELECT term, doc FROM chunks_fts_terms WHERE term >= ? AND term < ? AND length(term) BETWEEN ? AND ? LIMIT ${TYPO_SCAN_LIMIT}`,
       )
       .raw();
+    this.agentHasTerm = db.$client
+      .prepare<[string], number>('SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT 1')
+      .pluck();
     // ids as one JSON array parameter: one statement for any number of them
     this.chunksWithSource = db
       .select({
@@ -298,6 +302,19 @@ export class KnowledgeRepo {
       .sort((a, b) => a.distance - b.distance || b.docs - a.docs)
       .slice(0, max)
       .map((f) => f.term);
+  }
+
+  /**
+   * Whether one agent's passages hold `term` (a stem, as the keyword index holds it): a look-up of
+   * the index's terms first (a term no agent holds needs no search), then one search for it
+   * within the agent's passages.
+   */
+  agentHoldsTerm(chatbotId: string, term: string): boolean {
+    const word = foldDiacritics(term);
+    if (!/^[\p{L}\p{N}]+$/u.test(word)) return true;
+    if (this.termKnown.get(word) === undefined) return false;
+    const agentToken = `a${Buffer.from(chatbotId, 'utf8').toString('hex')}`;
+    return this.agentHasTerm.get(`agent : "${agentToken}" AND "${word}"`) !== undefined;
   }
 
   countChunks(sourceId: string, upTo?: number): number {

@@ -2,6 +2,7 @@ import { stemWords, stemWord } from '../../platform/text/stemming.js';
 import { detectLanguage } from '../../platform/text/stop-words.js';
 import { synonymTerms } from '../agents/index.js';
 import { questionKey } from './question-key.js';
+import { editDistance } from './repo.js';
 
 // What a visitor's question is searched by (KnowledgeService.search): the keyword query of its
 // content words, and whether it is the question of an owner's Q&A.
@@ -125,3 +126,52 @@ function synonymQueryTerms(text: string, { language, synonyms }: QueryVocabulary
   }
   return out;
 }
+
+/**
+ * The question's words that an agent's knowledge holds nowhere (lower-cased, as the keyword
+ * index's tokenizer splits them): not the word's stem in the agent's language (on `auto`, in
+ * English or in the question's own language) nor that stem less its last one or two letters, not an index term a typo away that the agent holds
+ * ("shiping"; TYPO_EDITS), not part of a term of the owner's synonym groups. "Do you ship to Canada?" asked of
+ * a manual that never says "Canada": the manual cannot answer it, however well "ship" matches
+ * (chat/answer-gate.ts weighs such a word heavily). Stop words and one-letter words are left out.
+ */
+export function unknownWords(
+  text: string,
+  vocabulary: QueryVocabulary & { holds: (stem: string) => boolean },
+): Set<string> {
+  const languages =
+    vocabulary.language === 'auto' ? [...new Set(['en', detectLanguage(text)])] : [vocabulary.language ?? 'en'];
+  // the words of the owner's synonym groups, as stems: "croissants" of "cornetto = croissant"
+  const synonymStems = new Set(
+    (vocabulary.synonyms ?? []).flatMap((line) =>
+      synonymTerms(line).flatMap((t) => languages.flatMap((l) => stemWords(l, t))),
+    ),
+  );
+  const unknown = new Set<string>();
+  for (const [word] of text.toLowerCase().matchAll(/[\p{L}\p{N}]+/gu)) {
+    if (word.length < 2 || STOPWORDS.has(word) || unknown.has(word)) continue;
+    const stems = [...new Set(languages.map((l) => stemWord(l, word)))];
+    if (stems.some((s) => synonymStems.has(s))) continue;
+    // the stem, or it less a letter or two: stemmers disagree on endings (Italian "vegano" is
+    // held as "veg", "vegani" stems "vegan")
+    const cut = (s: string) => [s, s.slice(0, -1), s.slice(0, -2)].filter((p) => p === s || p.length >= 3);
+    if (stems.some((s) => cut(s).some((p) => vocabulary.holds(p)))) continue;
+    const typo =
+      word.length >= MIN_TYPO_LENGTH &&
+      !/\d/.test(word) &&
+      stems.some((s) =>
+        (vocabulary.nearTerms?.(s) ?? []).some(
+          (near) => editDistance(s, near, TYPO_EDITS(s)) <= TYPO_EDITS(s) && vocabulary.holds(near),
+        ),
+      );
+    if (!typo) unknown.add(word);
+  }
+  return unknown;
+}
+
+/**
+ * A typo, for unknownWords: one edit, two in a word of 8 letters or more. Stricter than the
+ * search's look-up (two edits from 6 letters), which may well widen the search: "paypal" is two
+ * edits from "payabl(e)", but no misspelling of it.
+ */
+const TYPO_EDITS = (stem: string) => (stem.length >= 8 ? 2 : 1);

@@ -11,7 +11,7 @@ import { websiteOptions } from './website-options.js';
 import type { KeywordSearch } from './keyword-searcher.js';
 import { type Passage, sourceLabel } from './passage.js';
 import type { KnowledgeRepo } from './repo.js';
-import { ftsQuery, qaMatches } from './search-query.js';
+import { ftsQuery, qaMatches, unknownWords } from './search-query.js';
 import type { StorageQuota } from './storage-quota.js';
 import type { ChunkRow, SourceRow } from './tables.js';
 import type { VectorIndex } from './vector-index.js';
@@ -270,6 +270,20 @@ export class KnowledgeService {
           qa: row.source_type === 'qa' ? { question: row.qa_question ?? '', answer: row.qa_answer ?? '' } : null,
         },
       ];
+    });
+  }
+
+  /**
+   * The question's words the agent's knowledge holds nowhere, typos and the owner's synonyms
+   * aside (search-query.ts unknownWords): for the answer quoted without a model.
+   */
+  unknownWords(chatbotId: string, query: string): Set<string> {
+    const agent = this.agents.findById(chatbotId);
+    return unknownWords(query, {
+      language: agent?.language,
+      synonyms: agent?.synonyms,
+      nearTerms: (stem) => this.repo.nearTerms(stem),
+      holds: (stem) => this.repo.agentHoldsTerm(chatbotId, stem),
     });
   }
 
