@@ -140,13 +140,16 @@ describe('admin UI fixes (issue 22.4)', () => {
         welcome_message: 'Hello from the draft!',
         instructions: 'Answer in one sentence.',
       });
-      expect(
-        await page.evaluate(() => {
-          const e = new Event('beforeunload', { cancelable: true });
-          window.dispatchEvent(e);
-          return e.defaultPrevented;
-        }),
-      ).toBe(false);
+      // the page drops its leave guard once the saved state has rendered: polled, not read once
+      await expect
+        .poll(() =>
+          page.evaluate(() => {
+            const e = new Event('beforeunload', { cancelable: true });
+            window.dispatchEvent(e);
+            return e.defaultPrevented;
+          }),
+        )
+        .toBe(false);
       await page.evaluate(() => window.scrollTo(0, 0));
       await shoot(page, 'settings');
       await page.getByRole('link', { name: 'Agents', exact: true }).first().click();

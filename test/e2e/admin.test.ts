@@ -88,7 +88,7 @@ describe('the owner runs the business from the browser', () => {
     await form.getByRole('button', { name: 'Create agent' }).click();
     await page.waitForURL(/#\/agents\/[^/]+\/settings$/);
     agentId = decodeURIComponent(page.url().split('#/agents/')[1]!.split('/')[0]!);
-    await page.getByRole('heading', { name: 'Parcel helper' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Parcel helper' }).waitFor();
 
     // behaviour: instructions and temperature, saved with the section's own button
     const behaviour = page.getByRole('form', { name: 'Behaviour' });
