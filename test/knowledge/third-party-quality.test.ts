@@ -6,7 +6,7 @@ import { type FakeLlm, startFakeLlm } from '../helpers/fake-llm.js';
 import { type LocalSite, startLocalSite } from '../helpers/local-site.js';
 
 /**
- * Retrieval and answers on real third-party documents (test/fixtures/third-party, sources and
+ * Retrieval and answers on real third-party documents (test/fixtures/third_party, sources and
  * licences in its README.md): excerpts of four PDFs as they were published (two Texinfo manuals
  * with running headers that change per chapter, a DocBook manual with chapter tables of contents,
  * a paper with a two-line title and its authors set large), a small crawl of the SQLite web site
@@ -18,7 +18,7 @@ import { type LocalSite, startLocalSite } from '../helpers/local-site.js';
  * it). Prints the figures as a table; each has a floor a little below what the code reaches.
  */
 
-const FIXTURES = path.resolve('test/fixtures/third-party');
+const FIXTURES = path.resolve('test/fixtures/third_party');
 const read = (name: string) => readFileSync(path.join(FIXTURES, name));
 
 const PDFS = ['r-faq-excerpt.pdf', 'nettle-excerpt.pdf', 'bzip2-manual-excerpt.pdf', 'crc-paper-excerpt.pdf'];
