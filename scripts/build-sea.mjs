@@ -13,21 +13,26 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
+  closeSync,
   copyFileSync,
   mkdirSync,
   mkdtempSync,
+  openSync,
   readdirSync,
   readFileSync,
+  readSync,
+  renameSync,
   rmSync,
   statSync,
   writeFileSync,
+  writeSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { asciiOutput } from './build.mjs';
+import { asciiOutput, LOADED_ON_FIRST_USE } from './build.mjs';
 import { serverNodeFlags } from './node-flags.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -79,6 +84,7 @@ try {
     entryPoints: [path.join(root, 'src', 'main.ts')],
     outfile: path.join(work, 'main.cjs'),
     plugins: [
+      firstUsePlugin(),
       seaNativesPlugin(),
       piscinaWorkerPathPlugin(),
       packageDirnamePlugin(),
@@ -86,6 +92,27 @@ try {
       asciiOutput(),
     ],
   });
+  // What the server imports on first use (build.mjs LOADED_ON_FIRST_USE) is a CJS bundle of its
+  // own, dist/first-use/<name>.cjs among the assets, that the server's script requires from the
+  // unpacked dir when the code that imports it first runs (firstUsePlugin). Inside the one script
+  // they were about half its 7.6 MB, all of it kept for as long as the server runs: the idle
+  // executable was ~15 MB larger than `npm start`, which reads these from chunks of their own.
+  for (const pkgName of LOADED_ON_FIRST_USE) {
+    const file = firstUseFile(pkgName);
+    await build({
+      ...cjs,
+      stdin: {
+        contents: `module.exports = require(${JSON.stringify(pkgName)});`,
+        resolveDir: root,
+        sourcefile: `sea-${path.basename(file)}-entry.cjs`,
+        loader: 'js',
+      },
+      outfile: path.join(work, file),
+      plugins: [packageDirnamePlugin(), optionalModulesPlugin(), asciiOutput()],
+    });
+    files.set(file, path.join(work, file));
+  }
+
   // The worker threads' files: piscina's thread entry and a pool's task handlers in one bundle,
   // so both use one copy of piscina. With two bundles each had its own private symbols: a reply the
   // handlers wrapped with piscina's move() was not recognised by the thread entry, arrived as {}
@@ -185,6 +212,13 @@ try {
     'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2',
   ]);
 
+  // postject writes the executable with one write of its whole size, and the kernel keeps a file
+  // written that way in the page cache in large pieces (folios), each mapped whole into a process
+  // that touches any byte of it: run straight after the build, the idle server held ~20 MB more
+  // (clean pages of this file) than the same file copied with cp, downloaded or COPY'd into an
+  // image (bench/process.ts: ~120 against ~99 MB). Written again in 64 KB writes it is like those.
+  rewriteInSmallWrites(output);
+
   const mb = (statSync(output).size / 1024 / 1024).toFixed(1);
   console.log(
     `build:sea: ${path.relative(root, output)} ${mb} MB, ${sorted.length} assets (${manifest.hash}), ${((Date.now() - started) / 1000).toFixed(1)} s`,
@@ -200,6 +234,41 @@ function quiet(command, args) {
     process.stderr.write(`${err.stdout ?? ''}${err.stderr ?? ''}`);
     throw err;
   }
+}
+
+/** dist/first-use/<package name with / as __>.cjs */
+function firstUseFile(pkgName) {
+  return `dist/first-use/${pkgName.replace('/', '__')}.cjs`;
+}
+
+/** Imports of LOADED_ON_FIRST_USE packages in the server's script: required from their own bundle. */
+function firstUsePlugin() {
+  const filter = new RegExp(`^(${LOADED_ON_FIRST_USE.map((p) => p.replace(/[/.-]/g, '\\$&')).join('|')})$`);
+  return {
+    name: 'sea-first-use',
+    setup(b) {
+      b.onResolve({ filter }, (args) => ({ path: args.path, namespace: 'sea-first-use' }));
+      b.onLoad({ filter: /.*/, namespace: 'sea-first-use' }, (args) => ({
+        contents: `module.exports = require(${JSON.stringify(assetsModule)}).seaFirstUseModule(${JSON.stringify(firstUseFile(args.path))});`,
+        resolveDir: root,
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+function rewriteInSmallWrites(file) {
+  const tmp = `${file}.tmp`;
+  const from = openSync(file, 'r');
+  const to = openSync(tmp, 'w', 0o755);
+  try {
+    const piece = Buffer.alloc(64 * 1024);
+    for (let n; (n = readSync(from, piece, 0, piece.length, null)) > 0; ) writeSync(to, piece, 0, n);
+  } finally {
+    closeSync(from);
+    closeSync(to);
+  }
+  renameSync(tmp, file);
 }
 
 function* walk(dir) {

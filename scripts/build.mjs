@@ -12,6 +12,24 @@ import { formatSizes, precompressDir } from './precompress.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
 
+/**
+ * Packages the server imports on first use (src/platform/lazy.ts, the docs app, the terminal log
+ * format), not at start: a server needs none of them to start and most use one of them, or none,
+ * much later. dist/ keeps each in chunks that only import() reaches (test/ship/startup-imports.test.ts
+ * checks it), the single executable in a bundle of its own (scripts/build-sea.mjs).
+ */
+export const LOADED_ON_FIRST_USE = [
+  '@anthropic-ai/sdk',
+  '@google/genai',
+  'openai',
+  'ollama',
+  'cheerio',
+  'nodemailer',
+  '@fastify/swagger',
+  '@fastify/swagger-ui',
+  'pino-pretty',
+];
+
 /** Packages with native addons: they stay in node_modules and are loaded from there. */
 const NATIVE_PACKAGES = ['better-sqlite3', 'sqlite-vec', '@node-rs/argon2'];
 

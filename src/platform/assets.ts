@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { projectRoot } from './fs/project-root.js';
@@ -99,4 +100,15 @@ export function sqliteVecExtension(): string | undefined {
 /** A path inside the executable's unpacked assets (scripts/build-sea.mjs points dependencies here). */
 export function seaPath(relative: string): string {
   return path.join(seaAssetRoot(), relative);
+}
+
+/**
+ * A package the server loads on first use (platform/lazy.ts), inside the executable: a CJS bundle
+ * of its own among the unpacked assets (scripts/build-sea.mjs LOADED_ON_FIRST_USE), read from
+ * disk when first required. In the executable's one script those packages were half its 7.6 MB,
+ * and every byte of that script is mapped from the executable and kept for as long as it runs.
+ */
+export function seaFirstUseModule(file: string): unknown {
+  const full = seaPath(file);
+  return createRequire(full)(full);
 }

@@ -27,6 +27,9 @@ import {
   UNLIMITED_PLANS,
 } from '../helpers/server-process.js';
 import { serveOnTerminal } from '../helpers/terminal.js';
+import { type FakeLlm, type FakeProviderName, providerEnv, startFakeLlm } from '../helpers/fake-llm.js';
+import { startLocalSite } from '../helpers/local-site.js';
+import { startSmtp } from '../helpers/smtp.js';
 
 /**
  * Issue "Ship it": `npm run build:sea` writes dist/chat-agent; copied alone into an empty folder
@@ -282,6 +285,70 @@ describe('the single executable', () => {
     expect(chat.status).toBe(200);
     expect(((await chat.json()) as { message: string }).message).toMatch(/thirty days/);
     expect(await stopServer(second.server)).toEqual({ code: 0, signal: null });
+  });
+
+  it('loads what it keeps for first use from bundles of their own: the four LLM SDKs, cheerio, nodemailer, the docs', {
+    timeout: 120_000,
+  }, async () => {
+    // scripts/build-sea.mjs LOADED_ON_FIRST_USE: each package is required from the unpacked
+    // dir when first used, so each is used here once, as an owner would
+    const providers: FakeProviderName[] = ['openai', 'anthropic', 'google', 'ollama'];
+    const fakes: FakeLlm[] = [];
+    const site = await startLocalSite({
+      '/': '<html><head><title>Bakery</title></head><body><h1>Bakery</h1><p>Our sourdough is baked at dawn.</p></body></html>',
+    });
+    const smtp = await startSmtp();
+    try {
+      for (const provider of providers) fakes.push(await startFakeLlm(provider));
+      const { server, base } = await bootServer(binary, {
+        env: env({
+          DATA_DIR: tempDir('data-first-use'),
+          ALLOW_PRIVATE_URLS: 'true',
+          SMTP_URL: smtp.url,
+          ...Object.assign({}, ...fakes.map((f) => providerEnv(f, 'sk-test'))),
+        }),
+        cwd: path.dirname(binary.command),
+      });
+      const { token } = await ownerWithAgent(base, 'first-use@example.com');
+      for (const fake of fakes) {
+        const agent = await postJson(`${base}/api/chatbots`, { name: fake.provider, provider: fake.provider }, token);
+        expect(agent.status, await agent.clone().text()).toBe(201);
+        const chatbotId = ((await agent.json()) as { id: string }).id;
+        const chat = await postJson(`${base}/api/chat`, { chatbot_id: chatbotId, message: 'Hello?' }, token);
+        expect(chat.status, await chat.clone().text()).toBe(200);
+        expect(((await chat.json()) as { message: string }).message).toBe(`Hello from the fake ${fake.provider}.`);
+      }
+
+      const site1 = await postJson(`${base}/api/chatbots`, { name: 'Bakery' }, token);
+      const agentId = ((await site1.json()) as { id: string }).id;
+      const crawl = await postJson(
+        `${base}/api/sources/chatbot/${agentId}/website`,
+        { url: `${site.url}/`, max_pages: 1 },
+        token,
+      );
+      expect(crawl.status, await crawl.clone().text()).toBe(201);
+      let status = '';
+      const deadline = Date.now() + 60_000;
+      while (status !== 'completed' && status !== 'failed' && Date.now() < deadline) {
+        const list = await fetch(`${base}/api/sources/chatbot/${agentId}`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        status = ((await list.json()) as Array<{ status: string }>)[0]!.status;
+      }
+      expect(status).toBe('completed');
+
+      const reset = await postJson(`${base}/api/auth/password-reset`, { email: 'first-use@example.com' });
+      expect(reset.status).toBe(202);
+      expect((await smtp.waitFor(1)).to).toEqual(['first-use@example.com']);
+
+      const docs = await fetch(`${base}/docs`);
+      expect(docs.status).toBe(200);
+      expect(await docs.text()).toMatch(/swagger/i);
+      expect((await fetch(`${base}/openapi.json`)).status).toBe(200);
+      expect(await stopServer(server)).toEqual({ code: 0, signal: null });
+    } finally {
+      await Promise.all([...fakes.map((f) => f.close()), site.close(), smtp.close()]);
+    }
   });
 
   it('logs readable lines on a terminal (pino-pretty inside the executable), JSON through a pipe', async () => {

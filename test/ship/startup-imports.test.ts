@@ -4,7 +4,7 @@ import path from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs build script without type declarations
-import { escapeNonAscii, serverBuildOptions, workerBuildOptions } from '../../scripts/build.mjs';
+import { escapeNonAscii, LOADED_ON_FIRST_USE, serverBuildOptions, workerBuildOptions } from '../../scripts/build.mjs';
 
 /**
  * dist/main.js bundles the server's dependencies and splits off what is imported dynamically
@@ -13,18 +13,6 @@ import { escapeNonAscii, serverBuildOptions, workerBuildOptions } from '../../sc
  * a server needs none of them to start: they must stay dynamic imports, loaded on first use
  * (platform/lazy.ts), and so live only in chunks main.js reaches through import().
  */
-// the docs packages (platform/http/openapi-docs.ts) too: about 3 MB of the idle server when loaded at start
-const LOADED_ON_FIRST_USE = [
-  '@anthropic-ai/sdk',
-  '@google/genai',
-  'openai',
-  'ollama',
-  'cheerio',
-  'nodemailer',
-  '@fastify/swagger',
-  '@fastify/swagger-ui',
-];
-
 function packagesIn(output: Metafile['outputs'][string]): Set<string> {
   const names = new Set<string>();
   for (const input of Object.keys(output.inputs)) {
@@ -49,7 +37,7 @@ function loadedWith(outputs: Metafile['outputs'], entry: string): Set<string> {
 }
 
 describe('server bundle', () => {
-  it('imports the LLM and embedding SDKs, cheerio, nodemailer and the docs packages only on first use', {
+  it('imports the LLM and embedding SDKs, cheerio, nodemailer, the docs packages and pino-pretty only on first use', {
     timeout: 60_000,
   }, async () => {
     const outdir = mkdtempSync(path.join(tmpdir(), 'server-bundle-'));
