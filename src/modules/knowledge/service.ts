@@ -247,10 +247,11 @@ export class KnowledgeService {
       const row = rows.get(id);
       return row?.source_type === 'qa' && qaMatches(row.qa_question ?? '', query, agent?.language) ? 0 : 1;
     };
-    const top = ranked
-      .map((entry, i) => ({ entry, i, qa: qaFirst(entry[0]) }))
-      .sort((a, b) => a.qa - b.qa || a.i - b.i)
-      .slice(0, limit);
+    const top = keepFirsts(
+      ranked.map((entry, i) => ({ entry, i, qa: qaFirst(entry[0]) })).sort((a, b) => a.qa - b.qa || a.i - b.i),
+      [keywordHits[0]?.chunkId, vectorHits[0]?.chunkId],
+      limit,
+    );
     return top.flatMap(({ entry: [id, f], qa }) => {
       const row = rows.get(id);
       if (!row) return [];
@@ -333,6 +334,31 @@ export class KnowledgeService {
       this.vectors.store(batch.map((r, j) => ({ chunkId: r.id, chatbotId: r.chatbot_id, vector: vectors[j]! })));
     }
   }
+}
+
+/**
+ * The first `limit` of the fused order, each index's best hit kept among them: rank fusion can
+ * bury the passage one index is surest of under several that both indexes found middling (with a
+ * weak embedder, or keyword hits on a common word), and the model would never read it. A best hit
+ * left out takes the place of the last passage not kept this way; the order stays the fused one.
+ */
+function keepFirsts<T extends { entry: [number, unknown] }>(
+  ordered: T[],
+  firsts: Array<number | undefined>,
+  limit: number,
+): T[] {
+  const top = ordered.slice(0, limit);
+  for (const id of firsts) {
+    if (id === undefined || top.some((t) => t.entry[0] === id)) continue;
+    const kept = ordered.find((t) => t.entry[0] === id);
+    const firstIds = new Set(firsts);
+    const out = top.findLastIndex((t) => !firstIds.has(t.entry[0]));
+    if (!kept || out < 0) continue;
+    top.splice(out, 1);
+    top.push(kept);
+    top.sort((a, b) => ordered.indexOf(a) - ordered.indexOf(b));
+  }
+  return top;
 }
 
 /**
