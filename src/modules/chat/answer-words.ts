@@ -3,6 +3,7 @@
  * them: content words without stop words, a crude stem, dotted tokens ("4.99", "v2.3.1") whole.
  */
 
+import { lexiconSynonyms } from '../../platform/text/paraphrases.js';
 import { STEM_LANGUAGES, stemLanguage, stemWord } from '../../platform/text/stemming.js';
 import { detectLanguage, isStopWord } from '../../platform/text/stop-words.js';
 import { synonymTerms } from '../agents/index.js';
@@ -144,7 +145,8 @@ export function wordReader(question: string, vocabulary: AnswerVocabulary = {}):
   // its stop words ("Avete cornetti vegani?" is Italian), English when it has none
   const known = (STEM_LANGUAGES as readonly string[]).includes(vocabulary.language ?? '');
   const language = known ? stemLanguage(vocabulary.language) : detectLanguage(question);
-  if (language === 'en' && !vocabulary.synonyms?.length) return { stem, asked: questionWords(question), readTerms };
+  // the built-in lexicon's groups (platform/text/paraphrases.ts) count as the owner's do
+  const synonyms = [...lexiconSynonyms(language), ...(vocabulary.synonyms ?? [])];
   const stemOf = language === 'en' ? stem : (w: string) => stemWord(language, w);
   const split = (token: string) => (language === 'en' ? [token] : token.split("'").filter(Boolean));
   const isStop = (w: string) => STOP_WORDS.has(w) || (language !== 'en' && isStopWord(language, w));
@@ -176,7 +178,7 @@ export function wordReader(question: string, vocabulary: AnswerVocabulary = {}):
   const alternatives = new Map<string, string[][]>();
   const termStems = (term: string) => [...normalise(term).matchAll(TOKEN_RE)].flatMap((m) => split(m[0]).map(stemOf));
   const said = ` ${sequence.join(' ')} `;
-  for (const line of vocabulary.synonyms ?? []) {
+  for (const line of synonyms) {
     const group = synonymTerms(line).map(termStems);
     for (const term of group) {
       if (term.length === 0 || !said.includes(` ${term.join(' ')} `)) continue;
