@@ -249,7 +249,8 @@ export class KnowledgeService {
     };
     const top = keepFirsts(
       ranked.map((entry, i) => ({ entry, i, qa: qaFirst(entry[0]) })).sort((a, b) => a.qa - b.qa || a.i - b.i),
-      [keywordHits[0]?.chunkId, vectorHits[0]?.chunkId],
+      // the first of each index, then the second of each
+      [0, 1].flatMap((i) => [keywordHits[i]?.chunkId, vectorHits[i]?.chunkId]),
       limit,
     );
     return top.flatMap(({ entry: [id, f], qa }) => {
@@ -337,10 +338,11 @@ export class KnowledgeService {
 }
 
 /**
- * The first `limit` of the fused order, each index's best hit kept among them: rank fusion can
- * bury the passage one index is surest of under several that both indexes found middling (with a
- * weak embedder, or keyword hits on a common word), and the model would never read it. A best hit
- * left out takes the place of the last passage not kept this way; the order stays the fused one.
+ * The first `limit` of the fused order, each index's two best hits kept among them: rank fusion
+ * (k = 60, flat) can bury the passages one index is surest of under several that both indexes found
+ * middling (with a weak embedder, or keyword hits on a common word), and the model would never
+ * read them. A best hit left out takes the place of the last passage not kept this way, the first
+ * of each index before the second; the order stays the fused one.
  */
 function keepFirsts<T extends { entry: [number, unknown] }>(
   ordered: T[],
