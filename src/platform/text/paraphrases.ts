@@ -34,6 +34,12 @@ how often = frequency
 phone = telephone
 email = e-mail
 cheap = inexpensive = low cost
+big = large = huge
+small = little = tiny
+fast = quick
+choose = select = pick
+show = display
+answer = reply = response
 error = mistake
 problem = issue
 fix = repair
