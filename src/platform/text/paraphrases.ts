@@ -21,9 +21,18 @@ help = support = assistance
 website = web site = site
 visitor = traffic = hits
 buy = purchase
-remove = delete = erase
+remove = delete = erase = wipe
 change = modify = alter
 begin = start
+start over = restart = start again
+home = house = household
+take part = took part = participate
+staff = employee = personnel
+time off = vacation = holiday = annual leave
+turn into = convert
+annually = yearly = per year
+get back = recover = restore
+several = multiple
 finish = end
 at most = maximum
 at least = minimum
