@@ -344,17 +344,18 @@ export class KnowledgeService {
  * read them. A best hit left out takes the place of the last passage not kept this way, the first
  * of each index before the second; the order stays the fused one.
  */
-function keepFirsts<T extends { entry: [number, unknown] }>(
+function keepFirsts<T extends { entry: [number, unknown]; qa: number }>(
   ordered: T[],
   firsts: Array<number | undefined>,
   limit: number,
 ): T[] {
   const top = ordered.slice(0, limit);
+  const firstIds = new Set(firsts);
   for (const id of firsts) {
     if (id === undefined || top.some((t) => t.entry[0] === id)) continue;
     const kept = ordered.find((t) => t.entry[0] === id);
-    const firstIds = new Set(firsts);
-    const out = top.findLastIndex((t) => !firstIds.has(t.entry[0]));
+    // a matching Q&A (ahead of all, qa 0) is not given up either
+    const out = top.findLastIndex((t) => !firstIds.has(t.entry[0]) && t.qa !== 0);
     if (!kept || out < 0) continue;
     top.splice(out, 1);
     top.push(kept);
