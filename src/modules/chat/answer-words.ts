@@ -122,7 +122,8 @@ export function readTerms(text: string): Terms {
  * widget's languages by that language's Snowball stemmer (platform/text/stemming.ts), its stop
  * words left out besides the English ones, and the elided article of "l'acqua" or "d'été" split
  * off as the keyword index does. The owner's synonyms ("cornetto = croissant"): a question word of
- * a term of a group counts as held by a text that holds another term of the group, all its words.
+ * a term of a group counts as held by a text that holds another term of the group, a phrase's
+ * words together and in order ("opening times", not "open" here and "time" there).
  */
 export interface AnswerVocabulary {
   /** the agent's language setting (`chatbots.language`) */
@@ -190,9 +191,13 @@ export function wordReader(question: string, vocabulary: AnswerVocabulary = {}):
   const read = (text: string): Terms => {
     const stems = new Set<string>();
     const forms = new Set<string>();
+    // the stems in order, for a phrase of a synonym group: its words must stand together
+    const order: string[] = [];
     const add = (word: string) => {
       forms.add(word);
-      stems.add(stemOf(word));
+      const key = stemOf(word);
+      stems.add(key);
+      order.push(key);
     };
     for (const m of normalise(text).matchAll(TOKEN_RE)) {
       const token = m[0];
@@ -205,8 +210,12 @@ export function wordReader(question: string, vocabulary: AnswerVocabulary = {}):
         for (const w of split(token)) add(w);
       }
     }
-    for (const [w, alts] of alternatives)
-      if (!stems.has(w) && alts.some((alt) => alt.every((s) => stems.has(s)))) stems.add(w);
+    let sequence: string | undefined;
+    const holds = (alt: string[]) =>
+      alt.length === 1
+        ? stems.has(alt[0]!)
+        : alt.every((s) => stems.has(s)) && (sequence ??= ` ${order.join(' ')} `).includes(` ${alt.join(' ')} `);
+    for (const [w, alts] of alternatives) if (!stems.has(w) && alts.some(holds)) stems.add(w);
     return { stems, forms };
   };
   return { stem: stemOf, asked, readTerms: read };
