@@ -21,6 +21,17 @@ help = support = assistance
 website = web site = site
 visitor = traffic = hits
 buy = purchase
+refund = money back = reimbursement
+cancel = terminate
+sign up = register = create an account
+log in = sign in = login
+get in touch = contact
+broken = defective = faulty = damaged
+guarantee = warranty
+opening hours = opening times = business hours
+book = reserve = reservation = booking
+ship = deliver = delivery
+bill = invoice
 remove = delete = erase = wipe
 change = modify = alter
 begin = start
