@@ -146,8 +146,6 @@ export function wordReader(question: string, vocabulary: AnswerVocabulary = {}):
   // its stop words ("Avete cornetti vegani?" is Italian), English when it has none
   const known = (STEM_LANGUAGES as readonly string[]).includes(vocabulary.language ?? '');
   const language = known ? stemLanguage(vocabulary.language) : detectLanguage(question);
-  // the built-in lexicon's groups (platform/text/paraphrases.ts) count as the owner's do
-  const synonyms = [...lexiconSynonyms(language), ...(vocabulary.synonyms ?? [])];
   const stemOf = language === 'en' ? stem : (w: string) => stemWord(language, w);
   const split = (token: string) => (language === 'en' ? [token] : token.split("'").filter(Boolean));
   const isStop = (w: string) => STOP_WORDS.has(w) || (language !== 'en' && isStopWord(language, w));
@@ -179,8 +177,14 @@ export function wordReader(question: string, vocabulary: AnswerVocabulary = {}):
   const alternatives = new Map<string, string[][]>();
   const termStems = (term: string) => [...normalise(term).matchAll(TOKEN_RE)].flatMap((m) => split(m[0]).map(stemOf));
   const said = ` ${sequence.join(' ')} `;
-  for (const line of synonyms) {
-    const group = synonymTerms(line).map(termStems);
+  const saidWords = new Set(sequence);
+  // the built-in lexicon's groups (platform/text/paraphrases.ts, read once per language) count as the owner's do
+  const groups = [
+    ...lexiconGroups(language, () => lexiconSynonyms(language).map((line) => synonymTerms(line).map(termStems))),
+    ...(vocabulary.synonyms ?? []).map((line) => synonymTerms(line).map(termStems)),
+  ];
+  for (const group of groups) {
+    if (!group.some((term) => term.length > 0 && saidWords.has(term[0]!))) continue;
     for (const term of group) {
       if (term.length === 0 || !said.includes(` ${term.join(' ')} `)) continue;
       const others = group.filter((t) => t !== term && t.length > 0);
@@ -219,6 +223,14 @@ export function wordReader(question: string, vocabulary: AnswerVocabulary = {}):
     return { stems, forms };
   };
   return { stem: stemOf, asked, readTerms: read };
+}
+
+/** the lexicon's groups as the answer reads them (each term as its stems), per language */
+const readLexicon = new Map<string, string[][][]>();
+function lexiconGroups(language: string, read: () => string[][][]): string[][][] {
+  let groups = readLexicon.get(language);
+  if (!groups) readLexicon.set(language, (groups = read()));
+  return groups;
 }
 
 function normalise(text: string): string {

@@ -116,28 +116,30 @@ export function ftsQuery(text: string, vocabulary: QueryVocabulary = {}): string
  */
 function synonymQueryTerms(text: string, { language, synonyms = [] }: QueryVocabulary): string[] {
   const stemmed = (t: string) => stemWords(language, t).join(' ');
-  const asked = ` ${stemmed(text)} `;
+  const words = stemWords(language, text);
+  const single = new Set(words);
+  const asked = ` ${words.join(' ')} `;
+  const names = (t: string) => (t.includes(' ') ? asked.includes(` ${t} `) : single.has(t));
   const out: string[] = [];
   // the built-in lexicon's groups (platform/text/paraphrases.ts), then the owner's
-  for (const [line, builtIn] of [
-    ...lexiconSynonyms(language).map((l) => [l, true] as const),
-    ...synonyms.map((l) => [l, false] as const),
-  ]) {
-    const group = builtIn ? lexiconGroup(language, line) : synonymTerms(line).map(stemmed);
-    const named = group.filter((t) => t && asked.includes(` ${t} `));
-    if (named.length === 0) continue;
+  for (const group of [...lexiconGroups(language), ...synonyms.map((line) => synonymTerms(line).map(stemmed))]) {
+    if (!group.some((t) => t && names(t))) continue;
+    const named = group.filter((t) => t && names(t));
     for (const t of group) if (t && !named.includes(t)) out.push(`"${t}"`);
   }
   return out;
 }
 
-/** a lexicon group's terms as stems, per language (the lexicon is fixed: stemmed once) */
-const lexiconGroups = new Map<string, string[]>();
-function lexiconGroup(language: string | null | undefined, line: string): string[] {
-  const key = `${language ?? ''}\u0000${line}`;
-  let group = lexiconGroups.get(key);
-  if (!group) lexiconGroups.set(key, (group = synonymTerms(line).map((t) => stemWords(language, t).join(' '))));
-  return group;
+/** the lexicon's groups, each term as its stems joined by spaces, per language (the lexicon is fixed: stemmed once) */
+const stemmedLexicon = new Map<string, string[][]>();
+function lexiconGroups(language: string | null | undefined): string[][] {
+  const key = language ?? '';
+  let groups = stemmedLexicon.get(key);
+  if (!groups) {
+    groups = lexiconSynonyms(language).map((line) => synonymTerms(line).map((t) => stemWords(language, t).join(' ')));
+    stemmedLexicon.set(key, groups);
+  }
+  return groups;
 }
 
 /**
@@ -145,8 +147,7 @@ function lexiconGroup(language: string | null | undefined, line: string): string
  * agent holds, every word of it: "price" asked of knowledge that says "cost".
  */
 function heldByLexicon(language: string, stems: string[], holds: (stem: string) => boolean): boolean {
-  for (const line of lexiconSynonyms(language)) {
-    const group = lexiconGroup(language, line);
+  for (const group of lexiconGroups(language)) {
     if (!group.some((t) => stems.includes(t))) continue;
     if (group.some((t) => !stems.includes(t) && t.split(' ').every((w) => holds(w)))) return true;
   }
