@@ -228,7 +228,8 @@ describe('retrieval quality: keyword-only vs hybrid', () => {
     expect(exactKeyword).toBeGreaterThanOrEqual(0.9); // keyword-only is good on exact terms
     expect(fused).toBeGreaterThanOrEqual(keyword);
     expect(synonymHybrid).toBeGreaterThan(synonymKeyword);
-    expect(fused).toBeGreaterThanOrEqual(0.9);
+    // with each index's two best hits kept among the five and the built-in lexicon: 1 (0.95 before)
+    expect(fused).toBeGreaterThanOrEqual(0.95);
   });
 
   it('deleting the agent removes its chunks, keyword index rows and vectors', async () => {
