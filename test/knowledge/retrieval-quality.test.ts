@@ -228,7 +228,8 @@ describe('retrieval quality: keyword-only vs hybrid', () => {
     expect(exactKeyword).toBeGreaterThanOrEqual(0.9); // keyword-only is good on exact terms
     expect(fused).toBeGreaterThanOrEqual(keyword);
     expect(synonymHybrid).toBeGreaterThan(synonymKeyword);
-    expect(fused).toBeGreaterThanOrEqual(0.9);
+    // with each index's two best hits kept among the five and the built-in lexicon: 1 (0.95 before)
+    expect(fused).toBeGreaterThanOrEqual(0.95);
   });
 
   it('deleting the agent removes its chunks, keyword index rows and vectors', async () => {
@@ -492,13 +493,15 @@ describe('retrieval quality: a corpus of real-looking documents', () => {
     // Issue 33 added the FAQ of corpus-faq.ts and questions in other words (51 questions). Before
     // its answer composition: answer visible 0.65 (exact 0.87, paraphrased 0.15), fallback 0.88.
     // After: 0.81 (exact 0.97, paraphrased 0.46), fallback 1. With the stemmed keyword index and the
-    // answer reading words as it does: the same (hit@5 0.95, own page cited 0.71).
+    // answer reading words as it does: the same (hit@5 0.95, own page cited 0.71). With the built-in
+    // lexicon of paraphrases (platform/text/paraphrases.ts) and the passage-level gate: hit@5 1,
+    // answer visible 0.84 (exact 0.97, paraphrased 0.54).
     const c = figures.corpus;
     expect(c.questions).toBe(corpus.questions.length);
-    expect(c.hit_at_5!).toBeGreaterThanOrEqual(0.93);
-    expect(c.answer_visible!).toBeGreaterThanOrEqual(0.79);
+    expect(c.hit_at_5!).toBeGreaterThanOrEqual(0.97);
+    expect(c.answer_visible!).toBeGreaterThanOrEqual(0.82);
     expect(c.exact.answer_visible!).toBeGreaterThanOrEqual(0.95);
-    expect(c.paraphrase.answer_visible!).toBeGreaterThanOrEqual(0.42);
+    expect(c.paraphrase.answer_visible!).toBeGreaterThanOrEqual(0.5);
     expect(c.website_cites_own_page!).toBeGreaterThanOrEqual(0.65);
     expect(c.no_match_fallback!).toBe(1);
     expect(c.needle_stored!).toBe(1);

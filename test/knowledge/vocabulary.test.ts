@@ -48,7 +48,11 @@ describe('keyword search in the visitor words', () => {
 
   /** the passages keyword search finds, through services of their own (the agents' repository keeps rows it read) */
   async function found(agentId: string, question: string): Promise<string[]> {
-    const search = new KnowledgeService({
+    return (await service().search(agentId, question, 5)).map((p) => p.content);
+  }
+
+  function service(): KnowledgeService {
+    return new KnowledgeService({
       repo: new KnowledgeRepo(t.database.db),
       agents: new AgentsService({
         repo: new AgentsRepo(t.database.db),
@@ -60,7 +64,6 @@ describe('keyword search in the visitor words', () => {
       clock: t.clock,
       log: t.app.log,
     });
-    return (await search.search(agentId, question, 5)).map((p) => p.content);
   }
 
   const DISTRACTORS = ['Our team was founded in 2010 by two friends.', 'The weather in spring is mild.'];
@@ -163,6 +166,20 @@ describe('keyword search in the visitor words', () => {
     });
     expect(res.statusCode, res.body).toBe(200);
     expect(await found(id, 'Avete croissant?')).toEqual([]);
+  });
+
+  it('the built-in lexicon: "price" finds "cost", "wrote" finds "written"; a word neither said stays unknown', async () => {
+    const id = await agentWith({ language: 'en' }, [
+      'The basic plan costs 10 euros a month.',
+      'The library was written by two students in 1993.',
+      ...DISTRACTORS,
+    ]);
+    expect(await found(id, 'What is the price?')).toEqual(['The basic plan costs 10 euros a month.']);
+    expect(await found(id, 'Who wrote it?')).toEqual(['The library was written by two students in 1993.']);
+    // a lexicon word is known when the knowledge says it in another of its group's words, and only then
+    expect([...service().unknownWords(id, 'What is the fee?')]).toEqual([]);
+    const other = await agentWith({ language: 'en' }, DISTRACTORS);
+    expect([...service().unknownWords(other, 'What is the fee?')]).toEqual(['fee']);
   });
 
   it("an agent's new language stems its passages again", async () => {
@@ -270,7 +287,10 @@ describe('the keyword index from before stemming (migration 0027)', () => {
 
 describe('the keyword query', () => {
   it('stems each word in the language given; `auto` and unknown ones as English', () => {
-    expect(ftsQuery('shipping costs', { language: 'auto' })).toBe('"ship" OR "cost"');
+    // "cost" brings its paraphrases (the built-in lexicon, platform/text/paraphrases.ts)
+    expect(ftsQuery('shipping costs', { language: 'auto' })).toBe(
+      '"ship" OR "cost" OR "price" OR "fee" OR "charg" OR "deliv" OR "deliveri"',
+    );
     expect(ftsQuery('cornetti spedizioni', { language: 'it' })).toBe('"cornett" OR "spedizion"');
     expect(ftsQuery('Lieferungen', { language: 'xx' })).toBe('"lieferungen"');
     expect(ftsQuery('Lieferungen', { language: 'de' })).toBe('"liefer"');

@@ -69,6 +69,22 @@ describe('the no-key answer reads words in the agent language and with its synon
     expect(answer.found).toBe(true);
     expect(answer.text).toContain('Vouchers can be redeemed');
   });
+
+  it('a phrase of a synonym group holds only where its words stand together', () => {
+    const options = { showSources: false, synonyms: ['opening hours = opening times'] };
+    // "open" here and "times" there are not "opening times"
+    const apart = [passage('Open the file three times a day to back it up.'), passage(CORNETTO_EN)];
+    const q = 'What are your opening hours on Sunday?';
+    expect(knowledgeOnlyAnswer(q, apart, options).found).toBe(false);
+    const together = [passage('Our opening times on Sunday are 9 to 12.'), passage(CORNETTO_EN)];
+    expect(knowledgeOnlyAnswer(q, together, options).text).toContain('Our opening times on Sunday');
+  });
+
+  it('the built-in lexicon reads as synonyms do: "price" is held by a passage saying "cost"', () => {
+    const passages = [passage('A cornetto costs 1.50 euro.'), passage(HOURS_EN)];
+    const answer = knowledgeOnlyAnswer('What is the price of a cornetto?', passages, { showSources: false });
+    expect(answer.text).toContain('A cornetto costs 1.50 euro.');
+  });
 });
 
 describe('through the public chat with no provider key', () => {

@@ -85,6 +85,30 @@ export function coverage(words: string[], weights: Map<string, number>, has: (w:
   return total > 0 ? held / total : 0;
 }
 
+/**
+ * Whether the passage at `index` of the candidates stands out: it holds at least
+ * {@link STRONG_COVERAGE} of the question's weight (with its title and headings) and every other
+ * candidate at least {@link COVERAGE_MARGIN} less. Then its best sentence answers when it holds
+ * {@link MIN_ENTRY_COVERAGE} of the weight, not half: a FAQ entry answers "Why is .3 + .6 not the
+ * same as .9 in my calculation?" with "R> .3 + .6 == .9" though its words for "same" are
+ * elsewhere in the entry and "calculation" in none.
+ */
+export function standsOut(
+  words: string[],
+  weights: Map<string, number>,
+  candidates: Array<Set<string>>,
+  index: number,
+): boolean {
+  const share = (terms: Set<string>) => coverage(words, weights, (w) => terms.has(w));
+  const own = share(candidates[index]!);
+  return own >= STRONG_COVERAGE && candidates.every((c, i) => i === index || share(c) <= own - COVERAGE_MARGIN);
+}
+
+/** the share a passage that stands out must hold, the margin by which it stands out, and what its best sentence must hold then */
+const STRONG_COVERAGE = 0.65;
+const COVERAGE_MARGIN = 0.2;
+export const MIN_ENTRY_COVERAGE = 1 / 3;
+
 /** whether a content word is a frame word (it weighs little in choosing the sentence to quote) */
 export function isFrameWord(word: string): boolean {
   return FRAME_WORDS.has(word);

@@ -3,6 +3,7 @@
  * them: content words without stop words, a crude stem, dotted tokens ("4.99", "v2.3.1") whole.
  */
 
+import { lexiconSynonyms } from '../../platform/text/paraphrases.js';
 import { STEM_LANGUAGES, stemLanguage, stemWord } from '../../platform/text/stemming.js';
 import { detectLanguage, isStopWord } from '../../platform/text/stop-words.js';
 import { synonymTerms } from '../agents/index.js';
@@ -121,7 +122,8 @@ export function readTerms(text: string): Terms {
  * widget's languages by that language's Snowball stemmer (platform/text/stemming.ts), its stop
  * words left out besides the English ones, and the elided article of "l'acqua" or "d'été" split
  * off as the keyword index does. The owner's synonyms ("cornetto = croissant"): a question word of
- * a term of a group counts as held by a text that holds another term of the group, all its words.
+ * a term of a group counts as held by a text that holds another term of the group, a phrase's
+ * words together and in order ("opening times", not "open" here and "time" there).
  */
 export interface AnswerVocabulary {
   /** the agent's language setting (`chatbots.language`) */
@@ -144,7 +146,6 @@ export function wordReader(question: string, vocabulary: AnswerVocabulary = {}):
   // its stop words ("Avete cornetti vegani?" is Italian), English when it has none
   const known = (STEM_LANGUAGES as readonly string[]).includes(vocabulary.language ?? '');
   const language = known ? stemLanguage(vocabulary.language) : detectLanguage(question);
-  if (language === 'en' && !vocabulary.synonyms?.length) return { stem, asked: questionWords(question), readTerms };
   const stemOf = language === 'en' ? stem : (w: string) => stemWord(language, w);
   const split = (token: string) => (language === 'en' ? [token] : token.split("'").filter(Boolean));
   const isStop = (w: string) => STOP_WORDS.has(w) || (language !== 'en' && isStopWord(language, w));
@@ -176,8 +177,14 @@ export function wordReader(question: string, vocabulary: AnswerVocabulary = {}):
   const alternatives = new Map<string, string[][]>();
   const termStems = (term: string) => [...normalise(term).matchAll(TOKEN_RE)].flatMap((m) => split(m[0]).map(stemOf));
   const said = ` ${sequence.join(' ')} `;
-  for (const line of vocabulary.synonyms ?? []) {
-    const group = synonymTerms(line).map(termStems);
+  const saidWords = new Set(sequence);
+  // the built-in lexicon's groups (platform/text/paraphrases.ts, read once per language) count as the owner's do
+  const groups = [
+    ...lexiconGroups(language, () => lexiconSynonyms(language).map((line) => synonymTerms(line).map(termStems))),
+    ...(vocabulary.synonyms ?? []).map((line) => synonymTerms(line).map(termStems)),
+  ];
+  for (const group of groups) {
+    if (!group.some((term) => term.length > 0 && saidWords.has(term[0]!))) continue;
     for (const term of group) {
       if (term.length === 0 || !said.includes(` ${term.join(' ')} `)) continue;
       const others = group.filter((t) => t !== term && t.length > 0);
@@ -188,9 +195,13 @@ export function wordReader(question: string, vocabulary: AnswerVocabulary = {}):
   const read = (text: string): Terms => {
     const stems = new Set<string>();
     const forms = new Set<string>();
+    // the stems in order, for a phrase of a synonym group: its words must stand together
+    const order: string[] = [];
     const add = (word: string) => {
       forms.add(word);
-      stems.add(stemOf(word));
+      const key = stemOf(word);
+      stems.add(key);
+      order.push(key);
     };
     for (const m of normalise(text).matchAll(TOKEN_RE)) {
       const token = m[0];
@@ -203,11 +214,23 @@ export function wordReader(question: string, vocabulary: AnswerVocabulary = {}):
         for (const w of split(token)) add(w);
       }
     }
-    for (const [w, alts] of alternatives)
-      if (!stems.has(w) && alts.some((alt) => alt.every((s) => stems.has(s)))) stems.add(w);
+    let sequence: string | undefined;
+    const holds = (alt: string[]) =>
+      alt.length === 1
+        ? stems.has(alt[0]!)
+        : alt.every((s) => stems.has(s)) && (sequence ??= ` ${order.join(' ')} `).includes(` ${alt.join(' ')} `);
+    for (const [w, alts] of alternatives) if (!stems.has(w) && alts.some(holds)) stems.add(w);
     return { stems, forms };
   };
   return { stem: stemOf, asked, readTerms: read };
+}
+
+/** the lexicon's groups as the answer reads them (each term as its stems), per language */
+const readLexicon = new Map<string, string[][][]>();
+function lexiconGroups(language: string, read: () => string[][][]): string[][][] {
+  let groups = readLexicon.get(language);
+  if (!groups) readLexicon.set(language, (groups = read()));
+  return groups;
 }
 
 function normalise(text: string): string {

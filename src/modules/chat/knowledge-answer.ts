@@ -17,8 +17,9 @@
  *    or when the vector index found it within
  *    {@link MAX_VECTOR_DISTANCE}; a passage found only by the vector index counts only by its
  *    distance. The best sentence with its entry (the question line or heading before it, the
- *    answer after it), title and headings must hold half that weight too, and stand out: a tie
- *    with a sentence elsewhere holding the same words is no answer.
+ *    answer after it), title and headings must hold half that weight too (a third when its passage
+ *    stands out among the candidates), and stand out: a tie with a sentence elsewhere holding the
+ *    same words is no answer.
  * 3. The relevant passages (at most five, as ranked) are cut into sentences and lines (a price
  *    list or bullets run into one line are cut into rows); each sentence scores the sum of the
  *    weights of the content words it holds, a word's weight being ln(1 + N / df), N the number of
@@ -46,7 +47,9 @@ import {
   definitionOf,
   isFrameWord,
   MIN_COVERAGE,
+  MIN_ENTRY_COVERAGE,
   passageTerms,
+  standsOut,
   topicWords,
   wordWeights,
 } from './answer-gate.js';
@@ -181,11 +184,8 @@ export function knowledgeOnlyAnswer(
   const unknown = new Set(
     [...asked].filter(([, form]) => options.unknownWords?.has(form.replace(/'s$/, ''))).map(([w]) => w),
   );
-  const gateWeights = wordWeights(
-    words,
-    candidates.map((c) => c.all),
-    unknown,
-  );
+  const candidateTerms = candidates.map((c) => c.all);
+  const gateWeights = wordWeights(words, candidateTerms, unknown);
   const relevant: AnswerPassage[] = [];
   const perPassage: Scored[][] = [];
   for (const c of candidates) {
@@ -275,7 +275,10 @@ export function knowledgeOnlyAnswer(
     const context = readTerms(`${topPassage.title ?? ''}\n${topPassage.heading ?? ''}\n${header?.text ?? ''}`).stems;
     const held = (w: string) => context.has(w) || entry.some((s) => s.terms.stems.has(w));
     const share = coverage(words, gateWeights, held);
-    if (share < MIN_COVERAGE) return noAnswer;
+    // a passage standing out answers with a sentence holding less (answer-gate.ts standsOut)
+    const at = candidates.findIndex((c) => c.p === topPassage);
+    if (share < MIN_COVERAGE && !(share >= MIN_ENTRY_COVERAGE && standsOut(words, gateWeights, candidateTerms, at)))
+      return noAnswer;
     if (share < 1 && !list && !isRowLike(top.text)) {
       // the margin: another sentence, in another paragraph or passage, holding the same topic words
       // as high (rows of a table or list are alike by nature: a carrier's rows for each country;

@@ -1,3 +1,4 @@
+import { lexiconSynonyms } from '../../platform/text/paraphrases.js';
 import { stemWords, stemWord } from '../../platform/text/stemming.js';
 import { detectLanguage } from '../../platform/text/stop-words.js';
 import { synonymTerms } from '../agents/index.js';
@@ -113,18 +114,44 @@ export function ftsQuery(text: string, vocabulary: QueryVocabulary = {}): string
  * ("gift card = voucher": "a voucher?" searches "gift card" as a phrase, "gift cards?" searches
  * "voucher"). Each as an FTS5 phrase of stems.
  */
-function synonymQueryTerms(text: string, { language, synonyms }: QueryVocabulary): string[] {
-  if (!synonyms || synonyms.length === 0) return [];
+function synonymQueryTerms(text: string, { language, synonyms = [] }: QueryVocabulary): string[] {
   const stemmed = (t: string) => stemWords(language, t).join(' ');
-  const asked = ` ${stemmed(text)} `;
+  const words = stemWords(language, text);
+  const single = new Set(words);
+  const asked = ` ${words.join(' ')} `;
+  const names = (t: string) => (t.includes(' ') ? asked.includes(` ${t} `) : single.has(t));
   const out: string[] = [];
-  for (const line of synonyms) {
-    const group = synonymTerms(line).map(stemmed);
-    const named = group.filter((t) => t && asked.includes(` ${t} `));
-    if (named.length === 0) continue;
+  // the built-in lexicon's groups (platform/text/paraphrases.ts), then the owner's
+  for (const group of [...lexiconGroups(language), ...synonyms.map((line) => synonymTerms(line).map(stemmed))]) {
+    if (!group.some((t) => t && names(t))) continue;
+    const named = group.filter((t) => t && names(t));
     for (const t of group) if (t && !named.includes(t)) out.push(`"${t}"`);
   }
   return out;
+}
+
+/** the lexicon's groups, each term as its stems joined by spaces, per language (the lexicon is fixed: stemmed once) */
+const stemmedLexicon = new Map<string, string[][]>();
+function lexiconGroups(language: string | null | undefined): string[][] {
+  const key = language ?? '';
+  let groups = stemmedLexicon.get(key);
+  if (!groups) {
+    groups = lexiconSynonyms(language).map((line) => synonymTerms(line).map((t) => stemWords(language, t).join(' ')));
+    stemmedLexicon.set(key, groups);
+  }
+  return groups;
+}
+
+/**
+ * Whether a word (as stems in `language`) is a term of a lexicon group another term of which the
+ * agent holds, every word of it: "price" asked of knowledge that says "cost".
+ */
+function heldByLexicon(language: string, stems: string[], holds: (stem: string) => boolean): boolean {
+  for (const group of lexiconGroups(language)) {
+    if (!group.some((t) => stems.includes(t))) continue;
+    if (group.some((t) => !stems.includes(t) && t.split(' ').every((w) => holds(w)))) return true;
+  }
+  return false;
 }
 
 /**
@@ -156,6 +183,7 @@ export function unknownWords(
     // held as "veg", "vegani" stems "vegan")
     const cut = (s: string) => [s, s.slice(0, -1), s.slice(0, -2)].filter((p) => p === s || p.length >= 3);
     if (stems.some((s) => cut(s).some((p) => vocabulary.holds(p)))) continue;
+    if (languages.some((l) => heldByLexicon(l, [stemWord(l, word)], vocabulary.holds))) continue;
     const typo =
       word.length >= MIN_TYPO_LENGTH &&
       !/\d/.test(word) &&

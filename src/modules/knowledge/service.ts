@@ -247,10 +247,12 @@ export class KnowledgeService {
       const row = rows.get(id);
       return row?.source_type === 'qa' && qaMatches(row.qa_question ?? '', query, agent?.language) ? 0 : 1;
     };
-    const top = ranked
-      .map((entry, i) => ({ entry, i, qa: qaFirst(entry[0]) }))
-      .sort((a, b) => a.qa - b.qa || a.i - b.i)
-      .slice(0, limit);
+    const top = keepFirsts(
+      ranked.map((entry, i) => ({ entry, i, qa: qaFirst(entry[0]) })).sort((a, b) => a.qa - b.qa || a.i - b.i),
+      // the first of each index, then the second of each
+      [0, 1].flatMap((i) => [keywordHits[i]?.chunkId, vectorHits[i]?.chunkId]),
+      limit,
+    );
     return top.flatMap(({ entry: [id, f], qa }) => {
       const row = rows.get(id);
       if (!row) return [];
@@ -333,6 +335,33 @@ export class KnowledgeService {
       this.vectors.store(batch.map((r, j) => ({ chunkId: r.id, chatbotId: r.chatbot_id, vector: vectors[j]! })));
     }
   }
+}
+
+/**
+ * The first `limit` of the fused order, each index's two best hits kept among them: rank fusion
+ * (k = 60, flat) can bury the passages one index is surest of under several that both indexes found
+ * middling (with a weak embedder, or keyword hits on a common word), and the model would never
+ * read them. A best hit left out takes the place of the last passage not kept this way, the first
+ * of each index before the second; the order stays the fused one.
+ */
+function keepFirsts<T extends { entry: [number, unknown]; qa: number }>(
+  ordered: T[],
+  firsts: Array<number | undefined>,
+  limit: number,
+): T[] {
+  const top = ordered.slice(0, limit);
+  const firstIds = new Set(firsts);
+  for (const id of firsts) {
+    if (id === undefined || top.some((t) => t.entry[0] === id)) continue;
+    const kept = ordered.find((t) => t.entry[0] === id);
+    // a matching Q&A (ahead of all, qa 0) is not given up either
+    const out = top.findLastIndex((t) => !firstIds.has(t.entry[0]) && t.qa !== 0);
+    if (!kept || out < 0) continue;
+    top.splice(out, 1);
+    top.push(kept);
+    top.sort((a, b) => ordered.indexOf(a) - ordered.indexOf(b));
+  }
+  return top;
 }
 
 /**
