@@ -93,6 +93,8 @@ export function questionWords(question: string): Map<string, string> {
 export interface Terms {
   stems: Set<string>;
   forms: Set<string>;
+  /** the stems in the text's order (the word reader's reading only) */
+  order?: string[];
 }
 
 export function readTerms(text: string): Terms {
@@ -139,6 +141,8 @@ export interface WordReader {
   asked: Map<string, string>;
   /** what a text holds, a question word named by a synonym the text holds included */
   readTerms(text: string): Terms;
+  /** the question's content words that stand next to each other in it ("item 12", "opening hours") */
+  pairs: Array<[string, string]>;
 }
 
 export function wordReader(question: string, vocabulary: AnswerVocabulary = {}): WordReader {
@@ -220,9 +224,28 @@ export function wordReader(question: string, vocabulary: AnswerVocabulary = {}):
         ? stems.has(alt[0]!)
         : alt.every((s) => stems.has(s)) && (sequence ??= ` ${order.join(' ')} `).includes(` ${alt.join(' ')} `);
     for (const [w, alts] of alternatives) if (!stems.has(w) && alts.some(holds)) stems.add(w);
-    return { stems, forms };
+    return { stems, forms, order };
   };
-  return { stem: stemOf, asked, readTerms: read };
+  const pairs: Array<[string, string]> = [];
+  for (let i = 0; i + 1 < sequence.length; i++)
+    if (asked.has(sequence[i]!) && asked.has(sequence[i + 1]!)) pairs.push([sequence[i]!, sequence[i + 1]!]);
+  return { stem: stemOf, asked, readTerms: read, pairs };
+}
+
+/**
+ * What a row (of a table, list or record) gains for the question's neighbouring words it holds side
+ * by side, half the lighter word's weight a pair: "Item 12 | Price: 30.00" answers "the price of
+ * Item 12?" before "Item 4 | Price: 10.00 | Stock: 12", which holds every word too. Rows only: rows
+ * alike but for their names are where words apart mislead; a heading naming the thing asked
+ * ("Gift wrapping") must not outrank the label that answers ("Price: $4.99").
+ */
+export function adjacencyBonus(terms: Terms, pairs: Array<[string, string]>, weights: Map<string, number>): number {
+  if (pairs.length === 0 || !terms.order) return 0;
+  const said = ` ${terms.order.join(' ')} `;
+  let bonus = 0;
+  for (const [a, b] of pairs)
+    if (said.includes(` ${a} ${b} `)) bonus += 0.5 * Math.min(weights.get(a) ?? 0, weights.get(b) ?? 0);
+  return bonus;
 }
 
 /** the lexicon's groups as the answer reads them (each term as its stems), per language */

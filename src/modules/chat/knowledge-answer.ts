@@ -68,7 +68,7 @@ import {
   TABLE_ROW,
   tableHeader,
 } from './answer-sentences.js';
-import { type AnswerVocabulary, type Terms, wordReader } from './answer-words.js';
+import { adjacencyBonus, type AnswerVocabulary, type Terms, wordReader } from './answer-words.js';
 
 export interface AnswerPassage {
   content: string;
@@ -154,7 +154,7 @@ export function knowledgeOnlyAnswer(
     return { text, used: [qa], found: true };
   }
   // words read as retrieval reads them: in the agent's language, with the owner's synonyms
-  const { asked, readTerms, stem } = wordReader(question, options);
+  const { asked, readTerms, stem, pairs } = wordReader(question, options);
   const words = [...asked.keys()];
   const list = asksForList(question);
   const topic = topicWords(words);
@@ -229,6 +229,7 @@ export function knowledgeOnlyAnswer(
       const own = inRow && !list && s.terms.forms.has(asked.get(w)!) ? weight * 1.1 : weight;
       s.score += inRow ? own : weight * 0.5;
     }
+    if (s.score > 0 && isRowLike(s.text)) s.score += adjacencyBonus(s.terms, pairs, weights);
   }
 
   // a list question: a heading naming what it asks for ("Our breads") above a list comes first
@@ -302,10 +303,8 @@ export function knowledgeOnlyAnswer(
       if (rival) return noAnswer;
     }
   }
-  /**
-   * Whether `s` is a row of a list that it alone of them holds a word of the question in: "What
-   * are the opening hours of the canteen?" asks for the canteen's row of a table, not the table.
-   */
+  // whether `s` is the one row of its list holding a word of the question: "What are the opening
+  // hours of the canteen?" asks for the canteen's row of a table, not the table
   const namesOneRow = (s: Scored) => {
     const rows = listRows(perPassage[s.passage]!, s.index, relevant[s.passage]!.content);
     const own = topic.filter((w) => s.terms.stems.has(w));
@@ -335,9 +334,10 @@ export function knowledgeOnlyAnswer(
     if (!next || next.score === 0 || pickedKeys.has(next.key) || cost(next) > budget) return;
     if (!isQuestion(next.text) && !isRowLike(next.text) && !isLeadIn(next.text)) take(next);
   };
-  const topQuestion = top
-    ? entryQuestion(perPassage[top.passage]!, top.index, relevant[top.passage]!.content)
-    : undefined;
+  const topQuestion = top && entryQuestion(perPassage[top.passage]!, top.index, relevant[top.passage]!.content);
+  // a row named by words standing together ("Item 12") is the row asked for, not the rows holding them apart
+  const named = (s: Scored) => adjacencyBonus(s.terms, pairs, weights) > 0;
+  const namedRow = !wantsList && top !== undefined && isRowLike(top.text) && named(top);
   if (ranked.length > 0) {
     const threshold = ranked[0]!.score / 2;
     const most = wantsList ? LIST_SENTENCES : MAX_SENTENCES;
@@ -350,6 +350,7 @@ export function knowledgeOnlyAnswer(
       if (count > 0 && isQuestion(s.text) && s !== topQuestion && s.score < ranked[0]!.score * TIE) continue;
       // another row of a table, matching only by its column names, is not asked for unless the list is
       if (!wantsList && count > 0 && !words.some((w) => s.terms.stems.has(w))) continue;
+      if (namedRow && count > 0 && isRowLike(s.text) && !named(s)) continue;
       const sentences = perPassage[s.passage]!;
       const content = relevant[s.passage]!.content;
       // a question line brings its answer, a heading or label the line after it; a sentence
