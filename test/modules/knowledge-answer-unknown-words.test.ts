@@ -37,6 +37,20 @@ describe('a question word the knowledge holds nowhere weighs heavily', () => {
     expect(answer.found).toBe(true);
     expect(answer.text).toContain(PAYMENT);
   });
+
+  it('a verb that only frames the question ("What does ... say?") is no word the knowledge must hold', () => {
+    const notes = passage(
+      ['Policy note 4: returns within 14 days.', 'Policy note 5: refunds go to the card used.'].join('\n\n'),
+    );
+    for (const question of ['What does Policy note 5 say?', 'Can you tell me about Policy note 5?']) {
+      const answer = knowledgeOnlyAnswer(question, [notes, passage(HOURS)], {
+        showSources: false,
+        unknownWords: new Set(['say', 'tell']),
+      });
+      expect(answer.found, question).toBe(true);
+      expect(answer.text, question).toContain('Policy note 5: refunds go to the card used.');
+    }
+  });
 });
 
 describe('through the public chat with no provider key', () => {

@@ -33,7 +33,7 @@ const FRAME_WORDS = new Set(
   (
     'abbreviation abbreviations abbreviated acronym acronyms stand stands meaning meanings mean means meant ' +
     'definition define defined called exactly example examples kind kinds type types sort sorts way ways ' +
-    'possible available option options detail details'
+    'possible available option options detail details say says said tell'
   )
     .split(/\s+/)
     .map(stem),
