@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { knowledgeOnlyAnswer } from '../../src/modules/chat/knowledge-answer.js';
+import { createAgent, registerUser, say, useTestApps } from '../helpers/app.js';
 import { answerPassage } from '../helpers/answer-passage.js';
+import { oneOfEachFormat } from '../helpers/documents.js';
+import { listSources, uploadFile } from '../helpers/sources.js';
 
 /**
  * The no-key answer weighs question words that stand together in the question and in a sentence
@@ -32,6 +35,29 @@ describe('words that stand together', () => {
       expect(answer.found, question).toBe(true);
       expect(answer.text, question).toContain('Product: Item 12 | Price: 30.00 | Stock: 36');
       expect(answer.text, question).not.toContain('Item 4 |');
+    }
+  });
+});
+
+describe('through the public chat with no provider key', () => {
+  const apps = useTestApps({ env: { EMBEDDINGS: 'none' } });
+
+  it('the keyword search finds the passage holding "Item 12" among passages holding "12" elsewhere', {
+    timeout: 60_000,
+  }, async () => {
+    const t = await apps.start();
+    const owner = await registerUser(t.app);
+    const agent = await createAgent(t.app, owner.token);
+    // the checklist's set: a 300-row price sheet (xlsx and csv) beside notes whose every sentence
+    // "costs" (the lexicon's word for "price") in a PDF, a DOCX and a text file
+    for (const file of await oneOfEachFormat())
+      expect((await uploadFile(t, owner.token, agent.id, file.name, file.content)).statusCode).toBe(201);
+    await expect
+      .poll(async () => (await listSources(t, owner.token, agent.id)).map((s) => s.status), { timeout: 30_000 })
+      .toEqual(['completed', 'completed', 'completed', 'completed', 'completed']);
+    for (const question of ['What is the price of Item 12?', 'How much does Item 12 cost?']) {
+      const answer = await say(t, agent.id, question, question);
+      expect(answer.message, question).toContain('Product: Item 12 | Price: 30.00 | Stock: 36');
     }
   });
 });

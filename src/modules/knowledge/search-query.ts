@@ -80,6 +80,10 @@ export function ftsQuery(text: string, vocabulary: QueryVocabulary = {}): string
   const stem = (word: string) => stemWord(vocabulary.language, word);
   const terms: string[] = [];
   const typoCandidates: string[] = [];
+  // neighbouring content words, searched as a phrase too: a passage saying "Item 12" ranks above
+  // one saying "Item 4 ... Stock: 12" (bm25 scores the phrase as one more term)
+  const pairs: string[] = [];
+  let previous: string | null = null;
   for (const [word] of text.toLowerCase().matchAll(/[\p{L}\p{N}]+(?:['\u2019-][\p{L}\p{N}]+)*/gu)) {
     // a hyphenated word ("e-mail", "wi-fi", "x-200") is a phrase of its parts, or the parts
     // written together: its one-letter part alone would match any passage with that letter
@@ -87,19 +91,25 @@ export function ftsQuery(text: string, vocabulary: QueryVocabulary = {}): string
     if (rest.length > 0) {
       const parts = [first!, ...rest].map((p) => p.replace(/['\u2019].*$/, ''));
       terms.push(`"${parts.map(stem).join(' ')}"`, `"${stem(parts.join(''))}"`);
+      previous = null;
       continue;
     }
     const parts = word.split(/['\u2019]/);
     parts.forEach((part, i) => {
       const fragment = parts.length > 1 && part.length === 1 && !(i === 0 && parts[1]!.length === 1);
-      if (fragment || STOPWORDS.has(part)) return;
+      if (fragment || STOPWORDS.has(part)) {
+        previous = null;
+        return;
+      }
       const stemmed = stem(part);
       terms.push(`"${stemmed}"`);
+      if (previous !== null && parts.length === 1) pairs.push(`"${previous} ${stemmed}"`);
+      previous = parts.length === 1 ? stemmed : null;
       if (part.length >= MIN_TYPO_LENGTH && !/\d/.test(part)) typoCandidates.push(stemmed);
     });
   }
   if (terms.length === 0) return null;
-  terms.push(...synonymQueryTerms(text, vocabulary));
+  terms.push(...pairs, ...synonymQueryTerms(text, vocabulary));
   if (vocabulary.nearTerms) {
     for (const stemmed of [...new Set(typoCandidates)].slice(0, MAX_TYPO_WORDS)) {
       for (const near of vocabulary.nearTerms(stemmed)) terms.push(`"${near}"`);
