@@ -9,6 +9,8 @@ import { DEFAULT_INGEST_MEMORY_MB } from '../platform/workers/types.js';
 
 /** a plan in PLANS_FILE without max_storage_mb gets this much */
 export const DEFAULT_MAX_STORAGE_MB = 1000;
+/** a plan in PLANS_FILE without max_members gets this many teammates */
+export const DEFAULT_MAX_MEMBERS = 5;
 /** a plan in PLANS_FILE without webhook_deliveries_per_hour gets this many */
 export const DEFAULT_WEBHOOK_DELIVERIES_PER_HOUR = 1000;
 
@@ -30,6 +32,11 @@ export const planSchema = z.object({
    * "Webhooks"); past it a delivery is not sent and its log says why. Optional in PLANS_FILE.
    */
   webhook_deliveries_per_hour: z.number().int().min(0).default(DEFAULT_WEBHOOK_DELIVERIES_PER_HOUR),
+  /**
+   * Teammates an account may have besides its owner, invitations not yet used counted
+   * (docs/API-NOTES.md "Team"). Optional in PLANS_FILE.
+   */
+  max_members: z.number().int().min(0).default(DEFAULT_MAX_MEMBERS),
 });
 export type Plan = z.infer<typeof planSchema>;
 export const plansSchema = z
@@ -50,6 +57,7 @@ export const BUILT_IN_PLANS: Plans = {
     custom_branding: false,
     max_storage_mb: 200,
     webhook_deliveries_per_hour: 50,
+    max_members: 2,
   },
   starter: {
     max_agents: 10,
@@ -60,6 +68,7 @@ export const BUILT_IN_PLANS: Plans = {
     custom_branding: true,
     max_storage_mb: 2000,
     webhook_deliveries_per_hour: 500,
+    max_members: 5,
   },
   pro: {
     max_agents: 50,
@@ -70,6 +79,7 @@ export const BUILT_IN_PLANS: Plans = {
     custom_branding: true,
     max_storage_mb: 20000,
     webhook_deliveries_per_hour: 5000,
+    max_members: 20,
   },
   // The business running its own server: the first account gets it (FIRST_ACCOUNT_PLAN), so the
   // owner is not held to the free plan's 1,000 messages. Limits as high as never to matter; the
@@ -83,6 +93,7 @@ export const BUILT_IN_PLANS: Plans = {
     custom_branding: true,
     max_storage_mb: UNLIMITED,
     webhook_deliveries_per_hour: 100000,
+    max_members: UNLIMITED,
   },
 };
 
