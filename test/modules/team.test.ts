@@ -161,6 +161,27 @@ describe('invitations and joining', () => {
     expect((await send(t.app, null, 'POST', '/api/team/join', { name: 'M', password: PASSWORD })).statusCode).toBe(400);
   });
 
+  it('two joins with one token at once: one account, the other 400', async () => {
+    const t = await apps.start();
+    const owner = await registerUser(t.app);
+    const inv = await invite(t.app, owner.token, 'operator');
+    const users = countUsers(t);
+    const answers = await Promise.all([join(t.app, inv.token, 'One'), join(t.app, inv.token, 'Two')]);
+    expect(answers.map((r) => r.statusCode).sort()).toEqual([201, 400]);
+    expect(countUsers(t)).toBe(users + 1);
+  });
+
+  it("a teammate stands with the owner's account: suspended owner, refused teammate", async () => {
+    const t = await apps.start();
+    const admin = await registerUser(t.app);
+    const { owner, member } = await team(t.app, 'manager');
+    const ownerId = (await sendExpect(t.app, owner.token, 'GET', '/api/auth/me')).id;
+    await sendExpect(t.app, admin.token, 'PATCH', `/api/admin/users/${ownerId}`, { status: 'suspended' });
+    const res = await send(t.app, member.token, 'GET', '/api/chatbots');
+    expect(res.statusCode).toBe(403);
+    expect(res.json().detail).toMatch(/suspended/);
+  });
+
   it('max_members: past the plan limit the invitation is the plan-limit 403; a plans file without it gets 5', async () => {
     const dataDir = makeDataDir();
     const PLANS_FILE = writePlansFile(dataDir, { small: { ...ROOMY_PLAN, max_members: 1 } as typeof ROOMY_PLAN });
