@@ -11,7 +11,7 @@ import {
 } from './schemas.js';
 import { toAgentView, type AgentsService } from './service.js';
 import { visitorPreflight } from './visitor-cors.js';
-import { OPERATOR_ALLOWED } from '../auth/team-roles.js';
+import { OPERATOR_ALLOWED } from '../auth/index.js';
 
 export const agentRoutes: FastifyPluginAsyncZod<{ agents: AgentsService }> = async (app, { agents }) => {
   const security = [{ bearer: [] }];

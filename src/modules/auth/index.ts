@@ -1,6 +1,10 @@
 export { AuthRepo } from './repo.js';
-export { AuthService, type Actor, type AuthUser, type TeamRole } from './service.js';
-export { authenticationPlugin, currentActor, currentUser } from './plugin.js';
+export { AuthService, type AuthUser } from './service.js';
+export { authenticationPlugin, currentUser } from './plugin.js';
 export { authRoutes } from './routes.js';
 export { userSchema, emailField } from './schemas.js';
 export { createAuth } from './module.js';
+export { OPERATOR_ALLOWED } from './team-roles.js';
+export { assertNewPassword } from './new-password.js';
+export { registerBody, tokenSchema } from './schemas.js';
+export type { ClientInfo, TokenResponse } from './sessions.js';

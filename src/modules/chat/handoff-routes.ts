@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { EventStream } from '../../platform/http/sse.js';
 import { currentUser } from '../auth/index.js';
 import type { HandoffService, LiveEvent } from './handoff.js';
-import { OPERATOR_ALLOWED } from '../auth/team-roles.js';
+import { OPERATOR_ALLOWED } from '../auth/index.js';
 
 /** Heartbeat comments keep idle streams (and proxies on the way) open. */
 export const HEARTBEAT_MS = 25_000;

@@ -10,7 +10,7 @@ import { FIELD_MAX } from '../field-limits.js';
 import type { HandoffService } from './handoff.js';
 import { handoffRoutes } from './handoff-routes.js';
 import type { ChatService, PreparedTurn } from './service.js';
-import { OPERATOR_ALLOWED } from '../auth/team-roles.js';
+import { OPERATOR_ALLOWED } from '../auth/index.js';
 
 const sessionId = z.string().trim().min(1).max(200);
 const visitorFields = {

@@ -5,7 +5,7 @@ import type { AnswerGapsService, GapRow } from './gaps.js';
 import type { KnowledgeService } from './service.js';
 import { qaAnswer, qaQuestion } from './source-fields.js';
 import { sourceResponse, sourceSchema } from './source-schemas.js';
-import { OPERATOR_ALLOWED } from '../auth/team-roles.js';
+import { OPERATOR_ALLOWED } from '../auth/index.js';
 
 export const gapSchema = z.object({
   id: z.string(),

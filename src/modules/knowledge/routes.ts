@@ -10,7 +10,7 @@ import { qaRoutes } from './qa-routes.js';
 import { MAX_TEXT_SOURCE_CHARS, type KnowledgeService } from './service.js';
 import { jsonFields, parseFields, textSourceFields, websiteFields } from './source-fields.js';
 import { passagePage, sourceResponse, sourceSchema } from './source-schemas.js';
-import { OPERATOR_ALLOWED } from '../auth/team-roles.js';
+import { OPERATOR_ALLOWED } from '../auth/index.js';
 
 /** JSON bodies of the text route may hold the whole 2M-character text, escaped. */
 const TEXT_SOURCE_BODY_LIMIT = 16 * 1024 * 1024;

@@ -9,7 +9,7 @@ import { currentUser } from '../auth/index.js';
 import { FIELD_MAX } from '../field-limits.js';
 import { toCsv } from './csv.js';
 import type { LeadsService } from './service.js';
-import { OPERATOR_ALLOWED } from '../auth/team-roles.js';
+import { OPERATOR_ALLOWED } from '../auth/index.js';
 
 const widgetLeadSchema = z.object({
   id: z.string(),

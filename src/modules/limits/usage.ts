@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { currentUser, type AuthUser } from '../auth/index.js';
 import type { PlanService } from './plans.js';
 import type { MessageQuota } from './quota.js';
-import { OPERATOR_ALLOWED } from '../auth/team-roles.js';
+import { OPERATOR_ALLOWED } from '../auth/index.js';
 
 export interface UsageDeps {
   plans: PlanService;

@@ -4,7 +4,7 @@ import { EMBEDDINGS_CHOICES } from '../../providers/embeddings/index.js';
 import { PROVIDER_NAMES, type ProviderName } from '../../providers/llm/catalog.js';
 import { currentUser } from '../auth/index.js';
 import type { SystemService } from './service.js';
-import { OPERATOR_ALLOWED } from '../auth/team-roles.js';
+import { OPERATOR_ALLOWED } from '../auth/index.js';
 
 const registrationSchema = z.object({
   registration: z.enum(['open', 'closed', 'first-only']),

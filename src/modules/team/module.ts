@@ -4,7 +4,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/index.js';
 import type { Mailer } from '../../platform/mail/index.js';
 import { AuthRepo, type AuthService } from '../auth/index.js';
-import type { PlanService } from '../limits/plans.js';
+import type { PlanService } from '../limits/index.js';
 import { TeamRepo } from './repo.js';
 import { TeamService } from './service.js';
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { currentUser, emailField } from '../auth/index.js';
-import { registerBody, tokenSchema } from '../auth/schemas.js';
+import { registerBody, tokenSchema } from '../auth/index.js';
 import type { TeamService } from './service.js';
 
 const security = [{ bearer: [] }];

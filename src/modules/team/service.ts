@@ -7,9 +7,9 @@ import { newId } from '../../platform/ids.js';
 import type { Mailer } from '../../platform/mail/index.js';
 import { hashPassword } from '../../platform/security/passwords.js';
 import type { AuthRepo, AuthService, AuthUser } from '../auth/index.js';
-import { assertNewPassword } from '../auth/new-password.js';
-import type { ClientInfo, TokenResponse } from '../auth/sessions.js';
-import type { PlanService } from '../limits/plans.js';
+import { assertNewPassword } from '../auth/index.js';
+import type { ClientInfo, TokenResponse } from '../auth/index.js';
+import type { PlanService } from '../limits/index.js';
 import type { TeamRepo } from './repo.js';
 
 /** How long an invitation link works. */

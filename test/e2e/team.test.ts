@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { PASSWORD, uniqueEmail } from '../helpers/app.js';
+import { watchErrors } from '../helpers/browser.js';
+import { useE2eApp } from '../helpers/e2e.js';
+
+/**
+ * Joining a team in the admin UI, in real Chromium against the real app (issue 34.1): the owner's
+ * invitation link opens the join page; the teammate picks a name and a password and lands logged
+ * in on the agents page; a used link is refused with a clear message.
+ */
+const e2e = useE2eApp({ publicUrl: true, owner: true });
+
+describe('joining a team in the admin UI', () => {
+  it('the invitation link opens the join page, which logs the teammate in; used again it is refused', async () => {
+    const email = uniqueEmail('mate');
+    const inv = await e2e.api('POST', '/api/team/invitations', { email, role: 'operator' });
+    expect(inv.link.startsWith(`${e2e.appUrl}/#/join?token=`)).toBe(true);
+
+    const page = await e2e.browser.context.newPage();
+    const errors = watchErrors(page);
+    await page.goto(inv.link);
+    await page.getByRole('heading', { name: 'Join the team' }).waitFor();
+    await page.getByLabel('Your name').fill('Olga Operator');
+    await page.getByLabel(/^New password/).fill(PASSWORD);
+    await page.getByLabel('Repeat the new password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Join' }).click();
+    await page.waitForURL(/#\/agents$/);
+    await page.getByRole('heading', { name: 'Agents' }).waitFor();
+    const members = await e2e.api('GET', '/api/team/members');
+    expect(members.map((m: { email: string; role: string }) => [m.email, m.role])).toContainEqual([email, 'operator']);
+    expect(errors).toEqual([]);
+    await page.close();
+
+    // a fresh browser profile (nobody logged in) with the used link
+    const again = await e2e.browser.context.browser()!.newContext();
+    const second = await again.newPage();
+    await second.goto(inv.link);
+    await second.getByRole('heading', { name: 'Join the team' }).waitFor();
+    await second.getByLabel('Your name').fill('Someone');
+    await second.getByLabel(/^New password/).fill(PASSWORD);
+    await second.getByLabel('Repeat the new password').fill(PASSWORD);
+    await second.getByRole('button', { name: 'Join' }).click();
+    await second.getByText('This invitation is invalid, already used or expired. Ask for a new one.').waitFor();
+    await again.close();
+  });
+});
