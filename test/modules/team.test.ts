@@ -305,6 +305,24 @@ describe('team roles', () => {
     expect((await sendExpect(t.app, member.token, 'GET', '/api/auth/me')).role).toBe('user');
   });
 
+  it('a teammate made server admin reaches the users list, never the provider keys or mail settings', async () => {
+    const t = await apps.start();
+    const { owner, member } = await team(t.app, 'manager');
+    await sendExpect(t.app, owner.token, 'PATCH', `/api/admin/users/${member.id}`, { role: 'admin' });
+    await sendExpect(t.app, member.token, 'GET', '/api/admin/users');
+    for (const url of ['/api/admin/settings', '/api/admin/settings/providers/openai', '/api/admin/settings/smtp']) {
+      const res = await send(
+        t.app,
+        member.token,
+        url === '/api/admin/settings' ? 'GET' : 'PUT',
+        url,
+        url === '/api/admin/settings' ? undefined : {},
+      );
+      expect(res.statusCode, url).toBe(403);
+    }
+    await sendExpect(t.app, owner.token, 'GET', '/api/admin/settings');
+  });
+
   it('a member of account A reaches nothing of account B (404, as a missing id)', async () => {
     const t = await apps.start();
     const a = await team(t.app, 'manager');
