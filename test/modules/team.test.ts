@@ -390,5 +390,20 @@ describe('team roles', () => {
         status: 200,
       },
     ]);
+
+    // deleting (erasing) an object leaves no id of it in the log: the rows that named it keep the rest
+    const res = await send(t.app, member.token, 'DELETE', `/api/chatbots/${agent.id}`);
+    expect(res.statusCode).toBe(204);
+    const after = t.database.sqlite
+      .prepare(
+        "SELECT actor_user_id, method, route, params FROM audit_log WHERE route LIKE '/api/chatbots%' ORDER BY id",
+      )
+      .all();
+    expect(after).toEqual([
+      { actor_user_id: member.id, method: 'POST', route: '/api/chatbots', params: '{}' },
+      { actor_user_id: ownerId, method: 'PATCH', route: '/api/chatbots/:chatbot_id/toggle', params: '{}' },
+      { actor_user_id: member.id, method: 'DELETE', route: '/api/chatbots/:chatbot_id', params: '{}' },
+    ]);
+    expect(JSON.stringify(t.database.sqlite.prepare('SELECT * FROM audit_log').all())).not.toContain(agent.id);
   });
 });

@@ -62,6 +62,18 @@ export class TeamRepo {
     this.db.insert(auditLog).values(row).run();
   }
 
+  /**
+   * Clears the URL parameters of the account's rows that named `value` as parameter `name` (an
+   * object deleted, its erasure included): the log keeps who changed what kind of thing, and when.
+   */
+  forgetInAudit(accountId: string, name: string, value: string): void {
+    this.db
+      .update(auditLog)
+      .set({ params: '{}' })
+      .where(and(eq(auditLog.account_id, accountId), sql`json_extract(${auditLog.params}, ${`$.${name}`}) = ${value}`))
+      .run();
+  }
+
   listAudit(accountId: string): AuditRow[] {
     return this.db.select().from(auditLog).where(eq(auditLog.account_id, accountId)).orderBy(auditLog.id).all();
   }
