@@ -32,6 +32,7 @@ import { createLimits, PlanService, rateLimitPlugin, usageRoutes } from './modul
 import { ServerSettings, settingsRoutes } from './modules/settings/index.js';
 import { healthRoutes, SystemService, systemRoutes } from './modules/system/index.js';
 import { webRoutes } from './modules/web/index.js';
+import { createTeam, teamRoutes } from './modules/team/index.js';
 import { createWebhooks, webhookRoutes } from './modules/webhooks/index.js';
 import { dynamicMailer } from './platform/mail/index.js';
 import type { JobQueue } from './platform/jobs/queue.js';
@@ -157,6 +158,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.decorate('providers', providers);
   const plans = new PlanService(config.plans, config.defaultPlan, clock);
   const { auth, accountOf } = createAuth(app, { db, config, clock, mailer, report });
+  const { team } = createTeam(app, { db, config, clock, auth, plans, mailer, report });
   const agents = new AgentsService({ repo: new AgentsRepo(db), plans, clock, accountOf });
   const { knowledge, ingestion, gaps, storage } = createKnowledge(app, {
     config,
@@ -254,6 +256,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(analyticsRoutes, { analytics });
   await app.register(leadsRoutes, { leads });
   await app.register(webhookRoutes, { webhooks });
+  await app.register(teamRoutes, { team });
   await app.register(adminRoutes, { auth });
   await app.register(webRoutes, { agents });
   await app.register(usageRoutes, { plans, quota, storage, agentCount: (user) => agents.list(user).length });

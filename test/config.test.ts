@@ -6,7 +6,8 @@ import { useTempDirs } from './helpers/temp.js';
 
 /**
  * docs/API.md "Plans": the built-in table, written out here so a drift in the code is caught; plus
- * max_storage_mb (issue 20.4) and webhook_deliveries_per_hour (issue 31.4), beyond the spec.
+ * max_storage_mb (issue 20.4), webhook_deliveries_per_hour (issue 31.4) and max_members (issue 34.1),
+ * beyond the spec.
  */
 const CONTRACT_PLANS = {
   free: {
@@ -18,6 +19,7 @@ const CONTRACT_PLANS = {
     custom_branding: false,
     max_storage_mb: 200,
     webhook_deliveries_per_hour: 50,
+    max_members: 2,
   },
   starter: {
     max_agents: 10,
@@ -28,6 +30,7 @@ const CONTRACT_PLANS = {
     custom_branding: true,
     max_storage_mb: 2000,
     webhook_deliveries_per_hour: 500,
+    max_members: 5,
   },
   pro: {
     max_agents: 50,
@@ -38,6 +41,7 @@ const CONTRACT_PLANS = {
     custom_branding: true,
     max_storage_mb: 20000,
     webhook_deliveries_per_hour: 5000,
+    max_members: 20,
   },
 };
 
@@ -102,6 +106,7 @@ describe('loadConfig defaults', () => {
       monthly_messages: 1_000_000_000,
       max_storage_mb: 1_000_000_000,
       webhook_deliveries_per_hour: 100_000,
+      max_members: 1_000_000_000,
       custom_branding: true,
     });
     expect(c.firstAccountPlan).toBe('owner');
@@ -294,8 +299,9 @@ describe('PLANS_FILE', () => {
       custom_branding: false,
       max_storage_mb: 20,
       webhook_deliveries_per_hour: 30,
+      max_members: 0,
     },
-    // written before max_storage_mb and webhook_deliveries_per_hour existed
+    // written before max_storage_mb, webhook_deliveries_per_hour and max_members existed
     business: {
       max_agents: 500,
       max_account_leads: 100000,
@@ -306,12 +312,12 @@ describe('PLANS_FILE', () => {
     },
   };
 
-  it('replaces the built-in table whole; a plan without max_storage_mb gets 1000, without webhook_deliveries_per_hour 1000', () => {
+  it('replaces the built-in table whole; a plan without max_storage_mb gets 1000, without webhook_deliveries_per_hour 1000, without max_members 5', () => {
     const dir = tempDir();
     const c = loadConfig({ DATA_DIR: dir, PLANS_FILE: writeJson(dir, 'plans.json', custom), DEFAULT_PLAN: 'hobby' });
     expect(c.plans).toEqual({
       hobby: custom.hobby,
-      business: { ...custom.business, max_storage_mb: 1000, webhook_deliveries_per_hour: 1000 },
+      business: { ...custom.business, max_storage_mb: 1000, webhook_deliveries_per_hour: 1000, max_members: 5 },
     });
     expect(Object.keys(c.plans).sort()).toEqual(['business', 'hobby']);
     expect(c.defaultPlan).toBe('hobby');

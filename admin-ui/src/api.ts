@@ -51,7 +51,7 @@ export function clearToken(): void {
 }
 
 /** Pages reached without logging in: never a page to return to (a reset link's hash holds its token). */
-const LOGGED_OUT_PAGES = ['#/login', '#/register', '#/forgot-password', '#/reset-password'];
+const LOGGED_OUT_PAGES = ['#/login', '#/register', '#/forgot-password', '#/reset-password', '#/join'];
 
 /** Where to go after logging in (the page a 401 or a logged-out visit interrupted). */
 export function takeReturnTo(): string | null {

@@ -7,6 +7,7 @@ import { AccountLeadsPage } from './pages/account-leads.js';
 import { AgentPage } from './pages/agent.js';
 import { AgentsPage } from './pages/agents.js';
 import { DashboardPage } from './pages/dashboard.js';
+import { JoinPage } from './pages/join.js';
 import { ForgotPasswordPage, LoginPage, RegisterPage, ResetPasswordPage } from './pages/login.js';
 import { currentRoute, navigate, useRoute } from './router.js';
 import { Session, type SessionValue } from './session.js';
@@ -252,7 +253,7 @@ function LoggedIn({ route }: { route: string[] }) {
 /** Where a route must go instead, given whether someone is logged in; null to show it. */
 function redirectFor(section: string | undefined, loggedIn: boolean): string | null {
   if (section === 'reset-password') return null; // an e-mailed reset link works logged in or out
-  const authPage = section === 'login' || section === 'register' || section === 'forgot-password';
+  const authPage = section === 'login' || section === 'register' || section === 'forgot-password' || section === 'join';
   if (loggedIn && authPage) return '#/agents'; // the login page has nothing to do
   if (!loggedIn && !authPage) return '#/login';
   return null;
@@ -298,6 +299,8 @@ function App() {
           <RegisterPage />
         ) : section === 'forgot-password' ? (
           <ForgotPasswordPage />
+        ) : section === 'join' ? (
+          <JoinPage />
         ) : (
           <LoginPage />
         )}

@@ -58,7 +58,8 @@ describe('passwords in the admin UI', () => {
       .click();
     await page.waitForURL(/#\/account$/);
     await page.getByRole('heading', { name: 'Account', exact: true }).waitFor();
-    await page.getByText(email).waitFor();
+    // the Details list (the Team section names the owner too)
+    await page.getByRole('region', { name: 'Details' }).getByText(email).waitFor();
     const form = page.getByRole('form', { name: 'Change password' });
     await shoot(page, 'page');
 

@@ -34,3 +34,20 @@ export function undoMigration0027(sqlite: Database.Database): void {
     .prepare('DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations)')
     .run();
 }
+
+/**
+ * Undoes migration 0028 (teammates: users' account and team role, invitations, the audit log) and
+ * forgets it was applied; a test taking a database back further undoes this one first.
+ */
+export function undoMigration0028(sqlite: Database.Database): void {
+  sqlite.exec(`
+    DROP TABLE audit_log;
+    DROP TABLE team_invitations;
+    DROP INDEX users_account;
+    ALTER TABLE users DROP COLUMN account_id;
+    ALTER TABLE users DROP COLUMN team_role;
+  `);
+  sqlite
+    .prepare('DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations)')
+    .run();
+}

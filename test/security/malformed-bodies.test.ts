@@ -551,6 +551,7 @@ describe('malformed bodies and hostile ids', () => {
       'POST /api/public/chat/:chatbot_id/escalate',
       'POST /api/public/chat/:chatbot_id/feedback',
       'POST /api/public/lead/:chatbot_id',
+      'POST /api/team/join',
     ]);
   });
 

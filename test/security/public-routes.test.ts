@@ -21,6 +21,8 @@ const PUBLIC_ROUTES = [
   'HEAD /api/auth/password-reset',
   'POST /api/auth/password-reset',
   'POST /api/auth/password-reset/confirm',
+  // joining a team with an invitation's token (issue 34.1): the token is the permission
+  'POST /api/team/join',
   'GET /api/public/chatbot/:chatbot_id',
   'HEAD /api/public/chatbot/:chatbot_id',
   'POST /api/public/chat/:chatbot_id',

@@ -13,6 +13,7 @@ import {
   inputValue,
   useSubmit,
 } from '../ui.js';
+import { TeamSection } from './team.js';
 import { WebhooksSection } from './webhooks.js';
 
 /** The signed-in user's own account: who they are, and a new password. */
@@ -40,6 +41,7 @@ export function AccountPage() {
         </dl>
       </section>
       <ChangePassword />
+      <TeamSection />
       <WebhooksSection />
     </>
   );

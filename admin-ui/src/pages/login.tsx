@@ -18,13 +18,13 @@ import {
 } from '../ui.js';
 import { FIELD_MAX } from '../field-limits.js';
 
-function loggedIn(token: string) {
+export function loggedIn(token: string) {
   setToken(token);
   window.dispatchEvent(new Event('chat-agent:logged-in'));
   navigate(takeReturnTo() ?? '#/agents');
 }
 
-function AuthCard({
+export function AuthCard({
   title,
   children,
   registration,

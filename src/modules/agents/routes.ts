@@ -11,6 +11,7 @@ import {
 } from './schemas.js';
 import { toAgentView, type AgentsService } from './service.js';
 import { visitorPreflight } from './visitor-cors.js';
+import { OPERATOR_ALLOWED } from '../auth/index.js';
 
 export const agentRoutes: FastifyPluginAsyncZod<{ agents: AgentsService }> = async (app, { agents }) => {
   const security = [{ bearer: [] }];
@@ -26,7 +27,7 @@ export const agentRoutes: FastifyPluginAsyncZod<{ agents: AgentsService }> = asy
   };
   const collectionRoutes: FastifyPluginAsyncZod = async (collection) => {
     collection.get('/', {
-      config: documented,
+      config: { ...documented, ...OPERATOR_ALLOWED },
       schema: { tags: ['agents'], security, response: { 200: agentSchema.array() } },
       handler: async (req) => agents.list(currentUser(req)).map(toAgentView),
     });
@@ -40,6 +41,7 @@ export const agentRoutes: FastifyPluginAsyncZod<{ agents: AgentsService }> = asy
   await app.register(collectionRoutes, { prefix: '/api/chatbots' });
 
   app.get('/api/chatbots/:chatbot_id', {
+    config: OPERATOR_ALLOWED,
     schema: { tags: ['agents'], security, params: agentIdParams, response: { 200: agentSchema } },
     handler: async (req) => toAgentView(agents.get(currentUser(req), req.params.chatbot_id)),
   });

@@ -4,3 +4,7 @@ export { authenticationPlugin, currentUser } from './plugin.js';
 export { authRoutes } from './routes.js';
 export { userSchema, emailField } from './schemas.js';
 export { createAuth } from './module.js';
+export { OPERATOR_ALLOWED } from './team-roles.js';
+export { assertNewPassword } from './new-password.js';
+export { registerBody, tokenSchema } from './schemas.js';
+export type { ClientInfo, TokenResponse } from './sessions.js';

@@ -54,6 +54,22 @@ export class AuthRepo {
     return this.db.insert(users).values(user).returning().get();
   }
 
+  /** Removes a user (a teammate); their sessions and reset links go with the row. */
+  deleteUser(id: string): boolean {
+    this.userCache.forget(id);
+    return this.db.delete(users).where(eq(users.id, id)).run().changes === 1;
+  }
+
+  /** The account's teammates (not its owner), oldest first. */
+  listMembers(accountId: string): UserRow[] {
+    return this.db
+      .select()
+      .from(users)
+      .where(eq(users.account_id, accountId))
+      .orderBy(users.created_at, users.id)
+      .all();
+  }
+
   updateUser(id: string, patch: UserPatch): UserRow | undefined {
     if (Object.keys(patch).length === 0) return this.findUserById(id);
     this.userCache.forget(id);

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { currentUser } from './plugin.js';
+import { currentActor } from './plugin.js';
 import {
   changePasswordBody,
   changePasswordResponse,
@@ -32,20 +32,25 @@ export const authRoutes: FastifyPluginAsyncZod<{ auth: AuthService }> = async (a
     handler: async (req) => auth.login(req.body, { ip: req.ip, userAgent: req.headers['user-agent'] }),
   });
 
+  const anyTeamRole = { teamRole: 'operator' as const };
+
   app.get('/api/auth/me', {
+    config: anyTeamRole,
     schema: { tags: ['auth'], security: [{ bearer: [] }], response: { 200: userSchema } },
-    handler: async (req) => auth.getUser(currentUser(req).id),
+    handler: async (req) => auth.getUser(currentActor(req).id),
   });
 
   app.post('/api/auth/logout', {
+    config: anyTeamRole,
     schema: { tags: ['auth'], security: [{ bearer: [] }], response: { 200: messageSchema } },
     handler: async (req) => {
-      auth.logout(currentUser(req));
+      auth.logout(currentActor(req));
       return { message: 'Successfully logged out' };
     },
   });
 
   app.post('/api/auth/password', {
+    config: anyTeamRole,
     schema: {
       tags: ['auth'],
       summary:
@@ -55,7 +60,7 @@ export const authRoutes: FastifyPluginAsyncZod<{ auth: AuthService }> = async (a
       response: { 200: changePasswordResponse },
     },
     handler: async (req) => {
-      const ended = await auth.changePassword(currentUser(req), req.body, {
+      const ended = await auth.changePassword(currentActor(req), req.body, {
         ip: req.ip,
         userAgent: req.headers['user-agent'],
       });

@@ -19,7 +19,24 @@ import type { AuthRepo, UserPatch } from './repo.js';
 import { type ClientInfo, Sessions, type TokenResponse } from './sessions.js';
 import type { UserRow } from './tables.js';
 
-/** Who is calling, attached to every authenticated request. */
+export type TeamRole = UserRow['team_role'];
+
+/** The person behind a request: the user the token was issued to (a teammate or the owner). */
+export interface Actor {
+  id: string;
+  email: string;
+  name: string;
+  /** the actor's own server role; a teammate never gets the owner's `admin` */
+  role: 'user' | 'admin';
+  team_role: TeamRole;
+  sessionId: string;
+}
+
+/**
+ * Who is calling, attached to every authenticated request: the ACCOUNT (for a teammate, the
+ * owner's id, plan and status), so every service scopes to the account by `id`; `actor` is the
+ * person. `role` is the actor's own server role.
+ */
 export interface AuthUser {
   id: string;
   role: 'user' | 'admin';
@@ -27,6 +44,7 @@ export interface AuthUser {
   plan_id: string;
   plan_expires_at: string | null;
   sessionId: string;
+  actor: Actor;
 }
 
 /**
@@ -182,19 +200,42 @@ export class AuthService {
     const user = this.repo.findUserById(session.user_id);
     if (!user) throw unauthorized();
     assertUserMayAct(user.status);
+    // a teammate acts inside the owner's account: its id, plan and standing
+    const account = user.account_id ? this.repo.findUserById(user.account_id) : user;
+    if (!account) throw unauthorized();
+    assertUserMayAct(account.status);
     this.sessions.renew(session, now);
     return {
-      id: user.id,
+      id: account.id,
       role: user.role,
-      status: user.status,
-      plan_id: user.plan_id,
-      plan_expires_at: user.plan_expires_at,
+      status: account.status,
+      plan_id: account.plan_id,
+      plan_expires_at: account.plan_expires_at,
       sessionId: session.id,
+      actor: {
+        id: user.id,
+        email: user.email,
+        name: user.name,
+        role: user.role,
+        team_role: user.team_role,
+        sessionId: session.id,
+      },
     };
   }
 
-  logout(user: AuthUser): void {
-    this.sessions.logout(user.sessionId);
+  logout(actor: { sessionId: string }): void {
+    this.sessions.logout(actor.sessionId);
+  }
+
+  /** A new session for `user` (a teammate who just joined: team module). */
+  startSession(user: UserRow, client: ClientInfo): Promise<TokenResponse> {
+    return this.sessions.start(user, client);
+  }
+
+  /** Ends every session of the user at once, those kept in memory included (a removed teammate). */
+  endSessionsOf(userId: string): void {
+    this.repo.deleteSessionsOfUser(userId);
+    this.sessions.forgetUser(userId);
   }
 
   getUser(id: string): UserRow {
@@ -236,7 +277,7 @@ export class AuthService {
    * own session stays. Returns how many sessions ended.
    */
   async changePassword(
-    caller: AuthUser,
+    caller: { id: string; sessionId: string },
     input: { current_password: string; new_password: string },
     client: ClientInfo,
   ): Promise<number> {

@@ -18,8 +18,14 @@ export const users = sqliteTable(
     plan_expires_at: text('plan_expires_at'),
     created_at: text('created_at').notNull(),
     last_login: text('last_login'),
+    /** null for an account's owner; a teammate's: the owner's user id (docs/API-NOTES.md "Team") */
+    account_id: text('account_id'),
+    /** the role inside the account, apart from the server `role` above */
+    team_role: text('team_role', { enum: ['owner', 'manager', 'operator'] })
+      .notNull()
+      .default('owner'),
   },
-  (t) => [uniqueIndex('users_email_unique').on(t.email)],
+  (t) => [uniqueIndex('users_email_unique').on(t.email), index('users_account').on(t.account_id)],
 );
 
 /** One row per issued token: logout deletes it, so a stolen token dies with the session. */

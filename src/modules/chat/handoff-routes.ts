@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { EventStream } from '../../platform/http/sse.js';
 import { currentUser } from '../auth/index.js';
 import type { HandoffService, LiveEvent } from './handoff.js';
+import { OPERATOR_ALLOWED } from '../auth/index.js';
 
 /** Heartbeat comments keep idle streams (and proxies on the way) open. */
 export const HEARTBEAT_MS = 25_000;
@@ -71,16 +72,19 @@ export const handoffRoutes: FastifyPluginAsyncZod<{ handoff: HandoffService }> =
   });
 
   app.post('/api/chat/conversations/:chatbot_id/:conversation_id/take', {
+    config: OPERATOR_ALLOWED,
     schema: stateChange('A person takes the conversation over: the agent stops answering it'),
     handler: async (req) => handoff.take(currentUser(req), req.params.chatbot_id, req.params.conversation_id),
   });
 
   app.post('/api/chat/conversations/:chatbot_id/:conversation_id/hand-back', {
+    config: OPERATOR_ALLOWED,
     schema: stateChange('The agent answers again (an escalated conversation becomes active)'),
     handler: async (req) => handoff.handBack(currentUser(req), req.params.chatbot_id, req.params.conversation_id),
   });
 
   app.post('/api/chat/conversations/:chatbot_id/:conversation_id/reply', {
+    config: OPERATOR_ALLOWED,
     schema: {
       tags: ['chat'],
       summary: "The person's message to the visitor (409 unless taken over); reaches the visitor's open stream",
@@ -154,6 +158,7 @@ export const handoffRoutes: FastifyPluginAsyncZod<{ handoff: HandoffService }> =
   // message, `status` {conversation_id, status, at} for escalations and handoffs. Bearer header
   // (the admin UI reads it with fetch streaming; no token in the URL).
   app.get('/api/chat/conversations/:chatbot_id/events', {
+    config: OPERATOR_ALLOWED,
     schema: { tags: ['chat'], security, params: z.object({ chatbot_id: z.string().min(1).max(100) }) },
     handler: async (req, reply) => {
       const agent = handoff.ownedAgent(currentUser(req), req.params.chatbot_id);

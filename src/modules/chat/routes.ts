@@ -10,6 +10,7 @@ import { FIELD_MAX } from '../field-limits.js';
 import type { HandoffService } from './handoff.js';
 import { handoffRoutes } from './handoff-routes.js';
 import type { ChatService, PreparedTurn } from './service.js';
+import { OPERATOR_ALLOWED } from '../auth/index.js';
 
 const sessionId = z.string().trim().min(1).max(200);
 const visitorFields = {
@@ -135,6 +136,7 @@ export const chatRoutes: FastifyPluginAsyncZod<{
   app.options('/api/public/chat/:chatbot_id', visitorPreflight());
 
   app.post('/api/chat', {
+    config: OPERATOR_ALLOWED,
     schema: {
       tags: ['chat'],
       security,
@@ -184,6 +186,7 @@ export const chatRoutes: FastifyPluginAsyncZod<{
   app.options('/api/public/chat/:chatbot_id/escalate', visitorPreflight());
 
   app.get('/api/chat/conversations/:chatbot_id', {
+    config: OPERATOR_ALLOWED,
     schema: {
       tags: ['chat'],
       security,
@@ -210,6 +213,7 @@ export const chatRoutes: FastifyPluginAsyncZod<{
 
   // the owner marks a conversation resolved, or reopens it
   app.patch('/api/chat/conversations/:chatbot_id/:conversation_id', {
+    config: OPERATOR_ALLOWED,
     schema: {
       tags: ['chat'],
       security,
@@ -247,6 +251,7 @@ export const chatRoutes: FastifyPluginAsyncZod<{
   });
 
   app.get('/api/chat/messages/:conversation_id', {
+    config: OPERATOR_ALLOWED,
     schema: {
       tags: ['chat'],
       security,

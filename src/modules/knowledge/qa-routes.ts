@@ -5,6 +5,7 @@ import type { AnswerGapsService, GapRow } from './gaps.js';
 import type { KnowledgeService } from './service.js';
 import { qaAnswer, qaQuestion } from './source-fields.js';
 import { sourceResponse, sourceSchema } from './source-schemas.js';
+import { OPERATOR_ALLOWED } from '../auth/index.js';
 
 export const gapSchema = z.object({
   id: z.string(),
@@ -67,6 +68,7 @@ export function qaRoutes(
 
   // Answer gaps: questions the agent could not answer well, grouped, most asked first.
   app.get('/api/chatbots/:chatbot_id/gaps', {
+    config: OPERATOR_ALLOWED,
     schema: {
       tags: ['gaps'],
       security,
@@ -78,6 +80,7 @@ export function qaRoutes(
   });
 
   app.post('/api/chatbots/:chatbot_id/gaps/:gap_id/answer', {
+    config: OPERATOR_ALLOWED,
     schema: {
       tags: ['gaps'],
       security,
@@ -92,6 +95,7 @@ export function qaRoutes(
   });
 
   app.post('/api/chatbots/:chatbot_id/gaps/:gap_id/dismiss', {
+    config: OPERATOR_ALLOWED,
     schema: { tags: ['gaps'], security, params: gapParams, response: { 200: gapSchema } },
     handler: async (req) => gapResponse(gaps.dismiss(currentUser(req), req.params.chatbot_id, req.params.gap_id)),
   });

@@ -10,6 +10,7 @@ import { qaRoutes } from './qa-routes.js';
 import { MAX_TEXT_SOURCE_CHARS, type KnowledgeService } from './service.js';
 import { jsonFields, parseFields, textSourceFields, websiteFields } from './source-fields.js';
 import { passagePage, sourceResponse, sourceSchema } from './source-schemas.js';
+import { OPERATOR_ALLOWED } from '../auth/index.js';
 
 /** JSON bodies of the text route may hold the whole 2M-character text, escaped. */
 const TEXT_SOURCE_BODY_LIMIT = 16 * 1024 * 1024;
@@ -31,6 +32,7 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<{
   });
 
   app.get('/api/sources/chatbot/:chatbot_id', {
+    config: OPERATOR_ALLOWED,
     schema: { tags: ['sources'], security, params: chatbotParams, response: { 200: sourceSchema.array() } },
     handler: async (req) => knowledge.listSources(currentUser(req), req.params.chatbot_id).map(sourceResponse),
   });
@@ -97,6 +99,7 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<{
 
   // The owner reads what was extracted from a source, a page of passages at a time.
   app.get('/api/sources/:source_id/passages', {
+    config: OPERATOR_ALLOWED,
     schema: {
       tags: ['sources'],
       security,

@@ -9,6 +9,7 @@ import { currentUser } from '../auth/index.js';
 import { FIELD_MAX } from '../field-limits.js';
 import { toCsv } from './csv.js';
 import type { LeadsService } from './service.js';
+import { OPERATOR_ALLOWED } from '../auth/index.js';
 
 const widgetLeadSchema = z.object({
   id: z.string(),
@@ -65,11 +66,13 @@ export const leadsRoutes: FastifyPluginAsyncZod<{ leads: LeadsService }> = async
   app.options('/api/public/lead/:chatbot_id', visitorPreflight());
 
   app.get('/api/chatbot-leads/:chatbot_id', {
+    config: OPERATOR_ALLOWED,
     schema: { tags: ['leads'], security, params: chatbotParams, response: { 200: widgetLeadSchema.array() } },
     handler: async (req) => leads.listWidgetLeads(currentUser(req), req.params.chatbot_id),
   });
 
   app.get('/api/chatbot-leads/:chatbot_id/export.csv', {
+    config: OPERATOR_ALLOWED,
     schema: { tags: ['leads'], security, params: chatbotParams },
     handler: async (req, reply) => {
       const rows = leads.listWidgetLeads(currentUser(req), req.params.chatbot_id);
@@ -87,6 +90,7 @@ export const leadsRoutes: FastifyPluginAsyncZod<{ leads: LeadsService }> = async
   // Erasure of one widget lead (a visitor asked to be forgotten), with its alert e-mails. Under the
   // agent, so the path cannot be read as the list route's `/api/chatbot-leads/{chatbot_id}`.
   app.delete('/api/chatbot-leads/:chatbot_id/:lead_id', {
+    config: OPERATOR_ALLOWED,
     schema: {
       tags: ['leads'],
       summary: "Deletes one of the agent's widget leads and the alert e-mails about it",
@@ -103,12 +107,14 @@ export const leadsRoutes: FastifyPluginAsyncZod<{ leads: LeadsService }> = async
   });
 
   app.get('/api/leads', {
+    config: OPERATOR_ALLOWED,
     schema: { tags: ['leads'], security, response: { 200: accountLeadSchema.array() } },
     handler: async (req) => leads.listAccountLeads(currentUser(req)),
   });
 
   // a static path: the router prefers it to any `/api/leads/:lead_id` (those are PUT and DELETE only)
   app.get('/api/leads/stats', {
+    config: OPERATOR_ALLOWED,
     schema: {
       tags: ['leads'],
       summary:
@@ -132,6 +138,7 @@ export const leadsRoutes: FastifyPluginAsyncZod<{ leads: LeadsService }> = async
   });
 
   app.get('/api/leads/export.csv', {
+    config: OPERATOR_ALLOWED,
     schema: { tags: ['leads'], security },
     handler: async (req, reply) => {
       const rows = leads.listAccountLeads(currentUser(req));
@@ -147,6 +154,7 @@ export const leadsRoutes: FastifyPluginAsyncZod<{ leads: LeadsService }> = async
   });
 
   app.post('/api/leads', {
+    config: OPERATOR_ALLOWED,
     schema: {
       tags: ['leads'],
       security,
@@ -157,6 +165,7 @@ export const leadsRoutes: FastifyPluginAsyncZod<{ leads: LeadsService }> = async
   });
 
   app.put('/api/leads/:lead_id', {
+    config: OPERATOR_ALLOWED,
     schema: {
       tags: ['leads'],
       security,
@@ -173,6 +182,7 @@ export const leadsRoutes: FastifyPluginAsyncZod<{ leads: LeadsService }> = async
   });
 
   app.delete('/api/leads/:lead_id', {
+    config: OPERATOR_ALLOWED,
     schema: {
       tags: ['leads'],
       summary:

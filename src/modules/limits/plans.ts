@@ -47,6 +47,19 @@ export class PlanService {
     }
   }
 
+  /** 403 with the limit detail object when `current` teammates (and open invitations) reach `max_members`. */
+  assertCanAddMember(holder: PlanHolder, current: number): void {
+    const max = this.planOf(holder).max_members;
+    if (current >= max) {
+      throw forbidden({
+        message: `Team limit reached: your ${holder.plan_id} plan allows ${max} teammates`,
+        current,
+        max,
+        upgrade_required: true,
+      });
+    }
+  }
+
   assertCustomBranding(holder: PlanHolder): void {
     if (!this.planOf(holder).custom_branding) {
       throw forbidden({

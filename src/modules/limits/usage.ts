@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { currentUser, type AuthUser } from '../auth/index.js';
 import type { PlanService } from './plans.js';
 import type { MessageQuota } from './quota.js';
+import { OPERATOR_ALLOWED } from '../auth/index.js';
 
 export interface UsageDeps {
   plans: PlanService;
@@ -42,6 +43,7 @@ export function usageOf(deps: UsageDeps, user: AuthUser): Usage {
 /** Beyond the spec: `GET /api/usage`, the caller's own usage (nobody else's). */
 export const usageRoutes: FastifyPluginAsyncZod<UsageDeps> = async (app, deps) => {
   app.get('/api/usage', {
+    config: OPERATOR_ALLOWED,
     schema: {
       tags: ['limits'],
       summary: "The caller's messages this month, knowledge storage and agents, each against the plan's limit",

@@ -77,7 +77,8 @@ export const settingsRoutes: FastifyPluginAsyncZod<{
   mailer: Mailer;
   emailOf: (userId: string) => string;
 }> = async (app, { settings, providers, mailer, emailOf }) => {
-  const config = { adminOnly: true };
+  // provider keys and mail are the server admin's, and never a teammate's even if made admin (docs/API-NOTES.md "Team")
+  const config = { adminOnly: true, teamRole: 'owner' as const };
   const security = [{ bearer: [] }];
   const tags = ['admin'];
 

@@ -4,6 +4,7 @@ import { EMBEDDINGS_CHOICES } from '../../providers/embeddings/index.js';
 import { PROVIDER_NAMES, type ProviderName } from '../../providers/llm/catalog.js';
 import { currentUser } from '../auth/index.js';
 import type { SystemService } from './service.js';
+import { OPERATOR_ALLOWED } from '../auth/index.js';
 
 const registrationSchema = z.object({
   registration: z.enum(['open', 'closed', 'first-only']),
@@ -74,6 +75,7 @@ export const systemRoutes: FastifyPluginAsyncZod<{ system: SystemService }> = as
 
   // Provider keys are named only as present or absent (and where they come from); the keys never leave the server.
   app.get('/api/system/status', {
+    config: OPERATOR_ALLOWED,
     schema: {
       tags: ['system'],
       summary:

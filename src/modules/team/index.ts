@@ -1,0 +1,2 @@
+export { teamRoutes } from './routes.js';
+export { createTeam } from './module.js';

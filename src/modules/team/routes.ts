@@ -1,0 +1,78 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { currentUser, emailField } from '../auth/index.js';
+import { registerBody, tokenSchema } from '../auth/index.js';
+import type { TeamService } from './service.js';
+
+const security = [{ bearer: [] }];
+/** the team routes are the owner's alone */
+const ownerOnly = { teamRole: 'owner' as const };
+
+const invitationBody = z.object({ email: emailField, role: z.enum(['manager', 'operator']) });
+const invitationSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  role: z.enum(['manager', 'operator']),
+  expires_at: z.string(),
+  link: z.string().describe('the admin UI join page with ?token= (valid 7 days, once)'),
+});
+const joinBody = z.object({
+  token: z.string().min(1).max(200),
+  name: registerBody.shape.name,
+  password: registerBody.shape.password,
+});
+const memberSchema = z.object({
+  user_id: z.string(),
+  email: z.string(),
+  name: z.string(),
+  role: z.enum(['owner', 'manager', 'operator']),
+});
+const memberParams = z.object({ user_id: z.string().max(100) });
+
+/** Beyond the spec: teammates (docs/API-NOTES.md "Team"). */
+export const teamRoutes: FastifyPluginAsyncZod<{ team: TeamService }> = async (app, { team }) => {
+  app.post('/api/team/invitations', {
+    config: ownerOnly,
+    schema: {
+      tags: ['team'],
+      summary:
+        'Invite a teammate by e-mail as manager or operator; the link works without mail and is e-mailed when mail is set up',
+      security,
+      body: invitationBody,
+      response: { 201: invitationSchema },
+    },
+    handler: async (req, reply) => reply.code(201).send(team.invite(currentUser(req), req.body)),
+  });
+
+  app.post('/api/team/join', {
+    config: { public: true },
+    schema: {
+      tags: ['team'],
+      summary: "Join a team with an invitation's token, whatever REGISTRATION says; answers like register",
+      body: joinBody,
+      response: { 201: tokenSchema },
+    },
+    handler: async (req, reply) =>
+      reply.code(201).send(await team.join(req.body, { ip: req.ip, userAgent: req.headers['user-agent'] })),
+  });
+
+  app.get('/api/team/members', {
+    config: ownerOnly,
+    schema: { tags: ['team'], security, response: { 200: memberSchema.array() } },
+    handler: async (req) => team.members(currentUser(req)),
+  });
+
+  app.delete('/api/team/members/:user_id', {
+    config: ownerOnly,
+    schema: {
+      tags: ['team'],
+      summary: 'Remove a teammate; their sessions end at once',
+      security,
+      params: memberParams,
+    },
+    handler: async (req, reply) => {
+      team.removeMember(currentUser(req), req.params.user_id);
+      return reply.code(204).send();
+    },
+  });
+};

@@ -1,0 +1,168 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RouteInfo } from '../../src/platform/http/index.js';
+import { PASSWORD, createAgent, registerUser, send, sendExpect, startTestApp, type TestApp } from '../helpers/app.js';
+
+/**
+ * The cross-account matrix extended to teammates (issue 34.1), over every route of the route
+ * table: a teammate of account A reaches nothing of account B (each of B's ids answers 403 or 404,
+ * never 2xx, and B's data stays as it was); an operator is refused (403) exactly on the routes
+ * outside the pinned operator list, before anything else runs.
+ */
+
+/** What an operator may call (docs/API-NOTES.md "Team"). Adding one here is a decision, made in review. */
+const OPERATOR_ROUTES = [
+  'GET /api/auth/me',
+  'POST /api/auth/logout',
+  'POST /api/auth/password',
+  'GET /api/chatbots',
+  'GET /api/chatbots/',
+  'GET /api/chatbots/:chatbot_id',
+  'GET /api/sources/chatbot/:chatbot_id',
+  'GET /api/sources/:source_id/passages',
+  'GET /api/chatbots/:chatbot_id/gaps',
+  'POST /api/chatbots/:chatbot_id/gaps/:gap_id/answer',
+  'POST /api/chatbots/:chatbot_id/gaps/:gap_id/dismiss',
+  'POST /api/chat',
+  'GET /api/chat/conversations/:chatbot_id',
+  'PATCH /api/chat/conversations/:chatbot_id/:conversation_id',
+  'GET /api/chat/messages/:conversation_id',
+  'POST /api/chat/conversations/:chatbot_id/:conversation_id/take',
+  'POST /api/chat/conversations/:chatbot_id/:conversation_id/hand-back',
+  'POST /api/chat/conversations/:chatbot_id/:conversation_id/reply',
+  'GET /api/chat/conversations/:chatbot_id/events',
+  'GET /api/chatbot-leads/:chatbot_id',
+  'GET /api/chatbot-leads/:chatbot_id/export.csv',
+  'DELETE /api/chatbot-leads/:chatbot_id/:lead_id',
+  'GET /api/leads',
+  'GET /api/leads/stats',
+  'GET /api/leads/export.csv',
+  'POST /api/leads',
+  'PUT /api/leads/:lead_id',
+  'DELETE /api/leads/:lead_id',
+  'GET /api/usage',
+  'GET /api/system/status',
+];
+
+const key = (r: { method: string; url: string }) => `${r.method} ${r.url}`;
+const NONE = '0190c2e0-0000-7000-8000-000000000000';
+
+/** The URL with each parameter replaced by `ids[name]` (an id that names nothing when absent). */
+function concrete(url: string, ids: Record<string, string>): string {
+  return url.replace(/:([a-z_]+)/g, (_, name: string) => ids[name] ?? (name === 'provider' ? 'openai' : NONE));
+}
+
+async function joinAs(t: TestApp, ownerToken: string, role: 'manager' | 'operator', email: string) {
+  const inv = await sendExpect(t.app, ownerToken, 'POST', '/api/team/invitations', { email, role }, 201);
+  const token = inv.link.split('token=')[1];
+  const joined = await sendExpect(
+    t.app,
+    null,
+    'POST',
+    '/api/team/join',
+    { token, name: role, password: PASSWORD },
+    201,
+  );
+  return joined.access_token as string;
+}
+
+describe('teammates across accounts and team roles, over the whole route table', () => {
+  let t: TestApp;
+  let routes: RouteInfo[];
+  let manager: string;
+  let operator: string;
+  let bToken: string;
+  /** B's ids by parameter name */
+  let bIds: Record<string, string>;
+  /** A's ids by parameter name */
+  let aIds: Record<string, string>;
+
+  async function seed(token: string) {
+    const agent = await createAgent(t.app, token, { name: 'Seeded bot' });
+    const source = await sendExpect(
+      t.app,
+      token,
+      'POST',
+      `/api/sources/chatbot/${agent.id}/text`,
+      { name: 'Shipping', content: 'Parcels ship within two working days.' },
+      201,
+    );
+    const chat = await sendExpect(t.app, token, 'POST', '/api/chat', { message: 'How fast?', chatbot_id: agent.id });
+    const lead = await sendExpect(t.app, token, 'POST', '/api/leads', { name: 'Ada', contact: 'ada@example.com' });
+    const me = await sendExpect(t.app, token, 'GET', '/api/auth/me');
+    return {
+      chatbot_id: agent.id,
+      source_id: source.id,
+      conversation_id: chat.conversation_id,
+      lead_id: lead.id,
+      user_id: me.id,
+    };
+  }
+
+  const snapshotOf = async (token: string, ids: Record<string, string>) => ({
+    agents: await sendExpect(t.app, token, 'GET', '/api/chatbots'),
+    sources: await sendExpect(t.app, token, 'GET', `/api/sources/chatbot/${ids.chatbot_id}`),
+    conversations: await sendExpect(t.app, token, 'GET', `/api/chat/conversations/${ids.chatbot_id}`),
+    messages: await sendExpect(t.app, token, 'GET', `/api/chat/messages/${ids.conversation_id}`),
+    leads: await sendExpect(t.app, token, 'GET', '/api/leads'),
+  });
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    const a = await registerUser(t.app, { name: 'A' });
+    const b = await registerUser(t.app, { name: 'B' });
+    bToken = b.token;
+    manager = await joinAs(t, a.token, 'manager', 'a-manager@example.com');
+    operator = await joinAs(t, a.token, 'operator', 'a-operator@example.com');
+    aIds = await seed(a.token);
+    bIds = await seed(b.token);
+    routes = t.app.routeTable.filter((r) => !r.public && r.method !== 'HEAD' && !r.url.endsWith('/events'));
+  }, 60_000);
+  afterAll(async () => t.cleanup(), 60_000);
+
+  it("a teammate of A gets 403 or 404 for every route naming one of B's ids; B's data is unchanged", async () => {
+    await snapshotOf(bToken, bIds); // B reading the messages marks the conversation read: settled first
+    const before = await snapshotOf(bToken, bIds);
+    let tried = 0;
+    for (const r of routes.filter((x) => x.url.includes(':'))) {
+      for (const token of [manager, operator]) {
+        const res = await send(
+          t.app,
+          token,
+          r.method as 'GET',
+          concrete(r.url, bIds),
+          r.method === 'GET' ? undefined : {},
+        );
+        // 400: the body was refused before anything was looked up
+        expect([400, 403, 404, 415], `${key(r)}: ${res.statusCode} ${res.body.slice(0, 200)}`).toContain(
+          res.statusCode,
+        );
+        tried++;
+      }
+    }
+    expect(tried).toBeGreaterThan(60);
+    expect(await snapshotOf(bToken, bIds)).toEqual(before);
+  });
+
+  it('an operator is refused (403) exactly on the routes outside the operator list', async () => {
+    const listed = new Set(OPERATOR_ROUTES);
+    // logout last: it ends the operator's session
+    const ordered = [
+      ...routes.filter((r) => key(r) !== 'POST /api/auth/logout'),
+      ...routes.filter((r) => key(r) === 'POST /api/auth/logout'),
+    ];
+    for (const r of ordered) {
+      // A's own ids: a refusal here is the team role's, not a missing id's
+      const res = await send(
+        t.app,
+        operator,
+        r.method as 'GET',
+        concrete(r.url, aIds),
+        r.method === 'GET' ? undefined : {},
+      );
+      if (listed.has(key(r))) expect(res.statusCode, key(r)).not.toBe(403);
+      else expect(res.statusCode, `${key(r)}: ${res.body.slice(0, 200)}`).toBe(403);
+    }
+    const known = new Set(t.app.routeTable.map(key));
+    for (const k of OPERATOR_ROUTES) expect(known.has(k), k).toBe(true);
+  });
+});
