@@ -182,7 +182,9 @@ describe('the keyword query from a question', () => {
   it('keeps one-letter words ("R", "C", "X") but not "a", "I" or the letters of contractions', () => {
     // each word stemmed (English, the default: platform/text/stemming.ts)
     expect(ftsQuery('How do I install R packages?')).toBe('"instal" OR "r" OR "packag" OR "instal r" OR "r packag"');
-    expect(ftsQuery("Is there a C compiler, and what's on the X axis?")).toBe('"c" OR "compil" OR "x" OR "axi" OR "c compil" OR "x axi"');
+    expect(ftsQuery("Is there a C compiler, and what's on the X axis?")).toBe(
+      '"c" OR "compil" OR "x" OR "axi" OR "c compil" OR "x axi"',
+    );
     expect(ftsQuery("I don't see R's plots, I'm lost in l'été")).toBe(
       // "lost" brings "lose", its verb (the built-in lexicon, platform/text/paraphrases.ts)
       '"don" OR "see" OR "r" OR "plot" OR "lost" OR "été" OR "lose"',
