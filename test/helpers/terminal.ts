@@ -4,7 +4,8 @@ import { BOOT_TIMEOUT_MS, withTimeout } from './server-process.js';
 
 /**
  * A server run on a pseudo-terminal, as someone typing `npm start` in a shell sees it: util-linux
- * `script` gives it a terminal for stdout and stderr. Once its output shows `listening on`, Ctrl+C
+ * `script` gives it a terminal for stdout and stderr. Once its output shows `until` (by default
+ * `listening on`; a test asserting a later start-up line waits for that one), Ctrl+C
  * is typed (the terminal sends SIGINT, as it does for a person) and the whole output is returned
  * once the server has exited, escape sequences (colours) taken out.
  */
@@ -14,6 +15,7 @@ const SCRIPT = ['/usr/bin/script', '/bin/script'].find((f) => existsSync(f)) ?? 
 export async function serveOnTerminal(
   cmd: { command: string; args: string[] },
   env: Record<string, string>,
+  until = 'listening on',
 ): Promise<{ code: number | null; output: string; lines: string[] }> {
   const line = [cmd.command, ...cmd.args].map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(' ');
   // exec: the shell script starts the command with gives way to it, so the server alone gets the
@@ -27,7 +29,7 @@ export async function serveOnTerminal(
   const listening = new Promise<void>((resolve, reject) => {
     child.stdout.on('data', (chunk: string) => {
       raw += chunk;
-      if (!interrupted && raw.includes('listening on')) {
+      if (!interrupted && raw.includes(until)) {
         interrupted = true;
         resolve();
       }
@@ -38,7 +40,7 @@ export async function serveOnTerminal(
     void exited.then(() => reject(new Error(`exited before listening:\n${raw}`)));
   });
   try {
-    await withTimeout(listening, BOOT_TIMEOUT_MS, 'the listening log line');
+    await withTimeout(listening, BOOT_TIMEOUT_MS, `the log line "${until}"`);
     child.stdin.write('\x03');
     const code = await withTimeout(exited, BOOT_TIMEOUT_MS, 'the exit after Ctrl+C');
     // biome-ignore lint/suspicious/noControlCharactersInRegex: the terminal's escape sequences

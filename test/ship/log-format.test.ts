@@ -21,7 +21,8 @@ function env(name: string): Record<string, string> {
 
 describe('the server log', () => {
   it('on a terminal: readable lines, no JSON', { timeout: 60_000 }, async () => {
-    const run = await serveOnTerminal(bundle.serve(), env('tty'));
+    // the provider warning is logged once the server listens: Ctrl+C only after it
+    const run = await serveOnTerminal(bundle.serve(), env('tty'), 'no LLM provider configured');
     expect(run.code, run.output).toBe(0);
     expect(
       run.lines.filter((l) => l.trimStart().startsWith('{')),
