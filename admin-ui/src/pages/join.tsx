@@ -1,8 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError } from '../api.js';
-import { FIELD_MAX } from '../field-limits.js';
-import { Field, FormError, inputValue, NewPasswordFields, Notice, SubmitButton, useSubmit } from '../ui.js';
-import { AuthCard, loggedIn } from './login.js';
+import { FormError, NewPasswordFields, Notice, SubmitButton, useSubmit } from '../ui.js';
+import { AuthCard, loggedIn, NameField } from './login.js';
 
 /** The token of an invitation link: `#/join?token=...` (it leaves the browser only in the join call). */
 function tokenFromHash(): string {
@@ -36,16 +35,7 @@ export function JoinPage() {
       ) : (
         <form onSubmit={submit} method="post" class="stack">
           {error && <Notice kind="error">{error}</Notice>}
-          <Field label="Your name">
-            <input
-              name="name"
-              autocomplete="name"
-              required
-              maxLength={FIELD_MAX.account_name}
-              value={name}
-              onInput={(e) => setName(inputValue(e))}
-            />
-          </Field>
+          <NameField label="Your name" name={name} setName={setName} />
           <NewPasswordFields password={password} repeat={repeat} setPassword={setPassword} setRepeat={setRepeat} />
           <SubmitButton busy={busy} label="Join" busyLabel="Joining…" />
         </form>

@@ -46,6 +46,22 @@ export function AuthCard({
 }
 
 /** The account's e-mail (log in, register, forgot password); the browser offers it as the username. */
+/** The account's name, as registering and joining a team ask for it. */
+export function NameField(props: { label: string; name: string; setName: (v: string) => void }) {
+  return (
+    <Field label={props.label}>
+      <input
+        name="name"
+        autocomplete="name"
+        required
+        maxLength={FIELD_MAX.account_name}
+        value={props.name}
+        onInput={(e) => props.setName(inputValue(e))}
+      />
+    </Field>
+  );
+}
+
 function EmailField({ email, setEmail }: { email: string; setEmail: (v: string) => void }) {
   return (
     <Field label="E-mail">
@@ -153,16 +169,7 @@ function RegisterForm() {
   return (
     <form onSubmit={submit} method="post" class="stack">
       {error && <Notice kind="error">{error}</Notice>}
-      <Field label="Name">
-        <input
-          name="name"
-          autocomplete="name"
-          required
-          maxLength={FIELD_MAX.account_name}
-          value={name}
-          onInput={(e) => setName(inputValue(e))}
-        />
-      </Field>
+      <NameField label="Name" name={name} setName={setName} />
       <EmailField email={email} setEmail={setEmail} />
       <Field label="Password" hint={PASSWORD_HINT}>
         <input

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { linkTokenHash, newLinkToken } from '../../platform/security/link-tokens.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config/index.js';
 import { type Clock, isoNow } from '../../platform/clock.js';
@@ -85,7 +85,7 @@ export class PasswordResets {
     const user = this.repo.findUserByEmail(email);
     if (user?.status !== 'active') return;
     const now = this.clock.now();
-    const token = randomBytes(32).toString('base64url');
+    const { token, hash: tokenHash } = newLinkToken();
     const issued = this.repo.transaction(() => {
       const hourAgo = new Date(now.getTime() - 3600_000).toISOString();
       if (this.repo.countPasswordResetsSince(user.id, hourAgo) >= RESETS_PER_ACCOUNT_PER_HOUR) return false;
@@ -93,7 +93,7 @@ export class PasswordResets {
       this.repo.insertPasswordReset({
         id: newId(),
         user_id: user.id,
-        token_hash: hashToken(token),
+        token_hash: tokenHash,
         created_at: now.toISOString(),
         expires_at: new Date(now.getTime() + RESET_TTL_MS).toISOString(),
         used_at: null,
@@ -129,7 +129,7 @@ export class PasswordResets {
    * unknown, used, voided by a newer one, or past its 30 minutes. Every session of the account ends.
    */
   async confirm(input: { token: string; new_password: string }): Promise<void> {
-    const row = this.repo.findPasswordReset(hashToken(input.token));
+    const row = this.repo.findPasswordReset(linkTokenHash(input.token));
     const valid = () => row && row.used_at === null && Date.parse(row.expires_at) > this.clock.now().getTime();
     const user = row && valid() ? this.repo.findUserById(row.user_id) : undefined;
     if (!row || !user) throw badRequest(RESET_TOKEN_INVALID);
@@ -147,8 +147,4 @@ export class PasswordResets {
   purgeExpired(now: Date): void {
     this.repo.deletePasswordResetsExpiredBefore(new Date(now.getTime() - 86400_000).toISOString());
   }
-}
-
-function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
 }

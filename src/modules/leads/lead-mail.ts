@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { linkTokenHash, newLinkToken } from '../../platform/security/link-tokens.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { type Clock, isoNow } from '../../platform/clock.js';
 import { ApiError, badRequest } from '../../platform/http/errors.js';
@@ -103,14 +103,14 @@ export class LeadMail {
 
   /** The address a confirmation token stands for, without using it (the page asks before confirming). */
   peekConfirmation(token: string): string | null {
-    return this.repo.findByToken(hashToken(token), isoNow(this.clock))?.address ?? null;
+    return this.repo.findByToken(linkTokenHash(token), isoNow(this.clock))?.address ?? null;
   }
 
   /** Confirms the address of an unexpired token and releases its held alerts; null for a bad or used token. */
   confirm(token: string): string | null {
     const now = isoNow(this.clock);
     const released = this.repo.transaction(() => {
-      const row = this.repo.findByToken(hashToken(token), now);
+      const row = this.repo.findByToken(linkTokenHash(token), now);
       if (!row) return null;
       this.repo.markConfirmed(row.user_id, row.address, now);
       return { address: row.address, mail: this.repo.releaseHeldMail(row.user_id, row.address) };
@@ -149,11 +149,11 @@ export class LeadMail {
    * address, so it cannot carry anyone's message.
    */
   private queueConfirmation(userId: string, address: string, now: Date): void {
-    const token = randomBytes(32).toString('base64url');
+    const { token, hash: tokenHash } = newLinkToken();
     this.repo.saveConfirmationRequest(
       userId,
       address,
-      hashToken(token),
+      tokenHash,
       new Date(now.getTime() + CONFIRMATION_TTL_MS).toISOString(),
       now.toISOString(),
     );
@@ -274,8 +274,4 @@ export class LeadMail {
     }
     this.repo.markMailSent(mail.id, isoNow(this.clock));
   }
-}
-
-function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
 }

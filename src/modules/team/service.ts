@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { linkTokenHash, newLinkToken } from '../../platform/security/link-tokens.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config/index.js';
 import { type Clock, isoNow } from '../../platform/clock.js';
@@ -61,13 +61,13 @@ export class TeamService {
       );
     }
     const now = clock.now();
-    const token = randomBytes(32).toString('base64url');
+    const { token, hash: tokenHash } = newLinkToken();
     const row = {
       id: newId(),
       account_id: account.id,
       email,
       role: input.role,
-      token_hash: hashToken(token),
+      token_hash: tokenHash,
       invited_by: account.actor.id,
       created_at: now.toISOString(),
       expires_at: new Date(now.getTime() + INVITATION_TTL_MS).toISOString(),
@@ -88,7 +88,7 @@ export class TeamService {
   /** Joins the account an invitation names: a new user with the invited team role, logged in. */
   async join(input: { token: string; name: string; password: string }, client: ClientInfo): Promise<TokenResponse> {
     const { repo, users, clock } = this.deps;
-    const invitation = repo.findInvitation(hashToken(input.token));
+    const invitation = repo.findInvitation(linkTokenHash(input.token));
     const usable =
       invitation && invitation.used_at === null && Date.parse(invitation.expires_at) > clock.now().getTime();
     const account = invitation && usable ? users.findUserById(invitation.account_id) : undefined;
@@ -165,8 +165,4 @@ export class TeamService {
         ),
     );
   }
-}
-
-function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
 }
