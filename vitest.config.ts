@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -12,5 +13,9 @@ export default defineConfig({
     // queue can take longer than a second to reach what is asserted; what is asserted is the same
     expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
+    // vitest's default is one file at a time fewer than the cores (one on a 2-core box), and the
+    // files spend much of their time waiting on servers, child processes and Chromium: one file per
+    // core keeps both cores busy
+    maxWorkers: Math.max(2, availableParallelism()),
   },
 });
