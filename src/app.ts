@@ -157,8 +157,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const providers = providerRegistry((name) => serverSettings.provider(name), config.llmTimeoutMs);
   app.decorate('providers', providers);
   const plans = new PlanService(config.plans, config.defaultPlan, clock);
-  const { auth, accountOf } = createAuth(app, { db, config, clock, mailer, report });
-  const { team } = createTeam(app, { db, config, clock, auth, plans, mailer, report });
+  const { auth, accountOf, users } = createAuth(app, { db, config, clock, mailer, report });
+  const { team, savedReplies } = createTeam(app, { db, config, clock, auth, users, plans, mailer, report });
   const agents = new AgentsService({ repo: new AgentsRepo(db), plans, clock, accountOf });
   const { knowledge, ingestion, gaps, storage } = createKnowledge(app, {
     config,
@@ -192,7 +192,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     queueAccountNotice: (id, subject, body) => leads.queueAccountNotice(id, subject, body),
     report,
   });
-  const { chat, handoff } = createChat(app, {
+  const { chat, handoff, inbox } = createChat(app, {
     db,
     clock,
     agents,
@@ -201,6 +201,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     quota,
     providers: providers.get,
     events,
+    users,
     notices: {
       queueAccountNotice: (id, subject, body) => leads.queueAccountNotice(id, subject, body),
       publicUrl: config.publicUrl,
@@ -252,11 +253,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(authRoutes, { auth });
   await app.register(agentRoutes, { agents });
   await app.register(knowledgeRoutes, { knowledge, ingestion, gaps });
-  await app.register(chatRoutes, { chat, handoff, durable: upkeep.durable });
+  await app.register(chatRoutes, { chat, handoff, inbox, durable: upkeep.durable });
   await app.register(analyticsRoutes, { analytics });
   await app.register(leadsRoutes, { leads });
   await app.register(webhookRoutes, { webhooks });
-  await app.register(teamRoutes, { team });
+  await app.register(teamRoutes, { team, savedReplies });
   await app.register(adminRoutes, { auth });
   await app.register(webRoutes, { agents });
   await app.register(usageRoutes, { plans, quota, storage, agentCount: (user) => agents.list(user).length });

@@ -7,7 +7,9 @@ import type { AgentsService, ChatbotRow } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
 import type { ChatRepo } from './repo.js';
 import { MAX_MESSAGE_CHARS } from './service.js';
-import type { ConversationRow, MessageRow } from './tables.js';
+import { type HandoffState, handoffState, type LiveMessage, liveMessage } from './handoff-state.js';
+import type { People, TeamHandoffState } from './people.js';
+import type { ConversationRow } from './tables.js';
 
 /**
  * Live handoff (docs/API-NOTES.md "Live handoff"): the owner takes a conversation over, writes to the visitor
@@ -17,14 +19,6 @@ import type { ConversationRow, MessageRow } from './tables.js';
  * event, and `setImmediate` (after the synchronous transaction has committed or rolled back)
  * publishes it when the stored row is there, never for a rolled-back one.
  */
-
-export interface LiveMessage {
-  id: string;
-  role: 'user' | 'assistant';
-  content: string;
-  timestamp: string;
-  from_person: boolean;
-}
 
 export type LiveEvent =
   | { type: 'message'; conversation_id: string; message: LiveMessage }
@@ -61,14 +55,6 @@ function subscribe(map: Map<string, Set<Listener>>, key: string, listener: Liste
   };
 }
 
-export interface HandoffState {
-  conversation_id: string;
-  status: ConversationRow['status'];
-  handled_by: ConversationRow['handled_by'];
-  taken_at: string | null;
-  escalated_at: string | null;
-}
-
 /** How many of a person's messages the visitor's stream repeats on connect. */
 export const PERSON_MESSAGES_ON_CONNECT = 50;
 
@@ -95,6 +81,8 @@ export interface HandoffDeps {
   log: FastifyBaseLogger;
   /** e-mails to the owner when a visitor asks for a person (none in tests that leave it out) */
   notices?: EscalationNotices;
+  /** the account's people: assignment (docs/API-NOTES.md "Inbox") */
+  people: People;
 }
 
 export class HandoffService {
@@ -105,8 +93,10 @@ export class HandoffService {
   private readonly clock: Clock;
   private readonly events: AppEvents;
   private readonly log: FastifyBaseLogger;
+  private readonly people: People;
 
-  constructor({ repo, agents, clock, events, log, notices }: HandoffDeps) {
+  constructor({ repo, agents, clock, events, log, notices, people }: HandoffDeps) {
+    this.people = people;
     this.repo = repo;
     this.agents = agents;
     this.clock = clock;
@@ -182,16 +172,21 @@ export class HandoffService {
     return this.agents.get(user, chatbotId);
   }
 
-  /** A person takes the conversation over: the agent stops answering it. Idempotent. */
-  take(user: AuthUser, chatbotId: string, conversationId: string): HandoffState {
+  /**
+   * A person takes the conversation over: the agent stops answering it, and an unassigned
+   * conversation becomes the taker's. Idempotent.
+   */
+  take(user: AuthUser, chatbotId: string, conversationId: string): TeamHandoffState {
     const { conversation } = this.owned(user, chatbotId, conversationId);
     const row = this.repo.transaction(() => {
       const current = this.repo.findConversation(conversation.id);
       if (!current) throw notFound('Conversation');
-      if (current.handled_by === 'person') return current;
+      const assign = current.assigned_to === null ? { assigned_to: user.actor.id } : {};
+      if (current.handled_by === 'person') return this.repo.updateConversation(current.id, assign);
       const at = isoNow(this.clock);
       // a resolved conversation the owner picks up again is open again
       return this.repo.updateConversation(current.id, {
+        ...assign,
         handled_by: 'person',
         taken_at: at,
         ...(current.status === 'resolved' ? { status: 'active' as const, resolved_at: null } : {}),
@@ -200,11 +195,11 @@ export class HandoffService {
     if (row.taken_at && row.handled_by === 'person' && conversation.handled_by !== 'person') {
       this.hub.publish(chatbotId, { type: 'status', conversation_id: row.id, status: 'taken', at: row.taken_at });
     }
-    return handoffState(row);
+    return this.people.teamState(row);
   }
 
   /** The agent answers again. Idempotent. */
-  handBack(user: AuthUser, chatbotId: string, conversationId: string): HandoffState {
+  handBack(user: AuthUser, chatbotId: string, conversationId: string): TeamHandoffState {
     const { conversation } = this.owned(user, chatbotId, conversationId);
     const row = this.repo.transaction(() => {
       const current = this.repo.findConversation(conversation.id);
@@ -225,7 +220,7 @@ export class HandoffService {
         at: isoNow(this.clock),
       });
     }
-    return handoffState(row);
+    return this.people.teamState(row);
   }
 
   /** The person's message to the visitor: 409 unless the conversation is taken over. */
@@ -252,6 +247,9 @@ export class HandoffService {
         response_time_ms: null,
         sources_json: null,
         interrupted: false,
+        // who wrote it, and the name the visitor sees (the display name at sending time)
+        sender_user_id: user.actor.id,
+        sender_name: user.actor.display_name,
       });
       this.agents.recordActivity(agent.id, 1, 0);
       this.events.emit('message.created', {
@@ -303,19 +301,4 @@ export class HandoffService {
     const due = Date.parse(c.escalated_at) + agent.handoff_wait_s * 1000;
     return Math.max(0, due - this.clock.now().getTime());
   }
-}
-
-/** Who handles a conversation, as the owner's routes and the visitor's `ready` event give it. */
-export function handoffState(c: ConversationRow): HandoffState {
-  return {
-    conversation_id: c.id,
-    status: c.status,
-    handled_by: c.handled_by,
-    taken_at: c.taken_at,
-    escalated_at: c.escalated_at,
-  };
-}
-
-export function liveMessage(m: MessageRow): LiveMessage {
-  return { id: m.id, role: m.role, content: m.content, timestamp: m.timestamp, from_person: m.from_person };
 }

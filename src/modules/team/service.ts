@@ -31,6 +31,8 @@ export interface Member {
   user_id: string;
   email: string;
   name: string;
+  /** the name visitors see on this person's replies */
+  display_name: string;
   role: 'owner' | InvitedRole;
 }
 
@@ -129,6 +131,7 @@ export class TeamService {
       user_id: u.id,
       email: u.email,
       name: u.name,
+      display_name: u.display_name ?? u.name,
       role: u.account_id ? (u.team_role as InvitedRole) : 'owner',
     }));
   }
@@ -141,8 +144,27 @@ export class TeamService {
     if (!member || member.account_id !== account.id) throw notFound('Member');
     users.transaction(() => {
       this.deps.auth.endSessionsOf(userId);
+      this.deps.repo.unassignAll(userId);
       users.deleteUser(userId);
     });
+  }
+
+  /**
+   * The caller's own display name, the name visitors see on their replies; empty or null goes back
+   * to their `name`.
+   */
+  setDisplayName(account: AuthUser, displayName: string | null): Member {
+    const { users } = this.deps;
+    const value = displayName?.trim() || null;
+    users.updateUser(account.actor.id, { display_name: value });
+    return this.me(account);
+  }
+
+  /** The caller as a member of the team (the owner too). */
+  me(account: AuthUser): Member {
+    const me = this.members(account).find((m) => m.user_id === account.actor.id);
+    if (!me) throw notFound('User');
+    return me;
   }
 
   private mail(account: AuthUser, to: string, role: InvitedRole, link: string): void {
