@@ -83,10 +83,8 @@ export function ReplyForm({
           rows={3}
           maxLength={FIELD_MAX.message}
           value={text}
-          role="combobox"
           aria-autocomplete="list"
-          aria-expanded={matches.length > 0}
-          aria-controls="saved-reply-suggestions"
+          aria-controls={matches.length > 0 ? 'saved-reply-suggestions' : undefined}
           aria-activedescendant={choice ? `saved-reply-${choice.id}` : undefined}
           onInput={edited}
           onClick={(e) => setCaret(e.currentTarget.selectionStart ?? 0)}
