@@ -285,6 +285,22 @@ describe('the inbox', () => {
   });
 });
 
+describe('erasure', () => {
+  it('erasing a conversation erases its notes', async () => {
+    const owner = (await registerUser(t.app)).token;
+    const agent = await createAgent(t.app, owner, { provider: 'openai', model: 'gpt-4o-mini' });
+    const id = (await visitorSays(agent.id, 'inbox-erase', 'Forget me')).conversation_id;
+    const path = `/api/chat/conversations/${agent.id}/${id}`;
+    await sendExpect(t.app, owner, 'POST', `${path}/notes`, { content: 'Wants to be forgotten' }, 201);
+    expect((await send(t.app, owner, 'DELETE', path)).statusCode).toBe(204);
+    const left = t.database.sqlite
+      .prepare('SELECT count(*) AS n FROM conversation_notes WHERE conversation_id = ?')
+      .get(id);
+    expect(left).toEqual({ n: 0 });
+    expect((await send(t.app, owner, 'GET', `${path}/notes`)).statusCode).toBe(404);
+  });
+});
+
 describe('saved replies', () => {
   it('are kept per account: unique shortcut (409), a slug (400), another account 404', async () => {
     const owner = (await registerUser(t.app)).token;
