@@ -1,4 +1,4 @@
-import { undoMigration0027, undoMigration0028 } from '../helpers/migrations.js';
+import { undoMigration0027, undoMigration0028, undoMigrationInbox } from '../helpers/migrations.js';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -739,9 +739,10 @@ describe('agents from before colours followed the primary (migration 0026)', () 
     };
     const ids = { fresh: await make('Untouched'), brown: await make('Brown'), chosen: await make('Chosen') };
     // the database as the release before left it: no follow columns, colours as the owners set
-    // them, and 0026 not yet applied (0028 and 0027, the ones after it, are undone first: the
+    // them, and 0026 not yet applied (the inbox's, 0028 and 0027, the ones after it, are undone first: the
     // migrator runs only those newer than the newest it has applied)
     const db = before.database.sqlite;
+    undoMigrationInbox(db);
     undoMigration0028(db);
     undoMigration0027(db);
     const set = db.prepare('UPDATE chatbots SET primary_color = ?, secondary_color = ?, accent_color = ? WHERE id = ?');
