@@ -192,7 +192,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     queueAccountNotice: (id, subject, body) => leads.queueAccountNotice(id, subject, body),
     report,
   });
-  const { chat, handoff } = createChat(app, {
+  const { chat, handoff, drafts } = createChat(app, {
     db,
     clock,
     agents,
@@ -252,7 +252,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(authRoutes, { auth });
   await app.register(agentRoutes, { agents });
   await app.register(knowledgeRoutes, { knowledge, ingestion, gaps });
-  await app.register(chatRoutes, { chat, handoff, durable: upkeep.durable });
+  await app.register(chatRoutes, { chat, handoff, drafts, durable: upkeep.durable });
   await app.register(analyticsRoutes, { analytics });
   await app.register(leadsRoutes, { leads });
   await app.register(webhookRoutes, { webhooks });

@@ -1372,6 +1372,55 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/chat/conversations/{chatbot_id}/{conversation_id}/draft-reply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A drafted reply to the visitor's latest message(s) from the agent's knowledge and provider, for a person to edit and send (nothing is stored) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                    conversation_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            draft: string;
+                            model: string | null;
+                            sources: {
+                                name: string;
+                                page: number | null;
+                                source_id: string;
+                                title: string | null;
+                                url: string | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/chat/conversations/{chatbot_id}/{conversation_id}/hand-back": {
         parameters: {
             query?: never;
