@@ -190,6 +190,17 @@ describe('drafted reply with a provider key', () => {
     expect(res.json().detail).toMatch(/nothing to draft a reply to/);
     expect((await send(t.app, token, 'POST', draftUrl(agent.id, conversationId))).statusCode).toBe(200);
   });
+
+  it("an expired plan is 402, as for the owner's chat; the provider is not asked", async () => {
+    const { f, t, token, agent, conversationId } = await setup();
+    // the first account of the server is its admin: it sets its own plan's expiry
+    const me = await sendExpect(t.app, token, 'GET', '/api/auth/me');
+    await sendExpect(t.app, token, 'PATCH', `/api/admin/users/${me.id}`, { plan_expires_at: '2020-01-01T00:00:00Z' });
+    const chats = chatRequests(f).length;
+    const res = await send(t.app, token, 'POST', draftUrl(agent.id, conversationId));
+    expect(res.statusCode, res.body).toBe(402);
+    expect(chatRequests(f)).toHaveLength(chats);
+  });
 });
 
 describe('drafted reply without a provider key', () => {
