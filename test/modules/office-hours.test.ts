@@ -398,6 +398,27 @@ describe('asking for a person when nobody can come', () => {
     expect(body).toContain('offered the contact form');
   });
 
+  it('an escalation by the agent\'s keywords while closed: a stream opened later says so at once, not "escalated"', async () => {
+    const { t, clock, owner, agent } = await start();
+    await sendExpect(t.app, owner.token, 'PUT', `/api/chatbots/${agent.id}`, {
+      office_hours: WEEKDAY_HOURS,
+      escalation_keywords: ['human'],
+    });
+    clock.set('2026-03-07T10:00:00.000Z'); // Saturday
+    await say(t, agent.id, 'keyword-visitor', 'I want a human');
+    const base = `http://127.0.0.1:${await listenOnLoopback(t)}`;
+    const events = await streamUntil(
+      base,
+      `/api/public/chat/${agent.id}/events?session_id=keyword-visitor`,
+      'handoff_unavailable',
+    );
+    expect(events[0]).toMatchObject({ event: 'ready', data: { status: 'escalated', handoff_unavailable: true } });
+    expect(events.at(-1)?.data).toMatchObject({
+      status: 'handoff_unavailable',
+      next_opening: '2026-03-09T08:00:00.000Z',
+    });
+  });
+
   it('with everyone away: unavailable without a next opening; online again, the live handoff is as before', async () => {
     const { t, owner, agent } = await start();
     await sendExpect(t.app, owner.token, 'PUT', '/api/team/me/availability', { availability: 'away' });

@@ -108,6 +108,7 @@ export const WIDGET_TEXT_KEYS = [
   'person_joined',
   'person_left',
   'handoff_timeout',
+  'handoff_closed',
 ] as const;
 
 const widgetTexts = z

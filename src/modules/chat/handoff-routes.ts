@@ -112,7 +112,7 @@ export const handoffRoutes: FastifyPluginAsyncZod<{ handoff: HandoffService }> =
     handler: async (req, reply) => {
       const { agent, conversation } = handoff.visitorConversation(req.params.chatbot_id, req.query.session_id);
       const stream = new EventStream(reply);
-      stream.send('ready', handoff.visitorReady(conversation.id));
+      stream.send('ready', handoff.visitorReady(agent, conversation.id));
       await run(stream, () => {
         let timer: NodeJS.Timeout | undefined;
         let told = false;
@@ -151,7 +151,11 @@ export const handoffRoutes: FastifyPluginAsyncZod<{ handoff: HandoffService }> =
             if (e.message.from_person) stream.send('message', e.message);
             return;
           }
-          if (e.status === 'escalated') told = false;
+          if (e.status === 'escalated') {
+            told = false;
+            // nobody can come now: the visitor hears that instead (check() below), not "escalated"
+            if (handoff.unavailable(agent, conversation.id)) return check();
+          }
           stream.send('status', { status: e.status, at: e.at });
           check();
         });

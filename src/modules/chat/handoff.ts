@@ -285,12 +285,17 @@ export class HandoffService {
    * What the visitor's stream sends first: the state, and a person's latest messages, so a widget
    * that was closed, reloaded or reconnecting shows what it missed (it skips the ids it has).
    */
-  visitorReady(conversationId: string): (HandoffState & { messages: LiveMessage[] }) | undefined {
+  visitorReady(
+    agent: ChatbotRow,
+    conversationId: string,
+  ): (HandoffState & { messages: LiveMessage[]; handoff_unavailable: boolean }) | undefined {
     const state = this.state(conversationId);
     return (
       state && {
         ...state,
         messages: this.repo.personMessages(conversationId, PERSON_MESSAGES_ON_CONNECT).map(liveMessage),
+        // an escalation nobody can take now: a `handoff_unavailable` status follows at once
+        handoff_unavailable: this.unavailable(agent, conversationId) !== null,
       }
     );
   }
