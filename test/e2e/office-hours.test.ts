@@ -1,6 +1,6 @@
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { openLoggedIn } from '../helpers/admin.js';
+import { expectRefusals, openLoggedIn } from '../helpers/admin.js';
 import { ManualClock } from '../helpers/app.js';
 import { shot, watchErrors } from '../helpers/browser.js';
 import { useE2eApp } from '../helpers/e2e.js';
@@ -126,5 +126,63 @@ describe('office hours and availability in the browser (issue 34.4)', () => {
     } finally {
       await api('PUT', '/api/team/me/availability', { availability: 'online' });
     }
+  });
+
+  it('the owner sets office hours in the agent settings and goes away in the top bar', async () => {
+    const agent = await api('POST', '/api/chatbots', { name: 'Settings bot' });
+    const page = await e2e.browser.context.newPage();
+    const errors = watchErrors(page);
+    await openLoggedIn(page, e2e.appUrl, e2e.token, `#/agents/${agent.id}/settings`);
+    const form = page.getByRole('form', { name: 'Office hours' });
+    await form.getByRole('switch', { name: /Only during office hours/ }).check();
+    await form.getByRole('combobox', { name: 'Time zone' }).selectOption('Europe/Berlin');
+    // Monday to Friday 9 to 5 to begin with; Tuesday gets a lunch break, Saturday a morning
+    await form.getByRole('textbox', { name: 'Tuesday closes' }).fill('12:00');
+    await form.getByRole('button', { name: 'Add hours on Tuesday' }).click();
+    await form.getByRole('textbox', { name: 'Tuesday opens' }).nth(1).fill('13:00');
+    await form.getByRole('textbox', { name: 'Tuesday closes' }).nth(1).fill('17:00');
+    await form.getByRole('button', { name: 'Add hours on Saturday' }).click();
+    await form.getByRole('textbox', { name: 'Saturday closes' }).fill('12:00');
+    await form.getByRole('button', { name: 'Remove Friday 09:00–17:00' }).click();
+    await shot(form, 'office-hours-settings.png');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Office hours saved').waitFor();
+    const saved = await api('GET', `/api/chatbots/${agent.id}`);
+    expect(saved.office_hours).toEqual({
+      time_zone: 'Europe/Berlin',
+      days: {
+        mon: [{ from: '09:00', to: '17:00' }],
+        tue: [
+          { from: '09:00', to: '12:00' },
+          { from: '13:00', to: '17:00' },
+        ],
+        wed: [{ from: '09:00', to: '17:00' }],
+        thu: [{ from: '09:00', to: '17:00' }],
+        fri: [],
+        sat: [{ from: '09:00', to: '12:00' }],
+        sun: [],
+      },
+    });
+    // a wrong time is the server's 400, shown in the section; nothing stored changes
+    await form.getByRole('textbox', { name: 'Monday opens' }).fill('9am');
+    const before = errors.length;
+    await form.getByRole('button', { name: 'Save' }).click();
+    await form.getByText('office_hours.days.mon.0.from: must be HH:MM').waitFor();
+    expectRefusals(errors, before, 400);
+    expect((await api('GET', `/api/chatbots/${agent.id}`)).office_hours).toEqual(saved.office_hours);
+    await form.getByRole('button', { name: 'Discard changes' }).click();
+
+    // the person's own online/away switch
+    const away = page.getByRole('switch', { name: 'Online for visitors' });
+    expect(await away.getAttribute('aria-checked')).toBe('true');
+    await away.click();
+    await expect.poll(() => away.getAttribute('aria-checked')).toBe('false');
+    expect(await api('GET', '/api/team/me/availability')).toEqual({ availability: 'away' });
+    await shot(page.locator('header'), 'office-hours-away.png');
+    await away.click();
+    await expect.poll(() => away.getAttribute('aria-checked')).toBe('true');
+    expect(await api('GET', '/api/team/me/availability')).toEqual({ availability: 'online' });
+    expect(errors).toEqual([]);
+    await page.close();
   });
 });
