@@ -72,7 +72,14 @@ export class AgentsService {
    */
   handoffAvailability(agent: Pick<ChatbotRow, 'user_id' | 'office_hours'>): HandoffAvailability {
     const t = this.clock.now().getTime();
-    return handoffAvailability(agent.office_hours, () => this.anyoneOnline(agent.user_id), t);
+    const online = () => this.anyoneOnline(agent.user_id);
+    try {
+      return handoffAvailability(agent.office_hours, online, t);
+    } catch {
+      // a stored zone this Node no longer knows (Intl throws): as if there were no office hours,
+      // rather than a widget that cannot load
+      return { available: online(), next_opening: null };
+    }
   }
 
   /** The agent's owner: what quotas, plans and the visitor-facing rate limit are counted against. */
