@@ -159,7 +159,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const plans = new PlanService(config.plans, config.defaultPlan, clock);
   const { auth, accountOf } = createAuth(app, { db, config, clock, mailer, report });
   const { team } = createTeam(app, { db, config, clock, auth, plans, mailer, report });
-  const agents = new AgentsService({ repo: new AgentsRepo(db), plans, clock, accountOf });
+  const agents = new AgentsService({
+    repo: new AgentsRepo(db),
+    plans,
+    clock,
+    accountOf,
+    anyoneOnline: (accountId) => team.anyoneOnline(accountId),
+  });
   const { knowledge, ingestion, gaps, storage } = createKnowledge(app, {
     config,
     database,

@@ -180,7 +180,13 @@ export const chatRoutes: FastifyPluginAsyncZod<{
       params: chatbotParams,
       body: z.object({ session_id: sessionId }),
       response: {
-        200: z.object({ conversation_id: z.string(), status: z.literal('escalated'), escalated_at: z.string() }),
+        200: z.object({
+          conversation_id: z.string(),
+          status: z.literal('escalated'),
+          escalated_at: z.string(),
+          /** beyond issue 23 (issue 34.4): false: nobody can come now; the widget offers its contact form at once */
+          handoff: z.object({ available: z.boolean(), next_opening: z.string().nullable() }),
+        }),
       },
     },
     handler: async (req) => chat.escalate(req.params.chatbot_id, req.body),
