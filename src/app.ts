@@ -159,7 +159,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const plans = new PlanService(config.plans, config.defaultPlan, clock);
   const { auth, accountOf, users } = createAuth(app, { db, config, clock, mailer, report });
   const { team, savedReplies } = createTeam(app, { db, config, clock, auth, users, plans, mailer, report });
-  const agents = new AgentsService({ repo: new AgentsRepo(db), plans, clock, accountOf });
+  const agents = new AgentsService({
+    repo: new AgentsRepo(db),
+    plans,
+    clock,
+    accountOf,
+    anyoneOnline: (accountId) => team.anyoneOnline(accountId),
+  });
   const { knowledge, ingestion, gaps, storage } = createKnowledge(app, {
     config,
     database,
@@ -192,7 +198,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     queueAccountNotice: (id, subject, body) => leads.queueAccountNotice(id, subject, body),
     report,
   });
-  const { chat, handoff, inbox } = createChat(app, {
+  const { chat, handoff, drafts, inbox } = createChat(app, {
     db,
     clock,
     agents,
@@ -253,7 +259,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(authRoutes, { auth });
   await app.register(agentRoutes, { agents });
   await app.register(knowledgeRoutes, { knowledge, ingestion, gaps });
-  await app.register(chatRoutes, { chat, handoff, inbox, durable: upkeep.durable });
+  await app.register(chatRoutes, { chat, handoff, drafts, inbox, durable: upkeep.durable });
   await app.register(analyticsRoutes, { analytics });
   await app.register(leadsRoutes, { leads });
   await app.register(webhookRoutes, { webhooks });

@@ -1432,6 +1432,55 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/chat/conversations/{chatbot_id}/{conversation_id}/draft-reply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A drafted reply to the visitor's latest message(s) from the agent's knowledge and provider, for a person to edit and send (nothing is stored) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                    conversation_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            draft: string;
+                            model: string | null;
+                            sources: {
+                                name: string;
+                                page: number | null;
+                                source_id: string;
+                                title: string | null;
+                                url: string | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/chat/conversations/{chatbot_id}/{conversation_id}/hand-back": {
         parameters: {
             query?: never;
@@ -1940,6 +1989,39 @@ export interface paths {
                             model: string;
                             name: string;
                             no_answer_message: string | null;
+                            office_hours: {
+                                days: {
+                                    fri: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    mon: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    sat: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    sun: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    thu: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    tue: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    wed: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                };
+                                time_zone: string;
+                            } | null;
                             powered_by_text: string | null;
                             primary_color: string;
                             privacy_policy_url: string | null;
@@ -2017,6 +2099,39 @@ export interface paths {
                         model?: string;
                         name: string;
                         no_answer_message?: string | null;
+                        office_hours?: {
+                            days: {
+                                fri?: {
+                                    from: string;
+                                    to: string;
+                                }[];
+                                mon?: {
+                                    from: string;
+                                    to: string;
+                                }[];
+                                sat?: {
+                                    from: string;
+                                    to: string;
+                                }[];
+                                sun?: {
+                                    from: string;
+                                    to: string;
+                                }[];
+                                thu?: {
+                                    from: string;
+                                    to: string;
+                                }[];
+                                tue?: {
+                                    from: string;
+                                    to: string;
+                                }[];
+                                wed?: {
+                                    from: string;
+                                    to: string;
+                                }[];
+                            };
+                            time_zone: string;
+                        } | null;
                         powered_by_text?: string | null;
                         primary_color?: string;
                         /** @description an http(s) URL; "" or null for none */
@@ -2092,6 +2207,39 @@ export interface paths {
                             model: string;
                             name: string;
                             no_answer_message: string | null;
+                            office_hours: {
+                                days: {
+                                    fri: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    mon: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    sat: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    sun: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    thu: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    tue: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    wed: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                };
+                                time_zone: string;
+                            } | null;
                             powered_by_text: string | null;
                             primary_color: string;
                             privacy_policy_url: string | null;
@@ -2189,6 +2337,39 @@ export interface paths {
                             model: string;
                             name: string;
                             no_answer_message: string | null;
+                            office_hours: {
+                                days: {
+                                    fri: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    mon: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    sat: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    sun: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    thu: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    tue: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    wed: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                };
+                                time_zone: string;
+                            } | null;
                             powered_by_text: string | null;
                             primary_color: string;
                             privacy_policy_url: string | null;
@@ -2267,6 +2448,39 @@ export interface paths {
                         model?: string;
                         name?: string;
                         no_answer_message?: string | null;
+                        office_hours?: {
+                            days: {
+                                fri?: {
+                                    from: string;
+                                    to: string;
+                                }[];
+                                mon?: {
+                                    from: string;
+                                    to: string;
+                                }[];
+                                sat?: {
+                                    from: string;
+                                    to: string;
+                                }[];
+                                sun?: {
+                                    from: string;
+                                    to: string;
+                                }[];
+                                thu?: {
+                                    from: string;
+                                    to: string;
+                                }[];
+                                tue?: {
+                                    from: string;
+                                    to: string;
+                                }[];
+                                wed?: {
+                                    from: string;
+                                    to: string;
+                                }[];
+                            };
+                            time_zone: string;
+                        } | null;
                         powered_by_text?: string | null;
                         primary_color?: string;
                         /** @description an http(s) URL; "" or null for none */
@@ -2342,6 +2556,39 @@ export interface paths {
                             model: string;
                             name: string;
                             no_answer_message: string | null;
+                            office_hours: {
+                                days: {
+                                    fri: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    mon: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    sat: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    sun: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    thu: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    tue: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    wed: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                };
+                                time_zone: string;
+                            } | null;
                             powered_by_text: string | null;
                             primary_color: string;
                             privacy_policy_url: string | null;
@@ -3213,6 +3460,10 @@ export interface paths {
                         "application/json": {
                             conversation_id: string;
                             escalated_at: string;
+                            handoff: {
+                                available: boolean;
+                                next_opening: string | null;
+                            };
                             /** @enum {string} */
                             status: "escalated";
                         };
@@ -3345,6 +3596,10 @@ export interface paths {
                             font_size: number;
                             greeting_delay_s: number;
                             greeting_message: string | null;
+                            handoff: {
+                                available: boolean;
+                                next_opening: string | null;
+                            };
                             id: string;
                             /** @enum {string} */
                             language: "auto" | "en" | "es" | "fr" | "de" | "it" | "pt" | "nl";
@@ -4442,6 +4697,8 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @enum {string} */
+                            availability: "online" | "away";
                             /** @description the name visitors see on this person's replies */
                             display_name: string;
                             email: string;
@@ -4477,6 +4734,8 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @enum {string} */
+                            availability: "online" | "away";
                             /** @description the name visitors see on this person's replies */
                             display_name: string;
                             email: string;
@@ -4484,6 +4743,83 @@ export interface paths {
                             /** @enum {string} */
                             role: "owner" | "manager" | "operator";
                             user_id: string;
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/team/me/availability": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /**
+                             * @description away: visitors asking for a person are offered the contact form at once unless a teammate is online
+                             * @enum {string}
+                             */
+                            availability: "online" | "away";
+                        };
+                    };
+                };
+            };
+        };
+        /** Online or away: with everyone of the team away, visitors get the contact form instead of waiting */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description away: visitors asking for a person are offered the contact form at once unless a teammate is online
+                         * @enum {string}
+                         */
+                        availability: "online" | "away";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /**
+                             * @description away: visitors asking for a person are offered the contact form at once unless a teammate is online
+                             * @enum {string}
+                             */
+                            availability: "online" | "away";
                         };
                     };
                 };
@@ -4519,6 +4855,8 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @enum {string} */
+                            availability: "online" | "away";
                             /** @description the name visitors see on this person's replies */
                             display_name: string;
                             email: string;

@@ -53,6 +53,20 @@ export function undoMigration0028(sqlite: Database.Database): void {
 }
 
 /**
+ * Undoes the office-hours migration (agents' office_hours, users' availability) and forgets it was
+ * applied; a test taking a database back further undoes this one first.
+ */
+export function undoMigrationOfficeHours(sqlite: Database.Database): void {
+  sqlite.exec(`
+    ALTER TABLE chatbots DROP COLUMN office_hours;
+    ALTER TABLE users DROP COLUMN availability;
+  `);
+  sqlite
+    .prepare('DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations)')
+    .run();
+}
+
+/**
  * Undoes the inbox migration (issue 34 part 2: notes, saved replies, assignment, display names and
  * the senders of a person's messages) and forgets it was applied; a test taking a database back
  * further undoes this one first.

@@ -29,6 +29,7 @@ const OPERATOR_ROUTES = [
   'POST /api/chat/conversations/:chatbot_id/:conversation_id/take',
   'POST /api/chat/conversations/:chatbot_id/:conversation_id/hand-back',
   'POST /api/chat/conversations/:chatbot_id/:conversation_id/reply',
+  'POST /api/chat/conversations/:chatbot_id/:conversation_id/draft-reply',
   'GET /api/chat/conversations/:chatbot_id/events',
   'GET /api/inbox',
   'PUT /api/chat/conversations/:chatbot_id/:conversation_id/assignee',
@@ -52,6 +53,9 @@ const OPERATOR_ROUTES = [
   'DELETE /api/leads/:lead_id',
   'GET /api/usage',
   'GET /api/system/status',
+  // issue 34.4: each person's own online/away
+  'GET /api/team/me/availability',
+  'PUT /api/team/me/availability',
 ];
 
 const key = (r: { method: string; url: string }) => `${r.method} ${r.url}`;

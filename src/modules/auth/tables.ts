@@ -24,6 +24,10 @@ export const users = sqliteTable(
     team_role: text('team_role', { enum: ['owner', 'manager', 'operator'] })
       .notNull()
       .default('owner'),
+    /** the person's own online/away toggle: visitors get a live person only while someone is online */
+    availability: text('availability', { enum: ['online', 'away'] })
+      .notNull()
+      .default('online'),
     /** the name visitors see on this person's replies (live handoff); null: `name` (docs/API-NOTES.md "Inbox") */
     display_name: text('display_name'),
   },

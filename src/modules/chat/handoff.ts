@@ -127,13 +127,21 @@ export class HandoffService {
     const sent = this.repo.ownerNotifiedSince(e.chatbot_id, hourAgo);
     if (sent >= ESCALATION_MAILS_PER_AGENT_PER_HOUR) return;
     if (!this.repo.markOwnerNotified(e.conversation_id, now.toISOString())) return;
-    const agentName = this.agents.findById(e.chatbot_id)?.name ?? 'your agent';
+    const agent = this.agents.findById(e.chatbot_id);
+    const agentName = agent?.name ?? 'your agent';
     const link = `${notices.publicUrl.replace(/\/$/, '')}/#/agents/${encodeURIComponent(e.chatbot_id)}/conversations/${encodeURIComponent(e.conversation_id)}`;
     const lines = [
       `A visitor of ${agentName} asked to talk to a person (${e.reason === 'visitor' ? 'the "Talk to a person" button' : 'one of the escalation keywords'}).`,
       '',
       `Take the conversation over and reply: ${link}`,
     ];
+    const handoff = agent && this.agents.handoffAvailability(agent);
+    if (handoff && !handoff.available) {
+      lines.push(
+        '',
+        `Nobody was available (outside the office hours, or everyone away), so the visitor was offered the contact form at once${handoff.next_opening ? `, saying you answer at ${handoff.next_opening.slice(0, 16).replace('T', ' ')} UTC` : ''}.`,
+      );
+    }
     if (sent + 1 === ESCALATION_MAILS_PER_AGENT_PER_HOUR) {
       const first = this.repo.firstOwnerNotifiedSince(e.chatbot_id, hourAgo) ?? now.toISOString();
       const until = new Date(Date.parse(first) + HOUR_MS).toISOString().slice(11, 16);
@@ -275,12 +283,17 @@ export class HandoffService {
    * What the visitor's stream sends first: the state, and a person's latest messages, so a widget
    * that was closed, reloaded or reconnecting shows what it missed (it skips the ids it has).
    */
-  visitorReady(conversationId: string): (HandoffState & { messages: LiveMessage[] }) | undefined {
+  visitorReady(
+    agent: ChatbotRow,
+    conversationId: string,
+  ): (HandoffState & { messages: LiveMessage[]; handoff_unavailable: boolean }) | undefined {
     const state = this.state(conversationId);
     return (
       state && {
         ...state,
         messages: this.repo.personMessages(conversationId, PERSON_MESSAGES_ON_CONNECT).map(liveMessage),
+        // an escalation nobody can take now: a `handoff_unavailable` status follows at once
+        handoff_unavailable: this.unavailable(agent, conversationId) !== null,
       }
     );
   }
@@ -288,6 +301,18 @@ export class HandoffService {
   state(conversationId: string): HandoffState | undefined {
     const c = this.repo.findConversation(conversationId);
     return c ? handoffState(c) : undefined;
+  }
+
+  /**
+   * An escalation that nobody can take now (outside the agent's office hours, or everyone of the
+   * team away): when the office hours open next. Null when the conversation is not waiting for a
+   * person, or a person can come: then the usual timeout applies (timeoutIn).
+   */
+  unavailable(agent: ChatbotRow, conversationId: string): { next_opening: string | null } | null {
+    const c = this.repo.findConversation(conversationId);
+    if (c?.status !== 'escalated' || c.handled_by !== 'agent') return null;
+    const handoff = this.agents.handoffAvailability(this.agents.findById(agent.id) ?? agent);
+    return handoff.available ? null : { next_opening: handoff.next_opening };
   }
 
   /**

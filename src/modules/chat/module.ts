@@ -5,6 +5,7 @@ import type { AppEvents } from '../../platform/events.js';
 import type { AgentsService } from '../agents/index.js';
 import type { KnowledgeService } from '../knowledge/index.js';
 import type { MessageQuota, PlanService } from '../limits/index.js';
+import { DraftReplies } from './draft-reply.js';
 import { type EscalationNotices, HandoffService } from './handoff.js';
 import type { AuthRepo } from '../auth/index.js';
 import { InboxService } from './inbox.js';
@@ -41,7 +42,7 @@ export function visitorQuestions(db: Db) {
   };
 }
 
-/** Chat turns and conversations, the live handoff, and the timer that resolves idle conversations. */
+/** Chat turns and conversations, the live handoff with its drafted replies, and the timer that resolves idle conversations. */
 export function createChat(app: FastifyInstance, deps: ChatDeps) {
   const { db, clock, agents, events } = deps;
   const chat = new ChatService({
@@ -66,6 +67,15 @@ export function createChat(app: FastifyInstance, deps: ChatDeps) {
     log: app.log,
     notices: deps.notices,
   });
+  // a suggested reply for a teammate who took a conversation over (nothing stored)
+  const drafts = new DraftReplies({
+    repo: new ChatRepo(db),
+    agents,
+    knowledge: deps.knowledge,
+    providers: deps.providers,
+    plans: deps.plans,
+    log: app.log,
+  });
   // conversations idle past their agent's auto_resolve_after_h become resolved (listing does it too)
   const idleResolver = setInterval(() => {
     try {
@@ -85,5 +95,5 @@ export function createChat(app: FastifyInstance, deps: ChatDeps) {
     clock,
     resolveIdle: (chatbotId) => chat.resolveIdle(chatbotId),
   });
-  return { chat, handoff, inbox };
+  return { chat, handoff, drafts, inbox };
 }

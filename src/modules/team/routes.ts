@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { currentUser, emailField, OPERATOR_ALLOWED } from '../auth/index.js';
+import { currentActor, currentUser, emailField, OPERATOR_ALLOWED } from '../auth/index.js';
 import { FIELD_MAX } from '../field-limits.js';
 import type { SavedReplies } from './saved-replies.js';
 import { savedReplyRoutes } from './saved-replies-routes.js';
@@ -30,6 +30,12 @@ const memberSchema = z.object({
   name: z.string(),
   display_name: z.string().describe("the name visitors see on this person's replies"),
   role: z.enum(['owner', 'manager', 'operator']),
+  availability: z.enum(['online', 'away']),
+});
+const availabilitySchema = z.object({
+  availability: z
+    .enum(['online', 'away'])
+    .describe('away: visitors asking for a person are offered the contact form at once unless a teammate is online'),
 });
 const memberParams = z.object({ user_id: z.string().max(100) });
 
@@ -69,6 +75,25 @@ export const teamRoutes: FastifyPluginAsyncZod<{ team: TeamService; savedReplies
     config: ownerOnly,
     schema: { tags: ['team'], security, response: { 200: memberSchema.array() } },
     handler: async (req) => team.members(currentUser(req)),
+  });
+
+  // the calling person's own availability: every team role, about themselves (currentActor)
+  app.get('/api/team/me/availability', {
+    config: OPERATOR_ALLOWED,
+    schema: { tags: ['team'], security, response: { 200: availabilitySchema } },
+    handler: async (req) => team.availability(currentActor(req)),
+  });
+
+  app.put('/api/team/me/availability', {
+    config: OPERATOR_ALLOWED,
+    schema: {
+      tags: ['team'],
+      summary: 'Online or away: with everyone of the team away, visitors get the contact form instead of waiting',
+      security,
+      body: availabilitySchema,
+      response: { 200: availabilitySchema },
+    },
+    handler: async (req) => team.setAvailability(currentActor(req), req.body.availability),
   });
 
   app.get('/api/team/assignees', {

@@ -3,6 +3,7 @@ import { api, get } from '../../api.js';
 import { FIELD_MAX } from '../../field-limits.js';
 import type { Agent, SavedReply } from '../../types.js';
 import { Notice, useAsync, useSubmit } from '../../ui.js';
+import { DraftNote, useDraftReply } from './draft-reply.js';
 
 /** The `/shortcut` being typed just before the caret: where it starts and what is typed so far. */
 export function shortcutAt(text: string, caret: number): { start: number; query: string } | null {
@@ -31,6 +32,7 @@ export function ReplyForm({
   onSent: () => void;
 }) {
   const [text, setText] = useState('');
+  const draft = useDraftReply(agent, conversationId, text, setText);
   const [caret, setCaret] = useState(0);
   const [active, setActive] = useState(0);
   const [closed, setClosed] = useState(false);
@@ -54,6 +56,7 @@ export function ReplyForm({
     );
     setText('');
     setCaret(0);
+    draft.sent();
     onSent();
     box.current?.focus();
   });
@@ -137,6 +140,7 @@ export function ReplyForm({
           ))}
         </div>
       )}
+      <DraftNote state={draft} />
       {error && <Notice kind="error">{error}</Notice>}
       <div class="actions">
         <button type="submit" class="btn btn-primary" disabled={sending || !text.trim()}>
