@@ -25,6 +25,8 @@ export const FIELD_MAX = {
     /** the owner's synonym groups (lines) and one line's length */
     synonyms: 100,
     synonym_line: 300,
+    /** an office-hours time, HH:MM */
+    office_hours_time: 5,
   },
   email: 254,
   /** an account's name (registration) */
