@@ -4,7 +4,15 @@ import { href, navigate } from '../../router.js';
 import type { Agent, Conversation } from '../../types.js';
 import { Badge, ConfirmDialog, EmptyState, Loading, Notice, formatDate, toast, useAsync } from '../../ui.js';
 import { useLiveConversations } from './live.js';
-import { type HandledConversation, type HandoffState, statusKind, thumbsText, Transcript } from './transcript.js';
+import {
+  type HandledConversation,
+  type HandoffState,
+  type StatusFilter,
+  StatusFilterField,
+  statusKind,
+  thumbsText,
+  Transcript,
+} from './transcript.js';
 import { FIELD_MAX } from '../../field-limits.js';
 
 /**
@@ -56,8 +64,6 @@ function DeleteConversationDialog({
     </ConfirmDialog>
   );
 }
-
-type StatusFilter = '' | Conversation['status'];
 
 export function ConversationsTab({ agent, selected }: { agent: Agent; selected?: string }) {
   const [status, setStatus] = useState<StatusFilter>('');
@@ -156,15 +162,7 @@ export function ConversationsTab({ agent, selected }: { agent: Agent; selected?:
             setQ(search.trim());
           }}
         >
-          <label>
-            <span class="small muted">Status</span>
-            <select value={status} onChange={(e) => setStatus(e.currentTarget.value as StatusFilter)}>
-              <option value="">All</option>
-              <option value="active">Active</option>
-              <option value="escalated">Escalated</option>
-              <option value="resolved">Resolved</option>
-            </select>
-          </label>
+          <StatusFilterField value={status} onChange={setStatus} />
           <label>
             <span class="small muted">Search transcripts</span>
             <input

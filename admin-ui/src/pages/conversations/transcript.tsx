@@ -24,6 +24,24 @@ export const thumbsText = (c: Conversation) =>
 
 export const statusKind: Record<Conversation['status'], string> = { active: 'busy', resolved: 'ok', escalated: 'bad' };
 
+/** A conversation list's status filter: '' is every status. */
+export type StatusFilter = '' | Conversation['status'];
+
+/** The "Status" select of the agent's conversations and of the inbox. */
+export function StatusFilterField(props: { value: StatusFilter; onChange: (status: StatusFilter) => void }) {
+  return (
+    <label>
+      <span class="small muted">Status</span>
+      <select value={props.value} onChange={(e) => props.onChange(e.currentTarget.value as StatusFilter)}>
+        <option value="">All</option>
+        <option value="active">Active</option>
+        <option value="escalated">Escalated</option>
+        <option value="resolved">Resolved</option>
+      </select>
+    </label>
+  );
+}
+
 /** Live handoff: who answers the visitor now (absent from older servers: the agent). */
 export type HandledConversation = Conversation & { handled_by?: 'agent' | 'person'; taken_at?: string | null };
 export type HandoffState = Pick<HandledConversation, 'status' | 'handled_by' | 'taken_at' | 'escalated_at'> & {

@@ -3,14 +3,12 @@ import { get } from '../../api.js';
 import { href } from '../../router.js';
 import type { Agent, Assignee, InboxItem } from '../../types.js';
 import { Badge, EmptyState, Loading, Notice, formatDate, useAsync } from '../../ui.js';
-import { statusKind } from '../conversations/transcript.js';
+import { type StatusFilter, StatusFilterField, statusKind } from '../conversations/transcript.js';
 import { InboxDetail } from './detail.js';
 import { SavedRepliesSection } from './saved-replies.js';
 
 /** Conversations per page of the inbox. */
 const PAGE_SIZE = 50;
-
-type StatusFilter = '' | InboxItem['status'];
 
 /**
  * One inbox for the whole account (docs/ADMIN-UI.md "Inbox"): every agent's conversations,
@@ -52,15 +50,13 @@ export function InboxPage({ chatbotId, conversationId }: { chatbotId?: string; c
             </button>
           </div>
           <div class="conv-filters">
-            <label>
-              <span class="small muted">Status</span>
-              <select value={status} onChange={filter((v) => setStatus(v as StatusFilter))}>
-                <option value="">All</option>
-                <option value="active">Active</option>
-                <option value="escalated">Escalated</option>
-                <option value="resolved">Resolved</option>
-              </select>
-            </label>
+            <StatusFilterField
+              value={status}
+              onChange={(v) => {
+                setStatus(v);
+                setPage(1);
+              }}
+            />
             <label>
               <span class="small muted">Agent</span>
               <select value={agentFilter} onChange={filter(setAgentFilter)}>
