@@ -5,7 +5,7 @@ import type { AppEvents } from '../../platform/events.js';
 import type { AgentsService } from '../agents/index.js';
 import type { KnowledgeService } from '../knowledge/index.js';
 import type { MessageQuota, PlanService } from '../limits/index.js';
-import { type EscalationNotices, HandoffService } from './handoff.js';
+import { type HandoffNotices, HandoffService } from './handoff.js';
 import { ChatRepo } from './repo.js';
 import { ChatService, type ProviderLookup } from './service.js';
 
@@ -21,8 +21,8 @@ export interface ChatDeps {
   quota: MessageQuota;
   providers: ProviderLookup;
   events: AppEvents;
-  /** the owner's e-mail when a visitor asks for a person */
-  notices: EscalationNotices;
+  /** e-mails, browser and push notifications when a visitor asks for a person */
+  notices: HandoffNotices;
   report: (what: string) => (err: unknown) => void;
 }
 

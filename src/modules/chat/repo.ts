@@ -246,7 +246,7 @@ export class ChatRepo {
     patch: Partial<
       Pick<
         ConversationRow,
-        'status' | 'rating' | 'escalated_at' | 'resolved_at' | 'owner_read_at' | 'handled_by' | 'taken_at'
+        'status' | 'rating' | 'escalated_at' | 'resolved_at' | 'owner_read_at' | 'handled_by' | 'taken_at' | 'taken_by'
       >
     >,
   ): ConversationRow {
