@@ -13,6 +13,7 @@ import {
   inputValue,
   useSubmit,
 } from '../ui.js';
+import { NotificationsSection } from './notifications.js';
 import { TeamSection } from './team.js';
 import { WebhooksSection } from './webhooks.js';
 
@@ -41,6 +42,7 @@ export function AccountPage() {
         </dl>
       </section>
       <ChangePassword />
+      <NotificationsSection />
       <TeamSection />
       <WebhooksSection />
     </>
