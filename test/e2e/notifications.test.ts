@@ -61,6 +61,38 @@ async function watchShown(worker: Worker): Promise<() => Promise<WorkerScope['sh
   return () => worker.evaluate(() => (globalThis as unknown as WorkerScope).shown);
 }
 
+/** what the page's window gives the recorder below (the tests have no DOM types) */
+interface PageWindow {
+  Notification: new (title: string, options?: { body?: string; tag?: string }) => object;
+  AudioContext: new () => { createOscillator(): object };
+  notified?: Array<{ title: string; tag: string | undefined }>;
+  chimes?: number;
+}
+
+/**
+ * Before the page's own scripts: records the system notifications the page makes and the tones it
+ * plays (both still reach the browser's own Notification and AudioContext).
+ */
+function recordAlerts(): void {
+  const w = globalThis as unknown as PageWindow;
+  w.notified = [];
+  w.chimes = 0;
+  const RealNotification = w.Notification;
+  w.Notification = class extends RealNotification {
+    constructor(title: string, options?: { body?: string; tag?: string }) {
+      super(title, options);
+      w.notified!.push({ title, tag: options?.tag });
+    }
+  };
+  const RealAudio = w.AudioContext;
+  w.AudioContext = class extends RealAudio {
+    override createOscillator() {
+      w.chimes! += 1;
+      return super.createOscillator();
+    }
+  };
+}
+
 describe('notifications in the browser (issue 34.3)', () => {
   it('the service worker shows a pushed message as a notification', async () => {
     await e2e.browser.context.grantPermissions(['notifications'], { origin: e2e.appUrl });
@@ -104,6 +136,7 @@ describe('notifications in the browser (issue 34.3)', () => {
     const agent = await e2e.newAgent();
     const page = await e2e.browser.context.newPage();
     const errors = watchErrors(page);
+    await page.addInitScript(recordAlerts);
     const streamOpen = page.waitForResponse((r) => r.url().endsWith('/api/notifications/events'));
     await openLoggedIn(page, e2e.appUrl, e2e.token, '#/agents');
     await streamOpen;
@@ -121,6 +154,16 @@ describe('notifications in the browser (issue 34.3)', () => {
       expect(res.statusCode, res.body).toBe(200);
     }
     await expect.poll(() => page.title()).toBe('(2) Chat Agent');
+    // a system notification each (notifications were allowed above) and a chime each
+    const alerts = () =>
+      page.evaluate(() => {
+        const w = globalThis as unknown as PageWindow;
+        return { notified: w.notified, chimes: w.chimes };
+      });
+    expect(await alerts()).toEqual({
+      notified: ids.map((tag) => ({ title: 'A visitor asked for a person', tag })),
+      chimes: 4,
+    });
 
     await page.goto(`${e2e.appUrl}/#/agents/${agent.id}/conversations/${ids[0]}`);
     await expect.poll(() => page.title()).toBe('(1) Chat Agent');
