@@ -227,6 +227,7 @@ describe('refusals', () => {
       'https://127.0.0.1/x',
       'https://localhost/x',
       'https://10.0.0.8/push',
+      'http://push.example.com/plain-http',
     ]) {
       const res = await send(t.app, owner.token, 'POST', '/api/notifications/push-subscriptions', {
         ...push.subscription('/x'),
