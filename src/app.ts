@@ -160,7 +160,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const plans = new PlanService(config.plans, config.defaultPlan, clock);
   const { auth, accountOf } = createAuth(app, { db, config, clock, mailer, report });
   const { team } = createTeam(app, { db, config, clock, auth, plans, mailer, report });
-  const agents = new AgentsService({ repo: new AgentsRepo(db), plans, clock, accountOf });
+  const agents = new AgentsService({
+    repo: new AgentsRepo(db),
+    plans,
+    clock,
+    accountOf,
+    anyoneOnline: (accountId) => team.anyoneOnline(accountId),
+  });
   const { knowledge, ingestion, gaps, storage } = createKnowledge(app, {
     config,
     database,
@@ -194,7 +200,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     report,
   });
   const { notifications } = createNotifications(app, { db, config, clock });
-  const { chat, handoff } = createChat(app, {
+  const { chat, handoff, drafts } = createChat(app, {
     db,
     clock,
     agents,
@@ -256,7 +262,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(authRoutes, { auth });
   await app.register(agentRoutes, { agents });
   await app.register(knowledgeRoutes, { knowledge, ingestion, gaps });
-  await app.register(chatRoutes, { chat, handoff, durable: upkeep.durable });
+  await app.register(chatRoutes, { chat, handoff, drafts, durable: upkeep.durable });
   await app.register(analyticsRoutes, { analytics });
   await app.register(leadsRoutes, { leads });
   await app.register(webhookRoutes, { webhooks });

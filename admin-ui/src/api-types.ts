@@ -1372,6 +1372,55 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/chat/conversations/{chatbot_id}/{conversation_id}/draft-reply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A drafted reply to the visitor's latest message(s) from the agent's knowledge and provider, for a person to edit and send (nothing is stored) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                    conversation_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            draft: string;
+                            model: string | null;
+                            sources: {
+                                name: string;
+                                page: number | null;
+                                source_id: string;
+                                title: string | null;
+                                url: string | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/chat/conversations/{chatbot_id}/{conversation_id}/hand-back": {
         parameters: {
             query?: never;
@@ -1782,6 +1831,39 @@ export interface paths {
                             model: string;
                             name: string;
                             no_answer_message: string | null;
+                            office_hours: {
+                                days: {
+                                    fri: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    mon: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    sat: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    sun: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    thu: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    tue: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    wed: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                };
+                                time_zone: string;
+                            } | null;
                             powered_by_text: string | null;
                             primary_color: string;
                             privacy_policy_url: string | null;
@@ -1859,6 +1941,39 @@ export interface paths {
                         model?: string;
                         name: string;
                         no_answer_message?: string | null;
+                        office_hours?: {
+                            days: {
+                                fri?: {
+                                    from: string;
+                                    to: string;
+                                }[];
+                                mon?: {
+                                    from: string;
+                                    to: string;
+                                }[];
+                                sat?: {
+                                    from: string;
+                                    to: string;
+                                }[];
+                                sun?: {
+                                    from: string;
+                                    to: string;
+                                }[];
+                                thu?: {
+                                    from: string;
+                                    to: string;
+                                }[];
+                                tue?: {
+                                    from: string;
+                                    to: string;
+                                }[];
+                                wed?: {
+                                    from: string;
+                                    to: string;
+                                }[];
+                            };
+                            time_zone: string;
+                        } | null;
                         powered_by_text?: string | null;
                         primary_color?: string;
                         /** @description an http(s) URL; "" or null for none */
@@ -1934,6 +2049,39 @@ export interface paths {
                             model: string;
                             name: string;
                             no_answer_message: string | null;
+                            office_hours: {
+                                days: {
+                                    fri: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    mon: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    sat: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    sun: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    thu: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    tue: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    wed: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                };
+                                time_zone: string;
+                            } | null;
                             powered_by_text: string | null;
                             primary_color: string;
                             privacy_policy_url: string | null;
@@ -2031,6 +2179,39 @@ export interface paths {
                             model: string;
                             name: string;
                             no_answer_message: string | null;
+                            office_hours: {
+                                days: {
+                                    fri: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    mon: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    sat: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    sun: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    thu: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    tue: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    wed: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                };
+                                time_zone: string;
+                            } | null;
                             powered_by_text: string | null;
                             primary_color: string;
                             privacy_policy_url: string | null;
@@ -2109,6 +2290,39 @@ export interface paths {
                         model?: string;
                         name?: string;
                         no_answer_message?: string | null;
+                        office_hours?: {
+                            days: {
+                                fri?: {
+                                    from: string;
+                                    to: string;
+                                }[];
+                                mon?: {
+                                    from: string;
+                                    to: string;
+                                }[];
+                                sat?: {
+                                    from: string;
+                                    to: string;
+                                }[];
+                                sun?: {
+                                    from: string;
+                                    to: string;
+                                }[];
+                                thu?: {
+                                    from: string;
+                                    to: string;
+                                }[];
+                                tue?: {
+                                    from: string;
+                                    to: string;
+                                }[];
+                                wed?: {
+                                    from: string;
+                                    to: string;
+                                }[];
+                            };
+                            time_zone: string;
+                        } | null;
                         powered_by_text?: string | null;
                         primary_color?: string;
                         /** @description an http(s) URL; "" or null for none */
@@ -2184,6 +2398,39 @@ export interface paths {
                             model: string;
                             name: string;
                             no_answer_message: string | null;
+                            office_hours: {
+                                days: {
+                                    fri: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    mon: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    sat: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    sun: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    thu: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    tue: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                    wed: {
+                                        from: string;
+                                        to: string;
+                                    }[];
+                                };
+                                time_zone: string;
+                            } | null;
                             powered_by_text: string | null;
                             primary_color: string;
                             privacy_policy_url: string | null;
@@ -3211,6 +3458,10 @@ export interface paths {
                         "application/json": {
                             conversation_id: string;
                             escalated_at: string;
+                            handoff: {
+                                available: boolean;
+                                next_opening: string | null;
+                            };
                             /** @enum {string} */
                             status: "escalated";
                         };
@@ -3343,6 +3594,10 @@ export interface paths {
                             font_size: number;
                             greeting_delay_s: number;
                             greeting_message: string | null;
+                            handoff: {
+                                available: boolean;
+                                next_opening: string | null;
+                            };
                             id: string;
                             /** @enum {string} */
                             language: "auto" | "en" | "es" | "fr" | "de" | "it" | "pt" | "nl";
@@ -4234,6 +4489,83 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/team/me/availability": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /**
+                             * @description away: visitors asking for a person are offered the contact form at once unless a teammate is online
+                             * @enum {string}
+                             */
+                            availability: "online" | "away";
+                        };
+                    };
+                };
+            };
+        };
+        /** Online or away: with everyone of the team away, visitors get the contact form instead of waiting */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description away: visitors asking for a person are offered the contact form at once unless a teammate is online
+                         * @enum {string}
+                         */
+                        availability: "online" | "away";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /**
+                             * @description away: visitors asking for a person are offered the contact form at once unless a teammate is online
+                             * @enum {string}
+                             */
+                            availability: "online" | "away";
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/team/members": {
         parameters: {
             query?: never;
@@ -4257,6 +4589,8 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @enum {string} */
+                            availability: "online" | "away";
                             email: string;
                             name: string;
                             /** @enum {string} */

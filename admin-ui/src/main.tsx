@@ -10,6 +10,7 @@ import { DashboardPage } from './pages/dashboard.js';
 import { JoinPage } from './pages/join.js';
 import { ForgotPasswordPage, LoginPage, RegisterPage, ResetPasswordPage } from './pages/login.js';
 import { useNotifications } from './notifications.js';
+import { AvailabilitySwitch } from './availability.js';
 import { currentRoute, navigate, useRoute } from './router.js';
 import { Session, type SessionValue } from './session.js';
 import type { SystemStatus, User } from './types.js';
@@ -158,6 +159,7 @@ function TopBar({ user, section, onLogout }: { user: User; section: string; onLo
         {user.role === 'admin' && link('#/admin', 'admin', 'Admin')}
       </nav>
       <div class="account">
+        <AvailabilitySwitch />
         {/* the account page behind the user's own name: one item fewer in a nav that must fit a phone */}
         <a
           href="#/account"

@@ -41,6 +41,9 @@ export type Conversation = Item<Answer<'/api/chat/conversations/{chatbot_id}', '
 /** GET /api/chat/messages/{conversation_id} */
 export type Message = Item<Answer<'/api/chat/messages/{conversation_id}', 'get'>>;
 
+/** POST /api/chat/conversations/{chatbot_id}/{conversation_id}/draft-reply: a suggested reply for a taken conversation */
+export type DraftReply = Answer<'/api/chat/conversations/{chatbot_id}/{conversation_id}/draft-reply', 'post'>;
+
 /** GET /api/chatbot-leads/{chatbot_id}: a lead a visitor left in the widget */
 export type WidgetLead = Item<Answer<'/api/chatbot-leads/{chatbot_id}', 'get'>>;
 

@@ -51,3 +51,17 @@ export function undoMigration0028(sqlite: Database.Database): void {
     .prepare('DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations)')
     .run();
 }
+
+/**
+ * Undoes the office-hours migration (agents' office_hours, users' availability) and forgets it was
+ * applied; a test taking a database back further undoes this one first.
+ */
+export function undoMigrationOfficeHours(sqlite: Database.Database): void {
+  sqlite.exec(`
+    ALTER TABLE chatbots DROP COLUMN office_hours;
+    ALTER TABLE users DROP COLUMN availability;
+  `);
+  sqlite
+    .prepare('DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations)')
+    .run();
+}

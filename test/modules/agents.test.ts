@@ -1,4 +1,4 @@
-import { undoMigration0027, undoMigration0028 } from '../helpers/migrations.js';
+import { undoMigration0027, undoMigration0028, undoMigrationOfficeHours } from '../helpers/migrations.js';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -72,6 +72,8 @@ const AGENT_KEYS = [
   'auto_resolve_after_h',
   'escalation_keywords',
   'handoff_wait_s',
+  // beyond the spec (issue 34.4): when a person can be asked for
+  'office_hours',
   // beyond the spec (issue 33): the owner's synonyms for the keyword search
   'synonyms',
   // beyond the spec (issue 31): the secondary and accent colours follow the primary until set
@@ -219,6 +221,7 @@ describe('POST /api/chatbots', () => {
       escalation_keywords: [],
       synonyms: [],
       handoff_wait_s: 120,
+      office_hours: null,
       created_at: now,
       updated_at: now,
     });
@@ -420,6 +423,13 @@ const FIELD_UPDATES: Array<[string, unknown, Json?]> = [
   ['auto_resolve_after_h', 48],
   ['escalation_keywords', ['human', 'complaint']],
   ['handoff_wait_s', 300],
+  [
+    'office_hours',
+    {
+      time_zone: 'Europe/Berlin',
+      days: { mon: [{ from: '09:00', to: '17:00' }], tue: [], wed: [], thu: [], fri: [], sat: [], sun: [] },
+    },
+  ],
   ['synonyms', ['cornetto = croissant']],
 ];
 
@@ -739,9 +749,10 @@ describe('agents from before colours followed the primary (migration 0026)', () 
     };
     const ids = { fresh: await make('Untouched'), brown: await make('Brown'), chosen: await make('Chosen') };
     // the database as the release before left it: no follow columns, colours as the owners set
-    // them, and 0026 not yet applied (0028 and 0027, the ones after it, are undone first: the
-    // migrator runs only those newer than the newest it has applied)
+    // them, and 0026 not yet applied (office hours, 0028 and 0027, the ones after it, are undone
+    // first: the migrator runs only those newer than the newest it has applied)
     const db = before.database.sqlite;
+    undoMigrationOfficeHours(db);
     undoMigration0028(db);
     undoMigration0027(db);
     const set = db.prepare('UPDATE chatbots SET primary_color = ?, secondary_color = ?, accent_color = ? WHERE id = ?');

@@ -85,6 +85,8 @@ const PUBLIC_INFO_KEYS = [
   'starter_questions',
   'greeting_message',
   'greeting_delay_s',
+  // issue 34.4: whether a person can be asked for now
+  'handoff',
 ].sort();
 
 // ---------------------------------------------------------------------------------------------
@@ -352,6 +354,8 @@ describe('GET /api/public/chatbot/{id}', () => {
       starter_questions: [],
       greeting_message: null,
       greeting_delay_s: 5,
+      // issue 34.4: always open, the owner online
+      handoff: { available: true, next_opening: null },
     });
     // nothing private leaks
     expect(JSON.stringify(info)).not.toContain('secret prompt');

@@ -166,6 +166,8 @@ describe('asking for a person', () => {
       conversation_id: a1.conversation_id,
       status: 'escalated',
       escalated_at: expect.any(String),
+      // issue 34.4: always open, the owner online
+      handoff: { available: true, next_opening: null },
     });
     const again = await t.app.inject({
       method: 'POST',

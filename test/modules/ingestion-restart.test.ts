@@ -190,6 +190,12 @@ async function pollSource(
   }
 }
 
+/**
+ * How long a restarted server may take to finish (or fail) the orchard file. Idle it takes ~10 s; on
+ * a 2-core box running other test files and a CPU-heavy process beside them it took over 40 s.
+ */
+const RECOVERY_MS = 150_000;
+
 /** After the restart: completed, each passage stored once, the file gone, the marker answerable. */
 async function expectRecovered(
   dataDir: string,
@@ -200,7 +206,14 @@ async function expectRecovered(
 ) {
   const second = await boot(dataDir);
   // the token from before the crash still works (session row and jwt-secret are in DATA_DIR)
-  const source = await pollSource(second.base, headers, agentId, sourceId, (s) => s.status !== 'processing', 40_000);
+  const source = await pollSource(
+    second.base,
+    headers,
+    agentId,
+    sourceId,
+    (s) => s.status !== 'processing',
+    RECOVERY_MS,
+  );
   expect(source.status, JSON.stringify(source)).toBe('completed');
   expect(source).toMatchObject({
     file_type: 'txt',
@@ -258,7 +271,7 @@ async function orchardAccepted() {
 
 describe('ingestion survives a crash (SIGKILL, then a restart on the same DATA_DIR)', () => {
   it('a file accepted just before the kill is ingested after the restart, not left processing', {
-    timeout: 60_000,
+    timeout: RECOVERY_MS + 60_000,
   }, async () => {
     const { dataDir, content, server, headers, agentId, sourceId } = await orchardAccepted();
     await crash(server);
@@ -267,7 +280,7 @@ describe('ingestion survives a crash (SIGKILL, then a restart on the same DATA_D
   });
 
   it('a file killed while its passages were being stored completes after the restart with each passage once', {
-    timeout: 60_000,
+    timeout: RECOVERY_MS + 60_000,
   }, async () => {
     const { dataDir, content, server, headers, agentId, sourceId } = await orchardAccepted();
     // watch the database (WAL: a second reader is fine) until some passages are stored, then kill
@@ -304,7 +317,7 @@ describe('ingestion survives a crash (SIGKILL, then a restart on the same DATA_D
    * error": nothing about what happened or what to do with the file.
    */
   it('a file the server crashed on three times ends failed with a message saying what happened and what to try', {
-    timeout: 120_000,
+    timeout: RECOVERY_MS + 120_000,
   }, async () => {
     const { dataDir, server, headers, agentId, sourceId } = await orchardAccepted();
     const attemptsOf = () => {
@@ -327,7 +340,14 @@ describe('ingestion survives a crash (SIGKILL, then a restart on the same DATA_D
     expect(attemptsOf()).toBe(3);
 
     const last = await boot(dataDir);
-    const source = await pollSource(last.base, headers, agentId, sourceId, (s) => s.status !== 'processing', 30_000);
+    const source = await pollSource(
+      last.base,
+      headers,
+      agentId,
+      sourceId,
+      (s) => s.status !== 'processing',
+      RECOVERY_MS,
+    );
     expect(source.status).toBe('failed');
     expect(source.error_message).not.toMatch(/internal error/);
     // what happened

@@ -41,6 +41,9 @@ const OPERATOR_ROUTES = [
   'DELETE /api/leads/:lead_id',
   'GET /api/usage',
   'GET /api/system/status',
+  // issue 34.4: each person's own online/away
+  'GET /api/team/me/availability',
+  'PUT /api/team/me/availability',
 ];
 
 const key = (r: { method: string; url: string }) => `${r.method} ${r.url}`;

@@ -37,6 +37,14 @@ export interface AgentInfo {
   /** a bubble beside the closed launcher after `greeting_delay_s` seconds; null: none */
   greeting_message?: string | null;
   greeting_delay_s?: number;
+  /** whether a person can be asked for now (office hours, someone online); absent from older servers */
+  handoff?: Handoff;
+}
+
+/** Whether a person can come now; else when the office hours open next (ISO; null: not known). */
+export interface Handoff {
+  available: boolean;
+  next_opening: string | null;
 }
 
 /**
@@ -108,13 +116,22 @@ export class Api {
     });
   }
 
-  /** The visitor asks for a person to take over the conversation. */
-  async escalate(body: { session_id: string }): Promise<void> {
-    await request(this.url('chat', 'escalate'), {
+  /**
+   * The visitor asks for a person to take over the conversation: whether one can come now (an
+   * older server does not say: as if one could).
+   */
+  async escalate(body: { session_id: string }): Promise<Handoff> {
+    const res = await request(this.url('chat', 'escalate'), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
+    const answer = (await res.json().catch(() => null)) as { handoff?: Partial<Handoff> } | null;
+    const handoff = answer?.handoff;
+    return {
+      available: handoff?.available !== false,
+      next_opening: typeof handoff?.next_opening === 'string' ? handoff.next_opening : null,
+    };
   }
 
   async info(): Promise<AgentInfo> {

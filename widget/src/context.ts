@@ -14,6 +14,8 @@ export interface WidgetContext {
   readonly state: VisitorState;
   readonly t: Texts;
   readonly more: MoreTexts;
+  /** the visitor's locale in the widget's language (dates and times) */
+  readonly locale: string;
   /** the agent is not active: no messages, no live stream, no lead form, no greeting */
   readonly offline: boolean;
   readonly transcript: Transcript;

@@ -4,7 +4,7 @@
  *
  * `TEXTS` holds the texts an owner may reword (the agent's `widget_texts`, keys exactly as the
  * server's WIDGET_TEXT_KEYS); `MORE_TEXTS` the ones only screen readers hear, or the pieces a
- * keyed text is built from, which are not reworded. `{name}`, `{wait}`, `{n}` and `{max}` are
+ * keyed text is built from, which are not reworded. `{name}`, `{wait}`, `{n}`, `{max}` and `{time}` are
  * filled in by the widget. Languages: the agent's `language`, or with `auto` the visitor's
  * browser (pickLanguage).
  *
@@ -57,7 +57,8 @@ export type TextKey =
   | 'person_label'
   | 'person_joined'
   | 'person_left'
-  | 'handoff_timeout';
+  | 'handoff_timeout'
+  | 'handoff_closed';
 
 export type MoreKey =
   | 'chat_with'

@@ -11,7 +11,7 @@ export interface HandoffHost {
   leadFirst(): boolean;
   /** a person's message came in: the closed launcher says so */
   received(): void;
-  /** nobody took the escalation in time */
+  /** nobody took the escalation in time, or nobody can come now: the lead form */
   timedOut(): void;
 }
 
@@ -65,7 +65,8 @@ export class LiveHandoff {
     source.addEventListener('ready', (e) => {
       const d = data(e);
       if (!d) return;
-      if (d.status === 'escalated') this.markEscalated();
+      // escalated while nobody can come: the `handoff_unavailable` that follows says so instead
+      if (d.status === 'escalated' && d.handoff_unavailable !== true) this.markEscalated();
       this.setPerson(d.handled_by === 'person');
       if (Array.isArray(d.messages)) for (const m of d.messages) this.receive(m as PersonMessage);
     });
@@ -80,6 +81,8 @@ export class LiveHandoff {
       else if (d.status === 'taken') this.setPerson(true);
       else if (d.status === 'handed_back') this.setPerson(false);
       else if (d.status === 'handoff_timeout') this.timedOut();
+      else if (d.status === 'handoff_unavailable')
+        this.unavailable(typeof d.next_opening === 'string' ? d.next_opening : null);
     });
     source.addEventListener('error', () => {
       if (source.readyState === EventSource.CLOSED && this.live === source) this.live = null;
@@ -125,6 +128,20 @@ export class LiveHandoff {
     this.host.timedOut();
   }
 
+  /**
+   * Nobody can come now (outside the office hours, or everyone away): said at once, with when the
+   * office hours open next and the lead form, instead of waiting for a timeout. Once per escalation.
+   */
+  private unavailable(nextOpening: string | null): void {
+    const state = this.ctx.state;
+    if (state.handoff_told || state.person) return;
+    state.escalated = true;
+    state.handoff_told = true;
+    this.ctx.transcript.addNote('handoff_closed', nextOpening ?? undefined);
+    this.update();
+    this.host.timedOut();
+  }
+
   /** A person's message from the stream: shown once (`ready` repeats the latest ones). */
   private receive(m: PersonMessage): void {
     const { state, transcript } = this.ctx;
@@ -152,11 +169,13 @@ export class LiveHandoff {
     const ctx = this.ctx;
     this.askPerson.disabled = true;
     try {
-      await ctx.api.escalate({ session_id: ctx.state.session_id });
-      this.markEscalated();
+      const handoff = await ctx.api.escalate({ session_id: ctx.state.session_id });
+      if (handoff.available) {
+        this.markEscalated();
+        ctx.focusInput();
+      } else this.unavailable(handoff.next_opening);
       ctx.transcript.scrollToEnd(true);
       this.connect();
-      ctx.focusInput();
     } catch (err) {
       ctx.showNotice(ctx.failure(err).text, null);
     } finally {

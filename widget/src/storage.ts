@@ -22,10 +22,12 @@ export interface StoredMessage {
   from_person?: boolean;
   /** a line about the conversation itself ("a person has joined"), kept in its place in the transcript */
   note?: NoteKey;
+  /** a `handoff_closed` note: when the office hours open next (ISO), shown in the visitor's time */
+  at?: string;
 }
 
 /** The notes a transcript can hold, by their text's key. */
-export const NOTE_KEYS = ['asked_person', 'person_joined', 'person_left', 'handoff_timeout'] as const;
+export const NOTE_KEYS = ['asked_person', 'person_joined', 'person_left', 'handoff_timeout', 'handoff_closed'] as const;
 export type NoteKey = (typeof NOTE_KEYS)[number];
 
 export interface VisitorState {
@@ -43,7 +45,7 @@ export interface VisitorState {
   greeted?: boolean;
   /** a person handles the conversation now (live handoff) */
   person?: boolean;
-  /** the visitor was told nobody took the escalation in time (told once) */
+  /** the visitor was told nobody took the escalation in time, or that nobody can come now (told once) */
   handoff_told?: boolean;
 }
 

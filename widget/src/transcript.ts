@@ -4,6 +4,7 @@ import { h, httpUrl } from './dom.js';
 import { feedbackRow } from './feedback.js';
 import { fill } from './i18n.js';
 import { renderMarkdown } from './markdown.js';
+import { formatOpening } from './opening.js';
 import type { NoteKey, StoredMessage } from './storage.js';
 
 /**
@@ -34,7 +35,7 @@ export class Transcript {
     this.log.replaceChildren();
     this.addMessage({ role: 'assistant', content: welcome });
     for (const m of state.messages) {
-      if (m.note) this.showNote(m.note);
+      if (m.note) this.showNote(m.note, m.at);
       else this.addMessage(m);
     }
     // a transcript from before notes were kept: the escalation's line at the end, as it was shown
@@ -99,15 +100,23 @@ export class Transcript {
   }
 
   /** A note in the transcript, kept with the messages so a reload shows it in its place. */
-  addNote(note: NoteKey): void {
-    this.ctx.state.messages.push({ role: 'assistant', content: '', note });
+  addNote(note: NoteKey, at?: string): void {
+    this.ctx.state.messages.push({ role: 'assistant', content: '', note, ...(at ? { at } : {}) });
     this.ctx.save();
-    this.showNote(note);
+    this.showNote(note, at);
     this.scrollToEnd(false);
   }
 
-  private showNote(note: NoteKey): void {
-    this.log.append(h('p', { class: `note note-${note}`, role: 'status', text: this.ctx.t[note] }));
+  /** `at`: when the office hours open next, for `handoff_closed` (else, or unreadable, the timeout's sentence) */
+  private showNote(note: NoteKey, at?: unknown): void {
+    const when = note === 'handoff_closed' ? formatOpening(at, this.ctx.locale) : null;
+    const text =
+      note === 'handoff_closed'
+        ? when
+          ? fill(this.ctx.t.handoff_closed, { time: when })
+          : this.ctx.t.handoff_timeout
+        : this.ctx.t[note];
+    this.log.append(h('p', { class: `note note-${note}`, role: 'status', text }));
   }
 
   /** The three dots while an answer is on its way; the caller removes them. */

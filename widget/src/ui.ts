@@ -8,6 +8,7 @@ import { Greeting } from './greeting.js';
 import { MORE_TEXTS, pickLanguage, textsFor, type Lang, type MoreTexts, type Texts } from './i18n.js';
 import { LeadForm } from './lead-form.js';
 import { LiveHandoff } from './live.js';
+import { localeFor } from './opening.js';
 import { renderMarkdown } from './markdown.js';
 import { Starters } from './starters.js';
 import { freshState, loadState, saveState, type StoredMessage, type VisitorState } from './storage.js';
@@ -33,6 +34,7 @@ export class ChatWidget implements WidgetContext {
   state: VisitorState;
   t: Texts = textsFor('en', null);
   more: MoreTexts = MORE_TEXTS.en;
+  locale = 'en';
   offline = false;
   transcript!: Transcript;
   private lang: Lang = 'en';
@@ -126,6 +128,7 @@ export class ChatWidget implements WidgetContext {
     ownerTexts: Record<string, string> | null | undefined,
   ): void {
     this.lang = pickLanguage(language === 'auto' ? null : language, browserLanguages());
+    this.locale = localeFor(this.lang, browserLanguages());
     this.t = textsFor(this.lang, ownerTexts);
     this.more = MORE_TEXTS[this.lang];
     this.root.setAttribute('lang', this.lang);

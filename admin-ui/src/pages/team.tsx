@@ -19,6 +19,8 @@ interface Member {
   email: string;
   name: string;
   role: 'owner' | 'manager' | 'operator';
+  /** online or away for visitors asking for a person */
+  availability: 'online' | 'away';
 }
 
 interface Invitation {
@@ -61,7 +63,8 @@ export function TeamSection() {
           {members.data.map((m) => (
             <li key={m.user_id} class="copy-row">
               <span>
-                {m.name} <span class="muted">{m.email}</span> <Badge kind={m.role}>{m.role}</Badge>
+                {m.name} <span class="muted">{m.email}</span> <Badge kind={m.role}>{m.role}</Badge>{' '}
+                <span class="muted small">{m.availability}</span>
               </span>
               {m.role !== 'owner' && (
                 <button type="button" class="btn btn-small" onClick={() => setRemoving(m)}>

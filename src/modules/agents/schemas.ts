@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { FIELD_MAX } from '../field-limits.js';
 import { emailField } from '../auth/index.js';
 import { normaliseHostPattern } from './origins.js';
+import { officeHoursSchema, officeHoursView } from './office-hours.js';
 
 export { PROVIDER_NAMES as PROVIDERS } from '../../providers/llm/catalog.js';
 import { PROVIDER_NAMES as PROVIDERS } from '../../providers/llm/catalog.js';
@@ -107,6 +108,7 @@ export const WIDGET_TEXT_KEYS = [
   'person_joined',
   'person_left',
   'handoff_timeout',
+  'handoff_closed',
 ] as const;
 
 const widgetTexts = z
@@ -237,6 +239,8 @@ export const updateAgentBody = z.object({
   synonyms: synonyms.optional(),
   // live handoff: how long an escalation waits for a person before the visitor is asked for contact details
   handoff_wait_s: z.number().int().min(15).max(3600).optional(),
+  // issue 34.4: when a person can be asked for; null: always
+  office_hours: officeHoursSchema.nullable().optional(),
 });
 
 /** Create takes every field update takes, with the same rules; only `name` is required. */
@@ -301,6 +305,7 @@ export const agentSchema = z.object({
   escalation_keywords: z.string().array(),
   synonyms: z.string().array(),
   handoff_wait_s: z.number().int(),
+  office_hours: officeHoursView.nullable(),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -315,35 +320,40 @@ export const toggleResponse = z.object({
 export const agentIdParams = z.object({ chatbot_id: z.string().min(1).max(100) });
 
 /** Public agent info (docs/API.md "Objects"), plus `status` so the widget can say when the agent is offline. */
-export const publicAgentSchema = agentSchema.pick({
-  id: true,
-  name: true,
-  welcome_message: true,
-  primary_color: true,
-  secondary_color: true,
-  accent_color: true,
-  logo_url: true,
-  avatar_url: true,
-  font_family: true,
-  font_size: true,
-  bubble_style: true,
-  widget_theme: true,
-  widget_position: true,
-  widget_size: true,
-  auto_expand: true,
-  lead_capture_enabled: true,
-  powered_by_text: true,
-  status: true,
-  /** beyond the spec: when the lead form shows, its consent text and privacy link */
-  lead_form_timing: true,
-  lead_form_after_messages: true,
-  lead_consent_text: true,
-  privacy_policy_url: true,
-  /** beyond the spec: the widget's language (`auto`: the visitor's browser) and the owner's wording */
-  language: true,
-  widget_texts: true,
-  /** beyond the spec: buttons before the first message, and the greeting bubble beside the closed widget */
-  starter_questions: true,
-  greeting_message: true,
-  greeting_delay_s: true,
-});
+export const publicAgentSchema = agentSchema
+  .pick({
+    id: true,
+    name: true,
+    welcome_message: true,
+    primary_color: true,
+    secondary_color: true,
+    accent_color: true,
+    logo_url: true,
+    avatar_url: true,
+    font_family: true,
+    font_size: true,
+    bubble_style: true,
+    widget_theme: true,
+    widget_position: true,
+    widget_size: true,
+    auto_expand: true,
+    lead_capture_enabled: true,
+    powered_by_text: true,
+    status: true,
+    /** beyond the spec: when the lead form shows, its consent text and privacy link */
+    lead_form_timing: true,
+    lead_form_after_messages: true,
+    lead_consent_text: true,
+    privacy_policy_url: true,
+    /** beyond the spec: the widget's language (`auto`: the visitor's browser) and the owner's wording */
+    language: true,
+    widget_texts: true,
+    /** beyond the spec: buttons before the first message, and the greeting bubble beside the closed widget */
+    starter_questions: true,
+    greeting_message: true,
+    greeting_delay_s: true,
+  })
+  .extend({
+    /** beyond the spec (issue 34.4): whether a person can be asked for now, and when the office hours open next */
+    handoff: z.object({ available: z.boolean(), next_opening: z.string().nullable() }),
+  });

@@ -9,6 +9,7 @@ import { type CreateAgentInput, publicAgentSchema, type UpdateAgentInput } from 
 import type { ChatbotRow } from './tables.js';
 import { DEFAULT_PRIMARY, followingColors } from './colors.js';
 import { type PublicAgentInfo, type PublicEntry, publicView } from './public-info.js';
+import { type HandoffAvailability, handoffAvailability } from './office-hours.js';
 
 export type { PublicAgentInfo } from './public-info.js';
 
@@ -45,6 +46,8 @@ export interface AgentsServiceDeps {
    * (tests of retrieval alone) owners count as active on the default plan.
    */
   accountOf?: (userId: string) => PlanHolder & { id: string; status: string };
+  /** whether anyone of the account (owner or teammate) is online; without it: always */
+  anyoneOnline?: (accountId: string) => boolean;
 }
 
 export class AgentsService {
@@ -52,12 +55,31 @@ export class AgentsService {
   private readonly plans: PlanService;
   private readonly clock: Clock;
   private readonly accountOf?: (userId: string) => PlanHolder & { id: string; status: string };
+  private readonly anyoneOnline: (accountId: string) => boolean;
 
-  constructor({ repo, plans, clock, accountOf }: AgentsServiceDeps) {
+  constructor({ repo, plans, clock, accountOf, anyoneOnline }: AgentsServiceDeps) {
     this.repo = repo;
     this.plans = plans;
     this.clock = clock;
     this.accountOf = accountOf;
+    this.anyoneOnline = anyoneOnline ?? (() => true);
+  }
+
+  /**
+   * Whether a visitor asking for a person can get one now: within the agent's office hours and
+   * with someone of the account online; else when the office hours open next (docs/API-NOTES.md
+   * "Office hours and availability").
+   */
+  handoffAvailability(agent: Pick<ChatbotRow, 'user_id' | 'office_hours'>): HandoffAvailability {
+    const t = this.clock.now().getTime();
+    const online = () => this.anyoneOnline(agent.user_id);
+    try {
+      return handoffAvailability(agent.office_hours, online, t);
+    } catch {
+      // a stored zone this Node no longer knows (Intl throws): as if there were no office hours,
+      // rather than a widget that cannot load
+      return { available: online(), next_opening: null };
+    }
   }
 
   /** The agent's owner: what quotas, plans and the visitor-facing rate limit are counted against. */
@@ -166,6 +188,7 @@ export class AgentsService {
         escalation_keywords: [],
         synonyms: [],
         handoff_wait_s: 120,
+        office_hours: null,
         ...fields,
         ...followingColors(fields.primary_color ?? DEFAULT_PRIMARY, input),
         id: newId(),
@@ -220,13 +243,17 @@ export class AgentsService {
   }
 
   /**
-   * publicInfo as the JSON the public route sends, checked against its schema. Every widget load
+   * publicInfo as the JSON the public route sends, checked against its schema, with `handoff`
+   * (handoffAvailability) added. Every widget load
    * reads it, so it is made once per version of the agent and kept: checking and serializing per
    * request was ~6 us of a ~85 us request.
    */
   publicInfoJson(id: string): string {
     const entry = this.publicEntry(id);
-    return (entry.json ??= JSON.stringify(publicAgentSchema.parse(entry.info)));
+    // the part that changes with the clock and the team's availability is added per request
+    entry.json ??= JSON.stringify(publicAgentSchema.omit({ handoff: true }).parse(entry.info));
+    const handoff = JSON.stringify(this.handoffAvailability(this.repo.findById(id)!));
+    return `${entry.json.slice(0, -1)},"handoff":${handoff}}`;
   }
 
   private publicEntry(id: string): PublicEntry {

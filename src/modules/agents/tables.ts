@@ -1,6 +1,7 @@
 import { index, integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { PROVIDER_NAMES } from '../../providers/llm/catalog.js';
 import { users } from '../auth/tables.js';
+import type { OfficeHours } from './office-hours.js';
 
 /**
  * Agents ("chatbots" in paths and fields). Column names are the API's field names, so a row maps
@@ -98,6 +99,8 @@ export const chatbots = sqliteTable(
     synonyms: text('synonyms', { mode: 'json' }).$type<string[]>().notNull().default([]),
     /** an escalated conversation nobody takes within this many seconds: the visitor is told and asked for contact details */
     handoff_wait_s: integer('handoff_wait_s').notNull().default(120),
+    /** when a person can be asked for, in a time zone (office-hours.ts); null: always */
+    office_hours: text('office_hours', { mode: 'json' }).$type<OfficeHours | null>(),
     created_at: text('created_at').notNull(),
     updated_at: text('updated_at').notNull(),
   },

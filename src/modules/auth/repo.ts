@@ -12,8 +12,23 @@ export class AuthRepo {
   private readonly userCache: CachedRowsById<UserRow>;
   private readonly sessionById;
 
+  private readonly onlineOfAccount;
+
   constructor(private readonly db: Db) {
     this.userCache = new CachedRowsById(db, users);
+    // read on every widget load (public agent info): prepared once
+    this.onlineOfAccount = db
+      .select({ id: users.id })
+      .from(users)
+      .where(
+        and(
+          or(eq(users.id, sql.placeholder('account')), eq(users.account_id, sql.placeholder('account'))),
+          eq(users.availability, 'online'),
+          eq(users.status, 'active'),
+        ),
+      )
+      .limit(1)
+      .prepare();
     this.sessionById = db
       .select()
       .from(sessions)
@@ -74,6 +89,16 @@ export class AuthRepo {
     if (Object.keys(patch).length === 0) return this.findUserById(id);
     this.userCache.forget(id);
     return this.db.update(users).set(patch).where(eq(users.id, id)).returning().get();
+  }
+
+  /** Whether the account's owner or one of its teammates is online (and not suspended). */
+  anyoneOnline(accountId: string): boolean {
+    return this.onlineOfAccount.get({ account: accountId }) !== undefined;
+  }
+
+  setAvailability(id: string, availability: UserRow['availability']): void {
+    this.userCache.forget(id);
+    this.db.update(users).set({ availability }).where(eq(users.id, id)).run();
   }
 
   setLastLogin(id: string, at: string): void {

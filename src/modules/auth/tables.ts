@@ -24,6 +24,10 @@ export const users = sqliteTable(
     team_role: text('team_role', { enum: ['owner', 'manager', 'operator'] })
       .notNull()
       .default('owner'),
+    /** the person's own online/away toggle: visitors get a live person only while someone is online */
+    availability: text('availability', { enum: ['online', 'away'] })
+      .notNull()
+      .default('online'),
   },
   (t) => [uniqueIndex('users_email_unique').on(t.email), index('users_account').on(t.account_id)],
 );

@@ -147,18 +147,29 @@ export class ChatConversations {
     });
   }
 
-  /** The visitor asks for a person: the session's conversation becomes escalated (404 when it has none). */
+  /**
+   * The visitor asks for a person: the session's conversation becomes escalated (404 when it has
+   * none). `handoff` says whether a person can come now; when not (outside the agent's office
+   * hours, or everyone of the team away) the visitor is offered the contact form at once, with
+   * when the office hours open next, instead of waiting for the escalation's timeout.
+   */
   escalate(
     chatbotId: string,
     input: { session_id: string },
-  ): { conversation_id: string; status: 'escalated'; escalated_at: string } {
+  ): {
+    conversation_id: string;
+    status: 'escalated';
+    escalated_at: string;
+    handoff: { available: boolean; next_opening: string | null };
+  } {
     const agent = this.agents.reachable(chatbotId);
+    const handoff = this.agents.handoffAvailability(agent);
     return this.repo.transaction(() => {
       const conversation = this.repo.findConversationBySession(agent.id, input.session_id);
       if (!conversation) throw notFound('Conversation');
       const row =
         conversation.status === 'escalated' ? conversation : this.escalateRow(conversation, agent.user_id, 'visitor');
-      return { conversation_id: row.id, status: 'escalated' as const, escalated_at: row.escalated_at! };
+      return { conversation_id: row.id, status: 'escalated' as const, escalated_at: row.escalated_at!, handoff };
     });
   }
 

@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { EventStream } from '../../platform/http/sse.js';
 import { currentUser } from '../auth/index.js';
-import type { HandoffService, LiveEvent } from './handoff.js';
+import type { HandoffService } from './handoff.js';
+import type { LiveEvent } from './live-hub.js';
 import { OPERATOR_ALLOWED } from '../auth/index.js';
 
 /** Heartbeat comments keep idle streams (and proxies on the way) open. */
@@ -100,7 +101,7 @@ export const handoffRoutes: FastifyPluginAsyncZod<{ handoff: HandoffService }> =
   });
 
   // The visitor's live stream: `ready` (the state), `message` (a person's messages), `status`
-  // (escalated, taken, handed_back, handoff_timeout). Authenticated by the session id: 404 unless
+  // (escalated, taken, handed_back, handoff_timeout, handoff_unavailable). Authenticated by the session id: 404 unless
   // it is this agent's conversation's.
   app.get('/api/public/chat/:chatbot_id/events', {
     config: { public: true, visitorFacing: true },
@@ -112,7 +113,7 @@ export const handoffRoutes: FastifyPluginAsyncZod<{ handoff: HandoffService }> =
     handler: async (req, reply) => {
       const { agent, conversation } = handoff.visitorConversation(req.params.chatbot_id, req.query.session_id);
       const stream = new EventStream(reply);
-      stream.send('ready', handoff.visitorReady(conversation.id));
+      stream.send('ready', handoff.visitorReady(agent, conversation.id));
       await run(stream, () => {
         let timer: NodeJS.Timeout | undefined;
         let told = false;
@@ -121,6 +122,17 @@ export const handoffRoutes: FastifyPluginAsyncZod<{ handoff: HandoffService }> =
         const check = () => {
           clearTimeout(timer);
           if (told) return;
+          // nobody can come now (office hours, everyone away): said at once, not after the wait
+          const closed = handoff.unavailable(agent, conversation.id);
+          if (closed) {
+            told = true;
+            stream.send('status', {
+              status: 'handoff_unavailable',
+              at: new Date().toISOString(),
+              next_opening: closed.next_opening,
+            });
+            return;
+          }
           const ms = handoff.timeoutIn(agent, conversation.id);
           if (ms === null) return;
           if (ms === 0) {
@@ -140,7 +152,11 @@ export const handoffRoutes: FastifyPluginAsyncZod<{ handoff: HandoffService }> =
             if (e.message.from_person) stream.send('message', e.message);
             return;
           }
-          if (e.status === 'escalated') told = false;
+          if (e.status === 'escalated') {
+            told = false;
+            // nobody can come now: the visitor hears that instead (check() below), not "escalated"
+            if (handoff.unavailable(agent, conversation.id)) return check();
+          }
           stream.send('status', { status: e.status, at: e.at });
           check();
         });

@@ -5,6 +5,7 @@ import { ApiError, badRequest, conflict, notFound } from '../../platform/http/er
 import { newId } from '../../platform/ids.js';
 import type { AgentsService, ChatbotRow } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
+import { LiveHub, type LiveMessage } from './live-hub.js';
 import type { ChatRepo } from './repo.js';
 import { MAX_MESSAGE_CHARS } from './service.js';
 import type { ConversationRow, MessageRow } from './tables.js';
@@ -17,49 +18,6 @@ import type { ConversationRow, MessageRow } from './tables.js';
  * event, and `setImmediate` (after the synchronous transaction has committed or rolled back)
  * publishes it when the stored row is there, never for a rolled-back one.
  */
-
-export interface LiveMessage {
-  id: string;
-  role: 'user' | 'assistant';
-  content: string;
-  timestamp: string;
-  from_person: boolean;
-}
-
-export type LiveEvent =
-  | { type: 'message'; conversation_id: string; message: LiveMessage }
-  | { type: 'status'; conversation_id: string; status: 'escalated' | 'taken' | 'handed_back'; at: string };
-
-type Listener = (event: LiveEvent) => void;
-
-/** In-process pub/sub: one process serves every stream (the app runs as one process). */
-export class LiveHub {
-  private readonly byConversation = new Map<string, Set<Listener>>();
-  private readonly byAgent = new Map<string, Set<Listener>>();
-
-  subscribeConversation(conversationId: string, listener: Listener): () => void {
-    return subscribe(this.byConversation, conversationId, listener);
-  }
-
-  subscribeAgent(chatbotId: string, listener: Listener): () => void {
-    return subscribe(this.byAgent, chatbotId, listener);
-  }
-
-  publish(chatbotId: string, event: LiveEvent): void {
-    for (const l of [...(this.byConversation.get(event.conversation_id) ?? [])]) l(event);
-    for (const l of [...(this.byAgent.get(chatbotId) ?? [])]) l(event);
-  }
-}
-
-function subscribe(map: Map<string, Set<Listener>>, key: string, listener: Listener): () => void {
-  let set = map.get(key);
-  if (!set) map.set(key, (set = new Set()));
-  set.add(listener);
-  return () => {
-    set.delete(listener);
-    if (set.size === 0 && map.get(key) === set) map.delete(key);
-  };
-}
 
 export interface HandoffState {
   conversation_id: string;
@@ -199,13 +157,21 @@ export class HandoffService {
     const recipients = notices.escalationMailTo(e.account_id);
     if (recipients.length === 0) return;
     if (!this.repo.markOwnerNotified(e.conversation_id, now.toISOString())) return;
-    const agentName = this.agents.findById(e.chatbot_id)?.name ?? 'your agent';
+    const agent = this.agents.findById(e.chatbot_id);
+    const agentName = agent?.name ?? 'your agent';
     const link = this.link(e.chatbot_id, e.conversation_id);
     const lines = [
       `A visitor of ${agentName} asked to talk to a person (${e.reason === 'visitor' ? 'the "Talk to a person" button' : 'one of the escalation keywords'}).`,
       '',
       `Take the conversation over and reply: ${link}`,
     ];
+    const handoff = agent && this.agents.handoffAvailability(agent);
+    if (handoff && !handoff.available) {
+      lines.push(
+        '',
+        `Nobody was available (outside the office hours, or everyone away), so the visitor was offered the contact form at once${handoff.next_opening ? `, saying you answer at ${handoff.next_opening.slice(0, 16).replace('T', ' ')} UTC` : ''}.`,
+      );
+    }
     if (sent + 1 === ESCALATION_MAILS_PER_AGENT_PER_HOUR) {
       const first = this.repo.firstOwnerNotifiedSince(e.chatbot_id, hourAgo) ?? now.toISOString();
       const until = new Date(Date.parse(first) + HOUR_MS).toISOString().slice(11, 16);
@@ -346,12 +312,17 @@ export class HandoffService {
    * What the visitor's stream sends first: the state, and a person's latest messages, so a widget
    * that was closed, reloaded or reconnecting shows what it missed (it skips the ids it has).
    */
-  visitorReady(conversationId: string): (HandoffState & { messages: LiveMessage[] }) | undefined {
+  visitorReady(
+    agent: ChatbotRow,
+    conversationId: string,
+  ): (HandoffState & { messages: LiveMessage[]; handoff_unavailable: boolean }) | undefined {
     const state = this.state(conversationId);
     return (
       state && {
         ...state,
         messages: this.repo.personMessages(conversationId, PERSON_MESSAGES_ON_CONNECT).map(liveMessage),
+        // an escalation nobody can take now: a `handoff_unavailable` status follows at once
+        handoff_unavailable: this.unavailable(agent, conversationId) !== null,
       }
     );
   }
@@ -359,6 +330,18 @@ export class HandoffService {
   state(conversationId: string): HandoffState | undefined {
     const c = this.repo.findConversation(conversationId);
     return c ? handoffState(c) : undefined;
+  }
+
+  /**
+   * An escalation that nobody can take now (outside the agent's office hours, or everyone of the
+   * team away): when the office hours open next. Null when the conversation is not waiting for a
+   * person, or a person can come: then the usual timeout applies (timeoutIn).
+   */
+  unavailable(agent: ChatbotRow, conversationId: string): { next_opening: string | null } | null {
+    const c = this.repo.findConversation(conversationId);
+    if (c?.status !== 'escalated' || c.handled_by !== 'agent') return null;
+    const handoff = this.agents.handoffAvailability(this.agents.findById(agent.id) ?? agent);
+    return handoff.available ? null : { next_opening: handoff.next_opening };
   }
 
   /**

@@ -5,6 +5,7 @@ import type { AppEvents } from '../../platform/events.js';
 import type { AgentsService } from '../agents/index.js';
 import type { KnowledgeService } from '../knowledge/index.js';
 import type { MessageQuota, PlanService } from '../limits/index.js';
+import { DraftReplies } from './draft-reply.js';
 import { type HandoffNotices, HandoffService } from './handoff.js';
 import { ChatRepo } from './repo.js';
 import { ChatService, type ProviderLookup } from './service.js';
@@ -35,7 +36,7 @@ export function visitorQuestions(db: Db) {
   };
 }
 
-/** Chat turns and conversations, the live handoff, and the timer that resolves idle conversations. */
+/** Chat turns and conversations, the live handoff with its drafted replies, and the timer that resolves idle conversations. */
 export function createChat(app: FastifyInstance, deps: ChatDeps) {
   const { db, clock, agents, events } = deps;
   const chat = new ChatService({
@@ -58,6 +59,15 @@ export function createChat(app: FastifyInstance, deps: ChatDeps) {
     log: app.log,
     notices: deps.notices,
   });
+  // a suggested reply for a teammate who took a conversation over (nothing stored)
+  const drafts = new DraftReplies({
+    repo: new ChatRepo(db),
+    agents,
+    knowledge: deps.knowledge,
+    providers: deps.providers,
+    plans: deps.plans,
+    log: app.log,
+  });
   // conversations idle past their agent's auto_resolve_after_h become resolved (listing does it too)
   const idleResolver = setInterval(() => {
     try {
@@ -68,5 +78,5 @@ export function createChat(app: FastifyInstance, deps: ChatDeps) {
   }, IDLE_RESOLVE_EVERY_MS);
   idleResolver.unref();
   app.addHook('onClose', async () => clearInterval(idleResolver));
-  return { chat, handoff };
+  return { chat, handoff, drafts };
 }

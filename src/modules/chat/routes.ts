@@ -7,6 +7,7 @@ import { EventStream, wantsEventStream } from '../../platform/http/sse.js';
 import { visitorPreflight } from '../agents/index.js';
 import { currentUser, emailField } from '../auth/index.js';
 import { FIELD_MAX } from '../field-limits.js';
+import type { DraftReplies } from './draft-reply.js';
 import type { HandoffService } from './handoff.js';
 import { handoffRoutes } from './handoff-routes.js';
 import type { ChatService, PreparedTurn } from './service.js';
@@ -116,8 +117,9 @@ async function answer(
 export const chatRoutes: FastifyPluginAsyncZod<{
   chat: ChatService;
   handoff: HandoffService;
+  drafts: DraftReplies;
   durable: () => Promise<void>;
-}> = async (app, { chat, handoff, durable }) => {
+}> = async (app, { chat, handoff, drafts, durable }) => {
   await app.register(handoffRoutes, { handoff });
   const security = [{ bearer: [] }];
   const chatbotParams = z.object({ chatbot_id: z.string().min(1).max(100) });
@@ -178,7 +180,13 @@ export const chatRoutes: FastifyPluginAsyncZod<{
       params: chatbotParams,
       body: z.object({ session_id: sessionId }),
       response: {
-        200: z.object({ conversation_id: z.string(), status: z.literal('escalated'), escalated_at: z.string() }),
+        200: z.object({
+          conversation_id: z.string(),
+          status: z.literal('escalated'),
+          escalated_at: z.string(),
+          /** beyond issue 23 (issue 34.4): false: nobody can come now; the widget offers its contact form at once */
+          handoff: z.object({ available: z.boolean(), next_opening: z.string().nullable() }),
+        }),
       },
     },
     handler: async (req) => chat.escalate(req.params.chatbot_id, req.body),
@@ -247,6 +255,34 @@ export const chatRoutes: FastifyPluginAsyncZod<{
       // the freed pages go back to the disk soon (the periodic reclaim would get there too)
       void req.server.space.soon();
       return reply.code(204).send();
+    },
+  });
+
+  // a suggested reply to the visitor's latest message(s), for the teammate to edit and send (nothing stored)
+  app.post('/api/chat/conversations/:chatbot_id/:conversation_id/draft-reply', {
+    config: OPERATOR_ALLOWED,
+    schema: {
+      tags: ['chat'],
+      summary:
+        "A drafted reply to the visitor's latest message(s) from the agent's knowledge and provider, for a person to edit and send (nothing is stored)",
+      security,
+      params: z.object({ chatbot_id: z.string().min(1).max(100), conversation_id: z.string().min(1).max(100) }),
+      response: {
+        200: z.object({
+          draft: z.string(),
+          sources: sourceRef.array(),
+          /** the model that wrote it; null: quoted from the knowledge base (no provider key) */
+          model: z.string().nullable(),
+        }),
+      },
+    },
+    handler: async (req, reply) => {
+      // the upstream call ends when the teammate leaves (another draft asked for, the page closed)
+      const left = new AbortController();
+      reply.raw.on('close', () => {
+        if (!reply.raw.writableFinished) left.abort();
+      });
+      return drafts.draft(currentUser(req), req.params.chatbot_id, req.params.conversation_id, left.signal);
     },
   });
 

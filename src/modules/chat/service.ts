@@ -3,38 +3,25 @@ import { isoNow } from '../../platform/clock.js';
 import { ApiError, badRequest } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
 import { ProviderError } from '../../providers/llm/errors.js';
-import type { ChatRequest, LlmProvider, ProviderName } from '../../providers/llm/types.js';
+import type { ChatRequest, LlmProvider } from '../../providers/llm/types.js';
 import type { ChatbotRow } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
 import { FIELD_MAX } from '../field-limits.js';
 import type { KnowledgeService, Passage } from '../knowledge/index.js';
 import { VISITOR_UNAVAILABLE_TEXT, type Account, type MessageQuota, type PlanService } from '../limits/index.js';
 import { ChatConversations, type ConversationDeps, matchesKeyword } from './conversations.js';
-import { knowledgeOnlyAnswer } from './knowledge-answer.js';
-import { buildSystemPrompt, buildTurns, HISTORY_MAX_MESSAGES } from './prompt.js';
+import { HISTORY_MAX_MESSAGES } from './prompt.js';
 import type { ConversationRow, MessageRow } from './tables.js';
+import { answerFromKnowledge, askFor, type ProviderLookup, type SourceRef, sourceRefs } from './turn-request.js';
 import { assertDailyCap, assertSessionRate } from './visitor-limits.js';
+
+export type { ProviderLookup, SourceRef } from './turn-request.js';
 
 export interface ChatInput {
   message: string;
   session_id?: string;
   user_name?: string;
   user_email?: string;
-}
-
-/**
- * Where an answer comes from: the source, and the place in it: a website's own page (url and
- * title), a PDF's page. One per source and page, in the order the passages were ranked.
- */
-export interface SourceRef {
-  source_id: string;
-  name: string;
-  /** the page's own URL for a website passage (else the source's URL, null for files and texts) */
-  url: string | null;
-  /** the page title (websites) or the document's title */
-  title: string | null;
-  /** the PDF page */
-  page: number | null;
 }
 
 export interface ChatResult {
@@ -65,8 +52,6 @@ export interface PreparedTurn {
 
 /** The longest visitor message accepted (413 over it); longer texts belong in a knowledge source. */
 export const MAX_MESSAGE_CHARS = FIELD_MAX.message;
-
-export type ProviderLookup = (name: ProviderName) => LlmProvider | null;
 
 export interface ChatServiceDeps extends ConversationDeps {
   knowledge: KnowledgeService;
@@ -122,18 +107,11 @@ export class ChatService extends ChatConversations {
     let sources: SourceRef[];
     let used = turn.passages.length;
     if (!turn.provider) {
-      // the citations go in `sources`, as for a model's answer (the widget lists and links them),
-      // not into the text a second time
-      const found = knowledgeOnlyAnswer(turn.userMessage.content, turn.passages, {
-        noAnswer: turn.agent.no_answer_message,
-        showSources: false,
-        language: turn.agent.language,
-        synonyms: turn.agent.synonyms,
-        unknownWords: turn.unknownWords,
-      });
+      // the citations go in `sources`, as for a model's answer (the widget lists and links them)
+      const found = answerFromKnowledge(turn.agent, turn.userMessage.content, turn);
       text = found.text;
-      used = found.used.length;
-      sources = sourceRefs(turn.passages.filter((p) => found.used.includes(p)));
+      used = found.used;
+      sources = found.sources;
       opts.onDelta?.(text);
     } else {
       sources = sourceRefs(turn.passages);
@@ -259,28 +237,11 @@ export class ChatService extends ChatConversations {
       return { conversation, userMessage };
     });
 
-    const passages = await this.knowledge.search(agent.id, message);
-    const provider = this.providers(agent.provider);
     const history = this.repo
       .recentMessages(conversation.id, userMessage.id, HISTORY_MAX_MESSAGES)
       .map((m) => ({ role: m.role, content: m.content }));
-    const request: ChatRequest = {
-      model: agent.model,
-      system: buildSystemPrompt(agent.instructions, passages),
-      messages: buildTurns(history, message),
-      temperature: agent.temperature,
-      maxTokens: agent.max_tokens,
-    };
-    return {
-      agent,
-      conversation,
-      userMessage,
-      passages,
-      request,
-      provider,
-      unknownWords: provider ? undefined : this.knowledge.unknownWords(agent.id, message),
-      visitor: by.visitor,
-    };
+    const ask = await askFor({ knowledge: this.knowledge, providers: this.providers }, agent, message, history);
+    return { agent, conversation, userMessage, ...ask, visitor: by.visitor };
   }
 
   /** `interrupted`: `text` is only the part produced before the answer was cut off */
@@ -364,14 +325,4 @@ export class ChatService extends ChatConversations {
 function sqliteCode(err: unknown): unknown {
   const e = err as { code?: unknown; cause?: { code?: unknown } } | null;
   return e?.code ?? e?.cause?.code;
-}
-
-function sourceRefs(passages: Passage[]): SourceRef[] {
-  const seen = new Map<string, SourceRef>();
-  for (const p of passages) {
-    const url = p.pageUrl ?? p.sourceUrl;
-    const key = `${p.sourceId} ${p.pageUrl ?? ''} ${p.page ?? ''}`;
-    if (!seen.has(key)) seen.set(key, { source_id: p.sourceId, name: p.sourceName, url, title: p.title, page: p.page });
-  }
-  return [...seen.values()];
 }

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { currentUser, emailField } from '../auth/index.js';
+import { currentActor, currentUser, emailField, OPERATOR_ALLOWED } from '../auth/index.js';
 import { registerBody, tokenSchema } from '../auth/index.js';
 import type { TeamService } from './service.js';
 
@@ -26,6 +26,12 @@ const memberSchema = z.object({
   email: z.string(),
   name: z.string(),
   role: z.enum(['owner', 'manager', 'operator']),
+  availability: z.enum(['online', 'away']),
+});
+const availabilitySchema = z.object({
+  availability: z
+    .enum(['online', 'away'])
+    .describe('away: visitors asking for a person are offered the contact form at once unless a teammate is online'),
 });
 const memberParams = z.object({ user_id: z.string().max(100) });
 
@@ -60,6 +66,25 @@ export const teamRoutes: FastifyPluginAsyncZod<{ team: TeamService }> = async (a
     config: ownerOnly,
     schema: { tags: ['team'], security, response: { 200: memberSchema.array() } },
     handler: async (req) => team.members(currentUser(req)),
+  });
+
+  // the calling person's own availability: every team role, about themselves (currentActor)
+  app.get('/api/team/me/availability', {
+    config: OPERATOR_ALLOWED,
+    schema: { tags: ['team'], security, response: { 200: availabilitySchema } },
+    handler: async (req) => team.availability(currentActor(req)),
+  });
+
+  app.put('/api/team/me/availability', {
+    config: OPERATOR_ALLOWED,
+    schema: {
+      tags: ['team'],
+      summary: 'Online or away: with everyone of the team away, visitors get the contact form instead of waiting',
+      security,
+      body: availabilitySchema,
+      response: { 200: availabilitySchema },
+    },
+    handler: async (req) => team.setAvailability(currentActor(req), req.body.availability),
   });
 
   app.delete('/api/team/members/:user_id', {

@@ -27,11 +27,15 @@ export interface Invitation {
   link: string;
 }
 
+export type Availability = 'online' | 'away';
+
 export interface Member {
   user_id: string;
   email: string;
   name: string;
   role: 'owner' | InvitedRole;
+  /** whether visitors asking for a person may count on them now (docs/API-NOTES.md "Office hours and availability") */
+  availability: Availability;
 }
 
 export interface TeamServiceDeps {
@@ -130,7 +134,24 @@ export class TeamService {
       email: u.email,
       name: u.name,
       role: u.account_id ? (u.team_role as InvitedRole) : 'owner',
+      availability: u.availability,
     }));
+  }
+
+  /** The calling person's own availability (owner or teammate alike). */
+  availability(person: { id: string }): { availability: Availability } {
+    return { availability: this.deps.users.findUserById(person.id)?.availability ?? 'online' };
+  }
+
+  /** Sets the calling person's availability: away, visitors asking for a person are not kept waiting on them. */
+  setAvailability(person: { id: string }, availability: Availability): { availability: Availability } {
+    this.deps.users.setAvailability(person.id, availability);
+    return { availability };
+  }
+
+  /** Whether anyone of the account (the owner or a teammate) is online. */
+  anyoneOnline(accountId: string): boolean {
+    return this.deps.users.anyoneOnline(accountId);
   }
 
   /** Removes a teammate: their sessions end at once. The owner: 409; anyone outside the account: 404. */

@@ -37,6 +37,8 @@ export const texts: Texts = {
   person_left: 'Der Assistent antwortet wieder.',
   handoff_timeout:
     'Leider ist gerade niemand frei. Hinterlassen Sie Ihren Namen und Ihre Telefonnummer, dann melden wir uns bei Ihnen.',
+  handoff_closed:
+    'Gerade ist niemand erreichbar. Hinterlassen Sie Ihre Kontaktdaten, wir antworten, sobald wir wieder da sind: {time}.',
 };
 
 /** German: what only screen readers hear, and the pieces of keyed texts. */

@@ -35,6 +35,7 @@ export const texts: Texts = {
   person_joined: 'A person has joined the conversation.',
   person_left: 'The assistant is answering again.',
   handoff_timeout: 'Sorry, nobody is free right now. Leave your name and phone number and we will get back to you.',
+  handoff_closed: 'Nobody is available right now. Leave your contact and we will answer when we are back: {time}.',
 };
 
 /** English: what only screen readers hear, and the pieces of keyed texts. */

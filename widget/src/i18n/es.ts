@@ -35,6 +35,8 @@ export const texts: Texts = {
   person_joined: 'Una persona se ha unido a la conversación.',
   person_left: 'El asistente vuelve a responder.',
   handoff_timeout: 'Lo sentimos, ahora no hay nadie disponible. Déjanos tu nombre y teléfono y te contactaremos.',
+  handoff_closed:
+    'Ahora mismo no hay nadie disponible. Déjenos su contacto y le responderemos cuando volvamos: {time}.',
 };
 
 /** Spanish: what only screen readers hear, and the pieces of keyed texts. */

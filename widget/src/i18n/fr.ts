@@ -37,6 +37,8 @@ export const texts: Texts = {
   person_left: 'L’assistant répond de nouveau.',
   handoff_timeout:
     'Désolés, personne n’est disponible pour le moment. Laissez votre nom et votre numéro de téléphone et nous vous recontacterons.',
+  handoff_closed:
+    'Personne n’est disponible pour le moment. Laissez vos coordonnées et nous vous répondrons à notre retour : {time}.',
 };
 
 /** French: what only screen readers hear, and the pieces of keyed texts. */

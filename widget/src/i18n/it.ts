@@ -36,6 +36,8 @@ export const texts: Texts = {
   person_left: 'L’assistente risponde di nuovo.',
   handoff_timeout:
     'Spiacenti, al momento nessuno è disponibile. Lascia il tuo nome e numero di telefono e ti ricontatteremo.',
+  handoff_closed:
+    'Al momento non c’è nessuno disponibile. Lasci il suo contatto e le risponderemo al nostro rientro: {time}.',
 };
 
 /** Italian: what only screen readers hear, and the pieces of keyed texts. */

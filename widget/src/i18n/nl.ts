@@ -37,6 +37,8 @@ export const texts: Texts = {
   person_left: 'De assistent antwoordt weer.',
   handoff_timeout:
     'Sorry, er is nu niemand beschikbaar. Laat uw naam en telefoonnummer achter, dan nemen we contact met u op.',
+  handoff_closed:
+    'Er is nu niemand beschikbaar. Laat uw gegevens achter, dan antwoorden we zodra we terug zijn: {time}.',
 };
 
 /** Dutch: what only screen readers hear, and the pieces of keyed texts. */

@@ -35,6 +35,8 @@ export const texts: Texts = {
   person_joined: 'Uma pessoa entrou na conversa.',
   person_left: 'O assistente voltou a responder.',
   handoff_timeout: 'Desculpe, ninguém está disponível agora. Deixe seu nome e telefone e entraremos em contato.',
+  handoff_closed:
+    'Neste momento não há ninguém disponível. Deixe o seu contacto e responderemos quando voltarmos: {time}.',
 };
 
 /** Portuguese: what only screen readers hear, and the pieces of keyed texts. */

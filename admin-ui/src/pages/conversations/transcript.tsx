@@ -3,6 +3,7 @@ import { api, get } from '../../api.js';
 import type { Agent, Conversation, Message } from '../../types.js';
 import { Badge, Loading, Notice, formatDate, useAsync, useSubmit } from '../../ui.js';
 import { FIELD_MAX } from '../../field-limits.js';
+import { DraftNote, useDraftReply } from './draft-reply.js';
 
 /**
  * The visitor's thumbs on the conversation's answers, as counts: "👍 0 👎 1" says what happened,
@@ -41,6 +42,7 @@ function ReplyForm({
   onSent: () => void;
 }) {
   const [text, setText] = useState('');
+  const draft = useDraftReply(agent, conversation.id, text, setText);
   const box = useRef<HTMLTextAreaElement>(null);
   useEffect(() => box.current?.focus(), [conversation.id]);
   const {
@@ -56,6 +58,7 @@ function ReplyForm({
       { message },
     );
     setText('');
+    draft.sent();
     onSent();
     box.current?.focus();
   });
@@ -77,6 +80,7 @@ function ReplyForm({
           }}
         />
       </label>
+      <DraftNote state={draft} />
       {error && <Notice kind="error">{error}</Notice>}
       <div class="actions">
         <button type="submit" class="btn btn-primary" disabled={sending || !text.trim()}>

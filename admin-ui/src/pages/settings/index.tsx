@@ -6,6 +6,7 @@ import { BehaviourSection } from './behaviour.js';
 import { AllowedDomains } from './domains.js';
 import { EngagementSection } from './engagement.js';
 import { GeneralSection } from './general.js';
+import { HoursSection } from './hours.js';
 import { LeadsSection } from './leads.js';
 import type { AgentSettings, SettingsDrafts, UpdateDrafts } from './model.js';
 import { RateSection } from './rate.js';
@@ -39,6 +40,7 @@ export function SettingsTab(props: {
       <TextsSection {...common} />
       <LeadsSection {...common} />
       <EngagementSection {...common} />
+      <HoursSection {...common} />
       <RateSection {...common} />
       <AllowedDomains {...common} />
 

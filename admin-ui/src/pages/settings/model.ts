@@ -1,6 +1,17 @@
 import type { Agent } from '../../types.js';
 import type { Lang, TextKey } from '../../../../widget/src/i18n.js';
 
+export type Weekday = 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun';
+export interface TimeRange {
+  from: string;
+  to: string;
+}
+/** issue 34.4: when a person can be asked for, in one time zone (docs/API-NOTES.md "Office hours and availability") */
+export interface OfficeHours {
+  time_zone: string;
+  days: Record<Weekday, TimeRange[]>;
+}
+
 /** The widget's language: `auto` follows the visitor's browser. */
 export type WidgetLanguage = 'auto' | Lang;
 
@@ -23,6 +34,8 @@ export type AgentSettings = Agent & {
   handoff_wait_s: number;
   /** issue 33: the owner's synonyms for the keyword search, one group a line ("cornetto = croissant") */
   synonyms: string[];
+  /** null: a person can be asked for at any time */
+  office_hours: OfficeHours | null;
 };
 
 export type Draft = Partial<AgentSettings>;
@@ -107,6 +120,7 @@ export const SECTIONS = {
       'handoff_wait_s',
     ],
   },
+  hours: { title: 'Office hours', keys: ['office_hours'] },
 } satisfies Record<string, { title: string; keys: Array<keyof AgentSettings> }>;
 export type SectionId = keyof typeof SECTIONS;
 
