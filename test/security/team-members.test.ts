@@ -29,6 +29,8 @@ const OPERATOR_ROUTES = [
   'POST /api/chat/conversations/:chatbot_id/:conversation_id/take',
   'POST /api/chat/conversations/:chatbot_id/:conversation_id/hand-back',
   'POST /api/chat/conversations/:chatbot_id/:conversation_id/reply',
+  // issue 34.5 (docs/API-NOTES.md "Team": operators may ask for a drafted reply)
+  'POST /api/chat/conversations/:chatbot_id/:conversation_id/draft-reply',
   'GET /api/chat/conversations/:chatbot_id/events',
   'GET /api/chatbot-leads/:chatbot_id',
   'GET /api/chatbot-leads/:chatbot_id/export.csv',
@@ -44,6 +46,12 @@ const OPERATOR_ROUTES = [
   // issue 34.4: each person's own online/away
   'GET /api/team/me/availability',
   'PUT /api/team/me/availability',
+  // issue 34.3: each person's own notifications (the events stream too, left out of this walk)
+  'GET /api/notifications/vapid-public-key',
+  'POST /api/notifications/push-subscriptions',
+  'DELETE /api/notifications/push-subscriptions',
+  'GET /api/notifications/preferences',
+  'PUT /api/notifications/preferences',
 ];
 
 const key = (r: { method: string; url: string }) => `${r.method} ${r.url}`;
