@@ -530,6 +530,7 @@ describe('malformed bodies and hostile ids', () => {
           'POST /api/webhooks/:id/test',
           'POST /api/chat/conversations/:chatbot_id/:conversation_id/take',
           'POST /api/chat/conversations/:chatbot_id/:conversation_id/hand-back',
+          'POST /api/chat/conversations/:chatbot_id/:conversation_id/draft-reply',
           'POST /api/chatbots/:chatbot_id/gaps/:gap_id/dismiss',
           ...FILE_ROUTES,
         ],
