@@ -158,8 +158,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const providers = providerRegistry((name) => serverSettings.provider(name), config.llmTimeoutMs);
   app.decorate('providers', providers);
   const plans = new PlanService(config.plans, config.defaultPlan, clock);
-  const { auth, accountOf } = createAuth(app, { db, config, clock, mailer, report });
-  const { team } = createTeam(app, { db, config, clock, auth, plans, mailer, report });
+  const { auth, accountOf, users } = createAuth(app, { db, config, clock, mailer, report });
+  const { team, savedReplies } = createTeam(app, { db, config, clock, auth, users, plans, mailer, report });
   const agents = new AgentsService({
     repo: new AgentsRepo(db),
     plans,
@@ -199,8 +199,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     queueAccountNotice: (id, subject, body) => leads.queueAccountNotice(id, subject, body),
     report,
   });
-  const { notifications } = createNotifications(app, { db, config, clock });
-  const { chat, handoff, drafts } = createChat(app, {
+  const { notifications } = createNotifications(app, { db, config, clock, users });
+  const { chat, handoff, drafts, inbox } = createChat(app, {
     db,
     clock,
     agents,
@@ -209,6 +209,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     quota,
     providers: providers.get,
     events,
+    users,
     notices: {
       publicUrl: config.publicUrl,
       escalationMailTo: (accountId) => notifications.escalationMailTo(accountId),
@@ -262,11 +263,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(authRoutes, { auth });
   await app.register(agentRoutes, { agents });
   await app.register(knowledgeRoutes, { knowledge, ingestion, gaps });
-  await app.register(chatRoutes, { chat, handoff, drafts, durable: upkeep.durable });
+  await app.register(chatRoutes, { chat, handoff, drafts, inbox, durable: upkeep.durable });
   await app.register(analyticsRoutes, { analytics });
   await app.register(leadsRoutes, { leads });
   await app.register(webhookRoutes, { webhooks });
-  await app.register(teamRoutes, { team });
+  await app.register(teamRoutes, { team, savedReplies });
   await app.register(notificationsRoutes, { notifications });
   await app.register(adminRoutes, { auth });
   await app.register(webRoutes, { agents });

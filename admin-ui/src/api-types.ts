@@ -1248,6 +1248,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            assigned_to: string | null;
                             chatbot_id: string;
                             created_at: string;
                             escalated_at: string | null;
@@ -1344,6 +1345,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            assigned_to: string | null;
                             chatbot_id: string;
                             created_at: string;
                             escalated_at: string | null;
@@ -1370,6 +1372,64 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/api/chat/conversations/{chatbot_id}/{conversation_id}/assignee": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Assign the conversation to a person of the team (their user id), or to nobody (null) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                    conversation_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        user_id: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description the person the conversation is assigned to in the inbox; null: nobody */
+                            assigned_to: {
+                                name: string;
+                                user_id: string;
+                            } | null;
+                            conversation_id: string;
+                            escalated_at: string | null;
+                            /** @enum {string} */
+                            handled_by: "agent" | "person";
+                            /** @enum {string} */
+                            status: "active" | "resolved" | "escalated";
+                            taken_at: string | null;
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/chat/conversations/{chatbot_id}/{conversation_id}/draft-reply": {
@@ -1450,6 +1510,11 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description the person the conversation is assigned to in the inbox; null: nobody */
+                            assigned_to: {
+                                name: string;
+                                user_id: string;
+                            } | null;
                             conversation_id: string;
                             escalated_at: string | null;
                             /** @enum {string} */
@@ -1457,6 +1522,90 @@ export interface paths {
                             /** @enum {string} */
                             status: "active" | "resolved" | "escalated";
                             taken_at: string | null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/chat/conversations/{chatbot_id}/{conversation_id}/notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The conversation's internal notes, oldest first (the team's only: the visitor never sees them) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                    conversation_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            author: {
+                                name: string;
+                                user_id: string | null;
+                            };
+                            content: string;
+                            created_at: string;
+                            id: string;
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** An internal note on the conversation: never in the transcript, stream or prompt the visitor or model get */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                    conversation_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        content: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            author: {
+                                name: string;
+                                user_id: string | null;
+                            };
+                            content: string;
+                            created_at: string;
+                            id: string;
                         };
                     };
                 };
@@ -1508,6 +1657,8 @@ export interface paths {
                             id: string;
                             /** @enum {string} */
                             role: "user" | "assistant";
+                            /** @description a person's message: the display name they had when sending it */
+                            sender_name: string | null;
                             timestamp: string;
                         };
                     };
@@ -1549,6 +1700,11 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description the person the conversation is assigned to in the inbox; null: nobody */
+                            assigned_to: {
+                                name: string;
+                                user_id: string;
+                            } | null;
                             conversation_id: string;
                             escalated_at: string | null;
                             /** @enum {string} */
@@ -1634,6 +1790,8 @@ export interface paths {
                             interrupted: boolean;
                             /** @enum {string} */
                             role: "user" | "assistant";
+                            sender_name: string | null;
+                            sender_user_id: string | null;
                             timestamp: string;
                         }[];
                     };
@@ -2888,6 +3046,73 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/inbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every agent's conversations, newest activity first; the X-Total-Count header holds how many match the filters */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description `me`, `unassigned`, or the user id of a person of the team */
+                    assigned?: string;
+                    chatbot_id?: string;
+                    limit?: number;
+                    page?: number;
+                    status?: "active" | "resolved" | "escalated";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            agent_name: string;
+                            assigned_to: {
+                                name: string;
+                                user_id: string;
+                            } | null;
+                            chatbot_id: string;
+                            created_at: string;
+                            escalated_at: string | null;
+                            /** @enum {string} */
+                            handled_by: "agent" | "person";
+                            id: string;
+                            /** @description the start (200 characters) of the latest message */
+                            last_message: string | null;
+                            last_message_at: string;
+                            message_count: number;
+                            session_id: string;
+                            /** @enum {string} */
+                            status: "active" | "resolved" | "escalated";
+                            taken_at: string | null;
+                            unread: boolean;
+                            updated_at: string;
+                            user_email: string | null;
+                            user_name: string | null;
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/leads": {
         parameters: {
             query?: never;
@@ -3689,6 +3914,149 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/saved-replies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            content: string;
+                            created_at: string;
+                            id: string;
+                            shortcut: string;
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** A saved reply: `/shortcut` in the reply box inserts its content; the shortcut is unique per account (409) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        content: string;
+                        shortcut: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            content: string;
+                            created_at: string;
+                            id: string;
+                            shortcut: string;
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/saved-replies/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        content?: string;
+                        shortcut?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            content: string;
+                            created_at: string;
+                            id: string;
+                            shortcut: string;
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sources/{source_id}": {
         parameters: {
             query?: never;
@@ -4389,6 +4757,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/team/assignees": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The people a conversation can be assigned to in the inbox: the owner, then the teammates */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            name: string;
+                            user_id: string;
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/team/invitations": {
         parameters: {
             query?: never;
@@ -4483,6 +4890,88 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/team/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller as the team sees them, with the display name visitors see on their replies */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            availability: "online" | "away";
+                            /** @description the name visitors see on this person's replies */
+                            display_name: string;
+                            email: string;
+                            name: string;
+                            /** @enum {string} */
+                            role: "owner" | "manager" | "operator";
+                            user_id: string;
+                        };
+                    };
+                };
+            };
+        };
+        /** The caller's display name: the name visitors see on their replies (empty or null: their name) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        display_name: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            availability: "online" | "away";
+                            /** @description the name visitors see on this person's replies */
+                            display_name: string;
+                            email: string;
+                            name: string;
+                            /** @enum {string} */
+                            role: "owner" | "manager" | "operator";
+                            user_id: string;
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -4591,6 +5080,8 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             availability: "online" | "away";
+                            /** @description the name visitors see on this person's replies */
+                            display_name: string;
                             email: string;
                             name: string;
                             /** @enum {string} */

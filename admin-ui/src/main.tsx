@@ -7,6 +7,7 @@ import { AccountLeadsPage } from './pages/account-leads.js';
 import { AgentPage } from './pages/agent.js';
 import { AgentsPage } from './pages/agents.js';
 import { DashboardPage } from './pages/dashboard.js';
+import { InboxPage } from './pages/inbox/index.js';
 import { JoinPage } from './pages/join.js';
 import { ForgotPasswordPage, LoginPage, RegisterPage, ResetPasswordPage } from './pages/login.js';
 import { useNotifications } from './notifications.js';
@@ -154,6 +155,7 @@ function TopBar({ user, section, onLogout }: { user: User; section: string; onLo
       </a>
       <nav class="nav" aria-label="Main">
         {link('#/agents', 'agents', 'Agents')}
+        {link('#/inbox', 'inbox', 'Inbox')}
         {link('#/analytics', 'analytics', 'Analytics')}
         {link('#/leads', 'leads', 'Leads')}
         {user.role === 'admin' && link('#/admin', 'admin', 'Admin')}
@@ -238,6 +240,7 @@ function LoggedIn({ route }: { route: string[] }) {
   const session: SessionValue = { user, status, refreshStatus: () => setStatusReads((n) => n + 1) };
   let page;
   if (section === 'agents' && route[1]) page = <AgentPage id={route[1]} tab={route[2] ?? 'settings'} sub={route[3]} />;
+  else if (section === 'inbox') page = <InboxPage chatbotId={route[1]} conversationId={route[2]} />;
   else if (section === 'analytics') page = <DashboardPage />;
   else if (section === 'leads') page = <AccountLeadsPage />;
   else if (section === 'account') page = <AccountPage />;

@@ -48,8 +48,9 @@ export function chime(): void {
   }
 }
 
-/** The conversation a route shows, if any: #/agents/<id>/conversations/<conversation id>. */
+/** The conversation a route shows, if any: #/agents/<id>/conversations/<id> or #/inbox/<agent id>/<id>. */
 function openConversation(route: string[]): string | undefined {
+  if (route[0] === 'inbox') return route[2];
   return route[0] === 'agents' && route[2] === 'conversations' ? route[3] : undefined;
 }
 

@@ -99,3 +99,21 @@ export type WebhookWithSecret = Answer<'/api/webhooks', 'post', 201>;
 
 /** GET /api/webhooks/{id}/deliveries */
 export type WebhookDelivery = Item<Answer<'/api/webhooks/{id}/deliveries', 'get'>>;
+
+/** GET /api/inbox: a conversation of any of the account's agents */
+export type InboxItem = Item<Answer<'/api/inbox', 'get'>>;
+
+/** GET /api/chat/conversations/{chatbot_id}/{conversation_id}/notes: an internal note */
+export type ConversationNote = Item<Answer<'/api/chat/conversations/{chatbot_id}/{conversation_id}/notes', 'get'>>;
+
+/** GET /api/saved-replies: a reply inserted with `/shortcut` */
+export type SavedReply = Item<Answer<'/api/saved-replies', 'get'>>;
+
+/** GET /api/team/assignees: a person a conversation can be assigned to */
+export type Assignee = Item<Answer<'/api/team/assignees', 'get'>>;
+
+/** GET /api/team/me: the signed-in person as the team sees them */
+export type TeamMe = Answer<'/api/team/me', 'get'>;
+
+/** take, hand back, assign: who handles the conversation and who it is assigned to */
+export type TeamHandoffState = Answer<'/api/chat/conversations/{chatbot_id}/{conversation_id}/assignee', 'put'>;

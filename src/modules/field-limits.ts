@@ -25,6 +25,8 @@ export const FIELD_MAX = {
     /** the owner's synonym groups (lines) and one line's length */
     synonyms: 100,
     synonym_line: 300,
+    /** an office-hours time, HH:MM */
+    office_hours_time: 5,
   },
   email: 254,
   /** an account's name (registration) */
@@ -37,6 +39,8 @@ export const FIELD_MAX = {
   /** an account's own lead (POST /api/leads) */
   lead: { name: 200, contact: 300 },
   webhook_url: 2000,
+  /** the inbox: an internal note, a saved reply (its shortcut and text), a person's display name */
+  inbox: { note: 4000, shortcut: 32, saved_reply: 4000, display_name: 100 },
   /** server settings: a provider's key, base URL or host, the mail server */
   settings: { api_key: 500, base_url: 500, smtp_url: 1000, smtp_from: 320 },
 } as const;

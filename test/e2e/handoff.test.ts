@@ -91,7 +91,8 @@ describe('live handoff in the browser (issue 23.4)', () => {
     await reply.press('Enter');
     const personMessage = dialog.locator('.msg.person');
     await personMessage.getByText('Yes, within 30 days with the receipt.').waitFor();
-    expect(await personMessage.innerText()).toContain('Team member');
+    // the name the person chose to show visitors (the owner's name: they chose none)
+    expect(await personMessage.innerText()).toContain('Test User');
     // a person's message gets no thumbs
     expect(await dialog.locator('.msg.person + .feedback').count()).toBe(0);
     expect(await dialog.locator('.msg.assistant:not(.person) + .feedback').count()).toBe(1);

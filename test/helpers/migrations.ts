@@ -65,3 +65,40 @@ export function undoMigrationOfficeHours(sqlite: Database.Database): void {
     .prepare('DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations)')
     .run();
 }
+
+/**
+ * Undoes the inbox migration (issue 34 part 2: notes, saved replies, assignment, display names and
+ * the senders of a person's messages) and forgets it was applied; a test taking a database back
+ * further undoes this one first.
+ */
+export function undoMigrationInbox(sqlite: Database.Database): void {
+  sqlite.exec(`
+    DROP TABLE conversation_notes;
+    DROP TABLE saved_replies;
+    DROP INDEX conversations_assigned;
+    ALTER TABLE conversations DROP COLUMN assigned_to;
+    ALTER TABLE users DROP COLUMN display_name;
+    ALTER TABLE messages DROP COLUMN sender_user_id;
+    ALTER TABLE messages DROP COLUMN sender_name;
+  `);
+  sqlite
+    .prepare('DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations)')
+    .run();
+}
+
+/**
+ * Undoes the notifications migration (issue 34 part 3: push subscriptions, preferences, the VAPID
+ * keys, conversations' taken_by) and forgets it was applied; a test taking a database back further
+ * undoes this one first.
+ */
+export function undoMigrationNotifications(sqlite: Database.Database): void {
+  sqlite.exec(`
+    DROP TABLE push_subscriptions;
+    DROP TABLE notification_preferences;
+    DROP TABLE vapid_keys;
+    ALTER TABLE conversations DROP COLUMN taken_by;
+  `);
+  sqlite
+    .prepare('DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations)')
+    .run();
+}

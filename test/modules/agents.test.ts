@@ -1,4 +1,10 @@
-import { undoMigration0027, undoMigration0028, undoMigrationOfficeHours } from '../helpers/migrations.js';
+import {
+  undoMigration0027,
+  undoMigration0028,
+  undoMigrationInbox,
+  undoMigrationNotifications,
+  undoMigrationOfficeHours,
+} from '../helpers/migrations.js';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -749,9 +755,11 @@ describe('agents from before colours followed the primary (migration 0026)', () 
     };
     const ids = { fresh: await make('Untouched'), brown: await make('Brown'), chosen: await make('Chosen') };
     // the database as the release before left it: no follow columns, colours as the owners set
-    // them, and 0026 not yet applied (office hours, 0028 and 0027, the ones after it, are undone
-    // first: the migrator runs only those newer than the newest it has applied)
+    // them, and 0026 not yet applied (notifications, the inbox, office hours, 0028 and 0027, the ones
+    // after it, are undone first: the migrator runs only those newer than the newest it has applied)
     const db = before.database.sqlite;
+    undoMigrationNotifications(db);
+    undoMigrationInbox(db);
     undoMigrationOfficeHours(db);
     undoMigration0028(db);
     undoMigration0027(db);

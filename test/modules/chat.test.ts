@@ -41,6 +41,7 @@ const DEFAULT_NO_ANSWER = 'I could not find that in our information.';
 
 const CHAT_KEYS = ['conversation_id', 'handled_by', 'message', 'message_id', 'session_id', 'sources'];
 const CONVERSATION_KEYS = [
+  'assigned_to',
   'chatbot_id',
   'created_at',
   'escalated_at',
@@ -60,7 +61,17 @@ const CONVERSATION_KEYS = [
   'user_email',
   'user_name',
 ];
-const MESSAGE_KEYS = ['content', 'feedback', 'from_person', 'id', 'interrupted', 'role', 'timestamp'];
+const MESSAGE_KEYS = [
+  'content',
+  'feedback',
+  'from_person',
+  'id',
+  'interrupted',
+  'role',
+  'sender_name',
+  'sender_user_id',
+  'timestamp',
+];
 /** docs/API.md "Objects": Public agent info, plus `status` (docs/API-NOTES.md "Public agent info") */
 const PUBLIC_INFO_KEYS = [
   'id',

@@ -229,6 +229,8 @@ describe('live handoff', () => {
         content: 'Yes, I am Anna from support.',
         timestamp: expect.any(String),
         from_person: true,
+        // the display name of the person who sent it (their name unless they chose one)
+        sender_name: 'Test User',
       },
     ]);
     later.close();

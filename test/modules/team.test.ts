@@ -212,8 +212,22 @@ describe('members', () => {
     const ownerMe = await sendExpect(t.app, owner.token, 'GET', '/api/auth/me');
     const list = await sendExpect(t.app, owner.token, 'GET', '/api/team/members');
     expect(list).toEqual([
-      { user_id: ownerMe.id, email: owner.email, name: 'Owner', role: 'owner', availability: 'online' },
-      { user_id: member.id, email: member.email, name: 'Mate', role: 'manager', availability: 'online' },
+      {
+        user_id: ownerMe.id,
+        email: owner.email,
+        name: 'Owner',
+        display_name: 'Owner',
+        role: 'owner',
+        availability: 'online',
+      },
+      {
+        user_id: member.id,
+        email: member.email,
+        name: 'Mate',
+        display_name: 'Mate',
+        role: 'manager',
+        availability: 'online',
+      },
     ]);
     const res = await send(t.app, owner.token, 'DELETE', `/api/team/members/${member.id}`);
     expect(res.statusCode).toBe(204);

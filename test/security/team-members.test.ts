@@ -29,9 +29,19 @@ const OPERATOR_ROUTES = [
   'POST /api/chat/conversations/:chatbot_id/:conversation_id/take',
   'POST /api/chat/conversations/:chatbot_id/:conversation_id/hand-back',
   'POST /api/chat/conversations/:chatbot_id/:conversation_id/reply',
-  // issue 34.5 (docs/API-NOTES.md "Team": operators may ask for a drafted reply)
   'POST /api/chat/conversations/:chatbot_id/:conversation_id/draft-reply',
   'GET /api/chat/conversations/:chatbot_id/events',
+  'GET /api/inbox',
+  'PUT /api/chat/conversations/:chatbot_id/:conversation_id/assignee',
+  'GET /api/chat/conversations/:chatbot_id/:conversation_id/notes',
+  'POST /api/chat/conversations/:chatbot_id/:conversation_id/notes',
+  'GET /api/saved-replies',
+  'POST /api/saved-replies',
+  'PUT /api/saved-replies/:id',
+  'DELETE /api/saved-replies/:id',
+  'GET /api/team/me',
+  'GET /api/team/assignees',
+  'PUT /api/team/me',
   'GET /api/chatbot-leads/:chatbot_id',
   'GET /api/chatbot-leads/:chatbot_id/export.csv',
   'DELETE /api/chatbot-leads/:chatbot_id/:lead_id',
@@ -100,7 +110,19 @@ describe('teammates across accounts and team roles, over the whole route table',
     const chat = await sendExpect(t.app, token, 'POST', '/api/chat', { message: 'How fast?', chatbot_id: agent.id });
     const lead = await sendExpect(t.app, token, 'POST', '/api/leads', { name: 'Ada', contact: 'ada@example.com' });
     const me = await sendExpect(t.app, token, 'GET', '/api/auth/me');
+    const path = `/api/chat/conversations/${agent.id}/${chat.conversation_id}`;
+    await sendExpect(t.app, token, 'POST', `${path}/notes`, { content: 'Internal note' }, 201);
+    await sendExpect(t.app, token, 'PUT', `${path}/assignee`, { user_id: me.id });
+    const saved = await sendExpect(
+      t.app,
+      token,
+      'POST',
+      '/api/saved-replies',
+      { shortcut: 'hi', content: 'Hello' },
+      201,
+    );
     return {
+      id: saved.id,
       chatbot_id: agent.id,
       source_id: source.id,
       conversation_id: chat.conversation_id,
@@ -115,6 +137,14 @@ describe('teammates across accounts and team roles, over the whole route table',
     conversations: await sendExpect(t.app, token, 'GET', `/api/chat/conversations/${ids.chatbot_id}`),
     messages: await sendExpect(t.app, token, 'GET', `/api/chat/messages/${ids.conversation_id}`),
     leads: await sendExpect(t.app, token, 'GET', '/api/leads'),
+    inbox: await sendExpect(t.app, token, 'GET', '/api/inbox'),
+    notes: await sendExpect(
+      t.app,
+      token,
+      'GET',
+      `/api/chat/conversations/${ids.chatbot_id}/${ids.conversation_id}/notes`,
+    ),
+    savedReplies: await sendExpect(t.app, token, 'GET', '/api/saved-replies'),
   });
 
   beforeAll(async () => {
@@ -152,6 +182,42 @@ describe('teammates across accounts and team roles, over the whole route table',
     }
     expect(tried).toBeGreaterThan(60);
     expect(await snapshotOf(bToken, bIds)).toEqual(before);
+  });
+
+  it("the inbox's routes with valid bodies: B's ids answer like missing ones, B's people cannot be assigned", async () => {
+    await snapshotOf(bToken, bIds);
+    const before = await snapshotOf(bToken, bIds);
+    const bPath = `/api/chat/conversations/${bIds.chatbot_id}/${bIds.conversation_id}`;
+    const aPath = `/api/chat/conversations/${aIds.chatbot_id}/${aIds.conversation_id}`;
+    for (const token of [manager, operator]) {
+      const missing = await send(t.app, token, 'GET', `/api/inbox?chatbot_id=${NONE}`);
+      const theirs = await send(t.app, token, 'GET', `/api/inbox?chatbot_id=${bIds.chatbot_id}`);
+      expect(theirs.statusCode).toBe(404);
+      expect(theirs.json()).toEqual(missing.json());
+      const inbox = await sendExpect(t.app, token, 'GET', '/api/inbox');
+      expect(inbox.map((c: { id: string }) => c.id)).toEqual([aIds.conversation_id]);
+      expect((await send(t.app, token, 'GET', `/api/inbox?assigned=${bIds.user_id}`)).statusCode).toBe(400);
+      expect((await send(t.app, token, 'PUT', `${bPath}/assignee`, { user_id: null })).statusCode).toBe(404);
+      expect((await send(t.app, token, 'PUT', `${bPath}/assignee`, { user_id: aIds.user_id })).statusCode).toBe(404);
+      const foreign = await send(t.app, token, 'PUT', `${aPath}/assignee`, { user_id: bIds.user_id });
+      expect(foreign.statusCode).toBe(400);
+      expect(foreign.json().detail).toBe('user_id: not a member of this team');
+      expect((await send(t.app, token, 'GET', `${bPath}/notes`)).statusCode).toBe(404);
+      expect((await send(t.app, token, 'POST', `${bPath}/notes`, { content: 'Mine now' })).statusCode).toBe(404);
+      const missingReply = await send(t.app, token, 'PUT', `/api/saved-replies/${NONE}`, { content: 'Mine' });
+      const theirReply = await send(t.app, token, 'PUT', `/api/saved-replies/${bIds.id}`, { content: 'Mine' });
+      expect(theirReply.statusCode).toBe(404);
+      expect(theirReply.json()).toEqual(missingReply.json());
+      expect((await send(t.app, token, 'DELETE', `/api/saved-replies/${bIds.id}`)).statusCode).toBe(404);
+      // the same shortcut as B's is A's own
+      expect(
+        (await send(t.app, token, 'GET', '/api/saved-replies')).json().map((r: { id: string }) => r.id),
+      ).not.toContain(bIds.id);
+    }
+    expect(await snapshotOf(bToken, bIds)).toEqual(before);
+    // A's own assignment stayed
+    const aInbox = await sendExpect(t.app, operator, 'GET', '/api/inbox');
+    expect(aInbox[0].assigned_to.user_id).toBe(aIds.user_id);
   });
 
   it('an operator is refused (403) exactly on the routes outside the operator list', async () => {

@@ -73,6 +73,8 @@ export interface PersonMessage {
   id: string;
   content: string;
   from_person: boolean;
+  /** the name the person chose to show visitors (absent from older servers) */
+  sender_name?: string | null;
 }
 
 /** A refused or failed request: `status` 0 means the network (or a broken stream) failed. */

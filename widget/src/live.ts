@@ -148,6 +148,8 @@ export class LiveHandoff {
     if (!m || typeof m.id !== 'string' || !m.id || typeof m.content !== 'string' || m.from_person !== true) return;
     if (state.messages.some((x) => x.id === m.id)) return;
     const stored: StoredMessage = { role: 'assistant', content: m.content, id: m.id, from_person: true };
+    if (typeof m.sender_name === 'string' && m.sender_name.trim())
+      stored.sender_name = m.sender_name.trim().slice(0, 100);
     state.messages.push(stored);
     this.ctx.save();
     const stick = transcript.nearBottom();

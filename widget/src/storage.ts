@@ -20,6 +20,8 @@ export interface StoredMessage {
   feedback?: 1 | -1;
   /** written by a person who took the conversation over (no thumbs) */
   from_person?: boolean;
+  /** a person's message: the name they chose to show visitors */
+  sender_name?: string;
   /** a line about the conversation itself ("a person has joined"), kept in its place in the transcript */
   note?: NoteKey;
   /** a `handoff_closed` note: when the office hours open next (ISO), shown in the visitor's time */

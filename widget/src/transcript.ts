@@ -56,7 +56,9 @@ export class Transcript {
     }
     if (m.from_person) {
       row.classList.add('person');
-      bubble.prepend(h('span', { class: 'person-label', 'aria-hidden': 'true', text: t.person_label }));
+      // the name the person chose (set as text: stored transcripts may hold anything), else "Team member"
+      const name = typeof m.sender_name === 'string' && m.sender_name.trim() ? m.sender_name : t.person_label;
+      bubble.prepend(h('span', { class: 'person-label', 'aria-hidden': 'true', text: name }));
     }
     row.prepend(
       h('span', {

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
-import { api } from '../api.js';
+import { api, get } from '../api.js';
+import { FIELD_MAX } from '../field-limits.js';
 import { useSession } from '../session.js';
-import type { PasswordChanged } from '../types.js';
+import type { PasswordChanged, TeamMe } from '../types.js';
 import {
   Field,
   FormError,
@@ -11,6 +12,8 @@ import {
   errorText,
   formatDate,
   inputValue,
+  toast,
+  useAsync,
   useSubmit,
 } from '../ui.js';
 import { NotificationsSection } from './notifications.js';
@@ -41,11 +44,49 @@ export function AccountPage() {
           ))}
         </dl>
       </section>
+      <DisplayName />
       <ChangePassword />
       <NotificationsSection />
       <TeamSection />
       <WebhooksSection />
     </>
+  );
+}
+
+/** The name visitors see on this person's replies in live chats (their name unless they choose one). */
+function DisplayName() {
+  const me = useAsync(() => get<TeamMe>('/api/team/me'), []);
+  const [value, setValue] = useState<string | null>(null);
+  const shown = value ?? me.data?.display_name ?? '';
+  const { busy, error, submit } = useSubmit(async () => {
+    const saved = await api<TeamMe>('PUT', '/api/team/me', { display_name: shown.trim() || null });
+    me.setData(saved);
+    setValue(null);
+    toast(`Visitors now see “${saved.display_name}”`);
+  });
+  return (
+    <form class="card section stack" onSubmit={submit} method="post" aria-labelledby="display-name-title">
+      <div class="section-head">
+        <h2 id="display-name-title">Name shown to visitors</h2>
+        <p class="muted">
+          When you answer a visitor yourself, their chat shows this name on your messages. Leave it empty to use your
+          name.
+        </p>
+      </div>
+      {me.error && <Notice kind="error">{me.error}</Notice>}
+      {error && <Notice kind="error">{error}</Notice>}
+      <Field label="Display name">
+        <input
+          name="display-name"
+          maxLength={FIELD_MAX.inbox.display_name}
+          value={shown}
+          onInput={(e) => setValue(inputValue(e))}
+        />
+      </Field>
+      <div class="actions">
+        <SubmitButton busy={busy} label="Save display name" busyLabel="Saving…" />
+      </div>
+    </form>
   );
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FIELD_MAX } from '../field-limits.js';
 
 /**
  * An agent's office hours (docs/API-NOTES.md "Office hours and availability"): per weekday a few
@@ -36,7 +37,10 @@ function minutesOf(hhmm: string): number {
 }
 
 const TIME_RULE = 'must be HH:MM, 00:00 to 23:59 (24:00 as the end of a day)';
-const time = z.string().regex(/^(?:[01]\d|2[0-3]):[0-5]\d$|^24:00$/, TIME_RULE);
+const time = z
+  .string()
+  .max(FIELD_MAX.agent.office_hours_time)
+  .regex(/^(?:[01]\d|2[0-3]):[0-5]\d$|^24:00$/, TIME_RULE);
 const range = z
   .object({ from: time, to: time })
   .refine((r) => r.from !== '24:00', { message: 'from: 24:00 is the end of a day, not a start', path: ['from'] })

@@ -20,8 +20,10 @@ export interface AuthDeps {
 
 /** Accounts and sessions, and the hourly sweep of expired sessions. */
 export function createAuth(app: FastifyInstance, deps: AuthDeps) {
+  // one repository (and so one cache of users) for every module that reads or changes users
+  const users = new AuthRepo(deps.db);
   const auth = new AuthService({
-    repo: new AuthRepo(deps.db),
+    repo: users,
     config: deps.config,
     clock: deps.clock,
     mailer: deps.mailer,
@@ -43,5 +45,7 @@ export function createAuth(app: FastifyInstance, deps: AuthDeps) {
     auth,
     /** the account by id: the one owner lookup (plans, quotas, agents' status, branding) */
     accountOf: (userId: string) => auth.getUser(userId),
+    /** the users' repository the auth service uses (its cache forgets what any module changes through it) */
+    users,
   };
 }

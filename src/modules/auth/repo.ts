@@ -4,7 +4,7 @@ import { CachedRowsById } from '../../platform/db/row-cache.js';
 import { passwordResets, sessions, users, type PasswordResetRow, type SessionRow, type UserRow } from './tables.js';
 
 export type NewUser = typeof users.$inferInsert;
-export type UserPatch = Partial<Pick<UserRow, 'role' | 'status' | 'plan_id' | 'plan_expires_at'>>;
+export type UserPatch = Partial<Pick<UserRow, 'role' | 'status' | 'plan_id' | 'plan_expires_at' | 'display_name'>>;
 
 export class AuthRepo {
   // Read on every authenticated request (and per visitor request, for the agent owner's plan):

@@ -26,6 +26,8 @@ export interface Actor {
   id: string;
   email: string;
   name: string;
+  /** the name visitors see on this person's replies: their `display_name`, else `name` */
+  display_name: string;
   /** the actor's own server role; a teammate never gets the owner's `admin` */
   role: 'user' | 'admin';
   team_role: TeamRole;
@@ -216,6 +218,7 @@ export class AuthService {
         id: user.id,
         email: user.email,
         name: user.name,
+        display_name: user.display_name ?? user.name,
         role: user.role,
         team_role: user.team_role,
         sessionId: session.id,

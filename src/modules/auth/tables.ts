@@ -28,6 +28,8 @@ export const users = sqliteTable(
     availability: text('availability', { enum: ['online', 'away'] })
       .notNull()
       .default('online'),
+    /** the name visitors see on this person's replies (live handoff); null: `name` (docs/API-NOTES.md "Inbox") */
+    display_name: text('display_name'),
   },
   (t) => [uniqueIndex('users_email_unique').on(t.email), index('users_account').on(t.account_id)],
 );

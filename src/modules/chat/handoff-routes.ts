@@ -2,9 +2,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { EventStream } from '../../platform/http/sse.js';
 import { currentUser } from '../auth/index.js';
-import type { HandoffService } from './handoff.js';
-import type { LiveEvent } from './live-hub.js';
+import type { HandoffService, LiveEvent } from './handoff.js';
 import { OPERATOR_ALLOWED } from '../auth/index.js';
+import { teamHandoffState } from './inbox-routes.js';
 
 /** Heartbeat comments keep idle streams (and proxies on the way) open. */
 export const HEARTBEAT_MS = 25_000;
@@ -12,19 +12,13 @@ export const HEARTBEAT_MS = 25_000;
 export const STREAM_MAX_MS = 30 * 60_000;
 
 const ids = z.object({ chatbot_id: z.string().min(1).max(100), conversation_id: z.string().min(1).max(100) });
-const handoffState = z.object({
-  conversation_id: z.string(),
-  status: z.enum(['active', 'resolved', 'escalated']),
-  handled_by: z.enum(['agent', 'person']),
-  taken_at: z.string().nullable(),
-  escalated_at: z.string().nullable(),
-});
 const liveMessage = z.object({
   id: z.string(),
   role: z.enum(['user', 'assistant']),
   content: z.string(),
   timestamp: z.string(),
   from_person: z.boolean(),
+  sender_name: z.string().nullable().describe("a person's message: the display name they had when sending it"),
 });
 
 /**
@@ -69,7 +63,7 @@ export const handoffRoutes: FastifyPluginAsyncZod<{ handoff: HandoffService }> =
     summary,
     security,
     params: ids,
-    response: { 200: handoffState },
+    response: { 200: teamHandoffState },
   });
 
   app.post('/api/chat/conversations/:chatbot_id/:conversation_id/take', {

@@ -5,10 +5,11 @@ import { ApiError, badRequest, conflict, notFound } from '../../platform/http/er
 import { newId } from '../../platform/ids.js';
 import type { AgentsService, ChatbotRow } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
-import { LiveHub, type LiveMessage } from './live-hub.js';
 import type { ChatRepo } from './repo.js';
 import { MAX_MESSAGE_CHARS } from './service.js';
-import type { ConversationRow, MessageRow } from './tables.js';
+import { type HandoffState, handoffState, type LiveMessage, liveMessage } from './handoff-state.js';
+import type { People, TeamHandoffState } from './people.js';
+import type { ConversationRow } from './tables.js';
 
 /**
  * Live handoff (docs/API-NOTES.md "Live handoff"): the owner takes a conversation over, writes to the visitor
@@ -19,12 +20,39 @@ import type { ConversationRow, MessageRow } from './tables.js';
  * publishes it when the stored row is there, never for a rolled-back one.
  */
 
-export interface HandoffState {
-  conversation_id: string;
-  status: ConversationRow['status'];
-  handled_by: ConversationRow['handled_by'];
-  taken_at: string | null;
-  escalated_at: string | null;
+export type LiveEvent =
+  | { type: 'message'; conversation_id: string; message: LiveMessage }
+  | { type: 'status'; conversation_id: string; status: 'escalated' | 'taken' | 'handed_back'; at: string };
+
+type Listener = (event: LiveEvent) => void;
+
+/** In-process pub/sub: one process serves every stream (the app runs as one process). */
+export class LiveHub {
+  private readonly byConversation = new Map<string, Set<Listener>>();
+  private readonly byAgent = new Map<string, Set<Listener>>();
+
+  subscribeConversation(conversationId: string, listener: Listener): () => void {
+    return subscribe(this.byConversation, conversationId, listener);
+  }
+
+  subscribeAgent(chatbotId: string, listener: Listener): () => void {
+    return subscribe(this.byAgent, chatbotId, listener);
+  }
+
+  publish(chatbotId: string, event: LiveEvent): void {
+    for (const l of [...(this.byConversation.get(event.conversation_id) ?? [])]) l(event);
+    for (const l of [...(this.byAgent.get(chatbotId) ?? [])]) l(event);
+  }
+}
+
+function subscribe(map: Map<string, Set<Listener>>, key: string, listener: Listener): () => void {
+  let set = map.get(key);
+  if (!set) map.set(key, (set = new Set()));
+  set.add(listener);
+  return () => {
+    set.delete(listener);
+    if (set.size === 0 && map.get(key) === set) map.delete(key);
+  };
 }
 
 /** How many of a person's messages the visitor's stream repeats on connect. */
@@ -77,6 +105,8 @@ export interface HandoffDeps {
   log: FastifyBaseLogger;
   /** e-mails, browser and push notifications when a visitor asks for a person (none when left out) */
   notices?: HandoffNotices;
+  /** the account's people: assignment (docs/API-NOTES.md "Inbox") */
+  people: People;
 }
 
 export class HandoffService {
@@ -88,8 +118,10 @@ export class HandoffService {
   private readonly events: AppEvents;
   private readonly log: FastifyBaseLogger;
   private readonly notices: HandoffNotices | undefined;
+  private readonly people: People;
 
-  constructor({ repo, agents, clock, events, log, notices }: HandoffDeps) {
+  constructor({ repo, agents, clock, events, log, notices, people }: HandoffDeps) {
+    this.people = people;
     this.repo = repo;
     this.agents = agents;
     this.clock = clock;
@@ -215,16 +247,21 @@ export class HandoffService {
     return this.agents.get(user, chatbotId);
   }
 
-  /** A person takes the conversation over: the agent stops answering it. Idempotent. */
-  take(user: AuthUser, chatbotId: string, conversationId: string): HandoffState {
+  /**
+   * A person takes the conversation over: the agent stops answering it, and an unassigned
+   * conversation becomes the taker's. Idempotent.
+   */
+  take(user: AuthUser, chatbotId: string, conversationId: string): TeamHandoffState {
     const { conversation } = this.owned(user, chatbotId, conversationId);
     const row = this.repo.transaction(() => {
       const current = this.repo.findConversation(conversation.id);
       if (!current) throw notFound('Conversation');
-      if (current.handled_by === 'person') return current;
+      const assign = current.assigned_to === null ? { assigned_to: user.actor.id } : {};
+      if (current.handled_by === 'person') return this.repo.updateConversation(current.id, assign);
       const at = isoNow(this.clock);
       // a resolved conversation the owner picks up again is open again
       return this.repo.updateConversation(current.id, {
+        ...assign,
         handled_by: 'person',
         taken_at: at,
         taken_by: user.actor.id,
@@ -234,11 +271,11 @@ export class HandoffService {
     if (row.taken_at && row.handled_by === 'person' && conversation.handled_by !== 'person') {
       this.hub.publish(chatbotId, { type: 'status', conversation_id: row.id, status: 'taken', at: row.taken_at });
     }
-    return handoffState(row);
+    return this.people.teamState(row);
   }
 
   /** The agent answers again. Idempotent. */
-  handBack(user: AuthUser, chatbotId: string, conversationId: string): HandoffState {
+  handBack(user: AuthUser, chatbotId: string, conversationId: string): TeamHandoffState {
     const { conversation } = this.owned(user, chatbotId, conversationId);
     const row = this.repo.transaction(() => {
       const current = this.repo.findConversation(conversation.id);
@@ -260,7 +297,7 @@ export class HandoffService {
         at: isoNow(this.clock),
       });
     }
-    return handoffState(row);
+    return this.people.teamState(row);
   }
 
   /** The person's message to the visitor: 409 unless the conversation is taken over. */
@@ -287,6 +324,9 @@ export class HandoffService {
         response_time_ms: null,
         sources_json: null,
         interrupted: false,
+        // who wrote it, and the name the visitor sees (the display name at sending time)
+        sender_user_id: user.actor.id,
+        sender_name: user.actor.display_name,
       });
       this.agents.recordActivity(agent.id, 1, 0);
       this.events.emit('message.created', {
@@ -355,19 +395,4 @@ export class HandoffService {
     const due = Date.parse(c.escalated_at) + agent.handoff_wait_s * 1000;
     return Math.max(0, due - this.clock.now().getTime());
   }
-}
-
-/** Who handles a conversation, as the owner's routes and the visitor's `ready` event give it. */
-export function handoffState(c: ConversationRow): HandoffState {
-  return {
-    conversation_id: c.id,
-    status: c.status,
-    handled_by: c.handled_by,
-    taken_at: c.taken_at,
-    escalated_at: c.escalated_at,
-  };
-}
-
-export function liveMessage(m: MessageRow): LiveMessage {
-  return { id: m.id, role: m.role, content: m.content, timestamp: m.timestamp, from_person: m.from_person };
 }

@@ -7,6 +7,10 @@ import type { KnowledgeService } from '../knowledge/index.js';
 import type { MessageQuota, PlanService } from '../limits/index.js';
 import { DraftReplies } from './draft-reply.js';
 import { type HandoffNotices, HandoffService } from './handoff.js';
+import type { AuthRepo } from '../auth/index.js';
+import { InboxService } from './inbox.js';
+import { InboxRepo } from './inbox-repo.js';
+import { People } from './people.js';
 import { ChatRepo } from './repo.js';
 import { ChatService, type ProviderLookup } from './service.js';
 
@@ -22,6 +26,8 @@ export interface ChatDeps {
   quota: MessageQuota;
   providers: ProviderLookup;
   events: AppEvents;
+  /** the auth module's users repository (shared: one cache of users), for the team's names */
+  users: AuthRepo;
   /** e-mails, browser and push notifications when a visitor asks for a person */
   notices: HandoffNotices;
   report: (what: string) => (err: unknown) => void;
@@ -50,8 +56,10 @@ export function createChat(app: FastifyInstance, deps: ChatDeps) {
     log: app.log,
     events,
   });
+  const people = new People(deps.users);
   // live handoff: the owner takes a conversation over; the visitor's and the owner's streams
   const handoff = new HandoffService({
+    people,
     repo: new ChatRepo(db),
     agents,
     clock,
@@ -78,5 +86,14 @@ export function createChat(app: FastifyInstance, deps: ChatDeps) {
   }, IDLE_RESOLVE_EVERY_MS);
   idleResolver.unref();
   app.addHook('onClose', async () => clearInterval(idleResolver));
-  return { chat, handoff, drafts };
+  // the account's inbox: every agent's conversations, assignment, internal notes
+  const inbox = new InboxService({
+    repo: new ChatRepo(db),
+    inbox: new InboxRepo(db),
+    agents,
+    people,
+    clock,
+    resolveIdle: (chatbotId) => chat.resolveIdle(chatbotId),
+  });
+  return { chat, handoff, drafts, inbox };
 }

@@ -4,8 +4,11 @@ import { secureDeleting } from '../../platform/db/secure-delete.js';
 import { chatbots } from '../agents/tables.js';
 import { conversations, messages, type ConversationRow, type MessageRow } from './tables.js';
 
-export type NewMessage = MessageRow;
-export type NewConversation = ConversationRow;
+/** a message to store; who sent it is a person's reply's only */
+export type NewMessage = Omit<MessageRow, 'sender_user_id' | 'sender_name'> &
+  Partial<Pick<MessageRow, 'sender_user_id' | 'sender_name'>>;
+/** a new conversation is nobody's in the inbox */
+export type NewConversation = Omit<ConversationRow, 'assigned_to'>;
 
 const p = sql.placeholder;
 
@@ -103,11 +106,11 @@ export class ChatRepo {
   insertMessage(row: NewMessage): MessageRow {
     this.insertMessageRow.run(row);
     this.countMessage.run({ timestamp: row.timestamp, conversationId: row.conversation_id });
-    return row;
+    return { sender_user_id: null, sender_name: null, ...row };
   }
 
   /** Appends a message with every column (a person's reply sets `from_person`); counts it like `insertMessage`. */
-  insertFullMessage(row: NewMessage): MessageRow {
+  insertFullMessage(row: MessageRow): MessageRow {
     this.db.insert(messages).values(row).run();
     this.countMessage.run({ timestamp: row.timestamp, conversationId: row.conversation_id });
     return row;
@@ -246,10 +249,19 @@ export class ChatRepo {
     patch: Partial<
       Pick<
         ConversationRow,
-        'status' | 'rating' | 'escalated_at' | 'resolved_at' | 'owner_read_at' | 'handled_by' | 'taken_at' | 'taken_by'
+        | 'status'
+        | 'rating'
+        | 'escalated_at'
+        | 'resolved_at'
+        | 'owner_read_at'
+        | 'handled_by'
+        | 'taken_at'
+        | 'taken_by'
+        | 'assigned_to'
       >
     >,
   ): ConversationRow {
+    if (Object.keys(patch).length === 0) return this.findConversation(id)!;
     return this.db.update(conversations).set(patch).where(eq(conversations.id, id)).returning().get()!;
   }
 

@@ -10,6 +10,8 @@ import { FIELD_MAX } from '../field-limits.js';
 import type { DraftReplies } from './draft-reply.js';
 import type { HandoffService } from './handoff.js';
 import { handoffRoutes } from './handoff-routes.js';
+import type { InboxService } from './inbox.js';
+import { inboxRoutes } from './inbox-routes.js';
 import type { ChatService, PreparedTurn } from './service.js';
 import { OPERATOR_ALLOWED } from '../auth/index.js';
 
@@ -67,6 +69,8 @@ const conversationSchema = z.object({
   /** live handoff: who answers now, and since when a person does */
   handled_by: z.enum(['agent', 'person']),
   taken_at: z.string().nullable(),
+  /** the user id of the person the conversation is assigned to in the inbox; null: nobody */
+  assigned_to: z.string().nullable(),
 });
 
 const messageSchema = z.object({
@@ -80,6 +84,9 @@ const messageSchema = z.object({
   feedback: z.number().int().nullable(),
   /** an assistant message a person wrote (live handoff) */
   from_person: z.boolean(),
+  /** a person's message: who wrote it and the display name the visitor saw (docs/API-NOTES.md "Inbox") */
+  sender_user_id: z.string().nullable(),
+  sender_name: z.string().nullable(),
 });
 
 /**
@@ -118,9 +125,11 @@ export const chatRoutes: FastifyPluginAsyncZod<{
   chat: ChatService;
   handoff: HandoffService;
   drafts: DraftReplies;
+  inbox: InboxService;
   durable: () => Promise<void>;
-}> = async (app, { chat, handoff, drafts, durable }) => {
+}> = async (app, { chat, handoff, drafts, inbox, durable }) => {
   await app.register(handoffRoutes, { handoff });
+  await app.register(inboxRoutes, { inbox });
   const security = [{ bearer: [] }];
   const chatbotParams = z.object({ chatbot_id: z.string().min(1).max(100) });
 

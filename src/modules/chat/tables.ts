@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { chatbots } from '../agents/tables.js';
+import { users } from '../auth/tables.js';
 
 /** One thread per (agent, session_id). */
 export const conversations = sqliteTable(
@@ -34,6 +35,11 @@ export const conversations = sqliteTable(
     taken_by: text('taken_by'),
     /** when the owner was e-mailed that the visitor asked for a person (once per conversation); null when never */
     owner_notified_at: text('owner_notified_at'),
+    /**
+     * the person (a teammate or the owner; user id) the conversation is assigned to in the inbox;
+     * null: unassigned. Removing a teammate unassigns theirs (team module).
+     */
+    assigned_to: text('assigned_to'),
     created_at: text('created_at').notNull(),
     updated_at: text('updated_at').notNull(),
   },
@@ -48,6 +54,8 @@ export const conversations = sqliteTable(
     index('conversations_chatbot_notified')
       .on(t.chatbot_id, t.owner_notified_at)
       .where(sql`${t.owner_notified_at} IS NOT NULL`),
+    // the inbox's "assigned to" filter, and unassigning a removed member (partial: assigned ones only)
+    index('conversations_assigned').on(t.assigned_to).where(sql`${t.assigned_to} IS NOT NULL`),
   ],
 );
 
@@ -77,6 +85,10 @@ export const messages = sqliteTable(
      * left): `content` is the partial text the visitor saw
      */
     interrupted: integer('interrupted', { mode: 'boolean' }).notNull().default(false),
+    /** a person's message: who wrote it (their user id; kept after they leave the team) */
+    sender_user_id: text('sender_user_id'),
+    /** a person's message: the display name they had when sending it (what the visitor sees) */
+    sender_name: text('sender_name'),
   },
   (t) => [
     index('messages_conversation_time').on(t.conversation_id, t.timestamp), // per-agent time ranges (role and response time included so such reads need not touch the rows)
@@ -90,3 +102,28 @@ export const messages = sqliteTable(
 
 export type ConversationRow = typeof conversations.$inferSelect;
 export type MessageRow = typeof messages.$inferSelect;
+
+/** Internal notes on a conversation: the team's only, never in the visitor's transcript, stream or the prompt. */
+export const conversationNotes = sqliteTable(
+  'conversation_notes',
+  {
+    id: text('id').primaryKey(),
+    conversation_id: text('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    chatbot_id: text('chatbot_id')
+      .notNull()
+      .references(() => chatbots.id, { onDelete: 'cascade' }),
+    /** null once the author left the team (`author_name` stays) */
+    author_user_id: text('author_user_id').references(() => users.id, { onDelete: 'set null' }),
+    author_name: text('author_name').notNull(),
+    content: text('content').notNull(),
+    created_at: text('created_at').notNull(),
+  },
+  (t) => [
+    index('conversation_notes_conversation').on(t.conversation_id, t.created_at),
+    index('conversation_notes_author').on(t.author_user_id).where(sql`${t.author_user_id} IS NOT NULL`),
+  ],
+);
+
+export type ConversationNoteRow = typeof conversationNotes.$inferSelect;

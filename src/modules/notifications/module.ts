@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config/index.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/index.js';
-import { AuthRepo } from '../auth/index.js';
+import type { AuthRepo } from '../auth/index.js';
 import { WebPush } from './push.js';
 import { NotificationsRepo } from './repo.js';
 import { NotificationsService, type Person } from './service.js';
@@ -11,6 +11,8 @@ export interface NotificationsDeps {
   db: Db;
   config: Config;
   clock: Clock;
+  /** the auth module's users repository (shared: one cache of users) */
+  users: AuthRepo;
 }
 
 declare module 'fastify' {
@@ -25,9 +27,8 @@ declare module 'fastify' {
  * first start) and the open tabs' stream. The chat module tells it what happened (app.ts).
  */
 export function createNotifications(app: FastifyInstance, deps: NotificationsDeps) {
-  const { db, config, clock } = deps;
+  const { db, config, clock, users } = deps;
   const repo = new NotificationsRepo(db);
-  const users = new AuthRepo(db);
   const people = (accountId: string): Person[] => {
     const owner = users.findUserById(accountId);
     return [

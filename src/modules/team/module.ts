@@ -3,9 +3,10 @@ import type { Config } from '../../config/index.js';
 import { type Clock, isoNow } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/index.js';
 import type { Mailer } from '../../platform/mail/index.js';
-import { AuthRepo, type AuthService } from '../auth/index.js';
+import type { AuthRepo, AuthService } from '../auth/index.js';
 import type { PlanService } from '../limits/index.js';
 import { TeamRepo } from './repo.js';
+import { SavedReplies } from './saved-replies.js';
 import { TeamService } from './service.js';
 
 export interface TeamDeps {
@@ -13,6 +14,8 @@ export interface TeamDeps {
   config: Config;
   clock: Clock;
   auth: AuthService;
+  /** the auth module's users repository (shared: one cache of users) */
+  users: AuthRepo;
   plans: PlanService;
   /** sends invitation links */
   mailer: Mailer;
@@ -30,7 +33,7 @@ export function createTeam(app: FastifyInstance, deps: TeamDeps) {
   const repo = new TeamRepo(deps.db);
   const team = new TeamService({
     repo,
-    users: new AuthRepo(deps.db),
+    users: deps.users,
     auth: deps.auth,
     plans: deps.plans,
     mailer: deps.mailer,
@@ -64,5 +67,5 @@ export function createTeam(app: FastifyInstance, deps: TeamDeps) {
     }
     done();
   });
-  return { team, audit: repo };
+  return { team, audit: repo, savedReplies: new SavedReplies(deps.db, deps.clock) };
 }

@@ -1,5 +1,6 @@
 import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.js';
+import { conversations } from '../chat/tables.js';
 import { auditLog, teamInvitations, type AuditRow, type TeamInvitationRow } from './tables.js';
 
 export class TeamRepo {
@@ -56,6 +57,11 @@ export class TeamRepo {
         .where(and(eq(teamInvitations.id, id), isNull(teamInvitations.used_at), gt(teamInvitations.expires_at, at)))
         .run().changes === 1
     );
+  }
+
+  /** A removed teammate's conversations become unassigned (the inbox's `assigned_to`). */
+  unassignAll(userId: string): void {
+    this.db.update(conversations).set({ assigned_to: null }).where(eq(conversations.assigned_to, userId)).run();
   }
 
   insertAudit(row: Omit<AuditRow, 'id'>): void {

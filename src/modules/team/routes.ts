@@ -1,6 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { currentActor, currentUser, emailField, OPERATOR_ALLOWED } from '../auth/index.js';
+import { FIELD_MAX } from '../field-limits.js';
+import type { SavedReplies } from './saved-replies.js';
+import { savedReplyRoutes } from './saved-replies-routes.js';
 import { registerBody, tokenSchema } from '../auth/index.js';
 import type { TeamService } from './service.js';
 
@@ -25,6 +28,7 @@ const memberSchema = z.object({
   user_id: z.string(),
   email: z.string(),
   name: z.string(),
+  display_name: z.string().describe("the name visitors see on this person's replies"),
   role: z.enum(['owner', 'manager', 'operator']),
   availability: z.enum(['online', 'away']),
 });
@@ -36,7 +40,12 @@ const availabilitySchema = z.object({
 const memberParams = z.object({ user_id: z.string().max(100) });
 
 /** Beyond the spec: teammates (docs/API-NOTES.md "Team"). */
-export const teamRoutes: FastifyPluginAsyncZod<{ team: TeamService }> = async (app, { team }) => {
+export const teamRoutes: FastifyPluginAsyncZod<{ team: TeamService; savedReplies: SavedReplies }> = async (
+  app,
+  { team, savedReplies },
+) => {
+  await app.register(savedReplyRoutes, { savedReplies });
+
   app.post('/api/team/invitations', {
     config: ownerOnly,
     schema: {
@@ -85,6 +94,40 @@ export const teamRoutes: FastifyPluginAsyncZod<{ team: TeamService }> = async (a
       response: { 200: availabilitySchema },
     },
     handler: async (req) => team.setAvailability(currentActor(req), req.body.availability),
+  });
+
+  app.get('/api/team/assignees', {
+    config: OPERATOR_ALLOWED,
+    schema: {
+      tags: ['team'],
+      summary: 'The people a conversation can be assigned to in the inbox: the owner, then the teammates',
+      security,
+      response: { 200: z.object({ user_id: z.string(), name: z.string() }).array() },
+    },
+    handler: async (req) => team.members(currentUser(req)).map((m) => ({ user_id: m.user_id, name: m.name })),
+  });
+
+  app.get('/api/team/me', {
+    config: OPERATOR_ALLOWED,
+    schema: {
+      tags: ['team'],
+      summary: 'The caller as the team sees them, with the display name visitors see on their replies',
+      security,
+      response: { 200: memberSchema },
+    },
+    handler: async (req) => team.me(currentUser(req)),
+  });
+
+  app.put('/api/team/me', {
+    config: OPERATOR_ALLOWED,
+    schema: {
+      tags: ['team'],
+      summary: "The caller's display name: the name visitors see on their replies (empty or null: their name)",
+      security,
+      body: z.object({ display_name: z.string().trim().max(FIELD_MAX.inbox.display_name).nullable() }),
+      response: { 200: memberSchema },
+    },
+    handler: async (req) => team.setDisplayName(currentUser(req), req.body.display_name),
   });
 
   app.delete('/api/team/members/:user_id', {

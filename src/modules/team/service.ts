@@ -33,6 +33,8 @@ export interface Member {
   user_id: string;
   email: string;
   name: string;
+  /** the name visitors see on this person's replies */
+  display_name: string;
   role: 'owner' | InvitedRole;
   /** whether visitors asking for a person may count on them now (docs/API-NOTES.md "Office hours and availability") */
   availability: Availability;
@@ -133,6 +135,7 @@ export class TeamService {
       user_id: u.id,
       email: u.email,
       name: u.name,
+      display_name: u.display_name ?? u.name,
       role: u.account_id ? (u.team_role as InvitedRole) : 'owner',
       availability: u.availability,
     }));
@@ -162,8 +165,27 @@ export class TeamService {
     if (!member || member.account_id !== account.id) throw notFound('Member');
     users.transaction(() => {
       this.deps.auth.endSessionsOf(userId);
+      this.deps.repo.unassignAll(userId);
       users.deleteUser(userId);
     });
+  }
+
+  /**
+   * The caller's own display name, the name visitors see on their replies; empty or null goes back
+   * to their `name`.
+   */
+  setDisplayName(account: AuthUser, displayName: string | null): Member {
+    const { users } = this.deps;
+    const value = displayName?.trim() || null;
+    users.updateUser(account.actor.id, { display_name: value });
+    return this.me(account);
+  }
+
+  /** The caller as a member of the team (the owner too). */
+  me(account: AuthUser): Member {
+    const me = this.members(account).find((m) => m.user_id === account.actor.id);
+    if (!me) throw notFound('User');
+    return me;
   }
 
   private mail(account: AuthUser, to: string, role: InvitedRole, link: string): void {

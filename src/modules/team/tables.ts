@@ -47,3 +47,22 @@ export const auditLog = sqliteTable(
 );
 
 export type AuditRow = typeof auditLog.$inferSelect;
+
+/** Saved replies of an account: `/shortcut` in the reply box inserts `content` (docs/API-NOTES.md "Inbox"). */
+export const savedReplies = sqliteTable(
+  'saved_replies',
+  {
+    id: text('id').primaryKey(),
+    account_id: text('account_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** a short slug, unique per account */
+    shortcut: text('shortcut').notNull(),
+    content: text('content').notNull(),
+    created_at: text('created_at').notNull(),
+    updated_at: text('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('saved_replies_account_shortcut').on(t.account_id, t.shortcut)],
+);
+
+export type SavedReplyRow = typeof savedReplies.$inferSelect;

@@ -1,9 +1,9 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, get } from '../../api.js';
+import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+import { get } from '../../api.js';
 import type { Agent, Conversation, Message } from '../../types.js';
-import { Badge, Loading, Notice, formatDate, useAsync, useSubmit } from '../../ui.js';
-import { FIELD_MAX } from '../../field-limits.js';
-import { DraftNote, useDraftReply } from './draft-reply.js';
+import { Badge, Loading, Notice, formatDate, useAsync } from '../../ui.js';
+import { ReplyForm } from './reply-form.js';
 
 /**
  * The visitor's thumbs on the conversation's answers, as counts: "👍 0 👎 1" says what happened,
@@ -29,70 +29,7 @@ export type HandledConversation = Conversation & { handled_by?: 'agent' | 'perso
 export type HandoffState = Pick<HandledConversation, 'status' | 'handled_by' | 'taken_at' | 'escalated_at'> & {
   conversation_id: string;
 };
-type TranscriptMessage = Message & { from_person?: boolean };
-
-/** The person's message to the visitor, while they handle the conversation. */
-function ReplyForm({
-  agent,
-  conversation,
-  onSent,
-}: {
-  agent: Agent;
-  conversation: HandledConversation;
-  onSent: () => void;
-}) {
-  const [text, setText] = useState('');
-  const draft = useDraftReply(agent, conversation.id, text, setText);
-  const box = useRef<HTMLTextAreaElement>(null);
-  useEffect(() => box.current?.focus(), [conversation.id]);
-  const {
-    busy: sending,
-    error,
-    submit: send,
-  } = useSubmit(async () => {
-    const message = text.trim();
-    if (!message) return;
-    await api(
-      'POST',
-      `/api/chat/conversations/${encodeURIComponent(agent.id)}/${encodeURIComponent(conversation.id)}/reply`,
-      { message },
-    );
-    setText('');
-    draft.sent();
-    onSent();
-    box.current?.focus();
-  });
-  return (
-    <form class="reply-form stack" onSubmit={(e) => void send(e)}>
-      <label class="stack">
-        <span>Your reply to the visitor</span>
-        <textarea
-          ref={box}
-          rows={3}
-          maxLength={FIELD_MAX.message}
-          value={text}
-          onInput={(e) => setText(e.currentTarget.value)}
-          onKeyDown={(e) => {
-            if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
-              e.preventDefault();
-              if (!sending) void send();
-            }
-          }}
-        />
-      </label>
-      <DraftNote state={draft} />
-      {error && <Notice kind="error">{error}</Notice>}
-      <div class="actions">
-        <button type="submit" class="btn btn-primary" disabled={sending || !text.trim()}>
-          Send reply
-        </button>
-        <span class="small muted">
-          Enter sends; Shift+Enter starts a new line. The visitor sees it in their open chat at once.
-        </span>
-      </div>
-    </form>
-  );
-}
+type TranscriptMessage = Message & { from_person?: boolean; sender_name?: string | null };
 
 export function Transcript({
   agent,
@@ -101,13 +38,20 @@ export function Transcript({
   onStatus,
   onHandoff,
   onSent,
+  controls,
+  children,
 }: {
   agent: Agent;
   conversation: HandledConversation;
-  onDelete: (button: HTMLButtonElement) => void;
+  /** absent: no Delete button (the inbox, where operators work) */
+  onDelete?: (button: HTMLButtonElement) => void;
   onStatus: (status: 'active' | 'resolved') => Promise<void>;
   onHandoff: (action: 'take' | 'hand-back') => Promise<void>;
   onSent: () => void;
+  /** more controls under the heading (the inbox's assignee) */
+  controls?: ComponentChildren;
+  /** after the reply box (the inbox's notes) */
+  children?: ComponentChildren;
 }) {
   const messages = useAsync(
     () => get<TranscriptMessage[]>(`/api/chat/messages/${encodeURIComponent(conversation.id)}`),
@@ -129,7 +73,7 @@ export function Transcript({
         <h2>{conversation.user_name || 'Anonymous visitor'}</h2>
         <span class="head-actions">
           <Badge kind={statusKind[conversation.status]}>{conversation.status}</Badge>
-          {person && <Badge kind="ok">you are answering</Badge>}
+          {person && <Badge kind="ok">a person is answering</Badge>}
           {person ? (
             <button
               type="button"
@@ -168,11 +112,14 @@ export function Transcript({
               Mark resolved
             </button>
           )}
-          <button type="button" class="btn btn-small btn-danger-text" onClick={(e) => onDelete(e.currentTarget)}>
-            Delete conversation
-          </button>
+          {onDelete && (
+            <button type="button" class="btn btn-small btn-danger-text" onClick={(e) => onDelete(e.currentTarget)}>
+              Delete conversation
+            </button>
+          )}
         </span>
       </div>
+      {controls}
       <dl class="facts">
         <div>
           <dt>E-mail</dt>
@@ -205,7 +152,9 @@ export function Transcript({
         <ol class="chat-log" aria-label="Messages">
           {messages.data.map((m) => (
             <li key={m.id} class={`chat-msg chat-${m.role}${m.from_person ? ' chat-person' : ''}`}>
-              <span class="chat-who">{m.role === 'user' ? 'Visitor' : m.from_person ? 'You' : 'Agent'}</span>
+              <span class="chat-who">
+                {m.role === 'user' ? 'Visitor' : m.from_person ? m.sender_name || 'Team member' : 'Agent'}
+              </span>
               <div class="chat-bubble">{m.content}</div>
               {m.interrupted && <span class="chat-note">(answer interrupted)</span>}
               {m.feedback === 1 && <span class="chat-note">Visitor’s feedback: helpful</span>}
@@ -217,7 +166,8 @@ export function Transcript({
           ))}
         </ol>
       )}
-      {person && <ReplyForm agent={agent} conversation={conversation} onSent={onSent} />}
+      {person && <ReplyForm agent={agent} conversationId={conversation.id} onSent={onSent} />}
+      {children}
     </section>
   );
 }

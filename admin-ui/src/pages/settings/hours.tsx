@@ -1,3 +1,4 @@
+import { FIELD_MAX } from '../../field-limits.js';
 import { inputValue } from '../../ui.js';
 import { Toggle } from './inputs.js';
 import type { OfficeHours, SectionProps, TimeRange, Weekday } from './model.js';
@@ -100,7 +101,7 @@ function DayRanges(props: { name: string; ranges: TimeRange[]; onChange: (ranges
               aria-label={`${name} opens`}
               class="hours-time"
               inputMode="numeric"
-              maxLength={5}
+              maxLength={FIELD_MAX.agent.office_hours_time}
               placeholder="09:00"
               value={r.from}
               onInput={(e) => change(i, 'from', inputValue(e))}
@@ -110,7 +111,7 @@ function DayRanges(props: { name: string; ranges: TimeRange[]; onChange: (ranges
               aria-label={`${name} closes`}
               class="hours-time"
               inputMode="numeric"
-              maxLength={5}
+              maxLength={FIELD_MAX.agent.office_hours_time}
               placeholder="17:00"
               value={r.to}
               onInput={(e) => change(i, 'to', inputValue(e))}

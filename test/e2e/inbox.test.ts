@@ -1,0 +1,142 @@
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { expectRefusals, openLoggedIn } from '../helpers/admin.js';
+import { PASSWORD, uniqueEmail } from '../helpers/app.js';
+import { shot, watchErrors } from '../helpers/browser.js';
+import { useE2eApp } from '../helpers/e2e.js';
+import { openWidget, widgetIdle } from '../helpers/widget-page.js';
+
+/**
+ * The account's inbox in real Chromium (issue 34 part 2): an operator chooses the name visitors
+ * see, keeps a saved reply, finds the visitor's conversation among every agent's (unassigned),
+ * assigns it to themselves, takes it over, adds an internal note, inserts the saved reply by its
+ * `/shortcut` and sends it; the visitor's open widget shows the reply under the operator's display
+ * name, and never the note. Screenshots: test-artifacts/inbox-*.png.
+ */
+
+const e2e = useE2eApp({ owner: true });
+const { api } = e2e;
+
+const site = (agentId: string) =>
+  e2e.site(agentId, { extraPages: { '/favicon.ico': { type: 'image/x-icon', body: '' } } });
+
+async function ask(page: Page, dialog: Locator, text: string): Promise<void> {
+  await dialog.getByRole('textbox', { name: 'Type your message' }).fill(text);
+  await dialog.getByRole('button', { name: 'Send message' }).click();
+  await widgetIdle(page);
+}
+
+async function joinAsOperator(name: string): Promise<string> {
+  const inv = await api('POST', '/api/team/invitations', { email: uniqueEmail('operator'), role: 'operator' });
+  const res = await e2e.t.app.inject({
+    method: 'POST',
+    url: '/api/team/join',
+    payload: { token: inv.link.split('token=')[1], name, password: PASSWORD },
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json().access_token as string;
+}
+
+describe('the inbox in the browser (issue 34.2)', () => {
+  it('an operator assigns, takes over, notes, inserts a saved reply by its shortcut; the visitor sees their display name', async () => {
+    await api('POST', '/api/chatbots', { name: 'Other agent' });
+    const agent = await api('POST', '/api/chatbots', { name: 'Acme helper', lead_capture_enabled: false });
+    const url = await site(agent.id);
+    const operatorToken = await joinAsOperator('Otto Operator');
+
+    // the visitor asks, then asks for a person
+    const visitor = await e2e.browser.context.newPage();
+    const visitorErrors = watchErrors(visitor);
+    const dialog = await openWidget(visitor, url);
+    await ask(visitor, dialog, 'Can I change my delivery address?');
+    await dialog.getByRole('button', { name: 'Talk to a person' }).click();
+    await dialog.getByText('We have asked a person to take over').waitFor();
+
+    // the operator's own browser profile (the token is kept per profile)
+    const context = await e2e.browser.context.browser()!.newContext({ viewport: { width: 1400, height: 900 } });
+    const admin = await context.newPage();
+    const adminErrors = watchErrors(admin);
+
+    // the name visitors see, on the Account page
+    await openLoggedIn(admin, e2e.appUrl, operatorToken, '#/account');
+    const nameForm = admin.getByRole('form', { name: 'Name shown to visitors' });
+    await expect.poll(() => nameForm.getByLabel('Display name').inputValue()).toBe('Otto Operator');
+    await nameForm.getByLabel('Display name').fill('Otto from Acme');
+    await nameForm.getByRole('button', { name: 'Save display name' }).click();
+    await admin.getByText('Visitors now see “Otto from Acme”').waitFor();
+
+    // the Inbox, in the main navigation
+    await admin.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Inbox' }).click();
+    await admin.getByRole('heading', { name: 'Inbox' }).waitFor();
+
+    // a saved reply
+    await admin.getByText('Saved replies', { exact: true }).click();
+    const savedForm = admin.locator('.saved-replies form').last();
+    await savedForm.getByLabel(/^Shortcut/).fill('address');
+    await savedForm
+      .getByLabel('Reply', { exact: true })
+      .fill('You can change the delivery address until the parcel ships.');
+    await savedForm.getByRole('button', { name: 'Add saved reply' }).click();
+    await admin.getByRole('list', { name: 'Saved replies' }).getByText('/address').waitFor();
+
+    // unassigned conversations of every agent: the visitor's is there, with its agent's name
+    const list = admin.getByRole('list', { name: 'Conversations, newest first' });
+    const assignedFilter = admin.locator('.conv-filters').getByLabel(/^Assigned/);
+    await assignedFilter.selectOption('unassigned');
+    await list.getByText('Acme helper').waitFor();
+    await list.getByRole('link').first().click();
+    const transcript = admin.getByRole('region', { name: 'Transcript' });
+    await transcript.getByText('Can I change my delivery address?').waitFor();
+
+    // assigned to themselves: it leaves the unassigned list, and is theirs under "Assigned to me"
+    await transcript.getByLabel(/^Assigned to/).selectOption({ label: 'Otto Operator' });
+    await admin.getByText('Assigned to Otto Operator').waitFor();
+    await admin.getByText('No conversations match.').waitFor();
+    await assignedFilter.selectOption('me');
+    await list.getByText('Otto Operator').waitFor();
+
+    await transcript.getByRole('button', { name: 'Take over' }).click();
+    await dialog.getByText('A person has joined the conversation.').waitFor();
+
+    // an internal note
+    const notes = admin.getByRole('region', { name: 'Internal notes' });
+    await notes.getByLabel('Add a note').fill('Asked to move the parcel to the office: check the warehouse.');
+    await notes.getByRole('button', { name: 'Add note' }).click();
+    await notes.getByText('Asked to move the parcel to the office').waitFor();
+    await notes.getByText('Otto Operator', { exact: false }).waitFor();
+
+    // the saved reply by its shortcut: "/add", then Tab on the suggestion
+    const reply = transcript.getByRole('textbox', { name: 'Your reply to the visitor' });
+    await reply.click();
+    await reply.pressSequentially('Hello! /add');
+    const suggestions = transcript.getByRole('listbox', { name: 'Saved replies' });
+    await suggestions.getByRole('option', { name: /\/address/ }).waitFor();
+    await shot(admin, 'inbox-shortcut.png');
+    await reply.press('Tab');
+    await expect
+      .poll(() => reply.inputValue())
+      .toBe('Hello! You can change the delivery address until the parcel ships.');
+    expect(await suggestions.count()).toBe(0);
+    await reply.press('Enter');
+
+    // the visitor sees it under the operator's display name, and never the note
+    const personMessage = dialog.locator('.msg.person');
+    await personMessage.getByText('You can change the delivery address until the parcel ships.').waitFor();
+    expect(await personMessage.innerText()).toContain('Otto from Acme');
+    expect(await dialog.innerText()).not.toContain('warehouse');
+    await transcript.getByText('Otto from Acme').waitFor();
+    await shot(admin, 'inbox-conversation.png');
+    await shot(visitor, 'inbox-widget.png');
+
+    // the team's record of who wrote it
+    const [conversation] = await api('GET', `/api/chat/conversations/${agent.id}`);
+    const messages = await api('GET', `/api/chat/messages/${conversation.id}`);
+    expect(messages.at(-1)).toMatchObject({ from_person: true, sender_name: 'Otto from Acme' });
+    // the Account page's owner-only sections (team, webhooks) are refused to an operator: nothing else failed
+    expectRefusals(adminErrors, 0, 403);
+    expect(adminErrors).toEqual([]);
+    expect(visitorErrors).toEqual([]);
+    await context.close();
+    await visitor.close();
+  }, 120_000); // two browser profiles and many steps: slow on a busy machine
+});
