@@ -1,10 +1,9 @@
-import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { openLoggedIn } from '../helpers/admin.js';
 import { shot, watchErrors } from '../helpers/browser.js';
 import { useE2eApp } from '../helpers/e2e.js';
 import type { RecordedRequest } from '../helpers/fake-llm.js';
-import { openWidget, widgetIdle } from '../helpers/widget-page.js';
+import { FAVICON, askWidget, openWidget } from '../helpers/widget-page.js';
 
 /**
  * A drafted reply (issue 34 part 5) in real Chromium, the widget on another origin: a visitor asks;
@@ -33,14 +32,7 @@ const e2e = useE2eApp({
 });
 const { api } = e2e;
 
-const site = (agentId: string) =>
-  e2e.site(agentId, { extraPages: { '/favicon.ico': { type: 'image/x-icon', body: '' } } });
-
-async function ask(page: Page, dialog: Locator, text: string): Promise<void> {
-  await dialog.getByRole('textbox', { name: 'Type your message' }).fill(text);
-  await dialog.getByRole('button', { name: 'Send message' }).click();
-  await widgetIdle(page);
-}
+const site = (agentId: string) => e2e.site(agentId, { extraPages: FAVICON });
 
 describe('drafted reply in the browser (issue 34.5)', () => {
   it('the owner takes over, the reply box fills with a suggested reply; they edit and send it to the open widget', async () => {
@@ -50,7 +42,7 @@ describe('drafted reply in the browser (issue 34.5)', () => {
     const page = await e2e.browser.context.newPage();
     const visitorErrors = watchErrors(page);
     const dialog = await openWidget(page, await site(agent.id));
-    await ask(page, dialog, 'Can I return a worn jacket?');
+    await askWidget(page, dialog, 'Can I return a worn jacket?');
     await expect.poll(() => dialog.locator('.msg.assistant').count()).toBe(2);
 
     const admin = await e2e.browser.context.newPage();

@@ -1,10 +1,10 @@
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { openLoggedIn } from '../helpers/admin.js';
 import { ManualClock } from '../helpers/app.js';
 import { shot, watchErrors } from '../helpers/browser.js';
 import { useE2eApp } from '../helpers/e2e.js';
-import { openWidget, widgetIdle } from '../helpers/widget-page.js';
+import { FAVICON, askWidget, openWidget } from '../helpers/widget-page.js';
 
 /**
  * Live handoff (issue 23 point 4) in real Chromium, the widget on another origin: a visitor gives
@@ -22,15 +22,7 @@ const clock = new ManualClock(new Date().toISOString());
 const e2e = useE2eApp({ owner: true, clock });
 const { api } = e2e;
 
-// the browser asks for a favicon; a 404 would be a console error on the visitor's page
-const site = (agentId: string) =>
-  e2e.site(agentId, { extraPages: { '/favicon.ico': { type: 'image/x-icon', body: '' } } });
-
-async function ask(page: Page, dialog: Locator, text: string): Promise<void> {
-  await dialog.getByRole('textbox', { name: 'Type your message' }).fill(text);
-  await dialog.getByRole('button', { name: 'Send message' }).click();
-  await widgetIdle(page);
-}
+const site = (agentId: string) => e2e.site(agentId, { extraPages: FAVICON });
 
 /** Counts the live streams the widget opened (answered with their headers); the widget connects once the conversation has begun. */
 function watchStreams(page: Page): { opened: () => number } {
@@ -58,7 +50,7 @@ describe('live handoff in the browser (issue 23.4)', () => {
     const visitorErrors = watchErrors(page);
     const streams = watchStreams(page);
     const dialog = await openWidget(page, url);
-    await ask(page, dialog, 'Can I return a worn jacket?');
+    await askWidget(page, dialog, 'Can I return a worn jacket?');
     await expect.poll(() => dialog.locator('.msg.assistant').count()).toBe(2);
     await expect.poll(streams.opened).toBe(1);
 
@@ -101,7 +93,7 @@ describe('live handoff in the browser (issue 23.4)', () => {
 
     // while the person answers, the agent stays silent; the owner sees the visitor's message live
     const answersBefore = await dialog.locator('.msg.assistant').count();
-    await ask(page, dialog, 'Great, do I need the original box?');
+    await askWidget(page, dialog, 'Great, do I need the original box?');
     await transcript.getByText('Great, do I need the original box?').waitFor();
     expect(await dialog.locator('.msg.assistant').count()).toBe(answersBefore);
     await reply.fill('No box needed.');
@@ -114,7 +106,7 @@ describe('live handoff in the browser (issue 23.4)', () => {
     // the escalation is over: the visitor may ask for a person again
     await dialog.getByRole('button', { name: 'Talk to a person' }).waitFor();
     await transcript.getByRole('button', { name: 'Take over' }).waitFor();
-    await ask(page, dialog, 'Thanks!');
+    await askWidget(page, dialog, 'Thanks!');
     await expect.poll(() => dialog.locator('.msg.assistant').count()).toBe(answersBefore + 2);
 
     // a reload shows the whole exchange, in order, from the visitor's own storage
@@ -168,7 +160,7 @@ describe('live handoff in the browser (issue 23.4)', () => {
     const next = await e2e.browser.context.newPage();
     const nextErrors = watchErrors(next);
     const nextDialog = await openWidget(next, await site(agent.id));
-    await ask(next, nextDialog, 'Can I return a worn jacket?');
+    await askWidget(next, nextDialog, 'Can I return a worn jacket?');
     const newAnswer = nextDialog.locator('.msg.assistant').last().locator('.bubble');
     await newAnswer.getByText('Yes: worn items can be returned within 30 days with the receipt.').waitFor();
     // the owner's words as they wrote them (no model here), citing the Q&A
@@ -196,7 +188,7 @@ describe('live handoff in the browser (issue 23.4)', () => {
     const errors = watchErrors(page);
     const streams = watchStreams(page);
     const dialog = await openWidget(page, await site(agent.id));
-    await ask(page, dialog, 'I need to change my order');
+    await askWidget(page, dialog, 'I need to change my order');
     await expect.poll(streams.opened).toBe(1);
     await dialog.getByRole('button', { name: 'Talk to a person' }).click();
     await dialog.getByText('We have asked a person to take over').waitFor();

@@ -1,10 +1,9 @@
-import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { expectRefusals, openLoggedIn } from '../helpers/admin.js';
 import { PASSWORD, uniqueEmail } from '../helpers/app.js';
 import { shot, watchErrors } from '../helpers/browser.js';
 import { useE2eApp } from '../helpers/e2e.js';
-import { openWidget, widgetIdle } from '../helpers/widget-page.js';
+import { FAVICON, askWidget, openWidget } from '../helpers/widget-page.js';
 
 /**
  * The account's inbox in real Chromium (issue 34 part 2): an operator chooses the name visitors
@@ -17,14 +16,7 @@ import { openWidget, widgetIdle } from '../helpers/widget-page.js';
 const e2e = useE2eApp({ owner: true });
 const { api } = e2e;
 
-const site = (agentId: string) =>
-  e2e.site(agentId, { extraPages: { '/favicon.ico': { type: 'image/x-icon', body: '' } } });
-
-async function ask(page: Page, dialog: Locator, text: string): Promise<void> {
-  await dialog.getByRole('textbox', { name: 'Type your message' }).fill(text);
-  await dialog.getByRole('button', { name: 'Send message' }).click();
-  await widgetIdle(page);
-}
+const site = (agentId: string) => e2e.site(agentId, { extraPages: FAVICON });
 
 async function joinAsOperator(name: string): Promise<string> {
   const inv = await api('POST', '/api/team/invitations', { email: uniqueEmail('operator'), role: 'operator' });
@@ -48,7 +40,7 @@ describe('the inbox in the browser (issue 34.2)', () => {
     const visitor = await e2e.browser.context.newPage();
     const visitorErrors = watchErrors(visitor);
     const dialog = await openWidget(visitor, url);
-    await ask(visitor, dialog, 'Can I change my delivery address?');
+    await askWidget(visitor, dialog, 'Can I change my delivery address?');
     await dialog.getByRole('button', { name: 'Talk to a person' }).click();
     await dialog.getByText('We have asked a person to take over').waitFor();
 

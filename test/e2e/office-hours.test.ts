@@ -4,7 +4,7 @@ import { expectRefusals, openLoggedIn } from '../helpers/admin.js';
 import { ManualClock } from '../helpers/app.js';
 import { shot, watchErrors } from '../helpers/browser.js';
 import { useE2eApp } from '../helpers/e2e.js';
-import { openWidget, widgetIdle } from '../helpers/widget-page.js';
+import { FAVICON, askWidget, openWidget } from '../helpers/widget-page.js';
 
 /**
  * Office hours and availability (issue 34.4) in real Chromium, the widget on another site: outside
@@ -21,14 +21,7 @@ const clock = new ManualClock('2026-03-02T19:00:00.000Z');
 const e2e = useE2eApp({ owner: true, clock });
 const { api } = e2e;
 
-const site = (agentId: string) =>
-  e2e.site(agentId, { extraPages: { '/favicon.ico': { type: 'image/x-icon', body: '' } } });
-
-async function ask(page: Page, dialog: Locator, text: string): Promise<void> {
-  await dialog.getByRole('textbox', { name: 'Type your message' }).fill(text);
-  await dialog.getByRole('button', { name: 'Send message' }).click();
-  await widgetIdle(page);
-}
+const site = (agentId: string) => e2e.site(agentId, { extraPages: FAVICON });
 
 /** A visitor's page in `timeZone` (Chromium's own emulation) whose browser prefers `locale`. */
 async function visitorPage(timeZone: string, locale: string): Promise<Page> {
@@ -65,7 +58,7 @@ describe('office hours and availability in the browser (issue 34.4)', () => {
     const page = await visitorPage('America/New_York', 'en-GB');
     const errors = watchErrors(page);
     const dialog = await openWidget(page, await site(agent.id));
-    await ask(page, dialog, 'Can somebody call me about my order?');
+    await askWidget(page, dialog, 'Can somebody call me about my order?');
     expect(await dialog.locator('form.lead').count()).toBe(0);
     await dialog.getByRole('button', { name: 'Talk to a person' }).click();
 
@@ -113,7 +106,7 @@ describe('office hours and availability in the browser (issue 34.4)', () => {
       const page = await visitorPage('Europe/Berlin', 'en-US');
       const errors = watchErrors(page);
       const dialog = await openWidget(page, await site(agent.id));
-      await ask(page, dialog, 'Is anyone there?');
+      await askWidget(page, dialog, 'Is anyone there?');
       await dialog.getByRole('button', { name: 'Talk to a person' }).click();
       await dialog.getByText('Sorry, nobody is free right now.').waitFor();
       await dialog.locator('form.lead').waitFor();

@@ -28,6 +28,9 @@ export function startWidgetSite(appUrl: string, agentId: string, opts: HostPageO
   });
 }
 
+/** An empty favicon: the browser asks for one, and a 404 is a console error on the visitor's page. */
+export const FAVICON = { '/favicon.ico': { type: 'image/x-icon', body: '' } };
+
 /** Opens the widget on `url` (its launcher is the button named "chat") and returns its window. */
 export async function openWidget(page: Page, url: string): Promise<Locator> {
   await page.goto(url);
@@ -42,6 +45,13 @@ export const widgetIdle = (page: Page) =>
   page.waitForFunction(
     `document.querySelector('chat-agent-widget').shadowRoot.querySelector('.log')?.getAttribute('aria-busy') !== 'true'`,
   );
+
+/** Types `text` in the widget's message box, sends it and waits until the turn is over. */
+export async function askWidget(page: Page, dialog: Locator, text: string): Promise<void> {
+  await dialog.getByRole('textbox', { name: 'Type your message' }).fill(text);
+  await dialog.getByRole('button', { name: 'Send message' }).click();
+  await widgetIdle(page);
+}
 
 /** The widget's log is there and says aria-busy="false" (a turn has ended). */
 export const widgetTurnDone = (page: Page) =>
