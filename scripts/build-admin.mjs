@@ -58,6 +58,20 @@ export async function buildAdmin(outDir = path.join(root, 'dist', 'admin')) {
     .replace('{{CSS}}', `/assets/${escapeAttr(css)}`)
     .replace('{{JS}}', `/assets/${escapeAttr(js)}`);
   writeAtomic(path.join(outDir, 'index.html'), html);
+  // the service worker (Web Push): a fixed name at the root, so its scope is the whole admin
+  const sw = await build({
+    entryPoints: [path.join(source, 'src', 'sw.ts')],
+    bundle: true,
+    write: false,
+    format: 'iife',
+    platform: 'browser',
+    target: ['es2020', 'chrome91', 'firefox90', 'safari15'],
+    minify: true,
+    legalComments: 'none',
+    tsconfig: path.join(source, 'tsconfig.json'),
+    logLevel: 'warning',
+  });
+  writeAtomic(path.join(outDir, 'sw.js'), sw.outputFiles[0].contents);
   // files of earlier builds go; the current ones are in place before they do
   for (const name of readdirSync(assetsDir)) {
     if (!written.includes(name)) rmSync(path.join(assetsDir, name), { force: true });

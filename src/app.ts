@@ -33,6 +33,7 @@ import { ServerSettings, settingsRoutes } from './modules/settings/index.js';
 import { healthRoutes, SystemService, systemRoutes } from './modules/system/index.js';
 import { webRoutes } from './modules/web/index.js';
 import { createTeam, teamRoutes } from './modules/team/index.js';
+import { createNotifications, notificationsRoutes } from './modules/notifications/index.js';
 import { createWebhooks, webhookRoutes } from './modules/webhooks/index.js';
 import { dynamicMailer } from './platform/mail/index.js';
 import type { JobQueue } from './platform/jobs/queue.js';
@@ -198,6 +199,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     queueAccountNotice: (id, subject, body) => leads.queueAccountNotice(id, subject, body),
     report,
   });
+  const { notifications } = createNotifications(app, { db, config, clock, users });
   const { chat, handoff, drafts, inbox } = createChat(app, {
     db,
     clock,
@@ -209,8 +211,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     events,
     users,
     notices: {
-      queueAccountNotice: (id, subject, body) => leads.queueAccountNotice(id, subject, body),
       publicUrl: config.publicUrl,
+      escalationMailTo: (accountId) => notifications.escalationMailTo(accountId),
+      queueMail: (accountId, to, subject, body) => leads.queueAccountNotice(accountId, subject, body, to),
+      notify: (notice) => notifications.notify(notice),
     },
     report,
   });
@@ -264,6 +268,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(leadsRoutes, { leads });
   await app.register(webhookRoutes, { webhooks });
   await app.register(teamRoutes, { team, savedReplies });
+  await app.register(notificationsRoutes, { notifications });
   await app.register(adminRoutes, { auth });
   await app.register(webRoutes, { agents });
   await app.register(usageRoutes, { plans, quota, storage, agentCount: (user) => agents.list(user).length });

@@ -10,6 +10,7 @@ import { DashboardPage } from './pages/dashboard.js';
 import { InboxPage } from './pages/inbox/index.js';
 import { JoinPage } from './pages/join.js';
 import { ForgotPasswordPage, LoginPage, RegisterPage, ResetPasswordPage } from './pages/login.js';
+import { useNotifications } from './notifications.js';
 import { AvailabilitySwitch } from './availability.js';
 import { currentRoute, navigate, useRoute } from './router.js';
 import { Session, type SessionValue } from './session.js';
@@ -185,6 +186,7 @@ function LoggedIn({ route }: { route: string[] }) {
   /** bumped to read the status again without a page change (Server settings saved something) */
   const [statusReads, setStatusReads] = useState(0);
   const [error, setError] = useState<string | null>(null);
+  useNotifications(route);
 
   useEffect(() => {
     let live = true;

@@ -85,3 +85,20 @@ export function undoMigrationInbox(sqlite: Database.Database): void {
     .prepare('DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations)')
     .run();
 }
+
+/**
+ * Undoes the notifications migration (issue 34 part 3: push subscriptions, preferences, the VAPID
+ * keys, conversations' taken_by) and forgets it was applied; a test taking a database back further
+ * undoes this one first.
+ */
+export function undoMigrationNotifications(sqlite: Database.Database): void {
+  sqlite.exec(`
+    DROP TABLE push_subscriptions;
+    DROP TABLE notification_preferences;
+    DROP TABLE vapid_keys;
+    ALTER TABLE conversations DROP COLUMN taken_by;
+  `);
+  sqlite
+    .prepare('DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations)')
+    .run();
+}

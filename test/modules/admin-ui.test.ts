@@ -88,3 +88,15 @@ describe('admin UI compression', () => {
     }
   });
 });
+
+describe('the service worker', () => {
+  it('is served at /sw.js (scope /) as JavaScript, revalidated on every load, under a CSP that loads nothing', async () => {
+    const res = await t.app.inject({ url: '/sw.js' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/javascript; charset=utf-8');
+    expect(res.headers['cache-control']).toBe('no-cache');
+    expect(res.headers['content-security-policy']).toBe("default-src 'none'");
+    expect(res.body).toContain('showNotification');
+    expect(res.body).toContain('notificationclick');
+  });
+});

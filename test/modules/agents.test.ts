@@ -2,6 +2,7 @@ import {
   undoMigration0027,
   undoMigration0028,
   undoMigrationInbox,
+  undoMigrationNotifications,
   undoMigrationOfficeHours,
 } from '../helpers/migrations.js';
 import { writeFileSync } from 'node:fs';
@@ -754,9 +755,10 @@ describe('agents from before colours followed the primary (migration 0026)', () 
     };
     const ids = { fresh: await make('Untouched'), brown: await make('Brown'), chosen: await make('Chosen') };
     // the database as the release before left it: no follow columns, colours as the owners set
-    // them, and 0026 not yet applied (the inbox, office hours, 0028 and 0027, the ones after it, are
-    // undone first: the migrator runs only those newer than the newest it has applied)
+    // them, and 0026 not yet applied (notifications, the inbox, office hours, 0028 and 0027, the ones
+    // after it, are undone first: the migrator runs only those newer than the newest it has applied)
     const db = before.database.sqlite;
+    undoMigrationNotifications(db);
     undoMigrationInbox(db);
     undoMigrationOfficeHours(db);
     undoMigration0028(db);

@@ -293,7 +293,8 @@ describe('what is stored, and where', () => {
   it('no answer holds a key or password; the database file holds neither in plain text; settings-key is 0600', async () => {
     const t = await app();
     const { token } = await registerUser(t.app);
-    expect(existsSync(path.join(t.dataDir, 'settings-key'))).toBe(false); // made at the first write, not before
+    // made at the first start, for the VAPID private key (Web Push; docs/API-NOTES.md "Notifications")
+    expect(statSync(path.join(t.dataDir, 'settings-key')).mode & 0o777).toBe(0o600);
     const smtp = `smtp://alerts%40example.com:${SMTP_PASSWORD}@127.0.0.1:2525/?ignoreTLS=true`;
     expect((await call(t, token, 'PUT', '/api/admin/settings/providers/openai', { api_key: KEY })).statusCode).toBe(
       200,

@@ -52,6 +52,9 @@ const PUBLIC_ROUTES = [
   'HEAD /',
   'GET /assets/:file',
   'HEAD /assets/:file',
+  // its service worker (Web Push notifications), at the root so its scope is the whole admin
+  'GET /sw.js',
+  'HEAD /sw.js',
   'GET /api/auth/registration',
   'HEAD /api/auth/registration',
   // the page an alert address's confirmation link opens, and its form (docs/API-NOTES.md "Lead alerts")

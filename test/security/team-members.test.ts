@@ -56,6 +56,12 @@ const OPERATOR_ROUTES = [
   // issue 34.4: each person's own online/away
   'GET /api/team/me/availability',
   'PUT /api/team/me/availability',
+  // issue 34.3: each person's own notifications (the events stream too, left out of this walk)
+  'GET /api/notifications/vapid-public-key',
+  'POST /api/notifications/push-subscriptions',
+  'DELETE /api/notifications/push-subscriptions',
+  'GET /api/notifications/preferences',
+  'PUT /api/notifications/preferences',
 ];
 
 const key = (r: { method: string; url: string }) => `${r.method} ${r.url}`;

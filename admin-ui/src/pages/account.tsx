@@ -16,6 +16,7 @@ import {
   useAsync,
   useSubmit,
 } from '../ui.js';
+import { NotificationsSection } from './notifications.js';
 import { TeamSection } from './team.js';
 import { WebhooksSection } from './webhooks.js';
 
@@ -45,6 +46,7 @@ export function AccountPage() {
       </section>
       <DisplayName />
       <ChangePassword />
+      <NotificationsSection />
       <TeamSection />
       <WebhooksSection />
     </>

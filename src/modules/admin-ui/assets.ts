@@ -19,6 +19,8 @@ export interface StaticFile extends StaticBody {
 
 export interface AdminAssets {
   index: StaticFile;
+  /** the service worker, served at /sw.js */
+  sw: StaticFile;
   /** hashed files under assets/, by file name */
   files: Map<string, StaticFile>;
 }
@@ -44,11 +46,12 @@ function load(file: string): StaticFile {
 /** Reads the whole built UI into memory (about 100 KB); throws when it was never built. */
 export function loadAdminAssets(dir = adminAssetsDir()): AdminAssets {
   const index = load(path.join(dir, 'index.html'));
+  const sw = load(path.join(dir, 'sw.js'));
   const files = new Map<string, StaticFile>();
   for (const name of readdirSync(path.join(dir, 'assets'))) {
     // source maps stay on disk for debugging; only what the page loads is served (the .br/.gz
     // variants beside a file are loaded with it)
     if (Object.hasOwn(TYPES, path.extname(name))) files.set(name, load(path.join(dir, 'assets', name)));
   }
-  return { index, files };
+  return { index, sw, files };
 }

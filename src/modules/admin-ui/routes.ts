@@ -67,6 +67,17 @@ export const adminUiRoutes: FastifyPluginAsyncZod<AdminUiRoutesOptions> = async 
     },
   });
 
+  // The service worker (Web Push notifications, docs/ADMIN-UI.md): at the root, so its scope is the
+  // whole admin; revalidated like index.html so a new build replaces it. It loads nothing itself.
+  app.get('/sw.js', {
+    config: { public: true, rateLimit: false },
+    schema: { hide: true },
+    handler: async (req, reply) => {
+      reply.header('content-security-policy', "default-src 'none'").header('referrer-policy', 'no-referrer');
+      return send(req, reply, ui().sw, INDEX_CACHE);
+    },
+  });
+
   app.get('/assets/:file', {
     config: { public: true, rateLimit: false },
     schema: { hide: true, params: z.object({ file: z.string().max(200) }) },

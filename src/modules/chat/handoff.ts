@@ -66,11 +66,35 @@ export const PERSON_MESSAGES_ON_CONNECT = 50;
 export const ESCALATION_MAILS_PER_AGENT_PER_HOUR = 10;
 const HOUR_MS = 60 * 60_000;
 
-/** How the owner is e-mailed about an escalation: queued in the escalation's transaction. */
-export interface EscalationNotices {
-  queueAccountNotice: (userId: string, subject: string, body: string) => void;
+/**
+ * What a person is told (docs/API-NOTES.md "Notifications"), after the change is committed: a
+ * visitor asked for a person (everyone in the account), or wrote into a conversation a person took
+ * (that person).
+ */
+export interface PersonNotice {
+  kind: 'escalated' | 'visitor_message';
+  account_id: string;
+  chatbot_id: string;
+  agent_name: string;
+  conversation_id: string;
+  /** the admin UI's link to the conversation */
+  url: string;
+  /** visitor_message: the person who took the conversation; escalated: null (the whole account) */
+  person_id: string | null;
+  /** visitor_message: what the visitor wrote */
+  text?: string;
+}
+
+/** Who is told when a visitor asks for a person (wired in app.ts; the notifications module). */
+export interface HandoffNotices {
   /** the base of the link to the conversation */
   publicUrl: string;
+  /** the addresses of the account's people who want the escalation e-mail */
+  escalationMailTo: (accountId: string) => string[];
+  /** queues an e-mail in the caller's transaction */
+  queueMail: (accountId: string, to: string, subject: string, body: string) => void;
+  /** after the commit: the open admin tabs and Web Push */
+  notify: (notice: PersonNotice) => void;
 }
 
 export interface HandoffDeps {
@@ -79,8 +103,8 @@ export interface HandoffDeps {
   clock: Clock;
   events: AppEvents;
   log: FastifyBaseLogger;
-  /** e-mails to the owner when a visitor asks for a person (none in tests that leave it out) */
-  notices?: EscalationNotices;
+  /** e-mails, browser and push notifications when a visitor asks for a person (none when left out) */
+  notices?: HandoffNotices;
   /** the account's people: assignment (docs/API-NOTES.md "Inbox") */
   people: People;
 }
@@ -93,6 +117,7 @@ export class HandoffService {
   private readonly clock: Clock;
   private readonly events: AppEvents;
   private readonly log: FastifyBaseLogger;
+  private readonly notices: HandoffNotices | undefined;
   private readonly people: People;
 
   constructor({ repo, agents, clock, events, log, notices, people }: HandoffDeps) {
@@ -102,8 +127,9 @@ export class HandoffService {
     this.clock = clock;
     this.events = events;
     this.log = log;
-    // a visitor asked for a person: the owner's e-mail, queued in the escalation's transaction
-    if (notices) events.on('conversation.escalated', (e) => this.notifyOwner(e, notices));
+    this.notices = notices;
+    // a visitor asked for a person: the e-mails, queued in the escalation's transaction
+    if (notices) events.on('conversation.escalated', (e) => this.mailPeople(e, notices));
     events.on('message.created', (e) => {
       setImmediate(() => this.publishStored(e.chatbot_id, e.conversation_id, e.message.id));
     });
@@ -111,25 +137,61 @@ export class HandoffService {
       setImmediate(() => {
         const row = this.repo.findConversation(e.conversation_id);
         // committed (not rolled back) and still this escalation
-        if (row?.status === 'escalated' && row.escalated_at === e.at)
-          this.hub.publish(e.chatbot_id, { type: 'status', conversation_id: row.id, status: 'escalated', at: e.at });
+        if (row?.status !== 'escalated' || row.escalated_at !== e.at) return;
+        this.hub.publish(e.chatbot_id, { type: 'status', conversation_id: row.id, status: 'escalated', at: e.at });
+        this.tell('escalated', e.account_id, e.chatbot_id, row.id, null);
       });
     });
   }
 
+  /** The admin UI's link to a conversation. */
+  private link(chatbotId: string, conversationId: string): string {
+    const base = (this.notices?.publicUrl ?? '').replace(/\/$/, '');
+    return `${base}/#/agents/${encodeURIComponent(chatbotId)}/conversations/${encodeURIComponent(conversationId)}`;
+  }
+
+  /** After the commit: the browser and push notifications (never throws). */
+  private tell(
+    kind: PersonNotice['kind'],
+    accountId: string,
+    chatbotId: string,
+    conversationId: string,
+    personId: string | null,
+    text?: string,
+  ): void {
+    if (!this.notices) return;
+    try {
+      this.notices.notify({
+        kind,
+        account_id: accountId,
+        chatbot_id: chatbotId,
+        agent_name: this.agents.findById(chatbotId)?.name ?? 'your agent',
+        conversation_id: conversationId,
+        url: this.link(chatbotId, conversationId),
+        person_id: personId,
+        ...(text === undefined ? {} : { text }),
+      });
+    } catch (err) {
+      this.log.warn({ err }, 'notifications: telling the team failed');
+    }
+  }
+
   /**
-   * Inside the escalation's transaction: e-mails the owner unless this conversation already did,
-   * or the agent's e-mails of the last hour reached ESCALATION_MAILS_PER_AGENT_PER_HOUR.
+   * Inside the escalation's transaction: e-mails everyone in the account who wants it, unless this
+   * conversation already did, or the agent's e-mailed escalations of the last hour reached
+   * ESCALATION_MAILS_PER_AGENT_PER_HOUR.
    */
-  private notifyOwner(e: AppEventMap['conversation.escalated'], notices: EscalationNotices): void {
+  private mailPeople(e: AppEventMap['conversation.escalated'], notices: HandoffNotices): void {
     const now = this.clock.now();
     const hourAgo = new Date(now.getTime() - HOUR_MS).toISOString();
     const sent = this.repo.ownerNotifiedSince(e.chatbot_id, hourAgo);
     if (sent >= ESCALATION_MAILS_PER_AGENT_PER_HOUR) return;
+    const recipients = notices.escalationMailTo(e.account_id);
+    if (recipients.length === 0) return;
     if (!this.repo.markOwnerNotified(e.conversation_id, now.toISOString())) return;
     const agent = this.agents.findById(e.chatbot_id);
     const agentName = agent?.name ?? 'your agent';
-    const link = `${notices.publicUrl.replace(/\/$/, '')}/#/agents/${encodeURIComponent(e.chatbot_id)}/conversations/${encodeURIComponent(e.conversation_id)}`;
+    const link = this.link(e.chatbot_id, e.conversation_id);
     const lines = [
       `A visitor of ${agentName} asked to talk to a person (${e.reason === 'visitor' ? 'the "Talk to a person" button' : 'one of the escalation keywords'}).`,
       '',
@@ -150,7 +212,8 @@ export class HandoffService {
         `This is the ${ESCALATION_MAILS_PER_AGENT_PER_HOUR}th e-mail within an hour about visitors of ${agentName} asking for a person: until ${until} UTC further requests are not e-mailed; they show in the admin's conversations (status escalated) as usual.`,
       );
     }
-    notices.queueAccountNotice(e.account_id, `A visitor asked for a person on ${agentName}`, `${lines.join('\n')}\n`);
+    for (const to of recipients)
+      notices.queueMail(e.account_id, to, `A visitor asked for a person on ${agentName}`, `${lines.join('\n')}\n`);
   }
 
   private publishStored(chatbotId: string, conversationId: string, messageId: string): void {
@@ -158,6 +221,10 @@ export class HandoffService {
       const m = this.repo.findMessage(messageId);
       if (!m) return; // rolled back (or erased meanwhile)
       this.hub.publish(chatbotId, { type: 'message', conversation_id: conversationId, message: liveMessage(m) });
+      // a visitor wrote into a conversation a person took: that person is told
+      const c = m.role === 'user' ? this.repo.findConversation(conversationId) : undefined;
+      const account = c?.handled_by === 'person' && c.taken_by ? this.agents.findById(chatbotId)?.user_id : undefined;
+      if (c?.taken_by && account) this.tell('visitor_message', account, chatbotId, c.id, c.taken_by, m.content);
     } catch (err) {
       this.log.warn({ err }, 'live handoff: publishing a message failed');
     }
@@ -197,6 +264,7 @@ export class HandoffService {
         ...assign,
         handled_by: 'person',
         taken_at: at,
+        taken_by: user.actor.id,
         ...(current.status === 'resolved' ? { status: 'active' as const, resolved_at: null } : {}),
       });
     });
@@ -217,6 +285,7 @@ export class HandoffService {
       return this.repo.updateConversation(current.id, {
         handled_by: 'agent',
         taken_at: null,
+        taken_by: null,
         ...(current.status === 'escalated' ? { status: 'active' as const } : {}),
       });
     });

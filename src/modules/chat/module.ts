@@ -6,7 +6,7 @@ import type { AgentsService } from '../agents/index.js';
 import type { KnowledgeService } from '../knowledge/index.js';
 import type { MessageQuota, PlanService } from '../limits/index.js';
 import { DraftReplies } from './draft-reply.js';
-import { type EscalationNotices, HandoffService } from './handoff.js';
+import { type HandoffNotices, HandoffService } from './handoff.js';
 import type { AuthRepo } from '../auth/index.js';
 import { InboxService } from './inbox.js';
 import { InboxRepo } from './inbox-repo.js';
@@ -28,8 +28,8 @@ export interface ChatDeps {
   events: AppEvents;
   /** the auth module's users repository (shared: one cache of users), for the team's names */
   users: AuthRepo;
-  /** the owner's e-mail when a visitor asks for a person */
-  notices: EscalationNotices;
+  /** e-mails, browser and push notifications when a visitor asks for a person */
+  notices: HandoffNotices;
   report: (what: string) => (err: unknown) => void;
 }
 

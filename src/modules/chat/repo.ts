@@ -256,6 +256,7 @@ export class ChatRepo {
         | 'owner_read_at'
         | 'handled_by'
         | 'taken_at'
+        | 'taken_by'
         | 'assigned_to'
       >
     >,

@@ -192,6 +192,7 @@ export class ChatService extends ChatConversations {
         owner_read_at: null,
         handled_by: 'agent',
         taken_at: null,
+        taken_by: null,
         owner_notified_at: null,
         created_at: now,
         updated_at: now,

@@ -31,6 +31,8 @@ export const conversations = sqliteTable(
       .default('agent'),
     /** when a person took it over; null while the agent answers */
     taken_at: text('taken_at'),
+    /** the person (user id: the owner or a teammate) who took it over; null while the agent answers */
+    taken_by: text('taken_by'),
     /** when the owner was e-mailed that the visitor asked for a person (once per conversation); null when never */
     owner_notified_at: text('owner_notified_at'),
     /**

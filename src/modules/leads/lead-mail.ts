@@ -207,12 +207,13 @@ export class LeadMail {
   /**
    * An e-mail to the account's own address (no confirmation needed), queued like an alert and in
    * the caller's transaction: it is sent once the message that caused it is stored, never without.
+   * `to`: one of the account's people (a teammate's own address) instead of the owner's.
    */
-  queueAccountNotice(userId: string, subject: string, body: string): void {
+  queueAccountNotice(userId: string, subject: string, body: string, to?: string): void {
     this.insertMail(
       userId,
       'account_notice',
-      this.options.accountEmail(userId),
+      to ?? this.options.accountEmail(userId),
       subject,
       body,
       'pending',

@@ -260,7 +260,7 @@ export class LeadsService {
   }
 
   /** An e-mail to the account's own address, in the caller's transaction (lead-mail.ts). */
-  queueAccountNotice(userId: string, subject: string, body: string): void {
-    this.mail.queueAccountNotice(userId, subject, body);
+  queueAccountNotice(userId: string, subject: string, body: string, to?: string): void {
+    this.mail.queueAccountNotice(userId, subject, body, to);
   }
 }

@@ -7,7 +7,7 @@ import type { JobQueue } from '../../platform/jobs/queue.js';
 import { assertPublicHttpUrl } from '../../platform/net/safe-fetch.js';
 import type { AuthUser } from '../auth/index.js';
 import { decryptValue, encryptValue, SettingsKey } from '../settings/index.js';
-import { postWebhook, type PostResult } from './post.js';
+import { safePost, type PostResult } from '../../platform/net/safe-post.js';
 import type { DeliveryRow, WebhookRow, WebhooksRepo } from './repo.js';
 import { newWebhookSecret, signatureHeader } from './signing.js';
 
@@ -281,7 +281,7 @@ export class WebhooksService {
       return;
     }
     const t = Math.floor(this.clock.now().getTime() / 1000);
-    const result = await postWebhook(
+    const result = await safePost(
       hook.url,
       delivery.payload,
       {

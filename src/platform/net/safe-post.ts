@@ -1,6 +1,6 @@
-import { requestWithoutPool } from '../../platform/net/fetch-exchange.js';
-import { assertPublicHttpUrl, createSafeLookup } from '../../platform/net/safe-fetch.js';
-import { UnsafeUrlError } from '../../platform/net/types.js';
+import { requestWithoutPool } from './fetch-exchange.js';
+import { assertPublicHttpUrl, createSafeLookup } from './safe-fetch.js';
+import { UnsafeUrlError } from './types.js';
 
 export interface PostResult {
   /** the receiver's HTTP status, or null when it could not be reached */
@@ -15,13 +15,14 @@ export interface PostResult {
 const MAX_RESPONSE_BYTES = 4096;
 
 /**
- * POSTs one delivery under the address policy of website sources: the URL checked again, and the
- * connect-time DNS check of safe-fetch (every address the name resolves to must be public unless
- * allowPrivate). Redirects are not followed. Never throws: every outcome is a PostResult.
+ * POSTs one request (a webhook delivery, a Web Push message) under the address policy of website
+ * sources: the URL checked again, and the connect-time DNS check of safe-fetch (every address the
+ * name resolves to must be public unless allowPrivate). Redirects are not followed; the answer is
+ * read up to 4 KB. Never throws: every outcome is a PostResult.
  */
-export function postWebhook(
+export function safePost(
   rawUrl: string,
-  body: string,
+  body: string | Buffer,
   headers: Record<string, string>,
   opts: { allowPrivate: boolean; timeoutMs: number; signal?: AbortSignal },
 ): Promise<PostResult> {

@@ -1,0 +1,2 @@
+export { createNotifications } from './module.js';
+export { notificationsRoutes } from './routes.js';
