@@ -161,11 +161,14 @@ export class JobQueue {
       .get()!.n;
   }
 
-  /** Resolves when no job is running or due (tests and shutdown use it). */
+  /**
+   * Resolves when no job is running or due (tests and shutdown use it). A stopped queue runs no
+   * due job, so there it resolves once nothing runs: waiting for one would never end.
+   */
   async idle(): Promise<void> {
     for (;;) {
       const running = [...this.running.values()].map((r) => r.done);
-      if (running.length === 0 && !this.nextDue()) return;
+      if (running.length === 0 && (this.stopped || !this.nextDue())) return;
       if (running.length === 0) this.kick();
       await Promise.race([Promise.allSettled(running), new Promise((r) => setImmediate(r))]);
     }
