@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { auth, registerUser, ROOMY_PLAN } from '../helpers/app.js';
 import { shot, startBufferingProxy, startSite, startTinyServer, type TinyServer } from '../helpers/browser.js';
 import { useE2eApp } from '../helpers/e2e.js';
-import { animationsDone } from '../helpers/widget-page.js';
+import { animationsDone, widgetIdle } from '../helpers/widget-page.js';
 
 /**
  * The embeddable widget and the share page in real Chromium: the app on 127.0.0.1 with a real
@@ -288,12 +288,15 @@ describe('the embedded widget on another site', () => {
     await alert.getByRole('button', { name: 'Retry' }).click();
     await dialog.getByText('Happy to help.').waitFor();
     expect(await dialog.getByText('First question').count()).toBe(1); // the retry does not repeat the bubble
+    await widgetIdle(page);
 
     // the agent's per-session limit (2 an hour): the third message is a 429
     await messageBox(page).fill('Second question');
     await messageBox(page).press('Enter');
-    // the second answer complete (not just its bubble), so the response awaited below is the third's
+    // the second answer complete (not just its bubble), so the response awaited below is the third's;
+    // and the turn over: the widget ignores Enter while a turn is streaming
     await dialog.getByText('Happy to help.').nth(1).waitFor();
+    await widgetIdle(page);
     const limited = page.waitForResponse(
       (r) => r.url().includes('/api/public/chat/') && r.request().method() === 'POST',
     );
