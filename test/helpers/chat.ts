@@ -8,6 +8,25 @@ type Json = Record<string, any>;
 /** The header that asks a chat route for an SSE stream. */
 export const SSE = { accept: 'text/event-stream' };
 
+export interface SseEvent {
+  event: string;
+  data: any;
+}
+
+/** Takes the complete events (each block ended by a blank line) off the front of a stream's `buffer`. */
+export function takeSseEvents(buffer: string): { events: SseEvent[]; rest: string } {
+  const events: SseEvent[] = [];
+  let i: number;
+  while ((i = buffer.indexOf('\n\n')) >= 0) {
+    const block = buffer.slice(0, i);
+    buffer = buffer.slice(i + 2);
+    const name = /^event: (.*)$/m.exec(block)?.[1];
+    const data = /^data: (.*)$/m.exec(block)?.[1];
+    if (name) events.push({ event: name, data: data ? JSON.parse(data) : null });
+  }
+  return { events, rest: buffer };
+}
+
 /**
  * An app with keyword-only retrieval wired to a fake `provider` server (closed before the apps),
  * given `key` as that provider's key; `env` on top.

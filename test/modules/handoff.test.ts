@@ -4,6 +4,7 @@ import { listenOnLoopback } from '../helpers/browser.js';
 import type { FakeLlm } from '../helpers/fake-llm.js';
 import type { TestSmtp } from '../helpers/smtp.js';
 import { appWithMailAndLlm } from '../helpers/mail-app.js';
+import { takeSseEvents } from '../helpers/chat.js';
 
 /**
  * Live handoff (issue 23 point 4) on a listening app: escalation e-mails the owner, a person
@@ -70,15 +71,9 @@ async function openStream(path: string, headers: Record<string, string> = {}) {
       let buffer = '';
       try {
         for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-          buffer += decoder.decode(chunk, { stream: true });
-          let i: number;
-          while ((i = buffer.indexOf('\n\n')) >= 0) {
-            const block = buffer.slice(0, i);
-            buffer = buffer.slice(i + 2);
-            const name = /^event: (.*)$/m.exec(block)?.[1];
-            const data = /^data: (.*)$/m.exec(block)?.[1];
-            if (name) events.push({ event: name, data: data ? JSON.parse(data) : null });
-          }
+          const taken = takeSseEvents(buffer + decoder.decode(chunk, { stream: true }));
+          buffer = taken.rest;
+          events.push(...taken.events);
           waiters.splice(0).forEach((w) => w());
         }
       } catch {

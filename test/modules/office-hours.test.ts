@@ -20,6 +20,7 @@ import {
   useTestApps,
 } from '../helpers/app.js';
 import { listenOnLoopback } from '../helpers/browser.js';
+import { takeSseEvents } from '../helpers/chat.js';
 
 /**
  * Office hours and availability (issue 34 part 4, docs/API-NOTES.md "Office hours and
@@ -320,15 +321,11 @@ async function streamUntil(base: string, path: string, until: string): Promise<A
     const decoder = new TextDecoder();
     let buffer = '';
     for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      buffer += decoder.decode(chunk, { stream: true });
-      let i: number;
-      while ((i = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, i);
-        buffer = buffer.slice(i + 2);
-        const name = /^event: (.*)$/m.exec(block)?.[1];
-        const data = /^data: (.*)$/m.exec(block)?.[1];
-        if (name) events.push({ event: name, data: data ? JSON.parse(data) : null });
-        if (name === 'status' && data && JSON.parse(data).status === until) return events;
+      const taken = takeSseEvents(buffer + decoder.decode(chunk, { stream: true }));
+      buffer = taken.rest;
+      for (const e of taken.events) {
+        events.push(e);
+        if (e.event === 'status' && e.data?.status === until) return events;
       }
     }
   } catch {

@@ -3,21 +3,12 @@ import { type Clock, isoNow } from '../../platform/clock.js';
 import { badRequest } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
 import { assertPublicHttpUrl } from '../../platform/net/safe-fetch.js';
+import type { PersonNotice } from '../chat/index.js';
 import type { WebPush } from './push.js';
 import type { NotificationsRepo } from './repo.js';
 
-/** What happened, as the chat module's live handoff tells it (chat/handoff.ts PersonNotice). */
-export interface Notice {
-  kind: 'escalated' | 'visitor_message';
-  account_id: string;
-  chatbot_id: string;
-  agent_name: string;
-  conversation_id: string;
-  url: string;
-  /** visitor_message: the person who took the conversation; escalated: null (everyone in the account) */
-  person_id: string | null;
-  text?: string;
-}
+/** What happened, as the chat module's live handoff tells it. */
+export type Notice = PersonNotice;
 
 /** What a browser shows: the Web Push payload and the open tab's `notification` event. */
 export interface NotificationPayload {
