@@ -461,7 +461,9 @@ describe('platform/workers', () => {
     });
 
     it('concurrent jobs queue for the single thread and all complete', async () => {
-      const p = createParserPool({ timeoutMs: 5000 });
+      // a job's budget counts its own run, not its wait in the queue; 30 s leaves a cold worker on
+      // a loaded box its time (a run beside a CPU-heavy process took over 5 s for the PDF)
+      const p = createParserPool({ timeoutMs: 30_000 });
       try {
         const results = await Promise.all([
           p.parse(good.pdf, 'pdf'),
