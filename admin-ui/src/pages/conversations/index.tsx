@@ -2,14 +2,14 @@ import { useRef, useState } from 'preact/hooks';
 import { api, get } from '../../api.js';
 import { href, navigate } from '../../router.js';
 import type { Agent, Conversation } from '../../types.js';
-import { Badge, ConfirmDialog, EmptyState, Loading, Notice, formatDate, toast, useAsync } from '../../ui.js';
+import { ConfirmDialog, EmptyState, Loading, Notice, formatDate, toast, useAsync } from '../../ui.js';
 import { useLiveConversations } from './live.js';
 import {
+  ConversationTop,
   type HandledConversation,
   type HandoffState,
   type StatusFilter,
   StatusFilterField,
-  statusKind,
   thumbsText,
   Transcript,
 } from './transcript.js';
@@ -194,15 +194,7 @@ export function ConversationsTab({ agent, selected }: { agent: Agent; selected?:
                   class={c.id === selected ? 'conv active' : 'conv'}
                   aria-current={c.id === selected ? 'true' : undefined}
                 >
-                  <span class="conv-top">
-                    <span class="conv-name">
-                      {c.unread && c.id !== selected && (
-                        <span class="unread-dot" role="img" aria-label="Unread" title="Unread" />
-                      )}
-                      {c.user_name || 'Anonymous visitor'}
-                    </span>
-                    <Badge kind={statusKind[c.status]}>{c.status}</Badge>
-                  </span>
+                  <ConversationTop c={c} selected={c.id === selected} />
                   <span class="conv-meta small muted">
                     {c.user_email ? `${c.user_email} · ` : ''}
                     {c.message_count} messages · {formatDate(c.updated_at)}

@@ -24,6 +24,23 @@ export const thumbsText = (c: Conversation) =>
 
 export const statusKind: Record<Conversation['status'], string> = { active: 'busy', resolved: 'ok', escalated: 'bad' };
 
+/** A conversation's first line in a list: unread dot, visitor's name, status badge. */
+export function ConversationTop(props: {
+  c: { unread?: boolean; user_name: string | null; status: Conversation['status'] };
+  selected: boolean;
+}) {
+  const { c } = props;
+  return (
+    <span class="conv-top">
+      <span class="conv-name">
+        {c.unread && !props.selected && <span class="unread-dot" role="img" aria-label="Unread" title="Unread" />}
+        {c.user_name || 'Anonymous visitor'}
+      </span>
+      <Badge kind={statusKind[c.status]}>{c.status}</Badge>
+    </span>
+  );
+}
+
 /** A conversation list's status filter: '' is every status. */
 export type StatusFilter = '' | Conversation['status'];
 

@@ -2,8 +2,8 @@ import { useState } from 'preact/hooks';
 import { get } from '../../api.js';
 import { href } from '../../router.js';
 import type { Agent, Assignee, InboxItem } from '../../types.js';
-import { Badge, EmptyState, Loading, Notice, formatDate, useAsync } from '../../ui.js';
-import { type StatusFilter, StatusFilterField, statusKind } from '../conversations/transcript.js';
+import { EmptyState, Loading, Notice, formatDate, useAsync } from '../../ui.js';
+import { ConversationTop, type StatusFilter, StatusFilterField } from '../conversations/transcript.js';
 import { InboxDetail } from './detail.js';
 import { SavedRepliesSection } from './saved-replies.js';
 
@@ -98,15 +98,7 @@ export function InboxPage({ chatbotId, conversationId }: { chatbotId?: string; c
                       class={selected ? 'conv active' : 'conv'}
                       aria-current={selected ? 'true' : undefined}
                     >
-                      <span class="conv-top">
-                        <span class="conv-name">
-                          {c.unread && !selected && (
-                            <span class="unread-dot" role="img" aria-label="Unread" title="Unread" />
-                          )}
-                          {c.user_name || 'Anonymous visitor'}
-                        </span>
-                        <Badge kind={statusKind[c.status]}>{c.status}</Badge>
-                      </span>
+                      <ConversationTop c={c} selected={selected} />
                       <span class="conv-meta small muted">
                         {c.agent_name} · {c.assigned_to ? c.assigned_to.name : 'unassigned'}
                         {c.handled_by === 'person' ? ' · a person answers' : ''} · {formatDate(c.last_message_at)}
