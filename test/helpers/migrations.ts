@@ -102,3 +102,32 @@ export function undoMigrationNotifications(sqlite: Database.Database): void {
     .prepare('DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations)')
     .run();
 }
+
+/** Undoes the identity migration (issue 35: agents' identity secrets, conversations' verified visitor) and forgets it was applied. */
+export function undoMigrationIdentity(sqlite: Database.Database): void {
+  sqlite.exec(`
+    DROP TABLE chatbot_identity;
+    DROP INDEX conversations_chatbot_visitor;
+    ALTER TABLE conversations DROP COLUMN visitor_user_id;
+    ALTER TABLE conversations DROP COLUMN verified;
+  `);
+  forgetNewestMigration(sqlite);
+}
+
+/** Undoes the actions migration (issue 35: actions and their runs) and forgets it was applied. */
+export function undoMigrationActions(sqlite: Database.Database): void {
+  sqlite.exec('DROP TABLE action_runs; DROP TABLE actions;');
+  forgetNewestMigration(sqlite);
+}
+
+/** Undoes every migration after the notifications one (0031), newest first. */
+export function undoMigrationsAfterNotifications(sqlite: Database.Database): void {
+  undoMigrationActions(sqlite);
+  undoMigrationIdentity(sqlite);
+}
+
+function forgetNewestMigration(sqlite: Database.Database): void {
+  sqlite
+    .prepare('DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations)')
+    .run();
+}

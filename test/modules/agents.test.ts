@@ -3,6 +3,7 @@ import {
   undoMigration0028,
   undoMigrationInbox,
   undoMigrationNotifications,
+  undoMigrationsAfterNotifications,
   undoMigrationOfficeHours,
 } from '../helpers/migrations.js';
 import { writeFileSync } from 'node:fs';
@@ -755,9 +756,10 @@ describe('agents from before colours followed the primary (migration 0026)', () 
     };
     const ids = { fresh: await make('Untouched'), brown: await make('Brown'), chosen: await make('Chosen') };
     // the database as the release before left it: no follow columns, colours as the owners set
-    // them, and 0026 not yet applied (notifications, the inbox, office hours, 0028 and 0027, the ones
+    // them, and 0026 not yet applied (actions, identity, notifications, the inbox, office hours, 0028 and 0027, the ones
     // after it, are undone first: the migrator runs only those newer than the newest it has applied)
     const db = before.database.sqlite;
+    undoMigrationsAfterNotifications(db);
     undoMigrationNotifications(db);
     undoMigrationInbox(db);
     undoMigrationOfficeHours(db);

@@ -107,5 +107,17 @@ export const chatbots = sqliteTable(
   (t) => [index('chatbots_user_created').on(t.user_id, t.created_at)],
 );
 
+/**
+ * An agent's identity secret (verified visitors: modules/agents/identity.ts), apart from the agent's
+ * row so that nothing that shows an agent can show it. Kept encrypted with the server's settings key.
+ */
+export const chatbotIdentity = sqliteTable('chatbot_identity', {
+  chatbot_id: text('chatbot_id')
+    .primaryKey()
+    .references(() => chatbots.id, { onDelete: 'cascade' }),
+  secret: text('secret').notNull(),
+  created_at: text('created_at').notNull(),
+});
+
 export type ChatbotRow = typeof chatbots.$inferSelect;
 export type NewChatbot = typeof chatbots.$inferInsert;

@@ -40,6 +40,10 @@ export const conversations = sqliteTable(
      * null: unassigned. Removing a teammate unassigns theirs (team module).
      */
     assigned_to: text('assigned_to'),
+    /** the site vouched for the visitor (user id with a valid hash, agents/identity.ts) at the conversation's start or since */
+    verified: integer('verified', { mode: 'boolean' }).notNull().default(false),
+    /** the verified visitor's id on the owner's site; null when not verified */
+    visitor_user_id: text('visitor_user_id'),
     created_at: text('created_at').notNull(),
     updated_at: text('updated_at').notNull(),
   },
@@ -56,6 +60,10 @@ export const conversations = sqliteTable(
       .where(sql`${t.owner_notified_at} IS NOT NULL`),
     // the inbox's "assigned to" filter, and unassigning a removed member (partial: assigned ones only)
     index('conversations_assigned').on(t.assigned_to).where(sql`${t.assigned_to} IS NOT NULL`),
+    // a verified visitor's earlier conversations (partial: verified ones only)
+    index('conversations_chatbot_visitor')
+      .on(t.chatbot_id, t.visitor_user_id)
+      .where(sql`${t.visitor_user_id} IS NOT NULL`),
   ],
 );
 
