@@ -194,6 +194,8 @@ export class ChatService extends ChatConversations {
         taken_at: null,
         taken_by: null,
         owner_notified_at: null,
+        verified: false,
+        visitor_user_id: null,
         created_at: now,
         updated_at: now,
       });
