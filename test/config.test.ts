@@ -6,7 +6,7 @@ import { useTempDirs } from './helpers/temp.js';
 
 /**
  * docs/API.md "Plans": the built-in table, written out here so a drift in the code is caught; plus
- * max_storage_mb (issue 20.4), webhook_deliveries_per_hour (issue 31.4) and max_members (issue 34.1),
+ * max_storage_mb (issue 20.4), webhook_deliveries_per_hour (issue 31.4) and max_members (issue 34.1), monthly_action_runs (issue 35),
  * beyond the spec.
  */
 const CONTRACT_PLANS = {
@@ -20,6 +20,7 @@ const CONTRACT_PLANS = {
     max_storage_mb: 200,
     webhook_deliveries_per_hour: 50,
     max_members: 2,
+    monthly_action_runs: 100,
   },
   starter: {
     max_agents: 10,
@@ -31,6 +32,7 @@ const CONTRACT_PLANS = {
     max_storage_mb: 2000,
     webhook_deliveries_per_hour: 500,
     max_members: 5,
+    monthly_action_runs: 2000,
   },
   pro: {
     max_agents: 50,
@@ -42,6 +44,7 @@ const CONTRACT_PLANS = {
     max_storage_mb: 20000,
     webhook_deliveries_per_hour: 5000,
     max_members: 20,
+    monthly_action_runs: 20000,
   },
 };
 
@@ -107,6 +110,7 @@ describe('loadConfig defaults', () => {
       max_storage_mb: 1_000_000_000,
       webhook_deliveries_per_hour: 100_000,
       max_members: 1_000_000_000,
+      monthly_action_runs: 1_000_000_000,
       custom_branding: true,
     });
     expect(c.firstAccountPlan).toBe('owner');

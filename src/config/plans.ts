@@ -9,6 +9,9 @@ export const DEFAULT_MAX_MEMBERS = 5;
 /** a plan in PLANS_FILE without webhook_deliveries_per_hour gets this many */
 export const DEFAULT_WEBHOOK_DELIVERIES_PER_HOUR = 1000;
 
+/** a plan in PLANS_FILE without monthly_action_runs gets this many */
+export const DEFAULT_MONTHLY_ACTION_RUNS = 1000;
+
 /** One plan's limits (docs/API.md "Plans"). */
 export const planSchema = z.object({
   max_agents: z.number().int().min(0),
@@ -32,6 +35,12 @@ export const planSchema = z.object({
    * (docs/API-NOTES.md "Team"). Optional in PLANS_FILE.
    */
   max_members: z.number().int().min(0).default(DEFAULT_MAX_MEMBERS),
+  /**
+   * Action runs (look-ups, confirmed `do` calls, bookings) an account's agents may make in a
+   * calendar month, UTC (docs/ACTIONS.md). Past it the agent says the action is not available.
+   * Optional in PLANS_FILE.
+   */
+  monthly_action_runs: z.number().int().min(0).default(DEFAULT_MONTHLY_ACTION_RUNS),
 });
 export type Plan = z.infer<typeof planSchema>;
 export const plansSchema = z
@@ -53,6 +62,7 @@ export const BUILT_IN_PLANS: Plans = {
     max_storage_mb: 200,
     webhook_deliveries_per_hour: 50,
     max_members: 2,
+    monthly_action_runs: 100,
   },
   starter: {
     max_agents: 10,
@@ -64,6 +74,7 @@ export const BUILT_IN_PLANS: Plans = {
     max_storage_mb: 2000,
     webhook_deliveries_per_hour: 500,
     max_members: 5,
+    monthly_action_runs: 2000,
   },
   pro: {
     max_agents: 50,
@@ -75,6 +86,7 @@ export const BUILT_IN_PLANS: Plans = {
     max_storage_mb: 20000,
     webhook_deliveries_per_hour: 5000,
     max_members: 20,
+    monthly_action_runs: 20000,
   },
   // The business running its own server: the first account gets it (FIRST_ACCOUNT_PLAN), so the
   // owner is not held to the free plan's 1,000 messages. Limits as high as never to matter; the
@@ -89,5 +101,6 @@ export const BUILT_IN_PLANS: Plans = {
     max_storage_mb: UNLIMITED,
     webhook_deliveries_per_hour: 100000,
     max_members: UNLIMITED,
+    monthly_action_runs: UNLIMITED,
   },
 };

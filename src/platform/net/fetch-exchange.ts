@@ -4,7 +4,7 @@ import type { LookupFunction } from 'node:net';
 import { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
-import { FetchFailedError } from './types.js';
+import { FetchFailedError, type OutgoingRequest } from './types.js';
 
 // One hop of safeFetch (safe-fetch.ts): its deadline and cancellation, the GET itself, the answer's
 // body decoded and capped, and network errors as messages an owner can act on.
@@ -63,21 +63,33 @@ export function requestWithoutPool(
   );
 }
 
-export function send(url: URL, lookup: LookupFunction, signal: AbortSignal): Promise<http.IncomingMessage> {
+export function send(
+  url: URL,
+  lookup: LookupFunction,
+  signal: AbortSignal,
+  outgoing?: OutgoingRequest,
+): Promise<http.IncomingMessage> {
+  const body = outgoing?.body;
   return new Promise((resolve, reject) => {
     const req = requestWithoutPool(
       url,
       {
-        method: 'GET',
+        method: outgoing?.method ?? 'GET',
         // nothing identifying, no cookies, no Authorization: nothing to leak across redirects
-        headers: { 'user-agent': USER_AGENT, accept: ACCEPT, 'accept-encoding': 'identity' },
+        headers: {
+          'user-agent': USER_AGENT,
+          accept: ACCEPT,
+          'accept-encoding': 'identity',
+          ...outgoing?.headers,
+          ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}),
+        },
         lookup,
         signal,
       },
       resolve,
     );
     req.on('error', reject);
-    req.end();
+    req.end(body);
   });
 }
 

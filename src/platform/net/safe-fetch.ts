@@ -198,7 +198,7 @@ export async function safeFetchWithPolicy(
       if (exchange.stopped) throw signal.reason;
       let res: http.IncomingMessage;
       try {
-        res = await send(url, lookup, signal);
+        res = await send(url, lookup, signal, opts.request);
       } catch (err) {
         // the connect-time DNS check refused a redirect target
         if (err instanceof UnsafeUrlError && redirects > 0) throw redirectRefused(err);

@@ -12,6 +12,8 @@ export interface SafeFetchOptions {
   /** media types accepted (e.g. ['text/html', 'application/xhtml+xml', 'text/plain', 'application/xml', 'text/xml']); others are an error */
   allowedContentTypes?: string[];
   signal?: AbortSignal;
+  /** method, headers and body when not the crawler's plain GET (set maxRedirects 0 with it: a body is not sent twice) */
+  request?: OutgoingRequest;
 }
 
 export interface SafeFetchResult {
@@ -31,4 +33,14 @@ export class UnsafeUrlError extends Error {
 /** The fetch itself failed (DNS, connect, timeout, too large, wrong content type, too many redirects). Message is user-facing. */
 export class FetchFailedError extends Error {
   override name = 'FetchFailedError';
+}
+
+/**
+ * A request other than the crawler's plain GET (an action's signed call to its owner's endpoint):
+ * its method, headers and body. The crawler's sends no credentials at all.
+ */
+export interface OutgoingRequest {
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
 }
