@@ -304,8 +304,9 @@ describe('PLANS_FILE', () => {
       max_storage_mb: 20,
       webhook_deliveries_per_hour: 30,
       max_members: 0,
+      monthly_action_runs: 7,
     },
-    // written before max_storage_mb, webhook_deliveries_per_hour and max_members existed
+    // written before max_storage_mb, webhook_deliveries_per_hour, max_members and monthly_action_runs existed
     business: {
       max_agents: 500,
       max_account_leads: 100000,
@@ -316,12 +317,12 @@ describe('PLANS_FILE', () => {
     },
   };
 
-  it('replaces the built-in table whole; a plan without max_storage_mb gets 1000, without webhook_deliveries_per_hour 1000, without max_members 5', () => {
+  it('replaces the built-in table whole; a plan without max_storage_mb gets 1000, without webhook_deliveries_per_hour 1000, without max_members 5, without monthly_action_runs 1000', () => {
     const dir = tempDir();
     const c = loadConfig({ DATA_DIR: dir, PLANS_FILE: writeJson(dir, 'plans.json', custom), DEFAULT_PLAN: 'hobby' });
     expect(c.plans).toEqual({
       hobby: custom.hobby,
-      business: { ...custom.business, max_storage_mb: 1000, webhook_deliveries_per_hour: 1000, max_members: 5 },
+      business: { ...custom.business, max_storage_mb: 1000, webhook_deliveries_per_hour: 1000, max_members: 5, monthly_action_runs: 1000 },
     });
     expect(Object.keys(c.plans).sort()).toEqual(['business', 'hobby']);
     expect(c.defaultPlan).toBe('hobby');
