@@ -25,6 +25,7 @@ import { AgentsRepo, AgentsService, agentRoutes, visitorCorsPlugin } from './mod
 import { AnalyticsRepo, AnalyticsService, analyticsRoutes } from './modules/analytics/index.js';
 import { authenticationPlugin, authRoutes, createAuth } from './modules/auth/index.js';
 import { type BackupScheduler, createBackups } from './modules/backup/index.js';
+import { actionRoutes, createActions } from './modules/actions/index.js';
 import { chatRoutes, createChat, visitorQuestions } from './modules/chat/index.js';
 import { createKnowledge, knowledgeRoutes } from './modules/knowledge/index.js';
 import { createLeads, leadsRoutes } from './modules/leads/index.js';
@@ -200,6 +201,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     report,
   });
   const { notifications } = createNotifications(app, { db, config, clock, users });
+  const { actions, runner: actionRunner } = createActions(app, {
+    db,
+    config,
+    clock,
+    events,
+    agents,
+    monthlyRuns: (accountId) => plans.planOf(accountOf(accountId)).monthly_action_runs,
+  });
   const { chat, handoff, drafts, inbox } = createChat(app, {
     db,
     clock,
@@ -216,6 +225,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       queueMail: (accountId, to, subject, body) => leads.queueAccountNotice(accountId, subject, body, to),
       notify: (notice) => notifications.notify(notice),
     },
+    actions: actionRunner,
     report,
   });
   const analytics = new AnalyticsService(new AnalyticsRepo(db), agents, clock);
@@ -267,6 +277,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(analyticsRoutes, { analytics });
   await app.register(leadsRoutes, { leads });
   await app.register(webhookRoutes, { webhooks });
+  await app.register(actionRoutes, { actions });
   await app.register(teamRoutes, { team, savedReplies });
   await app.register(notificationsRoutes, { notifications });
   await app.register(adminRoutes, { auth });

@@ -65,6 +65,29 @@ export interface AppEventMap {
     message_id: string;
     value: -1 | 0 | 1;
   };
+  /** an action's run ended (docs/ACTIONS.md): looked up, done, failed, or the visitor cancelled */
+  'action.run': {
+    account_id: string;
+    chatbot_id: string;
+    conversation_id: string;
+    run: {
+      id: string;
+      action_id: string | null;
+      action_name: string;
+      type: 'lookup' | 'do' | 'booking';
+      status: 'succeeded' | 'failed' | 'cancelled';
+      inputs: Record<string, string>;
+      outcome: string | null;
+      at: string;
+    };
+  };
+  /** a visitor booked a slot through a booking action (the lead is lead.created) */
+  'booking.created': {
+    account_id: string;
+    chatbot_id: string;
+    conversation_id: string;
+    booking: { run_id: string; action_name: string; start: string; end: string; lead_id: string; email: string; name: string };
+  };
   /** a widget lead was erased: what was derived from it (alert e-mails, webhook deliveries) goes too */
   'lead.erased': { account_id: string; chatbot_id: string; lead_id: string };
 }

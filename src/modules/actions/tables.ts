@@ -72,8 +72,9 @@ export const actionRuns = sqliteTable(
     /** the filled parameters */
     inputs: text('inputs', { mode: 'json' }).$type<Record<string, string>>().notNull(),
     status: text('status', {
-      enum: ['awaiting_confirmation', 'succeeded', 'failed', 'cancelled', 'expired'],
+      enum: ['awaiting_confirmation', 'running', 'succeeded', 'failed', 'cancelled', 'expired'],
     }).notNull(),
+    // running: confirmed, the call under way (a second Confirm finds it no longer waiting)
     /** a short, human account of how it ended (shown in the transcript) */
     outcome: text('outcome'),
     /** the endpoint's HTTP status, when it answered */

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/index.js';
 import type { AppEvents } from '../../platform/events.js';
+import type { ActionRunner } from '../actions/index.js';
 import type { AgentsService } from '../agents/index.js';
 import type { KnowledgeService } from '../knowledge/index.js';
 import type { MessageQuota, PlanService } from '../limits/index.js';
@@ -31,6 +32,8 @@ export interface ChatDeps {
   /** e-mails, browser and push notifications when a visitor asks for a person */
   notices: HandoffNotices;
   report: (what: string) => (err: unknown) => void;
+  /** the agents' actions, offered to the model as tools */
+  actions?: ActionRunner;
 }
 
 /** The visitor's questions before an answer, read from the chat module's messages (answer gaps use them). */
@@ -52,6 +55,7 @@ export function createChat(app: FastifyInstance, deps: ChatDeps) {
     plans: deps.plans,
     quota: deps.quota,
     providers: deps.providers,
+    actions: deps.actions,
     clock,
     log: app.log,
     events,

@@ -30,6 +30,18 @@ const sourceRef = z.object({
   title: z.string().nullable(),
   page: z.number().int().nullable(),
 });
+export const actionCardSchema = z.object({
+  run_id: z.string(),
+  action_name: z.string(),
+  type: z.enum(['do', 'booking']),
+  description: z.string(),
+  inputs: z.record(z.string(), z.string()),
+  sends: z.string().nullable().describe('do: the request it will make ("POST https://...")'),
+  slots: z.object({ start: z.string(), end: z.string() }).array().describe('booking: the free times to pick from'),
+  time_zone: z.string().nullable(),
+  needs_email: z.boolean().describe('booking: no e-mail address is known; the visitor gives one with the choice'),
+});
+
 const chatResponse = z.object({
   message: z.string(),
   conversation_id: z.string(),
@@ -39,6 +51,8 @@ const chatResponse = z.object({
   message_id: z.string().nullable(),
   /** 'person': a person handles the conversation, the agent did not answer (`message` is empty); the reply comes on GET /api/public/chat/{id}/events */
   handled_by: z.enum(['agent', 'person']),
+  /** an action waiting for the visitor's Confirm (docs/ACTIONS.md): what will be sent, or the free slots; null when none */
+  action: actionCardSchema.nullable(),
 });
 
 const conversationSchema = z.object({

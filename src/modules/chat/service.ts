@@ -4,6 +4,7 @@ import { ApiError, badRequest } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
 import { ProviderError } from '../../providers/llm/errors.js';
 import type { ChatRequest, LlmProvider } from '../../providers/llm/types.js';
+import type { ActionCard, ActionRunner, VerifiedVisitor } from '../actions/index.js';
 import type { ChatbotRow } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
 import { FIELD_MAX } from '../field-limits.js';
@@ -13,6 +14,7 @@ import { ChatConversations, type ConversationDeps, matchesKeyword } from './conv
 import { HISTORY_MAX_MESSAGES } from './prompt.js';
 import type { ConversationRow, MessageRow } from './tables.js';
 import { answerFromKnowledge, askFor, type ProviderLookup, type SourceRef, sourceRefs } from './turn-request.js';
+import { answerWithActions } from './turn-actions.js';
 import { assertDailyCap, assertSessionRate } from './visitor-limits.js';
 
 export type { ProviderLookup, SourceRef } from './turn-request.js';
@@ -33,6 +35,8 @@ export interface ChatResult {
   message_id: string | null;
   /** 'person': a person has taken the conversation over, the agent did not answer (`message` is empty); their reply comes on the live stream */
   handled_by: 'agent' | 'person';
+  /** an action waiting for the visitor's Confirm (docs/ACTIONS.md); null when none */
+  action: ActionCard | null;
 }
 
 /** Everything decided before the model is asked: stored user message, passages, prompt. */
@@ -48,6 +52,8 @@ export interface PreparedTurn {
   unknownWords?: ReadonlySet<string>;
   /** asked through the public route: the agent's visitor settings apply (citations shown or not) */
   visitor: boolean;
+  /** the visitor the site vouched for in this turn (a valid user hash); what actions' {{user.*}} fill from */
+  visitorUser?: VerifiedVisitor;
 }
 
 /** The longest visitor message accepted (413 over it); longer texts belong in a knowledge source. */
@@ -58,6 +64,8 @@ export interface ChatServiceDeps extends ConversationDeps {
   plans: PlanService;
   quota: MessageQuota;
   providers: ProviderLookup;
+  /** the agent's actions, offered to the model as tools (modules/actions) */
+  actions?: ActionRunner;
 }
 
 /** A chat turn: the visitor's (or owner's) message stored and checked, the answer asked for and stored. */
@@ -66,6 +74,7 @@ export class ChatService extends ChatConversations {
   private readonly plans: PlanService;
   private readonly quota: MessageQuota;
   private readonly providers: ProviderLookup;
+  private readonly actions: ActionRunner | undefined;
 
   constructor(deps: ChatServiceDeps) {
     super(deps);
@@ -73,6 +82,7 @@ export class ChatService extends ChatConversations {
     this.plans = deps.plans;
     this.quota = deps.quota;
     this.providers = deps.providers;
+    this.actions = deps.actions;
   }
 
   /** Public chat: unknown agent 404, not public 403, inactive (or owner suspended) 400, owner's plan expired 402. */
@@ -104,6 +114,7 @@ export class ChatService extends ChatConversations {
     // live handoff: a person handles the conversation, the visitor's message is stored and the agent stays silent
     if (turn.conversation.handled_by === 'person') return this.result(turn, '', [], null);
     let text = '';
+    let card: ActionCard | null = null;
     let sources: SourceRef[];
     let used = turn.passages.length;
     if (!turn.provider) {
@@ -116,13 +127,24 @@ export class ChatService extends ChatConversations {
     } else {
       sources = sourceRefs(turn.passages);
       const request = { ...turn.request, signal: opts.signal };
-      try {
-        if (opts.onDelta) {
-          for await (const delta of turn.provider.stream(request)) {
-            if (!delta) continue;
+      const streamed = opts.onDelta;
+      const onDelta = streamed
+        ? (delta: string) => {
+            if (!delta) return;
             text += delta;
-            opts.onDelta(delta);
+            streamed(delta);
           }
+        : undefined;
+      try {
+        // with actions the model may call them as tools (turn-actions.ts); else one plain answer
+        const withActions = this.actions
+          ? await answerWithActions(turn, this.actions, { onDelta, signal: opts.signal })
+          : null;
+        if (withActions) {
+          if (!onDelta) text = withActions.text;
+          card = withActions.card;
+        } else if (onDelta) {
+          for await (const delta of turn.provider.stream(request)) onDelta(delta);
         } else {
           text = await turn.provider.complete(request);
         }
@@ -155,7 +177,7 @@ export class ChatService extends ChatConversations {
       if (opts.signal?.aborted && !text) return this.result(turn, text, sources, null);
     }
     const stored = this.storeAnswer(turn, text, sources, false, used);
-    return this.result(turn, text, sources, stored);
+    return this.result(turn, text, sources, stored, card);
   }
 
   /**
@@ -310,7 +332,13 @@ export class ChatService extends ChatConversations {
   }
 
   /** The stored message keeps its sources for the owner; a visitor sees them only when the agent shows them. */
-  private result(turn: PreparedTurn, text: string, sources: SourceRef[], messageId: string | null): ChatResult {
+  private result(
+    turn: PreparedTurn,
+    text: string,
+    sources: SourceRef[],
+    messageId: string | null,
+    action: ActionCard | null = null,
+  ): ChatResult {
     const shown = turn.visitor && !turn.agent.show_sources ? [] : sources;
     return {
       message: text,
@@ -319,6 +347,7 @@ export class ChatService extends ChatConversations {
       sources: shown,
       message_id: messageId,
       handled_by: turn.conversation.handled_by,
+      action,
     };
   }
 }

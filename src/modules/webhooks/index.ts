@@ -1,2 +1,3 @@
 export { webhookRoutes } from './routes.js';
 export { createWebhooks } from './module.js';
+export { signatureHeader, verifySignature } from './signing.js';

@@ -17,6 +17,8 @@ export const WEBHOOK_EVENTS = [
   'conversation.escalated',
   'conversation.resolved',
   'message.created',
+  'action.run',
+  'booking.created',
 ] as const satisfies readonly AppEventName[];
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 export const MAX_WEBHOOKS = 10;

@@ -1,0 +1,48 @@
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../config/index.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Db } from '../../platform/db/index.js';
+import type { AppEvents } from '../../platform/events.js';
+import type { AgentsService } from '../agents/index.js';
+import { SettingsKey } from '../settings/index.js';
+import { ActionsRepo } from './repo.js';
+import { ActionRunner, type ActionRunnerDeps, type BookingRunner } from './runner.js';
+import { ActionsService } from './service.js';
+
+export interface ActionsDeps {
+  db: Db;
+  config: Config;
+  clock: Clock;
+  events: AppEvents;
+  agents: AgentsService;
+  /** the account's plan's monthly_action_runs */
+  monthlyRuns: (accountId: string) => number;
+  /** made from the runner (booking.ts needs its `finish`) */
+  booking?: (runner: ActionRunner) => BookingRunner;
+}
+
+/** Actions: the owner's set-up (service) and their runs in conversations (runner). */
+export function createActions(app: FastifyInstance, deps: ActionsDeps) {
+  const repo = new ActionsRepo(deps.db);
+  const key = new SettingsKey(deps.config.dataDir);
+  const actions = new ActionsService({
+    repo,
+    agents: deps.agents,
+    key,
+    clock: deps.clock,
+    options: { allowPrivateUrls: deps.config.allowPrivateUrls },
+  });
+  const runnerDeps: ActionRunnerDeps = {
+    repo,
+    key,
+    clock: deps.clock,
+    events: deps.events,
+    log: app.log,
+    monthlyRuns: deps.monthlyRuns,
+    allowPrivateUrls: deps.config.allowPrivateUrls,
+  };
+  const runner = new ActionRunner(runnerDeps);
+  // the booking side ends its runs through the runner, so it is made from it (the runner reads its deps at each run)
+  if (deps.booking) runnerDeps.booking = deps.booking(runner);
+  return { actions, runner, repo };
+}

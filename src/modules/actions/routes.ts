@@ -1,0 +1,108 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { currentUser } from '../auth/index.js';
+import { MAX_ACTIONS, type ActionsService } from './service.js';
+
+const toolName = z
+  .string()
+  .trim()
+  .regex(/^[a-z][a-z0-9_]{0,63}$/, 'lower-case letters, digits and _ only, starting with a letter, at most 64');
+const parameter = z.object({
+  name: z
+    .string()
+    .trim()
+    .regex(/^[a-zA-Z_][a-zA-Z0-9_]{0,63}$/, 'letters, digits and _ only, at most 64'),
+  description: z.string().trim().min(1).max(500),
+  required: z.boolean().optional(),
+});
+const fieldPath = z
+  .string()
+  .trim()
+  .regex(/^[^.\s]+(\.[^.\s]+)*$/, 'a field name or a dotted path such as order.status')
+  .max(200);
+
+const actionFields = {
+  name: toolName,
+  description: z.string().trim().min(1).max(1000),
+  url: z.string().trim().min(1).max(2000).nullable().optional(),
+  parameters: parameter.array().max(10).optional(),
+  response_fields: fieldPath.array().max(20).optional(),
+  requires_verified: z.boolean().optional(),
+  calendar_url: z.string().trim().min(1).max(2000).nullable().optional(),
+  slot_minutes: z.number().int().min(5).max(480).optional(),
+  days_ahead: z.number().int().min(1).max(90).optional(),
+  enabled: z.boolean().optional(),
+};
+const type = z.enum(['lookup', 'do', 'booking']);
+
+const actionSchema = z.object({
+  id: z.string(),
+  chatbot_id: z.string(),
+  type,
+  name: z.string(),
+  description: z.string(),
+  url: z.string().nullable(),
+  parameters: z.object({ name: z.string(), description: z.string(), required: z.boolean().optional() }).array(),
+  response_fields: z.string().array(),
+  requires_verified: z.boolean(),
+  calendar_url: z.string().nullable(),
+  slot_minutes: z.number().int(),
+  days_ahead: z.number().int(),
+  enabled: z.boolean(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+/** The owner's routes for an agent's actions (docs/ACTIONS.md). */
+export const actionRoutes: FastifyPluginAsyncZod<{ actions: ActionsService }> = async (app, { actions }) => {
+  const security = [{ bearer: [] }];
+  const tags = ['actions'];
+  const agentParams = z.object({ id: z.string().min(1).max(100) });
+  const params = agentParams.extend({ action_id: z.string().min(1).max(100) });
+
+  app.get('/api/chatbots/:id/actions', {
+    schema: { tags, security, params: agentParams, response: { 200: actionSchema.array() } },
+    handler: async (req) => actions.list(currentUser(req), req.params.id),
+  });
+
+  app.post('/api/chatbots/:id/actions', {
+    schema: {
+      tags,
+      security,
+      params: agentParams,
+      summary: `Adds an action (at most ${MAX_ACTIONS} an agent); the answer shows its signing secret once`,
+      body: z.object({ type, ...actionFields }),
+      response: {
+        201: actionSchema.extend({
+          signing_secret: z.string().describe('requests to your endpoint are signed with it; shown only here'),
+        }),
+      },
+    },
+    handler: async (req, reply) => reply.code(201).send(actions.create(currentUser(req), req.params.id, req.body)),
+  });
+
+  app.get('/api/chatbots/:id/actions/:action_id', {
+    schema: { tags, security, params, response: { 200: actionSchema } },
+    handler: async (req) => actions.get(currentUser(req), req.params.id, req.params.action_id),
+  });
+
+  app.put('/api/chatbots/:id/actions/:action_id', {
+    schema: {
+      tags,
+      security,
+      params,
+      summary: 'Changes the fields sent (the type stays); the result is checked as a new action',
+      body: z.object({ type: type.optional(), ...actionFields, name: toolName.optional(), description: actionFields.description.optional() }),
+      response: { 200: actionSchema },
+    },
+    handler: async (req) => actions.update(currentUser(req), req.params.id, req.params.action_id, req.body),
+  });
+
+  app.delete('/api/chatbots/:id/actions/:action_id', {
+    schema: { tags, security, params, summary: 'Deletes the action; its runs stay in the transcripts' },
+    handler: async (req, reply) => {
+      actions.remove(currentUser(req), req.params.id, req.params.action_id);
+      return reply.code(204).send();
+    },
+  });
+};

@@ -1,0 +1,84 @@
+import { isoNow } from '../../platform/clock.js';
+import { notFound } from '../../platform/http/errors.js';
+import { newId } from '../../platform/ids.js';
+import type { ActionRunner, BookingChoice, FinishOutcome, RunContext, VerifiedVisitor } from '../actions/index.js';
+import type { PlanService } from '../limits/index.js';
+import { ChatConversations, type ConversationDeps } from './conversations.js';
+
+/** What the visitor's Confirm or Cancel ends with: the agent's message about it, and the run's state. */
+export interface ActionSettled {
+  message: string;
+  /** the stored message; null when the conversation was erased meanwhile */
+  message_id: string | null;
+  run: { id: string; status: string; outcome: string | null };
+}
+
+export interface ActionTurnsDeps extends ConversationDeps {
+  plans: PlanService;
+  runner: ActionRunner;
+}
+
+/**
+ * The visitor's answer to an action's card (docs/ACTIONS.md): Confirm runs it, Cancel ends it,
+ * each only for a run of the visitor's own conversation (its session) and only once. What
+ * happened is stored as the agent's message, so the transcript and the model's history say it.
+ */
+export class ActionTurns extends ChatConversations {
+  private readonly plans: PlanService;
+  private readonly runner: ActionRunner;
+
+  constructor(deps: ActionTurnsDeps) {
+    super(deps);
+    this.plans = deps.plans;
+    this.runner = deps.runner;
+  }
+
+  confirm(
+    chatbotId: string,
+    input: { session_id: string; runId: string; visitor?: VerifiedVisitor; choice: BookingChoice },
+  ): Promise<ActionSettled> {
+    return this.settle(chatbotId, input, (ctx) => this.runner.confirm(ctx, input.runId, input.choice));
+  }
+
+  cancel(chatbotId: string, input: { session_id: string; runId: string }): Promise<ActionSettled> {
+    return this.settle(chatbotId, input, async (ctx) => this.runner.cancel(ctx, input.runId));
+  }
+
+  private async settle(
+    chatbotId: string,
+    input: { session_id: string; visitor?: VerifiedVisitor },
+    act: (ctx: RunContext) => Promise<FinishOutcome | null>,
+  ): Promise<ActionSettled> {
+    const agent = this.agents.reachable(chatbotId);
+    this.plans.assertNotExpired(this.agents.ownerOf(agent));
+    // another session's run answers exactly like a missing one
+    const conversation = this.repo.findConversationBySession(agent.id, input.session_id);
+    if (!conversation) throw notFound('Action run');
+    const done = await act({ agent, conversationId: conversation.id, visitor: input.visitor });
+    if (!done) throw notFound('Action run');
+    const messageId = this.repo.transaction(() => {
+      if (!this.repo.findConversation(conversation.id)) return null; // erased while the call ran
+      const message = this.repo.insertMessage({
+        id: newId(),
+        conversation_id: conversation.id,
+        chatbot_id: agent.id,
+        role: 'assistant',
+        content: done.message,
+        timestamp: isoNow(this.clock),
+        response_time_ms: null,
+        sources_json: null,
+        interrupted: false,
+        feedback: null,
+        from_person: false,
+      });
+      this.agents.recordActivity(agent.id, 1, 0);
+      this.emitMessage(agent, message);
+      return message.id;
+    });
+    return {
+      message: done.message,
+      message_id: messageId,
+      run: { id: done.run.id, status: done.run.status, outcome: done.run.outcome },
+    };
+  }
+}
