@@ -210,6 +210,19 @@ describe('fetchBusyTimes', () => {
     expect(err.message).toMatch(/^The calendar feed has an event that could not be read \(tick\)/);
   });
 
+  it('stops when the caller cancels', async () => {
+    const controller = new AbortController();
+    const fetching = fetchBusyTimes({
+      url: `${base}/slow.ics`,
+      allowPrivateUrls: true,
+      signal: controller.signal,
+      ...MARCH,
+    });
+    controller.abort();
+    const err = await feedError(fetching);
+    expect(err.message).toBe('The calendar feed could not be fetched: The fetch was cancelled.');
+  });
+
   it('a body that is not iCalendar', async () => {
     const err = await feedError(fetchBusyTimes({ url: `${base}/page.html`, allowPrivateUrls: true, ...MARCH }));
     expect(err.reason).toBe('not_icalendar');
@@ -289,6 +302,27 @@ describe('freeSlots', () => {
       ['2026-03-30T07:00:00.000Z', 'Mon 09:00', 'Mon 10:00'],
       ['2026-03-30T08:00:00.000Z', 'Mon 10:00', 'Mon 11:00'],
       ['2026-03-30T09:00:00.000Z', 'Mon 11:00', 'Mon 12:00'],
+    ]);
+  });
+
+  it('and when the clocks go back (25 October), leaves out the slot the repeated hour would stretch', () => {
+    const slots = freeSlots({
+      busy: [],
+      officeHours: BERLIN_MORNINGS,
+      slotMinutes: 60,
+      from: new Date('2026-10-23T08:00:00Z'),
+      to: new Date('2026-10-26T09:00:00Z'),
+      now: new Date('2026-10-01T00:00:00Z'),
+    });
+    expect(slots.map((s) => [s.start, inBerlin(s.start), inBerlin(s.end)])).toEqual([
+      // from is 10:00 in Berlin on Friday (UTC+2)
+      ['2026-10-23T08:00:00.000Z', 'Fri 10:00', 'Fri 11:00'],
+      ['2026-10-23T09:00:00.000Z', 'Fri 11:00', 'Fri 12:00'],
+      ['2026-10-24T23:00:00.000Z', 'Sun 01:00', 'Sun 02:00'],
+      // 02:00-03:00 would last two hours (02:00 comes twice)
+      ['2026-10-25T02:00:00.000Z', 'Sun 03:00', 'Sun 04:00'],
+      // Monday (UTC+1): to is 10:00 in Berlin
+      ['2026-10-26T08:00:00.000Z', 'Mon 09:00', 'Mon 10:00'],
     ]);
   });
 
