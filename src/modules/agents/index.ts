@@ -4,3 +4,4 @@ export type { ChatbotRow } from './tables.js';
 export { agentRoutes } from './routes.js';
 export { visitorCorsPlugin, visitorPreflight } from './visitor-cors.js';
 export { synonymTerms } from './schemas.js';
+export { instantOfWallTime, knownTimeZone, type OfficeHours, WEEKDAYS } from './office-hours.js';
