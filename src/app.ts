@@ -208,8 +208,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     events,
     agents,
     monthlyRuns: (accountId) => plans.planOf(accountOf(accountId)).monthly_action_runs,
+    leads,
+    accountEmail: (userId) => auth.getUser(userId).email,
   });
-  const { chat, handoff, drafts, inbox } = createChat(app, {
+  const { chat, handoff, drafts, inbox, actionTurns } = createChat(app, {
     db,
     clock,
     agents,
@@ -273,7 +275,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(authRoutes, { auth });
   await app.register(agentRoutes, { agents });
   await app.register(knowledgeRoutes, { knowledge, ingestion, gaps });
-  await app.register(chatRoutes, { chat, handoff, drafts, inbox, durable: upkeep.durable });
+  await app.register(chatRoutes, { chat, handoff, drafts, inbox, actionTurns, durable: upkeep.durable });
   await app.register(analyticsRoutes, { analytics });
   await app.register(leadsRoutes, { leads });
   await app.register(webhookRoutes, { webhooks });

@@ -86,7 +86,15 @@ export interface AppEventMap {
     account_id: string;
     chatbot_id: string;
     conversation_id: string;
-    booking: { run_id: string; action_name: string; start: string; end: string; lead_id: string; email: string; name: string };
+    booking: {
+      run_id: string;
+      action_name: string;
+      start: string;
+      end: string;
+      lead_id: string;
+      email: string;
+      name: string;
+    };
   };
   /** a widget lead was erased: what was derived from it (alert e-mails, webhook deliveries) goes too */
   'lead.erased': { account_id: string; chatbot_id: string; lead_id: string };

@@ -60,7 +60,11 @@ export async function callEndpoint(call: ActionCall): Promise<ActionHttpResult> 
     }
   } catch (err) {
     if (err instanceof FetchFailedError || err instanceof UnsafeUrlError)
-      return { ok: false, status: null, reason: err.message.replace(/^Too many redirects.*/, `${host} answered a redirect (not followed)`) };
+      return {
+        ok: false,
+        status: null,
+        reason: err.message.replace(/^Too many redirects.*/, `${host} answered a redirect (not followed)`),
+      };
     throw err;
   }
 }
@@ -83,7 +87,8 @@ export function pickFields(json: unknown, fields: readonly string[]): Record<str
     }
     if (value === undefined) continue;
     if (typeof value === 'string') picked[path] = value.slice(0, MAX_FIELD_CHARS);
-    else if (value !== null && typeof value === 'object') picked[path] = JSON.stringify(value).slice(0, MAX_FIELD_CHARS);
+    else if (value !== null && typeof value === 'object')
+      picked[path] = JSON.stringify(value).slice(0, MAX_FIELD_CHARS);
     else picked[path] = value;
   }
   return picked;

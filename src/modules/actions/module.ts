@@ -6,7 +6,8 @@ import type { AppEvents } from '../../platform/events.js';
 import type { AgentsService } from '../agents/index.js';
 import { SettingsKey } from '../settings/index.js';
 import { ActionsRepo } from './repo.js';
-import { ActionRunner, type ActionRunnerDeps, type BookingRunner } from './runner.js';
+import { type BookingDeps, bookingRunner } from './booking.js';
+import { ActionRunner, type ActionRunnerDeps } from './runner.js';
 import { ActionsService } from './service.js';
 
 export interface ActionsDeps {
@@ -17,8 +18,10 @@ export interface ActionsDeps {
   agents: AgentsService;
   /** the account's plan's monthly_action_runs */
   monthlyRuns: (accountId: string) => number;
-  /** made from the runner (booking.ts needs its `finish`) */
-  booking?: (runner: ActionRunner) => BookingRunner;
+  /** the leads module's side of a booking: its lead and its invitation */
+  leads: BookingDeps['leads'];
+  /** the account's own address (a booking invitation's organizer) */
+  accountEmail: (userId: string) => string;
 }
 
 /** Actions: the owner's set-up (service) and their runs in conversations (runner). */
@@ -43,6 +46,13 @@ export function createActions(app: FastifyInstance, deps: ActionsDeps) {
   };
   const runner = new ActionRunner(runnerDeps);
   // the booking side ends its runs through the runner, so it is made from it (the runner reads its deps at each run)
-  if (deps.booking) runnerDeps.booking = deps.booking(runner);
+  runnerDeps.booking = bookingRunner(runner, {
+    clock: deps.clock,
+    events: deps.events,
+    allowPrivateUrls: deps.config.allowPrivateUrls,
+    leads: deps.leads,
+    accountEmail: deps.accountEmail,
+    transaction: (fn) => repo.transaction(fn),
+  });
   return { actions, runner, repo };
 }

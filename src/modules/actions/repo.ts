@@ -36,8 +36,7 @@ export class ActionsRepo {
   }
 
   count(chatbotId: string): number {
-    return this.db.select({ n: sql<number>`count(*)` }).from(actions).where(eq(actions.chatbot_id, chatbotId)).get()!
-      .n;
+    return this.db.select({ n: sql<number>`count(*)` }).from(actions).where(eq(actions.chatbot_id, chatbotId)).get()!.n;
   }
 
   find(chatbotId: string, id: string): ActionRow | undefined {

@@ -92,7 +92,12 @@ export const actionRoutes: FastifyPluginAsyncZod<{ actions: ActionsService }> = 
       security,
       params,
       summary: 'Changes the fields sent (the type stays); the result is checked as a new action',
-      body: z.object({ type: type.optional(), ...actionFields, name: toolName.optional(), description: actionFields.description.optional() }),
+      body: z.object({
+        type: type.optional(),
+        ...actionFields,
+        name: toolName.optional(),
+        description: actionFields.description.optional(),
+      }),
       response: { 200: actionSchema },
     },
     handler: async (req) => actions.update(currentUser(req), req.params.id, req.params.action_id, req.body),

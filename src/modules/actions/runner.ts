@@ -24,6 +24,8 @@ export interface VerifiedVisitor {
 export interface RunContext {
   agent: ChatbotRow;
   conversationId: string;
+  /** the conversation's session (a booking's lead is linked by it) */
+  sessionId: string;
   visitor?: VerifiedVisitor;
   signal?: AbortSignal;
 }
@@ -214,7 +216,8 @@ export class ActionRunner {
   finish(
     ctx: RunContext,
     run: ActionRunRow,
-    end: Pick<ActionRunRow, 'status'> & Partial<Pick<ActionRunRow, 'outcome' | 'http_status' | 'result' | 'duration_ms'>>,
+    end: Pick<ActionRunRow, 'status'> &
+      Partial<Pick<ActionRunRow, 'outcome' | 'http_status' | 'result' | 'duration_ms'>>,
   ): ActionRunRow {
     const now = isoNow(this.deps.clock);
     return this.deps.repo.transaction(() => {
@@ -222,6 +225,16 @@ export class ActionRunner {
       this.emitRun(ctx, row);
       return row;
     });
+  }
+
+  /** Booking: claims a waiting run for its booking (in the caller's transaction); false when another click won. */
+  claimForBooking(runId: string): boolean {
+    return this.deps.repo.claimAwaiting(runId, { status: 'running', confirmed_at: isoNow(this.deps.clock) });
+  }
+
+  /** What a run that no longer waits says to the visitor. */
+  settledOutcome(runId: string, chatbotId: string): FinishOutcome {
+    return this.settled(runId, chatbotId);
   }
 
   /** The signing secret of an action, for the booking side's webhook-style calls. */
@@ -328,7 +341,10 @@ export class ActionRunner {
       if (age <= CONFIRM_WITHIN_MS) return null;
       const outcome = 'The visitor did not confirm in time.';
       this.deps.repo.claimAwaiting(run.id, { status: 'expired', outcome, finished_at: isoNow(this.deps.clock) });
-      return { run: this.deps.repo.findRun(ctx.agent.id, run.id) ?? run, message: 'This request expired; please ask again.' };
+      return {
+        run: this.deps.repo.findRun(ctx.agent.id, run.id) ?? run,
+        message: 'This request expired; please ask again.',
+      };
     }
     return this.settled(run.id, ctx.agent.id);
   }

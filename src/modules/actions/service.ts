@@ -72,7 +72,8 @@ export class ActionsService {
     const secret = `whsec_${randomBytes(32).toString('base64url')}`;
     const row = repo.transaction(() => {
       if (repo.count(agent.id) >= MAX_ACTIONS) throw badRequest(`An agent has at most ${MAX_ACTIONS} actions`);
-      if (repo.findByName(agent.id, checked.name)) throw conflict(`name: the agent already has an action named ${checked.name}`);
+      if (repo.findByName(agent.id, checked.name))
+        throw conflict(`name: the agent already has an action named ${checked.name}`);
       return repo.insert({
         ...checked,
         id,
@@ -134,7 +135,8 @@ export class ActionsService {
     let calendarUrl: string | null = null;
     let requiresVerified = input.requires_verified ?? false;
     if (input.type === 'booking') {
-      if (!input.calendar_url) throw badRequest('calendar_url: a booking action needs the iCalendar feed of your calendar');
+      if (!input.calendar_url)
+        throw badRequest('calendar_url: a booking action needs the iCalendar feed of your calendar');
       calendarUrl = this.publicUrl('calendar_url', input.calendar_url);
       if (parameters.length) throw badRequest('parameters: a booking action takes none (the visitor picks a slot)');
     } else {

@@ -35,7 +35,7 @@ export class ActionTurns extends ChatConversations {
 
   confirm(
     chatbotId: string,
-    input: { session_id: string; runId: string; visitor?: VerifiedVisitor; choice: BookingChoice },
+    input: { session_id: string; runId: string; choice: BookingChoice },
   ): Promise<ActionSettled> {
     return this.settle(chatbotId, input, (ctx) => this.runner.confirm(ctx, input.runId, input.choice));
   }
@@ -46,7 +46,7 @@ export class ActionTurns extends ChatConversations {
 
   private async settle(
     chatbotId: string,
-    input: { session_id: string; visitor?: VerifiedVisitor },
+    input: { session_id: string },
     act: (ctx: RunContext) => Promise<FinishOutcome | null>,
   ): Promise<ActionSettled> {
     const agent = this.agents.reachable(chatbotId);
@@ -54,7 +54,17 @@ export class ActionTurns extends ChatConversations {
     // another session's run answers exactly like a missing one
     const conversation = this.repo.findConversationBySession(agent.id, input.session_id);
     if (!conversation) throw notFound('Action run');
-    const done = await act({ agent, conversationId: conversation.id, visitor: input.visitor });
+    // the session is the visitor's bearer: a conversation the site vouched for keeps its visitor
+    // for the confirmation ({{user.id}} in the action's URL), without the hash sent again
+    const visitor: VerifiedVisitor | undefined =
+      conversation.verified && conversation.visitor_user_id
+        ? {
+            id: conversation.visitor_user_id,
+            name: conversation.user_name ?? undefined,
+            email: conversation.user_email ?? undefined,
+          }
+        : undefined;
+    const done = await act({ agent, conversationId: conversation.id, sessionId: conversation.session_id, visitor });
     if (!done) throw notFound('Action run');
     const messageId = this.repo.transaction(() => {
       if (!this.repo.findConversation(conversation.id)) return null; // erased while the call ran

@@ -6,6 +6,7 @@ import type { ActionRunner } from '../actions/index.js';
 import type { AgentsService } from '../agents/index.js';
 import type { KnowledgeService } from '../knowledge/index.js';
 import type { MessageQuota, PlanService } from '../limits/index.js';
+import { ActionTurns } from './action-turns.js';
 import { DraftReplies } from './draft-reply.js';
 import { type HandoffNotices, HandoffService } from './handoff.js';
 import type { AuthRepo } from '../auth/index.js';
@@ -33,7 +34,7 @@ export interface ChatDeps {
   notices: HandoffNotices;
   report: (what: string) => (err: unknown) => void;
   /** the agents' actions, offered to the model as tools */
-  actions?: ActionRunner;
+  actions: ActionRunner;
 }
 
 /** The visitor's questions before an answer, read from the chat module's messages (answer gaps use them). */
@@ -99,5 +100,15 @@ export function createChat(app: FastifyInstance, deps: ChatDeps) {
     clock,
     resolveIdle: (chatbotId) => chat.resolveIdle(chatbotId),
   });
-  return { chat, handoff, drafts, inbox };
+  // the visitor's Confirm / Cancel on an action's card
+  const actionTurns = new ActionTurns({
+    repo: new ChatRepo(db),
+    agents,
+    clock,
+    log: app.log,
+    events,
+    plans: deps.plans,
+    runner: deps.actions,
+  });
+  return { chat, handoff, drafts, inbox, actionTurns };
 }

@@ -7,6 +7,8 @@ import { EventStream, wantsEventStream } from '../../platform/http/sse.js';
 import { visitorPreflight } from '../agents/index.js';
 import { currentUser, emailField } from '../auth/index.js';
 import { FIELD_MAX } from '../field-limits.js';
+import { actionTurnRoutes } from './action-routes.js';
+import type { ActionTurns } from './action-turns.js';
 import type { DraftReplies } from './draft-reply.js';
 import type { HandoffService } from './handoff.js';
 import { handoffRoutes } from './handoff-routes.js';
@@ -140,9 +142,11 @@ export const chatRoutes: FastifyPluginAsyncZod<{
   handoff: HandoffService;
   drafts: DraftReplies;
   inbox: InboxService;
+  actionTurns: ActionTurns;
   durable: () => Promise<void>;
-}> = async (app, { chat, handoff, drafts, inbox, durable }) => {
+}> = async (app, { chat, handoff, drafts, inbox, actionTurns, durable }) => {
   await app.register(handoffRoutes, { handoff });
+  await app.register(actionTurnRoutes, { actionTurns });
   await app.register(inboxRoutes, { inbox });
   const security = [{ bearer: [] }];
   const chatbotParams = z.object({ chatbot_id: z.string().min(1).max(100) });

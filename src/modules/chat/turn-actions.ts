@@ -40,6 +40,7 @@ export async function answerWithActions(
   const ctx = {
     agent: turn.agent,
     conversationId: turn.conversation.id,
+    sessionId: turn.conversation.session_id,
     visitor: turn.visitorUser,
     signal: opts.signal,
   };
@@ -69,9 +70,7 @@ export async function answerWithActions(
 
 /** The agent's words above a card (also without a model, the no-key buttons). */
 export function confirmPrompt(card: ActionCard): string {
-  return card.type === 'booking'
-    ? 'Please pick a time below and confirm it.'
-    : `Please confirm: ${card.description}`;
+  return card.type === 'booking' ? 'Please pick a time below and confirm it.' : `Please confirm: ${card.description}`;
 }
 
 function toolDescription(type: 'lookup' | 'do' | 'booking', description: string): string {

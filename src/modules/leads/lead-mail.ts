@@ -221,6 +221,14 @@ export class LeadMail {
     );
   }
 
+  /**
+   * A booking's invitation to the visitor (modules/actions), with its .ics: queued in the caller's
+   * transaction like an alert, so it goes out once the booking is stored, and is retried.
+   */
+  queueInvitation(userId: string, to: string, subject: string, body: string, ics: string): void {
+    this.insertMail(userId, 'booking_invitation', to, subject, body, 'pending', isoNow(this.clock), ics);
+  }
+
   private insertMail(
     userId: string,
     kind: MailRow['kind'],
@@ -229,6 +237,7 @@ export class LeadMail {
     body: string,
     status: 'pending' | 'held',
     now: string,
+    ics: string | null = null,
   ): void {
     const id = newId();
     this.repo.insertMail({
@@ -238,6 +247,7 @@ export class LeadMail {
       to_address: to,
       subject,
       body,
+      ics,
       status,
       attempts: 0,
       last_error: null,
@@ -251,7 +261,10 @@ export class LeadMail {
     const mail = this.repo.findMail(mailId);
     if (!mail || mail.status === 'sent') return;
     try {
-      await this.mailer.send({ to: mail.to_address, subject: mail.subject, text: mail.body }, signal);
+      await this.mailer.send(
+        { to: mail.to_address, subject: mail.subject, text: mail.body, ics: mail.ics ?? undefined },
+        signal,
+      );
     } catch (err) {
       // shutting down: the job stays running and is queued again at the next start (not a failure)
       if (signal.aborted) throw err;

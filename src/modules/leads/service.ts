@@ -94,7 +94,7 @@ export class LeadsService {
    */
   captureWidgetLead(
     chatbotId: string,
-    input: { name: string; phone: string; session_id?: string },
+    input: { name: string; phone: string; session_id?: string; email?: string },
   ): WidgetLeadWithConversation {
     const agent = this.agents.reachable(chatbotId);
     const now = this.clock.now();
@@ -111,6 +111,7 @@ export class LeadsService {
         chatbot_id: agent.id,
         name: input.name,
         phone: input.phone,
+        email: input.email ?? null,
         session_id: input.session_id ?? null,
         created_at: now.toISOString(),
       });
@@ -262,5 +263,10 @@ export class LeadsService {
   /** An e-mail to the account's own address, in the caller's transaction (lead-mail.ts). */
   queueAccountNotice(userId: string, subject: string, body: string, to?: string): void {
     this.mail.queueAccountNotice(userId, subject, body, to);
+  }
+
+  /** A booking's .ics invitation to the visitor, queued in the caller's transaction (lead-mail.ts). */
+  queueInvitation(userId: string, to: string, subject: string, body: string, ics: string): void {
+    this.mail.queueInvitation(userId, to, subject, body, ics);
   }
 }

@@ -12,6 +12,8 @@ export const widgetLeads = sqliteTable(
       .references(() => chatbots.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     phone: text('phone').notNull(),
+    /** a booking's lead (modules/actions): the e-mail address the invitation went to; '' phone then */
+    email: text('email'),
     /** the visitor's chat session, when the widget sent it (links the lead to its conversation) */
     session_id: text('session_id'),
     created_at: text('created_at').notNull(),
@@ -54,12 +56,14 @@ export const mailOutbox = sqliteTable(
      * a lead alert, the confirmation of an alert address (counted against a daily cap), or a
      * notice to the account's own address (the month's messages at 80% or 100%)
      */
-    kind: text('kind', { enum: ['lead_alert', 'confirm_address', 'account_notice'] })
+    kind: text('kind', { enum: ['lead_alert', 'confirm_address', 'account_notice', 'booking_invitation'] })
       .notNull()
       .default('lead_alert'),
     to_address: text('to_address').notNull(),
     subject: text('subject').notNull(),
     body: text('body').notNull(),
+    /** an iCalendar invitation sent with it (METHOD:REQUEST), for a booking */
+    ics: text('ics'),
     /**
      * pending until delivered; rejected when the mail server refused it for good (5xx); held while
      * its address waits for confirmation (released when confirmed)

@@ -8,6 +8,8 @@ export interface MailMessage {
   to: string;
   subject: string;
   text: string;
+  /** an iCalendar invitation (METHOD:REQUEST): mail clients show it as an event to accept */
+  ics?: string;
 }
 
 /** Sends one e-mail; throws when the server refuses or cannot be reached (the outbox retries). */
@@ -52,7 +54,13 @@ export function createMailer(smtp: SmtpSettings): Mailer {
         transport ??= createTransport({ ...TIMEOUTS, url }, { from: smtp.from });
       }
       signal?.throwIfAborted();
-      const sending = transport.sendMail({ from, to: message.to, subject: message.subject, text: message.text });
+      const sending = transport.sendMail({
+        from,
+        to: message.to,
+        subject: message.subject,
+        text: message.text,
+        ...(message.ics ? { icalEvent: { method: 'request', filename: 'invitation.ics', content: message.ics } } : {}),
+      });
       if (!signal) {
         await sending;
         return;

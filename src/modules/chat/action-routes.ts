@@ -1,0 +1,62 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { visitorPreflight } from '../agents/index.js';
+import { emailField } from '../auth/index.js';
+import type { ActionTurns } from './action-turns.js';
+
+const settled = z.object({
+  message: z.string().describe("the agent's message saying what happened (stored in the conversation)"),
+  message_id: z.string().nullable(),
+  run: z.object({
+    id: z.string(),
+    status: z
+      .string()
+      .describe(
+        'running, succeeded, failed, cancelled, expired, or awaiting_confirmation when the choice must be fixed',
+      ),
+    outcome: z.string().nullable(),
+  }),
+});
+
+/** The visitor's Confirm and Cancel on an action's card (docs/ACTIONS.md). */
+export const actionTurnRoutes: FastifyPluginAsyncZod<{ actionTurns: ActionTurns }> = async (app, { actionTurns }) => {
+  const params = z.object({ chatbot_id: z.string().min(1).max(100), run_id: z.string().min(1).max(100) });
+  const sessionId = z.string().trim().min(1).max(200);
+
+  app.post('/api/public/chat/:chatbot_id/action-runs/:run_id/confirm', {
+    config: { public: true, visitorFacing: true },
+    schema: {
+      tags: ['public'],
+      params,
+      summary: "Runs the action the card asked about, once; a booking's chosen slot (and e-mail) comes with it",
+      body: z.object({
+        session_id: sessionId,
+        start: z.string().max(40).optional().describe('booking: the chosen slot (its `start` from the card)'),
+        email: emailField.optional(),
+        name: z.string().trim().max(100).optional(),
+      }),
+      response: { 200: settled },
+    },
+    handler: async (req) =>
+      actionTurns.confirm(req.params.chatbot_id, {
+        session_id: req.body.session_id,
+        runId: req.params.run_id,
+        choice: { start: req.body.start, email: req.body.email, name: req.body.name },
+      }),
+  });
+  app.options('/api/public/chat/:chatbot_id/action-runs/:run_id/confirm', visitorPreflight());
+
+  app.post('/api/public/chat/:chatbot_id/action-runs/:run_id/cancel', {
+    config: { public: true, visitorFacing: true },
+    schema: {
+      tags: ['public'],
+      params,
+      summary: 'Ends the run; nothing is sent',
+      body: z.object({ session_id: sessionId }),
+      response: { 200: settled },
+    },
+    handler: async (req) =>
+      actionTurns.cancel(req.params.chatbot_id, { session_id: req.body.session_id, runId: req.params.run_id }),
+  });
+  app.options('/api/public/chat/:chatbot_id/action-runs/:run_id/cancel', visitorPreflight());
+};
