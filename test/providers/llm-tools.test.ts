@@ -416,3 +416,57 @@ describe.each(cases)('$name: tool calls against its fake server', (c) => {
     for (const req of f.requests) expect(c.hasTools(req.body)).toBe(false);
   });
 });
+
+describe('ids the model gave go back with its results (google, ollama)', () => {
+  let fake: FakeLlm | undefined;
+  afterEach(async () => {
+    await fake?.close();
+    fake = undefined;
+  });
+
+  it.each(['google', 'ollama'] as const)('%s', async (name) => {
+    let n = 0;
+    fake = await startFakeLlm(name, {
+      reply: () =>
+        n++ === 0 ? { toolCalls: [{ id: 'fc-7', name: 'lookup_order', arguments: { order: 'A1' } }] } : ANSWER,
+    });
+    const provider = createLlmProvider(name, {
+      apiKey: KEY,
+      baseURL: fake.baseURL,
+      host: fake.baseURL,
+      timeoutMs: 5_000,
+    });
+    const seen: string[] = [];
+    const result = await runToolLoop({
+      provider,
+      request: {
+        model: 'm',
+        system: SYSTEM,
+        messages: [{ role: 'user', content: QUESTION }],
+        temperature: 0,
+        maxTokens: 50,
+        tools: TOOLS,
+      },
+      maxCalls: 3,
+      execute: async (call) => {
+        seen.push(call.id);
+        return { content: 'A1 shipped' };
+      },
+    });
+    expect(result.ended).toBe('answered');
+    expect(seen).toEqual(['fc-7']);
+    const body = fake.requests[1]!.body;
+    if (name === 'google') {
+      expect(body.contents[1].parts[0].functionCall).toEqual({
+        id: 'fc-7',
+        name: 'lookup_order',
+        args: { order: 'A1' },
+      });
+      expect(body.contents[2].parts[0].functionResponse).toEqual({
+        id: 'fc-7',
+        name: 'lookup_order',
+        response: { result: 'A1 shipped' },
+      });
+    } else expect(body.messages.at(-1)).toEqual({ role: 'tool', content: 'A1 shipped', tool_name: 'lookup_order' });
+  });
+});
