@@ -470,3 +470,41 @@ describe('ids the model gave go back with its results (google, ollama)', () => {
     } else expect(body.messages.at(-1)).toEqual({ role: 'tool', content: 'A1 shipped', tool_name: 'lookup_order' });
   });
 });
+
+describe('runToolLoop: calls beyond the cap within one step', () => {
+  let fake: FakeLlm | undefined;
+  afterEach(async () => {
+    await fake?.close();
+    fake = undefined;
+  });
+
+  it('are answered with an error and not run; the model then answers without tools', async () => {
+    fake = await startFakeLlm('openai', { reply: (req) => ('tools' in req.body ? CALLS : ANSWER) });
+    const provider = createLlmProvider('openai', { apiKey: KEY, baseURL: fake.baseURL, timeoutMs: 5_000 });
+    const seen: ToolCall[] = [];
+    const result = await runToolLoop({
+      provider,
+      request: {
+        model: 'm',
+        system: '',
+        messages: [{ role: 'user', content: QUESTION }],
+        temperature: 0,
+        maxTokens: 50,
+        tools: TOOLS,
+      },
+      maxCalls: 1,
+      execute: async (call) => {
+        seen.push(call);
+        return { content: 'A1 shipped' };
+      },
+    });
+    expect(result).toEqual({ text: `Let me look.${ANSWER}`, calls: 1, ended: 'cap' });
+    expect(seen).toHaveLength(1);
+    expect(fake.requests).toHaveLength(2);
+    const [first, second] = fake.requests[1]!.body.messages.slice(-2);
+    expect(first).toEqual({ role: 'tool', tool_call_id: 'call_0', content: 'A1 shipped' });
+    expect(second.tool_call_id).toBe('call_1');
+    expect(second.content).toMatch(/^Error: the tool lookup_order was not run/);
+    expect(second.content).toContain(NO_MORE_TOOLS_NOTE);
+  });
+});
