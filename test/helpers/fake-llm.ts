@@ -1,5 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type FakeToolReply, streamedToolReply, wholeToolReply } from './fake-llm-tools.js';
+
+export type { FakeToolCall, FakeToolReply } from './fake-llm-tools.js';
 
 /**
  * Fake LLM provider servers on 127.0.0.1 (random port), speaking each provider's wire format well
@@ -48,8 +51,11 @@ export interface FakeDisconnect {
 }
 
 export interface FakeBehaviour {
-  /** the answer text, or a function of the request (default 'Hello from the fake <provider>.') */
-  reply: string | ((req: RecordedRequest) => string);
+  /**
+   * the answer text, or a function of the request (default 'Hello from the fake <provider>.');
+   * `{ text?, toolCalls }` answers with tool calls in the provider's wire format (fake-llm-tools.ts)
+   */
+  reply: string | FakeToolReply | ((req: RecordedRequest) => string | FakeToolReply);
   /** pieces a streamed reply is split into (default 3; fewer if the reply is shorter) */
   chunks: number;
   /** the next `failTimes` requests get `failStatus` (counts down; default 0) */
@@ -267,6 +273,13 @@ async function handle(ctx: Ctx, route: Route): Promise<void> {
   }
   if (route.kind === 'embed') return sendJson(res, 200, embedResponse(ctx, route));
   const text = typeof behaviour.reply === 'function' ? behaviour.reply(ctx.req) : behaviour.reply;
+  if (typeof text !== 'string') {
+    if (!route.stream) return sendJson(res, 200, wholeToolReply(ctx.provider, ctx.model, text));
+    const { contentType, frames } = streamedToolReply(ctx.provider, ctx.model, text);
+    res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache' });
+    for (const frame of frames) res.write(frame);
+    return void res.end();
+  }
   if (!route.stream) return sendJson(res, 200, wholeReply(ctx, text));
   await streamReply(ctx, split(text, behaviour.chunks));
 }

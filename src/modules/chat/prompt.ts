@@ -44,6 +44,9 @@ export function passageOrigin(p: Pick<Passage, 'sourceName' | 'title' | 'pageUrl
   return parts.join('; ');
 }
 
+/** a visitor's or an answer's text */
+type TextTurn = { role: 'user' | 'assistant'; content: string };
+
 /**
  * The turns sent to the model: the latest history that fits the budget, oldest first, then the new
  * user message (`userMessage` is never empty: prepare() refuses that).
@@ -59,11 +62,12 @@ export function passageOrigin(p: Pick<Passage, 'sourceName' | 'title' | 'pageUrl
  * interrupted answer is kept with its partial text: the visitor saw it.
  */
 export function buildTurns(history: ChatTurn[], userMessage: string): ChatTurn[] {
-  const kept: ChatTurn[] = [];
+  const kept: TextTurn[] = [];
   let budget = HISTORY_TOKEN_BUDGET;
   for (let i = history.length - 1; i >= 0 && kept.length < HISTORY_MAX_MESSAGES; i--) {
     const turn = history[i]!;
-    if (!turn.content.trim()) continue;
+    // tool turns live within one answer; stored history is the visitor's and the answers' text
+    if (turn.role === 'tool' || !turn.content.trim()) continue;
     const cost = estimateTokens(turn.content);
     if (cost > budget) break;
     budget -= cost;
@@ -71,7 +75,7 @@ export function buildTurns(history: ChatTurn[], userMessage: string): ChatTurn[]
   }
   while (kept.length > 0 && kept[0]!.role !== 'user') kept.shift();
 
-  const turns: ChatTurn[] = [];
+  const turns: TextTurn[] = [];
   let previous = ''; // the last message merged into the last turn
   for (const turn of [...kept, { role: 'user' as const, content: userMessage }]) {
     const last = turns.at(-1);

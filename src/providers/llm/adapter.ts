@@ -1,11 +1,18 @@
-import type { ChatRequest, LlmProvider } from './contract.js';
+import type { ChatRequest, LlmProvider, StepEvent, StepResult } from './contract.js';
 import type { ProviderError } from './errors.js';
 import { type CallGuard, guarded, guardedStream, type StopReason } from './guard.js';
 
+/** Reads one streamed step: the events each chunk adds, then those left when the stream ended whole. */
+export interface StepReader<Chunk> {
+  read(chunk: Chunk): Iterable<StepEvent>;
+  end(): Iterable<StepEvent>;
+}
+
 /**
- * The frame of an SDK adapter: `complete` and `stream` each run one guarded call (guard.ts) that
- * gets the SDK client, then asks for the answer or opens the stream. An adapter says only how to
- * get its client, what to send, where the text is, and how its SDK's failures read.
+ * The frame of an SDK adapter: `complete`, `stream`, `step` and `completeStep` each run one guarded
+ * call (guard.ts) that gets the SDK client, then asks for the answer or opens the stream. An
+ * adapter says only how to get its client, what to send, where the text and the tool calls are,
+ * and how its SDK's failures read.
  */
 export abstract class GuardedProvider<Client, Chunk> implements LlmProvider {
   abstract readonly name: string;
@@ -14,16 +21,22 @@ export abstract class GuardedProvider<Client, Chunk> implements LlmProvider {
 
   /** the SDK's client for this call (the SDK is loaded at the first call: platform/lazy.ts) */
   protected abstract client(call: CallGuard): Promise<Client>;
-  /** the whole answer's text; each wait goes through `call.wait` */
-  protected abstract answer(client: Client, request: ChatRequest, call: CallGuard): Promise<string>;
+  /** the whole answer: its text and the tools it calls; each wait goes through `call.wait` */
+  protected abstract answer(client: Client, request: ChatRequest, call: CallGuard): Promise<StepResult>;
   /** the SDK's stream of chunks */
   protected abstract open(client: Client, request: ChatRequest, call: CallGuard): Promise<AsyncIterable<Chunk>>;
   /** the text a chunk adds, if any */
   protected abstract textOf(chunk: Chunk): string | undefined;
+  /** a reader of one streamed step (text deltas and whole tool calls) */
+  protected abstract stepReader(): StepReader<Chunk>;
   /** a failure as the ProviderError the contract allows (`stopped`: the guard ended the call) */
   protected abstract toError(err: unknown, stopped: StopReason | undefined): ProviderError;
 
   complete(request: ChatRequest): Promise<string> {
+    return this.completeStep(request).then((result) => result.text);
+  }
+
+  completeStep(request: ChatRequest): Promise<StepResult> {
     return guarded(
       this.timeoutMs,
       request.signal,
@@ -37,8 +50,23 @@ export abstract class GuardedProvider<Client, Chunk> implements LlmProvider {
       this.timeoutMs,
       request.signal,
       async (call) => this.open(await call.wait(this.client(call)), request, call),
-      (chunk) => this.textOf(chunk),
+      (chunk) => {
+        const text = this.textOf(chunk);
+        return text ? [text] : [];
+      },
       (err, stopped) => this.toError(err, stopped),
+    );
+  }
+
+  step(request: ChatRequest): AsyncGenerator<StepEvent, void, undefined> {
+    const reader = this.stepReader();
+    return guardedStream(
+      this.timeoutMs,
+      request.signal,
+      async (call) => this.open(await call.wait(this.client(call)), request, call),
+      (chunk) => reader.read(chunk),
+      (err, stopped) => this.toError(err, stopped),
+      () => reader.end(),
     );
   }
 }

@@ -4,12 +4,23 @@ import type {
   GenerateContentParameters,
   GenerateContentResponse,
   GoogleGenAI,
+  Part,
+  Schema,
 } from '@google/genai';
 import { lazy } from '../../platform/lazy.js';
 import { ProviderError } from './errors.js';
-import { GuardedProvider } from './adapter.js';
-import type { ChatRequest, ProviderDefinition, ProviderSettings } from './contract.js';
+import { GuardedProvider, type StepReader } from './adapter.js';
+import type {
+  ChatRequest,
+  ChatTurn,
+  ProviderDefinition,
+  ProviderSettings,
+  StepEvent,
+  StepResult,
+  ToolCall,
+} from './contract.js';
 import { type CallGuard, networkFailure, type StopReason } from './guard.js';
+import { madeUpCallId, parseArguments, toolCallEvent, toolSchema, toolsOf } from './tool-wire.js';
 
 const PROVIDER = 'google';
 
@@ -52,10 +63,11 @@ export class GoogleProvider extends GuardedProvider<GoogleGenAI, GenerateContent
     }));
   }
 
-  protected async answer(client: GoogleGenAI, request: ChatRequest, call: CallGuard): Promise<string> {
-    const text = textOf(await call.wait(client.models.generateContent(this.params(request, call.signal, false))));
+  protected async answer(client: GoogleGenAI, request: ChatRequest, call: CallGuard): Promise<StepResult> {
+    const response = await call.wait(client.models.generateContent(this.params(request, call.signal, false)));
+    const text = textOf(response);
     if (text === undefined) throw new ProviderError(PROVIDER, 'invalid-response');
-    return text;
+    return { text, toolCalls: callsOf(response) };
   }
 
   protected open(client: GoogleGenAI, request: ChatRequest, call: CallGuard) {
@@ -66,15 +78,26 @@ export class GoogleProvider extends GuardedProvider<GoogleGenAI, GenerateContent
     return textOf(chunk);
   }
 
+  /** each chunk carries whole functionCall parts */
+  protected stepReader(): StepReader<GenerateContentResponse> {
+    return {
+      read: (chunk) => {
+        const events: StepEvent[] = [];
+        const text = textOf(chunk);
+        if (text) events.push({ type: 'text', text });
+        for (const c of callsOf(chunk)) events.push(toolCallEvent(c));
+        return events;
+      },
+      end: () => [],
+    };
+  }
+
   protected toError(err: unknown, stopped: StopReason | undefined): ProviderError {
     return toProviderError(err, stopped);
   }
 
   private params(request: ChatRequest, signal: AbortSignal, stream: boolean): GenerateContentParameters {
-    const contents: Content[] = request.messages.map((turn) => ({
-      role: turn.role === 'assistant' ? 'model' : 'user',
-      parts: [{ text: turn.content }],
-    }));
+    const specs = toolsOf(request);
     const config: GenerateContentConfig = {
       temperature: request.temperature,
       maxOutputTokens: request.maxTokens,
@@ -83,9 +106,20 @@ export class GoogleProvider extends GuardedProvider<GoogleGenAI, GenerateContent
       automaticContinuation: false,
     };
     if (request.system) config.systemInstruction = { parts: [{ text: request.system }] };
+    if (specs)
+      config.tools = [
+        {
+          functionDeclarations: specs.map((t) => ({
+            name: t.name,
+            description: t.description,
+            // JSON schema; the SDK writes its types as the API's enum (OBJECT, STRING)
+            parameters: toolSchema(t) as unknown as Schema,
+          })),
+        },
+      ];
     // 0 = no SDK timer; CallGuard bounds the gaps instead of the stream's total length
     if (stream) config.httpOptions = { timeout: 0 };
-    return { model: request.model, contents, config };
+    return { model: request.model, contents: contentsOf(request.messages), config };
   }
 }
 
@@ -100,6 +134,69 @@ function textOf(response: GenerateContentResponse): string | undefined {
   for (const part of candidate.content?.parts ?? [])
     if (typeof part.text === 'string' && !part.thought) text += part.text;
   return text;
+}
+
+/** what a call needs when it goes back in the history: whether the model gave its id, and its thought signature */
+const callOrigins = new WeakMap<ToolCall, { idGiven: boolean; thoughtSignature?: string }>();
+
+/** the functionCall parts of the first candidate; calls without an id get one made up */
+function callsOf(response: GenerateContentResponse): ToolCall[] {
+  const calls: ToolCall[] = [];
+  for (const part of response?.candidates?.[0]?.content?.parts ?? []) {
+    const fc = part.functionCall;
+    if (!fc) continue;
+    if (!fc.name) throw new ProviderError(PROVIDER, 'invalid-response');
+    const call: ToolCall = { id: fc.id || madeUpCallId(), name: fc.name, arguments: parseArguments(fc.args) };
+    callOrigins.set(call, { idGiven: Boolean(fc.id), thoughtSignature: part.thoughtSignature });
+    calls.push(call);
+  }
+  return calls;
+}
+
+/**
+ * The history as contents: the model's calls as functionCall parts (with the model's own id and
+ * thought signature, which newer models require back), each run of tool results as one user
+ * content of functionResponse parts.
+ */
+function contentsOf(turns: ChatTurn[]): Content[] {
+  const contents: Content[] = [];
+  let results: Part[] | undefined;
+  for (const turn of turns) {
+    if (turn.role === 'tool') {
+      const origin = idGiven(turn.toolCallId, turns);
+      const part: Part = {
+        functionResponse: {
+          ...(origin ? { id: turn.toolCallId } : {}),
+          name: turn.name,
+          response: { result: turn.content },
+        },
+      };
+      if (results) results.push(part);
+      else contents.push({ role: 'user', parts: (results = [part]) });
+      continue;
+    }
+    results = undefined;
+    const parts: Part[] = [];
+    if (turn.content || !(turn.role === 'assistant' && turn.toolCalls?.length)) parts.push({ text: turn.content });
+    if (turn.role === 'assistant')
+      for (const c of turn.toolCalls ?? []) {
+        const origin = callOrigins.get(c);
+        parts.push({
+          functionCall: { ...(origin?.idGiven !== false ? { id: c.id } : {}), name: c.name, args: c.arguments },
+          ...(origin?.thoughtSignature ? { thoughtSignature: origin.thoughtSignature } : {}),
+        });
+      }
+    contents.push({ role: turn.role === 'assistant' ? 'model' : 'user', parts });
+  }
+  return contents;
+}
+
+/** whether the call a result answers carried the model's own id (made-up ids are not sent) */
+function idGiven(toolCallId: string, turns: ChatTurn[]): boolean {
+  for (const turn of turns)
+    if (turn.role === 'assistant')
+      for (const c of turn.toolCalls ?? []) if (c.id === toolCallId) return callOrigins.get(c)?.idGiven !== false;
+  return true;
 }
 
 function toProviderError(err: unknown, stopped: StopReason | undefined): ProviderError {

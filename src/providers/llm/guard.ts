@@ -102,19 +102,21 @@ export async function guarded<T>(
 }
 
 /**
- * One `stream`: as `guarded`, where `open` starts the SDK's stream and `pump` yields the text
- * `textOf` finds in each of its chunks.
+ * One `stream` (or `step`): as `guarded`, where `open` starts the SDK's stream and `pump` yields
+ * what `read` finds in each of its chunks, then what `flush` gives once the stream ended whole.
  */
-export async function* guardedStream<T>(
+export async function* guardedStream<T, U = string>(
   timeoutMs: number,
   signal: AbortSignal | undefined,
   open: (guard: CallGuard) => Promise<AsyncIterable<T>>,
-  textOf: (chunk: T) => string | undefined,
+  read: (chunk: T) => Iterable<U>,
   toError: ToProviderError,
-): AsyncGenerator<string, void, undefined> {
+  flush?: () => Iterable<U>,
+): AsyncGenerator<U, void, undefined> {
   const guard = new CallGuard(timeoutMs, signal);
   try {
-    yield* pump(guard, await open(guard), textOf);
+    yield* pump(guard, await open(guard), read);
+    if (flush) yield* flush();
   } catch (err) {
     throw toError(err, guard.stopped);
   } finally {
@@ -122,20 +124,19 @@ export async function* guardedStream<T>(
   }
 }
 
-/** Yields the text of each chunk; each chunk must come within timeoutMs of the previous one. */
-export async function* pump<T>(
+/** Yields what `read` finds in each chunk; each chunk must come within timeoutMs of the previous one. */
+export async function* pump<T, U>(
   call: CallGuard,
   chunks: AsyncIterable<T>,
-  textOf: (chunk: T) => string | undefined,
-): AsyncGenerator<string, void, undefined> {
+  read: (chunk: T) => Iterable<U>,
+): AsyncGenerator<U, void, undefined> {
   const iterator = chunks[Symbol.asyncIterator]();
   let finished = false;
   try {
     for (;;) {
       const next = await call.wait(iterator.next());
       if (next.done) break;
-      const text = textOf(next.value);
-      if (text) yield text;
+      yield* read(next.value);
       call.touch();
     }
     finished = true;

@@ -7,7 +7,21 @@ import type { LlmProvider, ProviderName, ProviderSettings } from './types.js';
 
 export { ProviderError } from './errors.js';
 export { LLM_PROVIDERS, PROVIDER_NAMES, providerDefinition, settingVariable, usesHost } from './catalog.js';
-export type { ChatRequest, ChatTurn, LlmProvider, ProviderName, ProviderSettings } from './types.js';
+export type {
+  ChatRequest,
+  ChatTurn,
+  LlmProvider,
+  ProviderName,
+  ProviderSettings,
+  StepEvent,
+  StepResult,
+  ToolCall,
+  ToolLoopOptions,
+  ToolLoopResult,
+  ToolOutcome,
+  ToolSpec,
+} from './types.js';
+export { NO_MORE_TOOLS_NOTE, runToolLoop } from './tool-loop.js';
 export { AnthropicProvider, GoogleProvider, OllamaProvider, OpenAiProvider };
 export type { OllamaSettings } from './ollama.js';
 

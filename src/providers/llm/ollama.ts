@@ -1,9 +1,10 @@
-import type { ChatResponse, Message, Ollama } from 'ollama';
+import type { ChatResponse, Message, Ollama, Tool } from 'ollama';
 import { lazy } from '../../platform/lazy.js';
 import { ProviderError } from './errors.js';
-import { GuardedProvider } from './adapter.js';
-import type { ChatRequest, ProviderDefinition } from './contract.js';
+import { GuardedProvider, type StepReader } from './adapter.js';
+import type { ChatRequest, ChatTurn, ProviderDefinition, StepResult, ToolCall } from './contract.js';
 import { type CallGuard, networkFailure, type StopReason } from './guard.js';
+import { madeUpCallId, parseArguments, toolCallEvent, toolSchema, toolsOf } from './tool-wire.js';
 
 const PROVIDER = 'ollama';
 
@@ -47,11 +48,11 @@ export class OllamaProvider extends GuardedProvider<Ollama, ChatResponse> {
     return new Ollama({ host: this.host ?? '', fetch: guardedFetch });
   }
 
-  protected async answer(client: Ollama, request: ChatRequest, call: CallGuard): Promise<string> {
+  protected async answer(client: Ollama, request: ChatRequest, call: CallGuard): Promise<StepResult> {
     const response = await this.withRetry(call, () => client.chat({ ...this.body(request), stream: false }));
     const text = response?.message?.content;
     if (typeof text !== 'string') throw new ProviderError(PROVIDER, 'invalid-response');
-    return text;
+    return { text, toolCalls: callsOf(response) };
   }
 
   protected async open(client: Ollama, request: ChatRequest, call: CallGuard) {
@@ -65,6 +66,17 @@ export class OllamaProvider extends GuardedProvider<Ollama, ChatResponse> {
     return chunk.message?.content;
   }
 
+  /** a chunk's tool_calls are whole */
+  protected stepReader(): StepReader<ChatResponse> {
+    return {
+      read: (chunk) => {
+        const text = chunk.message?.content;
+        return [...(text ? [{ type: 'text' as const, text }] : []), ...callsOf(chunk).map(toolCallEvent)];
+      },
+      end: () => [],
+    };
+  }
+
   protected toError(err: unknown, stopped: StopReason | undefined): ProviderError {
     return toProviderError(err, stopped);
   }
@@ -72,10 +84,17 @@ export class OllamaProvider extends GuardedProvider<Ollama, ChatResponse> {
   private body(request: ChatRequest) {
     const messages: Message[] = [];
     if (request.system) messages.push({ role: 'system', content: request.system });
-    for (const turn of request.messages) messages.push({ role: turn.role, content: turn.content });
+    for (const turn of request.messages) messages.push(messageOf(turn));
+    const tools = toolsOf(request)?.map(
+      (t): Tool => ({
+        type: 'function',
+        function: { name: t.name, description: t.description, parameters: toolSchema(t) },
+      }),
+    );
     return {
       model: request.model,
       messages,
+      ...(tools ? { tools } : {}),
       options: { temperature: request.temperature, num_predict: request.maxTokens },
     };
   }
@@ -90,6 +109,33 @@ export class OllamaProvider extends GuardedProvider<Ollama, ChatResponse> {
     await call.wait(delay(this.retryDelayMs));
     return await call.wait(attempt());
   }
+}
+
+function messageOf(turn: ChatTurn): Message {
+  if (turn.role === 'tool') return { role: 'tool', content: turn.content, tool_name: turn.name };
+  if (turn.role === 'assistant' && turn.toolCalls?.length)
+    return {
+      role: 'assistant',
+      content: turn.content,
+      tool_calls: turn.toolCalls.map((c) => ({ function: { name: c.name, arguments: c.arguments } })),
+    };
+  return { role: turn.role, content: turn.content };
+}
+
+/** the message's tool calls; Ollama gives no id (newer servers may: it is kept), so one is made up */
+function callsOf(response: ChatResponse): ToolCall[] {
+  const calls: ToolCall[] = [];
+  for (const c of response?.message?.tool_calls ?? []) {
+    const name = c?.function?.name;
+    if (!name) throw new ProviderError(PROVIDER, 'invalid-response');
+    const id = (c as { id?: unknown }).id;
+    calls.push({
+      id: typeof id === 'string' && id ? id : madeUpCallId(),
+      name,
+      arguments: parseArguments(c.function.arguments),
+    });
+  }
+  return calls;
 }
 
 /** the package's ResponseError (not exported by it): an HTTP error status from the server */

@@ -10,4 +10,9 @@ export type {
   ProviderConnectionSpec,
   ProviderDefinition,
   ProviderSettings,
+  StepEvent,
+  StepResult,
+  ToolCall,
+  ToolSpec,
 } from './contract.js';
+export type { ToolLoopOptions, ToolLoopResult, ToolOutcome } from './tool-loop.js';
