@@ -47,8 +47,8 @@ export interface ActionCard {
 }
 
 export type StartOutcome =
-  /** a look-up's result or failure, or why the action could not start: told to the model (or the visitor) */
-  | { kind: 'answer'; text: string; run: ActionRunRow | null }
+  /** a look-up's result or failure, or why the action could not start: `text` for the model, `visitorText` for the visitor (no model) */
+  | { kind: 'answer'; text: string; visitorText: string; run: ActionRunRow | null }
   /** a card for the visitor; nothing was sent yet */
   | { kind: 'confirm'; text: string; card: ActionCard; run: ActionRunRow };
 
@@ -104,15 +104,23 @@ export class ActionRunner {
   /** Starts `action` with the inputs the model (or the visitor's form) gave. */
   async start(ctx: RunContext, action: ActionRow, given: Record<string, unknown>): Promise<StartOutcome> {
     const inputs = this.inputsOf(action, given);
-    if (typeof inputs === 'string') return { kind: 'answer', text: inputs, run: null };
+    if (typeof inputs === 'string')
+      return {
+        kind: 'answer',
+        text: inputs,
+        visitorText: inputs.replace(/: ask the visitor for it first\./, '.'),
+        run: null,
+      };
     if (action.requires_verified && !ctx.visitor)
       return {
         kind: 'answer',
         text: `${action.name} is only for visitors signed in on the site; this visitor is not, so it cannot run.`,
+        visitorText: 'Please sign in on the site first: this is only for signed-in visitors.',
         run: null,
       };
     const over = this.overCap(ctx.agent);
-    if (over) return { kind: 'answer', text: over, run: this.record(ctx, action, inputs, 'failed', over) };
+    if (over)
+      return { kind: 'answer', text: over, visitorText: over, run: this.record(ctx, action, inputs, 'failed', over) };
     if (action.type === 'lookup') return this.lookup(ctx, action, inputs);
     const run = this.record(ctx, action, inputs, 'awaiting_confirmation', null);
     if (action.type === 'booking') {
@@ -120,7 +128,7 @@ export class ActionRunner {
       const offer = booking ? await booking.offer(ctx, action, run) : 'Booking is not available on this server.';
       if (typeof offer === 'string') {
         const failed = this.finish(ctx, run, { status: 'failed', outcome: offer });
-        return { kind: 'answer', text: offer, run: failed };
+        return { kind: 'answer', text: offer, visitorText: offer, run: failed };
       }
       return { kind: 'confirm', text: 'The visitor was shown free times to pick from and confirm.', card: offer, run };
     }
@@ -129,7 +137,8 @@ export class ActionRunner {
       target = renderTemplate(action.url ?? '', { params: inputs, user: ctx.visitor });
     } catch (err) {
       const why = err instanceof TemplateValueError ? err.message : 'the URL could not be made';
-      return { kind: 'answer', text: why, run: this.finish(ctx, run, { status: 'failed', outcome: why }) };
+      const failed = this.finish(ctx, run, { status: 'failed', outcome: why });
+      return { kind: 'answer', text: why, visitorText: `Sorry, that cannot be done: ${why}.`, run: failed };
     }
     const card: ActionCard = {
       run_id: run.id,
@@ -250,7 +259,8 @@ export class ActionRunner {
       target = renderTemplate(action.url ?? '', { params: inputs, user: ctx.visitor });
     } catch (err) {
       const why = err instanceof TemplateValueError ? err.message : 'the URL could not be made';
-      return { kind: 'answer', text: why, run: this.record(ctx, action, inputs, 'failed', why) };
+      const failed = this.record(ctx, action, inputs, 'failed', why);
+      return { kind: 'answer', text: why, visitorText: `Sorry, that cannot be looked up: ${why}.`, run: failed };
     }
     const started = this.deps.clock.now().getTime();
     const res = await callEndpoint({
@@ -268,7 +278,7 @@ export class ActionRunner {
         http_status: res.status,
         duration_ms: duration,
       });
-      return { kind: 'answer', text, run };
+      return { kind: 'answer', text, visitorText: `Sorry, that could not be checked now (${res.reason}).`, run };
     }
     const fields = pickFields(res.json, action.response_fields);
     const run = this.record(ctx, action, inputs, 'succeeded', 'Looked up.', {
@@ -276,7 +286,9 @@ export class ActionRunner {
       result: JSON.stringify(fields),
       duration_ms: duration,
     });
-    return { kind: 'answer', text: JSON.stringify(fields), run };
+    const shown = Object.entries(fields).map(([k, v]) => `${k}: ${String(v)}`);
+    const visitorText = shown.length ? shown.join('\n') : 'Done: nothing to show.';
+    return { kind: 'answer', text: JSON.stringify(fields), visitorText, run };
   }
 
   /** The declared parameters' values as strings, or what is wrong in words (nothing is run). */

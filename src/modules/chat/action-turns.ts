@@ -4,6 +4,7 @@ import { newId } from '../../platform/ids.js';
 import type { ActionRunner, BookingChoice, FinishOutcome, RunContext, VerifiedVisitor } from '../actions/index.js';
 import type { PlanService } from '../limits/index.js';
 import { ChatConversations, type ConversationDeps } from './conversations.js';
+import type { ProviderLookup } from './turn-request.js';
 
 /** What the visitor's Confirm or Cancel ends with: the agent's message about it, and the run's state. */
 export interface ActionSettled {
@@ -16,6 +17,17 @@ export interface ActionSettled {
 export interface ActionTurnsDeps extends ConversationDeps {
   plans: PlanService;
   runner: ActionRunner;
+  providers: ProviderLookup;
+}
+
+/** An action as the widget shows it (its button and form). */
+export interface PublicAction {
+  id: string;
+  type: 'lookup' | 'do' | 'booking';
+  name: string;
+  description: string;
+  parameters: { name: string; description: string; required: boolean }[];
+  requires_verified: boolean;
 }
 
 /**
@@ -26,11 +38,35 @@ export interface ActionTurnsDeps extends ConversationDeps {
 export class ActionTurns extends ChatConversations {
   private readonly plans: PlanService;
   private readonly runner: ActionRunner;
+  private readonly providers: ProviderLookup;
 
   constructor(deps: ActionTurnsDeps) {
     super(deps);
     this.plans = deps.plans;
     this.runner = deps.runner;
+    this.providers = deps.providers;
+  }
+
+  /**
+   * The agent's enabled actions for the widget, and whether it shows them as buttons: it does
+   * when there is no key for the agent's provider (no model to call them), so look-ups and
+   * bookings still work.
+   */
+  publicActions(chatbotId: string): { buttons: boolean; actions: PublicAction[] } {
+    const agent = this.agents.reachable(chatbotId);
+    const actions = this.runner.enabled(agent).map((a) => ({
+      id: a.id,
+      type: a.type,
+      name: a.name,
+      description: a.description,
+      parameters: a.parameters.map((p) => ({
+        name: p.name,
+        description: p.description,
+        required: p.required !== false,
+      })),
+      requires_verified: a.requires_verified,
+    }));
+    return { buttons: this.providers(agent.provider) === null, actions };
   }
 
   confirm(

@@ -109,6 +109,7 @@ export function createChat(app: FastifyInstance, deps: ChatDeps) {
     events,
     plans: deps.plans,
     runner: deps.actions,
+    providers: deps.providers,
   });
   return { chat, handoff, drafts, inbox, actionTurns };
 }

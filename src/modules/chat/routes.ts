@@ -146,7 +146,7 @@ export const chatRoutes: FastifyPluginAsyncZod<{
   durable: () => Promise<void>;
 }> = async (app, { chat, handoff, drafts, inbox, actionTurns, durable }) => {
   await app.register(handoffRoutes, { handoff });
-  await app.register(actionTurnRoutes, { actionTurns });
+  await app.register(actionTurnRoutes, { actionTurns, chat, chatResponse });
   await app.register(inboxRoutes, { inbox });
   const security = [{ bearer: [] }];
   const chatbotParams = z.object({ chatbot_id: z.string().min(1).max(100) });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isoNow } from '../../platform/clock.js';
-import { ApiError, badRequest } from '../../platform/http/errors.js';
+import { ApiError, badRequest, notFound } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
 import { ProviderError } from '../../providers/llm/errors.js';
 import type { ChatRequest, LlmProvider } from '../../providers/llm/types.js';
@@ -14,7 +14,7 @@ import { ChatConversations, type ConversationDeps, matchesKeyword } from './conv
 import { HISTORY_MAX_MESSAGES } from './prompt.js';
 import type { ConversationRow, MessageRow } from './tables.js';
 import { answerFromKnowledge, askFor, type ProviderLookup, type SourceRef, sourceRefs } from './turn-request.js';
-import { answerWithActions } from './turn-actions.js';
+import { answerWithActions, confirmPrompt } from './turn-actions.js';
 import { assertDailyCap, assertSessionRate } from './visitor-limits.js';
 
 export type { ProviderLookup, SourceRef } from './turn-request.js';
@@ -98,6 +98,35 @@ export class ChatService extends ChatConversations {
     const agent = this.agents.get(user, chatbotId);
     this.plans.assertNotExpired(user);
     return this.prepare(agent, input, { account: user, visitor: false });
+  }
+
+  /**
+   * An action started from its button in the widget (docs/ACTIONS.md "Without a model"): stored as
+   * the visitor's message saying what they asked, then run as the model would have run it; the
+   * answer is the look-up's fields in words, or the card to confirm.
+   */
+  async startAction(
+    chatbotId: string,
+    input: ChatInput & { session_id: string; action_id: string; inputs: Record<string, string> },
+  ): Promise<ChatResult> {
+    const agent = this.agents.reachable(chatbotId);
+    const owner = this.agents.ownerOf(agent);
+    this.plans.assertNotExpired(owner);
+    const action = this.actions?.find(agent, input.action_id);
+    if (!action || !this.actions) throw notFound('Action');
+    const message = buttonMessage(action, input.inputs);
+    const turn = await this.prepare(agent, { ...input, message }, { account: owner, visitor: true, retrieve: false });
+    if (turn.conversation.handled_by === 'person') return this.result(turn, '', [], null);
+    const ctx = {
+      agent,
+      conversationId: turn.conversation.id,
+      sessionId: turn.conversation.session_id,
+      visitor: turn.visitorUser,
+    };
+    const outcome = await this.actions.start(ctx, action, input.inputs);
+    const text = outcome.kind === 'confirm' ? confirmPrompt(outcome.card) : outcome.visitorText;
+    const card = outcome.kind === 'confirm' ? outcome.card : null;
+    return this.result(turn, text, [], this.storeAnswer(turn, text, []), card);
   }
 
   /**
@@ -187,7 +216,7 @@ export class ChatService extends ChatConversations {
   private async prepare(
     agent: ChatbotRow,
     input: ChatInput,
-    by: { account: Account; visitor: boolean },
+    by: { account: Account; visitor: boolean; retrieve?: boolean },
   ): Promise<PreparedTurn> {
     const message = input.message.trim();
     if (!message) throw badRequest('message: must not be empty');
@@ -261,6 +290,11 @@ export class ChatService extends ChatConversations {
       return { conversation, userMessage };
     });
 
+    if (by.retrieve === false) {
+      // an action's button (no model asked): nothing to search or prompt
+      const request = { model: agent.model, system: '', messages: [], temperature: 0, maxTokens: 0 };
+      return { agent, conversation, userMessage, passages: [], provider: null, request, visitor: by.visitor };
+    }
     const history = this.repo
       .recentMessages(conversation.id, userMessage.id, HISTORY_MAX_MESSAGES)
       .map((m) => ({ role: m.role, content: m.content }));
@@ -350,6 +384,13 @@ export class ChatService extends ChatConversations {
       action,
     };
   }
+}
+
+/** The visitor's message for an action's button: "Order status (order_id: 1003)". */
+function buttonMessage(action: { description: string }, inputs: Record<string, string>): string {
+  const given = Object.entries(inputs).map(([k, v]) => `${k}: ${v}`);
+  const text = given.length ? `${action.description} (${given.join(', ')})` : action.description;
+  return text.slice(0, MAX_MESSAGE_CHARS);
 }
 
 /** The SQLite error code of a failed statement (also when wrapped by drizzle, as its `cause`). */
