@@ -19,6 +19,7 @@ export interface BookingDeps {
   clock: Clock;
   events: AppEvents;
   allowPrivateUrls: boolean;
+  timeoutMs: number;
   /** the leads module: the booking's lead, and the invitation queued with it (one transaction) */
   leads: {
     captureWidgetLead(
@@ -47,6 +48,7 @@ export function bookingRunner(runner: ActionRunner, deps: BookingDeps): BookingR
       const busy = await fetchBusyTimes({
         url: action.calendar_url ?? '',
         allowPrivateUrls: deps.allowPrivateUrls,
+        timeoutMs: deps.timeoutMs,
         from: now,
         to,
         timeZone: (hours ?? DEFAULT_BOOKING_HOURS).time_zone,

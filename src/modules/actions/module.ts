@@ -43,6 +43,7 @@ export function createActions(app: FastifyInstance, deps: ActionsDeps) {
     log: app.log,
     monthlyRuns: deps.monthlyRuns,
     allowPrivateUrls: deps.config.allowPrivateUrls,
+    timeoutMs: deps.config.actionTimeoutMs,
   };
   const runner = new ActionRunner(runnerDeps);
   // the booking side ends its runs through the runner, so it is made from it (the runner reads its deps at each run)
@@ -50,6 +51,7 @@ export function createActions(app: FastifyInstance, deps: ActionsDeps) {
     clock: deps.clock,
     events: deps.events,
     allowPrivateUrls: deps.config.allowPrivateUrls,
+    timeoutMs: deps.config.actionTimeoutMs,
     leads: deps.leads,
     accountEmail: deps.accountEmail,
     transaction: (fn) => repo.transaction(fn),

@@ -79,6 +79,8 @@ export interface ActionRunnerDeps {
   /** the account's plan's monthly_action_runs */
   monthlyRuns: (accountId: string) => number;
   allowPrivateUrls: boolean;
+  /** ACTION_TIMEOUT_S */
+  timeoutMs: number;
   booking?: BookingRunner;
 }
 
@@ -190,6 +192,7 @@ export class ActionRunner {
       actionName: action.name,
       secret: this.secret(action),
       allowPrivateUrls: this.deps.allowPrivateUrls,
+      timeoutMs: this.deps.timeoutMs,
     });
     const duration = this.deps.clock.now().getTime() - started;
     if (!res.ok) {
@@ -269,6 +272,7 @@ export class ActionRunner {
       actionName: action.name,
       secret: this.secret(action),
       allowPrivateUrls: this.deps.allowPrivateUrls,
+      timeoutMs: this.deps.timeoutMs,
       signal: ctx.signal,
     });
     const duration = this.deps.clock.now().getTime() - started;
