@@ -4,3 +4,5 @@ export type { ChatbotRow } from './tables.js';
 export { agentRoutes } from './routes.js';
 export { visitorCorsPlugin, visitorPreflight } from './visitor-cors.js';
 export { synonymTerms } from './schemas.js';
+export { type ClaimedUser, IdentityService, type VisitorUser } from './identity.js';
+export { identityRoutes } from './identity-routes.js';

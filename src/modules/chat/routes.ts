@@ -12,6 +12,7 @@ import type { HandoffService } from './handoff.js';
 import { handoffRoutes } from './handoff-routes.js';
 import type { InboxService } from './inbox.js';
 import { inboxRoutes } from './inbox-routes.js';
+import { type VisitorHistory, visitorHistoryRoutes } from './visitor-history.js';
 import type { ChatService, PreparedTurn } from './service.js';
 import { OPERATOR_ALLOWED } from '../auth/index.js';
 
@@ -22,6 +23,21 @@ const visitorFields = {
   user_name: z.string().trim().max(100).optional(),
   user_email: emailField.optional(),
 };
+
+/**
+ * The visitor as the owner's site vouches for them (docs/API-NOTES.md "Verified visitors"): `hash`
+ * is hex HMAC-SHA256 of `id` with the agent's identity secret. A hash that does not verify is not
+ * an error: the whole `user` is ignored and the visitor is anonymous.
+ */
+const visitorUser = z.object({
+  id: z.string().min(1, 'must be 1-200 characters').max(200, 'must be 1-200 characters'),
+  hash: z
+    .string()
+    .max(128)
+    .regex(/^[0-9a-fA-F]+$/, 'must be the hex HMAC-SHA256 of the user id'),
+  name: z.string().trim().max(100).optional(),
+  email: emailField.optional(),
+});
 
 const sourceRef = z.object({
   source_id: z.string(),
@@ -71,6 +87,10 @@ const conversationSchema = z.object({
   taken_at: z.string().nullable(),
   /** the user id of the person the conversation is assigned to in the inbox; null: nobody */
   assigned_to: z.string().nullable(),
+  /** verified visitors: the owner's site vouched for the visitor (a valid `user` hash) */
+  verified: z.boolean(),
+  /** the verified visitor's user id on the owner's site; null when not verified */
+  visitor_user_id: z.string().nullable(),
 });
 
 const messageSchema = z.object({
@@ -126,10 +146,12 @@ export const chatRoutes: FastifyPluginAsyncZod<{
   handoff: HandoffService;
   drafts: DraftReplies;
   inbox: InboxService;
+  history: VisitorHistory;
   durable: () => Promise<void>;
-}> = async (app, { chat, handoff, drafts, inbox, durable }) => {
+}> = async (app, { chat, handoff, drafts, inbox, history, durable }) => {
   await app.register(handoffRoutes, { handoff });
   await app.register(inboxRoutes, { inbox });
+  await app.register(visitorHistoryRoutes, { history });
   const security = [{ bearer: [] }];
   const chatbotParams = z.object({ chatbot_id: z.string().min(1).max(100) });
 
@@ -138,7 +160,7 @@ export const chatRoutes: FastifyPluginAsyncZod<{
     schema: {
       tags: ['public'],
       params: chatbotParams,
-      body: z.object({ ...visitorFields, session_id: sessionId }),
+      body: z.object({ ...visitorFields, session_id: sessionId, user: visitorUser.optional() }),
       response: { 200: chatResponse },
     },
     handler: async (req, reply) =>
