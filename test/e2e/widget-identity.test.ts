@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { openLoggedIn } from '../helpers/admin.js';
 import { ROOMY_PLAN } from '../helpers/app.js';
 import { ask, useE2eApp } from '../helpers/e2e.js';
 import { openWidget } from '../helpers/widget-page.js';
@@ -49,6 +50,17 @@ describe('a signed-in visitor on the site', () => {
     // the lead form asked after the first answer starts with the site's name for the visitor
     expect(await dialog.getByRole('textbox', { name: 'Name' }).inputValue()).toBe('Ada "Countess" Lovelace');
     await page.close();
+
+    // the owner's conversation list and transcript say "Verified", naming the user id in its title
+    const admin = await e2e.browser.context.newPage();
+    await openLoggedIn(admin, e2e.appUrl, e2e.token, `#/agents/${agent.id}/conversations`);
+    const list = admin.getByRole('list', { name: 'Conversations, newest first' });
+    await list.getByText('Verified').waitFor();
+    await list.getByText('Ada "Countess" Lovelace').click();
+    const transcript = admin.getByRole('region', { name: 'Transcript' });
+    await transcript.getByText('Where is my order?').waitFor();
+    expect(await transcript.getByTitle(`Signed in on your site as ${userId}`).innerText()).toBe('Verified');
+    await admin.close();
   });
 
   it('a hash that does not verify leaves the visitor anonymous, and the chat works as ever', async () => {
