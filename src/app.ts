@@ -21,7 +21,14 @@ import { stdoutLogDestination } from './platform/log-destination.js';
 import { appVersion } from './platform/version.js';
 import { adminRoutes } from './modules/admin/index.js';
 import { adminUiRoutes } from './modules/admin-ui/index.js';
-import { AgentsRepo, AgentsService, agentRoutes, visitorCorsPlugin } from './modules/agents/index.js';
+import {
+  AgentsRepo,
+  AgentsService,
+  agentRoutes,
+  IdentityService,
+  identityRoutes,
+  visitorCorsPlugin,
+} from './modules/agents/index.js';
 import { AnalyticsRepo, AnalyticsService, analyticsRoutes } from './modules/analytics/index.js';
 import { authenticationPlugin, authRoutes, createAuth } from './modules/auth/index.js';
 import { type BackupScheduler, createBackups } from './modules/backup/index.js';
@@ -30,7 +37,7 @@ import { chatRoutes, createChat, visitorQuestions } from './modules/chat/index.j
 import { createKnowledge, knowledgeRoutes } from './modules/knowledge/index.js';
 import { createLeads, leadsRoutes } from './modules/leads/index.js';
 import { createLimits, PlanService, rateLimitPlugin, usageRoutes } from './modules/limits/index.js';
-import { ServerSettings, settingsRoutes } from './modules/settings/index.js';
+import { decryptValue, encryptValue, ServerSettings, SettingsKey, settingsRoutes } from './modules/settings/index.js';
 import { healthRoutes, SystemService, systemRoutes } from './modules/system/index.js';
 import { webRoutes } from './modules/web/index.js';
 import { createTeam, teamRoutes } from './modules/team/index.js';
@@ -168,6 +175,22 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     accountOf,
     anyoneOnline: (accountId) => team.anyoneOnline(accountId),
   });
+  // verified visitors: the agent's identity secret, encrypted with the settings key
+  const settingsKey = new SettingsKey(config.dataDir);
+  const identity = new IdentityService({
+    db,
+    agents,
+    box: {
+      seal: (name, plaintext) => encryptValue(settingsKey.readOrCreate(), name, plaintext),
+      open: (name, stored) => {
+        const key = settingsKey.read();
+        if (!key) throw new Error('no settings key');
+        return decryptValue(key, name, stored);
+      },
+    },
+    clock,
+    log: app.log,
+  });
   const { knowledge, ingestion, gaps, storage } = createKnowledge(app, {
     config,
     database,
@@ -211,10 +234,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     leads,
     accountEmail: (userId) => auth.getUser(userId).email,
   });
-  const { chat, handoff, drafts, inbox, actionTurns } = createChat(app, {
+  const { chat, handoff, drafts, inbox, actionTurns, history } = createChat(app, {
     db,
     clock,
     agents,
+    identity,
     knowledge,
     plans,
     quota,
@@ -274,8 +298,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   await app.register(authRoutes, { auth });
   await app.register(agentRoutes, { agents });
+  await app.register(identityRoutes, { identity });
   await app.register(knowledgeRoutes, { knowledge, ingestion, gaps });
-  await app.register(chatRoutes, { chat, handoff, drafts, inbox, actionTurns, durable: upkeep.durable });
+  await app.register(chatRoutes, { chat, handoff, drafts, inbox, actionTurns, history, durable: upkeep.durable });
   await app.register(analyticsRoutes, { analytics });
   await app.register(leadsRoutes, { leads });
   await app.register(webhookRoutes, { webhooks });

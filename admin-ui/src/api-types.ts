@@ -1270,6 +1270,8 @@ export interface paths {
                             updated_at: string;
                             user_email: string | null;
                             user_name: string | null;
+                            verified: boolean;
+                            visitor_user_id: string | null;
                         }[];
                     };
                 };
@@ -1367,6 +1369,8 @@ export interface paths {
                             updated_at: string;
                             user_email: string | null;
                             user_name: string | null;
+                            verified: boolean;
+                            visitor_user_id: string | null;
                         };
                     };
                 };
@@ -2936,6 +2940,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/chatbots/{chatbot_id}/identity-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether the agent verifies visitors (never the secret) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            configured: boolean;
+                            created_at: string | null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** A new identity secret for verified visitors, shown once; the one before stops verifying at once */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description shown only in this answer: keep it on your server */
+                            secret: string;
+                        };
+                    };
+                };
+            };
+        };
+        /** Removes the identity secret: visitors are no longer verified */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/chatbots/{chatbot_id}/toggle": {
         parameters: {
             query?: never;
@@ -3100,6 +3190,8 @@ export interface paths {
                             updated_at: string;
                             user_email: string | null;
                             user_name: string | null;
+                            verified: boolean;
+                            visitor_user_id: string | null;
                         }[];
                     };
                 };
@@ -3611,6 +3703,12 @@ export interface paths {
                     "application/json": {
                         message: string;
                         session_id: string;
+                        user?: {
+                            email?: string;
+                            hash: string;
+                            id: string;
+                            name?: string;
+                        };
                         user_email?: string;
                         user_name?: string;
                     };
@@ -3848,6 +3946,100 @@ export interface paths {
                             };
                             widget_theme: string;
                         };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/chatbots/{chatbot_id}/visitor-conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A verified visitor's conversations on the agent, newest first (Authorization: Bearer <visitor JWT>) */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            created_at: string;
+                            id: string;
+                            /** @description the first 200 characters of the last message */
+                            last_message_preview: string | null;
+                            message_count: number;
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/chatbots/{chatbot_id}/visitor-conversations/{conversation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The messages of one of the verified visitor's conversations (404 for one not theirs) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                    conversation_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            content: string;
+                            from_person: boolean;
+                            id: string;
+                            /** @enum {string} */
+                            role: "user" | "assistant";
+                            sender_name: string | null;
+                            timestamp: string;
+                        }[];
                     };
                 };
             };

@@ -13,6 +13,8 @@ export interface HostPageOptions {
   head?: string;
   /** more paths the site serves */
   extraPages?: Record<string, { type: string; body: string }>;
+  /** more attributes of the embed tag (already escaped), e.g. a verified visitor's data-user-* */
+  scriptAttributes?: string;
 }
 
 /** A site whose '/' embeds agent `agentId` with the one-line snippet, loading the widget from `appUrl`. */
@@ -22,7 +24,7 @@ export function startWidgetSite(appUrl: string, agentId: string, opts: HostPageO
     '/': {
       type: 'text/html; charset=utf-8',
       body: `<!doctype html>${html}<head><meta charset="utf-8"><title>Acme</title>${opts.head ?? ''}</head><body><h1>Acme</h1>
-<script src="${appUrl}/widget.js" data-chatbot-id="${agentId}" defer></script></body></html>`,
+<script src="${appUrl}/widget.js" data-chatbot-id="${agentId}"${opts.scriptAttributes ? ` ${opts.scriptAttributes}` : ''} defer></script></body></html>`,
     },
     ...opts.extraPages,
   });

@@ -903,18 +903,22 @@ describe('DELETE /api/chatbots/{id}', () => {
 });
 
 describe('another account and unknown ids', () => {
-  it('another account gets the same 404 as for a nonexistent id on GET, PUT, DELETE and toggle; the agent is untouched', async () => {
+  it('another account gets the same 404 as for a nonexistent id on GET, PUT, DELETE, toggle and the identity secret; the agent is untouched', async () => {
     const owner = await api.account();
     const intruder = await api.account();
     const agent = await api.create(owner.token, { name: 'Private' });
     await api.create(intruder.token, { name: 'Intruder own' });
     const missing = '01900000-0000-7000-8000-000000000000';
 
-    const requests: Array<['GET' | 'PUT' | 'DELETE' | 'PATCH', (id: string) => string, Json | undefined]> = [
+    const requests: Array<['GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH', (id: string) => string, Json | undefined]> = [
       ['GET', (id) => `/api/chatbots/${id}`, undefined],
       ['PUT', (id) => `/api/chatbots/${id}`, { name: 'Hacked', status: 'inactive' }],
       ['DELETE', (id) => `/api/chatbots/${id}`, undefined],
       ['PATCH', (id) => `/api/chatbots/${id}/toggle`, undefined],
+      // verified visitors' identity secret (issue 35.5)
+      ['GET', (id) => `/api/chatbots/${id}/identity-secret`, undefined],
+      ['POST', (id) => `/api/chatbots/${id}/identity-secret`, undefined],
+      ['DELETE', (id) => `/api/chatbots/${id}/identity-secret`, undefined],
     ];
     for (const [method, url, body] of requests) {
       const foreign = await api.call(method, url(agent.id), intruder.token, body);

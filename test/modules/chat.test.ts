@@ -60,7 +60,9 @@ const CONVERSATION_KEYS = [
   'updated_at',
   'user_email',
   'user_name',
-];
+  'verified',
+  'visitor_user_id',
+].sort();
 const MESSAGE_KEYS = [
   'content',
   'feedback',

@@ -114,6 +114,8 @@ describe('the inbox', () => {
         'updated_at',
         'user_email',
         'user_name',
+        'verified',
+        'visitor_user_id',
       ].sort(),
     );
     expect(items[2]).toMatchObject({

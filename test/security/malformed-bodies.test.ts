@@ -526,6 +526,7 @@ describe('malformed bodies and hostile ids', () => {
           'POST /api/sources/:source_id/recrawl',
           'POST /api/chatbots/:chatbot_id/alert-address/confirmation',
           'POST /api/webhooks/:id/rotate-secret',
+          'POST /api/chatbots/:chatbot_id/identity-secret',
           'POST /api/webhooks/:id/deliveries/:delivery_id/retry',
           'POST /api/webhooks/:id/test',
           'POST /api/chat/conversations/:chatbot_id/:conversation_id/take',

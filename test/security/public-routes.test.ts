@@ -33,6 +33,14 @@ const PUBLIC_ROUTES = [
   // live handoff: the visitor's stream of a person's replies, authorized by the session (issue 23.4)
   'GET /api/public/chat/:chatbot_id/events',
   'HEAD /api/public/chat/:chatbot_id/events',
+  // a verified visitor's past conversations, authorized by a JWT the owner's site signs with the
+  // agent's identity secret (issue 35.5)
+  'GET /api/public/chatbots/:chatbot_id/visitor-conversations',
+  'HEAD /api/public/chatbots/:chatbot_id/visitor-conversations',
+  'GET /api/public/chatbots/:chatbot_id/visitor-conversations/:conversation_id',
+  'HEAD /api/public/chatbots/:chatbot_id/visitor-conversations/:conversation_id',
+  'OPTIONS /api/public/chatbots/:chatbot_id/visitor-conversations',
+  'OPTIONS /api/public/chatbots/:chatbot_id/visitor-conversations/:conversation_id',
   // CORS preflights of the visitor-facing routes (allowed_domains decides the answer)
   'OPTIONS /api/public/chatbot/:chatbot_id',
   'OPTIONS /api/public/chat/:chatbot_id',

@@ -1,3 +1,4 @@
+import type { VisitorIdentity } from './identity.js';
 import type { Source } from './storage.js';
 import { readEventStream } from './shared/sse.js';
 
@@ -155,7 +156,7 @@ export class Api {
    * (some proxies do), the JSON answer is used as is, so the visitor always gets the reply.
    */
   async chat(
-    body: { message: string; session_id: string; user_name?: string },
+    body: { message: string; session_id: string; user_name?: string; user?: VisitorIdentity },
     onDelta: (textSoFar: string) => void,
   ): Promise<ChatAnswer> {
     const res = await request(this.url('chat'), {

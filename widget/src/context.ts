@@ -2,6 +2,7 @@ import type { Api } from './api.js';
 import type { MoreTexts, Texts } from './i18n.js';
 import type { VisitorState } from './storage.js';
 import type { Failure } from './failure.js';
+import type { VisitorIdentity } from './identity.js';
 import type { Transcript } from './transcript.js';
 
 /**
@@ -19,6 +20,8 @@ export interface WidgetContext {
   /** the agent is not active: no messages, no live stream, no lead form, no greeting */
   readonly offline: boolean;
   readonly transcript: Transcript;
+  /** the site's signed-in user (data-user-*), sent with each message; null: anonymous */
+  readonly identity: VisitorIdentity | null;
   /** writes `state` to localStorage */
   save(): void;
   failure(err: unknown): Failure;

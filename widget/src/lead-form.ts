@@ -81,6 +81,8 @@ export class LeadForm {
     const { t, more } = ctx;
     const later = when === 'after';
     const name = h('input', { name: 'name', type: 'text', required: '', maxlength: '100', autocomplete: 'name' });
+    // a signed-in visitor's name as the site gave it (data-user-name): prefilled, still editable
+    if (ctx.identity?.name) name.value = ctx.identity.name;
     const phone = h('input', {
       name: 'phone',
       type: 'tel',

@@ -1,4 +1,5 @@
 import type { AgentInfo } from './api.js';
+import { identityFrom } from './identity.js';
 import { ChatWidget, type Mode } from './ui.js';
 
 /**
@@ -40,7 +41,7 @@ function boot(): void {
     host.setAttribute('data-chatbot-id', agentId);
     const shadow = host.attachShadow({ mode: 'open' });
     document.body.appendChild(host);
-    const widget = new ChatWidget(shadow, origin, agentId, mode);
+    const widget = new ChatWidget(shadow, origin, agentId, mode, false, identityFrom(script.dataset));
     void widget.start().then((shown) => {
       if (!shown && mode === 'embed') {
         host.remove(); // unknown or private agent: leave the page as it was

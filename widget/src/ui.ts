@@ -6,6 +6,7 @@ import { failureText, MAX_MESSAGE_CHARS, type Failure } from './failure.js';
 import { feedbackRow } from './feedback.js';
 import { Greeting } from './greeting.js';
 import { MORE_TEXTS, pickLanguage, textsFor, type Lang, type MoreTexts, type Texts } from './i18n.js';
+import type { VisitorIdentity } from './identity.js';
 import { LeadForm } from './lead-form.js';
 import { LiveHandoff } from './live.js';
 import { localeFor } from './opening.js';
@@ -56,6 +57,8 @@ export class ChatWidget implements WidgetContext {
     private readonly mode: Mode,
     /** drawn for the admin UI's preview: a new visitor's conversation, nothing read or stored */
     private readonly previewing = false,
+    /** the site's signed-in user (data-user-*, identity.ts), sent as `user` with each message */
+    readonly identity: VisitorIdentity | null = null,
   ) {
     this.api = new Api(origin, agentId);
     this.state = previewing ? freshState() : loadState(agentId);
@@ -275,6 +278,7 @@ export class ChatWidget implements WidgetContext {
           message: text,
           session_id: this.state.session_id,
           ...(this.state.user_name ? { user_name: this.state.user_name } : {}),
+          ...(this.identity ? { user: this.identity } : {}),
         },
         (soFar) => {
           pending = soFar;

@@ -5,3 +5,5 @@ export { agentRoutes } from './routes.js';
 export { visitorCorsPlugin, visitorPreflight } from './visitor-cors.js';
 export { synonymTerms } from './schemas.js';
 export { instantOfWallTime, knownTimeZone, type OfficeHours, WEEKDAYS } from './office-hours.js';
+export { type ClaimedUser, IdentityService, type VisitorUser } from './identity.js';
+export { identityRoutes } from './identity-routes.js';

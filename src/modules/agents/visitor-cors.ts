@@ -69,16 +69,17 @@ declare module 'fastify' {
 /**
  * The CORS preflight (OPTIONS) of a visitor-facing route; register it beside the route. The hook
  * above has already refused an origin the agent does not allow; an unknown agent is 404, like
- * the route it precedes.
+ * the route it precedes. `extraHeaders`: request headers the route reads beyond these (a visitor
+ * token's Authorization).
  */
-export const visitorPreflight = (): RouteShorthandOptionsWithHandler => ({
+export const visitorPreflight = (extraHeaders: string[] = []): RouteShorthandOptionsWithHandler => ({
   config: { public: true, visitorFacing: true },
   schema: { hide: true },
   handler: async (request, reply) => {
     if (!request.visitorAgent) throw notFound('Chatbot');
     if (request.headers.origin) {
       reply.header('Access-Control-Allow-Methods', 'GET, POST');
-      reply.header('Access-Control-Allow-Headers', 'Content-Type, Accept');
+      reply.header('Access-Control-Allow-Headers', ['Content-Type', 'Accept', ...extraHeaders].join(', '));
       reply.header('Access-Control-Max-Age', '600');
     }
     return reply.code(204).send();

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { visitorPreflight } from '../agents/index.js';
 import { emailField } from '../auth/index.js';
 import type { ActionTurns } from './action-turns.js';
+import { visitorUser } from './visitor-user.js';
 import type { ChatService } from './service.js';
 
 const settled = z.object({
@@ -66,6 +67,7 @@ export const actionTurnRoutes: FastifyPluginAsyncZod<{
       body: z.object({
         session_id: sessionId,
         inputs: z.record(z.string().max(64), z.string().max(500)).default({}),
+        user: visitorUser.optional(),
       }),
       response: { 200: chatResponse },
     },
@@ -75,6 +77,7 @@ export const actionTurnRoutes: FastifyPluginAsyncZod<{
         session_id: req.body.session_id,
         action_id: req.params.action_id,
         inputs: req.body.inputs,
+        user: req.body.user,
       }),
   });
   app.options('/api/public/chat/:chatbot_id/actions/:action_id/start', visitorPreflight());

@@ -33,6 +33,9 @@ const inboxItem = z.object({
   last_message_at: z.string(),
   message_count: z.number().int(),
   unread: z.boolean(),
+  /** verified visitors: the owner's site vouched for the visitor (a valid `user` hash) */
+  verified: z.boolean(),
+  visitor_user_id: z.string().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
 });

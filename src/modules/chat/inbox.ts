@@ -24,6 +24,9 @@ export interface InboxItem {
   last_message_at: string;
   message_count: number;
   unread: boolean;
+  /** verified visitors: the owner's site vouched for the visitor, and their user id there */
+  verified: boolean;
+  visitor_user_id: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -92,6 +95,8 @@ export class InboxService {
       last_message_at: c.updated_at,
       message_count: c.message_count,
       unread: c.message_count > 0 && (c.owner_read_at === null || c.updated_at > c.owner_read_at),
+      verified: c.verified,
+      visitor_user_id: c.visitor_user_id,
       created_at: c.created_at,
       updated_at: c.updated_at,
     }));

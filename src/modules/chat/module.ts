@@ -3,7 +3,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/index.js';
 import type { AppEvents } from '../../platform/events.js';
 import type { ActionRunner } from '../actions/index.js';
-import type { AgentsService } from '../agents/index.js';
+import type { AgentsService, IdentityService } from '../agents/index.js';
 import type { KnowledgeService } from '../knowledge/index.js';
 import type { MessageQuota, PlanService } from '../limits/index.js';
 import { ActionTurns } from './action-turns.js';
@@ -15,6 +15,8 @@ import { InboxRepo } from './inbox-repo.js';
 import { People } from './people.js';
 import { ChatRepo } from './repo.js';
 import { ChatService, type ProviderLookup } from './service.js';
+import { VisitorHistory } from './visitor-history.js';
+import { VisitorHistoryRepo } from './visitor-history-repo.js';
 
 /** How often open conversations are checked for their agent's idle time (auto_resolve_after_h). */
 const IDLE_RESOLVE_EVERY_MS = 5 * 60_000;
@@ -23,6 +25,8 @@ export interface ChatDeps {
   db: Db;
   clock: Clock;
   agents: AgentsService;
+  /** verified visitors: the public chat's `user` hash and the visitor history's token */
+  identity: IdentityService;
   knowledge: KnowledgeService;
   plans: PlanService;
   quota: MessageQuota;
@@ -60,7 +64,10 @@ export function createChat(app: FastifyInstance, deps: ChatDeps) {
     clock,
     log: app.log,
     events,
+    identity: deps.identity,
   });
+  // a verified visitor's past conversations, read with a token the owner's site minted
+  const history = new VisitorHistory(new VisitorHistoryRepo(db), deps.identity);
   const people = new People(deps.users);
   // live handoff: the owner takes a conversation over; the visitor's and the owner's streams
   const handoff = new HandoffService({
@@ -111,5 +118,5 @@ export function createChat(app: FastifyInstance, deps: ChatDeps) {
     runner: deps.actions,
     providers: deps.providers,
   });
-  return { chat, handoff, drafts, inbox, actionTurns };
+  return { chat, handoff, drafts, inbox, actionTurns, history };
 }

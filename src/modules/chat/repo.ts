@@ -44,6 +44,8 @@ export class ChatRepo {
           'status',
           'rating',
           'message_count',
+          'verified',
+          'visitor_user_id',
           'created_at',
           'updated_at',
         ]),
@@ -100,6 +102,16 @@ export class ChatRepo {
   updateVisitor(id: string, patch: { user_name?: string; user_email?: string }): void {
     if (Object.keys(patch).length === 0) return;
     this.db.update(conversations).set(patch).where(eq(conversations.id, id)).run();
+  }
+
+  /** The site vouched for the visitor (verified visitors): the conversation is that user's from now on. */
+  markVerified(id: string, visitorUserId: string): ConversationRow {
+    return this.db
+      .update(conversations)
+      .set({ verified: true, visitor_user_id: visitorUserId })
+      .where(eq(conversations.id, id))
+      .returning()
+      .get()!;
   }
 
   /** Appends a message and keeps the conversation's count and updated_at in step. */

@@ -8,12 +8,14 @@ import { visitorPreflight } from '../agents/index.js';
 import { currentUser, emailField } from '../auth/index.js';
 import { FIELD_MAX } from '../field-limits.js';
 import { actionTurnRoutes } from './action-routes.js';
+import { visitorUser } from './visitor-user.js';
 import type { ActionTurns } from './action-turns.js';
 import type { DraftReplies } from './draft-reply.js';
 import type { HandoffService } from './handoff.js';
 import { handoffRoutes } from './handoff-routes.js';
 import type { InboxService } from './inbox.js';
 import { inboxRoutes } from './inbox-routes.js';
+import { type VisitorHistory, visitorHistoryRoutes } from './visitor-history.js';
 import type { ChatService, PreparedTurn } from './service.js';
 import { OPERATOR_ALLOWED } from '../auth/index.js';
 
@@ -24,6 +26,12 @@ const visitorFields = {
   user_name: z.string().trim().max(100).optional(),
   user_email: emailField.optional(),
 };
+
+/**
+ * The visitor as the owner's site vouches for them (docs/API-NOTES.md "Verified visitors"): `hash`
+ * is hex HMAC-SHA256 of `id` with the agent's identity secret. A hash that does not verify is not
+ * an error: the whole `user` is ignored and the visitor is anonymous.
+ */
 
 const sourceRef = z.object({
   source_id: z.string(),
@@ -87,6 +95,10 @@ const conversationSchema = z.object({
   taken_at: z.string().nullable(),
   /** the user id of the person the conversation is assigned to in the inbox; null: nobody */
   assigned_to: z.string().nullable(),
+  /** verified visitors: the owner's site vouched for the visitor (a valid `user` hash) */
+  verified: z.boolean(),
+  /** the verified visitor's user id on the owner's site; null when not verified */
+  visitor_user_id: z.string().nullable(),
 });
 
 const messageSchema = z.object({
@@ -143,11 +155,13 @@ export const chatRoutes: FastifyPluginAsyncZod<{
   drafts: DraftReplies;
   inbox: InboxService;
   actionTurns: ActionTurns;
+  history: VisitorHistory;
   durable: () => Promise<void>;
-}> = async (app, { chat, handoff, drafts, inbox, actionTurns, durable }) => {
+}> = async (app, { chat, handoff, drafts, inbox, actionTurns, history, durable }) => {
   await app.register(handoffRoutes, { handoff });
   await app.register(actionTurnRoutes, { actionTurns, chat, chatResponse });
   await app.register(inboxRoutes, { inbox });
+  await app.register(visitorHistoryRoutes, { history });
   const security = [{ bearer: [] }];
   const chatbotParams = z.object({ chatbot_id: z.string().min(1).max(100) });
 
@@ -156,7 +170,7 @@ export const chatRoutes: FastifyPluginAsyncZod<{
     schema: {
       tags: ['public'],
       params: chatbotParams,
-      body: z.object({ ...visitorFields, session_id: sessionId }),
+      body: z.object({ ...visitorFields, session_id: sessionId, user: visitorUser.optional() }),
       response: { 200: chatResponse },
     },
     handler: async (req, reply) =>

@@ -4,8 +4,8 @@ import { ApiError, badRequest, notFound } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
 import { ProviderError } from '../../providers/llm/errors.js';
 import type { ChatRequest, LlmProvider } from '../../providers/llm/types.js';
-import type { ActionCard, ActionRunner, VerifiedVisitor } from '../actions/index.js';
-import type { ChatbotRow } from '../agents/index.js';
+import type { ActionCard, ActionRunner } from '../actions/index.js';
+import type { ChatbotRow, ClaimedUser, IdentityService, VisitorUser } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
 import { FIELD_MAX } from '../field-limits.js';
 import type { KnowledgeService, Passage } from '../knowledge/index.js';
@@ -24,6 +24,8 @@ export interface ChatInput {
   session_id?: string;
   user_name?: string;
   user_email?: string;
+  /** public chat: the visitor as the owner's site vouches for them (id, hash; agents/identity.ts) */
+  user?: ClaimedUser;
 }
 
 export interface ChatResult {
@@ -52,8 +54,12 @@ export interface PreparedTurn {
   unknownWords?: ReadonlySet<string>;
   /** asked through the public route: the agent's visitor settings apply (citations shown or not) */
   visitor: boolean;
-  /** the visitor the site vouched for in this turn (a valid user hash); what actions' {{user.*}} fill from */
-  visitorUser?: VerifiedVisitor;
+  /**
+   * the visitor the site vouched for, set only when THIS turn's `user.hash` verified with the
+   * agent's identity secret (and the conversation is not another user's); actions read it for
+   * `{{user.id}}`, `{{user.name}}`, `{{user.email}}`
+   */
+  visitorUser?: VisitorUser;
 }
 
 /** The longest visitor message accepted (413 over it); longer texts belong in a knowledge source. */
@@ -66,6 +72,8 @@ export interface ChatServiceDeps extends ConversationDeps {
   providers: ProviderLookup;
   /** the agent's actions, offered to the model as tools (modules/actions) */
   actions?: ActionRunner;
+  /** verified visitors: checks the public chat's `user` against the agent's identity secret */
+  identity: Pick<IdentityService, 'verify'>;
 }
 
 /** A chat turn: the visitor's (or owner's) message stored and checked, the answer asked for and stored. */
@@ -75,6 +83,7 @@ export class ChatService extends ChatConversations {
   private readonly quota: MessageQuota;
   private readonly providers: ProviderLookup;
   private readonly actions: ActionRunner | undefined;
+  private readonly identity: Pick<IdentityService, 'verify'>;
 
   constructor(deps: ChatServiceDeps) {
     super(deps);
@@ -83,6 +92,7 @@ export class ChatService extends ChatConversations {
     this.quota = deps.quota;
     this.providers = deps.providers;
     this.actions = deps.actions;
+    this.identity = deps.identity;
   }
 
   /** Public chat: unknown agent 404, not public 403, inactive (or owner suspended) 400, owner's plan expired 402. */
@@ -90,7 +100,9 @@ export class ChatService extends ChatConversations {
     const agent = this.agents.reachable(chatbotId);
     const owner = this.agents.ownerOf(agent);
     this.plans.assertNotExpired(owner);
-    return this.prepare(agent, input, { account: owner, visitor: true });
+    // a `user` that does not verify is dropped whole: the visitor is anonymous, nothing of it is kept
+    const claimed = this.identity.verify(agent.id, input.user);
+    return this.prepare(agent, input, { account: owner, visitor: true, claimed });
   }
 
   /** The owner's chat (test panel, integrations): any of their agents, active or not. */
@@ -115,7 +127,12 @@ export class ChatService extends ChatConversations {
     const action = this.actions?.find(agent, input.action_id);
     if (!action || !this.actions) throw notFound('Action');
     const message = buttonMessage(action, input.inputs);
-    const turn = await this.prepare(agent, { ...input, message }, { account: owner, visitor: true, retrieve: false });
+    const claimed = this.identity.verify(agent.id, input.user);
+    const turn = await this.prepare(
+      agent,
+      { ...input, message },
+      { account: owner, visitor: true, claimed, retrieve: false },
+    );
     if (turn.conversation.handled_by === 'person') return this.result(turn, '', [], null);
     const ctx = {
       agent,
@@ -216,7 +233,7 @@ export class ChatService extends ChatConversations {
   private async prepare(
     agent: ChatbotRow,
     input: ChatInput,
-    by: { account: Account; visitor: boolean; retrieve?: boolean },
+    by: { account: Account; visitor: boolean; claimed?: VisitorUser; retrieve?: boolean },
   ): Promise<PreparedTurn> {
     const message = input.message.trim();
     if (!message) throw badRequest('message: must not be empty');
@@ -226,15 +243,29 @@ export class ChatService extends ChatConversations {
     const now = isoNow(this.clock);
 
     // One transaction: the conversation (new or found), the visitor's details, the message, the counts.
-    const { conversation, userMessage } = this.repo.transaction(() => {
+    const { conversation, userMessage, visitorUser } = this.repo.transaction(() => {
       let conversation = this.repo.findConversationBySession(agent.id, sessionId);
       const isNew = !conversation;
+      // A conversation verified as one user never becomes another's: the session id sits in the
+      // visitor's browser, so a valid hash for a different id on the same session (another user
+      // signing in on a shared computer, or a session id passed around) must not show or act on
+      // the first user's conversation as theirs. That turn stays anonymous for this conversation.
+      const visitorUser =
+        by.claimed && (!conversation?.visitor_user_id || conversation.visitor_user_id === by.claimed.id)
+          ? by.claimed
+          : undefined;
+      // the site's name and e-mail prefill the visitor's details; what the visitor typed wins
+      const visitor: { user_name?: string; user_email?: string } = {};
+      const name = input.user_name ?? visitorUser?.name;
+      const email = input.user_email ?? visitorUser?.email;
+      if (name !== undefined) visitor.user_name = name;
+      if (email !== undefined) visitor.user_email = email;
       conversation ??= this.repo.insertConversation({
         id: newId(),
         chatbot_id: agent.id,
         session_id: sessionId,
-        user_name: input.user_name ?? null,
-        user_email: input.user_email ?? null,
+        user_name: visitor.user_name ?? null,
+        user_email: visitor.user_email ?? null,
         status: 'active',
         rating: null,
         message_count: 0,
@@ -245,16 +276,15 @@ export class ChatService extends ChatConversations {
         taken_at: null,
         taken_by: null,
         owner_notified_at: null,
-        verified: false,
-        visitor_user_id: null,
+        verified: visitorUser !== undefined,
+        visitor_user_id: visitorUser?.id ?? null,
         created_at: now,
         updated_at: now,
       });
       if (!isNew) {
-        const visitor: { user_name?: string; user_email?: string } = {};
-        if (input.user_name !== undefined) visitor.user_name = input.user_name;
-        if (input.user_email !== undefined) visitor.user_email = input.user_email;
         this.repo.updateVisitor(conversation.id, visitor);
+        if (visitorUser && !conversation.verified)
+          conversation = this.repo.markVerified(conversation.id, visitorUser.id);
       }
       // Limits are checked inside the transaction: a refused message rolls back with everything
       // above, and two requests cannot both take the last message of an allowance.
@@ -287,19 +317,28 @@ export class ChatService extends ChatConversations {
       if (by.visitor && conversation.status !== 'escalated' && matchesKeyword(message, agent.escalation_keywords)) {
         conversation = this.escalateRow(conversation, agent.user_id, 'rule');
       }
-      return { conversation, userMessage };
+      return { conversation, userMessage, visitorUser };
     });
 
     if (by.retrieve === false) {
       // an action's button (no model asked): nothing to search or prompt
       const request = { model: agent.model, system: '', messages: [], temperature: 0, maxTokens: 0 };
-      return { agent, conversation, userMessage, passages: [], provider: null, request, visitor: by.visitor };
+      return {
+        agent,
+        conversation,
+        userMessage,
+        passages: [],
+        provider: null,
+        request,
+        visitor: by.visitor,
+        ...(visitorUser ? { visitorUser } : {}),
+      };
     }
     const history = this.repo
       .recentMessages(conversation.id, userMessage.id, HISTORY_MAX_MESSAGES)
       .map((m) => ({ role: m.role, content: m.content }));
     const ask = await askFor({ knowledge: this.knowledge, providers: this.providers }, agent, message, history);
-    return { agent, conversation, userMessage, ...ask, visitor: by.visitor };
+    return { agent, conversation, userMessage, ...ask, visitor: by.visitor, ...(visitorUser ? { visitorUser } : {}) };
   }
 
   /** `interrupted`: `text` is only the part produced before the answer was cut off */

@@ -1,6 +1,16 @@
-import { runToolLoop, type ToolSpec } from '../../providers/llm/index.js';
-import type { ActionCard, ActionRunner } from '../actions/index.js';
-import type { PreparedTurn } from './service.js';
+import { type ChatRequest, type LlmProvider, runToolLoop, type ToolSpec } from '../../providers/llm/index.js';
+import type { ActionCard, ActionRunner, VerifiedVisitor } from '../actions/index.js';
+import type { ChatbotRow } from '../agents/index.js';
+import type { ConversationRow } from './tables.js';
+
+/** What of a prepared turn (service.ts) the actions need. */
+export interface ActionTurnInput {
+  agent: ChatbotRow;
+  conversation: ConversationRow;
+  request: ChatRequest;
+  provider: LlmProvider | null;
+  visitorUser?: VerifiedVisitor;
+}
 
 /** tool calls one turn may make before the model must answer in words */
 export const MAX_TOOL_CALLS_PER_TURN = 4;
@@ -23,7 +33,7 @@ export interface ActionsAnswer {
  * stops the turn with a card for the visitor. Null: the agent has no enabled actions.
  */
 export async function answerWithActions(
-  turn: PreparedTurn,
+  turn: ActionTurnInput,
   runner: ActionRunner,
   opts: { onDelta?: (text: string) => void; signal?: AbortSignal },
 ): Promise<ActionsAnswer | null> {

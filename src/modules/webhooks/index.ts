@@ -1,3 +1,3 @@
 export { webhookRoutes } from './routes.js';
 export { createWebhooks } from './module.js';
-export { signatureHeader, verifySignature } from './signing.js';
+export { signatureHeader } from './signing.js';

@@ -24,9 +24,28 @@ export const thumbsText = (c: Conversation) =>
 
 export const statusKind: Record<Conversation['status'], string> = { active: 'busy', resolved: 'ok', escalated: 'bad' };
 
+/**
+ * "Verified": the owner's site vouched for the visitor (a valid user hash, docs/API-NOTES.md
+ * "Verified visitors"); the title names the user id on the site.
+ */
+export function VerifiedBadge({ c }: { c: { verified?: boolean; visitor_user_id?: string | null } }) {
+  if (!c.verified) return null;
+  return (
+    <span title={`Signed in on your site as ${c.visitor_user_id ?? ''}`}>
+      <Badge kind="info">Verified</Badge>
+    </span>
+  );
+}
+
 /** A conversation's first line in a list: unread dot, visitor's name, status badge. */
 export function ConversationTop(props: {
-  c: { unread?: boolean; user_name: string | null; status: Conversation['status'] };
+  c: {
+    unread?: boolean;
+    user_name: string | null;
+    status: Conversation['status'];
+    verified?: boolean;
+    visitor_user_id?: string | null;
+  };
   selected: boolean;
 }) {
   const { c } = props;
@@ -36,7 +55,10 @@ export function ConversationTop(props: {
         {c.unread && !props.selected && <span class="unread-dot" role="img" aria-label="Unread" title="Unread" />}
         {c.user_name || 'Anonymous visitor'}
       </span>
-      <Badge kind={statusKind[c.status]}>{c.status}</Badge>
+      <span class="conv-badges">
+        <VerifiedBadge c={c} />
+        <Badge kind={statusKind[c.status]}>{c.status}</Badge>
+      </span>
     </span>
   );
 }
@@ -107,6 +129,7 @@ export function Transcript({
       <div class="section-head-row">
         <h2>{conversation.user_name || 'Anonymous visitor'}</h2>
         <span class="head-actions">
+          <VerifiedBadge c={conversation} />
           <Badge kind={statusKind[conversation.status]}>{conversation.status}</Badge>
           {person && <Badge kind="ok">a person is answering</Badge>}
           {person ? (
