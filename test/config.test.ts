@@ -322,7 +322,13 @@ describe('PLANS_FILE', () => {
     const c = loadConfig({ DATA_DIR: dir, PLANS_FILE: writeJson(dir, 'plans.json', custom), DEFAULT_PLAN: 'hobby' });
     expect(c.plans).toEqual({
       hobby: custom.hobby,
-      business: { ...custom.business, max_storage_mb: 1000, webhook_deliveries_per_hour: 1000, max_members: 5, monthly_action_runs: 1000 },
+      business: {
+        ...custom.business,
+        max_storage_mb: 1000,
+        webhook_deliveries_per_hour: 1000,
+        max_members: 5,
+        monthly_action_runs: 1000,
+      },
     });
     expect(Object.keys(c.plans).sort()).toEqual(['business', 'hobby']);
     expect(c.defaultPlan).toBe('hobby');
