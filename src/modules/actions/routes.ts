@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { currentUser } from '../auth/index.js';
+import { currentUser, OPERATOR_ALLOWED } from '../auth/index.js';
 import { MAX_ACTIONS, type ActionsService } from './service.js';
 
 const toolName = z
@@ -53,6 +53,30 @@ const actionSchema = z.object({
   updated_at: z.string(),
 });
 
+const runSchema = z.object({
+  id: z.string(),
+  action_id: z.string().nullable(),
+  action_name: z.string(),
+  action_type: type,
+  chatbot_id: z.string(),
+  conversation_id: z.string(),
+  inputs: z.record(z.string(), z.string()),
+  status: z.enum(['awaiting_confirmation', 'running', 'succeeded', 'failed', 'cancelled', 'expired']),
+  outcome: z.string().nullable(),
+  http_status: z.number().int().nullable(),
+  confirmed_at: z.string().nullable(),
+  created_at: z.string(),
+  finished_at: z.string().nullable(),
+  duration_ms: z.number().int().nullable(),
+});
+const count = z.number().int();
+const days = z
+  .string()
+  .regex(/^[0-9]{1,3}$/, 'must be a whole number of days, 1 to 365')
+  .transform(Number)
+  .pipe(z.number().int().min(1, 'must be 1 to 365').max(365, 'must be 1 to 365'))
+  .default(30);
+
 /** The owner's routes for an agent's actions (docs/ACTIONS.md). */
 export const actionRoutes: FastifyPluginAsyncZod<{ actions: ActionsService }> = async (app, { actions }) => {
   const security = [{ bearer: [] }];
@@ -101,6 +125,48 @@ export const actionRoutes: FastifyPluginAsyncZod<{ actions: ActionsService }> = 
       response: { 200: actionSchema },
     },
     handler: async (req) => actions.update(currentUser(req), req.params.id, req.params.action_id, req.body),
+  });
+
+  app.get('/api/chatbots/:id/conversations/:conversation_id/action-runs', {
+    config: OPERATOR_ALLOWED,
+    schema: {
+      tags,
+      security,
+      params: agentParams.extend({ conversation_id: z.string().min(1).max(100) }),
+      summary: "The conversation's action runs, oldest first: which action, inputs, outcome, time (the transcript)",
+      response: { 200: runSchema.array() },
+    },
+    handler: async (req) => actions.runsOf(currentUser(req), req.params.id, req.params.conversation_id),
+  });
+
+  app.get('/api/analytics/chatbot/:id/actions', {
+    schema: {
+      tags: ['analytics'],
+      security,
+      params: agentParams,
+      querystring: z.object({ days }),
+      summary: 'Per action: runs, confirmations and how they ended in the window (beside the spec analytics)',
+      response: {
+        200: z.object({
+          from: z.string(),
+          to: z.string(),
+          actions: z
+            .object({
+              action_id: z.string().nullable(),
+              action_name: z.string(),
+              action_type: type,
+              runs: count,
+              confirmed: count,
+              succeeded: count,
+              failed: count,
+              cancelled: count,
+              expired: count,
+            })
+            .array(),
+        }),
+      },
+    },
+    handler: async (req) => actions.analytics(currentUser(req), req.params.id, req.query.days),
   });
 
   app.delete('/api/chatbots/:id/actions/:action_id', {

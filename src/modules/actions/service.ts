@@ -6,7 +6,7 @@ import { assertPublicHttpUrl } from '../../platform/net/safe-fetch.js';
 import type { AgentsService } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
 import { encryptValue, type SettingsKey } from '../settings/index.js';
-import type { ActionsRepo } from './repo.js';
+import type { ActionRunCounts, ActionsRepo } from './repo.js';
 import type { ActionParameter, ActionRow, ActionRunRow } from './tables.js';
 import { parseTemplate } from './url-template.js';
 
@@ -29,6 +29,9 @@ export interface ActionInput {
   days_ahead?: number;
   enabled?: boolean;
 }
+
+/** A run as the transcript shows it (the fields the model was given stay out: the endpoint's data). */
+export type ActionRunView = Omit<ActionRunRow, 'user_id' | 'result'>;
 
 /** An action as the API shows it: never its signing secret. */
 export type ActionView = Omit<ActionRow, 'signing_secret'>;
@@ -107,9 +110,26 @@ export class ActionsService {
     this.deps.repo.remove(action.id);
   }
 
-  /** The runs of a conversation of the caller's agent, oldest first (the transcript shows them). */
-  runsOf(chatbotId: string, conversationId: string): ActionRunRow[] {
-    return this.deps.repo.runsOfConversation(conversationId).filter((r) => r.chatbot_id === chatbotId);
+  /**
+   * The action runs of a conversation of the caller's agent, oldest first (the transcript shows
+   * them); none for a conversation that is not this agent's, as for a missing one.
+   */
+  runsOf(user: AuthUser, chatbotId: string, conversationId: string): ActionRunView[] {
+    const agent = this.deps.agents.get(user, chatbotId);
+    return this.deps.repo
+      .runsOfConversation(conversationId)
+      .filter((r) => r.chatbot_id === agent.id)
+      .map(({ user_id: _account, result: _result, ...run }) => run);
+  }
+
+  /** Per action, the runs of the last `days` days (UTC, today included) by how they ended. */
+  analytics(user: AuthUser, chatbotId: string, days: number): { from: string; to: string; actions: ActionRunCounts[] } {
+    const agent = this.deps.agents.get(user, chatbotId);
+    const now = this.deps.clock.now();
+    const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+    const from = new Date(today - (days - 1) * 86_400_000).toISOString();
+    const to = new Date(today + 86_400_000).toISOString();
+    return { from, to, actions: this.deps.repo.countsByAction(agent.id, from, to) };
   }
 
   private owned(user: AuthUser, chatbotId: string, id: string): ActionRow {
