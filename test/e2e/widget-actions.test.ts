@@ -90,11 +90,20 @@ describe('actions in the widget', () => {
       expect(endpoint.calls).toEqual([]);
       await shot(dialog, 'widget-action-card.png');
 
-      await card.getByRole('button', { name: 'Confirm' }).click();
-      await dialog.locator('.msg.assistant', { hasText: 'Done. ticket: T-1001' }).waitFor();
-      await card.getByRole('status').getByText('Done', { exact: true }).waitFor();
-      // no longer actionable
-      expect(await card.getByRole('button').count()).toBe(0);
+      // the visitor goes on to another page of the site (here: the same again): the card is still there
+      const again = await openWidget(page, url);
+      const kept = again.getByRole('group', { name: 'Action to confirm: Open a support ticket' });
+      await kept.getByText(`Will send: POST ${endpoint.url}/tickets`).waitFor();
+      await kept.getByRole('button', { name: 'Confirm' }).click();
+      await again.locator('.msg.assistant', { hasText: 'Done. ticket: T-1001' }).waitFor();
+      await kept.getByRole('status').getByText('Done', { exact: true }).waitFor();
+      // no longer actionable, also when shown again
+      expect(await kept.getByRole('button').count()).toBe(0);
+      const later = await openWidget(page, url);
+      await later.locator('.msg.assistant', { hasText: 'Done. ticket: T-1001' }).waitFor();
+      const ended = later.getByRole('group', { name: 'Action to confirm: Open a support ticket' });
+      expect(await ended.getByRole('status').innerText()).toBe('Done');
+      expect(await ended.getByRole('button').count()).toBe(0);
     });
 
     expect(endpoint.calls).toHaveLength(1);

@@ -1,4 +1,4 @@
-import { actionCard, addAgentMessage } from './action-card.js';
+import { addAgentMessage, isActionCard } from './action-card.js';
 import type { ChatAnswer, PublicAction } from './api.js';
 import type { WidgetContext } from './context.js';
 import { h } from './dom.js';
@@ -138,10 +138,8 @@ export class ActionButtons {
       ctx.save();
       transcript.addMessage({ role: 'user', content: asked });
       this.answered(answer);
-      if (answer.handled_by !== 'person') {
-        addAgentMessage(ctx, answer.message, answer.message_id);
-        if (answer.action) transcript.log.append(actionCard(ctx, answer.action));
-      }
+      if (answer.handled_by !== 'person')
+        addAgentMessage(ctx, answer.message, answer.message_id, isActionCard(answer.action) ? answer.action : null);
       transcript.scrollToEnd(true);
       if (hadFocus) ctx.focusInput();
     } catch (err) {

@@ -13,10 +13,19 @@ const ENDED: Record<string, MoreKey> = {
   running: 'action_running',
 };
 
-/** An agent's message at the end of the transcript, stored like an answer (with its id: the thumbs). */
-export function addAgentMessage(ctx: WidgetContext, content: string, id: string | null | undefined): void {
-  if (!content) return;
+/**
+ * An agent's message at the end of the transcript, stored like an answer (with its id: the thumbs),
+ * with the card of an action waiting for the visitor under it.
+ */
+export function addAgentMessage(
+  ctx: WidgetContext,
+  content: string,
+  id: string | null | undefined,
+  action?: ActionCard | null,
+): void {
+  if (!content && !action) return;
   const stored: StoredMessage = { role: 'assistant', content, ...(typeof id === 'string' && id ? { id } : {}) };
+  if (action) stored.action = action;
   ctx.state.messages.push(stored);
   ctx.save();
   const stick = ctx.transcript.nearBottom();
@@ -33,7 +42,7 @@ export function addAgentMessage(ctx: WidgetContext, content: string, id: string 
  * any other answer is the agent's next message, and the card then only says how it ended.
  * Everything from the server is set as text.
  */
-export function actionCard(ctx: WidgetContext, card: ActionCard): HTMLFormElement {
+export function actionCard(ctx: WidgetContext, card: ActionCard, stored: StoredMessage): HTMLFormElement {
   const { more } = ctx;
   const booking = card.type === 'booking';
   const title = str(card.description) || str(card.action_name);
@@ -81,15 +90,22 @@ export function actionCard(ctx: WidgetContext, card: ActionCard): HTMLFormElemen
     cancel.disabled = on;
     form.setAttribute('aria-busy', String(on));
   };
-  const ended = (done: ActionSettled) => {
-    const hadFocus = form.contains((form.getRootNode() as Document | ShadowRoot).activeElement);
+  /** no longer actionable: how it ended in a word (the agent's message below says what happened) */
+  const showEnded = (runStatus: string) => {
     buttons.remove();
     for (const input of form.querySelectorAll('input')) input.disabled = true;
     form.classList.add('ended');
     form.removeAttribute('aria-busy');
-    // how it ended in a word; the agent's message below says what happened
-    const key = ENDED[done.run?.status ?? ''];
-    status.textContent = key ? more[key] : str(done.run?.outcome);
+    const key = ENDED[runStatus];
+    status.textContent = key ? more[key] : '';
+  };
+  if (typeof stored.action_status === 'string') showEnded(stored.action_status);
+  const ended = (done: ActionSettled) => {
+    const hadFocus = form.contains((form.getRootNode() as Document | ShadowRoot).activeElement);
+    const runStatus = str(done.run?.status) || 'failed';
+    showEnded(runStatus);
+    stored.action_status = runStatus;
+    ctx.save();
     addAgentMessage(ctx, str(done.message), done.message_id);
     if (hadFocus) ctx.focusInput();
   };
@@ -162,6 +178,19 @@ function formats(locale: string, zone: string): { day: Intl.DateTimeFormat; time
   } catch {
     return make(undefined); // a zone this browser does not know
   }
+}
+
+/** A card as the server sends it, or as stored in localStorage (where a page script could have put anything). */
+export function isActionCard(v: unknown): v is ActionCard {
+  const c = v as ActionCard | null;
+  return (
+    !!c &&
+    typeof c === 'object' &&
+    typeof c.run_id === 'string' &&
+    !!c.run_id &&
+    (c.type === 'do' || c.type === 'booking') &&
+    (c.type === 'do' || Array.isArray(c.slots))
+  );
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v.trim() : '');

@@ -1,5 +1,5 @@
 import { ActionButtons } from './action-buttons.js';
-import { actionCard } from './action-card.js';
+import { actionCard, isActionCard } from './action-card.js';
 import { Api, ApiFailure, type AgentInfo } from './api.js';
 import { Composer, WindowChrome } from './chrome.js';
 import type { WidgetContext } from './context.js';
@@ -321,6 +321,7 @@ export class ChatWidget implements WidgetContext {
         role: 'assistant',
         content: answer.message,
         ...(answer.sources?.length ? { sources: answer.sources } : {}),
+        ...(isActionCard(answer.action) ? { action: answer.action } : {}),
       };
       if (typeof answer.message_id === 'string' && answer.message_id) {
         stored.id = answer.message_id;
@@ -329,7 +330,7 @@ export class ChatWidget implements WidgetContext {
       this.state.messages.push(stored);
       this.state.answers += 1;
       this.save();
-      if (answer.action) transcript.log.append(actionCard(this, answer.action));
+      if (stored.action) transcript.log.append(actionCard(this, stored.action, stored));
       this.leadForm.askLater(this.info);
       if (stick) transcript.scrollToEnd(true);
     } catch (err) {
