@@ -153,7 +153,7 @@ button{cursor:pointer}
  .mode-embed.open .launcher{display:none}
 }
 .mode-page .panel{position:fixed;inset:0;width:100%;height:100%;height:100dvh;max-width:none;max-height:none;border:0;border-radius:0;box-shadow:none;animation:none}
-.mode-page .log,.mode-page .composer,.mode-page .lead-before,.mode-page .header{padding-left:max(16px,calc(50% - 380px));padding-right:max(16px,calc(50% - 380px))}
+.mode-page .log,.mode-page .composer,.mode-page .action-buttons,.mode-page .lead-before,.mode-page .header{padding-left:max(16px,calc(50% - 380px));padding-right:max(16px,calc(50% - 380px))}
 .mode-page .notice{margin-left:max(12px,calc(50% - 380px));margin-right:max(12px,calc(50% - 380px))}
 .preview .panel,.preview .launcher{animation:none;transition:none}
 @media (prefers-reduced-motion:reduce){*,*::before,*::after{animation:none!important;transition:none!important}}
