@@ -17,7 +17,7 @@ import {
 
 /**
  * Adds an action (`action` absent) or changes one. The kind is chosen first and then fixed (the
- * server keeps an action's kind); the server checks the rest and its 400 is shown above the form.
+ * server keeps an action's kind); the server checks the rest and its 400 is shown above the buttons.
  */
 export function ActionForm({
   agentId,
@@ -45,7 +45,6 @@ export function ActionForm({
   const title = action ? `Edit action ${action.name}` : 'Add action';
   return (
     <form class="stack action-form" onSubmit={submit} aria-label={title}>
-      {error && <Notice kind="error">{error}</Notice>}
       <fieldset class="stack">
         <legend class="field-label">Kind</legend>
         {KINDS.map((k) => (
@@ -95,6 +94,8 @@ export function ActionForm({
         </Field>
       </div>
       {d.type === 'booking' ? <BookingFields d={d} set={set} agentId={agentId} /> : <EndpointFields d={d} set={set} />}
+      {/* beside the buttons: a long form's top is out of sight when Save is pressed */}
+      {error && <Notice kind="error">{error}</Notice>}
       <div class="actions">
         <button type="button" class="btn" onClick={onCancel} disabled={busy}>
           Cancel

@@ -142,10 +142,10 @@ function ActionsHelp() {
         ))}
       </dl>
       <p class="muted small">
-        Every request to your endpoint is signed like a webhook's: the header <code>Chat-Agent-Signature</code> holds{' '}
-        <code>t=</code>the time<code>,v1=</code>an HMAC-SHA256, with the action's signing secret, of the time, a dot and
-        the signed text (a do's JSON body, a look-up's path and query). Check it to know the request comes from this
-        server. The secret is shown once, when you add the action.
+        Every request to your endpoint is signed like a webhook's, in the header <code>Chat-Agent-Signature</code>:{' '}
+        <code>t=&lt;unix time&gt;,v1=&lt;signature&gt;</code>, the signature being the HMAC-SHA256, keyed with the
+        action's signing secret, of the time, a dot and the signed text (a do's JSON body; a look-up's path and query).
+        Check it to know a request comes from this server. The secret is shown once, when you add the action.
       </p>
     </section>
   );
@@ -168,11 +168,19 @@ function ActionRow({
 }) {
   const { busy, run } = useBusy((text) => toast(text, 'error'));
   const path = `/api/chatbots/${encodeURIComponent(agentId)}/actions/${encodeURIComponent(a.id)}` as const;
-  const toggle = (enabled: boolean) =>
-    run(async () => {
-      onChanged(await api<AgentAction>('PUT', path, { enabled }));
+  // the switch shows the new state at once; back to the server's answer when it comes (or fails)
+  const [switching, setSwitching] = useState<boolean | null>(null);
+  const toggle = (enabled: boolean) => {
+    setSwitching(enabled);
+    return run(async () => {
+      try {
+        onChanged(await api<AgentAction>('PUT', path, { enabled }));
+      } finally {
+        setSwitching(null);
+      }
       toast(enabled ? `${a.name} is on` : `${a.name} is off`);
     });
+  };
   return (
     <li class="source" aria-label={`Action ${a.name}`}>
       <div class="source-main">
@@ -188,7 +196,7 @@ function ActionRow({
           <input
             type="checkbox"
             role="switch"
-            checked={a.enabled}
+            checked={switching ?? a.enabled}
             disabled={busy}
             onChange={(e) => void toggle(e.currentTarget.checked)}
           />{' '}
