@@ -8,6 +8,7 @@ import type { AuthUser } from '../auth/index.js';
 import { encryptValue, type SettingsKey } from '../settings/index.js';
 import type { ActionRunCounts, ActionsRepo } from './repo.js';
 import type { ActionParameter, ActionRow, ActionRunRow } from './tables.js';
+import { CONFIRM_WITHIN_MS } from './runner.js';
 import { parseTemplate } from './url-template.js';
 
 /** actions one agent may have */
@@ -112,10 +113,14 @@ export class ActionsService {
 
   /**
    * The action runs of a conversation of the caller's agent, oldest first (the transcript shows
-   * them); none for a conversation that is not this agent's, as for a missing one.
+   * them); 404 for a conversation that is not this agent's, as for a missing one.
    */
   runsOf(user: AuthUser, chatbotId: string, conversationId: string): ActionRunView[] {
     const agent = this.deps.agents.get(user, chatbotId);
+    if (!this.deps.repo.holdsConversation(agent.id, conversationId)) throw notFound('Conversation');
+    // cards nobody answered within CONFIRM_WITHIN_MS read as expired (a Confirm after it is refused too)
+    const now = this.deps.clock.now();
+    this.deps.repo.expireAwaiting(new Date(now.getTime() - CONFIRM_WITHIN_MS).toISOString(), now.toISOString());
     return this.deps.repo
       .runsOfConversation(conversationId)
       .filter((r) => r.chatbot_id === agent.id)
