@@ -15,7 +15,7 @@ import { useE2eApp } from '../helpers/e2e.js';
  * Screenshots: test-artifacts/actions-*.png.
  */
 
-declare const navigator: any;
+declare const navigator: any, document: any;
 
 const e2e = useE2eApp({ env: { ALLOW_PRIVATE_URLS: 'true' }, owner: true });
 let endpoint: TinyServer;
@@ -112,6 +112,10 @@ describe('actions in the admin UI', () => {
         await edit.getByLabel(/^Response fields/).fill('status\ndelivery.date');
         await edit.getByRole('button', { name: 'Save action' }).click();
         await edit.waitFor({ state: 'detached' });
+        // focus goes back to the button that opened the form
+        await expect
+          .poll(() => row.getByRole('button', { name: 'Edit' }).evaluate((el) => el === document.activeElement))
+          .toBe(true);
         await row.getByText("Tells an order's status and delivery date.").waitFor();
         const [edited] = await e2e.api('GET', base);
         expect(edited).toMatchObject({

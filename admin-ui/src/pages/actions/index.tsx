@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, get } from '../../api.js';
 import type { Agent, AgentAction } from '../../types.js';
 import { Badge, ConfirmDialog, CopyButton, EmptyState, Loading, Notice, toast, useAsync, useBusy } from '../../ui.js';
@@ -167,6 +167,13 @@ function ActionRow({
   onDelete: () => void;
 }) {
   const { busy, run } = useBusy((text) => toast(text, 'error'));
+  const editButton = useRef<HTMLButtonElement>(null);
+  const wasEditing = useRef(false);
+  // the form closed (saved or cancelled): focus back on the button that opened it
+  useEffect(() => {
+    if (wasEditing.current && !editing) editButton.current?.focus();
+    wasEditing.current = editing;
+  }, [editing]);
   const path = `/api/chatbots/${encodeURIComponent(agentId)}/actions/${encodeURIComponent(a.id)}` as const;
   // the switch shows the new state at once; back to the server's answer when it comes (or fails)
   const [switching, setSwitching] = useState<boolean | null>(null);
@@ -202,7 +209,7 @@ function ActionRow({
           />{' '}
           Enabled
         </label>
-        <button type="button" class="btn btn-small" onClick={onEdit} aria-expanded={editing}>
+        <button type="button" class="btn btn-small" ref={editButton} onClick={onEdit} aria-expanded={editing}>
           {editing ? 'Close' : 'Edit'}
         </button>
         <button type="button" class="btn btn-small btn-danger-text" onClick={onDelete}>
