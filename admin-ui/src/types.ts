@@ -117,3 +117,21 @@ export type TeamMe = Answer<'/api/team/me', 'get'>;
 
 /** take, hand back, assign: who handles the conversation and who it is assigned to */
 export type TeamHandoffState = Answer<'/api/chat/conversations/{chatbot_id}/{conversation_id}/assignee', 'put'>;
+
+/** GET /api/chatbots/{id}/actions: an agent's action (the API never shows its signing secret again after creating it) */
+export type AgentAction = Item<Answer<'/api/chatbots/{chatbot_id}/actions', 'get'>>;
+
+export type ActionType = AgentAction['type'];
+
+/** POST /api/chatbots/{id}/actions: the new action with its signing secret, shown this once */
+export type AgentActionWithSecret = Answer<'/api/chatbots/{chatbot_id}/actions', 'post', 201>;
+
+/** What POST /api/chatbots/{id}/actions takes (PUT takes the same fields, each optional). */
+export type AgentActionInput =
+  paths['/api/chatbots/{chatbot_id}/actions']['post']['requestBody']['content']['application/json'];
+
+/** GET /api/chatbots/{id}/conversations/{conversation_id}/action-runs: one run of an action in a conversation */
+export type ActionRun = Item<Answer<'/api/chatbots/{chatbot_id}/conversations/{conversation_id}/action-runs', 'get'>>;
+
+/** GET /api/analytics/chatbot/{id}/actions: per action, its runs in the window by how they ended */
+export type ActionAnalytics = Answer<'/api/analytics/chatbot/{chatbot_id}/actions', 'get'>;

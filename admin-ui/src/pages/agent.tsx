@@ -4,6 +4,7 @@ import { href, navigate } from '../router.js';
 import { useSession } from '../session.js';
 import type { Agent } from '../types.js';
 import { Badge, ConfirmDialog, CopyButton, Loading, Notice, errorText, toast, useAsync } from '../ui.js';
+import { ActionsTab } from './actions/index.js';
 import { AgentAnalyticsTab } from './analytics.js';
 import { ConversationsTab } from './conversations/index.js';
 import { GapsTab } from './gaps.js';
@@ -15,6 +16,7 @@ import { TryItTab } from './try-it.js';
 const TABS: Array<{ id: string; label: string }> = [
   { id: 'settings', label: 'Settings' },
   { id: 'knowledge', label: 'Knowledge' },
+  { id: 'actions', label: 'Actions' },
   { id: 'conversations', label: 'Conversations' },
   { id: 'gaps', label: 'Unanswered' },
   { id: 'try', label: 'Try it' },
@@ -167,6 +169,9 @@ export function AgentPage({ id, tab, sub }: { id: string; tab: string; sub?: str
       break;
     case 'gaps':
       body = <GapsTab agent={a} />;
+      break;
+    case 'actions':
+      body = <ActionsTab agent={a} />;
       break;
     case 'try':
       body = <TryItTab agent={a} />;

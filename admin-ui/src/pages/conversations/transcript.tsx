@@ -1,8 +1,9 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { get } from '../../api.js';
-import type { Agent, Conversation, Message } from '../../types.js';
+import type { ActionRun, Agent, Conversation, Message } from '../../types.js';
 import { Badge, Loading, Notice, formatDate, useAsync } from '../../ui.js';
+import { ActionRunItem, byTime } from './action-runs.js';
 import { ReplyForm } from './reply-form.js';
 
 /**
@@ -114,6 +115,14 @@ export function Transcript({
     () => get<TranscriptMessage[]>(`/api/chat/messages/${encodeURIComponent(conversation.id)}`),
     [conversation.id, conversation.updated_at, conversation.message_count],
   );
+  // the actions the agent ran in it, shown among the messages where they happened
+  const runs = useAsync(
+    () =>
+      get<ActionRun[]>(
+        `/api/chatbots/${encodeURIComponent(agent.id)}/conversations/${encodeURIComponent(conversation.id)}/action-runs`,
+      ),
+    [agent.id, conversation.id, conversation.updated_at, conversation.message_count],
+  );
   const [changing, setChanging] = useState(false);
   const change = async (step: () => Promise<void>) => {
     setChanging(true);
@@ -206,22 +215,27 @@ export function Transcript({
       )}
       {messages.error && <Notice kind="error">{messages.error}</Notice>}
       {!messages.data && messages.loading && <Loading />}
+      {runs.error && <Notice kind="error">Actions: {runs.error}</Notice>}
       {messages.data && (
         <ol class="chat-log" aria-label="Messages">
-          {messages.data.map((m) => (
-            <li key={m.id} class={`chat-msg chat-${m.role}${m.from_person ? ' chat-person' : ''}`}>
-              <span class="chat-who">
-                {m.role === 'user' ? 'Visitor' : m.from_person ? m.sender_name || 'Team member' : 'Agent'}
-              </span>
-              <div class="chat-bubble">{m.content}</div>
-              {m.interrupted && <span class="chat-note">(answer interrupted)</span>}
-              {m.feedback === 1 && <span class="chat-note">Visitor’s feedback: helpful</span>}
-              {m.feedback === -1 && <span class="chat-note">Visitor’s feedback: not helpful</span>}
-              <time class="chat-time" dateTime={m.timestamp}>
-                {formatDate(m.timestamp)}
-              </time>
-            </li>
-          ))}
+          {byTime(messages.data, runs.data ?? []).map((item) => {
+            if ('run' in item) return <ActionRunItem key={`run-${item.run.id}`} run={item.run} />;
+            const m = item.message;
+            return (
+              <li key={m.id} class={`chat-msg chat-${m.role}${m.from_person ? ' chat-person' : ''}`}>
+                <span class="chat-who">
+                  {m.role === 'user' ? 'Visitor' : m.from_person ? m.sender_name || 'Team member' : 'Agent'}
+                </span>
+                <div class="chat-bubble">{m.content}</div>
+                {m.interrupted && <span class="chat-note">(answer interrupted)</span>}
+                {m.feedback === 1 && <span class="chat-note">Visitor’s feedback: helpful</span>}
+                {m.feedback === -1 && <span class="chat-note">Visitor’s feedback: not helpful</span>}
+                <time class="chat-time" dateTime={m.timestamp}>
+                  {formatDate(m.timestamp)}
+                </time>
+              </li>
+            );
+          })}
         </ol>
       )}
       {person && <ReplyForm agent={agent} conversationId={conversation.id} onSent={onSent} />}
