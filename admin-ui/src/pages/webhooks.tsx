@@ -25,6 +25,8 @@ const EVENTS: Array<[string, string]> = [
   ['conversation.escalated', 'A conversation asks for a person'],
   ['conversation.resolved', 'A conversation is resolved'],
   ['message.created', 'Every chat message (busy)'],
+  ['action.run', 'An action ran, failed or was cancelled'],
+  ['booking.created', 'A visitor booked a time'],
 ];
 
 /**

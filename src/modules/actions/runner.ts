@@ -1,11 +1,8 @@
-import type { FastifyBaseLogger } from 'fastify';
-import { type Clock, isoNow } from '../../platform/clock.js';
-import type { AppEvents } from '../../platform/events.js';
+import { isoNow } from '../../platform/clock.js';
 import { newId } from '../../platform/ids.js';
 import type { ChatbotRow } from '../agents/index.js';
-import { decryptValue, type SettingsKey } from '../settings/index.js';
+import { decryptValue } from '../settings/index.js';
 import { callEndpoint, pickFields } from './action-http.js';
-import type { ActionsRepo } from './repo.js';
 import type {
   ActionCard,
   ActionRunnerDeps,
