@@ -84,7 +84,11 @@ export class Endpoint {
  * `t=<seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<signed>")>`, t within 5 minutes of now.
  */
 export function signatureOk(secret: string, signed: string, header: unknown): boolean {
-  const parts = Object.fromEntries(String(header ?? '').split(',').map((p) => p.split('=')));
+  const parts = Object.fromEntries(
+    String(header ?? '')
+      .split(',')
+      .map((p) => p.split('=')),
+  );
   const t = Number(parts.t);
   if (!Number.isInteger(t) || Math.abs(Date.now() / 1000 - t) > 300 || typeof parts.v1 !== 'string') return false;
   const expected = createHmac('sha256', secret).update(`${t}.${signed}`).digest('hex');

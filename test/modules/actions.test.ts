@@ -21,7 +21,6 @@ import {
   ROOMY_PLAN,
   send,
   sendExpect,
-  type TestApp,
   useTestApps,
   writePlansFile,
 } from '../helpers/app.js';
@@ -144,7 +143,10 @@ describe('the owner sets up actions', () => {
       'http://[::1]/orders/{order_id}',
       'http://localhost/orders/{order_id}',
     ]) {
-      const res = await send(t.app, token, 'POST', actionsUrl(agent.id), { ...orderLookup({ url: '' } as Endpoint), url });
+      const res = await send(t.app, token, 'POST', actionsUrl(agent.id), {
+        ...orderLookup({ url: '' } as Endpoint),
+        url,
+      });
       expect(res.statusCode, url).toBe(400);
       expect(res.json().detail, url).toMatch(/^url: /);
     }
@@ -214,59 +216,62 @@ describe('a look-up the model calls', () => {
     ['google', false],
     ['ollama', true],
   ];
-  it.each(providers)('%s (streamed: %s): signed GET, value encoded in the path, only the listed fields back to the model', async (provider, streamed) => {
-    const ep = await endpoint();
-    ep.respond = () => ({ body: JSON.stringify(ORDER) });
-    const value = '7/../../admin?x=1#frag';
-    const { f, t, token, agent } = await providerSetup(
-      apps,
-      provider,
-      KEY,
-      { name: 'Shop', provider, model: `${provider}-model` },
-      { env: PRIVATE, behaviour: { reply: script(call('order_status', { order_id: value }), 'It ships Friday.') } },
-    );
-    const action = await addAction(t, token, agent.id, orderLookup(ep));
-    const answer = streamed
-      ? (await askStreamed(t, agent.id, 's-1', 'Where is order 7?')).done
-      : await ask(t, agent.id, 's-1', 'Where is order 7?');
-    expect(answer.message).toBe('It ships Friday.');
-    expect(answer.action).toBeNull();
+  it.each(providers)(
+    '%s (streamed: %s): signed GET, value encoded in the path, only the listed fields back to the model',
+    async (provider, streamed) => {
+      const ep = await endpoint();
+      ep.respond = () => ({ body: JSON.stringify(ORDER) });
+      const value = '7/../../admin?x=1#frag';
+      const { f, t, token, agent } = await providerSetup(
+        apps,
+        provider,
+        KEY,
+        { name: 'Shop', provider, model: `${provider}-model` },
+        { env: PRIVATE, behaviour: { reply: script(call('order_status', { order_id: value }), 'It ships Friday.') } },
+      );
+      const action = await addAction(t, token, agent.id, orderLookup(ep));
+      const answer = streamed
+        ? (await askStreamed(t, agent.id, 's-1', 'Where is order 7?')).done
+        : await ask(t, agent.id, 's-1', 'Where is order 7?');
+      expect(answer.message).toBe('It ships Friday.');
+      expect(answer.action).toBeNull();
 
-    expect(ep.calls).toHaveLength(1);
-    const hit = ep.calls[0]!;
-    expect(hit.method).toBe('GET');
-    expect(hit.target).toBe(`/orders/${encodeURIComponent(value)}?lang=en`);
-    expect(decodeURIComponent(hit.path.split('/')[2]!)).toBe(value);
-    expect(hit.headers['chat-agent-action']).toBe('order_status');
-    expect(signatureOk(action.signing_secret, hit.target, hit.headers['chat-agent-signature'])).toBe(true);
-    expect(signatureOk('whsec_wrong', hit.target, hit.headers['chat-agent-signature'])).toBe(false);
+      expect(ep.calls).toHaveLength(1);
+      const hit = ep.calls[0]!;
+      expect(hit.method).toBe('GET');
+      expect(hit.target).toBe(`/orders/${encodeURIComponent(value)}?lang=en`);
+      expect(decodeURIComponent(hit.path.split('/')[2]!)).toBe(value);
+      expect(hit.headers['chat-agent-action']).toBe('order_status');
+      expect(signatureOk(action.signing_secret, hit.target, hit.headers['chat-agent-signature'])).toBe(true);
+      expect(signatureOk('whsec_wrong', hit.target, hit.headers['chat-agent-signature'])).toBe(false);
 
-    const requests = chatRequests(f);
-    expect(requests).toHaveLength(2);
-    expect(sentText(requests[0]!.body)).toContain('order_status'); // offered as a tool
-    const second = sentText(requests[1]!.body);
-    expect(second).toContain('shipped');
-    expect(second).toContain('Friday');
-    expect(second).not.toContain('Parcel Co');
-    expect(second).not.toContain('owner-only-note');
+      const requests = chatRequests(f);
+      expect(requests).toHaveLength(2);
+      expect(sentText(requests[0]!.body)).toContain('order_status'); // offered as a tool
+      const second = sentText(requests[1]!.body);
+      expect(second).toContain('shipped');
+      expect(second).toContain('Friday');
+      expect(second).not.toContain('Parcel Co');
+      expect(second).not.toContain('owner-only-note');
 
-    const messages = await messagesOf(t, token, answer.conversation_id);
-    expect(messages.map((m) => [m.role, m.content])).toEqual([
-      ['user', 'Where is order 7?'],
-      ['assistant', 'It ships Friday.'],
-    ]);
-    const runs = await runsOf(t, token, agent.id, answer.conversation_id);
-    expect(runs).toHaveLength(1);
-    expect(runs[0]).toMatchObject({
-      action_id: action.id,
-      action_name: 'order_status',
-      action_type: 'lookup',
-      inputs: { order_id: value },
-      status: 'succeeded',
-      http_status: 200,
-    });
-    expect(runs[0]).not.toHaveProperty('result');
-  });
+      const messages = await messagesOf(t, token, answer.conversation_id);
+      expect(messages.map((m) => [m.role, m.content])).toEqual([
+        ['user', 'Where is order 7?'],
+        ['assistant', 'It ships Friday.'],
+      ]);
+      const runs = await runsOf(t, token, agent.id, answer.conversation_id);
+      expect(runs).toHaveLength(1);
+      expect(runs[0]).toMatchObject({
+        action_id: action.id,
+        action_name: 'order_status',
+        action_type: 'lookup',
+        inputs: { order_id: value },
+        status: 'succeeded',
+        http_status: 200,
+      });
+      expect(runs[0]).not.toHaveProperty('result');
+    },
+  );
 
   it('a value that is a dot segment is refused, the endpoint is not called, the model answers in words', async () => {
     const ep = await endpoint();
