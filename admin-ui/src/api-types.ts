@@ -667,6 +667,61 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/analytics/chatbot/{id}/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Per action: runs, confirmations and how they ended in the window (beside the spec analytics) */
+        get: {
+            parameters: {
+                query?: {
+                    days?: string;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            actions: {
+                                action_id: string | null;
+                                action_name: string;
+                                /** @enum {string} */
+                                action_type: "lookup" | "do" | "booking";
+                                cancelled: number;
+                                confirmed: number;
+                                expired: number;
+                                failed: number;
+                                runs: number;
+                                succeeded: number;
+                            }[];
+                            from: string;
+                            to: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/analytics/dashboard": {
         parameters: {
             query?: never;
@@ -1195,6 +1250,26 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            action: {
+                                action_name: string;
+                                description: string;
+                                inputs: {
+                                    [key: string]: string;
+                                };
+                                /** @description booking: no e-mail address is known; the visitor gives one with the choice */
+                                needs_email: boolean;
+                                run_id: string;
+                                /** @description do: the request it will make ("POST https://...") */
+                                sends: string | null;
+                                /** @description booking: the free times to pick from */
+                                slots: {
+                                    end: string;
+                                    start: string;
+                                }[];
+                                time_zone: string | null;
+                                /** @enum {string} */
+                                type: "do" | "booking";
+                            } | null;
                             conversation_id: string;
                             /** @enum {string} */
                             handled_by: "agent" | "person";
@@ -1839,6 +1914,7 @@ export interface paths {
                             /** @description the conversation of the lead's session_id; null without a session or before the visitor's first message */
                             conversation_id: string | null;
                             created_at: string;
+                            email: string | null;
                             id: string;
                             name: string;
                             phone: string;
@@ -3069,6 +3145,333 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/chatbots/{id}/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            calendar_url: string | null;
+                            chatbot_id: string;
+                            created_at: string;
+                            days_ahead: number;
+                            description: string;
+                            enabled: boolean;
+                            id: string;
+                            name: string;
+                            parameters: {
+                                description: string;
+                                name: string;
+                                required?: boolean;
+                            }[];
+                            requires_verified: boolean;
+                            response_fields: string[];
+                            slot_minutes: number;
+                            /** @enum {string} */
+                            type: "lookup" | "do" | "booking";
+                            updated_at: string;
+                            url: string | null;
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Adds an action (at most 20 an agent); the answer shows its signing secret once */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        calendar_url?: string | null;
+                        days_ahead?: number;
+                        description: string;
+                        enabled?: boolean;
+                        name: string;
+                        parameters?: {
+                            description: string;
+                            name: string;
+                            required?: boolean;
+                        }[];
+                        requires_verified?: boolean;
+                        response_fields?: string[];
+                        slot_minutes?: number;
+                        /** @enum {string} */
+                        type: "lookup" | "do" | "booking";
+                        url?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            calendar_url: string | null;
+                            chatbot_id: string;
+                            created_at: string;
+                            days_ahead: number;
+                            description: string;
+                            enabled: boolean;
+                            id: string;
+                            name: string;
+                            parameters: {
+                                description: string;
+                                name: string;
+                                required?: boolean;
+                            }[];
+                            requires_verified: boolean;
+                            response_fields: string[];
+                            /** @description requests to your endpoint are signed with it; shown only here */
+                            signing_secret: string;
+                            slot_minutes: number;
+                            /** @enum {string} */
+                            type: "lookup" | "do" | "booking";
+                            updated_at: string;
+                            url: string | null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/chatbots/{id}/actions/{action_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    action_id: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            calendar_url: string | null;
+                            chatbot_id: string;
+                            created_at: string;
+                            days_ahead: number;
+                            description: string;
+                            enabled: boolean;
+                            id: string;
+                            name: string;
+                            parameters: {
+                                description: string;
+                                name: string;
+                                required?: boolean;
+                            }[];
+                            requires_verified: boolean;
+                            response_fields: string[];
+                            slot_minutes: number;
+                            /** @enum {string} */
+                            type: "lookup" | "do" | "booking";
+                            updated_at: string;
+                            url: string | null;
+                        };
+                    };
+                };
+            };
+        };
+        /** Changes the fields sent (the type stays); the result is checked as a new action */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    action_id: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        calendar_url?: string | null;
+                        days_ahead?: number;
+                        description?: string;
+                        enabled?: boolean;
+                        name?: string;
+                        parameters?: {
+                            description: string;
+                            name: string;
+                            required?: boolean;
+                        }[];
+                        requires_verified?: boolean;
+                        response_fields?: string[];
+                        slot_minutes?: number;
+                        /** @enum {string} */
+                        type?: "lookup" | "do" | "booking";
+                        url?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            calendar_url: string | null;
+                            chatbot_id: string;
+                            created_at: string;
+                            days_ahead: number;
+                            description: string;
+                            enabled: boolean;
+                            id: string;
+                            name: string;
+                            parameters: {
+                                description: string;
+                                name: string;
+                                required?: boolean;
+                            }[];
+                            requires_verified: boolean;
+                            response_fields: string[];
+                            slot_minutes: number;
+                            /** @enum {string} */
+                            type: "lookup" | "do" | "booking";
+                            updated_at: string;
+                            url: string | null;
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Deletes the action; its runs stay in the transcripts */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    action_id: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/chatbots/{id}/conversations/{conversation_id}/action-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The conversation's action runs, oldest first: which action, inputs, outcome, time (the transcript) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    conversation_id: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            action_id: string | null;
+                            action_name: string;
+                            /** @enum {string} */
+                            action_type: "lookup" | "do" | "booking";
+                            chatbot_id: string;
+                            confirmed_at: string | null;
+                            conversation_id: string;
+                            created_at: string;
+                            duration_ms: number | null;
+                            finished_at: string | null;
+                            http_status: number | null;
+                            id: string;
+                            inputs: {
+                                [key: string]: string;
+                            };
+                            outcome: string | null;
+                            /** @enum {string} */
+                            status: "awaiting_confirmation" | "running" | "succeeded" | "failed" | "cancelled" | "expired";
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/health": {
         parameters: {
             query?: never;
@@ -3722,6 +4125,282 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            action: {
+                                action_name: string;
+                                description: string;
+                                inputs: {
+                                    [key: string]: string;
+                                };
+                                /** @description booking: no e-mail address is known; the visitor gives one with the choice */
+                                needs_email: boolean;
+                                run_id: string;
+                                /** @description do: the request it will make ("POST https://...") */
+                                sends: string | null;
+                                /** @description booking: the free times to pick from */
+                                slots: {
+                                    end: string;
+                                    start: string;
+                                }[];
+                                time_zone: string | null;
+                                /** @enum {string} */
+                                type: "do" | "booking";
+                            } | null;
+                            conversation_id: string;
+                            /** @enum {string} */
+                            handled_by: "agent" | "person";
+                            message: string;
+                            message_id: string | null;
+                            session_id: string;
+                            sources: {
+                                name: string;
+                                page: number | null;
+                                source_id: string;
+                                title: string | null;
+                                url: string | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/chat/{chatbot_id}/action-runs/{run_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ends the run; nothing is sent */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                    run_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        session_id: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description the agent's message saying what happened (stored in the conversation) */
+                            message: string;
+                            message_id: string | null;
+                            run: {
+                                id: string;
+                                outcome: string | null;
+                                /** @description running, succeeded, failed, cancelled, expired, or awaiting_confirmation when the choice must be fixed */
+                                status: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/chat/{chatbot_id}/action-runs/{run_id}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Runs the action the card asked about, once; a booking's chosen slot (and e-mail) comes with it */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                    run_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        email?: string;
+                        name?: string;
+                        session_id: string;
+                        /** @description booking: the chosen slot (its `start` from the card) */
+                        start?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description the agent's message saying what happened (stored in the conversation) */
+                            message: string;
+                            message_id: string | null;
+                            run: {
+                                id: string;
+                                outcome: string | null;
+                                /** @description running, succeeded, failed, cancelled, expired, or awaiting_confirmation when the choice must be fixed */
+                                status: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/chat/{chatbot_id}/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agent's actions for the widget; `buttons`: shown as buttons (no provider key, no model to call them) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            actions: {
+                                description: string;
+                                id: string;
+                                name: string;
+                                parameters: {
+                                    description: string;
+                                    name: string;
+                                    required: boolean;
+                                }[];
+                                requires_verified: boolean;
+                                /** @enum {string} */
+                                type: "lookup" | "do" | "booking";
+                            }[];
+                            buttons: boolean;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/chat/{chatbot_id}/actions/{action_id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Starts an action from its button (no model): a look-up answers at once, a do or booking answers with its card; the chat's answer shape */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    action_id: string;
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @default {} */
+                        inputs?: {
+                            [key: string]: string;
+                        };
+                        session_id: string;
+                        user?: {
+                            email?: string;
+                            hash: string;
+                            id: string;
+                            name?: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            action: {
+                                action_name: string;
+                                description: string;
+                                inputs: {
+                                    [key: string]: string;
+                                };
+                                /** @description booking: no e-mail address is known; the visitor gives one with the choice */
+                                needs_email: boolean;
+                                run_id: string;
+                                /** @description do: the request it will make ("POST https://...") */
+                                sends: string | null;
+                                /** @description booking: the free times to pick from */
+                                slots: {
+                                    end: string;
+                                    start: string;
+                                }[];
+                                time_zone: string | null;
+                                /** @enum {string} */
+                                type: "do" | "booking";
+                            } | null;
                             conversation_id: string;
                             /** @enum {string} */
                             handled_by: "agent" | "person";
@@ -4091,6 +4770,7 @@ export interface paths {
                             /** @description the conversation of the lead's session_id; null without a session or before the visitor's first message */
                             conversation_id: string | null;
                             created_at: string;
+                            email: string | null;
                             id: string;
                             name: string;
                             phone: string;
@@ -5416,7 +6096,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Adds a webhook (at most 10); the answer shows its signing secret once. Events: lead.created, conversation.escalated, conversation.resolved, message.created */
+        /** Adds a webhook (at most 10); the answer shows its signing secret once. Events: lead.created, conversation.escalated, conversation.resolved, message.created, action.run, booking.created */
         post: {
             parameters: {
                 query?: never;
