@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { addAction, ask, call, Endpoint, runsOf, script, settle } from '../helpers/actions.js';
 import { ManualClock, sendExpect, useTestApps } from '../helpers/app.js';
-import { providerSetup } from '../helpers/chat.js';
+import { chatRequests, providerSetup } from '../helpers/chat.js';
 import { startSmtp } from '../helpers/smtp.js';
 
 // Booking a time (issue 35): the owner's calendar feed served on 127.0.0.1, the agent's office
@@ -203,5 +203,19 @@ describe('booking a time', () => {
     expect(await runsOf(t, token, agent.id, answer.conversation_id)).toMatchObject([
       { action_type: 'booking', status: 'succeeded', outcome: expect.stringContaining('ann@example.com') },
     ]);
+  });
+
+  it('a calendar feed that cannot be read: a clear failure, no card, the conversation goes on', async () => {
+    const { t, token, agent, ep, f } = await setUp();
+    ep.respond = (hit) => (hit.path === '/cal.ics' ? { status: 404, body: 'gone' } : { body: 'ok' });
+    const answer = await ask(t, agent.id, 's-1', 'Can I book a call?');
+    expect(answer.action).toBeNull();
+    expect(answer.message).toBe('Anything else?');
+    const told = JSON.stringify(chatRequests(f)[1]!.body);
+    expect(told).toContain('The calendar could not be read (The calendar feed answered HTTP 404');
+    const runs = await runsOf(t, token, agent.id, answer.conversation_id);
+    expect(runs).toMatchObject([{ action_type: 'booking', status: 'failed' }]);
+    expect(runs[0]!.outcome).toMatch(/^The calendar could not be read \(.*\); no time can be booked now\.$/);
+    expect(runs[0]!.outcome).not.toMatch(/\.\)/);
   });
 });
