@@ -129,6 +129,62 @@ describe('Confirm', () => {
   });
 });
 
+describe('a card nobody answers', () => {
+  it('shows as expired after 30 minutes in the transcript and the analytics, without a click', async () => {
+    const clock = new ManualClock();
+    const ep = await endpoint();
+    const { t, token, agent } = await providerSetup(
+      apps,
+      'openai',
+      KEY,
+      {},
+      { env: PRIVATE, clock, behaviour: { reply: script(call('open_ticket', { subject: 'Lid' })) } },
+    );
+    const made = await addAction(t, token, agent.id, ticketDo(ep));
+    const answer = await ask(t, agent.id, 's-1', 'Open a ticket');
+    clock.advance(29 * 60_000);
+    expect(await runsOf(t, token, agent.id, answer.conversation_id)).toMatchObject([
+      { status: 'awaiting_confirmation' },
+    ]);
+    clock.advance(2 * 60_000);
+    expect(await runsOf(t, token, agent.id, answer.conversation_id)).toMatchObject([
+      { status: 'expired', outcome: 'The visitor did not confirm in time.', finished_at: clock.now().toISOString() },
+    ]);
+    const stats = await sendExpect(t.app, token, 'GET', `/api/analytics/chatbot/${agent.id}/actions`);
+    expect(stats.actions).toMatchObject([{ action_id: made.id, runs: 1, expired: 1 }]);
+    // and a late click says so, sending nothing
+    const late = await settle(t, agent.id, answer.action.run_id, 'confirm', { session_id: 's-1' });
+    expect(late.json()).toMatchObject({
+      message: 'This request expired; please ask again.',
+      run: { status: 'expired' },
+    });
+    expect(ep.calls).toHaveLength(0);
+  });
+
+  it('deleting the action keeps its runs in the transcript, by name', async () => {
+    const ep = await endpoint();
+    const { t, token, agent } = await providerSetup(
+      apps,
+      'openai',
+      KEY,
+      {},
+      { env: PRIVATE, behaviour: { reply: script(call('open_ticket', { subject: 'Lid' })) } },
+    );
+    const made = await addAction(t, token, agent.id, ticketDo(ep));
+    const answer = await ask(t, agent.id, 's-1', 'Open a ticket');
+    await settle(t, agent.id, answer.action.run_id, 'cancel', { session_id: 's-1' });
+    const del = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/chatbots/${agent.id}/actions/${made.id}`,
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(del.statusCode).toBe(204);
+    expect(await runsOf(t, token, agent.id, answer.conversation_id)).toMatchObject([
+      { action_id: null, action_name: 'open_ticket', status: 'cancelled' },
+    ]);
+  });
+});
+
 describe('the analytics of actions', () => {
   it('per action: runs, confirmed, and how they ended', async () => {
     const clock = new ManualClock();
