@@ -292,6 +292,35 @@ describe('a look-up the model calls', () => {
   });
 });
 
+describe('a value in the query', () => {
+  it('is percent-encoded: it cannot add a parameter or a fragment', async () => {
+    const ep = await endpoint();
+    const term = 'lid&lang=de#top';
+    const { t, token, agent } = await providerSetup(
+      apps,
+      'openai',
+      KEY,
+      {},
+      { env: PRIVATE, behaviour: { reply: script(call('search_faq', { term }), 'Found it.') } },
+    );
+    const made = await addAction(t, token, agent.id, {
+      type: 'lookup',
+      name: 'search_faq',
+      description: 'Searches the FAQ',
+      url: `${ep.url}/search?q={term}&lang=en`,
+      parameters: [{ name: 'term', description: 'words to search for' }],
+    });
+    await ask(t, agent.id, 's-1', 'Lids?');
+    expect(ep.calls.map((h) => h.target)).toEqual(['/search?q=lid%26lang%3Dde%23top&lang=en']);
+    const query = new URL(`http://x${ep.calls[0]!.target}`).searchParams;
+    expect(query.getAll('lang')).toEqual(['en']);
+    expect(query.get('q')).toBe(term);
+    expect(signatureOk(made.signing_secret, ep.calls[0]!.target, ep.calls[0]!.headers['chat-agent-signature'])).toBe(
+      true,
+    );
+  });
+});
+
 describe('the monthly cap', () => {
   it('with monthly_action_runs 1 the second look-up is refused with the cap message; the endpoint is called once', async () => {
     const dataDir = makeDataDir();
