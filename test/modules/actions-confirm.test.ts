@@ -13,7 +13,7 @@ import {
   signatureOk,
   ticketDo,
 } from '../helpers/actions.js';
-import { ManualClock, sendExpect, useTestApps } from '../helpers/app.js';
+import { makeDataDir, ManualClock, ROOMY_PLAN, sendExpect, useTestApps, writePlansFile } from '../helpers/app.js';
 import { chatRequests, providerSetup } from '../helpers/chat.js';
 
 // Agent actions (issue 35): more of the Confirm side: streamed cards, two clicks at once, a
@@ -126,6 +126,36 @@ describe('Confirm', () => {
     expect(ep.calls).toHaveLength(0);
     expect((await ask(t, agent.id, 's-1', 'Hi')).message).toBe('Hello again.');
     expect(chatRequests(f).at(-1)!.body.tools).toBeUndefined();
+  });
+});
+
+describe('the monthly cap at Confirm', () => {
+  it('two cards shown while under the cap: the second Confirm past it is refused and sends nothing', async () => {
+    const dataDir = makeDataDir();
+    const plansFile = writePlansFile(dataDir, { tiny: { ...ROOMY_PLAN, monthly_action_runs: 1 } as typeof ROOMY_PLAN });
+    const ep = await endpoint();
+    ep.respond = () => ({ body: '{}' });
+    const { t, token, agent } = await providerSetup(
+      apps,
+      'openai',
+      KEY,
+      {},
+      {
+        env: { ...PRIVATE, PLANS_FILE: plansFile, DEFAULT_PLAN: 'tiny' },
+        behaviour: { reply: script(call('open_ticket', { subject: 'Lid' })) },
+      },
+    );
+    await addAction(t, token, agent.id, ticketDo(ep));
+    const first = await ask(t, agent.id, 's-1', 'Open a ticket');
+    const second = await ask(t, agent.id, 's-2', 'Open a ticket');
+    expect(first.action).not.toBeNull();
+    expect(second.action).not.toBeNull();
+    const one = await settle(t, agent.id, first.action.run_id, 'confirm', { session_id: 's-1' });
+    expect(one.json().run.status).toBe('succeeded');
+    const two = await settle(t, agent.id, second.action.run_id, 'confirm', { session_id: 's-2' });
+    expect(two.json()).toMatchObject({ run: { status: 'failed' } });
+    expect(two.json().message).toMatch(/monthly allowance of actions is used up/);
+    expect(ep.calls).toHaveLength(1);
   });
 });
 
