@@ -26,6 +26,8 @@ export interface EndpointAnswer {
   body?: string | Buffer;
   /** never answer (the app's deadline ends it) */
   hang?: boolean;
+  /** a Location header to the same endpoint's /elsewhere */
+  redirect?: boolean;
 }
 
 /**
@@ -56,6 +58,7 @@ export class Endpoint {
         if (answer.hang) return;
         res.statusCode = answer.status ?? 200;
         res.setHeader('content-type', answer.type ?? 'application/json');
+        if (answer.redirect) res.setHeader('location', `${this.url}/elsewhere`);
         res.end(answer.body ?? '');
       });
     });

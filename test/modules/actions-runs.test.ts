@@ -171,6 +171,7 @@ describe('a look-up that fails ends with a clear message, and the conversation g
       /The answer is too large \(more than 262144 bytes\)/,
     ],
     ['the endpoint is slower than ACTION_TIMEOUT_S', { hang: true }, /timed out after 300 ms/],
+    ['the endpoint redirects', { status: 302, redirect: true }, /answered a redirect \(not followed\)/],
   ])('%s', async (_what, answerWith, reason) => {
     const { ep, f, t, token, agent } = await withModel(
       script(call('order_status', { order_id: '7' }), 'Sorry, I cannot check that now.', 'Anything else?'),
@@ -188,6 +189,7 @@ describe('a look-up that fails ends with a clear message, and the conversation g
     expect(runs[0]!.status).toBe('failed');
     expect(runs[0]!.outcome).toMatch(reason);
     expect(runs[0]!.outcome).not.toMatch(/\.\.$/);
+    expect(ep.calls.map((h) => h.path)).toEqual(['/orders/7']); // once, and no redirect followed
     // the next message is answered as usual
     ep.respond = () => ({ body: ORDER });
     expect((await ask(t, agent.id, 's-1', 'Thanks')).message).toBe('Anything else?');
