@@ -667,7 +667,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/analytics/chatbot/{id}/actions": {
+    "/api/analytics/chatbot/{chatbot_id}/actions": {
         parameters: {
             query?: never;
             header?: never;
@@ -682,7 +682,7 @@ export interface paths {
                 };
                 header?: never;
                 path: {
-                    id: string;
+                    chatbot_id: string;
                 };
                 cookie?: never;
             };
@@ -2726,6 +2726,275 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/chatbots/{chatbot_id}/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            calendar_url: string | null;
+                            chatbot_id: string;
+                            created_at: string;
+                            days_ahead: number;
+                            description: string;
+                            enabled: boolean;
+                            id: string;
+                            name: string;
+                            parameters: {
+                                description: string;
+                                name: string;
+                                required?: boolean;
+                            }[];
+                            requires_verified: boolean;
+                            response_fields: string[];
+                            slot_minutes: number;
+                            /** @enum {string} */
+                            type: "lookup" | "do" | "booking";
+                            updated_at: string;
+                            url: string | null;
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Adds an action (at most 20 an agent); the answer shows its signing secret once */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        calendar_url?: string | null;
+                        days_ahead?: number;
+                        description: string;
+                        enabled?: boolean;
+                        name: string;
+                        parameters?: {
+                            description: string;
+                            name: string;
+                            required?: boolean;
+                        }[];
+                        requires_verified?: boolean;
+                        response_fields?: string[];
+                        slot_minutes?: number;
+                        /** @enum {string} */
+                        type: "lookup" | "do" | "booking";
+                        url?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            calendar_url: string | null;
+                            chatbot_id: string;
+                            created_at: string;
+                            days_ahead: number;
+                            description: string;
+                            enabled: boolean;
+                            id: string;
+                            name: string;
+                            parameters: {
+                                description: string;
+                                name: string;
+                                required?: boolean;
+                            }[];
+                            requires_verified: boolean;
+                            response_fields: string[];
+                            /** @description requests to your endpoint are signed with it; shown only here */
+                            signing_secret: string;
+                            slot_minutes: number;
+                            /** @enum {string} */
+                            type: "lookup" | "do" | "booking";
+                            updated_at: string;
+                            url: string | null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/chatbots/{chatbot_id}/actions/{action_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    action_id: string;
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            calendar_url: string | null;
+                            chatbot_id: string;
+                            created_at: string;
+                            days_ahead: number;
+                            description: string;
+                            enabled: boolean;
+                            id: string;
+                            name: string;
+                            parameters: {
+                                description: string;
+                                name: string;
+                                required?: boolean;
+                            }[];
+                            requires_verified: boolean;
+                            response_fields: string[];
+                            slot_minutes: number;
+                            /** @enum {string} */
+                            type: "lookup" | "do" | "booking";
+                            updated_at: string;
+                            url: string | null;
+                        };
+                    };
+                };
+            };
+        };
+        /** Changes the fields sent (the type stays); the result is checked as a new action */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    action_id: string;
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        calendar_url?: string | null;
+                        days_ahead?: number;
+                        description?: string;
+                        enabled?: boolean;
+                        name?: string;
+                        parameters?: {
+                            description: string;
+                            name: string;
+                            required?: boolean;
+                        }[];
+                        requires_verified?: boolean;
+                        response_fields?: string[];
+                        slot_minutes?: number;
+                        /** @enum {string} */
+                        type?: "lookup" | "do" | "booking";
+                        url?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            calendar_url: string | null;
+                            chatbot_id: string;
+                            created_at: string;
+                            days_ahead: number;
+                            description: string;
+                            enabled: boolean;
+                            id: string;
+                            name: string;
+                            parameters: {
+                                description: string;
+                                name: string;
+                                required?: boolean;
+                            }[];
+                            requires_verified: boolean;
+                            response_fields: string[];
+                            slot_minutes: number;
+                            /** @enum {string} */
+                            type: "lookup" | "do" | "booking";
+                            updated_at: string;
+                            url: string | null;
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Deletes the action; its runs stay in the transcripts */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    action_id: string;
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/chatbots/{chatbot_id}/alert-address": {
         parameters: {
             query?: never;
@@ -2803,6 +3072,64 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/chatbots/{chatbot_id}/conversations/{conversation_id}/action-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The conversation's action runs, oldest first: which action, inputs, outcome, time (the transcript) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                    conversation_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            action_id: string | null;
+                            action_name: string;
+                            /** @enum {string} */
+                            action_type: "lookup" | "do" | "booking";
+                            chatbot_id: string;
+                            confirmed_at: string | null;
+                            conversation_id: string;
+                            created_at: string;
+                            duration_ms: number | null;
+                            finished_at: string | null;
+                            http_status: number | null;
+                            id: string;
+                            inputs: {
+                                [key: string]: string;
+                            };
+                            outcome: string | null;
+                            /** @enum {string} */
+                            status: "awaiting_confirmation" | "running" | "succeeded" | "failed" | "cancelled" | "expired";
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3143,333 +3470,6 @@ export interface paths {
                 };
             };
         };
-        trace?: never;
-    };
-    "/api/chatbots/{id}/actions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            calendar_url: string | null;
-                            chatbot_id: string;
-                            created_at: string;
-                            days_ahead: number;
-                            description: string;
-                            enabled: boolean;
-                            id: string;
-                            name: string;
-                            parameters: {
-                                description: string;
-                                name: string;
-                                required?: boolean;
-                            }[];
-                            requires_verified: boolean;
-                            response_fields: string[];
-                            slot_minutes: number;
-                            /** @enum {string} */
-                            type: "lookup" | "do" | "booking";
-                            updated_at: string;
-                            url: string | null;
-                        }[];
-                    };
-                };
-            };
-        };
-        put?: never;
-        /** Adds an action (at most 20 an agent); the answer shows its signing secret once */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        calendar_url?: string | null;
-                        days_ahead?: number;
-                        description: string;
-                        enabled?: boolean;
-                        name: string;
-                        parameters?: {
-                            description: string;
-                            name: string;
-                            required?: boolean;
-                        }[];
-                        requires_verified?: boolean;
-                        response_fields?: string[];
-                        slot_minutes?: number;
-                        /** @enum {string} */
-                        type: "lookup" | "do" | "booking";
-                        url?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            calendar_url: string | null;
-                            chatbot_id: string;
-                            created_at: string;
-                            days_ahead: number;
-                            description: string;
-                            enabled: boolean;
-                            id: string;
-                            name: string;
-                            parameters: {
-                                description: string;
-                                name: string;
-                                required?: boolean;
-                            }[];
-                            requires_verified: boolean;
-                            response_fields: string[];
-                            /** @description requests to your endpoint are signed with it; shown only here */
-                            signing_secret: string;
-                            slot_minutes: number;
-                            /** @enum {string} */
-                            type: "lookup" | "do" | "booking";
-                            updated_at: string;
-                            url: string | null;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/chatbots/{id}/actions/{action_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    action_id: string;
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            calendar_url: string | null;
-                            chatbot_id: string;
-                            created_at: string;
-                            days_ahead: number;
-                            description: string;
-                            enabled: boolean;
-                            id: string;
-                            name: string;
-                            parameters: {
-                                description: string;
-                                name: string;
-                                required?: boolean;
-                            }[];
-                            requires_verified: boolean;
-                            response_fields: string[];
-                            slot_minutes: number;
-                            /** @enum {string} */
-                            type: "lookup" | "do" | "booking";
-                            updated_at: string;
-                            url: string | null;
-                        };
-                    };
-                };
-            };
-        };
-        /** Changes the fields sent (the type stays); the result is checked as a new action */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    action_id: string;
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        calendar_url?: string | null;
-                        days_ahead?: number;
-                        description?: string;
-                        enabled?: boolean;
-                        name?: string;
-                        parameters?: {
-                            description: string;
-                            name: string;
-                            required?: boolean;
-                        }[];
-                        requires_verified?: boolean;
-                        response_fields?: string[];
-                        slot_minutes?: number;
-                        /** @enum {string} */
-                        type?: "lookup" | "do" | "booking";
-                        url?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            calendar_url: string | null;
-                            chatbot_id: string;
-                            created_at: string;
-                            days_ahead: number;
-                            description: string;
-                            enabled: boolean;
-                            id: string;
-                            name: string;
-                            parameters: {
-                                description: string;
-                                name: string;
-                                required?: boolean;
-                            }[];
-                            requires_verified: boolean;
-                            response_fields: string[];
-                            slot_minutes: number;
-                            /** @enum {string} */
-                            type: "lookup" | "do" | "booking";
-                            updated_at: string;
-                            url: string | null;
-                        };
-                    };
-                };
-            };
-        };
-        post?: never;
-        /** Deletes the action; its runs stay in the transcripts */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    action_id: string;
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/chatbots/{id}/conversations/{conversation_id}/action-runs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The conversation's action runs, oldest first: which action, inputs, outcome, time (the transcript) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    conversation_id: string;
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            action_id: string | null;
-                            action_name: string;
-                            /** @enum {string} */
-                            action_type: "lookup" | "do" | "booking";
-                            chatbot_id: string;
-                            confirmed_at: string | null;
-                            conversation_id: string;
-                            created_at: string;
-                            duration_ms: number | null;
-                            finished_at: string | null;
-                            http_status: number | null;
-                            id: string;
-                            inputs: {
-                                [key: string]: string;
-                            };
-                            outcome: string | null;
-                            /** @enum {string} */
-                            status: "awaiting_confirmation" | "running" | "succeeded" | "failed" | "cancelled" | "expired";
-                        }[];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
         trace?: never;
     };
     "/api/health": {

@@ -39,7 +39,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 const DEFAULT_NO_ANSWER = 'I could not find that in our information.';
 
-const CHAT_KEYS = ['conversation_id', 'handled_by', 'message', 'message_id', 'session_id', 'sources'];
+const CHAT_KEYS = ['action', 'conversation_id', 'handled_by', 'message', 'message_id', 'session_id', 'sources'];
 const CONVERSATION_KEYS = [
   'assigned_to',
   'chatbot_id',
@@ -447,6 +447,7 @@ describe('chat routes: answers, conversations and messages', () => {
       sources: [],
       message_id: expect.any(String),
       handled_by: 'agent',
+      action: null,
     });
     expect(chatRequests(f)).toHaveLength(1);
     expect(seen('openai', chatRequests(f)[0]!).turns).toEqual([{ role: 'user', content: 'When do you open?' }]);
@@ -793,6 +794,7 @@ describe('streaming (Accept: text/event-stream)', () => {
       sources: [{ source_id: source.id, name: 'Opening hours', url: null, title: null, page: null }],
       message_id: expect.any(String),
       handled_by: 'agent',
+      action: null,
     });
     expect(chatRequests(f)[0]!.stream).toBe(true);
 
@@ -824,6 +826,7 @@ describe('streaming (Accept: text/event-stream)', () => {
       sources: [],
       message_id: expect.any(String),
       handled_by: 'agent',
+      action: null,
     });
     const { messages } = await transcript(t, token, agent.id);
     expect(messages.get(done.conversation_id)!.map((m) => m.content)).toEqual(['Does streaming work?', reply]);
@@ -1100,6 +1103,7 @@ describe("no key for the agent's provider: answers from the knowledge base", () 
       sources: [],
       message_id: expect.any(String),
       handled_by: 'agent',
+      action: null,
     });
   });
 });

@@ -257,7 +257,8 @@ describe('POST /api/sources/chatbot/{id}/file: accepted formats', () => {
         `${name}: ${stored.join(' // ').slice(0, 300)}`,
       ).toBe(true);
     }
-  });
+    // five formats through a cold worker pool: over 30 s once on a 2-core box beside other CPU-heavy work
+  }, 90_000);
 
   it('a text file that is one 1.5 MB line (no line break) is stored in passages that are slices of it', async () => {
     const { t, token, agent } = await setup();

@@ -401,15 +401,16 @@ describe('platform/workers', () => {
 
     it('a job over the time limit: the stuck worker is terminated, the next job gets a new one', async () => {
       // memory enough for the 90 MB CSV (the default budget refuses it for memory first): this is about time
-      const slow = createParserPool({ timeoutMs: 1000, maxMemoryMb: 2048, limits: { maxTextChars: 500 * MB } });
+      // 2 s: the limit counts a fresh worker's start too, which took over 1 s on a loaded 2-core
+      // box (the job after the terminated one was refused); the CSV takes ~3.5 s idle, longer loaded
+      const slow = createParserPool({ timeoutMs: 2000, maxMemoryMb: 2048, limits: { maxTextChars: 500 * MB } });
       try {
         await stillParses(slow); // the worker is up and its modules loaded
         const row = `alpha,"beta, quoted",gamma,12345,${PHRASE}\n`;
-        const f = await put('slow.csv', row.repeat(Math.ceil((90 * MB) / row.length))); // ~3.5 s of parsing on a 2-core box
-        const started = Date.now();
+        const f = await put('slow.csv', row.repeat(Math.ceil((90 * MB) / row.length)));
         const err = await refusal(slow.parse(f, 'csv'));
-        expect(err.message).toBe('Processing took longer than 1 s');
-        expect(Date.now() - started).toBeLessThan(2500);
+        // the pool's timer refused it (its words), not the end of the parse
+        expect(err.message).toBe('Processing took longer than 2 s');
         await stillParses(slow);
       } finally {
         await slow.close();

@@ -30,6 +30,13 @@ const PUBLIC_ROUTES = [
   // the visitor's thumbs on an answer and "talk to a person" (issue 23), by agent id and session id
   'POST /api/public/chat/:chatbot_id/feedback',
   'POST /api/public/chat/:chatbot_id/escalate',
+  // actions (issue 35): the visitor's Confirm / Cancel on a card (authorized by the session), the
+  // widget's list of the agent's actions and a button's start (no model)
+  'POST /api/public/chat/:chatbot_id/action-runs/:run_id/confirm',
+  'POST /api/public/chat/:chatbot_id/action-runs/:run_id/cancel',
+  'GET /api/public/chat/:chatbot_id/actions',
+  'HEAD /api/public/chat/:chatbot_id/actions',
+  'POST /api/public/chat/:chatbot_id/actions/:action_id/start',
   // live handoff: the visitor's stream of a person's replies, authorized by the session (issue 23.4)
   'GET /api/public/chat/:chatbot_id/events',
   'HEAD /api/public/chat/:chatbot_id/events',
@@ -47,6 +54,10 @@ const PUBLIC_ROUTES = [
   'OPTIONS /api/public/lead/:chatbot_id',
   'OPTIONS /api/public/chat/:chatbot_id/feedback',
   'OPTIONS /api/public/chat/:chatbot_id/escalate',
+  'OPTIONS /api/public/chat/:chatbot_id/action-runs/:run_id/confirm',
+  'OPTIONS /api/public/chat/:chatbot_id/action-runs/:run_id/cancel',
+  'OPTIONS /api/public/chat/:chatbot_id/actions',
+  'OPTIONS /api/public/chat/:chatbot_id/actions/:action_id/start',
   'GET /widget.js',
   'HEAD /widget.js',
   'GET /widget-:hash.js',

@@ -35,6 +35,8 @@ const OPERATOR_ROUTES = [
   'PUT /api/chat/conversations/:chatbot_id/:conversation_id/assignee',
   'GET /api/chat/conversations/:chatbot_id/:conversation_id/notes',
   'POST /api/chat/conversations/:chatbot_id/:conversation_id/notes',
+  // a transcript's action runs (issue 35), as its messages
+  'GET /api/chatbots/:chatbot_id/conversations/:conversation_id/action-runs',
   'GET /api/saved-replies',
   'POST /api/saved-replies',
   'PUT /api/saved-replies/:id',

@@ -67,6 +67,42 @@ export interface ChatAnswer {
   message_id?: string | null;
   /** 'person': a person handles the conversation, the agent did not answer (`message` is empty) */
   handled_by?: 'agent' | 'person';
+  /** an action waiting for the visitor's Confirm (absent from older servers) */
+  action?: ActionCard | null;
+}
+
+/** What an action will do, shown for the visitor to confirm (a `do`) or to pick a time and confirm (a booking). */
+export interface ActionCard {
+  run_id: string;
+  action_name: string;
+  type: 'do' | 'booking';
+  description: string;
+  inputs: Record<string, string>;
+  /** do: the request it will make ("POST https://...") */
+  sends: string | null;
+  /** booking: the free times (ISO UTC) */
+  slots: { start: string; end: string }[];
+  time_zone: string | null;
+  /** booking: the visitor gives an e-mail address with the choice */
+  needs_email: boolean;
+}
+
+/** The end of the visitor's Confirm or Cancel: the agent's message, and the run's state. */
+export interface ActionSettled {
+  message: string;
+  message_id: string | null;
+  /** `awaiting_confirmation`: the choice must be fixed (the card stays usable) */
+  run: { id: string; status: string; outcome: string | null };
+}
+
+/** An action the widget shows as a button (no model on the server to call it). */
+export interface PublicAction {
+  id: string;
+  type: 'lookup' | 'do' | 'booking';
+  name: string;
+  description: string;
+  parameters: { name: string; description: string; required: boolean }[];
+  requires_verified: boolean;
 }
 
 /** A person's message on the live stream (live handoff). */
@@ -105,6 +141,11 @@ export class Api {
     return `${this.origin}/api/public/${kind}/${encodeURIComponent(this.agentId)}${action ? `/${action}` : ''}`;
   }
 
+  /** `/api/public/chat/{id}/...` */
+  private chatPath(path: string): string {
+    return `${this.url('chat')}/${path}`;
+  }
+
   /** The session's live stream (Server-Sent Events): a person's messages and handoff changes. */
   eventsUrl(sessionId: string): string {
     return `${this.url('chat')}/events?session_id=${encodeURIComponent(sessionId)}`;
@@ -135,6 +176,32 @@ export class Api {
       available: handoff?.available !== false,
       next_opening: typeof handoff?.next_opening === 'string' ? handoff.next_opening : null,
     };
+  }
+
+  /** The agent's actions; `buttons`: shown as buttons (the server has no model to call them). */
+  async actions(): Promise<{ buttons: boolean; actions: PublicAction[] }> {
+    const res = await request(this.chatPath('actions'), { headers: { accept: 'application/json' } });
+    return (await res.json()) as { buttons: boolean; actions: PublicAction[] };
+  }
+
+  /** Starts an action from its button: the chat's answer (a look-up's result, or a card). */
+  async startAction(
+    actionId: string,
+    body: { session_id: string; inputs: Record<string, string>; user?: VisitorIdentity },
+  ): Promise<ChatAnswer> {
+    return postJson(this.chatPath(`actions/${encodeURIComponent(actionId)}/start`), body) as Promise<ChatAnswer>;
+  }
+
+  /** The visitor's Confirm (`confirm`) or Cancel (`cancel`) on an action's card. */
+  async settleAction(
+    runId: string,
+    answer: 'confirm' | 'cancel',
+    body: { session_id: string; start?: string; email?: string; name?: string },
+  ): Promise<ActionSettled> {
+    return postJson(
+      this.chatPath(`action-runs/${encodeURIComponent(runId)}/${answer}`),
+      body,
+    ) as Promise<ActionSettled>;
   }
 
   async info(): Promise<AgentInfo> {
@@ -194,6 +261,15 @@ export class Api {
     if (!answer) throw new ApiFailure(0, 'The connection was lost');
     return answer;
   }
+}
+
+async function postJson(url: string, body: unknown): Promise<unknown> {
+  const res = await request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return res.json();
 }
 
 async function request(url: string, init: RequestInit): Promise<Response> {

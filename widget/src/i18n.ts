@@ -4,7 +4,7 @@
  *
  * `TEXTS` holds the texts an owner may reword (the agent's `widget_texts`, keys exactly as the
  * server's WIDGET_TEXT_KEYS); `MORE_TEXTS` the ones only screen readers hear, or the pieces a
- * keyed text is built from, which are not reworded. `{name}`, `{wait}`, `{n}`, `{max}` and `{time}` are
+ * keyed text is built from, which are not reworded. `{name}`, `{wait}`, `{n}`, `{max}`, `{time}`, `{request}` and `{zone}` are
  * filled in by the widget. Languages: the agent's `language`, or with `auto` the visitor's
  * browser (pickLanguage).
  *
@@ -75,7 +75,23 @@ export type MoreKey =
   | 'lead_submit_later'
   | 'lead_thanks'
   | 'not_found'
-  | 'person_said';
+  | 'person_said'
+  | 'actions'
+  | 'action_confirm'
+  | 'action_cancel'
+  | 'action_sends'
+  | 'action_card'
+  | 'booking_card'
+  | 'booking_slots'
+  | 'booking_email'
+  | 'booking_name'
+  | 'action_start'
+  | 'action_optional'
+  | 'action_done'
+  | 'action_not_done'
+  | 'action_cancelled'
+  | 'action_expired'
+  | 'action_running';
 
 export type Texts = Record<TextKey, string>;
 export type MoreTexts = Record<MoreKey, string>;

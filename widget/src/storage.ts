@@ -1,3 +1,5 @@
+import type { ActionCard } from './api.js';
+
 /**
  * What the widget keeps per agent in the visitor's localStorage: the session id, whether the lead
  * form was answered or skipped, how many answers the conversation has had, the visitor's name,
@@ -26,6 +28,10 @@ export interface StoredMessage {
   note?: NoteKey;
   /** a `handoff_closed` note: when the office hours open next (ISO), shown in the visitor's time */
   at?: string;
+  /** an answer with an action's card under it (a reload or the site's next page shows it again) */
+  action?: ActionCard;
+  /** how the card's run ended (its status); absent while it waits for the visitor */
+  action_status?: string;
 }
 
 /** The notes a transcript can hold, by their text's key. */

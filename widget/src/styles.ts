@@ -110,6 +110,26 @@ button{cursor:pointer}
 .starters{display:flex;flex-wrap:wrap;gap:6px;margin-top:4px}
 .starters button{border:1px solid var(--primary);color:var(--primary);background:var(--bg);border-radius:999px;padding:6px 12px;font-size:.9em;text-align:left}
 .starters button:hover{background:var(--surface)}
+.action-buttons{display:flex;flex-wrap:wrap;gap:6px;padding:8px 12px;flex:none;max-height:100px;overflow-y:auto;background:var(--bg);border-top:1px solid var(--border)}
+.action-buttons button{border:1px solid var(--primary);color:var(--primary);background:var(--bg);border-radius:999px;padding:5px 12px;font-size:.88em;text-align:left;max-width:100%;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.action-buttons button:hover{background:var(--surface)}
+.action-card,.action-form{border:1px solid var(--border);border-radius:var(--bubble-radius);background:var(--surface);padding:12px 14px;display:flex;flex-direction:column;gap:8px;flex:none}
+.action-title{margin:0;font-weight:600}
+.action-inputs{margin:0;display:grid;grid-template-columns:auto 1fr;gap:2px 10px;font-size:.9em}
+.action-inputs dt{color:var(--muted)}.action-inputs dd{margin:0;overflow-wrap:anywhere}
+.action-sends{margin:0;font-size:.85em;color:var(--muted);font-family:ui-monospace,Menlo,Consolas,monospace;overflow-wrap:anywhere}
+.action-slots{border:0;margin:0;padding:0;display:flex;flex-direction:column;gap:4px;max-height:180px;overflow-y:auto}
+.action-slots legend{padding:0;margin-bottom:4px;font-size:.88em;font-weight:600}
+.action-slots .slot{display:flex;gap:8px;align-items:center;font-size:.92em}
+.action-card label:not(.slot),.action-form label{display:flex;flex-direction:column;gap:3px;font-size:.88em;font-weight:600}
+.action-card input:not([type=radio]),.action-form input{border:1px solid var(--border);border-radius:8px;padding:8px 10px;background:var(--bg);color:var(--text);font-weight:400;font-size:1em}
+.card-buttons{display:flex;gap:8px}
+.card-buttons button{flex:1;border:0;border-radius:8px;padding:9px;background:var(--primary);color:var(--on-primary);font-weight:600}
+.card-buttons .action-cancel,.card-buttons .skip{background:transparent;color:var(--text);border:1px solid var(--border)}
+.card-buttons button:disabled{opacity:.5;cursor:not-allowed}
+.action-status{margin:0;font-size:.9em}.ended .action-status{font-weight:600}.action-status:empty,.action-form .err:empty{display:none}
+.action-form .err{color:#b91c1c;font-size:.85em;margin:0}
+.theme-dark .action-form .err{color:#fca5a5}
 .ask-person{align-self:center;margin:0 12px 6px;background:transparent;border:1px solid var(--border);border-radius:999px;padding:4px 12px;font-size:.85em;color:var(--text);flex:none}
 .ask-person:hover{background:var(--surface)}
 .note{margin:0;align-self:center;text-align:center;color:var(--muted);font-size:.9em}
@@ -133,7 +153,7 @@ button{cursor:pointer}
  .mode-embed.open .launcher{display:none}
 }
 .mode-page .panel{position:fixed;inset:0;width:100%;height:100%;height:100dvh;max-width:none;max-height:none;border:0;border-radius:0;box-shadow:none;animation:none}
-.mode-page .log,.mode-page .composer,.mode-page .lead-before,.mode-page .header{padding-left:max(16px,calc(50% - 380px));padding-right:max(16px,calc(50% - 380px))}
+.mode-page .log,.mode-page .composer,.mode-page .action-buttons,.mode-page .lead-before,.mode-page .header{padding-left:max(16px,calc(50% - 380px));padding-right:max(16px,calc(50% - 380px))}
 .mode-page .notice{margin-left:max(12px,calc(50% - 380px));margin-right:max(12px,calc(50% - 380px))}
 .preview .panel,.preview .launcher{animation:none;transition:none}
 @media (prefers-reduced-motion:reduce){*,*::before,*::after{animation:none!important;transition:none!important}}

@@ -1,3 +1,4 @@
+import { actionCard, isActionCard } from './action-card.js';
 import type { CitedSource } from './api.js';
 import type { WidgetContext } from './context.js';
 import { h, httpUrl } from './dom.js';
@@ -70,6 +71,7 @@ export class Transcript {
     this.log.append(row);
     if (m.role === 'assistant' && !m.from_person && typeof m.id === 'string' && m.id)
       this.log.append(feedbackRow(this.ctx, m));
+    if (m.role === 'assistant' && isActionCard(m.action)) this.log.append(actionCard(this.ctx, m.action, m));
     return bubble;
   }
 

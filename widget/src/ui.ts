@@ -1,3 +1,5 @@
+import { ActionButtons } from './action-buttons.js';
+import { actionCard, isActionCard } from './action-card.js';
 import { Api, ApiFailure, type AgentInfo } from './api.js';
 import { Composer, WindowChrome } from './chrome.js';
 import type { WidgetContext } from './context.js';
@@ -48,6 +50,7 @@ export class ChatWidget implements WidgetContext {
   private handoff!: LiveHandoff;
   private starters!: Starters;
   private greeting!: Greeting;
+  private actionButtons!: ActionButtons;
   private busy = false;
 
   constructor(
@@ -171,6 +174,14 @@ export class ChatWidget implements WidgetContext {
       this.composer.input.value = question;
       this.submitMessage();
     });
+    this.actionButtons = new ActionButtons(this, (answer) => {
+      if (answer.session_id && answer.session_id !== this.state.session_id) this.state.session_id = answer.session_id;
+      this.save();
+      this.starters.remove();
+      this.handoff.connect();
+      if (answer.handled_by === 'person') this.handoff.setPerson(true);
+      this.handoff.update();
+    });
     this.chrome = new WindowChrome(
       r,
       this.shadow,
@@ -190,6 +201,7 @@ export class ChatWidget implements WidgetContext {
       () => this.open(true),
     );
     this.showConversation(info);
+    if (!this.previewing) void this.actionButtons.load().then(() => this.showActionButtons());
 
     if (this.mode === 'page') this.focusFirst();
     // auto_expand opens the window on wide screens only: on a phone it would cover the whole page
@@ -212,11 +224,17 @@ export class ChatWidget implements WidgetContext {
       this.leadForm.askLater(info);
     }
     this.starters.show(info, this.leadForm.when === 'before');
+    this.showActionButtons();
     this.handoff.update();
     this.setDisabled(this.offline);
     if (this.offline) this.showNotice(this.t.error_offline, null);
     else this.hideNotice();
     this.transcript.scrollToEnd(true);
+  }
+
+  /** The actions as buttons (no model on the server), under the conversation unless the lead form comes first. */
+  private showActionButtons(): void {
+    this.actionButtons.show(this.notice, this.leadForm.when === 'before');
   }
 
   private restart(): void {
@@ -303,6 +321,7 @@ export class ChatWidget implements WidgetContext {
         role: 'assistant',
         content: answer.message,
         ...(answer.sources?.length ? { sources: answer.sources } : {}),
+        ...(isActionCard(answer.action) ? { action: answer.action } : {}),
       };
       if (typeof answer.message_id === 'string' && answer.message_id) {
         stored.id = answer.message_id;
@@ -311,6 +330,7 @@ export class ChatWidget implements WidgetContext {
       this.state.messages.push(stored);
       this.state.answers += 1;
       this.save();
+      if (stored.action) transcript.log.append(actionCard(this, stored.action, stored));
       this.leadForm.askLater(this.info);
       if (stick) transcript.scrollToEnd(true);
     } catch (err) {

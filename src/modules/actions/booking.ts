@@ -8,7 +8,8 @@ import {
   invitationIcs,
   type Slot,
 } from './booking-calendar.js';
-import type { ActionCard, ActionRunner, BookingChoice, BookingRunner, FinishOutcome, RunContext } from './runner.js';
+import type { ActionRunner } from './runner.js';
+import type { ActionCard, BookingChoice, BookingRunner, FinishOutcome, RunContext } from './runner-types.js';
 import type { ActionRow, ActionRunRow } from './tables.js';
 
 /** free times offered on one card */

@@ -2,9 +2,9 @@ export { createActions } from './module.js';
 export { actionRoutes } from './routes.js';
 export type {
   ActionCard,
-  ActionRunner,
   BookingChoice,
   FinishOutcome,
   RunContext,
   VerifiedVisitor,
-} from './runner.js';
+} from './runner-types.js';
+export type { ActionRunner } from './runner.js';

@@ -7,7 +7,8 @@ import type { AgentsService } from '../agents/index.js';
 import { SettingsKey } from '../settings/index.js';
 import { ActionsRepo } from './repo.js';
 import { type BookingDeps, bookingRunner } from './booking.js';
-import { ActionRunner, type ActionRunnerDeps } from './runner.js';
+import { ActionRunner } from './runner.js';
+import type { ActionRunnerDeps } from './runner-types.js';
 import { ActionsService } from './service.js';
 
 export interface ActionsDeps {

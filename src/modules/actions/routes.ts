@@ -81,15 +81,15 @@ const days = z
 export const actionRoutes: FastifyPluginAsyncZod<{ actions: ActionsService }> = async (app, { actions }) => {
   const security = [{ bearer: [] }];
   const tags = ['actions'];
-  const agentParams = z.object({ id: z.string().min(1).max(100) });
+  const agentParams = z.object({ chatbot_id: z.string().min(1).max(100) });
   const params = agentParams.extend({ action_id: z.string().min(1).max(100) });
 
-  app.get('/api/chatbots/:id/actions', {
+  app.get('/api/chatbots/:chatbot_id/actions', {
     schema: { tags, security, params: agentParams, response: { 200: actionSchema.array() } },
-    handler: async (req) => actions.list(currentUser(req), req.params.id),
+    handler: async (req) => actions.list(currentUser(req), req.params.chatbot_id),
   });
 
-  app.post('/api/chatbots/:id/actions', {
+  app.post('/api/chatbots/:chatbot_id/actions', {
     schema: {
       tags,
       security,
@@ -102,15 +102,16 @@ export const actionRoutes: FastifyPluginAsyncZod<{ actions: ActionsService }> = 
         }),
       },
     },
-    handler: async (req, reply) => reply.code(201).send(actions.create(currentUser(req), req.params.id, req.body)),
+    handler: async (req, reply) =>
+      reply.code(201).send(actions.create(currentUser(req), req.params.chatbot_id, req.body)),
   });
 
-  app.get('/api/chatbots/:id/actions/:action_id', {
+  app.get('/api/chatbots/:chatbot_id/actions/:action_id', {
     schema: { tags, security, params, response: { 200: actionSchema } },
-    handler: async (req) => actions.get(currentUser(req), req.params.id, req.params.action_id),
+    handler: async (req) => actions.get(currentUser(req), req.params.chatbot_id, req.params.action_id),
   });
 
-  app.put('/api/chatbots/:id/actions/:action_id', {
+  app.put('/api/chatbots/:chatbot_id/actions/:action_id', {
     schema: {
       tags,
       security,
@@ -124,10 +125,10 @@ export const actionRoutes: FastifyPluginAsyncZod<{ actions: ActionsService }> = 
       }),
       response: { 200: actionSchema },
     },
-    handler: async (req) => actions.update(currentUser(req), req.params.id, req.params.action_id, req.body),
+    handler: async (req) => actions.update(currentUser(req), req.params.chatbot_id, req.params.action_id, req.body),
   });
 
-  app.get('/api/chatbots/:id/conversations/:conversation_id/action-runs', {
+  app.get('/api/chatbots/:chatbot_id/conversations/:conversation_id/action-runs', {
     config: OPERATOR_ALLOWED,
     schema: {
       tags,
@@ -136,10 +137,10 @@ export const actionRoutes: FastifyPluginAsyncZod<{ actions: ActionsService }> = 
       summary: "The conversation's action runs, oldest first: which action, inputs, outcome, time (the transcript)",
       response: { 200: runSchema.array() },
     },
-    handler: async (req) => actions.runsOf(currentUser(req), req.params.id, req.params.conversation_id),
+    handler: async (req) => actions.runsOf(currentUser(req), req.params.chatbot_id, req.params.conversation_id),
   });
 
-  app.get('/api/analytics/chatbot/:id/actions', {
+  app.get('/api/analytics/chatbot/:chatbot_id/actions', {
     schema: {
       tags: ['analytics'],
       security,
@@ -166,13 +167,13 @@ export const actionRoutes: FastifyPluginAsyncZod<{ actions: ActionsService }> = 
         }),
       },
     },
-    handler: async (req) => actions.analytics(currentUser(req), req.params.id, req.query.days),
+    handler: async (req) => actions.analytics(currentUser(req), req.params.chatbot_id, req.query.days),
   });
 
-  app.delete('/api/chatbots/:id/actions/:action_id', {
+  app.delete('/api/chatbots/:chatbot_id/actions/:action_id', {
     schema: { tags, security, params, summary: 'Deletes the action; its runs stay in the transcripts' },
     handler: async (req, reply) => {
-      actions.remove(currentUser(req), req.params.id, req.params.action_id);
+      actions.remove(currentUser(req), req.params.chatbot_id, req.params.action_id);
       return reply.code(204).send();
     },
   });

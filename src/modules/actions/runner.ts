@@ -6,6 +6,14 @@ import type { ChatbotRow } from '../agents/index.js';
 import { decryptValue, type SettingsKey } from '../settings/index.js';
 import { callEndpoint, pickFields } from './action-http.js';
 import type { ActionsRepo } from './repo.js';
+import type {
+  ActionCard,
+  ActionRunnerDeps,
+  BookingChoice,
+  FinishOutcome,
+  RunContext,
+  StartOutcome,
+} from './runner-types.js';
 import type { ActionRow, ActionRunRow } from './tables.js';
 import { renderTemplate, TemplateValueError } from './url-template.js';
 
@@ -13,76 +21,6 @@ import { renderTemplate, TemplateValueError } from './url-template.js';
 export const CONFIRM_WITHIN_MS = 30 * 60_000;
 /** the longest value a parameter takes */
 const MAX_VALUE_CHARS = 500;
-
-/** The visitor the site vouched for in this turn (agents/identity.ts): what `{{user.*}}` fills from. */
-export interface VerifiedVisitor {
-  id: string;
-  name?: string;
-  email?: string;
-}
-
-export interface RunContext {
-  agent: ChatbotRow;
-  conversationId: string;
-  /** the conversation's session (a booking's lead is linked by it) */
-  sessionId: string;
-  visitor?: VerifiedVisitor;
-  signal?: AbortSignal;
-}
-
-/** What the widget shows for a run that waits for the visitor: what will be sent, Confirm / Cancel. */
-export interface ActionCard {
-  run_id: string;
-  action_name: string;
-  type: 'do' | 'booking';
-  description: string;
-  inputs: Record<string, string>;
-  /** do: where it goes ("POST https://shop.example/tickets") */
-  sends: string | null;
-  /** booking: free slots to pick from */
-  slots: { start: string; end: string }[];
-  time_zone: string | null;
-  /** booking: the visitor must give an e-mail address (none known) */
-  needs_email: boolean;
-}
-
-export type StartOutcome =
-  /** a look-up's result or failure, or why the action could not start: `text` for the model, `visitorText` for the visitor (no model) */
-  | { kind: 'answer'; text: string; visitorText: string; run: ActionRunRow | null }
-  /** a card for the visitor; nothing was sent yet */
-  | { kind: 'confirm'; text: string; card: ActionCard; run: ActionRunRow };
-
-export interface FinishOutcome {
-  run: ActionRunRow;
-  /** what the visitor is told (stored in the conversation as the agent's message) */
-  message: string;
-}
-
-/** The booking side, plugged in by module.ts (booking.ts). */
-export interface BookingRunner {
-  offer(ctx: RunContext, action: ActionRow, run: ActionRunRow): Promise<ActionCard | string>;
-  book(ctx: RunContext, action: ActionRow, run: ActionRunRow, choice: BookingChoice): Promise<FinishOutcome>;
-}
-
-export interface BookingChoice {
-  start?: string;
-  email?: string;
-  name?: string;
-}
-
-export interface ActionRunnerDeps {
-  repo: ActionsRepo;
-  key: SettingsKey;
-  clock: Clock;
-  events: AppEvents;
-  log: FastifyBaseLogger;
-  /** the account's plan's monthly_action_runs */
-  monthlyRuns: (accountId: string) => number;
-  allowPrivateUrls: boolean;
-  /** ACTION_TIMEOUT_S */
-  timeoutMs: number;
-  booking?: BookingRunner;
-}
 
 /**
  * Runs an agent's actions (docs/ACTIONS.md): a look-up at once, a `do` and a booking only after the
@@ -177,10 +115,20 @@ export class ActionRunner {
       if (!this.deps.booking) return { run, message: 'Booking is not available on this server.' };
       return this.deps.booking.book(ctx, action, run, choice);
     }
+    // the URL as it was shown on the card; it can fail now only when the action changed since
+    // (a {{user.*}} added, the visitor not verified): then nothing is sent
+    let target: URL;
+    try {
+      if (action.requires_verified && !ctx.visitor) throw new TemplateValueError('user', 'is not verified');
+      target = renderTemplate(action.url ?? '', { params: run.inputs, user: ctx.visitor });
+    } catch (err) {
+      const why = err instanceof TemplateValueError ? err.message : 'the URL could not be made';
+      const outcome = `Not done: ${why}.`;
+      return { run: this.claimOrCurrent(ctx, run, { status: 'failed', outcome }), message: outcome };
+    }
     const now = isoNow(this.deps.clock);
     if (!this.deps.repo.claimAwaiting(run.id, { status: 'running', confirmed_at: now }))
       return this.settled(run.id, ctx.agent.id);
-    const target = renderTemplate(action.url ?? '', { params: run.inputs, user: ctx.visitor });
     const body = JSON.stringify({
       action: action.name,
       inputs: run.inputs,

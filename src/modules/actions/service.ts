@@ -113,10 +113,11 @@ export class ActionsService {
 
   /**
    * The action runs of a conversation of the caller's agent, oldest first (the transcript shows
-   * them); none for a conversation that is not this agent's, as for a missing one.
+   * them); 404 for a conversation that is not this agent's, as for a missing one.
    */
   runsOf(user: AuthUser, chatbotId: string, conversationId: string): ActionRunView[] {
     const agent = this.deps.agents.get(user, chatbotId);
+    if (!this.deps.repo.holdsConversation(agent.id, conversationId)) throw notFound('Conversation');
     this.expireUnanswered();
     return this.deps.repo
       .runsOfConversation(conversationId)
