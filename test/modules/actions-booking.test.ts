@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { addAction, ask, call, Endpoint, runsOf, script, settle } from '../helpers/actions.js';
-import { ManualClock, sendExpect, useTestApps } from '../helpers/app.js';
+import { accountWithAgent, ManualClock, sendExpect, useTestApps } from '../helpers/app.js';
 import { chatRequests, providerSetup } from '../helpers/chat.js';
 import { startSmtp } from '../helpers/smtp.js';
 
@@ -217,5 +217,43 @@ describe('booking a time', () => {
     expect(runs).toMatchObject([{ action_type: 'booking', status: 'failed' }]);
     expect(runs[0]!.outcome).toMatch(/^The calendar could not be read \(.*\); no time can be booked now\.$/);
     expect(runs[0]!.outcome).not.toMatch(/\.\)/);
+  });
+
+  it('without a provider key: the booking button shows the card, and the pick books it', async () => {
+    const clock = new ManualClock(NOW);
+    const ep = apps.before(await new Endpoint().up());
+    ep.respond = () => ({ type: 'text/calendar', body: feed(...BUSY) });
+    const t = await apps.start({ clock, env: { ALLOW_PRIVATE_URLS: 'true' } });
+    const { token, agent } = await accountWithAgent(t.app, { name: 'Studio', office_hours: HOURS });
+    const action = await addAction(t, token, agent.id, {
+      type: 'booking',
+      name: 'book_call',
+      description: 'A 60-minute call',
+      calendar_url: `${ep.url}/cal.ics`,
+      slot_minutes: 60,
+      days_ahead: 2,
+    });
+    const listed = await sendExpect(t.app, null, 'GET', `/api/public/chat/${agent.id}/actions`);
+    expect(listed).toMatchObject({ buttons: true, actions: [{ id: action.id, type: 'booking', parameters: [] }] });
+    const started = await sendExpect(t.app, null, 'POST', `/api/public/chat/${agent.id}/actions/${action.id}/start`, {
+      session_id: 'b-1',
+    });
+    expect(started.message).toBe('Please pick a time below and confirm it.');
+    expect(started.action.slots.map((s: Json) => s.start)).toEqual([
+      '2026-03-02T08:00:00.000Z',
+      '2026-03-02T10:00:00.000Z',
+      '2026-03-03T10:00:00.000Z',
+    ]);
+    const booked = await settle(t, agent.id, started.action.run_id, 'confirm', {
+      session_id: 'b-1',
+      start: '2026-03-03T10:00:00.000Z',
+      email: 'bo@example.com',
+    });
+    expect(booked.json()).toMatchObject({
+      message: 'Booked: Tue 3 Mar, 11:00-12:00 (Europe/Berlin). An invitation is on its way to bo@example.com.',
+      run: { status: 'succeeded' },
+    });
+    const leads = await sendExpect(t.app, token, 'GET', `/api/chatbot-leads/${agent.id}`);
+    expect(leads).toMatchObject([{ name: 'bo@example.com', email: 'bo@example.com', phone: '', session_id: 'b-1' }]);
   });
 });
