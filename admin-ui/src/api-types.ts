@@ -1914,6 +1914,7 @@ export interface paths {
                             /** @description the conversation of the lead's session_id; null without a session or before the visitor's first message */
                             conversation_id: string | null;
                             created_at: string;
+                            email: string | null;
                             id: string;
                             name: string;
                             phone: string;
@@ -4769,6 +4770,7 @@ export interface paths {
                             /** @description the conversation of the lead's session_id; null without a session or before the visitor's first message */
                             conversation_id: string | null;
                             created_at: string;
+                            email: string | null;
                             id: string;
                             name: string;
                             phone: string;

@@ -919,6 +919,18 @@ describe('another account and unknown ids', () => {
       ['GET', (id) => `/api/chatbots/${id}/identity-secret`, undefined],
       ['POST', (id) => `/api/chatbots/${id}/identity-secret`, undefined],
       ['DELETE', (id) => `/api/chatbots/${id}/identity-secret`, undefined],
+      // agent actions (issue 35); the action's own id is checked in modules/actions.test.ts
+      ['GET', (id) => `/api/chatbots/${id}/actions`, undefined],
+      [
+        'POST',
+        (id) => `/api/chatbots/${id}/actions`,
+        { type: 'do', name: 'open_ticket', description: 'Opens a ticket', url: 'https://shop.example/tickets' },
+      ],
+      ['GET', (id) => `/api/chatbots/${id}/actions/${missing}`, undefined],
+      ['PUT', (id) => `/api/chatbots/${id}/actions/${missing}`, { description: 'Changed' }],
+      ['DELETE', (id) => `/api/chatbots/${id}/actions/${missing}`, undefined],
+      ['GET', (id) => `/api/chatbots/${id}/conversations/${missing}/action-runs`, undefined],
+      ['GET', (id) => `/api/analytics/chatbot/${id}/actions`, undefined],
     ];
     for (const [method, url, body] of requests) {
       const foreign = await api.call(method, url(agent.id), intruder.token, body);

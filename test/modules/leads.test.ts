@@ -93,6 +93,7 @@ describe('POST /api/public/lead/{chatbot_id}', () => {
       chatbot_id: agent.id,
       name: 'Jane Doe',
       phone: '+1 (555) 010-0100',
+      email: null,
       session_id: 'sess-1',
       conversation_id: null,
       created_at: clock.now().toISOString(),

@@ -63,7 +63,12 @@ export async function callEndpoint(call: ActionCall): Promise<ActionHttpResult> 
       return {
         ok: false,
         status: null,
-        reason: err.message.replace(/^Too many redirects.*/, `${host} answered a redirect (not followed)`),
+        // the fetch's sentences are the crawler's: said of the endpoint's answer, without their full
+        // stop (the reason stands inside the run's sentence)
+        reason: err.message
+          .replace(/^Too many redirects.*/, `${host} answered a redirect (not followed)`)
+          .replace(/^The page /, 'The answer ')
+          .replace(/\.$/, ''),
       };
     throw err;
   }

@@ -58,7 +58,7 @@ export function bookingRunner(runner: ActionRunner, deps: BookingDeps): BookingR
       return freeSlots({ busy, officeHours: hours, slotMinutes: action.slot_minutes, from: now, to, now });
     } catch (err) {
       if (err instanceof CalendarFeedError)
-        return `The calendar could not be read (${err.message}); no time can be booked now.`;
+        return `The calendar could not be read (${err.message.replace(/\.$/, '')}); no time can be booked now.`;
       throw err;
     }
   }

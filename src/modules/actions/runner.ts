@@ -105,6 +105,9 @@ export class ActionRunner {
       const outcome = 'This action is no longer available.';
       return { run: this.claimOrCurrent(ctx, run, { status: 'failed', outcome }), message: outcome };
     }
+    // a card does not count until it runs: the cap is checked again when it would
+    const over = this.overCap(ctx.agent);
+    if (over) return { run: this.claimOrCurrent(ctx, run, { status: 'failed', outcome: over }), message: over };
     if (action.type === 'booking') {
       if (!this.deps.booking) return { run, message: 'Booking is not available on this server.' };
       return this.deps.booking.book(ctx, action, run, choice);

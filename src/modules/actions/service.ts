@@ -118,9 +118,7 @@ export class ActionsService {
   runsOf(user: AuthUser, chatbotId: string, conversationId: string): ActionRunView[] {
     const agent = this.deps.agents.get(user, chatbotId);
     if (!this.deps.repo.holdsConversation(agent.id, conversationId)) throw notFound('Conversation');
-    // cards nobody answered within CONFIRM_WITHIN_MS read as expired (a Confirm after it is refused too)
-    const now = this.deps.clock.now();
-    this.deps.repo.expireAwaiting(new Date(now.getTime() - CONFIRM_WITHIN_MS).toISOString(), now.toISOString());
+    this.expireUnanswered();
     return this.deps.repo
       .runsOfConversation(conversationId)
       .filter((r) => r.chatbot_id === agent.id)
@@ -130,11 +128,21 @@ export class ActionsService {
   /** Per action, the runs of the last `days` days (UTC, today included) by how they ended. */
   analytics(user: AuthUser, chatbotId: string, days: number): { from: string; to: string; actions: ActionRunCounts[] } {
     const agent = this.deps.agents.get(user, chatbotId);
+    this.expireUnanswered();
     const now = this.deps.clock.now();
     const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
     const from = new Date(today - (days - 1) * 86_400_000).toISOString();
     const to = new Date(today + 86_400_000).toISOString();
     return { from, to, actions: this.deps.repo.countsByAction(agent.id, from, to) };
+  }
+
+  /**
+   * Cards older than CONFIRM_WITHIN_MS that nobody answered become expired before they are read
+   * (nothing else sweeps them; a late click expires its own run in runner.ts).
+   */
+  private expireUnanswered(): void {
+    const now = this.deps.clock.now();
+    this.deps.repo.expireAwaiting(new Date(now.getTime() - CONFIRM_WITHIN_MS).toISOString(), now.toISOString());
   }
 
   private owned(user: AuthUser, chatbotId: string, id: string): ActionRow {

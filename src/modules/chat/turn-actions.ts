@@ -21,6 +21,9 @@ const TOOL_RULES =
   'parameter values: ask the visitor for any you do not know. A tool that changes something or books a ' +
   'time shows the visitor a card to confirm; it has not happened until they confirm there.';
 
+/** the answer when the model used up its tool calls and still said nothing */
+export const CAP_FALLBACK = 'Sorry, I could not finish that. Please ask again, perhaps in other words.';
+
 /** What a turn with tools ends with: the text, and the card waiting for the visitor, if any. */
 export interface ActionsAnswer {
   text: string;
@@ -73,6 +76,11 @@ export async function answerWithActions(
   if (waiting && !text.trim()) {
     // the model went straight to the card: the conversation still says what is asked
     text = confirmPrompt(waiting);
+    opts.onDelta?.(text);
+  } else if (result.ended === 'cap' && !text.trim()) {
+    // asked without tools after the cap, a model may still answer only with tool calls: the
+    // visitor is told something rather than shown an empty answer
+    text = CAP_FALLBACK;
     opts.onDelta?.(text);
   }
   return { text, card: waiting };

@@ -16,6 +16,8 @@ const widgetLeadSchema = z.object({
   chatbot_id: z.string(),
   name: z.string(),
   phone: z.string(),
+  /** a booking's lead (modules/actions): the address the invitation went to (its phone is ''); null otherwise */
+  email: z.string().nullable(),
   session_id: z.string().nullable(),
   /** the conversation of the lead's session (docs/API-NOTES.md "Widget leads") */
   conversation_id: z
