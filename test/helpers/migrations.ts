@@ -120,8 +120,15 @@ export function undoMigrationActions(sqlite: Database.Database): void {
   forgetNewestMigration(sqlite);
 }
 
+/** Undoes the booking migration (issue 35: leads' e-mail, the outbox's invitation) and forgets it was applied. */
+export function undoMigrationBooking(sqlite: Database.Database): void {
+  sqlite.exec('ALTER TABLE mail_outbox DROP COLUMN ics; ALTER TABLE widget_leads DROP COLUMN email;');
+  forgetNewestMigration(sqlite);
+}
+
 /** Undoes every migration after the notifications one (0031), newest first. */
 export function undoMigrationsAfterNotifications(sqlite: Database.Database): void {
+  undoMigrationBooking(sqlite);
   undoMigrationActions(sqlite);
   undoMigrationIdentity(sqlite);
 }
