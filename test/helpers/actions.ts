@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
-import { auth, type TestApp } from './app.js';
+import { auth, type TestApp, useTestApps } from './app.js';
 import { type SseEvent, takeSseEvents } from './chat.js';
 import type { FakeToolReply, RecordedRequest } from './fake-llm.js';
 
@@ -197,4 +197,15 @@ export async function messagesOf(t: TestApp, token: string, conversationId: stri
   const res = await t.app.inject({ method: 'GET', url: `/api/chat/messages/${conversationId}`, headers: auth(token) });
   expect(res.statusCode, res.body).toBe(200);
   return res.json();
+}
+
+/** the provider key the actions tests give their fake model */
+export const ACTIONS_KEY = 'sk-test-actions-key-0123456789';
+/** the endpoints and feeds run on 127.0.0.1 */
+export const PRIVATE_URLS = { ALLOW_PRIVATE_URLS: 'true' };
+
+/** The file's apps (useTestApps) and its endpoints on 127.0.0.1, closed before the apps. */
+export function useActionApps() {
+  const apps = useTestApps();
+  return { apps, endpoint: async (): Promise<Endpoint> => apps.before(await new Endpoint().up()) };
 }

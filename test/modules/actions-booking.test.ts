@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addAction, ask, call, Endpoint, runsOf, script, settle } from '../helpers/actions.js';
+import { ACTIONS_KEY, addAction, ask, call, Endpoint, runsOf, script, settle } from '../helpers/actions.js';
 import { accountWithAgent, ManualClock, sendExpect, useTestApps } from '../helpers/app.js';
 import { chatRequests, providerSetup } from '../helpers/chat.js';
 import { startSmtp } from '../helpers/smtp.js';
@@ -10,7 +10,7 @@ import { startSmtp } from '../helpers/smtp.js';
 
 type Json = Record<string, any>;
 
-const KEY = 'sk-test-actions-key-0123456789';
+const KEY = ACTIONS_KEY;
 const apps = useTestApps();
 
 function feed(...busy: Array<[string, string]>): string {

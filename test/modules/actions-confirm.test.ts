@@ -5,15 +5,17 @@ import {
   ask,
   askStreamed,
   call,
-  Endpoint,
   orderLookup,
   runsOf,
   script,
   settle,
   signatureOk,
   ticketDo,
+  ACTIONS_KEY,
+  PRIVATE_URLS,
+  useActionApps,
 } from '../helpers/actions.js';
-import { makeDataDir, ManualClock, ROOMY_PLAN, sendExpect, useTestApps, writePlansFile } from '../helpers/app.js';
+import { makeDataDir, ManualClock, ROOMY_PLAN, sendExpect, writePlansFile } from '../helpers/app.js';
 import { chatRequests, providerSetup } from '../helpers/chat.js';
 
 // Agent actions (issue 35): more of the Confirm side: streamed cards, two clicks at once, a
@@ -21,13 +23,9 @@ import { chatRequests, providerSetup } from '../helpers/chat.js';
 
 type Json = Record<string, any>;
 
-const KEY = 'sk-test-actions-key-0123456789';
-const PRIVATE = { ALLOW_PRIVATE_URLS: 'true' };
-const apps = useTestApps();
-
-async function endpoint(): Promise<Endpoint> {
-  return apps.before(await new Endpoint().up());
-}
+const KEY = ACTIONS_KEY;
+const PRIVATE = PRIVATE_URLS;
+const { apps, endpoint } = useActionApps();
 
 describe('Confirm', () => {
   it('a streamed turn ends with the card in `done`; the deltas say what is asked', async () => {

@@ -5,7 +5,7 @@ import {
   addAction,
   ask,
   call,
-  Endpoint,
+  type Endpoint,
   messagesOf,
   orderLookup,
   runsOf,
@@ -13,8 +13,11 @@ import {
   settle,
   signatureOk,
   ticketDo,
+  ACTIONS_KEY,
+  PRIVATE_URLS,
+  useActionApps,
 } from '../helpers/actions.js';
-import { accountWithAgent, ManualClock, sendExpect, useTestApps } from '../helpers/app.js';
+import { accountWithAgent, ManualClock, sendExpect } from '../helpers/app.js';
 import { chatRequests, providerSetup } from '../helpers/chat.js';
 import type { FakeToolReply, RecordedRequest } from '../helpers/fake-llm.js';
 
@@ -22,13 +25,9 @@ import type { FakeToolReply, RecordedRequest } from '../helpers/fake-llm.js';
 
 type Json = Record<string, any>;
 
-const KEY = 'sk-test-actions-key-0123456789';
-const PRIVATE = { ALLOW_PRIVATE_URLS: 'true' };
-const apps = useTestApps();
-
-async function endpoint(): Promise<Endpoint> {
-  return apps.before(await new Endpoint().up());
-}
+const KEY = ACTIONS_KEY;
+const PRIVATE = PRIVATE_URLS;
+const { apps, endpoint } = useActionApps();
 
 /** An openai agent whose model answers with `reply`, an endpoint, and `actions` added to the agent. */
 async function withModel(

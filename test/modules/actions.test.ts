@@ -5,13 +5,16 @@ import {
   ask,
   askStreamed,
   call,
-  Endpoint,
+  type Endpoint,
   messagesOf,
   orderLookup,
   runsOf,
   script,
   signatureOk,
   ticketDo,
+  ACTIONS_KEY,
+  PRIVATE_URLS,
+  useActionApps,
 } from '../helpers/actions.js';
 import {
   accountWithAgent,
@@ -21,7 +24,6 @@ import {
   ROOMY_PLAN,
   send,
   sendExpect,
-  useTestApps,
   writePlansFile,
 } from '../helpers/app.js';
 import { chatRequests, providerSetup } from '../helpers/chat.js';
@@ -32,13 +34,9 @@ import type { FakeProviderName } from '../helpers/fake-llm.js';
 
 type Json = Record<string, any>;
 
-const KEY = 'sk-test-actions-key-0123456789';
-const PRIVATE = { ALLOW_PRIVATE_URLS: 'true' };
-const apps = useTestApps();
-
-async function endpoint(): Promise<Endpoint> {
-  return apps.before(await new Endpoint().up());
-}
+const KEY = ACTIONS_KEY;
+const PRIVATE = PRIVATE_URLS;
+const { apps, endpoint } = useActionApps();
 
 /** An app (private URLs allowed unless `env` says otherwise), an account, an agent, an endpoint. */
 async function owner(env: Record<string, string> = PRIVATE) {

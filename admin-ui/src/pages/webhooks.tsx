@@ -4,7 +4,7 @@ import type { Webhook, WebhookDelivery, WebhookWithSecret } from '../types.js';
 import {
   Badge,
   ConfirmDialog,
-  CopyButton,
+  SecretOnce,
   EmptyState,
   Field,
   Loading,
@@ -47,24 +47,9 @@ export function WebhooksSection() {
         </p>
       </div>
       {secret && (
-        <Notice kind="warning">
-          <div class="stack">
-            <span>The signing secret of {secret.url}. It is shown only now: copy it into your receiver.</span>
-            <div class="copy-row">
-              <input
-                type="text"
-                readOnly
-                value={secret.secret}
-                aria-label="Signing secret"
-                onFocus={(e) => e.currentTarget.select()}
-              />
-              <CopyButton text={secret.secret} label="Copy secret" />
-              <button type="button" class="btn btn-small" onClick={() => setSecret(null)}>
-                Done
-              </button>
-            </div>
-          </div>
-        </Notice>
+        <SecretOnce secret={secret.secret} onDone={() => setSecret(null)}>
+          The signing secret of {secret.url}. It is shown only now: copy it into your receiver.
+        </SecretOnce>
       )}
       {hooks.error && <Notice kind="error">{hooks.error}</Notice>}
       {hooks.loading && !hooks.data && <Loading />}

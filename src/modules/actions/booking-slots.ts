@@ -1,4 +1,4 @@
-import { instantOfWallTime, type OfficeHours, WEEKDAYS } from '../agents/index.js';
+import { instantOfWallTime, type OfficeHours, WEEKDAYS, wallClockMs } from '../agents/index.js';
 
 /** A bookable time, [start, end), as ISO UTC times. */
 export interface Slot {
@@ -81,8 +81,8 @@ export function freeSlots(input: FreeSlotsInput): Slot[] {
   };
 
   const slots: Slot[] = [];
-  const lastDay = startOfDay(wallOf(zone, to));
-  for (let day = startOfDay(wallOf(zone, earliest)); day <= lastDay && slots.length < limit; day += DAY_MS) {
+  const lastDay = startOfDay(wallClockMs(zone, to));
+  for (let day = startOfDay(wallClockMs(zone, earliest)); day <= lastDay && slots.length < limit; day += DAY_MS) {
     // 1970-01-01 was a Thursday; getUTCDay counts from Sunday, WEEKDAYS from Monday
     const weekday = WEEKDAYS[(new Date(day).getUTCDay() + 6) % 7]!;
     for (const range of hours.days[weekday]) {
@@ -91,7 +91,8 @@ export function freeSlots(input: FreeSlotsInput): Slot[] {
         const start = instantOfWallTime(zone, wall);
         const end = instantOfWallTime(zone, wall + slotMs);
         // the DST checks: both wall times exist, and the slot lasts what it says
-        if (end - start !== slotMs || wallOf(zone, start) !== wall || wallOf(zone, end) !== wall + slotMs) continue;
+        if (end - start !== slotMs || wallClockMs(zone, start) !== wall || wallClockMs(zone, end) !== wall + slotMs)
+          continue;
         if (start < earliest || end > to) continue;
         if (overlapsBusy(start, end)) continue;
         slots.push({ start: new Date(start).toISOString(), end: new Date(end).toISOString() });
@@ -110,34 +111,4 @@ function minutesOf(hhmm: string): number {
 
 function startOfDay(wall: number): number {
   return wall - (((wall % DAY_MS) + DAY_MS) % DAY_MS);
-}
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-/** The wall clock in `zone` at instant `t`, read as if it were UTC (ms, to the second). */
-function wallOf(zone: string, t: number): number {
-  let f = formatters.get(zone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    });
-    formatters.set(zone, f);
-  }
-  const p: Record<string, string> = {};
-  for (const part of f.formatToParts(new Date(t))) p[part.type] = part.value;
-  return Date.UTC(
-    Number(p.year),
-    Number(p.month) - 1,
-    Number(p.day),
-    Number(p.hour),
-    Number(p.minute),
-    Number(p.second),
-  );
 }

@@ -136,6 +136,11 @@ function wallTime(zone: string, t: number): WallTime {
   };
 }
 
+/** The wall clock in `zone` at the instant `t`, read as if it were UTC (ms): for stepping days in a zone. */
+export function wallClockMs(zone: string, t: number): number {
+  return wallTime(zone, t).wall;
+}
+
 /** The zone's offset from UTC at `t` (ms; +1h is 3,600,000 for Berlin in winter). */
 function offsetAt(zone: string, t: number): number {
   return wallTime(zone, t).wall - t;

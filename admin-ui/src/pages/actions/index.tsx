@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, get } from '../../api.js';
 import type { Agent, AgentAction } from '../../types.js';
-import { Badge, ConfirmDialog, CopyButton, EmptyState, Loading, Notice, toast, useAsync, useBusy } from '../../ui.js';
+import { Badge, ConfirmDialog, EmptyState, Loading, Notice, SecretOnce, toast, useAsync, useBusy } from '../../ui.js';
 import { ActionForm } from './form.js';
 import { KINDS, kindLabel } from './model.js';
 
@@ -44,27 +44,10 @@ export function ActionsTab({ agent }: { agent: Agent }) {
           </span>
         </div>
         {secret && (
-          <Notice kind="warning">
-            <div class="stack">
-              <span>
-                The signing secret of {secret.name}. It is shown only now: copy it into your endpoint, which checks the
-                Chat-Agent-Signature header with it.
-              </span>
-              <div class="copy-row">
-                <input
-                  type="text"
-                  readOnly
-                  value={secret.secret}
-                  aria-label="Signing secret"
-                  onFocus={(e) => e.currentTarget.select()}
-                />
-                <CopyButton text={secret.secret} label="Copy secret" />
-                <button type="button" class="btn btn-small" onClick={() => setSecret(null)}>
-                  Done
-                </button>
-              </div>
-            </div>
-          </Notice>
+          <SecretOnce secret={secret.secret} onDone={() => setSecret(null)}>
+            The signing secret of {secret.name}. It is shown only now: copy it into your endpoint, which checks the
+            Chat-Agent-Signature header with it.
+          </SecretOnce>
         )}
         {actions.error && <Notice kind="error">{actions.error}</Notice>}
         {!actions.data && actions.loading && <Loading />}
