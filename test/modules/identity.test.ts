@@ -172,6 +172,39 @@ describe('a verified visitor in the public chat', () => {
     expect(c).toMatchObject({ verified: false, visitor_user_id: null, user_name: null });
   });
 
+  it("across accounts (the cross-account matrix): right hash verified, wrong hash anonymous, another account's secret rejected both ways", async () => {
+    const { t, owner, agentId, secret } = await setUp();
+    const intruder = await accountWithAgent(t.app);
+    const intruderSecret = await newSecret(t, intruder.token, intruder.agent.id);
+    const visit = async (agent: string, session: string, hash: string) => {
+      const res = await chat(t, agent, { message: 'Hi', session_id: session, user: { id: 'customer-42', hash } });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json().conversation_id as string;
+    };
+    const right = await visit(agentId, 'x-right', hashOf(secret, 'customer-42'));
+    const wrong = await visit(agentId, 'x-wrong', hashOf(secret, 'customer-41'));
+    const foreign = await visit(agentId, 'x-foreign', hashOf(intruderSecret, 'customer-42'));
+    const mineThere = await visit(intruder.agent.id, 'x-there', hashOf(secret, 'customer-42'));
+    expect((await conversationOf(t, owner.token, agentId, right)).verified).toBe(true);
+    for (const id of [wrong, foreign])
+      expect(await conversationOf(t, owner.token, agentId, id)).toMatchObject({
+        verified: false,
+        visitor_user_id: null,
+      });
+    expect(await conversationOf(t, intruder.token, intruder.agent.id, mineThere)).toMatchObject({
+      verified: false,
+      visitor_user_id: null,
+    });
+    // and the intruder's token cannot read or rotate the owner's secret: as for a missing agent
+    for (const method of ['GET', 'POST', 'DELETE'] as const)
+      expect((await send(t.app, intruder.token, method, `/api/chatbots/${agentId}/identity-secret`)).statusCode).toBe(
+        404,
+      );
+    // the owner's secret is as it was: it still verifies
+    const after = await visit(agentId, 'x-after', hashOf(secret, 'customer-42'));
+    expect((await conversationOf(t, owner.token, agentId, after)).verified).toBe(true);
+  });
+
   it('rotation: the old secret stops verifying at once, the new one verifies', async () => {
     const { t, owner, agentId, secret } = await setUp();
     const rotated = await newSecret(t, owner.token, agentId);
