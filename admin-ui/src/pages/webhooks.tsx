@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
+import { SecretOnce } from '../secret-once.js';
 import { api, get } from '../api.js';
 import type { Webhook, WebhookDelivery, WebhookWithSecret } from '../types.js';
 import {
   Badge,
   ConfirmDialog,
-  SecretOnce,
   EmptyState,
   Field,
   Loading,

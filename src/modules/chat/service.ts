@@ -15,6 +15,7 @@ import { HISTORY_MAX_MESSAGES } from './prompt.js';
 import type { ConversationRow, MessageRow } from './tables.js';
 import { answerFromKnowledge, askFor, type ProviderLookup, type SourceRef, sourceRefs } from './turn-request.js';
 import { answerWithActions, confirmPrompt } from './turn-actions.js';
+import { openConversation } from './turn-conversation.js';
 import { assertDailyCap, assertSessionRate } from './visitor-limits.js';
 
 export type { ProviderLookup, SourceRef } from './turn-request.js';
@@ -244,48 +245,9 @@ export class ChatService extends ChatConversations {
 
     // One transaction: the conversation (new or found), the visitor's details, the message, the counts.
     const { conversation, userMessage, visitorUser } = this.repo.transaction(() => {
-      let conversation = this.repo.findConversationBySession(agent.id, sessionId);
-      const isNew = !conversation;
-      // A conversation verified as one user never becomes another's: the session id sits in the
-      // visitor's browser, so a valid hash for a different id on the same session (another user
-      // signing in on a shared computer, or a session id passed around) must not show or act on
-      // the first user's conversation as theirs. That turn stays anonymous for this conversation.
-      const visitorUser =
-        by.claimed && (!conversation?.visitor_user_id || conversation.visitor_user_id === by.claimed.id)
-          ? by.claimed
-          : undefined;
-      // the site's name and e-mail prefill the visitor's details; what the visitor typed wins
-      const visitor: { user_name?: string; user_email?: string } = {};
-      const name = input.user_name ?? visitorUser?.name;
-      const email = input.user_email ?? visitorUser?.email;
-      if (name !== undefined) visitor.user_name = name;
-      if (email !== undefined) visitor.user_email = email;
-      conversation ??= this.repo.insertConversation({
-        id: newId(),
-        chatbot_id: agent.id,
-        session_id: sessionId,
-        user_name: visitor.user_name ?? null,
-        user_email: visitor.user_email ?? null,
-        status: 'active',
-        rating: null,
-        message_count: 0,
-        escalated_at: null,
-        resolved_at: null,
-        owner_read_at: null,
-        handled_by: 'agent',
-        taken_at: null,
-        taken_by: null,
-        owner_notified_at: null,
-        verified: visitorUser !== undefined,
-        visitor_user_id: visitorUser?.id ?? null,
-        created_at: now,
-        updated_at: now,
-      });
-      if (!isNew) {
-        this.repo.updateVisitor(conversation.id, visitor);
-        if (visitorUser && !conversation.verified)
-          conversation = this.repo.markVerified(conversation.id, visitorUser.id);
-      }
+      const opened = openConversation(this.repo, { agentId: agent.id, sessionId, input, claimed: by.claimed, now });
+      let conversation = opened.conversation;
+      const { isNew, visitorUser } = opened;
       // Limits are checked inside the transaction: a refused message rolls back with everything
       // above, and two requests cannot both take the last message of an allowance.
       if (by.visitor) {
@@ -320,25 +282,19 @@ export class ChatService extends ChatConversations {
       return { conversation, userMessage, visitorUser };
     });
 
+    const turn = { agent, conversation, userMessage, visitor: by.visitor, ...(visitorUser ? { visitorUser } : {}) };
+    // an action's button (no model asked): nothing to search or prompt
     if (by.retrieve === false) {
-      // an action's button (no model asked): nothing to search or prompt
       const request = { model: agent.model, system: '', messages: [], temperature: 0, maxTokens: 0 };
-      return {
-        agent,
-        conversation,
-        userMessage,
-        passages: [],
-        provider: null,
-        request,
-        visitor: by.visitor,
-        ...(visitorUser ? { visitorUser } : {}),
-      };
+      return { ...turn, passages: [], provider: null, request };
     }
     const history = this.repo
       .recentMessages(conversation.id, userMessage.id, HISTORY_MAX_MESSAGES)
       .map((m) => ({ role: m.role, content: m.content }));
-    const ask = await askFor({ knowledge: this.knowledge, providers: this.providers }, agent, message, history);
-    return { agent, conversation, userMessage, ...ask, visitor: by.visitor, ...(visitorUser ? { visitorUser } : {}) };
+    return {
+      ...turn,
+      ...(await askFor({ knowledge: this.knowledge, providers: this.providers }, agent, message, history)),
+    };
   }
 
   /** `interrupted`: `text` is only the part produced before the answer was cut off */

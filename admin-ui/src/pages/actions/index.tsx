@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { SecretOnce } from '../../secret-once.js';
 import { api, get } from '../../api.js';
 import type { Agent, AgentAction } from '../../types.js';
-import { Badge, ConfirmDialog, EmptyState, Loading, Notice, SecretOnce, toast, useAsync, useBusy } from '../../ui.js';
+import { Badge, ConfirmDialog, EmptyState, Loading, Notice, toast, useAsync, useBusy } from '../../ui.js';
 import { ActionForm } from './form.js';
 import { KINDS, kindLabel } from './model.js';
 
