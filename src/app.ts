@@ -33,7 +33,7 @@ import { AnalyticsRepo, AnalyticsService, analyticsRoutes } from './modules/anal
 import { authenticationPlugin, authRoutes, createAuth } from './modules/auth/index.js';
 import { type BackupScheduler, createBackups } from './modules/backup/index.js';
 import { actionRoutes, createActions } from './modules/actions/index.js';
-import { chatRoutes, createChat, visitorQuestions } from './modules/chat/index.js';
+import { chatRoutes, conversationHeld, createChat, visitorQuestions } from './modules/chat/index.js';
 import { createKnowledge, knowledgeRoutes } from './modules/knowledge/index.js';
 import { createLeads, leadsRoutes } from './modules/leads/index.js';
 import { createLimits, PlanService, rateLimitPlugin, usageRoutes } from './modules/limits/index.js';
@@ -233,6 +233,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     monthlyRuns: (accountId) => plans.planOf(accountOf(accountId)).monthly_action_runs,
     leads,
     accountEmail: (userId) => auth.getUser(userId).email,
+    holdsConversation: conversationHeld(db),
   });
   const { chat, handoff, drafts, inbox, actionTurns, history } = createChat(app, {
     db,

@@ -294,3 +294,23 @@ export async function multipartForm(
     headers: { 'content-type': encoded.headers.get('content-type')! },
   };
 }
+
+/** A teammate of the owner's account in `role`, invited by e-mail and joined with the link's token: their access token. */
+export async function joinAs(
+  t: TestApp,
+  ownerToken: string,
+  role: 'manager' | 'operator',
+  email: string,
+): Promise<string> {
+  const inv = await sendExpect(t.app, ownerToken, 'POST', '/api/team/invitations', { email, role }, 201);
+  const token = inv.link.split('token=')[1];
+  const joined = await sendExpect(
+    t.app,
+    null,
+    'POST',
+    '/api/team/join',
+    { token, name: role, password: PASSWORD },
+    201,
+  );
+  return joined.access_token as string;
+}

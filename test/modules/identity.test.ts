@@ -4,12 +4,12 @@ import { describe, expect, it } from 'vitest';
 import {
   accountWithAgent,
   createAgent,
-  PASSWORD,
   registerUser,
   send,
   sendExpect,
   type TestApp,
   useTestApps,
+  joinAs,
 } from '../helpers/app.js';
 
 type Json = Record<string, any>;
@@ -54,20 +54,6 @@ async function setUp() {
   const owner = await accountWithAgent(t.app);
   const secret = await newSecret(t, owner.token, owner.agent.id);
   return { t, owner, agentId: owner.agent.id as string, secret };
-}
-
-async function joinAs(t: TestApp, ownerToken: string, role: 'manager' | 'operator', email: string) {
-  const inv = await sendExpect(t.app, ownerToken, 'POST', '/api/team/invitations', { email, role }, 201);
-  const token = inv.link.split('token=')[1];
-  const joined = await sendExpect(
-    t.app,
-    null,
-    'POST',
-    '/api/team/join',
-    { token, name: role, password: PASSWORD },
-    201,
-  );
-  return joined.access_token as string;
 }
 
 describe('the identity secret', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteInfo } from '../../src/platform/http/index.js';
-import { PASSWORD, createAgent, registerUser, send, sendExpect, startTestApp, type TestApp } from '../helpers/app.js';
+import { createAgent, joinAs, registerUser, send, sendExpect, startTestApp, type TestApp } from '../helpers/app.js';
 
 /**
  * The cross-account matrix extended to teammates (issue 34.1), over every route of the route
@@ -72,20 +72,6 @@ const NONE = '0190c2e0-0000-7000-8000-000000000000';
 /** The URL with each parameter replaced by `ids[name]` (an id that names nothing when absent). */
 function concrete(url: string, ids: Record<string, string>): string {
   return url.replace(/:([a-z_]+)/g, (_, name: string) => ids[name] ?? (name === 'provider' ? 'openai' : NONE));
-}
-
-async function joinAs(t: TestApp, ownerToken: string, role: 'manager' | 'operator', email: string) {
-  const inv = await sendExpect(t.app, ownerToken, 'POST', '/api/team/invitations', { email, role }, 201);
-  const token = inv.link.split('token=')[1];
-  const joined = await sendExpect(
-    t.app,
-    null,
-    'POST',
-    '/api/team/join',
-    { token, name: role, password: PASSWORD },
-    201,
-  );
-  return joined.access_token as string;
 }
 
 describe('teammates across accounts and team roles, over the whole route table', () => {

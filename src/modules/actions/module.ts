@@ -23,6 +23,8 @@ export interface ActionsDeps {
   leads: BookingDeps['leads'];
   /** the account's own address (a booking invitation's organizer) */
   accountEmail: (userId: string) => string;
+  /** the conversation is the agent's (the chat module's) */
+  holdsConversation: (chatbotId: string, conversationId: string) => boolean;
 }
 
 /** Actions: the owner's set-up (service) and their runs in conversations (runner). */
@@ -35,6 +37,7 @@ export function createActions(app: FastifyInstance, deps: ActionsDeps) {
     key,
     clock: deps.clock,
     options: { allowPrivateUrls: deps.config.allowPrivateUrls },
+    holdsConversation: deps.holdsConversation,
   });
   const runnerDeps: ActionRunnerDeps = {
     repo,

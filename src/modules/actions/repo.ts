@@ -1,6 +1,5 @@
 import { and, asc, desc, eq, gte, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.js';
-import { conversations } from '../chat/tables.js';
 import { type ActionRow, type ActionRunRow, actionRuns, actions } from './tables.js';
 
 export type NewAction = typeof actions.$inferInsert;
@@ -106,17 +105,6 @@ export class ActionsRepo {
       .set({ status: 'expired', outcome: 'The visitor did not confirm in time.', finished_at: now })
       .where(and(eq(actionRuns.status, 'awaiting_confirmation'), lt(actionRuns.created_at, before)))
       .run().changes;
-  }
-
-  /** The agent holds this conversation (its runs may be shown). */
-  holdsConversation(chatbotId: string, conversationId: string): boolean {
-    return (
-      this.db
-        .select({ id: conversations.id })
-        .from(conversations)
-        .where(and(eq(conversations.id, conversationId), eq(conversations.chatbot_id, chatbotId)))
-        .get() !== undefined
-    );
   }
 
   runsOfConversation(conversationId: string): ActionRunRow[] {

@@ -54,6 +54,8 @@ export class ActionsService {
       key: SettingsKey;
       clock: Clock;
       options: ActionsOptions;
+      /** the conversation is the agent's (the chat module's conversations) */
+      holdsConversation: (chatbotId: string, conversationId: string) => boolean;
     },
   ) {}
 
@@ -117,7 +119,7 @@ export class ActionsService {
    */
   runsOf(user: AuthUser, chatbotId: string, conversationId: string): ActionRunView[] {
     const agent = this.deps.agents.get(user, chatbotId);
-    if (!this.deps.repo.holdsConversation(agent.id, conversationId)) throw notFound('Conversation');
+    if (!this.deps.holdsConversation(agent.id, conversationId)) throw notFound('Conversation');
     this.expireUnanswered();
     return this.deps.repo
       .runsOfConversation(conversationId)

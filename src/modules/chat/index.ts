@@ -1,3 +1,3 @@
 export { chatRoutes } from './routes.js';
-export { createChat, visitorQuestions } from './module.js';
+export { conversationHeld, createChat, visitorQuestions } from './module.js';
 export type { PersonNotice } from './handoff.js';

@@ -50,6 +50,12 @@ export function visitorQuestions(db: Db) {
   };
 }
 
+/** Whether a conversation is an agent's, read from the chat module's conversations (an action's runs are shown only then). */
+export function conversationHeld(db: Db) {
+  const repo = new ChatRepo(db);
+  return (chatbotId: string, conversationId: string) => repo.findConversation(conversationId)?.chatbot_id === chatbotId;
+}
+
 /** Chat turns and conversations, the live handoff with its drafted replies, and the timer that resolves idle conversations. */
 export function createChat(app: FastifyInstance, deps: ChatDeps) {
   const { db, clock, agents, events } = deps;
