@@ -23,6 +23,8 @@ export class WalCheckpointer {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private fallenBack = false;
+  /** stop() began: the pool is going and the database closes next, so nothing more may start */
+  private stopped = false;
 
   constructor(
     private readonly sqlite: Database.Database,
@@ -60,11 +62,13 @@ export class WalCheckpointer {
     } catch {
       return; // no WAL file (nothing written yet)
     }
-    if (size >= WAL_BYTES_BEFORE_CHECKPOINT) await this.checkpointNow();
+    // the stat above awaited: stop() may have run meanwhile (its pool gone, the database closing)
+    if (size >= WAL_BYTES_BEFORE_CHECKPOINT && !this.stopped) await this.checkpointNow();
   }
 
   /** A PASSIVE checkpoint in the worker; resolves with its result, or null when it failed. */
   async checkpointNow(): Promise<CheckpointResult | null> {
+    if (this.stopped) return null;
     let result: CheckpointResult | null = null;
     const run = (async () => {
       try {
@@ -75,6 +79,7 @@ export class WalCheckpointer {
           this.onRefused(Object.assign(new Error(outcome.refused.message), { code: outcome.refused.code }));
         else result = outcome;
       } catch (err) {
+        if (this.stopped) return; // the pool was destroyed on purpose, and the connection may be closed
         this.log.error({ err }, 'WAL checkpoint in the worker failed; checkpoints go back to the main thread');
         this.fallenBack = true;
         this.sqlite.pragma('wal_autocheckpoint = 1000');
@@ -87,6 +92,7 @@ export class WalCheckpointer {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.running;
