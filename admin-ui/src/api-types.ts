@@ -5857,6 +5857,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** The caller's own availability: online or away */
         get: {
             parameters: {
                 query?: never;
@@ -5934,6 +5935,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** The owner and the teammates, with their roles */
         get: {
             parameters: {
                 query?: never;

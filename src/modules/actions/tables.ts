@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { chatbots } from '../agents/tables.js';
 import { conversations } from '../chat/tables.js';
+import { ownerId } from '../../platform/db/columns.js';
 
 /** One string the model (or the visitor's form, without a model) fills in an action's URL template. */
 export interface ActionParameter {
@@ -19,9 +20,7 @@ export const actions = sqliteTable(
   'actions',
   {
     id: text('id').primaryKey(),
-    chatbot_id: text('chatbot_id')
-      .notNull()
-      .references(() => chatbots.id, { onDelete: 'cascade' }),
+    chatbot_id: ownerId('chatbot_id', () => chatbots.id),
     type: text('type', { enum: ['lookup', 'do', 'booking'] }).notNull(),
     /** the tool's name as the model sees it ([a-z0-9_], unique per agent) */
     name: text('name').notNull(),
@@ -61,12 +60,8 @@ export const actionRuns = sqliteTable(
     action_id: text('action_id').references(() => actions.id, { onDelete: 'set null' }),
     action_name: text('action_name').notNull(),
     action_type: text('action_type', { enum: ['lookup', 'do', 'booking'] }).notNull(),
-    chatbot_id: text('chatbot_id')
-      .notNull()
-      .references(() => chatbots.id, { onDelete: 'cascade' }),
-    conversation_id: text('conversation_id')
-      .notNull()
-      .references(() => conversations.id, { onDelete: 'cascade' }),
+    chatbot_id: ownerId('chatbot_id', () => chatbots.id),
+    conversation_id: ownerId('conversation_id', () => conversations.id),
     /** the account whose monthly cap it counts against */
     user_id: text('user_id').notNull(),
     /** the filled parameters */

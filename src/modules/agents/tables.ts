@@ -2,6 +2,7 @@ import { index, integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core
 import { PROVIDER_NAMES } from '../../providers/llm/catalog.js';
 import { users } from '../auth/tables.js';
 import type { OfficeHours } from './office-hours.js';
+import { ownerId } from '../../platform/db/columns.js';
 
 /**
  * Agents ("chatbots" in paths and fields). Column names are the API's field names, so a row maps
@@ -12,9 +13,7 @@ export const chatbots = sqliteTable(
   'chatbots',
   {
     id: text('id').primaryKey(),
-    user_id: text('user_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    user_id: ownerId('user_id', () => users.id),
     name: text('name').notNull(),
     description: text('description'),
     model: text('model').notNull(),

@@ -1,4 +1,5 @@
 import { index, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { ownerId } from '../../platform/db/columns.js';
 
 export const users = sqliteTable(
   'users',
@@ -39,9 +40,7 @@ export const sessions = sqliteTable(
   'sessions',
   {
     id: text('id').primaryKey(),
-    user_id: text('user_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    user_id: ownerId('user_id', () => users.id),
     created_at: text('created_at').notNull(),
     /** absolute end of the session (created_at + SESSION_MAX_AGE_S) */
     expires_at: text('expires_at').notNull(),
@@ -53,9 +52,6 @@ export const sessions = sqliteTable(
   (t) => [index('sessions_user_id').on(t.user_id)],
 );
 
-export type UserRow = typeof users.$inferSelect;
-export type SessionRow = typeof sessions.$inferSelect;
-
 /**
  * Password-reset links sent by e-mail. Only the SHA-256 of the token is kept, so the database
  * alone cannot reset anyone's password. A token works once, for 30 minutes; a newer request of
@@ -66,9 +62,7 @@ export const passwordResets = sqliteTable(
   'password_resets',
   {
     id: text('id').primaryKey(),
-    user_id: text('user_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    user_id: ownerId('user_id', () => users.id),
     /** hex SHA-256 of the token in the link */
     token_hash: text('token_hash').notNull(),
     created_at: text('created_at').notNull(),
@@ -82,4 +76,6 @@ export const passwordResets = sqliteTable(
   ],
 );
 
+export type UserRow = typeof users.$inferSelect;
+export type SessionRow = typeof sessions.$inferSelect;
 export type PasswordResetRow = typeof passwordResets.$inferSelect;

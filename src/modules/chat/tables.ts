@@ -2,15 +2,14 @@ import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { chatbots } from '../agents/tables.js';
 import { users } from '../auth/tables.js';
+import { ownerId } from '../../platform/db/columns.js';
 
 /** One thread per (agent, session_id). */
 export const conversations = sqliteTable(
   'conversations',
   {
     id: text('id').primaryKey(),
-    chatbot_id: text('chatbot_id')
-      .notNull()
-      .references(() => chatbots.id, { onDelete: 'cascade' }),
+    chatbot_id: ownerId('chatbot_id', () => chatbots.id),
     session_id: text('session_id').notNull(),
     user_name: text('user_name'),
     user_email: text('user_email'),
@@ -71,12 +70,8 @@ export const messages = sqliteTable(
   'messages',
   {
     id: text('id').primaryKey(),
-    conversation_id: text('conversation_id')
-      .notNull()
-      .references(() => conversations.id, { onDelete: 'cascade' }),
-    chatbot_id: text('chatbot_id')
-      .notNull()
-      .references(() => chatbots.id, { onDelete: 'cascade' }),
+    conversation_id: ownerId('conversation_id', () => conversations.id),
+    chatbot_id: ownerId('chatbot_id', () => chatbots.id),
     role: text('role', { enum: ['user', 'assistant'] }).notNull(),
     content: text('content').notNull(),
     timestamp: text('timestamp').notNull(),
@@ -108,20 +103,13 @@ export const messages = sqliteTable(
   ],
 );
 
-export type ConversationRow = typeof conversations.$inferSelect;
-export type MessageRow = typeof messages.$inferSelect;
-
 /** Internal notes on a conversation: the team's only, never in the visitor's transcript, stream or the prompt. */
 export const conversationNotes = sqliteTable(
   'conversation_notes',
   {
     id: text('id').primaryKey(),
-    conversation_id: text('conversation_id')
-      .notNull()
-      .references(() => conversations.id, { onDelete: 'cascade' }),
-    chatbot_id: text('chatbot_id')
-      .notNull()
-      .references(() => chatbots.id, { onDelete: 'cascade' }),
+    conversation_id: ownerId('conversation_id', () => conversations.id),
+    chatbot_id: ownerId('chatbot_id', () => chatbots.id),
     /** null once the author left the team (`author_name` stays) */
     author_user_id: text('author_user_id').references(() => users.id, { onDelete: 'set null' }),
     author_name: text('author_name').notNull(),
@@ -134,4 +122,6 @@ export const conversationNotes = sqliteTable(
   ],
 );
 
+export type ConversationRow = typeof conversations.$inferSelect;
+export type MessageRow = typeof messages.$inferSelect;
 export type ConversationNoteRow = typeof conversationNotes.$inferSelect;

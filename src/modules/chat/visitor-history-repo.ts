@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.js';
+import type { LiveMessage } from './handoff-state.js';
 import { conversations, messages } from './tables.js';
 
 /** How much of the last message a conversation list shows. */
@@ -13,14 +14,8 @@ export interface VisitorConversation {
   message_count: number;
 }
 
-export interface VisitorMessage {
-  id: string;
-  role: 'user' | 'assistant';
-  content: string;
-  timestamp: string;
-  from_person: boolean;
-  sender_name: string | null;
-}
+/** a message as the visitor sees it: the same fields the live stream sends */
+export type VisitorMessage = LiveMessage;
 
 /** A verified visitor's own conversations on one agent (the conversations_chatbot_visitor index). */
 export class VisitorHistoryRepo {
@@ -46,18 +41,12 @@ export class VisitorHistoryRepo {
 
   /** The conversation's messages, oldest first; null when it is not this user's on this agent. */
   messages(chatbotId: string, visitorUserId: string, conversationId: string): VisitorMessage[] | null {
-    const own = this.db
-      .select({ id: conversations.id })
+    const owner = this.db
+      .select({ chatbot_id: conversations.chatbot_id, visitor_user_id: conversations.visitor_user_id })
       .from(conversations)
-      .where(
-        and(
-          eq(conversations.id, conversationId),
-          eq(conversations.chatbot_id, chatbotId),
-          eq(conversations.visitor_user_id, visitorUserId),
-        ),
-      )
+      .where(eq(conversations.id, conversationId))
       .get();
-    if (!own) return null;
+    if (owner?.chatbot_id !== chatbotId || owner.visitor_user_id !== visitorUserId) return null;
     return this.db
       .select({
         id: messages.id,
@@ -68,7 +57,7 @@ export class VisitorHistoryRepo {
         sender_name: messages.sender_name,
       })
       .from(messages)
-      .where(eq(messages.conversation_id, own.id))
+      .where(eq(messages.conversation_id, conversationId))
       .orderBy(asc(messages.timestamp), asc(messages.id))
       .all();
   }

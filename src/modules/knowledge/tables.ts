@@ -1,14 +1,13 @@
 import { index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { chatbots } from '../agents/tables.js';
+import { ownerId } from '../../platform/db/columns.js';
 
 /** A training source of an agent: an uploaded file, a website or a text. */
 export const sources = sqliteTable(
   'sources',
   {
     id: text('id').primaryKey(),
-    chatbot_id: text('chatbot_id')
-      .notNull()
-      .references(() => chatbots.id, { onDelete: 'cascade' }),
+    chatbot_id: ownerId('chatbot_id', () => chatbots.id),
     type: text('type', { enum: ['file', 'website', 'text', 'qa'] }).notNull(),
     /** qa sources: the question it answers and the owner's answer (its passage is made from both) */
     qa_question: text('qa_question'),
@@ -60,12 +59,8 @@ export const chunks = sqliteTable(
   'chunks',
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
-    chatbot_id: text('chatbot_id')
-      .notNull()
-      .references(() => chatbots.id, { onDelete: 'cascade' }),
-    source_id: text('source_id')
-      .notNull()
-      .references(() => sources.id, { onDelete: 'cascade' }),
+    chatbot_id: ownerId('chatbot_id', () => chatbots.id),
+    source_id: ownerId('source_id', () => sources.id),
     ordinal: integer('ordinal').notNull(),
     content: text('content').notNull(),
     token_count: integer('token_count').notNull(),
@@ -84,9 +79,6 @@ export const chunks = sqliteTable(
   (t) => [index('chunks_source').on(t.source_id), index('chunks_chatbot_unembedded').on(t.chatbot_id, t.embedded_with)],
 );
 
-export type SourceRow = typeof sources.$inferSelect;
-export type ChunkRow = typeof chunks.$inferSelect;
-
 /**
  * Questions an agent could not answer well, grouped by their normalised text: no passage found,
  * the model said it does not know, a thumbs-down, or the visitor asked for a person. The owner
@@ -96,9 +88,7 @@ export const answerGaps = sqliteTable(
   'answer_gaps',
   {
     id: text('id').primaryKey(),
-    chatbot_id: text('chatbot_id')
-      .notNull()
-      .references(() => chatbots.id, { onDelete: 'cascade' }),
+    chatbot_id: ownerId('chatbot_id', () => chatbots.id),
     /** the grouping key: the question's content words, normalised */
     question_key: text('question_key').notNull(),
     /** the latest wording a visitor used */
@@ -130,9 +120,7 @@ export const answerGaps = sqliteTable(
 export const answerGapConversations = sqliteTable(
   'answer_gap_conversations',
   {
-    gap_id: text('gap_id')
-      .notNull()
-      .references(() => answerGaps.id, { onDelete: 'cascade' }),
+    gap_id: ownerId('gap_id', () => answerGaps.id),
     conversation_id: text('conversation_id').notNull(),
   },
   (t) => [
@@ -140,3 +128,6 @@ export const answerGapConversations = sqliteTable(
     index('answer_gap_conversations_conversation').on(t.conversation_id),
   ],
 );
+
+export type SourceRow = typeof sources.$inferSelect;
+export type ChunkRow = typeof chunks.$inferSelect;

@@ -49,36 +49,21 @@ export interface LeadMailDeps {
  * alerts go to it.
  */
 export class LeadMail {
-  private readonly repo: LeadsRepo;
-  private readonly agents: AgentsService;
-  private readonly mailJobs: JobQueue;
-  private readonly mailer: Mailer;
-  private readonly options: LeadsOptions;
-  private readonly clock: Clock;
-  private readonly log: FastifyBaseLogger;
-
-  constructor({ repo, agents, mailJobs, mailer, options, clock, log }: LeadMailDeps) {
-    this.repo = repo;
-    this.agents = agents;
-    this.mailJobs = mailJobs;
-    this.mailer = mailer;
-    this.options = options;
-    this.clock = clock;
-    this.log = log;
-    mailJobs.register(SEND_MAIL_JOB, (job, ctx) => this.deliver(job.subject_id, ctx.signal));
+  constructor(private readonly deps: LeadMailDeps) {
+    deps.mailJobs.register(SEND_MAIL_JOB, (job, ctx) => this.deliver(job.subject_id, ctx.signal));
   }
 
   get mailConfigured(): boolean {
-    return this.mailer.configured;
+    return this.deps.mailer.configured;
   }
   /** The account's mail that waits (SMTP down or not configured), for the admin UI's banner. */
   pendingMailCount(user: AuthUser): number {
-    return this.repo.countPendingMailOf(user.id);
+    return this.deps.repo.countPendingMailOf(user.id);
   }
 
   /** Where the agent's alerts stand (404 for another account's agent). */
   alertAddressState(user: AuthUser, chatbotId: string): AlertAddressState {
-    const agent = this.agents.get(user, chatbotId);
+    const agent = this.deps.agents.get(user, chatbotId);
     return this.stateOf(agent);
   }
 
@@ -88,14 +73,14 @@ export class LeadMail {
    * address that needs no confirmation answers its state and sends nothing.
    */
   requestConfirmation(user: AuthUser, chatbotId: string): AlertAddressState {
-    const agent = this.agents.get(user, chatbotId);
+    const agent = this.deps.agents.get(user, chatbotId);
     const address = agent.email_alert_address?.toLowerCase();
     if (!address) throw badRequest('email_alert_address: the agent has no alert address to confirm');
-    return this.repo.transaction(() => {
+    return this.deps.repo.transaction(() => {
       if (!this.stateOf(agent).verified) {
-        const refusal = this.confirmationRefusal(agent.user_id, address, this.clock.now());
+        const refusal = this.confirmationRefusal(agent.user_id, address, this.deps.clock.now());
         if (refusal) throw new ApiError(429, refusal);
-        this.queueConfirmation(agent.user_id, address, this.clock.now());
+        this.queueConfirmation(agent.user_id, address, this.deps.clock.now());
       }
       return this.stateOf(agent);
     });
@@ -103,20 +88,20 @@ export class LeadMail {
 
   /** The address a confirmation token stands for, without using it (the page asks before confirming). */
   peekConfirmation(token: string): string | null {
-    return this.repo.findByToken(linkTokenHash(token), isoNow(this.clock))?.address ?? null;
+    return this.deps.repo.findByToken(linkTokenHash(token), isoNow(this.deps.clock))?.address ?? null;
   }
 
   /** Confirms the address of an unexpired token and releases its held alerts; null for a bad or used token. */
   confirm(token: string): string | null {
-    const now = isoNow(this.clock);
-    const released = this.repo.transaction(() => {
-      const row = this.repo.findByToken(linkTokenHash(token), now);
+    const now = isoNow(this.deps.clock);
+    const released = this.deps.repo.transaction(() => {
+      const row = this.deps.repo.findByToken(linkTokenHash(token), now);
       if (!row) return null;
-      this.repo.markConfirmed(row.user_id, row.address, now);
-      return { address: row.address, mail: this.repo.releaseHeldMail(row.user_id, row.address) };
+      this.deps.repo.markConfirmed(row.user_id, row.address, now);
+      return { address: row.address, mail: this.deps.repo.releaseHeldMail(row.user_id, row.address) };
     });
     if (!released) return null;
-    for (const id of released.mail) this.mailJobs.enqueue(SEND_MAIL_JOB, id);
+    for (const id of released.mail) this.deps.mailJobs.enqueue(SEND_MAIL_JOB, id);
     return released.address;
   }
 
@@ -124,21 +109,21 @@ export class LeadMail {
     const address = agent.email_alert_address;
     if (!address) return { address: null, verified: false, confirmation_sent_at: null };
     const lower = address.toLowerCase();
-    if (lower === this.options.accountEmail(agent.user_id).toLowerCase())
+    if (lower === this.deps.options.accountEmail(agent.user_id).toLowerCase())
       return { address, verified: true, confirmation_sent_at: null };
-    const row = this.repo.findAlertAddress(agent.user_id, lower);
+    const row = this.deps.repo.findAlertAddress(agent.user_id, lower);
     if (row?.confirmed_at) return { address, verified: true, confirmation_sent_at: null };
     return { address, verified: false, confirmation_sent_at: row?.requested_at ?? null };
   }
 
   /** Why no confirmation may be sent now, or null when one may. */
   private confirmationRefusal(userId: string, address: string, now: Date): string | null {
-    const last = this.repo.findAlertAddress(userId, address)?.requested_at;
+    const last = this.deps.repo.findAlertAddress(userId, address)?.requested_at;
     if (last && now.getTime() - Date.parse(last) < CONFIRMATION_INTERVAL_MS) {
       return `A confirmation link was sent to ${address} at ${last}; check that inbox (and its spam folder), or ask again an hour after it`;
     }
     const since = new Date(now.getTime() - 24 * 60 * 60 * 1000).toISOString();
-    if (this.repo.countConfirmationsSince(userId, since) >= CONFIRMATIONS_PER_DAY) {
+    if (this.deps.repo.countConfirmationsSince(userId, since) >= CONFIRMATIONS_PER_DAY) {
       return `This account has asked for ${CONFIRMATIONS_PER_DAY} address confirmations in the last 24 hours; try again tomorrow`;
     }
     return null;
@@ -150,21 +135,21 @@ export class LeadMail {
    */
   private queueConfirmation(userId: string, address: string, now: Date): void {
     const { token, hash: tokenHash } = newLinkToken();
-    this.repo.saveConfirmationRequest(
+    this.deps.repo.saveConfirmationRequest(
       userId,
       address,
       tokenHash,
       new Date(now.getTime() + CONFIRMATION_TTL_MS).toISOString(),
       now.toISOString(),
     );
-    const link = `${this.options.publicUrl}/alerts/confirm?token=${token}`;
+    const link = `${this.deps.options.publicUrl}/alerts/confirm?token=${token}`;
     this.insertMail(
       userId,
       'confirm_address',
       address,
       'Confirm lead alerts to this address',
       [
-        `Someone with an account on ${this.options.publicUrl} asked to send alerts about new leads (visitors' names and phone numbers) to this address.`,
+        `Someone with an account on ${this.deps.options.publicUrl} asked to send alerts about new leads (visitors' names and phone numbers) to this address.`,
         '',
         `To receive them, open this link within 7 days and confirm: ${link}`,
         '',
@@ -182,7 +167,7 @@ export class LeadMail {
    */ queueAlert(agent: ChatbotRow, lead: WidgetLeadRow, now: string): void {
     const address = agent.email_alert_address!;
     const { verified, confirmation_sent_at: asked } = this.stateOf(agent);
-    const link = `${this.options.publicUrl}${leadsPagePath(agent.id)}`;
+    const link = `${this.deps.options.publicUrl}${leadsPagePath(agent.id)}`;
     this.insertMail(
       agent.user_id,
       'lead_alert',
@@ -200,8 +185,8 @@ export class LeadMail {
     );
     if (verified || asked) return;
     const lower = address.toLowerCase();
-    if (!this.confirmationRefusal(agent.user_id, lower, this.clock.now()))
-      this.queueConfirmation(agent.user_id, lower, this.clock.now());
+    if (!this.confirmationRefusal(agent.user_id, lower, this.deps.clock.now()))
+      this.queueConfirmation(agent.user_id, lower, this.deps.clock.now());
   }
 
   /**
@@ -213,11 +198,11 @@ export class LeadMail {
     this.insertMail(
       userId,
       'account_notice',
-      to ?? this.options.accountEmail(userId),
+      to ?? this.deps.options.accountEmail(userId),
       subject,
       body,
       'pending',
-      isoNow(this.clock),
+      isoNow(this.deps.clock),
     );
   }
 
@@ -226,7 +211,7 @@ export class LeadMail {
    * transaction like an alert, so it goes out once the booking is stored, and is retried.
    */
   queueInvitation(userId: string, to: string, subject: string, body: string, ics: string): void {
-    this.insertMail(userId, 'booking_invitation', to, subject, body, 'pending', isoNow(this.clock), ics);
+    this.insertMail(userId, 'booking_invitation', to, subject, body, 'pending', isoNow(this.deps.clock), ics);
   }
 
   private insertMail(
@@ -240,7 +225,7 @@ export class LeadMail {
     ics: string | null = null,
   ): void {
     const id = newId();
-    this.repo.insertMail({
+    this.deps.repo.insertMail({
       id,
       user_id: userId,
       kind,
@@ -254,14 +239,14 @@ export class LeadMail {
       created_at: now,
       sent_at: null,
     });
-    if (status === 'pending') this.mailJobs.enqueue(SEND_MAIL_JOB, id);
+    if (status === 'pending') this.deps.mailJobs.enqueue(SEND_MAIL_JOB, id);
   }
 
   private async deliver(mailId: string, signal: AbortSignal): Promise<void> {
-    const mail = this.repo.findMail(mailId);
+    const mail = this.deps.repo.findMail(mailId);
     if (!mail || mail.status === 'sent') return;
     try {
-      await this.mailer.send(
+      await this.deps.mailer.send(
         { to: mail.to_address, subject: mail.subject, text: mail.body, ics: mail.ics ?? undefined },
         signal,
       );
@@ -272,20 +257,20 @@ export class LeadMail {
       const code = (err as { responseCode?: number }).responseCode;
       if (code !== undefined && code >= 500 && code < 600) {
         // a permanent refusal (bad address, relay denied): retrying cannot help
-        this.repo.markMailRejected(mail.id, message);
-        this.log.error(
+        this.deps.repo.markMailRejected(mail.id, message);
+        this.deps.log.error(
           { mailId: mail.id, responseCode: code, err: message },
           'lead alert refused by the mail server; not retried',
         );
         return;
       }
-      this.repo.markMailFailedAttempt(mail.id, message);
-      this.log.warn(
+      this.deps.repo.markMailFailedAttempt(mail.id, message);
+      this.deps.log.warn(
         { mailId: mail.id, err: err instanceof Error ? err.message : err },
         'lead alert not sent yet; will retry',
       );
       throw err; // the queue retries with backoff, across restarts
     }
-    this.repo.markMailSent(mail.id, isoNow(this.clock));
+    this.deps.repo.markMailSent(mail.id, isoNow(this.deps.clock));
   }
 }

@@ -1,15 +1,14 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { chatbots } from '../agents/tables.js';
 import { users } from '../auth/tables.js';
+import { ownerId } from '../../platform/db/columns.js';
 
 /** Name + phone left by a visitor in the widget; belongs to an agent. */
 export const widgetLeads = sqliteTable(
   'widget_leads',
   {
     id: text('id').primaryKey(),
-    chatbot_id: text('chatbot_id')
-      .notNull()
-      .references(() => chatbots.id, { onDelete: 'cascade' }),
+    chatbot_id: ownerId('chatbot_id', () => chatbots.id),
     name: text('name').notNull(),
     phone: text('phone').notNull(),
     /** a booking's lead (modules/actions): the e-mail address the invitation went to; '' phone then */
@@ -29,9 +28,7 @@ export const accountLeads = sqliteTable(
   'account_leads',
   {
     id: text('id').primaryKey(),
-    user_id: text('user_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    user_id: ownerId('user_id', () => users.id),
     name: text('name').notNull(),
     contact: text('contact').notNull(),
     status: text('status', { enum: ['New', 'Contacted', 'Closed'] }).notNull(),
@@ -88,9 +85,7 @@ export const mailOutbox = sqliteTable(
 export const alertAddresses = sqliteTable(
   'alert_addresses',
   {
-    user_id: text('user_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    user_id: ownerId('user_id', () => users.id),
     /** lower case */
     address: text('address').notNull(),
     /** SHA-256 of the link's token (the token itself is only in the e-mail) */

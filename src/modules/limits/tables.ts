@@ -1,5 +1,6 @@
 import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { users } from '../auth/tables.js';
+import { ownerId } from '../../platform/db/columns.js';
 
 /**
  * Request-rate counters (fixed windows). The limiter keeps them in memory and writes the changed
@@ -27,9 +28,7 @@ export const rateLimitCounters = sqliteTable(
 export const accountUsage = sqliteTable(
   'account_usage',
   {
-    user_id: text('user_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    user_id: ownerId('user_id', () => users.id),
     /** `YYYY-MM` */
     month: text('month').notNull(),
     user_messages: integer('user_messages').notNull().default(0),

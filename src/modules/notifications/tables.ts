@@ -1,5 +1,6 @@
 import { integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { users } from '../auth/tables.js';
+import { ownerId } from '../../platform/db/columns.js';
 
 /**
  * The browsers a person allowed Web Push in (docs/API-NOTES.md "Notifications"): the push service's
@@ -11,9 +12,7 @@ export const pushSubscriptions = sqliteTable(
   {
     id: text('id').primaryKey(),
     /** the person (the owner or a teammate), not the account */
-    user_id: text('user_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    user_id: ownerId('user_id', () => users.id),
     endpoint: text('endpoint').notNull(),
     /** the browser's P-256 public key, base64url */
     p256dh: text('p256dh').notNull(),
@@ -23,8 +22,6 @@ export const pushSubscriptions = sqliteTable(
   },
   (t) => [uniqueIndex('push_subscriptions_user_endpoint').on(t.user_id, t.endpoint)],
 );
-
-export type PushSubscriptionRow = typeof pushSubscriptions.$inferSelect;
 
 /** What a person wants to be told by; no row: the defaults (NotificationsService.preferences). */
 export const notificationPreferences = sqliteTable('notification_preferences', {
@@ -36,8 +33,6 @@ export const notificationPreferences = sqliteTable('notification_preferences', {
   email: integer('email', { mode: 'boolean' }).notNull(),
   updated_at: text('updated_at').notNull(),
 });
-
-export type NotificationPreferencesRow = typeof notificationPreferences.$inferSelect;
 
 /**
  * The server's VAPID key pair (Web Push), made on the first start: one row. The private key is
@@ -51,4 +46,6 @@ export const vapidKeys = sqliteTable('vapid_keys', {
   created_at: text('created_at').notNull(),
 });
 
+export type PushSubscriptionRow = typeof pushSubscriptions.$inferSelect;
+export type NotificationPreferencesRow = typeof notificationPreferences.$inferSelect;
 export type VapidKeysRow = typeof vapidKeys.$inferSelect;

@@ -8,6 +8,8 @@ import { registerBody, tokenSchema } from '../auth/index.js';
 import type { TeamService } from './service.js';
 
 const security = [{ bearer: [] }];
+/** the OpenAPI grouping, summary and sign-in every team route shows */
+const teamDoc = (summary: string) => ({ tags: ['team'], summary, security });
 /** the team routes are the owner's alone */
 const ownerOnly = { teamRole: 'owner' as const };
 
@@ -49,10 +51,9 @@ export const teamRoutes: FastifyPluginAsyncZod<{ team: TeamService; savedReplies
   app.post('/api/team/invitations', {
     config: ownerOnly,
     schema: {
-      tags: ['team'],
-      summary:
+      ...teamDoc(
         'Invite a teammate by e-mail as manager or operator; the link works without mail and is e-mailed when mail is set up',
-      security,
+      ),
       body: invitationBody,
       response: { 201: invitationSchema },
     },
@@ -73,23 +74,21 @@ export const teamRoutes: FastifyPluginAsyncZod<{ team: TeamService; savedReplies
 
   app.get('/api/team/members', {
     config: ownerOnly,
-    schema: { tags: ['team'], security, response: { 200: memberSchema.array() } },
+    schema: { ...teamDoc('The owner and the teammates, with their roles'), response: { 200: memberSchema.array() } },
     handler: async (req) => team.members(currentUser(req)),
   });
 
   // the calling person's own availability: every team role, about themselves (currentActor)
   app.get('/api/team/me/availability', {
     config: OPERATOR_ALLOWED,
-    schema: { tags: ['team'], security, response: { 200: availabilitySchema } },
+    schema: { ...teamDoc("The caller's own availability: online or away"), response: { 200: availabilitySchema } },
     handler: async (req) => team.availability(currentActor(req)),
   });
 
   app.put('/api/team/me/availability', {
     config: OPERATOR_ALLOWED,
     schema: {
-      tags: ['team'],
-      summary: 'Online or away: with everyone of the team away, visitors get the contact form instead of waiting',
-      security,
+      ...teamDoc('Online or away: with everyone of the team away, visitors get the contact form instead of waiting'),
       body: availabilitySchema,
       response: { 200: availabilitySchema },
     },
@@ -99,9 +98,7 @@ export const teamRoutes: FastifyPluginAsyncZod<{ team: TeamService; savedReplies
   app.get('/api/team/assignees', {
     config: OPERATOR_ALLOWED,
     schema: {
-      tags: ['team'],
-      summary: 'The people a conversation can be assigned to in the inbox: the owner, then the teammates',
-      security,
+      ...teamDoc('The people a conversation can be assigned to in the inbox: the owner, then the teammates'),
       response: { 200: z.object({ user_id: z.string(), name: z.string() }).array() },
     },
     handler: async (req) => team.members(currentUser(req)).map((m) => ({ user_id: m.user_id, name: m.name })),
@@ -110,9 +107,7 @@ export const teamRoutes: FastifyPluginAsyncZod<{ team: TeamService; savedReplies
   app.get('/api/team/me', {
     config: OPERATOR_ALLOWED,
     schema: {
-      tags: ['team'],
-      summary: 'The caller as the team sees them, with the display name visitors see on their replies',
-      security,
+      ...teamDoc('The caller as the team sees them, with the display name visitors see on their replies'),
       response: { 200: memberSchema },
     },
     handler: async (req) => team.me(currentUser(req)),
@@ -121,9 +116,7 @@ export const teamRoutes: FastifyPluginAsyncZod<{ team: TeamService; savedReplies
   app.put('/api/team/me', {
     config: OPERATOR_ALLOWED,
     schema: {
-      tags: ['team'],
-      summary: "The caller's display name: the name visitors see on their replies (empty or null: their name)",
-      security,
+      ...teamDoc("The caller's display name: the name visitors see on their replies (empty or null: their name)"),
       body: z.object({ display_name: z.string().trim().max(FIELD_MAX.inbox.display_name).nullable() }),
       response: { 200: memberSchema },
     },
@@ -133,9 +126,7 @@ export const teamRoutes: FastifyPluginAsyncZod<{ team: TeamService; savedReplies
   app.delete('/api/team/members/:user_id', {
     config: ownerOnly,
     schema: {
-      tags: ['team'],
-      summary: 'Remove a teammate; their sessions end at once',
-      security,
+      ...teamDoc('Remove a teammate; their sessions end at once'),
       params: memberParams,
     },
     handler: async (req, reply) => {

@@ -1,5 +1,6 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { users } from '../auth/tables.js';
+import { ownerId } from '../../platform/db/columns.js';
 
 /**
  * Invitations to join an account. Only the SHA-256 of the link's token is kept; a link works once,
@@ -9,9 +10,7 @@ export const teamInvitations = sqliteTable(
   'team_invitations',
   {
     id: text('id').primaryKey(),
-    account_id: text('account_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    account_id: ownerId('account_id', () => users.id),
     /** stored lower-case */
     email: text('email').notNull(),
     role: text('role', { enum: ['manager', 'operator'] }).notNull(),
@@ -25,8 +24,6 @@ export const teamInvitations = sqliteTable(
   },
   (t) => [uniqueIndex('team_invitations_token').on(t.token_hash), index('team_invitations_account').on(t.account_id)],
 );
-
-export type TeamInvitationRow = typeof teamInvitations.$inferSelect;
 
 /** Who changed what: one row per authenticated POST/PUT/PATCH/DELETE that answered 2xx. */
 export const auditLog = sqliteTable(
@@ -46,16 +43,12 @@ export const auditLog = sqliteTable(
   (t) => [index('audit_log_account_at').on(t.account_id, t.at)],
 );
 
-export type AuditRow = typeof auditLog.$inferSelect;
-
 /** Saved replies of an account: `/shortcut` in the reply box inserts `content` (docs/API-NOTES.md "Inbox"). */
 export const savedReplies = sqliteTable(
   'saved_replies',
   {
     id: text('id').primaryKey(),
-    account_id: text('account_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    account_id: ownerId('account_id', () => users.id),
     /** a short slug, unique per account */
     shortcut: text('shortcut').notNull(),
     content: text('content').notNull(),
@@ -65,4 +58,6 @@ export const savedReplies = sqliteTable(
   (t) => [uniqueIndex('saved_replies_account_shortcut').on(t.account_id, t.shortcut)],
 );
 
+export type TeamInvitationRow = typeof teamInvitations.$inferSelect;
+export type AuditRow = typeof auditLog.$inferSelect;
 export type SavedReplyRow = typeof savedReplies.$inferSelect;

@@ -1,14 +1,13 @@
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { users } from '../auth/tables.js';
+import { ownerId } from '../../platform/db/columns.js';
 
 /** An account's webhook: events posted, signed, to a URL of theirs. */
 export const webhooks = sqliteTable(
   'webhooks',
   {
     id: text('id').primaryKey(),
-    user_id: text('user_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    user_id: ownerId('user_id', () => users.id),
     url: text('url').notNull(),
     /** the HMAC-SHA256 signing secret (how it is kept: modules/webhooks) */
     secret: text('secret').notNull(),
@@ -26,9 +25,7 @@ export const webhookDeliveries = sqliteTable(
   'webhook_deliveries',
   {
     id: text('id').primaryKey(),
-    webhook_id: text('webhook_id')
-      .notNull()
-      .references(() => webhooks.id, { onDelete: 'cascade' }),
+    webhook_id: ownerId('webhook_id', () => webhooks.id),
     event: text('event').notNull(),
     /** the JSON body posted */
     payload: text('payload').notNull(),
@@ -51,9 +48,7 @@ export const webhookAttempts = sqliteTable(
   'webhook_attempts',
   {
     id: integer('id').primaryKey(),
-    user_id: text('user_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    user_id: ownerId('user_id', () => users.id),
     attempted_at: text('attempted_at').notNull(),
   },
   (t) => [index('webhook_attempts_user_at').on(t.user_id, t.attempted_at)],

@@ -1,4 +1,4 @@
-import type { ChatRequest, LlmProvider, StepEvent, StepResult } from './contract.js';
+import type { ChatRequest, LlmProvider, ProviderSettings, StepEvent, StepResult } from './contract.js';
 import type { ProviderError } from './errors.js';
 import { type CallGuard, guarded, guardedStream, type StopReason } from './guard.js';
 
@@ -68,5 +68,25 @@ export abstract class GuardedProvider<Client, Chunk> implements LlmProvider {
       (err, stopped) => this.toError(err, stopped),
       () => reader.end(),
     );
+  }
+}
+
+/**
+ * An adapter whose SDK client is made once and shared by every call (OpenAI, Anthropic, Gemini:
+ * their clients take a per-request signal). Two first calls at once may each make one: harmless.
+ */
+export abstract class SharedClientProvider<Client, Chunk> extends GuardedProvider<Client, Chunk> {
+  private made: Client | undefined;
+
+  constructor(protected readonly settings: ProviderSettings) {
+    super(settings.timeoutMs);
+  }
+
+  /** the SDK's client, made from `settings` */
+  protected abstract makeClient(): Promise<Client>;
+
+  protected async client(): Promise<Client> {
+    this.made ??= await this.makeClient();
+    return this.made;
   }
 }

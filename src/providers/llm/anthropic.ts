@@ -1,16 +1,8 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { lazy } from '../../platform/lazy.js';
 import { ProviderError } from './errors.js';
-import { GuardedProvider, type StepReader } from './adapter.js';
-import type {
-  ChatRequest,
-  ChatTurn,
-  ProviderDefinition,
-  ProviderSettings,
-  StepEvent,
-  StepResult,
-  ToolCall,
-} from './contract.js';
+import { SharedClientProvider, type StepReader } from './adapter.js';
+import type { ChatRequest, ChatTurn, ProviderDefinition, StepEvent, StepResult, ToolCall } from './contract.js';
 import { type CallGuard, sdkProviderError, type StopReason } from './guard.js';
 import { parseArguments, toolCallEvent, toolSchema, toolsOf, toolTurnsAsText } from './tool-wire.js';
 
@@ -28,18 +20,13 @@ const sdk = lazy(() => import('@anthropic-ai/sdk'));
  * Retries and timeouts as OpenAiProvider's (both SDKs come from the same generator), with events
  * for chunks.
  */
-export class AnthropicProvider extends GuardedProvider<Anthropic, Event> {
+export class AnthropicProvider extends SharedClientProvider<Anthropic, Event> {
   readonly name = PROVIDER;
-  private made: Anthropic | undefined;
 
-  constructor(private readonly settings: ProviderSettings) {
-    super(settings.timeoutMs);
-  }
-
-  protected async client(): Promise<Anthropic> {
+  protected async makeClient(): Promise<Anthropic> {
     const { Anthropic } = await sdk();
     const s = this.settings;
-    return (this.made ??= new Anthropic({ apiKey: s.apiKey, baseURL: s.baseURL, timeout: s.timeoutMs, maxRetries: 1 }));
+    return new Anthropic({ apiKey: s.apiKey, baseURL: s.baseURL, timeout: s.timeoutMs, maxRetries: 1 });
   }
 
   protected async answer(client: Anthropic, request: ChatRequest, call: CallGuard): Promise<StepResult> {

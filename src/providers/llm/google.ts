@@ -9,16 +9,8 @@ import type {
 } from '@google/genai';
 import { lazy } from '../../platform/lazy.js';
 import { ProviderError } from './errors.js';
-import { GuardedProvider, type StepReader } from './adapter.js';
-import type {
-  ChatRequest,
-  ChatTurn,
-  ProviderDefinition,
-  ProviderSettings,
-  StepEvent,
-  StepResult,
-  ToolCall,
-} from './contract.js';
+import { SharedClientProvider, type StepReader } from './adapter.js';
+import type { ChatRequest, ChatTurn, ProviderDefinition, StepEvent, StepResult, ToolCall } from './contract.js';
 import { type CallGuard, networkFailure, type StopReason } from './guard.js';
 import { madeUpCallId, parseArguments, toolCallEvent, toolSchema, toolsOf } from './tool-wire.js';
 
@@ -40,18 +32,13 @@ const RETRY_INITIAL_DELAY_S = 0.25;
  * between chunks (see CallGuard). The SDK's `httpOptions.timeout` stays armed while a response body
  * is read, so it would cut off any stream longer than timeoutMs: streams switch it off per request.
  */
-export class GoogleProvider extends GuardedProvider<GoogleGenAI, GenerateContentResponse> {
+export class GoogleProvider extends SharedClientProvider<GoogleGenAI, GenerateContentResponse> {
   readonly name = PROVIDER;
-  private made: GoogleGenAI | undefined;
 
-  constructor(private readonly settings: ProviderSettings) {
-    super(settings.timeoutMs);
-  }
-
-  protected async client(): Promise<GoogleGenAI> {
+  protected async makeClient(): Promise<GoogleGenAI> {
     const { GoogleGenAI } = await sdk();
     const settings = this.settings;
-    return (this.made ??= new GoogleGenAI({
+    return new GoogleGenAI({
       // explicit, so GOOGLE_GENAI_USE_VERTEXAI in the environment cannot switch the backend
       vertexai: false,
       apiKey: settings.apiKey,
@@ -60,7 +47,7 @@ export class GoogleProvider extends GuardedProvider<GoogleGenAI, GenerateContent
         timeout: settings.timeoutMs,
         retryOptions: { attempts: 2, initialDelay: RETRY_INITIAL_DELAY_S },
       },
-    }));
+    });
   }
 
   protected async answer(client: GoogleGenAI, request: ChatRequest, call: CallGuard): Promise<StepResult> {

@@ -1,8 +1,8 @@
 import type OpenAI from 'openai';
 import { lazy } from '../../platform/lazy.js';
 import { ProviderError } from './errors.js';
-import { GuardedProvider, type StepReader } from './adapter.js';
-import type { ChatRequest, ProviderDefinition, ProviderSettings, StepEvent, StepResult, ToolCall } from './contract.js';
+import { SharedClientProvider, type StepReader } from './adapter.js';
+import type { ChatRequest, ProviderDefinition, StepEvent, StepResult, ToolCall } from './contract.js';
 import { type CallGuard, sdkProviderError, type StopReason } from './guard.js';
 import { madeUpCallId, parseArguments, toolCallEvent, toolSchema, toolsOf } from './tool-wire.js';
 
@@ -22,18 +22,13 @@ const sdk = lazy(() => import('openai'));
  * bounds the whole of `complete` and, for `stream`, the wait for the first chunk and every gap
  * between chunks (see CallGuard); the SDK's own timeout only covers the wait for response headers.
  */
-export class OpenAiProvider extends GuardedProvider<OpenAI, Chunk> {
+export class OpenAiProvider extends SharedClientProvider<OpenAI, Chunk> {
   readonly name = PROVIDER;
-  private made: OpenAI | undefined;
 
-  constructor(private readonly settings: ProviderSettings) {
-    super(settings.timeoutMs);
-  }
-
-  protected async client(): Promise<OpenAI> {
+  protected async makeClient(): Promise<OpenAI> {
     const { OpenAI } = await sdk();
     const s = this.settings;
-    return (this.made ??= new OpenAI({ apiKey: s.apiKey, baseURL: s.baseURL, timeout: s.timeoutMs, maxRetries: 1 }));
+    return new OpenAI({ apiKey: s.apiKey, baseURL: s.baseURL, timeout: s.timeoutMs, maxRetries: 1 });
   }
 
   protected async answer(client: OpenAI, request: ChatRequest, call: CallGuard): Promise<StepResult> {
