@@ -33,7 +33,8 @@ import { AnalyticsRepo, AnalyticsService, analyticsRoutes } from './modules/anal
 import { authenticationPlugin, authRoutes, createAuth } from './modules/auth/index.js';
 import { type BackupScheduler, createBackups } from './modules/backup/index.js';
 import { actionRoutes, createActions } from './modules/actions/index.js';
-import { chatRoutes, conversationHeld, createChat, visitorQuestions } from './modules/chat/index.js';
+import { channelRoutes, createChannels } from './modules/channels/index.js';
+import { channelActivity, chatRoutes, conversationHeld, createChat, visitorQuestions } from './modules/chat/index.js';
 import { createKnowledge, knowledgeRoutes } from './modules/knowledge/index.js';
 import { createLeads, leadsRoutes } from './modules/leads/index.js';
 import { createLimits, PlanService, rateLimitPlugin, usageRoutes } from './modules/limits/index.js';
@@ -69,6 +70,8 @@ declare module 'fastify' {
     mailJobs: JobQueue;
     /** the webhook-delivery queue (tests wait on `webhookJobs.idle()`) */
     webhookJobs: JobQueue;
+    /** the channels' queues: answering what came in, sending what goes out (tests wait on their `idle()`) */
+    channelJobs: { receive: JobQueue; send: JobQueue };
     /** gives the space of deleted data back to the disk (tests wait on `space.idle()`) */
     space: SpaceReclaimer;
     /** quick_check at start, daily, and after a request met damage (tests await `checkNow()`) */
@@ -255,6 +258,25 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     actions: actionRunner,
     report,
   });
+  const { channels } = createChannels(app, {
+    db,
+    config,
+    clock,
+    events,
+    agents,
+    chat,
+    activityOf: channelActivity(db),
+    // the visitor-facing routes' limit under the owner's plan, keyed on the channel's user id (no client address)
+    allowVisitor: (key, accountId) => {
+      const plan = plans.planOf(accountOf(accountId));
+      return rateLimiter.hit(`${key}:owner:${accountId}`, [
+        { seconds: 60, max: plan.requests_per_minute },
+        { seconds: 3600, max: plan.requests_per_hour },
+      ]).allowed;
+    },
+    notice: (id, subject, body) => leads.queueAccountNotice(id, subject, body),
+    report,
+  });
   const analytics = new AnalyticsService(new AnalyticsRepo(db), agents, clock);
   const { webhooks } = createWebhooks(app, {
     db,
@@ -306,6 +328,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(leadsRoutes, { leads });
   await app.register(webhookRoutes, { webhooks });
   await app.register(actionRoutes, { actions });
+  await app.register(channelRoutes, { channels });
   await app.register(teamRoutes, { team, savedReplies });
   await app.register(notificationsRoutes, { notifications });
   await app.register(adminRoutes, { auth });

@@ -126,8 +126,18 @@ export function undoMigrationBooking(sqlite: Database.Database): void {
   forgetNewestMigration(sqlite);
 }
 
+/** Undoes migration 0035 (channels): the channel tables and conversations.channel. */
+export function undoMigrationChannels(sqlite: Database.Database): void {
+  sqlite.exec(
+    'DROP TABLE channel_outbox; DROP TABLE channel_inbound; DROP TABLE channel_chats; DROP TABLE channel_connections;' +
+      'ALTER TABLE conversations DROP COLUMN channel;',
+  );
+  forgetNewestMigration(sqlite);
+}
+
 /** Undoes every migration after the notifications one (0031), newest first. */
 export function undoMigrationsAfterNotifications(sqlite: Database.Database): void {
+  undoMigrationChannels(sqlite);
   undoMigrationBooking(sqlite);
   undoMigrationActions(sqlite);
   undoMigrationIdentity(sqlite);

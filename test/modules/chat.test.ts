@@ -42,6 +42,7 @@ const DEFAULT_NO_ANSWER = 'I could not find that in our information.';
 const CHAT_KEYS = ['action', 'conversation_id', 'handled_by', 'message', 'message_id', 'session_id', 'sources'];
 const CONVERSATION_KEYS = [
   'assigned_to',
+  'channel',
   'chatbot_id',
   'created_at',
   'escalated_at',

@@ -99,6 +99,7 @@ describe('the inbox', () => {
       [
         'agent_name',
         'assigned_to',
+        'channel',
         'chatbot_id',
         'created_at',
         'escalated_at',

@@ -549,6 +549,7 @@ describe('malformed bodies and hostile ids', () => {
       'POST /api/auth/password-reset',
       'POST /api/auth/password-reset/confirm',
       'POST /api/auth/register',
+      'POST /api/public/channels/telegram/:connection_id',
       'POST /api/public/chat/:chatbot_id',
       'POST /api/public/chat/:chatbot_id/action-runs/:run_id/cancel',
       'POST /api/public/chat/:chatbot_id/action-runs/:run_id/confirm',

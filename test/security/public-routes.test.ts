@@ -48,6 +48,8 @@ const PUBLIC_ROUTES = [
   'HEAD /api/public/chatbots/:chatbot_id/visitor-conversations/:conversation_id',
   'OPTIONS /api/public/chatbots/:chatbot_id/visitor-conversations',
   'OPTIONS /api/public/chatbots/:chatbot_id/visitor-conversations/:conversation_id',
+  // a messaging network's webhook (issue 36): checked by the connection's secret header
+  'POST /api/public/channels/telegram/:connection_id',
   // CORS preflights of the visitor-facing routes (allowed_domains decides the answer)
   'OPTIONS /api/public/chatbot/:chatbot_id',
   'OPTIONS /api/public/chat/:chatbot_id',

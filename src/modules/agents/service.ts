@@ -102,6 +102,18 @@ export class AgentsService {
     return visible;
   }
 
+  /**
+   * The agent a messaging channel's visitor talks to (modules/channels): its owner connected the
+   * channel, so it answers there whether or not its widget is public; unknown 404, switched off
+   * or its owner's account suspended or banned 400.
+   */
+  answering(id: string): ChatbotRow {
+    const agent = this.repo.findById(id);
+    if (!agent) throw notFound('Chatbot');
+    if (this.statusForVisitors(agent) !== 'active') throw badRequest('This chatbot is inactive');
+    return agent;
+  }
+
   /** the agent's status as visitors see it: inactive too while its owner's account is not active */
   private statusForVisitors(agent: ChatbotRow): 'active' | 'inactive' {
     return agent.status === 'active' && this.ownerOf(agent).status === 'active' ? 'active' : 'inactive';

@@ -1,3 +1,3 @@
 export { AnalyticsRepo } from './repo.js';
 export { AnalyticsService } from './service.js';
-export { analyticsRoutes } from './routes.js';
+export { analyticsRoutes, days as analyticsDays } from './routes.js';

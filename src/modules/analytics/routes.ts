@@ -10,7 +10,7 @@ const daysMessage = `must be an integer from ${MIN_DAYS} to ${MAX_DAYS}`;
  * '0x10', and Number('') is 0; checking the raw string first refuses anything that is not plainly
  * a whole number, and every failure names `days` (400 `days: must be an integer from 1 to 365`).
  */
-const days = z
+export const days = z
   .string()
   .regex(/^[0-9]{1,6}$/, daysMessage)
   .transform(Number)

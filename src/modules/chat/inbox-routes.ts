@@ -1,3 +1,4 @@
+import { CONVERSATION_CHANNELS } from '../../providers/channels/index.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { currentUser, OPERATOR_ALLOWED } from '../auth/index.js';
@@ -36,6 +37,8 @@ const inboxItem = z.object({
   /** verified visitors: the owner's site vouched for the visitor (a valid `user` hash) */
   verified: z.boolean(),
   visitor_user_id: z.string().nullable(),
+  /** where the visitor writes from: `web` (widget, share page, API) or a messaging channel (docs/CHANNELS.md) */
+  channel: z.enum(CONVERSATION_CHANNELS),
   created_at: z.string(),
   updated_at: z.string(),
 });

@@ -1,3 +1,4 @@
+import type { ConversationChannel } from '../../providers/channels/index.js';
 import { type Clock, isoNow } from '../../platform/clock.js';
 import { badRequest, notFound } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
@@ -27,6 +28,7 @@ export interface InboxItem {
   /** verified visitors: the owner's site vouched for the visitor, and their user id there */
   verified: boolean;
   visitor_user_id: string | null;
+  channel: ConversationChannel;
   created_at: string;
   updated_at: string;
 }
@@ -97,6 +99,7 @@ export class InboxService {
       unread: c.message_count > 0 && (c.owner_read_at === null || c.updated_at > c.owner_read_at),
       verified: c.verified,
       visitor_user_id: c.visitor_user_id,
+      channel: c.channel,
       created_at: c.created_at,
       updated_at: c.updated_at,
     }));

@@ -1,3 +1,4 @@
 export { chatRoutes } from './routes.js';
-export { conversationHeld, createChat, visitorQuestions } from './module.js';
+export { channelActivity, conversationHeld, createChat, visitorQuestions } from './module.js';
 export type { PersonNotice } from './handoff.js';
+export type { ChannelTurns } from './service.js';

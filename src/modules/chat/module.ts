@@ -56,6 +56,12 @@ export function conversationHeld(db: Db) {
   return (chatbotId: string, conversationId: string) => repo.findConversation(conversationId)?.chatbot_id === chatbotId;
 }
 
+/** Conversations and messages per channel of an agent since a time, read from the chat module's tables. */
+export function channelActivity(db: Db) {
+  const repo = new ChatRepo(db);
+  return (chatbotId: string, sinceIso: string) => repo.channelActivity(chatbotId, sinceIso);
+}
+
 /** Chat turns and conversations, the live handoff with its drafted replies, and the timer that resolves idle conversations. */
 export function createChat(app: FastifyInstance, deps: ChatDeps) {
   const { db, clock, agents, events } = deps;

@@ -1,3 +1,4 @@
+import { CONVERSATION_CHANNELS } from '../../providers/channels/index.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -99,6 +100,8 @@ const conversationSchema = z.object({
   verified: z.boolean(),
   /** the verified visitor's user id on the owner's site; null when not verified */
   visitor_user_id: z.string().nullable(),
+  /** where the visitor writes from: `web` (widget, share page, API) or a messaging channel (docs/CHANNELS.md) */
+  channel: z.enum(CONVERSATION_CHANNELS),
 });
 
 const messageSchema = z.object({

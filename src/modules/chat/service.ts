@@ -3,65 +3,25 @@ import { isoNow } from '../../platform/clock.js';
 import { ApiError, badRequest, notFound } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
 import { ProviderError } from '../../providers/llm/errors.js';
-import type { ChatRequest, LlmProvider } from '../../providers/llm/types.js';
 import type { ActionCard, ActionRunner } from '../actions/index.js';
-import type { ChatbotRow, ClaimedUser, IdentityService, VisitorUser } from '../agents/index.js';
+import type { ChatbotRow, IdentityService, VisitorUser } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
 import { FIELD_MAX } from '../field-limits.js';
-import type { KnowledgeService, Passage } from '../knowledge/index.js';
+import type { KnowledgeService } from '../knowledge/index.js';
 import { VISITOR_UNAVAILABLE_TEXT, type Account, type MessageQuota, type PlanService } from '../limits/index.js';
 import { ChatConversations, type ConversationDeps, matchesKeyword } from './conversations.js';
 import { HISTORY_MAX_MESSAGES } from './prompt.js';
-import type { ConversationRow, MessageRow } from './tables.js';
+import type { MessageRow } from './tables.js';
 import { answerFromKnowledge, askFor, type ProviderLookup, type SourceRef, sourceRefs } from './turn-request.js';
 import { answerWithActions, confirmPrompt } from './turn-actions.js';
+import type { ChatInput, ChatResult, PreparedTurn } from './turn-types.js';
 import { openConversation } from './turn-conversation.js';
 import { assertDailyCap, assertSessionRate } from './visitor-limits.js';
+import type { ConversationChannel } from '../../providers/channels/index.js';
 
 export type { ProviderLookup, SourceRef } from './turn-request.js';
 
-export interface ChatInput {
-  message: string;
-  session_id?: string;
-  user_name?: string;
-  user_email?: string;
-  /** public chat: the visitor as the owner's site vouches for them (id, hash; agents/identity.ts) */
-  user?: ClaimedUser;
-}
-
-export interface ChatResult {
-  message: string;
-  conversation_id: string;
-  session_id: string;
-  sources: SourceRef[];
-  /** the stored answer's id (for the visitor's feedback on it); null when it was not stored */
-  message_id: string | null;
-  /** 'person': a person has taken the conversation over, the agent did not answer (`message` is empty); their reply comes on the live stream */
-  handled_by: 'agent' | 'person';
-  /** an action waiting for the visitor's Confirm (docs/ACTIONS.md); null when none */
-  action: ActionCard | null;
-}
-
-/** Everything decided before the model is asked: stored user message, passages, prompt. */
-export interface PreparedTurn {
-  agent: ChatbotRow;
-  conversation: ConversationRow;
-  userMessage: MessageRow;
-  passages: Passage[];
-  request: ChatRequest;
-  /** null: no key for the agent's provider, answer from the knowledge base alone */
-  provider: LlmProvider | null;
-  /** without a provider: the question's words the agent's knowledge holds nowhere (knowledge-answer.ts) */
-  unknownWords?: ReadonlySet<string>;
-  /** asked through the public route: the agent's visitor settings apply (citations shown or not) */
-  visitor: boolean;
-  /**
-   * the visitor the site vouched for, set only when THIS turn's `user.hash` verified with the
-   * agent's identity secret (and the conversation is not another user's); actions read it for
-   * `{{user.id}}`, `{{user.name}}`, `{{user.email}}`
-   */
-  visitorUser?: VisitorUser;
-}
+export type { ChatInput, ChatResult, PreparedTurn } from './turn-types.js';
 
 /** The longest visitor message accepted (413 over it); longer texts belong in a knowledge source. */
 export const MAX_MESSAGE_CHARS = FIELD_MAX.message;
@@ -111,6 +71,35 @@ export class ChatService extends ChatConversations {
     const agent = this.agents.get(user, chatbotId);
     this.plans.assertNotExpired(user);
     return this.prepare(agent, input, { account: user, visitor: false });
+  }
+
+  /**
+   * A message from a messaging channel (modules/channels): the public chat's rules and limits.
+   * `stored` runs inside the transaction that stores the visitor's message, so the channel's record
+   * of it and the message are written together.
+   */
+  async prepareChannel(
+    chatbotId: string,
+    input: ChatInput & { session_id: string; channel: ConversationChannel },
+    stored: (message: MessageRow) => void,
+  ): Promise<PreparedTurn> {
+    const agent = this.agents.answering(chatbotId);
+    const owner = this.agents.ownerOf(agent);
+    this.plans.assertNotExpired(owner);
+    return this.prepare(agent, input, { account: owner, visitor: true, stored });
+  }
+
+  /**
+   * The turn of a channel message stored by an attempt that a restart cut off before its answer:
+   * asked again without storing or counting the message twice. Null when it was answered meanwhile,
+   * or erased.
+   */
+  async resumeChannel(chatbotId: string, userMessageId: string): Promise<PreparedTurn | null> {
+    const agent = this.agents.answering(chatbotId);
+    const userMessage = this.repo.findMessage(userMessageId);
+    const conversation = userMessage && this.repo.findConversation(userMessage.conversation_id);
+    if (!userMessage || conversation?.chatbot_id !== agent.id || this.repo.answeredSince(userMessage)) return null;
+    return this.ask({ agent, conversation, userMessage, visitor: true });
   }
 
   /**
@@ -234,7 +223,13 @@ export class ChatService extends ChatConversations {
   private async prepare(
     agent: ChatbotRow,
     input: ChatInput,
-    by: { account: Account; visitor: boolean; claimed?: VisitorUser; retrieve?: boolean },
+    by: {
+      account: Account;
+      visitor: boolean;
+      claimed?: VisitorUser;
+      retrieve?: boolean;
+      stored?: (message: MessageRow) => void;
+    },
   ): Promise<PreparedTurn> {
     const message = input.message.trim();
     if (!message) throw badRequest('message: must not be empty');
@@ -273,6 +268,7 @@ export class ChatService extends ChatConversations {
       });
       this.agents.recordActivity(agent.id, 1, isNew ? 1 : 0);
       this.emitMessage(agent, userMessage);
+      by.stored?.(userMessage);
       // a new message reopens a resolved conversation; a visitor's words on the agent's list escalate it
       if (conversation.status === 'resolved')
         conversation = this.repo.updateConversation(conversation.id, { status: 'active', resolved_at: null });
@@ -288,13 +284,17 @@ export class ChatService extends ChatConversations {
       const request = { model: agent.model, system: '', messages: [], temperature: 0, maxTokens: 0 };
       return { ...turn, passages: [], provider: null, request };
     }
+    return this.ask(turn);
+  }
+
+  /** The passages, provider and prompt for a stored visitor message, after the history before it. */
+  private async ask(turn: Omit<PreparedTurn, 'passages' | 'provider' | 'request'>): Promise<PreparedTurn> {
+    const { agent, conversation, userMessage } = turn;
     const history = this.repo
       .recentMessages(conversation.id, userMessage.id, HISTORY_MAX_MESSAGES)
       .map((m) => ({ role: m.role, content: m.content }));
-    return {
-      ...turn,
-      ...(await askFor({ knowledge: this.knowledge, providers: this.providers }, agent, message, history)),
-    };
+    const deps = { knowledge: this.knowledge, providers: this.providers };
+    return { ...turn, ...(await askFor(deps, agent, userMessage.content, history)) };
   }
 
   /** `interrupted`: `text` is only the part produced before the answer was cut off */
@@ -393,3 +393,6 @@ function sqliteCode(err: unknown): unknown {
   const e = err as { code?: unknown; cause?: { code?: unknown } } | null;
   return e?.code ?? e?.cause?.code;
 }
+
+/** What a messaging channel (modules/channels) asks of the chat turn. */
+export type ChannelTurns = Pick<ChatService, 'prepareChannel' | 'resumeChannel' | 'reply'>;

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { CONVERSATION_CHANNELS } from '../../providers/channels/catalog.js';
 import { chatbots } from '../agents/tables.js';
 import { users } from '../auth/tables.js';
 import { ownerId } from '../../platform/db/columns.js';
@@ -43,6 +44,8 @@ export const conversations = sqliteTable(
     verified: integer('verified', { mode: 'boolean' }).notNull().default(false),
     /** the verified visitor's id on the owner's site; null when not verified */
     visitor_user_id: text('visitor_user_id'),
+    /** where the visitor writes from: `web` (widget, share page, API) or a messaging channel (modules/channels) */
+    channel: text('channel', { enum: CONVERSATION_CHANNELS }).notNull().default('web'),
     created_at: text('created_at').notNull(),
     updated_at: text('updated_at').notNull(),
   },

@@ -1,4 +1,5 @@
 import { newId } from '../../platform/ids.js';
+import type { ConversationChannel } from '../../providers/channels/index.js';
 import type { VisitorUser } from '../agents/index.js';
 import type { ChatRepo } from './repo.js';
 import type { ConversationRow } from './tables.js';
@@ -12,7 +13,7 @@ export function openConversation(
   at: {
     agentId: string;
     sessionId: string;
-    input: { user_name?: string; user_email?: string };
+    input: { user_name?: string; user_email?: string; channel?: ConversationChannel };
     claimed: VisitorUser | undefined;
     now: string;
   },
@@ -49,6 +50,7 @@ export function openConversation(
     taken_at: null,
     taken_by: null,
     owner_notified_at: null,
+    channel: at.input.channel ?? 'web',
     verified: visitorUser !== undefined,
     visitor_user_id: visitorUser?.id ?? null,
     created_at: at.now,

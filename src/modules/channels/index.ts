@@ -1,0 +1,2 @@
+export { createChannels } from './module.js';
+export { channelRoutes } from './routes.js';

@@ -1,0 +1,91 @@
+import type { Clock } from '../../platform/clock.js';
+import type { AppEvents } from '../../platform/events.js';
+import { notFound } from '../../platform/http/errors.js';
+import { type ChannelName, channelDefinition } from '../../providers/channels/index.js';
+import type { AgentsService } from '../agents/index.js';
+import type { AuthUser } from '../auth/index.js';
+import type { ChannelConnections } from './connections.js';
+import type { ChannelMessaging } from './messaging.js';
+import type { PollingReceivers } from './receiver.js';
+import type { ChannelsRepo } from './repo.js';
+
+export interface ChannelsServiceDeps {
+  repo: ChannelsRepo;
+  agents: AgentsService;
+  connections: ChannelConnections;
+  messaging: ChannelMessaging;
+  receivers: PollingReceivers;
+  events: AppEvents;
+  clock: Clock;
+  /** conversations and messages per channel of an agent since a time (the chat module's tables) */
+  activityOf: (chatbotId: string, sinceIso: string) => { channel: string; conversations: number; messages: number }[];
+}
+
+/** finished rows (their text already cleared) are kept this long, then deleted */
+const KEEP_FINISHED_MS = 7 * 86_400_000;
+
+/**
+ * The channel layer (docs/CHANNELS.md): connections, receiving (long polling or webhook), the
+ * answers through the chat module's turn, and the outbox. The chat module does not know which
+ * channel a conversation is on beyond its `channel` column.
+ */
+export class ChannelsService {
+  readonly connections: ChannelConnections;
+
+  constructor(private readonly deps: ChannelsServiceDeps) {
+    this.connections = deps.connections;
+    const { events, messaging, receivers, repo } = deps;
+    deps.connections.onChange = (row, connected) => {
+      if (!connected) return void receivers.stop(row.id);
+      receivers.start(row);
+      messaging.resumeSending(row.id);
+    };
+    // the agent's answer and a teammate's reply alike go out on the visitor's channel, queued in
+    // the transaction that stores them
+    events.on('message.created', (e) => {
+      if (e.message.role === 'assistant') messaging.queueStored(e.conversation_id, e.message);
+    });
+    events.on('conversation.erased', (e) => repo.eraseChat(e.session_id));
+  }
+
+  /** Starts receiving on every connected account (at start-up). */
+  start(): void {
+    this.deps.repo.prune(new Date(this.deps.clock.now().getTime() - KEEP_FINISHED_MS).toISOString());
+    for (const row of this.deps.repo.connected()) {
+      this.deps.receivers.start(row);
+      this.deps.messaging.resumeSending(row.id);
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.deps.receivers.stopAll();
+  }
+
+  /**
+   * A webhook call: stored before it is answered (a failure answers 5xx and the network sends it
+   * again). An unknown connection and a wrong secret answer alike, 404.
+   */
+  receiveWebhook(channel: ChannelName, connectionId: string, secret: string | undefined, body: unknown): void {
+    const row = this.deps.repo.connection(connectionId);
+    if (!row || row.channel !== channel || !this.connections.webhookSecretMatches(row, secret))
+      throw notFound('Channel');
+    this.deps.messaging.store(row, channelDefinition(channel).parseWebhook(body));
+  }
+
+  activity(user: AuthUser, chatbotId: string, days: number) {
+    const agent = this.deps.agents.get(user, chatbotId);
+    const now = this.deps.clock.now();
+    const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+    const from = new Date(today - (days - 1) * 86_400_000).toISOString();
+    const to = new Date(today + 86_400_000).toISOString();
+    return {
+      from,
+      to,
+      channels: this.deps.activityOf(agent.id, from) as {
+        channel: 'web' | ChannelName;
+        conversations: number;
+        messages: number;
+      }[],
+    };
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * What the channel layer needs of a messaging network (Telegram now; WhatsApp and e-mail on the
+ * same interface later). An adapter turns the network's updates into `InboundMessage`s and sends
+ * text back; everything else (storing, answering, the outbox, handoff) is the channels module's and
+ * the same for every network.
+ */
+
+/** Who the connected account is on its network: shown back to the owner when they connect it. */
+export interface ChannelIdentity {
+  /** the handle people write to, e.g. `@acme_help_bot` */
+  account_name: string;
+  /** the display name */
+  display_name: string;
+}
+
+/** One message a person sent to the connected account. */
+export interface InboundMessage {
+  /** the network's id of the update: the same update delivered twice carries the same id */
+  updateId: number;
+  /** where the answer goes (a Telegram chat) */
+  chatId: string;
+  /** the sender: the per-visitor key of rate limits where there is no client address */
+  userId: string;
+  /** the sender's name as the network gives it */
+  userName: string;
+  /** the text; null for what carries none (a shared contact) */
+  text: string | null;
+  /** the phone number the person chose to share (Telegram's contact button) */
+  contact?: { phone: string; name: string };
+}
+
+/** A batch of updates and the offset that confirms them (the next poll sends it). */
+export interface UpdateBatch {
+  messages: InboundMessage[];
+  /** confirms every update up to the batch's last, kinds this layer ignores included; null: nothing new */
+  nextOffset: number | null;
+}
+
+export type ChannelErrorKind =
+  /** the credentials stopped working (revoked token): the connection goes to `error` */
+  | 'unauthorized'
+  /** another receiver holds the account (a second process, a webhook set elsewhere) */
+  | 'conflict'
+  /** slow down for `retryAfterS` */
+  | 'rate-limited'
+  /** this message can never be delivered (the person blocked the bot, the chat is gone) */
+  | 'undeliverable'
+  /** the network could not be reached or failed (5xx, timeouts): try again later */
+  | 'unavailable';
+
+/** A failure of the network, with no credential in its message (tokens travel in URLs). */
+export class ChannelError extends Error {
+  constructor(
+    readonly kind: ChannelErrorKind,
+    message: string,
+    readonly retryAfterS?: number,
+  ) {
+    super(message);
+    this.name = 'ChannelError';
+  }
+}
+
+/** A connected account's client: one per connection, holding its credentials. */
+export interface ChannelClient {
+  /** checks the credentials and says who the account is */
+  identify(signal?: AbortSignal): Promise<ChannelIdentity>;
+  /** updates after `offset` (null: the first poll), waiting up to `waitS` for one */
+  poll(offset: number | null, waitS: number, signal: AbortSignal): Promise<UpdateBatch>;
+  /** sends `text` to `chatId`; `askContact`: offers the network's share-your-phone button */
+  send(chatId: string, text: string, options?: { askContact?: boolean; signal?: AbortSignal }): Promise<void>;
+  /** receive by webhook at `url`, each call carrying `secret` (null: back to polling) */
+  setWebhook(webhook: { url: string; secret: string } | null, signal?: AbortSignal): Promise<void>;
+}
+
+export interface ChannelDefinition<Name extends string = string> {
+  name: Name;
+  /** how the owner names the credential they paste (the PUT body's field) */
+  credential: 'bot_token';
+  /** a client for one account; `apiRoot` is the operator's override (tests, air-gapped installs) */
+  client(credential: string, apiRoot: string | undefined): ChannelClient;
+  /** the longest text one message may carry; longer answers are sent in parts */
+  maxTextLength: number;
+  /** a credential's form, checked before the network is asked; the message says what is expected */
+  checkCredential(credential: string): string | null;
+  /** the messages of an update the network POSTed to our webhook */
+  parseWebhook(body: unknown): UpdateBatch;
+}
