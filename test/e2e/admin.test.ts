@@ -5,6 +5,7 @@ import { expectRefusals, openLoggedIn, setToken, shootBothWidths, storeToken } f
 import { apiOk, auth, PASSWORD, registerUser, startTestApp, uniqueEmail } from '../helpers/app.js';
 import { listenOnLoopback, watchErrors, withPage } from '../helpers/browser.js';
 import { useE2eApp, withOwnApp } from '../helpers/e2e.js';
+import { saveSection } from '../helpers/e2e-admin-ui.js';
 
 /**
  * The admin UI in real Chromium against the real app (real SQLite, a fake OpenAI server): the
@@ -50,6 +51,11 @@ describe('the owner runs the business from the browser', () => {
   let agentId: string;
   let ownerToken: string;
   const owner = { name: 'Olivia Owner', email: uniqueEmail('owner'), password: PASSWORD };
+  /** Follows the link `name` of the main navigation to its page, `#/<route>`. */
+  const navigate = async (name: string, route: string) => {
+    await page.getByRole('link', { name, exact: true }).first().click();
+    await page.waitForURL(new RegExp(`#/${route}$`));
+  };
 
   beforeAll(async () => {
     page = await e2e.browser.context.newPage();
@@ -96,8 +102,7 @@ describe('the owner runs the business from the browser', () => {
     await behaviour.getByLabel('Max tokens per answer').fill('300');
     // the owner's synonyms (issue 33): one group a line, commas read as "=", blank lines dropped
     await behaviour.getByLabel('Synonyms').fill('parcel = package\n\nbox, carton');
-    await behaviour.getByRole('button', { name: 'Save' }).click();
-    await page.getByText('Behaviour saved').waitFor();
+    await saveSection(behaviour, 'Behaviour');
     await expect.poll(() => behaviour.getByLabel('Synonyms').inputValue()).toBe('parcel = package\nbox = carton');
     // a line with one word is refused with the server's reason, and nothing is stored
     const refusedFrom = errors.length;
@@ -116,19 +121,16 @@ describe('the owner runs the business from the browser', () => {
     await expect.poll(() => launcher.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(15, 118, 110)');
     await appearance.getByLabel('Position').selectOption('top-left');
     await page.getByTestId('widget-preview').locator('.root.pos-top-left').waitFor({ state: 'attached' });
-    await appearance.getByRole('button', { name: 'Save' }).click();
-    await page.getByText('Appearance saved').waitFor();
+    await saveSection(appearance, 'Appearance');
 
     // lead capture with an e-mail alert; allowed domains
     const leads = page.getByRole('form', { name: 'Lead capture and e-mail alerts' });
     await leads.getByLabel('E-mail me when a new lead arrives').check();
     await leads.getByLabel('Alert address').fill('alerts@example.com');
-    await leads.getByRole('button', { name: 'Save' }).click();
-    await page.getByText('Lead capture and e-mail alerts saved').waitFor();
+    await saveSection(leads, 'Lead capture and e-mail alerts');
     const domains = page.getByRole('form', { name: 'Allowed domains' });
     await domains.getByLabel('Domains').fill('https://www.acme.example/shop\n*.acme.example');
-    await domains.getByRole('button', { name: 'Save' }).click();
-    await page.getByText('Allowed domains saved').waitFor();
+    await saveSection(domains, 'Allowed domains');
     // the server normalised the pasted address to its host, and the box shows what was stored
     expect(await domains.getByLabel('Domains').inputValue()).toBe('www.acme.example\n*.acme.example');
 
@@ -277,15 +279,14 @@ describe('the owner runs the business from the browser', () => {
     await shoot(page, 'agent-leads');
 
     // the agents list with its counts
-    await page.getByRole('link', { name: 'Agents', exact: true }).first().click();
+    await navigate('Agents', 'agents');
     const card = page.locator('.agent-card', { hasText: 'Parcel helper' });
     await card.getByText('2 conversations').waitFor();
     await shoot(page, 'agents');
   }, 60_000);
 
   it('sees the analytics: cards, the chart and the 7/30/90-day switch', async () => {
-    await page.getByRole('link', { name: 'Analytics', exact: true }).first().click();
-    await page.waitForURL(/#\/analytics$/);
+    await navigate('Analytics', 'analytics');
     await page.getByTestId('stat-conversations').getByText('2').waitFor();
     await page.getByTestId('stat-leads').getByText('1').waitFor();
     await page.getByTestId('stat-response-time').locator('.stat-value').filter({ hasNotText: '…' }).waitFor();
@@ -304,8 +305,7 @@ describe('the owner runs the business from the browser', () => {
   }, 60_000);
 
   it('keeps account leads: create, change status and notes, export, delete', async () => {
-    await page.getByRole('link', { name: 'Leads', exact: true }).first().click();
-    await page.waitForURL(/#\/leads$/);
+    await navigate('Leads', 'leads');
     const form = page.getByRole('form', { name: 'New lead' });
     await form.getByLabel('Name').fill('Bob Buyer');
     await form.getByRole('textbox', { name: /^Contact/ }).fill('bob@example.com');
@@ -334,8 +334,7 @@ describe('the owner runs the business from the browser', () => {
 
   it('the administrator changes a user’s plan', async () => {
     const bob = await registerUser(e2e.t.app, { name: 'Sam Second' });
-    await page.getByRole('link', { name: 'Admin' }).click();
-    await page.waitForURL(/#\/admin$/);
+    await navigate('Admin', 'admin');
     const plan = page.getByLabel('Plan of Sam Second', { exact: true });
     await plan.waitFor();
     expect(await plan.inputValue()).toBe('free');

@@ -4,6 +4,7 @@ import { openLoggedIn } from '../helpers/admin.js';
 import { ManualClock } from '../helpers/app.js';
 import { shot, watchErrors } from '../helpers/browser.js';
 import { useE2eApp } from '../helpers/e2e.js';
+import { askForPerson, replyWithEnter, takeOver } from '../helpers/e2e-team.js';
 import { FAVICON, askWidget, openWidget } from '../helpers/widget-page.js';
 
 /**
@@ -63,8 +64,7 @@ describe('live handoff in the browser (issue 23.4)', () => {
     await expect
       .poll(() => dialog.getByRole('button', { name: 'Not helpful' }).getAttribute('aria-pressed'))
       .toBe('true');
-    await dialog.getByRole('button', { name: 'Talk to a person' }).click();
-    await dialog.getByText('We have asked a person to take over').waitFor();
+    await askForPerson(dialog);
 
     // live: a toast and the escalated badge, still without a reload
     await admin.getByText('A visitor asked for a person on Acme helper').waitFor();
@@ -74,17 +74,16 @@ describe('live handoff in the browser (issue 23.4)', () => {
     await list.getByRole('link').first().click();
     const transcript = admin.getByRole('region', { name: 'Transcript' });
     await transcript.getByText('The visitor asked for a person').waitFor();
-    await transcript.getByRole('button', { name: 'Take over' }).click();
-    await dialog.getByText('A person has joined the conversation.').waitFor();
+    await takeOver(transcript, dialog);
     expect(await dialog.getByRole('button', { name: 'Talk to a person' }).count()).toBe(0);
 
-    const reply = transcript.getByRole('textbox', { name: 'Your reply to the visitor' });
-    await reply.fill('Hi, I am Anna from the shop. Yes, within 30 days with the receipt.');
-    await reply.press('Enter');
-    const personMessage = dialog.locator('.msg.person');
-    await personMessage.getByText('Yes, within 30 days with the receipt.').waitFor();
-    // the name the person chose to show visitors (the owner's name: they chose none)
-    expect(await personMessage.innerText()).toContain('Test User');
+    // shown under the name the person chose to show visitors (the owner's name: they chose none)
+    const reply = await replyWithEnter(
+      transcript,
+      dialog,
+      'Hi, I am Anna from the shop. Yes, within 30 days with the receipt.',
+      'Test User',
+    );
     // a person's message gets no thumbs
     expect(await dialog.locator('.msg.person + .feedback').count()).toBe(0);
     expect(await dialog.locator('.msg.assistant:not(.person) + .feedback').count()).toBe(1);
@@ -190,8 +189,7 @@ describe('live handoff in the browser (issue 23.4)', () => {
     const dialog = await openWidget(page, await site(agent.id));
     await askWidget(page, dialog, 'I need to change my order');
     await expect.poll(streams.opened).toBe(1);
-    await dialog.getByRole('button', { name: 'Talk to a person' }).click();
-    await dialog.getByText('We have asked a person to take over').waitFor();
+    await askForPerson(dialog);
 
     clock.advance(61_000);
     await dialog.getByText('Sorry, nobody is free right now.').waitFor();

@@ -1,9 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { expectRefusals, openLoggedIn } from '../helpers/admin.js';
-import { PASSWORD, uniqueEmail } from '../helpers/app.js';
-import { shot, watchErrors } from '../helpers/browser.js';
+import { uniqueEmail } from '../helpers/app.js';
+import { shot } from '../helpers/browser.js';
 import { useE2eApp } from '../helpers/e2e.js';
-import { FAVICON, askWidget, openWidget } from '../helpers/widget-page.js';
+import {
+  expectPersonMessage,
+  joinByApi,
+  ownProfile,
+  replyBox,
+  takeOver,
+  visitorAsksForPerson,
+} from '../helpers/e2e-team.js';
+import { FAVICON } from '../helpers/widget-page.js';
 
 /**
  * The account's inbox in real Chromium (issue 34 part 2): an operator chooses the name visitors
@@ -20,13 +28,7 @@ const site = (agentId: string) => e2e.site(agentId, { extraPages: FAVICON });
 
 async function joinAsOperator(name: string): Promise<string> {
   const inv = await api('POST', '/api/team/invitations', { email: uniqueEmail('operator'), role: 'operator' });
-  const res = await e2e.t.app.inject({
-    method: 'POST',
-    url: '/api/team/join',
-    payload: { token: inv.link.split('token=')[1], name, password: PASSWORD },
-  });
-  expect(res.statusCode, res.body).toBe(201);
-  return res.json().access_token as string;
+  return joinByApi(e2e.t, inv.link, name);
 }
 
 describe('the inbox in the browser (issue 34.2)', () => {
@@ -37,17 +39,14 @@ describe('the inbox in the browser (issue 34.2)', () => {
     const operatorToken = await joinAsOperator('Otto Operator');
 
     // the visitor asks, then asks for a person
-    const visitor = await e2e.browser.context.newPage();
-    const visitorErrors = watchErrors(visitor);
-    const dialog = await openWidget(visitor, url);
-    await askWidget(visitor, dialog, 'Can I change my delivery address?');
-    await dialog.getByRole('button', { name: 'Talk to a person' }).click();
-    await dialog.getByText('We have asked a person to take over').waitFor();
+    const {
+      page: visitor,
+      errors: visitorErrors,
+      dialog,
+    } = await visitorAsksForPerson(e2e.browser.context, url, 'Can I change my delivery address?');
 
     // the operator's own browser profile (the token is kept per profile)
-    const context = await e2e.browser.context.browser()!.newContext({ viewport: { width: 1400, height: 900 } });
-    const admin = await context.newPage();
-    const adminErrors = watchErrors(admin);
+    const { context, page: admin, errors: adminErrors } = await ownProfile(e2e.browser);
 
     // the name visitors see, on the Account page
     await openLoggedIn(admin, e2e.appUrl, operatorToken, '#/account');
@@ -87,8 +86,7 @@ describe('the inbox in the browser (issue 34.2)', () => {
     await assignedFilter.selectOption('me');
     await list.getByText('Otto Operator').waitFor();
 
-    await transcript.getByRole('button', { name: 'Take over' }).click();
-    await dialog.getByText('A person has joined the conversation.').waitFor();
+    await takeOver(transcript, dialog);
 
     // an internal note
     const notes = admin.getByRole('region', { name: 'Internal notes' });
@@ -98,7 +96,7 @@ describe('the inbox in the browser (issue 34.2)', () => {
     await notes.getByText('Otto Operator', { exact: false }).waitFor();
 
     // the saved reply by its shortcut: "/add", then Tab on the suggestion
-    const reply = transcript.getByRole('textbox', { name: 'Your reply to the visitor' });
+    const reply = replyBox(transcript);
     await reply.click();
     await reply.pressSequentially('Hello! /add');
     const suggestions = transcript.getByRole('listbox', { name: 'Saved replies' });
@@ -112,9 +110,7 @@ describe('the inbox in the browser (issue 34.2)', () => {
     await reply.press('Enter');
 
     // the visitor sees it under the operator's display name, and never the note
-    const personMessage = dialog.locator('.msg.person');
-    await personMessage.getByText('You can change the delivery address until the parcel ships.').waitFor();
-    expect(await personMessage.innerText()).toContain('Otto from Acme');
+    await expectPersonMessage(dialog, 'You can change the delivery address until the parcel ships.', 'Otto from Acme');
     expect(await dialog.innerText()).not.toContain('warehouse');
     await transcript.getByText('Otto from Acme').waitFor();
     await shot(admin, 'inbox-conversation.png');

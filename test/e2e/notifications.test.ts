@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { openLoggedIn } from '../helpers/admin.js';
+import { openLoggedIn, withPageAs } from '../helpers/admin.js';
 import { say } from '../helpers/app.js';
-import { watchErrors } from '../helpers/browser.js';
+import { withPage } from '../helpers/browser.js';
 import { useE2eApp } from '../helpers/e2e.js';
 import { type PageNavigator, registrationId, watchShown } from '../helpers/push-browser.js';
 
@@ -49,96 +49,92 @@ function recordAlerts(): void {
 describe('notifications in the browser (issue 34.3)', () => {
   it('the service worker shows a pushed message as a notification', async () => {
     await e2e.browser.context.grantPermissions(['notifications'], { origin: e2e.appUrl });
-    const page = await e2e.browser.context.newPage();
-    const errors = watchErrors(page);
-    await openLoggedIn(page, e2e.appUrl, e2e.token, '#/agents');
-    const scope = await page.evaluate(
-      async () => (await (navigator as unknown as PageNavigator).serviceWorker.ready).scope,
-    );
-    expect(scope).toBe(`${e2e.appUrl}/`);
-    const worker = e2e.browser.context.serviceWorkers().find((w) => w.url() === `${e2e.appUrl}/sw.js`);
-    expect(worker).toBeDefined();
-    const shown = await watchShown(worker!);
+    await withPageAs(e2e.browser.context, e2e.appUrl, e2e.token, '#/agents', async (page) => {
+      const scope = await page.evaluate(
+        async () => (await (navigator as unknown as PageNavigator).serviceWorker.ready).scope,
+      );
+      expect(scope).toBe(`${e2e.appUrl}/`);
+      const worker = e2e.browser.context.serviceWorkers().find((w) => w.url() === `${e2e.appUrl}/sw.js`);
+      expect(worker).toBeDefined();
+      const shown = await watchShown(worker!);
 
-    const cdp = await e2e.browser.context.newCDPSession(page);
-    const id = await registrationId(cdp, scope);
-    const payload = {
-      title: 'A visitor asked for a person',
-      body: 'Helpdesk: take the conversation over',
-      url: 'http://localhost:3000/#/agents/a1/conversations/c1',
-      conversation_id: 'c1',
-      chatbot_id: 'a1',
-    };
-    await cdp.send('ServiceWorker.deliverPushMessage', {
-      origin: e2e.appUrl,
-      registrationId: id,
-      data: JSON.stringify(payload),
+      const cdp = await e2e.browser.context.newCDPSession(page);
+      const id = await registrationId(cdp, scope);
+      const payload = {
+        title: 'A visitor asked for a person',
+        body: 'Helpdesk: take the conversation over',
+        url: 'http://localhost:3000/#/agents/a1/conversations/c1',
+        conversation_id: 'c1',
+        chatbot_id: 'a1',
+      };
+      await cdp.send('ServiceWorker.deliverPushMessage', {
+        origin: e2e.appUrl,
+        registrationId: id,
+        data: JSON.stringify(payload),
+      });
+      // a click opens the conversation on the admin's own origin, whatever host PUBLIC_URL names
+      await expect
+        .poll(shown)
+        .toEqual([
+          { title: payload.title, body: payload.body, tag: 'c1', url: `${e2e.appUrl}/#/agents/a1/conversations/c1` },
+        ]);
+      await cdp.detach();
     });
-    // a click opens the conversation on the admin's own origin, whatever host PUBLIC_URL names
-    await expect
-      .poll(shown)
-      .toEqual([
-        { title: payload.title, body: payload.body, tag: 'c1', url: `${e2e.appUrl}/#/agents/a1/conversations/c1` },
-      ]);
-    await cdp.detach();
-    expect(errors).toEqual([]);
-    await page.close();
   });
 
   it('in an open tab, an escalation puts the count in the title until the conversation is opened', async () => {
     const agent = await e2e.newAgent();
-    const page = await e2e.browser.context.newPage();
-    const errors = watchErrors(page);
-    await page.addInitScript(recordAlerts);
-    const streamOpen = page.waitForResponse((r) => r.url().endsWith('/api/notifications/events'));
-    await openLoggedIn(page, e2e.appUrl, e2e.token, '#/agents');
-    await streamOpen;
-    expect(await page.title()).toBe('Chat Agent');
+    await withPage(e2e.browser.context, async (page) => {
+      await page.addInitScript(recordAlerts);
+      const streamOpen = page.waitForResponse((r) => r.url().endsWith('/api/notifications/events'));
+      await openLoggedIn(page, e2e.appUrl, e2e.token, '#/agents');
+      await streamOpen;
+      expect(await page.title()).toBe('Chat Agent');
 
-    const ids: string[] = [];
-    for (const session of ['v1', 'v2']) {
-      const turn = await say(e2e.t, agent.id, session, 'Hello');
-      ids.push(turn.conversation_id);
-      const res = await e2e.t.app.inject({
-        method: 'POST',
-        url: `/api/public/chat/${agent.id}/escalate`,
-        payload: { session_id: session },
+      const ids: string[] = [];
+      for (const session of ['v1', 'v2']) {
+        const turn = await say(e2e.t, agent.id, session, 'Hello');
+        ids.push(turn.conversation_id);
+        const res = await e2e.t.app.inject({
+          method: 'POST',
+          url: `/api/public/chat/${agent.id}/escalate`,
+          payload: { session_id: session },
+        });
+        expect(res.statusCode, res.body).toBe(200);
+      }
+      await expect.poll(() => page.title()).toBe('(2) Chat Agent');
+      // a system notification each (notifications were allowed above) and a chime each
+      const alerts = () =>
+        page.evaluate(() => {
+          const w = globalThis as unknown as PageWindow;
+          return { notified: w.notified, chimes: w.chimes };
+        });
+      expect(await alerts()).toEqual({
+        notified: ids.map((tag) => ({ title: 'A visitor asked for a person', tag })),
+        chimes: 4,
       });
-      expect(res.statusCode, res.body).toBe(200);
-    }
-    await expect.poll(() => page.title()).toBe('(2) Chat Agent');
-    // a system notification each (notifications were allowed above) and a chime each
-    const alerts = () =>
-      page.evaluate(() => {
-        const w = globalThis as unknown as PageWindow;
-        return { notified: w.notified, chimes: w.chimes };
-      });
-    expect(await alerts()).toEqual({
-      notified: ids.map((tag) => ({ title: 'A visitor asked for a person', tag })),
-      chimes: 4,
+
+      await page.goto(`${e2e.appUrl}/#/agents/${agent.id}/conversations/${ids[0]}`);
+      await expect.poll(() => page.title()).toBe('(1) Chat Agent');
+      await page.goto(`${e2e.appUrl}/#/agents/${agent.id}/conversations/${ids[1]}`);
+      await expect.poll(() => page.title()).toBe('Chat Agent');
     });
-
-    await page.goto(`${e2e.appUrl}/#/agents/${agent.id}/conversations/${ids[0]}`);
-    await expect.poll(() => page.title()).toBe('(1) Chat Agent');
-    await page.goto(`${e2e.appUrl}/#/agents/${agent.id}/conversations/${ids[1]}`);
-    await expect.poll(() => page.title()).toBe('Chat Agent');
-    expect(errors).toEqual([]);
-    await page.close();
   });
 
   it("the Account page keeps the person's choices", async () => {
-    const page = await e2e.browser.context.newPage();
-    const errors = watchErrors(page);
-    await openLoggedIn(page, e2e.appUrl, e2e.token, '#/account');
-    const section = page.getByRole('form', { name: 'Notifications' });
-    const email = section.getByRole('checkbox', { name: /^E-mail/ });
-    await expect.poll(() => email.isChecked()).toBe(true);
-    await email.uncheck();
-    await section.getByRole('button', { name: 'Save notification settings' }).click();
-    await page.getByText('Notification settings saved').waitFor();
-    expect(await e2e.api('GET', '/api/notifications/preferences')).toEqual({ browser: true, push: true, email: false });
-    await section.getByText('This browser:').waitFor();
-    expect(errors).toEqual([]);
-    await page.close();
+    await withPageAs(e2e.browser.context, e2e.appUrl, e2e.token, '#/account', async (page) => {
+      const section = page.getByRole('form', { name: 'Notifications' });
+      const email = section.getByRole('checkbox', { name: /^E-mail/ });
+      await expect.poll(() => email.isChecked()).toBe(true);
+      await email.uncheck();
+      await section.getByRole('button', { name: 'Save notification settings' }).click();
+      await page.getByText('Notification settings saved').waitFor();
+      expect(await e2e.api('GET', '/api/notifications/preferences')).toEqual({
+        browser: true,
+        push: true,
+        email: false,
+      });
+      await section.getByText('This browser:').waitFor();
+    });
   });
 });

@@ -1,8 +1,9 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openLoggedIn, shootBothWidths } from '../helpers/admin.js';
-import { auth, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
-import { launchBrowser, listenOnLoopback, type Browser, watchErrors } from '../helpers/browser.js';
+import { shootBothWidths, withPageAs } from '../helpers/admin.js';
+import { auth, registerUser, type TestApp } from '../helpers/app.js';
+import { launchBrowser, type Browser } from '../helpers/browser.js';
+import { withOwnApp } from '../helpers/e2e.js';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.js';
 
@@ -21,25 +22,31 @@ const KEY = 'sk-e2e-QWERTYUIOPASDFGHJKL-7Hx3';
 let browser: Browser;
 let fake: FakeLlm;
 let smtp: TestSmtp;
-const apps: TestApp[] = [];
-
-async function appWithBrowser(env: Record<string, string>): Promise<{ t: TestApp; url: string }> {
-  const t = await startTestApp({ env: { REGISTRATION: 'open', EMBEDDINGS: 'none', ...env } });
-  apps.push(t);
-  return { t, url: `http://127.0.0.1:${await listenOnLoopback(t)}` };
-}
 
 /** Screenshots at desktop width and at 375 px; at 375 px nothing may stick out sideways. */
 const shoot = (page: Page, name: string) => shootBothWidths(page, 'admin-server-settings', name, { settle: true });
 
-/** The admin page of `url`, logged in with `token`, once the server settings are drawn. */
-async function openAdmin(url: string, token: string): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.context.newPage();
-  const errors = watchErrors(page);
-  await openLoggedIn(page, url, token, '#/admin');
-  await page.getByRole('heading', { name: 'Server settings' }).waitFor();
-  await page.getByRole('region', { name: 'E-mail (SMTP)' }).waitFor();
-  return { page, errors };
+type Admin = Awaited<ReturnType<typeof registerUser>>;
+
+/**
+ * An app of its own with `env` (on top of open registration and no embeddings), its first account
+ * (an admin, with `admin`'s fields), and for `use` that admin's page once the server settings are drawn; no
+ * console error may be left when `use` is done (withPage). The page and the app are closed
+ * afterwards.
+ */
+async function withAdminPage(
+  env: Record<string, string>,
+  admin: { name?: string },
+  use: (page: Page, t: TestApp, admin: Admin) => Promise<void>,
+): Promise<void> {
+  await withOwnApp({ env: { REGISTRATION: 'open', EMBEDDINGS: 'none', ...env } }, async (t, url) => {
+    const { token, email } = await registerUser(t.app, admin);
+    await withPageAs(browser.context, url, token, '#/admin', async (page) => {
+      await page.getByRole('heading', { name: 'Server settings' }).waitFor();
+      await page.getByRole('region', { name: 'E-mail (SMTP)' }).waitFor();
+      await use(page, t, { token, email });
+    });
+  });
 }
 
 beforeAll(async () => {
@@ -50,17 +57,13 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  for (const t of apps) await t.cleanup();
   await fake?.close();
   await smtp?.close();
 }, 60_000);
 
 describe('Admin > Server settings', () => {
   it('a typed key can be tested before it is saved; saving it takes the "No AI provider" banner away on the same page (issue 31 owner 9)', async () => {
-    const { t, url } = await appWithBrowser({});
-    const admin = await registerUser(t.app, { name: 'Tess Tester' });
-    const { page, errors } = await openAdmin(url, admin.token);
-    try {
+    await withAdminPage({}, { name: 'Tess Tester' }, async (page) => {
       const openai = page.getByRole('region', { name: 'OpenAI', exact: true });
       const banner = page.getByText('No AI provider is configured');
       await banner.waitFor();
@@ -88,17 +91,11 @@ describe('Admin > Server settings', () => {
       // the saved key tests as before
       await test.click();
       await openai.getByText('The openai provider answered (model').waitFor();
-      expect(errors).toEqual([]);
-    } finally {
-      await page.close();
-    }
+    });
   }, 60_000);
 
   it('the admin saves the mail server, sends a test message, saves a provider key and only ever sees its hint', async () => {
-    const { t, url } = await appWithBrowser({});
-    const admin = await registerUser(t.app, { name: 'Ada Admin' });
-    const { page, errors } = await openAdmin(url, admin.token);
-    try {
+    await withAdminPage({}, { name: 'Ada Admin' }, async (page, t, admin) => {
       const mail = page.getByRole('region', { name: 'E-mail (SMTP)' });
       const openai = page.getByRole('region', { name: 'OpenAI', exact: true });
       await mail.getByText('Not set', { exact: true }).waitFor();
@@ -150,17 +147,11 @@ describe('Admin > Server settings', () => {
       // removed again: the card says so
       await openai.getByRole('button', { name: 'Remove' }).click();
       await openai.getByText('Not set', { exact: true }).waitFor();
-      expect(errors).toEqual([]);
-    } finally {
-      await page.close();
-    }
+    });
   }, 60_000);
 
   it('what the environment sets is shown as such, with no input to change it', async () => {
-    const { t, url } = await appWithBrowser({ OPENAI_API_KEY: 'sk-env-0123456789-envKEY9', SMTP_URL: smtp.url });
-    const admin = await registerUser(t.app);
-    const { page, errors } = await openAdmin(url, admin.token);
-    try {
+    await withAdminPage({ OPENAI_API_KEY: 'sk-env-0123456789-envKEY9', SMTP_URL: smtp.url }, {}, async (page) => {
       const openai = page.getByRole('region', { name: 'OpenAI', exact: true });
       const mail = page.getByRole('region', { name: 'E-mail (SMTP)' });
       await openai.getByText('From the environment', { exact: true }).waitFor();
@@ -176,9 +167,6 @@ describe('Admin > Server settings', () => {
       expect(await page.getByRole('region', { name: 'Anthropic' }).getByLabel('API key').isDisabled()).toBe(false);
       expect(await page.content()).not.toContain('sk-env-0123456789-envKEY9');
       await shoot(page, 'environment');
-      expect(errors).toEqual([]);
-    } finally {
-      await page.close();
-    }
+    });
   }, 60_000);
 });

@@ -1,7 +1,7 @@
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { openLoggedIn, settle } from '../helpers/admin.js';
-import { shot, watchErrors } from '../helpers/browser.js';
+import { shot, withPage } from '../helpers/browser.js';
 import { useE2eApp } from '../helpers/e2e.js';
 
 /**
@@ -24,114 +24,122 @@ declare const getComputedStyle: any;
 const style = (loc: Locator, prop: string): Promise<string> =>
   loc.evaluate((el, p) => getComputedStyle(el).getPropertyValue(p), prop);
 
-async function openSettings(agentId: string): Promise<{ page: Page; errors: string[]; scripts: string[] }> {
-  const page = await e2e.browser.context.newPage();
-  const errors = watchErrors(page);
-  const scripts: string[] = [];
-  page.on('request', (r) => {
-    if (r.resourceType() === 'script') scripts.push(new URL(r.url()).pathname);
+/**
+ * A new agent with `settings`, and for `use` its settings page (logged in as the owner) once the
+ * preview is drawn, with the paths of the scripts the page loaded; no console error may be left
+ * when `use` is done (withPage), and the page is closed afterwards.
+ */
+async function withNewAgentSettings(
+  settings: Record<string, unknown>,
+  use: (page: Page, opened: { agent: Record<string, any>; scripts: string[] }) => Promise<void>,
+): Promise<void> {
+  const agent = await newAgent(settings);
+  await withPage(e2e.browser.context, async (page) => {
+    const scripts: string[] = [];
+    page.on('request', (r) => {
+      if (r.resourceType() === 'script') scripts.push(new URL(r.url()).pathname);
+    });
+    await openLoggedIn(page, e2e.appUrl, e2e.token, `#/agents/${encodeURIComponent(agent.id)}/settings`);
+    await page.getByRole('form', { name: 'Appearance' }).waitFor();
+    await previewOf(page).locator('.panel').waitFor();
+    await use(page, { agent, scripts });
   });
-  await openLoggedIn(page, e2e.appUrl, e2e.token, `#/agents/${encodeURIComponent(agentId)}/settings`);
-  await page.getByRole('form', { name: 'Appearance' }).waitFor();
-  await previewOf(page).locator('.panel').waitFor();
-  return { page, errors, scripts };
 }
 
 describe('the settings preview shows the agent as visitors see it', () => {
   it('its language, welcome and starter questions; the lead form after answers is not shown first; before the chat it is', async () => {
-    const agent = await newAgent({
-      name: 'Fietsenmaker',
-      language: 'nl',
-      welcome_message: 'Welkom bij de fietsenmaker!',
-      starter_questions: ['Wat kost een reparatie?', 'Wanneer zijn jullie open?'],
-      lead_capture_enabled: true,
-      lead_form_timing: 'after_messages',
-      widget_position: 'bottom-left',
-      primary_color: '#0f766e',
-    });
-    const { page, errors, scripts } = await openSettings(agent.id);
-    const preview = previewOf(page);
-    // drawn by the bundle visitors load, through the embed snippet's loader
-    expect(scripts.filter((s) => s.startsWith('/widget'))).toEqual([
-      '/widget.js',
-      expect.stringMatching(/^\/widget-[0-9a-f]+\.js$/),
-    ]);
+    await withNewAgentSettings(
+      {
+        name: 'Fietsenmaker',
+        language: 'nl',
+        welcome_message: 'Welkom bij de fietsenmaker!',
+        starter_questions: ['Wat kost een reparatie?', 'Wanneer zijn jullie open?'],
+        lead_capture_enabled: true,
+        lead_form_timing: 'after_messages',
+        widget_position: 'bottom-left',
+        primary_color: '#0f766e',
+      },
+      async (page, { scripts }) => {
+        const preview = previewOf(page);
+        // drawn by the bundle visitors load, through the embed snippet's loader
+        expect(scripts.filter((s) => s.startsWith('/widget'))).toEqual([
+          '/widget.js',
+          expect.stringMatching(/^\/widget-[0-9a-f]+\.js$/),
+        ]);
 
-    // Dutch, as a visitor of this agent reads it
-    await preview.getByText('Welkom bij de fietsenmaker!').waitFor();
-    expect(await preview.locator('textarea').getAttribute('placeholder')).toBe('Typ uw bericht…');
-    expect(await preview.locator('.starters button').allTextContents()).toEqual([
-      'Wat kost een reparatie?',
-      'Wanneer zijn jullie open?',
-    ]);
-    expect(await preview.locator('.name').textContent()).toBe('Fietsenmaker');
-    // asked after the first answer: a new visitor does not meet the form first
-    expect(await preview.locator('form.lead').count()).toBe(0);
-    // its colours and corner
-    expect(await style(preview.locator('.launcher'), 'background-color')).toBe('rgb(15, 118, 110)');
-    expect(await preview.locator('.root.pos-bottom-left').count()).toBe(1);
-    // a picture, not a chat: nothing in it takes the focus or reaches assistive technology
-    expect(await page.locator('chat-agent-preview[inert]').count()).toBe(1);
-    await settle(page);
-    await shot(page.getByRole('form', { name: 'Appearance' }), 'settings-preview-nl.png');
+        // Dutch, as a visitor of this agent reads it
+        await preview.getByText('Welkom bij de fietsenmaker!').waitFor();
+        expect(await preview.locator('textarea').getAttribute('placeholder')).toBe('Typ uw bericht…');
+        expect(await preview.locator('.starters button').allTextContents()).toEqual([
+          'Wat kost een reparatie?',
+          'Wanneer zijn jullie open?',
+        ]);
+        expect(await preview.locator('.name').textContent()).toBe('Fietsenmaker');
+        // asked after the first answer: a new visitor does not meet the form first
+        expect(await preview.locator('form.lead').count()).toBe(0);
+        // its colours and corner
+        expect(await style(preview.locator('.launcher'), 'background-color')).toBe('rgb(15, 118, 110)');
+        expect(await preview.locator('.root.pos-bottom-left').count()).toBe(1);
+        // a picture, not a chat: nothing in it takes the focus or reaches assistive technology
+        expect(await page.locator('chat-agent-preview[inert]').count()).toBe(1);
+        await settle(page);
+        await shot(page.getByRole('form', { name: 'Appearance' }), 'settings-preview-nl.png');
 
-    // unsaved changes of other sections show too: the form asked before the chat, in place of the message box
-    const leads = page.getByRole('form', { name: 'Lead capture and e-mail alerts' });
-    await leads.getByLabel('Ask for name and phone').selectOption('before_chat');
-    await preview.locator('form.lead').waitFor();
-    expect(await preview.locator('textarea').count()).toBe(0);
-    expect(await preview.locator('form.lead button[type=submit]').textContent()).toBe('Chat starten');
-    expect(await preview.locator('.starters').count()).toBe(0);
-    // another language, before saving
-    await page.getByRole('form', { name: 'Language and texts' }).getByLabel('Language').selectOption('fr');
-    await expect.poll(() => preview.locator('.root').getAttribute('lang')).toBe('fr');
-    expect(errors).toEqual([]);
-    await page.close();
+        // unsaved changes of other sections show too: the form asked before the chat, in place of the message box
+        const leads = page.getByRole('form', { name: 'Lead capture and e-mail alerts' });
+        await leads.getByLabel('Ask for name and phone').selectOption('before_chat');
+        await preview.locator('form.lead').waitFor();
+        expect(await preview.locator('textarea').count()).toBe(0);
+        expect(await preview.locator('form.lead button[type=submit]').textContent()).toBe('Chat starten');
+        expect(await preview.locator('.starters').count()).toBe(0);
+        // another language, before saving
+        await page.getByRole('form', { name: 'Language and texts' }).getByLabel('Language').selectOption('fr');
+        await expect.poll(() => preview.locator('.root').getAttribute('lang')).toBe('fr');
+      },
+    );
   }, 60_000);
 
   it('a secondary and accent colour not set follow the primary, in the preview before saving and once saved; set, they stay', async () => {
-    const agent = await newAgent({ lead_capture_enabled: false });
-    const { page, errors } = await openSettings(agent.id);
-    const preview = previewOf(page);
-    const appearance = page.getByRole('form', { name: 'Appearance' });
-    const header = preview.locator('.header');
-    expect(await style(header, 'background-image')).toBe(
-      'linear-gradient(135deg, rgb(124, 58, 237), rgb(236, 72, 153))',
-    );
+    await withNewAgentSettings({ lead_capture_enabled: false }, async (page, { agent }) => {
+      const preview = previewOf(page);
+      const appearance = page.getByRole('form', { name: 'Appearance' });
+      const header = preview.locator('.header');
+      expect(await style(header, 'background-image')).toBe(
+        'linear-gradient(135deg, rgb(124, 58, 237), rgb(236, 72, 153))',
+      );
 
-    await appearance.getByLabel('Primary color', { exact: true }).fill('#8b4513');
-    const brown = 'rgb(139, 69, 19)';
-    await expect.poll(() => style(header, 'background-image')).toBe(`linear-gradient(135deg, ${brown}, ${brown})`);
-    expect(await appearance.getByLabel('Secondary color', { exact: true }).inputValue()).toBe('#8b4513');
-    expect(await appearance.getByLabel('Secondary color', { exact: true }).isDisabled()).toBe(true);
-    /** Saves Appearance; the stored agent (not the toast: an earlier save's toast may still be showing) comes to have `fields`. */
-    const saveAppearance = async (fields: Record<string, unknown>) => {
-      await appearance.getByRole('button', { name: 'Save' }).click();
-      await expect.poll(() => e2e.api('GET', `/api/chatbots/${agent.id}`)).toMatchObject(fields);
-    };
-    await saveAppearance({
-      primary_color: '#8b4513',
-      secondary_color: '#8b4513',
-      accent_color: '#8b4513',
-      secondary_follows_primary: true,
-      accent_follows_primary: true,
-    });
+      await appearance.getByLabel('Primary color', { exact: true }).fill('#8b4513');
+      const brown = 'rgb(139, 69, 19)';
+      await expect.poll(() => style(header, 'background-image')).toBe(`linear-gradient(135deg, ${brown}, ${brown})`);
+      expect(await appearance.getByLabel('Secondary color', { exact: true }).inputValue()).toBe('#8b4513');
+      expect(await appearance.getByLabel('Secondary color', { exact: true }).isDisabled()).toBe(true);
+      /** Saves Appearance; the stored agent (not the toast: an earlier save's toast may still be showing) comes to have `fields`. */
+      const saveAppearance = async (fields: Record<string, unknown>) => {
+        await appearance.getByRole('button', { name: 'Save' }).click();
+        await expect.poll(() => e2e.api('GET', `/api/chatbots/${agent.id}`)).toMatchObject(fields);
+      };
+      await saveAppearance({
+        primary_color: '#8b4513',
+        secondary_color: '#8b4513',
+        accent_color: '#8b4513',
+        secondary_follows_primary: true,
+        accent_follows_primary: true,
+      });
 
-    // the owner sets a secondary of their own: it stays when the primary changes
-    await appearance.getByLabel('Secondary follows the primary').uncheck();
-    await appearance.getByLabel('Secondary color', { exact: true }).fill('#facc15');
-    await appearance.getByLabel('Primary color', { exact: true }).fill('#1d4ed8');
-    await expect
-      .poll(() => style(header, 'background-image'))
-      .toBe('linear-gradient(135deg, rgb(29, 78, 216), rgb(250, 204, 21))');
-    await saveAppearance({
-      primary_color: '#1d4ed8',
-      secondary_color: '#facc15',
-      accent_color: '#1d4ed8',
-      secondary_follows_primary: false,
-      accent_follows_primary: true,
+      // the owner sets a secondary of their own: it stays when the primary changes
+      await appearance.getByLabel('Secondary follows the primary').uncheck();
+      await appearance.getByLabel('Secondary color', { exact: true }).fill('#facc15');
+      await appearance.getByLabel('Primary color', { exact: true }).fill('#1d4ed8');
+      await expect
+        .poll(() => style(header, 'background-image'))
+        .toBe('linear-gradient(135deg, rgb(29, 78, 216), rgb(250, 204, 21))');
+      await saveAppearance({
+        primary_color: '#1d4ed8',
+        secondary_color: '#facc15',
+        accent_color: '#1d4ed8',
+        secondary_follows_primary: false,
+        accent_follows_primary: true,
+      });
     });
-    expect(errors).toEqual([]);
-    await page.close();
   }, 60_000);
 });

@@ -3,9 +3,17 @@ import { expectRefusals, openLoggedIn } from '../helpers/admin.js';
 import { PASSWORD, uniqueEmail } from '../helpers/app.js';
 import { watchErrors } from '../helpers/browser.js';
 import { useE2eApp } from '../helpers/e2e.js';
+import {
+  inviteOnAccountPage,
+  joinWithForm,
+  ownProfile,
+  replyWithEnter,
+  takeOver,
+  visitorAsksForPerson,
+} from '../helpers/e2e-team.js';
 import { type PageNavigator, registrationId, watchShown } from '../helpers/push-browser.js';
 import { startPushService, type TestPushService, verifyVapid } from '../helpers/push-service.js';
-import { askWidget, FAVICON, openWidget } from '../helpers/widget-page.js';
+import { FAVICON } from '../helpers/widget-page.js';
 
 /**
  * Issue 34's journey with two browser profiles: the owner invites on the Account page, the
@@ -37,25 +45,13 @@ describe('a team answers a visitor (issue 34)', () => {
     const owner = await e2e.browser.context.newPage();
     const ownerErrors = watchErrors(owner);
     await openLoggedIn(owner, e2e.appUrl, e2e.token, '#/account');
-    const team = owner.getByRole('region', { name: 'Team' });
-    await team.getByRole('list', { name: 'Team members' }).waitFor();
     const email = uniqueEmail('dana');
-    await team.getByLabel('E-mail of the teammate').fill(email);
-    await team.getByLabel('Role').selectOption('operator');
-    await team.getByRole('button', { name: 'Invite' }).click();
-    const link = await team.getByLabel('Invitation link').inputValue();
+    const { link } = await inviteOnAccountPage(owner, email, 'operator');
 
     // the teammate, in their own browser profile, joins with the link
-    const mateContext = await e2e.browser.context.browser()!.newContext({ viewport: { width: 1400, height: 900 } });
+    const { context: mateContext, page: mate, errors: mateErrors } = await ownProfile(e2e.browser);
     await mateContext.grantPermissions(['notifications'], { origin: e2e.appUrl });
-    const mate = await mateContext.newPage();
-    const mateErrors = watchErrors(mate);
-    await mate.goto(link);
-    await mate.getByRole('heading', { name: 'Join the team' }).waitFor();
-    await mate.getByLabel('Your name').fill('Dana Operator');
-    await mate.getByLabel(/^New password/).fill(PASSWORD);
-    await mate.getByLabel('Repeat the new password').fill(PASSWORD);
-    await mate.getByRole('button', { name: 'Join' }).click();
+    await joinWithForm(mate, link, 'Dana Operator');
     await mate.waitForURL(/#\/agents$/);
     const scope = await mate.evaluate(
       async () => (await (navigator as unknown as PageNavigator).serviceWorker.ready).scope,
@@ -84,12 +80,11 @@ describe('a team answers a visitor (issue 34)', () => {
 
     // a visitor on the customer's page asks for a person
     const url = await e2e.site(agent.id, { extraPages: FAVICON });
-    const visitor = await e2e.browser.context.newPage();
-    const visitorErrors = watchErrors(visitor);
-    const dialog = await openWidget(visitor, url);
-    await askWidget(visitor, dialog, 'Can I pick up my order at the shop?');
-    await dialog.getByRole('button', { name: 'Talk to a person' }).click();
-    await dialog.getByText('We have asked a person to take over').waitFor();
+    const {
+      page: visitor,
+      errors: visitorErrors,
+      dialog,
+    } = await visitorAsksForPerson(e2e.browser.context, url, 'Can I pick up my order at the shop?');
 
     // the push reaches the teammate's subscription (nobody else subscribed), signed by the server
     const [request] = await push.waitFor(1);
@@ -114,16 +109,14 @@ describe('a team answers a visitor (issue 34)', () => {
     await mate.goto(conversationLink);
     const transcript = mate.getByRole('region', { name: 'Transcript' });
     await transcript.getByText('Can I pick up my order at the shop?').waitFor();
-    await transcript.getByRole('button', { name: 'Take over' }).click();
-    await dialog.getByText('A person has joined the conversation.').waitFor();
-    const reply = transcript.getByRole('textbox', { name: 'Your reply to the visitor' });
-    await reply.fill('Yes: orders wait for you at the shop from the next working day.');
-    await reply.press('Enter');
-
+    await takeOver(transcript, dialog);
     // the visitor reads it under the teammate's name
-    const personMessage = dialog.locator('.msg.person');
-    await personMessage.getByText('Yes: orders wait for you at the shop from the next working day.').waitFor();
-    expect(await personMessage.innerText()).toContain('Dana Operator');
+    await replyWithEnter(
+      transcript,
+      dialog,
+      'Yes: orders wait for you at the shop from the next working day.',
+      'Dana Operator',
+    );
 
     expect(ownerErrors).toEqual([]);
     // what an operator may not read (the owner's sections) is refused with 403, nothing else failed

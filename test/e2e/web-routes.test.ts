@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { auth, createAgent, registerUser, type TestApp, useSharedTestApp } from '../helpers/app.js';
+import { getScript, varies } from '../helpers/e2e-http.js';
 import { loadWidgetAssets } from '../../src/modules/web/assets.js';
 
 /**
@@ -19,10 +20,7 @@ useSharedTestApp({ env: { EMBEDDINGS: 'none' } }, async (app) => {
 
 describe('widget scripts', () => {
   it('/widget.js is a short-cached loader with a strong ETag that names the hashed bundle', async () => {
-    const res = await t.app.inject({ url: '/widget.js' });
-    expect(res.statusCode).toBe(200);
-    expect(res.headers['content-type']).toBe('application/javascript; charset=utf-8');
-    expect(res.headers['cache-control']).toBe('public, max-age=300');
+    const res = await getScript(t, '/widget.js', 'public, max-age=300');
     expect(res.headers['cross-origin-resource-policy']).toBe('cross-origin');
     const etag = String(res.headers.etag);
     expect(etag).toMatch(/^"[\w-]+"$/); // strong: no W/
@@ -40,11 +38,8 @@ describe('widget scripts', () => {
   it('the hashed bundle is immutable for a year; the hash is of its bytes', async () => {
     const { bundle } = loadWidgetAssets();
     expect(bundle.fileName).toBe(`widget-${bundle.hash}.js`);
-    const res = await t.app.inject({ url: `/${bundle.fileName}` });
-    expect(res.statusCode).toBe(200);
-    expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    const res = await getScript(t, `/${bundle.fileName}`, 'public, max-age=31536000, immutable');
     expect(res.headers['cross-origin-resource-policy']).toBe('cross-origin');
-    expect(res.headers['content-type']).toBe('application/javascript; charset=utf-8');
     expect(res.rawPayload.equals(bundle.body)).toBe(true);
     const { createHash } = await import('node:crypto');
     expect(createHash('sha256').update(res.rawPayload).digest('hex').slice(0, 16)).toBe(bundle.hash);
@@ -56,9 +51,7 @@ describe('widget scripts', () => {
 
   it('a stale hash (a loader cached across an upgrade) gets the current bundle, cached briefly; junk is 404', async () => {
     const { bundle } = loadWidgetAssets();
-    const stale = await t.app.inject({ url: '/widget-0123456789abcdef.js' });
-    expect(stale.statusCode).toBe(200);
-    expect(stale.headers['cache-control']).toBe('public, max-age=300');
+    const stale = await getScript(t, '/widget-0123456789abcdef.js', 'public, max-age=300');
     expect(stale.rawPayload.equals(bundle.body)).toBe(true);
     for (const url of [
       '/widget-XYZ.js',
@@ -143,11 +136,6 @@ describe('compression', () => {
       { url: `/${bundle.fileName}`, body: bundle.body },
     ];
   };
-  const varies = (res: { headers: Record<string, unknown> }) =>
-    String(res.headers.vary ?? '')
-      .split(',')
-      .map((f) => f.trim().toLowerCase())
-      .includes('accept-encoding');
 
   it('the loader and the bundle come brotli-compressed to `br, gzip`, and decompress to the identity bytes', async () => {
     for (const { url, body } of scripts()) {

@@ -4,6 +4,7 @@ import { openLoggedIn } from '../helpers/admin.js';
 import { ROOMY_PLAN } from '../helpers/app.js';
 import { CHROMIUM, CHROMIUM_ARGS, shot } from '../helpers/browser.js';
 import { ask, useE2eApp } from '../helpers/e2e.js';
+import { saveSection } from '../helpers/e2e-admin-ui.js';
 import { animationsDone, widgetTurnDone } from '../helpers/widget-page.js';
 
 /**
@@ -216,8 +217,7 @@ describe('language, wording and lead timing set in the admin UI', () => {
     // the boxes show the chosen language's defaults before anything is saved
     expect(await texts.getByLabel('Send button', { exact: true }).getAttribute('placeholder')).toBe('Invia messaggio');
     await texts.getByLabel('Message box', { exact: true }).fill('Come possiamo aiutarti?');
-    await texts.getByRole('button', { name: 'Save' }).click();
-    await page.getByText('Language and texts saved').waitFor();
+    await saveSection(texts, 'Language and texts');
 
     const leads = page.getByRole('form', { name: 'Lead capture and e-mail alerts' });
     expect(await leads.getByLabel('Ask for name and phone').inputValue()).toBe('after_messages'); // a new agent's
@@ -226,8 +226,7 @@ describe('language, wording and lead timing set in the admin UI', () => {
     expect(await leads.getByLabel('Consent text').getAttribute('placeholder')).toBe(
       'Inviando i tuoi dati accetti di essere contattato in merito alla tua richiesta.',
     );
-    await leads.getByRole('button', { name: 'Save' }).click();
-    await page.getByText('Lead capture and e-mail alerts saved').waitFor();
+    await saveSection(leads, 'Lead capture and e-mail alerts');
     await texts.scrollIntoViewIfNeeded();
     await shot(texts, 'widget-language-admin-texts.png');
     await shot(leads, 'widget-language-admin-leads.png');

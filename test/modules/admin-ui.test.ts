@@ -1,6 +1,7 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { type TestApp, useSharedTestApp } from '../helpers/app.js';
+import { getScript, varies } from '../helpers/e2e-http.js';
 import { loadAdminAssets } from '../../src/modules/admin-ui/assets.js';
 import { ADMIN_CSP } from '../../src/modules/admin-ui/routes.js';
 
@@ -14,12 +15,6 @@ let t: TestApp;
 useSharedTestApp({ env: {} }, (app) => {
   t = app;
 });
-
-const varies = (res: { headers: Record<string, unknown> }) =>
-  String(res.headers.vary ?? '')
-    .split(',')
-    .map((f) => f.trim().toLowerCase())
-    .includes('accept-encoding');
 
 /** `/`, and the hashed script and stylesheet index.html names */
 async function urls(): Promise<string[]> {
@@ -91,10 +86,7 @@ describe('admin UI compression', () => {
 
 describe('the service worker', () => {
   it('is served at /sw.js (scope /) as JavaScript, revalidated on every load, under a CSP that loads nothing', async () => {
-    const res = await t.app.inject({ url: '/sw.js' });
-    expect(res.statusCode).toBe(200);
-    expect(res.headers['content-type']).toBe('application/javascript; charset=utf-8');
-    expect(res.headers['cache-control']).toBe('no-cache');
+    const res = await getScript(t, '/sw.js', 'no-cache');
     expect(res.headers['content-security-policy']).toBe("default-src 'none'");
     expect(res.body).toContain('showNotification');
     expect(res.body).toContain('notificationclick');
