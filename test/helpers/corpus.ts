@@ -418,15 +418,33 @@ const MANUAL: ManualItem[] = [
   },
 ];
 
-async function routerManual(): Promise<Uint8Array> {
+/**
+ * A new PDF titled `title`, created and modified at `date` (the same bytes every run), with its
+ * regular, bold and italic fonts embedded in that order.
+ */
+async function newPdf(
+  title: string,
+  date: string,
+  fonts: [regular: StandardFonts, bold: StandardFonts, italic: StandardFonts],
+  producer?: string,
+) {
   const doc = await PDFDocument.create({ updateMetadata: false });
-  doc.setTitle('Acme X200 User Manual');
-  doc.setProducer('pdf-lib');
-  doc.setCreationDate(new Date('2025-03-01T09:00:00Z'));
-  doc.setModificationDate(new Date('2025-03-01T09:00:00Z'));
-  const regular = await doc.embedFont(StandardFonts.Helvetica);
-  const bold = await doc.embedFont(StandardFonts.HelveticaBold);
-  const italic = await doc.embedFont(StandardFonts.HelveticaOblique);
+  doc.setTitle(title);
+  if (producer) doc.setProducer(producer);
+  doc.setCreationDate(new Date(date));
+  doc.setModificationDate(new Date(date));
+  const embedded = [];
+  for (const font of fonts) embedded.push(await doc.embedFont(font));
+  return { doc, regular: embedded[0]!, bold: embedded[1]!, italic: embedded[2]! };
+}
+
+async function routerManual(): Promise<Uint8Array> {
+  const { doc, regular, bold, italic } = await newPdf(
+    'Acme X200 User Manual',
+    '2025-03-01T09:00:00Z',
+    [StandardFonts.Helvetica, StandardFonts.HelveticaBold, StandardFonts.HelveticaOblique],
+    'pdf-lib',
+  );
   const [W, H] = [595.28, 841.89];
   const left = 72;
   const width = W - 2 * left;
@@ -624,13 +642,11 @@ const PAPER: Array<{ heading: string } | { para: string }> = [
 ];
 
 async function paper(): Promise<Uint8Array> {
-  const doc = await PDFDocument.create({ updateMetadata: false });
-  doc.setTitle('Latency of Consumer Mesh Wi-Fi in Dense Apartment Buildings');
-  doc.setCreationDate(new Date('2025-01-15T10:00:00Z'));
-  doc.setModificationDate(new Date('2025-01-15T10:00:00Z'));
-  const regular = await doc.embedFont(StandardFonts.TimesRoman);
-  const bold = await doc.embedFont(StandardFonts.TimesRomanBold);
-  const italic = await doc.embedFont(StandardFonts.TimesRomanItalic);
+  const { doc, regular, bold, italic } = await newPdf(
+    'Latency of Consumer Mesh Wi-Fi in Dense Apartment Buildings',
+    '2025-01-15T10:00:00Z',
+    [StandardFonts.TimesRoman, StandardFonts.TimesRomanBold, StandardFonts.TimesRomanItalic],
+  );
   const [W, H] = [612, 792];
   const margin = 54;
   const gutter = 24;

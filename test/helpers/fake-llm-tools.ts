@@ -13,6 +13,7 @@
  * raw value elsewhere), so a test can send malformed arguments.
  */
 import type { FakeProviderName } from './fake-llm.js';
+import * as wire from './llm-wire.js';
 
 export interface FakeToolCall {
   /** default: call_<index> (openai), toolu_<index> (anthropic); none for google and ollama */
@@ -46,48 +47,26 @@ export function wholeToolReply(provider: FakeProviderName, model: string, reply:
   const calls = reply.toolCalls;
   switch (provider) {
     case 'openai':
-      return {
-        id: 'chatcmpl-fake',
-        object: 'chat.completion',
-        created: Math.floor(Date.now() / 1000),
+      return wire.openaiCompletion(
         model,
-        choices: [
-          {
-            index: 0,
-            message: {
-              role: 'assistant',
-              content: text || null,
-              refusal: null,
-              tool_calls: calls.map((c, i) => ({
-                id: c.id ?? `call_${i}`,
-                type: 'function',
-                function: { name: c.name, arguments: json(c.arguments) },
-              })),
-            },
-            logprobs: null,
-            finish_reason: 'tool_calls',
-          },
-        ],
-        usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: 15 },
-      };
+        { content: text || null, tool_calls: calls.map(openaiCall) },
+        'tool_calls',
+        usage,
+      );
     case 'anthropic':
-      return {
-        id: 'msg_fake',
-        type: 'message',
-        role: 'assistant',
+      return wire.anthropicMessage(
         model,
-        content: [
+        [
           ...(text ? [{ type: 'text', text }] : []),
-          ...calls.map((c, i) => ({ type: 'tool_use', id: c.id ?? `toolu_${i}`, name: c.name, input: c.arguments })),
+          ...calls.map((c, i) => ({ ...anthropicUse(c, i), input: c.arguments })),
         ],
-        stop_reason: 'tool_use',
-        stop_sequence: null,
-        usage: { input_tokens: usage.input, output_tokens: usage.output },
-      };
+        'tool_use',
+        usage,
+      );
     case 'google':
-      return googleChunk(model, [...(text ? [{ text }] : []), ...googleCalls(calls)], 'STOP');
+      return wire.googleChunk(model, [...(text ? [{ text }] : []), ...googleCalls(calls)], 'STOP', usage);
     case 'ollama':
-      return ollamaLine(model, text, calls, true);
+      return wire.ollamaLine(model, { content: text, tool_calls: ollamaCalls(calls) }, true, usage);
   }
 }
 
@@ -99,90 +78,60 @@ export function streamedToolReply(
 ): { contentType: string; frames: string[] } {
   const text = reply.text ?? '';
   const calls = reply.toolCalls;
-  const sse = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
-  const event = (type: string, data: Record<string, unknown>) =>
-    `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
   switch (provider) {
     case 'openai': {
-      const base = {
-        id: 'chatcmpl-fake',
-        object: 'chat.completion.chunk',
-        created: Math.floor(Date.now() / 1000),
-        model,
-      };
-      const chunk = (delta: unknown, finish: string | null = null) =>
-        sse({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+      const chunk = wire.openaiChunks(model);
       const frames = [chunk({ role: 'assistant', content: text ? '' : null, refusal: null })];
       for (const piece of text ? pieces(text) : []) frames.push(chunk({ content: piece }));
       calls.forEach((c, index) => {
         frames.push(
-          chunk({
-            tool_calls: [
-              { index, id: c.id ?? `call_${index}`, type: 'function', function: { name: c.name, arguments: '' } },
-            ],
-          }),
+          chunk({ tool_calls: [{ index, ...openaiCall(c, index), function: { name: c.name, arguments: '' } }] }),
         );
         for (const piece of pieces(json(c.arguments)))
           frames.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
       });
-      frames.push(chunk({}, 'tool_calls'), 'data: [DONE]\n\n');
+      frames.push(chunk({}, 'tool_calls'), wire.OPENAI_DONE);
       return { contentType: 'text/event-stream', frames };
     }
     case 'anthropic': {
-      const frames = [
-        event('message_start', {
-          message: {
-            id: 'msg_fake',
-            type: 'message',
-            role: 'assistant',
-            model,
-            content: [],
-            stop_reason: null,
-            stop_sequence: null,
-            usage: { input_tokens: usage.input, output_tokens: 1 },
-          },
-        }),
+      const blocks = [
+        ...(text
+          ? [{ block: { type: 'text', text: '' }, deltas: pieces(text).map((t) => ({ type: 'text_delta', text: t })) }]
+          : []),
+        ...calls.map((c, i) => ({
+          block: { ...anthropicUse(c, i), input: {} },
+          deltas: pieces(json(c.arguments)).map((p) => ({ type: 'input_json_delta', partial_json: p })),
+        })),
       ];
-      let index = 0;
-      if (text) {
-        frames.push(event('content_block_start', { index, content_block: { type: 'text', text: '' } }));
-        for (const piece of pieces(text))
-          frames.push(event('content_block_delta', { index, delta: { type: 'text_delta', text: piece } }));
-        frames.push(event('content_block_stop', { index }));
-        index++;
-      }
-      calls.forEach((c, i) => {
-        const block = { type: 'tool_use', id: c.id ?? `toolu_${i}`, name: c.name, input: {} };
-        frames.push(event('content_block_start', { index, content_block: block }));
-        for (const piece of pieces(json(c.arguments)))
-          frames.push(
-            event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } }),
-          );
-        frames.push(event('content_block_stop', { index }));
-        index++;
-      });
-      frames.push(
-        event('message_delta', {
-          delta: { stop_reason: 'tool_use', stop_sequence: null },
-          usage: { output_tokens: usage.output },
-        }),
-        event('message_stop', {}),
-      );
+      const frames = [
+        wire.anthropicStart(model, usage.input),
+        ...blocks.flatMap(({ block, deltas }, index) => wire.anthropicBlock(index, block, deltas)),
+        ...wire.anthropicEnd('tool_use', usage.output),
+      ];
       return { contentType: 'text/event-stream', frames };
     }
     case 'google': {
-      const frame = (data: unknown) => `data: ${JSON.stringify(data)}\r\n\r\n`;
-      const frames = text ? [frame(googleChunk(model, [{ text }], undefined))] : [];
-      frames.push(frame(googleChunk(model, googleCalls(calls), 'STOP')));
+      const frames = text ? [wire.googleFrame(wire.googleChunk(model, [{ text }], undefined, usage))] : [];
+      frames.push(wire.googleFrame(wire.googleChunk(model, googleCalls(calls), 'STOP', usage)));
       return { contentType: 'text/event-stream', frames };
     }
     case 'ollama': {
-      const line = (data: unknown) => `${JSON.stringify(data)}\n`;
-      const frames = text ? [line(ollamaLine(model, text, [], false))] : [];
-      frames.push(line(ollamaLine(model, '', calls, false)), line(ollamaLine(model, '', [], true)));
+      const frames = text ? [wire.ndjsonLine(wire.ollamaLine(model, { content: text }, false, usage))] : [];
+      frames.push(
+        wire.ndjsonLine(wire.ollamaLine(model, { content: '', tool_calls: ollamaCalls(calls) }, false, usage)),
+        wire.ndjsonLine(wire.ollamaLine(model, { content: '' }, true, usage)),
+      );
       return { contentType: 'application/x-ndjson', frames };
     }
   }
+}
+
+function openaiCall(c: FakeToolCall, i: number) {
+  return { id: c.id ?? `call_${i}`, type: 'function', function: { name: c.name, arguments: json(c.arguments) } };
+}
+
+function anthropicUse(c: FakeToolCall, i: number) {
+  return { type: 'tool_use', id: c.id ?? `toolu_${i}`, name: c.name };
 }
 
 function googleCalls(calls: FakeToolCall[]): unknown[] {
@@ -192,32 +141,7 @@ function googleCalls(calls: FakeToolCall[]): unknown[] {
   }));
 }
 
-function googleChunk(model: string, parts: unknown[], finishReason: string | undefined): unknown {
-  return {
-    candidates: [{ content: { role: 'model', parts }, index: 0, ...(finishReason ? { finishReason } : {}) }],
-    usageMetadata: { promptTokenCount: usage.input, candidatesTokenCount: usage.output, totalTokenCount: 15 },
-    modelVersion: model,
-    responseId: 'fake-response',
-  };
-}
-
-function ollamaLine(model: string, content: string, calls: FakeToolCall[], done: boolean): unknown {
-  return {
-    model,
-    created_at: new Date().toISOString(),
-    message: {
-      role: 'assistant',
-      content,
-      ...(calls.length
-        ? {
-            tool_calls: calls.map((c) => ({
-              ...(c.id ? { id: c.id } : {}),
-              function: { name: c.name, arguments: c.arguments },
-            })),
-          }
-        : {}),
-    },
-    done,
-    ...(done ? { done_reason: 'stop', eval_count: usage.output, prompt_eval_count: usage.input } : {}),
-  };
+function ollamaCalls(calls: FakeToolCall[]): unknown[] | undefined {
+  if (!calls.length) return undefined;
+  return calls.map((c) => ({ ...(c.id ? { id: c.id } : {}), function: { name: c.name, arguments: c.arguments } }));
 }

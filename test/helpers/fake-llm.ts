@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type FakeToolReply, streamedToolReply, wholeToolReply } from './fake-llm-tools.js';
+import * as wire from './llm-wire.js';
 
 export type { FakeToolCall, FakeToolReply } from './fake-llm-tools.js';
 
@@ -23,6 +24,7 @@ export type { FakeToolCall, FakeToolReply } from './fake-llm-tools.js';
  * disconnect mid-stream deterministically; `disconnects` records every response whose connection
  * closed before the response was complete: the client went away (abort, timeout, `break`), or
  * `dropAfterChunks` cut it (await `waitForDisconnect()`).
+ * A streamed tool-call reply counts each of its frames as a piece for these.
  *
  * Embedding vectors are rounded to float32, so the JSON-float and base64 encodings (the openai SDK
  * asks for base64 unless told otherwise) decode to the same numbers.
@@ -276,12 +278,10 @@ async function handle(ctx: Ctx, route: Route): Promise<void> {
   if (typeof text !== 'string') {
     if (!route.stream) return sendJson(res, 200, wholeToolReply(ctx.provider, ctx.model, text));
     const { contentType, frames } = streamedToolReply(ctx.provider, ctx.model, text);
-    res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache' });
-    for (const frame of frames) res.write(frame);
-    return void res.end();
+    return streamReply(ctx, { contentType, head: [], pieces: frames, tail: [] });
   }
   if (!route.stream) return sendJson(res, 200, wholeReply(ctx, text));
-  await streamReply(ctx, split(text, behaviour.chunks));
+  await streamReply(ctx, textFrames(ctx, split(text, behaviour.chunks)));
 }
 
 function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -328,154 +328,64 @@ function promptWords(body: any): number {
 }
 
 function wholeReply(ctx: Ctx, text: string): unknown {
-  const { model, req } = ctx;
-  const input = promptWords(req.body);
-  const output = words(text);
+  const { model } = ctx;
+  const usage = { input: promptWords(ctx.req.body), output: words(text) };
   switch (ctx.provider) {
     case 'openai':
-      return {
-        id: 'chatcmpl-fake',
-        object: 'chat.completion',
-        created: Math.floor(Date.now() / 1000),
-        model,
-        choices: [
-          {
-            index: 0,
-            message: { role: 'assistant', content: text, refusal: null },
-            logprobs: null,
-            finish_reason: 'stop',
-          },
-        ],
-        usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output },
-      };
+      return wire.openaiCompletion(model, { content: text }, 'stop', usage);
     case 'anthropic':
-      return {
-        id: 'msg_fake',
-        type: 'message',
-        role: 'assistant',
-        model,
-        content: [{ type: 'text', text }],
-        stop_reason: 'end_turn',
-        stop_sequence: null,
-        usage: { input_tokens: input, output_tokens: output },
-      };
+      return wire.anthropicMessage(model, [{ type: 'text', text }], 'end_turn', usage);
     case 'google':
-      return googleChunk(text, 'STOP', input, output, model);
+      return wire.googleChunk(model, [{ text }], 'STOP', usage);
     case 'ollama':
-      return ollamaLine(model, text, true, input, output);
+      return wire.ollamaLine(model, { content: text }, true, usage);
   }
 }
 
-function googleChunk(
-  text: string,
-  finishReason: string | undefined,
-  input: number,
-  output: number,
-  model: string,
-): unknown {
-  return {
-    candidates: [
-      { content: { role: 'model', parts: [{ text }] }, index: 0, ...(finishReason ? { finishReason } : {}) },
-    ],
-    usageMetadata: { promptTokenCount: input, candidatesTokenCount: output, totalTokenCount: input + output },
-    modelVersion: model,
-    responseId: 'fake-response',
-  };
+/** A streamed reply: its content type, the frames before the pieces, one per piece, and after them. */
+interface StreamFrames {
+  contentType: string;
+  head: string[];
+  pieces: string[];
+  tail: string[];
 }
 
-function ollamaLine(model: string, content: string, done: boolean, input: number, output: number): unknown {
-  return {
-    model,
-    created_at: new Date().toISOString(),
-    message: { role: 'assistant', content },
-    done,
-    ...(done
-      ? {
-          done_reason: 'stop',
-          total_duration: 1000,
-          load_duration: 10,
-          prompt_eval_count: input,
-          prompt_eval_duration: 100,
-          eval_count: output,
-          eval_duration: 500,
-        }
-      : {}),
-  };
-}
-
-/** The frames of one streamed reply: before the pieces, one per piece, after them. */
-function frames(
-  ctx: Ctx,
-  pieces: string[],
-): { contentType: string; head: string[]; piece: (text: string) => string; tail: string[] } {
+/** The frames of a streamed text reply in `pieces`. */
+function textFrames(ctx: Ctx, pieces: string[]): StreamFrames {
   const { model } = ctx;
-  const input = promptWords(ctx.req.body);
-  const output = words(pieces.join(''));
-  const sse = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
-  const event = (type: string, data: Record<string, unknown>) =>
-    `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  const usage = { input: promptWords(ctx.req.body), output: words(pieces.join('')) };
   switch (ctx.provider) {
     case 'openai': {
-      const base = {
-        id: 'chatcmpl-fake',
-        object: 'chat.completion.chunk',
-        created: Math.floor(Date.now() / 1000),
-        model,
-      };
+      const chunk = wire.openaiChunks(model);
       return {
         contentType: 'text/event-stream',
-        head: [
-          sse({
-            ...base,
-            choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }],
-          }),
-        ],
-        piece: (text) =>
-          sse({ ...base, choices: [{ index: 0, delta: { content: text }, logprobs: null, finish_reason: null }] }),
-        tail: [
-          sse({ ...base, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }] }),
-          'data: [DONE]\n\n',
-        ],
+        head: [chunk({ role: 'assistant', content: '' })],
+        pieces: pieces.map((text) => chunk({ content: text })),
+        tail: [chunk({}, 'stop'), wire.OPENAI_DONE],
       };
     }
-    case 'anthropic':
+    case 'anthropic': {
+      const [start, ...deltas] = wire.anthropicBlock(
+        0,
+        { type: 'text', text: '' },
+        pieces.map((text) => ({ type: 'text_delta', text })),
+      );
       return {
         contentType: 'text/event-stream',
-        head: [
-          event('message_start', {
-            message: {
-              id: 'msg_fake',
-              type: 'message',
-              role: 'assistant',
-              model,
-              content: [],
-              stop_reason: null,
-              stop_sequence: null,
-              usage: { input_tokens: input, output_tokens: 1 },
-            },
-          }),
-          event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
-          event('ping', {}),
-        ],
-        piece: (text) => event('content_block_delta', { index: 0, delta: { type: 'text_delta', text } }),
-        tail: [
-          event('content_block_stop', { index: 0 }),
-          event('message_delta', {
-            delta: { stop_reason: 'end_turn', stop_sequence: null },
-            usage: { output_tokens: output },
-          }),
-          event('message_stop', {}),
-        ],
+        head: [wire.anthropicStart(model, usage.input), start!, wire.anthropicEvent('ping', {})],
+        pieces: deltas.slice(0, -1),
+        tail: [...deltas.slice(-1), ...wire.anthropicEnd('end_turn', usage.output)],
       };
+    }
     case 'google': {
-      // Gemini separates SSE events with CRLF pairs; the last chunk carries finishReason.
+      // the last chunk carries finishReason
       const last = pieces.length - 1;
-      let index = 0;
       return {
         contentType: 'text/event-stream',
         head: [],
-        piece: (text) =>
-          `data: ${JSON.stringify(googleChunk(text, index++ === last ? 'STOP' : undefined, input, output, model))}\r\n\r\n`,
+        pieces: pieces.map((text, i) =>
+          wire.googleFrame(wire.googleChunk(model, [{ text }], i === last ? 'STOP' : undefined, usage)),
+        ),
         tail: [],
       };
     }
@@ -483,31 +393,33 @@ function frames(
       return {
         contentType: 'application/x-ndjson',
         head: [],
-        piece: (text) => `${JSON.stringify(ollamaLine(model, text, false, input, output))}\n`,
-        tail: [`${JSON.stringify(ollamaLine(model, '', true, input, output))}\n`],
+        pieces: pieces.map((text) => wire.ndjsonLine(wire.ollamaLine(model, { content: text }, false, usage))),
+        tail: [wire.ndjsonLine(wire.ollamaLine(model, { content: '' }, true, usage))],
       };
   }
 }
 
-async function streamReply(ctx: Ctx, pieces: string[]): Promise<void> {
+/**
+ * Writes a streamed reply, text or tool calls: each frame is flushed before the next step, so a
+ * pause (`pauseAfterChunks`) or a drop (`dropAfterChunks`) happens after what was sent.
+ */
+async function streamReply(ctx: Ctx, f: StreamFrames): Promise<void> {
   const { res, behaviour } = ctx;
-  const f = frames(ctx, pieces);
-  // each frame is flushed before the next step, so a pause or a drop happens after what was sent
   const write = (data: string) => new Promise<void>((resolve) => res.write(data, () => resolve()));
   res.writeHead(200, { 'content-type': f.contentType, 'cache-control': 'no-cache', connection: 'keep-alive' });
   res.flushHeaders();
   for (const frame of f.head) await write(frame);
-  for (let i = 0; i <= pieces.length; i++) {
+  for (let i = 0; i <= f.pieces.length; i++) {
     if (behaviour.dropAfterChunks === i) {
       res.destroy();
       return;
     }
     if (behaviour.pauseAfterChunks === i) await ctx.pause();
     if (res.destroyed) return;
-    if (i === pieces.length) break;
+    if (i === f.pieces.length) break;
     if (i > 0 && behaviour.delayBetweenChunksMs > 0) await sleep(behaviour.delayBetweenChunksMs);
     if (res.destroyed) return;
-    await write(f.piece(pieces[i]!));
+    await write(f.pieces[i]!);
     ctx.chunksSent.n++;
   }
   for (const frame of f.tail) await write(frame);

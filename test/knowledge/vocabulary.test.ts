@@ -21,6 +21,11 @@ import { seedAgent } from '../helpers/seed.js';
  * of the search would hide what the keyword half misses.
  */
 
+/** PUT /api/chatbots/:id with `payload`, as the agent's owner */
+function putAgent(t: TestApp, token: string, agentId: string, payload: Record<string, unknown>) {
+  return t.app.inject({ method: 'PUT', url: `/api/chatbots/${agentId}`, headers: auth(token), payload });
+}
+
 describe('keyword search in the visitor words', () => {
   let t: TestApp;
   let token: string;
@@ -67,86 +72,75 @@ describe('keyword search in the visitor words', () => {
   }
 
   const DISTRACTORS = ['Our team was founded in 2010 by two friends.', 'The weather in spring is mild.'];
+  const SHIPPING = 'We ship to every country; the cost is 5 euros per parcel.';
+  const CROISSANT = 'A fresh croissant with butter every morning.';
+  const CORNETTO = 'Il cornetto alla crema costa 1,50 euro.';
+  const LIEFERUNG = 'Die Lieferung dauert zwei Werktage.';
+
+  /** an agent with these settings, `passages` and DISTRACTORS, on which each question finds only its passage */
+  async function findingOnly(
+    settings: Record<string, unknown>,
+    passages: string[],
+    finds: Record<string, string>,
+  ): Promise<string> {
+    const id = await agentWith(settings, [...passages, ...DISTRACTORS]);
+    for (const [question, passage] of Object.entries(finds))
+      expect(await found(id, question), question).toEqual([passage]);
+    return id;
+  }
 
   it('English inflections: "shipping costs" finds "ship ... cost", "croissants" finds "croissant"', async () => {
-    const id = await agentWith({ language: 'en' }, [
-      'We ship to every country; the cost is 5 euros per parcel.',
-      'A fresh croissant with butter every morning.',
-      ...DISTRACTORS,
-    ]);
-    expect(await found(id, 'What are the shipping costs?')).toEqual([
-      'We ship to every country; the cost is 5 euros per parcel.',
-    ]);
-    expect(await found(id, 'Do you have croissants?')).toEqual(['A fresh croissant with butter every morning.']);
+    await findingOnly({ language: 'en' }, [SHIPPING, CROISSANT], {
+      'What are the shipping costs?': SHIPPING,
+      'Do you have croissants?': CROISSANT,
+    });
   });
 
   it('Italian inflections, stemmed in the agent language: "cornetti" finds "cornetto"', async () => {
-    const id = await agentWith({ language: 'it' }, [
-      'Il cornetto alla crema costa 1,50 euro.',
-      'Le spedizioni partono ogni lunedì.',
-      ...DISTRACTORS,
-    ]);
-    expect(await found(id, 'Quanto costano i cornetti?')).toEqual(['Il cornetto alla crema costa 1,50 euro.']);
-    expect(await found(id, 'Quando parte la spedizione?')).toEqual(['Le spedizioni partono ogni lunedì.']);
+    const SPEDIZIONI = 'Le spedizioni partono ogni lunedì.';
+    await findingOnly({ language: 'it' }, [CORNETTO, SPEDIZIONI], {
+      'Quanto costano i cornetti?': CORNETTO,
+      'Quando parte la spedizione?': SPEDIZIONI,
+    });
   });
 
   it('German inflections: "Lieferungen" finds "Lieferung", "Öffnungszeit" finds "Öffnungszeiten"', async () => {
-    const id = await agentWith({ language: 'de' }, [
-      'Die Lieferung dauert zwei Werktage.',
-      'Unsere Öffnungszeiten: Montag bis Freitag.',
-      ...DISTRACTORS,
-    ]);
-    expect(await found(id, 'Wie lange brauchen Lieferungen?')).toEqual(['Die Lieferung dauert zwei Werktage.']);
-    expect(await found(id, 'Welche Öffnungszeit gilt am Montag?')).toContain(
-      'Unsere Öffnungszeiten: Montag bis Freitag.',
-    );
+    const HOURS = 'Unsere Öffnungszeiten: Montag bis Freitag.';
+    const id = await findingOnly({ language: 'de' }, [LIEFERUNG, HOURS], {
+      'Wie lange brauchen Lieferungen?': LIEFERUNG,
+    });
+    expect(await found(id, 'Welche Öffnungszeit gilt am Montag?')).toContain(HOURS);
   });
 
   it('an agent on `auto` finds forms of other languages ("cornetti", "Lieferungen")', async () => {
-    const id = await agentWith({ language: 'auto' }, [
-      'Il cornetto alla crema costa 1,50 euro e lo trovate al banco.',
-      'Die Lieferung dauert zwei Werktage und ist für Sie kostenlos.',
-      'We ship to every country; the cost is 5 euros per parcel.',
-      ...DISTRACTORS,
-    ]);
+    const cornetto = 'Il cornetto alla crema costa 1,50 euro e lo trovate al banco.';
+    const lieferung = 'Die Lieferung dauert zwei Werktage und ist für Sie kostenlos.';
+    const id = await findingOnly({ language: 'auto' }, [cornetto, lieferung, SHIPPING], {
+      'Wie lange dauern die Lieferungen?': lieferung,
+    });
     // the Italian question is searched by its Italian stems too: "costano" is "cost", as the English
     // passage's "cost" is, which comes second
-    expect((await found(id, 'Quanto costano i cornetti?'))[0]).toBe(
-      'Il cornetto alla crema costa 1,50 euro e lo trovate al banco.',
-    );
-    expect(await found(id, 'Wie lange dauern die Lieferungen?')).toEqual([
-      'Die Lieferung dauert zwei Werktage und ist für Sie kostenlos.',
-    ]);
+    expect((await found(id, 'Quanto costano i cornetti?'))[0]).toBe(cornetto);
     // the Italian passage is stemmed in Italian: its "costa" is "cost" too, and comes second
-    expect((await found(id, 'What are the shipping costs?'))[0]).toBe(
-      'We ship to every country; the cost is 5 euros per parcel.',
-    );
+    expect((await found(id, 'What are the shipping costs?'))[0]).toBe(SHIPPING);
   });
 
   it('an agent on `auto` stems each passage in the language it is written in, and a question in English and its own', async () => {
-    const id = await agentWith({ language: 'auto' }, [
-      'Le spedizioni partono ogni lunedì con il corriere.',
-      'We ship to every country; the cost is 5 euros per parcel.',
-      ...DISTRACTORS,
-    ]);
+    const spedizioni = 'Le spedizioni partono ogni lunedì con il corriere.';
     // "partiranno" and "partono" are both "part" in Italian; too far apart for the typo look-up
-    expect(await found(id, 'Quando partiranno le spedizioni?')).toEqual([
-      'Le spedizioni partono ogni lunedì con il corriere.',
-    ]);
-    expect(await found(id, 'Quando partiranno?')).toEqual(['Le spedizioni partono ogni lunedì con il corriere.']);
-    expect(await found(id, 'What are the shipping costs?')).toEqual([
-      'We ship to every country; the cost is 5 euros per parcel.',
-    ]);
+    await findingOnly({ language: 'auto' }, [spedizioni, SHIPPING], {
+      'Quando partiranno le spedizioni?': spedizioni,
+      'Quando partiranno?': spedizioni,
+      'What are the shipping costs?': SHIPPING,
+    });
   });
 
   it('a typo finds the word the passages have ("croisants", "delivrey")', async () => {
-    const id = await agentWith({}, [
-      'A fresh croissant with butter every morning.',
-      'Delivery takes two days.',
-      ...DISTRACTORS,
-    ]);
-    expect(await found(id, 'Do you sell croisants?')).toEqual(['A fresh croissant with butter every morning.']);
-    expect(await found(id, 'how long is delivrey')).toEqual(['Delivery takes two days.']);
+    const delivery = 'Delivery takes two days.';
+    await findingOnly({}, [CROISSANT, delivery], {
+      'Do you sell croisants?': CROISSANT,
+      'how long is delivrey': delivery,
+    });
   });
 
   it('the owner\'s synonyms: "cornetto = croissant" finds either from the other, phrases too', async () => {
@@ -158,12 +152,7 @@ describe('keyword search in the visitor words', () => {
     expect(await found(id, 'Avete croissant?')).toEqual(['Cornetti freschi ogni mattina.']);
     expect(await found(id, 'Do you sell a gift card?')).toEqual(['Vendiamo buoni regalo da 20 euro.']);
     // without the synonym the same question finds nothing
-    const res = await t.app.inject({
-      method: 'PUT',
-      url: `/api/chatbots/${id}`,
-      headers: auth(token),
-      payload: { synonyms: [] },
-    });
+    const res = await putAgent(t, token, id, { synonyms: [] });
     expect(res.statusCode, res.body).toBe(200);
     expect(await found(id, 'Avete croissant?')).toEqual([]);
   });
@@ -183,15 +172,10 @@ describe('keyword search in the visitor words', () => {
   });
 
   it("an agent's new language stems its passages again", async () => {
-    const id = await agentWith({}, ['Il cornetto alla crema costa 1,50 euro.', ...DISTRACTORS]);
-    const res = await t.app.inject({
-      method: 'PUT',
-      url: `/api/chatbots/${id}`,
-      headers: auth(token),
-      payload: { language: 'it' },
-    });
+    const id = await agentWith({}, [CORNETTO, ...DISTRACTORS]);
+    const res = await putAgent(t, token, id, { language: 'it' });
     expect(res.statusCode, res.body).toBe(200);
-    expect(await found(id, 'cornetti?')).toEqual(['Il cornetto alla crema costa 1,50 euro.']);
+    expect(await found(id, 'cornetti?')).toEqual([CORNETTO]);
     t.database.sqlite.prepare("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)").run();
   });
 });
@@ -207,8 +191,7 @@ describe('synonyms setting', () => {
   }, 60_000);
   afterAll(async () => t.cleanup(), 60_000);
 
-  const put = (payload: Record<string, unknown>) =>
-    t.app.inject({ method: 'PUT', url: `/api/chatbots/${agentId}`, headers: auth(token), payload });
+  const put = (payload: Record<string, unknown>) => putAgent(t, token, agentId, payload);
 
   it('stores each line as "a = b", commas read as "=", blank and repeated lines dropped', async () => {
     const res = await put({ synonyms: [' cornetto =croissant ', 'gift  card, voucher', '', 'cornetto = croissant'] });

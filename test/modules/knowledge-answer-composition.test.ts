@@ -5,6 +5,7 @@ import { DEFAULT_NO_ANSWER, knowledgeOnlyAnswer } from '../../src/modules/chat/k
 import { auth, createAgent, registerUser, say, useTestApps } from '../helpers/app.js';
 import { addText } from '../helpers/sources.js';
 import { answerPassage } from '../helpers/answer-passage.js';
+import { quoted, quotedAnswer } from '../helpers/knowledge-answer-text.js';
 
 /**
  * Issue 33: the no-key answer for questions in the visitor's own words. The relevance gate judges
@@ -18,63 +19,50 @@ const passage = answerPassage;
 
 const opts = { showSources: false };
 
-/** the quoted lines (without "> ") */
-function quoted(text: string): string {
-  return text
-    .split('\n')
-    .filter((l) => l.startsWith('> '))
-    .map((l) => l.slice(2))
-    .join('\n');
-}
+/** an entry of the R FAQ under "2 R Basics"; a text file is cut as the entries come, hard-wrapped */
+const rFaq = (entry: string, lines: string[]) =>
+  passage(lines.join('\n'), { sourceName: 'R FAQ', title: 'R FAQ', heading: `2 R Basics > ${entry}` });
 
-// an R FAQ as a text file is cut: the entries as they come, hard-wrapped
-const R_OBTAIN = passage(
-  [
-    '2.1 How can R be obtained?',
-    '',
-    'Sources, binaries and documentation for R can be obtained via CRAN, the',
-    'Comprehensive R Archive Network, whose current members are listed on its',
-    'mirrors page. Choose a mirror close to you for faster downloads.',
-  ].join('\n'),
-  { sourceName: 'R FAQ', title: 'R FAQ', heading: '2 R Basics > 2.1 How can R be obtained?' },
-);
-const R_INSTALL = passage(
-  [
-    '2.2 How do I install R packages?',
-    '',
-    'Packages are installed with install.packages(), which downloads them from the CRAN mirror you chose. Packages',
-    'that are not on CRAN can be installed from a local file.',
-  ].join('\n'),
-  { sourceName: 'R FAQ', title: 'R FAQ', heading: '2 R Basics > 2.2 How do I install R packages?' },
-);
-const R_CITE = passage(
+const R_OBTAIN = rFaq('2.1 How can R be obtained?', [
+  '2.1 How can R be obtained?',
+  '',
+  'Sources, binaries and documentation for R can be obtained via CRAN, the',
+  'Comprehensive R Archive Network, whose current members are listed on its',
+  'mirrors page. Choose a mirror close to you for faster downloads.',
+]);
+const R_INSTALL = rFaq('2.2 How do I install R packages?', [
+  '2.2 How do I install R packages?',
+  '',
+  'Packages are installed with install.packages(), which downloads them from the CRAN mirror you chose. Packages',
+  'that are not on CRAN can be installed from a local file.',
+]);
+const R_CITE = rFaq('2.9 How do I cite R?', [
   'To cite R in publications, use the output of citation(). The R Core Team asks that you also cite the packages ' +
     'you used; CRAN shows the citation of every package on its page.',
-  { sourceName: 'R FAQ', title: 'R FAQ', heading: '2 R Basics > 2.9 How do I cite R?' },
-);
+]);
 
-const BAKERY_PRICES = passage(
+/** a page of the bakery's web site, https://rossi.example/<page> */
+const bakeryPage = (page: string, title: string, content: string) =>
+  passage(content, { sourceName: 'Bakery Rossi', title, pageUrl: `https://rossi.example/${page}` });
+
+const BAKERY_PRICES = bakeryPage(
+  'prices',
+  'Prices',
   'Our prices Croissant: 1.50 euro Sourdough loaf (1 kg): 6.20 euro Rye bread: 4.80 euro Spelt bread: 5.10 euro ' +
     'Cinnamon roll: 2.40 euro',
-  { sourceName: 'Bakery Rossi', title: 'Prices', pageUrl: 'https://rossi.example/prices' },
 );
-const BAKERY_BREADS = passage(
-  [
-    'Our breads',
-    '',
-    '- Sourdough loaf, baked with a starter we have kept since 1987',
-    '- Rye bread with sunflower seeds',
-    '- Spelt bread, without yeast',
-    '- Ciabatta on Fridays and Saturdays',
-    '',
+const BAKERY_BREADS = bakeryPage(
+  'breads',
+  'Our breads',
+  'Our breads\n\n- Sourdough loaf, baked with a starter we have kept since 1987\n- Rye bread with sunflower seeds\n' +
+    '- Spelt bread, without yeast\n- Ciabatta on Fridays and Saturdays\n\n' +
     'All our breads are baked in a wood-fired oven every morning from 4:00.',
-  ].join('\n'),
-  { sourceName: 'Bakery Rossi', title: 'Our breads', pageUrl: 'https://rossi.example/breads' },
 );
-const BAKERY_ABOUT = passage(
+const BAKERY_ABOUT = bakeryPage(
+  'about',
+  'About us',
   'Bakery Rossi was founded in 1987 by Anna Rossi. The shop is open from 7:00 to 18:00 on weekdays and from 7:00 ' +
     'to 13:00 on Saturday; on Sunday it is closed. You find us at Via Roma 12, next to the market hall.',
-  { sourceName: 'Bakery Rossi', title: 'About us', pageUrl: 'https://rossi.example/about' },
 );
 
 const PLANS = passage(
@@ -128,9 +116,7 @@ describe('the relevance gate judges the passage, not one sentence', () => {
     const other = passage('The router encrypts your wireless network with WPA3.', { sourceName: 'router.pdf' });
     expect(knowledgeOnlyAnswer('How do I encrypt an SQLite database?', [faq, other], opts).found).toBe(false);
     // and answers what one entry says
-    expect(
-      quoted(knowledgeOnlyAnswer('How do I list the tables of an SQLite database?', [faq, other], opts).text),
-    ).toContain('.tables');
+    expect(quotedAnswer('How do I list the tables of an SQLite database?', [faq, other])).toContain('.tables');
   });
 
   it('still answers "not found" to questions the passages only brush against', () => {
@@ -188,7 +174,7 @@ describe('a question line brings its answer', () => {
         'Yes, but their enforcement is turned off by default.',
       ].join('\n'),
     );
-    const text = quoted(knowledgeOnlyAnswer('What datatypes does SQLite support?', [types], opts).text);
+    const text = quotedAnswer('What datatypes does SQLite support?', [types]);
     expect(text).toContain('SQLite uses dynamic typing.');
     expect(text).not.toContain('(11) Does SQLite support foreign keys?');
   });
@@ -251,12 +237,10 @@ describe('answers that read well', () => {
   });
 
   it('quotes the list a heading naming what is asked for leads into, and every row for "What are your prices?"', () => {
-    const breads = quoted(
-      knowledgeOnlyAnswer('What breads do you have?', [BAKERY_PRICES, BAKERY_BREADS, BAKERY_ABOUT], opts).text,
-    );
+    const breads = quotedAnswer('What breads do you have?', [BAKERY_PRICES, BAKERY_BREADS, BAKERY_ABOUT]);
     expect(breads).toContain('Our breads\n- Sourdough loaf');
     expect(breads).toContain('- Ciabatta on Fridays and Saturdays');
-    const prices = quoted(knowledgeOnlyAnswer('What are your prices?', [BAKERY_PRICES, BAKERY_ABOUT], opts).text);
+    const prices = quotedAnswer('What are your prices?', [BAKERY_PRICES, BAKERY_ABOUT]);
     expect(prices.split('\n')).toEqual([
       'Our prices',
       'Croissant: 1.50 euro',
@@ -271,7 +255,7 @@ describe('answers that read well', () => {
     const table = passage(
       '| Department | Room | Opening hours |\n| --- | --- | --- |\n| Canteen | C-001 | 07:30-15:00 |\n| Library | B-110 | 09:00-17:00 |\n| Gym | D-002 | 06:00-22:00 |',
     );
-    const text = quoted(knowledgeOnlyAnswer('Which opening hours does the canteen have?', [table], opts).text);
+    const text = quotedAnswer('Which opening hours does the canteen have?', [table]);
     expect(text).toContain('| Canteen | C-001 | 07:30-15:00 |');
     expect(text).not.toContain('Library');
   });
@@ -280,12 +264,12 @@ describe('answers that read well', () => {
     const box = passage(
       'In the box\n- X200 router - Power adapter 12 V - Ethernet cable, 1.5 m - Quick start guide\nKeep the box for returns.',
     );
-    const text = quoted(knowledgeOnlyAnswer('Is an ethernet cable in the box?', [box], opts).text);
+    const text = quotedAnswer('Is an ethernet cable in the box?', [box]);
     expect(text.split('\n')).toContain('- Ethernet cable, 1.5 m');
   });
 
   it('quotes a sentence of a hard-wrapped text file whole, across a line starting with a capital', () => {
-    const text = quoted(knowledgeOnlyAnswer('Where can R be obtained?', [R_OBTAIN], opts).text);
+    const text = quotedAnswer('Where can R be obtained?', [R_OBTAIN]);
     expect(text).toContain(
       'Sources, binaries and documentation for R can be obtained via CRAN, the Comprehensive R Archive Network, whose current members are listed on its mirrors page.',
     );

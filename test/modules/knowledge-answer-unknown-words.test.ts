@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { knowledgeOnlyAnswer } from '../../src/modules/chat/knowledge-answer.js';
-import { createAgent, registerUser, say, useTestApps } from '../helpers/app.js';
+import { registerUser, say, useTestApps } from '../helpers/app.js';
 import { answerPassage as passage } from '../helpers/answer-passage.js';
-import { addText } from '../helpers/sources.js';
+import { agentKnowing, answerFrom } from '../helpers/knowledge-answer-text.js';
 
 /**
  * Issue 33: a question turning on a word the agent's whole knowledge never says ("Do you ship to
@@ -17,21 +16,15 @@ const HOURS = 'The shop is open Monday to Saturday from 9 to 18.';
 
 describe('a question word the knowledge holds nowhere weighs heavily', () => {
   it('with the word known to be absent from the knowledge, a two-word question sharing one word is not answered', () => {
-    const passages = [passage(SHIPPING), passage(HOURS)];
     // without knowing the agent's vocabulary the absent word weighs the mean: half the question is held
-    expect(knowledgeOnlyAnswer('Do you ship to Canada?', passages, { showSources: false }).found).toBe(true);
-    const answer = knowledgeOnlyAnswer('Do you ship to Canada?', passages, {
-      showSources: false,
-      unknownWords: new Set(['canada']),
-    });
+    expect(answerFrom('Do you ship to Canada?', [SHIPPING, HOURS]).found).toBe(true);
+    const answer = answerFrom('Do you ship to Canada?', [SHIPPING, HOURS], { unknownWords: new Set(['canada']) });
     expect(answer.found).toBe(false);
     expect(answer.used).toEqual([]);
   });
 
   it('a longer question with one stray word is still answered', () => {
-    const passages = [passage(PAYMENT), passage(HOURS)];
-    const answer = knowledgeOnlyAnswer('Can I pay by credit card when I order online?', passages, {
-      showSources: false,
+    const answer = answerFrom('Can I pay by credit card when I order online?', [PAYMENT, HOURS], {
       unknownWords: new Set(['online']),
     });
     expect(answer.found).toBe(true);
@@ -43,10 +36,7 @@ describe('a question word the knowledge holds nowhere weighs heavily', () => {
       ['Policy note 4: returns within 14 days.', 'Policy note 5: refunds go to the card used.'].join('\n\n'),
     );
     for (const question of ['What does Policy note 5 say?', 'Can you tell me about Policy note 5?']) {
-      const answer = knowledgeOnlyAnswer(question, [notes, passage(HOURS)], {
-        showSources: false,
-        unknownWords: new Set(['say', 'tell']),
-      });
+      const answer = answerFrom(question, [notes, HOURS], { unknownWords: new Set(['say', 'tell']) });
       expect(answer.found, question).toBe(true);
       expect(answer.text, question).toContain('Policy note 5: refunds go to the card used.');
     }
@@ -59,13 +49,14 @@ describe('through the public chat with no provider key', () => {
   it('unknown words get the fallback; typos and synonyms are still answered', async () => {
     const t = await apps.start();
     const owner = await registerUser(t.app);
-    const agent = await createAgent(t.app, owner.token, { synonyms: ['paypal = credit card'] });
-    await addText(t, owner.token, agent.id, 'Shipping', SHIPPING);
-    await addText(t, owner.token, agent.id, 'Payment', PAYMENT);
-    await addText(t, owner.token, agent.id, 'Hours', HOURS);
+    const agent = await agentKnowing(
+      t,
+      owner.token,
+      { Shipping: SHIPPING, Payment: PAYMENT, Hours: HOURS },
+      { synonyms: ['paypal = credit card'] },
+    );
     // another agent's knowledge saying "Canada" does not make it this agent's word
-    const other = await createAgent(t.app, owner.token);
-    await addText(t, owner.token, other.id, 'Shipping', 'We ship to Canada by air mail.');
+    await agentKnowing(t, owner.token, { Shipping: 'We ship to Canada by air mail.' });
 
     for (const q of ['Do you ship to Canada?', 'Is there a discount for students?']) {
       const answer = await say(t, agent.id, q, q);

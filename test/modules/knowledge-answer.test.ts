@@ -5,6 +5,7 @@ import { splitSentences } from '../../src/modules/chat/answer-sentences.js';
 import { contentWords, stem } from '../../src/modules/chat/answer-words.js';
 import { DEFAULT_NO_ANSWER, knowledgeOnlyAnswer } from '../../src/modules/chat/knowledge-answer.js';
 import { answerPassage } from '../helpers/answer-passage.js';
+import { quoted } from '../helpers/knowledge-answer-text.js';
 
 /**
  * The answer without an LLM: the sentences answering the question, quoted exactly from the
@@ -105,15 +106,6 @@ const routerPage = passage(ROUTER_PAGE, {
 const routerSpecs = passage(ROUTER_SPECS, { sourceName: 'router-specs.txt' });
 
 const withSources = { showSources: true };
-
-/** the quoted lines (without "> "), and the rest */
-function quoted(text: string): string {
-  return text
-    .split('\n')
-    .filter((l) => l.startsWith('> '))
-    .map((l) => l.slice(2))
-    .join('\n');
-}
 
 describe('content words and stems', () => {
   it('drops stop words, keeps one-letter words and dotted tokens whole', () => {

@@ -11,8 +11,15 @@ import {
   type ToolOutcome,
   type ToolSpec,
 } from '../../src/providers/llm/index.js';
-import { type FakeLlm, type FakeToolReply, type RecordedRequest, startFakeLlm } from '../helpers/fake-llm.js';
+import {
+  type FakeBehaviour,
+  type FakeLlm,
+  type FakeToolReply,
+  type RecordedRequest,
+  startFakeLlm,
+} from '../helpers/fake-llm.js';
 import { fakeThoughtSignature } from '../helpers/fake-llm-tools.js';
+import { providerError } from '../helpers/llm-errors.js';
 
 const KEY = 'sk-test-tools-key';
 const SYSTEM = 'You are a test bot with tools.';
@@ -60,30 +67,41 @@ interface Case {
   lastResult(body: any): string;
 }
 
+/** openai and ollama: TOOLS as `{ type: 'function', function }` */
+const expectFunctionTools = (body: any) =>
+  expect(body.tools).toEqual([
+    { type: 'function', function: { name: 'lookup_order', description: 'Looks an order up', parameters: SCHEMA } },
+  ]);
+
+/**
+ * openai and ollama: the system and the question, the assistant's text with the calls for A1 and B2,
+ * then one tool message per result, each in the provider's shape (`wire(order, index)`)
+ */
+const expectMessagesHistory =
+  (wire: (order: string, index: number) => { call: unknown; result: unknown }) => (body: any) => {
+    const steps = ['A1', 'B2'].map(wire);
+    expect(body.messages).toEqual([
+      { role: 'system', content: SYSTEM },
+      { role: 'user', content: QUESTION },
+      { role: 'assistant', content: 'Let me look.', tool_calls: steps.map((step) => step.call) },
+      ...steps.map((step) => step.result),
+    ]);
+  };
+
 const cases: Case[] = [
   {
     name: 'openai',
     model: 'gpt-test',
-    expectTools: (body) =>
-      expect(body.tools).toEqual([
-        { type: 'function', function: { name: 'lookup_order', description: 'Looks an order up', parameters: SCHEMA } },
-      ]),
+    expectTools: expectFunctionTools,
     hasTools: (body) => 'tools' in body,
-    expectHistory: (body) =>
-      expect(body.messages).toEqual([
-        { role: 'system', content: SYSTEM },
-        { role: 'user', content: QUESTION },
-        {
-          role: 'assistant',
-          content: 'Let me look.',
-          tool_calls: [
-            { id: 'call_0', type: 'function', function: { name: 'lookup_order', arguments: '{"order":"A1"}' } },
-            { id: 'call_1', type: 'function', function: { name: 'lookup_order', arguments: '{"order":"B2"}' } },
-          ],
-        },
-        { role: 'tool', tool_call_id: 'call_0', content: 'A1 shipped' },
-        { role: 'tool', tool_call_id: 'call_1', content: 'B2 shipped' },
-      ]),
+    expectHistory: expectMessagesHistory((order, i) => ({
+      call: {
+        id: `call_${i}`,
+        type: 'function',
+        function: { name: 'lookup_order', arguments: `{"order":"${order}"}` },
+      },
+      result: { role: 'tool', tool_call_id: `call_${i}`, content: `${order} shipped` },
+    })),
     lastResult: (body) => body.messages.at(-1).content,
   },
   {
@@ -172,29 +190,61 @@ const cases: Case[] = [
   {
     name: 'ollama',
     model: 'llama-test',
-    expectTools: (body) =>
-      expect(body.tools).toEqual([
-        { type: 'function', function: { name: 'lookup_order', description: 'Looks an order up', parameters: SCHEMA } },
-      ]),
+    expectTools: expectFunctionTools,
     hasTools: (body) => 'tools' in body,
-    expectHistory: (body) =>
-      expect(body.messages).toEqual([
-        { role: 'system', content: SYSTEM },
-        { role: 'user', content: QUESTION },
-        {
-          role: 'assistant',
-          content: 'Let me look.',
-          tool_calls: [
-            { function: { name: 'lookup_order', arguments: { order: 'A1' } } },
-            { function: { name: 'lookup_order', arguments: { order: 'B2' } } },
-          ],
-        },
-        { role: 'tool', content: 'A1 shipped', tool_name: 'lookup_order' },
-        { role: 'tool', content: 'B2 shipped', tool_name: 'lookup_order' },
-      ]),
+    expectHistory: expectMessagesHistory((order) => ({
+      call: { function: { name: 'lookup_order', arguments: { order } } },
+      result: { role: 'tool', content: `${order} shipped`, tool_name: 'lookup_order' },
+    })),
     lastResult: (body) => body.messages.at(-1).content,
   },
 ];
+
+/** registers an afterEach that closes the fakes it started; gives the function that starts one */
+function closingFakes(): (name: ProviderName, behaviour: Partial<FakeBehaviour>) => Promise<FakeLlm> {
+  const open: FakeLlm[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((f) => f.close()));
+  });
+  return async (name, behaviour) => {
+    const f = await startFakeLlm(name, behaviour);
+    open.push(f);
+    return f;
+  };
+}
+
+function toolProvider(name: ProviderName, f: FakeLlm, timeoutMs = 5_000): LlmProvider {
+  return createLlmProvider(name, {
+    apiKey: name === 'ollama' ? undefined : KEY,
+    baseURL: f.baseURL,
+    host: f.baseURL,
+    timeoutMs,
+  });
+}
+
+/** the question with TOOLS offered */
+function toolRequest(extra: Partial<ChatRequest> & { model: string }): ChatRequest {
+  return {
+    system: SYSTEM,
+    messages: [{ role: 'user', content: QUESTION }],
+    temperature: 0.2,
+    maxTokens: 300,
+    tools: TOOLS,
+    ...extra,
+  };
+}
+
+/** execute for the loop: records the calls, answers '<order> shipped' */
+function executor(outcome?: (call: ToolCall) => ToolOutcome) {
+  const seen: ToolCall[] = [];
+  return {
+    seen,
+    execute: async (call: ToolCall): Promise<ToolOutcome> => {
+      seen.push(call);
+      return outcome?.(call) ?? { content: `${String(call.arguments.order)} shipped` };
+    },
+  };
+}
 
 const modes = [
   { mode: 'streamed', streamed: true },
@@ -202,72 +252,41 @@ const modes = [
 ];
 
 describe.each(cases)('$name: tool calls against its fake server', (c) => {
-  let fake: FakeLlm | undefined;
-  afterEach(async () => {
-    await fake?.close();
-    fake = undefined;
-  });
-
-  function provider(f: FakeLlm): LlmProvider {
-    return createLlmProvider(c.name, {
-      apiKey: c.name === 'ollama' ? undefined : KEY,
-      baseURL: f.baseURL,
-      host: f.baseURL,
-      timeoutMs: 5_000,
-    });
-  }
-
-  function request(extra: Partial<ChatRequest> = {}): ChatRequest {
-    return {
-      model: c.model,
-      system: SYSTEM,
-      messages: [{ role: 'user', content: QUESTION }],
-      temperature: 0.2,
-      maxTokens: 300,
-      tools: TOOLS,
-      ...extra,
-    };
-  }
+  const startFake = closingFakes();
+  const provider = (f: FakeLlm) => toolProvider(c.name, f);
+  const request = (extra: Partial<ChatRequest> = {}) => toolRequest({ model: c.model, ...extra });
 
   /** a fake whose replies are `replies(n)` for its n-th request (0-based) */
-  async function start(replies: (n: number, req: RecordedRequest) => string | FakeToolReply): Promise<FakeLlm> {
+  function start(replies: (n: number, req: RecordedRequest) => string | FakeToolReply): Promise<FakeLlm> {
     let n = 0;
-    fake = await startFakeLlm(c.name, { reply: (req) => replies(n++, req) });
-    return fake;
+    return startFake(c.name, { reply: (req) => replies(n++, req) });
   }
 
-  /** execute for the loop: records the calls, answers '<order> shipped' */
-  function executor(outcome?: (call: ToolCall) => ToolOutcome) {
-    const seen: ToolCall[] = [];
-    return {
-      seen,
-      execute: async (call: ToolCall): Promise<ToolOutcome> => {
-        seen.push(call);
-        return outcome?.(call) ?? { content: `${String(call.arguments.order)} shipped` };
-      },
-    };
+  /** runToolLoop on the fake `f` with `run` executing; streamed: collects the deltas */
+  async function loop(f: FakeLlm, streamed: boolean, maxCalls: number, run = executor()) {
+    const deltas: string[] = [];
+    const result = await runToolLoop({
+      provider: provider(f),
+      request: request(),
+      maxCalls,
+      execute: run.execute,
+      ...(streamed ? { onDelta: (d: string) => deltas.push(d) } : {}),
+    });
+    return { result, deltas, seen: run.seen };
   }
 
   it.each(modes)(
     '$mode: tools go out in the provider shape, a call comes back whole, the next request carries the call and its result',
     async ({ streamed }) => {
       const f = await start((n) => (n === 0 ? CALLS : ANSWER));
-      const run = executor();
-      const deltas: string[] = [];
-      const result = await runToolLoop({
-        provider: provider(f),
-        request: request(),
-        maxCalls: 5,
-        execute: run.execute,
-        ...(streamed ? { onDelta: (d: string) => deltas.push(d) } : {}),
-      });
+      const { result, deltas, seen } = await loop(f, streamed, 5);
       expect(result).toEqual({ text: `Let me look.${ANSWER}`, calls: 2, ended: 'answered' });
       if (streamed) expect(deltas.join('')).toBe(result.text);
-      expect(run.seen.map((call) => [call.name, call.arguments])).toEqual([
+      expect(seen.map((call) => [call.name, call.arguments])).toEqual([
         ['lookup_order', { order: 'A1' }],
         ['lookup_order', { order: 'B2' }],
       ]);
-      expect(new Set(run.seen.map((call) => call.id)).size).toBe(2);
+      expect(new Set(seen.map((call) => call.id)).size).toBe(2);
       expect(f.requests).toHaveLength(2);
       for (const req of f.requests) expect(req.stream).toBe(streamed);
       c.expectTools(f.requests[0]!.body);
@@ -310,16 +329,9 @@ describe.each(cases)('$name: tool calls against its fake server', (c) => {
           ? { toolCalls: [{ name: 'lookup_order', arguments: { order: `A${n}` } }] }
           : 'Final words.',
       );
-      const run = executor();
-      const result = await runToolLoop({
-        provider: provider(f),
-        request: request(),
-        maxCalls: 2,
-        execute: run.execute,
-        ...(streamed ? { onDelta: () => {} } : {}),
-      });
+      const { result, seen } = await loop(f, streamed, 2);
       expect(result).toEqual({ text: 'Final words.', calls: 2, ended: 'cap' });
-      expect(run.seen).toHaveLength(2);
+      expect(seen).toHaveLength(2);
       expect(f.requests).toHaveLength(3);
       expect(c.hasTools(f.requests[0]!.body)).toBe(true);
       expect(c.hasTools(f.requests[1]!.body)).toBe(true);
@@ -332,32 +344,18 @@ describe.each(cases)('$name: tool calls against its fake server', (c) => {
 
   it.each(modes)('$mode: a call to a tool not offered gets an error result and is not run', async ({ streamed }) => {
     const f = await start((n) => (n === 0 ? { toolCalls: [{ name: 'drop_tables', arguments: {} }] } : ANSWER));
-    const run = executor();
-    const result = await runToolLoop({
-      provider: provider(f),
-      request: request(),
-      maxCalls: 3,
-      execute: run.execute,
-      ...(streamed ? { onDelta: () => {} } : {}),
-    });
+    const { result, seen } = await loop(f, streamed, 3);
     expect(result).toEqual({ text: ANSWER, calls: 1, ended: 'answered' });
-    expect(run.seen).toEqual([]);
+    expect(seen).toEqual([]);
     expect(c.lastResult(f.requests[1]!.body)).toBe('Error: there is no tool named drop_tables');
   });
 
   it.each(modes)('$mode: a paused outcome ends the turn at once with the text so far', async ({ streamed }) => {
     const f = await start(() => CALLS);
-    const run = executor(() => ({ content: 'waiting for the visitor', pause: true }));
-    const deltas: string[] = [];
-    const result = await runToolLoop({
-      provider: provider(f),
-      request: request(),
-      maxCalls: 5,
-      execute: run.execute,
-      ...(streamed ? { onDelta: (d: string) => deltas.push(d) } : {}),
-    });
+    const pause = executor(() => ({ content: 'waiting for the visitor', pause: true }));
+    const { result, deltas, seen } = await loop(f, streamed, 5, pause);
     expect(result).toEqual({ text: 'Let me look.', calls: 1, ended: 'paused' });
-    expect(run.seen).toHaveLength(1);
+    expect(seen).toHaveLength(1);
     expect(f.requests).toHaveLength(1);
     if (streamed) expect(deltas.join('')).toBe('Let me look.');
   });
@@ -381,29 +379,15 @@ describe.each(cases)('$name: tool calls against its fake server', (c) => {
   });
 
   it('step and completeStep keep the guard: a server that never answers times out, an aborted signal aborts', async () => {
-    fake = await startFakeLlm(c.name, { hang: true });
-    const p = createLlmProvider(c.name, {
-      apiKey: c.name === 'ollama' ? undefined : KEY,
-      baseURL: fake.baseURL,
-      host: fake.baseURL,
-      timeoutMs: 300,
-    });
-    const failure = (work: Promise<unknown>) =>
-      work.then(
-        () => undefined,
-        (e: unknown) => e,
-      );
+    const p = toolProvider(c.name, await startFake(c.name, { hang: true }), 300);
     const drain = async (req: ChatRequest) => {
       for await (const _ of p.step(req));
     };
-    expect(await failure(drain(request()))).toMatchObject({ name: 'ProviderError', provider: c.name, kind: 'timeout' });
-    expect(await failure(p.completeStep(request()))).toMatchObject({ name: 'ProviderError', kind: 'timeout' });
+    expect(await providerError(drain(request()))).toMatchObject({ provider: c.name, kind: 'timeout' });
+    expect(await providerError(p.completeStep(request()))).toMatchObject({ kind: 'timeout' });
     const signal = AbortSignal.abort();
-    expect(await failure(drain(request({ signal })))).toMatchObject({ name: 'ProviderError', kind: 'aborted' });
-    expect(await failure(p.completeStep(request({ signal })))).toMatchObject({
-      name: 'ProviderError',
-      kind: 'aborted',
-    });
+    expect(await providerError(drain(request({ signal })))).toMatchObject({ kind: 'aborted' });
+    expect(await providerError(p.completeStep(request({ signal })))).toMatchObject({ kind: 'aborted' });
   });
 
   it('complete and stream without tools send none', async () => {
@@ -418,43 +402,23 @@ describe.each(cases)('$name: tool calls against its fake server', (c) => {
 });
 
 describe('ids the model gave go back with its results (google, ollama)', () => {
-  let fake: FakeLlm | undefined;
-  afterEach(async () => {
-    await fake?.close();
-    fake = undefined;
-  });
+  const startFake = closingFakes();
 
   it.each(['google', 'ollama'] as const)('%s', async (name) => {
     let n = 0;
-    fake = await startFakeLlm(name, {
+    const fake = await startFake(name, {
       reply: () =>
         n++ === 0 ? { toolCalls: [{ id: 'fc-7', name: 'lookup_order', arguments: { order: 'A1' } }] } : ANSWER,
     });
-    const provider = createLlmProvider(name, {
-      apiKey: KEY,
-      baseURL: fake.baseURL,
-      host: fake.baseURL,
-      timeoutMs: 5_000,
-    });
-    const seen: string[] = [];
+    const run = executor();
     const result = await runToolLoop({
-      provider,
-      request: {
-        model: 'm',
-        system: SYSTEM,
-        messages: [{ role: 'user', content: QUESTION }],
-        temperature: 0,
-        maxTokens: 50,
-        tools: TOOLS,
-      },
+      provider: toolProvider(name, fake),
+      request: toolRequest({ model: 'm' }),
       maxCalls: 3,
-      execute: async (call) => {
-        seen.push(call.id);
-        return { content: 'A1 shipped' };
-      },
+      execute: run.execute,
     });
     expect(result.ended).toBe('answered');
-    expect(seen).toEqual(['fc-7']);
+    expect(run.seen.map((call) => call.id)).toEqual(['fc-7']);
     const body = fake.requests[1]!.body;
     if (name === 'google') {
       expect(body.contents[1].parts[0].functionCall).toEqual({
@@ -472,34 +436,19 @@ describe('ids the model gave go back with its results (google, ollama)', () => {
 });
 
 describe('runToolLoop: calls beyond the cap within one step', () => {
-  let fake: FakeLlm | undefined;
-  afterEach(async () => {
-    await fake?.close();
-    fake = undefined;
-  });
+  const startFake = closingFakes();
 
   it('are answered with an error and not run; the model then answers without tools', async () => {
-    fake = await startFakeLlm('openai', { reply: (req) => ('tools' in req.body ? CALLS : ANSWER) });
-    const provider = createLlmProvider('openai', { apiKey: KEY, baseURL: fake.baseURL, timeoutMs: 5_000 });
-    const seen: ToolCall[] = [];
+    const fake = await startFake('openai', { reply: (req) => ('tools' in req.body ? CALLS : ANSWER) });
+    const run = executor();
     const result = await runToolLoop({
-      provider,
-      request: {
-        model: 'm',
-        system: '',
-        messages: [{ role: 'user', content: QUESTION }],
-        temperature: 0,
-        maxTokens: 50,
-        tools: TOOLS,
-      },
+      provider: toolProvider('openai', fake),
+      request: toolRequest({ model: 'm', system: '' }),
       maxCalls: 1,
-      execute: async (call) => {
-        seen.push(call);
-        return { content: 'A1 shipped' };
-      },
+      execute: run.execute,
     });
     expect(result).toEqual({ text: `Let me look.${ANSWER}`, calls: 1, ended: 'cap' });
-    expect(seen).toHaveLength(1);
+    expect(run.seen).toHaveLength(1);
     expect(fake.requests).toHaveLength(2);
     const [first, second] = fake.requests[1]!.body.messages.slice(-2);
     expect(first).toEqual({ role: 'tool', tool_call_id: 'call_0', content: 'A1 shipped' });

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEmbedder } from '../../src/providers/embeddings/index.js';
 import {
   createLlmProvider,
-  ProviderError,
+  type ProviderError,
   type ChatRequest,
   type LlmProvider,
   type ProviderName,
@@ -19,6 +19,7 @@ import {
   type FakeLlm,
   type RecordedRequest,
 } from '../helpers/fake-llm.js';
+import { providerError } from '../helpers/llm-errors.js';
 
 const KEY = 'sk-test-SECRET-key-0123456789';
 const REPLY = 'The sky is green in this test, friend.';
@@ -117,16 +118,6 @@ async function collect(stream: AsyncIterable<string>): Promise<string[]> {
   return deltas;
 }
 
-/** the ProviderError `work` rejects with (fails the test if it resolves or throws something else) */
-async function providerError(work: Promise<unknown>): Promise<ProviderError> {
-  const err = await work.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ProviderError);
-  return err as ProviderError;
-}
-
 function expectSafeMessage(err: ProviderError, fake?: FakeLlm): void {
   expect(err.message).toContain(err.provider);
   expect(err.message).not.toContain(KEY);
@@ -192,10 +183,15 @@ describe.each(cases)('$name adapter against its fake server', ({ name, model, ch
     expect(fake.requests).toHaveLength(0);
   });
 
-  it('a 500 once then success: one retry gives the reply (complete and stream)', async () => {
-    await start({ failTimes: 1, failStatus: 500 });
+  /** a fake failing once with `failStatus`: complete gives the reply on the second request */
+  async function expectOneRetry(failStatus: number): Promise<void> {
+    await start({ failTimes: 1, failStatus });
     await expect(provider().complete(request())).resolves.toBe(REPLY);
     expect(fake.requests).toHaveLength(2);
+  }
+
+  it('a 500 once then success: one retry gives the reply (complete and stream)', async () => {
+    await expectOneRetry(500);
 
     fake.setBehaviour({ failTimes: 1 });
     expect((await collect(provider().stream(request()))).join('')).toBe(REPLY);
@@ -218,9 +214,7 @@ describe.each(cases)('$name adapter against its fake server', ({ name, model, ch
   });
 
   it('a 429 once is retried; a 429 twice gives ProviderError http 429', async () => {
-    await start({ failTimes: 1, failStatus: 429 });
-    await expect(provider().complete(request())).resolves.toBe(REPLY);
-    expect(fake.requests).toHaveLength(2);
+    await expectOneRetry(429);
 
     fake.setBehaviour({ failTimes: 2 });
     const err = await providerError(provider().complete(request()));
