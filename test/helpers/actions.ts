@@ -15,7 +15,7 @@ import {
 import { providerSetup, type SseEvent, takeSseEvents } from './chat.js';
 import type { FakeProviderName, FakeToolReply, RecordedRequest } from './fake-llm.js';
 
-/** Shared by the actions suites (modules/actions*.test.ts): the owner's endpoint, its checks, the routes. */
+/** Shared by the actions suites (modules/actions*.test.ts, the e2e ones for bodies): the owner's endpoint, its checks, the routes. */
 
 type Json = Record<string, any>;
 
