@@ -1,7 +1,9 @@
 import type http from 'node:http';
+import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { describeSlot } from '../../src/modules/actions/booking.js';
 import { verifySignature } from '../../src/modules/webhooks/signing.js';
+import { actionBody } from '../helpers/actions.js';
 import { ROOMY_PLAN } from '../helpers/app.js';
 import { shot, startSite, startTinyServer, withPage } from '../helpers/browser.js';
 import { useE2eApp } from '../helpers/e2e.js';
@@ -54,6 +56,42 @@ function modelCalls(name: string, args: Record<string, unknown>) {
   });
 }
 
+type Json = Record<string, any>;
+/** a tool call of the model: the tool's name and its arguments */
+type ToolCall = [name: string, args: Record<string, unknown>];
+
+/** A new agent (`settings` on top) with the owner's endpoint answering `answer`, and the action `body` on it. */
+async function agentWithAction(
+  answer: (call: EndpointCall) => unknown,
+  body: (endpointUrl: string) => Json,
+  settings?: Json,
+) {
+  const agent = await newAgent(settings);
+  const endpoint = await ownerEndpoint(answer);
+  const action = await api('POST', `/api/chatbots/${agent.id}/actions`, body(endpoint.url));
+  return { agent, endpoint, action };
+}
+
+/**
+ * The model calls `name` with `args`; on a page of the agent's site the visitor asks `question`, and
+ * `then` goes on with the card the answer shows (the group named `cardName`).
+ */
+async function askForCard(
+  agentId: string,
+  [name, args]: ToolCall,
+  question: string,
+  cardName: string,
+  then: (page: Page, dialog: Locator, card: Locator, url: string) => Promise<void>,
+) {
+  modelCalls(name, args);
+  const url = await e2e.site(agentId, { extraPages: FAVICON });
+  await withPage(e2e.browser.context, async (page) => {
+    const dialog = await openWidget(page, url);
+    await askWidget(page, dialog, question);
+    await then(page, dialog, dialog.getByRole('group', { name: cardName }), url);
+  });
+}
+
 function calendar(...lines: string[]): string {
   return ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//booking//EN', ...lines, 'END:VCALENDAR', ''].join('\r\n');
 }
@@ -62,49 +100,53 @@ const plus30 = (iso: string) => new Date(Date.parse(iso) + 30 * 60_000).toISOStr
 
 describe('actions in the widget', () => {
   it('a do action: the card shows what will be sent, nothing is sent until the visitor confirms, then once, signed', async () => {
-    const agent = await newAgent();
-    const endpoint = await ownerEndpoint(() => ({ ticket: 'T-1001', internal_note: 'not for the visitor' }));
-    const action = await api('POST', `/api/chatbots/${agent.id}/actions`, {
-      type: 'do',
-      name: 'create_ticket',
-      description: 'Open a support ticket',
-      url: `${endpoint.url}/tickets`,
-      parameters: [{ name: 'subject', description: 'What the ticket is about' }],
-      response_fields: ['ticket'],
-    });
-    modelCalls('create_ticket', { subject: 'Broken tap' });
-    const url = await e2e.site(agent.id, { extraPages: FAVICON });
+    const { agent, endpoint, action } = await agentWithAction(
+      () => ({ ticket: 'T-1001', internal_note: 'not for the visitor' }),
+      (at) =>
+        actionBody(
+          'do',
+          'create_ticket',
+          'Open a support ticket',
+          `${at}/tickets`,
+          { subject: 'What the ticket is about' },
+          ['ticket'],
+        ),
+    );
+    const ask: ToolCall = ['create_ticket', { subject: 'Broken tap' }];
+    const question = 'My tap is broken, please open a ticket.';
+    await askForCard(
+      agent.id,
+      ask,
+      question,
+      'Action to confirm: Open a support ticket',
+      async (page, dialog, card, url) => {
+        await card.waitFor();
+        expect(await dialog.locator('.msg.assistant').last().innerText()).toContain(
+          'Please confirm: Open a support ticket',
+        );
+        expect(await card.locator('dt').allInnerTexts()).toEqual(['subject']);
+        expect(await card.locator('dd').allInnerTexts()).toEqual(['Broken tap']);
+        await card.getByText(`Will send: POST ${endpoint.url}/tickets`).waitFor();
+        // shown, not sent
+        expect(endpoint.calls).toEqual([]);
+        await shot(dialog, 'widget-action-card.png');
 
-    await withPage(e2e.browser.context, async (page) => {
-      const dialog = await openWidget(page, url);
-      await askWidget(page, dialog, 'My tap is broken, please open a ticket.');
-      const card = dialog.getByRole('group', { name: 'Action to confirm: Open a support ticket' });
-      await card.waitFor();
-      expect(await dialog.locator('.msg.assistant').last().innerText()).toContain(
-        'Please confirm: Open a support ticket',
-      );
-      expect(await card.locator('dt').allInnerTexts()).toEqual(['subject']);
-      expect(await card.locator('dd').allInnerTexts()).toEqual(['Broken tap']);
-      await card.getByText(`Will send: POST ${endpoint.url}/tickets`).waitFor();
-      // shown, not sent
-      expect(endpoint.calls).toEqual([]);
-      await shot(dialog, 'widget-action-card.png');
-
-      // the visitor goes on to another page of the site (here: the same again): the card is still there
-      const again = await openWidget(page, url);
-      const kept = again.getByRole('group', { name: 'Action to confirm: Open a support ticket' });
-      await kept.getByText(`Will send: POST ${endpoint.url}/tickets`).waitFor();
-      await kept.getByRole('button', { name: 'Confirm' }).click();
-      await again.locator('.msg.assistant', { hasText: 'Done. ticket: T-1001' }).waitFor();
-      await kept.getByRole('status').getByText('Done', { exact: true }).waitFor();
-      // no longer actionable, also when shown again
-      expect(await kept.getByRole('button').count()).toBe(0);
-      const later = await openWidget(page, url);
-      await later.locator('.msg.assistant', { hasText: 'Done. ticket: T-1001' }).waitFor();
-      const ended = later.getByRole('group', { name: 'Action to confirm: Open a support ticket' });
-      expect(await ended.getByRole('status').innerText()).toBe('Done');
-      expect(await ended.getByRole('button').count()).toBe(0);
-    });
+        // the visitor goes on to another page of the site (here: the same again): the card is still there
+        const again = await openWidget(page, url);
+        const kept = again.getByRole('group', { name: 'Action to confirm: Open a support ticket' });
+        await kept.getByText(`Will send: POST ${endpoint.url}/tickets`).waitFor();
+        await kept.getByRole('button', { name: 'Confirm' }).click();
+        await again.locator('.msg.assistant', { hasText: 'Done. ticket: T-1001' }).waitFor();
+        await kept.getByRole('status').getByText('Done', { exact: true }).waitFor();
+        // no longer actionable, also when shown again
+        expect(await kept.getByRole('button').count()).toBe(0);
+        const later = await openWidget(page, url);
+        await later.locator('.msg.assistant', { hasText: 'Done. ticket: T-1001' }).waitFor();
+        const ended = later.getByRole('group', { name: 'Action to confirm: Open a support ticket' });
+        expect(await ended.getByRole('status').innerText()).toBe('Done');
+        expect(await ended.getByRole('button').count()).toBe(0);
+      },
+    );
 
     expect(endpoint.calls).toHaveLength(1);
     const [call] = endpoint.calls;
@@ -116,28 +158,27 @@ describe('actions in the widget', () => {
   }, 90_000);
 
   it('Cancel on a do card: nothing is sent, the card says Cancelled', async () => {
-    const agent = await newAgent();
-    const endpoint = await ownerEndpoint(() => ({ ok: true }));
-    await api('POST', `/api/chatbots/${agent.id}/actions`, {
-      type: 'do',
-      name: 'cancel_order',
-      description: 'Cancel an order',
-      url: `${endpoint.url}/orders/{order_id}/cancel`,
-      parameters: [{ name: 'order_id', description: 'The order number' }],
-    });
-    modelCalls('cancel_order', { order_id: '1003' });
-    const url = await e2e.site(agent.id, { extraPages: FAVICON });
-
-    await withPage(e2e.browser.context, async (page) => {
-      const dialog = await openWidget(page, url);
-      await askWidget(page, dialog, 'Cancel order 1003');
-      const card = dialog.getByRole('group', { name: 'Action to confirm: Cancel an order' });
-      await card.getByText(`Will send: POST ${endpoint.url}/orders/1003/cancel`).waitFor();
-      await card.getByRole('button', { name: 'Cancel' }).click();
-      await dialog.locator('.msg.assistant', { hasText: 'Cancelled. Nothing was sent.' }).waitFor();
-      await card.getByRole('status').getByText('Cancelled', { exact: true }).waitFor();
-      expect(await card.getByRole('button').count()).toBe(0);
-    });
+    const { agent, endpoint } = await agentWithAction(
+      () => ({ ok: true }),
+      (at) =>
+        actionBody('do', 'cancel_order', 'Cancel an order', `${at}/orders/{order_id}/cancel`, {
+          order_id: 'The order number',
+        }),
+    );
+    const ask: ToolCall = ['cancel_order', { order_id: '1003' }];
+    await askForCard(
+      agent.id,
+      ask,
+      'Cancel order 1003',
+      'Action to confirm: Cancel an order',
+      async (_page, dialog, card) => {
+        await card.getByText(`Will send: POST ${endpoint.url}/orders/1003/cancel`).waitFor();
+        await card.getByRole('button', { name: 'Cancel' }).click();
+        await dialog.locator('.msg.assistant', { hasText: 'Cancelled. Nothing was sent.' }).waitFor();
+        await card.getByRole('status').getByText('Cancelled', { exact: true }).waitFor();
+        expect(await card.getByRole('button').count()).toBe(0);
+      },
+    );
     expect(endpoint.calls).toEqual([]);
   }, 90_000);
 
@@ -172,13 +213,8 @@ describe('actions in the widget', () => {
       description: 'Book a call with our team',
       calendar_url: `${feed.url}/team.ics`,
     });
-    modelCalls('book_call', {});
-    const url = await e2e.site(agent.id, { extraPages: FAVICON });
-
-    await withPage(e2e.browser.context, async (page) => {
-      const dialog = await openWidget(page, url);
-      await askWidget(page, dialog, 'Can I book a call?');
-      const card = dialog.getByRole('group', { name: 'Book a time: Book a call with our team' });
+    const cardName = 'Book a time: Book a call with our team';
+    await askForCard(agent.id, ['book_call', {}], 'Can I book a call?', cardName, async (_page, dialog, card) => {
       await card.getByRole('group', { name: 'Pick a time (UTC)' }).waitFor();
       const radios = card.getByRole('radio');
       expect(await radios.count()).toBeGreaterThan(2);
@@ -216,16 +252,19 @@ describe('actions in the widget', () => {
 
   it('without a provider key the actions are buttons: a look-up form is filled and its result shows', async () => {
     // the agent's provider has no key on this server: no model to call its actions
-    const agent = await newAgent({ provider: 'anthropic' });
-    const endpoint = await ownerEndpoint(() => ({ status: 'shipped', carrier_secret: 'never shown' }));
-    await api('POST', `/api/chatbots/${agent.id}/actions`, {
-      type: 'lookup',
-      name: 'order_status',
-      description: 'Check an order',
-      url: `${endpoint.url}/orders/{order_id}`,
-      parameters: [{ name: 'order_id', description: 'Order number' }],
-      response_fields: ['status'],
-    });
+    const { agent, endpoint } = await agentWithAction(
+      () => ({ status: 'shipped', carrier_secret: 'never shown' }),
+      (at) =>
+        actionBody(
+          'lookup',
+          'order_status',
+          'Check an order',
+          `${at}/orders/{order_id}`,
+          { order_id: 'Order number' },
+          ['status'],
+        ),
+      { provider: 'anthropic' },
+    );
     const modelCallsBefore = e2e.llm.requests.length;
     const url = await e2e.site(agent.id, { extraPages: FAVICON });
 

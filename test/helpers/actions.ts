@@ -2,11 +2,20 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
-import { auth, type TestApp, useTestApps } from './app.js';
-import { type SseEvent, takeSseEvents } from './chat.js';
-import type { FakeToolReply, RecordedRequest } from './fake-llm.js';
+import {
+  auth,
+  makeDataDir,
+  type ManualClock,
+  ROOMY_PLAN,
+  sendExpect,
+  type TestApp,
+  useTestApps,
+  writePlansFile,
+} from './app.js';
+import { providerSetup, type SseEvent, takeSseEvents } from './chat.js';
+import type { FakeProviderName, FakeToolReply, RecordedRequest } from './fake-llm.js';
 
-/** Shared by the actions suites (modules/actions*.test.ts): the owner's endpoint, its checks, the routes. */
+/** Shared by the actions suites (modules/actions*.test.ts, the e2e ones for bodies): the owner's endpoint, its checks, the routes. */
 
 type Json = Record<string, any>;
 
@@ -145,6 +154,56 @@ export const ticketDo = (endpoint: Endpoint, extra: Json = {}): Json => ({
   ...extra,
 });
 
+/** A booking from the endpoint's calendar feed `/cal.ics`. */
+export const bookingAction = (endpoint: Endpoint, extra: Json = {}): Json => ({
+  type: 'booking',
+  name: 'book_call',
+  description: 'A 60-minute call',
+  calendar_url: `${endpoint.url}/cal.ics`,
+  slot_minutes: 60,
+  days_ahead: 2,
+  ...extra,
+});
+
+/**
+ * An action's body as the owner writes it: `params` are the parameters' names and descriptions,
+ * `fields` its response fields (each left out when there are none).
+ */
+export function actionBody(
+  type: 'lookup' | 'do',
+  name: string,
+  description: string,
+  url: string,
+  params: Record<string, string>,
+  fields: string[] = [],
+): Json {
+  const parameters = Object.entries(params).map(([param, about]) => ({ name: param, description: about }));
+  return {
+    type,
+    name,
+    description,
+    url,
+    ...(parameters.length ? { parameters } : {}),
+    ...(fields.length ? { response_fields: fields } : {}),
+  };
+}
+
+/** The env of an app whose default plan is ROOMY_PLAN with `plan` on top (e.g. a cap on action runs). */
+export function planEnv(plan: Record<string, unknown>): Record<string, string> {
+  const plansFile = writePlansFile(makeDataDir(), { tiny: { ...ROOMY_PLAN, ...plan } as typeof ROOMY_PLAN });
+  return { PLANS_FILE: plansFile, DEFAULT_PLAN: 'tiny' };
+}
+
+/**
+ * The agent's new identity secret (201), and `hashOf` a user id with it, as the owner's site would
+ * compute it (hex HMAC-SHA256, written out here independently of the app).
+ */
+export async function identitySecret(t: TestApp, token: string, agentId: string) {
+  const made = await sendExpect(t.app, token, 'POST', `/api/chatbots/${agentId}/identity-secret`, undefined, 201);
+  const secret = made.secret as string;
+  return { secret, hashOf: (userId: string) => createHmac('sha256', secret).update(userId).digest('hex') };
+}
+
 /** A visitor's message (JSON answer, 200). */
 export async function ask(t: TestApp, agentId: string, session: string, message: string, extra: Json = {}) {
   const res = await t.app.inject({
@@ -204,8 +263,42 @@ export const ACTIONS_KEY = 'sk-test-actions-key-0123456789';
 /** the endpoints and feeds run on 127.0.0.1 */
 export const PRIVATE_URLS = { ALLOW_PRIVATE_URLS: 'true' };
 
+export interface ModelOptions {
+  /** the fake LLM's kind (default openai); the agent then uses `<provider>-model` of it */
+  provider?: FakeProviderName;
+  /** the agent's fields, on top of createAgent's defaults */
+  agent?: Json;
+  /** more env, on top of PRIVATE_URLS */
+  env?: Record<string, string>;
+  clock?: ManualClock;
+}
+
 /** The file's apps (useTestApps) and its endpoints on 127.0.0.1, closed before the apps. */
 export function useActionApps() {
   const apps = useTestApps();
-  return { apps, endpoint: async (): Promise<Endpoint> => apps.before(await new Endpoint().up()) };
+  const endpoint = async (): Promise<Endpoint> => apps.before(await new Endpoint().up());
+
+  /**
+   * An app with a fake model answering with `reply` (none: set it later), an account and its agent,
+   * an endpoint, and `actions` (given the endpoint) added to the agent, in order (`made`).
+   */
+  async function withModel(
+    reply: ((req: RecordedRequest) => string | FakeToolReply) | undefined,
+    actions: (ep: Endpoint) => Json[],
+    opts: ModelOptions = {},
+  ) {
+    const ep = await endpoint();
+    const provider = opts.provider ?? 'openai';
+    const agentFields = opts.provider ? { provider, model: `${provider}-model`, ...opts.agent } : { ...opts.agent };
+    const { f, t, token, agent } = await providerSetup(apps, provider, ACTIONS_KEY, agentFields, {
+      env: { ...PRIVATE_URLS, ...opts.env },
+      clock: opts.clock,
+      ...(reply ? { behaviour: { reply } } : {}),
+    });
+    const made: Json[] = [];
+    for (const body of actions(ep)) made.push(await addAction(t, token, agent.id, body));
+    return { ep, f, t, token, agent, made };
+  }
+
+  return { apps, endpoint, withModel };
 }

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { ACTIONS_KEY, addAction, ask, call, Endpoint, runsOf, script, settle } from '../helpers/actions.js';
+import {
+  ACTIONS_KEY,
+  addAction,
+  ask,
+  bookingAction,
+  call,
+  Endpoint,
+  runsOf,
+  script,
+  settle,
+} from '../helpers/actions.js';
 import { accountWithAgent, ManualClock, sendExpect, useTestApps } from '../helpers/app.js';
 import { chatRequests, providerSetup } from '../helpers/chat.js';
 import { startSmtp } from '../helpers/smtp.js';
@@ -57,14 +67,7 @@ async function setUp() {
       behaviour: { reply: script(call('book_call'), 'Anything else?') },
     },
   );
-  const action = await addAction(t, token, agent.id, {
-    type: 'booking',
-    name: 'book_call',
-    description: 'A 60-minute call',
-    calendar_url: `${ep.url}/cal.ics`,
-    slot_minutes: 60,
-    days_ahead: 2,
-  });
+  const action = await addAction(t, token, agent.id, bookingAction(ep));
   const hook = await sendExpect(
     t.app,
     token,
@@ -225,14 +228,7 @@ describe('booking a time', () => {
     ep.respond = () => ({ type: 'text/calendar', body: feed(...BUSY) });
     const t = await apps.start({ clock, env: { ALLOW_PRIVATE_URLS: 'true' } });
     const { token, agent } = await accountWithAgent(t.app, { name: 'Studio', office_hours: HOURS });
-    const action = await addAction(t, token, agent.id, {
-      type: 'booking',
-      name: 'book_call',
-      description: 'A 60-minute call',
-      calendar_url: `${ep.url}/cal.ics`,
-      slot_minutes: 60,
-      days_ahead: 2,
-    });
+    const action = await addAction(t, token, agent.id, bookingAction(ep));
     const listed = await sendExpect(t.app, null, 'GET', `/api/public/chat/${agent.id}/actions`);
     expect(listed).toMatchObject({ buttons: true, actions: [{ id: action.id, type: 'booking', parameters: [] }] });
     const started = await sendExpect(t.app, null, 'POST', `/api/public/chat/${agent.id}/actions/${action.id}/start`, {

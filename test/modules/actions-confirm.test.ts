@@ -1,43 +1,37 @@
-import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
-  addAction,
   ask,
   askStreamed,
   call,
+  identitySecret,
+  type Endpoint,
   orderLookup,
+  planEnv,
   runsOf,
   script,
   settle,
   signatureOk,
   ticketDo,
-  ACTIONS_KEY,
-  PRIVATE_URLS,
   useActionApps,
 } from '../helpers/actions.js';
-import { makeDataDir, ManualClock, ROOMY_PLAN, sendExpect, writePlansFile } from '../helpers/app.js';
-import { chatRequests, providerSetup } from '../helpers/chat.js';
+import { ManualClock, sendExpect } from '../helpers/app.js';
+import { chatRequests } from '../helpers/chat.js';
 
 // Agent actions (issue 35): more of the Confirm side: streamed cards, two clicks at once, a
 // verified visitor's `do`, an action disabled while its card waits, and the analytics of runs.
 
 type Json = Record<string, any>;
 
-const KEY = ACTIONS_KEY;
-const PRIVATE = PRIVATE_URLS;
-const { apps, endpoint } = useActionApps();
+const { withModel } = useActionApps();
+
+/** The model asks to open a ticket about a lid, then answers with `then` (the last one again). */
+const lidTicket = (...then: string[]) => script(call('open_ticket', { subject: 'Lid' }), ...then);
+/** the owner's ticket action only */
+const ticketOnly = (ep: Endpoint) => [ticketDo(ep)];
 
 describe('Confirm', () => {
   it('a streamed turn ends with the card in `done`; the deltas say what is asked', async () => {
-    const ep = await endpoint();
-    const { t, token, agent } = await providerSetup(
-      apps,
-      'anthropic',
-      KEY,
-      { provider: 'anthropic', model: 'anthropic-model' },
-      { env: PRIVATE, behaviour: { reply: script(call('open_ticket', { subject: 'Lid' })) } },
-    );
-    await addAction(t, token, agent.id, ticketDo(ep));
+    const { ep, t, agent } = await withModel(lidTicket(), ticketOnly, { provider: 'anthropic' });
     const { events, done } = await askStreamed(t, agent.id, 's-1', 'Open a ticket');
     const deltas = events.filter((e) => e.event === 'delta').map((e) => e.data.text as string);
     expect(deltas.join('')).toBe('Please confirm: Opens a support ticket');
@@ -50,16 +44,8 @@ describe('Confirm', () => {
   });
 
   it('two clicks at once send it once', async () => {
-    const ep = await endpoint();
+    const { ep, t, agent } = await withModel(lidTicket(), ticketOnly);
     ep.respond = () => ({ body: JSON.stringify({ ticket_id: 'T-1' }) });
-    const { t, token, agent } = await providerSetup(
-      apps,
-      'openai',
-      KEY,
-      {},
-      { env: PRIVATE, behaviour: { reply: script(call('open_ticket', { subject: 'Lid' })) } },
-    );
-    await addAction(t, token, agent.id, ticketDo(ep));
     const answer = await ask(t, agent.id, 's-1', 'Open a ticket');
     const runId = answer.action.run_id;
     const both = await Promise.all([
@@ -73,25 +59,21 @@ describe('Confirm', () => {
   });
 
   it("a verified visitor's `do`: {{user.id}} is filled at Confirm from the conversation, without the hash again", async () => {
-    const ep = await endpoint();
+    const { ep, f, t, token, agent, made } = await withModel(undefined, (e) => [
+      { ...ticketDo(e), url: `${e.url}/customers/{{user.id}}/tickets` },
+    ]);
+    const action = made[0]!;
     ep.respond = () => ({ body: '{}' });
-    const { f, t, token, agent } = await providerSetup(apps, 'openai', KEY, {}, { env: PRIVATE });
-    const made = await addAction(t, token, agent.id, {
-      ...ticketDo(ep),
-      url: `${ep.url}/customers/{{user.id}}/tickets`,
-    });
-    expect(made.requires_verified).toBe(true);
-    const secret = (await sendExpect(t.app, token, 'POST', `/api/chatbots/${agent.id}/identity-secret`, undefined, 201))
-      .secret as string;
-    const hash = createHmac('sha256', secret).update('cust-42').digest('hex');
+    expect(action.requires_verified).toBe(true);
+    const hash = (await identitySecret(t, token, agent.id)).hashOf('cust-42');
 
-    f.setBehaviour({ reply: script(call('open_ticket', { subject: 'Lid' }), 'Please sign in first.') });
+    f.setBehaviour({ reply: lidTicket('Please sign in first.') });
     const anonymous = await ask(t, agent.id, 'anon', 'Open a ticket');
     expect(anonymous.action).toBeNull();
     expect(anonymous.message).toBe('Please sign in first.');
     expect(JSON.stringify(chatRequests(f)[1]!.body)).toContain('only for visitors signed in');
 
-    f.setBehaviour({ reply: script(call('open_ticket', { subject: 'Lid' })) });
+    f.setBehaviour({ reply: lidTicket() });
     const user = { id: 'cust-42', hash, name: 'Ada', email: 'ada@example.com' };
     const answer = await ask(t, agent.id, 'ada', 'Open a ticket', { user });
     expect(answer.action.sends).toBe(`POST ${ep.url}/customers/cust-42/tickets`);
@@ -101,21 +83,13 @@ describe('Confirm', () => {
     const hit = ep.calls[0]!;
     expect(hit.path).toBe('/customers/cust-42/tickets');
     expect(JSON.parse(hit.body).user).toEqual({ id: 'cust-42', name: 'Ada', email: 'ada@example.com' });
-    expect(signatureOk(made.signing_secret, hit.body, hit.headers['chat-agent-signature'])).toBe(true);
+    expect(signatureOk(action.signing_secret, hit.body, hit.headers['chat-agent-signature'])).toBe(true);
   });
 
   it('an action disabled while its card waits: Confirm sends nothing; it is no longer offered to the model', async () => {
-    const ep = await endpoint();
-    const { f, t, token, agent } = await providerSetup(
-      apps,
-      'openai',
-      KEY,
-      {},
-      { env: PRIVATE, behaviour: { reply: script(call('open_ticket', { subject: 'Lid' }), 'Hello again.') } },
-    );
-    const made = await addAction(t, token, agent.id, ticketDo(ep));
+    const { ep, f, t, token, agent, made } = await withModel(lidTicket('Hello again.'), ticketOnly);
     const answer = await ask(t, agent.id, 's-1', 'Open a ticket');
-    await sendExpect(t.app, token, 'PUT', `/api/chatbots/${agent.id}/actions/${made.id}`, { enabled: false });
+    await sendExpect(t.app, token, 'PUT', `/api/chatbots/${agent.id}/actions/${made[0]!.id}`, { enabled: false });
     const confirm = await settle(t, agent.id, answer.action.run_id, 'confirm', { session_id: 's-1' });
     expect(confirm.json()).toMatchObject({
       message: 'This action is no longer available.',
@@ -129,21 +103,8 @@ describe('Confirm', () => {
 
 describe('the monthly cap at Confirm', () => {
   it('two cards shown while under the cap: the second Confirm past it is refused and sends nothing', async () => {
-    const dataDir = makeDataDir();
-    const plansFile = writePlansFile(dataDir, { tiny: { ...ROOMY_PLAN, monthly_action_runs: 1 } as typeof ROOMY_PLAN });
-    const ep = await endpoint();
+    const { ep, t, agent } = await withModel(lidTicket(), ticketOnly, { env: planEnv({ monthly_action_runs: 1 }) });
     ep.respond = () => ({ body: '{}' });
-    const { t, token, agent } = await providerSetup(
-      apps,
-      'openai',
-      KEY,
-      {},
-      {
-        env: { ...PRIVATE, PLANS_FILE: plansFile, DEFAULT_PLAN: 'tiny' },
-        behaviour: { reply: script(call('open_ticket', { subject: 'Lid' })) },
-      },
-    );
-    await addAction(t, token, agent.id, ticketDo(ep));
     const first = await ask(t, agent.id, 's-1', 'Open a ticket');
     const second = await ask(t, agent.id, 's-2', 'Open a ticket');
     expect(first.action).not.toBeNull();
@@ -160,15 +121,7 @@ describe('the monthly cap at Confirm', () => {
 describe('a card nobody answers', () => {
   it('shows as expired after 30 minutes in the transcript and the analytics, without a click', async () => {
     const clock = new ManualClock();
-    const ep = await endpoint();
-    const { t, token, agent } = await providerSetup(
-      apps,
-      'openai',
-      KEY,
-      {},
-      { env: PRIVATE, clock, behaviour: { reply: script(call('open_ticket', { subject: 'Lid' })) } },
-    );
-    const made = await addAction(t, token, agent.id, ticketDo(ep));
+    const { ep, t, token, agent, made } = await withModel(lidTicket(), ticketOnly, { clock });
     const answer = await ask(t, agent.id, 's-1', 'Open a ticket');
     clock.advance(29 * 60_000);
     expect(await runsOf(t, token, agent.id, answer.conversation_id)).toMatchObject([
@@ -179,7 +132,7 @@ describe('a card nobody answers', () => {
       { status: 'expired', outcome: 'The visitor did not confirm in time.', finished_at: clock.now().toISOString() },
     ]);
     const stats = await sendExpect(t.app, token, 'GET', `/api/analytics/chatbot/${agent.id}/actions`);
-    expect(stats.actions).toMatchObject([{ action_id: made.id, runs: 1, expired: 1 }]);
+    expect(stats.actions).toMatchObject([{ action_id: made[0]!.id, runs: 1, expired: 1 }]);
     // and a late click says so, sending nothing
     const late = await settle(t, agent.id, answer.action.run_id, 'confirm', { session_id: 's-1' });
     expect(late.json()).toMatchObject({
@@ -190,20 +143,12 @@ describe('a card nobody answers', () => {
   });
 
   it('deleting the action keeps its runs in the transcript, by name', async () => {
-    const ep = await endpoint();
-    const { t, token, agent } = await providerSetup(
-      apps,
-      'openai',
-      KEY,
-      {},
-      { env: PRIVATE, behaviour: { reply: script(call('open_ticket', { subject: 'Lid' })) } },
-    );
-    const made = await addAction(t, token, agent.id, ticketDo(ep));
+    const { t, token, agent, made } = await withModel(lidTicket(), ticketOnly);
     const answer = await ask(t, agent.id, 's-1', 'Open a ticket');
     await settle(t, agent.id, answer.action.run_id, 'cancel', { session_id: 's-1' });
     const del = await t.app.inject({
       method: 'DELETE',
-      url: `/api/chatbots/${agent.id}/actions/${made.id}`,
+      url: `/api/chatbots/${agent.id}/actions/${made[0]!.id}`,
       headers: { authorization: `Bearer ${token}` },
     });
     expect(del.statusCode).toBe(204);
@@ -216,12 +161,12 @@ describe('a card nobody answers', () => {
 describe('the analytics of actions', () => {
   it('per action: runs, confirmed, and how they ended', async () => {
     const clock = new ManualClock();
-    const ep = await endpoint();
+    const { ep, f, t, token, agent, made } = await withModel(undefined, (e) => [ticketDo(e), orderLookup(e)], {
+      clock,
+    });
+    const [ticket, lookup] = made as [Json, Json];
     let status = 200;
     ep.respond = () => ({ status, body: JSON.stringify({ status: 'shipped', ticket_id: 'T-1' }) });
-    const { f, t, token, agent } = await providerSetup(apps, 'openai', KEY, {}, { env: PRIVATE, clock });
-    const ticket = await addAction(t, token, agent.id, ticketDo(ep));
-    const lookup = await addAction(t, token, agent.id, orderLookup(ep));
     const turn = async (session: string, reply: Json) => {
       f.setBehaviour({ reply: script(reply as never, 'Ok.') });
       return ask(t, agent.id, session, 'Please');

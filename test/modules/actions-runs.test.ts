@@ -5,48 +5,25 @@ import {
   addAction,
   ask,
   call,
-  type Endpoint,
   messagesOf,
   orderLookup,
+  PRIVATE_URLS,
   runsOf,
   script,
   settle,
   signatureOk,
   ticketDo,
-  ACTIONS_KEY,
-  PRIVATE_URLS,
   useActionApps,
 } from '../helpers/actions.js';
 import { accountWithAgent, ManualClock, sendExpect } from '../helpers/app.js';
-import { chatRequests, providerSetup } from '../helpers/chat.js';
-import type { FakeToolReply, RecordedRequest } from '../helpers/fake-llm.js';
+import { chatRequests } from '../helpers/chat.js';
+import type { RecordedRequest } from '../helpers/fake-llm.js';
 
 // Agent actions (issue 35): a `do` and its card, failures, and actions without a model (buttons).
 
 type Json = Record<string, any>;
 
-const KEY = ACTIONS_KEY;
-const PRIVATE = PRIVATE_URLS;
-const { apps, endpoint } = useActionApps();
-
-/** An openai agent whose model answers with `reply`, an endpoint, and `actions` added to the agent. */
-async function withModel(
-  reply: (req: RecordedRequest) => string | FakeToolReply,
-  actions: (ep: Endpoint) => Json[],
-  opts: { env?: Record<string, string>; clock?: ManualClock } = {},
-) {
-  const ep = await endpoint();
-  const { f, t, token, agent } = await providerSetup(
-    apps,
-    'openai',
-    KEY,
-    {},
-    { env: { ...PRIVATE, ...opts.env }, clock: opts.clock, behaviour: { reply } },
-  );
-  const made = [];
-  for (const body of actions(ep)) made.push(await addAction(t, token, agent.id, body));
-  return { ep, f, t, token, agent, made };
-}
+const { apps, endpoint, withModel } = useActionApps();
 
 const sentText = (req: RecordedRequest | undefined) => JSON.stringify(req?.body);
 
@@ -261,7 +238,7 @@ describe('what the model gets wrong', () => {
 
 describe('without a provider key: buttons', () => {
   it('lists the actions as buttons; a look-up answers in words, a do shows its card and Confirm runs it', async () => {
-    const t = await apps.start({ env: PRIVATE });
+    const t = await apps.start({ env: PRIVATE_URLS });
     const { token, agent } = await accountWithAgent(t.app);
     const ep = await endpoint();
     ep.respond = (hit) =>

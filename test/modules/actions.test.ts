@@ -1,32 +1,24 @@
-import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
+  actionBody,
   addAction,
   ask,
   askStreamed,
   call,
+  identitySecret,
   type Endpoint,
   messagesOf,
   orderLookup,
+  PRIVATE_URLS,
+  planEnv,
   runsOf,
   script,
   signatureOk,
   ticketDo,
-  ACTIONS_KEY,
-  PRIVATE_URLS,
   useActionApps,
 } from '../helpers/actions.js';
-import {
-  accountWithAgent,
-  createAgent,
-  makeDataDir,
-  registerUser,
-  ROOMY_PLAN,
-  send,
-  sendExpect,
-  writePlansFile,
-} from '../helpers/app.js';
-import { chatRequests, providerSetup } from '../helpers/chat.js';
+import { accountWithAgent, createAgent, registerUser, send, sendExpect } from '../helpers/app.js';
+import { chatRequests } from '../helpers/chat.js';
 import type { FakeProviderName } from '../helpers/fake-llm.js';
 
 // Agent actions (issue 35): the owner's set-up, and look-ups the model runs as tools, through
@@ -34,12 +26,10 @@ import type { FakeProviderName } from '../helpers/fake-llm.js';
 
 type Json = Record<string, any>;
 
-const KEY = ACTIONS_KEY;
-const PRIVATE = PRIVATE_URLS;
-const { apps, endpoint } = useActionApps();
+const { apps, endpoint, withModel } = useActionApps();
 
 /** An app (private URLs allowed unless `env` says otherwise), an account, an agent, an endpoint. */
-async function owner(env: Record<string, string> = PRIVATE) {
+async function owner(env: Record<string, string> = PRIVATE_URLS) {
   const t = await apps.start({ env });
   const { token, agent } = await accountWithAgent(t.app);
   return { t, token, agent, ep: await endpoint() };
@@ -205,6 +195,9 @@ describe('the owner sets up actions', () => {
 /** The tool results a provider's request carries, as text (each SDK's own wire format). */
 const sentText = (body: unknown) => JSON.stringify(body);
 
+/** the owner's order look-up only */
+const lookupOnly = (ep: Endpoint) => [orderLookup(ep)];
+
 const ORDER = { status: 'shipped', shipping: { eta: 'Friday', carrier: 'Parcel Co' }, internal: 'owner-only-note' };
 
 describe('a look-up the model calls', () => {
@@ -217,17 +210,14 @@ describe('a look-up the model calls', () => {
   it.each(providers)(
     '%s (streamed: %s): signed GET, value encoded in the path, only the listed fields back to the model',
     async (provider, streamed) => {
-      const ep = await endpoint();
-      ep.respond = () => ({ body: JSON.stringify(ORDER) });
       const value = '7/../../admin?x=1#frag';
-      const { f, t, token, agent } = await providerSetup(
-        apps,
-        provider,
-        KEY,
-        { name: 'Shop', provider, model: `${provider}-model` },
-        { env: PRIVATE, behaviour: { reply: script(call('order_status', { order_id: value }), 'It ships Friday.') } },
+      const { ep, f, t, token, agent, made } = await withModel(
+        script(call('order_status', { order_id: value }), 'It ships Friday.'),
+        lookupOnly,
+        { provider, agent: { name: 'Shop' } },
       );
-      const action = await addAction(t, token, agent.id, orderLookup(ep));
+      const action = made[0]!;
+      ep.respond = () => ({ body: JSON.stringify(ORDER) });
       const answer = streamed
         ? (await askStreamed(t, agent.id, 's-1', 'Where is order 7?')).done
         : await ask(t, agent.id, 's-1', 'Where is order 7?');
@@ -272,15 +262,10 @@ describe('a look-up the model calls', () => {
   );
 
   it('a value that is a dot segment is refused, the endpoint is not called, the model answers in words', async () => {
-    const ep = await endpoint();
-    const { f, t, token, agent } = await providerSetup(
-      apps,
-      'openai',
-      KEY,
-      {},
-      { env: PRIVATE, behaviour: { reply: script(call('order_status', { order_id: '..' }), 'Which order?') } },
+    const { ep, f, t, token, agent } = await withModel(
+      script(call('order_status', { order_id: '..' }), 'Which order?'),
+      lookupOnly,
     );
-    await addAction(t, token, agent.id, orderLookup(ep));
     const answer = await ask(t, agent.id, 's-1', 'Where is order ..?');
     expect(answer.message).toBe('Which order?');
     expect(ep.calls).toHaveLength(0);
@@ -292,51 +277,32 @@ describe('a look-up the model calls', () => {
 
 describe('a value in the query', () => {
   it('is percent-encoded: it cannot add a parameter or a fragment', async () => {
-    const ep = await endpoint();
     const term = 'lid&lang=de#top';
-    const { t, token, agent } = await providerSetup(
-      apps,
-      'openai',
-      KEY,
-      {},
-      { env: PRIVATE, behaviour: { reply: script(call('search_faq', { term }), 'Found it.') } },
-    );
-    const made = await addAction(t, token, agent.id, {
-      type: 'lookup',
-      name: 'search_faq',
-      description: 'Searches the FAQ',
-      url: `${ep.url}/search?q={term}&lang=en`,
-      parameters: [{ name: 'term', description: 'words to search for' }],
-    });
+    const { ep, t, agent, made } = await withModel(script(call('search_faq', { term }), 'Found it.'), (e) => [
+      actionBody('lookup', 'search_faq', 'Searches the FAQ', `${e.url}/search?q={term}&lang=en`, {
+        term: 'words to search for',
+      }),
+    ]);
     await ask(t, agent.id, 's-1', 'Lids?');
     expect(ep.calls.map((h) => h.target)).toEqual(['/search?q=lid%26lang%3Dde%23top&lang=en']);
     const query = new URL(`http://x${ep.calls[0]!.target}`).searchParams;
     expect(query.getAll('lang')).toEqual(['en']);
     expect(query.get('q')).toBe(term);
-    expect(signatureOk(made.signing_secret, ep.calls[0]!.target, ep.calls[0]!.headers['chat-agent-signature'])).toBe(
-      true,
-    );
+    expect(
+      signatureOk(made[0]!.signing_secret, ep.calls[0]!.target, ep.calls[0]!.headers['chat-agent-signature']),
+    ).toBe(true);
   });
 });
 
 describe('the monthly cap', () => {
   it('with monthly_action_runs 1 the second look-up is refused with the cap message; the endpoint is called once', async () => {
-    const dataDir = makeDataDir();
-    const plansFile = writePlansFile(dataDir, { tiny: { ...ROOMY_PLAN, monthly_action_runs: 1 } as typeof ROOMY_PLAN });
-    const ep = await endpoint();
-    ep.respond = () => ({ body: JSON.stringify(ORDER) });
     const lookup = call('order_status', { order_id: '1' });
-    const { f, t, token, agent } = await providerSetup(
-      apps,
-      'openai',
-      KEY,
-      {},
-      {
-        env: { ...PRIVATE, PLANS_FILE: plansFile, DEFAULT_PLAN: 'tiny' },
-        behaviour: { reply: script(lookup, 'Shipped.', lookup, 'Sorry, I cannot check now.') },
-      },
+    const { ep, f, t, token, agent } = await withModel(
+      script(lookup, 'Shipped.', lookup, 'Sorry, I cannot check now.'),
+      lookupOnly,
+      { env: planEnv({ monthly_action_runs: 1 }) },
     );
-    await addAction(t, token, agent.id, orderLookup(ep));
+    ep.respond = () => ({ body: JSON.stringify(ORDER) });
     await ask(t, agent.id, 's-1', 'Order 1?');
     const second = await ask(t, agent.id, 's-1', 'And again?');
     expect(second.message).toBe('Sorry, I cannot check now.');
@@ -349,38 +315,37 @@ describe('the monthly cap', () => {
 });
 
 describe('an action for verified visitors', () => {
-  const hashOf = (secret: string, id: string) => createHmac('sha256', secret).update(id).digest('hex');
-
   it('{{user.id}} runs only with a valid hash and is filled with the id; anonymous or a wrong hash is refused', async () => {
-    const ep = await endpoint();
+    const { ep, f, t, token, agent, made } = await withModel(undefined, (e) => [
+      actionBody(
+        'lookup',
+        'my_orders',
+        'Counts the signed-in customer orders',
+        `${e.url}/customers/{{user.id}}/orders`,
+        {},
+        ['count'],
+      ),
+    ]);
+    const action = made[0]!;
     ep.respond = () => ({ body: JSON.stringify({ count: 3 }) });
-    const { f, t, token, agent } = await providerSetup(apps, 'openai', KEY, {}, { env: PRIVATE });
-    const made = await addAction(t, token, agent.id, {
-      type: 'lookup',
-      name: 'my_orders',
-      description: 'Counts the signed-in customer orders',
-      url: `${ep.url}/customers/{{user.id}}/orders`,
-      response_fields: ['count'],
-    });
-    expect(made.requires_verified).toBe(true);
-    const secret = (await sendExpect(t.app, token, 'POST', `/api/chatbots/${agent.id}/identity-secret`, undefined, 201))
-      .secret as string;
+    expect(action.requires_verified).toBe(true);
+    const { hashOf } = await identitySecret(t, token, agent.id);
 
     f.setBehaviour({ reply: script(call('my_orders'), 'Please sign in first.') });
     await ask(t, agent.id, 'anon', 'How many orders do I have?');
     f.setBehaviour({ reply: script(call('my_orders'), 'Please sign in first.') });
-    const wrong = { id: 'cust 42', hash: hashOf(secret, 'cust 43') };
+    const wrong = { id: 'cust 42', hash: hashOf('cust 43') };
     await ask(t, agent.id, 'wrong', 'How many orders do I have?', { user: wrong });
     expect(ep.calls).toHaveLength(0);
     const refusals = chatRequests(f).filter((_r, i) => i % 2 === 1);
     for (const r of refusals) expect(sentText(r.body)).toContain('only for visitors signed in');
 
     f.setBehaviour({ reply: script(call('my_orders'), 'You have 3 orders.') });
-    const user = { id: 'cust 42', hash: hashOf(secret, 'cust 42') };
+    const user = { id: 'cust 42', hash: hashOf('cust 42') };
     const ok = await ask(t, agent.id, 'verified', 'How many orders do I have?', { user });
     expect(ok.message).toBe('You have 3 orders.');
     expect(ep.calls.map((h) => h.target)).toEqual(['/customers/cust%2042/orders']);
-    expect(signatureOk(made.signing_secret, ep.calls[0]!.target, ep.calls[0]!.headers['chat-agent-signature'])).toBe(
+    expect(signatureOk(action.signing_secret, ep.calls[0]!.target, ep.calls[0]!.headers['chat-agent-signature'])).toBe(
       true,
     );
   });

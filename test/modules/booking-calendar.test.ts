@@ -283,47 +283,49 @@ const berlinClock = new Intl.DateTimeFormat('en-GB', {
 });
 const inBerlin = (isoTime: string) => berlinClock.format(new Date(isoTime));
 
-describe('freeSlots', () => {
-  it('keeps local wall-clock times across the DST change, and leaves out the skipped hour', () => {
-    const slots = freeSlots({
-      busy: [],
-      officeHours: BERLIN_MORNINGS,
-      slotMinutes: 60,
-      from: new Date('2026-03-27T00:00:00Z'),
-      to: new Date('2026-03-31T00:00:00Z'),
-      now: new Date('2026-03-01T00:00:00Z'),
-    });
-    expect(slots.map((s) => [s.start, inBerlin(s.start), inBerlin(s.end)])).toEqual([
-      ['2026-03-27T08:00:00.000Z', 'Fri 09:00', 'Fri 10:00'],
-      ['2026-03-27T09:00:00.000Z', 'Fri 10:00', 'Fri 11:00'],
-      ['2026-03-27T10:00:00.000Z', 'Fri 11:00', 'Fri 12:00'],
-      // Sunday 01:00-02:00 would end at a time that does not exist, 02:00-03:00 is skipped
-      ['2026-03-29T01:00:00.000Z', 'Sun 03:00', 'Sun 04:00'],
-      ['2026-03-30T07:00:00.000Z', 'Mon 09:00', 'Mon 10:00'],
-      ['2026-03-30T08:00:00.000Z', 'Mon 10:00', 'Mon 11:00'],
-      ['2026-03-30T09:00:00.000Z', 'Mon 11:00', 'Mon 12:00'],
-    ]);
-  });
+/** freeSlots with nothing busy, in `officeHours` (Berlin's mornings unless given), the range's times in ISO form */
+function freeIn(
+  range: { from: string; to: string; now: string },
+  slotMinutes: number,
+  officeHours: OfficeHours | null = BERLIN_MORNINGS,
+) {
+  const [from, to, now] = [range.from, range.to, range.now].map((iso) => new Date(iso)) as [Date, Date, Date];
+  return freeSlots({ busy: [], officeHours, slotMinutes, from, to, now });
+}
 
-  it('and when the clocks go back (25 October), leaves out the slot the repeated hour would stretch', () => {
-    const slots = freeSlots({
-      busy: [],
-      officeHours: BERLIN_MORNINGS,
-      slotMinutes: 60,
-      from: new Date('2026-10-23T08:00:00Z'),
-      to: new Date('2026-10-26T09:00:00Z'),
-      now: new Date('2026-10-01T00:00:00Z'),
-    });
-    expect(slots.map((s) => [s.start, inBerlin(s.start), inBerlin(s.end)])).toEqual([
-      // from is 10:00 in Berlin on Friday (UTC+2)
-      ['2026-10-23T08:00:00.000Z', 'Fri 10:00', 'Fri 11:00'],
-      ['2026-10-23T09:00:00.000Z', 'Fri 11:00', 'Fri 12:00'],
-      ['2026-10-24T23:00:00.000Z', 'Sun 01:00', 'Sun 02:00'],
-      // 02:00-03:00 would last two hours (02:00 comes twice)
-      ['2026-10-25T02:00:00.000Z', 'Sun 03:00', 'Sun 04:00'],
-      // Monday (UTC+1): to is 10:00 in Berlin
-      ['2026-10-26T08:00:00.000Z', 'Mon 09:00', 'Mon 10:00'],
-    ]);
+describe('freeSlots', () => {
+  it.each([
+    [
+      'keeps local wall-clock times across the DST change, and leaves out the skipped hour',
+      { from: '2026-03-27T00:00:00Z', to: '2026-03-31T00:00:00Z', now: '2026-03-01T00:00:00Z' },
+      [
+        ['2026-03-27T08:00:00.000Z', 'Fri 09:00', 'Fri 10:00'],
+        ['2026-03-27T09:00:00.000Z', 'Fri 10:00', 'Fri 11:00'],
+        ['2026-03-27T10:00:00.000Z', 'Fri 11:00', 'Fri 12:00'],
+        // Sunday 01:00-02:00 would end at a time that does not exist, 02:00-03:00 is skipped
+        ['2026-03-29T01:00:00.000Z', 'Sun 03:00', 'Sun 04:00'],
+        ['2026-03-30T07:00:00.000Z', 'Mon 09:00', 'Mon 10:00'],
+        ['2026-03-30T08:00:00.000Z', 'Mon 10:00', 'Mon 11:00'],
+        ['2026-03-30T09:00:00.000Z', 'Mon 11:00', 'Mon 12:00'],
+      ],
+    ],
+    [
+      'and when the clocks go back (25 October), leaves out the slot the repeated hour would stretch',
+      { from: '2026-10-23T08:00:00Z', to: '2026-10-26T09:00:00Z', now: '2026-10-01T00:00:00Z' },
+      [
+        // from is 10:00 in Berlin on Friday (UTC+2)
+        ['2026-10-23T08:00:00.000Z', 'Fri 10:00', 'Fri 11:00'],
+        ['2026-10-23T09:00:00.000Z', 'Fri 11:00', 'Fri 12:00'],
+        ['2026-10-24T23:00:00.000Z', 'Sun 01:00', 'Sun 02:00'],
+        // 02:00-03:00 would last two hours (02:00 comes twice)
+        ['2026-10-25T02:00:00.000Z', 'Sun 03:00', 'Sun 04:00'],
+        // Monday (UTC+1): to is 10:00 in Berlin
+        ['2026-10-26T08:00:00.000Z', 'Mon 09:00', 'Mon 10:00'],
+      ],
+    ],
+  ])('%s', (_what, range, expected) => {
+    const slots = freeIn(range, 60);
+    expect(slots.map((s) => [s.start, inBerlin(s.start), inBerlin(s.end)])).toEqual(expected);
   });
 
   it('never overlaps a busy time, stays in office hours, starts on slot boundaries and not in the past', async () => {
@@ -365,29 +367,19 @@ describe('freeSlots', () => {
   });
 
   it('offers at most 50 by default, earliest first', () => {
-    const slots = freeSlots({
-      busy: [],
-      officeHours: BERLIN_MORNINGS,
-      slotMinutes: 15,
-      from: new Date('2026-03-02T00:00:00Z'),
-      to: new Date('2026-03-16T00:00:00Z'),
-      now: new Date('2026-03-01T00:00:00Z'),
-    });
+    const slots = freeIn({ from: '2026-03-02T00:00:00Z', to: '2026-03-16T00:00:00Z', now: '2026-03-01T00:00:00Z' }, 15);
     expect(slots).toHaveLength(50);
     expect(slots.map((s) => s.start)).toEqual([...slots.map((s) => s.start)].sort());
     expect(slots[0]).toEqual({ start: '2026-03-02T08:00:00.000Z', end: '2026-03-02T08:15:00.000Z' });
   });
 
   it('without office hours: Monday to Friday, 09:00 to 17:00 UTC', () => {
-    const slots = freeSlots({
-      busy: [],
-      officeHours: null,
-      slotMinutes: 60,
-      // Friday 6 March to Monday 9 March
-      from: new Date('2026-03-06T00:00:00Z'),
-      to: new Date('2026-03-09T10:00:00Z'),
-      now: new Date('2026-03-01T00:00:00Z'),
-    });
+    // Friday 6 March to Monday 9 March
+    const slots = freeIn(
+      { from: '2026-03-06T00:00:00Z', to: '2026-03-09T10:00:00Z', now: '2026-03-01T00:00:00Z' },
+      60,
+      null,
+    );
     expect(slots.map((s) => s.start)).toEqual([
       ...[9, 10, 11, 12, 13, 14, 15, 16].map((h) => `2026-03-06T${String(h).padStart(2, '0')}:00:00.000Z`),
       '2026-03-09T09:00:00.000Z',

@@ -42,6 +42,13 @@ function chat(t: TestApp, agentId: string, payload: Json, headers: Record<string
   return t.app.inject({ method: 'POST', url: `/api/public/chat/${agentId}`, payload, headers });
 }
 
+/** The visitor's chat (200) and the conversation it is stored in, as the owner lists it. */
+async function chatAndConversation(t: TestApp, token: string, agentId: string, payload: Json): Promise<Json> {
+  const res = await chat(t, agentId, payload);
+  expect(res.statusCode, res.body).toBe(200);
+  return conversationOf(t, token, agentId, res.json().conversation_id);
+}
+
 async function conversationOf(t: TestApp, token: string, agentId: string, id: string): Promise<Json> {
   const list = await sendExpect(t.app, token, 'GET', `/api/chat/conversations/${agentId}`);
   const found = list.find((c: Json) => c.id === id);
@@ -105,9 +112,11 @@ describe('a verified visitor in the public chat', () => {
   it('right hash: the conversation is verified as the user, name and e-mail prefilled', async () => {
     const { t, owner, agentId, secret } = await setUp();
     const user = { id: 'customer-42', hash: hashOf(secret, 'customer-42'), name: 'Ada', email: 'ada@example.com' };
-    const res = await chat(t, agentId, { message: 'Where is my order?', session_id: 'v-right', user });
-    expect(res.statusCode, res.body).toBe(200);
-    const c = await conversationOf(t, owner.token, agentId, res.json().conversation_id);
+    const c = await chatAndConversation(t, owner.token, agentId, {
+      message: 'Where is my order?',
+      session_id: 'v-right',
+      user,
+    });
     expect(c).toMatchObject({
       verified: true,
       visitor_user_id: 'customer-42',
@@ -138,14 +147,11 @@ describe('a verified visitor in the public chat', () => {
   it('wrong hash: the visitor is anonymous and nothing of `user` is stored', async () => {
     const { t, owner, agentId, secret } = await setUp();
     const user = { id: 'customer-42', hash: hashOf(secret, 'customer-43'), name: 'Mallory', email: 'm@example.com' };
-    const res = await chat(t, agentId, { message: 'Hi', session_id: 'v-wrong', user });
-    expect(res.statusCode, res.body).toBe(200);
-    const c = await conversationOf(t, owner.token, agentId, res.json().conversation_id);
+    const c = await chatAndConversation(t, owner.token, agentId, { message: 'Hi', session_id: 'v-wrong', user });
     expect(c).toMatchObject({ verified: false, visitor_user_id: null, user_name: null, user_email: null });
     // a hash of another length is wrong, not malformed
-    const short = await chat(t, agentId, { message: 'Hi', session_id: 'v-short', user: { id: 'x', hash: 'abcd' } });
-    expect(short.statusCode, short.body).toBe(200);
-    expect((await conversationOf(t, owner.token, agentId, short.json().conversation_id)).verified).toBe(false);
+    const short = { message: 'Hi', session_id: 'v-short', user: { id: 'x', hash: 'abcd' } };
+    expect((await chatAndConversation(t, owner.token, agentId, short)).verified).toBe(false);
   });
 
   it("another agent's secret does not verify", async () => {
@@ -212,13 +218,11 @@ describe('a verified visitor in the public chat', () => {
   it('no secret configured (never, or deleted): anonymous', async () => {
     const t = await apps.start();
     const owner = await accountWithAgent(t.app);
-    const res = await chat(t, owner.agent.id, {
+    const c = await chatAndConversation(t, owner.token, owner.agent.id, {
       message: 'Hi',
       session_id: 'v-none',
       user: { id: 'u1', hash: hashOf('idsec_guess', 'u1'), name: 'Ada' },
     });
-    expect(res.statusCode, res.body).toBe(200);
-    const c = await conversationOf(t, owner.token, owner.agent.id, res.json().conversation_id);
     expect(c).toMatchObject({ verified: false, visitor_user_id: null, user_name: null });
 
     const secret = await newSecret(t, owner.token, owner.agent.id);
