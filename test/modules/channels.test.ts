@@ -120,16 +120,15 @@ describe('channels: Telegram on the channel layer', () => {
     expect(hook.url).toMatch(/^https:\/\/bot\.example\.test\/api\/public\/channels\/telegram\/[\w-]+$/);
     expect(hook.secret_token).toMatch(/^[\w-]{40,}$/);
     const path = new URL(hook.url).pathname;
-    const update = {
-      update_id: 777,
-      message: {
-        message_id: 1,
-        date: 1_700_000_000,
-        chat: { id: ALICE.id, type: 'private', first_name: 'Alice' },
-        from: { ...ALICE, is_bot: false },
-        text: 'When are you open on Saturdays?',
-      },
+    const message = {
+      message_id: 1,
+      date: 1_700_000_000,
+      chat: { id: ALICE.id, type: 'private', first_name: 'Alice' },
+      from: { ...ALICE, is_bot: false },
+      text: 'When are you open on Saturdays?',
     };
+    // Telegram has the update (the fake learns the chat from it) and posts it to the webhook
+    const update = { update_id: telegram.pushUpdate(bot, { message }), message };
     const post = (secret: string | undefined) =>
       t.app.inject({
         method: 'POST',
