@@ -4,6 +4,8 @@ CREATE TABLE `channel_chats` (
 	`chat_id` text NOT NULL,
 	`session_id` text NOT NULL,
 	`conversation_id` text,
+	`answers` integer DEFAULT 0 NOT NULL,
+	`contact_asked` integer DEFAULT false NOT NULL,
 	`created_at` text NOT NULL,
 	FOREIGN KEY (`connection_id`) REFERENCES `channel_connections`(`id`) ON UPDATE no action ON DELETE cascade,
 	FOREIGN KEY (`conversation_id`) REFERENCES `conversations`(`id`) ON UPDATE no action ON DELETE set null

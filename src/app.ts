@@ -274,6 +274,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         { seconds: 3600, max: plan.requests_per_hour },
       ]).allowed;
     },
+    captureLead: (chatbotId, lead) => leads.captureChannelLead(chatbotId, lead),
     notice: (id, subject, body) => leads.queueAccountNotice(id, subject, body),
     report,
   });

@@ -20,10 +20,11 @@ export function useChannelApps() {
   const apps = useTestApps();
   return {
     apps,
-    async start(opts: StartOptions = {}) {
+    async start(opts: StartOptions = {}, agentFields: Json = {}) {
       const telegram: FakeTelegram = apps.before(await startFakeTelegram());
       const t = await apps.start({ ...opts, env: { TELEGRAM_API_ROOT: telegram.root, ...opts.env } });
-      const { token, agent } = await accountWithAgent(t.app);
+      // the lead question has its own test: off unless asked for
+      const { token, agent } = await accountWithAgent(t.app, { lead_capture_enabled: false, ...agentFields });
       await addText(t, token, agent.id, 'Hours', OPENING_HOURS);
       await t.app.jobs.idle();
       return { t, telegram, token, agent: agent as Json };

@@ -89,6 +89,37 @@ describe('channels: Telegram on the channel layer', () => {
     ]);
   });
 
+  it("the lead form, the channel's way: the share-your-phone button after the first answer, a shared number is a lead", async () => {
+    const fields = { lead_capture_enabled: true, lead_form_timing: 'after_messages', lead_form_after_messages: 1 };
+    const { t, telegram, token, agent } = await channels.start({}, fields);
+    const bot = botToken(8);
+    telegram.addBot({ token: bot, username: 'leads_bot' });
+    await connectBot(t, token, agent.id, bot);
+    telegram.pushMessage(bot, { chatId: ALICE.id, from: ALICE, text: 'When are you open on Saturdays?' });
+    const [answer, ask] = await telegram.waitForSent(bot, 2);
+    expect(answer!.reply_markup).toBeUndefined();
+    expect(ask!.text).toMatch(/share your phone number/);
+    expect(ask!.reply_markup).toMatchObject({ keyboard: [[{ request_contact: true }]], one_time_keyboard: true });
+
+    telegram.pushMessage(bot, {
+      chatId: ALICE.id,
+      from: ALICE,
+      contact: { phone_number: '+31204004567', first_name: 'Alice', user_id: ALICE.id },
+    });
+    const sent = await telegram.waitForSent(bot, 3);
+    expect(sent[2]!.text).toMatch(/^Thank you/);
+    telegram.pushMessage(bot, { chatId: ALICE.id, from: ALICE, text: 'And on Sundays?' });
+    await telegram.waitForSent(bot, 4);
+    await channelsIdle(t);
+    // asked once: no second button
+    expect(telegram.sent(bot).filter((m) => m.reply_markup)).toHaveLength(1);
+    const [conversation] = await sendExpect(t.app, token, 'GET', `/api/chat/conversations/${agent.id}`);
+    const leads = await sendExpect(t.app, token, 'GET', `/api/chatbot-leads/${agent.id}`);
+    expect(leads).toEqual([
+      expect.objectContaining({ name: 'Alice Liddell', phone: '+31204004567', session_id: conversation.session_id }),
+    ]);
+  });
+
   it("a teammate's reply from the admin goes out on the visitor's Telegram chat", async () => {
     const { t, telegram, token, agent } = await channels.start();
     const bot = botToken(4);

@@ -18,6 +18,9 @@ const SEND_BACKOFF_S = [5, 30, 120, 600, 3600, 3 * 3600, 6 * 3600, 12 * 3600];
 /** what a person is told when the agent cannot answer after its retries */
 const CANNOT_ANSWER = 'Sorry, I cannot answer right now. Please try again in a little while.';
 const TOO_FAST = 'You are sending messages faster than I can answer. Please wait a moment.';
+/** the channel's lead form: the network's share-your-phone button (Telegram's contact keyboard) */
+const ASK_CONTACT = 'Would you like us to get back to you? Tap the button below to share your phone number.';
+const THANKS_FOR_CONTACT = 'Thank you! We will get back to you soon.';
 
 export interface MessagingDeps {
   repo: ChannelsRepo;
@@ -26,6 +29,8 @@ export interface MessagingDeps {
   chat: ChannelTurns;
   receiveJobs: JobQueue;
   sendJobs: JobQueue;
+  /** a shared phone number becomes a lead, as the widget's form makes one (the leads module) */
+  captureLead: (chatbotId: string, lead: { name: string; phone: string; session_id: string }) => void;
   /** the per-visitor rate limit under the agent owner's plan, keyed on the channel's user id */
   allowVisitor: (key: string, accountId: string) => boolean;
   clock: Clock;
@@ -68,13 +73,20 @@ export class ChannelMessaging {
       this.deps.sendJobs.enqueue(SEND_JOB, row.id, { owner: chatKey(connectionId, row.chat_id) });
   }
 
-  private queue(connectionId: string, chatId: string, text: string, messageId: string | null = null): void {
+  private queue(
+    connectionId: string,
+    chatId: string,
+    text: string,
+    messageId: string | null = null,
+    askContact = false,
+  ): void {
     if (!text.trim()) return;
     const row = this.deps.repo.queueOutgoing({
       connection_id: connectionId,
       chat_id: chatId,
       message_id: messageId,
       text,
+      ask_contact: askContact,
       created_at: isoNow(this.deps.clock),
     });
     if (row) this.deps.sendJobs.enqueue(SEND_JOB, row.id, { owner: chatKey(connectionId, chatId) });
@@ -88,6 +100,16 @@ export class ChannelMessaging {
     try {
       const agent = agents.answering(connection.chatbot_id);
       const chatRow = repo.chat(connection.id, row.chat_id, isoNow(this.deps.clock));
+      if (row.contact_phone) {
+        this.deps.captureLead(agent.id, {
+          name: row.user_name,
+          phone: row.contact_phone,
+          session_id: chatRow.session_id,
+        });
+        repo.markContactAsked(chatRow.id);
+        this.queue(connection.id, row.chat_id, THANKS_FOR_CONTACT);
+        return repo.finishInbound(row.id, 'done');
+      }
       if (!row.user_message_id) {
         if (row.text === null) return repo.finishInbound(row.id, 'done'); // nothing to answer
         if (row.text.trim() === '/start') {
@@ -114,9 +136,19 @@ export class ChannelMessaging {
               repo.linkConversation(chatRow.id, message.conversation_id);
             },
           );
-      if (turn) await chat.reply(turn, { signal: ctx.signal });
+      const result = turn ? await chat.reply(turn, { signal: ctx.signal }) : null;
       // shutting down mid-answer: nothing was stored; the job goes back to the queue and resumes
       if (ctx.signal.aborted) throw new Error('stopped');
+      // the widget's lead form, the channel's way: the share button once, after as many answers
+      if (result?.message_id && result.handled_by === 'agent') {
+        const askAfter = !agent.lead_capture_enabled
+          ? null
+          : agent.lead_form_timing === 'before_chat'
+            ? 1
+            : agent.lead_form_after_messages;
+        if (repo.countAnswer(chatRow.id, askAfter))
+          this.queue(connection.id, row.chat_id, leadQuestion(agent.lead_consent_text), null, true);
+      }
       repo.finishInbound(row.id, 'done');
     } catch (err) {
       this.notAnswered(row, connection, err, ctx);
@@ -167,6 +199,10 @@ export class ChannelMessaging {
       this.deps.sendJobs.enqueue(SEND_JOB, row.id, { runAfter, owner: chatKey(connection.id, row.chat_id) });
     }
   }
+}
+
+function leadQuestion(consent: string | null): string {
+  return consent ? `${ASK_CONTACT}\n\n${consent}` : ASK_CONTACT;
 }
 
 /** one chat's jobs run one at a time, in order (the queues allow one per owner) */

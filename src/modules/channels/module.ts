@@ -7,7 +7,7 @@ import { JobQueue } from '../../platform/jobs/queue.js';
 import type { AgentsService } from '../agents/index.js';
 import type { ChannelTurns } from '../chat/index.js';
 import { ChannelConnections } from './connections.js';
-import { ChannelMessaging, RECEIVE_JOB, SEND_JOB } from './messaging.js';
+import { ChannelMessaging, type MessagingDeps, RECEIVE_JOB, SEND_JOB } from './messaging.js';
 import { PollingReceivers } from './receiver.js';
 import { ChannelsRepo } from './repo.js';
 import { ChannelsService, type ChannelsServiceDeps } from './service.js';
@@ -24,6 +24,7 @@ export interface ChannelsDeps {
   chat: ChannelTurns;
   activityOf: ChannelsServiceDeps['activityOf'];
   allowVisitor: (key: string, accountId: string) => boolean;
+  captureLead: MessagingDeps['captureLead'];
   notice: (accountId: string, subject: string, body: string) => void;
   report: (what: string) => (err: unknown) => void;
 }
@@ -67,6 +68,7 @@ export function createChannels(app: FastifyInstance, deps: ChannelsDeps) {
     receiveJobs,
     sendJobs,
     allowVisitor: deps.allowVisitor,
+    captureLead: deps.captureLead,
     clock,
     log: app.log,
   });

@@ -157,6 +157,23 @@ export class ChannelsRepo {
       .get();
   }
 
+  /** Counts an answer; true when the share-your-phone button is due with it (asked once per chat). */
+  countAnswer(chatRowId: string, askAfter: number | null): boolean {
+    const row = this.db
+      .update(channelChats)
+      .set({ answers: sql`${channelChats.answers} + 1` })
+      .where(eq(channelChats.id, chatRowId))
+      .returning()
+      .get();
+    if (!row || askAfter === null || row.contact_asked || row.answers < askAfter) return false;
+    this.markContactAsked(chatRowId);
+    return true;
+  }
+
+  markContactAsked(chatRowId: string): void {
+    this.db.update(channelChats).set({ contact_asked: true }).where(eq(channelChats.id, chatRowId)).run();
+  }
+
   linkConversation(chatRowId: string, conversationId: string): void {
     this.db.update(channelChats).set({ conversation_id: conversationId }).where(eq(channelChats.id, chatRowId)).run();
   }

@@ -92,7 +92,9 @@ export const channelRoutes: FastifyPluginAsyncZod<{ channels: ChannelsService }>
       tags,
       summary: "Telegram's webhook (only with an https PUBLIC_URL): checked by its secret-token header",
       params: z.object({ connection_id: z.string().max(100) }),
-      body: z.looseObject({ update_id: z.number().int() }).describe("a Telegram Update; kinds other than private messages are confirmed and dropped"),
+      body: z
+        .looseObject({ update_id: z.number().int() })
+        .describe('a Telegram Update; kinds other than private messages are confirmed and dropped'),
     },
     handler: async (req) => {
       const secret = req.headers['x-telegram-bot-api-secret-token'];

@@ -52,6 +52,10 @@ export const channelChats = sqliteTable(
     session_id: text('session_id').notNull(),
     /** the conversation now; null once the owner erased it (the next message opens a new one) */
     conversation_id: text('conversation_id').references(() => conversations.id, { onDelete: 'set null' }),
+    /** the agent's answers in this chat so far (when to ask for the phone number, as the widget's lead form) */
+    answers: integer('answers').notNull().default(0),
+    /** the share-your-phone button was offered, or a number shared: not asked again */
+    contact_asked: integer('contact_asked', { mode: 'boolean' }).notNull().default(false),
     created_at: text('created_at').notNull(),
   },
   (t) => [

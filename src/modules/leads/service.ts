@@ -6,7 +6,7 @@ import { forbidden, notFound } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
 import type { JobQueue } from '../../platform/jobs/queue.js';
 import type { Mailer } from '../../platform/mail/index.js';
-import type { AgentsService } from '../agents/index.js';
+import type { AgentsService, ChatbotRow } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
 import type { PlanService } from '../limits/index.js';
 import { type AlertAddressState, LeadMail, type LeadsOptions } from './lead-mail.js';
@@ -96,7 +96,18 @@ export class LeadsService {
     chatbotId: string,
     input: { name: string; phone: string; session_id?: string; email?: string },
   ): WidgetLeadWithConversation {
-    const agent = this.agents.reachable(chatbotId);
+    return this.storeWidgetLead(this.agents.reachable(chatbotId), input);
+  }
+
+  /** A phone number a person shared on a messaging channel (modules/channels): a lead like the widget's form. */
+  captureChannelLead(chatbotId: string, input: { name: string; phone: string; session_id: string }): void {
+    this.storeWidgetLead(this.agents.answering(chatbotId), input);
+  }
+
+  private storeWidgetLead(
+    agent: ChatbotRow,
+    input: { name: string; phone: string; session_id?: string; email?: string },
+  ): WidgetLeadWithConversation {
     const now = this.clock.now();
     const withConversation = (lead: WidgetLeadRow) => ({
       ...lead,
