@@ -30,6 +30,8 @@ export const LOADED_ON_FIRST_USE = [
   'pino-pretty',
   // a booking action's calendar feed (modules/actions): ~140 ms and ~4 MB with its Temporal polyfill
   'node-ical',
+  // the Telegram channel (modules/channels): only servers with a connected bot load it
+  'grammy',
 ];
 
 /** Packages with native addons: they stay in node_modules and are loaded from there. */

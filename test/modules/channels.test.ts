@@ -1,9 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
-import { accountWithAgent, send, sendExpect } from '../helpers/app.js';
+import { accountWithAgent, makeDataDir, ROOMY_PLAN, send, sendExpect, writePlansFile } from '../helpers/app.js';
 import { botToken, channelsIdle, connectBot, useChannelApps } from '../helpers/channels.js';
 
 type Json = Record<string, any>;
 const ALICE = { id: 5001, first_name: 'Alice', last_name: 'Liddell' };
+const TOO_FAST = 'You are sending messages faster than I can answer. Please wait a moment.';
 
 describe('channels: Telegram on the channel layer', () => {
   const channels = useChannelApps();
@@ -118,6 +119,33 @@ describe('channels: Telegram on the channel layer', () => {
     expect(leads).toEqual([
       expect.objectContaining({ name: 'Alice Liddell', phone: '+31204004567', session_id: conversation.session_id }),
     ]);
+  });
+
+  it("the owner's plan rate per Telegram user, as the widget's is per address: one short notice, no answer", async () => {
+    // the owner's own API calls count too (under the account), a few of them
+    const plans = writePlansFile(makeDataDir(), { free: { ...ROOMY_PLAN, requests_per_minute: 5 } });
+    const { t, telegram, token, agent } = await channels.start({ env: { PLANS_FILE: plans, DEFAULT_PLAN: 'free' } });
+    const bot = botToken(9);
+    telegram.addBot({ token: bot, username: 'busy_bot' });
+    await connectBot(t, token, agent.id, bot);
+    const BOB = { id: 6001, first_name: 'Bob' };
+    for (let i = 1; i <= 6; i++)
+      telegram.pushMessage(bot, { chatId: ALICE.id, from: ALICE, text: `Open on day ${i}?` });
+    telegram.pushMessage(bot, { chatId: BOB.id, from: BOB, text: 'When are you open?' });
+    await telegram.waitForSent(bot, 7);
+    await channelsIdle(t);
+    const toAlice = telegram.sent(bot).filter((m) => m.chat_id === ALICE.id);
+    expect(toAlice.slice(0, 5).every((m) => m.text !== TOO_FAST)).toBe(true);
+    expect(toAlice.slice(5).map((m) => m.text)).toEqual([TOO_FAST]);
+    // another person of the same bot has an allowance of their own
+    expect(
+      telegram
+        .sent(bot)
+        .filter((m) => m.chat_id === BOB.id)
+        .map((m) => m.text),
+    ).not.toContain(TOO_FAST);
+    const stored = t.database.sqlite.prepare("SELECT count(*) AS n FROM messages WHERE role = 'user'").get();
+    expect(stored).toEqual({ n: 6 });
   });
 
   it("a teammate's reply from the admin goes out on the visitor's Telegram chat", async () => {
