@@ -4,6 +4,7 @@ import { expectRefusals, openLoggedIn } from '../helpers/admin.js';
 import { ManualClock } from '../helpers/app.js';
 import { shot, watchErrors } from '../helpers/browser.js';
 import { useE2eApp } from '../helpers/e2e.js';
+import { WEEKDAY_HOURS } from '../helpers/office-hours.js';
 import { FAVICON, askWidget, openWidget } from '../helpers/widget-page.js';
 
 /**
@@ -141,20 +142,11 @@ describe('office hours and availability in the browser (issue 34.4)', () => {
     await form.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Office hours saved').waitFor();
     const saved = await api('GET', `/api/chatbots/${agent.id}`);
+    // Monday and Tuesday as the suites' weekday hours; Wednesday and Thursday as Monday
+    const { mon, tue } = WEEKDAY_HOURS.days;
     expect(saved.office_hours).toEqual({
-      time_zone: 'Europe/Berlin',
-      days: {
-        mon: [{ from: '09:00', to: '17:00' }],
-        tue: [
-          { from: '09:00', to: '12:00' },
-          { from: '13:00', to: '17:00' },
-        ],
-        wed: [{ from: '09:00', to: '17:00' }],
-        thu: [{ from: '09:00', to: '17:00' }],
-        fri: [],
-        sat: [{ from: '09:00', to: '12:00' }],
-        sun: [],
-      },
+      time_zone: WEEKDAY_HOURS.time_zone,
+      days: { mon, tue, wed: mon, thu: mon, fri: [], sat: [{ from: '09:00', to: '12:00' }], sun: [] },
     });
     // a wrong time is the server's 400, shown in the section; nothing stored changes
     await form.getByRole('textbox', { name: 'Monday opens' }).fill('9am');

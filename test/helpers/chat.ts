@@ -5,6 +5,27 @@ import { type FakeBehaviour, type FakeLlm, type FakeProviderName, providerEnv, s
 
 type Json = Record<string, any>;
 
+/** The fields a conversation has both in an agent's conversation list and in the inbox (docs/API-NOTES.md). */
+export const CONVERSATION_FIELDS = [
+  'assigned_to',
+  'channel',
+  'chatbot_id',
+  'created_at',
+  'escalated_at',
+  'handled_by',
+  'id',
+  'message_count',
+  'session_id',
+  'status',
+  'taken_at',
+  'unread',
+  'updated_at',
+  'user_email',
+  'user_name',
+  'verified',
+  'visitor_user_id',
+];
+
 /** The header that asks a chat route for an SSE stream. */
 export const SSE = { accept: 'text/event-stream' };
 

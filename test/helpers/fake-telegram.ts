@@ -329,7 +329,11 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
       const userId = id ?? int(token.split(':')[0]) ?? 1_000_000 + bots.size;
       const me = { id: userId, is_bot: true, first_name: first_name ?? username, username, ...flags };
       const nextUpdateId = 100_000_000 + Math.floor(Math.random() * 800_000_000);
-      const maps = { chats: new Map(), messages: new Map(), nextMessageId: new Map() };
+      // a new token of the same bot (BotFather's revoke) keeps the bot's chats
+      const same = [...bots.values()].find((b) => b.me.id === userId);
+      const maps = same
+        ? { chats: same.chats, messages: same.messages, nextMessageId: same.nextMessageId }
+        : { chats: new Map(), messages: new Map(), nextMessageId: new Map() };
       bots.set(token, { me, revoked: false, nextUpdateId, queue: [], ...maps, sent: [], failures: [] });
       return me;
     },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { auth, createAgent, registerUser, say, useTestApps, type TestApp, sendExpect } from '../helpers/app.js';
+import { auth, createAgent, registerUser, say, useTestApps, type TestApp, send, sendExpect } from '../helpers/app.js';
 import { startFakeLlm } from '../helpers/fake-llm.js';
 import { addText } from '../helpers/sources.js';
 
@@ -29,6 +29,9 @@ async function gaps(t: TestApp, token: string, agentId: string, status = 'open')
 const addQa = (t: TestApp, token: string, agentId: string, payload: Json) =>
   t.app.inject({ method: 'POST', url: `/api/sources/chatbot/${agentId}/qa`, headers: auth(token), payload });
 
+const putQa = (t: TestApp, token: string, sourceId: string, payload: Json) =>
+  send(t.app, token, 'PUT', `/api/sources/${sourceId}/qa`, payload);
+
 describe('recording answer gaps', () => {
   it('records a question with no passage, grouping similar wordings with counts, most asked first', async () => {
     const { t, owner, agent, know } = await setup();
@@ -39,13 +42,10 @@ describe('recording answer gaps', () => {
     // answered from the knowledge: no gap
     await say(t, agent.id, 's4', 'Do you ship to the European Union?');
     // the owner's own test chat does not count
-    const own = await t.app.inject({
-      method: 'POST',
-      url: '/api/chat',
-      headers: auth(owner.token),
-      payload: { chatbot_id: agent.id, message: 'Where is the parking lot?' },
+    await sendExpect(t.app, owner.token, 'POST', '/api/chat', {
+      chatbot_id: agent.id,
+      message: 'Where is the parking lot?',
     });
-    expect(own.statusCode, own.body).toBe(200);
 
     const open = await gaps(t, owner.token, agent.id);
     expect(open.map((g) => [g.question, g.count, g.reasons])).toEqual([
@@ -245,12 +245,7 @@ describe('Q&A sources', () => {
       expect(res.json().detail).toEqual(expect.any(String));
     }
 
-    res = await t.app.inject({
-      method: 'PUT',
-      url: `/api/sources/${qa.id}/qa`,
-      headers: auth(owner.token),
-      payload: { answer: 'Yes, on Sundays from 10 to 12.' },
-    });
+    res = await putQa(t, owner.token, qa.id, { answer: 'Yes, on Sundays from 10 to 12.' });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({
       id: qa.id,
@@ -264,29 +259,14 @@ describe('Q&A sources', () => {
     expect((await say(t, agent.id, 's1', 'Do you deliver on Sundays?')).message).toContain('10 to 12');
 
     const other = await registerUser(t.app);
-    res = await t.app.inject({
-      method: 'PUT',
-      url: `/api/sources/${qa.id}/qa`,
-      headers: auth(other.token),
-      payload: { answer: 'hacked' },
-    });
+    res = await putQa(t, other.token, qa.id, { answer: 'hacked' });
     expect(res.statusCode).toBe(404);
     expect(res.json()).toEqual({ detail: 'Source not found' });
     expect((await addQa(t, other.token, agent.id, { question: 'a?', answer: 'b' })).statusCode).toBe(404);
     const text = await know('Notes', 'Some notes about the shop.');
-    res = await t.app.inject({
-      method: 'PUT',
-      url: `/api/sources/${text.id}/qa`,
-      headers: auth(owner.token),
-      payload: { answer: 'x' },
-    });
+    res = await putQa(t, owner.token, text.id, { answer: 'x' });
     expect(res.statusCode).toBe(404);
-    res = await t.app.inject({
-      method: 'PUT',
-      url: `/api/sources/${qa.id}/qa`,
-      headers: auth(owner.token),
-      payload: { question: ' ' },
-    });
+    res = await putQa(t, owner.token, qa.id, { question: ' ' });
     expect(res.statusCode).toBe(400);
   });
 
@@ -304,29 +284,16 @@ describe('Q&A sources', () => {
         answer: 'Use the return label in your parcel.',
       })
     ).json();
-    const ask = async (message: string) => {
-      const res = await t.app.inject({
-        method: 'POST',
-        url: '/api/chat',
-        headers: auth(owner.token),
-        payload: { chatbot_id: agent.id, message },
-      });
-      expect(res.statusCode, res.body).toBe(200);
-      return res.json().sources.map((s: Json) => s.source_id);
-    };
+    /** The owner's test chat (200): the ids of the sources the answer was given. */
+    const ask = async (message: string) =>
+      (await sendExpect(t.app, owner.token, 'POST', '/api/chat', { chatbot_id: agent.id, message })).sources.map(
+        (s: Json) => s.source_id,
+      );
     // a question the qa does not match (one content word of three in common: "return"; words
     // compare by their stems, so "Return items in a box?" would match "return an item"): the
     // fused ranking, the text passage first
     expect(await ask('Do returns come in a box?')).toEqual([text.id, qa.id]);
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/chat',
-      headers: auth(owner.token),
-      payload: { chatbot_id: agent.id, message: 'How do I return an item?' },
-    });
-    expect(res.statusCode, res.body).toBe(200);
-    const sources = res.json().sources.map((s: Json) => s.source_id);
-    expect(sources).toEqual([qa.id, text.id]);
+    expect(await ask('How do I return an item?')).toEqual([qa.id, text.id]);
   });
 });
 

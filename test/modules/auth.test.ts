@@ -5,6 +5,7 @@ import { decodeJwt, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { auth, createAgent, ManualClock, PASSWORD, registerUser, uniqueEmail, useTestApps } from '../helpers/app.js';
+import { expectNoCredentials, fetchJson } from '../helpers/fetch-json.js';
 
 // Every test starts its own app (own temp DATA_DIR, own SQLite file) and this removes them all.
 const start = useTestApps().start;
@@ -22,6 +23,13 @@ async function perPairLimit(app: App, ip: string): Promise<number> {
   let limit = 0;
   while ((await login(app, probe.email, 'wrong', ip)).statusCode === 401) limit++;
   return limit;
+}
+
+/** An app on a manual clock, an account on it, and the per-pair limit found from `probeIp` with another account. */
+async function accountAndPairLimit(probeIp: string) {
+  const t = await start({ clock: new ManualClock() });
+  const { email } = await registerUser(t.app);
+  return { t, email, limit: await perPairLimit(t.app, probeIp) };
 }
 
 function login(app: App, email: string, password: string, remoteAddress?: string) {
@@ -651,9 +659,7 @@ describe('login throttle', () => {
   });
 
   it('does not count correct logins against the address, and a correct login resets the pair', async () => {
-    const t = await start({ clock: new ManualClock() });
-    const { email } = await registerUser(t.app);
-    const limit = await perPairLimit(t.app, '192.0.2.9');
+    const { t, email, limit } = await accountAndPairLimit('192.0.2.9');
     expect(limit).toBeGreaterThan(1);
 
     // many people behind one address logging in correctly are never throttled
@@ -670,10 +676,8 @@ describe('login throttle', () => {
   });
 
   it('cannot be outrun by sending many guesses at once', async () => {
-    const t = await start({ clock: new ManualClock() });
-    const { email } = await registerUser(t.app);
     // find the per-pair limit sequentially on another account first
-    const limit = await perPairLimit(t.app, '192.0.2.1');
+    const { t, email, limit } = await accountAndPairLimit('192.0.2.1');
     expect(limit).toBeGreaterThan(0);
 
     const results = await Promise.all(
@@ -737,10 +741,10 @@ describe('over a real socket', () => {
     const { port } = t.app.server.address() as AddressInfo;
     const base = `http://127.0.0.1:${port}`;
 
-    const reg = await fetch(`${base}/api/auth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'Socket', email: 'Socket.User@Example.com', password: PASSWORD }),
+    const reg = await fetchJson(`${base}/api/auth/register`, 'POST', {
+      name: 'Socket',
+      email: 'Socket.User@Example.com',
+      password: PASSWORD,
     });
     expect(reg.status).toBe(201);
     const { access_token, token_type } = (await reg.json()) as { access_token: string; token_type: string };
@@ -754,15 +758,11 @@ describe('over a real socket', () => {
     expect(user.role).toBe('admin');
     expect(user).not.toHaveProperty('password_hash');
 
-    const anon = await fetch(`${base}/api/auth/me`);
-    expect(anon.status).toBe(401);
-    expect(anon.headers.get('www-authenticate')).toBe('Bearer');
-    expect(await anon.json()).toEqual({ detail: 'Could not validate credentials' });
+    await expectNoCredentials(await fetch(`${base}/api/auth/me`));
 
-    const bad = await fetch(`${base}/api/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'socket.user@example.com', password: 'wrong password' }),
+    const bad = await fetchJson(`${base}/api/auth/login`, 'POST', {
+      email: 'socket.user@example.com',
+      password: 'wrong password',
     });
     expect(bad.status).toBe(401);
     expect(await bad.json()).toEqual({ detail: 'Incorrect email or password' });

@@ -36,6 +36,9 @@ async function getJson(t: TestApp, url: string, token: string): Promise<any> {
   return res.json();
 }
 
+const user = (content: string): ChatTurn => ({ role: 'user', content });
+const assistant = (content: string): ChatTurn => ({ role: 'assistant', content });
+
 /** The messages of the agent's only conversation, as listed by the API. */
 async function listed(t: TestApp, token: string, agentId: string): Promise<Json[]> {
   const conversations: Json[] = await getJson(t, `/api/chat/conversations/${agentId}`, token);
@@ -43,6 +46,11 @@ async function listed(t: TestApp, token: string, agentId: string): Promise<Json[
   const list: Json[] = await getJson(t, `/api/chat/messages/${conversations[0]!.id}`, token);
   expect(conversations[0]!.message_count).toBe(list.length);
   return list;
+}
+
+/** Role, content and `interrupted` of each message of the agent's only conversation. */
+async function transcript(t: TestApp, token: string, agentId: string): Promise<unknown[][]> {
+  return (await listed(t, token, agentId)).map((m) => [m.role, m.content, m.interrupted]);
 }
 
 function parseSse(body: string): Array<{ event: string; data: any }> {
@@ -115,7 +123,7 @@ describe.each(['openai', 'anthropic', 'google', 'ollama'] as const)(
       expect(res.body).not.toContain(KEY);
       expect(res.body).not.toContain(f.url);
 
-      expect((await listed(t, token, agent.id)).map((m) => [m.role, m.content, m.interrupted])).toEqual([
+      expect(await transcript(t, token, agent.id)).toEqual([
         ['user', 'Tell me everything', false],
         ['assistant', 'AAAA-', true],
       ]);
@@ -125,12 +133,8 @@ describe.each(['openai', 'anthropic', 'google', 'ollama'] as const)(
       const next = await publicChat(t, agent.id, { message: 'Go on', session_id: 's' }, SSE);
       expect(parseSse(next.body).at(-1)!.event).toBe('done');
       const turns = turnsSent(provider, chatRequests(f).at(-1)!);
-      expect(turns).toEqual([
-        { role: 'user', content: 'Tell me everything' },
-        { role: 'assistant', content: 'AAAA-' },
-        { role: 'user', content: 'Go on' },
-      ]);
-      expect((await listed(t, token, agent.id)).map((m) => [m.role, m.content, m.interrupted])).toEqual([
+      expect(turns).toEqual([user('Tell me everything'), assistant('AAAA-'), user('Go on')]);
+      expect(await transcript(t, token, agent.id)).toEqual([
         ['user', 'Tell me everything', false],
         ['assistant', 'AAAA-', true],
         ['user', 'Go on', false],
@@ -156,12 +160,12 @@ describe.each(['openai', 'anthropic', 'google', 'ollama'] as const)(
       const turns = turnsSent(provider, chatRequests(f).at(-1)!);
       expectValidTurns(turns);
       expect(turns).toEqual([
-        { role: 'user', content: 'First question' },
-        { role: 'assistant', content: 'First answer.' },
-        { role: 'user', content: 'Second question\n\nThird question' },
+        user('First question'),
+        assistant('First answer.'),
+        user('Second question\n\nThird question'),
       ]);
       // the transcript keeps what happened: the unanswered question on its own
-      expect((await listed(t, token, agent.id)).map((m) => [m.role, m.content, m.interrupted])).toEqual([
+      expect(await transcript(t, token, agent.id)).toEqual([
         ['user', 'First question', false],
         ['assistant', 'First answer.', false],
         ['user', 'Second question', false],
@@ -216,7 +220,7 @@ describe('a visitor who leaves mid-answer', () => {
       timeout: 5_000,
       interval: 20,
     });
-    expect((await listed(t, token, agent.id)).map((m) => [m.role, m.content, m.interrupted])).toEqual([
+    expect(await transcript(t, token, agent.id)).toEqual([
       ['user', 'Tell me about the parts', false],
       ['assistant', 'First part. ', true],
     ]);
@@ -224,9 +228,6 @@ describe('a visitor who leaves mid-answer', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-
-const user = (content: string): ChatTurn => ({ role: 'user', content });
-const assistant = (content: string): ChatTurn => ({ role: 'assistant', content });
 
 describe('buildTurns on odd histories', () => {
   it('merges a question that got no answer into the next one (blank line between), so no two user turns follow each other', () => {

@@ -23,7 +23,7 @@ import {
   type RecordedRequest,
 } from '../helpers/fake-llm.js';
 import { addText } from '../helpers/sources.js';
-import { chatRequests, providerSetup, publicChat, SSE } from '../helpers/chat.js';
+import { CONVERSATION_FIELDS, chatRequests, providerSetup, publicChat, SSE } from '../helpers/chat.js';
 import { LEAD_FORM_AND_LANGUAGE_DEFAULTS, LEAD_FORM_AND_LANGUAGE_KEYS } from '../helpers/agent-fields.js';
 
 /**
@@ -41,28 +41,12 @@ const DEFAULT_NO_ANSWER = 'I could not find that in our information.';
 
 const CHAT_KEYS = ['action', 'conversation_id', 'handled_by', 'message', 'message_id', 'session_id', 'sources'];
 const CONVERSATION_KEYS = [
-  'assigned_to',
-  'channel',
-  'chatbot_id',
-  'created_at',
-  'escalated_at',
-  'handled_by',
-  'id',
-  'message_count',
+  ...CONVERSATION_FIELDS,
   'messages_count',
   'rating',
   'resolved_at',
-  'session_id',
-  'status',
-  'taken_at',
   'thumbs_down',
   'thumbs_up',
-  'unread',
-  'updated_at',
-  'user_email',
-  'user_name',
-  'verified',
-  'visitor_user_id',
 ].sort();
 const MESSAGE_KEYS = [
   'content',

@@ -2,8 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { PASSWORD, createAgent, registerUser, send, sendExpect, type TestApp, uniqueEmail } from '../helpers/app.js';
 import { listenOnLoopback } from '../helpers/browser.js';
+import { CONVERSATION_FIELDS } from '../helpers/chat.js';
 import type { FakeLlm } from '../helpers/fake-llm.js';
 import { appWithMailAndLlm } from '../helpers/mail-app.js';
+import { createSavedReply } from '../helpers/team.js';
 
 /**
  * One inbox for the account (issue 34 part 2, docs/API-NOTES.md "Inbox"): every agent's
@@ -96,28 +98,7 @@ describe('the inbox', () => {
     const items = res.json();
     expect(items.map((i: Json) => i.id)).toEqual([conv.p2, conv.p1, conv.s1]);
     expect(Object.keys(items[0]).sort()).toEqual(
-      [
-        'agent_name',
-        'assigned_to',
-        'channel',
-        'chatbot_id',
-        'created_at',
-        'escalated_at',
-        'handled_by',
-        'id',
-        'last_message',
-        'last_message_at',
-        'message_count',
-        'session_id',
-        'status',
-        'taken_at',
-        'unread',
-        'updated_at',
-        'user_email',
-        'user_name',
-        'verified',
-        'visitor_user_id',
-      ].sort(),
+      [...CONVERSATION_FIELDS, 'agent_name', 'last_message', 'last_message_at'].sort(),
     );
     expect(items[2]).toMatchObject({
       chatbot_id: sales.id,
@@ -308,14 +289,7 @@ describe('saved replies', () => {
   it('are kept per account: unique shortcut (409), a slug (400), another account 404', async () => {
     const owner = (await registerUser(t.app)).token;
     const operator = await joinAs(t.app, owner, 'operator', 'Op');
-    const created = await sendExpect(
-      t.app,
-      operator.token,
-      'POST',
-      '/api/saved-replies',
-      { shortcut: 'Refund', content: 'Refunds take 5 days.' },
-      201,
-    );
+    const created = await createSavedReply(t, operator.token, { shortcut: 'Refund', content: 'Refunds take 5 days.' });
     expect(Object.keys(created).sort()).toEqual(['content', 'created_at', 'id', 'shortcut', 'updated_at']);
     expect(created.shortcut).toBe('refund');
     const dup = await send(t.app, owner, 'POST', '/api/saved-replies', { shortcut: 'refund', content: 'Other' });
@@ -331,14 +305,7 @@ describe('saved replies', () => {
       const r = await send(t.app, owner, 'POST', '/api/saved-replies', bad);
       expect(r.statusCode, JSON.stringify(bad)).toBe(400);
     }
-    const second = await sendExpect(
-      t.app,
-      owner,
-      'POST',
-      '/api/saved-replies',
-      { shortcut: 'hours', content: '9-5' },
-      201,
-    );
+    const second = await createSavedReply(t, owner, { shortcut: 'hours', content: '9-5' });
     expect(
       (await send(t.app, owner, 'PUT', `/api/saved-replies/${second.id}`, { shortcut: 'refund' })).statusCode,
     ).toBe(409);
@@ -357,7 +324,7 @@ describe('saved replies', () => {
     );
     expect((await send(t.app, other, 'DELETE', `/api/saved-replies/${second.id}`)).statusCode).toBe(404);
     // the same shortcut in another account is fine
-    await sendExpect(t.app, other, 'POST', '/api/saved-replies', { shortcut: 'refund', content: 'Ours' }, 201);
+    await createSavedReply(t, other, { shortcut: 'refund', content: 'Ours' });
 
     expect((await send(t.app, operator.token, 'DELETE', `/api/saved-replies/${second.id}`)).statusCode).toBe(204);
     expect((await send(t.app, operator.token, 'DELETE', `/api/saved-replies/${second.id}`)).statusCode).toBe(404);

@@ -196,6 +196,25 @@ async function pollSource(
  */
 const RECOVERY_MS = 150_000;
 
+/** A server started again on `dataDir`, and the source once it is no longer processing there (or RECOVERY_MS passed). */
+async function restartUntilSettled(
+  dataDir: string,
+  headers: Record<string, string>,
+  agentId: string,
+  sourceId: string,
+) {
+  const server = await boot(dataDir);
+  const source = await pollSource(
+    server.base,
+    headers,
+    agentId,
+    sourceId,
+    (s) => s.status !== 'processing',
+    RECOVERY_MS,
+  );
+  return { server, source };
+}
+
 /** After the restart: completed, each passage stored once, the file gone, the marker answerable. */
 async function expectRecovered(
   dataDir: string,
@@ -204,16 +223,8 @@ async function expectRecovered(
   headers: Record<string, string>,
   content: string,
 ) {
-  const second = await boot(dataDir);
   // the token from before the crash still works (session row and jwt-secret are in DATA_DIR)
-  const source = await pollSource(
-    second.base,
-    headers,
-    agentId,
-    sourceId,
-    (s) => s.status !== 'processing',
-    RECOVERY_MS,
-  );
+  const { server: second, source } = await restartUntilSettled(dataDir, headers, agentId, sourceId);
   expect(source.status, JSON.stringify(source)).toBe('completed');
   expect(source).toMatchObject({
     file_type: 'txt',
@@ -339,15 +350,7 @@ describe('ingestion survives a crash (SIGKILL, then a restart on the same DATA_D
     expectInterrupted(dataDir, sourceId);
     expect(attemptsOf()).toBe(3);
 
-    const last = await boot(dataDir);
-    const source = await pollSource(
-      last.base,
-      headers,
-      agentId,
-      sourceId,
-      (s) => s.status !== 'processing',
-      RECOVERY_MS,
-    );
+    const { source } = await restartUntilSettled(dataDir, headers, agentId, sourceId);
     expect(source.status).toBe('failed');
     expect(source.error_message).not.toMatch(/internal error/);
     // what happened

@@ -14,7 +14,7 @@ import {
   send,
 } from '../helpers/app.js';
 import { withTimeout } from '../helpers/server-process.js';
-import { freePort, smtpUrl, startSmtp, type TestSmtp } from '../helpers/smtp.js';
+import { freePort, type ReceivedMail, smtpUrl, startSmtp, type TestSmtp } from '../helpers/smtp.js';
 
 /**
  * Lead e-mail alerts (docs/API.md "Leads": durable outbox, retried while
@@ -87,6 +87,13 @@ async function listLeads(t: TestApp, token: string, agentId: string): Promise<Js
   const res = await t.app.inject({ method: 'GET', url: `/api/chatbot-leads/${agentId}`, headers: auth(token) });
   expect(res.statusCode).toBe(200);
   return res.json();
+}
+
+/** An alert to `to` alone, the agent named in its subject, each of `texts` in its body. */
+function expectAlert(mail: ReceivedMail, to: string, agentName: string, texts: string[]) {
+  expect(mail.to).toEqual([to]);
+  expect(mail.subject).toContain(agentName);
+  for (const text of texts) expect(mail.body).toContain(text);
 }
 
 /** Once the mail queue is done: nothing pending, one message at `server`, and `lead` the agent's only lead. */
@@ -222,11 +229,7 @@ describe('alerts are never lost', () => {
     const arrived = server.waitFor(1);
     clock.advance(2 * 60_000);
     const mail = await within(arrived, 'the retried alert');
-    expect(mail.to).toEqual(['patient@acme.test']);
-    expect(mail.subject).toContain('Patient Bot');
-    expect(mail.body).toContain('Jane Doe');
-    expect(mail.body).toContain('555-0100');
-    expect(mail.body).toContain(lead.created_at);
+    expectAlert(mail, 'patient@acme.test', 'Patient Bot', ['Jane Doe', '555-0100', lead.created_at]);
 
     await expectOneAlertSent(t, token, agent.id, server, lead);
   });
@@ -249,10 +252,7 @@ describe('alerts are never lost', () => {
     clock.advance(2 * 60_000);
     const second = await app(env, clock, dataDir);
     const mail = await within(arrived, 'the alert left by the previous process');
-    expect(mail.to).toEqual(['restart@acme.test']);
-    expect(mail.subject).toContain('Restart Bot');
-    expect(mail.body).toContain('Jane Doe');
-    expect(mail.body).toContain(lead.created_at);
+    expectAlert(mail, 'restart@acme.test', 'Restart Bot', ['Jane Doe', lead.created_at]);
 
     await expectOneAlertSent(second, token, agent.id, server, lead);
   });

@@ -1,18 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import {
-  createAgent,
+  accountWithAgent,
   makeDataDir,
-  PASSWORD,
   registerUser,
   say,
   send,
   sendExpect,
   type TestApp,
-  uniqueEmail,
   useTestApps,
 } from '../helpers/app.js';
 import { startPushService, type TestPushService, verifyVapid } from '../helpers/push-service.js';
+import { joinOperator, visitorEscalates } from '../helpers/team.js';
 
 /**
  * Notifications that reach a person (issue 34 part 3, docs/API-NOTES.md "Notifications"): real Web
@@ -35,30 +34,15 @@ async function settled(app: App) {
 async function setup(env: Record<string, string> = { ALLOW_PRIVATE_URLS: 'true' }, dataDir?: string) {
   const t = await apps.start({ env: { EMBEDDINGS: 'none', ...env }, ...(dataDir ? { dataDir } : {}) });
   push = await startPushService();
-  const owner = await registerUser(t.app, { name: 'Owner' });
-  const inv = await sendExpect(
-    t.app,
-    owner.token,
-    'POST',
-    '/api/team/invitations',
-    { email: uniqueEmail('op'), role: 'operator' },
-    201,
-  );
-  const token = new URL(inv.link.replace('/#/', '/')).searchParams.get('token');
-  const joined = await send(t.app, null, 'POST', '/api/team/join', { token, name: 'Operator', password: PASSWORD });
-  expect(joined.statusCode, joined.body).toBe(201);
-  const member = { token: joined.json().access_token as string, email: inv.email as string };
-  const agent = await createAgent(t.app, owner.token, { name: 'Helpdesk' });
+  const { agent, ...owner } = await accountWithAgent(t.app, { name: 'Helpdesk' });
+  const member = await joinOperator(t, owner.token);
   const { public_key } = await sendExpect(t.app, member.token, 'GET', '/api/notifications/vapid-public-key');
   return { t, push, owner, member, agent, publicKey: public_key as string };
 }
 
-async function escalate(t: TestApp, agentId: string, session: string) {
-  await say(t, agentId, session, 'Hello');
-  const res = await send(t.app, null, 'POST', `/api/public/chat/${agentId}/escalate`, { session_id: session });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json().conversation_id as string;
-}
+/** A visitor in `session` asks for a person: the conversation's id. */
+const escalate = async (t: TestApp, agentId: string, session: string) =>
+  (await visitorEscalates(t, agentId, session)).conversation_id as string;
 
 const mailsTo = (t: TestApp) =>
   (

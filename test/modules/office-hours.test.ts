@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
 import {
   handoffAvailability,
   instantOfWallTime,
@@ -8,19 +7,20 @@ import {
   type OfficeHours,
 } from '../../src/modules/agents/office-hours.js';
 import {
+  accountWithAgent,
   createAgent,
   ManualClock,
-  PASSWORD,
   registerUser,
   say,
   send,
   sendExpect,
   type TestApp,
-  uniqueEmail,
   useTestApps,
 } from '../helpers/app.js';
 import { listenOnLoopback } from '../helpers/browser.js';
 import { takeSseEvents } from '../helpers/chat.js';
+import { WEEKDAY_HOURS } from '../helpers/office-hours.js';
+import { joinOperator, visitorEscalates } from '../helpers/team.js';
 
 /**
  * Office hours and availability (issue 34 part 4, docs/API-NOTES.md "Office hours and
@@ -128,31 +128,14 @@ describe('open or closed, and the next opening, in the time zone', () => {
   });
 });
 
-const WEEKDAY_HOURS = {
-  time_zone: 'Europe/Berlin',
-  days: {
-    mon: [{ from: '09:00', to: '17:00' }],
-    tue: [
-      { from: '09:00', to: '12:00' },
-      { from: '13:00', to: '17:00' },
-    ],
-  },
-};
-
 async function start(clock = new ManualClock('2026-03-02T09:00:00.000Z')) {
   const t = await apps.start({ clock });
-  const owner = await registerUser(t.app, { name: 'Owner' });
-  const agent = await createAgent(t.app, owner.token, { name: 'Hours bot' });
+  const { agent, ...owner } = await accountWithAgent(t.app, { name: 'Hours bot' });
   return { t, clock, owner, agent };
 }
 
-async function operator(app: App, ownerToken: string): Promise<string> {
-  const email = uniqueEmail('op');
-  const inv = await sendExpect(app, ownerToken, 'POST', '/api/team/invitations', { email, role: 'operator' }, 201);
-  const token = new URL(inv.link.replace('/#/', '/')).searchParams.get('token');
-  const joined = await sendExpect(app, null, 'POST', '/api/team/join', { token, name: 'Op', password: PASSWORD }, 201);
-  return joined.access_token;
-}
+/** An operator of the owner's account: their token. */
+const operator = async (t: TestApp, ownerToken: string) => (await joinOperator(t, ownerToken)).token;
 
 const publicHandoff = async (t: TestApp, id: string) =>
   (await sendExpect(t.app, null, 'GET', `/api/public/chatbot/${id}`)).handoff;
@@ -249,7 +232,7 @@ describe('the office_hours field', () => {
       expect(res.statusCode).toBe(404);
       expect(res.json().detail).toBe('Chatbot not found');
     }
-    const op = await operator(t.app, owner.token);
+    const op = await operator(t, owner.token);
     expect(
       (await send(t.app, op, 'PUT', `/api/chatbots/${agent.id}`, { office_hours: WEEKDAY_HOURS })).statusCode,
     ).toBe(403);
@@ -260,7 +243,7 @@ describe('the office_hours field', () => {
 describe('availability', () => {
   it('everyone starts online; each person sets their own; the owner sees it in the member list', async () => {
     const { t, owner } = await start();
-    const op = await operator(t.app, owner.token);
+    const op = await operator(t, owner.token);
     expect(await sendExpect(t.app, op, 'GET', '/api/team/me/availability')).toEqual({ availability: 'online' });
     expect(await sendExpect(t.app, op, 'PUT', '/api/team/me/availability', { availability: 'away' })).toEqual({
       availability: 'away',
@@ -304,7 +287,7 @@ describe('availability', () => {
     const other = await registerUser(t.app);
     await createAgent(t.app, other.token);
     expect(await publicHandoff(t, agent.id)).toEqual({ available: false, next_opening: null });
-    const op = await operator(t.app, owner.token);
+    const op = await operator(t, owner.token);
     expect(await publicHandoff(t, agent.id)).toEqual({ available: true, next_opening: null });
     await sendExpect(t.app, op, 'PUT', '/api/team/me/availability', { availability: 'away' });
     expect(await publicHandoff(t, agent.id)).toEqual({ available: false, next_opening: null });
@@ -419,17 +402,11 @@ describe('asking for a person when nobody can come', () => {
   it('with everyone away: unavailable without a next opening; online again, the live handoff is as before', async () => {
     const { t, owner, agent } = await start();
     await sendExpect(t.app, owner.token, 'PUT', '/api/team/me/availability', { availability: 'away' });
-    await say(t, agent.id, 'away-1', 'Hello?');
-    const first = await sendExpect(t.app, null, 'POST', `/api/public/chat/${agent.id}/escalate`, {
-      session_id: 'away-1',
-    });
+    const first = await visitorEscalates(t, agent.id, 'away-1', 'Hello?');
     expect(first.handoff).toEqual({ available: false, next_opening: null });
 
     await sendExpect(t.app, owner.token, 'PUT', '/api/team/me/availability', { availability: 'online' });
-    await say(t, agent.id, 'away-2', 'Hello?');
-    const second = await sendExpect(t.app, null, 'POST', `/api/public/chat/${agent.id}/escalate`, {
-      session_id: 'away-2',
-    });
+    const second = await visitorEscalates(t, agent.id, 'away-2', 'Hello?');
     expect(second.handoff).toEqual({ available: true, next_opening: null });
     // the stream waits for a person as before (no handoff_unavailable)
     const base = `http://127.0.0.1:${await listenOnLoopback(t)}`;

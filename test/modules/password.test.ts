@@ -339,59 +339,67 @@ describe('password reset by e-mail', () => {
   });
 });
 
+/** Runs `body` with a fresh data dir and the environment the CLI is given (PATH only); the dir is removed after. */
+async function inDataDir(body: (dataDir: string, env: { PATH: string }) => Promise<void>): Promise<void> {
+  const dataDir = makeDataDir();
+  try {
+    await body(dataDir, { PATH: process.env.PATH ?? '' });
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 describe('chat-agent users reset-password (the real CLI, beside a running server)', () => {
   afterEach(async () => killAll(), 60_000);
 
-  it('sets the password from stdin and ends every session; unknown e-mail and bad input exit 1 with one line', {
-    timeout: 90_000,
-  }, async () => {
-    const dataDir = makeDataDir();
-    try {
-      const env = { PATH: process.env.PATH ?? '' };
-      const { server, base } = await bootServer(fromSource(), {
-        env: { ...env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
-      });
-      const email = 'operator-reset@example.com';
-      const reg = await postJson(`${base}/api/auth/register`, { name: 'Owner', email, password: PASSWORD });
-      expect(reg.status).toBe(201);
-      const { access_token: token } = (await reg.json()) as { access_token: string };
-      const meStatus = async (bearer: string) => (await fetch(`${base}/api/auth/me`, { headers: auth(bearer) })).status;
-      expect(await meStatus(token)).toBe(200);
-
-      const cli = (args: string[], stdin?: string) =>
-        runCommand(fromSource(['users', 'reset-password', ...args, '--data-dir', dataDir]), {
-          env,
-          ...(stdin === undefined ? {} : { stdin }),
+  it(
+    'sets the password from stdin and ends every session; unknown e-mail and bad input exit 1 with one line',
+    { timeout: 90_000 },
+    () =>
+      inDataDir(async (dataDir, env) => {
+        const { server, base } = await bootServer(fromSource(), {
+          env: { ...env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
         });
+        const email = 'operator-reset@example.com';
+        const reg = await postJson(`${base}/api/auth/register`, { name: 'Owner', email, password: PASSWORD });
+        expect(reg.status).toBe(201);
+        const { access_token: token } = (await reg.json()) as { access_token: string };
+        const meStatus = async (bearer: string) =>
+          (await fetch(`${base}/api/auth/me`, { headers: auth(bearer) })).status;
+        expect(await meStatus(token)).toBe(200);
 
-      const unknown = await cli(['nobody@example.com', '--password-stdin'], `${NEW_PASSWORD}\n`);
-      expect(unknown.code).toBe(1);
-      expect(unknown.stderr).toBe('error: no account with e-mail nobody@example.com\n');
+        const cli = (args: string[], stdin?: string) =>
+          runCommand(fromSource(['users', 'reset-password', ...args, '--data-dir', dataDir]), {
+            env,
+            ...(stdin === undefined ? {} : { stdin }),
+          });
 
-      const short = await cli([email, '--password-stdin'], 'short\n');
-      expect(short.code).toBe(1);
-      expect(short.stderr).toMatch(/^error: password: .+\n$/);
+        const unknown = await cli(['nobody@example.com', '--password-stdin'], `${NEW_PASSWORD}\n`);
+        expect(unknown.code).toBe(1);
+        expect(unknown.stderr).toBe('error: no account with e-mail nobody@example.com\n');
 
-      // no terminal and no --password-stdin: it says how to give the password
-      const noTerminal = await cli([email]);
-      expect(noTerminal.code).toBe(1);
-      expect(noTerminal.stderr).toMatch(/^error: .*--password-stdin\n$/);
-      expect(await meStatus(token)).toBe(200);
+        const short = await cli([email, '--password-stdin'], 'short\n');
+        expect(short.code).toBe(1);
+        expect(short.stderr).toMatch(/^error: password: .+\n$/);
 
-      const done = await cli([email.toUpperCase(), '--password-stdin'], `${NEW_PASSWORD}\n`);
-      expect(done.stderr).toBe('');
-      expect(done.code).toBe(0);
-      expect(done.stdout).toBe(`password of ${email} changed; 1 session(s) ended`);
+        // no terminal and no --password-stdin: it says how to give the password
+        const noTerminal = await cli([email]);
+        expect(noTerminal.code).toBe(1);
+        expect(noTerminal.stderr).toMatch(/^error: .*--password-stdin\n$/);
+        expect(await meStatus(token)).toBe(200);
 
-      // the running server sees it at once
-      expect(await meStatus(token)).toBe(401);
-      expect((await postJson(`${base}/api/auth/login`, { email, password: PASSWORD })).status).toBe(401);
-      expect((await postJson(`${base}/api/auth/login`, { email, password: NEW_PASSWORD })).status).toBe(200);
-      await stopServer(server);
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  });
+        const done = await cli([email.toUpperCase(), '--password-stdin'], `${NEW_PASSWORD}\n`);
+        expect(done.stderr).toBe('');
+        expect(done.code).toBe(0);
+        expect(done.stdout).toBe(`password of ${email} changed; 1 session(s) ended`);
+
+        // the running server sees it at once
+        expect(await meStatus(token)).toBe(401);
+        expect((await postJson(`${base}/api/auth/login`, { email, password: PASSWORD })).status).toBe(401);
+        expect((await postJson(`${base}/api/auth/login`, { email, password: NEW_PASSWORD })).status).toBe(200);
+        await stopServer(server);
+      }),
+  );
 });
 
 /**
@@ -458,12 +466,8 @@ describe('commonly used passwords are refused wherever a password is set', () =>
     expect((await confirmReset(t, resetToken)).statusCode).toBe(200);
   });
 
-  it('the command line: users create and users reset-password exit 1 with the reason', {
-    timeout: 90_000,
-  }, async () => {
-    const dataDir = makeDataDir();
-    try {
-      const env = { PATH: process.env.PATH ?? '' };
+  it('the command line: users create and users reset-password exit 1 with the reason', { timeout: 90_000 }, () =>
+    inDataDir(async (dataDir, env) => {
       const cli = (args: string[], stdin?: string) =>
         runCommand(fromSource([...args, '--data-dir', dataDir]), { env, ...(stdin === undefined ? {} : { stdin }) });
       expect((await cli(['migrate'])).code).toBe(0);
@@ -485,8 +489,6 @@ describe('commonly used passwords are refused wherever a password is set', () =>
       const reset = await cli(['users', 'reset-password', 'owner@example.com', '--password-stdin'], 'Password123\n');
       expect(reset.code).toBe(1);
       expect(reset.stderr).toMatch(new RegExp(`^error: password${COMMON.source}\n$`));
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  });
+    }),
+  );
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { auth, createAgent, registerUser, useTestApps, type TestApp } from '../helpers/app.js';
+import { accountWithAgent, auth, registerUser, useTestApps, type TestApp } from '../helpers/app.js';
 import type { FakeLlm } from '../helpers/fake-llm.js';
 import { addText, appWithFakeLlm, listSources, postSource, postSourceForm } from '../helpers/sources.js';
 import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
@@ -139,6 +139,17 @@ async function crawl(t: TestApp, site: LocalSite, add: () => ReturnType<typeof a
   return { res, paths: [...pathsOf(site)].sort() };
 }
 
+/** The bakery site, an app and agent, and a crawl of the site (up to 20 pages) added (201) and held at /pricing. */
+async function bakeryCrawlHeldAtPricing() {
+  const site = await bakerySite();
+  const { t, token, agent } = await setup();
+  const hold = site.hold('/pricing');
+  const res = await addWebsite(t, token, agent.id, { url: `${site.url}/`, max_pages: '20' });
+  expect(res.statusCode, res.body).toBe(201);
+  await hold.reached;
+  return { site, t, token, agent, hold, res };
+}
+
 // ---------------------------------------------------------------------------------------------
 
 describe('POST /api/sources/chatbot/{id}/website (ALLOW_PRIVATE_URLS=true, local site)', () => {
@@ -225,10 +236,12 @@ describe('POST /api/sources/chatbot/{id}/website (ALLOW_PRIVATE_URLS=true, local
     const site = await bakerySite();
     const { t, token, agent } = await setup();
 
-    const inc = await addWebsite(t, token, agent.id, { url: `${site.url}/`, max_pages: '20', include_paths: '/docs' });
-    expect(inc.statusCode, inc.body).toBe(201);
-    await t.app.jobs.idle();
-    expect([...pathsOf(site)].sort()).toEqual(['/', '/docs/advanced', '/docs/intro']);
+    /** A crawl from the site's start page, `fields` on top. */
+    const crawlHome = (fields: Record<string, string>) =>
+      crawl(t, site, () => addWebsite(t, token, agent.id, { url: `${site.url}/`, ...fields }));
+
+    const inc = await crawlHome({ max_pages: '20', include_paths: '/docs' });
+    expect(inc.paths).toEqual(['/', '/docs/advanced', '/docs/intro']);
     expect((await listSources(t, token, agent.id))[0]).toMatchObject({
       status: 'completed',
       pages_done: 3,
@@ -236,27 +249,14 @@ describe('POST /api/sources/chatbot/{id}/website (ALLOW_PRIVATE_URLS=true, local
       progress: 1,
     });
 
-    const exc = await crawl(t, site, () =>
-      addWebsite(t, token, agent.id, {
-        url: `${site.url}/`,
-        max_pages: '20',
-        exclude_paths: '/docs/advanced, /pricing',
-      }),
-    );
+    const exc = await crawlHome({ max_pages: '20', exclude_paths: '/docs/advanced, /pricing' });
     expect(exc.paths).toEqual(['/', '/about', '/blog/news', '/docs/intro', '/from-sitemap']);
     const stored = chunkTexts(t, exc.res.json().id);
     expect(stored).not.toContain(MAIN['/pricing']);
     expect(stored).not.toContain(MAIN['/docs/advanced']);
 
     // a JSON array works too
-    const json = await crawl(t, site, () =>
-      addWebsite(t, token, agent.id, {
-        url: `${site.url}/`,
-        max_pages: '20',
-        include_paths: '["/about", "/blog"]',
-        exclude_paths: '["/blog"]',
-      }),
-    );
+    const json = await crawlHome({ max_pages: '20', include_paths: '["/about", "/blog"]', exclude_paths: '["/blog"]' });
     expect(json.paths).toEqual(['/', '/about']);
   });
 
@@ -285,12 +285,7 @@ describe('POST /api/sources/chatbot/{id}/website (ALLOW_PRIVATE_URLS=true, local
   });
 
   it('reports progress while crawling: pages_done below pages_found mid-crawl, equal at the end', async () => {
-    const site = await bakerySite();
-    const { t, token, agent } = await setup();
-    const hold = site.hold('/pricing');
-    const res = await addWebsite(t, token, agent.id, { url: `${site.url}/`, max_pages: '20' });
-    expect(res.statusCode, res.body).toBe(201);
-    await hold.reached;
+    const { t, token, agent, hold } = await bakeryCrawlHeldAtPricing();
 
     const mid = (await listSources(t, token, agent.id))[0]!;
     expect(mid.status).toBe('processing');
@@ -337,41 +332,26 @@ describe('POST /api/sources/chatbot/{id}/website with a JSON body', () => {
     const site = await bakerySite();
     const { t, token, agent } = await setup();
 
-    const inc = await addWebsiteJson(t, token, agent.id, {
-      url: `${site.url}/`,
-      max_pages: 5,
-      include_paths: ['/docs', '/blog'],
-    });
-    expect(inc.statusCode, inc.body).toBe(201);
-    await t.app.jobs.idle();
-    expect([...pathsOf(site)].sort()).toEqual(['/', '/blog/news', '/docs/advanced', '/docs/intro']);
-    expect(inc.json()).toMatchObject({ max_pages: 5 });
+    /** A crawl from the site's start page, `fields` on top. */
+    const crawlHome = (fields: Record<string, unknown>) =>
+      crawl(t, site, () => addWebsiteJson(t, token, agent.id, { url: `${site.url}/`, ...fields }));
+
+    const inc = await crawlHome({ max_pages: 5, include_paths: ['/docs', '/blog'] });
+    expect(inc.paths).toEqual(['/', '/blog/news', '/docs/advanced', '/docs/intro']);
+    expect(inc.res.json()).toMatchObject({ max_pages: 5 });
     expect((await listSources(t, token, agent.id))[0]).toMatchObject({
-      id: inc.json().id,
+      id: inc.res.json().id,
       status: 'completed',
       pages_done: 4,
       pages_found: 4,
       max_pages: 5,
     });
 
-    const exc = await crawl(t, site, () =>
-      addWebsiteJson(t, token, agent.id, {
-        url: `${site.url}/`,
-        max_pages: 20,
-        exclude_paths: ['/docs/advanced', ' /pricing '],
-      }),
-    );
+    const exc = await crawlHome({ max_pages: 20, exclude_paths: ['/docs/advanced', ' /pricing '] });
     expect(exc.paths).toEqual(['/', '/about', '/blog/news', '/docs/intro', '/from-sitemap']);
 
     // a numeric string and the comma-separated form work in JSON as in a form; an empty array is no filter
-    const str = await crawl(t, site, () =>
-      addWebsiteJson(t, token, agent.id, {
-        url: `${site.url}/`,
-        max_pages: '3',
-        include_paths: '/docs, /about',
-        exclude_paths: [],
-      }),
-    );
+    const str = await crawlHome({ max_pages: '3', include_paths: '/docs, /about', exclude_paths: [] });
     expect(str.paths).toEqual(['/', '/about', '/docs/intro']);
 
     // absent (or null) max_pages is the default, 1
@@ -563,13 +543,8 @@ describe('the crawl report of a website source', () => {
 
 describe('DELETE /api/sources/{id} of a website source mid-crawl', () => {
   it('answers 204, cancels the fetch, removes the source, its passages and its job; nothing reappears after the page answers', async () => {
-    const site = await bakerySite();
-    const { t, token, agent } = await setup();
-    const hold = site.hold('/pricing');
-    const res = await addWebsite(t, token, agent.id, { url: `${site.url}/`, max_pages: '20' });
-    expect(res.statusCode, res.body).toBe(201);
+    const { site, t, token, agent, hold, res } = await bakeryCrawlHeldAtPricing();
     const id = res.json().id;
-    await hold.reached;
     // pages before the held one are already stored
     expect(count(t, 'SELECT count(*) AS n FROM chunks WHERE source_id = ?', id)).toBeGreaterThan(0);
     expect(count(t, 'SELECT count(*) AS n FROM jobs WHERE subject_id = ?', id)).toBe(1);
@@ -778,19 +753,23 @@ describe('ingestion is shared fairly between accounts', () => {
     throw new Error(`source ${sourceId} never reached the state waited for`);
   }
 
-  it("one account's slow crawl does not hold up another account's source", async () => {
-    const pages: Record<string, string> = { '/': '<html><body><main><p>Slow site text.</p></main></body></html>' };
-    const site = await startLocalSite(pages);
-    apps.before(site);
+  /** An app with an account and agent, and a one-page site (`text`) whose crawl was added and is held on that page. */
+  async function heldCrawl(text: string) {
+    const site = apps.before(await startLocalSite({ '/': `<html><body><main><p>${text}</p></main></body></html>` }));
     const { t, token, agent } = await setup();
-    // account A: a crawl held on its first page, then more sources queued behind it
     const hold = site.hold('/');
-    const slow = (await addWebsiteJson(t, token, agent.id, { url: `${site.url}/` })).json();
+    const first = await addWebsiteJson(t, token, agent.id, { url: `${site.url}/` });
     await hold.reached;
+    return { site, t, token, agent, hold, first };
+  }
+
+  it("one account's slow crawl does not hold up another account's source", async () => {
+    // account A: a crawl held on its first page, then more sources queued behind it
+    const { t, token, agent, hold, first } = await heldCrawl('Slow site text.');
+    const slow = first.json();
     await addText(t, token, agent.id, 'n', 'Instant text.');
     // account B adds a website while A's crawl is still running: it is crawled meanwhile
-    const other = await registerUser(t.app);
-    const otherAgent = await createAgent(t.app, other.token);
+    const { agent: otherAgent, ...other } = await accountWithAgent(t.app);
     const quickSite = await startLocalSite({ '/': '<html><body><main><p>Quick site text.</p></main></body></html>' });
     apps.before(quickSite);
     const quick = (await addWebsiteJson(t, other.token, otherAgent.id, { url: `${quickSite.url}/` })).json();
@@ -803,13 +782,7 @@ describe('ingestion is shared fairly between accounts', () => {
   });
 
   it('an account has at most 20 sources waiting to be processed; the next is 429 with a clear detail, and nothing is stored', async () => {
-    const pages: Record<string, string> = { '/': '<html><body><main><p>Held.</p></main></body></html>' };
-    const site = await startLocalSite(pages);
-    apps.before(site);
-    const { t, token, agent } = await setup();
-    const hold = site.hold('/');
-    await addWebsiteJson(t, token, agent.id, { url: `${site.url}/` });
-    await hold.reached;
+    const { site, t, token, agent, hold } = await heldCrawl('Held.');
     for (let i = 1; i < 20; i++)
       expect((await addWebsiteJson(t, token, agent.id, { url: `${site.url}/?p=${i}` })).statusCode, `source ${i}`).toBe(
         201,
@@ -820,8 +793,7 @@ describe('ingestion is shared fairly between accounts', () => {
     expect(refused.headers['retry-after']).toBeDefined();
     expect(await listSources(t, token, agent.id)).toHaveLength(20);
     // another account is not affected
-    const other = await registerUser(t.app);
-    const otherAgent = await createAgent(t.app, other.token);
+    const { agent: otherAgent, ...other } = await accountWithAgent(t.app);
     expect((await addWebsiteJson(t, other.token, otherAgent.id, { url: `${site.url}/?other=1` })).statusCode).toBe(201);
     hold.release();
     await t.app.jobs.idle();

@@ -122,6 +122,19 @@ async function refusal(promise: Promise<unknown>): Promise<ParseError> {
   return err as ParseError;
 }
 
+/** `body` with a pool of its own made with `options`, closed after it whatever the outcome. */
+async function withPool(
+  options: Parameters<typeof createParserPool>[0],
+  body: (pool: ParserPool) => Promise<void>,
+): Promise<void> {
+  const pool = createParserPool(options);
+  try {
+    await body(pool);
+  } finally {
+    await pool.close();
+  }
+}
+
 describe('platform/workers', () => {
   let pool: ParserPool;
   const good: Record<ParsableType, string> = { pdf: '', docx: '', xlsx: '', csv: '', txt: '' };
@@ -260,8 +273,7 @@ describe('platform/workers', () => {
     });
 
     it('refuses what parse refuses, with the same message', async () => {
-      const capped = createParserPool({ limits: { maxTextChars: 1 * MB } });
-      try {
+      await withPool({ limits: { maxTextChars: 1 * MB } }, async (capped) => {
         for (const [name, content] of [
           ['empty.txt', ''],
           ['bom.txt', '\uFEFF \n\t'],
@@ -278,9 +290,7 @@ describe('platform/workers', () => {
           const expected = (await refusal(capped.parse(f, 'txt'))).message;
           expect((await refusal(capped.parseText(f, 'txt'))).message, name).toBe(expected);
         }
-      } finally {
-        await capped.close();
-      }
+      });
     });
   });
 
@@ -403,8 +413,7 @@ describe('platform/workers', () => {
       // memory enough for the 90 MB CSV (the default budget refuses it for memory first): this is about time
       // 2 s: the limit counts a fresh worker's start too, which took over 1 s on a loaded 2-core
       // box (the job after the terminated one was refused); the CSV takes ~3.5 s idle, longer loaded
-      const slow = createParserPool({ timeoutMs: 2000, maxMemoryMb: 2048, limits: { maxTextChars: 500 * MB } });
-      try {
+      await withPool({ timeoutMs: 2000, maxMemoryMb: 2048, limits: { maxTextChars: 500 * MB } }, async (slow) => {
         await stillParses(slow); // the worker is up and its modules loaded
         const row = `alpha,"beta, quoted",gamma,12345,${PHRASE}\n`;
         const f = await put('slow.csv', row.repeat(Math.ceil((90 * MB) / row.length)));
@@ -412,32 +421,24 @@ describe('platform/workers', () => {
         // the pool's timer refused it (its words), not the end of the parse
         expect(err.message).toBe('Processing took longer than 2 s');
         await stillParses(slow);
-      } finally {
-        await slow.close();
-      }
+      });
     });
 
     it('a worker that runs out of memory', async () => {
-      const tight = createParserPool({ maxOldGenerationSizeMb: 32 });
-      try {
+      await withPool({ maxOldGenerationSizeMb: 32 }, async (tight) => {
         const f = await put('many-rows.csv', 'a,b\n'.repeat(4_000_000));
         const err = await refusal(tight.parse(f, 'csv'));
         expect(err.message).toBe('The document needs more memory than allowed');
         await stillParses(tight);
-      } finally {
-        await tight.close();
-      }
+      });
     });
 
     it('the text cap', async () => {
-      const capped = createParserPool({ limits: { maxTextChars: 1 * MB } });
-      try {
+      await withPool({ limits: { maxTextChars: 1 * MB } }, async (capped) => {
         const f = await put('long.txt', 'word '.repeat(300_000));
         expect((await refusal(capped.parse(f, 'txt'))).message).toBe("The document's text is longer than 1 MB");
         await stillParses(capped);
-      } finally {
-        await capped.close();
-      }
+      });
     });
   });
 
@@ -464,17 +465,14 @@ describe('platform/workers', () => {
     it('concurrent jobs queue for the single thread and all complete', async () => {
       // a job's budget counts its own run, not its wait in the queue; 30 s leaves a cold worker on
       // a loaded box its time (a run beside a CPU-heavy process took over 5 s for the PDF)
-      const p = createParserPool({ timeoutMs: 30_000 });
-      try {
+      await withPool({ timeoutMs: 30_000 }, async (p) => {
         const results = await Promise.all([
           p.parse(good.pdf, 'pdf'),
           p.parse(good.xlsx, 'xlsx'),
           p.parse(good.txt, 'txt'),
         ]);
         expect(results.map((r) => r.units)).toEqual([2, 2, 1]);
-      } finally {
-        await p.close();
-      }
+      });
     });
 
     it('after close, parse rejects', async () => {
@@ -508,8 +506,7 @@ describe('platform/workers', () => {
     });
 
     it('a page that takes longer than its budget ends with a ParseError (its worker is stopped) and the pool goes on', async () => {
-      const p = createParserPool({ pageTimeoutMs: 1 });
-      try {
+      await withPool({ pageTimeoutMs: 1 }, async (p) => {
         const nested = `<body>${'<div>words of content in this div. '.repeat(60_000)}${'</div>'.repeat(60_000)}</body>`;
         const err = await p.extractHtml(nested, 'https://example.test/').then(
           () => null,
@@ -518,9 +515,7 @@ describe('platform/workers', () => {
         expect(err).toBeInstanceOf(ParseError);
         expect((err as Error).message).toMatch(/took longer than/);
         await stillParses(p);
-      } finally {
-        await p.close();
-      }
+      });
     });
   });
 
@@ -535,16 +530,13 @@ describe('platform/workers', () => {
     });
 
     it('parses through a pool that uses it', async () => {
-      const p = createParserPool({ workerFile: distWorker });
-      try {
+      await withPool({ workerFile: distWorker }, async (p) => {
         const r = await p.parse(good.pdf, 'pdf');
         expect(r.text).toContain(`${PHRASE}-p2`);
         const d = await p.parse(good.docx, 'docx');
         expect(d.text).toContain(PHRASE);
         await expect(p.parse(path.join(dir, 'empty.txt'), 'txt')).rejects.toThrow('The document contains no text');
-      } finally {
-        await p.close();
-      }
+      });
     });
 
     it('runs under plain node without tsx', () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteInfo } from '../../src/platform/http/index.js';
 import { createAgent, joinAs, registerUser, send, sendExpect, startTestApp, type TestApp } from '../helpers/app.js';
+import { createSavedReply } from '../helpers/team.js';
 
 /**
  * The cross-account matrix extended to teammates (issue 34.1), over every route of the route
@@ -101,14 +102,7 @@ describe('teammates across accounts and team roles, over the whole route table',
     const path = `/api/chat/conversations/${agent.id}/${chat.conversation_id}`;
     await sendExpect(t.app, token, 'POST', `${path}/notes`, { content: 'Internal note' }, 201);
     await sendExpect(t.app, token, 'PUT', `${path}/assignee`, { user_id: me.id });
-    const saved = await sendExpect(
-      t.app,
-      token,
-      'POST',
-      '/api/saved-replies',
-      { shortcut: 'hi', content: 'Hello' },
-      201,
-    );
+    const saved = await createSavedReply(t, token, { shortcut: 'hi', content: 'Hello' });
     return {
       id: saved.id,
       chatbot_id: agent.id,
@@ -118,6 +112,10 @@ describe('teammates across accounts and team roles, over the whole route table',
       user_id: me.id,
     };
   }
+
+  /** The route `r` as `token`, its parameters filled from `ids`, with an empty body unless a GET. */
+  const call = (token: string, r: RouteInfo, ids: Record<string, string>) =>
+    send(t.app, token, r.method as 'GET', concrete(r.url, ids), r.method === 'GET' ? undefined : {});
 
   const snapshotOf = async (token: string, ids: Record<string, string>) => ({
     agents: await sendExpect(t.app, token, 'GET', '/api/chatbots'),
@@ -154,13 +152,7 @@ describe('teammates across accounts and team roles, over the whole route table',
     let tried = 0;
     for (const r of routes.filter((x) => x.url.includes(':'))) {
       for (const token of [manager, operator]) {
-        const res = await send(
-          t.app,
-          token,
-          r.method as 'GET',
-          concrete(r.url, bIds),
-          r.method === 'GET' ? undefined : {},
-        );
+        const res = await call(token, r, bIds);
         // 400: the body was refused before anything was looked up
         expect([400, 403, 404, 415], `${key(r)}: ${res.statusCode} ${res.body.slice(0, 200)}`).toContain(
           res.statusCode,
@@ -217,13 +209,7 @@ describe('teammates across accounts and team roles, over the whole route table',
     ];
     for (const r of ordered) {
       // A's own ids: a refusal here is the team role's, not a missing id's
-      const res = await send(
-        t.app,
-        operator,
-        r.method as 'GET',
-        concrete(r.url, aIds),
-        r.method === 'GET' ? undefined : {},
-      );
+      const res = await call(operator, r, aIds);
       if (listed.has(key(r))) expect(res.statusCode, key(r)).not.toBe(403);
       else expect(res.statusCode, `${key(r)}: ${res.body.slice(0, 200)}`).toBe(403);
     }

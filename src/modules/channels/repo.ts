@@ -49,15 +49,18 @@ export class ChannelsRepo {
     return this.db.select().from(channelConnections).where(eq(channelConnections.state, 'connected')).all();
   }
 
-  /** Inserts or replaces the agent's connection to a network (a new token starts from a clean state). */
+  /**
+   * Inserts the agent's connection to a network, or updates it in place (a new token for the same
+   * agent keeps the connection's id, so its chats and the replies waiting in its outbox stay).
+   */
   saveConnection(row: NewConnection): ChannelConnectionRow {
-    return this.transaction(() => {
-      this.db
-        .delete(channelConnections)
-        .where(and(eq(channelConnections.chatbot_id, row.chatbot_id), eq(channelConnections.channel, row.channel)))
-        .run();
-      return this.db.insert(channelConnections).values(row).returning().get();
-    });
+    const { id, ...fields } = row;
+    return this.db
+      .insert(channelConnections)
+      .values(row)
+      .onConflictDoUpdate({ target: channelConnections.id, set: fields })
+      .returning()
+      .get();
   }
 
   deleteConnection(id: string): void {

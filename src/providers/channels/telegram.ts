@@ -77,11 +77,9 @@ class TelegramClient implements ChannelClient {
 
   private async call<T>(fn: (api: Api) => Promise<T>): Promise<T> {
     const grammy = await sdk();
-    // Node's own fetch: its errors name no URL (the token is in it)
-    this.api ??= new grammy.Api(this.token, {
-      ...(this.apiRoot ? { apiRoot: this.apiRoot } : {}),
-      fetch: globalThis.fetch as never,
-    });
+    // grammY's own fetch (node-fetch): its signals are a polyfill's, which Node's fetch refuses.
+    // Its network errors name the URL, token and all: they never leave toChannelError.
+    this.api ??= new grammy.Api(this.token, this.apiRoot ? { apiRoot: this.apiRoot } : {});
     try {
       return await fn(this.api);
     } catch (err) {
