@@ -173,7 +173,7 @@ function ConnectionFacts({ view }: { view: ChannelView }) {
         <dd>{view.last_message_at ? formatDate(view.last_message_at) : 'None yet'}</dd>
       </div>
       <div>
-        <dt>Connected</dt>
+        <dt>Connected on</dt>
         <dd>{formatDate(view.connected_at)}</dd>
       </div>
     </dl>
