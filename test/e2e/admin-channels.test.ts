@@ -114,6 +114,7 @@ describe('channels in the admin UI', () => {
         await expect
           .poll(async () => (await table.getByRole('row').nth(2).getByRole('cell').allInnerTexts()).slice(0, 2))
           .toEqual(['Telegram', '1']);
+        await shoot(page, 'analytics');
 
         // disconnect, after confirming: the token field is back
         await tabs.getByRole('link', { name: 'Channels' }).click();
@@ -140,4 +141,37 @@ describe('channels in the admin UI', () => {
       await shoot(page, 'inbox');
     });
   }, 90_000);
+
+  it("a bot whose token stopped working shows Telegram's reason and takes a new token", async () => {
+    const agent = await e2e.newAgent();
+    const base = `/api/chatbots/${agent.id}/channels`;
+    const old = `555000111:${'B'.repeat(35)}`;
+    const renewed = `555000111:${'C'.repeat(35)}`;
+    fake.addBot({ token: old, id: 555000111, username: 'shop_help_bot' });
+    await e2e.api('PUT', `${base}/telegram`, { bot_token: old });
+    await fake.waitForPoll(old);
+    // revoked in BotFather: the next poll is refused and the channel stops
+    fake.revoke(old);
+    await expect.poll(async () => (await e2e.api('GET', base))[0].state).toBe('error');
+    const [stopped] = await e2e.api('GET', base);
+    expect(stopped.error).toBeTruthy();
+
+    await withPageAs(e2e.browser.context, e2e.appUrl, e2e.token, `#/agents/${agent.id}/channels`, async (page) => {
+      const card = page.getByRole('region', { name: 'Telegram' });
+      await card.getByText('Stopped', { exact: true }).waitFor();
+      await card.getByRole('alert').getByText(stopped.error).waitFor();
+      await card.getByRole('link', { name: '@shop_help_bot' }).waitFor();
+      await shoot(page, 'stopped');
+
+      // BotFather's new token for the same bot connects it again
+      fake.addBot({ token: renewed, id: 555000111, username: 'shop_help_bot' });
+      await card.getByLabel('New bot token').fill(renewed);
+      await card.getByRole('button', { name: 'Connect', exact: true }).click();
+      await card.getByText('Connected', { exact: true }).waitFor();
+      expect(await card.getByRole('alert').count()).toBe(0);
+      expect(await card.getByLabel(/bot token/i).count()).toBe(0);
+      expect(await page.content()).not.toContain(renewed);
+    });
+    expect((await e2e.api('GET', base))[0]).toMatchObject({ state: 'connected', error: null });
+  });
 });

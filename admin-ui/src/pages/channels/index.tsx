@@ -67,6 +67,11 @@ function TelegramCard({
 }) {
   const [disconnecting, setDisconnecting] = useState(false);
   const state = STATES[view.state];
+  const disconnectButton = (
+    <button type="button" class="btn btn-danger-text" onClick={() => setDisconnecting(true)}>
+      Disconnect
+    </button>
+  );
   const connected = (next: ChannelView) => {
     onChange(next);
     toast(`Connected to ${next.account_name ?? 'Telegram'}`);
@@ -119,14 +124,13 @@ function TelegramCard({
             </Notice>
           )}
           <ConnectionFacts view={view} />
-          {view.state === 'error' && (
-            <TelegramTokenForm agentId={agent.id} label="New bot token" onConnected={connected} />
+          {view.state === 'error' ? (
+            <TelegramTokenForm agentId={agent.id} label="New bot token" onConnected={connected}>
+              {disconnectButton}
+            </TelegramTokenForm>
+          ) : (
+            <div class="actions">{disconnectButton}</div>
           )}
-          <div class="actions">
-            <button type="button" class="btn btn-danger-text" onClick={() => setDisconnecting(true)}>
-              Disconnect
-            </button>
-          </div>
         </>
       )}
       {disconnecting && (

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api } from '../../api.js';
 import type { ChannelView } from '../../types.js';
@@ -15,10 +16,13 @@ export function TelegramTokenForm({
   agentId,
   label,
   onConnected,
+  children,
 }: {
   agentId: string;
   label: string;
   onConnected: (view: ChannelView) => void;
+  /** more buttons beside Connect (a stopped bot's Disconnect) */
+  children?: ComponentChildren;
 }) {
   const [token, setToken] = useState('');
   const { busy, error, submit } = useSubmit(async () => {
@@ -44,6 +48,7 @@ export function TelegramTokenForm({
         />
       </Field>
       <div class="actions">
+        {children}
         <SubmitButton busy={busy} label="Connect" busyLabel="Connecting…" />
       </div>
     </form>
