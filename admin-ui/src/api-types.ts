@@ -722,6 +722,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/analytics/chatbot/{chatbot_id}/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Per channel: conversations started and messages written in the window (beside the spec analytics) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description days in the window ending today (UTC), 1 to 365; default 30 */
+                    days?: string;
+                };
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            channels: {
+                                /** @enum {string} */
+                                channel: "web" | "telegram";
+                                conversations: number;
+                                messages: number;
+                            }[];
+                            from: string;
+                            to: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/analytics/dashboard": {
         parameters: {
             query?: never;
@@ -1324,6 +1374,8 @@ export interface paths {
                     content: {
                         "application/json": {
                             assigned_to: string | null;
+                            /** @enum {string} */
+                            channel: "web" | "telegram";
                             chatbot_id: string;
                             created_at: string;
                             escalated_at: string | null;
@@ -1423,6 +1475,8 @@ export interface paths {
                     content: {
                         "application/json": {
                             assigned_to: string | null;
+                            /** @enum {string} */
+                            channel: "web" | "telegram";
                             chatbot_id: string;
                             created_at: string;
                             escalated_at: string | null;
@@ -3078,6 +3132,142 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/chatbots/{chatbot_id}/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every channel the agent can answer on, with its state (the token is never returned) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description the bot's handle, e.g. @acme_help_bot */
+                            account_name: string | null;
+                            /** @enum {string} */
+                            channel: "telegram";
+                            connected_at: string | null;
+                            display_name: string | null;
+                            /** @description why the channel stopped (state error) */
+                            error: string | null;
+                            last_message_at: string | null;
+                            /**
+                             * @description webhook when PUBLIC_URL is https, else long polling
+                             * @enum {string|null}
+                             */
+                            mode: "polling" | "webhook" | null;
+                            /** @enum {string} */
+                            state: "not_connected" | "connected" | "error";
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/chatbots/{chatbot_id}/channels/telegram": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Connect a Telegram bot by its token (from BotFather); checked with Telegram, the bot's name is shown back */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        bot_token: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description the bot's handle, e.g. @acme_help_bot */
+                            account_name: string | null;
+                            /** @enum {string} */
+                            channel: "telegram";
+                            connected_at: string | null;
+                            display_name: string | null;
+                            /** @description why the channel stopped (state error) */
+                            error: string | null;
+                            last_message_at: string | null;
+                            /**
+                             * @description webhook when PUBLIC_URL is https, else long polling
+                             * @enum {string|null}
+                             */
+                            mode: "polling" | "webhook" | null;
+                            /** @enum {string} */
+                            state: "not_connected" | "connected" | "error";
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Disconnect the Telegram bot; its conversations stay */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/chatbots/{chatbot_id}/conversations/{conversation_id}/action-runs": {
         parameters: {
             query?: never;
@@ -3575,6 +3765,8 @@ export interface paths {
                                 name: string;
                                 user_id: string;
                             } | null;
+                            /** @enum {string} */
+                            channel: "web" | "telegram";
                             chatbot_id: string;
                             created_at: string;
                             escalated_at: string | null;
@@ -4077,6 +4269,51 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/channels/telegram/{connection_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Telegram's webhook (only with an https PUBLIC_URL): checked by its secret-token header */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    connection_id: string;
+                };
+                cookie?: never;
+            };
+            /** @description a Telegram Update; kinds other than private messages are confirmed and dropped */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        update_id: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;

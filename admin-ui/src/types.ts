@@ -135,3 +135,12 @@ export type ActionRun = Item<Answer<'/api/chatbots/{chatbot_id}/conversations/{c
 
 /** GET /api/analytics/chatbot/{id}/actions: per action, its runs in the window by how they ended */
 export type ActionAnalytics = Answer<'/api/analytics/chatbot/{chatbot_id}/actions', 'get'>;
+
+/** GET /api/chatbots/{id}/channels: a messaging network the agent can answer on (the token is never returned) */
+export type ChannelView = Item<Answer<'/api/chatbots/{chatbot_id}/channels', 'get'>>;
+
+/** The channel a conversation came in on: `web` (the widget, the share page) or a messaging network. */
+export type ConversationChannel = Conversation['channel'];
+
+/** GET /api/analytics/chatbot/{id}/channels: per channel, conversations started and messages written in the window */
+export type ChannelActivity = Answer<'/api/analytics/chatbot/{chatbot_id}/channels', 'get'>;

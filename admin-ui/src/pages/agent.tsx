@@ -6,6 +6,7 @@ import type { Agent } from '../types.js';
 import { Badge, ConfirmDialog, CopyButton, Loading, Notice, errorText, toast, useAsync } from '../ui.js';
 import { ActionsTab } from './actions/index.js';
 import { AgentAnalyticsTab } from './analytics.js';
+import { ChannelsTab } from './channels/index.js';
 import { ConversationsTab } from './conversations/index.js';
 import { GapsTab } from './gaps.js';
 import { KnowledgeTab } from './knowledge/index.js';
@@ -23,6 +24,7 @@ const TABS: Array<{ id: string; label: string }> = [
   { id: 'leads', label: 'Leads' },
   { id: 'analytics', label: 'Analytics' },
   { id: 'share', label: 'Embed & share' },
+  { id: 'channels', label: 'Channels' },
 ];
 
 function ShareTab({ agent }: { agent: Agent }) {
@@ -184,6 +186,9 @@ export function AgentPage({ id, tab, sub }: { id: string; tab: string; sub?: str
       break;
     case 'share':
       body = <ShareTab agent={a} />;
+      break;
+    case 'channels':
+      body = <ChannelsTab agent={a} />;
       break;
     default:
       body = (

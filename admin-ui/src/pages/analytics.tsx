@@ -2,6 +2,7 @@ import { useMemo, useState } from 'preact/hooks';
 import { get } from '../api.js';
 import { DailyChart, type DailySeries } from '../chart.js';
 import { ActionStats } from './actions/stats.js';
+import { ChannelStats } from './channels/stats.js';
 import { href } from '../router.js';
 import type { Agent, AgentAnalytics, AnalyticsOutcomes, UnansweredQuestion } from '../types.js';
 import { EmptyState, formatDate, Loading, Notice, useAsync } from '../ui.js';
@@ -163,6 +164,7 @@ export function AgentAnalyticsTab({ agent }: { agent: Agent }) {
         {!series && data.loading && <Loading />}
         {series && <DailyChart series={series} title={`Conversations and messages per day, last ${days} days`} />}
       </section>
+      <ChannelStats agentId={agent.id} days={days} />
       <ActionStats agentId={agent.id} days={days} />
       <section class="card stack">
         <div class="section-head-row">

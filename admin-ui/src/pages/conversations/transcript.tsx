@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { get } from '../../api.js';
 import type { ActionRun, Agent, Conversation, Message } from '../../types.js';
 import { Badge, Loading, Notice, formatDate, useAsync } from '../../ui.js';
+import { ChannelBadge } from '../channels/badge.js';
 import { ActionRunItem, byTime } from './action-runs.js';
 import { ReplyForm } from './reply-form.js';
 
@@ -46,6 +47,7 @@ export function ConversationTop(props: {
     status: Conversation['status'];
     verified?: boolean;
     visitor_user_id?: string | null;
+    channel?: Conversation['channel'];
   };
   selected: boolean;
 }) {
@@ -57,6 +59,7 @@ export function ConversationTop(props: {
         {c.user_name || 'Anonymous visitor'}
       </span>
       <span class="conv-badges">
+        <ChannelBadge channel={c.channel} />
         <VerifiedBadge c={c} />
         <Badge kind={statusKind[c.status]}>{c.status}</Badge>
       </span>
@@ -138,6 +141,7 @@ export function Transcript({
       <div class="section-head-row">
         <h2>{conversation.user_name || 'Anonymous visitor'}</h2>
         <span class="head-actions">
+          <ChannelBadge channel={conversation.channel} />
           <VerifiedBadge c={conversation} />
           <Badge kind={statusKind[conversation.status]}>{conversation.status}</Badge>
           {person && <Badge kind="ok">a person is answering</Badge>}

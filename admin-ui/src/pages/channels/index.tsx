@@ -1,0 +1,185 @@
+import { useState } from 'preact/hooks';
+import { api, get } from '../../api.js';
+import type { Agent, ChannelView } from '../../types.js';
+import { Badge, ConfirmDialog, Loading, Notice, RefreshButton, formatDate, toast, useAsync } from '../../ui.js';
+import { TelegramTokenForm } from './token-form.js';
+
+const MODES: Record<NonNullable<ChannelView['mode']>, string> = {
+  polling: 'Long polling: this server asks Telegram for new messages',
+  webhook: 'Webhook: Telegram sends each message to this server',
+};
+
+const STATES: Record<ChannelView['state'], { kind: string; text: string }> = {
+  not_connected: { kind: 'off', text: 'Not connected' },
+  connected: { kind: 'ok', text: 'Connected' },
+  error: { kind: 'bad', text: 'Stopped' },
+};
+
+/**
+ * The agent's messaging channels (docs/CHANNELS.md): the same agent answering on Telegram. The
+ * owner pastes the bot's token from BotFather; the server checks it with Telegram and keeps it
+ * encrypted, and the page only ever shows the bot's handle.
+ */
+export function ChannelsTab({ agent }: { agent: Agent }) {
+  const channels = useAsync(
+    () => get<ChannelView[]>(`/api/chatbots/${encodeURIComponent(agent.id)}/channels`),
+    [agent.id],
+  );
+  const replace = (view: ChannelView) =>
+    channels.setData((channels.data ?? []).map((c) => (c.channel === view.channel ? view : c)));
+  const telegram = channels.data?.find((c) => c.channel === 'telegram');
+  return (
+    <div class="stack-lg">
+      <Notice>
+        The agent answers on messaging apps as it does on your website: the same knowledge, limits and live handoff.
+        Those conversations appear in Conversations and the Inbox with the app’s name.
+      </Notice>
+      {agent.status === 'inactive' && (
+        <Notice kind="warning">This agent is inactive: it answers on no channel until you activate it.</Notice>
+      )}
+      {channels.error && <Notice kind="error">{channels.error}</Notice>}
+      {!channels.data && channels.loading && <Loading />}
+      {telegram && (
+        <TelegramCard
+          agent={agent}
+          view={telegram}
+          onChange={replace}
+          onRefresh={channels.reload}
+          refreshing={channels.loading}
+        />
+      )}
+    </div>
+  );
+}
+
+function TelegramCard({
+  agent,
+  view,
+  onChange,
+  onRefresh,
+  refreshing,
+}: {
+  agent: Agent;
+  view: ChannelView;
+  onChange: (view: ChannelView) => void;
+  onRefresh: () => Promise<void>;
+  refreshing: boolean;
+}) {
+  const [disconnecting, setDisconnecting] = useState(false);
+  const state = STATES[view.state];
+  const disconnectButton = (
+    <button type="button" class="btn btn-danger-text" onClick={() => setDisconnecting(true)}>
+      Disconnect
+    </button>
+  );
+  const connected = (next: ChannelView) => {
+    onChange(next);
+    toast(`Connected to ${next.account_name ?? 'Telegram'}`);
+  };
+  const disconnect = async () => {
+    await api('DELETE', `/api/chatbots/${encodeURIComponent(agent.id)}/channels/telegram`);
+    setDisconnecting(false);
+    onChange({
+      ...view,
+      state: 'not_connected',
+      account_name: null,
+      display_name: null,
+      mode: null,
+      error: null,
+      last_message_at: null,
+      connected_at: null,
+    });
+    toast('Telegram disconnected');
+  };
+  return (
+    <section class="card stack" aria-labelledby="telegram-title">
+      <div class="section-head-row">
+        <h2 id="telegram-title">Telegram</h2>
+        <span class="head-actions">
+          <Badge kind={state.kind}>{state.text}</Badge>
+          {view.state !== 'not_connected' && <RefreshButton onRefresh={onRefresh} busy={refreshing} />}
+        </span>
+      </div>
+      {view.state === 'not_connected' ? (
+        <>
+          <ol class="channel-steps">
+            <li>
+              In Telegram, talk to{' '}
+              <a href="https://t.me/BotFather" target="_blank" rel="noopener noreferrer">
+                @BotFather
+              </a>{' '}
+              and send <code>/newbot</code>.
+            </li>
+            <li>Pick the bot’s name and its handle (ending in “bot”).</li>
+            <li>BotFather answers with a token: paste it here and press Connect.</li>
+          </ol>
+          <TelegramTokenForm agentId={agent.id} label="Bot token" onConnected={connected} />
+        </>
+      ) : (
+        <>
+          {view.state === 'error' && (
+            <Notice kind="error">
+              The bot stopped working: {view.error ?? 'Telegram refused its token'}. Messages sent to it wait until you
+              connect it again: paste a new token from BotFather (<code>/token</code>) below.
+            </Notice>
+          )}
+          <ConnectionFacts view={view} />
+          {view.state === 'error' ? (
+            <TelegramTokenForm agentId={agent.id} label="New bot token" onConnected={connected}>
+              {disconnectButton}
+            </TelegramTokenForm>
+          ) : (
+            <div class="actions">{disconnectButton}</div>
+          )}
+        </>
+      )}
+      {disconnecting && (
+        <ConfirmDialog
+          title={`Disconnect ${view.account_name ?? 'the Telegram bot'}?`}
+          confirmLabel="Disconnect"
+          onConfirm={disconnect}
+          onCancel={() => setDisconnecting(false)}
+        >
+          <p>
+            The agent stops answering on Telegram and the token is forgotten. Its Telegram conversations stay in
+            Conversations.
+          </p>
+        </ConfirmDialog>
+      )}
+    </section>
+  );
+}
+
+/** The connected bot: its handle (a link to the chat with it), how messages arrive, the last one. */
+function ConnectionFacts({ view }: { view: ChannelView }) {
+  const handle = view.account_name?.replace(/^@/, '');
+  return (
+    <dl class="facts">
+      <div>
+        <dt>Bot</dt>
+        <dd>
+          {handle ? (
+            <a href={`https://t.me/${encodeURIComponent(handle)}`} target="_blank" rel="noopener noreferrer">
+              @{handle}
+            </a>
+          ) : (
+            '—'
+          )}
+          {view.display_name && <span class="muted small"> ({view.display_name})</span>}
+        </dd>
+      </div>
+      <div>
+        <dt>Receives messages by</dt>
+        <dd>{view.mode ? MODES[view.mode] : '—'}</dd>
+      </div>
+      <div>
+        <dt>Last message</dt>
+        <dd>{view.last_message_at ? formatDate(view.last_message_at) : 'None yet'}</dd>
+      </div>
+      <div>
+        <dt>Connected on</dt>
+        <dd>{formatDate(view.connected_at)}</dd>
+      </div>
+    </dl>
+  );
+}
