@@ -1,5 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
-import { accountWithAgent, makeDataDir, ROOMY_PLAN, send, sendExpect, writePlansFile } from '../helpers/app.js';
+import {
+  accountWithAgent,
+  makeDataDir,
+  ManualClock,
+  ROOMY_PLAN,
+  send,
+  sendExpect,
+  writePlansFile,
+} from '../helpers/app.js';
 import { botToken, channelsIdle, connectBot, useChannelApps } from '../helpers/channels.js';
 
 type Json = Record<string, any>;
@@ -146,6 +154,50 @@ describe('channels: Telegram on the channel layer', () => {
     ).not.toContain(TOO_FAST);
     const stored = t.database.sqlite.prepare("SELECT count(*) AS n FROM messages WHERE role = 'user'").get();
     expect(stored).toEqual({ n: 6 });
+  });
+
+  it('Telegram down for a while: the answer waits in the outbox and goes out once, after backoff; a blocked chat is not retried', async () => {
+    const clock = new ManualClock(new Date().toISOString());
+    const { t, telegram, token, agent } = await channels.start({ clock });
+    const bot = botToken(10);
+    telegram.addBot({ token: bot, username: 'outage_bot' });
+    await connectBot(t, token, agent.id, bot);
+    telegram.failSends(bot, 1, { error_code: 502, description: 'Bad Gateway' });
+    telegram.failSends(bot, 1, { error_code: 429, description: 'Too Many Requests: retry after 40', retry_after: 40 });
+    telegram.pushMessage(bot, { chatId: ALICE.id, from: ALICE, text: 'When are you open on Saturdays?' });
+    await telegram.waitForCall(bot, 'sendMessage', 1);
+    await channelsIdle(t);
+    const outbox = () => t.database.sqlite.prepare('SELECT state, attempts, error FROM channel_outbox').get();
+    expect(outbox()).toEqual({ state: 'queued', attempts: 1, error: 'Telegram: Bad Gateway' });
+    // the first retry is 5 s later: not before
+    clock.advance(4_000);
+    await channelsIdle(t);
+    expect(telegram.callsOf(bot, 'sendMessage')).toBe(1);
+    clock.advance(1_000);
+    await telegram.waitForCall(bot, 'sendMessage', 2);
+    await channelsIdle(t);
+    expect(outbox()).toMatchObject({ state: 'queued', attempts: 2 });
+    // Telegram's retry_after wins over the schedule
+    clock.advance(39_000);
+    await channelsIdle(t);
+    expect(telegram.callsOf(bot, 'sendMessage')).toBe(2);
+    clock.advance(1_000);
+    const [sent] = await telegram.waitForSent(bot, 1);
+    expect(sent!.text).toMatch(/Saturdays the shop opens at 10/);
+    await channelsIdle(t);
+    expect(outbox()).toMatchObject({ state: 'sent' });
+    expect(telegram.callsOf(bot, 'sendMessage')).toBe(3);
+
+    // the person blocked the bot: failed for good, no retry
+    telegram.failSends(bot, 1, { error_code: 403, description: 'Forbidden: bot was blocked by the user' });
+    telegram.pushMessage(bot, { chatId: ALICE.id, from: ALICE, text: 'And on Sundays?' });
+    await telegram.waitForCall(bot, 'sendMessage', 4);
+    await channelsIdle(t);
+    clock.advance(86_400_000);
+    await channelsIdle(t);
+    expect(telegram.callsOf(bot, 'sendMessage')).toBe(4);
+    const blocked = t.database.sqlite.prepare("SELECT error FROM channel_outbox WHERE state = 'failed'").all();
+    expect(blocked).toEqual([{ error: 'Telegram: Forbidden: bot was blocked by the user' }]);
   });
 
   it("a teammate's reply from the admin goes out on the visitor's Telegram chat", async () => {
