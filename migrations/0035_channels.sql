@@ -37,7 +37,7 @@ CREATE UNIQUE INDEX `channel_connections_credential` ON `channel_connections` (`
 CREATE TABLE `channel_inbound` (
 	`id` text PRIMARY KEY NOT NULL,
 	`connection_id` text NOT NULL,
-	`update_id` integer NOT NULL,
+	`external_id` text NOT NULL,
 	`chat_id` text NOT NULL,
 	`user_id` text NOT NULL,
 	`user_name` text NOT NULL,
@@ -50,7 +50,7 @@ CREATE TABLE `channel_inbound` (
 	FOREIGN KEY (`connection_id`) REFERENCES `channel_connections`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
-CREATE UNIQUE INDEX `channel_inbound_update` ON `channel_inbound` (`connection_id`,`update_id`);--> statement-breakpoint
+CREATE UNIQUE INDEX `channel_inbound_external` ON `channel_inbound` (`connection_id`,`external_id`);--> statement-breakpoint
 CREATE TABLE `channel_outbox` (
 	`id` text PRIMARY KEY NOT NULL,
 	`connection_id` text NOT NULL,

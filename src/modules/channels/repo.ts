@@ -95,7 +95,7 @@ export class ChannelsRepo {
           .values({
             id: newId(),
             connection_id: connectionId,
-            update_id: m.updateId,
+            external_id: m.externalId,
             chat_id: m.chatId,
             user_id: m.userId,
             user_name: m.userName,

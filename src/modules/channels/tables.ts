@@ -74,7 +74,8 @@ export const channelInbound = sqliteTable(
   {
     id: text('id').primaryKey(),
     connection_id: ownerId('connection_id', () => channelConnections.id),
-    update_id: integer('update_id').notNull(),
+    /** the network's id of the message (Telegram's update id, a WhatsApp or e-mail message id) */
+    external_id: text('external_id').notNull(),
     chat_id: text('chat_id').notNull(),
     user_id: text('user_id').notNull(),
     user_name: text('user_name').notNull(),
@@ -87,7 +88,7 @@ export const channelInbound = sqliteTable(
     error: text('error'),
     received_at: text('received_at').notNull(),
   },
-  (t) => [uniqueIndex('channel_inbound_update').on(t.connection_id, t.update_id)],
+  (t) => [uniqueIndex('channel_inbound_external').on(t.connection_id, t.external_id)],
 );
 
 /** What goes out to a chat: an answer, a person's reply, a notice. Sent by a job, retried with backoff. */

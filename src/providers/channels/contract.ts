@@ -15,8 +15,8 @@ export interface ChannelIdentity {
 
 /** One message a person sent to the connected account. */
 export interface InboundMessage {
-  /** the network's id of the update: the same update delivered twice carries the same id */
-  updateId: number;
+  /** the network's id of the message: the same one delivered twice carries the same id */
+  externalId: string;
   /** where the answer goes (a Telegram chat) */
   chatId: string;
   /** the sender: the per-visitor key of rate limits where there is no client address */

@@ -128,7 +128,7 @@ function batchOf(updates: Update[]): UpdateBatch {
       : undefined;
     if (typeof m.text !== 'string' && !contact) continue;
     messages.push({
-      updateId: u.update_id,
+      externalId: String(u.update_id),
       chatId: String(m.chat.id),
       userId: String(m.from.id),
       userName,
