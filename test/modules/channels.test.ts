@@ -96,6 +96,19 @@ describe('channels: Telegram on the channel layer', () => {
       { state: 'done', text: null },
       { state: 'done', text: null },
     ]);
+
+    // erased (GDPR): the chat's records go with the conversation; her next message starts afresh
+    const erased = await send(t.app, token, 'DELETE', `/api/chat/conversations/${agent.id}/${conversation.id}`);
+    expect(erased.statusCode).toBe(204);
+    const count = (table: string) => t.database.sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get();
+    for (const table of ['channel_chats', 'channel_inbound', 'channel_outbox']) expect(count(table)).toEqual({ n: 0 });
+    telegram.pushMessage(bot, { chatId: ALICE.id, from: ALICE, text: 'Hello again' });
+    await telegram.waitForSent(bot, 3);
+    await channelsIdle(t);
+    const conversations = await sendExpect(t.app, token, 'GET', `/api/chat/conversations/${agent.id}`);
+    expect(conversations).toHaveLength(1);
+    expect(conversations[0].id).not.toBe(conversation.id);
+    expect(conversations[0].session_id).not.toBe(conversation.session_id);
   });
 
   it("the lead form, the channel's way: the share-your-phone button after the first answer, a shared number is a lead", async () => {

@@ -172,10 +172,11 @@ export class ChatService extends ChatConversations {
           }
         : undefined;
       try {
-        // with actions the model may call them as tools (turn-actions.ts); else one plain answer
-        const withActions = this.actions
-          ? await answerWithActions(turn, this.actions, { onDelta, signal: opts.signal })
-          : null;
+        // the model may call actions as tools (turn-actions.ts), not on channels (cards need the widget)
+        const withActions =
+          this.actions && turn.conversation.channel === 'web'
+            ? await answerWithActions(turn, this.actions, { onDelta, signal: opts.signal })
+            : null;
         if (withActions) {
           if (!onDelta) text = withActions.text;
           card = withActions.card;
