@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ChannelsLlm, lastUserText, startChannelsLlm } from '../helpers/channels-llm.js';
 import { startFakeTelegram, type FakeTelegram } from '../helpers/fake-telegram.js';
@@ -6,6 +8,7 @@ import {
   bootServer,
   fromSource,
   postJson,
+  type ServerProcess,
   serverEnv,
   stopServer,
   unlimitedPlansFile,
@@ -109,6 +112,28 @@ async function transcripts(base: string, owner: string, agentId: string) {
 const pollsOf = (telegram: FakeTelegram, token: string) =>
   telegram.calls.filter((c) => c.token === token && c.method === 'getUpdates');
 
+/**
+ * What the channel tables hold once the server has stopped: each message received once and
+ * answered (`done`), each reply sent, and no channel job left to run.
+ */
+function channelRecords(dataDir: string) {
+  const db = new Database(path.join(dataDir, 'chat-agent.db'), { readonly: true });
+  try {
+    const rows = (sql: string) => db.prepare(sql).all();
+    return {
+      inbound: rows('SELECT update_id, state FROM channel_inbound ORDER BY update_id'),
+      outbox: rows('SELECT state FROM channel_outbox'),
+      jobs: rows("SELECT kind, status FROM jobs WHERE kind LIKE 'channel.%'"),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/** the warnings and errors a server logged about channels (a poll or a store that failed, a job given up) */
+const channelTrouble = (server: ServerProcess) =>
+  server.records.filter((r) => r.level >= 40 && /channel/i.test(JSON.stringify(r)));
+
 const said = (role: string, content: string) => ({ role, content, interrupted: false });
 
 /** Starts the fakes: a bot `@acme_help_bot` and the provider (its first chat request held when asked). */
@@ -132,7 +157,7 @@ describe('Telegram messages across a crash', () => {
     const { agentId } = await agentOnTelegram(first.base, token);
     await telegram.waitForPoll(token, WAIT_MS);
 
-    telegram.pushMessage(token, { chatId: PERSON.id, from: PERSON, text: QUESTION });
+    const questionUpdate = telegram.pushMessage(token, { chatId: PERSON.id, from: PERSON, text: QUESTION });
     // the model was asked: the message is stored (it is stored before the model is asked), its
     // update confirmed or not, and the answer is in progress
     await llm.waitForChat(1, WAIT_MS);
@@ -149,7 +174,7 @@ describe('Telegram messages across a crash', () => {
 
     // the process is done with the first message once a second one in the same chat is answered:
     // a chat's messages are answered one at a time, in order, and sent in order
-    telegram.pushMessage(token, { chatId: PERSON.id, from: PERSON, text: THANKS });
+    const thanksUpdate = telegram.pushMessage(token, { chatId: PERSON.id, from: PERSON, text: THANKS });
     const all = await telegram.waitForSent(token, 2, WAIT_MS);
     expect(all.map((m) => [m.chat_id, m.text])).toEqual([
       [PERSON.id, ANSWER],
@@ -167,6 +192,15 @@ describe('Telegram messages across a crash', () => {
     ]);
     expect(telegram.sent(token)).toHaveLength(2);
     expect(await stopServer(second.server)).toEqual({ code: 0, signal: null });
+    expect([...channelTrouble(first.server), ...channelTrouble(second.server)]).toEqual([]);
+    expect(channelRecords(dataDir)).toEqual({
+      inbound: [
+        { update_id: questionUpdate, state: 'done' },
+        { update_id: thanksUpdate, state: 'done' },
+      ],
+      outbox: [{ state: 'sent' }, { state: 'sent' }],
+      jobs: [],
+    });
   });
 
   it('an update Telegram delivers again, in the same process and after a restart, is answered once', {
@@ -211,7 +245,7 @@ describe('Telegram messages across a crash', () => {
     await deliverAgain();
 
     // a new message in the same chat is answered after anything queued before it in that chat
-    telegram.pushMessage(token, { chatId: PERSON.id, from: PERSON, text: THANKS });
+    const thanksUpdate = telegram.pushMessage(token, { chatId: PERSON.id, from: PERSON, text: THANKS });
     const sent = await telegram.waitForSent(token, 2, WAIT_MS);
     expect(sent.map((m) => [m.chat_id, m.text])).toEqual([
       [PERSON.id, ANSWER],
@@ -226,5 +260,15 @@ describe('Telegram messages across a crash', () => {
       },
     ]);
     expect(await stopServer(second.server)).toEqual({ code: 0, signal: null });
+    // each delivery was stored (kept once) without an error: the poll after it came at once
+    expect([...channelTrouble(first.server), ...channelTrouble(second.server)]).toEqual([]);
+    expect(channelRecords(dataDir)).toEqual({
+      inbound: [
+        { update_id: updateId, state: 'done' },
+        { update_id: thanksUpdate, state: 'done' },
+      ],
+      outbox: [{ state: 'sent' }, { state: 'sent' }],
+      jobs: [],
+    });
   });
 });
