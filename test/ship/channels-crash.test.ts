@@ -206,7 +206,7 @@ async function restartAnswersOnce(o: {
 
 describe('Telegram messages across a crash', () => {
   it('kill -9 between receipt and answer: after the restart the stored message is answered once, nothing is lost', {
-    timeout: 180_000,
+    timeout: 120_000,
   }, async () => {
     const { telegram, token, llm } = await fakes(true);
     const dataDir = tempDir();
@@ -229,7 +229,7 @@ describe('Telegram messages across a crash', () => {
   });
 
   it('kill -9 between the answer and its delivery: the stored answer goes out once after the restart, not asked again', {
-    timeout: 180_000,
+    timeout: 120_000,
   }, async () => {
     const { telegram, token, llm } = await fakes(false);
     // the first send fails as Telegram having a bad moment: the answer waits in the outbox for a retry
@@ -253,7 +253,7 @@ describe('Telegram messages across a crash', () => {
   });
 
   it('an update Telegram delivers again, in the same process and after a restart, is answered once', {
-    timeout: 180_000,
+    timeout: 120_000,
   }, async () => {
     const { telegram, token, llm } = await fakes(false);
     const dataDir = tempDir();
