@@ -127,8 +127,8 @@ function channelRecords(dataDir: string) {
   try {
     const rows = (sql: string) => db.prepare(sql).all();
     return {
-      inbound: rows('SELECT update_id, state FROM channel_inbound ORDER BY update_id'),
-      outbox: rows('SELECT state FROM channel_outbox'),
+      inbound: rows('SELECT external_id, state FROM channel_inbound ORDER BY rowid'),
+      outbox: rows('SELECT state FROM channel_outbox ORDER BY rowid'),
       jobs: rows("SELECT kind, status FROM jobs WHERE kind LIKE 'channel.%'"),
     };
   } finally {
@@ -196,8 +196,8 @@ async function restartAnswersOnce(o: {
   expect([...channelTrouble(o.first.server), ...channelTrouble(second.server)]).toEqual([]);
   expect(channelRecords(dataDir)).toEqual({
     inbound: [
-      { update_id: o.questionUpdate, state: 'done' },
-      { update_id: thanksUpdate, state: 'done' },
+      { external_id: String(o.questionUpdate), state: 'done' },
+      { external_id: String(thanksUpdate), state: 'done' },
     ],
     outbox: [{ state: 'sent' }, { state: 'sent' }],
     jobs: [],
@@ -315,8 +315,8 @@ describe('Telegram messages across a crash', () => {
     expect([...channelTrouble(first.server), ...channelTrouble(second.server)]).toEqual([]);
     expect(channelRecords(dataDir)).toEqual({
       inbound: [
-        { update_id: updateId, state: 'done' },
-        { update_id: thanksUpdate, state: 'done' },
+        { external_id: String(updateId), state: 'done' },
+        { external_id: String(thanksUpdate), state: 'done' },
       ],
       outbox: [{ state: 'sent' }, { state: 'sent' }],
       jobs: [],
