@@ -6,6 +6,7 @@ CREATE TABLE `channel_chats` (
 	`conversation_id` text,
 	`answers` integer DEFAULT 0 NOT NULL,
 	`contact_asked` integer DEFAULT false NOT NULL,
+	`last_inbound_at` text,
 	`created_at` text NOT NULL,
 	FOREIGN KEY (`connection_id`) REFERENCES `channel_connections`(`id`) ON UPDATE no action ON DELETE cascade,
 	FOREIGN KEY (`conversation_id`) REFERENCES `conversations`(`id`) ON UPDATE no action ON DELETE set null
@@ -18,7 +19,7 @@ CREATE TABLE `channel_connections` (
 	`chatbot_id` text NOT NULL,
 	`channel` text NOT NULL,
 	`credential` text NOT NULL,
-	`credential_hash` text NOT NULL,
+	`account_hash` text NOT NULL,
 	`account_name` text NOT NULL,
 	`display_name` text NOT NULL,
 	`mode` text NOT NULL,
@@ -33,7 +34,7 @@ CREATE TABLE `channel_connections` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `channel_connections_chatbot_channel` ON `channel_connections` (`chatbot_id`,`channel`);--> statement-breakpoint
-CREATE UNIQUE INDEX `channel_connections_credential` ON `channel_connections` (`credential_hash`);--> statement-breakpoint
+CREATE UNIQUE INDEX `channel_connections_account` ON `channel_connections` (`account_hash`);--> statement-breakpoint
 CREATE TABLE `channel_inbound` (
 	`id` text PRIMARY KEY NOT NULL,
 	`connection_id` text NOT NULL,

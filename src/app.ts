@@ -154,9 +154,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await registerHttpPlatform(app, { version, connectionGuards, databaseCondition: upkeep.databaseCondition });
   const backups = createBackups(app, { database, config, clock });
 
-  // Modules, each given what it needs by name, in the order of what they need. Each adds its own
-  // start (onReady) and stop (onClose) hooks; Fastify runs onClose hooks last-added first, so a
-  // module stops before what it was given.
+  // Modules, each given what it needs by name, in the order of what they need, each with its own start (onReady)
+  // and stop (onClose) hooks; Fastify runs onClose hooks last-added first: a module stops before what it was given.
   const db = database.db;
   // emitted inside the transactions that store the change (platform/events.ts)
   const events = new AppEvents();
@@ -278,6 +277,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     notice: (id, subject, body) => leads.queueAccountNotice(id, subject, body),
     report,
   });
+  // a teammate's reply is refused (409) once the visitor's network closed its reply window (WhatsApp's 24 hours)
+  handoff.replyRefusal = (conversationId) => channels.replyRefusal(conversationId);
   const analytics = new AnalyticsService(new AnalyticsRepo(db), agents, clock);
   const { webhooks } = createWebhooks(app, {
     db,
@@ -356,9 +357,8 @@ function databaseUpkeep(
   app: App,
   { config, database, clock }: { config: Config; database: AppDatabase; clock: Clock },
 ) {
-  // Whoever meets a full disk or a damaged page tells `databaseCondition`: requests through the
-  // error handler (507/503), timers and background tasks through `report`, which never throws, so
-  // no timer can take the process down on a database error.
+  // Whoever meets a full disk or a damaged page tells `databaseCondition`: requests through the error handler
+  // (507/503), timers and background tasks through `report`, which never throws (no timer takes the process down).
   const databaseCondition = new DatabaseCondition(config.dataDir, clock, app.log);
   const report = (what: string) => (err: unknown) => databaseCondition.report(what, err);
   app.decorate('databaseCondition', databaseCondition);

@@ -102,6 +102,7 @@ const settingsAfter = {
   LLM_TIMEOUT_S: z.coerce.number().int().min(1).max(600).default(60),
   ACTION_TIMEOUT_S: z.coerce.number().min(0.1).max(120).default(10),
   TELEGRAM_API_ROOT: httpUrl.optional(),
+  WHATSAPP_API_ROOT: httpUrl.optional(),
   // 0 = no scheduled backups; fractions allowed (0.5 = every 30 min); setTimeout caps one wait at ~596 h
   BACKUP_INTERVAL_H: z.coerce.number().min(0).max(500).default(0),
   BACKUP_KEEP: z.coerce.number().int().min(1).max(10_000).default(7),
@@ -155,6 +156,8 @@ export interface Config {
   llmTimeoutMs: number;
   /** the Telegram Bot API's address (TELEGRAM_API_ROOT, without a trailing slash): tests and air-gapped installs; unset, grammY's default */
   telegramApiRoot: string | undefined;
+  /** the Graph API's address for WhatsApp (WHATSAPP_API_ROOT, without a trailing slash): tests; unset, https://graph.facebook.com */
+  whatsappApiRoot: string | undefined;
   /** an action's call to the owner's endpoint or calendar feed, connect to last byte (ACTION_TIMEOUT_S) */
   actionTimeoutMs: number;
   smtp: { url?: string; from?: string };
@@ -264,6 +267,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     llmTimeoutMs: e.LLM_TIMEOUT_S * 1000,
     actionTimeoutMs: Math.round(e.ACTION_TIMEOUT_S * 1000),
     telegramApiRoot: e.TELEGRAM_API_ROOT?.replace(/\/+$/, ''),
+    whatsappApiRoot: e.WHATSAPP_API_ROOT?.replace(/\/+$/, ''),
     ingestConcurrency: e.INGEST_CONCURRENCY,
     ingestTimeoutMs: e.INGEST_TIMEOUT_S * 1000,
     ingestMemoryMb: e.INGEST_MEMORY_MB,

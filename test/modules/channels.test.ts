@@ -29,8 +29,10 @@ describe('channels: Telegram on the channel layer', () => {
     const refused = await send(t.app, token, 'PUT', url, { bot_token: botToken(2) });
     expect(refused.statusCode).toBe(400);
     expect(refused.json().detail).toMatch(/^bot_token: Telegram: Unauthorized/);
+    // every channel of the catalog is listed (WhatsApp beside Telegram: channels-whatsapp.test.ts)
     expect(await sendExpect(t.app, token, 'GET', `/api/chatbots/${agent.id}/channels`)).toEqual([
       expect.objectContaining({ channel: 'telegram', state: 'not_connected', account_name: null }),
+      expect.objectContaining({ channel: 'whatsapp', state: 'not_connected', account_name: null }),
     ]);
 
     const connected = await connectBot(t, token, agent.id, bot);
@@ -43,7 +45,10 @@ describe('channels: Telegram on the channel layer', () => {
       error: null,
     });
     const listed = await send(t.app, token, 'GET', `/api/chatbots/${agent.id}/channels`);
-    expect(listed.json()).toEqual([connected]);
+    expect(listed.json()).toEqual([
+      connected,
+      expect.objectContaining({ channel: 'whatsapp', state: 'not_connected' }),
+    ]);
     // never returned, never stored in the clear
     expect(listed.body).not.toContain(bot.split(':')[1]);
     const stored = t.database.sqlite.prepare('SELECT * FROM channel_connections').all();

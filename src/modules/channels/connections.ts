@@ -9,7 +9,7 @@ import {
   type ChannelName,
   CHANNELS,
   channelDefinition,
-  redact,
+  type Credential,
 } from '../../providers/channels/index.js';
 import type { AgentsService } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
@@ -78,47 +78,54 @@ export class ChannelConnections {
     return CHANNELS.map((c) => viewOf(c.name, rows.get(c.name)));
   }
 
-  /** Checks the credential with the network, then keeps it: 400 refused, 409 another agent's bot, 502 unreachable. */
-  async connect(user: AuthUser, chatbotId: string, channel: ChannelName, credential: string): Promise<ChannelView> {
+  /** Checks the credential with the network, then keeps it: 400 refused, 409 another agent's account, 502 unreachable. */
+  async connect(user: AuthUser, chatbotId: string, channel: ChannelName, credential: Credential): Promise<ChannelView> {
     const agent = this.deps.agents.get(user, chatbotId);
     const definition = channelDefinition(channel);
-    const field = definition.credential;
     const wrongForm = definition.checkCredential(credential);
-    if (wrongForm) throw badRequest(`${field}: ${wrongForm}`);
-    const hash = sha256(credential);
-    const holder = this.deps.repo.byCredentialHash(hash);
+    if (wrongForm) throw badRequest(`${wrongForm.field}: ${wrongForm.message}`);
+    const account = definition.account(credential);
+    const hash = sha256(account.key);
+    const holder = this.deps.repo.byAccountHash(hash);
     if (holder && holder.chatbot_id !== agent.id)
-      throw conflict(`${field}: this bot already answers for another agent; disconnect it there first`);
+      throw conflict(
+        `${account.field}: this ${channel === 'telegram' ? 'bot' : 'account'} already answers for another agent; disconnect it there first`,
+      );
     const client = definition.client(credential, this.deps.options.apiRoots[channel]);
     const signal = AbortSignal.timeout(15_000);
+    const refused = (err: unknown) =>
+      refusal(err, definition.fields[0]!, (text) => definition.redact(text, credential));
     const identity = await client.identify(signal).catch((err) => {
-      throw refusal(err, field, credential);
+      throw refused(err);
     });
     const secret = randomBytes(32).toString('base64url');
     const existing = this.deps.repo.connectionOf(agent.id, channel);
     const id = existing?.id ?? newId();
-    const mode = this.deps.options.webhooks ? 'webhook' : 'polling';
-    const webhook = mode === 'webhook' ? { url: this.deps.options.publicUrl + webhookPath(channel, id), secret } : null;
-    // polling needs any earlier webhook gone (the network refuses getUpdates while one is set)
-    await client.setWebhook(webhook, signal).catch((err) => {
-      throw refusal(err, field, credential);
-    });
+    const mode = definition.receiving === 'webhook' || this.deps.options.webhooks ? 'webhook' : 'polling';
+    if (definition.receiving === 'polling-or-webhook') {
+      const webhook =
+        mode === 'webhook' ? { url: this.deps.options.publicUrl + webhookPath(channel, id), secret } : null;
+      // polling needs any earlier webhook gone (the network refuses getUpdates while one is set)
+      await client.setWebhook(webhook, signal).catch((err) => {
+        throw refused(err);
+      });
+    }
     if (existing) this.onChange(existing, false);
     const now = isoNow(this.deps.clock);
     const row = this.deps.repo.saveConnection({
       id,
       chatbot_id: agent.id,
       channel,
-      credential: encryptValue(this.key.readOrCreate(), `channel:${id}`, credential),
-      credential_hash: hash,
+      credential: encryptValue(this.key.readOrCreate(), `channel:${id}`, JSON.stringify(credential)),
+      account_hash: hash,
       account_name: identity.account_name,
       display_name: identity.display_name,
       mode,
-      webhook_secret_hash: webhook ? sha256(secret) : null,
+      webhook_secret_hash: mode === 'webhook' && definition.receiving === 'polling-or-webhook' ? sha256(secret) : null,
       state: 'connected',
       error: null,
       // another bot's offsets mean nothing to this one
-      update_offset: existing?.credential_hash === hash ? existing.update_offset : null,
+      update_offset: existing?.account_hash === hash ? existing.update_offset : null,
       last_message_at: existing?.last_message_at ?? null,
       created_at: existing?.created_at ?? now,
       updated_at: now,
@@ -134,7 +141,7 @@ export class ChannelConnections {
     const row = this.deps.repo.connectionOf(agent.id, channel);
     if (!row) throw notFound('Channel');
     this.onChange(row, false);
-    if (row.mode === 'webhook') {
+    if (row.mode === 'webhook' && channelDefinition(row.channel).receiving === 'polling-or-webhook') {
       // best effort: the network stops posting to a path that now answers 404 either way
       await this.client(row)
         .setWebhook(null, AbortSignal.timeout(5000))
@@ -150,7 +157,7 @@ export class ChannelConnections {
     if (!client) {
       const key = this.key.read();
       if (!key) throw new Error('no settings key');
-      const credential = decryptValue(key, `channel:${row.id}`, row.credential);
+      const credential = JSON.parse(decryptValue(key, `channel:${row.id}`, row.credential)) as Credential;
       client = channelDefinition(row.channel).client(credential, this.deps.options.apiRoots[row.channel]);
       this.clients.set(row.id, client);
     }
@@ -178,7 +185,7 @@ export class ChannelConnections {
       agent.user_id,
       `Your agent "${agent.name}" stopped answering on ${row.channel}`,
       `${row.account_name} (${row.channel}) stopped working for your agent "${agent.name}":\n\n${reason}\n\n` +
-        `Messages people send there wait until you connect it again: paste a new token in the agent's Channels tab. ` +
+        `Messages people send there wait until you connect it again: paste a new ${row.channel === 'telegram' ? 'token' : 'access token'} in the agent's Channels tab. ` +
         `Replies already queued are sent then.`,
     );
   }
@@ -198,8 +205,9 @@ function viewOf(channel: ChannelName, row: ChannelConnectionRow | undefined): Ch
 }
 
 /** A network's refusal while connecting, as the owner's answer: 400 for the credential, 502 for the network. */
-function refusal(err: unknown, field: string, credential: string): ApiError {
-  const said = redact(err instanceof Error ? err.message : String(err), credential);
+function refusal(err: unknown, firstField: string, redact: (text: string) => string): ApiError {
+  const said = redact(err instanceof Error ? err.message : String(err));
+  const field = (err instanceof ChannelError && err.field) || firstField;
   if (err instanceof ChannelError && err.kind === 'unauthorized')
     return badRequest(`${field}: ${said} (revoked, or not copied whole)`);
   if (err instanceof ChannelError && err.kind === 'undeliverable') return badRequest(`${field}: ${said}`);

@@ -7,7 +7,7 @@ import type { AgentsService } from '../agents/index.js';
 import type { ChannelTurns } from '../chat/index.js';
 import type { ChannelConnections } from './connections.js';
 import type { ChannelsRepo } from './repo.js';
-import type { ChannelConnectionRow, ChannelInboundRow } from './tables.js';
+import type { ChannelChatRow, ChannelConnectionRow, ChannelInboundRow } from './tables.js';
 
 export const RECEIVE_JOB = 'channel.receive';
 export const SEND_JOB = 'channel.send';
@@ -171,12 +171,23 @@ export class ChannelMessaging {
     this.deps.repo.finishInbound(row.id, 'failed', err instanceof Error ? err.message : String(err));
   }
 
+  /** The network's reply window closed for this chat (WhatsApp's 24 hours): why, or null. */
+  outsideWindow(connection: ChannelConnectionRow, chat: ChannelChatRow | undefined): string | null {
+    const window = channelDefinition(connection.channel).replyWindow;
+    if (!window) return null;
+    const last = chat?.last_inbound_at ? Date.parse(chat.last_inbound_at) : Number.NaN;
+    return Number.isFinite(last) && this.deps.clock.now().getTime() - last <= window.ms ? null : window.refusal;
+  }
+
   private async send(outboxId: string, ctx: JobContext): Promise<void> {
     const { repo, connections } = this.deps;
     const row = repo.outgoing(outboxId);
     const connection = row && repo.connection(row.connection_id);
     // a connection in `error` keeps its queue until a new credential (resumeSending)
     if (row?.state !== 'queued' || connection?.state !== 'connected') return;
+    // past the network's reply window the message is not sent: failed, with the reason
+    const closed = this.outsideWindow(connection, repo.chatOf(connection.id, row.chat_id));
+    if (closed) return repo.finishOutgoing(row.id, 'failed', isoNow(this.deps.clock), closed);
     try {
       const parts = splitText(row.text, channelDefinition(connection.channel).maxTextLength);
       const client = connections.client(connection);

@@ -54,7 +54,7 @@ export function createChannels(app: FastifyInstance, deps: ChannelsDeps) {
       dataDir: config.dataDir,
       publicUrl: config.publicUrl,
       webhooks: config.publicUrlConfigured && config.publicUrl.startsWith('https://'),
-      apiRoots: { telegram: config.telegramApiRoot },
+      apiRoots: { telegram: config.telegramApiRoot, whatsapp: config.whatsappApiRoot },
     },
     clock,
     log: app.log,

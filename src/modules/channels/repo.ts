@@ -40,8 +40,8 @@ export class ChannelsRepo {
     return this.db.select().from(channelConnections).where(eq(channelConnections.chatbot_id, chatbotId)).all();
   }
 
-  byCredentialHash(hash: string): ChannelConnectionRow | undefined {
-    return this.db.select().from(channelConnections).where(eq(channelConnections.credential_hash, hash)).get();
+  byAccountHash(hash: string): ChannelConnectionRow | undefined {
+    return this.db.select().from(channelConnections).where(eq(channelConnections.account_hash, hash)).get();
   }
 
   /** The connections that receive messages now (started with the server). */
@@ -107,7 +107,15 @@ export class ChannelsRepo {
           .onConflictDoNothing()
           .returning()
           .get();
-        if (row) rows.push(row);
+        if (!row) continue;
+        rows.push(row);
+        // the person's last message: WhatsApp's reply window counts from it
+        this.chat(connectionId, m.chatId, now);
+        this.db
+          .update(channelChats)
+          .set({ last_inbound_at: now })
+          .where(and(eq(channelChats.connection_id, connectionId), eq(channelChats.chat_id, m.chatId)))
+          .run();
       }
       const set: Partial<ChannelConnectionRow> = {};
       if (nextOffset !== null) set.update_offset = nextOffset;
@@ -176,6 +184,15 @@ export class ChannelsRepo {
 
   linkConversation(chatRowId: string, conversationId: string): void {
     this.db.update(channelChats).set({ conversation_id: conversationId }).where(eq(channelChats.id, chatRowId)).run();
+  }
+
+  /** The person's chat the outgoing message goes to (its reply window). */
+  chatOf(connectionId: string, chatId: string): ChannelChatRow | undefined {
+    return this.db
+      .select()
+      .from(channelChats)
+      .where(and(eq(channelChats.connection_id, connectionId), eq(channelChats.chat_id, chatId)))
+      .get();
   }
 
   chatOfConversation(conversationId: string): ChannelChatRow | undefined {

@@ -1,6 +1,6 @@
 import type { Clock } from '../../platform/clock.js';
 import type { AppEvents } from '../../platform/events.js';
-import { notFound } from '../../platform/http/errors.js';
+import { ApiError, badRequest, notFound } from '../../platform/http/errors.js';
 import { type ChannelName, channelDefinition } from '../../providers/channels/index.js';
 import type { AgentsService } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
@@ -70,6 +70,45 @@ export class ChannelsService {
     if (!row || row.channel !== channel || !this.connections.webhookSecretMatches(row, secret))
       throw notFound('Channel');
     this.deps.messaging.store(row, channelDefinition(channel).parseWebhook(body));
+  }
+
+  /**
+   * Meta's check of a webhook URL (`hub.mode=subscribe`): true when the verify token is the
+   * owner's (compared in constant time), and the route echoes the challenge; false is a 403.
+   */
+  verifySubscription(channel: ChannelName, chatbotId: string, mode: unknown, token: unknown): boolean {
+    const row = this.deps.repo.connectionOf(chatbotId, channel);
+    if (!row || mode !== 'subscribe' || typeof token !== 'string') return false;
+    return this.connections.client(row).verifyTokenMatches?.(token) === true;
+  }
+
+  /**
+   * A signed webhook call (WhatsApp): the signature of the raw bytes is checked before anything
+   * is read; a wrong or missing one, or no such connection, is 401 and nothing is stored. The
+   * messages are stored before the 200 (a failure answers 5xx and the network posts again).
+   */
+  receiveSigned(channel: ChannelName, chatbotId: string, raw: Buffer, signature: string | undefined): void {
+    const row = this.deps.repo.connectionOf(chatbotId, channel);
+    if (!row || this.connections.client(row).signatureMatches?.(raw, signature) !== true)
+      throw new ApiError(401, 'X-Hub-Signature-256: missing, or not the HMAC-SHA256 of this body with the app secret');
+    let body: unknown;
+    try {
+      body = JSON.parse(raw.toString('utf8'));
+    } catch {
+      throw badRequest('body: not JSON');
+    }
+    this.deps.messaging.store(row, channelDefinition(channel).parseWebhook(body));
+  }
+
+  /**
+   * Why a person's reply in this conversation cannot reach the visitor now: the network's reply
+   * window has closed (WhatsApp: 24 hours after the person's last message); null when it can.
+   */
+  replyRefusal(conversationId: string): string | null {
+    const chat = this.deps.repo.chatOfConversation(conversationId);
+    const connection = chat && this.deps.repo.connection(chat.connection_id);
+    if (!chat || !connection) return null;
+    return this.deps.messaging.outsideWindow(connection, chat);
   }
 
   activity(user: AuthUser, chatbotId: string, days: number) {

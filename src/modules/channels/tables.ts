@@ -14,14 +14,21 @@ export const channelConnections = sqliteTable(
     id: text('id').primaryKey(),
     chatbot_id: ownerId('chatbot_id', () => chatbots.id),
     channel: text('channel', { enum: CHANNEL_NAMES }).notNull(),
-    /** the bot token, encrypted with the settings key (the connection's id as associated data); never returned */
+    /**
+     * the credential's fields as one JSON object (Telegram's bot token; WhatsApp's phone number id,
+     * access token, app secret and verify token), encrypted with the settings key (the connection's
+     * id as associated data); never returned
+     */
     credential: text('credential').notNull(),
-    /** SHA-256 of the token: one bot answers for one agent only (two receivers of one bot fight over its updates) */
-    credential_hash: text('credential_hash').notNull(),
+    /**
+     * SHA-256 of what identifies the account (Telegram: the bot token; WhatsApp: the phone number
+     * id): one account answers for one agent only (two receivers of one bot fight over its updates)
+     */
+    account_hash: text('account_hash').notNull(),
     /** e.g. `@acme_help_bot`, as the network gave it when the token was checked */
     account_name: text('account_name').notNull(),
     display_name: text('display_name').notNull(),
-    /** how messages arrive: long polling, or a webhook when PUBLIC_URL is https */
+    /** how messages arrive: long polling, or a webhook (Telegram with an https PUBLIC_URL; WhatsApp always) */
     mode: text('mode', { enum: ['polling', 'webhook'] }).notNull(),
     /** webhook mode: SHA-256 of the secret the network sends in each call's header */
     webhook_secret_hash: text('webhook_secret_hash'),
@@ -36,7 +43,7 @@ export const channelConnections = sqliteTable(
   },
   (t) => [
     uniqueIndex('channel_connections_chatbot_channel').on(t.chatbot_id, t.channel),
-    uniqueIndex('channel_connections_credential').on(t.credential_hash),
+    uniqueIndex('channel_connections_account').on(t.account_hash),
   ],
 );
 
@@ -56,6 +63,8 @@ export const channelChats = sqliteTable(
     answers: integer('answers').notNull().default(0),
     /** the share-your-phone button was offered, or a number shared: not asked again */
     contact_asked: integer('contact_asked', { mode: 'boolean' }).notNull().default(false),
+    /** when the person's last message came (WhatsApp answers only within 24 hours of it) */
+    last_inbound_at: text('last_inbound_at'),
     created_at: text('created_at').notNull(),
   },
   (t) => [

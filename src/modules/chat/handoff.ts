@@ -10,6 +10,9 @@ import { MAX_MESSAGE_CHARS } from './service.js';
 import { type HandoffState, handoffState, type LiveMessage, liveMessage } from './handoff-state.js';
 import type { People, TeamHandoffState } from './people.js';
 import type { ConversationRow } from './tables.js';
+import { LiveHub } from './live-hub.js';
+
+export type { LiveEvent } from './live-hub.js';
 
 /**
  * Live handoff (docs/API-NOTES.md "Live handoff"): the owner takes a conversation over, writes to the visitor
@@ -19,41 +22,6 @@ import type { ConversationRow } from './tables.js';
  * event, and `setImmediate` (after the synchronous transaction has committed or rolled back)
  * publishes it when the stored row is there, never for a rolled-back one.
  */
-
-export type LiveEvent =
-  | { type: 'message'; conversation_id: string; message: LiveMessage }
-  | { type: 'status'; conversation_id: string; status: 'escalated' | 'taken' | 'handed_back'; at: string };
-
-type Listener = (event: LiveEvent) => void;
-
-/** In-process pub/sub: one process serves every stream (the app runs as one process). */
-export class LiveHub {
-  private readonly byConversation = new Map<string, Set<Listener>>();
-  private readonly byAgent = new Map<string, Set<Listener>>();
-
-  subscribeConversation(conversationId: string, listener: Listener): () => void {
-    return subscribe(this.byConversation, conversationId, listener);
-  }
-
-  subscribeAgent(chatbotId: string, listener: Listener): () => void {
-    return subscribe(this.byAgent, chatbotId, listener);
-  }
-
-  publish(chatbotId: string, event: LiveEvent): void {
-    for (const l of [...(this.byConversation.get(event.conversation_id) ?? [])]) l(event);
-    for (const l of [...(this.byAgent.get(chatbotId) ?? [])]) l(event);
-  }
-}
-
-function subscribe(map: Map<string, Set<Listener>>, key: string, listener: Listener): () => void {
-  let set = map.get(key);
-  if (!set) map.set(key, (set = new Set()));
-  set.add(listener);
-  return () => {
-    set.delete(listener);
-    if (set.size === 0 && map.get(key) === set) map.delete(key);
-  };
-}
 
 /** How many of a person's messages the visitor's stream repeats on connect. */
 export const PERSON_MESSAGES_ON_CONNECT = 50;
@@ -119,6 +87,11 @@ export class HandoffService {
   private readonly log: FastifyBaseLogger;
   private readonly notices: HandoffNotices | undefined;
   private readonly people: People;
+  /**
+   * Why a person's reply cannot reach the visitor now (a messaging network's reply window), or
+   * null; set at app wiring by the channels module, which the chat module does not import.
+   */
+  replyRefusal: (conversationId: string) => string | null = () => null;
 
   constructor({ repo, agents, clock, events, log, notices, people }: HandoffDeps) {
     this.people = people;
@@ -312,6 +285,8 @@ export class HandoffService {
       if (!current) throw notFound('Conversation');
       if (current.handled_by !== 'person')
         throw conflict('Take the conversation over first (POST .../take): the agent is handling it');
+      const refusal = this.replyRefusal(current.id);
+      if (refusal) throw conflict(refusal);
       const row = this.repo.insertFullMessage({
         id: newId(),
         conversation_id: current.id,

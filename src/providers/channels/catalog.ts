@@ -1,12 +1,13 @@
 import type { ChannelDefinition } from './contract.js';
 import { telegram } from './telegram.js';
+import { whatsapp } from './whatsapp.js';
 
 /**
  * Every messaging channel besides the website's widget (`web`), in the order lists show them.
  * Adding one is adding its adapter file and naming it here; the channels module, its routes and
  * the admin's Channels tab derive from this list.
  */
-export const CHANNELS = [telegram] as const;
+export const CHANNELS = [telegram, whatsapp] as const;
 
 export type ChannelName = (typeof CHANNELS)[number]['name'];
 

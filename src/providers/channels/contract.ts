@@ -1,6 +1,6 @@
 /**
- * What the channel layer needs of a messaging network (Telegram now; WhatsApp and e-mail on the
- * same interface later). An adapter turns the network's updates into `InboundMessage`s and sends
+ * What the channel layer needs of a messaging network (Telegram, WhatsApp; e-mail on the same
+ * interface later). An adapter turns the network's updates into `InboundMessage`s and sends
  * text back; everything else (storing, answering, the outbox, handoff) is the channels module's and
  * the same for every network.
  */
@@ -54,6 +54,8 @@ export class ChannelError extends Error {
     readonly kind: ChannelErrorKind,
     message: string,
     readonly retryAfterS?: number,
+    /** the credential field the network refused, when it says which (the owner's 400 names it) */
+    readonly field?: string,
   ) {
     super(message);
     this.name = 'ChannelError';
@@ -70,18 +72,39 @@ export interface ChannelClient {
   send(chatId: string, text: string, options?: { askContact?: boolean; signal?: AbortSignal }): Promise<void>;
   /** receive by webhook at `url`, each call carrying `secret` (null: back to polling) */
   setWebhook(webhook: { url: string; secret: string } | null, signal?: AbortSignal): Promise<void>;
+  /** a webhook body's signature matches the raw bytes (networks that sign what they post) */
+  signatureMatches?(rawBody: Buffer, signature: string | undefined): boolean;
+  /** the token the network's webhook verification echoes is the owner's (constant time) */
+  verifyTokenMatches?(token: string | undefined): boolean;
 }
+
+/** The credential the owner pastes: its fields by name (the PUT body), all of them secret. */
+export type Credential = Record<string, string>;
 
 export interface ChannelDefinition<Name extends string = string> {
   name: Name;
-  /** how the owner names the credential they paste (the PUT body's field) */
-  credential: 'bot_token';
+  /** the credential's fields, as the owner names them (the PUT body's fields); the first is named when the network refuses it */
+  fields: readonly string[];
+  /**
+   * What identifies the account on its network (one agent per account): the field it comes from
+   * and its value (kept as a hash only)
+   */
+  account(credential: Credential): { field: string; key: string };
+  /**
+   * `webhook`: the network only posts to us (WhatsApp), on a route of its own; `polling-or-webhook`:
+   * long polling, or a webhook when PUBLIC_URL is https (Telegram)
+   */
+  receiving: 'webhook' | 'polling-or-webhook';
+  /** replies are taken only this long after the person's last message (WhatsApp's 24 hours); none: always */
+  replyWindow?: { ms: number; refusal: string };
   /** a client for one account; `apiRoot` is the operator's override (tests, air-gapped installs) */
-  client(credential: string, apiRoot: string | undefined): ChannelClient;
+  client(credential: Credential, apiRoot: string | undefined): ChannelClient;
   /** the longest text one message may carry; longer answers are sent in parts */
   maxTextLength: number;
-  /** a credential's form, checked before the network is asked; the message says what is expected */
-  checkCredential(credential: string): string | null;
+  /** a credential's form, checked before the network is asked: the field that is wrong and what is expected */
+  checkCredential(credential: Credential): { field: string; message: string } | null;
+  /** `text` without the credential's secrets */
+  redact(text: string, credential: Credential): string;
   /** the messages of an update the network POSTed to our webhook */
   parseWebhook(body: unknown): UpdateBatch;
 }

@@ -141,13 +141,21 @@ function batchOf(updates: Update[]): UpdateBatch {
 
 export const telegram: ChannelDefinition<'telegram'> = {
   name: 'telegram',
-  credential: 'bot_token',
-  client: (token, apiRoot) => new TelegramClient(token, apiRoot),
+  fields: ['bot_token'],
+  // the token itself (hashed): a bot's new token from BotFather is another key, as it always was
+  account: (c) => ({ field: 'bot_token', key: c.bot_token ?? '' }),
+  receiving: 'polling-or-webhook',
+  client: (c, apiRoot) => new TelegramClient(c.bot_token ?? '', apiRoot),
   maxTextLength: MAX_TEXT,
-  checkCredential: (token) =>
-    /^\d{3,15}:[A-Za-z0-9_-]{30,60}$/.test(token)
+  checkCredential: (c) =>
+    /^\d{3,15}:[A-Za-z0-9_-]{30,60}$/.test(c.bot_token ?? '')
       ? null
-      : "not a Telegram bot token (BotFather gives one like 123456789:AAE...; it is the whole line after 'Use this token')",
+      : {
+          field: 'bot_token',
+          message:
+            "not a Telegram bot token (BotFather gives one like 123456789:AAE...; it is the whole line after 'Use this token')",
+        },
+  redact: (text, c) => redact(text, c.bot_token ?? ''),
   parseWebhook: (body) => {
     const update = body as Update | null;
     if (typeof update?.update_id !== 'number') return { messages: [], nextOffset: null };
