@@ -50,6 +50,10 @@ const PUBLIC_ROUTES = [
   'OPTIONS /api/public/chatbots/:chatbot_id/visitor-conversations/:conversation_id',
   // a messaging network's webhook (issue 36): checked by the connection's secret header
   'POST /api/public/channels/telegram/:connection_id',
+  // WhatsApp (issue 37): Meta's check of the URL (its verify token) and its posts, signed with the app secret
+  'GET /api/channels/whatsapp/:chatbot_id',
+  'HEAD /api/channels/whatsapp/:chatbot_id',
+  'POST /api/channels/whatsapp/:chatbot_id',
   // CORS preflights of the visitor-facing routes (allowed_domains decides the answer)
   'OPTIONS /api/public/chatbot/:chatbot_id',
   'OPTIONS /api/public/chat/:chatbot_id',
@@ -218,6 +222,13 @@ describe('public routes', () => {
         url: concrete(r.url),
         ...(r.method === 'POST' ? { payload: {} } : {}),
       });
+      if (key(r) === 'POST /api/channels/whatsapp/:chatbot_id') {
+        // its credential is Meta's signature of the body, not a token: unsigned is 401, and says so
+        expect(res.statusCode, key(r)).toBe(401);
+        expect(res.json().detail, key(r)).toMatch(/^X-Hub-Signature-256: /);
+        expect(res.headers['www-authenticate'], key(r)).toBeUndefined();
+        continue;
+      }
       expect(res.statusCode, key(r)).not.toBe(401);
       expect(res.statusCode, key(r)).toBeLessThan(500);
       if (r.method === 'POST') expect(res.statusCode, `${key(r)} with an empty object is a validation error`).toBe(400);

@@ -135,7 +135,7 @@ export const channelRoutes: FastifyPluginAsyncZod<{ channels: ChannelsService }>
  */
 const whatsappWebhook: FastifyPluginAsyncZod<{ channels: ChannelsService }> = async (app, { channels }) => {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
   const params = z.object({ chatbot_id: z.string().max(100) });
   app.get('/api/channels/whatsapp/:chatbot_id', {
     config: { public: true },
