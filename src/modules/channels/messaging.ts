@@ -141,11 +141,12 @@ export class ChannelMessaging {
       if (ctx.signal.aborted) throw new Error('stopped');
       // the widget's lead form, the channel's way: the share button once, after as many answers
       if (result?.message_id && result.handled_by === 'agent') {
-        const askAfter = !agent.lead_capture_enabled
-          ? null
-          : agent.lead_form_timing === 'before_chat'
-            ? 1
-            : agent.lead_form_after_messages;
+        const askAfter =
+          !agent.lead_capture_enabled || !channelDefinition(connection.channel).contactButton
+            ? null
+            : agent.lead_form_timing === 'before_chat'
+              ? 1
+              : agent.lead_form_after_messages;
         if (repo.countAnswer(chatRow.id, askAfter))
           this.queue(connection.id, row.chat_id, leadQuestion(agent.lead_consent_text), null, true);
       }

@@ -95,6 +95,8 @@ export interface ChannelDefinition<Name extends string = string> {
    * long polling, or a webhook when PUBLIC_URL is https (Telegram)
    */
   receiving: 'webhook' | 'polling-or-webhook';
+  /** the network has a share-your-phone button (Telegram's): the channel's lead form */
+  contactButton: boolean;
   /** replies are taken only this long after the person's last message (WhatsApp's 24 hours); none: always */
   replyWindow?: { ms: number; refusal: string };
   /** a client for one account; `apiRoot` is the operator's override (tests, air-gapped installs) */

@@ -147,6 +147,7 @@ export const telegram: ChannelDefinition<'telegram'> = {
   receiving: 'polling-or-webhook',
   client: (c, apiRoot) => new TelegramClient(c.bot_token ?? '', apiRoot),
   maxTextLength: MAX_TEXT,
+  contactButton: true,
   checkCredential: (c) =>
     /^\d{3,15}:[A-Za-z0-9_-]{30,60}$/.test(c.bot_token ?? '')
       ? null

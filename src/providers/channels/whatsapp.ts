@@ -192,6 +192,7 @@ export const whatsapp: ChannelDefinition<'whatsapp'> = {
   replyWindow: { ms: REPLY_WINDOW_MS, refusal: OUTSIDE_WINDOW },
   client: (c, apiRoot) => new WhatsAppClient(c, apiRoot),
   maxTextLength: MAX_TEXT,
+  contactButton: false,
   checkCredential: (c) => {
     for (const [field, form] of Object.entries(FORMS))
       if (!form.test.test(c[field] ?? '')) return { field, message: form.message };
