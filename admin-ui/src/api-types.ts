@@ -753,7 +753,7 @@ export interface paths {
                         "application/json": {
                             channels: {
                                 /** @enum {string} */
-                                channel: "web" | "telegram";
+                                channel: "web" | "telegram" | "whatsapp";
                                 conversations: number;
                                 messages: number;
                             }[];
@@ -1265,6 +1265,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/channels/whatsapp/{chatbot_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Meta's verification of the WhatsApp webhook URL: hub.challenge back when hub.verify_token is the owner's */
+        get: {
+            parameters: {
+                query?: {
+                    "hub.challenge"?: string;
+                    "hub.mode"?: string;
+                    "hub.verify_token"?: string;
+                };
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        /** WhatsApp's webhook: a body signed with the app secret (X-Hub-Signature-256); text messages are answered, the rest acknowledged */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/chat": {
         parameters: {
             query?: never;
@@ -1375,7 +1435,7 @@ export interface paths {
                         "application/json": {
                             assigned_to: string | null;
                             /** @enum {string} */
-                            channel: "web" | "telegram";
+                            channel: "web" | "telegram" | "whatsapp";
                             chatbot_id: string;
                             created_at: string;
                             escalated_at: string | null;
@@ -1476,7 +1536,7 @@ export interface paths {
                         "application/json": {
                             assigned_to: string | null;
                             /** @enum {string} */
-                            channel: "web" | "telegram";
+                            channel: "web" | "telegram" | "whatsapp";
                             chatbot_id: string;
                             created_at: string;
                             escalated_at: string | null;
@@ -3158,10 +3218,10 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description the bot's handle, e.g. @acme_help_bot */
+                            /** @description the bot's handle, e.g. @acme_help_bot, or the WhatsApp number */
                             account_name: string | null;
                             /** @enum {string} */
-                            channel: "telegram";
+                            channel: "telegram" | "whatsapp";
                             connected_at: string | null;
                             display_name: string | null;
                             /** @description why the channel stopped (state error) */
@@ -3220,10 +3280,10 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description the bot's handle, e.g. @acme_help_bot */
+                            /** @description the bot's handle, e.g. @acme_help_bot, or the WhatsApp number */
                             account_name: string | null;
                             /** @enum {string} */
-                            channel: "telegram";
+                            channel: "telegram" | "whatsapp";
                             connected_at: string | null;
                             display_name: string | null;
                             /** @description why the channel stopped (state error) */
@@ -3243,6 +3303,90 @@ export interface paths {
         };
         post?: never;
         /** Disconnect the Telegram bot; its conversations stay */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/chatbots/{chatbot_id}/channels/whatsapp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Connect a WhatsApp Business phone number (Cloud API): its phone number id, an access token, the Meta app's secret and a verify token of your choice; checked with Meta, the number is shown back */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        access_token: string;
+                        app_secret: string;
+                        phone_number_id: string;
+                        verify_token: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description the bot's handle, e.g. @acme_help_bot, or the WhatsApp number */
+                            account_name: string | null;
+                            /** @enum {string} */
+                            channel: "telegram" | "whatsapp";
+                            connected_at: string | null;
+                            display_name: string | null;
+                            /** @description why the channel stopped (state error) */
+                            error: string | null;
+                            last_message_at: string | null;
+                            /**
+                             * @description webhook when PUBLIC_URL is https, else long polling
+                             * @enum {string|null}
+                             */
+                            mode: "polling" | "webhook" | null;
+                            /** @enum {string} */
+                            state: "not_connected" | "connected" | "error";
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Disconnect the WhatsApp number; its conversations stay */
         delete: {
             parameters: {
                 query?: never;
@@ -3766,7 +3910,7 @@ export interface paths {
                                 user_id: string;
                             } | null;
                             /** @enum {string} */
-                            channel: "web" | "telegram";
+                            channel: "web" | "telegram" | "whatsapp";
                             chatbot_id: string;
                             created_at: string;
                             escalated_at: string | null;

@@ -2,7 +2,11 @@ import type { ConversationChannel } from '../../types.js';
 import { Badge } from '../../ui.js';
 
 /** How each channel is named on screen. */
-export const CHANNEL_LABELS: Record<ConversationChannel, string> = { web: 'Website', telegram: 'Telegram' };
+export const CHANNEL_LABELS: Record<ConversationChannel, string> = {
+  web: 'Website',
+  telegram: 'Telegram',
+  whatsapp: 'WhatsApp',
+};
 
 /**
  * The channel a conversation came in on, as a small badge beside its status: nothing for `web`

@@ -3,6 +3,7 @@ import { api, get } from '../../api.js';
 import type { Agent, ChannelView } from '../../types.js';
 import { Badge, ConfirmDialog, Loading, Notice, RefreshButton, formatDate, toast, useAsync } from '../../ui.js';
 import { TelegramTokenForm } from './token-form.js';
+import { WhatsAppCard } from './whatsapp.js';
 
 const MODES: Record<NonNullable<ChannelView['mode']>, string> = {
   polling: 'Long polling: this server asks Telegram for new messages',
@@ -16,9 +17,10 @@ const STATES: Record<ChannelView['state'], { kind: string; text: string }> = {
 };
 
 /**
- * The agent's messaging channels (docs/CHANNELS.md): the same agent answering on Telegram. The
- * owner pastes the bot's token from BotFather; the server checks it with Telegram and keeps it
- * encrypted, and the page only ever shows the bot's handle.
+ * The agent's messaging channels (docs/CHANNELS.md): the same agent answering on Telegram and
+ * WhatsApp. The owner pastes the bot's token from BotFather (or the WhatsApp number's four fields,
+ * whatsapp.tsx); the server checks them with the network and keeps them encrypted, and the page only
+ * ever shows the bot's handle or the number.
  */
 export function ChannelsTab({ agent }: { agent: Agent }) {
   const channels = useAsync(
@@ -28,6 +30,7 @@ export function ChannelsTab({ agent }: { agent: Agent }) {
   const replace = (view: ChannelView) =>
     channels.setData((channels.data ?? []).map((c) => (c.channel === view.channel ? view : c)));
   const telegram = channels.data?.find((c) => c.channel === 'telegram');
+  const whatsapp = channels.data?.find((c) => c.channel === 'whatsapp');
   return (
     <div class="stack-lg">
       <Notice>
@@ -43,6 +46,15 @@ export function ChannelsTab({ agent }: { agent: Agent }) {
         <TelegramCard
           agent={agent}
           view={telegram}
+          onChange={replace}
+          onRefresh={channels.reload}
+          refreshing={channels.loading}
+        />
+      )}
+      {whatsapp && (
+        <WhatsAppCard
+          agent={agent}
+          view={whatsapp}
           onChange={replace}
           onRefresh={channels.reload}
           refreshing={channels.loading}
