@@ -110,7 +110,8 @@ export function WhatsAppCard({
         <code>messages</code> webhook field. Meta needs this server on a public https address.
       </p>
       <div class="copy-row">
-        <code>{hook}</code> <CopyButton text={hook} label="Copy URL" />
+        <input readOnly value={hook} aria-label="Webhook callback URL" onFocus={(e) => e.currentTarget.select()} />
+        <CopyButton text={hook} label="Copy URL" />
       </div>
     </>
   );
