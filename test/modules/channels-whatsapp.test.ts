@@ -254,6 +254,42 @@ describe('channels: WhatsApp (Cloud API) on the channel layer', () => {
     expect(whatsapp.sendCalls(c.phone_number_id)).toBe(1);
   });
 
+  it("Meta's refusals: a rate limit is retried later, a message outside the window (131047) is failed for good", async () => {
+    const clock = new ManualClock(new Date().toISOString());
+    const s = await start({ clock });
+    const { t, whatsapp, hook } = s;
+    const c = await connected(s, 8);
+    whatsapp.failSends(c.phone_number_id, 1, { status: 429, code: 130429, message: 'Rate limit hit' });
+    expect((await whatsapp.deliver(hook, message(c, 'wamid.1', 'When are you open?'), c.app_secret)).status).toBe(200);
+    await whatsapp.waitForSendCalls(c.phone_number_id, 1);
+    await channelsIdle(t);
+    const outbox = () =>
+      t.database.sqlite.prepare('SELECT state, attempts, error FROM channel_outbox ORDER BY rowid').all();
+    expect(outbox()).toEqual([{ state: 'queued', attempts: 1, error: 'WhatsApp: Rate limit hit' }]);
+    clock.advance(59_000);
+    await channelsIdle(t);
+    expect(whatsapp.sendCalls(c.phone_number_id)).toBe(1);
+    clock.advance(1_000);
+    expect((await whatsapp.waitForSent(c.phone_number_id, 1))[0]!.body).toMatch(/opens at 10/);
+
+    whatsapp.failSends(c.phone_number_id, 1, {
+      status: 400,
+      code: 131047,
+      message: 'Re-engagement message',
+    });
+    expect((await whatsapp.deliver(hook, message(c, 'wamid.2', 'And on Sundays?'), c.app_secret)).status).toBe(200);
+    await whatsapp.waitForSendCalls(c.phone_number_id, 3);
+    await channelsIdle(t);
+    clock.advance(86_400_000);
+    await channelsIdle(t);
+    expect(whatsapp.sendCalls(c.phone_number_id)).toBe(3);
+    expect(outbox()[1]).toEqual({
+      state: 'failed',
+      attempts: 0,
+      error: `WhatsApp: Re-engagement message: ${WINDOW}`,
+    });
+  });
+
   it('a revoked token: the channel goes to error, the owner is told once', async () => {
     const s = await start();
     const { t, whatsapp, token, agent, hook } = s;
