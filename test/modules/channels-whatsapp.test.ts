@@ -195,6 +195,9 @@ describe('channels: WhatsApp (Cloud API) on the channel layer', () => {
       ],
     };
     expect((await whatsapp.deliver(hook, status, c.app_secret)).status).toBe(200);
+    // another number of the same Meta app (one callback URL per app): acknowledged, not this agent's to answer
+    const elsewhere = textMessageBody({ ...PERSON, phoneNumberId: '999000999', id: 'wamid.other', text: 'Hi?' });
+    expect((await whatsapp.deliver(hook, elsewhere, c.app_secret)).status).toBe(200);
     await channelsIdle(t);
     expect(whatsapp.sent(c.phone_number_id)).toHaveLength(1);
     expect(inboundCount(s)).toBe(1);

@@ -55,7 +55,7 @@ export interface ConnectionsDeps {
 export const webhookPath = (channel: ChannelName, connectionId: string) =>
   `/api/public/channels/${channel}/${connectionId}`;
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /**
  * An agent's accounts on messaging networks: saving a credential (checked with the network, kept

@@ -4,7 +4,7 @@ import { ApiError, badRequest, notFound } from '../../platform/http/errors.js';
 import { type ChannelName, channelDefinition } from '../../providers/channels/index.js';
 import type { AgentsService } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
-import type { ChannelConnections } from './connections.js';
+import { type ChannelConnections, sha256 } from './connections.js';
 import type { ChannelMessaging } from './messaging.js';
 import type { PollingReceivers } from './receiver.js';
 import type { ChannelsRepo } from './repo.js';
@@ -97,7 +97,10 @@ export class ChannelsService {
     } catch {
       throw badRequest('body: not JSON');
     }
-    this.deps.messaging.store(row, channelDefinition(channel).parseWebhook(body));
+    const batch = channelDefinition(channel).parseWebhook(body);
+    // another number of the same Meta app: not this agent's to answer
+    const ours = batch.messages.filter((m) => m.accountKey === undefined || sha256(m.accountKey) === row.account_hash);
+    this.deps.messaging.store(row, { ...batch, messages: ours });
   }
 
   /**

@@ -25,6 +25,11 @@ export interface InboundMessage {
   userName: string;
   /** the text; null for what carries none (a shared contact) */
   text: string | null;
+  /**
+   * the account it was sent to, as `ChannelDefinition.account` keys it, where the network says
+   * (WhatsApp's metadata.phone_number_id: one Meta app posts every number's messages to one URL)
+   */
+  accountKey?: string;
   /** the phone number the person chose to share (Telegram's contact button) */
   contact?: { phone: string; name: string };
 }

@@ -130,6 +130,8 @@ function toChannelError(status: number, error: GraphError, identifying: boolean)
   return new ChannelError('undeliverable', said);
 }
 
+const accountKey = (phoneNumberId: string) => `whatsapp:${phoneNumberId}`;
+
 interface WebhookValue {
   metadata?: { phone_number_id?: string };
   contacts?: Array<{ wa_id?: string; profile?: { name?: string } }>;
@@ -150,7 +152,9 @@ function parseWebhook(body: unknown): UpdateBatch {
         if (m?.type !== 'text' || typeof m.id !== 'string' || typeof m.from !== 'string') continue;
         if (typeof m.text?.body !== 'string') continue;
         const contact = contacts.find((c) => c?.wa_id === m.from) ?? (contacts.length === 1 ? contacts[0] : undefined);
+        const to = value.metadata?.phone_number_id;
         messages.push({
+          ...(typeof to === 'string' ? { accountKey: accountKey(to) } : {}),
           externalId: m.id.slice(0, 200),
           chatId: m.from.slice(0, 40),
           userId: m.from.slice(0, 40),
@@ -187,7 +191,7 @@ const FORMS: Record<string, { test: RegExp; message: string }> = {
 export const whatsapp: ChannelDefinition<'whatsapp'> = {
   name: 'whatsapp',
   fields: ['phone_number_id', 'access_token', 'app_secret', 'verify_token'],
-  account: (c) => ({ field: 'phone_number_id', key: `whatsapp:${c.phone_number_id ?? ''}` }),
+  account: (c) => ({ field: 'phone_number_id', key: accountKey(c.phone_number_id ?? '') }),
   receiving: 'webhook',
   replyWindow: { ms: REPLY_WINDOW_MS, refusal: OUTSIDE_WINDOW },
   client: (c, apiRoot) => new WhatsAppClient(c, apiRoot),
