@@ -3228,7 +3228,7 @@ export interface paths {
                             error: string | null;
                             last_message_at: string | null;
                             /**
-                             * @description webhook when PUBLIC_URL is https, else long polling
+                             * @description Telegram: webhook when PUBLIC_URL is https, else long polling; WhatsApp: always webhook
                              * @enum {string|null}
                              */
                             mode: "polling" | "webhook" | null;
@@ -3290,7 +3290,7 @@ export interface paths {
                             error: string | null;
                             last_message_at: string | null;
                             /**
-                             * @description webhook when PUBLIC_URL is https, else long polling
+                             * @description Telegram: webhook when PUBLIC_URL is https, else long polling; WhatsApp: always webhook
                              * @enum {string|null}
                              */
                             mode: "polling" | "webhook" | null;
@@ -3374,7 +3374,7 @@ export interface paths {
                             error: string | null;
                             last_message_at: string | null;
                             /**
-                             * @description webhook when PUBLIC_URL is https, else long polling
+                             * @description Telegram: webhook when PUBLIC_URL is https, else long polling; WhatsApp: always webhook
                              * @enum {string|null}
                              */
                             mode: "polling" | "webhook" | null;

@@ -29,7 +29,10 @@ const channelSchema = z.object({
   state: z.enum(['not_connected', 'connected', 'error']),
   account_name: z.string().nullable().describe("the bot's handle, e.g. @acme_help_bot, or the WhatsApp number"),
   display_name: z.string().nullable(),
-  mode: z.enum(['polling', 'webhook']).nullable().describe('webhook when PUBLIC_URL is https, else long polling'),
+  mode: z
+    .enum(['polling', 'webhook'])
+    .nullable()
+    .describe('Telegram: webhook when PUBLIC_URL is https, else long polling; WhatsApp: always webhook'),
   error: z.string().nullable().describe('why the channel stopped (state error)'),
   last_message_at: z.string().nullable(),
   connected_at: z.string().nullable(),
