@@ -3,15 +3,26 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ChannelsLlm, lastUserText, startChannelsLlm } from '../helpers/channels-llm.js';
+import {
+  ANSWER,
+  agentOnChannel,
+  channelServerEnv,
+  get,
+  json,
+  OWNER,
+  QUESTION,
+  reply,
+  THANKS,
+  WAIT_MS,
+  WELCOME,
+} from '../helpers/channels-process.js';
 import { startFakeTelegram, type FakeTelegram } from '../helpers/fake-telegram.js';
 import {
   bootServer,
   fromSource,
   postJson,
   type ServerProcess,
-  serverEnv,
   stopServer,
-  unlimitedPlansFile,
   useServerProcesses,
   withTimeout,
 } from '../helpers/server-process.js';
@@ -31,65 +42,17 @@ afterEach(async () => {
 }, 60_000);
 const { tempDir, remove } = useServerProcesses('chat-agent-channels-crash-');
 
-const QUESTION = 'When are you open?';
-const ANSWER = 'Our opening hours are 9 to 5.';
-const THANKS = 'Thanks!';
-const WELCOME = 'You are welcome!';
-const OWNER = { name: 'Owner', email: 'owner@example.com', password: 'a long enough password' };
 /** a private chat: its id is the person's id */
 const PERSON = { id: 5_550_123, first_name: 'Ana', username: 'ana_b' };
-/** event-driven waits, sized for a busy machine */
-const WAIT_MS = 45_000;
-
-const reply = (req: { body: unknown }) =>
-  lastUserText(req.body as ChannelsLlm['chats'][number]) === QUESTION ? ANSWER : WELCOME;
 
 /** a token of Telegram's form: `<bot id>:<35 characters>` */
 function botToken(): string {
   return `${7_000_000_000 + Math.floor(Math.random() * 1_000_000)}:AAE${randomBytes(24).toString('base64url')}`;
 }
 
-function env(dataDir: string, telegram: FakeTelegram, llm: ChannelsLlm): Record<string, string> {
-  const plans = remove(unlimitedPlansFile(`${dataDir}-plans.json`));
-  return serverEnv(dataDir, {
-    REGISTRATION: 'open',
-    PLANS_FILE: plans,
-    TELEGRAM_API_ROOT: telegram.root,
-    OPENAI_API_KEY: 'sk-test',
-    OPENAI_BASE_URL: llm.baseURL,
-  });
-}
-
-async function json<T>(res: Response, status: number): Promise<T> {
-  const text = await res.text();
-  expect(res.status, text).toBe(status);
-  return JSON.parse(text) as T;
-}
-
-const get = (base: string, path: string, token: string) =>
-  fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
-
 /** Registers the owner, makes an agent answering with openai and connects the bot to it. */
 async function agentOnTelegram(base: string, token: string): Promise<{ owner: string; agentId: string }> {
-  const { access_token: owner } = await json<{ access_token: string }>(
-    await postJson(`${base}/api/auth/register`, OWNER),
-    201,
-  );
-  const { id: agentId } = await json<{ id: string }>(
-    // no lead form: its share-your-phone message would come between the answers counted here
-    await postJson(
-      `${base}/api/chatbots`,
-      { name: 'Shop bot', provider: 'openai', lead_capture_enabled: false },
-      owner,
-    ),
-    201,
-  );
-  const connected = await fetch(`${base}/api/chatbots/${agentId}/channels/telegram`, {
-    method: 'PUT',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${owner}` },
-    body: JSON.stringify({ bot_token: token }),
-  });
-  const view = await json<{ state: string; account_name: string; mode: string }>(connected, 200);
+  const { owner, agentId, view } = await agentOnChannel(base, 'telegram', { bot_token: token });
   expect(view).toMatchObject({ state: 'connected', account_name: '@acme_help_bot', mode: 'polling' });
   return { owner, agentId };
 }
@@ -170,7 +133,9 @@ async function restartAnswersOnce(o: {
   asked: number;
 }): Promise<void> {
   const { telegram, token, llm, dataDir } = o;
-  const second = await bootServer(fromSource(), { env: env(dataDir, telegram, llm) });
+  const second = await bootServer(fromSource(), {
+    env: channelServerEnv(dataDir, remove, { TELEGRAM_API_ROOT: telegram.root }, llm),
+  });
   const sent = await telegram.waitForSent(token, 1, WAIT_MS);
   expect(sent.map((m) => [m.chat_id, m.text])).toEqual([[PERSON.id, ANSWER]]);
 
@@ -210,7 +175,9 @@ describe('Telegram messages across a crash', () => {
   }, async () => {
     const { telegram, token, llm } = await fakes(true);
     const dataDir = tempDir();
-    const first = await bootServer(fromSource(), { env: env(dataDir, telegram, llm) });
+    const first = await bootServer(fromSource(), {
+      env: channelServerEnv(dataDir, remove, { TELEGRAM_API_ROOT: telegram.root }, llm),
+    });
     const { agentId } = await agentOnTelegram(first.base, token);
     await telegram.waitForPoll(token, WAIT_MS);
 
@@ -235,7 +202,9 @@ describe('Telegram messages across a crash', () => {
     // the first send fails as Telegram having a bad moment: the answer waits in the outbox for a retry
     telegram.failSends(token, 1, { error_code: 502, description: 'Bad Gateway' });
     const dataDir = tempDir();
-    const first = await bootServer(fromSource(), { env: env(dataDir, telegram, llm) });
+    const first = await bootServer(fromSource(), {
+      env: channelServerEnv(dataDir, remove, { TELEGRAM_API_ROOT: telegram.root }, llm),
+    });
     const { agentId } = await agentOnTelegram(first.base, token);
     await telegram.waitForPoll(token, WAIT_MS);
 
@@ -257,7 +226,9 @@ describe('Telegram messages across a crash', () => {
   }, async () => {
     const { telegram, token, llm } = await fakes(false);
     const dataDir = tempDir();
-    const first = await bootServer(fromSource(), { env: env(dataDir, telegram, llm) });
+    const first = await bootServer(fromSource(), {
+      env: channelServerEnv(dataDir, remove, { TELEGRAM_API_ROOT: telegram.root }, llm),
+    });
     const { agentId } = await agentOnTelegram(first.base, token);
     await telegram.waitForPoll(token, WAIT_MS);
 
@@ -287,7 +258,9 @@ describe('Telegram messages across a crash', () => {
     // taking a message and the server recording it, where docs/CHANNELS.md says it can go twice
     expect(await stopServer(first.server)).toEqual({ code: 0, signal: null });
     const pollsBefore = telegram.callsOf(token, 'getUpdates');
-    const second = await bootServer(fromSource(), { env: env(dataDir, telegram, llm) });
+    const second = await bootServer(fromSource(), {
+      env: channelServerEnv(dataDir, remove, { TELEGRAM_API_ROOT: telegram.root }, llm),
+    });
     // the new process's own poll is the one held (not what is left of the old one's)
     await telegram.waitForCall(token, 'getUpdates', pollsBefore + 1, WAIT_MS);
     await telegram.waitForPoll(token, WAIT_MS);

@@ -2,16 +2,27 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ChannelsLlm, lastUserText, startChannelsLlm } from '../helpers/channels-llm.js';
-import { type FakeWhatsApp, startFakeWhatsApp, textMessageBody } from '../helpers/fake-whatsapp.js';
+import { lastUserText, startChannelsLlm } from '../helpers/channels-llm.js';
+import {
+  ANSWER,
+  agentOnChannel,
+  channelServerEnv,
+  get,
+  json,
+  OWNER,
+  QUESTION,
+  reply,
+  THANKS,
+  WAIT_MS,
+  WELCOME,
+} from '../helpers/channels-process.js';
+import { startFakeWhatsApp, textMessageBody } from '../helpers/fake-whatsapp.js';
 import {
   bootServer,
   fromSource,
   postJson,
   type ServerProcess,
-  serverEnv,
   stopServer,
-  unlimitedPlansFile,
   useServerProcesses,
   withTimeout,
 } from '../helpers/server-process.js';
@@ -30,37 +41,7 @@ afterEach(async () => {
 }, 60_000);
 const { tempDir, remove } = useServerProcesses('chat-agent-whatsapp-crash-');
 
-const QUESTION = 'When are you open?';
-const ANSWER = 'Our opening hours are 9 to 5.';
-const THANKS = 'Thanks!';
-const WELCOME = 'You are welcome!';
-const OWNER = { name: 'Owner', email: 'owner@example.com', password: 'a long enough password' };
 const PERSON = { from: '31612345678', name: 'Ana de Vries' };
-/** event-driven waits, sized for a busy machine */
-const WAIT_MS = 45_000;
-
-const reply = (req: { body: unknown }) =>
-  lastUserText(req.body as ChannelsLlm['chats'][number]) === QUESTION ? ANSWER : WELCOME;
-
-function env(dataDir: string, whatsapp: FakeWhatsApp, llm: ChannelsLlm): Record<string, string> {
-  const plans = remove(unlimitedPlansFile(`${dataDir}-plans.json`));
-  return serverEnv(dataDir, {
-    REGISTRATION: 'open',
-    PLANS_FILE: plans,
-    WHATSAPP_API_ROOT: whatsapp.root,
-    OPENAI_API_KEY: 'sk-test',
-    OPENAI_BASE_URL: llm.baseURL,
-  });
-}
-
-async function json<T>(res: Response, status: number): Promise<T> {
-  const text = await res.text();
-  expect(res.status, text).toBe(status);
-  return JSON.parse(text) as T;
-}
-
-const get = (base: string, path: string, token: string) =>
-  fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
 
 describe('WhatsApp messages across a crash', () => {
   it('kill -9 between receipt and answer: after the restart the stored message is answered once', {
@@ -84,26 +65,12 @@ describe('WhatsApp messages across a crash', () => {
       name: 'Acme',
     });
     const dataDir = tempDir();
-    const first = await bootServer(fromSource(), { env: env(dataDir, whatsapp, llm) });
-
-    const { access_token: owner } = await json<{ access_token: string }>(
-      await postJson(`${first.base}/api/auth/register`, OWNER),
-      201,
-    );
-    const { id: agentId } = await json<{ id: string }>(
-      await postJson(
-        `${first.base}/api/chatbots`,
-        { name: 'Shop bot', provider: 'openai', lead_capture_enabled: false },
-        owner,
-      ),
-      201,
-    );
-    const connect = await fetch(`${first.base}/api/chatbots/${agentId}/channels/whatsapp`, {
-      method: 'PUT',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${owner}` },
-      body: JSON.stringify(credentials),
+    const first = await bootServer(fromSource(), {
+      env: channelServerEnv(dataDir, remove, { WHATSAPP_API_ROOT: whatsapp.root }, llm),
     });
-    expect(await json(connect, 200)).toMatchObject({ state: 'connected', account_name: '+1 555-0100' });
+
+    const { agentId, view } = await agentOnChannel(first.base, 'whatsapp', credentials);
+    expect(view).toMatchObject({ state: 'connected', account_name: '+1 555-0100' });
 
     const question = textMessageBody({ phoneNumberId: number, ...PERSON, id: 'wamid.question', text: QUESTION });
     const hook = (base: string) => `${base}/api/channels/whatsapp/${agentId}`;
@@ -117,7 +84,9 @@ describe('WhatsApp messages across a crash', () => {
     });
     expect(whatsapp.sent(number)).toEqual([]);
 
-    const second = await bootServer(fromSource(), { env: env(dataDir, whatsapp, llm) });
+    const second = await bootServer(fromSource(), {
+      env: channelServerEnv(dataDir, remove, { WHATSAPP_API_ROOT: whatsapp.root }, llm),
+    });
     const sent = await whatsapp.waitForSent(number, 1, WAIT_MS);
     expect(sent.map((m) => [m.to, m.body])).toEqual([[PERSON.from, ANSWER]]);
     // Meta did not see the first process's 200 for sure: it posts the message again, kept once
