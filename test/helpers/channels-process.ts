@@ -1,6 +1,6 @@
-import { expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { type ChannelsLlm, lastUserText } from './channels-llm.js';
-import { postJson, serverEnv, unlimitedPlansFile } from './server-process.js';
+import { postJson, serverEnv, unlimitedPlansFile, useServerProcesses } from './server-process.js';
 
 /**
  * What the channels' crash tests (test/ship/channels-*-crash.test.ts) share: the conversation the
@@ -18,6 +18,18 @@ export const WAIT_MS = 45_000;
 
 export const reply = (req: { body: unknown }) =>
   lastUserText(req.body as ChannelsLlm['chats'][number]) === QUESTION ? ANSWER : WELCOME;
+
+/**
+ * A crash test's processes and fakes: what `closers` holds (the fake network and model) is closed
+ * after the servers are stopped (its afterEach is registered first, so it runs last).
+ */
+export function useChannelProcesses(prefix: string) {
+  const closers: Array<{ close(): Promise<void> }> = [];
+  afterEach(async () => {
+    for (const c of closers.splice(0)) await c.close();
+  }, 60_000);
+  return { ...useServerProcesses(prefix), closers };
+}
 
 /** A server's environment with `apiRoot` (TELEGRAM_API_ROOT or WHATSAPP_API_ROOT) and the fake model as openai. */
 export function channelServerEnv(

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type ChannelsLlm, lastUserText, startChannelsLlm } from '../helpers/channels-llm.js';
 import {
   ANSWER,
@@ -13,6 +13,7 @@ import {
   QUESTION,
   reply,
   THANKS,
+  useChannelProcesses,
   WAIT_MS,
   WELCOME,
 } from '../helpers/channels-process.js';
@@ -23,7 +24,6 @@ import {
   postJson,
   type ServerProcess,
   stopServer,
-  useServerProcesses,
   withTimeout,
 } from '../helpers/server-process.js';
 
@@ -35,12 +35,7 @@ import {
  * (A kill before the update is stored is Telegram's to cover: unconfirmed, it is sent again.)
  */
 
-const closers: Array<{ close(): Promise<void> }> = [];
-// registered before useServerProcesses, so it runs after it: the servers are stopped first
-afterEach(async () => {
-  for (const c of closers.splice(0)) await c.close();
-}, 60_000);
-const { tempDir, remove } = useServerProcesses('chat-agent-channels-crash-');
+const { tempDir, remove, closers } = useChannelProcesses('chat-agent-channels-crash-');
 
 /** a private chat: its id is the person's id */
 const PERSON = { id: 5_550_123, first_name: 'Ana', username: 'ana_b' };

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { lastUserText, startChannelsLlm } from '../helpers/channels-llm.js';
 import {
   ANSWER,
@@ -13,6 +13,7 @@ import {
   QUESTION,
   reply,
   THANKS,
+  useChannelProcesses,
   WAIT_MS,
   WELCOME,
 } from '../helpers/channels-process.js';
@@ -23,7 +24,6 @@ import {
   postJson,
   type ServerProcess,
   stopServer,
-  useServerProcesses,
   withTimeout,
 } from '../helpers/server-process.js';
 
@@ -34,12 +34,7 @@ import {
  * nothing, and after the restart it is answered once, Meta's second post of it included.
  */
 
-const closers: Array<{ close(): Promise<void> }> = [];
-// registered before useServerProcesses, so it runs after it: the servers are stopped first
-afterEach(async () => {
-  for (const c of closers.splice(0)) await c.close();
-}, 60_000);
-const { tempDir, remove } = useServerProcesses('chat-agent-whatsapp-crash-');
+const { tempDir, remove, closers } = useChannelProcesses('chat-agent-whatsapp-crash-');
 
 const PERSON = { from: '31612345678', name: 'Ana de Vries' };
 

@@ -1,19 +1,13 @@
-import { useState } from 'preact/hooks';
-import { api, get } from '../../api.js';
+import { get } from '../../api.js';
 import type { Agent, ChannelView } from '../../types.js';
-import { Badge, ConfirmDialog, Loading, Notice, RefreshButton, formatDate, toast, useAsync } from '../../ui.js';
+import { Badge, Loading, Notice, RefreshButton, formatDate, useAsync } from '../../ui.js';
 import { TelegramTokenForm } from './token-form.js';
+import { type ChannelCardProps, useChannelCard } from './card.js';
 import { WhatsAppCard } from './whatsapp.js';
 
 const MODES: Record<NonNullable<ChannelView['mode']>, string> = {
   polling: 'Long polling: this server asks Telegram for new messages',
   webhook: 'Webhook: Telegram sends each message to this server',
-};
-
-const STATES: Record<ChannelView['state'], { kind: string; text: string }> = {
-  not_connected: { kind: 'off', text: 'Not connected' },
-  connected: { kind: 'ok', text: 'Connected' },
-  error: { kind: 'bad', text: 'Stopped' },
 };
 
 /**
@@ -64,45 +58,9 @@ export function ChannelsTab({ agent }: { agent: Agent }) {
   );
 }
 
-function TelegramCard({
-  agent,
-  view,
-  onChange,
-  onRefresh,
-  refreshing,
-}: {
-  agent: Agent;
-  view: ChannelView;
-  onChange: (view: ChannelView) => void;
-  onRefresh: () => Promise<void>;
-  refreshing: boolean;
-}) {
-  const [disconnecting, setDisconnecting] = useState(false);
-  const state = STATES[view.state];
-  const disconnectButton = (
-    <button type="button" class="btn btn-danger-text" onClick={() => setDisconnecting(true)}>
-      Disconnect
-    </button>
-  );
-  const connected = (next: ChannelView) => {
-    onChange(next);
-    toast(`Connected to ${next.account_name ?? 'Telegram'}`);
-  };
-  const disconnect = async () => {
-    await api('DELETE', `/api/chatbots/${encodeURIComponent(agent.id)}/channels/telegram`);
-    setDisconnecting(false);
-    onChange({
-      ...view,
-      state: 'not_connected',
-      account_name: null,
-      display_name: null,
-      mode: null,
-      error: null,
-      last_message_at: null,
-      connected_at: null,
-    });
-    toast('Telegram disconnected');
-  };
+function TelegramCard(props: ChannelCardProps) {
+  const { agent, view, onRefresh, refreshing } = props;
+  const { state, connected, disconnectButton, disconnectDialog } = useChannelCard(props, 'telegram', 'Telegram');
   return (
     <section class="card stack" aria-labelledby="telegram-title">
       <div class="section-head-row">
@@ -145,19 +103,7 @@ function TelegramCard({
           )}
         </>
       )}
-      {disconnecting && (
-        <ConfirmDialog
-          title={`Disconnect ${view.account_name ?? 'the Telegram bot'}?`}
-          confirmLabel="Disconnect"
-          onConfirm={disconnect}
-          onCancel={() => setDisconnecting(false)}
-        >
-          <p>
-            The agent stops answering on Telegram and the token is forgotten. Its Telegram conversations stay in
-            Conversations.
-          </p>
-        </ConfirmDialog>
-      )}
+      {disconnectDialog}
     </section>
   );
 }

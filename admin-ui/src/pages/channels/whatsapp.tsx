@@ -2,10 +2,10 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api } from '../../api.js';
 import { useSession } from '../../session.js';
-import type { Agent, ChannelView } from '../../types.js';
+import { type ChannelCardProps, useChannelCard } from './card.js';
+import type { ChannelView } from '../../types.js';
 import {
   Badge,
-  ConfirmDialog,
   CopyButton,
   Field,
   Notice,
@@ -13,15 +13,8 @@ import {
   SubmitButton,
   formatDate,
   inputValue,
-  toast,
   useSubmit,
 } from '../../ui.js';
-
-const STATES: Record<ChannelView['state'], { kind: string; text: string }> = {
-  not_connected: { kind: 'off', text: 'Not connected' },
-  connected: { kind: 'ok', text: 'Connected' },
-  error: { kind: 'bad', text: 'Stopped' },
-};
 
 /** the four fields the server takes (src/modules/channels/routes.ts), with what the owner is told */
 const FIELDS = [
@@ -62,47 +55,11 @@ const EMPTY: Values = { phone_number_id: '', access_token: '', app_secret: '', v
  * the server checks the number with Meta and keeps them encrypted; the card shows the number and
  * the webhook URL to paste in Meta.
  */
-export function WhatsAppCard({
-  agent,
-  view,
-  onChange,
-  onRefresh,
-  refreshing,
-}: {
-  agent: Agent;
-  view: ChannelView;
-  onChange: (view: ChannelView) => void;
-  onRefresh: () => Promise<void>;
-  refreshing: boolean;
-}) {
+export function WhatsAppCard(props: ChannelCardProps) {
+  const { agent, view, onRefresh, refreshing } = props;
   const { status } = useSession();
-  const [disconnecting, setDisconnecting] = useState(false);
-  const state = STATES[view.state];
+  const { state, connected, disconnectButton, disconnectDialog } = useChannelCard(props, 'whatsapp', 'WhatsApp');
   const hook = `${status?.public_url ?? location.origin}/api/channels/whatsapp/${encodeURIComponent(agent.id)}`;
-  const disconnectButton = (
-    <button type="button" class="btn btn-danger-text" onClick={() => setDisconnecting(true)}>
-      Disconnect
-    </button>
-  );
-  const connected = (next: ChannelView) => {
-    onChange(next);
-    toast(`Connected to ${next.account_name ?? 'WhatsApp'}`);
-  };
-  const disconnect = async () => {
-    await api('DELETE', `/api/chatbots/${encodeURIComponent(agent.id)}/channels/whatsapp`);
-    setDisconnecting(false);
-    onChange({
-      ...view,
-      state: 'not_connected',
-      account_name: null,
-      display_name: null,
-      mode: null,
-      error: null,
-      last_message_at: null,
-      connected_at: null,
-    });
-    toast('WhatsApp disconnected');
-  };
   const webhookSteps = (
     <>
       <p class="muted small">
@@ -178,19 +135,7 @@ export function WhatsAppCard({
           )}
         </>
       )}
-      {disconnecting && (
-        <ConfirmDialog
-          title={`Disconnect ${view.account_name ?? 'the WhatsApp number'}?`}
-          confirmLabel="Disconnect"
-          onConfirm={disconnect}
-          onCancel={() => setDisconnecting(false)}
-        >
-          <p>
-            The agent stops answering on WhatsApp and the credentials are forgotten. Its WhatsApp conversations stay in
-            Conversations.
-          </p>
-        </ConfirmDialog>
-      )}
+      {disconnectDialog}
     </section>
   );
 }
