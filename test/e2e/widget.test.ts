@@ -341,6 +341,8 @@ describe('the embedded widget on another site', () => {
     await messageBox(page).fill('First question');
     await messageBox(page).press('Enter');
     await dialog.getByText('Happy to help.').waitFor();
+    // the turn over: the widget ignores Enter while a turn is streaming
+    await widgetIdle(page);
 
     const refused = page.waitForResponse(
       (r) => r.url().includes('/api/public/chat/') && r.request().method() === 'POST',
