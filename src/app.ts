@@ -37,7 +37,7 @@ import { channelRoutes, createChannels } from './modules/channels/index.js';
 import { channelActivity, chatRoutes, conversationHeld, createChat, visitorQuestions } from './modules/chat/index.js';
 import { createKnowledge, knowledgeRoutes } from './modules/knowledge/index.js';
 import { createLeads, leadsRoutes } from './modules/leads/index.js';
-import { createLimits, PlanService, rateLimitPlugin, usageRoutes } from './modules/limits/index.js';
+import { createLimits, PlanService, planRate, rateLimitPlugin, usageRoutes } from './modules/limits/index.js';
 import { decryptValue, encryptValue, ServerSettings, SettingsKey, settingsRoutes } from './modules/settings/index.js';
 import { healthRoutes, SystemService, systemRoutes } from './modules/system/index.js';
 import { webRoutes } from './modules/web/index.js';
@@ -266,19 +266,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     chat,
     activityOf: channelActivity(db),
     // the visitor-facing routes' limit under the owner's plan, keyed on the channel's user id (no client address)
-    allowVisitor: (key, accountId) => {
-      const plan = plans.planOf(accountOf(accountId));
-      return rateLimiter.hit(`${key}:owner:${accountId}`, [
-        { seconds: 60, max: plan.requests_per_minute },
-        { seconds: 3600, max: plan.requests_per_hour },
-      ]).allowed;
-    },
+    allowVisitor: (key, accountId) =>
+      planRate(rateLimiter, `${key}:owner:${accountId}`, plans.planOf(accountOf(accountId))).allowed,
     captureLead: (chatbotId, lead) => leads.captureChannelLead(chatbotId, lead),
+    queueMailReply: (accountId, reply) => leads.queueChannelReply(accountId, reply),
     notice: (id, subject, body) => leads.queueAccountNotice(id, subject, body),
     report,
   });
   // a teammate's reply is refused (409) once the visitor's network closed its reply window (WhatsApp's 24 hours)
   handoff.replyRefusal = (conversationId) => channels.replyRefusal(conversationId);
+  leads.channelMailers = (connectionId) => channels.mailerFor(connectionId);
   const analytics = new AnalyticsService(new AnalyticsRepo(db), agents, clock);
   const { webhooks } = createWebhooks(app, {
     db,

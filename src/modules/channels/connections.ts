@@ -39,6 +39,8 @@ export interface ConnectionOptions {
   webhooks: boolean;
   /** TELEGRAM_API_ROOT and the like: the operator's override of a network's API address */
   apiRoots: Partial<Record<ChannelName, string>>;
+  /** ALLOW_PRIVATE_URLS: the mail servers an owner names may be on private addresses */
+  allowPrivateUrls: boolean;
 }
 
 export interface ConnectionsDeps {
@@ -54,6 +56,13 @@ export interface ConnectionsDeps {
 /** The path the network posts a connection's updates to (webhook mode). */
 export const webhookPath = (channel: ChannelName, connectionId: string) =>
   `/api/public/channels/${channel}/${connectionId}`;
+
+/** what the owner pastes again when the network stopped taking the credential */
+const NEW_CREDENTIAL: Record<ChannelName, string> = {
+  telegram: 'token',
+  whatsapp: 'access token',
+  email: 'IMAP URL (with the mailbox password)',
+};
 
 export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -89,19 +98,24 @@ export class ChannelConnections {
     const holder = this.deps.repo.byAccountHash(hash);
     if (holder && holder.chatbot_id !== agent.id)
       throw conflict(
-        `${account.field}: this ${channel === 'telegram' ? 'bot' : 'account'} already answers for another agent; disconnect it there first`,
+        `${account.field}: this ${{ telegram: 'bot', whatsapp: 'account', email: 'mailbox' }[channel]} already answers for another agent; disconnect it there first`,
       );
-    const client = definition.client(credential, this.deps.options.apiRoots[channel]);
+    const client = definition.client(credential, this.clientOptions(channel));
     const signal = AbortSignal.timeout(15_000);
     const refused = (err: unknown) =>
       refusal(err, definition.fields[0]!, (text) => definition.redact(text, credential));
-    const identity = await client.identify(signal).catch((err) => {
+    const identity = await client.identify(signal).catch(async (err) => {
+      await client.close?.();
       throw refused(err);
     });
     const secret = randomBytes(32).toString('base64url');
     const existing = this.deps.repo.connectionOf(agent.id, channel);
     const id = existing?.id ?? newId();
-    const mode = definition.receiving === 'webhook' || this.deps.options.webhooks ? 'webhook' : 'polling';
+    const mode =
+      definition.receiving === 'webhook' ||
+      (definition.receiving === 'polling-or-webhook' && this.deps.options.webhooks)
+        ? 'webhook'
+        : 'polling';
     if (definition.receiving === 'polling-or-webhook') {
       const webhook =
         mode === 'webhook' ? { url: this.deps.options.publicUrl + webhookPath(channel, id), secret } : null;
@@ -110,7 +124,10 @@ export class ChannelConnections {
         throw refused(err);
       });
     }
-    if (existing) this.onChange(existing, false);
+    if (existing) {
+      this.onChange(existing, false);
+      this.forget(existing.id);
+    }
     const now = isoNow(this.deps.clock);
     const row = this.deps.repo.saveConnection({
       id,
@@ -147,7 +164,7 @@ export class ChannelConnections {
         .setWebhook(null, AbortSignal.timeout(5000))
         .catch(() => undefined);
     }
-    this.clients.delete(row.id);
+    this.forget(row.id);
     this.deps.repo.deleteConnection(row.id);
   }
 
@@ -155,13 +172,35 @@ export class ChannelConnections {
   client(row: ChannelConnectionRow): ChannelClient {
     let client = this.clients.get(row.id);
     if (!client) {
-      const key = this.key.read();
-      if (!key) throw new Error('no settings key');
-      const credential = JSON.parse(decryptValue(key, `channel:${row.id}`, row.credential)) as Credential;
-      client = channelDefinition(row.channel).client(credential, this.deps.options.apiRoots[row.channel]);
+      client = channelDefinition(row.channel).client(this.credential(row), this.clientOptions(row.channel));
       this.clients.set(row.id, client);
     }
     return client;
+  }
+
+  /** The connection's credential, decrypted (for the mail outbox's SMTP server of an e-mail channel). */
+  credential(row: ChannelConnectionRow): Credential {
+    const key = this.key.read();
+    if (!key) throw new Error('no settings key');
+    return JSON.parse(decryptValue(key, `channel:${row.id}`, row.credential)) as Credential;
+  }
+
+  clientOptions(channel: ChannelName) {
+    return { apiRoot: this.deps.options.apiRoots[channel], allowPrivateUrls: this.deps.options.allowPrivateUrls };
+  }
+
+  /** Drops the connection's client and what it holds open (an IMAP connection). */
+  forget(id: string): void {
+    const client = this.clients.get(id);
+    this.clients.delete(id);
+    void client?.close?.();
+  }
+
+  /** At shutdown: every client's open connection ends. */
+  async closeAll(): Promise<void> {
+    const clients = [...this.clients.values()];
+    this.clients.clear();
+    await Promise.all(clients.map((c) => c.close?.()));
   }
 
   /** Whether a webhook call carries the connection's secret (compared in constant time). */
@@ -177,7 +216,7 @@ export class ChannelConnections {
   fail(row: ChannelConnectionRow, reason: string): void {
     if (!this.deps.repo.markError(row.id, reason, isoNow(this.deps.clock))) return;
     this.onChange(row, false);
-    this.clients.delete(row.id);
+    this.forget(row.id);
     this.deps.log.warn({ connectionId: row.id, channel: row.channel, reason }, 'channel stopped');
     const agent = this.deps.agents.findById(row.chatbot_id);
     if (!agent) return;
@@ -185,7 +224,7 @@ export class ChannelConnections {
       agent.user_id,
       `Your agent "${agent.name}" stopped answering on ${row.channel}`,
       `${row.account_name} (${row.channel}) stopped working for your agent "${agent.name}":\n\n${reason}\n\n` +
-        `Messages people send there wait until you connect it again: paste a new ${row.channel === 'telegram' ? 'token' : 'access token'} in the agent's Channels tab. ` +
+        `Messages people send there wait until you connect it again: paste a new ${NEW_CREDENTIAL[row.channel]} in the agent's Channels tab. ` +
         `Replies already queued are sent then.`,
     );
   }

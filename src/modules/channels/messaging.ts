@@ -2,12 +2,12 @@ import type { FastifyBaseLogger } from 'fastify';
 import { type Clock, isoNow } from '../../platform/clock.js';
 import { ApiError } from '../../platform/http/errors.js';
 import type { JobContext, JobQueue } from '../../platform/jobs/queue.js';
-import { ChannelError, channelDefinition, type UpdateBatch } from '../../providers/channels/index.js';
+import { ChannelError, channelDefinition, type MailThread, type UpdateBatch } from '../../providers/channels/index.js';
 import type { AgentsService } from '../agents/index.js';
 import type { ChannelTurns } from '../chat/index.js';
 import type { ChannelConnections } from './connections.js';
 import type { ChannelsRepo } from './repo.js';
-import type { ChannelChatRow, ChannelConnectionRow, ChannelInboundRow } from './tables.js';
+import type { ChannelChatRow, ChannelConnectionRow, ChannelInboundRow, ChannelOutboxRow } from './tables.js';
 
 export const RECEIVE_JOB = 'channel.receive';
 export const SEND_JOB = 'channel.send';
@@ -33,8 +33,22 @@ export interface MessagingDeps {
   captureLead: (chatbotId: string, lead: { name: string; phone: string; session_id: string }) => void;
   /** the per-visitor rate limit under the agent owner's plan, keyed on the channel's user id */
   allowVisitor: (key: string, accountId: string) => boolean;
+  /** an e-mail channel's answer goes out through the mail outbox (the leads module), in the caller's transaction */
+  queueMailReply: (accountId: string, reply: MailReply) => void;
   clock: Clock;
   log: FastifyBaseLogger;
+}
+
+/** An e-mail answer as the mail outbox takes it. */
+export interface MailReply {
+  to: string;
+  from: string;
+  subject: string;
+  text: string;
+  inReplyTo: string | null;
+  references: string[];
+  /** the connection whose own SMTP server sends it; null: the server's SMTP settings */
+  transport: string | null;
 }
 
 /**
@@ -116,8 +130,13 @@ export class ChannelMessaging {
           this.queue(connection.id, row.chat_id, agent.welcome_message || `Hi, ${row.user_name}! How can I help?`);
           return repo.finishInbound(row.id, 'done');
         }
+        // e-mail: anyone can forge a From, so a sender's answers are capped and refusals go unanswered
+        const mail = channelDefinition(connection.channel).mail;
+        const since = new Date(this.deps.clock.now().getTime() - 86_400_000).toISOString();
+        if (mail && repo.countFromSender(connection.id, row.user_id, since) > mail.answersPerSenderDaily)
+          return repo.finishInbound(row.id, 'failed', 'over the daily answers for one sender');
         if (!this.deps.allowVisitor(`${connection.channel}:${connection.id}:${row.user_id}`, agent.user_id)) {
-          this.queue(connection.id, row.chat_id, TOO_FAST);
+          if (!mail) this.queue(connection.id, row.chat_id, TOO_FAST);
           return repo.finishInbound(row.id, 'failed', 'rate limited');
         }
       }
@@ -172,6 +191,18 @@ export class ChannelMessaging {
     this.deps.repo.finishInbound(row.id, 'failed', err instanceof Error ? err.message : String(err));
   }
 
+  private handToMailOutbox(row: ChannelOutboxRow, connection: ChannelConnectionRow): void {
+    const { repo } = this.deps;
+    const agent = this.deps.agents.findById(connection.chatbot_id);
+    if (!agent) return;
+    const ownSmtp = Boolean(this.deps.connections.credential(connection).smtp_url);
+    const reply = mailReply(row, connection, repo.chatOf(connection.id, row.chat_id), agent.name, ownSmtp);
+    repo.transaction(() => {
+      this.deps.queueMailReply(agent.user_id, reply);
+      repo.finishOutgoing(row.id, 'sent', isoNow(this.deps.clock));
+    });
+  }
+
   /** The network's reply window closed for this chat (WhatsApp's 24 hours): why, or null. */
   outsideWindow(connection: ChannelConnectionRow, chat: ChannelChatRow | undefined): string | null {
     const window = channelDefinition(connection.channel).replyWindow;
@@ -189,6 +220,7 @@ export class ChannelMessaging {
     // past the network's reply window the message is not sent: failed, with the reason
     const closed = this.outsideWindow(connection, repo.chatOf(connection.id, row.chat_id));
     if (closed) return repo.finishOutgoing(row.id, 'failed', isoNow(this.deps.clock), closed);
+    if (channelDefinition(connection.channel).mail) return this.handToMailOutbox(row, connection);
     try {
       const parts = splitText(row.text, channelDefinition(connection.channel).maxTextLength);
       const client = connections.client(connection);
@@ -211,6 +243,29 @@ export class ChannelMessaging {
       this.deps.sendJobs.enqueue(SEND_JOB, row.id, { runAfter, owner: chatKey(connection.id, row.chat_id) });
     }
   }
+}
+
+/**
+ * An e-mail channel's message goes to the mail outbox (which retries it across restarts), threaded
+ * under the person's last message; the channel's row is done in the same transaction.
+ */
+function mailReply(
+  row: ChannelOutboxRow,
+  connection: ChannelConnectionRow,
+  chat: ChannelChatRow | undefined,
+  agentName: string,
+  ownSmtp: boolean,
+): MailReply {
+  const thread = chat?.reply_thread ? (JSON.parse(chat.reply_thread) as MailThread) : null;
+  return {
+    to: row.chat_id,
+    from: `"${agentName.replace(/["\\\r\n]/g, '')}" <${connection.account_name}>`,
+    subject: `Re: ${thread?.subject ?? agentName}`,
+    text: row.text,
+    inReplyTo: thread?.messageId ?? null,
+    references: thread?.references ?? [],
+    transport: ownSmtp ? connection.id : null,
+  };
 }
 
 function leadQuestion(consent: string | null): string {

@@ -25,6 +25,7 @@ export interface ChannelsDeps {
   activityOf: ChannelsServiceDeps['activityOf'];
   allowVisitor: (key: string, accountId: string) => boolean;
   captureLead: MessagingDeps['captureLead'];
+  queueMailReply: MessagingDeps['queueMailReply'];
   notice: (accountId: string, subject: string, body: string) => void;
   report: (what: string) => (err: unknown) => void;
 }
@@ -55,6 +56,7 @@ export function createChannels(app: FastifyInstance, deps: ChannelsDeps) {
       publicUrl: config.publicUrl,
       webhooks: config.publicUrlConfigured && config.publicUrl.startsWith('https://'),
       apiRoots: { telegram: config.telegramApiRoot, whatsapp: config.whatsappApiRoot },
+      allowPrivateUrls: config.allowPrivateUrls,
     },
     clock,
     log: app.log,
@@ -69,6 +71,7 @@ export function createChannels(app: FastifyInstance, deps: ChannelsDeps) {
     sendJobs,
     allowVisitor: deps.allowVisitor,
     captureLead: deps.captureLead,
+    queueMailReply: deps.queueMailReply,
     clock,
     log: app.log,
   });

@@ -113,7 +113,7 @@ export class ChannelsRepo {
         this.chat(connectionId, m.chatId, now);
         this.db
           .update(channelChats)
-          .set({ last_inbound_at: now })
+          .set({ last_inbound_at: now, ...(m.thread ? { reply_thread: JSON.stringify(m.thread) } : {}) })
           .where(and(eq(channelChats.connection_id, connectionId), eq(channelChats.chat_id, m.chatId)))
           .run();
       }
@@ -124,6 +124,21 @@ export class ChannelsRepo {
         this.db.update(channelConnections).set(set).where(eq(channelConnections.id, connectionId)).run();
       return rows;
     });
+  }
+
+  /** Messages one sender wrote to the connection since a time (the e-mail channel's daily cap). */
+  countFromSender(connectionId: string, userId: string, sinceIso: string): number {
+    return this.db
+      .select({ n: sql<number>`count(*)` })
+      .from(channelInbound)
+      .where(
+        and(
+          eq(channelInbound.connection_id, connectionId),
+          eq(channelInbound.user_id, userId),
+          sql`${channelInbound.received_at} >= ${sinceIso}`,
+        ),
+      )
+      .get()!.n;
   }
 
   inbound(id: string): ChannelInboundRow | undefined {

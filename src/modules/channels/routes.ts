@@ -22,17 +22,27 @@ const SUMMARIES: Record<(typeof CHANNELS)[number]['name'], { connect: string; di
       "Connect a WhatsApp Business phone number (Cloud API): its phone number id, an access token, the Meta app's secret and a verify token of your choice; checked with Meta, the number is shown back",
     disconnect: 'Disconnect the WhatsApp number; its conversations stay',
   },
+  email: {
+    connect:
+      "Connect a mailbox: imap_url (imaps://user:password@host, read with IDLE), the address people write to, and optionally smtp_url for the replies (else the server's SMTP settings); both servers checked now, the password never returned",
+    disconnect: 'Disconnect the mailbox; its conversations stay',
+  },
 };
 
 const channelSchema = z.object({
   channel: channelName,
   state: z.enum(['not_connected', 'connected', 'error']),
-  account_name: z.string().nullable().describe("the bot's handle, e.g. @acme_help_bot, or the WhatsApp number"),
+  account_name: z
+    .string()
+    .nullable()
+    .describe("the bot's handle, e.g. @acme_help_bot, the WhatsApp number, or the mailbox's address"),
   display_name: z.string().nullable(),
   mode: z
     .enum(['polling', 'webhook'])
     .nullable()
-    .describe('Telegram: webhook when PUBLIC_URL is https, else long polling; WhatsApp: always webhook'),
+    .describe(
+      'Telegram: webhook when PUBLIC_URL is https, else long polling; WhatsApp: always webhook; e-mail: polling (IMAP IDLE)',
+    ),
   error: z.string().nullable().describe('why the channel stopped (state error)'),
   last_message_at: z.string().nullable(),
   connected_at: z.string().nullable(),
@@ -56,14 +66,14 @@ export const channelRoutes: FastifyPluginAsyncZod<{ channels: ChannelsService }>
     const { connect, disconnect } = SUMMARIES[name];
     const body = z.object(
       Object.fromEntries(
-        definition.fields.map((f) => [
-          f,
-          z
+        definition.fields.map((f) => {
+          const value = z
             .string()
             .trim()
             .min(1)
-            .max(f === 'access_token' ? 1000 : 200),
-        ]),
+            .max(f === 'access_token' || f.endsWith('_url') ? 1000 : 200);
+          return [f, definition.optionalFields?.includes(f) ? value.optional() : value];
+        }),
       ),
     );
     app.put(`/api/chatbots/:chatbot_id/channels/${name}`, {

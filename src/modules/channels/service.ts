@@ -1,7 +1,8 @@
 import type { Clock } from '../../platform/clock.js';
 import type { AppEvents } from '../../platform/events.js';
 import { ApiError, badRequest, notFound } from '../../platform/http/errors.js';
-import { type ChannelName, channelDefinition } from '../../providers/channels/index.js';
+import type { Mailer } from '../../platform/mail/index.js';
+import { type ChannelName, channelDefinition, emailChannelMailer } from '../../providers/channels/index.js';
 import type { AgentsService } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
 import { type ChannelConnections, sha256 } from './connections.js';
@@ -59,6 +60,7 @@ export class ChannelsService {
 
   async stop(): Promise<void> {
     await this.deps.receivers.stopAll();
+    await this.connections.closeAll();
   }
 
   /**
@@ -112,6 +114,13 @@ export class ChannelsService {
     const connection = chat && this.deps.repo.connection(chat.connection_id);
     if (!chat || !connection) return null;
     return this.deps.messaging.outsideWindow(connection, chat);
+  }
+
+  /** The own SMTP server of an e-mail channel, for the mail outbox; undefined once it is disconnected. */
+  mailerFor(connectionId: string): Mailer | undefined {
+    const row = this.deps.repo.connection(connectionId);
+    if (row?.channel !== 'email') return undefined;
+    return emailChannelMailer(this.connections.credential(row), this.connections.clientOptions('email')) ?? undefined;
   }
 
   activity(user: AuthUser, chatbotId: string, days: number) {

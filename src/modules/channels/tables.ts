@@ -65,6 +65,8 @@ export const channelChats = sqliteTable(
     contact_asked: integer('contact_asked', { mode: 'boolean' }).notNull().default(false),
     /** when the person's last message came (WhatsApp answers only within 24 hours of it) */
     last_inbound_at: text('last_inbound_at'),
+    /** e-mail: the last message's Message-ID, References and subject (JSON): replies thread under it */
+    reply_thread: text('reply_thread'),
     created_at: text('created_at').notNull(),
   },
   (t) => [

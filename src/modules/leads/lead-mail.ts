@@ -12,6 +12,20 @@ import type { LeadsRepo } from './repo.js';
 import type { MailRow, WidgetLeadRow } from './tables.js';
 
 export const SEND_MAIL_JOB = 'send-mail';
+/** an e-mail channel's reply through the channel's own SMTP server: its queue runs without SMTP_URL too */
+export const SEND_CHANNEL_MAIL_JOB = 'send-channel-mail';
+
+/** An e-mail channel's answer, threaded under the message it answers. */
+export interface ChannelMailReply {
+  to: string;
+  from: string;
+  subject: string;
+  text: string;
+  inReplyTo: string | null;
+  references: string[];
+  /** the channel connection whose own SMTP server sends it; null: the server's SMTP settings */
+  transport: string | null;
+}
 /** Confirmation e-mails an account may have sent in a day, and how often to one address. */
 export const CONFIRMATIONS_PER_DAY = 5;
 export const CONFIRMATION_INTERVAL_MS = 60 * 60 * 1000;
@@ -37,6 +51,8 @@ export interface LeadMailDeps {
   repo: LeadsRepo;
   agents: AgentsService;
   mailJobs: JobQueue;
+  /** channel replies through a channel's own SMTP server */
+  channelMailJobs: JobQueue;
   mailer: Mailer;
   options: LeadsOptions;
   clock: Clock;
@@ -49,8 +65,12 @@ export interface LeadMailDeps {
  * alerts go to it.
  */
 export class LeadMail {
+  /** an e-mail channel's own SMTP server, by its connection id (modules/channels); undefined once it is gone */
+  mailerFor: (transport: string) => Mailer | undefined = () => undefined;
+
   constructor(private readonly deps: LeadMailDeps) {
     deps.mailJobs.register(SEND_MAIL_JOB, (job, ctx) => this.deliver(job.subject_id, ctx.signal));
+    deps.channelMailJobs.register(SEND_CHANNEL_MAIL_JOB, (job, ctx) => this.deliver(job.subject_id, ctx.signal));
   }
 
   get mailConfigured(): boolean {
@@ -214,6 +234,26 @@ export class LeadMail {
     this.insertMail(userId, 'booking_invitation', to, subject, body, 'pending', isoNow(this.deps.clock), ics);
   }
 
+  /** An e-mail channel's answer, queued in the caller's transaction (the channel's outbox row is done with it). */
+  queueChannelReply(userId: string, reply: ChannelMailReply): void {
+    this.insertMail(
+      userId,
+      'channel_reply',
+      reply.to,
+      reply.subject,
+      reply.text,
+      'pending',
+      isoNow(this.deps.clock),
+      null,
+      {
+        from_address: reply.from,
+        in_reply_to: reply.inReplyTo,
+        references: JSON.stringify(reply.references),
+        transport: reply.transport,
+      },
+    );
+  }
+
   private insertMail(
     userId: string,
     kind: MailRow['kind'],
@@ -223,6 +263,7 @@ export class LeadMail {
     status: 'pending' | 'held',
     now: string,
     ics: string | null = null,
+    reply: Pick<MailRow, 'from_address' | 'in_reply_to' | 'references' | 'transport'> | null = null,
   ): void {
     const id = newId();
     this.deps.repo.insertMail({
@@ -233,21 +274,37 @@ export class LeadMail {
       subject,
       body,
       ics,
+      from_address: reply?.from_address ?? null,
+      in_reply_to: reply?.in_reply_to ?? null,
+      references: reply?.references ?? null,
+      transport: reply?.transport ?? null,
       status,
       attempts: 0,
       last_error: null,
       created_at: now,
       sent_at: null,
     });
-    if (status === 'pending') this.deps.mailJobs.enqueue(SEND_MAIL_JOB, id);
+    if (status !== 'pending') return;
+    if (reply?.transport) this.deps.channelMailJobs.enqueue(SEND_CHANNEL_MAIL_JOB, id);
+    else this.deps.mailJobs.enqueue(SEND_MAIL_JOB, id);
   }
 
   private async deliver(mailId: string, signal: AbortSignal): Promise<void> {
     const mail = this.deps.repo.findMail(mailId);
     if (!mail || mail.status === 'sent') return;
+    const mailer = mail.transport ? this.mailerFor(mail.transport) : this.deps.mailer;
+    if (!mailer) return this.deps.repo.markMailRejected(mail.id, 'the e-mail channel was disconnected');
     try {
-      await this.deps.mailer.send(
-        { to: mail.to_address, subject: mail.subject, text: mail.body, ics: mail.ics ?? undefined },
+      await mailer.send(
+        {
+          to: mail.to_address,
+          subject: mail.subject,
+          text: mail.body,
+          ics: mail.ics ?? undefined,
+          from: mail.from_address ?? undefined,
+          inReplyTo: mail.in_reply_to ?? undefined,
+          references: mail.references ? (JSON.parse(mail.references) as string[]) : undefined,
+        },
         signal,
       );
     } catch (err) {

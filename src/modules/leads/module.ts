@@ -8,7 +8,7 @@ import type { Mailer } from '../../platform/mail/index.js';
 import type { AgentsService } from '../agents/index.js';
 import type { PlanService } from '../limits/index.js';
 import { LeadsRepo } from './repo.js';
-import { LeadsService, SEND_MAIL_JOB } from './service.js';
+import { LeadsService, SEND_CHANNEL_MAIL_JOB, SEND_MAIL_JOB } from './service.js';
 
 export interface LeadsDeps {
   db: Db;
@@ -38,11 +38,19 @@ export function createLeads(app: FastifyInstance, deps: LeadsDeps) {
     onError: (what, err) => report(`lead-alert queue: ${what}`)(err),
   });
   app.decorate('mailJobs', mailJobs);
+  // an e-mail channel's replies through its own SMTP server: they need no SMTP_URL, so this queue always runs
+  const channelMailJobs = new JobQueue(db, clock, app.log, {
+    concurrency: 2,
+    maxAttempts: Number.MAX_SAFE_INTEGER,
+    kinds: [SEND_CHANNEL_MAIL_JOB],
+    onError: (what, err) => report(`channel mail queue: ${what}`)(err),
+  });
   const leads = new LeadsService({
     repo: new LeadsRepo(db),
     agents: deps.agents,
     plans: deps.plans,
     mailJobs,
+    channelMailJobs,
     mailer,
     options: { publicUrl: config.publicUrl, accountEmail: deps.accountEmail },
     clock,
@@ -72,12 +80,13 @@ export function createLeads(app: FastifyInstance, deps: LeadsDeps) {
     // without mail configured alerts stay queued (the status says so) and go out once it is
     mailQueue.ready = true;
     mailQueue.sync();
+    channelMailJobs.start();
   });
   // running sends stop at a safe point; unsent mail stays queued for the next start
   app.addHook('onClose', async () => {
     mailQueue.closing = true;
     await mailQueue.chain;
-    await mailJobs.stop();
+    await Promise.all([mailJobs.stop(), channelMailJobs.stop()]);
   });
   return { leads };
 }

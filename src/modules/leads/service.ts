@@ -9,12 +9,12 @@ import type { Mailer } from '../../platform/mail/index.js';
 import type { AgentsService, ChatbotRow } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
 import type { PlanService } from '../limits/index.js';
-import { type AlertAddressState, LeadMail, type LeadsOptions } from './lead-mail.js';
+import { type AlertAddressState, type ChannelMailReply, LeadMail, type LeadsOptions } from './lead-mail.js';
 import type { LeadsRepo, WidgetLeadWithConversation } from './repo.js';
 import type { AccountLeadRow, WidgetLeadRow } from './tables.js';
 
 /** the outbox job (module.ts registers its queue; lead-mail.ts its handler) */
-export { SEND_MAIL_JOB } from './lead-mail.js';
+export { SEND_CHANNEL_MAIL_JOB, SEND_MAIL_JOB } from './lead-mail.js';
 
 /** docs/API.md "Leads": the same name and phone for the same agent within 15 s is one lead */
 export const DEDUP_WINDOW_MS = 15_000;
@@ -43,6 +43,7 @@ export interface LeadsServiceDeps {
   agents: AgentsService;
   plans: PlanService;
   mailJobs: JobQueue;
+  channelMailJobs: JobQueue;
   mailer: Mailer;
   options: LeadsOptions;
   clock: Clock;
@@ -59,13 +60,24 @@ export class LeadsService {
   private readonly clock: Clock;
   private readonly events?: AppEvents;
 
-  constructor({ repo, agents, plans, mailJobs, mailer, options, clock, log, events }: LeadsServiceDeps) {
+  constructor({
+    repo,
+    agents,
+    plans,
+    mailJobs,
+    channelMailJobs,
+    mailer,
+    options,
+    clock,
+    log,
+    events,
+  }: LeadsServiceDeps) {
     this.repo = repo;
     this.agents = agents;
     this.plans = plans;
     this.clock = clock;
     this.events = events;
-    this.mail = new LeadMail({ repo, agents, mailJobs, mailer, options, clock, log });
+    this.mail = new LeadMail({ repo, agents, mailJobs, channelMailJobs, mailer, options, clock, log });
     // a visitor's conversation erased (chat module): their leads of that session go with it
     events?.on('conversation.erased', (erased) => {
       if (erased.keep_leads) return;
@@ -279,5 +291,15 @@ export class LeadsService {
   /** A booking's .ics invitation to the visitor, queued in the caller's transaction (lead-mail.ts). */
   queueInvitation(userId: string, to: string, subject: string, body: string, ics: string): void {
     this.mail.queueInvitation(userId, to, subject, body, ics);
+  }
+
+  /** An e-mail channel's answer (modules/channels), in the caller's transaction. */
+  queueChannelReply(userId: string, reply: ChannelMailReply): void {
+    this.mail.queueChannelReply(userId, reply);
+  }
+
+  /** Where an e-mail channel's own SMTP server is found (set once the channels module exists). */
+  set channelMailers(mailerFor: (transport: string) => Mailer | undefined) {
+    this.mail.mailerFor = mailerFor;
   }
 }

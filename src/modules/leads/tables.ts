@@ -50,10 +50,13 @@ export const mailOutbox = sqliteTable(
     /** the account the message is sent for (null on rows from before it was recorded) */
     user_id: text('user_id'),
     /**
-     * a lead alert, the confirmation of an alert address (counted against a daily cap), or a
-     * notice to the account's own address (the month's messages at 80% or 100%)
+     * a lead alert, the confirmation of an alert address (counted against a daily cap), a notice
+     * to the account's own address (the month's messages at 80% or 100%), a booking's invitation,
+     * or an e-mail channel's answer to the person who wrote (modules/channels)
      */
-    kind: text('kind', { enum: ['lead_alert', 'confirm_address', 'account_notice', 'booking_invitation'] })
+    kind: text('kind', {
+      enum: ['lead_alert', 'confirm_address', 'account_notice', 'booking_invitation', 'channel_reply'],
+    })
       .notNull()
       .default('lead_alert'),
     to_address: text('to_address').notNull(),
@@ -61,6 +64,13 @@ export const mailOutbox = sqliteTable(
     body: text('body').notNull(),
     /** an iCalendar invitation sent with it (METHOD:REQUEST), for a booking */
     ics: text('ics'),
+    /** a channel reply: the mailbox's address it comes from (else the server's SMTP_FROM) */
+    from_address: text('from_address'),
+    /** a channel reply: the Message-ID it answers and the thread's ids (JSON array), so it threads */
+    in_reply_to: text('in_reply_to'),
+    references: text('references'),
+    /** a channel reply through the channel's own SMTP server: the channel connection's id */
+    transport: text('transport'),
     /**
      * pending until delivered; rejected when the mail server refused it for good (5xx); held while
      * its address waits for confirmation (released when confirmed)

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { clientBlock } from '../../platform/http/client-address.js';
 import { tooManyRequests } from '../../platform/http/errors.js';
+import type { Plan } from '../../config/plans.js';
 import type { PlanHolder, PlanService } from './plans.js';
 import type { RateLimiter } from './rate-limiter.js';
 
@@ -44,10 +45,7 @@ export const rateLimitPlugin = fp(
     app.addHook('onRequest', (request, reply, done) => {
       if (request.is404 || request.routeOptions.config.rateLimit === false) return done();
       const { key, plan } = rateSubject(request, opts);
-      const decision = opts.limiter.hit(key, [
-        { seconds: 60, max: plan.requests_per_minute },
-        { seconds: 3600, max: plan.requests_per_hour },
-      ]);
+      const decision = planRate(opts.limiter, key, plan);
       reply.header('RateLimit-Limit', decision.limit);
       reply.header('RateLimit-Remaining', decision.remaining);
       reply.header('RateLimit-Reset', decision.resetS);
@@ -63,6 +61,18 @@ export const rateLimitPlugin = fp(
   // after the account (authentication) and the visitor's agent (visitor CORS, which also lets a browser read the 429)
   { name: 'rate-limit', dependencies: ['authentication', 'visitor-cors'] },
 );
+
+/** One request counted against a plan's per-minute and per-hour rates under `key`. */
+export function planRate(
+  limiter: RateLimiter,
+  key: string,
+  plan: Pick<Plan, 'requests_per_minute' | 'requests_per_hour'>,
+) {
+  return limiter.hit(key, [
+    { seconds: 60, max: plan.requests_per_minute },
+    { seconds: 3600, max: plan.requests_per_hour },
+  ]);
+}
 
 function rateSubject(request: FastifyRequest, opts: RateLimitOptions) {
   if (request.user) return { key: `account:${request.user.id}`, plan: opts.plans.planOf(request.user) };

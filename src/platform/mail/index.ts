@@ -1,4 +1,5 @@
 import type { Transporter } from 'nodemailer';
+import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { lazy } from '../lazy.js';
 
 /** loaded at the first send, not at start (see platform/lazy.ts) */
@@ -10,6 +11,11 @@ export interface MailMessage {
   text: string;
   /** an iCalendar invitation (METHOD:REQUEST): mail clients show it as an event to accept */
   ics?: string;
+  /** the sender instead of the mailer's own (an e-mail channel's address) */
+  from?: string;
+  /** threading: the Message-ID answered, and the thread's ids (the visitor's mail program groups them) */
+  inReplyTo?: string;
+  references?: string[];
 }
 
 /** Sends one e-mail; throws when the server refuses or cannot be reached (the outbox retries). */
@@ -53,33 +59,60 @@ export function createMailer(smtp: SmtpSettings): Mailer {
         // timeouts the URL's own query parameters do not set
         transport ??= createTransport({ ...TIMEOUTS, url }, { from: smtp.from });
       }
+      await sendOn(transport, from, message, signal);
+    },
+  };
+}
+
+/**
+ * A mailer for a server given by its connection options, made afresh for each message
+ * (`connect` resolves and checks the host each time: an e-mail channel's own SMTP server).
+ */
+export function mailerWith(connect: () => Promise<SMTPTransport.Options>, from: string): Mailer {
+  return {
+    configured: true,
+    send: async (message, signal) => {
       signal?.throwIfAborted();
-      const sending = transport.sendMail({
-        from,
-        to: message.to,
-        subject: message.subject,
-        text: message.text,
-        ...(message.ics ? { icalEvent: { method: 'request', filename: 'invitation.ics', content: message.ics } } : {}),
-      });
-      if (!signal) {
-        await sending;
-        return;
-      }
-      let onAbort: (() => void) | undefined;
+      const [{ createTransport }, options] = await Promise.all([nodemailerModule(), connect()]);
+      signal?.throwIfAborted();
+      const transport = createTransport({ ...TIMEOUTS, ...options });
       try {
-        await Promise.race([
-          sending,
-          new Promise<never>((_resolve, reject) => {
-            onAbort = () => reject(signal.reason ?? new Error('aborted'));
-            signal.addEventListener('abort', onAbort, { once: true });
-          }),
-        ]);
+        await sendOn(transport, from, message, signal);
       } finally {
-        if (onAbort) signal.removeEventListener('abort', onAbort);
-        sending.catch(() => undefined); // an abandoned send may still fail later; nobody waits for it
+        transport.close();
       }
     },
   };
+}
+
+/** Sends on `transport`; `signal` (shutdown) stops the wait, the send is abandoned. */
+async function sendOn(transport: Transporter, from: string, message: MailMessage, signal?: AbortSignal) {
+  signal?.throwIfAborted();
+  const sending = transport.sendMail({
+    from: message.from ?? from,
+    to: message.to,
+    subject: message.subject,
+    text: message.text,
+    ...(message.inReplyTo ? { inReplyTo: message.inReplyTo, references: message.references } : {}),
+    ...(message.ics ? { icalEvent: { method: 'request', filename: 'invitation.ics', content: message.ics } } : {}),
+  });
+  if (!signal) {
+    await sending;
+    return;
+  }
+  let onAbort: (() => void) | undefined;
+  try {
+    await Promise.race([
+      sending,
+      new Promise<never>((_resolve, reject) => {
+        onAbort = () => reject(signal.reason ?? new Error('aborted'));
+        signal.addEventListener('abort', onAbort, { once: true });
+      }),
+    ]);
+  } finally {
+    if (onAbort) signal.removeEventListener('abort', onAbort);
+    sending.catch(() => undefined); // an abandoned send may still fail later; nobody waits for it
+  }
 }
 
 /**

@@ -94,10 +94,14 @@ function checkUrl(raw: string, allowPrivate: boolean, isPublic: (ip: string) => 
     throw new UnsafeUrlError('Only http and https URLs can be fetched.');
   if (url.username !== '' || url.password !== '')
     throw new UnsafeUrlError('URLs with a user name or password cannot be fetched.');
-  const host = url.hostname;
-  if (host === '') throw new UnsafeUrlError('The URL has no host.');
-  if (allowPrivate) return url;
+  if (url.hostname === '') throw new UnsafeUrlError('The URL has no host.');
+  checkHost(url.hostname, allowPrivate, isPublic);
+  return url;
+}
 
+/** Unless allowPrivate: no internal host name and no literal address outside public unicast space. */
+function checkHost(host: string, allowPrivate: boolean, isPublic: (ip: string) => boolean): void {
+  if (allowPrivate) return;
   const name = host.replace(/\.+$/, '');
   if (name === '' || name === 'localhost' || INTERNAL_SUFFIXES.some((suffix) => name.endsWith(suffix))) {
     throw new UnsafeUrlError(`${host} is an internal host name; only public addresses can be fetched.`);
@@ -108,7 +112,6 @@ function checkUrl(raw: string, allowPrivate: boolean, isPublic: (ip: string) => 
       `${host} is not a public address; loopback, private, link-local and other internal addresses cannot be fetched.`,
     );
   }
-  return url;
 }
 
 /**
@@ -139,24 +142,7 @@ function wantedFamily(family: number | string | undefined): 0 | 4 | 6 {
  * is not public (UnsafeUrlError). Production code gets it through safeFetch with the defaults.
  */
 export function createSafeLookup(allowPrivate: boolean, policy: NetPolicy = {}): LookupFunction {
-  const resolve = policy.resolve ?? systemResolve;
-  const isPublic = policy.isPublicAddress ?? isPublicAddress;
-  const answer = async (hostname: string, family: 0 | 4 | 6) => {
-    const addresses = (await resolve(hostname)).map((address) => ({ address, family: isIP(address) }));
-    if (addresses.some((a) => a.family === 0))
-      throw new FetchFailedError(`The DNS answer for ${hostname} is not an address.`);
-    if (!allowPrivate) {
-      const internal = addresses.find((a) => !isPublic(a.address));
-      if (internal)
-        throw new UnsafeUrlError(
-          `${hostname} resolves to an internal address (${internal.address}); only public addresses can be fetched.`,
-        );
-    }
-    const usable = family === 0 ? addresses : addresses.filter((a) => a.family === family);
-    if (usable.length === 0)
-      throw Object.assign(new FetchFailedError(`Could not resolve ${hostname}.`), { code: 'ENOTFOUND' });
-    return usable;
-  };
+  const answer = (hostname: string, family: 0 | 4 | 6) => checkedAddresses(hostname, family, allowPrivate, policy);
   return (hostname, options, callback) => {
     answer(hostname, wantedFamily(options.family)).then(
       (usable) => {
@@ -167,6 +153,40 @@ export function createSafeLookup(allowPrivate: boolean, policy: NetPolicy = {}):
       (err: unknown) => callback(err instanceof Error ? err : new Error(String(err)), ''),
     );
   };
+}
+
+/** Every address of `hostname` (of `family`, 0 for both); unless allowPrivate, refused when any is not public. */
+async function checkedAddresses(hostname: string, family: 0 | 4 | 6, allowPrivate: boolean, policy: NetPolicy) {
+  const resolve = policy.resolve ?? systemResolve;
+  const isPublic = policy.isPublicAddress ?? isPublicAddress;
+  const literal = isIP(hostname) ? [hostname] : null;
+  const addresses = (literal ?? (await resolve(hostname))).map((address) => ({ address, family: isIP(address) }));
+  if (addresses.some((a) => a.family === 0))
+    throw new FetchFailedError(`The DNS answer for ${hostname} is not an address.`);
+  if (!allowPrivate) {
+    const internal = addresses.find((a) => !isPublic(a.address));
+    if (internal)
+      throw new UnsafeUrlError(
+        `${hostname} resolves to an internal address (${internal.address}); only public addresses can be fetched.`,
+      );
+  }
+  const usable = family === 0 ? addresses : addresses.filter((a) => a.family === family);
+  if (usable.length === 0)
+    throw Object.assign(new FetchFailedError(`Could not resolve ${hostname}.`), { code: 'ENOTFOUND' });
+  return usable;
+}
+
+/**
+ * For connections other than HTTP (an IMAP or SMTP server an owner typed): the host checked as
+ * assertPublicHttpUrl checks a URL's, then resolved and every answer checked as safeFetch does.
+ * The caller connects to the address returned (the TLS server name stays the host name), so a
+ * DNS answer that changes later cannot point the connection elsewhere. Throws UnsafeUrlError or
+ * FetchFailedError.
+ */
+export async function resolvePublicHost(host: string, allowPrivate: boolean, policy: NetPolicy = {}): Promise<string> {
+  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  checkHost(host, allowPrivate, policy.isPublicAddress ?? isPublicAddress);
+  return (await checkedAddresses(bare, 0, allowPrivate, policy))[0]!.address;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
 import type { ChannelDefinition } from './contract.js';
+import { email } from './email.js';
 import { telegram } from './telegram.js';
 import { whatsapp } from './whatsapp.js';
 
@@ -7,7 +8,7 @@ import { whatsapp } from './whatsapp.js';
  * Adding one is adding its adapter file and naming it here; the channels module, its routes and
  * the admin's Channels tab derive from this list.
  */
-export const CHANNELS = [telegram, whatsapp] as const;
+export const CHANNELS = [telegram, whatsapp, email] as const;
 
 export type ChannelName = (typeof CHANNELS)[number]['name'];
 

@@ -1,6 +1,5 @@
 /**
- * What the channel layer needs of a messaging network (Telegram, WhatsApp; e-mail on the same
- * interface later). An adapter turns the network's updates into `InboundMessage`s and sends
+ * What the channel layer needs of a messaging network (Telegram, WhatsApp, an e-mail mailbox). An adapter turns the network's updates into `InboundMessage`s and sends
  * text back; everything else (storing, answering, the outbox, handoff) is the channels module's and
  * the same for every network.
  */
@@ -32,6 +31,17 @@ export interface InboundMessage {
   accountKey?: string;
   /** the phone number the person chose to share (Telegram's contact button) */
   contact?: { phone: string; name: string };
+  /** e-mail: what a reply needs to thread under this message in the person's mail program */
+  thread?: MailThread;
+}
+
+export interface MailThread {
+  /** the message's Message-ID, `<...>` included: the reply's In-Reply-To */
+  messageId: string;
+  /** its References and its own id: the reply's References */
+  references: string[];
+  /** its subject, without `Re:`: the reply's is `Re: ` and it */
+  subject: string;
 }
 
 /** A batch of updates and the offset that confirms them (the next poll sends it). */
@@ -81,6 +91,16 @@ export interface ChannelClient {
   signatureMatches?(rawBody: Buffer, signature: string | undefined): boolean;
   /** the token the network's webhook verification echoes is the owner's (constant time) */
   verifyTokenMatches?(token: string | undefined): boolean;
+  /** ends what the client holds open (an IMAP connection) */
+  close?(): Promise<void>;
+}
+
+/** What a client is made with besides the credential. */
+export interface ClientOptions {
+  /** the operator's override of the network's API address (tests, air-gapped installs) */
+  apiRoot?: string;
+  /** ALLOW_PRIVATE_URLS: servers an owner names may be on loopback or private addresses */
+  allowPrivateUrls: boolean;
 }
 
 /** The credential the owner pastes: its fields by name (the PUT body), all of them secret. */
@@ -90,6 +110,8 @@ export interface ChannelDefinition<Name extends string = string> {
   name: Name;
   /** the credential's fields, as the owner names them (the PUT body's fields); the first is named when the network refuses it */
   fields: readonly string[];
+  /** the fields the owner may leave out */
+  optionalFields?: readonly string[];
   /**
    * What identifies the account on its network (one agent per account): the field it comes from
    * and its value (kept as a hash only)
@@ -97,15 +119,21 @@ export interface ChannelDefinition<Name extends string = string> {
   account(credential: Credential): { field: string; key: string };
   /**
    * `webhook`: the network only posts to us (WhatsApp), on a route of its own; `polling-or-webhook`:
-   * long polling, or a webhook when PUBLIC_URL is https (Telegram)
+   * long polling, or a webhook when PUBLIC_URL is https (Telegram); `polling`: we always fetch (IMAP)
    */
-  receiving: 'webhook' | 'polling-or-webhook';
+  receiving: 'webhook' | 'polling-or-webhook' | 'polling';
   /** the network has a share-your-phone button (Telegram's): the channel's lead form */
   contactButton: boolean;
   /** replies are taken only this long after the person's last message (WhatsApp's 24 hours); none: always */
   replyWindow?: { ms: number; refusal: string };
-  /** a client for one account; `apiRoot` is the operator's override (tests, air-gapped installs) */
-  client(credential: Credential, apiRoot: string | undefined): ChannelClient;
+  /**
+   * E-mail: replies go out through the mail outbox (threaded; ChannelClient.send is not used).
+   * Anyone can forge a From, so one sender gets at most `answersPerSenderDaily` answers a day and
+   * refusals (too fast, over the cap) are not answered: the agent cannot be made a reflector.
+   */
+  mail?: { answersPerSenderDaily: number };
+  /** a client for one account */
+  client(credential: Credential, options: ClientOptions): ChannelClient;
   /** the longest text one message may carry; longer answers are sent in parts */
   maxTextLength: number;
   /** a credential's form, checked before the network is asked: the field that is wrong and what is expected */

@@ -5,8 +5,11 @@ export type {
   ChannelClient,
   ChannelDefinition,
   ChannelIdentity,
+  ClientOptions,
   Credential,
   InboundMessage,
+  MailThread,
   UpdateBatch,
 } from './contract.js';
 export { GRAPH_VERSION } from './whatsapp.js';
+export { emailChannelMailer } from './email.js';

@@ -145,7 +145,7 @@ export const telegram: ChannelDefinition<'telegram'> = {
   // the token itself (hashed): a bot's new token from BotFather is another key, as it always was
   account: (c) => ({ field: 'bot_token', key: c.bot_token ?? '' }),
   receiving: 'polling-or-webhook',
-  client: (c, apiRoot) => new TelegramClient(c.bot_token ?? '', apiRoot),
+  client: (c, options) => new TelegramClient(c.bot_token ?? '', options.apiRoot),
   maxTextLength: MAX_TEXT,
   contactButton: true,
   checkCredential: (c) =>

@@ -194,7 +194,7 @@ export const whatsapp: ChannelDefinition<'whatsapp'> = {
   account: (c) => ({ field: 'phone_number_id', key: accountKey(c.phone_number_id ?? '') }),
   receiving: 'webhook',
   replyWindow: { ms: REPLY_WINDOW_MS, refusal: OUTSIDE_WINDOW },
-  client: (c, apiRoot) => new WhatsAppClient(c, apiRoot),
+  client: (c, options) => new WhatsAppClient(c, options.apiRoot),
   maxTextLength: MAX_TEXT,
   contactButton: false,
   checkCredential: (c) => {
