@@ -91,12 +91,16 @@ describe('Dovecot test IMAP server', () => {
       (e: unknown) => e as { authenticationFailed?: boolean },
     );
     expect(error?.authenticationFailed).toBe(true);
+    await expect(imap.connect('alice', { password: 'another-guess' })).rejects.toMatchObject({
+      authenticationFailed: true,
+    });
     await expect(imap.connect('nobody-here', { password: 'x' })).rejects.toMatchObject({ authenticationFailed: true });
 
+    // with Dovecot's defaults, three failures from 127.0.0.1 hold the next login 15 s (2 s doubled a
+    // failure, at most 15) before its password is even checked; well under a second here
     const started = Date.now();
     const client = await imap.connect('alice');
-    // no auth_failure_delay, no anvil penalty for 127.0.0.1 (each of them would be 2 s or more)
-    expect(Date.now() - started).toBeLessThan(1500);
+    expect(Date.now() - started).toBeLessThan(5_000);
     await client.logout();
   });
 
@@ -172,7 +176,8 @@ describe('Dovecot without IDLE', () => {
       await client.logout();
     }
     await plain.append('alice', mail(4));
-    expect((await plain.messages('alice')).map((m) => m.subject)).toEqual(['Question 4']);
+    // no session has selected the INBOX yet: the message is \Recent, which messages() leaves out
+    expect(await plain.messages('alice')).toMatchObject([{ uid: 1, flags: [], subject: 'Question 4' }]);
   });
 });
 
