@@ -93,6 +93,9 @@ describe('e-mail across a crash', () => {
     const trouble = (s: ServerProcess) =>
       s.records.filter((r) => r.level >= 40 && /channel|mail/i.test(JSON.stringify(r)));
     expect([...trouble(first.server), ...trouble(second.server)]).toEqual([]);
+    // the mailbox's password is in no log line, whole or percent-encoded
+    const logged = JSON.stringify([...first.server.records, ...second.server.records]);
+    for (const secret of [imap.users.shop!, encodeURIComponent(imap.users.shop!)]) expect(logged).not.toContain(secret);
 
     const db = new Database(path.join(dataDir, 'chat-agent.db'), { readonly: true });
     try {
