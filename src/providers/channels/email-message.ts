@@ -5,10 +5,11 @@ import type { InboundMessage } from './contract.js';
 
 /** loaded with the first message (platform/lazy.ts): a server without an e-mail channel never needs them */
 const parsers = lazy(async () => {
-  const [{ simpleParser }, { default: EmailReplyParser }] = await Promise.all([
-    import('mailparser'),
-    import('email-reply-parser'),
-  ]);
+  const [{ simpleParser }, replyParser] = await Promise.all([import('mailparser'), import('email-reply-parser')]);
+  // an ESM-only package: the single executable requires it from a CJS bundle, where its default
+  // export arrives one level deeper
+  const nested = replyParser.default as unknown as { default?: typeof replyParser.default };
+  const EmailReplyParser = nested.default ?? replyParser.default;
   return { simpleParser, replies: new EmailReplyParser() };
 });
 
