@@ -271,6 +271,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     captureLead: (chatbotId, lead) => leads.captureChannelLead(chatbotId, lead),
     queueMailReply: (accountId, reply) => leads.queueChannelReply(accountId, reply),
     notice: (id, subject, body) => leads.queueAccountNotice(id, subject, body),
+    mailConfigured: () => leads.mailConfigured,
     report,
   });
   // a teammate's reply is refused (409) once the visitor's network closed its reply window (WhatsApp's 24 hours)

@@ -267,9 +267,15 @@ describe('channels: e-mail (IMAP in, the mail outbox out)', () => {
     }
   });
 
-  it("the mailbox's own SMTP server sends its replies, with no SMTP_URL on the server", async () => {
+  it("the mailbox's own SMTP server sends its replies, with no SMTP_URL on the server (required then)", async () => {
     const own: TestSmtp = apps.before(await startSmtp());
     const { t, smtp, token, url } = await start({}, false, false);
+    // with neither, the answers could not go out: said at once, nothing saved
+    const noSmtp = await send(t.app, token, 'PUT', url, { imap_url: imap.url('other'), address: 'sales@shop.test' });
+    expect([noSmtp.statusCode, noSmtp.json().detail]).toEqual([
+      400,
+      expect.stringMatching(/^smtp_url: this server has no SMTP settings/),
+    ]);
     await sendExpect(
       t.app,
       token,

@@ -51,6 +51,8 @@ export interface ConnectionsDeps {
   log: FastifyBaseLogger;
   /** tells the owner by e-mail (the leads module's outbox) */
   notice: (accountId: string, subject: string, body: string) => void;
+  /** the server's SMTP settings are there (an e-mail channel without its own smtp_url answers through them) */
+  mailConfigured: () => boolean;
 }
 
 /** The path the network posts a connection's updates to (webhook mode). */
@@ -93,6 +95,10 @@ export class ChannelConnections {
     const definition = channelDefinition(channel);
     const wrongForm = definition.checkCredential(credential);
     if (wrongForm) throw badRequest(`${wrongForm.field}: ${wrongForm.message}`);
+    if (definition.mail && !credential.smtp_url && !this.deps.mailConfigured())
+      throw badRequest(
+        "smtp_url: this server has no SMTP settings to send the answers with; give the mailbox's own SMTP server (smtps://user:password@host)",
+      );
     const account = definition.account(credential);
     const hash = sha256(account.key);
     const holder = this.deps.repo.byAccountHash(hash);

@@ -27,6 +27,7 @@ export interface ChannelsDeps {
   captureLead: MessagingDeps['captureLead'];
   queueMailReply: MessagingDeps['queueMailReply'];
   notice: (accountId: string, subject: string, body: string) => void;
+  mailConfigured: () => boolean;
   report: (what: string) => (err: unknown) => void;
 }
 
@@ -61,6 +62,7 @@ export function createChannels(app: FastifyInstance, deps: ChannelsDeps) {
     clock,
     log: app.log,
     notice: deps.notice,
+    mailConfigured: deps.mailConfigured,
   });
   const messaging = new ChannelMessaging({
     repo,
