@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api } from '../../api.js';
+import { useSession } from '../../session.js';
 import type { ChannelView } from '../../types.js';
 import {
   Badge,
@@ -133,6 +134,7 @@ function EmailForm({
   /** more buttons beside Connect (a stopped mailbox's Disconnect) */
   children?: ComponentChildren;
 }) {
+  const { status } = useSession();
   const [values, setValues] = useState<Values>(EMPTY);
   const set = (name: keyof Values) => (e: InputEvent) => setValues({ ...values, [name]: inputValue(e) });
   const { busy, error, submit } = useSubmit(async () => {
@@ -179,7 +181,10 @@ function EmailForm({
         hint={
           <>
             To send the replies through the mailbox’s own server: <code>smtps://user:password@smtp.example.com</code> or{' '}
-            <code>smtp://…:587</code>. Empty: this server’s mail settings send them.
+            <code>smtp://…:587</code>. Empty: this server’s mail settings send them
+            {status && !status.mail.configured
+              ? ', and it has none yet: replies wait until an admin sets them in Admin → Server settings.'
+              : '.'}
           </>
         }
       >
