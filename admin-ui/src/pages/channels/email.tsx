@@ -76,7 +76,7 @@ export function EmailCard(props: ChannelCardProps) {
               <dd>{view.account_name ?? '—'}</dd>
             </div>
             <div>
-              <dt>Reads</dt>
+              <dt>Folder</dt>
               <dd>{view.display_name ?? '—'}</dd>
             </div>
             <div>
