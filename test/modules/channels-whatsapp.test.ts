@@ -99,7 +99,11 @@ describe('channels: WhatsApp (Cloud API) on the channel layer', () => {
     });
     expect([...whatsapp.versions]).toEqual(['v21.0']);
     const listed = await send(t.app, token, 'GET', `/api/chatbots/${agent.id}/channels`);
-    expect(listed.json()).toEqual([expect.objectContaining({ channel: 'telegram', state: 'not_connected' }), view]);
+    expect(listed.json()).toEqual([
+      expect.objectContaining({ channel: 'telegram', state: 'not_connected' }),
+      view,
+      expect.objectContaining({ channel: 'email', state: 'not_connected' }),
+    ]);
     const stored = JSON.stringify(t.database.sqlite.prepare('SELECT * FROM channel_connections').all());
     for (const secret of [c.access_token, c.app_secret, c.verify_token]) {
       expect(listed.body).not.toContain(secret);

@@ -29,10 +29,11 @@ describe('channels: Telegram on the channel layer', () => {
     const refused = await send(t.app, token, 'PUT', url, { bot_token: botToken(2) });
     expect(refused.statusCode).toBe(400);
     expect(refused.json().detail).toMatch(/^bot_token: Telegram: Unauthorized/);
-    // every channel of the catalog is listed (WhatsApp beside Telegram: channels-whatsapp.test.ts)
+    // every channel of the catalog is listed (WhatsApp: channels-whatsapp.test.ts; e-mail: channels-email.test.ts)
     expect(await sendExpect(t.app, token, 'GET', `/api/chatbots/${agent.id}/channels`)).toEqual([
       expect.objectContaining({ channel: 'telegram', state: 'not_connected', account_name: null }),
       expect.objectContaining({ channel: 'whatsapp', state: 'not_connected', account_name: null }),
+      expect.objectContaining({ channel: 'email', state: 'not_connected', account_name: null }),
     ]);
 
     const connected = await connectBot(t, token, agent.id, bot);
@@ -48,6 +49,7 @@ describe('channels: Telegram on the channel layer', () => {
     expect(listed.json()).toEqual([
       connected,
       expect.objectContaining({ channel: 'whatsapp', state: 'not_connected' }),
+      expect.objectContaining({ channel: 'email', state: 'not_connected' }),
     ]);
     // never returned, never stored in the clear
     expect(listed.body).not.toContain(bot.split(':')[1]);

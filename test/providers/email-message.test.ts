@@ -37,7 +37,11 @@ describe('reading an e-mail', () => {
     expect(m.userName).toBe('Ann Visitor');
     expect(m.text).toBe('Opening hours\n\nAre you open on Sundays?');
     expect(m.externalId).toMatch(/^mid:[0-9a-f]{64}$/);
-    expect(m.thread).toEqual({ messageId: '<m1@customer.example>', references: ['<m1@customer.example>'], subject: 'Opening hours' });
+    expect(m.thread).toEqual({
+      messageId: '<m1@customer.example>',
+      references: ['<m1@customer.example>'],
+      subject: 'Opening hours',
+    });
     // the same Message-ID is the same key (a redelivered message is kept once)
     expect((await message(raw({}, 'again'))).externalId).toBe(m.externalId);
   });
@@ -110,6 +114,8 @@ describe('reading an e-mail', () => {
   });
 
   it('Auto-Submitted: no is a person writing', async () => {
-    expect((await message(raw({ 'Auto-Submitted': 'no' }, 'Do you ship abroad?'))).text).toContain('Do you ship abroad?');
+    expect((await message(raw({ 'Auto-Submitted': 'no' }, 'Do you ship abroad?'))).text).toContain(
+      'Do you ship abroad?',
+    );
   });
 });

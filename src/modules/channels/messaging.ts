@@ -133,7 +133,7 @@ export class ChannelMessaging {
         // e-mail: anyone can forge a From, so a sender's answers are capped and refusals go unanswered
         const mail = channelDefinition(connection.channel).mail;
         const since = new Date(this.deps.clock.now().getTime() - 86_400_000).toISOString();
-        if (mail && repo.countFromSender(connection.id, row.user_id, since) > mail.answersPerSenderDaily)
+        if (mail && repo.placeOfSender(row, since) > mail.answersPerSenderDaily)
           return repo.finishInbound(row.id, 'failed', 'over the daily answers for one sender');
         if (!this.deps.allowVisitor(`${connection.channel}:${connection.id}:${row.user_id}`, agent.user_id)) {
           if (!mail) this.queue(connection.id, row.chat_id, TOO_FAST);

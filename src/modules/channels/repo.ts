@@ -126,16 +126,20 @@ export class ChannelsRepo {
     });
   }
 
-  /** Messages one sender wrote to the connection since a time (the e-mail channel's daily cap). */
-  countFromSender(connectionId: string, userId: string, sinceIso: string): number {
+  /**
+   * The place of a stored message among those its sender wrote to the connection since a time
+   * (the e-mail channel's daily cap): 1 for the first, counted in the order they were stored.
+   */
+  placeOfSender(row: ChannelInboundRow, sinceIso: string): number {
     return this.db
       .select({ n: sql<number>`count(*)` })
       .from(channelInbound)
       .where(
         and(
-          eq(channelInbound.connection_id, connectionId),
-          eq(channelInbound.user_id, userId),
+          eq(channelInbound.connection_id, row.connection_id),
+          eq(channelInbound.user_id, row.user_id),
           sql`${channelInbound.received_at} >= ${sinceIso}`,
+          sql`rowid <= (SELECT rowid FROM ${channelInbound} WHERE ${channelInbound.id} = ${row.id})`,
         ),
       )
       .get()!.n;

@@ -121,13 +121,12 @@ class EmailClient implements ChannelClient {
 
   async identify(signal?: AbortSignal) {
     const s = server(this.credential.imap_url, 'imap');
+    // both hosts are checked before either server is connected to
+    const smtp = this.credential.smtp_url ? await smtpOptions(this.credential, this.options) : null;
     await this.open(signal);
-    if (this.credential.smtp_url) {
+    if (smtp) {
       const { createTransport } = await nodemailerModule();
-      const transport = createTransport({
-        ...(await smtpOptions(this.credential, this.options)),
-        connectionTimeout: 10_000,
-      });
+      const transport = createTransport({ ...smtp, connectionTimeout: 10_000 });
       try {
         await transport.verify();
       } catch (err) {
@@ -265,6 +264,13 @@ function asChannelError(err: unknown): ChannelError {
   const e = err as { authenticationFailed?: boolean; code?: string; message?: string };
   if (e.authenticationFailed)
     return new ChannelError('unauthorized', 'the IMAP server refused the user name or password', undefined, 'imap_url');
+  if (e.code && /^ERR_TLS|CERT|SELF_SIGNED/.test(e.code))
+    return new ChannelError(
+      'undeliverable',
+      `the server's TLS certificate is not valid for it (${e.code})`,
+      undefined,
+      'imap_url',
+    );
   if (e.code === 'NoConnection' || e.code === 'ETIMEDOUT' || e.code === 'ECONNREFUSED' || e.code === 'CONNECT_TIMEOUT')
     return new ChannelError('unavailable', `could not reach the IMAP server (${e.code})`, undefined, 'imap_url');
   return new ChannelError(
