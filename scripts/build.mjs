@@ -32,6 +32,10 @@ export const LOADED_ON_FIRST_USE = [
   'node-ical',
   // the Telegram channel (modules/channels): only servers with a connected bot load it
   'grammy',
+  // the e-mail channel: only servers with a connected mailbox load its IMAP client and parsers
+  'imapflow',
+  'mailparser',
+  'email-reply-parser',
 ];
 
 /** Packages with native addons: they stay in node_modules and are loaded from there. */

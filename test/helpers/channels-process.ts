@@ -31,7 +31,7 @@ export function useChannelProcesses(prefix: string) {
   return { ...useServerProcesses(prefix), closers };
 }
 
-/** A server's environment with `apiRoot` (TELEGRAM_API_ROOT or WHATSAPP_API_ROOT) and the fake model as openai. */
+/** A server's environment with `apiRoot` (TELEGRAM_API_ROOT, WHATSAPP_API_ROOT; or the e-mail channel's ALLOW_PRIVATE_URLS and SMTP_URL) and the fake model as openai. */
 export function channelServerEnv(
   dataDir: string,
   remove: (p: string) => string,
@@ -60,7 +60,7 @@ export const get = (base: string, path: string, token: string) =>
 /** Registers the owner, makes an agent answering with openai and connects `channel` with `credentials`. */
 export async function agentOnChannel(
   base: string,
-  channel: 'telegram' | 'whatsapp',
+  channel: 'telegram' | 'whatsapp' | 'email',
   credentials: Record<string, string>,
 ): Promise<{ owner: string; agentId: string; view: Record<string, unknown> }> {
   const { access_token: owner } = await json<{ access_token: string }>(

@@ -135,8 +135,19 @@ export function undoMigrationChannels(sqlite: Database.Database): void {
   forgetNewestMigration(sqlite);
 }
 
+/** Undoes migration 0036 (the e-mail channel): a chat's reply thread, the mail outbox's reply headers. */
+function undoMigrationEmailChannel(sqlite: Database.Database): void {
+  sqlite.exec(
+    'ALTER TABLE channel_chats DROP COLUMN reply_thread; ALTER TABLE mail_outbox DROP COLUMN from_address;' +
+      'ALTER TABLE mail_outbox DROP COLUMN in_reply_to; ALTER TABLE mail_outbox DROP COLUMN "references";' +
+      'ALTER TABLE mail_outbox DROP COLUMN transport;',
+  );
+  forgetNewestMigration(sqlite);
+}
+
 /** Undoes every migration after the notifications one (0031), newest first. */
 export function undoMigrationsAfterNotifications(sqlite: Database.Database): void {
+  undoMigrationEmailChannel(sqlite);
   undoMigrationChannels(sqlite);
   undoMigrationBooking(sqlite);
   undoMigrationActions(sqlite);
