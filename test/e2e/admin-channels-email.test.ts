@@ -55,7 +55,7 @@ describe('the E-mail card in the admin UI', () => {
         // this server has no SMTP settings: the optional SMTP URL's hint says replies would wait
         await card.getByText(/replies wait until an admin sets them/).waitFor();
         const imap = card.getByLabel('IMAP URL');
-        const address = card.getByLabel('Address');
+        const address = card.getByLabel(/^Address/);
         const smtp = card.getByLabel('SMTP URL (optional)');
         for (const [field, type] of [
           [imap, 'text'],
@@ -105,7 +105,7 @@ describe('the E-mail card in the admin UI', () => {
           // the wrong password: Dovecot refuses the login, the card says so, naming imap_url
           const before = errors.length;
           await imapUrl.fill(imap.url('shop').replace(encodeURIComponent(password), 'not-the-password'));
-          await card.getByLabel('Address').fill('help@shop.test');
+          await card.getByLabel(/^Address/).fill('help@shop.test');
           await card.getByRole('button', { name: 'Connect', exact: true }).click();
           await card
             .getByRole('alert')
@@ -167,7 +167,7 @@ describe('the E-mail card in the admin UI', () => {
           await again
             .getByLabel('IMAP URL')
             .fill(imap.url('shop').replace(encodeURIComponent(password), encodeURIComponent(changed)));
-          await again.getByLabel('Address').fill('help@shop.test');
+          await again.getByLabel(/^Address/).fill('help@shop.test');
           await again.getByRole('button', { name: 'Connect', exact: true }).click();
           await card.getByText('Connected', { exact: true }).waitFor();
           for (const secret of [changed, encodeURIComponent(changed)])

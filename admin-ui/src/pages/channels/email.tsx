@@ -181,9 +181,10 @@ function EmailForm({
         hint={
           <>
             To send the replies through the mailbox’s own server: <code>smtps://user:password@smtp.example.com</code> or{' '}
-            <code>smtp://…:587</code>. Empty: this server’s mail settings send them
+            <code>smtp://…:587</code>. Empty: this server’s mail settings send them from the address above, so that
+            server must be allowed to send for it (SPF, DKIM) or replies land in spam
             {status && !status.mail.configured
-              ? ', and it has none yet: replies wait until an admin sets them in Admin → Server settings.'
+              ? '; this server has no mail settings yet: replies wait until an admin sets them in Admin → Server settings.'
               : '.'}
           </>
         }
