@@ -753,7 +753,7 @@ export interface paths {
                         "application/json": {
                             channels: {
                                 /** @enum {string} */
-                                channel: "web" | "telegram" | "whatsapp";
+                                channel: "web" | "telegram" | "whatsapp" | "email";
                                 conversations: number;
                                 messages: number;
                             }[];
@@ -1435,7 +1435,7 @@ export interface paths {
                         "application/json": {
                             assigned_to: string | null;
                             /** @enum {string} */
-                            channel: "web" | "telegram" | "whatsapp";
+                            channel: "web" | "telegram" | "whatsapp" | "email";
                             chatbot_id: string;
                             created_at: string;
                             escalated_at: string | null;
@@ -1536,7 +1536,7 @@ export interface paths {
                         "application/json": {
                             assigned_to: string | null;
                             /** @enum {string} */
-                            channel: "web" | "telegram" | "whatsapp";
+                            channel: "web" | "telegram" | "whatsapp" | "email";
                             chatbot_id: string;
                             created_at: string;
                             escalated_at: string | null;
@@ -3218,17 +3218,17 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description the bot's handle, e.g. @acme_help_bot, or the WhatsApp number */
+                            /** @description the bot's handle, e.g. @acme_help_bot, the WhatsApp number, or the mailbox's address */
                             account_name: string | null;
                             /** @enum {string} */
-                            channel: "telegram" | "whatsapp";
+                            channel: "telegram" | "whatsapp" | "email";
                             connected_at: string | null;
                             display_name: string | null;
                             /** @description why the channel stopped (state error) */
                             error: string | null;
                             last_message_at: string | null;
                             /**
-                             * @description Telegram: webhook when PUBLIC_URL is https, else long polling; WhatsApp: always webhook
+                             * @description Telegram: webhook when PUBLIC_URL is https, else long polling; WhatsApp: always webhook; e-mail: polling (IMAP IDLE)
                              * @enum {string|null}
                              */
                             mode: "polling" | "webhook" | null;
@@ -3242,6 +3242,89 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/chatbots/{chatbot_id}/channels/email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Connect a mailbox: imap_url (imaps://user:password@host, read with IDLE), the address people write to, and optionally smtp_url for the replies (else the server's SMTP settings); both servers checked now, the password never returned */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        address: string;
+                        imap_url: string;
+                        smtp_url?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description the bot's handle, e.g. @acme_help_bot, the WhatsApp number, or the mailbox's address */
+                            account_name: string | null;
+                            /** @enum {string} */
+                            channel: "telegram" | "whatsapp" | "email";
+                            connected_at: string | null;
+                            display_name: string | null;
+                            /** @description why the channel stopped (state error) */
+                            error: string | null;
+                            last_message_at: string | null;
+                            /**
+                             * @description Telegram: webhook when PUBLIC_URL is https, else long polling; WhatsApp: always webhook; e-mail: polling (IMAP IDLE)
+                             * @enum {string|null}
+                             */
+                            mode: "polling" | "webhook" | null;
+                            /** @enum {string} */
+                            state: "not_connected" | "connected" | "error";
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Disconnect the mailbox; its conversations stay */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -3280,17 +3363,17 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description the bot's handle, e.g. @acme_help_bot, or the WhatsApp number */
+                            /** @description the bot's handle, e.g. @acme_help_bot, the WhatsApp number, or the mailbox's address */
                             account_name: string | null;
                             /** @enum {string} */
-                            channel: "telegram" | "whatsapp";
+                            channel: "telegram" | "whatsapp" | "email";
                             connected_at: string | null;
                             display_name: string | null;
                             /** @description why the channel stopped (state error) */
                             error: string | null;
                             last_message_at: string | null;
                             /**
-                             * @description Telegram: webhook when PUBLIC_URL is https, else long polling; WhatsApp: always webhook
+                             * @description Telegram: webhook when PUBLIC_URL is https, else long polling; WhatsApp: always webhook; e-mail: polling (IMAP IDLE)
                              * @enum {string|null}
                              */
                             mode: "polling" | "webhook" | null;
@@ -3364,17 +3447,17 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description the bot's handle, e.g. @acme_help_bot, or the WhatsApp number */
+                            /** @description the bot's handle, e.g. @acme_help_bot, the WhatsApp number, or the mailbox's address */
                             account_name: string | null;
                             /** @enum {string} */
-                            channel: "telegram" | "whatsapp";
+                            channel: "telegram" | "whatsapp" | "email";
                             connected_at: string | null;
                             display_name: string | null;
                             /** @description why the channel stopped (state error) */
                             error: string | null;
                             last_message_at: string | null;
                             /**
-                             * @description Telegram: webhook when PUBLIC_URL is https, else long polling; WhatsApp: always webhook
+                             * @description Telegram: webhook when PUBLIC_URL is https, else long polling; WhatsApp: always webhook; e-mail: polling (IMAP IDLE)
                              * @enum {string|null}
                              */
                             mode: "polling" | "webhook" | null;
@@ -3910,7 +3993,7 @@ export interface paths {
                                 user_id: string;
                             } | null;
                             /** @enum {string} */
-                            channel: "web" | "telegram" | "whatsapp";
+                            channel: "web" | "telegram" | "whatsapp" | "email";
                             chatbot_id: string;
                             created_at: string;
                             escalated_at: string | null;

@@ -6,6 +6,7 @@ export const CHANNEL_LABELS: Record<ConversationChannel, string> = {
   web: 'Website',
   telegram: 'Telegram',
   whatsapp: 'WhatsApp',
+  email: 'E-mail',
 };
 
 /**

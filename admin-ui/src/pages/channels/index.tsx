@@ -3,6 +3,7 @@ import type { Agent, ChannelView } from '../../types.js';
 import { Badge, Loading, Notice, RefreshButton, formatDate, useAsync } from '../../ui.js';
 import { TelegramTokenForm } from './token-form.js';
 import { type ChannelCardProps, useChannelCard } from './card.js';
+import { EmailCard } from './email.js';
 import { WhatsAppCard } from './whatsapp.js';
 
 const MODES: Record<NonNullable<ChannelView['mode']>, string> = {
@@ -11,10 +12,11 @@ const MODES: Record<NonNullable<ChannelView['mode']>, string> = {
 };
 
 /**
- * The agent's messaging channels (docs/CHANNELS.md): the same agent answering on Telegram and
- * WhatsApp. The owner pastes the bot's token from BotFather (or the WhatsApp number's four fields,
- * whatsapp.tsx); the server checks them with the network and keeps them encrypted, and the page only
- * ever shows the bot's handle or the number.
+ * The agent's messaging channels (docs/CHANNELS.md): the same agent answering on Telegram,
+ * WhatsApp and e-mail. The owner pastes the bot's token from BotFather (or the WhatsApp number's four
+ * fields, whatsapp.tsx, or the mailbox's URLs, email.tsx); the server checks them with the network or
+ * the mail servers and keeps them encrypted, and the page only ever shows the bot's handle, the
+ * number or the mailbox's address.
  */
 export function ChannelsTab({ agent }: { agent: Agent }) {
   const channels = useAsync(
@@ -25,11 +27,12 @@ export function ChannelsTab({ agent }: { agent: Agent }) {
     channels.setData((channels.data ?? []).map((c) => (c.channel === view.channel ? view : c)));
   const telegram = channels.data?.find((c) => c.channel === 'telegram');
   const whatsapp = channels.data?.find((c) => c.channel === 'whatsapp');
+  const email = channels.data?.find((c) => c.channel === 'email');
   return (
     <div class="stack-lg">
       <Notice>
-        The agent answers on messaging apps as it does on your website: the same knowledge, limits and live handoff.
-        Those conversations appear in Conversations and the Inbox with the app’s name.
+        The agent answers on messaging apps and by e-mail as it does on your website: the same knowledge, limits and
+        live handoff. Those conversations appear in Conversations and the Inbox with the channel’s name.
       </Notice>
       {agent.status === 'inactive' && (
         <Notice kind="warning">This agent is inactive: it answers on no channel until you activate it.</Notice>
@@ -49,6 +52,15 @@ export function ChannelsTab({ agent }: { agent: Agent }) {
         <WhatsAppCard
           agent={agent}
           view={whatsapp}
+          onChange={replace}
+          onRefresh={channels.reload}
+          refreshing={channels.loading}
+        />
+      )}
+      {email && (
+        <EmailCard
+          agent={agent}
+          view={email}
           onChange={replace}
           onRefresh={channels.reload}
           refreshing={channels.loading}

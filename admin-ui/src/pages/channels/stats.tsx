@@ -5,7 +5,7 @@ import { Notice, useAsync } from '../../ui.js';
 import { CHANNEL_LABELS } from './badge.js';
 
 /**
- * The window's conversations and messages per channel (website, Telegram), shown once the agent
+ * The window's conversations and messages per channel (website, Telegram, WhatsApp, e-mail), shown once the agent
  * is on a channel beyond its website: one is connected, or had conversations in the window.
  */
 export function ChannelStats({ agentId, days }: { agentId: string; days: number }) {
