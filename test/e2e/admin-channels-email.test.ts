@@ -8,6 +8,7 @@ import { expectRefusals, shootBothWidths, withPageAs } from '../helpers/admin.js
 import { apiOk, registerUser } from '../helpers/app.js';
 import { rawMail, startImap, type TestImap } from '../helpers/dovecot.js';
 import { useE2eApp, withOwnApp } from '../helpers/e2e.js';
+import { startSmtp } from '../helpers/smtp.js';
 
 /**
  * The E-mail card of the admin's Channels tab (issue 37), in real Chromium against the real app:
@@ -52,8 +53,8 @@ describe('the E-mail card in the admin UI', () => {
         await card.getByText('Not connected').waitFor();
         await card.getByText(/app password/).waitFor();
         await card.getByText(/at most 10 answers a day/).waitFor();
-        // this server has no SMTP settings: the optional SMTP URL's hint says replies would wait
-        await card.getByText(/replies wait until an admin sets them/).waitFor();
+        // this server has no SMTP settings: the optional SMTP URL's hint says the mailbox's own is needed
+        await card.getByText(/the mailbox’s own SMTP server is needed/).waitFor();
         const imap = card.getByLabel('IMAP URL');
         const address = card.getByLabel(/^Address/);
         const smtp = card.getByLabel('SMTP URL (optional)');
@@ -74,6 +75,7 @@ describe('the E-mail card in the admin UI', () => {
         const before = errors.length;
         await imap.fill(`imaps://support%40acme.test:${password}@127.0.0.1:1`);
         await address.fill('support@acme.test');
+        await smtp.fill(`smtps://support%40acme.test:${password}@127.0.0.1:2`);
         await card.getByRole('button', { name: 'Connect', exact: true }).click();
         const alert = card.getByRole('alert');
         await alert.getByText(/^imap_url: 127\.0\.0\.1 is not a public address/).waitFor();
@@ -91,8 +93,11 @@ describe('the E-mail card in the admin UI', () => {
 
   it('connects a mailbox on a real IMAP server, badges its conversations, reconnects it once stopped, and disconnects it', async () => {
     const imap = await startImap({ users: ['shop'] });
+    // the server's own mail settings send the answers (a mailbox without smtp_url needs them)
+    const smtp = await startSmtp();
     try {
-      await withOwnApp({ env: { EMBEDDINGS: 'none', ALLOW_PRIVATE_URLS: 'true' } }, async (t, appUrl) => {
+      const env = { EMBEDDINGS: 'none', ALLOW_PRIVATE_URLS: 'true', SMTP_URL: smtp.url };
+      await withOwnApp({ env }, async (t, appUrl) => {
         const { token } = await registerUser(t.app);
         const agent = await apiOk(t.app, token, 'POST', '/api/chatbots', { name: 'Shop helper' });
         const password = imap.users.shop!;
@@ -183,6 +188,7 @@ describe('the E-mail card in the admin UI', () => {
       });
     } finally {
       await imap.stop();
+      await smtp.close();
     }
   }, 90_000);
 });

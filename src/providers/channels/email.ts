@@ -75,7 +75,12 @@ function server(raw: string | undefined, kind: 'imap' | 'smtp'): MailServer {
 async function target(s: MailServer, field: string, options: ClientOptions) {
   const address = await resolvePublicHost(s.host, options.allowPrivateUrls).catch((err: unknown) => {
     throw err instanceof UnsafeUrlError
-      ? new ChannelError('undeliverable', err.message, undefined, field)
+      ? new ChannelError(
+          'undeliverable',
+          err.message.replace(/can(not)? be fetched/, 'can$1 be connected to'),
+          undefined,
+          field,
+        )
       : new ChannelError('unavailable', `could not resolve ${s.host}`, undefined, field);
   });
   return { address, servername: isIP(s.host.replace(/^\[|\]$/g, '')) ? undefined : s.host };
@@ -121,7 +126,8 @@ class EmailClient implements ChannelClient {
 
   async identify(signal?: AbortSignal) {
     const s = server(this.credential.imap_url, 'imap');
-    // both hosts are checked before either server is connected to
+    // both hosts are checked (the IMAP one first) before either server is connected to
+    await target(s, 'imap_url', this.options);
     const smtp = this.credential.smtp_url ? await smtpOptions(this.credential, this.options) : null;
     await this.open(signal);
     if (smtp) {

@@ -184,7 +184,7 @@ function EmailForm({
             <code>smtp://…:587</code>. Empty: this server’s mail settings send them from the address above, so that
             server must be allowed to send for it (SPF, DKIM) or replies land in spam
             {status && !status.mail.configured
-              ? '; this server has no mail settings yet: replies wait until an admin sets them in Admin → Server settings.'
+              ? '; this server has no mail settings yet, so the mailbox’s own SMTP server is needed (or an admin sets them in Admin → Server settings first).'
               : '.'}
           </>
         }
