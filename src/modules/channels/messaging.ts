@@ -4,6 +4,7 @@ import { ApiError } from '../../platform/http/errors.js';
 import type { JobContext, JobQueue } from '../../platform/jobs/queue.js';
 import { ChannelError, channelDefinition, type MailThread, type UpdateBatch } from '../../providers/channels/index.js';
 import type { AgentsService } from '../agents/index.js';
+import type { ChannelMailReply } from '../leads/index.js';
 import type { ChannelTurns } from '../chat/index.js';
 import type { ChannelConnections } from './connections.js';
 import type { ChannelsRepo } from './repo.js';
@@ -34,21 +35,9 @@ export interface MessagingDeps {
   /** the per-visitor rate limit under the agent owner's plan, keyed on the channel's user id */
   allowVisitor: (key: string, accountId: string) => boolean;
   /** an e-mail channel's answer goes out through the mail outbox (the leads module), in the caller's transaction */
-  queueMailReply: (accountId: string, reply: MailReply) => void;
+  queueMailReply: (accountId: string, reply: ChannelMailReply) => void;
   clock: Clock;
   log: FastifyBaseLogger;
-}
-
-/** An e-mail answer as the mail outbox takes it. */
-export interface MailReply {
-  to: string;
-  from: string;
-  subject: string;
-  text: string;
-  inReplyTo: string | null;
-  references: string[];
-  /** the connection whose own SMTP server sends it; null: the server's SMTP settings */
-  transport: string | null;
 }
 
 /**
@@ -255,7 +244,7 @@ function mailReply(
   chat: ChannelChatRow | undefined,
   agentName: string,
   ownSmtp: boolean,
-): MailReply {
+): ChannelMailReply {
   const thread = chat?.reply_thread ? (JSON.parse(chat.reply_thread) as MailThread) : null;
   return {
     to: row.chat_id,
