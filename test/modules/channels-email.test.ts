@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountWithAgent, send, sendExpect, type TestApp, useTestApps } from '../helpers/app.js';
 import { channelsIdle, OPENING_HOURS } from '../helpers/channels.js';
-import { rawMail, startImap, type TestImap } from '../helpers/dovecot.js';
+import { type RawMailFields, rawMail, startImap, type TestImap } from '../helpers/dovecot.js';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.js';
 import { addText } from '../helpers/sources.js';
 
@@ -36,6 +36,11 @@ async function start(env: Record<string, string> = {}, connect = true, serverSmt
     ? await sendExpect(t.app, token, 'PUT', url, { imap_url: imap.url('shop'), address: ADDRESS }, 200)
     : null;
   return { t, smtp, token, agent: agent as Json, url, view };
+}
+
+/** delivers a mail from Ann to the shop's mailbox (the question about opening hours unless `text` says otherwise) */
+function mailFromAnn(fields: Partial<RawMailFields> & { subject: string }) {
+  return imap.append('shop', rawMail({ from: ANN, to: ADDRESS, text: 'When are you open?\n', ...fields }));
 }
 
 /** every queue of the way out is done: the channel's and the mail outbox's */
@@ -112,16 +117,11 @@ describe('channels: e-mail (IMAP in, the mail outbox out)', () => {
 
   it('a message in, the answer out as a threaded reply from the mailbox; the conversation says email', async () => {
     const { t, smtp, token, agent } = await start();
-    await imap.append(
-      'shop',
-      rawMail({
-        from: ANN,
-        to: ADDRESS,
-        subject: 'Weekend',
-        text: 'When are you open on Saturdays?\n',
-        messageId: '<q1@customer.test>',
-      }),
-    );
+    await mailFromAnn({
+      subject: 'Weekend',
+      text: 'When are you open on Saturdays?\n',
+      messageId: '<q1@customer.test>',
+    });
     const answer = await smtp.waitFor(1);
     expect(answer.to).toEqual(['ann@customer.test']);
     expect(answer.headers.from).toBe('Shop <help@shop.test>');
@@ -143,18 +143,13 @@ describe('channels: e-mail (IMAP in, the mail outbox out)', () => {
     expect(outbox.all()).toEqual([{ kind: 'channel_reply', status: 'sent', to_address: 'ann@customer.test' }]);
 
     // her reply (quoting ours) continues the same conversation, threaded under her new message
-    await imap.append(
-      'shop',
-      rawMail({
-        from: ANN,
-        to: ADDRESS,
-        subject: 'Re: Weekend',
-        text: `Thanks! And Sundays?\n\nOn Sat, Shop wrote:\n> ${answer.body.trim().split('\n').join('\n> ')}\n`,
-        messageId: '<q2@customer.test>',
-        inReplyTo: answer.headers['message-id'],
-        references: ['<q1@customer.test>', answer.headers['message-id']!],
-      }),
-    );
+    await mailFromAnn({
+      subject: 'Re: Weekend',
+      text: `Thanks! And Sundays?\n\nOn Sat, Shop wrote:\n> ${answer.body.trim().split('\n').join('\n> ')}\n`,
+      messageId: '<q2@customer.test>',
+      inReplyTo: answer.headers['message-id'],
+      references: ['<q1@customer.test>', answer.headers['message-id']!],
+    });
     const second = await smtp.waitFor(2);
     expect(second.headers['in-reply-to']).toBe('<q2@customer.test>');
     expect(second.headers.references?.split(/\s+/)).toEqual([
@@ -199,7 +194,7 @@ describe('channels: e-mail (IMAP in, the mail outbox out)', () => {
     await smtp.waitFor(1);
     await allSent(t);
     // a second question after them all: once it is answered, everything before it was looked at
-    await imap.append('shop', rawMail({ from: ANN, to: ADDRESS, subject: 'Saturday', text: 'And Saturdays?\n' }));
+    await mailFromAnn({ subject: 'Saturday', text: 'And Saturdays?\n' });
     await smtp.waitFor(2);
     await allSent(t);
     expect(smtp.messages.map((m) => [m.to, m.headers.subject])).toEqual([
@@ -210,16 +205,10 @@ describe('channels: e-mail (IMAP in, the mail outbox out)', () => {
 
   it("a teammate's reply from the admin goes out as an e-mail in the thread", async () => {
     const { t, smtp, token, agent } = await start();
-    await imap.append(
-      'shop',
-      rawMail({
-        from: ANN,
-        to: ADDRESS,
-        subject: 'Dogs',
-        text: 'When are you open?\n',
-        messageId: '<d1@customer.test>',
-      }),
-    );
+    await mailFromAnn({
+      subject: 'Dogs',
+      messageId: '<d1@customer.test>',
+    });
     await smtp.waitFor(1);
     await allSent(t);
     const [conversation] = await sendExpect(t.app, token, 'GET', `/api/chat/conversations/${agent.id}`);
@@ -243,7 +232,7 @@ describe('channels: e-mail (IMAP in, the mail outbox out)', () => {
     await smtp.waitFor(10);
     await allSent(t);
     // another sender is still answered, after them all
-    await imap.append('shop', rawMail({ from: ANN, to: ADDRESS, subject: 'Hours', text: 'When are you open?\n' }));
+    await mailFromAnn({ subject: 'Hours' });
     const last = await smtp.waitFor(11);
     await allSent(t);
     expect(last.to).toEqual(['ann@customer.test']);

@@ -159,12 +159,15 @@ class EmailClient implements ChannelClient {
       // the first poll starts after what is already there (mail from before the connection is the owner's)
       if (offset === null || (fresh && box && offset >= box.uidNext))
         return { messages: [], nextOffset: Math.max(0, (box?.uidNext ?? 1) - 1) };
+      // a message that arrives while the search runs is announced in its answer, before the wait
+      // below listens: the count it changes tells the wait not to start
+      const known = box?.exists;
       const uids = ((await imap.search({ uid: `${offset + 1}:*` }, { uid: true })) || [])
         .filter((uid) => uid > offset)
         .sort((a, b) => a - b)
         .slice(0, BATCH);
       if (uids.length === 0) {
-        await waitForMail(imap, waitS, signal);
+        await waitForMail(imap, waitS, signal, known);
         if (signal.aborted) await this.close();
         return { messages: [], nextOffset: null };
       }
@@ -246,9 +249,13 @@ class EmailClient implements ChannelClient {
   }
 }
 
-/** resolves when mail arrives (IDLE, or imapflow's NOOP polling), after `waitS`, or on abort */
-function waitForMail(imap: ImapFlow, waitS: number, signal: AbortSignal): Promise<void> {
+/**
+ * Resolves when mail arrives (IDLE, or imapflow's NOOP polling), after `waitS`, or on abort; at
+ * once when the folder's message count is no longer `known` (mail came during the last command).
+ */
+function waitForMail(imap: ImapFlow, waitS: number, signal: AbortSignal, known: number | undefined): Promise<void> {
   return new Promise((resolve) => {
+    if (imap.mailbox && imap.mailbox.exists !== known) return resolve();
     const timer = setTimeout(done, waitS * 1000);
     imap.on('exists', done);
     imap.on('close', done);
