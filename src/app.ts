@@ -193,7 +193,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     clock,
     log: app.log,
   });
-  const { knowledge, ingestion, gaps, storage } = createKnowledge(app, {
+  const { knowledge, ingestion, gaps, storage, syncs } = createKnowledge(app, {
     config,
     database,
     clock,
@@ -322,7 +322,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(authRoutes, { auth });
   await app.register(agentRoutes, { agents });
   await app.register(identityRoutes, { identity });
-  await app.register(knowledgeRoutes, { knowledge, ingestion, gaps });
+  await app.register(knowledgeRoutes, { knowledge, ingestion, gaps, syncs });
   await app.register(chatRoutes, { chat, handoff, drafts, inbox, actionTurns, history, durable: upkeep.durable });
   await app.register(analyticsRoutes, { analytics });
   await app.register(leadsRoutes, { leads });

@@ -24,7 +24,7 @@ type Json = Record<string, any>;
 
 const KEY = 'sk-test-SECRET-knowledge-key-0123456789';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
-/** docs/API.md "Objects", plus `progress` (docs/API-NOTES.md: beyond the spec) */
+/** docs/API.md "Objects", plus `progress` and the website sync's fields (docs/API-NOTES.md: beyond the spec) */
 const SOURCE_KEYS = [
   'chatbot_id',
   'created_at',
@@ -32,8 +32,11 @@ const SOURCE_KEYS = [
   'file_size',
   'file_type',
   'id',
+  'last_sync',
+  'last_synced_at',
   'max_pages',
   'name',
+  'next_sync_at',
   'page_cap_hit',
   'pages_done',
   'pages_found',
@@ -41,6 +44,7 @@ const SOURCE_KEYS = [
   'pages_skipped_by',
   'progress',
   'status',
+  'sync_interval',
   'type',
   'url',
 ];
@@ -108,6 +112,11 @@ describe('POST /api/sources/chatbot/{id}/text', () => {
       pages_skipped: null,
       pages_skipped_by: null,
       page_cap_hit: null,
+      // the website sync's
+      sync_interval: null,
+      last_synced_at: null,
+      next_sync_at: null,
+      last_sync: null,
       created_at: '2026-03-01T12:00:00.000Z',
     });
     expect(source.created_at).toMatch(ISO);

@@ -20,6 +20,7 @@ const OPERATOR_ROUTES = [
   'GET /api/chatbots/:chatbot_id',
   'GET /api/sources/chatbot/:chatbot_id',
   'GET /api/sources/:source_id/passages',
+  'GET /api/sources/:source_id/syncs',
   'GET /api/chatbots/:chatbot_id/gaps',
   'POST /api/chatbots/:chatbot_id/gaps/:gap_id/answer',
   'POST /api/chatbots/:chatbot_id/gaps/:gap_id/dismiss',

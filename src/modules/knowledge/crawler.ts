@@ -1,7 +1,8 @@
 import { safeFetch } from '../../platform/net/safe-fetch.js';
 import { FetchFailedError, UnsafeUrlError } from '../../platform/net/types.js';
 import type { TextMark } from '../../platform/workers/types.js';
-import { type HtmlExtractor, pageReader, sitemapLocations } from './html.js';
+import { createHash } from 'node:crypto';
+import { type HtmlExtractor, pageReader, sitemapEntries } from './html.js';
 import { RobotsRules } from './robots.js';
 
 export const CRAWLER_USER_AGENT = 'ChatAgentBot/1.0';
@@ -16,6 +17,21 @@ export interface CrawlOptions {
   signal: AbortSignal;
   /** reads a page's HTML into blocks, off the main thread (ParserPool.extractHtml) */
   extractHtml: HtmlExtractor;
+  /** a sync: the source's pages from its last crawl, by key, asked for conditionally and not read again when unchanged */
+  known?: Map<string, KnownPage>;
+  /** a known page found unchanged (304, the same bytes, or not modified since by the sitemap's lastmod) */
+  onUnchanged?: (page: KnownPage) => void;
+}
+
+/** A page a source already holds, as its last crawl read it (the source_pages table). */
+export interface KnownPage {
+  key: string;
+  etag: string | null;
+  lastModified: string | null;
+  bodyHash: string;
+  /** its same-site links: a page not read again still leads the crawl on */
+  links: string[];
+  fetchedAt: string;
 }
 
 export interface CrawledPage {
@@ -24,6 +40,14 @@ export interface CrawledPage {
   text: string;
   /** where the page's sections start in `text` */
   marks: TextMark[];
+  /** pageKey of the URL asked for */
+  key: string;
+  etag?: string;
+  lastModified?: string;
+  /** SHA-256 of the bytes answered */
+  bodyHash: string;
+  /** its same-site links (at most MAX_LINKS_KEPT) */
+  links: string[];
 }
 
 /** Why a same-site page that was found was not stored. */
@@ -46,6 +70,12 @@ export interface CrawlProgress {
 
 export interface CrawlResult extends CrawlProgress {
   failedPages: number;
+  /** known pages not read again: unchanged */
+  unchanged: number;
+  /** known pages that answered 404 or 410: gone from the site */
+  gone: string[];
+  /** every page key the crawl came across (links, sitemap): a known page not among them is gone from the site too */
+  seen: Set<string>;
   /** more pages were found than max_pages allowed: the crawl stopped at the cap with pages left */
   capHit: boolean;
 }
@@ -56,6 +86,8 @@ const HTML_TYPES = ['text/html', 'application/xhtml+xml', 'text/plain'];
 const XML_TYPES = ['application/xml', 'text/xml', 'text/plain', 'application/x-xml'];
 const NOT_A_PAGE =
   /\.(?:png|jpe?g|gif|webp|svg|ico|css|js|mjs|zip|gz|tar|mp3|mp4|mov|avi|woff2?|ttf|eot|exe|dmg|pdf|docx?|xlsx?|pptx?)$/i;
+/** a page's same-site links kept for the next sync */
+const MAX_LINKS_KEPT = 500;
 /** distinct skipped URLs remembered (so a page linked from every page counts once); past this only known ones are recognised */
 const MAX_SKIPPED_REMEMBERED = 20_000;
 
@@ -144,13 +176,30 @@ export async function crawl(
     queue.push(u.toString());
   };
 
+  /** the sitemap's lastmod of each page that has one */
+  const lastmods = new Map<string, number>();
   if (options.maxPages > 1) {
-    for (const loc of await loadSitemap(start, robots.sitemaps, fetchOpts(10 * 1024 * 1024, XML_TYPES))) enqueue(loc);
+    for (const entry of await loadSitemap(start, robots.sitemaps, fetchOpts(10 * 1024 * 1024, XML_TYPES))) {
+      enqueue(entry.loc);
+      const when = entry.lastmod ? Date.parse(entry.lastmod) : Number.NaN;
+      if (Number.isFinite(when) && URL.canParse(entry.loc, start.href))
+        lastmods.set(pageKey(new URL(entry.loc, start)), when);
+    }
   }
 
   const readPage = pageReader(options.extractHtml);
   let done = 0;
   let failedPages = 0;
+  let unchanged = 0;
+  const gone: string[] = [];
+  const keepUnchanged = (known: KnownPage) => {
+    for (const link of known.links) enqueue(link);
+    unchanged++;
+    done++;
+    options.onUnchanged?.(known);
+  };
+  const sameSite = (links: string[]) =>
+    links.filter((l) => URL.canParse(l) && new URL(l).host === start.host).slice(0, MAX_LINKS_KEPT);
   const progress = (): CrawlProgress => ({
     done,
     found: done + queue.length,
@@ -159,17 +208,40 @@ export async function crawl(
   while (queue.length > 0 && done < options.maxPages) {
     if (options.signal.aborted) break;
     const url = queue.shift()!;
+    const key = pageKey(new URL(url));
+    const known = options.known?.get(key);
+    // the sitemap says the page has not changed since it was read
+    if (known && (lastmods.get(key) ?? Number.POSITIVE_INFINITY) <= Date.parse(known.fetchedAt)) {
+      keepUnchanged(known);
+      continue;
+    }
     let page: CrawledPage;
     try {
-      const res = await safeFetch(url, fetchOpts(PAGE_MAX_BYTES, HTML_TYPES));
+      const res = await safeFetch(url, { ...fetchOpts(PAGE_MAX_BYTES, HTML_TYPES), ...conditional(known) });
+      if (known && res.status === 304) {
+        keepUnchanged(known);
+        continue;
+      }
+      if (known && (res.status === 404 || res.status === 410) && url !== start.toString()) {
+        gone.push(key);
+        continue;
+      }
       if (res.status < 200 || res.status > 299) throw new FetchFailedError(`the page answered HTTP ${res.status}`);
+      const bodyHash = createHash('sha256').update(res.body).digest('hex');
+      // the same bytes as last time: not parsed, not embedded again
+      if (known && bodyHash === known.bodyHash) {
+        keepUnchanged(known);
+        continue;
+      }
       const body = res.body.toString('utf8');
+      const validators = { key, etag: res.etag, lastModified: res.lastModified, bodyHash };
       if (res.contentType === 'text/plain') {
-        page = { url: res.url, title: new URL(res.url).pathname, text: body, marks: [] };
+        page = { url: res.url, title: new URL(res.url).pathname, text: body, marks: [], ...validators, links: [] };
       } else {
         const extracted = await readPage(body, res.url, options.signal);
         for (const link of extracted.links) enqueue(link);
-        page = { url: res.url, title: extracted.title, text: extracted.text, marks: extracted.marks };
+        const { title, text, marks } = extracted;
+        page = { url: res.url, title, text, marks, ...validators, links: sameSite(extracted.links) };
       }
     } catch (err) {
       if (options.signal.aborted) break;
@@ -186,7 +258,15 @@ export async function crawl(
     await onPage(page, progress());
   }
   if (done >= options.maxPages && queue.length > 0) capHit = true;
-  return { ...progress(), failedPages, capHit };
+  return { ...progress(), failedPages, unchanged, gone, seen, capHit };
+}
+
+/** the request headers that let a site answer 304 for a page that has not changed */
+function conditional(known: KnownPage | undefined): { request?: { method: 'GET'; headers: Record<string, string> } } {
+  const headers: Record<string, string> = {};
+  if (known?.etag) headers['if-none-match'] = known.etag;
+  if (known?.lastModified) headers['if-modified-since'] = known.lastModified;
+  return Object.keys(headers).length > 0 ? { request: { method: 'GET', headers } } : {};
 }
 
 /** safeFetch reports these as FetchFailedError with a user-facing message (platform/net/safe-fetch.ts) */
@@ -208,17 +288,21 @@ async function loadRobots(start: URL, opts: Parameters<typeof safeFetch>[1]): Pr
   return RobotsRules.allowAll();
 }
 
-async function loadSitemap(start: URL, declared: string[], opts: Parameters<typeof safeFetch>[1]): Promise<string[]> {
+async function loadSitemap(
+  start: URL,
+  declared: string[],
+  opts: Parameters<typeof safeFetch>[1],
+): Promise<{ loc: string; lastmod?: string }[]> {
   const pending = [...new Set([...declared, new URL('/sitemap.xml', start).toString()])];
-  const locations: string[] = [];
+  const locations: { loc: string; lastmod?: string }[] = [];
   for (let fetched = 0; pending.length > 0 && fetched < 5; fetched++) {
     const url = pending.shift()!;
     try {
       const res = await safeFetch(url, opts);
       if (res.status < 200 || res.status > 299) continue;
-      for (const loc of await sitemapLocations(res.body.toString('utf8'))) {
-        if (/\.xml(?:\.gz)?$/i.test(new URL(loc, url).pathname)) pending.push(loc);
-        else locations.push(loc);
+      for (const entry of await sitemapEntries(res.body.toString('utf8'))) {
+        if (/\.xml(?:\.gz)?$/i.test(new URL(entry.loc, url).pathname)) pending.push(entry.loc);
+        else locations.push(entry);
       }
     } catch {
       // a missing or broken sitemap only means fewer pages are known up front

@@ -35,12 +35,15 @@ export function pageReader(
   };
 }
 
-/** `<loc>` entries of a sitemap (urlset or sitemapindex). */
-export async function sitemapLocations(xml: string): Promise<string[]> {
+/** The entries of a sitemap (urlset or sitemapindex): each `<loc>` with its `<lastmod>` when given. */
+export async function sitemapEntries(xml: string): Promise<{ loc: string; lastmod?: string }[]> {
   const cheerio = await cheerioModule();
   const $ = cheerio.load(xml, { xml: true });
   return $('loc')
-    .map((_, el) => $(el).text().trim())
+    .map((_, el) => {
+      const lastmod = $(el).siblings('lastmod').first().text().trim();
+      return { loc: $(el).text().trim(), ...(lastmod ? { lastmod } : {}) };
+    })
     .get()
-    .filter(Boolean);
+    .filter((e) => e.loc);
 }

@@ -17,6 +17,8 @@ import type { KnowledgeService } from './service.js';
 import { StorageLimitError, type StorageQuota } from './storage-quota.js';
 import type { ChunkRow, SourceRow } from './tables.js';
 import { crawlSettings, websiteOptions } from './website-options.js';
+import { recordFailedSync, WebsiteLedger } from './website-sync.js';
+import type { SyncRepo } from './sync-repo.js';
 
 /** What the owner reads when a source's job kept failing on errors that are not about the file. */
 const unexpectedFailure = (attempts: number) =>
@@ -61,6 +63,7 @@ export interface IngestJobDeps {
   log: FastifyBaseLogger;
   /** DATA_DIR/uploads, where a file source waits for its job */
   uploadDir: string;
+  syncRepo: SyncRepo;
 }
 
 /**
@@ -77,8 +80,10 @@ export class IngestJob {
   private readonly clock: Clock;
   private readonly log: FastifyBaseLogger;
   private readonly uploadDir: string;
+  private readonly syncRepo: SyncRepo;
 
-  constructor({ repo, knowledge, agents, parsers, options, clock, log, uploadDir }: IngestJobDeps) {
+  constructor({ repo, knowledge, agents, parsers, options, clock, log, uploadDir, syncRepo }: IngestJobDeps) {
+    this.syncRepo = syncRepo;
     this.repo = repo;
     this.knowledge = knowledge;
     this.agents = agents;
@@ -152,13 +157,16 @@ export class IngestJob {
 
   private async ingestWebsite(source: SourceRow, signal: AbortSignal): Promise<void> {
     const options = websiteOptions(source);
-    // a restarted crawl starts over: forget what the interrupted one stored and counted (a
-    // re-crawl keeps the passages of the crawl it replaces)
-    this.repo.deleteChunksOf(source.id, options.replaces !== undefined ? { above: options.replaces } : {});
+    // a re-crawl is a sync: it keeps the passages of the crawl before (ids up to `replaces`)
+    const boundary = options.replaces ?? null;
+    // a restarted crawl starts over: forget what the interrupted one stored and counted
+    this.repo.deleteChunksOf(source.id, boundary !== null ? { above: boundary } : {});
     this.repo.updateSource(source.id, crawlNotStarted());
     // a re-crawl's passages may take the place of the ones they replace
     const room = this.storageRoom(source, options.replacedBytes ?? 0);
-    let ordinal = 0;
+    const ledger = new WebsiteLedger(this.syncRepo, source.id, boundary, this.clock);
+    let ordinal = boundary === null ? 0 : this.syncRepo.maxOrdinal(source.id) + 1;
+    let stored = 0;
     const result = await crawl(
       source.url!,
       {
@@ -168,8 +176,20 @@ export class IngestJob {
         allowPrivate: this.options.allowPrivateUrls,
         signal,
         extractHtml: (html, url, pageSignal) => this.parsers.extractHtml(html, url, pageSignal),
+        known: ledger.known,
+        onUnchanged: (page) => ledger.pageUnchanged(page),
       },
       async (page, progress) => {
+        const report = () =>
+          this.repo.updateSource(source.id, {
+            pages_done: progress.done,
+            pages_found: progress.found,
+            ...crawlReport(progress),
+            progress: crawlFraction(progress, options.maxPages ?? 1),
+            updated_at: isoNow(this.clock),
+          });
+        // an unchanged page's text: neither chunked nor embedded again
+        if (!ledger.pageRead(page)) return report();
         // each passage names its own page (title and URL), for the model and the citations
         const locator = new PassageLocator(page.marks, { title: page.title || null, pageUrl: page.url });
         // cut a batch at a time and stored before the next is cut (storeBatch yields): a 5 MB
@@ -180,6 +200,7 @@ export class IngestJob {
         const store = async () => {
           await this.storeBatch(source, batch, ordinal, signal, pageProgress, room);
           ordinal += batch.length;
+          stored += batch.length;
           batch = [];
         };
         for (const chunks of [chunker.push(page.text), chunker.end()]) {
@@ -189,30 +210,38 @@ export class IngestJob {
           }
         }
         if (batch.length > 0) await store();
-        this.repo.updateSource(source.id, {
-          pages_done: progress.done,
-          pages_found: progress.found,
-          ...crawlReport(progress),
-          progress: crawlFraction(progress, options.maxPages ?? 1),
-          updated_at: isoNow(this.clock),
-        });
+        report();
       },
     );
     if (signal.aborted) throw new Error('cancelled');
     const report = { ...crawlReport(result), page_cap_hit: result.capHit };
-    if (ordinal === 0) {
+    if (boundary === null && stored === 0) {
       // the source fails, but the owner still sees what was skipped (all of it, often)
       this.repo.updateSource(source.id, report);
       throw new CrawlError('No text was found on the website');
     }
+    // a site down for the night, or most pages failing: the sync changes nothing (fail() says why)
+    const refusal = boundary === null ? null : ledger.refusal(result);
+    if (refusal) throw new CrawlError(refusal);
+    const now = isoNow(this.clock);
     this.repo.transaction(() => {
-      if (options.replaces !== undefined) this.repo.deleteChunksOf(source.id, { upTo: options.replaces });
+      const counts = ledger.commit(
+        result,
+        (pageUrls) => {
+          if (boundary !== null)
+            this.repo.deleteChunksOf(source.id, { upTo: boundary, ...(pageUrls === 'all' ? {} : { pageUrls }) });
+        },
+        boundary === null ? null : (options.syncTrigger ?? 'manual'),
+        options.startedAt ?? now,
+      );
       this.complete(source, {
         pages_done: result.done,
         // the pages found, more than those done when the crawl stopped at max_pages
         pages_found: result.found,
         ...report,
         options: JSON.stringify(crawlSettings(options)),
+        last_synced_at: now,
+        ...(boundary === null ? {} : { last_sync: { status: 'completed', error: null, ...counts, finished_at: now } }),
       });
     });
   }
@@ -282,12 +311,23 @@ export class IngestJob {
       // a failed re-crawl: its own passages go, the previous crawl's stay and keep answering,
       // and so does that crawl's report
       this.repo.transaction(() => {
+        const now = isoNow(this.clock);
+        const failed = recordFailedSync(
+          this.syncRepo,
+          source.id,
+          options.syncTrigger ?? 'manual',
+          message,
+          options.startedAt ?? now,
+          now,
+        );
         this.repo.deleteChunksOf(source.id, { above: replaces });
         this.repo.updateSource(source.id, {
           ...options.previousReport,
           status: 'completed',
           progress: 1,
           error_message: `The last re-crawl failed (${message}); the pages of the crawl before are still used`,
+          last_synced_at: now,
+          last_sync: failed,
           options: JSON.stringify(crawlSettings(options)),
           updated_at: isoNow(this.clock),
         });

@@ -17,6 +17,7 @@ import type { AgentsService, ChatbotRow } from '../agents/index.js';
 import type { AuthUser } from '../auth/index.js';
 import { crawlQueued } from './crawl-report.js';
 import { IngestJob } from './ingest-job.js';
+import type { SyncRepo } from './sync-repo.js';
 import { crawlSettings, type WebsiteOptions, websiteOptions } from './website-options.js';
 import type { KnowledgeRepo } from './repo.js';
 import type { KnowledgeService } from './service.js';
@@ -68,6 +69,7 @@ export interface IngestionDeps {
   options: IngestionOptions;
   clock: Clock;
   log: FastifyBaseLogger;
+  syncRepo: SyncRepo;
 }
 
 export class IngestionService {
@@ -81,7 +83,11 @@ export class IngestionService {
   private readonly log: FastifyBaseLogger;
   private readonly ingest: IngestJob;
 
-  constructor({ repo, knowledge, agents, jobs, parsers, options, clock, log }: IngestionDeps) {
+  /** the pages of website sources and the record of their syncs */
+  readonly syncRepo: SyncRepo;
+
+  constructor({ repo, knowledge, agents, jobs, parsers, options, clock, log, syncRepo }: IngestionDeps) {
+    this.syncRepo = syncRepo;
     this.repo = repo;
     this.knowledge = knowledge;
     this.agents = agents;
@@ -91,7 +97,8 @@ export class IngestionService {
     this.log = log;
     this.uploadDir = path.join(options.dataDir, 'uploads');
     mkdirSync(this.uploadDir, { recursive: true, mode: 0o700 });
-    this.ingest = new IngestJob({ repo, knowledge, agents, parsers, options, clock, log, uploadDir: this.uploadDir });
+    const uploadDir = this.uploadDir;
+    this.ingest = new IngestJob({ repo, knowledge, agents, parsers, options, clock, log, uploadDir, syncRepo });
     jobs.register(INGEST_JOB, (job, ctx) => this.ingest.run(job, ctx));
   }
 
@@ -249,14 +256,20 @@ export class IngestionService {
   }
 
   /**
-   * Crawls a website source again with its settings. The passages of the last crawl keep answering
-   * until the new crawl completes and replaces them; if it fails, they stay (and the source says
-   * the re-crawl failed). 409 while the source is being processed.
+   * Syncs a website source now (docs/API-NOTES.md "Website sync"): pages new or changed are read
+   * again, the passages of the last crawl keep answering until the sync completes and replaces
+   * those of changed and removed pages; if it fails, they all stay (and the source says why). 409
+   * while the source is being processed.
    */
   recrawl(user: AuthUser, sourceId: string): SourceRow {
     const source = this.knowledge.ownedSource(user, sourceId);
     if (source.type !== 'website')
       throw badRequest('Only website sources can be crawled again; upload a file again to replace it');
+    return this.startSync(source, user.id, 'manual');
+  }
+
+  /** Queues a sync of a website source (by hand, or its schedule's). 409 while it is processed, 429 when the queue is full. */
+  startSync(source: SourceRow, accountId: string, trigger: 'manual' | 'scheduled'): SourceRow {
     if (source.status === 'processing') throw conflict('The website is being crawled; wait until it has finished');
     const now = isoNow(this.clock);
     return this.repo.transaction(() => {
@@ -273,10 +286,11 @@ export class IngestionService {
         replacedBytes: source.passage_bytes,
         startedAt: now,
         previousReport,
+        syncTrigger: trigger,
       };
-      this.assertQueueRoom(user.id);
+      this.assertQueueRoom(accountId);
       this.repo.updateSource(source.id, { ...crawlQueued(), options: JSON.stringify(options), updated_at: now });
-      this.jobs.enqueue(INGEST_JOB, source.id, { owner: user.id });
+      this.jobs.enqueue(INGEST_JOB, source.id, { owner: accountId });
       return this.repo.findSource(source.id)!;
     });
   }

@@ -15,6 +15,8 @@ import { KeywordSearcher } from './keyword-searcher.js';
 import { KnowledgeRepo } from './repo.js';
 import { KnowledgeService } from './service.js';
 import { StorageQuota } from './storage-quota.js';
+import { SyncRepo } from './sync-repo.js';
+import { SYNC_JOB, SyncSchedule } from './sync-schedule.js';
 import { VectorIndex } from './vector-index.js';
 
 export interface KnowledgeDeps {
@@ -87,7 +89,15 @@ export function createKnowledge(app: FastifyInstance, deps: KnowledgeDeps) {
     },
     clock,
     log: app.log,
+    syncRepo: new SyncRepo(database.db),
   });
+  // website sources re-synced by themselves: a job per source waits for its time on a queue of its own
+  const syncJobs = new JobQueue(database.db, clock, app.log, {
+    concurrency: 1,
+    kinds: [SYNC_JOB],
+    onError: (what, err) => report(`sync schedule: ${what}`)(err),
+  });
+  const syncs = new SyncSchedule({ repo, knowledge, agents, ingestion, jobs: syncJobs, clock, log: app.log });
   // answer gaps: recorded by listeners in the chat module's transactions
   const gaps = new AnswerGapsService({
     repo: new AnswerGapsRepo(database.db),
@@ -102,6 +112,7 @@ export function createKnowledge(app: FastifyInstance, deps: KnowledgeDeps) {
     // chunks stored while the embedder was unreachable, or before an embedder change, get vectors now
     void knowledge.scheduleBackfill();
     jobs.start(); // picks up ingestion a previous process left unfinished
+    syncJobs.start();
     // a start on a full disk still serves (reads work; writes get 507 until space is freed)
     await ingestion.watchdog().catch(report('the ingestion watchdog'));
   });
@@ -110,8 +121,8 @@ export function createKnowledge(app: FastifyInstance, deps: KnowledgeDeps) {
   // running jobs stop at a safe point (they resume at the next start), then the workers go
   app.addHook('onClose', async () => {
     clearInterval(watchdog);
-    await jobs.stop();
+    await Promise.all([jobs.stop(), syncJobs.stop()]);
     await parsers.close();
   });
-  return { knowledge, ingestion, gaps, storage, jobs };
+  return { knowledge, ingestion, gaps, storage, jobs, syncs };
 }

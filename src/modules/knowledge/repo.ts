@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, getTableColumns, gt, isNull, lte, ne, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, lte, ne, or, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.js';
 import { chunks, sources, type ChunkRow, type SourceRow } from './tables.js';
 
@@ -121,15 +121,17 @@ export class KnowledgeRepo {
 
   /**
    * The source's passages, or only those with an id above `above` (the ones a re-crawl stored) or
-   * at most `upTo` (the ones it replaces).
+   * at most `upTo` (the ones it replaces), of the pages `pageUrls` only (a sync's changed and removed pages).
    */
-  deleteChunksOf(sourceId: string, range: { above?: number; upTo?: number } = {}): void {
+  deleteChunksOf(sourceId: string, range: { above?: number; upTo?: number; pageUrls?: string[] } = {}): void {
+    if (range.pageUrls?.length === 0) return;
     const conditions = [eq(chunks.source_id, sourceId)];
     if (range.above !== undefined) conditions.push(gt(chunks.id, range.above));
     if (range.upTo !== undefined) conditions.push(lte(chunks.id, range.upTo));
+    if (range.pageUrls) conditions.push(inArray(chunks.page_url, range.pageUrls));
     const where = and(...conditions);
     this.db.transaction(() => {
-      const removed = range.above === undefined && range.upTo === undefined ? null : this.passageBytes(where);
+      const removed = conditions.length === 1 ? null : this.passageBytes(where);
       this.db
         .update(sources)
         .set({ passage_bytes: removed === null ? 0 : sql`max(0, ${sources.passage_bytes} - ${removed})` })

@@ -7,6 +7,8 @@ import { currentUser } from '../auth/index.js';
 import type { AnswerGapsService } from './gaps.js';
 import { MAX_UPLOAD_BYTES, type IngestionService } from './ingestion.js';
 import { qaRoutes } from './qa-routes.js';
+import { syncRoutes } from './sync-routes.js';
+import type { SyncSchedule } from './sync-schedule.js';
 import { MAX_TEXT_SOURCE_CHARS, type KnowledgeService } from './service.js';
 import { jsonFields, parseFields, textSourceFields, websiteFields } from './source-fields.js';
 import { passagePage, sourceResponse, sourceSchema } from './source-schemas.js';
@@ -19,7 +21,8 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<{
   knowledge: KnowledgeService;
   ingestion: IngestionService;
   gaps: AnswerGapsService;
-}> = async (app, { knowledge, ingestion, gaps }) => {
+  syncs: SyncSchedule;
+}> = async (app, { knowledge, ingestion, gaps, syncs }) => {
   const security = [{ bearer: [] }];
   const chatbotParams = z.object({ chatbot_id: z.string().min(1).max(100) });
   /** the three routes that add a source: one agent's id in the path, the new source back */
@@ -53,6 +56,7 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<{
   });
 
   qaRoutes(app, { knowledge, gaps });
+  syncRoutes(app, { knowledge, syncs, syncRepo: ingestion.syncRepo });
 
   app.post('/api/sources/chatbot/:chatbot_id/file', {
     schema: addSourceSchema(['multipart/form-data']),
@@ -130,7 +134,7 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<{
     },
   });
 
-  // A website source crawled again with its settings; its passages keep answering meanwhile.
+  // A website source synced now (sync-routes.ts: the schedule); its passages keep answering meanwhile.
   app.post('/api/sources/:source_id/recrawl', {
     schema: { tags: ['sources'], security, params: sourceParams, response: { 202: sourceSchema } },
     handler: async (req, reply) =>

@@ -32,6 +32,22 @@ export const sourceSchema = z.object({
     .nullable(),
   /** websites: the crawl stopped at max_pages with pages left; null while processing (and for other sources) */
   page_cap_hit: z.boolean().nullable(),
+  /** websites: how often it syncs by itself (null for other sources) */
+  sync_interval: z.enum(['off', 'daily', 'weekly']).nullable(),
+  last_synced_at: z.string().nullable(),
+  next_sync_at: z.string().nullable(),
+  /** websites: what the last sync (a re-crawl, by hand or on schedule) found, or why it changed nothing */
+  last_sync: z
+    .object({
+      status: z.enum(['completed', 'failed']),
+      error: z.string().nullable(),
+      added: z.number().int(),
+      changed: z.number().int(),
+      removed: z.number().int(),
+      unchanged: z.number().int(),
+      finished_at: z.string(),
+    })
+    .nullable(),
   /** qa sources only (absent on others): the question and the owner's answer */
   qa_question: z.string().optional(),
   qa_answer: z.string().optional(),
@@ -95,6 +111,10 @@ export function sourceResponse(row: SourceRow): SourceResponse {
     pages_skipped: website ? row.pages_skipped : null,
     pages_skipped_by: skippedBy,
     page_cap_hit: website ? row.page_cap_hit : null,
+    sync_interval: website ? row.sync_interval : null,
+    last_synced_at: website ? row.last_synced_at : null,
+    next_sync_at: website ? row.next_sync_at : null,
+    last_sync: website ? row.last_sync : null,
     ...(row.type === 'qa' ? { qa_question: row.qa_question ?? '', qa_answer: row.qa_answer ?? '' } : {}),
     created_at: row.created_at,
   };

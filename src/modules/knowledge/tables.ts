@@ -2,6 +2,18 @@ import { index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm
 import { chatbots } from '../agents/tables.js';
 import { ownerId } from '../../platform/db/columns.js';
 
+/** What a website source's last sync found (the source answer's `last_sync`). */
+export interface LastSync {
+  status: 'completed' | 'failed';
+  /** why a failed sync changed nothing */
+  error: string | null;
+  added: number;
+  changed: number;
+  removed: number;
+  unchanged: number;
+  finished_at: string;
+}
+
 /** A training source of an agent: an uploaded file, a website or a text. */
 export const sources = sqliteTable(
   'sources',
@@ -45,10 +57,73 @@ export const sources = sqliteTable(
     stored_path: text('stored_path'),
     /** websites: crawl options as JSON */
     options: text('options'),
+    /** websites: re-synced by itself `daily` or `weekly` (docs/API-NOTES.md "Website sync"), or `off` */
+    sync_interval: text('sync_interval', { enum: ['off', 'daily', 'weekly'] })
+      .notNull()
+      .default('off'),
+    /** websites: when the last sync (scheduled or a re-crawl) ended, and when the next scheduled one is due */
+    last_synced_at: text('last_synced_at'),
+    next_sync_at: text('next_sync_at'),
+    /** websites: what the last sync found (its counts), or why it changed nothing; null before one */
+    last_sync: text('last_sync', { mode: 'json' }).$type<LastSync>(),
     created_at: text('created_at').notNull(),
     updated_at: text('updated_at').notNull(),
   },
   (t) => [index('sources_chatbot_created').on(t.chatbot_id, t.created_at)],
+);
+
+/**
+ * The pages a website source holds, as its last crawl or sync read them: what the next sync asks
+ * the site with (ETag, Last-Modified), the hashes that tell an unchanged page without parsing or
+ * embedding it again, and the page's same-site links (a page answered 304 still leads the crawl on).
+ */
+export const sourcePages = sqliteTable(
+  'source_pages',
+  {
+    source_id: ownerId('source_id', () => sources.id),
+    /** the page's key (crawler.ts pageKey) */
+    page_key: text('page_key').notNull(),
+    /** the URL its passages carry (chunks.page_url) */
+    page_url: text('page_url').notNull(),
+    etag: text('etag'),
+    last_modified: text('last_modified'),
+    /** SHA-256 of the bytes answered, and of the text read from them */
+    body_hash: text('body_hash').notNull(),
+    text_hash: text('text_hash').notNull(),
+    /** same-site links of the page (JSON array) */
+    links: text('links', { mode: 'json' }).$type<string[]>().notNull().default([]),
+    fetched_at: text('fetched_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.source_id, t.page_key] })],
+);
+
+/**
+ * What each sync of a website source found: pages added, changed (with a short summary of the
+ * text's change) and removed, or why it changed nothing (the site down, most pages failing). The
+ * last few are kept per source.
+ */
+export const sourceSyncs = sqliteTable(
+  'source_syncs',
+  {
+    id: text('id').primaryKey(),
+    source_id: ownerId('source_id', () => sources.id),
+    /** `scheduled` (sync_interval) or `manual` (POST /recrawl) */
+    trigger: text('trigger', { enum: ['scheduled', 'manual'] }).notNull(),
+    status: text('status', { enum: ['completed', 'failed'] }).notNull(),
+    /** why a failed sync changed nothing */
+    error: text('error'),
+    added: integer('added').notNull().default(0),
+    changed: integer('changed').notNull().default(0),
+    removed: integer('removed').notNull().default(0),
+    unchanged: integer('unchanged').notNull().default(0),
+    /** {added: [url], changed: [{url, summary}], removed: [url]}, each list cut at a few dozen */
+    details: text('details', { mode: 'json' })
+      .$type<{ added: string[]; changed: { url: string; summary: string }[]; removed: string[] }>()
+      .notNull(),
+    started_at: text('started_at').notNull(),
+    finished_at: text('finished_at').notNull(),
+  },
+  (t) => [index('source_syncs_source').on(t.source_id, t.finished_at)],
 );
 
 /**
@@ -130,4 +205,6 @@ export const answerGapConversations = sqliteTable(
 );
 
 export type SourceRow = typeof sources.$inferSelect;
+export type SourcePageRow = typeof sourcePages.$inferSelect;
+export type SourceSyncRow = typeof sourceSyncs.$inferSelect;
 export type ChunkRow = typeof chunks.$inferSelect;

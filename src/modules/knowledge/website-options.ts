@@ -13,6 +13,8 @@ export interface WebsiteOptions {
   /** bytes of the passages it replaces: the re-crawl's own may take their place in the storage limit */
   replacedBytes?: number;
   startedAt?: string;
+  /** a re-crawl is a sync: by hand (POST /recrawl) or on the source's schedule (sync_interval) */
+  syncTrigger?: 'manual' | 'scheduled';
   /** the report of the crawl being replaced, shown again if the re-crawl fails (its passages stay) */
   previousReport?: Pick<
     SourceRow,
@@ -36,6 +38,7 @@ export function crawlSettings(options: WebsiteOptions): WebsiteOptions {
     replacedBytes: _bytes,
     startedAt: _started,
     previousReport: _report,
+    syncTrigger: _trigger,
     ...settings
   } = options;
   return settings;

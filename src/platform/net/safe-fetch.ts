@@ -258,7 +258,11 @@ export async function safeFetchWithPolicy(
         throw tooLarge(opts.maxBytes);
       }
       const body = await readBody(res, opts.maxBytes, signal);
-      return { url: url.href, status, contentType, body };
+      const header = (name: string) => {
+        const value = res.headers[name];
+        return typeof value === 'string' ? value : undefined;
+      };
+      return { url: url.href, status, contentType, body, etag: header('etag'), lastModified: header('last-modified') };
     }
   } catch (err) {
     if (err instanceof UnsafeUrlError || err instanceof FetchFailedError) throw err;

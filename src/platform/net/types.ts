@@ -23,6 +23,9 @@ export interface SafeFetchResult {
   /** media type without parameters, lower-case */
   contentType: string;
   body: Buffer;
+  /** the validators a conditional request sends back (If-None-Match, If-Modified-Since) */
+  etag?: string;
+  lastModified?: string;
 }
 
 /** The URL may not be fetched: bad scheme, internal address, credentials in it. Message is user-facing. */
