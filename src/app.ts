@@ -66,8 +66,9 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** the durable job queue (tests wait on `jobs.idle()` instead of polling) */
     jobs: JobQueue;
-    /** the lead-alert queue */
+    /** the lead-alert queue; the website sources' sync schedule (knowledge module) */
     mailJobs: JobQueue;
+    syncJobs: JobQueue;
     /** the webhook-delivery queue (tests wait on `webhookJobs.idle()`) */
     webhookJobs: JobQueue;
     /** the channels' queues: answering what came in, sending what goes out (tests wait on their `idle()`) */

@@ -13,6 +13,9 @@ export interface Page {
   type?: string;
   /** default 200 */
   status?: number;
+  /** validators: a request that sends the same back (If-None-Match, If-Modified-Since) is answered 304 */
+  etag?: string;
+  lastModified?: string;
 }
 
 export interface Hold {
@@ -30,6 +33,8 @@ export interface LocalSite {
   port: number;
   /** request paths (with query string) in order of arrival */
   requests: string[];
+  /** paths answered 304 Not Modified, in order */
+  notModified: string[];
   /** TCP connections accepted so far */
   connections(): number;
   /** requests for pages, i.e. everything but /robots.txt and sitemaps */
@@ -48,6 +53,7 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
 
 export async function startLocalSite(pages: Record<string, Page | string>): Promise<LocalSite> {
   const requests: string[] = [];
+  const notModifiedAnswers: string[] = [];
   let connections = 0;
   const holds = new Map<
     string,
@@ -59,15 +65,29 @@ export async function startLocalSite(pages: Record<string, Page | string>): Prom
     }
   >();
 
-  const answer = (path: string, res: http.ServerResponse) => {
+  const answer = (path: string, res: http.ServerResponse, req: http.IncomingMessage) => {
     const raw = pages[path];
     if (raw === undefined) {
       res.writeHead(404, { 'content-type': 'text/html; charset=utf-8' });
       res.end('<html><body><p>Not found</p></body></html>');
       return;
     }
-    const page = typeof raw === 'string' ? { body: raw } : raw;
-    res.writeHead(page.status ?? 200, { 'content-type': page.type ?? 'text/html; charset=utf-8' });
+    const page: Page = typeof raw === 'string' ? { body: raw } : raw;
+    const validators = {
+      ...(page.etag ? { etag: page.etag } : {}),
+      ...(page.lastModified ? { 'last-modified': page.lastModified } : {}),
+    };
+    const since = Date.parse(req.headers['if-modified-since'] ?? '');
+    const notModified =
+      (page.etag !== undefined && req.headers['if-none-match'] === page.etag) ||
+      (page.etag === undefined && page.lastModified !== undefined && since >= Date.parse(page.lastModified));
+    if ((page.status ?? 200) === 200 && notModified) {
+      notModifiedAnswers.push(path);
+      res.writeHead(304, validators);
+      res.end();
+      return;
+    }
+    res.writeHead(page.status ?? 200, { 'content-type': page.type ?? 'text/html; charset=utf-8', ...validators });
     res.end(page.body);
   };
 
@@ -82,11 +102,11 @@ export async function startLocalSite(pages: Record<string, Page | string>): Prom
       });
       hold.reached.resolve();
       void hold.gate.promise.then(() => {
-        if (!res.destroyed) answer(path, res);
+        if (!res.destroyed) answer(path, res, req);
       });
       return;
     }
-    answer(path, res);
+    answer(path, res, req);
   });
   server.on('connection', () => {
     connections++;
@@ -98,6 +118,7 @@ export async function startLocalSite(pages: Record<string, Page | string>): Prom
     url: `http://127.0.0.1:${port}`,
     port,
     requests,
+    notModified: notModifiedAnswers,
     connections: () => connections,
     pageRequests: () => requests.filter((r) => !/^\/robots\.txt|\.xml(\?|$)/.test(r)),
     hold(path) {

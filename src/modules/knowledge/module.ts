@@ -97,6 +97,7 @@ export function createKnowledge(app: FastifyInstance, deps: KnowledgeDeps) {
     kinds: [SYNC_JOB],
     onError: (what, err) => report(`sync schedule: ${what}`)(err),
   });
+  app.decorate('syncJobs', syncJobs);
   const syncs = new SyncSchedule({ repo, knowledge, agents, ingestion, jobs: syncJobs, clock, log: app.log });
   // answer gaps: recorded by listeners in the chat module's transactions
   const gaps = new AnswerGapsService({

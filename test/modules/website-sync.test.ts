@@ -1,0 +1,203 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock, registerUser, send, sendExpect, type TestApp, useTestApps } from '../helpers/app.js';
+import type { FakeLlm } from '../helpers/fake-llm.js';
+import { type LocalSite, type Page, startLocalSite } from '../helpers/local-site.js';
+import { appWithFakeLlm, listSources, postSource } from '../helpers/sources.js';
+
+// Website sources that stay fresh (issue 38): a re-crawl is an incremental sync, and a source can
+// sync by itself daily or weekly. A local site changes between syncs; the embedding requests are
+// counted at the fake provider.
+
+type Json = Record<string, any>;
+const KEY = 'sk-test-sync-key-0123456789';
+const apps = useTestApps();
+
+const html = (title: string, body: string, links: string[] = []) =>
+  `<html><head><title>${title}</title></head><body><main><h1>${title}</h1><p>${body}</p>${links
+    .map((l) => `<a href="${l}">${l}</a>`)
+    .join(' ')}</main></body></html>`;
+
+/** the shop's site: a home page linking four pages, each kind of validator once */
+function shopSite(): Record<string, Page | string> {
+  return {
+    '/': html('Home', 'Welcome to the bakery.', ['/hours', '/prices', '/story', '/cakes']),
+    // ETag: answered 304 while it is the same
+    '/hours': { body: html('Hours', 'The bakery opens at seven.'), etag: '"h1"' },
+    // Last-Modified: answered 304 when not modified since
+    '/prices': { body: html('Prices', 'A loaf costs three euros.'), lastModified: 'Tue, 03 Nov 2026 10:00:00 GMT' },
+    // no validator: the same bytes are recognised by their hash
+    '/story': html('Story', 'Founded by two sisters in 1998.'),
+    '/cakes': html('Cakes', 'Lemon cake on Fridays.'),
+  };
+}
+
+const embeddedTexts = (f: FakeLlm) =>
+  f.requests.filter((r) => r.kind === 'embed').flatMap((r) => r.body.input as string[]);
+
+const passages = (t: TestApp, sourceId: string) =>
+  (
+    t.database.sqlite.prepare('SELECT content FROM chunks WHERE source_id = ? ORDER BY ordinal').all(sourceId) as {
+      content: string;
+    }[]
+  )
+    .map((r) => r.content)
+    .join('\n');
+
+async function withSite(pages: Record<string, Page | string>, clock?: ManualClock) {
+  const site: LocalSite = apps.before(await startLocalSite(pages));
+  const { f, t, token, agent } = await appWithFakeLlm(apps, KEY, {
+    env: { ALLOW_PRIVATE_URLS: 'true', EMBEDDINGS: 'openai' },
+    ...(clock ? { clock } : {}),
+  });
+  const created = await postSource(t, token, agent.id, 'website', { url: `${site.url}/`, max_pages: 20 });
+  expect(created.statusCode, created.body).toBe(201);
+  await t.app.jobs.idle();
+  const source = created.json() as Json;
+  const recrawl = async () => {
+    await sendExpect(t.app, token, 'POST', `/api/sources/${source.id}/recrawl`, undefined, 202);
+    await t.app.jobs.idle();
+    return (await listSources(t, token, agent.id)).find((s) => s.id === source.id)!;
+  };
+  return { site, f, t, token, agent, source, recrawl };
+}
+
+describe('website sync', () => {
+  it('a re-crawl reads only what changed: one page edited, one added, one removed, three unchanged', async () => {
+    const pages = shopSite();
+    const { site, f, t, token, source, recrawl } = await withSite(pages);
+    expect(passages(t, source.id)).toContain('opens at seven');
+    const firstEmbedded = embeddedTexts(f).length;
+    expect(firstEmbedded).toBeGreaterThanOrEqual(5);
+
+    pages['/hours'] = { body: html('Hours', 'The bakery opens at six.'), etag: '"h2"' };
+    pages['/cakes'] = { body: 'gone', status: 404 };
+    // a new page, found through the sitemap (the home page itself stays the same)
+    pages['/sitemap.xml'] = {
+      type: 'application/xml',
+      body: `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>${site.url}/news</loc></url></urlset>`,
+    };
+    pages['/news'] = html('News', 'Sourdough workshop in December.');
+    const before = site.requests.length;
+    const synced = await recrawl();
+
+    expect(synced).toMatchObject({
+      status: 'completed',
+      error_message: null,
+      last_sync: { status: 'completed', added: 1, changed: 1, removed: 1, unchanged: 3 },
+    });
+    expect(synced.last_synced_at).toEqual(expect.any(String));
+    // only the new and the changed page were embedded: their text and nothing else
+    const embedded = embeddedTexts(f).slice(firstEmbedded);
+    expect(embedded.length).toBeGreaterThan(0);
+    expect(embedded.every((text) => /opens at six|Sourdough workshop/.test(text))).toBe(true);
+    // the ETag and the Last-Modified page were answered 304; the page without a validator was fetched, not read again
+    expect(site.notModified).toEqual(['/prices']);
+    expect(site.requests.slice(before)).toEqual(expect.arrayContaining(['/hours', '/prices', '/story', '/news']));
+    const text = passages(t, source.id);
+    expect(text).toContain('opens at six');
+    expect(text).not.toContain('opens at seven');
+    expect(text).not.toContain('Lemon cake');
+    expect(text).toContain('Sourdough workshop');
+    expect(text).toContain('Founded by two sisters');
+
+    const [record] = await sendExpect(t.app, token, 'GET', `/api/sources/${source.id}/syncs`);
+    expect(record).toMatchObject({
+      trigger: 'manual',
+      status: 'completed',
+      added: 1,
+      changed: 1,
+      removed: 1,
+      unchanged: 3,
+      details: {
+        added: [`${site.url}/news`],
+        changed: [{ url: `${site.url}/hours`, summary: expect.stringMatching(/opens at six.*was .*opens at seven/) }],
+        removed: [`${site.url}/cakes`],
+      },
+    });
+
+    // nothing changed since: nothing embedded, every page unchanged
+    const embeddedSoFar = embeddedTexts(f).length;
+    expect(await recrawl()).toMatchObject({ last_sync: { added: 0, changed: 0, removed: 0, unchanged: 5 } });
+    expect(embeddedTexts(f).length).toBe(embeddedSoFar);
+    // the ETag page is asked for with its ETag now and answered 304
+    expect(site.notModified).toContain('/hours');
+  });
+
+  it('a site that is down, or mostly failing, changes nothing and says why', async () => {
+    const pages = shopSite();
+    const { t, source, recrawl } = await withSite(pages);
+    const before = passages(t, source.id);
+
+    for (const path of ['/hours', '/prices', '/story', '/cakes']) pages[path] = { body: 'oops', status: 500 };
+    const failing = await recrawl();
+    expect(failing).toMatchObject({
+      status: 'completed',
+      error_message: expect.stringMatching(
+        /re-crawl failed \(4 of the 5 pages tried could not be read; nothing was changed\)/,
+      ),
+      last_sync: { status: 'failed', error: expect.stringMatching(/could not be read/) },
+    });
+    expect(passages(t, source.id)).toBe(before);
+
+    pages['/'] = { body: 'down for maintenance', status: 503 };
+    const down = await recrawl();
+    expect(down.last_sync).toMatchObject({ status: 'failed', error: expect.stringMatching(/503/) });
+    expect(passages(t, source.id)).toBe(before);
+  });
+
+  it('syncs by itself daily or weekly: the schedule is a durable job, spread within the hour', async () => {
+    const clock = new ManualClock('2026-11-28T06:00:00.000Z');
+    const pages = shopSite();
+    const { t, token, agent, source } = await withSite(pages, clock);
+    const url = `/api/sources/${source.id}/sync`;
+    expect(source).toMatchObject({ sync_interval: 'off', next_sync_at: null, last_sync: null });
+
+    const bad = await send(t.app, token, 'PUT', url, { interval: 'hourly' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().detail).toMatch(/^interval/);
+    const text = await postSource(t, token, agent.id, 'text', { name: 'Note', content: 'Some words.' });
+    const notWebsite = await send(t.app, token, 'PUT', `/api/sources/${text.json().id}/sync`, { interval: 'daily' });
+    expect([notWebsite.statusCode, notWebsite.json().detail]).toEqual([
+      400,
+      'interval: only website sources are synced',
+    ]);
+
+    const weekly = await sendExpect(t.app, token, 'PUT', url, { interval: 'weekly' }, 200);
+    expect(Date.parse(weekly.next_sync_at) - clock.now().getTime()).toBeGreaterThanOrEqual(7 * 86_400_000);
+    expect(await sendExpect(t.app, token, 'PUT', url, { interval: 'off' }, 200)).toMatchObject({
+      sync_interval: 'off',
+      next_sync_at: null,
+    });
+    const daily = await sendExpect(t.app, token, 'PUT', url, { interval: 'daily' }, 200);
+    expect(daily.sync_interval).toBe('daily');
+    const due = Date.parse(daily.next_sync_at);
+    const dayLater = Date.parse('2026-11-29T06:00:00.000Z');
+    expect(due).toBeGreaterThanOrEqual(dayLater);
+    expect(due).toBeLessThan(dayLater + 3_600_000);
+    // another account's source answers like a missing one
+    const { token: stranger } = await registerUser(t.app);
+    const foreign = await send(t.app, stranger, 'PUT', url, { interval: 'daily' });
+    const missing = await send(t.app, stranger, 'PUT', '/api/sources/no-such-source/sync', { interval: 'daily' });
+    expect([foreign.statusCode, foreign.json()]).toEqual([missing.statusCode, missing.json()]);
+    expect(foreign.statusCode).toBe(404);
+    expect((await send(t.app, stranger, 'GET', `/api/sources/${source.id}/syncs`)).statusCode).toBe(404);
+
+    // not due yet: nothing runs (the weekly and the cancelled jobs find the schedule moved on)
+    const row = () =>
+      t.database.sqlite.prepare('SELECT last_sync, next_sync_at FROM sources WHERE id = ?').get(source.id) as {
+        last_sync: string | null;
+        next_sync_at: string;
+      };
+    await t.app.syncJobs.idle();
+    expect(row().last_sync).toBeNull();
+    // its time comes (a day later: the owner's session has expired, the server syncs on its own)
+    pages['/hours'] = { body: html('Hours', 'The bakery opens at six.'), etag: '"h2"' };
+    clock.set(new Date(due + 1000).toISOString());
+    await t.app.syncJobs.idle();
+    await t.app.jobs.idle();
+    expect(JSON.parse(row().last_sync!)).toMatchObject({ status: 'completed', changed: 1, unchanged: 4 });
+    expect(Date.parse(row().next_sync_at)).toBeGreaterThan(due + 86_000_000);
+    const syncs = t.database.sqlite.prepare('SELECT trigger FROM source_syncs WHERE source_id = ?').all(source.id);
+    expect(syncs).toEqual([{ trigger: 'scheduled' }]);
+  });
+});
