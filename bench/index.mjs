@@ -10,6 +10,7 @@ const all = [
   'retrieval',
   'ingest-formats',
   'ingest-event-loop',
+  'website-sync',
   'process',
   'analytics',
   'hostile-inputs',

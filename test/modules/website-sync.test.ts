@@ -43,13 +43,13 @@ const passages = (t: TestApp, sourceId: string) =>
     .map((r) => r.content)
     .join('\n');
 
-async function withSite(pages: Record<string, Page | string>, clock?: ManualClock) {
+async function withSite(pages: Record<string, Page | string>, clock?: ManualClock, maxPages = 20) {
   const site: LocalSite = apps.before(await startLocalSite(pages));
   const { f, t, token, agent } = await appWithFakeLlm(apps, KEY, {
     env: { ALLOW_PRIVATE_URLS: 'true', EMBEDDINGS: 'openai' },
     ...(clock ? { clock } : {}),
   });
-  const created = await postSource(t, token, agent.id, 'website', { url: `${site.url}/`, max_pages: 20 });
+  const created = await postSource(t, token, agent.id, 'website', { url: `${site.url}/`, max_pages: maxPages });
   expect(created.statusCode, created.body).toBe(201);
   await t.app.jobs.idle();
   const source = created.json() as Json;
@@ -121,6 +121,29 @@ describe('website sync', () => {
     expect(embeddedTexts(f).length).toBe(embeddedSoFar);
     // the ETag page is asked for with its ETag now and answered 304
     expect(site.notModified).toContain('/hours');
+  });
+
+  it('a 100-page site with 5 pages changed costs 5 pages of work (bench/website-sync.ts: 500 pages)', async () => {
+    const paths = Array.from({ length: 99 }, (_, i) => `/p/${i}`);
+    const pages: Record<string, Page | string> = { '/': html('Home', 'Index.', paths) };
+    for (const [i, p] of paths.entries())
+      pages[p] =
+        i % 2
+          ? html(`Page ${i}`, `Fact number ${i}.`)
+          : { body: html(`Page ${i}`, `Fact number ${i}.`), etag: `"${i}"` };
+    const { site, f, recrawl } = await withSite(pages, undefined, 100);
+    const firstEmbedded = embeddedTexts(f).length;
+    expect(firstEmbedded).toBe(100);
+    const changed = [3, 20, 41, 64, 97];
+    for (const i of changed) pages[`/p/${i}`] = html(`Page ${i}`, `Fact number ${i}, revised.`);
+    const notModified = site.notModified.length;
+    const synced = await recrawl();
+    expect(synced.last_sync).toMatchObject({ added: 0, changed: 5, removed: 0, unchanged: 95 });
+    const embedded = embeddedTexts(f).slice(firstEmbedded);
+    expect(embedded).toHaveLength(5);
+    expect(embedded.every((text) => text.includes('revised'))).toBe(true);
+    // the 48 unchanged pages with an ETag were answered 304 (the others were fetched and known by their hash)
+    expect(site.notModified.length - notModified).toBe(48);
   });
 
   it('a site that is down, or mostly failing, changes nothing and says why', async () => {
