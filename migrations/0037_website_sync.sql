@@ -32,4 +32,5 @@ CREATE INDEX `source_syncs_source` ON `source_syncs` (`source_id`,`finished_at`)
 ALTER TABLE `sources` ADD `sync_interval` text DEFAULT 'off' NOT NULL;--> statement-breakpoint
 ALTER TABLE `sources` ADD `last_synced_at` text;--> statement-breakpoint
 ALTER TABLE `sources` ADD `next_sync_at` text;--> statement-breakpoint
-ALTER TABLE `sources` ADD `last_sync` text;
+ALTER TABLE `sources` ADD `last_sync` text;--> statement-breakpoint
+ALTER TABLE `sources` ADD `check_reason` text;

@@ -145,8 +145,20 @@ function undoMigrationEmailChannel(sqlite: Database.Database): void {
   forgetNewestMigration(sqlite);
 }
 
+/** Undoes migration 0037 (website sync): the sources' sync columns, their pages and syncs. */
+function undoMigrationWebsiteSync(sqlite: Database.Database): void {
+  sqlite.exec(
+    'DROP TABLE source_syncs; DROP TABLE source_pages;' +
+      ['sync_interval', 'last_synced_at', 'next_sync_at', 'last_sync', 'check_reason']
+        .map((c) => `ALTER TABLE sources DROP COLUMN ${c};`)
+        .join(''),
+  );
+  forgetNewestMigration(sqlite);
+}
+
 /** Undoes every migration after the notifications one (0031), newest first. */
 export function undoMigrationsAfterNotifications(sqlite: Database.Database): void {
+  undoMigrationWebsiteSync(sqlite);
   undoMigrationEmailChannel(sqlite);
   undoMigrationChannels(sqlite);
   undoMigrationBooking(sqlite);

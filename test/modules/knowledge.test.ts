@@ -27,6 +27,7 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 /** docs/API.md "Objects", plus `progress` and the website sync's fields (docs/API-NOTES.md: beyond the spec) */
 const SOURCE_KEYS = [
   'chatbot_id',
+  'check_reason',
   'created_at',
   'error_message',
   'file_size',
@@ -117,6 +118,7 @@ describe('POST /api/sources/chatbot/{id}/text', () => {
       last_synced_at: null,
       next_sync_at: null,
       last_sync: null,
+      check_reason: null,
       created_at: '2026-03-01T12:00:00.000Z',
     });
     expect(source.created_at).toMatch(ISO);

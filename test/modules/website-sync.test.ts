@@ -26,7 +26,7 @@ function shopSite(): Record<string, Page | string> {
     // Last-Modified: answered 304 when not modified since
     '/prices': { body: html('Prices', 'A loaf costs three euros.'), lastModified: 'Tue, 03 Nov 2026 10:00:00 GMT' },
     // no validator: the same bytes are recognised by their hash
-    '/story': html('Story', 'Founded by two sisters in 1998.'),
+    '/story': html('Story', 'The bakery was founded by two sisters in 1998.'),
     '/cakes': html('Cakes', 'Lemon cake on Fridays.'),
   };
 }
@@ -98,7 +98,7 @@ describe('website sync', () => {
     expect(text).not.toContain('opens at seven');
     expect(text).not.toContain('Lemon cake');
     expect(text).toContain('Sourdough workshop');
-    expect(text).toContain('Founded by two sisters');
+    expect(text).toContain('founded by two sisters');
 
     const [record] = await sendExpect(t.app, token, 'GET', `/api/sources/${source.id}/syncs`);
     expect(record).toMatchObject({
@@ -121,6 +121,77 @@ describe('website sync', () => {
     expect(embeddedTexts(f).length).toBe(embeddedSoFar);
     // the ETag page is asked for with its ETag now and answered 304
     expect(site.notModified).toContain('/hours');
+  });
+
+  it('"check this": a Q&A answer and an answered gap whose question the changed page answered', async () => {
+    const pages = shopSite();
+    const { t, token, agent, source, recrawl } = await withSite(pages);
+    const qa = await sendExpect(
+      t.app,
+      token,
+      'POST',
+      `/api/sources/chatbot/${agent.id}/qa`,
+      {
+        question: 'When does the bakery open?',
+        answer: 'At seven every morning.',
+      },
+      201,
+    );
+    const story = await sendExpect(
+      t.app,
+      token,
+      'POST',
+      `/api/sources/chatbot/${agent.id}/qa`,
+      {
+        question: 'When was the shop founded?',
+        answer: 'Two sisters.',
+      },
+      201,
+    );
+    // a visitor's question, thumbed down: a gap, answered by the owner in the words of the hours
+    const session_id = 'sync-check-visitor';
+    const reply = await sendExpect(
+      t.app,
+      null,
+      'POST',
+      `/api/public/chat/${agent.id}`,
+      { message: 'Do you repair bicycles?', session_id },
+      200,
+    );
+    // a thumbs-down makes it a gap whatever retrieval found
+    await sendExpect(t.app, null, 'POST', `/api/public/chat/${agent.id}/feedback`, {
+      session_id,
+      message_id: reply.message_id,
+      value: -1,
+    });
+    const [gap] = await sendExpect(t.app, token, 'GET', `/api/chatbots/${agent.id}/gaps`);
+    await sendExpect(
+      t.app,
+      token,
+      'POST',
+      `/api/chatbots/${agent.id}/gaps/${gap.id}/answer`,
+      {
+        question: 'What time does the bakery open in the morning?',
+        answer: 'At seven.',
+      },
+      201,
+    );
+
+    pages['/hours'] = { body: html('Hours', 'The bakery opens at six.'), etag: '"h2"' };
+    await recrawl();
+    const sources = await listSources(t, token, agent.id);
+    const reasonOf = (id: string) => sources.find((s) => s.id === id)!.check_reason;
+    expect(reasonOf(qa.id)).toMatch(
+      /^Check this answer: the page http:\/\/127\.0\.0\.1:\d+\/hours it answers from changed \(\+1 -1 lines: "The bakery opens at six\."/,
+    );
+    // a page that did not change: nothing to check
+    expect(reasonOf(story.id)).toBeNull();
+    expect(reasonOf(source.id)).toBeNull();
+    const [answered] = await sendExpect(t.app, token, 'GET', `/api/chatbots/${agent.id}/gaps?status=answered`);
+    expect(answered.check_reason).toMatch(/^Check this answer: the page .*\/hours/);
+    // the owner edits the answer: checked
+    await sendExpect(t.app, token, 'PUT', `/api/sources/${qa.id}/qa`, { answer: 'At six every morning.' }, 200);
+    expect((await listSources(t, token, agent.id)).find((s) => s.id === qa.id)!.check_reason).toBeNull();
   });
 
   it('a 100-page site with 5 pages changed costs 5 pages of work (bench/website-sync.ts: 500 pages)', async () => {

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.js';
 import { answerGapConversations, answerGaps, sources } from './tables.js';
 
@@ -53,10 +53,16 @@ export class AnswerGapsRepo {
   }
 
   /** The agent's gaps with this status, most asked first, then the most recent (at most `limit`). */
-  listByStatus(chatbotId: string, status: GapRow['status'], limit: number): GapRow[] {
+  /** With each answered gap's "check this" (its Q&A answer's: a sync changed the page it answers from). */
+  listByStatus(
+    chatbotId: string,
+    status: GapRow['status'],
+    limit: number,
+  ): (GapRow & { check_reason: string | null })[] {
     return this.db
-      .select()
+      .select({ ...getTableColumns(answerGaps), check_reason: sources.check_reason })
       .from(answerGaps)
+      .leftJoin(sources, eq(sources.id, answerGaps.source_id))
       .where(and(eq(answerGaps.chatbot_id, chatbotId), eq(answerGaps.status, status)))
       .orderBy(desc(answerGaps.count), desc(answerGaps.last_seen_at), desc(answerGaps.id))
       .limit(limit)

@@ -161,7 +161,7 @@ export class AnswerGapsService {
   }
 
   /** The agent's gaps with this status, most asked first, then the most recent. */
-  list(user: AuthUser, chatbotId: string, status: GapRow['status']): GapRow[] {
+  list(user: AuthUser, chatbotId: string, status: GapRow['status']): (GapRow & { check_reason: string | null })[] {
     const agent = this.deps.agents.get(user, chatbotId);
     return this.deps.repo.listByStatus(agent.id, status, MAX_GAPS_LISTED);
   }

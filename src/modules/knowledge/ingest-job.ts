@@ -223,8 +223,10 @@ export class IngestJob {
     // a site down for the night, or most pages failing: the sync changes nothing (fail() says why)
     const refusal = boundary === null ? null : ledger.refusal(result);
     if (refusal) throw new CrawlError(refusal);
+    const toCheck = boundary === null ? new Map() : await this.answersToCheck(source, ledger.replacedPageUrls(result));
     const now = isoNow(this.clock);
     this.repo.transaction(() => {
+      for (const [qaId, reason] of toCheck) this.repo.updateSource(qaId, { check_reason: reason });
       const counts = ledger.commit(
         result,
         (pageUrls) => {
@@ -244,6 +246,29 @@ export class IngestJob {
         ...(boundary === null ? {} : { last_sync: { status: 'completed', error: null, ...counts, finished_at: now } }),
       });
     });
+  }
+
+  /**
+   * The agent's Q&A answers to check: those whose question retrieval answers from a page this
+   * sync changes or removes (before its commit: a removed page's passages are still in). A page
+   * that changed may have changed what the owner's answer repeats.
+   */
+  private async answersToCheck(source: SourceRow, pages: Map<string, string>) {
+    const flagged = new Map<string, string>();
+    if (pages.size === 0) return flagged;
+    const when = isoNow(this.clock).slice(0, 10);
+    for (const qa of this.repo.listSources(source.chatbot_id)) {
+      if (qa.type !== 'qa' || !qa.qa_question) continue;
+      // the page it would cite: the best passage of this website for the question
+      const results = await this.knowledge.search(source.chatbot_id, qa.qa_question, 5);
+      const cited = results.find((p) => p.sourceId === source.id);
+      if (cited?.pageUrl && pages.has(cited.pageUrl))
+        flagged.set(
+          qa.id,
+          `Check this answer: the page ${cited.pageUrl} it answers from ${pages.get(cited.pageUrl!)} on ${when}.`,
+        );
+    }
+    return flagged;
   }
 
   /** The source's owner, and the bytes it already counts that its new passages replace. */

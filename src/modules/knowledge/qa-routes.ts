@@ -19,10 +19,20 @@ export const gapSchema = z.object({
   conversation_id: z.string().nullable().describe('the latest conversation it came from'),
   first_seen_at: z.string(),
   last_seen_at: z.string(),
+  check_reason: z
+    .string()
+    .nullable()
+    .describe(
+      'answered gaps: "check this", why its answer may be out of date (a sync changed the page it answers from)',
+    ),
 });
 
-function gapResponse(row: GapRow): z.infer<typeof gapSchema> {
-  return { ...row, reasons: row.reasons as z.infer<typeof gapSchema>['reasons'] };
+function gapResponse(row: GapRow & { check_reason?: string | null }): z.infer<typeof gapSchema> {
+  return {
+    ...row,
+    reasons: row.reasons as z.infer<typeof gapSchema>['reasons'],
+    check_reason: row.check_reason ?? null,
+  };
 }
 
 /**

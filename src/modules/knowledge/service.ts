@@ -182,6 +182,8 @@ export class KnowledgeService {
         qa_question: question,
         qa_answer: answer,
         name: question.slice(0, 200),
+        // the owner has looked at it again: nothing left to check
+        check_reason: null,
         updated_at: isoNow(this.clock),
       });
       return this.repo.insertChunks(current.chatbot_id, current.id, [{ content, tokenCount: estimateTokens(content) }]);

@@ -48,6 +48,11 @@ export const sourceSchema = z.object({
       finished_at: z.string(),
     })
     .nullable(),
+  /**
+   * "check this": why the answer may be out of date (a sync changed or removed the page retrieval
+   * cites for a qa source's question); null when there is nothing to check
+   */
+  check_reason: z.string().nullable(),
   /** qa sources only (absent on others): the question and the owner's answer */
   qa_question: z.string().optional(),
   qa_answer: z.string().optional(),
@@ -115,6 +120,7 @@ export function sourceResponse(row: SourceRow): SourceResponse {
     last_synced_at: website ? row.last_synced_at : null,
     next_sync_at: website ? row.next_sync_at : null,
     last_sync: website ? row.last_sync : null,
+    check_reason: row.check_reason,
     ...(row.type === 'qa' ? { qa_question: row.qa_question ?? '', qa_answer: row.qa_answer ?? '' } : {}),
     created_at: row.created_at,
   };

@@ -66,6 +66,11 @@ export const sources = sqliteTable(
     next_sync_at: text('next_sync_at'),
     /** websites: what the last sync found (its counts), or why it changed nothing; null before one */
     last_sync: text('last_sync', { mode: 'json' }).$type<LastSync>(),
+    /**
+     * qa sources: "check this", why the answer may be out of date (a sync changed or removed the
+     * page retrieval cites for its question); cleared when the owner edits the answer
+     */
+    check_reason: text('check_reason'),
     created_at: text('created_at').notNull(),
     updated_at: text('updated_at').notNull(),
   },

@@ -94,6 +94,14 @@ export class WebsiteLedger {
     return null;
   }
 
+  /** The URLs whose passages this sync takes out: the changed pages' and the removed pages' (before its commit). */
+  replacedPageUrls(result: CrawlResult): Map<string, string> {
+    const urls = new Map<string, string>();
+    for (const c of this.changed) urls.set(c.oldUrl, `changed (${c.summary})`);
+    for (const r of this.removedPages(result)) urls.set(r.page_url, 'is gone from the site');
+    return urls;
+  }
+
   /** The pages the source held that are gone (404 or 410, or no longer linked nor in the sitemap). */
   removedPages(result: CrawlResult): SourcePageRow[] {
     const gone = new Set(result.gone);
