@@ -145,8 +145,14 @@ function undoMigrationEmailChannel(sqlite: Database.Database): void {
   forgetNewestMigration(sqlite);
 }
 
+function undoMigrationAgentTests(sqlite: Database.Database): void {
+  sqlite.exec('DROP TABLE agent_test_runs; DROP TABLE agent_test_settings; DROP TABLE agent_tests;');
+  forgetNewestMigration(sqlite);
+}
+
 /** Undoes every migration after the notifications one (0031), newest first. */
 export function undoMigrationsAfterNotifications(sqlite: Database.Database): void {
+  undoMigrationAgentTests(sqlite);
   undoMigrationEmailChannel(sqlite);
   undoMigrationChannels(sqlite);
   undoMigrationBooking(sqlite);
