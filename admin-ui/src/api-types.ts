@@ -3846,6 +3846,501 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/chatbots/{chatbot_id}/tests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agent's test questions */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            chatbot_id: string;
+                            created_at: string;
+                            /** @description all must be in a right answer (no case, accents or extra spaces) */
+                            expected_phrases: string[];
+                            /** @description a right answer comes from this source */
+                            expected_source_id: string | null;
+                            /** @description the source's name when the test was saved */
+                            expected_source_name: string | null;
+                            id: string;
+                            /** @enum {string} */
+                            origin: "manual" | "thumbs_down" | "gap" | "qa" | "csv";
+                            question: string;
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Adds a test question: written out ({question, expected_phrases, expected_source_id?}), or made `from` an answer (message_id: the visitor question before it), an answered gap (gap_id) or a Q&A source (source_id) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        expected_phrases: string[];
+                        expected_source_id?: string | null;
+                        question: string;
+                    } | {
+                        from: {
+                            message_id: string;
+                        } | {
+                            gap_id: string;
+                        } | {
+                            source_id: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            chatbot_id: string;
+                            created_at: string;
+                            /** @description all must be in a right answer (no case, accents or extra spaces) */
+                            expected_phrases: string[];
+                            /** @description a right answer comes from this source */
+                            expected_source_id: string | null;
+                            /** @description the source's name when the test was saved */
+                            expected_source_name: string | null;
+                            id: string;
+                            /** @enum {string} */
+                            origin: "manual" | "thumbs_down" | "gap" | "qa" | "csv";
+                            question: string;
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/chatbots/{chatbot_id}/tests/{test_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Deletes the test question */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                    test_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                    test_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        expected_phrases?: string[];
+                        expected_source_id?: string | null;
+                        question?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            chatbot_id: string;
+                            created_at: string;
+                            /** @description all must be in a right answer (no case, accents or extra spaces) */
+                            expected_phrases: string[];
+                            /** @description a right answer comes from this source */
+                            expected_source_id: string | null;
+                            /** @description the source's name when the test was saved */
+                            expected_source_name: string | null;
+                            id: string;
+                            /** @enum {string} */
+                            origin: "manual" | "thumbs_down" | "gap" | "qa" | "csv";
+                            question: string;
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/chatbots/{chatbot_id}/tests/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Imports test questions from CSV text (columns question, expected_phrases separated by | or ;, expected_source as id or name): the good rows are stored, the bad ones listed with their line */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        csv: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errors: {
+                                detail: string;
+                                line: number;
+                            }[];
+                            imported: number;
+                            tests: {
+                                chatbot_id: string;
+                                created_at: string;
+                                /** @description all must be in a right answer (no case, accents or extra spaces) */
+                                expected_phrases: string[];
+                                /** @description a right answer comes from this source */
+                                expected_source_id: string | null;
+                                /** @description the source's name when the test was saved */
+                                expected_source_name: string | null;
+                                id: string;
+                                /** @enum {string} */
+                                origin: "manual" | "thumbs_down" | "gap" | "qa" | "csv";
+                                question: string;
+                                updated_at: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/chatbots/{chatbot_id}/tests/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Runs the agent's tests now and answers their results: the model's answers with a provider key, else the answer quoted from the knowledge. Stores no conversation and counts no message */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            failed: number;
+                            finished_at: string;
+                            id: string;
+                            passed: number;
+                            /** @description ids of the tests that passed in the run before and fail in this one */
+                            regressions: string[];
+                            results: {
+                                answer: string;
+                                passed: boolean;
+                                question: string;
+                                /** @description why it failed, in plain words; null when it passed */
+                                reason: string | null;
+                                sources: {
+                                    name: string;
+                                    source_id: string;
+                                }[];
+                                test_id: string;
+                            }[];
+                            started_at: string;
+                            /** @enum {string} */
+                            trigger: "manual" | "auto";
+                            /** @description the agent's model answered; false: the answer quoted from the knowledge */
+                            with_model: boolean;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/chatbots/{chatbot_id}/tests/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agent's latest runs, newest first (the last 50 are kept) */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            failed: number;
+                            finished_at: string;
+                            id: string;
+                            passed: number;
+                            /** @description ids of the tests that passed in the run before and fail in this one */
+                            regressions: string[];
+                            started_at: string;
+                            /** @enum {string} */
+                            trigger: "manual" | "auto";
+                            /** @description the agent's model answered; false: the answer quoted from the knowledge */
+                            with_model: boolean;
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/chatbots/{chatbot_id}/tests/runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                    run_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            failed: number;
+                            finished_at: string;
+                            id: string;
+                            passed: number;
+                            /** @description ids of the tests that passed in the run before and fail in this one */
+                            regressions: string[];
+                            results: {
+                                answer: string;
+                                passed: boolean;
+                                question: string;
+                                /** @description why it failed, in plain words; null when it passed */
+                                reason: string | null;
+                                sources: {
+                                    name: string;
+                                    source_id: string;
+                                }[];
+                                test_id: string;
+                            }[];
+                            started_at: string;
+                            /** @enum {string} */
+                            trigger: "manual" | "auto";
+                            /** @description the agent's model answered; false: the answer quoted from the knowledge */
+                            with_model: boolean;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/chatbots/{chatbot_id}/tests/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            auto_run_with_model: boolean;
+                        };
+                    };
+                };
+            };
+        };
+        /** auto_run_with_model: runs after a knowledge change ask the model too (it costs money; off by default) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        auto_run_with_model: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            auto_run_with_model: boolean;
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/chatbots/{chatbot_id}/toggle": {
         parameters: {
             query?: never;
@@ -6080,6 +6575,10 @@ export interface paths {
                             public_url: string;
                             /** @description whether PUBLIC_URL is set */
                             public_url_configured: boolean;
+                            tests: {
+                                /** @description test questions of the account's agents that passed before and fail in their agent's latest run */
+                                regressions: number;
+                            };
                         };
                     };
                 };
@@ -6562,7 +7061,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Adds a webhook (at most 10); the answer shows its signing secret once. Events: lead.created, conversation.escalated, conversation.resolved, message.created, action.run, booking.created */
+        /** Adds a webhook (at most 10); the answer shows its signing secret once. Events: lead.created, conversation.escalated, conversation.resolved, message.created, action.run, booking.created, tests.regressed */
         post: {
             parameters: {
                 query?: never;

@@ -285,7 +285,7 @@ describe('tests made from what the agent already has', () => {
       'question,expected_phrases,expected_source',
       'How fast do parcels ship?,two working days|ship,Shipping',
       ',orphan phrase,',
-      '"Are returns free?","free; thirty days",' + source.id,
+      `"Are returns free?","free; thirty days",${source.id}`,
       'Who are you?,,No such source',
       '"Multi',
       'line?",x,',
