@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   accountWithAgent,
+  joinAs,
   ManualClock,
   makeDataDir,
   ROOMY_PLAN,
@@ -8,6 +9,7 @@ import {
   send,
   sendExpect,
   type TestApp,
+  uniqueEmail,
   useTestApps,
   writePlansFile,
 } from '../helpers/app.js';
@@ -115,6 +117,22 @@ describe('test questions: create, list, edit, delete', () => {
     }
     expect(await sendExpect(t.app, token, 'GET', base)).toEqual([test]);
     expect(await sendExpect(t.app, token, 'GET', `${base}/settings`)).toEqual({ auto_run_with_model: false });
+  });
+
+  it('lets a manager manage and run the tests; an operator is refused (403)', async () => {
+    const { t, token, agent, base } = await setup();
+    const manager = await joinAs(t, token, 'manager', uniqueEmail('manager'));
+    const operator = await joinAs(t, token, 'operator', uniqueEmail('operator'));
+    expect((await addTest(t, manager, agent.id, { question: 'Q?', expected_phrases: [] })).statusCode).toBe(201);
+    expect((await send(t.app, manager, 'POST', `${base}/run`)).statusCode).toBe(200);
+    for (const [method, url] of [
+      ['GET', base],
+      ['POST', `${base}/run`],
+      ['GET', `${base}/runs`],
+    ] as const)
+      expect((await send(t.app, operator, method, url)).statusCode, `${method} ${url}`).toBe(403);
+    expect((await addTest(t, operator, agent.id, { question: 'Q2?', expected_phrases: [] })).statusCode).toBe(403);
+    expect(count(t, 'agent_tests')).toBe(1);
   });
 
   it("refuses a test past the plan's max_tests_per_agent with 403 and the limit detail", async () => {
