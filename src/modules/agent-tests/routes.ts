@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { currentUser } from '../auth/index.js';
 import type { TestRunner } from './runner.js';
 import { type AgentTestsService, MAX_CSV_CHARS, MAX_PHRASE_CHARS, MAX_PHRASES, MAX_QUESTION_CHARS } from './service.js';
-import { TEST_ORIGINS, type AgentTestRunRow } from './tables.js';
+import { TEST_ORIGINS } from './tables.js';
 
 const testSchema = z.object({
   id: z.string(),
@@ -46,8 +46,6 @@ const fromSchema = z.union([
   z.object({ gap_id: id }).strict(),
   z.object({ source_id: id }).strict(),
 ]);
-
-const runView = (run: AgentTestRunRow) => ({ ...run, results: run.results });
 
 /** An agent's test questions, their runs and settings (docs/API-NOTES.md "Test questions"). Owners and managers. */
 export const agentTestRoutes: FastifyPluginAsyncZod<{ tests: AgentTestsService; runner: TestRunner }> = async (
@@ -146,7 +144,7 @@ export const agentTestRoutes: FastifyPluginAsyncZod<{ tests: AgentTestsService; 
         'answer quoted from the knowledge. Stores no conversation and counts no message',
       response: { 200: runSchema },
     },
-    handler: async (req) => runView(await runner.runNow(currentUser(req), req.params.chatbot_id)),
+    handler: async (req) => runner.runNow(currentUser(req), req.params.chatbot_id),
   });
 
   app.get(`${base}/runs`, {
@@ -163,7 +161,7 @@ export const agentTestRoutes: FastifyPluginAsyncZod<{ tests: AgentTestsService; 
 
   app.get(`${base}/runs/:run_id`, {
     schema: { tags, security, params: z.object({ chatbot_id: id, run_id: id }), response: { 200: runSchema } },
-    handler: async (req) => runView(runner.runDetail(currentUser(req), req.params.chatbot_id, req.params.run_id)),
+    handler: async (req) => runner.runDetail(currentUser(req), req.params.chatbot_id, req.params.run_id),
   });
 
   app.get(`${base}/settings`, {
