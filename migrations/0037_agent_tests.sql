@@ -28,6 +28,7 @@ CREATE TABLE `agent_tests` (
 	`expected_source_id` text,
 	`expected_source_name` text,
 	`origin` text DEFAULT 'manual' NOT NULL,
+	`conversation_id` text,
 	`created_at` text NOT NULL,
 	`updated_at` text NOT NULL,
 	FOREIGN KEY (`chatbot_id`) REFERENCES `chatbots`(`id`) ON UPDATE no action ON DELETE cascade

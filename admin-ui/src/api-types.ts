@@ -3873,6 +3873,8 @@ export interface paths {
                     content: {
                         "application/json": {
                             chatbot_id: string;
+                            /** @description made from an answer: its conversation (erasing it deletes the test) */
+                            conversation_id: string | null;
                             created_at: string;
                             /** @description all must be in a right answer (no case, accents or extra spaces) */
                             expected_phrases: string[];
@@ -3927,6 +3929,8 @@ export interface paths {
                     content: {
                         "application/json": {
                             chatbot_id: string;
+                            /** @description made from an answer: its conversation (erasing it deletes the test) */
+                            conversation_id: string | null;
                             created_at: string;
                             /** @description all must be in a right answer (no case, accents or extra spaces) */
                             expected_phrases: string[];
@@ -4012,6 +4016,8 @@ export interface paths {
                     content: {
                         "application/json": {
                             chatbot_id: string;
+                            /** @description made from an answer: its conversation (erasing it deletes the test) */
+                            conversation_id: string | null;
                             created_at: string;
                             /** @description all must be in a right answer (no case, accents or extra spaces) */
                             expected_phrases: string[];
@@ -4072,6 +4078,8 @@ export interface paths {
                             imported: number;
                             tests: {
                                 chatbot_id: string;
+                                /** @description made from an answer: its conversation (erasing it deletes the test) */
+                                conversation_id: string | null;
                                 created_at: string;
                                 /** @description all must be in a right answer (no case, accents or extra spaces) */
                                 expected_phrases: string[];

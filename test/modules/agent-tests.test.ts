@@ -294,6 +294,12 @@ describe('tests made from what the agent already has', () => {
       [fromGap.id, true],
       [fromQa.id, true],
     ]);
+
+    // erasing the conversation takes the test that holds the visitor's words with it
+    expect(fromAnswer.conversation_id).toBe(answer.conversation_id);
+    const erased = await send(t.app, token, 'DELETE', `/api/chat/conversations/${agent.id}/${answer.conversation_id}`);
+    expect(erased.statusCode, erased.body).toBeLessThan(300);
+    expect((await sendExpect(t.app, token, 'GET', base)).map((x: Json) => x.id)).toEqual([fromGap.id, fromQa.id]);
   });
 
   it('imports CSV: the good rows stored, the bad ones listed by line', async () => {

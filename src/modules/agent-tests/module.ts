@@ -63,6 +63,8 @@ export function createAgentTests(app: FastifyInstance, deps: AgentTestsDeps) {
     log: app.log,
     notice: (accountId, subject, body) => deps.leads.queueAccountNotice(accountId, subject, body),
   });
+  // erasure (docs/API-NOTES.md "Erasure"): a test made from the erased conversation's answer holds the visitor's words
+  deps.events.on('conversation.erased', (e) => repo.deleteByConversation(e.chatbot_id, e.conversation_id));
   app.addHook('onReady', async () => testJobs.start()); // picks up runs a previous process left due
   app.addHook('onClose', async () => testJobs.stop());
   return { tests, runner };

@@ -55,6 +55,14 @@ export class AgentTestsRepo {
     this.db.delete(agentTests).where(eq(agentTests.id, id)).run();
   }
 
+  /** Removes the agent's tests made from an answer of this conversation (its erasure). */
+  deleteByConversation(chatbotId: string, conversationId: string): void {
+    this.db
+      .delete(agentTests)
+      .where(and(eq(agentTests.chatbot_id, chatbotId), eq(agentTests.conversation_id, conversationId)))
+      .run();
+  }
+
   /** Stores a run and removes the agent's runs beyond the newest RUNS_KEPT. */
   insertRun(row: typeof agentTestRuns.$inferInsert): AgentTestRunRow {
     const run = this.db.insert(agentTestRuns).values(row).returning().get();

@@ -13,6 +13,10 @@ const testSchema = z.object({
   expected_source_id: z.string().nullable().describe('a right answer comes from this source'),
   expected_source_name: z.string().nullable().describe("the source's name when the test was saved"),
   origin: z.enum(TEST_ORIGINS),
+  conversation_id: z
+    .string()
+    .nullable()
+    .describe('made from an answer: its conversation (erasing it deletes the test)'),
   created_at: z.string(),
   updated_at: z.string(),
 });

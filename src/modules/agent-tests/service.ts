@@ -58,7 +58,7 @@ export class AgentTestsService {
   createFrom(user: AuthUser, chatbotId: string, from: TestOrigin): AgentTestRow {
     const agent = this.deps.agents.get(user, chatbotId);
     const { repo } = this.deps;
-    let made: { fields: TestInput; origin: AgentTestRow['origin'] };
+    let made: { fields: TestInput; origin: AgentTestRow['origin']; conversationId?: string };
     if ('message_id' in from) {
       const message = repo.message(from.message_id);
       if (!message || message.chatbot_id !== agent.id) throw notFound('Message');
@@ -66,7 +66,11 @@ export class AgentTestsService {
         throw badRequest("from.message_id: name one of the agent's answers (a visitor's thumbs down, say)");
       const question = this.deps.questionBefore(message.conversation_id, message.id)?.trim();
       if (!question) throw badRequest('from.message_id: no visitor question comes before this answer');
-      made = { fields: { question, expected_phrases: [] }, origin: 'thumbs_down' };
+      made = {
+        fields: { question, expected_phrases: [] },
+        origin: 'thumbs_down',
+        conversationId: message.conversation_id,
+      };
     } else if ('gap_id' in from) {
       const gap = repo.gap(from.gap_id);
       if (!gap || gap.chatbot_id !== agent.id) throw notFound('Answer gap');
@@ -83,7 +87,7 @@ export class AgentTestsService {
     const fields = this.checked(agent, made.fields);
     return repo.transaction(() => {
       this.assertRoom(agent, 1);
-      return this.insert(agent, fields, made.origin);
+      return this.insert(agent, fields, made.origin, made.conversationId);
     });
   }
 
@@ -220,13 +224,19 @@ export class AgentTestsService {
       });
   }
 
-  private insert(agent: ChatbotRow, fields: ReturnType<AgentTestsService['checked']>, origin: AgentTestRow['origin']) {
+  private insert(
+    agent: ChatbotRow,
+    fields: ReturnType<AgentTestsService['checked']>,
+    origin: AgentTestRow['origin'],
+    conversationId?: string,
+  ) {
     const now = isoNow(this.deps.clock);
     return this.deps.repo.insert({
       id: newId(),
       chatbot_id: agent.id,
       ...fields,
       origin,
+      conversation_id: conversationId ?? null,
       created_at: now,
       updated_at: now,
     });

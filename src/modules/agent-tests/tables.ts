@@ -21,6 +21,8 @@ export const agentTests = sqliteTable(
     /** the expected source's name when the test was saved: what a failure names once the source is gone */
     expected_source_name: text('expected_source_name'),
     origin: text('origin', { enum: TEST_ORIGINS }).notNull().default('manual'),
+    /** made from an answer: its conversation, whose erasure takes the test (the visitor's words) with it */
+    conversation_id: text('conversation_id'),
     created_at: text('created_at').notNull(),
     updated_at: text('updated_at').notNull(),
   },
