@@ -300,6 +300,9 @@ describe('tests made from what the agent already has', () => {
     const erased = await send(t.app, token, 'DELETE', `/api/chat/conversations/${agent.id}/${answer.conversation_id}`);
     expect(erased.statusCode, erased.body).toBeLessThan(300);
     expect((await sendExpect(t.app, token, 'GET', base)).map((x: Json) => x.id)).toEqual([fromGap.id, fromQa.id]);
+    const after = await sendExpect(t.app, token, 'GET', `${base}/runs/${run.id}`);
+    expect(after.results[0]).toMatchObject({ test_id: fromAnswer.id, question: '', answer: '', passed: true });
+    expect(after.results[1]).toMatchObject({ test_id: fromGap.id, question: 'Where can I park my car?' });
   });
 
   it('imports CSV: the good rows stored, the bad ones listed by line', async () => {

@@ -55,12 +55,24 @@ export class AgentTestsRepo {
     this.db.delete(agentTests).where(eq(agentTests.id, id)).run();
   }
 
-  /** Removes the agent's tests made from an answer of this conversation (its erasure). */
+  /**
+   * Removes the agent's tests made from an answer of this conversation (its erasure), and blanks
+   * their question and answer in the runs' results (the counts and reasons stay).
+   */
   deleteByConversation(chatbotId: string, conversationId: string): void {
-    this.db
+    const ids = this.db
       .delete(agentTests)
       .where(and(eq(agentTests.chatbot_id, chatbotId), eq(agentTests.conversation_id, conversationId)))
-      .run();
+      .returning({ id: agentTests.id })
+      .all()
+      .map((r) => r.id);
+    if (ids.length === 0) return;
+    this.db.run(sql`
+      UPDATE ${agentTestRuns} SET results = (
+        SELECT json_group_array(CASE WHEN json_extract(value, '$.test_id') IN (SELECT value FROM json_each(${JSON.stringify(ids)}))
+          THEN json_set(value, '$.question', '', '$.answer', '') ELSE json(value) END)
+        FROM json_each(${agentTestRuns.results}))
+      WHERE ${agentTestRuns.chatbot_id} = ${chatbotId}`);
   }
 
   /** Stores a run and removes the agent's runs beyond the newest RUNS_KEPT. */
