@@ -13,7 +13,7 @@ import {
   useTestApps,
   writePlansFile,
 } from '../helpers/app.js';
-import { addText, appWithFakeLlm } from '../helpers/sources.js';
+import { addText, appWithFakeLlm, uploadFile } from '../helpers/sources.js';
 
 /**
  * Issue 38.3: test questions per agent (docs/API-NOTES.md "Test questions"): made by hand, from an
@@ -398,6 +398,23 @@ describe('runs by themselves after the knowledge changed', () => {
     clock.advance(61_000);
     await t.app.testJobs.idle();
     expect((await sendExpect(t.app, token, 'GET', '/api/system/status')).tests).toEqual({ regressions: 0 });
+  });
+
+  it('a file source runs them once it has been read, not when it is accepted', async () => {
+    const clock = new ManualClock();
+    const { t, token, agent, base } = await setup({ clock });
+    await addTest(t, token, agent.id, {
+      question: 'How fast do parcels ship?',
+      expected_phrases: ['two working days'],
+    });
+    const res = await uploadFile(t, token, agent.id, 'shipping.txt', new TextEncoder().encode(SHIPPING));
+    expect(res.statusCode, res.body).toBe(201);
+    expect(t.database.sqlite.prepare('SELECT auto_run_after FROM agent_test_settings').all()).toEqual([]);
+    await t.app.jobs.idle();
+    clock.advance(61_000);
+    await t.app.testJobs.idle();
+    const [run] = await sendExpect(t.app, token, 'GET', `${base}/runs`);
+    expect(run).toMatchObject({ trigger: 'auto', passed: 1, failed: 0 });
   });
 
   it('asks the model in automatic runs only when the owner turned it on', async () => {
