@@ -16,7 +16,7 @@ import {
   registerHttpPlatform,
 } from './platform/http/index.js';
 import { AppEvents } from './platform/events.js';
-import { newId } from './platform/ids.js';
+import { requestIds } from './platform/ids.js';
 import { stdoutLogDestination } from './platform/log-destination.js';
 import { appVersion } from './platform/version.js';
 import { adminRoutes } from './modules/admin/index.js';
@@ -36,6 +36,7 @@ import { actionRoutes, createActions } from './modules/actions/index.js';
 import { channelRoutes, createChannels } from './modules/channels/index.js';
 import { channelActivity, chatRoutes, conversationHeld, createChat, visitorQuestions } from './modules/chat/index.js';
 import { createKnowledge, knowledgeRoutes } from './modules/knowledge/index.js';
+import { agentTestRoutes, createAgentTests } from './modules/agent-tests/index.js';
 import { createLeads, leadsRoutes } from './modules/leads/index.js';
 import { createLimits, PlanService, planRate, rateLimitPlugin, usageRoutes } from './modules/limits/index.js';
 import { decryptValue, encryptValue, ServerSettings, SettingsKey, settingsRoutes } from './modules/settings/index.js';
@@ -86,16 +87,6 @@ declare module 'fastify' {
     /** what happened (conversation escalated or resolved, message or lead created), for listeners such as webhooks */
     events: AppEvents;
   }
-}
-
-/**
- * Request ids for the log: a random prefix per process start plus a counter. Unique across
- * restarts in practice, and far cheaper per request than a UUID (which draws random bytes).
- */
-function requestIds(): () => string {
-  const prefix = newId().slice(-8);
-  let n = 0;
-  return () => `${prefix}-${(++n).toString(36)}`;
 }
 
 /** JSON request bodies above this are refused with 413 (file uploads get their own limit). */
@@ -290,6 +281,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
     report,
   });
+  const agentTests = createAgentTests(app, { db, clock, events, agents, plans, knowledge, providers, leads, report });
   // what the admin UI shows about the set-up (registration, provider keys, mail)
   const system = new SystemService({
     config,
@@ -303,6 +295,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
     database: () => upkeep.databaseCondition.current(),
     backups: () => backups?.status() ?? null,
+    testRegressions: (user) => agentTests.runner.openRegressions(user),
   });
 
   // Request hooks, each plugin naming the ones it needs before it (fastify-plugin dependencies):
@@ -330,6 +323,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(webhookRoutes, { webhooks });
   await app.register(actionRoutes, { actions });
   await app.register(channelRoutes, { channels });
+  await app.register(agentTestRoutes, agentTests);
   await app.register(teamRoutes, { team, savedReplies });
   await app.register(notificationsRoutes, { notifications });
   await app.register(adminRoutes, { auth });

@@ -6,7 +6,7 @@ import { useTempDirs } from './helpers/temp.js';
 
 /**
  * docs/API.md "Plans": the built-in table, written out here so a drift in the code is caught; plus
- * max_storage_mb (issue 20.4), webhook_deliveries_per_hour (issue 31.4) and max_members (issue 34.1), monthly_action_runs (issue 35),
+ * max_storage_mb (issue 20.4), webhook_deliveries_per_hour (issue 31.4) and max_members (issue 34.1), monthly_action_runs (issue 35), max_tests_per_agent (issue 38.3),
  * beyond the spec.
  */
 const CONTRACT_PLANS = {
@@ -21,6 +21,7 @@ const CONTRACT_PLANS = {
     webhook_deliveries_per_hour: 50,
     max_members: 2,
     monthly_action_runs: 100,
+    max_tests_per_agent: 50,
   },
   starter: {
     max_agents: 10,
@@ -33,6 +34,7 @@ const CONTRACT_PLANS = {
     webhook_deliveries_per_hour: 500,
     max_members: 5,
     monthly_action_runs: 2000,
+    max_tests_per_agent: 200,
   },
   pro: {
     max_agents: 50,
@@ -45,6 +47,7 @@ const CONTRACT_PLANS = {
     webhook_deliveries_per_hour: 5000,
     max_members: 20,
     monthly_action_runs: 20000,
+    max_tests_per_agent: 1000,
   },
 };
 
@@ -305,6 +308,7 @@ describe('PLANS_FILE', () => {
       webhook_deliveries_per_hour: 30,
       max_members: 0,
       monthly_action_runs: 7,
+      max_tests_per_agent: 3,
     },
     // written before max_storage_mb, webhook_deliveries_per_hour, max_members and monthly_action_runs existed
     business: {
@@ -317,7 +321,7 @@ describe('PLANS_FILE', () => {
     },
   };
 
-  it('replaces the built-in table whole; a plan without max_storage_mb gets 1000, without webhook_deliveries_per_hour 1000, without max_members 5, without monthly_action_runs 1000', () => {
+  it('replaces the built-in table whole; a plan without max_storage_mb gets 1000, without webhook_deliveries_per_hour 1000, without max_members 5, without monthly_action_runs 1000, without max_tests_per_agent 200', () => {
     const dir = tempDir();
     const c = loadConfig({ DATA_DIR: dir, PLANS_FILE: writeJson(dir, 'plans.json', custom), DEFAULT_PLAN: 'hobby' });
     expect(c.plans).toEqual({
@@ -328,6 +332,7 @@ describe('PLANS_FILE', () => {
         webhook_deliveries_per_hour: 1000,
         max_members: 5,
         monthly_action_runs: 1000,
+        max_tests_per_agent: 200,
       },
     });
     expect(Object.keys(c.plans).sort()).toEqual(['business', 'hobby']);

@@ -3581,6 +3581,8 @@ export interface paths {
                     content: {
                         "application/json": {
                             chatbot_id: string;
+                            /** @description answered gaps: "check this", why its answer may be out of date (a sync changed the page it answers from) */
+                            check_reason: string | null;
                             /** @description the latest conversation it came from */
                             conversation_id: string | null;
                             count: number;
@@ -3646,6 +3648,8 @@ export interface paths {
                         "application/json": {
                             gap: {
                                 chatbot_id: string;
+                                /** @description answered gaps: "check this", why its answer may be out of date (a sync changed the page it answers from) */
+                                check_reason: string | null;
                                 /** @description the latest conversation it came from */
                                 conversation_id: string | null;
                                 count: number;
@@ -3664,13 +3668,26 @@ export interface paths {
                             };
                             source: {
                                 chatbot_id: string;
+                                check_reason: string | null;
                                 created_at: string;
                                 error_message: string | null;
                                 file_size: number | null;
                                 file_type: string | null;
                                 id: string;
+                                last_sync: {
+                                    added: number;
+                                    changed: number;
+                                    error: string | null;
+                                    finished_at: string;
+                                    removed: number;
+                                    /** @enum {string} */
+                                    status: "completed" | "failed";
+                                    unchanged: number;
+                                } | null;
+                                last_synced_at: string | null;
                                 max_pages: number | null;
                                 name: string;
+                                next_sync_at: string | null;
                                 page_cap_hit: boolean | null;
                                 pages_done: number | null;
                                 pages_found: number | null;
@@ -3687,6 +3704,8 @@ export interface paths {
                                 qa_question?: string;
                                 /** @enum {string} */
                                 status: "processing" | "completed" | "failed";
+                                /** @enum {string|null} */
+                                sync_interval: "off" | "daily" | "weekly" | null;
                                 /**
                                  * @description qa: a question and its answer, written by the owner
                                  * @enum {string}
@@ -3734,6 +3753,8 @@ export interface paths {
                     content: {
                         "application/json": {
                             chatbot_id: string;
+                            /** @description answered gaps: "check this", why its answer may be out of date (a sync changed the page it answers from) */
+                            check_reason: string | null;
                             /** @description the latest conversation it came from */
                             conversation_id: string | null;
                             count: number;
@@ -3841,6 +3862,509 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/chatbots/{chatbot_id}/tests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agent's test questions */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            chatbot_id: string;
+                            /** @description made from an answer: its conversation (erasing it deletes the test) */
+                            conversation_id: string | null;
+                            created_at: string;
+                            /** @description all must be in a right answer (no case, accents or extra spaces) */
+                            expected_phrases: string[];
+                            /** @description a right answer comes from this source */
+                            expected_source_id: string | null;
+                            /** @description the source's name when the test was saved */
+                            expected_source_name: string | null;
+                            id: string;
+                            /** @enum {string} */
+                            origin: "manual" | "thumbs_down" | "gap" | "qa" | "csv";
+                            question: string;
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Adds a test question: written out ({question, expected_phrases, expected_source_id?}), or made `from` an answer (message_id: the visitor question before it), an answered gap (gap_id) or a Q&A source (source_id) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        expected_phrases: string[];
+                        expected_source_id?: string | null;
+                        question: string;
+                    } | {
+                        from: {
+                            message_id: string;
+                        } | {
+                            gap_id: string;
+                        } | {
+                            source_id: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            chatbot_id: string;
+                            /** @description made from an answer: its conversation (erasing it deletes the test) */
+                            conversation_id: string | null;
+                            created_at: string;
+                            /** @description all must be in a right answer (no case, accents or extra spaces) */
+                            expected_phrases: string[];
+                            /** @description a right answer comes from this source */
+                            expected_source_id: string | null;
+                            /** @description the source's name when the test was saved */
+                            expected_source_name: string | null;
+                            id: string;
+                            /** @enum {string} */
+                            origin: "manual" | "thumbs_down" | "gap" | "qa" | "csv";
+                            question: string;
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/chatbots/{chatbot_id}/tests/{test_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Deletes the test question */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                    test_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                    test_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        expected_phrases?: string[];
+                        expected_source_id?: string | null;
+                        question?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            chatbot_id: string;
+                            /** @description made from an answer: its conversation (erasing it deletes the test) */
+                            conversation_id: string | null;
+                            created_at: string;
+                            /** @description all must be in a right answer (no case, accents or extra spaces) */
+                            expected_phrases: string[];
+                            /** @description a right answer comes from this source */
+                            expected_source_id: string | null;
+                            /** @description the source's name when the test was saved */
+                            expected_source_name: string | null;
+                            id: string;
+                            /** @enum {string} */
+                            origin: "manual" | "thumbs_down" | "gap" | "qa" | "csv";
+                            question: string;
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/chatbots/{chatbot_id}/tests/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Imports test questions from CSV text (columns question, expected_phrases separated by | or ;, expected_source as id or name): the good rows are stored, the bad ones listed with their line */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        csv: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errors: {
+                                detail: string;
+                                line: number;
+                            }[];
+                            imported: number;
+                            tests: {
+                                chatbot_id: string;
+                                /** @description made from an answer: its conversation (erasing it deletes the test) */
+                                conversation_id: string | null;
+                                created_at: string;
+                                /** @description all must be in a right answer (no case, accents or extra spaces) */
+                                expected_phrases: string[];
+                                /** @description a right answer comes from this source */
+                                expected_source_id: string | null;
+                                /** @description the source's name when the test was saved */
+                                expected_source_name: string | null;
+                                id: string;
+                                /** @enum {string} */
+                                origin: "manual" | "thumbs_down" | "gap" | "qa" | "csv";
+                                question: string;
+                                updated_at: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/chatbots/{chatbot_id}/tests/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Runs the agent's tests now and answers their results: the model's answers with a provider key, else the answer quoted from the knowledge. Stores no conversation and counts no message */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            failed: number;
+                            finished_at: string;
+                            id: string;
+                            passed: number;
+                            /** @description ids of the tests that passed in the run before and fail in this one */
+                            regressions: string[];
+                            results: {
+                                answer: string;
+                                passed: boolean;
+                                question: string;
+                                /** @description why it failed, in plain words; null when it passed */
+                                reason: string | null;
+                                sources: {
+                                    name: string;
+                                    source_id: string;
+                                }[];
+                                test_id: string;
+                            }[];
+                            started_at: string;
+                            /** @enum {string} */
+                            trigger: "manual" | "auto";
+                            /** @description the agent's model answered; false: the answer quoted from the knowledge */
+                            with_model: boolean;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/chatbots/{chatbot_id}/tests/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agent's latest runs, newest first (the last 50 are kept) */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            failed: number;
+                            finished_at: string;
+                            id: string;
+                            passed: number;
+                            /** @description ids of the tests that passed in the run before and fail in this one */
+                            regressions: string[];
+                            started_at: string;
+                            /** @enum {string} */
+                            trigger: "manual" | "auto";
+                            /** @description the agent's model answered; false: the answer quoted from the knowledge */
+                            with_model: boolean;
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/chatbots/{chatbot_id}/tests/runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                    run_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            failed: number;
+                            finished_at: string;
+                            id: string;
+                            passed: number;
+                            /** @description ids of the tests that passed in the run before and fail in this one */
+                            regressions: string[];
+                            results: {
+                                answer: string;
+                                passed: boolean;
+                                question: string;
+                                /** @description why it failed, in plain words; null when it passed */
+                                reason: string | null;
+                                sources: {
+                                    name: string;
+                                    source_id: string;
+                                }[];
+                                test_id: string;
+                            }[];
+                            started_at: string;
+                            /** @enum {string} */
+                            trigger: "manual" | "auto";
+                            /** @description the agent's model answered; false: the answer quoted from the knowledge */
+                            with_model: boolean;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/chatbots/{chatbot_id}/tests/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            auto_run_with_model: boolean;
+                        };
+                    };
+                };
+            };
+        };
+        /** auto_run_with_model: runs after a knowledge change ask the model too (it costs money; off by default) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chatbot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        auto_run_with_model: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            auto_run_with_model: boolean;
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -5469,13 +5993,26 @@ export interface paths {
                             }[];
                             source: {
                                 chatbot_id: string;
+                                check_reason: string | null;
                                 created_at: string;
                                 error_message: string | null;
                                 file_size: number | null;
                                 file_type: string | null;
                                 id: string;
+                                last_sync: {
+                                    added: number;
+                                    changed: number;
+                                    error: string | null;
+                                    finished_at: string;
+                                    removed: number;
+                                    /** @enum {string} */
+                                    status: "completed" | "failed";
+                                    unchanged: number;
+                                } | null;
+                                last_synced_at: string | null;
                                 max_pages: number | null;
                                 name: string;
+                                next_sync_at: string | null;
                                 page_cap_hit: boolean | null;
                                 pages_done: number | null;
                                 pages_found: number | null;
@@ -5492,6 +6029,8 @@ export interface paths {
                                 qa_question?: string;
                                 /** @enum {string} */
                                 status: "processing" | "completed" | "failed";
+                                /** @enum {string|null} */
+                                sync_interval: "off" | "daily" | "weekly" | null;
                                 /**
                                  * @description qa: a question and its answer, written by the owner
                                  * @enum {string}
@@ -5547,13 +6086,26 @@ export interface paths {
                     content: {
                         "application/json": {
                             chatbot_id: string;
+                            check_reason: string | null;
                             created_at: string;
                             error_message: string | null;
                             file_size: number | null;
                             file_type: string | null;
                             id: string;
+                            last_sync: {
+                                added: number;
+                                changed: number;
+                                error: string | null;
+                                finished_at: string;
+                                removed: number;
+                                /** @enum {string} */
+                                status: "completed" | "failed";
+                                unchanged: number;
+                            } | null;
+                            last_synced_at: string | null;
                             max_pages: number | null;
                             name: string;
+                            next_sync_at: string | null;
                             page_cap_hit: boolean | null;
                             pages_done: number | null;
                             pages_found: number | null;
@@ -5570,6 +6122,8 @@ export interface paths {
                             qa_question?: string;
                             /** @enum {string} */
                             status: "processing" | "completed" | "failed";
+                            /** @enum {string|null} */
+                            sync_interval: "off" | "daily" | "weekly" | null;
                             /**
                              * @description qa: a question and its answer, written by the owner
                              * @enum {string}
@@ -5616,13 +6170,26 @@ export interface paths {
                     content: {
                         "application/json": {
                             chatbot_id: string;
+                            check_reason: string | null;
                             created_at: string;
                             error_message: string | null;
                             file_size: number | null;
                             file_type: string | null;
                             id: string;
+                            last_sync: {
+                                added: number;
+                                changed: number;
+                                error: string | null;
+                                finished_at: string;
+                                removed: number;
+                                /** @enum {string} */
+                                status: "completed" | "failed";
+                                unchanged: number;
+                            } | null;
+                            last_synced_at: string | null;
                             max_pages: number | null;
                             name: string;
+                            next_sync_at: string | null;
                             page_cap_hit: boolean | null;
                             pages_done: number | null;
                             pages_found: number | null;
@@ -5639,6 +6206,8 @@ export interface paths {
                             qa_question?: string;
                             /** @enum {string} */
                             status: "processing" | "completed" | "failed";
+                            /** @enum {string|null} */
+                            sync_interval: "off" | "daily" | "weekly" | null;
                             /**
                              * @description qa: a question and its answer, written by the owner
                              * @enum {string}
@@ -5650,6 +6219,157 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sources/{source_id}/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** How often a website source syncs by itself: off, daily or weekly (the next run is next_sync_at) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    source_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        interval: "off" | "daily" | "weekly";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            chatbot_id: string;
+                            check_reason: string | null;
+                            created_at: string;
+                            error_message: string | null;
+                            file_size: number | null;
+                            file_type: string | null;
+                            id: string;
+                            last_sync: {
+                                added: number;
+                                changed: number;
+                                error: string | null;
+                                finished_at: string;
+                                removed: number;
+                                /** @enum {string} */
+                                status: "completed" | "failed";
+                                unchanged: number;
+                            } | null;
+                            last_synced_at: string | null;
+                            max_pages: number | null;
+                            name: string;
+                            next_sync_at: string | null;
+                            page_cap_hit: boolean | null;
+                            pages_done: number | null;
+                            pages_found: number | null;
+                            pages_skipped: number | null;
+                            pages_skipped_by: {
+                                excluded: number;
+                                failed: number;
+                                not_html: number;
+                                robots: number;
+                                too_large: number;
+                            } | null;
+                            progress: number;
+                            qa_answer?: string;
+                            qa_question?: string;
+                            /** @enum {string} */
+                            status: "processing" | "completed" | "failed";
+                            /** @enum {string|null} */
+                            sync_interval: "off" | "daily" | "weekly" | null;
+                            /**
+                             * @description qa: a question and its answer, written by the owner
+                             * @enum {string}
+                             */
+                            type: "file" | "website" | "text" | "qa";
+                            url: string | null;
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sources/{source_id}/syncs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A website source's last syncs, newest first: pages added, changed (with what changed) and removed */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    source_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            added: number;
+                            changed: number;
+                            details: {
+                                added: string[];
+                                changed: {
+                                    summary: string;
+                                    url: string;
+                                }[];
+                                removed: string[];
+                            };
+                            /** @description why a failed sync changed nothing */
+                            error: string | null;
+                            finished_at: string;
+                            id: string;
+                            removed: number;
+                            started_at: string;
+                            /** @enum {string} */
+                            status: "completed" | "failed";
+                            /** @enum {string} */
+                            trigger: "scheduled" | "manual";
+                            unchanged: number;
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -5682,13 +6402,26 @@ export interface paths {
                     content: {
                         "application/json": {
                             chatbot_id: string;
+                            check_reason: string | null;
                             created_at: string;
                             error_message: string | null;
                             file_size: number | null;
                             file_type: string | null;
                             id: string;
+                            last_sync: {
+                                added: number;
+                                changed: number;
+                                error: string | null;
+                                finished_at: string;
+                                removed: number;
+                                /** @enum {string} */
+                                status: "completed" | "failed";
+                                unchanged: number;
+                            } | null;
+                            last_synced_at: string | null;
                             max_pages: number | null;
                             name: string;
+                            next_sync_at: string | null;
                             page_cap_hit: boolean | null;
                             pages_done: number | null;
                             pages_found: number | null;
@@ -5705,6 +6438,8 @@ export interface paths {
                             qa_question?: string;
                             /** @enum {string} */
                             status: "processing" | "completed" | "failed";
+                            /** @enum {string|null} */
+                            sync_interval: "off" | "daily" | "weekly" | null;
                             /**
                              * @description qa: a question and its answer, written by the owner
                              * @enum {string}
@@ -5752,13 +6487,26 @@ export interface paths {
                     content: {
                         "application/json": {
                             chatbot_id: string;
+                            check_reason: string | null;
                             created_at: string;
                             error_message: string | null;
                             file_size: number | null;
                             file_type: string | null;
                             id: string;
+                            last_sync: {
+                                added: number;
+                                changed: number;
+                                error: string | null;
+                                finished_at: string;
+                                removed: number;
+                                /** @enum {string} */
+                                status: "completed" | "failed";
+                                unchanged: number;
+                            } | null;
+                            last_synced_at: string | null;
                             max_pages: number | null;
                             name: string;
+                            next_sync_at: string | null;
                             page_cap_hit: boolean | null;
                             pages_done: number | null;
                             pages_found: number | null;
@@ -5775,6 +6523,8 @@ export interface paths {
                             qa_question?: string;
                             /** @enum {string} */
                             status: "processing" | "completed" | "failed";
+                            /** @enum {string|null} */
+                            sync_interval: "off" | "daily" | "weekly" | null;
                             /**
                              * @description qa: a question and its answer, written by the owner
                              * @enum {string}
@@ -5827,13 +6577,26 @@ export interface paths {
                     content: {
                         "application/json": {
                             chatbot_id: string;
+                            check_reason: string | null;
                             created_at: string;
                             error_message: string | null;
                             file_size: number | null;
                             file_type: string | null;
                             id: string;
+                            last_sync: {
+                                added: number;
+                                changed: number;
+                                error: string | null;
+                                finished_at: string;
+                                removed: number;
+                                /** @enum {string} */
+                                status: "completed" | "failed";
+                                unchanged: number;
+                            } | null;
+                            last_synced_at: string | null;
                             max_pages: number | null;
                             name: string;
+                            next_sync_at: string | null;
                             page_cap_hit: boolean | null;
                             pages_done: number | null;
                             pages_found: number | null;
@@ -5850,6 +6613,8 @@ export interface paths {
                             qa_question?: string;
                             /** @enum {string} */
                             status: "processing" | "completed" | "failed";
+                            /** @enum {string|null} */
+                            sync_interval: "off" | "daily" | "weekly" | null;
                             /**
                              * @description qa: a question and its answer, written by the owner
                              * @enum {string}
@@ -5895,13 +6660,26 @@ export interface paths {
                     content: {
                         "application/json": {
                             chatbot_id: string;
+                            check_reason: string | null;
                             created_at: string;
                             error_message: string | null;
                             file_size: number | null;
                             file_type: string | null;
                             id: string;
+                            last_sync: {
+                                added: number;
+                                changed: number;
+                                error: string | null;
+                                finished_at: string;
+                                removed: number;
+                                /** @enum {string} */
+                                status: "completed" | "failed";
+                                unchanged: number;
+                            } | null;
+                            last_synced_at: string | null;
                             max_pages: number | null;
                             name: string;
+                            next_sync_at: string | null;
                             page_cap_hit: boolean | null;
                             pages_done: number | null;
                             pages_found: number | null;
@@ -5918,6 +6696,8 @@ export interface paths {
                             qa_question?: string;
                             /** @enum {string} */
                             status: "processing" | "completed" | "failed";
+                            /** @enum {string|null} */
+                            sync_interval: "off" | "daily" | "weekly" | null;
                             /**
                              * @description qa: a question and its answer, written by the owner
                              * @enum {string}
@@ -5963,13 +6743,26 @@ export interface paths {
                     content: {
                         "application/json": {
                             chatbot_id: string;
+                            check_reason: string | null;
                             created_at: string;
                             error_message: string | null;
                             file_size: number | null;
                             file_type: string | null;
                             id: string;
+                            last_sync: {
+                                added: number;
+                                changed: number;
+                                error: string | null;
+                                finished_at: string;
+                                removed: number;
+                                /** @enum {string} */
+                                status: "completed" | "failed";
+                                unchanged: number;
+                            } | null;
+                            last_synced_at: string | null;
                             max_pages: number | null;
                             name: string;
+                            next_sync_at: string | null;
                             page_cap_hit: boolean | null;
                             pages_done: number | null;
                             pages_found: number | null;
@@ -5986,6 +6779,8 @@ export interface paths {
                             qa_question?: string;
                             /** @enum {string} */
                             status: "processing" | "completed" | "failed";
+                            /** @enum {string|null} */
+                            sync_interval: "off" | "daily" | "weekly" | null;
                             /**
                              * @description qa: a question and its answer, written by the owner
                              * @enum {string}
@@ -6080,6 +6875,10 @@ export interface paths {
                             public_url: string;
                             /** @description whether PUBLIC_URL is set */
                             public_url_configured: boolean;
+                            tests: {
+                                /** @description test questions of the account's agents that passed before and fail in their agent's latest run */
+                                regressions: number;
+                            };
                         };
                     };
                 };
@@ -6562,7 +7361,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Adds a webhook (at most 10); the answer shows its signing secret once. Events: lead.created, conversation.escalated, conversation.resolved, message.created, action.run, booking.created */
+        /** Adds a webhook (at most 10); the answer shows its signing secret once. Events: lead.created, conversation.escalated, conversation.resolved, message.created, action.run, booking.created, tests.regressed */
         post: {
             parameters: {
                 query?: never;

@@ -12,6 +12,9 @@ export const DEFAULT_WEBHOOK_DELIVERIES_PER_HOUR = 1000;
 /** a plan in PLANS_FILE without monthly_action_runs gets this many */
 export const DEFAULT_MONTHLY_ACTION_RUNS = 1000;
 
+/** a plan in PLANS_FILE without max_tests_per_agent gets this many */
+export const DEFAULT_MAX_TESTS_PER_AGENT = 200;
+
 /** One plan's limits (docs/API.md "Plans"). */
 export const planSchema = z.object({
   max_agents: z.number().int().min(0),
@@ -41,6 +44,11 @@ export const planSchema = z.object({
    * Optional in PLANS_FILE.
    */
   monthly_action_runs: z.number().int().min(0).default(DEFAULT_MONTHLY_ACTION_RUNS),
+  /**
+   * Test questions one agent may have (docs/API-NOTES.md "Test questions"); a run runs them all.
+   * Optional in PLANS_FILE.
+   */
+  max_tests_per_agent: z.number().int().min(0).default(DEFAULT_MAX_TESTS_PER_AGENT),
 });
 export type Plan = z.infer<typeof planSchema>;
 export const plansSchema = z
@@ -63,6 +71,7 @@ export const BUILT_IN_PLANS: Plans = {
     webhook_deliveries_per_hour: 50,
     max_members: 2,
     monthly_action_runs: 100,
+    max_tests_per_agent: 50,
   },
   starter: {
     max_agents: 10,
@@ -75,6 +84,7 @@ export const BUILT_IN_PLANS: Plans = {
     webhook_deliveries_per_hour: 500,
     max_members: 5,
     monthly_action_runs: 2000,
+    max_tests_per_agent: 200,
   },
   pro: {
     max_agents: 50,
@@ -87,6 +97,7 @@ export const BUILT_IN_PLANS: Plans = {
     webhook_deliveries_per_hour: 5000,
     max_members: 20,
     monthly_action_runs: 20000,
+    max_tests_per_agent: 1000,
   },
   // The business running its own server: the first account gets it (FIRST_ACCOUNT_PLAN), so the
   // owner is not held to the free plan's 1,000 messages. Limits as high as never to matter; the
@@ -102,5 +113,6 @@ export const BUILT_IN_PLANS: Plans = {
     webhook_deliveries_per_hour: 100000,
     max_members: UNLIMITED,
     monthly_action_runs: UNLIMITED,
+    max_tests_per_agent: 5000,
   },
 };

@@ -98,6 +98,29 @@ export interface AppEventMap {
   };
   /** a widget lead was erased: what was derived from it (alert e-mails, webhook deliveries) goes too */
   'lead.erased': { account_id: string; chatbot_id: string; lead_id: string };
+  /**
+   * An agent's knowledge changed: a source added (a text or Q&A at once, a file or website once it
+   * is read), edited, crawled again or deleted. The agent's tests run again after it (agent-tests).
+   */
+  'knowledge.changed': {
+    account_id: string;
+    chatbot_id: string;
+    source_id: string;
+    change: 'added' | 'updated' | 'deleted';
+  };
+  /** a run of an agent's test questions found tests that passed in the run before and fail now */
+  'tests.regressed': {
+    account_id: string;
+    chatbot_id: string;
+    run: {
+      id: string;
+      trigger: 'manual' | 'auto';
+      passed: number;
+      failed: number;
+      started_at: string;
+      regressions: Array<{ test_id: string; question: string; reason: string }>;
+    };
+  };
 }
 
 export type AppEventName = keyof AppEventMap;

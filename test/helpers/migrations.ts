@@ -145,7 +145,7 @@ function undoMigrationEmailChannel(sqlite: Database.Database): void {
   forgetNewestMigration(sqlite);
 }
 
-/** Undoes migration 0037 (website sync): the sources' sync columns, their pages and syncs. */
+/** Undoes migration 0038 (website sync): the sources' sync columns, their pages and syncs. */
 function undoMigrationWebsiteSync(sqlite: Database.Database): void {
   sqlite.exec(
     'DROP TABLE source_syncs; DROP TABLE source_pages;' +
@@ -156,9 +156,16 @@ function undoMigrationWebsiteSync(sqlite: Database.Database): void {
   forgetNewestMigration(sqlite);
 }
 
+/** Undoes migration 0037 (test questions). */
+function undoMigrationAgentTests(sqlite: Database.Database): void {
+  sqlite.exec('DROP TABLE agent_test_runs; DROP TABLE agent_test_settings; DROP TABLE agent_tests;');
+  forgetNewestMigration(sqlite);
+}
+
 /** Undoes every migration after the notifications one (0031), newest first. */
 export function undoMigrationsAfterNotifications(sqlite: Database.Database): void {
   undoMigrationWebsiteSync(sqlite);
+  undoMigrationAgentTests(sqlite);
   undoMigrationEmailChannel(sqlite);
   undoMigrationChannels(sqlite);
   undoMigrationBooking(sqlite);

@@ -70,6 +70,7 @@ describe('GET /api/system/status', () => {
       public_url_configured: false,
       database: { state: 'ok', detail: null, integrity_checked_at: expect.any(String) },
       backups: { scheduled: false },
+      tests: { regressions: 0 },
     });
   });
 
@@ -146,6 +147,7 @@ describe('GET /api/system/status', () => {
       'providers',
       'public_url',
       'public_url_configured',
+      'tests',
     ]);
     expect(doc.paths['/api/auth/registration'].get.responses['200']).toBeDefined();
   });

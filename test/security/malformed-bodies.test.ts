@@ -539,6 +539,7 @@ describe('malformed bodies and hostile ids', () => {
           'POST /api/chat/conversations/:chatbot_id/:conversation_id/hand-back',
           'POST /api/chat/conversations/:chatbot_id/:conversation_id/draft-reply',
           'POST /api/chatbots/:chatbot_id/gaps/:gap_id/dismiss',
+          'POST /api/chatbots/:chatbot_id/tests/run',
           ...FILE_ROUTES,
           ...SIGNED_ROUTES,
         ],

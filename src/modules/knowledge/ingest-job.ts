@@ -320,12 +320,17 @@ export class IngestJob {
   }
 
   private complete(source: SourceRow, patch: Partial<SourceRow>): void {
-    this.repo.updateSource(source.id, {
-      ...patch,
-      status: 'completed',
-      progress: 1,
-      error_message: null,
-      updated_at: isoNow(this.clock),
+    this.repo.transaction(() => {
+      this.repo.updateSource(source.id, {
+        ...patch,
+        status: 'completed',
+        progress: 1,
+        error_message: null,
+        updated_at: isoNow(this.clock),
+      });
+      // a re-crawl (its options name the crawl it replaces) updates; a first ingestion adds
+      const recrawl = source.type === 'website' && websiteOptions(source).replaces !== undefined;
+      this.knowledge.sourceChanged(source.chatbot_id, source.id, recrawl ? 'updated' : 'added');
     });
   }
 

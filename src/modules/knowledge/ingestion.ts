@@ -250,7 +250,10 @@ export class IngestionService {
   async deleteSource(user: AuthUser, sourceId: string): Promise<void> {
     const source = this.knowledge.ownedSource(user, sourceId);
     await this.jobs.cancelSubject(source.id);
-    this.repo.deleteSource(source.id);
+    this.repo.transaction(() => {
+      this.repo.deleteSource(source.id);
+      this.knowledge.sourceChanged(source.chatbot_id, source.id, 'deleted');
+    });
     if (source.stored_path) await rm(path.join(this.uploadDir, source.stored_path), { force: true });
     this.options.freedSpace?.();
   }

@@ -61,6 +61,7 @@ export function createKnowledge(app: FastifyInstance, deps: KnowledgeDeps) {
     log: app.log,
     keywordSearch: keywordSearcher.search,
     storage,
+    events: deps.events,
   });
   // one slot more than an account may use: another account's source never waits for one account's crawl
   const jobs = new JobQueue(database.db, clock, app.log, {

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { type Clock, isoNow } from '../../platform/clock.js';
+import type { AppEvents } from '../../platform/events.js';
 import { badRequest, notFound } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
 import { EMBEDDING_BATCH_SIZE, type Embedder } from '../../providers/embeddings/index.js';
@@ -44,6 +45,8 @@ export interface KnowledgeServiceDeps {
   keywordSearch?: KeywordSearch;
   /** the plans' storage limit (none in tests that only search) */
   storage?: StorageQuota | null;
+  /** where `knowledge.changed` goes (none in tests that only search) */
+  events?: AppEvents;
 }
 
 export class KnowledgeService {
@@ -56,6 +59,7 @@ export class KnowledgeService {
   private readonly log: FastifyBaseLogger;
   private readonly keywordSearch: KeywordSearch;
   readonly storage: StorageQuota | null;
+  private readonly events: AppEvents | undefined;
 
   constructor(deps: KnowledgeServiceDeps) {
     const { repo } = deps;
@@ -68,6 +72,19 @@ export class KnowledgeService {
     this.keywordSearch =
       deps.keywordSearch ?? ((chatbotId, match, limit) => repo.keywordSearch(chatbotId, match, limit));
     this.storage = deps.storage ?? null;
+    this.events = deps.events;
+  }
+
+  /** Tells `knowledge.changed` listeners (the agent's tests) about a source: call in the transaction that changed it. */
+  sourceChanged(chatbotId: string, sourceId: string, change: 'added' | 'updated' | 'deleted'): void {
+    const agent = this.agents.findById(chatbotId);
+    if (agent)
+      this.events?.emit('knowledge.changed', {
+        account_id: agent.user_id,
+        chatbot_id: chatbotId,
+        source_id: sourceId,
+        change,
+      });
   }
 
   listSources(user: AuthUser, chatbotId: string): SourceRow[] {
@@ -155,7 +172,9 @@ export class KnowledgeService {
         created_at: now,
         updated_at: now,
       });
-      return { source, stored: this.repo.insertChunks(agent.id, source.id, parts) };
+      const stored = this.repo.insertChunks(agent.id, source.id, parts);
+      this.sourceChanged(agent.id, source.id, 'added');
+      return { source, stored };
     });
     await this.embedQuietly(stored, source.id);
     return this.repo.findSource(source.id) ?? source;
@@ -186,6 +205,7 @@ export class KnowledgeService {
         check_reason: null,
         updated_at: isoNow(this.clock),
       });
+      this.sourceChanged(current.chatbot_id, current.id, 'updated');
       return this.repo.insertChunks(current.chatbot_id, current.id, [{ content, tokenCount: estimateTokens(content) }]);
     });
     await this.embedQuietly(stored, current.id);

@@ -58,6 +58,12 @@ const statusSchema = z.object({
       failing: z.boolean().describe('the latest scheduled backup failed'),
     }),
   ]),
+  tests: z.object({
+    regressions: z
+      .number()
+      .int()
+      .describe("test questions of the account's agents that passed before and fail in their agent's latest run"),
+  }),
 });
 
 /** Beyond the spec: what the admin UI reads about the server's set-up. */

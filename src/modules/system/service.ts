@@ -36,6 +36,8 @@ export interface SystemStatus {
   database: DatabaseConditionReport;
   /** scheduled backups: `scheduled: false` when BACKUP_INTERVAL_H is 0 */
   backups: BackupScheduleStatus | { scheduled: false };
+  /** test questions of the account's agents that regressed in their agent's latest run (the admin UI's banner) */
+  tests: { regressions: number };
 }
 
 export interface SystemDeps {
@@ -51,6 +53,8 @@ export interface SystemDeps {
   database: () => DatabaseConditionReport;
   /** null when no backups are scheduled */
   backups: () => BackupScheduleStatus | null;
+  /** the asking account's test questions that regressed in their agent's latest run */
+  testRegressions: (user: AuthUser) => number;
 }
 
 /**
@@ -89,6 +93,7 @@ export class SystemService {
       public_url_configured: this.deps.config.publicUrlConfigured,
       database: this.deps.database(),
       backups: this.backups(user),
+      tests: { regressions: this.deps.testRegressions(user) },
     };
   }
 

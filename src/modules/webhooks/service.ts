@@ -19,6 +19,7 @@ export const WEBHOOK_EVENTS = [
   'message.created',
   'action.run',
   'booking.created',
+  'tests.regressed',
 ] as const satisfies readonly AppEventName[];
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 export const MAX_WEBHOOKS = 10;

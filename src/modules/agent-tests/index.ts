@@ -1,0 +1,2 @@
+export { agentTestRoutes } from './routes.js';
+export { createAgentTests } from './module.js';
