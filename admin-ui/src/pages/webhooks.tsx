@@ -27,6 +27,7 @@ const EVENTS: Array<[string, string]> = [
   ['message.created', 'Every chat message (busy)'],
   ['action.run', 'An action ran, failed or was cancelled'],
   ['booking.created', 'A visitor booked a time'],
+  ['tests.regressed', 'A test question that passed fails now'],
 ];
 
 /**
