@@ -258,11 +258,16 @@ export async function safeFetchWithPolicy(
         throw tooLarge(opts.maxBytes);
       }
       const body = await readBody(res, opts.maxBytes, signal);
-      const header = (name: string) => {
-        const value = res.headers[name];
-        return typeof value === 'string' ? value : undefined;
+      // the validators a conditional request sends back, when the server gave them
+      const { etag, 'last-modified': lastModified } = res.headers;
+      return {
+        url: url.href,
+        status,
+        contentType,
+        body,
+        ...(etag ? { etag } : {}),
+        ...(lastModified ? { lastModified } : {}),
       };
-      return { url: url.href, status, contentType, body, etag: header('etag'), lastModified: header('last-modified') };
     }
   } catch (err) {
     if (err instanceof UnsafeUrlError || err instanceof FetchFailedError) throw err;
