@@ -122,6 +122,20 @@ function StatusBanners({ status }: { status: SystemStatus | undefined }) {
           </div>
         </Notice>
       )}
+      {status.tests.regressions > 0 && (
+        <Notice kind="warning">
+          <div class="banner">
+            <p>
+              <strong>
+                {status.tests.regressions === 1
+                  ? 'A test question that passed before fails now.'
+                  : `${status.tests.regressions} test questions that passed before fail now.`}
+              </strong>{' '}
+              An agent's Tests tab says which, and why (a source deleted or changed, new instructions).
+            </p>
+          </div>
+        </Notice>
+      )}
       {!status.mail.configured && !dismissed.includes('mail') && (
         <Notice kind="info">
           <div class="banner">

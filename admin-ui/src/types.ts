@@ -144,3 +144,15 @@ export type ConversationChannel = Conversation['channel'];
 
 /** GET /api/analytics/chatbot/{id}/channels: per channel, conversations started and messages written in the window */
 export type ChannelActivity = Answer<'/api/analytics/chatbot/{chatbot_id}/channels', 'get'>;
+
+/** GET /api/chatbots/{id}/tests: a test question and what a right answer holds */
+export type AgentTest = Item<Answer<'/api/chatbots/{chatbot_id}/tests', 'get'>>;
+
+/** POST /api/chatbots/{id}/tests/run: a run of the agent's tests with each result */
+export type TestRun = Answer<'/api/chatbots/{chatbot_id}/tests/run', 'post'>;
+
+/** GET /api/chatbots/{id}/tests/runs: the runs, newest first, without their results */
+export type TestRunSummary = Item<Answer<'/api/chatbots/{chatbot_id}/tests/runs', 'get'>>;
+
+/** POST /api/chatbots/{id}/tests/import: what a CSV added and the lines it could not use */
+export type TestImport = Answer<'/api/chatbots/{chatbot_id}/tests/import', 'post'>;

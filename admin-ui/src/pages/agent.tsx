@@ -7,6 +7,7 @@ import { Badge, ConfirmDialog, CopyButton, Loading, Notice, errorText, toast, us
 import { ActionsTab } from './actions/index.js';
 import { AgentAnalyticsTab } from './analytics.js';
 import { ChannelsTab } from './channels/index.js';
+import { TestsTab } from './tests/index.js';
 import { ConversationsTab } from './conversations/index.js';
 import { GapsTab } from './gaps.js';
 import { KnowledgeTab } from './knowledge/index.js';
@@ -25,6 +26,7 @@ const TABS: Array<{ id: string; label: string }> = [
   { id: 'analytics', label: 'Analytics' },
   { id: 'share', label: 'Embed & share' },
   { id: 'channels', label: 'Channels' },
+  { id: 'tests', label: 'Tests' },
 ];
 
 function ShareTab({ agent }: { agent: Agent }) {
@@ -189,6 +191,9 @@ export function AgentPage({ id, tab, sub }: { id: string; tab: string; sub?: str
       break;
     case 'channels':
       body = <ChannelsTab agent={a} />;
+      break;
+    case 'tests':
+      body = <TestsTab agent={a} />;
       break;
     default:
       body = (

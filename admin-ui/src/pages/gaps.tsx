@@ -39,6 +39,8 @@ interface Gap {
   conversation_id: string | null;
   first_seen_at: string;
   last_seen_at: string;
+  /** answered: why its answer may be out of date (a sync changed the page it answers from) */
+  check_reason: string | null;
 }
 
 const STATUSES: Array<{ id: GapStatus; label: string }> = [
@@ -186,6 +188,11 @@ function GapItem(props: {
           ))}
         </span>
       </div>
+      {gap.check_reason && (
+        <p class="gap-check">
+          <Badge kind="busy">Check this</Badge> {gap.check_reason}
+        </p>
+      )}
       {!props.answering && (
         <div class="gap-actions">
           {gap.status !== 'answered' && (
@@ -211,6 +218,7 @@ function GapItem(props: {
             </button>
           )}
           {gap.status === 'answered' && <a href={href('agents', agentId, 'knowledge')}>Edit the answer in Knowledge</a>}
+          {gap.status === 'answered' && <MakeTestButton agentId={agentId} gap={gap} />}
           {gap.conversation_id && (
             <a
               href={href('agents', agentId, 'conversations', gap.conversation_id)}
@@ -225,6 +233,33 @@ function GapItem(props: {
         <AnswerForm agentId={agentId} gap={gap} onSaved={props.onAnswered} onCancel={props.onCancel} />
       )}
     </li>
+  );
+}
+
+/** One click: a test question from an answered gap (its question, its answer's first sentence, its Q&A source). */
+function MakeTestButton({ agentId, gap }: { agentId: string; gap: Gap }) {
+  const [busy, setBusy] = useState(false);
+  const make = async () => {
+    setBusy(true);
+    try {
+      await api('POST', `/api/chatbots/${encodeURIComponent(agentId)}/tests`, { from: { gap_id: gap.id } });
+      toast('Test question added (see the Tests tab)');
+    } catch (err) {
+      toast(errorText(err), 'error');
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <button
+      type="button"
+      class="btn btn-small"
+      onClick={() => void make()}
+      disabled={busy}
+      aria-label={`Make a test question: ${gap.question}`}
+    >
+      {busy ? 'Adding…' : 'Make a test'}
+    </button>
   );
 }
 
