@@ -4,6 +4,7 @@ import type { Source } from '../../types.js';
 import { Badge, Notice, ProgressBar, errorText, formatBytes, formatDate, toast } from '../../ui.js';
 import { QaEditForm } from './forms.js';
 import { Passages, plural } from './passages.js';
+import { SourceSync } from './source-sync.js';
 
 const SKIP_REASON_LABELS: Record<keyof NonNullable<Source['pages_skipped_by']>, string> = {
   robots: 'disallowed by robots.txt',
@@ -112,6 +113,14 @@ export function SourceRow({
           .join(' · ')}
       </p>
       {report?.detail && <p class="small muted">{report.detail}</p>}
+      {source.type === 'website' && source.status !== 'processing' && (
+        <SourceSync source={source} onChanged={onChanged} />
+      )}
+      {source.check_reason && (
+        <p class="source-warning">
+          <Badge kind="busy">Check this</Badge> {source.check_reason}
+        </p>
+      )}
       {qa && !editing && source.qa_answer !== undefined && <p class="qa-answer">{source.qa_answer}</p>}
       {editing && (
         <QaEditForm
