@@ -36,6 +36,8 @@ export const FIELD_MAX = {
   message: 4000,
   conversation_search: 200,
   source: { website_url: 2000, text_name: 200, qa_question: 500, qa_answer: 5000 },
+  /** a test question (POST /api/chatbots/{id}/tests) and one phrase a right answer contains */
+  test: { question: 1000, phrase: 200 },
   /** an account's own lead (POST /api/leads) */
   lead: { name: 200, contact: 300 },
   webhook_url: 2000,

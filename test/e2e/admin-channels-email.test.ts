@@ -140,11 +140,15 @@ describe('the E-mail card in the admin UI', () => {
               text: 'When are you open on Saturdays?\n',
             }),
           );
+          // the mail is read and answered (its conversation below), then the card re-reads it
+          await t.app.channelJobs.receive.idle();
           await expect
-            .poll(async () => (await apiOk(t.app, token, 'GET', `/api/chatbots/${agent.id}/channels`))[2])
+            .poll(async () => (await apiOk(t.app, token, 'GET', `/api/chatbots/${agent.id}/channels`))[2], {
+              timeout: 20_000,
+            })
             .toMatchObject({ channel: 'email', last_message_at: expect.any(String) });
           await card.getByRole('button', { name: 'Refresh' }).click();
-          await expect.poll(() => card.getByText('None yet').count()).toBe(0);
+          await card.getByText('None yet').waitFor({ state: 'detached' });
           const tabs = page.getByRole('navigation', { name: 'Agent sections' });
           await tabs.getByRole('link', { name: 'Conversations' }).click();
           const list = page.getByRole('list', { name: 'Conversations, newest first' });
@@ -157,8 +161,12 @@ describe('the E-mail card in the admin UI', () => {
           // with the server's reason, and takes the URL with the new password
           const changed = 'changed-p@ss';
           changePassword(imap, 'shop', changed);
+          // the server notices when its IMAP session ends and it logs in again (a busy machine: seconds)
           await expect
-            .poll(async () => (await apiOk(t.app, token, 'GET', `/api/chatbots/${agent.id}/channels`))[2].state)
+            .poll(async () => (await apiOk(t.app, token, 'GET', `/api/chatbots/${agent.id}/channels`))[2].state, {
+              timeout: 30_000,
+              interval: 100,
+            })
             .toBe('error');
           await tabs.getByRole('link', { name: 'Channels' }).click();
           await card.getByText('Stopped', { exact: true }).waitFor();

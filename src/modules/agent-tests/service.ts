@@ -7,11 +7,12 @@ import type { PlanService } from '../limits/index.js';
 import { parseTestsCsv, splitPhrases } from './csv.js';
 import { phrasesOf } from './judge.js';
 import type { AgentTestsRepo } from './repo.js';
+import { FIELD_MAX } from '../field-limits.js';
 import type { AgentTestRow, AgentTestSettingsRow } from './tables.js';
 
-export const MAX_QUESTION_CHARS = 1000;
+export const MAX_QUESTION_CHARS = FIELD_MAX.test.question;
 export const MAX_PHRASES = 20;
-export const MAX_PHRASE_CHARS = 200;
+export const MAX_PHRASE_CHARS = FIELD_MAX.test.phrase;
 /** the CSV text an import takes (about 10,000 rows of 100 characters) */
 export const MAX_CSV_CHARS = 1_000_000;
 

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api.js';
+import { FIELD_MAX } from '../../field-limits.js';
 import type { Source, TestImport } from '../../types.js';
 import { Field, Notice, inputValue, toast, useSubmit } from '../../ui.js';
 
@@ -33,7 +34,12 @@ export function AddTestForm(props: { agentId: string; sources: Source[]; onAdded
       <form class="stack" onSubmit={submit} method="post" aria-labelledby="add-test-title">
         {error && <Notice kind="error">{error}</Notice>}
         <Field label="Question" hint="Asked as a visitor would ask it.">
-          <input required maxLength={1000} value={question} onInput={(e) => setQuestion(inputValue(e))} />
+          <input
+            required
+            maxLength={FIELD_MAX.test.question}
+            value={question}
+            onInput={(e) => setQuestion(inputValue(e))}
+          />
         </Field>
         <Field label="A right answer contains" hint="One phrase per line; case and accents do not matter. Optional.">
           <textarea rows={3} value={phrases} onInput={(e) => setPhrases(inputValue(e))} />
