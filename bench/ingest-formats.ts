@@ -12,7 +12,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/index.js';
 import { openDatabase } from '../src/platform/db/index.js';
 import parse from '../src/platform/workers/worker-tasks.js';
-import { benchPlansFile, report, round, saveResults } from './lib.js';
+import { benchOwnerAgent, benchPlansFile, report, round, saveResults } from './lib.js';
 import { generator, passage } from './seed.js';
 
 const MB = 1024 * 1024;
@@ -64,17 +64,7 @@ const database = openDatabase(config.databaseFile);
 const app = await buildApp({ config, database, logger: false });
 await app.ready();
 try {
-  const reg = (
-    await app.inject({
-      method: 'POST',
-      url: '/api/auth/register',
-      payload: { name: 'b', email: 'b@example.com', password: 'benchmark-pass' },
-    })
-  ).json();
-  const headers = { authorization: `Bearer ${reg.access_token}` };
-  const agent = (
-    await app.inject({ method: 'POST', url: '/api/chatbots', headers, payload: { name: 'bench' } })
-  ).json();
+  const { headers, agent } = await benchOwnerAgent(app);
 
   const pdfPages = Number(process.env.BENCH_PDF_PAGES ?? 400);
   const files: Array<[string, 'pdf' | 'docx' | 'xlsx', Buffer]> = [

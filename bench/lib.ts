@@ -190,3 +190,23 @@ export async function spawnFakeLlmServer(): Promise<{ url: string; stop(): Promi
     },
   };
 }
+
+/** Registers the bench's owner on `app` and makes one agent: its auth headers and the agent. */
+export async function benchOwnerAgent(app: {
+  inject: (o: { method: 'POST'; url: string; payload: unknown; headers?: Record<string, string> }) => Promise<{
+    json: () => any;
+  }>;
+}): Promise<{ headers: { authorization: string }; agent: { id: string } }> {
+  const reg = (
+    await app.inject({
+      method: 'POST',
+      url: '/api/auth/register',
+      payload: { name: 'b', email: 'b@example.com', password: 'benchmark-pass' },
+    })
+  ).json();
+  const headers = { authorization: `Bearer ${reg.access_token}` };
+  const agent = (
+    await app.inject({ method: 'POST', url: '/api/chatbots', headers, payload: { name: 'bench' } })
+  ).json();
+  return { headers, agent };
+}

@@ -11,7 +11,7 @@ import { loadConfig } from '../src/config/index.js';
 import { openDatabase } from '../src/platform/db/index.js';
 import { startFakeLlm } from '../test/helpers/fake-llm.js';
 import { startLocalSite, type Page } from '../test/helpers/local-site.js';
-import { benchPlansFile, report, round, saveResults } from './lib.js';
+import { benchOwnerAgent, benchPlansFile, report, round, saveResults } from './lib.js';
 import { generator, passage } from './seed.js';
 
 // the home page and 499 more: 500 pages, the most one website source holds (max_pages)
@@ -57,17 +57,7 @@ const database = openDatabase(config.databaseFile);
 const app = await buildApp({ config, database, logger: false });
 await app.ready();
 try {
-  const reg = (
-    await app.inject({
-      method: 'POST',
-      url: '/api/auth/register',
-      payload: { name: 'b', email: 'b@example.com', password: 'benchmark-pass' },
-    })
-  ).json();
-  const headers = { authorization: `Bearer ${reg.access_token}` };
-  const agent = (
-    await app.inject({ method: 'POST', url: '/api/chatbots', headers, payload: { name: 'bench' } })
-  ).json();
+  const { headers, agent } = await benchOwnerAgent(app);
   const sourceOf = async (id: string) =>
     (await app.inject({ method: 'GET', url: `/api/sources/chatbot/${agent.id}`, headers }))
       .json()

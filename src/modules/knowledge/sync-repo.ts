@@ -93,8 +93,4 @@ export class SyncRepo {
       .orderBy(desc(sourceSyncs.finished_at), desc(sourceSyncs.id))
       .all();
   }
-
-  lastSync(sourceId: string): SourceSyncRow | undefined {
-    return this.syncsOf(sourceId)[0];
-  }
 }

@@ -11,7 +11,7 @@ const LISTED = 50;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** The known pages of a source as the crawler takes them. */
-export function knownPages(rows: SourcePageRow[]): Map<string, KnownPage> {
+function knownPages(rows: SourcePageRow[]): Map<string, KnownPage> {
   return new Map(
     rows.map((r) => [
       r.page_key,
