@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { signBits } from '../../src/modules/knowledge/binary-codes.js';
 import { VectorIndex } from '../../src/modules/knowledge/vector-index.js';
 import { openDatabase, type AppDatabase } from '../../src/platform/db/index.js';
 import { insertChunks, seedAgent } from '../helpers/seed.js';
@@ -93,7 +94,9 @@ function indexWithVectors(database: AppDatabase, embedderId: string, count: numb
 describe('VectorIndex', () => {
   // codes in memory (the normal case), and through the vec0 table (an agent over the memory budget)
   it.each([
-    ['codes in memory', undefined],
+    ['codes and int8 copies in memory', undefined],
+    // room for the codes of 1500 chunks, not for their int8 copies: floats re-ranked from the database
+    ['codes in memory, floats from the database', 400_000],
     ['vec0 table', 0],
   ])(
     'binary candidates re-ranked exactly give the same top 8 as an exact search (recall >= 0.95), within one agent only: %s',
@@ -133,6 +136,38 @@ describe('VectorIndex', () => {
       expect(found / (queries.length * 8)).toBeGreaterThanOrEqual(0.95);
     },
   );
+
+  it('the int8 re-rank orders candidates as the float vectors do, its distances within 1e-3, and the query code is the stored one', () => {
+    const database = open();
+    const ids = seedChunks(database, 'agent-a', 600);
+    const stored = subjects(21)(ids.length);
+    const inMemory = new VectorIndex({ sqlite: database.sqlite, embedderId: 'fake:test', dimensions: DIMS });
+    inMemory.ensure();
+    inMemory.store(ids.map((chunkId, i) => ({ chunkId, chatbotId: 'agent-a', vector: stored[i]! })));
+    const fromFloats = new VectorIndex({
+      sqlite: database.sqlite,
+      embedderId: 'fake:test',
+      dimensions: DIMS,
+      codesBudgetBytes: 200_000,
+    });
+    fromFloats.ensure();
+    for (const query of subjects(21)(20)) {
+      const fast = inMemory.search('agent-a', query, 10);
+      const exact = fromFloats.search('agent-a', query, 10);
+      // the same passages; two within ~1e-4 of each other may swap places
+      const exactDistance = new Map(exact.map((r) => [r.chunkId, r.distance]));
+      const shared = fast.filter((r) => exactDistance.has(r.chunkId));
+      expect(shared.length).toBeGreaterThanOrEqual(9);
+      for (const r of shared) expect(Math.abs(r.distance - exactDistance.get(r.chunkId)!)).toBeLessThan(1e-3);
+      fast.forEach((r, i) => expect(Math.abs(r.distance - exact[i]!.distance)).toBeLessThan(1e-3));
+      const stmt = database.sqlite.prepare('SELECT vec_quantize_binary(?) AS code');
+      expect(Buffer.from(signBits(query))).toEqual((stmt.get(query) as { code: Buffer }).code);
+    }
+    // zero and negative components, and a length not a multiple of 64
+    const odd = Float32Array.from({ length: 72 }, (_, i) => (i % 3 === 0 ? 0 : i % 2 ? -0.5 : 0.25));
+    const code = database.sqlite.prepare('SELECT vec_quantize_binary(?) AS code').get(odd) as { code: Buffer };
+    expect(Buffer.from(signBits(odd))).toEqual(code.code);
+  });
 
   it('a search after chunks were deleted does not spend its candidates on them (the codes of deleted chunks are dropped)', () => {
     const database = open();
@@ -243,6 +278,31 @@ describe('VectorIndex', () => {
     expect(count('SELECT count(*) AS n FROM chunk_codes')).toBe(49);
   });
 
+  it('converts a database of the layout before the int8 copies: copies derived from the stored vectors, same results', () => {
+    const database = open();
+    const { sqlite } = database;
+    const { index: before, ids, stored } = indexWithVectors(database, 'fake:test', 40, 12);
+    const expected = before.search('agent-a', stored[5]!, 8);
+    // what that layout held: chunk_codes without its int8 column
+    sqlite.exec('DROP TABLE chunk_codes');
+    sqlite.exec(
+      'CREATE TABLE chunk_codes (chatbot_id TEXT NOT NULL, chunk_id INTEGER NOT NULL, code BLOB NOT NULL, PRIMARY KEY (chatbot_id, chunk_id)) WITHOUT ROWID',
+    );
+    sqlite.exec(
+      "INSERT INTO chunk_codes SELECT 'agent-a', chunk_id, vec_quantize_binary(vector) FROM chunk_embeddings",
+    );
+    sqlite.exec("UPDATE vector_index_meta SET layout = 'binary-codes+candidates+float-rerank'");
+
+    const index = new VectorIndex({ sqlite, embedderId: 'fake:test', dimensions: DIMS });
+    index.ensure();
+    const count = (sql: string) => (sqlite.prepare(sql).get() as { n: number }).n;
+    expect(count('SELECT count(*) AS n FROM chunks WHERE embedded_with IS NULL')).toBe(0);
+    expect(count(`SELECT count(*) AS n FROM chunk_codes WHERE length(int8) = ${DIMS}`)).toBe(ids.length);
+    const found = index.search('agent-a', stored[5]!, 8);
+    expect(found.map((r) => r.chunkId)).toEqual(expected.map((r) => r.chunkId));
+    found.forEach((r, i) => expect(r.distance).toBeCloseTo(expected[i]!.distance, 6));
+  });
+
   it('converts a database of the earlier float-only layout in place: same vectors, nothing to re-embed', () => {
     const database = open();
     const { sqlite } = database;
@@ -268,7 +328,8 @@ describe('VectorIndex', () => {
     expect(pending).toBe(0);
     const nearest = index.search('agent-a', stored[7]!, 1);
     expect(nearest[0]!.chunkId).toBe(ids[7]);
-    expect(nearest[0]!.distance).toBeCloseTo(0, 5);
+    // the re-rank's int8 copies give the cosine to ~1e-4
+    expect(nearest[0]!.distance).toBeCloseTo(0, 3);
     expect(
       (
         sqlite.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'chunk_vectors_float_only'").get() as {

@@ -1,6 +1,7 @@
 /**
  * One agent's 1-bit codes (the sign of each dimension, as sqlite-vec's vec_quantize_binary makes
- * them) held in memory and scanned by Hamming distance.
+ * them) held in memory and scanned by Hamming distance, and, when the memory budget allows, an
+ * int8 copy of each vector for the re-rank of the candidates (`rerank`).
  *
  * Why not the vec0 table's own KNN: its scan is fast, but its top-k selection grows with k, and
  * the exact re-rank wants 128-160 candidates: for 10k chunks of 1536 dimensions vec0 took ~2.7 ms
@@ -8,112 +9,62 @@
  * (64-bit XOR + popcnt: ~0.16 ms for 10k codes; the same loop in JavaScript, without a popcount
  * instruction, took ~1.4 ms), and the selection is linear. The codes are 1/32 of the float
  * vectors: 192 bytes per 1536-dimension chunk.
+ *
+ * Why the int8 copy: re-ranking the candidates by reading their float vectors from SQLite was
+ * two thirds of a search (128 row reads and a blob each per query: ~0.8 ms at 100k chunks of 384
+ * dimensions, hnswlib answers in ~0.3 ms). Each vector scaled to -127..127 (its largest
+ * component at 127) keeps the cosine to ~1e-4, so the order of the candidates is the float
+ * order in practice (recall@5 against the exact search stays 1.0 in bench/retrieval.ts), at a
+ * quarter of the floats' memory: 384 bytes per 384-dimension chunk.
  */
+
+import { hammingScanner, type HammingScanner } from './hamming-scan.js';
 
 const PAGE = 65536;
+/** the standard deviation of a value rounded to the nearest integer: 1 / sqrt(12) */
+const ROUNDING_SD = 1 / Math.sqrt(12);
 
-// The project's TypeScript setup (Node types, no DOM lib) declares no WebAssembly values; the
-// little used here, typed by hand.
-interface WasmMemory {
-  readonly buffer: ArrayBuffer;
-  grow(pages: number): number;
-}
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object) => { exports: Record<string, unknown> };
-}
-const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
-
-/** LEB128 of an unsigned integer, as the WebAssembly binary format writes sizes */
-const leb = (n: number): number[] => {
-  const out: number[] = [];
-  do {
-    let byte = n & 0x7f;
-    n >>>= 7;
-    if (n) byte |= 0x80;
-    out.push(byte);
-  } while (n);
+/** A vector as int8 (largest component at 127; all zeros stays zeros), as stored for the re-rank. */
+export function int8Vector(vector: Float32Array): Int8Array {
+  let largest = 0;
+  for (const x of vector) largest = Math.max(largest, Math.abs(x));
+  const out = new Int8Array(vector.length);
+  if (largest === 0) return out;
+  const scale = 127 / largest;
+  for (let j = 0; j < vector.length; j++) out[j] = Math.round(vector[j]! * scale);
   return out;
-};
-const section = (id: number, bytes: number[]) => [id, ...leb(bytes.length), ...bytes];
-const name = (s: string) => [s.length, ...Array.from(s, (c) => c.charCodeAt(0))];
+}
 
-// The few WebAssembly instructions the scan uses (opcodes from the binary format's spec).
-const get = (local: number) => [0x20, local];
-const set = (local: number) => [0x21, local];
-const tee = (local: number) => [0x22, local];
-const i32 = (n: number) => [0x41, n]; // i32.const, n < 64
-const i64Zero = [0x42, 0x00];
-const [I32_ADD, I32_SHL, I32_GE_U, I32_LT_U, I64_XOR, I64_POPCNT, I64_ADD, I32_WRAP_I64] = [
-  0x6a, 0x74, 0x4f, 0x49, 0x85, 0x7b, 0x7c, 0xa7,
-];
-const BLOCK = [0x02, 0x40];
-const LOOP = [0x03, 0x40];
-const END = 0x0b;
-const brIf = (depth: number) => [0x0d, depth];
-const i64Load = [0x29, 0x03, 0x00]; // align 8, offset 0
-const i32Store16 = [0x3b, 0x01, 0x00]; // align 2, offset 0
-
-/**
- * scan(codes, n, words, query, out): for each of n codes of `words` 64-bit words starting at
- * `codes`, writes popcount(code XOR query) as a u16 to out[i]. Params 0-4; locals 5 i, 6 w, 7 p
- * (address of the current code), 8 s (the running count).
- */
-const [CODES, N, WORDS, QUERY, OUT, I, W, P, S] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
-const scanBody = [
-  [0x02, 0x03, 0x7f, 0x01, 0x7e], // locals: 3 x i32 (i, w, p), 1 x i64 (s)
-  [...get(CODES), ...set(P)], // p = codes
-  [...i32(0), ...set(I)], // i = 0
-  [...BLOCK, ...LOOP], // one code per turn
-  [...get(I), ...get(N), I32_GE_U, ...brIf(1)], // leave the block when i >= n
-  [...i64Zero, ...set(S)], // s = 0
-  [...i32(0), ...set(W)], // w = 0
-  LOOP, // one 64-bit word per turn
-  [...get(S)],
-  [...get(P), ...get(W), ...i32(3), I32_SHL, I32_ADD, ...i64Load], // code word p[w]
-  [...get(QUERY), ...get(W), ...i32(3), I32_SHL, I32_ADD, ...i64Load], // query word q[w]
-  [I64_XOR, I64_POPCNT, I64_ADD, ...set(S)], // s += popcnt(code word XOR query word)
-  [...get(W), ...i32(1), I32_ADD, ...tee(W), ...get(WORDS), I32_LT_U, ...brIf(0), END], // w += 1; again while w < words
-  [...get(OUT), ...get(I), ...i32(1), I32_SHL, I32_ADD, ...get(S), I32_WRAP_I64, ...i32Store16], // out[i] = s
-  [...get(P), ...get(WORDS), ...i32(3), I32_SHL, I32_ADD, ...set(P)], // p += words*8
-  [...get(I), ...i32(1), I32_ADD, ...set(I)], // i += 1
-  [0x0c, 0x00, END, END, END], // br loop; end loop, block, function
-].flat();
-
-let compiled: object | null = null;
-function scanModule(): object {
-  compiled ??= new wasm.Module(
-    Uint8Array.from([
-      ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00], // magic, version 1
-      ...section(1, [0x01, 0x60, 0x05, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x00]), // type: (i32 x 5) -> ()
-      ...section(3, [0x01, 0x00]), // one function of that type
-      ...section(5, [0x01, 0x00, 0x01]), // one memory, 1 page to start
-      ...section(7, [0x02, ...name('scan'), 0x00, 0x00, ...name('memory'), 0x02, 0x00]), // exports
-      ...section(10, [0x01, ...leb(scanBody.length), ...scanBody]),
-    ]),
-  );
-  return compiled;
+/** The sign bits of a vector, as vec_quantize_binary packs them (dimension j: bit j % 8 of byte j / 8). */
+export function signBits(vector: Float32Array): Uint8Array {
+  const out = new Uint8Array(Math.ceil(vector.length / 8));
+  for (let j = 0; j < vector.length; j++) if (vector[j]! > 0) out[j >> 3]! |= 1 << (j & 7);
+  return out;
 }
 
 export class BinaryCodes {
   /** bytes of one code in memory: whole 64-bit words (zero padding past dimensions/8) */
   readonly bytesPerCode: number;
   private readonly words64: number;
-  private readonly memory: WasmMemory;
-  private readonly scan: (codes: number, n: number, words: number, query: number, out: number) => void;
+  private readonly wasm: HammingScanner;
   private ids: Float64Array;
+  /** the int8 copies, `dimensions` bytes each, in the codes' order (null: re-ranked elsewhere) */
+  private fine: Int8Array | null;
+  /** 1 / the length of each int8 copy (0 for a zero vector) */
+  private inverseNorms: Float32Array | null;
   private size = 0;
 
   constructor(
     readonly dimensions: number,
     capacity: number,
+    withInt8 = false,
   ) {
     this.words64 = Math.max(1, Math.ceil(dimensions / 64));
     this.bytesPerCode = this.words64 * 8;
-    const instance = new wasm.Instance(scanModule());
-    this.memory = instance.exports.memory as WasmMemory;
-    this.scan = instance.exports.scan as BinaryCodes['scan'];
+    this.wasm = hammingScanner(this.words64);
     this.ids = new Float64Array(Math.max(16, capacity));
+    this.fine = withInt8 ? new Int8Array(this.ids.length * dimensions) : null;
+    this.inverseNorms = withInt8 ? new Float32Array(this.ids.length) : null;
     this.reserve(this.ids.length);
   }
 
@@ -121,71 +72,147 @@ export class BinaryCodes {
     return this.size;
   }
 
-  /** memory held, for the cache's budget */
-  get bytes(): number {
-    return this.ids.byteLength + this.memory.buffer.byteLength;
+  /** the id of the code at `position` (from nearestPositions) */
+  idAt(position: number): number {
+    return this.ids[position]!;
   }
 
-  /** Appends a code (a blob from vec_quantize_binary: dimensions/8 bytes). */
-  add(id: number, code: Uint8Array): void {
+  /** whether `rerank` can order candidates (the int8 copies are held) */
+  get hasInt8(): boolean {
+    return this.fine !== null;
+  }
+
+  /** memory held, for the cache's budget */
+  get bytes(): number {
+    return (
+      this.ids.byteLength +
+      this.wasm.memory.buffer.byteLength +
+      (this.fine?.byteLength ?? 0) +
+      (this.inverseNorms?.byteLength ?? 0)
+    );
+  }
+
+  /** memory for `count` chunks of `dimensions` (to decide before loading whether the int8 copies fit) */
+  static bytesFor(dimensions: number, count: number, withInt8: boolean): number {
+    const perCode = Math.max(1, Math.ceil(dimensions / 64)) * 8;
+    return count * (8 + perCode + 2 + 4 + (withInt8 ? dimensions + 4 : 0));
+  }
+
+  /** Appends a code (a blob from vec_quantize_binary: dimensions/8 bytes) and, when int8 copies are held, its int8 copy. */
+  add(id: number, code: Uint8Array, int8?: Int8Array): void {
     this.makeRoom(1);
-    new Uint8Array(this.memory.buffer, this.size * this.bytesPerCode, this.bytesPerCode).set(
+    new Uint8Array(this.wasm.memory.buffer, this.size * this.bytesPerCode, this.bytesPerCode).set(
       code.subarray(0, this.bytesPerCode),
     );
     this.ids[this.size] = id;
+    this.setInt8(this.size, int8 ?? null);
     this.size += 1;
   }
 
   /**
    * Appends many codes at once: `packed` holds `ids.length` codes of `codeBytes` bytes each, back to
-   * back (as an agent's codes are read from the database in one blob).
+   * back (as an agent's codes are read from the database in one blob); `int8` their int8 copies,
+   * back to back, when held.
    */
-  addPacked(ids: ArrayLike<number>, packed: Uint8Array, codeBytes: number): void {
+  addPacked(ids: ArrayLike<number>, packed: Uint8Array, codeBytes: number, int8?: Uint8Array): void {
     if (packed.length !== ids.length * codeBytes)
       throw new Error(`${packed.length} bytes for ${ids.length} codes of ${codeBytes}`);
+    if (this.fine && int8?.length !== ids.length * this.dimensions)
+      throw new Error(`${int8?.length ?? 0} int8 bytes for ${ids.length} vectors of ${this.dimensions}`);
     this.makeRoom(ids.length);
-    const memory = new Uint8Array(this.memory.buffer);
+    const memory = new Uint8Array(this.wasm.memory.buffer);
     if (codeBytes === this.bytesPerCode) memory.set(packed, this.size * this.bytesPerCode);
     else
       for (let i = 0; i < ids.length; i++)
         memory.set(packed.subarray(i * codeBytes, (i + 1) * codeBytes), (this.size + i) * this.bytesPerCode);
-    for (let i = 0; i < ids.length; i++) this.ids[this.size + i] = ids[i]!;
+    const rows = this.fine && int8 ? new Int8Array(int8.buffer, int8.byteOffset, int8.length) : null;
+    for (let i = 0; i < ids.length; i++) {
+      this.ids[this.size + i] = ids[i]!;
+      if (rows) this.setInt8(this.size + i, rows.subarray(i * this.dimensions, (i + 1) * this.dimensions));
+    }
     this.size += ids.length;
   }
 
   /**
    * Ids of the `wanted` codes nearest to `query` by Hamming distance (ties: the earlier added
+   * first).
+   */
+  nearest(query: Uint8Array, wanted: number): number[] {
+    return this.nearestPositions(query, wanted).map((p) => this.ids[p]!);
+  }
+
+  /**
+   * The candidates at `positions` (from nearestPositions) by cosine distance to `query`, nearest
+   * first, computed on the int8 copies; equal distances: the larger id (the newer chunk) first.
+   * `uncertainty` is the standard deviation of a distance's rounding error (the int8 copy's
+   * rounding, uniform within half a step in each component: (1/sqrt 12) / its length).
+   */
+  rerank(query: Float32Array, positions: number[]): Array<{ chunkId: number; distance: number; uncertainty: number }> {
+    const fine = this.fine!;
+    const inverseNorms = this.inverseNorms!;
+    const dims = this.dimensions;
+    const q = Float64Array.from(query);
+    let queryNorm = 0;
+    for (let j = 0; j < dims; j++) queryNorm += q[j]! * q[j]!;
+    const inverseQueryNorm = queryNorm > 0 ? 1 / Math.sqrt(queryNorm) : 0;
+    const scored = positions.map((p) => {
+      const row = fine.subarray(p * dims, (p + 1) * dims);
+      // four sums: independent additions the CPU overlaps (~25% faster than one)
+      let d0 = 0;
+      let d1 = 0;
+      let d2 = 0;
+      let d3 = 0;
+      let j = 0;
+      for (; j + 3 < dims; j += 4) {
+        d0 += q[j]! * row[j]!;
+        d1 += q[j + 1]! * row[j + 1]!;
+        d2 += q[j + 2]! * row[j + 2]!;
+        d3 += q[j + 3]! * row[j + 3]!;
+      }
+      for (; j < dims; j++) d0 += q[j]! * row[j]!;
+      const inverseNorm = inverseNorms[p]!;
+      // a zero vector is as far as sqlite-vec makes it (cosine distance 1)
+      return {
+        chunkId: this.ids[p]!,
+        distance: 1 - (d0 + d1 + d2 + d3) * inverseQueryNorm * inverseNorm,
+        uncertainty: ROUNDING_SD * inverseNorm,
+      };
+    });
+    return scored.sort((a, b) => a.distance - b.distance || b.chunkId - a.chunkId);
+  }
+
+  /**
+   * Positions of the `wanted` codes nearest to `query` by Hamming distance (ties: the earlier added
    * first). Linear: the distances, a histogram of them, then one pass that keeps everything
    * below the cut-off distance and as many at it as still fit.
    */
-  nearest(query: Uint8Array, wanted: number): number[] {
+  nearestPositions(query: Uint8Array, wanted: number): number[] {
     const n = this.size;
     if (n === 0) return [];
-    if (wanted >= n) return Array.from(this.ids.subarray(0, n));
-    // scratch space after the codes' capacity: the query, then one u16 distance per code
-    const queryAt = this.ids.length * this.bytesPerCode;
-    const distancesAt = queryAt + this.bytesPerCode;
-    const scratch = new Uint8Array(this.memory.buffer, queryAt, this.bytesPerCode);
+    if (wanted >= n) return Array.from({ length: n }, (_, i) => i);
+    const { queryAt, distancesAt, histogramAt, positionsAt } = this.scratch(this.ids.length);
+    const buffer = this.wasm.memory.buffer;
+    const scratch = new Uint8Array(buffer, queryAt, this.bytesPerCode);
     scratch.fill(0);
     scratch.set(query.subarray(0, this.bytesPerCode));
-    this.scan(0, n, this.words64, queryAt, distancesAt);
-    const distances = new Uint16Array(this.memory.buffer, distancesAt, n);
-    const histogram = new Uint32Array(this.words64 * 64 + 1);
-    for (let i = 0; i < n; i++) histogram[distances[i]!]! += 1;
+    const histogram = new Uint32Array(buffer, histogramAt, this.words64 * 64 + 1);
+    histogram.fill(0);
+    this.wasm.scan(0, n, queryAt, distancesAt, histogramAt);
     let cutoff = 0;
     let below = 0;
     while (below + histogram[cutoff]! < wanted) below += histogram[cutoff++]!;
-    let atCutoff = wanted - below;
-    const out: number[] = [];
-    for (let i = 0; i < n; i++) {
-      const d = distances[i]!;
-      if (d < cutoff) out.push(this.ids[i]!);
-      else if (d === cutoff && atCutoff > 0) {
-        out.push(this.ids[i]!);
-        atCutoff -= 1;
-      }
-    }
-    return out;
+    const found = this.wasm.select(distancesAt, n, cutoff, wanted - below, positionsAt);
+    return Array.from(new Uint32Array(buffer, positionsAt, found));
+  }
+
+  /** where a search's scratch space starts, after the codes' capacity: the query, a u16 distance per code, the histogram, a u32 position per code */
+  private scratch(capacity: number) {
+    const align8 = (n: number) => Math.ceil(n / 8) * 8;
+    const queryAt = capacity * this.bytesPerCode;
+    const distancesAt = queryAt + this.bytesPerCode;
+    const histogramAt = align8(distancesAt + capacity * 2);
+    const positionsAt = align8(histogramAt + (this.words64 * 64 + 1) * 4);
+    return { queryAt, distancesAt, histogramAt, positionsAt, end: positionsAt + capacity * 4 };
   }
 
   /**
@@ -193,7 +220,8 @@ export class BinaryCodes {
    * cheaper than loading the agent's codes again). Returns how many were dropped.
    */
   retain(keep: (id: number) => boolean): number {
-    const bytes = new Uint8Array(this.memory.buffer);
+    const bytes = new Uint8Array(this.wasm.memory.buffer);
+    const dims = this.dimensions;
     let kept = 0;
     for (let i = 0; i < this.size; i++) {
       const id = this.ids[i]!;
@@ -201,12 +229,24 @@ export class BinaryCodes {
       if (kept !== i) {
         bytes.copyWithin(kept * this.bytesPerCode, i * this.bytesPerCode, (i + 1) * this.bytesPerCode);
         this.ids[kept] = id;
+        this.fine?.copyWithin(kept * dims, i * dims, (i + 1) * dims);
+        if (this.inverseNorms) this.inverseNorms[kept] = this.inverseNorms[i]!;
       }
       kept += 1;
     }
     const dropped = this.size - kept;
     this.size = kept;
     return dropped;
+  }
+
+  private setInt8(position: number, int8: Int8Array | null): void {
+    if (!this.fine || !this.inverseNorms) return;
+    if (!int8 || int8.length !== this.dimensions)
+      throw new Error(`an int8 copy of ${this.dimensions} values is needed`);
+    this.fine.set(int8, position * this.dimensions);
+    let norm = 0;
+    for (const x of int8) norm += x * x;
+    this.inverseNorms[position] = norm > 0 ? 1 / Math.sqrt(norm) : 0;
   }
 
   /** capacity for `more` codes past the current ones (doubling, so appending one at a time stays linear) */
@@ -217,13 +257,21 @@ export class BinaryCodes {
     const grown = new Float64Array(capacity);
     grown.set(this.ids.subarray(0, this.size));
     this.ids = grown;
+    if (this.fine && this.inverseNorms) {
+      const fine = new Int8Array(capacity * this.dimensions);
+      fine.set(this.fine.subarray(0, this.size * this.dimensions));
+      this.fine = fine;
+      const norms = new Float32Array(capacity);
+      norms.set(this.inverseNorms.subarray(0, this.size));
+      this.inverseNorms = norms;
+    }
     this.reserve(capacity);
   }
 
   /** memory for `capacity` codes plus the scratch space of a search */
   private reserve(capacity: number): void {
-    const needed = capacity * this.bytesPerCode + this.bytesPerCode + capacity * 2;
-    const pages = Math.ceil(needed / PAGE) - this.memory.buffer.byteLength / PAGE;
-    if (pages > 0) this.memory.grow(pages);
+    const needed = this.scratch(capacity).end;
+    const pages = Math.ceil(needed / PAGE) - this.wasm.memory.buffer.byteLength / PAGE;
+    if (pages > 0) this.wasm.memory.grow(pages);
   }
 }

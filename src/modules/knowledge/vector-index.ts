@@ -1,26 +1,27 @@
 import type Database from 'better-sqlite3';
-import { BinaryCodes } from './binary-codes.js';
+import { BinaryCodes, int8Vector, signBits } from './binary-codes.js';
 
 /** What the tables hold; stored in `vector_index_meta.layout` so an older layout is converted at start. */
-const LAYOUT = 'binary-codes+candidates+float-rerank';
-/** the layout before `chunk_codes`: its two tables are kept, the codes derived from the floats */
-const LAYOUT_WITHOUT_CODES = 'binary-candidates+float-rerank';
+const LAYOUT = 'binary-codes+int8+candidates+float-rerank';
+/** the layouts before `chunk_codes` and before its int8 column: their two tables are kept, the codes derived from the floats */
+const LAYOUTS_KEEPING_TABLES = ['binary-candidates+float-rerank', 'binary-codes+candidates+float-rerank'];
 /** binary candidates fetched per result wanted, before the exact re-rank */
 const OVERSAMPLE = 8;
 const MIN_CANDIDATES = 128;
 /**
- * Memory for agents' binary codes kept between searches (least recently searched dropped first):
- * 64 MB is ~330k chunks of 1536 dimensions. An agent whose codes alone exceed it is searched
- * through the vec0 table instead.
+ * Memory for agents' codes and int8 copies kept between searches (least recently searched dropped
+ * first): 128 MB holds both for ~290k chunks of 384 dimensions or ~75k of 1536. An agent whose
+ * int8 copies do not fit is re-ranked from the float vectors in the database (slower: ~0.8 ms a
+ * search at 100k); one whose codes alone do not fit is searched through the vec0 table.
  */
-const CODES_BUDGET_BYTES = 64 * 1024 * 1024;
+const VECTORS_BUDGET_BYTES = 128 * 1024 * 1024;
 
 export interface VectorIndexOptions {
   sqlite: Database.Database;
   /** the embedder's id (provider, model, dimensions): another one rebuilds the index */
   embedderId: string;
   dimensions: number;
-  /** memory for agents' codes (CODES_BUDGET_BYTES unless a test sets a smaller one) */
+  /** memory for agents' codes and int8 copies (VECTORS_BUDGET_BYTES unless a test sets a smaller one) */
   codesBudgetBytes?: number;
 }
 
@@ -30,8 +31,10 @@ export interface VectorIndexOptions {
  * 1. `chunk_vectors`, a sqlite-vec table of 1-bit quantized vectors (one bit per dimension: 192
  *    bytes for 1536 dimensions) partitioned by agent, gives the nearest candidates by Hamming
  *    distance: a scan 32 times smaller than over float vectors.
- * 2. `chunk_embeddings`, a plain table of the full float32 vectors keyed by chunk id, re-ranks
- *    those candidates by exact cosine distance.
+ * 2. The candidates are re-ranked by cosine distance on int8 copies of their vectors held in
+ *    memory (binary-codes.ts: the order of the float vectors, a quarter of their size) or, for an
+ *    agent whose copies do not fit the memory budget, on the full float32 vectors of
+ *    `chunk_embeddings`, a plain table keyed by chunk id.
  *
  * Measured on 1536-dimension vectors (bench/retrieval.ts): a float-only vec0 scan of one agent's
  * 10k chunks took ~30 ms; this takes a few ms with recall@8 against exact search near 1.0 (see
@@ -61,6 +64,7 @@ export class VectorIndex {
     quantize: Database.Statement<[Float32Array], Buffer>;
     deletions: Database.Statement<[string], number>;
     codes: Database.Statement<[string], [string, Buffer | null]>;
+    int8: Database.Statement<[string], [Buffer | null, number]>;
     chunkIds: Database.Statement<[string], number>;
   } | null = null;
   /** per agent: its codes and the deletion count they were loaded at; Map order = least recently searched first */
@@ -72,17 +76,29 @@ export class VectorIndex {
   readonly dimensions: number;
   private readonly codesBudgetBytes: number;
 
-  constructor({ sqlite, embedderId, dimensions, codesBudgetBytes = CODES_BUDGET_BYTES }: VectorIndexOptions) {
+  constructor({ sqlite, embedderId, dimensions, codesBudgetBytes = VECTORS_BUDGET_BYTES }: VectorIndexOptions) {
     this.sqlite = sqlite;
     this.embedderId = embedderId;
     this.dimensions = dimensions;
     this.codesBudgetBytes = codesBudgetBytes;
   }
 
+  /** memory held by the agents' indexes kept between searches */
+  get memoryBytes(): number {
+    return this.loadedBytes;
+  }
+
   ensure(): void {
     this.statements = null;
     this.loaded.clear();
     this.loadedBytes = 0;
+    // the int8 copy of a stored float vector, for converting an earlier layout in SQL
+    this.sqlite.function('vector_int8', { deterministic: true }, (blob: unknown) => {
+      const bytes = blob as Buffer;
+      return Buffer.from(
+        int8Vector(new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength))).buffer,
+      );
+    });
     const tx = this.sqlite.transaction(() => {
       this.sqlite.exec(
         'CREATE TABLE IF NOT EXISTS vector_index_meta (id INTEGER PRIMARY KEY CHECK (id = 1), embedder_id TEXT NOT NULL, dimensions INTEGER NOT NULL)',
@@ -101,7 +117,7 @@ export class VectorIndex {
 
       this.sqlite.exec('DROP TRIGGER IF EXISTS chunks_vectors_delete');
       // the layout before chunk_codes already holds both tables as they are: only the codes are new
-      const keepTables = sameEmbedder && meta.layout === LAYOUT_WITHOUT_CODES && bothTables;
+      const keepTables = sameEmbedder && LAYOUTS_KEEPING_TABLES.includes(meta.layout ?? '') && bothTables;
       const convertible = sameEmbedder && meta.layout === null && tableExists('chunk_vectors');
       if (!keepTables) {
         this.sqlite.exec('DROP TABLE IF EXISTS chunk_embeddings');
@@ -127,12 +143,12 @@ export class VectorIndex {
       // WITHOUT ROWID, keyed by agent first: one agent's codes sit together and are read in key order
       this.sqlite.exec('DROP TABLE IF EXISTS chunk_codes');
       this.sqlite.exec(
-        'CREATE TABLE chunk_codes (chatbot_id TEXT NOT NULL, chunk_id INTEGER NOT NULL, code BLOB NOT NULL, PRIMARY KEY (chatbot_id, chunk_id)) WITHOUT ROWID',
+        'CREATE TABLE chunk_codes (chatbot_id TEXT NOT NULL, chunk_id INTEGER NOT NULL, code BLOB NOT NULL, int8 BLOB NOT NULL, PRIMARY KEY (chatbot_id, chunk_id)) WITHOUT ROWID',
       );
       if (keepTables || convertible) {
         this.sqlite.exec(
-          'INSERT INTO chunk_codes (chatbot_id, chunk_id, code) ' +
-            'SELECT c.chatbot_id, e.chunk_id, vec_quantize_binary(e.vector) FROM chunk_embeddings e JOIN chunks c ON c.id = e.chunk_id',
+          'INSERT INTO chunk_codes (chatbot_id, chunk_id, code, int8) ' +
+            'SELECT c.chatbot_id, e.chunk_id, vec_quantize_binary(e.vector), vector_int8(e.vector) FROM chunk_embeddings e JOIN chunks c ON c.id = e.chunk_id',
         );
       }
       this.sqlite.exec(
@@ -160,22 +176,23 @@ export class VectorIndex {
     );
     const upsertFull = this.sqlite.prepare('INSERT OR REPLACE INTO chunk_embeddings (chunk_id, vector) VALUES (?, ?)');
     const upsertCode = this.sqlite.prepare(
-      'INSERT OR REPLACE INTO chunk_codes (chatbot_id, chunk_id, code) VALUES (?, ?, ?)',
+      'INSERT OR REPLACE INTO chunk_codes (chatbot_id, chunk_id, code, int8) VALUES (?, ?, ?, ?)',
     );
     const mark = this.sqlite.prepare('UPDATE chunks SET embedded_with = ? WHERE id = ?');
     const stored = this.sqlite.transaction(() => {
-      const done: Array<{ chunkId: number; chatbotId: string; code: Buffer }> = [];
+      const done: Array<{ chunkId: number; chatbotId: string; code: Buffer; int8: Int8Array }> = [];
       for (const item of items) {
         // the source may have been deleted while its embeddings were being computed
         if (!stillThere.get(item.chunkId)) continue;
         // quantized once: the vec0 table, chunk_codes and the codes in memory take the same code
         const code = quantize.get(item.vector)!;
+        const int8 = int8Vector(item.vector);
         delBits.run(BigInt(item.chunkId));
         insertBits.run(BigInt(item.chunkId), item.chatbotId, code);
         upsertFull.run(item.chunkId, Buffer.from(item.vector.buffer, item.vector.byteOffset, item.vector.byteLength));
-        upsertCode.run(item.chatbotId, item.chunkId, code);
+        upsertCode.run(item.chatbotId, item.chunkId, code, Buffer.from(int8.buffer));
         mark.run(this.embedderId, item.chunkId);
-        done.push({ chunkId: item.chunkId, chatbotId: item.chatbotId, code });
+        done.push({ chunkId: item.chunkId, chatbotId: item.chatbotId, code, int8 });
       }
       return done;
     })();
@@ -184,7 +201,7 @@ export class VectorIndex {
       const entry = this.loaded.get(item.chatbotId);
       if (!entry) continue;
       const before = entry.codes.bytes;
-      entry.codes.add(item.chunkId, item.code);
+      entry.codes.add(item.chunkId, item.code, item.int8);
       this.loadedBytes += entry.codes.bytes - before;
     }
   }
@@ -194,8 +211,10 @@ export class VectorIndex {
     const statements = this.prepared();
     const wanted = Math.max(MIN_CANDIDATES, k * OVERSAMPLE);
     const codes = this.codesOf(chatbotId);
+    const positions = codes?.nearestPositions(signBits(vector), wanted);
+    if (codes?.hasInt8) return this.settled(codes.rerank(vector, positions!), vector, k);
     const candidates = codes
-      ? codes.nearest(statements.quantize.get(vector)!, wanted)
+      ? positions!.map((p) => codes.idAt(p))
       : (statements.candidates.all(vector, wanted, chatbotId) as Array<{ rowid: number | bigint }>).map((r) =>
           Number(r.rowid),
         );
@@ -206,6 +225,40 @@ export class VectorIndex {
       distance: number;
     }>;
     return rows.map((r) => ({ chunkId: r.chunk_id, distance: r.distance }));
+  }
+
+  /**
+   * The first `k` of candidates ranked on their int8 copies, with the order at the k-th place made
+   * exact: candidates whose distance differs from the k-th one's by less than 3 standard
+   * deviations of the difference's rounding error are re-ranked on their float vectors. Usually none or a few rows are
+   * read; without this, near-ties at the cut swapped places and recall@5 fell to ~0.986.
+   */
+  private settled(
+    ranked: Array<{ chunkId: number; distance: number; uncertainty: number }>,
+    vector: Float32Array,
+    k: number,
+  ): Array<{ chunkId: number; distance: number }> {
+    const strip = (r: { chunkId: number; distance: number }) => ({ chunkId: r.chunkId, distance: r.distance });
+    if (ranked.length <= k) return ranked.map(strip);
+    const cut = ranked[k - 1]!;
+    const near = (r: (typeof ranked)[number]) =>
+      Math.abs(r.distance - cut.distance) <= 3 * Math.hypot(r.uncertainty, cut.uncertainty);
+    if (!near(ranked[k]!)) return ranked.slice(0, k).map(strip);
+    const uncertain = ranked.filter(near);
+    const exact = this.prepared().rerank.all(
+      vector,
+      JSON.stringify(uncertain.map((r) => r.chunkId)),
+      uncertain.length,
+    ) as Array<{
+      chunk_id: number;
+      distance: number;
+    }>;
+    const exactDistance = new Map(exact.map((r) => [r.chunk_id, r.distance]));
+    return ranked
+      .slice(0, k + uncertain.length)
+      .map((r) => ({ chunkId: r.chunkId, distance: exactDistance.get(r.chunkId) ?? r.distance }))
+      .sort((a, b) => a.distance - b.distance || b.chunkId - a.chunkId)
+      .slice(0, k);
   }
 
   /** The agent's codes in memory: loaded when missing, rid of deleted chunks' codes when the agent lost chunks since; null over the budget. */
@@ -229,9 +282,12 @@ export class VectorIndex {
     }
     const [idsJson, packed] = statements.codes.get(chatbotId)!;
     const ids = JSON.parse(idsJson) as number[];
-    const codes = new BinaryCodes(this.dimensions, ids.length);
-    if (codes.bytes > this.codesBudgetBytes) return null;
-    codes.addPacked(ids, packed ?? new Uint8Array(0), this.dimensions / 8);
+    const withInt8 = BinaryCodes.bytesFor(this.dimensions, ids.length, true) <= this.codesBudgetBytes;
+    if (!withInt8 && BinaryCodes.bytesFor(this.dimensions, ids.length, false) > this.codesBudgetBytes) return null;
+    // a second scan in the same key order as the first: the nth int8 copy is the nth id's
+    const [int8, count] = withInt8 ? statements.int8.get(chatbotId)! : [null, 0];
+    const codes = new BinaryCodes(this.dimensions, ids.length, withInt8 && count === ids.length);
+    codes.addPacked(ids, packed ?? new Uint8Array(0), this.dimensions / 8, int8 ?? undefined);
     this.remember(chatbotId, { codes, deletions });
     return codes;
   }
@@ -268,6 +324,11 @@ export class VectorIndex {
       codes: this.sqlite
         .prepare<[string], [string, Buffer | null]>(
           "SELECT json_group_array(chunk_id), CAST(group_concat(code, x'') AS BLOB) FROM chunk_codes WHERE chatbot_id = ?",
+        )
+        .raw(),
+      int8: this.sqlite
+        .prepare<[string], [Buffer | null, number]>(
+          "SELECT CAST(group_concat(int8, x'') AS BLOB), count(*) FROM chunk_codes WHERE chatbot_id = ?",
         )
         .raw(),
       chunkIds: this.sqlite.prepare<[string], number>('SELECT id FROM chunks WHERE chatbot_id = ?').pluck(),
