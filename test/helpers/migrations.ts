@@ -162,8 +162,47 @@ function undoMigrationAgentTests(sqlite: Database.Database): void {
   forgetNewestMigration(sqlite);
 }
 
+/** Undoes migration 0039 (the keyword index partitioned by agent): the index as 0027 made it, rebuilt from the passages. */
+function undoMigrationKeywordPartitions(sqlite: Database.Database): void {
+  const stemmed = (c: string) =>
+    `stem_text(b.language, ${c}content), 'a' || hex(${c}chatbot_id), stem_text(b.language, trim(coalesce(${c}title, '') || ' ' || coalesce(${c}heading, '')))`;
+  const languageOf = (c: string) =>
+    `FROM (SELECT (SELECT language FROM chatbots WHERE id = ${c}chatbot_id) AS language) b`;
+  sqlite.exec(`
+    DROP TABLE chunks_fts_terms;
+    DROP TRIGGER chunks_fts_language;
+    DROP TRIGGER chunks_fts_insert;
+    DROP TRIGGER chunks_fts_delete;
+    DROP TRIGGER chunks_fts_update;
+    DROP TABLE chunks_fts;
+    CREATE VIRTUAL TABLE chunks_fts USING fts5(content, agent, context, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+    CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN
+      INSERT INTO chunks_fts(rowid, content, agent, context) SELECT new.id, ${stemmed('new.')} ${languageOf('new.')};
+    END;
+    CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
+      DELETE FROM chunks_fts WHERE rowid = old.id;
+    END;
+    CREATE TRIGGER chunks_fts_update AFTER UPDATE OF content, chatbot_id, title, heading ON chunks BEGIN
+      DELETE FROM chunks_fts WHERE rowid = old.id;
+      INSERT INTO chunks_fts(rowid, content, agent, context) SELECT new.id, ${stemmed('new.')} ${languageOf('new.')};
+    END;
+    CREATE TRIGGER chunks_fts_language AFTER UPDATE OF language ON chatbots WHEN old.language IS NOT new.language BEGIN
+      DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE chatbot_id = new.id);
+      INSERT INTO chunks_fts(rowid, content, agent, context)
+        SELECT id, stem_text(new.language, content), 'a' || hex(chatbot_id), stem_text(new.language, trim(coalesce(title, '') || ' ' || coalesce(heading, '')))
+          FROM chunks WHERE chatbot_id = new.id;
+    END;
+    INSERT INTO chunks_fts(rowid, content, agent, context)
+      SELECT c.id, ${stemmed('c.')} FROM chunks c LEFT JOIN chatbots b ON b.id = c.chatbot_id;
+    INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('automerge', 0);
+    CREATE VIRTUAL TABLE chunks_fts_terms USING fts5vocab('chunks_fts', 'row');
+  `);
+  forgetNewestMigration(sqlite);
+}
+
 /** Undoes every migration after the notifications one (0031), newest first. */
 export function undoMigrationsAfterNotifications(sqlite: Database.Database): void {
+  undoMigrationKeywordPartitions(sqlite);
   undoMigrationWebsiteSync(sqlite);
   undoMigrationAgentTests(sqlite);
   undoMigrationEmailChannel(sqlite);

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { partitionKey } from '../../src/platform/text/stemming.js';
 
 /**
  * Rows written straight into a migrated database, for tests of the indexes below the app: an
@@ -42,4 +43,16 @@ export function insertChunks(
   return texts.map((text, i) =>
     Number(insert.run(`source-${chatbotId}`, chatbotId, firstOrdinal + i, text).lastInsertRowid),
   );
+}
+
+/**
+ * How many of an agent's passages the keyword index finds by any of `terms` (stems, as the index
+ * holds them; each term carries the agent's prefix there, migration 0039).
+ */
+export function keywordIndexRows(sqlite: Database.Database, chatbotId: string, ...terms: string[]): number {
+  const key = partitionKey(chatbotId);
+  return sqlite
+    .prepare<[string], number>('SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?')
+    .pluck()
+    .get(terms.map((term) => `"${key}${term}"`).join(' OR '))!;
 }

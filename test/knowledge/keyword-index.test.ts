@@ -5,7 +5,9 @@ import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { describe, expect, it } from 'vitest';
 import Fastify from 'fastify';
 import { KeywordSearcher } from '../../src/modules/knowledge/keyword-searcher.js';
+import { agentMatch } from '../../src/modules/knowledge/keyword-query.js';
 import { KnowledgeRepo } from '../../src/modules/knowledge/repo.js';
+import { partitionKey } from '../../src/platform/text/stemming.js';
 import { ftsQuery } from '../../src/modules/knowledge/search-query.js';
 import { migrationsDir } from '../../src/platform/assets.js';
 import { openDatabase, openSqlite } from '../../src/platform/db/index.js';
@@ -14,10 +16,10 @@ import { seedAgent } from '../helpers/seed.js';
 import { useTempDirs } from '../helpers/temp.js';
 
 /**
- * The keyword index holds one token per agent beside the words (migration 0010), and a search
- * asks for the agent's token AND the words. These tests hold it to what the join did before:
- * only the agent's own chunks, whatever its id looks like, through inserts, updates and deletes,
- * and on a database that had chunks before the migration.
+ * The keyword index is partitioned by agent: each term carries its agent's prefix (migration
+ * 0039; before it, one token per agent beside the words, 0010). These tests hold it to what the
+ * join did before: only the agent's own chunks, whatever its id looks like, through inserts,
+ * updates and deletes, and on a database that had chunks before the migrations.
  */
 
 const { tempDir, closeFirst } = useTempDirs('keyword-index-');
@@ -86,6 +88,89 @@ describe('keyword index per agent', () => {
     const repo = new KnowledgeRepo(database.db);
     expect(repo.keywordSearch('agent-a', '"gift"', 20).map((h) => h.chunkId)).toEqual([a]);
     integrityCheck(database.sqlite);
+  });
+});
+
+describe("an agent's own terms", () => {
+  it('the typo look-up and "does the agent hold this word" read only the agent\'s terms', () => {
+    const database = openDatabase(path.join(tempDir(), 'chat-agent.db'));
+    closeFirst(database);
+    const repo = new KnowledgeRepo(database.db);
+    const [croissant] = seedAgent(database.sqlite, 'agent-a', ['Fresh croissants every morning.']);
+    seedAgent(database.sqlite, 'agent-b', ['Sourdough loaves on Fridays.']);
+    expect(repo.nearTerms('agent-a', 'croisant')).toEqual(['croissant']);
+    expect(repo.nearTerms('agent-b', 'croisant')).toEqual([]);
+    expect(repo.agentHoldsTerm('agent-a', 'croissant')).toBe(true);
+    expect(repo.agentHoldsTerm('agent-b', 'croissant')).toBe(false);
+    expect(
+      repo.keywordSearch(
+        'agent-a',
+        ftsQuery('Any croisants?', { nearTerms: (s) => repo.nearTerms('agent-a', s) })!,
+        20,
+      ),
+    ).toEqual([expect.objectContaining({ chunkId: croissant })]);
+    // a deleted passage's word is no longer held, though the index's counts may still name it
+    database.sqlite.prepare('DELETE FROM chunks WHERE id = ?').run(croissant);
+    expect(repo.agentHoldsTerm('agent-a', 'croissant')).toBe(false);
+  });
+
+  it("a search's rows are bounded: past the budget it asks for passages holding two of the phrases, the plain query its fallback", () => {
+    const key = partitionKey('shop');
+    const rows: Record<string, number> = { hour: 900, park: 700, deliveri: 40, vegan: 0 };
+    const rowsOf = (term: string) => rows[term.slice(key.length)] ?? 0;
+    const match = '"hour" OR "park" OR "deliveri" OR "vegan" OR "deliveri hour"';
+    const plain = `"${key}hour" OR "${key}park" OR "${key}deliveri" OR "${key}deliveri ${key}hour"`;
+    // under the budget: every phrase the agent holds, with the agent's prefix
+    expect(agentMatch('shop', match, rowsOf, 5000)).toEqual({ match: plain, fallback: null });
+    // over it: pairs, rarest first (a phrase counts its rarest word's rows)
+    const [d, dh, p, h] = [`"${key}deliveri"`, `"${key}deliveri ${key}hour"`, `"${key}park"`, `"${key}hour"`];
+    expect(agentMatch('shop', match, rowsOf, 1000)).toEqual({
+      match: [
+        `(${d} AND ${dh})`,
+        `(${d} AND ${p})`,
+        `(${d} AND ${h})`,
+        `(${dh} AND ${p})`,
+        `(${dh} AND ${h})`,
+        `(${p} AND ${h})`,
+      ].join(' OR '),
+      fallback: plain,
+    });
+    // one phrase cannot be paired
+    expect(agentMatch('shop', '"hour"', rowsOf, 10)).toEqual({ match: `"${key}hour"`, fallback: null });
+    expect(agentMatch('shop', '"vegan"', rowsOf, 10)).toBeNull();
+  });
+
+  it("a bounded search over many passages finds the plain query's first passages, and falls back to it when it finds too few", () => {
+    const database = openDatabase(path.join(tempDir(), 'chat-agent.db'));
+    closeFirst(database);
+    const repo = new KnowledgeRepo(database.db);
+    const texts = Array.from({ length: 4000 }, (_, i) =>
+      [
+        i % 2 ? 'opening' : 'closing',
+        i % 3 ? 'hours' : 'days',
+        i % 500 === 7 ? 'parking' : 'garden',
+        `passage ${i}`,
+      ].join(' '),
+    );
+    seedAgent(database.sqlite, 'agent-big', texts);
+    const plainHits = (match: string, limit: number) =>
+      database.sqlite
+        .prepare(
+          'SELECT rowid AS chunkId, bm25(chunks_fts, 1.0, 0.5) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score LIMIT ?',
+        )
+        .all(match, limit);
+    const match = ftsQuery('opening hours parking')!;
+    const query = repo.keywordQuery('agent-big', match, 20)!;
+    expect(query.params[0]).toContain(' AND ');
+    // the same passages first (a passage holding more of the phrases scores higher still)
+    const ids = (hits: Array<{ chunkId: number }>) => hits.map((h) => h.chunkId).sort((a, b) => a - b);
+    expect(ids(repo.keywordSearch('agent-big', match, 20))).toEqual(
+      ids(plainHits(query.fallback![0], 20) as Array<{ chunkId: number }>),
+    );
+    // more wanted than passages holding two of the words: the plain query's answer
+    const many = repo.keywordSearch('agent-big', match, 3000);
+    expect(many).toHaveLength(3000);
+    expect(many).toEqual(plainHits(query.fallback![0], 3000));
   });
 });
 

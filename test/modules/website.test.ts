@@ -3,6 +3,7 @@ import { accountWithAgent, auth, registerUser, useTestApps, type TestApp } from 
 import type { FakeLlm } from '../helpers/fake-llm.js';
 import { addText, appWithFakeLlm, listSources, postSource, postSourceForm } from '../helpers/sources.js';
 import { startLocalSite, type LocalSite } from '../helpers/local-site.js';
+import { keywordIndexRows } from '../helpers/seed.js';
 
 /**
  * Website sources (docs/API.md "Source status": 400 for non-http(s) or internal
@@ -193,9 +194,13 @@ describe('POST /api/sources/chatbot/{id}/website (ALLOW_PRIVATE_URLS=true, local
     expect(stored).not.toContain('PRIVATEPHRASE');
     for (const word of NOISE_WORDS) expect(stored, word).not.toContain(word);
     expect(
-      count(
-        t,
-        `SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH '"navzebraword" OR "scriptwalrusword" OR "stylenarwhalword" OR "footerlemurword"'`,
+      keywordIndexRows(
+        t.database.sqlite,
+        agent.id,
+        'navzebraword',
+        'scriptwalrusword',
+        'stylenarwhalword',
+        'footerlemurword',
       ),
     ).toBe(0);
 

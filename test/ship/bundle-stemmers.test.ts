@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openSqlite } from '../../src/platform/db/index.js';
 import { buildServerBundle } from '../helpers/server-bundle.js';
 import { bootServer, killAll, ownerWithAgent, postJson, serverEnv, stopServer } from '../helpers/server-process.js';
+import { keywordIndexRows } from '../helpers/seed.js';
 
 /**
  * The built server (`node dist/main.js`, as `npm start` runs it) stems passages in the agent's
@@ -54,8 +55,7 @@ describe('stemming in the built server', () => {
     // the keyword index holds the Italian stems ("cornetti" as "cornett", "costano" as "cost")
     const sqlite = openSqlite(path.join(dataDir, 'chat-agent.db'), { readonly: true });
     try {
-      const count = (term: string) =>
-        sqlite.prepare('SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?').pluck().get(`"${term}"`);
+      const count = (term: string) => keywordIndexRows(sqlite, agentId, term);
       expect([count('cornett'), count('cost'), count('cornetti')]).toEqual([1, 1, 0]);
     } finally {
       sqlite.close();

@@ -1,16 +1,18 @@
 import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, lte, ne, or, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.js';
+import { partitionKey } from '../../platform/text/stemming.js';
+import { agentMatch } from './keyword-query.js';
 import { chunks, sources, type ChunkRow, type SourceRow } from './tables.js';
 
 export type NewSource = typeof sources.$inferInsert;
 
 /**
- * The agent's own token AND the words (migration 0010): FTS5 intersects the doclists, so other
- * agents' chunks cost nothing; bm25 weighs the words only (the agent column has weight 0).
+ * The agent's own terms (migration 0039: each carries the agent's prefix), so other agents'
+ * chunks cost nothing; the passage's words weigh twice its context (title and headings).
  * Rows are [chunk id, score], lower score first.
  */
 const KEYWORD_SEARCH_SQL = `
-  SELECT rowid AS id, bm25(chunks_fts, 1.0, 0.0, 0.5) AS score
+  SELECT rowid AS id, bm25(chunks_fts, 1.0, 0.5) AS score
     FROM chunks_fts
    WHERE chunks_fts MATCH ?
    ORDER BY score
@@ -39,14 +41,14 @@ export class KnowledgeRepo {
   // the two reads of every chat turn, prepared once
   private readonly keywordHits;
   private readonly chunksWithSource;
-  private readonly termKnown;
+  private readonly termRows;
   private readonly termsNear;
   private readonly agentHasTerm;
 
   constructor(private readonly db: Db) {
     this.keywordHits = db.$client.prepare<[string, number], [number, number]>(KEYWORD_SEARCH_SQL).raw();
-    // the keyword index's terms (migration 0027): both look-ups are range reads of its term b-tree
-    this.termKnown = db.$client.prepare<[string], number>('SELECT 1 FROM chunks_fts_terms WHERE term = ?').pluck();
+    // the keyword index's terms (migrations 0027, 0039): both look-ups are range reads of its term b-tree
+    this.termRows = db.$client.prepare<[string], number>('SELECT doc FROM chunks_fts_terms WHERE term = ?').pluck();
     this.termsNear = db.$client
       .prepare<[string, string, number, number], [string, number]>(
         `SELECT term, doc FROM chunks_fts_terms WHERE term >= ? AND term < ? AND length(term) BETWEEN ? AND ? LIMIT ${TYPO_SCAN_LIMIT}`,
@@ -266,13 +268,29 @@ export class KnowledgeRepo {
    * (keyword-searcher.ts).
    */
   keywordSearch(chatbotId: string, match: string, limit: number): KeywordHit[] {
-    return keywordHits(this.keywordHits.all(...KnowledgeRepo.keywordQuery(chatbotId, match, limit).params));
+    const query = this.keywordQuery(chatbotId, match, limit);
+    if (!query) return [];
+    const hits = keywordHits(this.keywordHits.all(...query.params));
+    return hits.length < limit && query.fallback ? keywordHits(this.keywordHits.all(...query.fallback)) : hits;
   }
 
-  /** The keyword search as SQL and parameters, for a connection of its own (keyword-searcher.ts). */
-  static keywordQuery(chatbotId: string, match: string, limit: number): { sql: string; params: [string, number] } {
-    const agentToken = `a${Buffer.from(chatbotId, 'utf8').toString('hex')}`;
-    return { sql: KEYWORD_SEARCH_SQL, params: [`agent : "${agentToken}" AND (${match})`, limit] };
+  /**
+   * The keyword search as SQL and parameters, for a connection of its own (keyword-searcher.ts):
+   * the agent's own terms, bounded (keyword-query.ts agentMatch; `fallback` when the bounded
+   * search finds fewer than `limit`); null when the agent holds none of them.
+   */
+  keywordQuery(
+    chatbotId: string,
+    match: string,
+    limit: number,
+  ): { sql: string; params: [string, number]; fallback: [string, number] | null } | null {
+    const agentQuery = agentMatch(chatbotId, match, (term) => this.termRows.get(foldDiacritics(term)) ?? 0);
+    if (!agentQuery) return null;
+    return {
+      sql: KEYWORD_SEARCH_SQL,
+      params: [agentQuery.match, limit],
+      fallback: agentQuery.fallback === null ? null : [agentQuery.fallback, limit],
+    };
   }
 
   /**
@@ -280,23 +298,23 @@ export class KnowledgeRepo {
    * first: [] when the index holds it. Candidates share its first two letters (a typo there is
    * rare, and the shared prefix bounds the read to a slice of the terms, at most TYPO_SCAN_LIMIT
    * of them); up to one edit (insertion, deletion, substitution or two letters swapped) for
-   * words of up to 5 letters, two for longer ones; the closest, then the most frequent.
-   * The terms are those of every agent (fts5vocab cannot filter by agent): a near term only in
-   * another agent's passages finds nothing here, and a typo that is another agent's word is not
-   * looked up.
+   * words of up to 5 letters, two for longer ones; the closest, then the most frequent. The
+   * agent's own terms (the index's are partitioned by agent, migration 0039).
    */
-  nearTerms(term: string, max = 2): string[] {
+  nearTerms(chatbotId: string, term: string, max = 2): string[] {
     const word = foldDiacritics(term);
-    if (word.length < 4 || this.termKnown.get(word) !== undefined) return [];
+    const key = partitionKey(chatbotId);
+    if (word.length < 4 || this.termRows.get(key + word) !== undefined) return [];
     const edits = word.length <= 5 ? 1 : 2;
-    const prefix = word.slice(0, 2);
+    const prefix = key + word.slice(0, 2);
     const found: Array<{ term: string; distance: number; docs: number }> = [];
-    for (const [candidate, docs] of this.termsNear.all(
+    for (const [indexed, docs] of this.termsNear.all(
       prefix,
       `${prefix}\u{10FFFF}`,
-      word.length - edits,
-      word.length + edits,
+      key.length + word.length - edits,
+      key.length + word.length + edits,
     )) {
+      const candidate = indexed.slice(key.length);
       const distance = editDistance(word, candidate, edits);
       if (distance <= edits) found.push({ term: candidate, distance, docs });
     }
@@ -308,15 +326,15 @@ export class KnowledgeRepo {
 
   /**
    * Whether one agent's passages hold `term` (a stem, as the keyword index holds it): a look-up of
-   * the index's terms first (a term no agent holds needs no search), then one search for it
-   * within the agent's passages.
+   * the agent's terms first, then one search for it (the terms' counts may still include
+   * passages deleted since, until the index merges).
    */
   agentHoldsTerm(chatbotId: string, term: string): boolean {
     const word = foldDiacritics(term);
     if (!/^[\p{L}\p{N}]+$/u.test(word)) return true;
-    if (this.termKnown.get(word) === undefined) return false;
-    const agentToken = `a${Buffer.from(chatbotId, 'utf8').toString('hex')}`;
-    return this.agentHasTerm.get(`agent : "${agentToken}" AND "${word}"`) !== undefined;
+    const agentTerm = partitionKey(chatbotId) + word;
+    if (this.termRows.get(agentTerm) === undefined) return false;
+    return this.agentHasTerm.get(`"${agentTerm}"`) !== undefined;
   }
 
   countChunks(sourceId: string, upTo?: number): number {

@@ -243,7 +243,7 @@ export class KnowledgeService {
     const match = ftsQuery(query, {
       language: agent?.language,
       synonyms: agent?.synonyms,
-      nearTerms: (stem) => this.repo.nearTerms(stem),
+      nearTerms: (stem) => this.repo.nearTerms(chatbotId, stem),
     });
     const vectorSearch = embedding?.then((vector) => (vector ? this.searchVectors(chatbotId, vector) : [])) ?? [];
     const [keywordHits, vectorHits] = await Promise.all([
@@ -306,7 +306,7 @@ export class KnowledgeService {
     return unknownWords(query, {
       language: agent?.language,
       synonyms: agent?.synonyms,
-      nearTerms: (stem) => this.repo.nearTerms(stem),
+      nearTerms: (stem) => this.repo.nearTerms(chatbotId, stem),
       holds: (stem) => this.repo.agentHoldsTerm(chatbotId, stem),
     });
   }

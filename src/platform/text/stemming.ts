@@ -134,11 +134,31 @@ export function stemText(language: string | null | undefined, text: string | nul
 const WORD = /[\p{L}\p{N}\p{Co}]+/gu;
 
 /**
- * `stem_text(language, text)` in SQL, for the keyword index's triggers and migration 0027: every
- * connection that writes passages (or an agent's language) needs it (platform/db openDatabase).
+ * The keyword index's prefix for one partition's terms (an agent's: migration 0039): 'a', the id's
+ * UTF-8 bytes in hex, 'x' (not a hex digit, so where the prefix ends is never in doubt). Letters
+ * and digits only, so the tokenizer keeps prefix and word together as one term.
+ */
+export function partitionKey(partitionId: string): string {
+  return `a${Buffer.from(partitionId, 'utf8').toString('hex')}x`;
+}
+
+/** Every word of `text` with its partition's prefix ("opening hours" -> "a6167...xopening a6167...xhours"). */
+export function partitionTerms(partitionId: string, text: string | null | undefined): string {
+  if (!text) return '';
+  const key = partitionKey(partitionId);
+  return text.replace(WORD, (w) => key + w);
+}
+
+/**
+ * `stem_text(language, text)` and `partition_terms(id, text)` in SQL, for the keyword index's
+ * triggers and migrations 0027 and 0039: every connection that writes passages (or an agent's
+ * language) needs them (platform/db openDatabase).
  */
 export function registerStemFunction(sqlite: Database.Database): void {
   sqlite.function('stem_text', { deterministic: true }, (language: unknown, text: unknown) =>
     stemText(typeof language === 'string' ? language : null, typeof text === 'string' ? text : null),
+  );
+  sqlite.function('partition_terms', { deterministic: true }, (id: unknown, text: unknown) =>
+    partitionTerms(String(id), typeof text === 'string' ? text : null),
   );
 }
