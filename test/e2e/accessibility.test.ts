@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { expectRefusals, openLoggedIn } from '../helpers/admin.js';
 import { ROOMY_PLAN } from '../helpers/app.js';
 import { withPage } from '../helpers/browser.js';
+import { contrastRatio } from '../../widget/src/shared/contrast.js';
 import { expectNoSeriousViolations, WIDGET } from '../helpers/axe.js';
 import { ask, useE2eApp } from '../helpers/e2e.js';
 import { FAVICON, openWidget, widgetAnimationsDone, widgetTurnDone } from '../helpers/widget-page.js';
@@ -65,6 +66,108 @@ describe('the widget meets WCAG 2.1 AA whatever colours the owner picks', () => 
         const agent = await agentWith(palette, theme);
         const url = await e2e.site(agent.id, { extraPages: FAVICON });
         await withPage(e2e.browser.context, (page) => widgetJourney(page, url, `${name}/${theme}`));
+      }, 60_000);
+    }
+  }
+});
+
+/** `rgb(r, g, b)` (a computed colour) as `#rrggbb`. */
+function hexOf(rgb: string): string {
+  const m = /rgba?\((\d+), (\d+), (\d+)/.exec(rgb);
+  if (!m) throw new Error(`not a colour: ${rgb}`);
+  return `#${m
+    .slice(1, 4)
+    .map((c) => Number(c).toString(16).padStart(2, '0'))
+    .join('')}`;
+}
+
+interface Ring {
+  name: string;
+  outline: string;
+  offset: number;
+  band: string;
+  /** the colours around the ring: the window, the element's own background, the header's ends */
+  around: string[];
+}
+
+/** Tabs through the open widget's window and reads each focused element's ring and what is around it. */
+async function focusRings(page: Page, count: number): Promise<Ring[]> {
+  const rings: Ring[] = [];
+  for (let i = 0; i < count; i++) {
+    await page.keyboard.press('Tab');
+    rings.push(
+      await page.evaluate(`(() => {
+        const root = document.querySelector('${WIDGET}').shadowRoot;
+        const el = root.activeElement;
+        const s = getComputedStyle(el);
+        const vars = getComputedStyle(root.querySelector('.root'));
+        const around = [getComputedStyle(root.querySelector('.panel')).backgroundColor];
+        if (!/rgba(0, 0, 0, 0)/.test(s.backgroundColor)) around.push(s.backgroundColor);
+        if (el.closest('.header')) around.push(vars.getPropertyValue('--primary'), vars.getPropertyValue('--secondary'));
+        return {
+          name: el.getAttribute('aria-label') || el.tagName,
+          outline: s.outlineStyle + ' ' + s.outlineWidth + ' ' + s.outlineColor,
+          offset: parseFloat(s.outlineOffset),
+          band: s.boxShadow,
+          around,
+        };
+      })()`),
+    );
+  }
+  return rings;
+}
+
+/** The colour `value` (rgb() or #hex) as #rrggbb. */
+const asHex = (value: string) => (value.trim().startsWith('#') ? value.trim() : hexOf(value));
+
+describe('focus rings and field borders reach 3:1 whatever the colours (WCAG 1.4.11)', () => {
+  for (const name of ['default', 'saturated', 'light', 'dark', 'dark to light']) {
+    for (const theme of ['light', 'dark'] as const) {
+      it(`${name} colours, ${theme} scheme`, async () => {
+        const agent = await agentWith(PALETTES[name]!, theme);
+        const url = await e2e.site(agent.id, { extraPages: FAVICON });
+        await withPage(e2e.browser.context, async (page) => {
+          await page.goto(url);
+          const launcher = page.getByRole('button', { name: /chat/i }).first();
+          await launcher.focus();
+          await page.keyboard.press('Enter');
+          await widgetAnimationsDone(page);
+          const rings = await focusRings(page, 5);
+          expect(new Set(rings.map((r) => r.name))).toEqual(
+            new Set(['Start a new conversation', 'Close chat', 'Messages', 'Type your message', 'Send message']),
+          );
+          for (const ring of rings) {
+            // two tones: a near-black outline around a white band, 17:1 to each other
+            expect(ring.outline, ring.name).toBe('solid 2px rgb(17, 24, 39)');
+            expect(ring.band, ring.name).toMatch(/^rgb\(255, 255, 255\) 0px 0px 0px 2px( inset)?$/);
+            for (const colour of ring.around.map(asHex)) {
+              const best = Math.max(contrastRatio('#111827', colour), contrastRatio('#ffffff', colour));
+              expect(best, `${ring.name}: the ring beside ${colour}`).toBeGreaterThanOrEqual(3);
+            }
+          }
+          // the message list's ring is drawn inside its edges: the window around it cannot clip it
+          expect(rings.find((r) => r.name === 'Messages')!.offset).toBeLessThan(0);
+
+          // the fields' borders against the window and, for the form in the conversation, its card
+          const borders = async (selector: string) =>
+            (await page.evaluate(`(() => {
+              const root = document.querySelector('${WIDGET}').shadowRoot;
+              return [...root.querySelectorAll('${selector}')].map((el) => [
+                getComputedStyle(el).borderTopColor,
+                getComputedStyle(el.parentElement.closest('.lead-after, .panel')).backgroundColor,
+              ]);
+            })()`)) as Array<[string, string]>;
+          const dialog = page.getByRole('dialog');
+          await ask(page, dialog.getByRole('textbox', { name: 'Type your message' }), 'When are you open?', 1);
+          await dialog.getByRole('textbox', { name: 'Name' }).waitFor();
+          const fields = [...(await borders('.composer textarea')), ...(await borders('.lead input'))];
+          expect(fields).toHaveLength(3);
+          for (const [border, background] of fields)
+            expect(
+              contrastRatio(hexOf(border), hexOf(background)),
+              `${border} on ${background}`,
+            ).toBeGreaterThanOrEqual(3);
+        });
       }, 60_000);
     }
   }
