@@ -463,7 +463,7 @@ describe('the embedded widget on another site', () => {
     expect(await style(dialog.locator('.header'), 'background-image')).toBe(
       `linear-gradient(135deg, ${brown}, ${brown})`,
     );
-    // the keyboard's focus ring (Tab to the header's first button): two-tone, near-black outside a
+    // the keyboard's focus ring (Tab from the message box to Send): two-tone, near-black outside a
     // white band, whatever the owner's colours (test/e2e/accessibility.test.ts measures it)
     await page.keyboard.press('Tab');
     const ring = await inShadow<string>(
