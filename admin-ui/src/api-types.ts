@@ -2453,6 +2453,11 @@ export interface paths {
                             unavailable_message: string | null;
                             updated_at: string;
                             user_id: string;
+                            warnings?: {
+                                /** @enum {string} */
+                                field: "primary_color" | "secondary_color" | "accent_color";
+                                message: string;
+                            }[];
                             welcome_message: string;
                             widget_position: string;
                             widget_size: string;
@@ -2802,6 +2807,11 @@ export interface paths {
                             unavailable_message: string | null;
                             updated_at: string;
                             user_id: string;
+                            warnings?: {
+                                /** @enum {string} */
+                                field: "primary_color" | "secondary_color" | "accent_color";
+                                message: string;
+                            }[];
                             welcome_message: string;
                             widget_position: string;
                             widget_size: string;

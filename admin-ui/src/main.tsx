@@ -12,6 +12,7 @@ import { JoinPage } from './pages/join.js';
 import { ForgotPasswordPage, LoginPage, RegisterPage, ResetPasswordPage } from './pages/login.js';
 import { useNotifications } from './notifications.js';
 import { AvailabilitySwitch } from './availability.js';
+import { usePageTitle } from './page-title.js';
 import { currentRoute, navigate, useRoute } from './router.js';
 import { Session, type SessionValue } from './session.js';
 import type { SystemStatus, User } from './types.js';
@@ -181,7 +182,8 @@ function TopBar({ user, section, onLogout }: { user: User; section: string; onLo
           href="#/account"
           class={section === 'account' ? 'account-name active' : 'account-name'}
           title={`Account: ${user.email}`}
-          aria-label={`Account (${user.name})`}
+          // the name starts with the visible text (WCAG 2.5.3: speech users say what they see)
+          aria-label={`${user.name} (account)`}
           aria-current={section === 'account' ? 'page' : undefined}
         >
           {user.name}
@@ -192,6 +194,21 @@ function TopBar({ user, section, onLogout }: { user: User; section: string; onLo
       </div>
     </header>
   );
+}
+
+/** The top-level pages' titles (an agent's page names itself: its tab and the agent's name). */
+const PAGE_TITLES: Record<string, string> = {
+  agents: 'Agents',
+  inbox: 'Inbox',
+  analytics: 'Analytics',
+  leads: 'Leads',
+  account: 'Account',
+  admin: 'Admin',
+};
+
+function PageTitle({ title }: { title: string }) {
+  usePageTitle(title);
+  return null;
 }
 
 function LoggedIn({ route }: { route: string[] }) {
@@ -266,7 +283,10 @@ function LoggedIn({ route }: { route: string[] }) {
     <Session.Provider value={session}>
       <TopBar user={user} section={section} onLogout={logout} />
       <StatusBanners status={status} />
-      <main class="page">{page}</main>
+      <main class="page">
+        {!(section === 'agents' && route[1]) && <PageTitle title={PAGE_TITLES[section] ?? 'Agents'} />}
+        {page}
+      </main>
     </Session.Provider>
   );
 }

@@ -1,12 +1,13 @@
 import { useEffect, useRef } from 'preact/hooks';
 import { followEventStream } from './api.js';
+import { setWaitingCount } from './page-title.js';
 import { navigate } from './router.js';
 
 /**
  * Notifications in an open admin tab (docs/ADMIN-UI.md "Notifications"): the person's stream
  * `/api/notifications/events` (only what is meant for them, and only with "browser" on): each
  * notification shows a system Notification when permitted, plays a short sound and counts in the
- * tab's title, "(2) Chat Agent", until that conversation is opened. Registers the service worker
+ * tab's title, "(2) Agents – Chat Agent", until that conversation is opened. Registers the service worker
  * (Web Push with the admin closed) and follows its "open this conversation" messages.
  */
 
@@ -57,14 +58,10 @@ function openConversation(route: string[]): string | undefined {
 /** `route`: the current route, so opening a conversation takes it off the count. */
 export function useNotifications(route: string[]): void {
   const waiting = useRef(new Set<string>());
-  const baseTitle = useRef(document.title.replace(/^\(\d+\) /, ''));
   const routeRef = useRef(route);
   routeRef.current = route;
 
-  const showCount = () => {
-    const n = waiting.current.size;
-    document.title = n > 0 ? `(${n}) ${baseTitle.current}` : baseTitle.current;
-  };
+  const showCount = () => setWaitingCount(waiting.current.size);
 
   useEffect(() => {
     void registerServiceWorker();
@@ -103,7 +100,7 @@ export function useNotifications(route: string[]): void {
     return () => {
       controller.abort();
       navigator.serviceWorker?.removeEventListener('message', onMessage);
-      document.title = baseTitle.current;
+      setWaitingCount(0);
     };
   }, []);
 

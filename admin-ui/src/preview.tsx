@@ -135,7 +135,14 @@ export function WidgetPreview({ agent }: { agent: PreviewAgent }) {
     <figure class="preview-figure">
       <figcaption class="muted small">Preview: as visitors see it</figcaption>
       <div class="preview-frame">
-        <div class="preview-stage" ref={stage} data-testid="widget-preview" />
+        {/* an inert picture of the widget: to assistive technology an image, named for what it shows */}
+        <div
+          class="preview-stage"
+          ref={stage}
+          data-testid="widget-preview"
+          role="img"
+          aria-label={`The chat widget of ${agent.name} as a visitor sees it on opening the chat`}
+        />
         {failed && <p class="preview-failed muted small">The widget could not be loaded for the preview.</p>}
       </div>
     </figure>

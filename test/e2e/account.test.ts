@@ -54,7 +54,7 @@ describe('passwords in the admin UI', () => {
     // the account page is behind the user's own name in the top bar
     await page
       .getByRole('banner')
-      .getByRole('link', { name: /^Account/ })
+      .getByRole('link', { name: / \(account\)$/ })
       .click();
     await page.waitForURL(/#\/account$/);
     await page.getByRole('heading', { name: 'Account', exact: true }).waitFor();

@@ -89,7 +89,7 @@ describe('notifications in the browser (issue 34.3)', () => {
       const streamOpen = page.waitForResponse((r) => r.url().endsWith('/api/notifications/events'));
       await openLoggedIn(page, e2e.appUrl, e2e.token, '#/agents');
       await streamOpen;
-      expect(await page.title()).toBe('Chat Agent');
+      await expect.poll(() => page.title()).toBe('Agents – Chat Agent');
 
       const ids: string[] = [];
       for (const session of ['v1', 'v2']) {
@@ -102,7 +102,7 @@ describe('notifications in the browser (issue 34.3)', () => {
         });
         expect(res.statusCode, res.body).toBe(200);
       }
-      await expect.poll(() => page.title()).toBe('(2) Chat Agent');
+      await expect.poll(() => page.title()).toBe('(2) Agents – Chat Agent');
       // a system notification each (notifications were allowed above) and a chime each
       const alerts = () =>
         page.evaluate(() => {
@@ -115,9 +115,9 @@ describe('notifications in the browser (issue 34.3)', () => {
       });
 
       await page.goto(`${e2e.appUrl}/#/agents/${agent.id}/conversations/${ids[0]}`);
-      await expect.poll(() => page.title()).toBe('(1) Chat Agent');
+      await expect.poll(() => page.title()).toBe('(1) Conversations: Acme helper – Chat Agent');
       await page.goto(`${e2e.appUrl}/#/agents/${agent.id}/conversations/${ids[1]}`);
-      await expect.poll(() => page.title()).toBe('Chat Agent');
+      await expect.poll(() => page.title()).toBe('Conversations: Acme helper – Chat Agent');
     });
   });
 

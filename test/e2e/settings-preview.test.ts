@@ -104,8 +104,9 @@ describe('the settings preview shows the agent as visitors see it', () => {
       const preview = previewOf(page);
       const appearance = page.getByRole('form', { name: 'Appearance' });
       const header = preview.locator('.header');
+      // the default pink end deepened to #cd3f85, where the white title reads at 4.5:1 (white on #ec4899 is 3.53:1)
       expect(await style(header, 'background-image')).toBe(
-        'linear-gradient(135deg, rgb(124, 58, 237), rgb(236, 72, 153))',
+        'linear-gradient(135deg, rgb(124, 58, 237), rgb(205, 63, 133))',
       );
 
       await appearance.getByLabel('Primary color', { exact: true }).fill('#8b4513');
@@ -130,9 +131,17 @@ describe('the settings preview shows the agent as visitors see it', () => {
       await appearance.getByLabel('Secondary follows the primary').uncheck();
       await appearance.getByLabel('Secondary color', { exact: true }).fill('#facc15');
       await appearance.getByLabel('Primary color', { exact: true }).fill('#1d4ed8');
+      // no one text colour reads on blue and yellow: the widget ends the gradient on a darker yellow, and the form says so before saving
       await expect
         .poll(() => style(header, 'background-image'))
-        .toBe('linear-gradient(135deg, rgb(29, 78, 216), rgb(250, 204, 21))');
+        .toBe('linear-gradient(135deg, rgb(29, 78, 216), rgb(140, 114, 12))');
+      const warnings = page.getByTestId('color-warnings');
+      await warnings
+        .getByText(
+          "Secondary color: No text colour reads at 4.5:1 on both ends of the header's gradient from #1d4ed8 to #facc15 (white text is 1.53:1 on #facc15). The widget ends the gradient on #8c720c instead, where its white title reads at 4.63:1.",
+        )
+        .waitFor();
+      const saved = page.waitForResponse((r) => r.request().method() === 'PUT' && r.url().includes('/api/chatbots/'));
       await saveAppearance({
         primary_color: '#1d4ed8',
         secondary_color: '#facc15',
@@ -140,6 +149,33 @@ describe('the settings preview shows the agent as visitors see it', () => {
         secondary_follows_primary: false,
         accent_follows_primary: true,
       });
+      // the save answer says the same; the colours were kept
+      expect((await (await saved).json()).warnings).toContainEqual({
+        field: 'secondary_color',
+        message: expect.stringContaining('The widget ends the gradient on #8c720c instead'),
+      });
+    });
+  }, 60_000);
+
+  it('emerald and amber: dark text on the emerald, and the form warns, before saving, about the colours it adjusts', async () => {
+    await withNewAgentSettings({ lead_capture_enabled: false, widget_theme: 'light' }, async (page) => {
+      const preview = previewOf(page);
+      const appearance = page.getByRole('form', { name: 'Appearance' });
+      await appearance.getByLabel('Primary color', { exact: true }).fill('#10b981');
+      await appearance.getByLabel('Accent follows the primary').uncheck();
+      await appearance.getByLabel('Accent color', { exact: true }).fill('#f59e0b');
+      // dark text on emerald (white was 2.53:1): the header, the launcher and Send
+      await expect.poll(() => style(preview.locator('.header'), 'color')).toBe('rgb(17, 24, 39)');
+      expect(await style(preview.locator('.send'), 'color')).toBe('rgb(17, 24, 39)');
+      const warnings = page.getByTestId('color-warnings');
+      await warnings
+        .getByText(/^Accent color: #f59e0b is 1\.95:1 as link text on the light scheme's background/)
+        .waitFor();
+      await warnings.getByText(/^Primary color: #10b981 is 2\.30:1 as the text of the starter questions/).waitFor();
+      await shot(appearance, 'settings-color-warnings.png');
+      // a colour that reads as chosen takes its warning away
+      await appearance.getByLabel('Accent color', { exact: true }).fill('#92400e');
+      await expect.poll(() => warnings.getByText(/^Accent color/).count()).toBe(0);
     });
   }, 60_000);
 });

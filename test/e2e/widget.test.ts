@@ -449,7 +449,7 @@ describe('the embedded widget on another site', () => {
     await page.close();
   });
 
-  it('with only a primary colour set, the header and the focus ring are that colour, not the default pink (issue 31 point 6)', async () => {
+  it('with only a primary colour set, the header is that colour and the focus ring not the default pink (issue 31 point 6)', async () => {
     const agent = await newAgent({ lead_capture_enabled: false });
     await api('PUT', `/api/chatbots/${agent.id}`, { primary_color: '#8b4513' });
     const host = await site(agent.id);
@@ -463,10 +463,14 @@ describe('the embedded widget on another site', () => {
     expect(await style(dialog.locator('.header'), 'background-image')).toBe(
       `linear-gradient(135deg, ${brown}, ${brown})`,
     );
-    // the keyboard's focus ring (Tab to the header's first button)
+    // the keyboard's focus ring (Tab from the message box to Send): two-tone, near-black outside a
+    // white band, whatever the owner's colours (test/e2e/accessibility.test.ts measures it)
     await page.keyboard.press('Tab');
-    const ring = await inShadow<string>(page, `(root) => getComputedStyle(root.activeElement).outlineColor`);
-    expect(ring).toBe(brown);
+    const ring = await inShadow<string>(
+      page,
+      `(root) => { const s = getComputedStyle(root.activeElement); return s.outlineColor + ' / ' + s.boxShadow; }`,
+    );
+    expect(ring).toBe('rgb(17, 24, 39) / rgb(255, 255, 255) 0px 0px 0px 2px');
     await shot(page, 'widget-primary-only.png');
     await page.close();
   });

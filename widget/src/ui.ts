@@ -2,6 +2,7 @@ import { ActionButtons } from './action-buttons.js';
 import { actionCard, isActionCard } from './action-card.js';
 import { Api, ApiFailure, type AgentInfo } from './api.js';
 import { Composer, WindowChrome } from './chrome.js';
+import { applyColors } from './colors.js';
 import type { WidgetContext } from './context.js';
 import { h, httpUrl } from './dom.js';
 import { failureText, MAX_MESSAGE_CHARS, type Failure } from './failure.js';
@@ -15,7 +16,6 @@ import { localeFor } from './opening.js';
 import { renderMarkdown } from './markdown.js';
 import { Starters } from './starters.js';
 import { freshState, loadState, saveState, type StoredMessage, type VisitorState } from './storage.js';
-import { textOn } from './shared/contrast.js';
 import { CSS } from './styles.js';
 import { Transcript } from './transcript.js';
 
@@ -150,11 +150,8 @@ export class ChatWidget implements WidgetContext {
       `theme-${info.widget_theme}`,
       `bubble-${info.bubble_style}`,
     );
+    applyColors(r, info);
     // CSSOM setProperty: an invalid value is dropped by the parser, it can never inject rules
-    r.style.setProperty('--primary', info.primary_color);
-    r.style.setProperty('--secondary', info.secondary_color);
-    r.style.setProperty('--accent', info.accent_color);
-    r.style.setProperty('--on-primary', textOn(info.primary_color));
     r.style.setProperty('--font', info.font_family);
     r.style.setProperty('--fs', `${info.font_size}px`);
     this.offline = info.status !== 'active';

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, get } from '../api.js';
+import { usePageTitle } from '../page-title.js';
 import { href, navigate } from '../router.js';
 import { useSession } from '../session.js';
 import type { Agent } from '../types.js';
@@ -136,6 +137,8 @@ export function AgentPage({ id, tab, sub }: { id: string; tab: string; sub?: str
   const unsaved = agent.data ? unsavedSettings(agent.data, drafts) : [];
   const [leavingTo, setLeavingTo] = useState<string | null>(null);
   useLeaveGuard(id, unsaved.length > 0, setLeavingTo);
+  const current = TABS.find((t) => t.id === tab) ?? TABS[0]!;
+  usePageTitle(agent.data ? `${current.label}: ${agent.data.name}` : 'Agent');
 
   if (agent.error) return <Notice kind="error">{agent.error}</Notice>;
   if (!agent.data) return <Loading />;
@@ -162,9 +165,8 @@ export function AgentPage({ id, tab, sub }: { id: string; tab: string; sub?: str
     navigate('#/agents');
   };
 
-  const current = TABS.some((t) => t.id === tab) ? tab : 'settings';
   let body;
-  switch (current) {
+  switch (current.id) {
     case 'knowledge':
       body = <KnowledgeTab agent={a} />;
       break;
@@ -226,8 +228,8 @@ export function AgentPage({ id, tab, sub }: { id: string; tab: string; sub?: str
           <a
             key={t.id}
             href={href('agents', a.id, t.id)}
-            class={t.id === current ? 'tab active' : 'tab'}
-            aria-current={t.id === current ? 'page' : undefined}
+            class={t.id === current.id ? 'tab active' : 'tab'}
+            aria-current={t.id === current.id ? 'page' : undefined}
           >
             {t.label}
             {t.id === 'settings' && unsaved.length > 0 && (

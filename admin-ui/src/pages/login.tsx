@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, ApiError, clearToken, get, setToken, takeReturnTo } from '../api.js';
+import { usePageTitle } from '../page-title.js';
 import { navigate } from '../router.js';
 import type { PasswordResetAvailability, RegistrationState } from '../types.js';
 import {
@@ -33,6 +34,7 @@ export function AuthCard({
   children: ComponentChildren;
   registration?: RegistrationState;
 }) {
+  usePageTitle(title);
   return (
     <main class="auth">
       {/* data-registration: set once the server said whether registration is open (tests wait on it) */}

@@ -1,3 +1,4 @@
+import { type ColorWarning, colorWarnings } from '../../../widget/src/shared/contrast.js';
 import type { UpdateAgentInput } from './schemas.js';
 import type { ChatbotRow } from './tables.js';
 
@@ -60,4 +61,22 @@ export function followingColors(
     accent_color: accent.color,
     accent_follows_primary: accent.following,
   };
+}
+
+/**
+ * The agent's colours the widget cannot show as chosen at 4.5:1 (the rule the widget itself
+ * applies, widget/src/shared/contrast.ts), for the save answer's `warnings`.
+ */
+export function savedColorWarnings(
+  agent: Pick<
+    ChatbotRow,
+    | 'primary_color'
+    | 'secondary_color'
+    | 'accent_color'
+    | 'secondary_follows_primary'
+    | 'accent_follows_primary'
+    | 'widget_theme'
+  >,
+): ColorWarning[] {
+  return colorWarnings(agent, agent.widget_theme);
 }

@@ -6,12 +6,34 @@ import {
   agentSchema,
   createAgentBody,
   publicAgentSchema,
+  savedAgentSchema,
   toggleResponse,
   updateAgentBody,
 } from './schemas.js';
+import { savedColorWarnings } from './colors.js';
 import { toAgentView, type AgentsService } from './service.js';
+import type { ChatbotRow } from './tables.js';
 import { visitorPreflight } from './visitor-cors.js';
 import { OPERATOR_ALLOWED } from '../auth/index.js';
+
+/** What decides how the widget's colours read: a save that sends one of these is told (`warnings`). */
+const COLOR_INPUTS = [
+  'primary_color',
+  'secondary_color',
+  'accent_color',
+  'secondary_follows_primary',
+  'accent_follows_primary',
+  'widget_theme',
+] as const;
+
+/**
+ * A saved agent's answer: the Agent object and, when the save sent a colour or the theme, what
+ * the widget cannot show as chosen (`warnings`, [] when all reads at 4.5:1).
+ */
+function savedView(row: ChatbotRow, body: Partial<Record<(typeof COLOR_INPUTS)[number], unknown>>) {
+  const view = toAgentView(row);
+  return COLOR_INPUTS.some((k) => body[k] !== undefined) ? { ...view, warnings: savedColorWarnings(row) } : view;
+}
 
 export const agentRoutes: FastifyPluginAsyncZod<{ agents: AgentsService }> = async (app, { agents }) => {
   const security = [{ bearer: [] }];
@@ -34,8 +56,9 @@ export const agentRoutes: FastifyPluginAsyncZod<{ agents: AgentsService }> = asy
 
     collection.post('/', {
       config: documented,
-      schema: { tags: ['agents'], security, body: createAgentBody, response: { 201: agentSchema } },
-      handler: async (req, reply) => reply.code(201).send(toAgentView(agents.create(currentUser(req), req.body))),
+      schema: { tags: ['agents'], security, body: createAgentBody, response: { 201: savedAgentSchema } },
+      handler: async (req, reply) =>
+        reply.code(201).send(savedView(agents.create(currentUser(req), req.body), req.body)),
     });
   };
   await app.register(collectionRoutes, { prefix: '/api/chatbots' });
@@ -52,9 +75,9 @@ export const agentRoutes: FastifyPluginAsyncZod<{ agents: AgentsService }> = asy
       security,
       params: agentIdParams,
       body: updateAgentBody,
-      response: { 200: agentSchema },
+      response: { 200: savedAgentSchema },
     },
-    handler: async (req) => toAgentView(agents.update(currentUser(req), req.params.chatbot_id, req.body)),
+    handler: async (req) => savedView(agents.update(currentUser(req), req.params.chatbot_id, req.body), req.body),
   });
 
   app.delete('/api/chatbots/:chatbot_id', {

@@ -310,6 +310,17 @@ export const agentSchema = z.object({
   updated_at: z.string(),
 });
 
+/**
+ * Beyond the spec: the answer to a save (create, PUT) that sent a colour or the theme is the Agent
+ * object plus `warnings`, one per colour the owner chose that the widget cannot show as chosen at
+ * 4.5:1, saying what it shows instead (docs/API-NOTES.md "Agents"); nothing is refused for its colours.
+ */
+export const savedAgentSchema = agentSchema.extend({
+  warnings: z
+    .array(z.object({ field: z.enum(['primary_color', 'secondary_color', 'accent_color']), message: z.string() }))
+    .optional(),
+});
+
 export const toggleResponse = z.object({
   id: z.string(),
   name: z.string(),

@@ -1,6 +1,7 @@
 import { WidgetPreview } from '../../preview.js';
 import type { Agent } from '../../types.js';
 import { Field, inputValue } from '../../ui.js';
+import { ColorWarnings } from './color-warnings.js';
 import { ColorField, FollowingColorField, Toggle, WholeNumberInput } from './inputs.js';
 import { type Draft, nullIfEmpty, type SectionProps } from './model.js';
 import { Section } from './section.js';
@@ -46,6 +47,7 @@ export function AppearanceSection(common: SectionProps) {
               }}
             />
           </div>
+          <ColorWarnings draft={d} />
           <div class="grid-2">
             <Field label="Position">
               <select
