@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { Piscina } from 'piscina';
 import { DB_WORKER_HEAP, resolveDbWorkerFile, threadPoolBase } from '../../platform/workers/pool.js';
 import type { ReadQueryTask } from '../../platform/workers/db-tasks.js';
-import { keywordHits, type KnowledgeRepo, type KeywordHit } from './repo.js';
+import { keywordHits, KnowledgeRepo, type KeywordHit } from './repo.js';
 
 export type KeywordSearch = (chatbotId: string, match: string, limit: number) => KeywordHit[] | Promise<KeywordHit[]>;
 
@@ -40,15 +40,9 @@ export class KeywordSearcher {
   }
 
   readonly search: KeywordSearch = async (chatbotId, match, limit) => {
-    const query = this.repo.keywordQuery(chatbotId, match, limit);
-    if (!query) return [];
-    const run = async (params: [string, number]) => {
-      const task: ReadQueryTask = { file: this.databaseFile, sql: query.sql, params };
-      return keywordHits((await this.pool.run(task, { name: 'readQuery' })) as unknown[][]);
-    };
+    const task: ReadQueryTask = { file: this.databaseFile, ...KnowledgeRepo.keywordQuery(chatbotId, match, limit) };
     try {
-      const hits = await run(query.params);
-      return hits.length < limit && query.fallback ? await run(query.fallback) : hits;
+      return keywordHits((await this.pool.run(task, { name: 'readQuery' })) as unknown[][]);
     } catch (err) {
       this.log.warn({ err }, 'keyword search in the worker failed; searching on the main thread');
       return this.repo.keywordSearch(chatbotId, match, limit);

@@ -41,14 +41,12 @@ export class KnowledgeRepo {
   // the two reads of every chat turn, prepared once
   private readonly keywordHits;
   private readonly chunksWithSource;
-  private readonly termRows;
   private readonly termsNear;
   private readonly agentHasTerm;
 
   constructor(private readonly db: Db) {
     this.keywordHits = db.$client.prepare<[string, number], [number, number]>(KEYWORD_SEARCH_SQL).raw();
     // the keyword index's terms (migrations 0027, 0039): both look-ups are range reads of its term b-tree
-    this.termRows = db.$client.prepare<[string], number>('SELECT doc FROM chunks_fts_terms WHERE term = ?').pluck();
     this.termsNear = db.$client
       .prepare<[string, string, number, number], [string, number]>(
         `SELECT term, doc FROM chunks_fts_terms WHERE term >= ? AND term < ? AND length(term) BETWEEN ? AND ? LIMIT ${TYPO_SCAN_LIMIT}`,
@@ -268,29 +266,12 @@ export class KnowledgeRepo {
    * (keyword-searcher.ts).
    */
   keywordSearch(chatbotId: string, match: string, limit: number): KeywordHit[] {
-    const query = this.keywordQuery(chatbotId, match, limit);
-    if (!query) return [];
-    const hits = keywordHits(this.keywordHits.all(...query.params));
-    return hits.length < limit && query.fallback ? keywordHits(this.keywordHits.all(...query.fallback)) : hits;
+    return keywordHits(this.keywordHits.all(...KnowledgeRepo.keywordQuery(chatbotId, match, limit).params));
   }
 
-  /**
-   * The keyword search as SQL and parameters, for a connection of its own (keyword-searcher.ts):
-   * the agent's own terms, bounded (keyword-query.ts agentMatch; `fallback` when the bounded
-   * search finds fewer than `limit`); null when the agent holds none of them.
-   */
-  keywordQuery(
-    chatbotId: string,
-    match: string,
-    limit: number,
-  ): { sql: string; params: [string, number]; fallback: [string, number] | null } | null {
-    const agentQuery = agentMatch(chatbotId, match, (term) => this.termRows.get(foldDiacritics(term)) ?? 0);
-    if (!agentQuery) return null;
-    return {
-      sql: KEYWORD_SEARCH_SQL,
-      params: [agentQuery.match, limit],
-      fallback: agentQuery.fallback === null ? null : [agentQuery.fallback, limit],
-    };
+  /** The keyword search as SQL and parameters, for a connection of its own (keyword-searcher.ts): the agent's own terms. */
+  static keywordQuery(chatbotId: string, match: string, limit: number): { sql: string; params: [string, number] } {
+    return { sql: KEYWORD_SEARCH_SQL, params: [agentMatch(chatbotId, match), limit] };
   }
 
   /**
@@ -304,7 +285,7 @@ export class KnowledgeRepo {
   nearTerms(chatbotId: string, term: string, max = 2): string[] {
     const word = foldDiacritics(term);
     const key = partitionKey(chatbotId);
-    if (word.length < 4 || this.termRows.get(key + word) !== undefined) return [];
+    if (word.length < 4 || this.agentHasTerm.get(`"${key}${word}"`) !== undefined) return [];
     const edits = word.length <= 5 ? 1 : 2;
     const prefix = key + word.slice(0, 2);
     const found: Array<{ term: string; distance: number; docs: number }> = [];
@@ -325,16 +306,15 @@ export class KnowledgeRepo {
   }
 
   /**
-   * Whether one agent's passages hold `term` (a stem, as the keyword index holds it): a look-up of
-   * the agent's terms first, then one search for it (the terms' counts may still include
-   * passages deleted since, until the index merges).
+   * Whether one agent's passages hold `term` (a stem, as the keyword index holds it): a search
+   * for its first passage. (Not the index's term list: fts5vocab counts a term's whole doclist on
+   * every read, ~0.4 ms for a common word at 100k passages, and counts deleted passages until the
+   * index merges.)
    */
   agentHoldsTerm(chatbotId: string, term: string): boolean {
     const word = foldDiacritics(term);
     if (!/^[\p{L}\p{N}]+$/u.test(word)) return true;
-    const agentTerm = partitionKey(chatbotId) + word;
-    if (this.termRows.get(agentTerm) === undefined) return false;
-    return this.agentHasTerm.get(`"${agentTerm}"`) !== undefined;
+    return this.agentHasTerm.get(`"${partitionKey(chatbotId)}${word}"`) !== undefined;
   }
 
   countChunks(sourceId: string, upTo?: number): number {
