@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BinaryCodes } from '../../src/modules/knowledge/binary-codes.js';
+import { BinaryCodes, int8Vector, signBits } from '../../src/modules/knowledge/binary-codes.js';
 
 /** A deterministic pseudo-random generator, so a failure reproduces. */
 function generator(seed: number) {
@@ -115,4 +115,42 @@ describe('BinaryCodes (the WebAssembly Hamming scan)', () => {
     }
     expect(index.nearest(late, 1)).toEqual([5000]);
   });
+
+  // 72 and 1000: lengths that are no multiple of the SIMD step (16), padded with zeros; 3072: the
+  // largest common embedding, where the query's int16 scale is bounded by the i32 sums
+  it.each([72, 384, 1000, 3072])(
+    're-ranks candidates on their int8 copies to within the stated uncertainty of the exact cosine, %i dimensions',
+    (dims) => {
+      const random = generator(dims);
+      const vectors = Array.from({ length: 300 }, () => Float32Array.from({ length: dims }, () => random() - 0.5));
+      const index = new BinaryCodes(dims, 8, true); // grows while adding
+      vectors.forEach((v, i) => index.add(i + 1, signBits(v), int8Vector(v)));
+      index.retain((id) => id % 7 !== 0); // and after the rows moved
+      const kept = vectors.map((v, i) => ({ id: i + 1, v })).filter(({ id }) => id % 7 !== 0);
+      const query = Float32Array.from({ length: dims }, () => (random() - 0.5) * 3);
+      const cosine = (a: Float32Array, b: Float32Array) => {
+        let dot = 0;
+        let na = 0;
+        let nb = 0;
+        for (let j = 0; j < a.length; j++) {
+          dot += a[j]! * b[j]!;
+          na += a[j]! * a[j]!;
+          nb += b[j]! * b[j]!;
+        }
+        return 1 - dot / Math.sqrt(na * nb);
+      };
+      const ranked = index.rerank(
+        query,
+        Array.from({ length: kept.length }, (_, i) => i),
+      );
+      expect(ranked).toHaveLength(kept.length);
+      for (const r of ranked) {
+        const exact = cosine(query, kept.find((k) => k.id === r.chunkId)!.v);
+        expect(Math.abs(r.distance - exact)).toBeLessThan(5 * r.uncertainty);
+        expect(r.uncertainty).toBeLessThan(0.01);
+      }
+      const distances = ranked.map((r) => r.distance);
+      expect(distances).toEqual([...distances].sort((a, b) => a - b));
+    },
+  );
 });

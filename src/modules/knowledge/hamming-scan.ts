@@ -19,14 +19,14 @@ export interface WasmMemory {
   readonly buffer: ArrayBuffer;
   grow(pages: number): number;
 }
-interface WasmApi {
+export interface WasmApi {
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object) => { exports: Record<string, unknown> };
 }
-const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+export const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 
 /** LEB128 of an unsigned integer, as the WebAssembly binary format writes sizes and offsets */
-const leb = (n: number): number[] => {
+export const leb = (n: number): number[] => {
   const out: number[] = [];
   do {
     let byte = n & 0x7f;
@@ -37,7 +37,7 @@ const leb = (n: number): number[] => {
   return out;
 };
 /** signed LEB128 of a non-negative integer, as i32.const takes it */
-const sleb = (n: number): number[] => {
+export const sleb = (n: number): number[] => {
   const out: number[] = [];
   for (;;) {
     const byte = n & 0x7f;
@@ -46,29 +46,31 @@ const sleb = (n: number): number[] => {
     out.push(byte | 0x80);
   }
 };
-const section = (id: number, bytes: number[]) => [id, ...leb(bytes.length), ...bytes];
-const name = (s: string) => [s.length, ...Array.from(s, (c) => c.charCodeAt(0))];
+export const section = (id: number, bytes: number[]) => [id, ...leb(bytes.length), ...bytes];
+export const name = (s: string) => [s.length, ...Array.from(s, (c) => c.charCodeAt(0))];
 
 // The instructions used (opcodes from the binary format's spec).
-const get = (local: number) => [0x20, ...leb(local)];
-const set = (local: number) => [0x21, ...leb(local)];
-const tee = (local: number) => [0x22, ...leb(local)];
-const i32 = (n: number) => [0x41, ...sleb(n)];
+export const get = (local: number) => [0x20, ...leb(local)];
+export const set = (local: number) => [0x21, ...leb(local)];
+export const tee = (local: number) => [0x22, ...leb(local)];
+export const i32 = (n: number) => [0x41, ...sleb(n)];
 const i64Load = (offset: number) => [0x29, 0x03, ...leb(offset)]; // align 8
-const i32Load = [0x28, 0x02, 0x00];
+export const i32Load = [0x28, 0x02, 0x00];
 const i32Load16 = [0x2f, 0x01, 0x00]; // unsigned
-const i32Store = [0x36, 0x02, 0x00];
+export const i32Store = [0x36, 0x02, 0x00];
 const i32Store16 = [0x3b, 0x01, 0x00];
-const [I32_ADD, I32_SHL, I32_GE_U, I32_LT_U, I32_EQ, I32_NE, I32_AND] = [0x6a, 0x74, 0x4f, 0x49, 0x46, 0x47, 0x71];
+export const [I32_ADD, I32_SHL, I32_GE_U, I32_LT_U, I32_EQ, I32_NE, I32_AND] = [
+  0x6a, 0x74, 0x4f, 0x49, 0x46, 0x47, 0x71,
+];
 const [I64_XOR, I64_POPCNT, I64_ADD, I32_WRAP_I64, I32_SUB] = [0x85, 0x7b, 0x7c, 0xa7, 0x6b];
-const BLOCK = [0x02, 0x40];
-const LOOP = [0x03, 0x40];
+export const BLOCK = [0x02, 0x40];
+export const LOOP = [0x03, 0x40];
 const IF = [0x04, 0x40];
 const ELSE = 0x05;
-const END = 0x0b;
-const brIf = (depth: number) => [0x0d, depth];
-const br = (depth: number) => [0x0c, depth];
-const I32 = 0x7f;
+export const END = 0x0b;
+export const brIf = (depth: number) => [0x0d, depth];
+export const br = (depth: number) => [0x0c, depth];
+export const I32 = 0x7f;
 const I64 = 0x7e;
 
 function scanBody(words: number): number[] {
