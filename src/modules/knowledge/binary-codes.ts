@@ -129,10 +129,11 @@ export class BinaryCodes {
     else
       for (let i = 0; i < ids.length; i++)
         memory.set(packed.subarray(i * codeBytes, (i + 1) * codeBytes), (this.size + i) * this.bytesPerCode);
-    const rows = this.int8 && int8 ? new Int8Array(int8.buffer, int8.byteOffset, int8.length) : null;
+    const copies = this.int8 && int8 ? new Int8Array(int8.buffer, int8.byteOffset, int8.length) : null;
+    const rows = this.rows();
     for (let i = 0; i < ids.length; i++) {
       this.ids[this.size + i] = ids[i]!;
-      if (rows) this.setInt8(this.size + i, rows.subarray(i * this.dimensions, (i + 1) * this.dimensions));
+      if (copies) this.setInt8(this.size + i, copies.subarray(i * this.dimensions, (i + 1) * this.dimensions), rows);
     }
     this.size += ids.length;
   }
@@ -249,8 +250,7 @@ export class BinaryCodes {
     return dropped;
   }
 
-  private setInt8(position: number, int8: Int8Array | null): void {
-    const rows = this.rows();
+  private setInt8(position: number, int8: Int8Array | null, rows = this.rows()): void {
     if (!rows || !this.inverseNorms) return;
     if (!int8 || int8.length !== this.dimensions)
       throw new Error(`an int8 copy of ${this.dimensions} values is needed`);
@@ -258,7 +258,7 @@ export class BinaryCodes {
     rows.fill(0, position * this.stride, (position + 1) * this.stride);
     rows.set(int8, position * this.stride);
     let norm = 0;
-    for (const x of int8) norm += x * x;
+    for (let j = 0; j < int8.length; j++) norm += int8[j]! * int8[j]!;
     this.inverseNorms[position] = norm > 0 ? 1 / Math.sqrt(norm) : 0;
   }
 
