@@ -1,5 +1,12 @@
 import type Database from 'better-sqlite3';
 
+/** The keyword index as migrations 0027 and 0039 leave it: its vocabulary, triggers and table. */
+const DROP_KEYWORD_INDEX = [
+  'DROP TABLE chunks_fts_terms',
+  ...['language', 'insert', 'delete', 'update'].map((t) => `DROP TRIGGER chunks_fts_${t}`),
+  'DROP TABLE chunks_fts;',
+].join('; ');
+
 /**
  * Undoes migration 0027 (the stemmed keyword index and the agents' synonyms) on a migrated
  * database and forgets it was applied, for a test that takes a database back to an earlier
@@ -8,12 +15,7 @@ import type Database from 'better-sqlite3';
  */
 export function undoMigration0027(sqlite: Database.Database): void {
   sqlite.exec(`
-    DROP TABLE chunks_fts_terms;
-    DROP TRIGGER chunks_fts_language;
-    DROP TRIGGER chunks_fts_insert;
-    DROP TRIGGER chunks_fts_delete;
-    DROP TRIGGER chunks_fts_update;
-    DROP TABLE chunks_fts;
+    ${DROP_KEYWORD_INDEX}
     CREATE VIEW chunks_fts_source AS SELECT id, content, 'a' || hex(chatbot_id) AS agent, trim(coalesce(title, '') || ' ' || coalesce(heading, '')) AS context FROM chunks;
     CREATE VIRTUAL TABLE chunks_fts USING fts5(content, agent, context, content='chunks_fts_source', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2');
     CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN
@@ -169,12 +171,7 @@ function undoMigrationKeywordPartitions(sqlite: Database.Database): void {
   const languageOf = (c: string) =>
     `FROM (SELECT (SELECT language FROM chatbots WHERE id = ${c}chatbot_id) AS language) b`;
   sqlite.exec(`
-    DROP TABLE chunks_fts_terms;
-    DROP TRIGGER chunks_fts_language;
-    DROP TRIGGER chunks_fts_insert;
-    DROP TRIGGER chunks_fts_delete;
-    DROP TRIGGER chunks_fts_update;
-    DROP TABLE chunks_fts;
+    ${DROP_KEYWORD_INDEX}
     CREATE VIRTUAL TABLE chunks_fts USING fts5(content, agent, context, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
     CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN
       INSERT INTO chunks_fts(rowid, content, agent, context) SELECT new.id, ${stemmed('new.')} ${languageOf('new.')};

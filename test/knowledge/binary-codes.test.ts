@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BinaryCodes, int8Vector, signBits } from '../../src/modules/knowledge/binary-codes.js';
+import { cosineDistance } from '../helpers/vectors.js';
 
 /** A deterministic pseudo-random generator, so a failure reproduces. */
 function generator(seed: number) {
@@ -128,24 +129,13 @@ describe('BinaryCodes (the WebAssembly Hamming scan)', () => {
       index.retain((id) => id % 7 !== 0); // and after the rows moved
       const kept = vectors.map((v, i) => ({ id: i + 1, v })).filter(({ id }) => id % 7 !== 0);
       const query = Float32Array.from({ length: dims }, () => (random() - 0.5) * 3);
-      const cosine = (a: Float32Array, b: Float32Array) => {
-        let dot = 0;
-        let na = 0;
-        let nb = 0;
-        for (let j = 0; j < a.length; j++) {
-          dot += a[j]! * b[j]!;
-          na += a[j]! * a[j]!;
-          nb += b[j]! * b[j]!;
-        }
-        return 1 - dot / Math.sqrt(na * nb);
-      };
       const ranked = index.rerank(
         query,
         Array.from({ length: kept.length }, (_, i) => i),
       );
       expect(ranked).toHaveLength(kept.length);
       for (const r of ranked) {
-        const exact = cosine(query, kept.find((k) => k.id === r.chunkId)!.v);
+        const exact = cosineDistance(query, kept.find((k) => k.id === r.chunkId)!.v);
         expect(Math.abs(r.distance - exact)).toBeLessThan(5 * r.uncertainty);
         expect(r.uncertainty).toBeLessThan(0.01);
       }

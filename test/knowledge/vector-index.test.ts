@@ -5,6 +5,7 @@ import { VectorIndex } from '../../src/modules/knowledge/vector-index.js';
 import { openDatabase, type AppDatabase } from '../../src/platform/db/index.js';
 import { insertChunks, seedAgent } from '../helpers/seed.js';
 import { useTempDirs } from '../helpers/temp.js';
+import { cosineDistance } from '../helpers/vectors.js';
 
 /**
  * The vector index on a real SQLite file with sqlite-vec: binary candidates re-ranked exactly
@@ -50,18 +51,6 @@ function sample(spread: () => number, seed: number) {
   const centre = Float32Array.from({ length: DIMS }, () => random() - 0.5);
   return (count: number): Float32Array[] =>
     Array.from({ length: count }, () => Float32Array.from(centre, (c) => c + (random() - 0.5) * spread()));
-}
-
-function cosineDistance(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return 1 - dot / Math.sqrt(na * nb);
 }
 
 /** An account, an agent, a source and `count` chunks; returns the chunk ids. */
