@@ -222,6 +222,18 @@ describe('VectorIndex', () => {
     expect(index.search('agent-a', query, 8).every((r) => ids.slice(150).includes(r.chunkId))).toBe(true);
   });
 
+  it("an agent whose int8 copies are not its codes' rows is re-ranked from the float vectors, never beside the wrong copies", () => {
+    const database = open();
+    const { ids, stored } = indexWithVectors(database, 'fake:test', 40, 14);
+    // a copy gone that the codes still have (no write path does this; the check guards the pairing)
+    database.sqlite.prepare('DELETE FROM chunk_int8 WHERE chunk_id = ?').run(ids[0]);
+    const index = new VectorIndex({ sqlite: database.sqlite, embedderId: 'fake:test', dimensions: DIMS });
+    index.ensure();
+    const found = index.search('agent-a', stored[5]!, 3);
+    expect(found[0]!.chunkId).toBe(ids[5]);
+    expect(found[0]!.distance).toBeCloseTo(0, 5); // exact: the float vectors
+  });
+
   it('deleting chunks removes both their binary and full vectors', () => {
     const database = open();
     const { ids } = indexWithVectors(database, 'fake:test', 10, 4);
@@ -230,6 +242,7 @@ describe('VectorIndex', () => {
     expect(count('SELECT count(*) AS n FROM chunk_vectors')).toBe(8);
     expect(count('SELECT count(*) AS n FROM chunk_embeddings')).toBe(8);
     expect(count('SELECT count(*) AS n FROM chunk_codes')).toBe(8);
+    expect(count('SELECT count(*) AS n FROM chunk_int8')).toBe(8);
   });
 
   it('converts a database of the layout before chunk_codes: codes derived from the stored vectors, nothing to re-embed', () => {
@@ -286,7 +299,7 @@ describe('VectorIndex', () => {
     index.ensure();
     const count = (sql: string) => (sqlite.prepare(sql).get() as { n: number }).n;
     expect(count('SELECT count(*) AS n FROM chunks WHERE embedded_with IS NULL')).toBe(0);
-    expect(count(`SELECT count(*) AS n FROM chunk_codes WHERE length(int8) = ${DIMS}`)).toBe(ids.length);
+    expect(count(`SELECT count(*) AS n FROM chunk_int8 WHERE length(int8) = ${DIMS}`)).toBe(ids.length);
     const found = index.search('agent-a', stored[5]!, 8);
     expect(found.map((r) => r.chunkId)).toEqual(expected.map((r) => r.chunkId));
     found.forEach((r, i) => expect(r.distance).toBeCloseTo(expected[i]!.distance, 6));

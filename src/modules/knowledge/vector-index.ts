@@ -2,9 +2,13 @@ import type Database from 'better-sqlite3';
 import { BinaryCodes, int8Vector, signBits } from './binary-codes.js';
 
 /** What the tables hold; stored in `vector_index_meta.layout` so an older layout is converted at start. */
-const LAYOUT = 'binary-codes+int8+candidates+float-rerank';
-/** the layouts before `chunk_codes` and before its int8 column: their two tables are kept, the codes derived from the floats */
-const LAYOUTS_KEEPING_TABLES = ['binary-candidates+float-rerank', 'binary-codes+candidates+float-rerank'];
+const LAYOUT = 'binary-codes+int8-copies+candidates+float-rerank';
+/** the layouts before `chunk_codes` and before `chunk_int8`: their two tables are kept, codes and copies derived from the floats */
+const LAYOUTS_KEEPING_TABLES = [
+  'binary-candidates+float-rerank',
+  'binary-codes+candidates+float-rerank',
+  'binary-codes+int8+candidates+float-rerank',
+];
 /** binary candidates fetched per result wanted, before the exact re-rank */
 const OVERSAMPLE = 8;
 const MIN_CANDIDATES = 128;
@@ -64,7 +68,7 @@ export class VectorIndex {
     quantize: Database.Statement<[Float32Array], Buffer>;
     deletions: Database.Statement<[string], number>;
     codes: Database.Statement<[string], [string, Buffer | null]>;
-    int8: Database.Statement<[string], [Buffer | null, number]>;
+    int8: Database.Statement<[string], [string, Buffer | null]>;
     chunkIds: Database.Statement<[string], number>;
   } | null = null;
   /** per agent: its codes and the deletion count they were loaded at; Map order = least recently searched first */
@@ -113,7 +117,14 @@ export class VectorIndex {
         !!this.sqlite.prepare('SELECT 1 FROM sqlite_master WHERE name = ?').get(name);
       const sameEmbedder = meta?.embedder_id === this.embedderId && meta.dimensions === this.dimensions;
       const bothTables = tableExists('chunk_vectors') && tableExists('chunk_embeddings');
-      if (sameEmbedder && meta.layout === LAYOUT && bothTables && tableExists('chunk_codes')) return;
+      if (
+        sameEmbedder &&
+        meta.layout === LAYOUT &&
+        bothTables &&
+        tableExists('chunk_codes') &&
+        tableExists('chunk_int8')
+      )
+        return;
 
       this.sqlite.exec('DROP TRIGGER IF EXISTS chunks_vectors_delete');
       // the layout before chunk_codes already holds both tables as they are: only the codes are new
@@ -140,21 +151,33 @@ export class VectorIndex {
           this.sqlite.exec('UPDATE chunks SET embedded_with = NULL WHERE embedded_with IS NOT NULL');
         }
       }
-      // WITHOUT ROWID, keyed by agent first: one agent's codes sit together and are read in key order
+      // WITHOUT ROWID, keyed by agent first: one agent's codes sit together and are read in key
+      // order. The int8 copies in a table of their own: eight times the codes' size, they would
+      // make reading the codes alone (an agent whose copies do not fit the memory budget) read
+      // every copy's pages too.
       this.sqlite.exec('DROP TABLE IF EXISTS chunk_codes');
-      this.sqlite.exec(
-        'CREATE TABLE chunk_codes (chatbot_id TEXT NOT NULL, chunk_id INTEGER NOT NULL, code BLOB NOT NULL, int8 BLOB NOT NULL, PRIMARY KEY (chatbot_id, chunk_id)) WITHOUT ROWID',
-      );
-      if (keepTables || convertible) {
+      this.sqlite.exec('DROP TABLE IF EXISTS chunk_int8');
+      for (const [table, column] of [
+        ['chunk_codes', 'code'],
+        ['chunk_int8', 'int8'],
+      ])
         this.sqlite.exec(
-          'INSERT INTO chunk_codes (chatbot_id, chunk_id, code, int8) ' +
-            'SELECT c.chatbot_id, e.chunk_id, vec_quantize_binary(e.vector), vector_int8(e.vector) FROM chunk_embeddings e JOIN chunks c ON c.id = e.chunk_id',
+          `CREATE TABLE ${table} (chatbot_id TEXT NOT NULL, chunk_id INTEGER NOT NULL, ${column} BLOB NOT NULL, PRIMARY KEY (chatbot_id, chunk_id)) WITHOUT ROWID`,
+        );
+      if (keepTables || convertible) {
+        const from = 'FROM chunk_embeddings e JOIN chunks c ON c.id = e.chunk_id';
+        this.sqlite.exec(
+          `INSERT INTO chunk_codes (chatbot_id, chunk_id, code) SELECT c.chatbot_id, e.chunk_id, vec_quantize_binary(e.vector) ${from}`,
+        );
+        this.sqlite.exec(
+          `INSERT INTO chunk_int8 (chatbot_id, chunk_id, int8) SELECT c.chatbot_id, e.chunk_id, vector_int8(e.vector) ${from}`,
         );
       }
       this.sqlite.exec(
         'CREATE TRIGGER chunks_vectors_delete AFTER DELETE ON chunks BEGIN ' +
           'DELETE FROM chunk_vectors WHERE rowid = old.id; DELETE FROM chunk_embeddings WHERE chunk_id = old.id; ' +
-          'DELETE FROM chunk_codes WHERE chatbot_id = old.chatbot_id AND chunk_id = old.id; END',
+          'DELETE FROM chunk_codes WHERE chatbot_id = old.chatbot_id AND chunk_id = old.id; ' +
+          'DELETE FROM chunk_int8 WHERE chatbot_id = old.chatbot_id AND chunk_id = old.id; END',
       );
       this.sqlite
         .prepare(
@@ -176,7 +199,10 @@ export class VectorIndex {
     );
     const upsertFull = this.sqlite.prepare('INSERT OR REPLACE INTO chunk_embeddings (chunk_id, vector) VALUES (?, ?)');
     const upsertCode = this.sqlite.prepare(
-      'INSERT OR REPLACE INTO chunk_codes (chatbot_id, chunk_id, code, int8) VALUES (?, ?, ?, ?)',
+      'INSERT OR REPLACE INTO chunk_codes (chatbot_id, chunk_id, code) VALUES (?, ?, ?)',
+    );
+    const upsertInt8 = this.sqlite.prepare(
+      'INSERT OR REPLACE INTO chunk_int8 (chatbot_id, chunk_id, int8) VALUES (?, ?, ?)',
     );
     const mark = this.sqlite.prepare('UPDATE chunks SET embedded_with = ? WHERE id = ?');
     const stored = this.sqlite.transaction(() => {
@@ -190,7 +216,8 @@ export class VectorIndex {
         delBits.run(BigInt(item.chunkId));
         insertBits.run(BigInt(item.chunkId), item.chatbotId, code);
         upsertFull.run(item.chunkId, Buffer.from(item.vector.buffer, item.vector.byteOffset, item.vector.byteLength));
-        upsertCode.run(item.chatbotId, item.chunkId, code, Buffer.from(int8.buffer));
+        upsertCode.run(item.chatbotId, item.chunkId, code);
+        upsertInt8.run(item.chatbotId, item.chunkId, Buffer.from(int8.buffer));
         mark.run(this.embedderId, item.chunkId);
         done.push({ chunkId: item.chunkId, chatbotId: item.chatbotId, code, int8 });
       }
@@ -284,10 +311,12 @@ export class VectorIndex {
     const ids = JSON.parse(idsJson) as number[];
     const withInt8 = BinaryCodes.bytesFor(this.dimensions, ids.length, true) <= this.codesBudgetBytes;
     if (!withInt8 && BinaryCodes.bytesFor(this.dimensions, ids.length, false) > this.codesBudgetBytes) return null;
-    // a second scan in the same key order as the first: the nth int8 copy is the nth id's
-    const [int8, count] = withInt8 ? statements.int8.get(chatbotId)! : [null, 0];
-    const codes = new BinaryCodes(this.dimensions, ids.length, withInt8 && count === ids.length);
-    codes.addPacked(ids, packed ?? new Uint8Array(0), this.dimensions / 8, int8 ?? undefined);
+    // the copies in the same key order, and their ids checked to be the codes' (the same writes and
+    // deletes keep both tables alike; a difference would put copies beside the wrong codes)
+    const [int8Ids, int8] = withInt8 ? statements.int8.get(chatbotId)! : ['', null];
+    const sameRows = withInt8 && int8Ids === idsJson;
+    const codes = new BinaryCodes(this.dimensions, ids.length, sameRows);
+    codes.addPacked(ids, packed ?? new Uint8Array(0), this.dimensions / 8, sameRows ? (int8 ?? undefined) : undefined);
     this.remember(chatbotId, { codes, deletions });
     return codes;
   }
@@ -327,8 +356,8 @@ export class VectorIndex {
         )
         .raw(),
       int8: this.sqlite
-        .prepare<[string], [Buffer | null, number]>(
-          "SELECT CAST(group_concat(int8, x'') AS BLOB), count(*) FROM chunk_codes WHERE chatbot_id = ?",
+        .prepare<[string], [string, Buffer | null]>(
+          "SELECT json_group_array(chunk_id), CAST(group_concat(int8, x'') AS BLOB) FROM chunk_int8 WHERE chatbot_id = ?",
         )
         .raw(),
       chunkIds: this.sqlite.prepare<[string], number>('SELECT id FROM chunks WHERE chatbot_id = ?').pluck(),
