@@ -95,7 +95,7 @@ describe('VectorIndex', () => {
         sqlite: database.sqlite,
         embedderId: 'fake:test',
         dimensions: DIMS,
-        codesBudgetBytes: budget,
+        vectorsBudgetBytes: budget,
       });
       index.ensure();
       const mine = seedChunks(database, 'agent-a', 1500);
@@ -137,7 +137,7 @@ describe('VectorIndex', () => {
       sqlite: database.sqlite,
       embedderId: 'fake:test',
       dimensions: DIMS,
-      codesBudgetBytes: 200_000,
+      vectorsBudgetBytes: 200_000,
     });
     fromFloats.ensure();
     for (const query of subjects(21)(20)) {

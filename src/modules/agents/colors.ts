@@ -63,20 +63,24 @@ export function followingColors(
   };
 }
 
+/** What decides how the widget's colours read: a save that sends one of these is told (`warnings`). */
+const COLOR_INPUTS = [
+  'primary_color',
+  'secondary_color',
+  'accent_color',
+  'secondary_follows_primary',
+  'accent_follows_primary',
+  'widget_theme',
+] as const;
+
 /**
- * The agent's colours the widget cannot show as chosen at 4.5:1 (the rule the widget itself
- * applies, widget/src/shared/contrast.ts), for the save answer's `warnings`.
+ * For the save answer's `warnings`: when the save sent a colour or the theme, the saved agent's
+ * colours the widget cannot show as chosen at 4.5:1 (the rule the widget itself applies,
+ * widget/src/shared/contrast.ts; [] when all read); undefined when it sent none.
  */
-export function savedColorWarnings(
-  agent: Pick<
-    ChatbotRow,
-    | 'primary_color'
-    | 'secondary_color'
-    | 'accent_color'
-    | 'secondary_follows_primary'
-    | 'accent_follows_primary'
-    | 'widget_theme'
-  >,
-): ColorWarning[] {
-  return colorWarnings(agent, agent.widget_theme);
+export function saveColorWarnings(
+  saved: ChatbotRow,
+  body: Partial<Record<(typeof COLOR_INPUTS)[number], unknown>>,
+): ColorWarning[] | undefined {
+  return COLOR_INPUTS.some((k) => body[k] !== undefined) ? colorWarnings(saved, saved.widget_theme) : undefined;
 }

@@ -10,29 +10,16 @@ import {
   toggleResponse,
   updateAgentBody,
 } from './schemas.js';
-import { savedColorWarnings } from './colors.js';
+import { saveColorWarnings } from './colors.js';
 import { toAgentView, type AgentsService } from './service.js';
 import type { ChatbotRow } from './tables.js';
 import { visitorPreflight } from './visitor-cors.js';
 import { OPERATOR_ALLOWED } from '../auth/index.js';
 
-/** What decides how the widget's colours read: a save that sends one of these is told (`warnings`). */
-const COLOR_INPUTS = [
-  'primary_color',
-  'secondary_color',
-  'accent_color',
-  'secondary_follows_primary',
-  'accent_follows_primary',
-  'widget_theme',
-] as const;
-
-/**
- * A saved agent's answer: the Agent object and, when the save sent a colour or the theme, what
- * the widget cannot show as chosen (`warnings`, [] when all reads at 4.5:1).
- */
-function savedView(row: ChatbotRow, body: Partial<Record<(typeof COLOR_INPUTS)[number], unknown>>) {
-  const view = toAgentView(row);
-  return COLOR_INPUTS.some((k) => body[k] !== undefined) ? { ...view, warnings: savedColorWarnings(row) } : view;
+/** A saved agent's answer: the Agent object and, when the save sent a colour or the theme, `warnings`. */
+function savedView(row: ChatbotRow, body: Parameters<typeof saveColorWarnings>[1]) {
+  const warnings = saveColorWarnings(row, body);
+  return warnings ? { ...toAgentView(row), warnings } : toAgentView(row);
 }
 
 export const agentRoutes: FastifyPluginAsyncZod<{ agents: AgentsService }> = async (app, { agents }) => {

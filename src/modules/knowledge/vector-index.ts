@@ -26,7 +26,7 @@ export interface VectorIndexOptions {
   embedderId: string;
   dimensions: number;
   /** memory for agents' codes and int8 copies (VECTORS_BUDGET_BYTES unless a test sets a smaller one) */
-  codesBudgetBytes?: number;
+  vectorsBudgetBytes?: number;
 }
 
 /**
@@ -65,7 +65,6 @@ export class VectorIndex {
   private statements: {
     candidates: Database.Statement;
     rerank: Database.Statement;
-    quantize: Database.Statement<[Float32Array], Buffer>;
     deletions: Database.Statement<[string], number>;
     codes: Database.Statement<[string], [string, Buffer | null]>;
     int8: Database.Statement<[string], [string, Buffer | null]>;
@@ -78,13 +77,13 @@ export class VectorIndex {
   private readonly sqlite: Database.Database;
   readonly embedderId: string;
   readonly dimensions: number;
-  private readonly codesBudgetBytes: number;
+  private readonly vectorsBudgetBytes: number;
 
-  constructor({ sqlite, embedderId, dimensions, codesBudgetBytes = VECTORS_BUDGET_BYTES }: VectorIndexOptions) {
+  constructor({ sqlite, embedderId, dimensions, vectorsBudgetBytes = VECTORS_BUDGET_BYTES }: VectorIndexOptions) {
     this.sqlite = sqlite;
     this.embedderId = embedderId;
     this.dimensions = dimensions;
-    this.codesBudgetBytes = codesBudgetBytes;
+    this.vectorsBudgetBytes = vectorsBudgetBytes;
   }
 
   /** memory held by the agents' indexes kept between searches */
@@ -191,7 +190,6 @@ export class VectorIndex {
 
   /** Stores vectors for chunks that still exist and marks them embedded; one transaction. */
   store(items: Array<{ chunkId: number; chatbotId: string; vector: Float32Array }>): void {
-    const { quantize } = this.prepared();
     const stillThere = this.sqlite.prepare('SELECT 1 FROM chunks WHERE id = ?');
     const delBits = this.sqlite.prepare('DELETE FROM chunk_vectors WHERE rowid = ?');
     const insertBits = this.sqlite.prepare(
@@ -210,8 +208,8 @@ export class VectorIndex {
       for (const item of items) {
         // the source may have been deleted while its embeddings were being computed
         if (!stillThere.get(item.chunkId)) continue;
-        // quantized once: the vec0 table, chunk_codes and the codes in memory take the same code
-        const code = quantize.get(item.vector)!;
+        // quantized once (the bits vec_quantize_binary makes): the vec0 table, chunk_codes and the codes in memory take the same code
+        const code = Buffer.from(signBits(item.vector));
         const int8 = int8Vector(item.vector);
         delBits.run(BigInt(item.chunkId));
         insertBits.run(BigInt(item.chunkId), item.chatbotId, code);
@@ -309,8 +307,8 @@ export class VectorIndex {
     }
     const [idsJson, packed] = statements.codes.get(chatbotId)!;
     const ids = JSON.parse(idsJson) as number[];
-    const withInt8 = BinaryCodes.bytesFor(this.dimensions, ids.length, true) <= this.codesBudgetBytes;
-    if (!withInt8 && BinaryCodes.bytesFor(this.dimensions, ids.length, false) > this.codesBudgetBytes) return null;
+    const withInt8 = BinaryCodes.bytesFor(this.dimensions, ids.length, true) <= this.vectorsBudgetBytes;
+    if (!withInt8 && BinaryCodes.bytesFor(this.dimensions, ids.length, false) > this.vectorsBudgetBytes) return null;
     // the copies in the same key order, and their ids checked to be the codes' (the same writes and
     // deletes keep both tables alike; a difference would put copies beside the wrong codes)
     const [int8Ids, int8] = withInt8 ? statements.int8.get(chatbotId)! : ['', null];
@@ -325,7 +323,7 @@ export class VectorIndex {
     this.loaded.set(chatbotId, entry);
     this.loadedBytes += entry.codes.bytes;
     for (const [id, other] of this.loaded) {
-      if (this.loadedBytes <= this.codesBudgetBytes || id === chatbotId) break;
+      if (this.loadedBytes <= this.vectorsBudgetBytes || id === chatbotId) break;
       this.loaded.delete(id);
       this.loadedBytes -= other.codes.bytes;
     }
@@ -340,7 +338,6 @@ export class VectorIndex {
         'SELECT chunk_id, vec_distance_cosine(vector, ?) AS distance FROM chunk_embeddings ' +
           'WHERE chunk_id IN (SELECT value FROM json_each(?)) ORDER BY distance, chunk_id DESC LIMIT ?',
       ),
-      quantize: this.sqlite.prepare<[Float32Array], Buffer>('SELECT vec_quantize_binary(?)').pluck(),
       deletions: this.sqlite
         .prepare<[string], number>('SELECT deleted FROM chunk_deletions WHERE chatbot_id = ?')
         .pluck(),
