@@ -55,6 +55,44 @@ describe('BinaryCodes (the WebAssembly Hamming scan)', () => {
     }
   });
 
+  // From 16k codes (for 128 wanted) the scan keeps 2048 candidates by each code's prefix, then
+  // ranks them on the whole code: not exact, so it is held to codes that cluster as passages'
+  // vectors do (random codes are all about equally far) and to what the re-rank needs.
+  it.each([384, 1536])(
+    'from 16k codes, a prefix pass then the whole codes: near-exact on clustered codes, %i dimensions',
+    (dims) => {
+      const random = generator(dims + 7);
+      const bytes = dims / 8;
+      const flip = (code: Uint8Array, share: number) =>
+        code.map((byte) => {
+          let out = byte;
+          for (let bit = 0; bit < 8; bit++) if (random() < share) out ^= 1 << bit;
+          return out;
+        });
+      const centres = Array.from({ length: 150 }, () => randomCode(random, bytes));
+      const codes = Array.from({ length: 20_000 }, (_, i) => flip(centres[i % centres.length]!, 0.2));
+      const ids = codes.map((_, i) => i + 1);
+      const index = new BinaryCodes(dims, 1000); // grows while adding: the rests move up each time
+      index.addPacked(ids.slice(0, 5000), Buffer.concat(codes.slice(0, 5000)), bytes);
+      codes.slice(5000).forEach((code, i) => index.add(ids[5000 + i]!, code));
+      let overlap = 0;
+      for (let q = 0; q < 4; q++) {
+        const query = flip(centres[q * 7]!, 0.2);
+        const planted = flip(query, 0.01); // one code a few bits from the question
+        index.add(50_000 + q, planted);
+        codes.push(planted);
+        ids.push(50_000 + q);
+        const found = index.nearest(query, 128);
+        const expected = reference(codes, ids, query, 128);
+        expect(found).toHaveLength(128);
+        expect(found).toContain(50_000 + q);
+        expect(new Set(found).size).toBe(128);
+        overlap += found.filter((id) => expected.includes(id)).length;
+      }
+      expect(overlap / (4 * 128)).toBeGreaterThanOrEqual(0.95);
+    },
+  );
+
   it.each([1536, 72])(
     'addPacked (codes back to back, as read in one blob) equals adding them one by one, %i dimensions',
     (dims) => {

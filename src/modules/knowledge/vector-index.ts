@@ -65,6 +65,7 @@ export class VectorIndex {
   private statements: {
     candidates: Database.Statement;
     rerank: Database.Statement;
+    vector: Database.Statement<[number], Buffer>;
     deletions: Database.Statement<[string], number>;
     codes: Database.Statement<[string], [string, Buffer | null]>;
     int8: Database.Statement<[string], [string, Buffer | null]>;
@@ -270,15 +271,13 @@ export class VectorIndex {
       Math.abs(r.distance - cut.distance) <= 3 * Math.hypot(r.uncertainty, cut.uncertainty);
     if (!near(ranked[k]!)) return ranked.slice(0, k).map(strip);
     const uncertain = ranked.filter(near);
-    const exact = this.prepared().rerank.all(
-      vector,
-      JSON.stringify(uncertain.map((r) => r.chunkId)),
-      uncertain.length,
-    ) as Array<{
-      chunk_id: number;
-      distance: number;
-    }>;
-    const exactDistance = new Map(exact.map((r) => [r.chunk_id, r.distance]));
+    // a few point reads and the cosine here: the same in one statement over json_each took ~0.19 ms
+    const stored = this.prepared().vector;
+    const exactDistance = new Map<number, number>();
+    for (const r of uncertain) {
+      const blob = stored.get(r.chunkId);
+      if (blob) exactDistance.set(r.chunkId, cosineDistance(vector, new Float32Array(Uint8Array.from(blob).buffer)));
+    }
     return ranked
       .slice(0, k + uncertain.length)
       .map((r) => ({ chunkId: r.chunkId, distance: exactDistance.get(r.chunkId) ?? r.distance }))
@@ -338,6 +337,7 @@ export class VectorIndex {
         'SELECT chunk_id, vec_distance_cosine(vector, ?) AS distance FROM chunk_embeddings ' +
           'WHERE chunk_id IN (SELECT value FROM json_each(?)) ORDER BY distance, chunk_id DESC LIMIT ?',
       ),
+      vector: this.sqlite.prepare<[number], Buffer>('SELECT vector FROM chunk_embeddings WHERE chunk_id = ?').pluck(),
       deletions: this.sqlite
         .prepare<[string], number>('SELECT deleted FROM chunk_deletions WHERE chatbot_id = ?')
         .pluck(),
@@ -361,4 +361,17 @@ export class VectorIndex {
     };
     return this.statements;
   }
+}
+
+/** cosine distance as sqlite-vec's vec_distance_cosine gives it (1 for a zero vector) */
+function cosineDistance(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let aa = 0;
+  let bb = 0;
+  for (let j = 0; j < a.length; j++) {
+    dot += a[j]! * b[j]!;
+    aa += a[j]! * a[j]!;
+    bb += b[j]! * b[j]!;
+  }
+  return aa === 0 || bb === 0 ? 1 : 1 - dot / Math.sqrt(aa * bb);
 }
