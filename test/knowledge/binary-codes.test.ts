@@ -55,7 +55,7 @@ describe('BinaryCodes (the WebAssembly Hamming scan)', () => {
     }
   });
 
-  // From 16k codes (for 128 wanted) the scan keeps 2048 candidates by each code's prefix, then
+  // From 16k codes (for 128 wanted) the scan keeps 1024 candidates by each code's prefix, then
   // ranks them on the whole code: not exact, so it is held to codes that cluster as passages'
   // vectors do (random codes are all about equally far) and to what the re-rank needs.
   it.each([384, 1536])(

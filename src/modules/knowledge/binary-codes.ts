@@ -26,12 +26,14 @@ const PAGE = 65536;
  * The scan's first pass reads only a prefix of each code and keeps this many candidates per code
  * wanted (at least PREFIX_MIN_CANDIDATES); the second pass computes their whole distances. At
  * 100k codes of 384 bits the whole codes are 4.8 MB, more than the caches: the scan was bound by
- * memory (~0.47 ms). The prefixes are a third of that and the second pass reads ~2% of the rest.
+ * memory (~0.47 ms). The prefixes are a third of that and the second pass reads 1% of the rest
+ * (each a cache miss: 2048 candidates took twice the time of 1024, for the same recall in
+ * bench/retrieval.ts; 512 kept it too, with less margin).
  */
-const PREFIX_OVERSAMPLE = 16;
-const PREFIX_MIN_CANDIDATES = 2048;
-/** the prefix pass is used from this many times its candidates (below, the whole scan is as fast: ~0.06 ms at 10k) */
-const PREFIX_FILTERS_FROM = 8;
+const PREFIX_OVERSAMPLE = 8;
+const PREFIX_MIN_CANDIDATES = 1024;
+/** the prefix pass is used from this many times its candidates (below, the whole scan is as fast: ~0.05 ms at 10k) */
+const PREFIX_FILTERS_FROM = 16;
 /** 64-bit words of the prefix: a quarter of the code, at least 128 bits (all of a code of 2 words or fewer) */
 const prefixWordsOf = (words: number) => (words <= 2 ? words : Math.max(2, Math.ceil(words / 4)));
 /** the standard deviation of a value rounded to the nearest integer: 1 / sqrt(12) */
@@ -200,16 +202,20 @@ export class BinaryCodes {
     const dots = new Int32Array(buffer, outAt, n);
     // the query's rounding adds its own (much smaller) error: (1/sqrt 12) / (scale * its length)
     const queryUncertainty = scale > 0 ? (ROUNDING_SD * inverseQueryNorm) / scale : 0;
-    const scored = positions.map((p, i) => {
+    const toDistance = scale > 0 ? inverseQueryNorm / scale : 0;
+    const queryVariance = queryUncertainty * queryUncertainty;
+    const scored: Array<{ chunkId: number; distance: number; uncertainty: number }> = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const p = positions[i]!;
       const inverseNorm = inverseNorms[p]!;
-      const dot = scale > 0 ? dots[i]! / scale : 0;
+      const own = ROUNDING_SD * inverseNorm;
       // a zero vector is as far as sqlite-vec makes it (cosine distance 1)
-      return {
+      scored[i] = {
         chunkId: this.ids[p]!,
-        distance: 1 - dot * inverseQueryNorm * inverseNorm,
-        uncertainty: Math.hypot(ROUNDING_SD * inverseNorm, queryUncertainty),
+        distance: 1 - dots[i]! * toDistance * inverseNorm,
+        uncertainty: Math.sqrt(own * own + queryVariance),
       };
-    });
+    }
     return scored.sort((a, b) => a.distance - b.distance || b.chunkId - a.chunkId);
   }
 
