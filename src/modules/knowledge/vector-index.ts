@@ -363,7 +363,7 @@ export class VectorIndex {
   }
 }
 
-/** cosine distance as sqlite-vec's vec_distance_cosine gives it (1 for a zero vector) */
+/** cosine distance as sqlite-vec's vec_distance_cosine gives it; 1 for a zero vector, as the int8 re-rank gives it (sqlite-vec answers null) */
 function cosineDistance(a: Float32Array, b: Float32Array): number {
   let dot = 0;
   let aa = 0;
