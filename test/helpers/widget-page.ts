@@ -1,6 +1,9 @@
 import type { Locator, Page } from 'playwright-core';
 import { startSite, type TinyServer } from './browser.js';
 
+// the page's globals, in functions Playwright runs in the page (the tests' TypeScript has no DOM lib)
+declare const document: any;
+
 /**
  * A customer's page with the widget on it, and the waits a widget test needs. The widget lives in
  * a shadow root, so the waits that look inside it are JS source run in the page.
@@ -42,10 +45,16 @@ export async function openWidget(page: Page, url: string): Promise<Locator> {
   return dialog;
 }
 
+// The waits below pass functions, not strings: Playwright polls a string predicate with eval in
+// the page, which a page whose CSP has no 'unsafe-eval' (the share page) refuses whenever the
+// first check is not already true.
+
 /** No turn is in progress: the widget's log is missing or not aria-busy. */
 export const widgetIdle = (page: Page) =>
   page.waitForFunction(
-    `document.querySelector('chat-agent-widget').shadowRoot.querySelector('.log')?.getAttribute('aria-busy') !== 'true'`,
+    () =>
+      document.querySelector('chat-agent-widget')?.shadowRoot?.querySelector('.log')?.getAttribute('aria-busy') !==
+      'true',
   );
 
 /** Types `text` in the widget's message box, sends it and waits until the turn is over. */
@@ -58,7 +67,9 @@ export async function askWidget(page: Page, dialog: Locator, text: string): Prom
 /** The widget's log is there and says aria-busy="false" (a turn has ended). */
 export const widgetTurnDone = (page: Page) =>
   page.waitForFunction(
-    `document.querySelector('chat-agent-widget').shadowRoot.querySelector('.log').getAttribute('aria-busy') === 'false'`,
+    () =>
+      document.querySelector('chat-agent-widget')?.shadowRoot?.querySelector('.log')?.getAttribute('aria-busy') ===
+      'false',
   );
 
 /** Every animation in the widget's shadow root (window, greeting) has finished, for screenshots. */
