@@ -20,19 +20,24 @@ export interface ActionRunCounts {
 
 /** An agent's actions and their runs. */
 export class ActionsRepo {
-  constructor(private readonly db: Db) {}
+  /** an agent's actions: read on every chat turn, so prepared once */
+  private readonly ofAgent;
+
+  constructor(private readonly db: Db) {
+    this.ofAgent = db
+      .select()
+      .from(actions)
+      .where(eq(actions.chatbot_id, sql.placeholder('chatbotId')))
+      .orderBy(asc(actions.created_at), asc(actions.id))
+      .prepare();
+  }
 
   transaction<T>(fn: () => T): T {
     return this.db.transaction(() => fn());
   }
 
   list(chatbotId: string): ActionRow[] {
-    return this.db
-      .select()
-      .from(actions)
-      .where(eq(actions.chatbot_id, chatbotId))
-      .orderBy(asc(actions.created_at), asc(actions.id))
-      .all();
+    return this.ofAgent.all({ chatbotId });
   }
 
   count(chatbotId: string): number {

@@ -18,7 +18,16 @@ export type NewConnection = typeof channelConnections.$inferInsert;
 
 /** The channels module's tables. Only the main thread writes; every write is one statement or transaction. */
 export class ChannelsRepo {
-  constructor(private readonly db: Db) {}
+  /** the channel chat a conversation belongs to: looked up for every message stored, so prepared once */
+  private readonly chatOfConversationId;
+
+  constructor(private readonly db: Db) {
+    this.chatOfConversationId = db
+      .select()
+      .from(channelChats)
+      .where(eq(channelChats.conversation_id, sql.placeholder('conversationId')))
+      .prepare();
+  }
 
   transaction<T>(fn: () => T): T {
     return this.db.transaction(fn);
@@ -215,7 +224,7 @@ export class ChannelsRepo {
   }
 
   chatOfConversation(conversationId: string): ChannelChatRow | undefined {
-    return this.db.select().from(channelChats).where(eq(channelChats.conversation_id, conversationId)).get();
+    return this.chatOfConversationId.get({ conversationId });
   }
 
   /** Erasure: the chat's record, what came in and what waits to go out (the next message starts afresh). */

@@ -25,8 +25,21 @@ export class ChatRepo {
   private readonly insertMessageRow;
   private readonly countMessage;
   private readonly recent;
+  // run for every message stored (the live hub, the handoff check): prepared once, not built per call
+  private readonly conversationById;
+  private readonly messageById;
 
   constructor(private readonly db: Db) {
+    this.conversationById = db
+      .select()
+      .from(conversations)
+      .where(eq(conversations.id, p('id')))
+      .prepare();
+    this.messageById = db
+      .select()
+      .from(messages)
+      .where(eq(messages.id, p('id')))
+      .prepare();
     this.bySession = db
       .select()
       .from(conversations)
@@ -92,7 +105,7 @@ export class ChatRepo {
   }
 
   findConversation(id: string): ConversationRow | undefined {
-    return this.db.select().from(conversations).where(eq(conversations.id, id)).get();
+    return this.conversationById.get({ id });
   }
 
   insertConversation(row: NewConversation): ConversationRow {
@@ -170,7 +183,7 @@ export class ChatRepo {
   }
 
   findMessage(id: string): MessageRow | undefined {
-    return this.db.select().from(messages).where(eq(messages.id, id)).get();
+    return this.messageById.get({ id });
   }
 
   /** Per channel: conversations started and messages written since `sinceIso` (the channels' analytics). */

@@ -7,7 +7,16 @@ export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 
 /** The webhooks and their deliveries (the log and the outbox the delivery queue works from). */
 export class WebhooksRepo {
-  constructor(private readonly db: Db) {}
+  /** an account's active webhooks: read for every event (each message stored), so prepared once */
+  private readonly activeOfUser;
+
+  constructor(private readonly db: Db) {
+    this.activeOfUser = db
+      .select()
+      .from(webhooks)
+      .where(and(eq(webhooks.user_id, sql.placeholder('userId')), eq(webhooks.active, true)))
+      .prepare();
+  }
 
   transaction<T>(fn: () => T): T {
     return this.db.transaction(() => fn());
@@ -31,11 +40,7 @@ export class WebhooksRepo {
 
   /** The account's active webhooks (an event's subscribers are among them). */
   activeByUser(userId: string): WebhookRow[] {
-    return this.db
-      .select()
-      .from(webhooks)
-      .where(and(eq(webhooks.user_id, userId), eq(webhooks.active, true)))
-      .all();
+    return this.activeOfUser.all({ userId });
   }
 
   findById(id: string): WebhookRow | undefined {
