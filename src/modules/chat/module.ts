@@ -13,6 +13,7 @@ import type { AuthRepo } from '../auth/index.js';
 import { InboxService } from './inbox.js';
 import { InboxRepo } from './inbox-repo.js';
 import { People } from './people.js';
+import { channelActivityOf } from './channel-activity.js';
 import { ChatRepo } from './repo.js';
 import { ChatService, type ProviderLookup } from './service.js';
 import { VisitorHistory } from './visitor-history.js';
@@ -58,15 +59,16 @@ export function conversationHeld(db: Db) {
 
 /** Conversations and messages per channel of an agent since a time, read from the chat module's tables. */
 export function channelActivity(db: Db) {
-  const repo = new ChatRepo(db);
-  return (chatbotId: string, sinceIso: string) => repo.channelActivity(chatbotId, sinceIso);
+  return (chatbotId: string, sinceIso: string) => channelActivityOf(db, chatbotId, sinceIso);
 }
 
 /** Chat turns and conversations, the live handoff with its drafted replies, and the timer that resolves idle conversations. */
 export function createChat(app: FastifyInstance, deps: ChatDeps) {
   const { db, clock, agents, events } = deps;
+  // one repo for the module's services: its statements are prepared once
+  const repo = new ChatRepo(db);
   const chat = new ChatService({
-    repo: new ChatRepo(db),
+    repo,
     agents,
     knowledge: deps.knowledge,
     plans: deps.plans,
@@ -84,7 +86,7 @@ export function createChat(app: FastifyInstance, deps: ChatDeps) {
   // live handoff: the owner takes a conversation over; the visitor's and the owner's streams
   const handoff = new HandoffService({
     people,
-    repo: new ChatRepo(db),
+    repo,
     agents,
     clock,
     events,
@@ -93,7 +95,7 @@ export function createChat(app: FastifyInstance, deps: ChatDeps) {
   });
   // a suggested reply for a teammate who took a conversation over (nothing stored)
   const drafts = new DraftReplies({
-    repo: new ChatRepo(db),
+    repo,
     agents,
     knowledge: deps.knowledge,
     providers: deps.providers,
@@ -112,7 +114,7 @@ export function createChat(app: FastifyInstance, deps: ChatDeps) {
   app.addHook('onClose', async () => clearInterval(idleResolver));
   // the account's inbox: every agent's conversations, assignment, internal notes
   const inbox = new InboxService({
-    repo: new ChatRepo(db),
+    repo,
     inbox: new InboxRepo(db),
     agents,
     people,
@@ -121,7 +123,7 @@ export function createChat(app: FastifyInstance, deps: ChatDeps) {
   });
   // the visitor's Confirm / Cancel on an action's card
   const actionTurns = new ActionTurns({
-    repo: new ChatRepo(db),
+    repo,
     agents,
     clock,
     log: app.log,

@@ -18,7 +18,7 @@
  * quarter of the floats' memory: 384 bytes per 384-dimension chunk.
  */
 
-import { hammingScanner, type HammingScanner, type WasmMemory } from './hamming-scan.js';
+import { hammingScanner, PREFIX_HISTOGRAM_EVERY, type HammingScanner, type WasmMemory } from './hamming-scan.js';
 import { int8DotScanner, type Int8DotScanner } from './int8-dots.js';
 
 const PAGE = 65536;
@@ -247,7 +247,7 @@ export class BinaryCodes {
       return [cutoff, keep - below] as const;
     };
     histogram.fill(0);
-    const restsAt = this.ids.length * this.prefixBytes;
+    const restsAt = this.restsAt();
     const firstPass = Math.max(wanted * PREFIX_OVERSAMPLE, PREFIX_MIN_CANDIDATES);
     if (this.restBytes === 0 || n < firstPass * PREFIX_FILTERS_FROM) {
       this.wasm.scanWhole(0, restsAt, n, queryAt, distancesAt, histogramAt);
@@ -255,7 +255,7 @@ export class BinaryCodes {
       return Array.from(new Uint32Array(buffer, positionsAt, found));
     }
     this.wasm.scanPrefixes(0, restsAt, n, queryAt, distancesAt, histogramAt);
-    const m = this.wasm.select(distancesAt, n, ...cut(firstPass, 4), positionsAt);
+    const m = this.wasm.select(distancesAt, n, ...cut(firstPass, PREFIX_HISTOGRAM_EVERY), positionsAt);
     histogram.fill(0);
     this.wasm.refine(restsAt, positionsAt, m, queryAt + this.prefixBytes, distancesAt, refinedAt, histogramAt);
     const found = this.wasm.select(refinedAt, m, ...cut(wanted), chosenAt);
@@ -279,11 +279,15 @@ export class BinaryCodes {
     return { queryAt, distancesAt, histogramAt, positionsAt, refinedAt, chosenAt, end: chosenAt + capacity * 4 };
   }
 
+  /** where the rests start: after the prefixes of `capacity` codes */
+  private restsAt(capacity = this.ids.length): number {
+    return capacity * this.prefixBytes;
+  }
+
   /** writes a whole code (bytesPerCode bytes) at `position`: its prefix among the prefixes, the rest among the rests */
   private setCode(position: number, code: Uint8Array, memory = new Uint8Array(this.wasm.memory.buffer)): void {
     memory.set(code.subarray(0, this.prefixBytes), position * this.prefixBytes);
-    if (this.restBytes > 0)
-      memory.set(code.subarray(this.prefixBytes), this.ids.length * this.prefixBytes + position * this.restBytes);
+    if (this.restBytes > 0) memory.set(code.subarray(this.prefixBytes), this.restsAt() + position * this.restBytes);
   }
 
   /**
@@ -298,7 +302,7 @@ export class BinaryCodes {
       if (!keep(id)) continue;
       if (kept !== i) {
         bytes.copyWithin(kept * this.prefixBytes, i * this.prefixBytes, (i + 1) * this.prefixBytes);
-        const restAt = this.ids.length * this.prefixBytes;
+        const restAt = this.restsAt();
         bytes.copyWithin(
           restAt + kept * this.restBytes,
           restAt + i * this.restBytes,
@@ -332,7 +336,7 @@ export class BinaryCodes {
     let capacity = this.ids.length;
     while (capacity < this.size + more) capacity *= 2;
     if (capacity === this.ids.length) return;
-    const restWas = this.ids.length * this.prefixBytes;
+    const restWas = this.restsAt();
     const grown = new Float64Array(capacity);
     grown.set(this.ids.subarray(0, this.size));
     this.ids = grown;
@@ -344,7 +348,7 @@ export class BinaryCodes {
     this.reserve(capacity);
     // the rests start after the prefixes' capacity: moved up (an overlapping copy, as memmove)
     new Uint8Array(this.wasm.memory.buffer).copyWithin(
-      capacity * this.prefixBytes,
+      this.restsAt(capacity),
       restWas,
       restWas + this.size * this.restBytes,
     );

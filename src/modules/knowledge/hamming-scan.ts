@@ -6,7 +6,7 @@
  * - `scanWhole(prefixes, rests, n, query, out, histogram)`: for each of n codes,
  *   popcount(code XOR query) as a u16 in out[i], and histogram[distance] += 1;
  * - `scanPrefixes(prefixes, rests, n, query, out, histogram)`: the same over the prefixes alone,
- *   the histogram counting every fourth code (it only sizes the first of two passes: ~a third
+ *   the histogram counting one code in PREFIX_HISTOGRAM_EVERY (it only sizes the first of two passes: ~a third
  *   of the scan's time went to counting, codes at one distance waiting on each other's store);
  * - `select(distances, n, cutoff, atCutoff, out)`: the positions whose distance is below
  *   `cutoff`, and the first `atCutoff` of those at it, as u32s in out; returns how many;
@@ -88,6 +88,9 @@ export const br = (depth: number) => [0x0c, depth];
 export const I32 = 0x7f;
 const I64 = 0x7e;
 
+/** `scanPrefixes` counts one code in this many in its histogram (a power of two) */
+export const PREFIX_HISTOGRAM_EVERY = 4;
+
 function scanBody(prefixWords: number, restWords: number, sampled = false): number[] {
   // params 0 prefixes, 1 rests, 2 n, 3 query, 4 out, 5 histogram; locals 6 i, 7 p, 8 r, 9 d, 10 a,
   // 11.. the query's words (its prefix words, then its rest words)
@@ -108,7 +111,7 @@ function scanBody(prefixWords: number, restWords: number, sampled = false): numb
     Array.from({ length: words - 1 }, (_, w) => [...word(w + 1), I64_ADD]).flat(),
     [I32_WRAP_I64, ...set(D)],
     [...get(OUT), ...get(I), ...i32(1), I32_SHL, I32_ADD, ...get(D), ...i32Store16], // out[i] = d
-    sampled ? [...get(I), ...i32(3), I32_AND, I32_EQZ, ...IF] : [], // every fourth code only
+    sampled ? [...get(I), ...i32(PREFIX_HISTOGRAM_EVERY - 1), I32_AND, I32_EQZ, ...IF] : [], // one code in PREFIX_HISTOGRAM_EVERY
     [...get(HIST), ...get(D), ...i32(2), I32_SHL, I32_ADD, ...tee(A)], // histogram[d] += 1
     [...get(A), ...i32Load, ...i32(1), I32_ADD, ...i32Store],
     sampled ? [END] : [],
