@@ -197,8 +197,18 @@ function undoMigrationKeywordPartitions(sqlite: Database.Database): void {
   forgetNewestMigration(sqlite);
 }
 
+/** Undoes migration 0040 (the count of the keyword index's changes, for its score cache). */
+function undoMigrationKeywordIndexWrites(sqlite: Database.Database): void {
+  sqlite.exec(
+    ['insert', 'delete', 'update', 'language'].map((t) => `DROP TRIGGER keyword_index_writes_${t};`).join('') +
+      'DROP TABLE keyword_index_writes;',
+  );
+  forgetNewestMigration(sqlite);
+}
+
 /** Undoes every migration after the notifications one (0031), newest first. */
 export function undoMigrationsAfterNotifications(sqlite: Database.Database): void {
+  undoMigrationKeywordIndexWrites(sqlite);
   undoMigrationKeywordPartitions(sqlite);
   undoMigrationWebsiteSync(sqlite);
   undoMigrationAgentTests(sqlite);

@@ -188,7 +188,9 @@ describe('keyword search in a worker (KeywordSearcher)', () => {
     const visitor = async () => {
       while (asked < 400) {
         const ticket = asked++;
-        await searcher.search('agent-1', ftsQuery('opening weekend')!, 20);
+        // a word of its own per search: the worker reads it (scores held from earlier
+        // searches would answer without the worker, keyword-scores.ts)
+        await searcher.search('agent-1', ftsQuery(`opening weekend ${ticket}`)!, 20);
         finished.push(ticket);
       }
     };

@@ -2,6 +2,14 @@ import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, lte, ne, or, 
 import type { Db } from '../../platform/db/index.js';
 import { partitionKey } from '../../platform/text/stemming.js';
 import { agentMatch } from './keyword-query.js';
+import {
+  bestByScore,
+  KEYWORD_INDEX_WRITES_SQL,
+  KeywordScoreCache,
+  matchPhrases,
+  PHRASE_SCORES_SQL,
+  phraseScores,
+} from './keyword-scores.js';
 import { chunks, sources, type ChunkRow, type SourceRow } from './tables.js';
 
 export type NewSource = typeof sources.$inferInsert;
@@ -43,9 +51,15 @@ export class KnowledgeRepo {
   private readonly chunksWithSource;
   private readonly termsNear;
   private readonly agentHasTerm;
+  private readonly phraseScores;
+  private readonly keywordIndexWrites;
+  /** the keyword search's scores by phrase, shared with the worker's searches (keyword-searcher.ts) */
+  readonly keywordScores = new KeywordScoreCache();
 
   constructor(private readonly db: Db) {
     this.keywordHits = db.$client.prepare<[string, number], [number, number]>(KEYWORD_SEARCH_SQL).raw();
+    this.phraseScores = db.$client.prepare<[string], [number, number]>(PHRASE_SCORES_SQL).raw();
+    this.keywordIndexWrites = db.$client.prepare<[], number>(KEYWORD_INDEX_WRITES_SQL).pluck();
     // the keyword index's terms (migrations 0027, 0039): both look-ups are range reads of its term b-tree
     this.termsNear = db.$client
       .prepare<[string, string, number, number], [string, number]>(
@@ -262,11 +276,30 @@ export class KnowledgeRepo {
 
   /**
    * bm25 over one agent's chunks; `match` is an FTS5 query built by the service. Lower score =
-   * better. Runs on this thread; a chat turn normally runs the same statement in a worker
-   * (keyword-searcher.ts).
+   * better. Summed from each phrase's scores, read once and kept until the index changes
+   * (keyword-scores.ts). Runs on this thread; a chat turn normally reads the phrases it lacks
+   * in a worker (keyword-searcher.ts).
    */
   keywordSearch(chatbotId: string, match: string, limit: number): KeywordHit[] {
-    return keywordHits(this.keywordHits.all(...KnowledgeRepo.keywordQuery(chatbotId, match, limit).params));
+    const phrases = matchPhrases(agentMatch(chatbotId, match));
+    if (!phrases)
+      return keywordHits(this.keywordHits.all(...KnowledgeRepo.keywordQuery(chatbotId, match, limit).params));
+    const cache = this.keywordScores;
+    cache.sync(this.keywordIndexWrites.get()!);
+    const lists = phrases.map((phrase) => {
+      let scores = cache.get(phrase);
+      if (!scores) {
+        scores = phraseScores(this.phraseScores.all(phrase));
+        cache.put(phrase, scores, cache.indexWrites);
+      }
+      return scores;
+    });
+    return bestByScore(lists, limit);
+  }
+
+  /** How many times the keyword index has changed (migration 0040): what its cached scores are of. */
+  keywordIndexChanges(): number {
+    return this.keywordIndexWrites.get()!;
   }
 
   /** The keyword search as SQL and parameters, for a connection of its own (keyword-searcher.ts): the agent's own terms. */

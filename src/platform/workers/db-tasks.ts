@@ -88,16 +88,47 @@ export interface ReadQueryTask {
   params: unknown[];
 }
 
-/** The rows of one read-only statement, as arrays (raw mode). */
-export async function readQuery({ file, sql, params }: ReadQueryTask): Promise<unknown[][]> {
-  const db = await connectionTo(file, (c) => {
+function readOnlyConnection(file: string): Promise<import('better-sqlite3').Database> {
+  return connectionTo(file, (c) => {
     c.pragma('busy_timeout = 5000');
     c.pragma('query_only = ON');
   });
+}
+
+function preparedRaw(db: import('better-sqlite3').Database, sql: string): import('better-sqlite3').Statement {
   let statement = statements.get(sql);
   if (!statement) {
     statement = db.prepare(sql).raw();
     statements.set(sql, statement);
   }
-  return statement.all(...params) as unknown[][];
+  return statement;
+}
+
+/** The rows of one read-only statement, as arrays (raw mode). */
+export async function readQuery({ file, sql, params }: ReadQueryTask): Promise<unknown[][]> {
+  const db = await readOnlyConnection(file);
+  return preparedRaw(db, sql).all(...params) as unknown[][];
+}
+
+export interface ReadColumnsTask {
+  file: string;
+  /** statements whose every column is a number */
+  queries: Array<{ sql: string; params: unknown[] }>;
+}
+
+/**
+ * Several read-only statements in one read transaction, so all see the same committed state
+ * (the keyword score cache keys what it reads by the index's change count, read alongside).
+ * Each answers its columns, as arrays of numbers: a typed array crosses the thread as one copy,
+ * where rows would be cloned one by one.
+ */
+export async function readColumns({ file, queries }: ReadColumnsTask): Promise<Float64Array[][]> {
+  const db = await readOnlyConnection(file);
+  return db.transaction(() =>
+    queries.map(({ sql, params }) => {
+      const statement = preparedRaw(db, sql);
+      const rows = statement.all(...params) as number[][];
+      return statement.columns().map((_, c) => Float64Array.from(rows, (row) => row[c]!));
+    }),
+  )();
 }

@@ -35,7 +35,7 @@ import { ZipRefusal } from './zip.js';
  * first use, so a worker that only ever sees text files never loads pdf.js.
  */
 
-export { checkpoint, quickCheck, readQuery } from './db-tasks.js';
+export { checkpoint, quickCheck, readColumns, readQuery } from './db-tasks.js';
 export { extractHtml } from './html-task.js';
 
 export interface ParseTask {
