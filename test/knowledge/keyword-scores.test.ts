@@ -138,6 +138,23 @@ describe('keyword search from the scores of its phrases', () => {
     expect(repo.keywordScores.size.phrases).toBe(kept);
   });
 
+  it("the index's term look-ups (a word held, a typo's neighbours) are kept as long and follow it too", () => {
+    const { database, repo } = setup();
+    seedAgent(database.sqlite, 'agent-1', ['opening hours on weekends']);
+    // asked twice each: the second answer is the one kept
+    for (let i = 0; i < 2; i++) {
+      expect(repo.agentHoldsTerm('agent-1', 'park')).toBe(false);
+      expect(repo.nearTerms('agent-1', 'parc')).toEqual([]);
+      expect(repo.nearTerms('agent-1', 'weekand')).toEqual(['weekend']);
+    }
+    const [parking] = insertChunks(database.sqlite, 'agent-1', ['parking behind the shop'], 10);
+    expect(repo.agentHoldsTerm('agent-1', 'park')).toBe(true);
+    expect(repo.nearTerms('agent-1', 'parc')).toEqual(['park']);
+    database.sqlite.prepare('DELETE FROM chunks WHERE id = ?').run(parking);
+    expect(repo.agentHoldsTerm('agent-1', 'park')).toBe(false);
+    expect(repo.nearTerms('agent-1', 'parc')).toEqual([]);
+  });
+
   it('in the worker: reads the phrases it lacks, then answers from them, and follows writes', async () => {
     const { file, database, repo, whole } = setup();
     seedAgent(database.sqlite, 'agent-1', passages(400, 13));

@@ -30,6 +30,9 @@ export const KEYWORD_INDEX_WRITES_SQL = 'SELECT count FROM keyword_index_writes 
  */
 export const KEYWORD_CACHE_BYTES = 8 * 1024 * 1024;
 
+/** term look-ups kept (KeywordScoreCache.lookup): small values, a few hundred bytes each at most */
+const MAX_LOOKUPS = 4096;
+
 /**
  * The phrases of an agent's FTS5 query (keyword-query.ts agentMatch: quoted phrases, OR-ed),
  * each as the MATCH of a query of its own; null for any other shape, which is searched as a whole.
@@ -55,6 +58,7 @@ export class KeywordScoreCache {
   private writes = -1;
   private readonly phrases = new Map<string, PhraseScores>();
   private bytes = 0;
+  private readonly lookups = new Map<string, unknown>();
 
   constructor(private readonly capacityBytes = KEYWORD_CACHE_BYTES) {}
 
@@ -64,6 +68,20 @@ export class KeywordScoreCache {
     this.writes = writes;
     this.phrases.clear();
     this.bytes = 0;
+    this.lookups.clear();
+  }
+
+  /**
+   * A look-up of the index's terms (a word's typo neighbours, whether the agent holds a word),
+   * kept as the scores are: each is an FTS5 query (~50 µs) that every turn asking the same words
+   * ran again. At most MAX_LOOKUPS are kept; when full, all go.
+   */
+  lookup<T>(key: string, read: () => T): T {
+    if (this.lookups.has(key)) return this.lookups.get(key) as T;
+    const value = read();
+    if (this.lookups.size >= MAX_LOOKUPS) this.lookups.clear();
+    this.lookups.set(key, value);
+    return value;
   }
 
   /** The change count the held scores are of. */

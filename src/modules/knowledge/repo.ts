@@ -318,7 +318,13 @@ export class KnowledgeRepo {
   nearTerms(chatbotId: string, term: string, max = 2): string[] {
     const word = foldDiacritics(term);
     const key = partitionKey(chatbotId);
-    if (word.length < 4 || this.agentHasTerm.get(`"${key}${word}"`) !== undefined) return [];
+    if (word.length < 4) return [];
+    this.keywordScores.sync(this.keywordIndexChanges());
+    return [...this.keywordScores.lookup(`near ${max} ${key}${word}`, () => this.readNearTerms(key, word, max))];
+  }
+
+  private readNearTerms(key: string, word: string, max: number): string[] {
+    if (this.agentHasTerm.get(`"${key}${word}"`) !== undefined) return [];
     const edits = word.length <= 5 ? 1 : 2;
     const prefix = key + word.slice(0, 2);
     const found: Array<{ term: string; distance: number; docs: number }> = [];
@@ -347,7 +353,9 @@ export class KnowledgeRepo {
   agentHoldsTerm(chatbotId: string, term: string): boolean {
     const word = foldDiacritics(term);
     if (!/^[\p{L}\p{N}]+$/u.test(word)) return true;
-    return this.agentHasTerm.get(`"${partitionKey(chatbotId)}${word}"`) !== undefined;
+    const phrase = `"${partitionKey(chatbotId)}${word}"`;
+    this.keywordScores.sync(this.keywordIndexChanges());
+    return this.keywordScores.lookup(`holds ${phrase}`, () => this.agentHasTerm.get(phrase) !== undefined);
   }
 
   countChunks(sourceId: string, upTo?: number): number {
