@@ -16,8 +16,9 @@ import { keywordHits, KnowledgeRepo, type KeywordHit } from './repo.js';
 export type KeywordSearch = (chatbotId: string, match: string, limit: number) => KeywordHit[] | Promise<KeywordHit[]>;
 
 /**
- * A chat turn's keyword search on a worker thread with its own read-only connection (the
- * `readQuery` task of platform/workers/db-tasks.ts, running the repo's statement). Its bm25
+ * A chat turn's keyword search: the bm25 scores of the question's phrases the repo does not hold
+ * (keyword-scores.ts) are read on a worker thread with its own read-only connection (the
+ * `readColumns` task of platform/workers/db-tasks.ts; `readQuery` for a whole query). bm25
  * ranking was the largest piece of main-thread CPU in a turn; in the worker it runs on the other
  * core while the main thread sends the question to the embedder and serves other requests. The
  * worker sees every committed write (WAL), so a passage stored a moment ago is found.
