@@ -52,6 +52,7 @@ export class KnowledgeRepo {
   private readonly termsNear;
   private readonly agentHasTerm;
   private readonly phraseScores;
+  private readonly qaQuestions;
   private readonly keywordIndexWrites;
   /** the keyword search's scores by phrase, shared with the worker's searches (keyword-searcher.ts) */
   readonly keywordScores = new KeywordScoreCache();
@@ -59,6 +60,12 @@ export class KnowledgeRepo {
   constructor(private readonly db: Db) {
     this.keywordHits = db.$client.prepare<[string, number], [number, number]>(KEYWORD_SEARCH_SQL).raw();
     this.phraseScores = db.$client.prepare<[string], [number, number]>(PHRASE_SCORES_SQL).raw();
+    this.qaQuestions = db.$client
+      .prepare<[string], [number, string]>(
+        `SELECT c.id, coalesce(s.qa_question, '') FROM chunks c JOIN sources s ON s.id = c.source_id
+          WHERE c.id IN (SELECT value FROM json_each(?)) AND s.type = 'qa'`,
+      )
+      .raw();
     this.keywordIndexWrites = db.$client.prepare<[], number>(KEYWORD_INDEX_WRITES_SQL).pluck();
     // the keyword index's terms (migrations 0027, 0039): both look-ups are range reads of its term b-tree
     this.termsNear = db.$client
@@ -247,6 +254,15 @@ export class KnowledgeRepo {
       this.mergeKeywordIndex.run(Math.max(16, rows.length));
     }
     return rows;
+  }
+
+  /**
+   * The question of each passage's Q&A source, for the passages of a Q&A source among `ids`: all
+   * a search needs of its 40 candidates to order them (the 5 it returns are read whole).
+   */
+  qaQuestionsOf(ids: number[]): Map<number, string> {
+    if (ids.length === 0) return new Map();
+    return new Map(this.qaQuestions.all(JSON.stringify(ids)));
   }
 
   chunksByIds(ids: number[]): Array<

@@ -262,12 +262,13 @@ export class KnowledgeService {
       fused.set(hit.chunkId, entry);
     });
     const ranked = [...fused.entries()].sort((a, b) => b[1].score - a[1].score || a[0] - b[0]);
-    const rows = new Map(this.repo.chunksByIds(ranked.map(([id]) => id)).map((r) => [r.id, r]));
     // Q&A first: a qa passage among the candidates whose question matches the query (qaMatches)
-    // goes ahead of every other passage, in fused order among themselves
+    // goes ahead of every other passage, in fused order among themselves. Only the Q&A
+    // questions of the candidates are read for that; the passages returned are read whole after.
+    const qaQuestions = this.repo.qaQuestionsOf(ranked.map(([id]) => id));
     const qaFirst = (id: number) => {
-      const row = rows.get(id);
-      return row?.source_type === 'qa' && qaMatches(row.qa_question ?? '', query, agent?.language) ? 0 : 1;
+      const question = qaQuestions.get(id);
+      return question !== undefined && qaMatches(question, query, agent?.language) ? 0 : 1;
     };
     const top = keepFirsts(
       ranked.map((entry, i) => ({ entry, i, qa: qaFirst(entry[0]) })).sort((a, b) => a.qa - b.qa || a.i - b.i),
@@ -275,6 +276,7 @@ export class KnowledgeService {
       [0, 1].flatMap((i) => [keywordHits[i]?.chunkId, vectorHits[i]?.chunkId]),
       limit,
     );
+    const rows = new Map(this.repo.chunksByIds(top.map(({ entry: [id] }) => id)).map((r) => [r.id, r]));
     return top.flatMap(({ entry: [id, f], qa }) => {
       const row = rows.get(id);
       if (!row) return [];
