@@ -3,7 +3,7 @@ import { stemWords, stemWord } from '../../platform/text/stemming.js';
 import { detectLanguage } from '../../platform/text/stop-words.js';
 import { synonymTerms } from '../agents/index.js';
 import { questionKey } from './question-key.js';
-import { editDistance } from './repo.js';
+import { editDistance } from './word-distance.js';
 
 // What a visitor's question is searched by (KnowledgeService.search): the keyword query of its
 // content words, and whether it is the question of an owner's Q&A.
