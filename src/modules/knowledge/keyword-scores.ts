@@ -1,4 +1,8 @@
-import type { KeywordHit } from './repo.js';
+/** A passage the keyword search found, with its bm25 score (lower is better). */
+export interface KeywordHit {
+  chunkId: number;
+  score: number;
+}
 
 /**
  * The bm25 scores of one phrase of the keyword index (an agent's term, or a phrase of its terms)

@@ -6,6 +6,7 @@ import { editDistance, foldDiacritics } from './word-distance.js';
 import {
   bestByScore,
   KEYWORD_INDEX_WRITES_SQL,
+  type KeywordHit,
   KeywordScoreCache,
   matchPhrases,
   PHRASE_SCORES_SQL,
@@ -37,10 +38,7 @@ export interface NewPassage {
   heading?: string | null;
 }
 
-export interface KeywordHit {
-  chunkId: number;
-  score: number;
-}
+export type { KeywordHit };
 
 export class KnowledgeRepo {
   // Ingestion stores tens of thousands of chunks: one statement built and prepared once, run per
