@@ -69,6 +69,8 @@ describe('the Tests tab', () => {
       expect(await item('How long is the warranty?').locator('.test-reason').textContent()).toMatch(
         /no longer exists|missing/,
       );
+      // the runs table is read after the summary: wait for its new row (header and two runs)
+      await runs.getByRole('row').nth(2).waitFor();
       expect(await runs.getByRole('row').count()).toBe(3);
       // the banner on every page says so
       await page.reload();
