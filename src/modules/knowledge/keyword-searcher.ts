@@ -59,8 +59,7 @@ export class KeywordSearcher {
     try {
       const phrases = matchPhrases(agentMatch(chatbotId, match));
       if (!phrases) return await this.searchWhole(chatbotId, match, limit);
-      const cache = this.repo.keywordScores;
-      cache.sync(this.repo.keywordIndexChanges());
+      const cache = this.repo.keywordScoresNow();
       const lists = phrases.map((phrase) => cache.get(phrase));
       const missing = phrases.filter((_, i) => !lists[i]);
       if (missing.length > 0) {
@@ -73,8 +72,7 @@ export class KeywordSearcher {
         };
         const heldAt = cache.indexWrites;
         const [writes, ...read] = (await this.pool.run(task, { name: 'readColumns' })) as Float64Array[][];
-        cache.sync(this.repo.keywordIndexChanges());
-        if (writes![0]![0] !== heldAt || cache.indexWrites !== heldAt) {
+        if (writes![0]![0] !== heldAt || this.repo.keywordScoresNow().indexWrites !== heldAt) {
           return await this.searchWhole(chatbotId, match, limit);
         }
         const readNow = new Map<string, PhraseScores>();

@@ -53,7 +53,7 @@ export class KnowledgeRepo {
   private readonly phraseScores;
   private readonly qaQuestions;
   private readonly keywordIndexWrites;
-  /** the keyword search's scores by phrase, shared with the worker's searches (keyword-searcher.ts) */
+  /** the keyword search's scores by phrase, shared with the worker's searches (keyword-searcher.ts): read through keywordScoresNow */
   readonly keywordScores = new KeywordScoreCache();
 
   constructor(private readonly db: Db) {
@@ -299,8 +299,7 @@ export class KnowledgeRepo {
     const phrases = matchPhrases(agentMatch(chatbotId, match));
     if (!phrases)
       return keywordHits(this.keywordHits.all(...KnowledgeRepo.keywordQuery(chatbotId, match, limit).params));
-    const cache = this.keywordScores;
-    cache.sync(this.keywordIndexWrites.get()!);
+    const cache = this.keywordScoresNow();
     const lists = phrases.map((phrase) => {
       let scores = cache.get(phrase);
       if (!scores) {
@@ -315,6 +314,12 @@ export class KnowledgeRepo {
   /** How many times the keyword index has changed (migration 0040): what its cached scores are of. */
   keywordIndexChanges(): number {
     return this.keywordIndexWrites.get()!;
+  }
+
+  /** The kept scores and look-ups, emptied first if the index changed since they were read. */
+  keywordScoresNow(): KeywordScoreCache {
+    this.keywordScores.sync(this.keywordIndexChanges());
+    return this.keywordScores;
   }
 
   /** The keyword search as SQL and parameters, for a connection of its own (keyword-searcher.ts): the agent's own terms. */
@@ -334,8 +339,7 @@ export class KnowledgeRepo {
     const word = foldDiacritics(term);
     const key = partitionKey(chatbotId);
     if (word.length < 4) return [];
-    this.keywordScores.sync(this.keywordIndexChanges());
-    return [...this.keywordScores.lookup(`near ${max} ${key}${word}`, () => this.readNearTerms(key, word, max))];
+    return [...this.keywordScoresNow().lookup(`near ${max} ${key}${word}`, () => this.readNearTerms(key, word, max))];
   }
 
   private readNearTerms(key: string, word: string, max: number): string[] {
@@ -369,8 +373,7 @@ export class KnowledgeRepo {
     const word = foldDiacritics(term);
     if (!/^[\p{L}\p{N}]+$/u.test(word)) return true;
     const phrase = `"${partitionKey(chatbotId)}${word}"`;
-    this.keywordScores.sync(this.keywordIndexChanges());
-    return this.keywordScores.lookup(`holds ${phrase}`, () => this.agentHasTerm.get(phrase) !== undefined);
+    return this.keywordScoresNow().lookup(`holds ${phrase}`, () => this.agentHasTerm.get(phrase) !== undefined);
   }
 
   countChunks(sourceId: string, upTo?: number): number {
