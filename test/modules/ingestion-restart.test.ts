@@ -215,6 +215,20 @@ async function restartUntilSettled(
   return { server, source };
 }
 
+/**
+ * The uploads folder once it is empty (or after `ms`). The product records the source as settled
+ * first and removes the file after: a crash in between leaves an orphan the next start sweeps, never
+ * a source pointing at a file that is gone. So a poll may see the status a moment before the removal.
+ */
+async function uploadsOnceEmpty(dataDir: string, ms = 30_000): Promise<string[]> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const left = readdirSync(path.join(dataDir, 'uploads'));
+    if (left.length === 0 || Date.now() > deadline) return left;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /** After the restart: completed, each passage stored once, the file gone, the marker answerable. */
 async function expectRecovered(
   dataDir: string,
@@ -232,7 +246,7 @@ async function expectRecovered(
     progress: 1,
     error_message: null,
   });
-  expect(readdirSync(path.join(dataDir, 'uploads'))).toEqual([]);
+  expect(await uploadsOnceEmpty(dataDir)).toEqual([]);
 
   const db = new Database(path.join(dataDir, 'chat-agent.db'), { readonly: true });
   try {
@@ -360,6 +374,6 @@ describe('ingestion survives a crash (SIGKILL, then a restart on the same DATA_D
     expect(source.error_message).toMatch(/save .* again|export/);
     expect(source.error_message).toMatch(/smaller files/);
     // the upload is not kept for a fourth try
-    expect(readdirSync(path.join(dataDir, 'uploads'))).toEqual([]);
+    expect(await uploadsOnceEmpty(dataDir)).toEqual([]);
   });
 });
