@@ -9,6 +9,9 @@
 // Then turns/s with 100 connections (autocannon), reported without a goal.
 // Goals (the Retrieval and chat turn issue), at 10k chunks: overhead p99 <= 10 ms in every round;
 // first-token overhead p50 <= 5 ms and p99 <= 10 ms.
+// The floor beside them (chat_floor_*): the same rounds, alternating with the app's at 10k, against
+// bench/floor-server.mjs, a Fastify server that only makes the two provider calls through the
+// OpenAI SDK. What it shows is what this machine gives any Node.js server of that shape.
 import autocannon from 'autocannon';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,6 +19,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { VectorIndex } from '../src/modules/knowledge/vector-index.js';
 import { openDatabase } from '../src/platform/db/index.js';
+import { serverNodeFlags } from '../scripts/node-flags.mjs';
 import { benchPlansFile, percentile, report, round, saveResults, spawnFakeLlmServer, spawnServer } from './lib.js';
 import { seedAgentChunks, subjectSampler } from './seed.js';
 
@@ -78,6 +82,56 @@ const directFirstTokenMs = async () => {
   return untilMarker(() => complete(true), '"content"', t);
 };
 
+interface Round {
+  overheadP50: number;
+  overheadP99: number;
+  ttftP50: number;
+  ttftP99: number;
+}
+
+/** A server's chat route, asked as a new visitor each turn (JSON, or streamed with `accept`). */
+function chatTurns(chatUrl: string) {
+  return (accept?: string) => post(chatUrl, { message: QUESTION, session_id: randomUUID() }, accept ? { accept } : {});
+}
+
+/** warm-up: JIT, connections, page cache, the agent's vectors loaded */
+async function warmUp(turn: (accept?: string) => Promise<Response>): Promise<void> {
+  for (let i = 0; i < 30; i++) {
+    await timed(() => turn());
+    await untilMarker(() => turn('text/event-stream'), 'event: delta');
+    await directMs();
+    await directFirstTokenMs();
+  }
+}
+
+/** One round of TURNS turns of each kind, each beside the same calls made directly to the fake. */
+async function measureRound(turn: (accept?: string) => Promise<Response>): Promise<Round> {
+  const appMs: number[] = [];
+  const direct: number[] = [];
+  const appFirst: number[] = [];
+  const directFirst: number[] = [];
+  for (let i = 0; i < TURNS; i++) {
+    appMs.push(await timed(() => turn()));
+    direct.push(await directMs());
+    const t = performance.now();
+    appFirst.push(await untilMarker(() => turn('text/event-stream'), 'event: delta', t));
+    directFirst.push(await directFirstTokenMs());
+  }
+  return {
+    overheadP50: round(percentile(appMs, 50) - percentile(direct, 50)),
+    overheadP99: round(percentile(appMs, 99) - percentile(direct, 99)),
+    ttftP50: round(percentile(appFirst, 50) - percentile(directFirst, 50)),
+    ttftP99: round(percentile(appFirst, 99) - percentile(directFirst, 99)),
+  };
+}
+
+const worstOf = (rounds: Round[], key: keyof Round) => Math.max(...rounds.map((x) => x[key]));
+const medianOf = (rounds: Round[], key: keyof Round) =>
+  percentile(
+    rounds.map((x) => x[key]),
+    50,
+  );
+
 try {
   for (const size of sizes) {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-chat-'));
@@ -109,36 +163,23 @@ try {
         EMBEDDINGS: 'openai',
       });
       const chatUrl = `${app.url}/api/public/chat/bench-agent`;
-      const turn = (accept?: string) =>
-        post(chatUrl, { message: QUESTION, session_id: randomUUID() }, accept ? { accept } : {});
-      // warm-up: JIT, connections, page cache, the agent's vectors loaded
-      for (let i = 0; i < 30; i++) {
-        await timed(() => turn());
-        await untilMarker(() => turn('text/event-stream'), 'event: delta');
-        await directMs();
-        await directFirstTokenMs();
-      }
+      const turn = chatTurns(chatUrl);
+      const at10k = size === 10000;
+      // the floor alternates with the app at 10k, where the goals are
+      const floor = at10k
+        ? await spawnServer([...serverNodeFlags(), 'bench/floor-server.mjs'], { OPENAI_BASE_URL: `${fake.url}/v1` })
+        : null;
+      const floorTurn = floor ? chatTurns(`${floor.url}/api/public/chat/bench-agent`) : null;
+      await warmUp(turn);
+      if (floorTurn) await warmUp(floorTurn);
       const label = `${size / 1000}k`;
-      const rounds: Array<{ overheadP50: number; overheadP99: number; ttftP50: number; ttftP99: number }> = [];
+      const rounds: Round[] = [];
+      const floorRounds: Round[] = [];
       for (let r = 0; r < ROUNDS; r++) {
-        const appMs: number[] = [];
-        const direct: number[] = [];
-        const appFirst: number[] = [];
-        const directFirst: number[] = [];
-        for (let i = 0; i < TURNS; i++) {
-          appMs.push(await timed(() => turn()));
-          direct.push(await directMs());
-          const t = performance.now();
-          appFirst.push(await untilMarker(() => turn('text/event-stream'), 'event: delta', t));
-          directFirst.push(await directFirstTokenMs());
-        }
-        rounds.push({
-          overheadP50: round(percentile(appMs, 50) - percentile(direct, 50)),
-          overheadP99: round(percentile(appMs, 99) - percentile(direct, 99)),
-          ttftP50: round(percentile(appFirst, 50) - percentile(directFirst, 50)),
-          ttftP99: round(percentile(appFirst, 99) - percentile(directFirst, 99)),
-        });
+        rounds.push(await measureRound(turn));
+        if (floorTurn) floorRounds.push(await measureRound(floorTurn));
       }
+      await floor?.stop();
       const load = await autocannon({
         url: chatUrl,
         connections: 100,
@@ -151,13 +192,8 @@ try {
       await app.stop();
       if (load.non2xx > 0) throw new Error(`chat load: ${load.non2xx} non-2xx answers`);
 
-      const at10k = size === 10000;
-      const worst = (key: keyof (typeof rounds)[number]) => Math.max(...rounds.map((x) => x[key]));
-      const median = (key: keyof (typeof rounds)[number]) =>
-        percentile(
-          rounds.map((x) => x[key]),
-          50,
-        );
+      const worst = (key: keyof Round) => worstOf(rounds, key);
+      const median = (key: keyof Round) => medianOf(rounds, key);
       report({
         figure: `chat_overhead_p50_ms_${label}`,
         value: median('overheadP50'),
@@ -186,6 +222,7 @@ try {
         rounds: rounds.map((x) => x.ttftP99),
         ...(at10k ? { goal: '<= 10 ms', met: median('ttftP99') <= 10 } : {}),
       });
+      if (floorRounds.length > 0) reportFloor(floorRounds);
       // errors: requests autocannon gave up on after its 10 s timeout (the queue was longer than that)
       report({
         figure: `chat_turns_per_s_${label}`,
@@ -204,3 +241,36 @@ try {
   await fake.stop();
 }
 saveResults('chat');
+
+/** The floor's figures, reported the way the app's 10k ones are (the same worst or median of rounds). */
+function reportFloor(floorRounds: Round[]): void {
+  const note = 'Fastify and the OpenAI SDK alone (bench/floor-server.mjs), rounds alternating with the app at 10k';
+  report({
+    figure: 'chat_floor_overhead_p50_ms',
+    value: medianOf(floorRounds, 'overheadP50'),
+    unit: 'ms',
+    note,
+    rounds: floorRounds.map((x) => x.overheadP50),
+  });
+  report({
+    figure: 'chat_floor_overhead_p99_ms',
+    value: worstOf(floorRounds, 'overheadP99'),
+    unit: 'ms',
+    note: `the worst of ${ROUNDS} rounds; ${note}`,
+    rounds: floorRounds.map((x) => x.overheadP99),
+  });
+  report({
+    figure: 'chat_floor_first_token_overhead_p50_ms',
+    value: medianOf(floorRounds, 'ttftP50'),
+    unit: 'ms',
+    note,
+    rounds: floorRounds.map((x) => x.ttftP50),
+  });
+  report({
+    figure: 'chat_floor_first_token_overhead_p99_ms',
+    value: medianOf(floorRounds, 'ttftP99'),
+    unit: 'ms',
+    note,
+    rounds: floorRounds.map((x) => x.ttftP99),
+  });
+}

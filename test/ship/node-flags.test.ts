@@ -14,10 +14,12 @@ import { repoRoot } from '../helpers/server-process.js';
 const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { scripts: { start: string } };
 
 describe('V8 flags of the server', () => {
-  it('npm start runs dist/main.js with a small young generation and a capped old generation', () => {
+  it('npm start runs dist/main.js with a small young generation, a capped old generation and V8 threads by the cores', () => {
     const flags = serverNodeFlags();
     expect(flags).toContain('--max-semi-space-size=1');
     expect(flags.some((f) => /^--max-old-space-size=\d+$/.test(f))).toBe(true);
+    // V8's background threads sized to the cores less one (docs/DEPLOY.md "Speed on a small box")
+    expect(flags).toContain('--v8-pool-size=0');
     expect(pkg.scripts.start).toBe(`npm run build && node ${flags.join(' ')} dist/main.js`);
   });
 
