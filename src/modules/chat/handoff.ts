@@ -104,7 +104,7 @@ export class HandoffService {
     // a visitor asked for a person: the e-mails, queued in the escalation's transaction
     if (notices) events.on('conversation.escalated', (e) => this.mailPeople(e, notices));
     events.on('message.created', (e) => {
-      setImmediate(() => this.publishStored(e.chatbot_id, e.conversation_id, e.message.id));
+      setImmediate(() => this.publishStored(e.chatbot_id, e.conversation_id, e.message.id, e.message.role));
     });
     events.on('conversation.escalated', (e) => {
       setImmediate(() => {
@@ -189,15 +189,22 @@ export class HandoffService {
       notices.queueMail(e.account_id, to, `A visitor asked for a person on ${agentName}`, `${lines.join('\n')}\n`);
   }
 
-  private publishStored(chatbotId: string, conversationId: string, messageId: string): void {
+  private publishStored(chatbotId: string, conversationId: string, messageId: string, role: string): void {
     try {
+      // most turns: no stream open on the agent or the conversation, and no person took it; then
+      // there is nobody to tell, and the message is not read back
+      const listening = this.hub.listening(chatbotId, conversationId);
+      if (!listening && role !== 'user') return;
+      // a visitor wrote into a conversation a person took: that person is told
+      const c = role === 'user' ? this.repo.findConversation(conversationId) : undefined;
+      const takenBy = c?.handled_by === 'person' ? c.taken_by : null;
+      if (!listening && !takenBy) return;
       const m = this.repo.findMessage(messageId);
       if (!m) return; // rolled back (or erased meanwhile)
-      this.hub.publish(chatbotId, { type: 'message', conversation_id: conversationId, message: liveMessage(m) });
-      // a visitor wrote into a conversation a person took: that person is told
-      const c = m.role === 'user' ? this.repo.findConversation(conversationId) : undefined;
-      const account = c?.handled_by === 'person' && c.taken_by ? this.agents.findById(chatbotId)?.user_id : undefined;
-      if (c?.taken_by && account) this.tell('visitor_message', account, chatbotId, c.id, c.taken_by, m.content);
+      if (listening)
+        this.hub.publish(chatbotId, { type: 'message', conversation_id: conversationId, message: liveMessage(m) });
+      const account = takenBy ? this.agents.findById(chatbotId)?.user_id : undefined;
+      if (takenBy && account) this.tell('visitor_message', account, chatbotId, conversationId, takenBy, m.content);
     } catch (err) {
       this.log.warn({ err }, 'live handoff: publishing a message failed');
     }

@@ -20,6 +20,11 @@ export class LiveHub {
     return subscribe(this.byAgent, chatbotId, listener);
   }
 
+  /** whether a stream follows the conversation or its agent (else a publish would reach no one) */
+  listening(chatbotId: string, conversationId: string): boolean {
+    return this.byConversation.has(conversationId) || this.byAgent.has(chatbotId);
+  }
+
   publish(chatbotId: string, event: LiveEvent): void {
     for (const l of [...(this.byConversation.get(event.conversation_id) ?? [])]) l(event);
     for (const l of [...(this.byAgent.get(chatbotId) ?? [])]) l(event);

@@ -240,7 +240,7 @@ export class ChatService extends ChatConversations {
     const now = isoNow(this.clock);
 
     // One transaction: the conversation (new or found), the visitor's details, the message, the counts.
-    const { conversation, userMessage, visitorUser } = this.repo.transaction(() => {
+    const { conversation, userMessage, visitorUser, isNew } = this.repo.transaction(() => {
       const opened = openConversation(this.repo, { agentId: agent.id, sessionId, input, claimed: by.claimed, now });
       let conversation = opened.conversation;
       const { isNew, visitorUser } = opened;
@@ -276,7 +276,7 @@ export class ChatService extends ChatConversations {
       if (by.visitor && conversation.status !== 'escalated' && matchesKeyword(message, agent.escalation_keywords)) {
         conversation = this.escalateRow(conversation, agent.user_id, 'rule');
       }
-      return { conversation, userMessage, visitorUser };
+      return { conversation, userMessage, visitorUser, isNew };
     });
 
     const turn = { agent, conversation, userMessage, visitor: by.visitor, ...(visitorUser ? { visitorUser } : {}) };
@@ -285,15 +285,21 @@ export class ChatService extends ChatConversations {
       const request = { model: agent.model, system: '', messages: [], temperature: 0, maxTokens: 0 };
       return { ...turn, passages: [], provider: null, request };
     }
-    return this.ask(turn);
+    // a conversation this message opened has no history to read
+    return this.ask(turn, !isNew);
   }
 
   /** The passages, provider and prompt for a stored visitor message, after the history before it. */
-  private async ask(turn: Omit<PreparedTurn, 'passages' | 'provider' | 'request'>): Promise<PreparedTurn> {
+  private async ask(
+    turn: Omit<PreparedTurn, 'passages' | 'provider' | 'request'>,
+    hasHistory = true,
+  ): Promise<PreparedTurn> {
     const { agent, conversation, userMessage } = turn;
-    const history = this.repo
-      .recentMessages(conversation.id, userMessage.id, HISTORY_MAX_MESSAGES)
-      .map((m) => ({ role: m.role, content: m.content }));
+    const history = hasHistory
+      ? this.repo
+          .recentMessages(conversation.id, userMessage.id, HISTORY_MAX_MESSAGES)
+          .map((m) => ({ role: m.role, content: m.content }))
+      : [];
     const deps = { knowledge: this.knowledge, providers: this.providers };
     return { ...turn, ...(await askFor(deps, agent, userMessage.content, history)) };
   }

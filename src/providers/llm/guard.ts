@@ -72,9 +72,15 @@ export class CallGuard {
     });
   }
 
-  end(): void {
+  /**
+   * The call is over: stop following the caller, and abort what the SDK may still hold open. A
+   * call that ended `whole` (its answer read to the end) holds nothing open, and is not aborted:
+   * an abort builds an exception and runs every listener the SDK put on the signal, ~0.15 ms of a
+   * chat turn's two calls.
+   */
+  end(whole = false): void {
     this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
-    this.controller.abort();
+    if (!whole) this.controller.abort();
   }
 }
 
@@ -92,12 +98,15 @@ export async function guarded<T>(
   toError: ToProviderError,
 ): Promise<T> {
   const guard = new CallGuard(timeoutMs, signal);
+  let whole = false;
   try {
-    return await call(guard);
+    const result = await call(guard);
+    whole = true;
+    return result;
   } catch (err) {
     throw toError(err, guard.stopped);
   } finally {
-    guard.end();
+    guard.end(whole);
   }
 }
 
@@ -114,13 +123,16 @@ export async function* guardedStream<T, U = string>(
   flush?: () => Iterable<U>,
 ): AsyncGenerator<U, void, undefined> {
   const guard = new CallGuard(timeoutMs, signal);
+  // the stream read to its end; a consumer that stops early leaves it false, and the SDK's stream is aborted
+  let whole = false;
   try {
     yield* pump(guard, await open(guard), read);
+    whole = true;
     if (flush) yield* flush();
   } catch (err) {
     throw toError(err, guard.stopped);
   } finally {
-    guard.end();
+    guard.end(whole);
   }
 }
 

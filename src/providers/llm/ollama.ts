@@ -57,7 +57,7 @@ export class OllamaProvider extends GuardedProvider<Ollama, ChatResponse> {
 
   protected async open(client: Ollama, request: ChatRequest, call: CallGuard) {
     const chunks = await this.withRetry(call, () => client.chat({ ...this.body(request), stream: true }));
-    // the package's own stream controller ends with the call (the guard aborts its signal at the end)
+    // the package's own stream controller ends with the call (the guard aborts its signal when the call ends before the stream)
     call.signal.addEventListener('abort', () => chunks.abort(), { once: true });
     return chunks;
   }
