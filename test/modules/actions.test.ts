@@ -200,6 +200,32 @@ const lookupOnly = (ep: Endpoint) => [orderLookup(ep)];
 
 const ORDER = { status: 'shipped', shipping: { eta: 'Friday', carrier: 'Parcel Co' }, internal: 'owner-only-note' };
 
+describe('the actions offered to the model', () => {
+  it('follow the owner at once: an action disabled, enabled again, then deleted (the list is kept between turns)', async () => {
+    const { f, t, token, agent, made } = await withModel(() => 'Noted.', lookupOnly);
+    const toolNames = () =>
+      ((chatRequests(f).at(-1)!.body.tools ?? []) as Array<{ function: { name: string } }>).map((x) => x.function.name);
+    const url = `${actionsUrl(agent.id)}/${made[0]!.id}`;
+    await ask(t, agent.id, 'k1', 'Where is order 1?');
+    expect(toolNames()).toEqual(['order_status']);
+    await sendExpect(t.app, token, 'PUT', url, { ...orderLookupFields(made[0]!), enabled: false });
+    await ask(t, agent.id, 'k2', 'Where is order 2?');
+    expect(toolNames()).toEqual([]);
+    await sendExpect(t.app, token, 'PUT', url, { ...orderLookupFields(made[0]!), enabled: true });
+    await ask(t, agent.id, 'k3', 'Where is order 3?');
+    expect(toolNames()).toEqual(['order_status']);
+    expect((await send(t.app, token, 'DELETE', url)).statusCode).toBe(204);
+    await ask(t, agent.id, 'k4', 'Where is order 4?');
+    expect(toolNames()).toEqual([]);
+  });
+});
+
+/** what PUT takes of an action as the API returned it */
+function orderLookupFields(made: Record<string, unknown>) {
+  const { id: _id, signing_secret: _secret, created_at: _c, updated_at: _u, ...fields } = made;
+  return fields;
+}
+
 describe('a look-up the model calls', () => {
   const providers: Array<[FakeProviderName, boolean]> = [
     ['openai', false],

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, gte, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.js';
+import { RowCache } from '../../platform/db/row-cache.js';
 import { type ActionRow, type ActionRunRow, actionRuns, actions } from './tables.js';
 
 export type NewAction = typeof actions.$inferInsert;
@@ -22,8 +23,11 @@ export interface ActionRunCounts {
 export class ActionsRepo {
   /** an agent's actions: read on every chat turn, so prepared once */
   private readonly ofAgent;
+  /** and kept by agent between turns; every write below forgets its agent's list */
+  private readonly listsByAgent: RowCache<{ rows: readonly ActionRow[] }>;
 
   constructor(private readonly db: Db) {
+    this.listsByAgent = new RowCache(db.$client);
     this.ofAgent = db
       .select()
       .from(actions)
@@ -36,8 +40,11 @@ export class ActionsRepo {
     return this.db.transaction(() => fn());
   }
 
-  list(chatbotId: string): ActionRow[] {
-    return this.ofAgent.all({ chatbotId });
+  list(chatbotId: string): readonly ActionRow[] {
+    const kept = this.listsByAgent.get(chatbotId, (id) => ({
+      rows: Object.freeze(this.ofAgent.all({ chatbotId: id }).map((row) => Object.freeze(row))),
+    }));
+    return kept!.rows;
   }
 
   count(chatbotId: string): number {
@@ -61,15 +68,19 @@ export class ActionsRepo {
   }
 
   insert(row: NewAction): ActionRow {
+    this.listsByAgent.forget(row.chatbot_id);
     return this.db.insert(actions).values(row).returning().get();
   }
 
   update(id: string, patch: Partial<NewAction>): ActionRow {
-    return this.db.update(actions).set(patch).where(eq(actions.id, id)).returning().get();
+    const row = this.db.update(actions).set(patch).where(eq(actions.id, id)).returning().get();
+    if (row) this.listsByAgent.forget(row.chatbot_id);
+    return row;
   }
 
   remove(id: string): void {
-    this.db.delete(actions).where(eq(actions.id, id)).run();
+    const gone = this.db.delete(actions).where(eq(actions.id, id)).returning({ chatbot_id: actions.chatbot_id }).get();
+    if (gone) this.listsByAgent.forget(gone.chatbot_id);
   }
 
   // --- runs ----------------------------------------------------------------------------------

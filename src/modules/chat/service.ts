@@ -290,16 +290,10 @@ export class ChatService extends ChatConversations {
   }
 
   /** The passages, provider and prompt for a stored visitor message, after the history before it. */
-  private async ask(
-    turn: Omit<PreparedTurn, 'passages' | 'provider' | 'request'>,
-    hasHistory = true,
-  ): Promise<PreparedTurn> {
+  private async ask(turn: Omit<PreparedTurn, 'passages' | 'provider' | 'request'>, hasHistory = true) {
     const { agent, conversation, userMessage } = turn;
-    const history = hasHistory
-      ? this.repo
-          .recentMessages(conversation.id, userMessage.id, HISTORY_MAX_MESSAGES)
-          .map((m) => ({ role: m.role, content: m.content }))
-      : [];
+    const earlier = hasHistory ? this.repo.recentMessages(conversation.id, userMessage.id, HISTORY_MAX_MESSAGES) : [];
+    const history = earlier.map((m) => ({ role: m.role, content: m.content }));
     const deps = { knowledge: this.knowledge, providers: this.providers };
     return { ...turn, ...(await askFor(deps, agent, userMessage.content, history)) };
   }
