@@ -52,6 +52,7 @@ export class KnowledgeRepo {
   private readonly agentHasTerm;
   private readonly phraseScores;
   private readonly qaQuestions;
+  private readonly agentHasQa;
   private readonly keywordIndexWrites;
   /** the keyword search's scores by phrase, shared with the worker's searches (keyword-searcher.ts): read through keywordScoresNow */
   readonly keywordScores = new KeywordScoreCache();
@@ -65,6 +66,8 @@ export class KnowledgeRepo {
           WHERE c.id IN (SELECT value FROM json_each(?)) AND s.type = 'qa'`,
       )
       .raw();
+    const agentHasQa = "SELECT 1 FROM sources WHERE chatbot_id = ? AND type = 'qa' LIMIT 1";
+    this.agentHasQa = db.$client.prepare<[string], number>(agentHasQa).pluck();
     this.keywordIndexWrites = db.$client.prepare<[], number>(KEYWORD_INDEX_WRITES_SQL).pluck();
     // the keyword index's terms (migrations 0027, 0039): both look-ups are range reads of its term b-tree
     this.termsNear = db.$client
@@ -257,10 +260,13 @@ export class KnowledgeRepo {
 
   /**
    * The question of each passage's Q&A source, for the passages of a Q&A source among `ids`: all
-   * a search needs of its 40 candidates to order them (the 5 it returns are read whole).
+   * a search needs of its 40 candidates to order them (the 5 it returns are read whole). Skipped
+   * for an agent known to hold no Q&A source, until the index changes (a pair's passage is stored
+   * with it, and again when it is edited).
    */
-  qaQuestionsOf(ids: number[]): Map<number, string> {
-    if (ids.length === 0) return new Map();
+  qaQuestionsOf(chatbotId: string, ids: number[]): Map<number, string> {
+    const holdsQa = () => this.agentHasQa.get(chatbotId) !== undefined;
+    if (ids.length === 0 || !this.keywordScoresNow().lookup(`qa ${chatbotId}`, holdsQa)) return new Map();
     return new Map(this.qaQuestions.all(JSON.stringify(ids)));
   }
 

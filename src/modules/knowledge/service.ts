@@ -265,7 +265,10 @@ export class KnowledgeService {
     // Q&A first: a qa passage among the candidates whose question matches the query (qaMatches)
     // goes ahead of every other passage, in fused order among themselves. Only the Q&A
     // questions of the candidates are read for that; the passages returned are read whole after.
-    const qaQuestions = this.repo.qaQuestionsOf(ranked.map(([id]) => id));
+    const qaQuestions = this.repo.qaQuestionsOf(
+      chatbotId,
+      ranked.map(([id]) => id),
+    );
     const qaFirst = (id: number) => {
       const question = qaQuestions.get(id);
       return question !== undefined && qaMatches(question, query, agent?.language) ? 0 : 1;
