@@ -4,15 +4,13 @@ import path from 'node:path';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AgentsRepo, AgentsService } from '../../src/modules/agents/index.js';
-import { KnowledgeService } from '../../src/modules/knowledge/index.js';
 import { KnowledgeRepo } from '../../src/modules/knowledge/repo.js';
 import { editDistance } from '../../src/modules/knowledge/word-distance.js';
 import { ftsQuery, qaMatches } from '../../src/modules/knowledge/search-query.js';
-import { PlanService } from '../../src/modules/limits/index.js';
 import { migrationsDir } from '../../src/platform/assets.js';
 import { openDatabase, openSqlite } from '../../src/platform/db/index.js';
 import { auth, createAgent, registerUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { keywordSearchService } from '../helpers/knowledge-service.js';
 import { seedAgent } from '../helpers/seed.js';
 
 /**
@@ -54,22 +52,7 @@ describe('keyword search in the visitor words', () => {
 
   /** the passages keyword search finds, through services of their own (the agents' repository keeps rows it read) */
   async function found(agentId: string, question: string): Promise<string[]> {
-    return (await service().search(agentId, question, 5)).map((p) => p.content);
-  }
-
-  function service(): KnowledgeService {
-    return new KnowledgeService({
-      repo: new KnowledgeRepo(t.database.db),
-      agents: new AgentsService({
-        repo: new AgentsRepo(t.database.db),
-        plans: new PlanService(t.config.plans, t.config.defaultPlan, t.clock),
-        clock: t.clock,
-      }),
-      embedder: null,
-      vectors: null,
-      clock: t.clock,
-      log: t.app.log,
-    });
+    return (await keywordSearchService(t).search(agentId, question, 5)).map((p) => p.content);
   }
 
   const DISTRACTORS = ['Our team was founded in 2010 by two friends.', 'The weather in spring is mild.'];
@@ -167,9 +150,9 @@ describe('keyword search in the visitor words', () => {
     expect(await found(id, 'What is the price?')).toEqual(['The basic plan costs 10 euros a month.']);
     expect(await found(id, 'Who wrote it?')).toEqual(['The library was written by two students in 1993.']);
     // a lexicon word is known when the knowledge says it in another of its group's words, and only then
-    expect([...service().unknownWords(id, 'What is the fee?')]).toEqual([]);
+    expect([...keywordSearchService(t).unknownWords(id, 'What is the fee?')]).toEqual([]);
     const other = await agentWith({ language: 'en' }, DISTRACTORS);
-    expect([...service().unknownWords(other, 'What is the fee?')]).toEqual(['fee']);
+    expect([...keywordSearchService(t).unknownWords(other, 'What is the fee?')]).toEqual(['fee']);
   });
 
   it("an agent's new language stems its passages again", async () => {
