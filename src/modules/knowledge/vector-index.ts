@@ -276,7 +276,7 @@ export class VectorIndex {
     const exactDistance = new Map<number, number>();
     for (const r of uncertain) {
       const blob = stored.get(r.chunkId);
-      if (blob) exactDistance.set(r.chunkId, cosineDistance(vector, new Float32Array(Uint8Array.from(blob).buffer)));
+      if (blob) exactDistance.set(r.chunkId, cosineDistance(vector, floatsOf(blob)));
     }
     return ranked
       .slice(0, k + uncertain.length)
@@ -364,6 +364,12 @@ export class VectorIndex {
 }
 
 /** cosine distance as sqlite-vec's vec_distance_cosine gives it; 1 for a zero vector, as the int8 re-rank gives it (sqlite-vec answers null) */
+/** A stored float32 blob as floats: a view where it is aligned (a blob this size has a buffer of its own), else a copy. */
+function floatsOf(blob: Uint8Array): Float32Array {
+  if (blob.byteOffset % 4 === 0) return new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength / 4);
+  return new Float32Array(blob.slice().buffer);
+}
+
 function cosineDistance(a: Float32Array, b: Float32Array): number {
   let dot = 0;
   let aa = 0;
