@@ -3,6 +3,7 @@ import type { GoogleGenAI } from '@google/genai';
 import type { Ollama } from 'ollama';
 import type OpenAI from 'openai';
 import { lazy } from '../../platform/lazy.js';
+import { lightFetch } from '../light-fetch.js';
 import type { Embedder } from './types.js';
 
 const TIMEOUT_MS = 30_000;
@@ -29,6 +30,7 @@ export class OpenAiEmbedder implements Embedder {
       baseURL: this.settings.baseURL,
       timeout: TIMEOUT_MS,
       maxRetries: 1,
+      fetch: lightFetch,
     });
     // base64 (what the SDK asks for by default too), decoded here straight into a Float32Array:
     // left to the SDK it becomes a number[] first. A server that ignores the format sends numbers.

@@ -1,5 +1,6 @@
 import type OpenAI from 'openai';
 import { lazy } from '../../platform/lazy.js';
+import { lightFetch } from '../light-fetch.js';
 import { ProviderError } from './errors.js';
 import { SharedClientProvider, type StepReader } from './adapter.js';
 import type { ChatRequest, ProviderDefinition, StepEvent, StepResult, ToolCall } from './contract.js';
@@ -28,7 +29,7 @@ export class OpenAiProvider extends SharedClientProvider<OpenAI, Chunk> {
   protected async makeClient(): Promise<OpenAI> {
     const { OpenAI } = await sdk();
     const s = this.settings;
-    return new OpenAI({ apiKey: s.apiKey, baseURL: s.baseURL, timeout: s.timeoutMs, maxRetries: 1 });
+    return new OpenAI({ apiKey: s.apiKey, baseURL: s.baseURL, timeout: s.timeoutMs, maxRetries: 1, fetch: lightFetch });
   }
 
   protected async answer(client: OpenAI, request: ChatRequest, call: CallGuard): Promise<StepResult> {
