@@ -17,7 +17,8 @@ const NULL_BODY_STATUS = new Set([204, 205, 304]);
 let dispatcher: Agent | undefined;
 
 /**
- * The `fetch` the OpenAI SDK is given (chat and embeddings): undici's `request()` answered as a
+ * The `fetch` every provider SDK is given (OpenAI, Anthropic, Google and Ollama; chat and
+ * embeddings): undici's `request()` answered as a
  * fetch Response. Node's own fetch keeps about 20 KB of every call alive past the young
  * generation (4,000 calls to a loopback server: 80 MB promoted, against 9.6 MB this way), and
  * with two calls a chat turn those bytes were most of what brought a major collection every ~100

@@ -466,6 +466,19 @@ describe('fake servers: embeddings through the real SDKs', () => {
     expect(res.embeddings![0]!.values).toHaveLength(16);
   });
 
+  it.each(['google', 'ollama'] as const)(
+    'our %s embedder: one vector per input, of its dimensions, in one request',
+    async (name) => {
+      fake = await startFakeLlm(name, { embeddingDimensions: 768 });
+      const providers =
+        name === 'google' ? { google: { apiKey: KEY, baseURL: fake.baseURL } } : { ollama: { host: fake.baseURL } };
+      const embedder = createEmbedder({ embeddings: name, providers } as never)!;
+      const vectors = await embedder.embed(['a', 'b', 'c']);
+      expect(vectors.map((v) => v.length)).toEqual([768, 768, 768]);
+      expect(fake.requests).toHaveLength(1);
+    },
+  );
+
   it('ollama: embed returns one vector per input', async () => {
     fake = await startFakeLlm('ollama', { embeddingDimensions: 768 });
     const res = await new Ollama({ host: fake.baseURL }).embed({ model: 'nomic-embed-text', input: ['a', 'b', 'c'] });

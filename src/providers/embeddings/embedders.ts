@@ -63,6 +63,7 @@ export class GoogleEmbedder implements Embedder {
       httpOptions: {
         baseUrl: this.settings.baseURL,
         timeout: TIMEOUT_MS,
+        fetch: lightFetch,
         retryOptions: { attempts: 2, initialDelay: 0.5 },
       },
     });
@@ -90,7 +91,7 @@ export class OllamaEmbedder implements Embedder {
   }
   async embed(texts: string[]): Promise<Float32Array[]> {
     const { Ollama } = await ollamaSdk();
-    this.client ??= new Ollama({ host: this.host });
+    this.client ??= new Ollama({ host: this.host, fetch: lightFetch });
     const res = await this.client.embed({ model: this.model, input: texts });
     return res.embeddings.map((v) => checkDims(Float32Array.from(v), this.dimensions));
   }

@@ -1,5 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { lazy } from '../../platform/lazy.js';
+import { lightFetch } from '../light-fetch.js';
 import { ProviderError } from './errors.js';
 import { SharedClientProvider, type StepReader } from './adapter.js';
 import type { ChatRequest, ChatTurn, ProviderDefinition, StepEvent, StepResult, ToolCall } from './contract.js';
@@ -26,7 +27,13 @@ export class AnthropicProvider extends SharedClientProvider<Anthropic, Event> {
   protected async makeClient(): Promise<Anthropic> {
     const { Anthropic } = await sdk();
     const s = this.settings;
-    return new Anthropic({ apiKey: s.apiKey, baseURL: s.baseURL, timeout: s.timeoutMs, maxRetries: 1 });
+    return new Anthropic({
+      apiKey: s.apiKey,
+      baseURL: s.baseURL,
+      timeout: s.timeoutMs,
+      maxRetries: 1,
+      fetch: lightFetch,
+    });
   }
 
   protected async answer(client: Anthropic, request: ChatRequest, call: CallGuard): Promise<StepResult> {

@@ -8,6 +8,7 @@ import type {
   Schema,
 } from '@google/genai';
 import { lazy } from '../../platform/lazy.js';
+import { lightFetch } from '../light-fetch.js';
 import { ProviderError } from './errors.js';
 import { SharedClientProvider, type StepReader } from './adapter.js';
 import type { ChatRequest, ChatTurn, ProviderDefinition, StepEvent, StepResult, ToolCall } from './contract.js';
@@ -45,6 +46,7 @@ export class GoogleProvider extends SharedClientProvider<GoogleGenAI, GenerateCo
       httpOptions: {
         baseUrl: settings.baseURL,
         timeout: settings.timeoutMs,
+        fetch: lightFetch,
         retryOptions: { attempts: 2, initialDelay: RETRY_INITIAL_DELAY_S },
       },
     });

@@ -1,5 +1,6 @@
 import type { ChatResponse, Message, Ollama, Tool } from 'ollama';
 import { lazy } from '../../platform/lazy.js';
+import { lightFetch } from '../light-fetch.js';
 import { ProviderError } from './errors.js';
 import { GuardedProvider, type StepReader } from './adapter.js';
 import type { ChatRequest, ChatTurn, ProviderDefinition, StepResult, ToolCall } from './contract.js';
@@ -44,7 +45,7 @@ export class OllamaProvider extends GuardedProvider<Ollama, ChatResponse> {
     const { Ollama } = await sdk();
     const signal = call.signal;
     const guardedFetch: typeof fetch = (input, init) =>
-      fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
+      lightFetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
     return new Ollama({ host: this.host ?? '', fetch: guardedFetch });
   }
 
