@@ -18,14 +18,13 @@ let dispatcher: Agent | undefined;
 
 /**
  * The `fetch` every provider SDK is given (OpenAI, Anthropic, Google and Ollama; chat and
- * embeddings): undici's `request()` answered as a
- * fetch Response. Node's own fetch keeps about 20 KB of every call alive past the young
- * generation (4,000 calls to a loopback server: 80 MB promoted, against 9.6 MB this way), and
- * with two calls a chat turn those bytes were most of what brought a major collection every ~100
- * turns, whose marking is the slowest turns' time. A JSON answer is read whole here (the SDK
- * parses it whole anyway); any other body, a stream of events, is handed on as it arrives.
- * A request this does not take as it is (a Request object, a body other than text or bytes)
- * goes to fetch.
+ * embeddings): undici's `request()` answered as a fetch Response. Node's own fetch keeps about
+ * 20 KB of every call alive past the young generation (4,000 calls to a loopback server: 80 MB
+ * promoted, against 9.6 MB this way), and with two calls a chat turn those bytes were most of what
+ * brought a major collection every ~100 turns, whose marking is the slowest turns' time. A JSON
+ * answer is read whole here (the SDK parses it whole anyway); any other body, a stream of events,
+ * is handed on as it arrives. A request this does not take as it is (a Request object, a body
+ * other than text or bytes) goes to fetch.
  */
 export const lightFetch: typeof fetch = async (input, init = {}) => {
   const body = init.body;
