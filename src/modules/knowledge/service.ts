@@ -12,6 +12,7 @@ import { websiteOptions } from './website-options.js';
 import type { KeywordSearch } from './keyword-searcher.js';
 import { type Passage, sourceLabel } from './passage.js';
 import type { KnowledgeRepo } from './repo.js';
+import { fusedRanking, keepFirsts } from './search-fusion.js';
 import { ftsQuery, qaMatches, unknownWords } from './search-query.js';
 import type { StorageQuota } from './storage-quota.js';
 import type { ChunkRow, SourceRow } from './tables.js';
@@ -26,8 +27,6 @@ export function qaPassage(question: string, answer: string): string {
   return `Q: ${question}\nA: ${answer}`;
 }
 
-/** Reciprocal rank fusion constant (Cormack et al.): damps the weight of the very first ranks. */
-const RRF_K = 60;
 /** candidates taken from each index before fusion */
 const CANDIDATES = 20;
 /** a text source's content is capped (the route answers 413 over it) */
@@ -251,17 +250,7 @@ export class KnowledgeService {
       vectorSearch,
     ]);
 
-    const fused = new Map<number, { score: number; keywordMatch: boolean; distance: number | null }>();
-    keywordHits.forEach((hit, rank) => {
-      fused.set(hit.chunkId, { score: 1 / (RRF_K + rank + 1), keywordMatch: true, distance: null });
-    });
-    vectorHits.forEach((hit, rank) => {
-      const entry = fused.get(hit.chunkId) ?? { score: 0, keywordMatch: false, distance: null };
-      entry.score += 1 / (RRF_K + rank + 1);
-      entry.distance = hit.distance;
-      fused.set(hit.chunkId, entry);
-    });
-    const ranked = [...fused.entries()].sort((a, b) => b[1].score - a[1].score || a[0] - b[0]);
+    const ranked = fusedRanking(keywordHits, vectorHits);
     // Q&A first: a qa passage among the candidates whose question matches the query (qaMatches)
     // goes ahead of every other passage, in fused order among themselves. Only the Q&A
     // questions of the candidates are read for that; the passages returned are read whole after.
@@ -362,33 +351,6 @@ export class KnowledgeService {
       this.vectors.store(batch.map((r, j) => ({ chunkId: r.id, chatbotId: r.chatbot_id, vector: vectors[j]! })));
     }
   }
-}
-
-/**
- * The first `limit` of the fused order, each index's two best hits kept among them: rank fusion
- * (k = 60, flat) can bury the passages one index is surest of under several that both indexes found
- * middling (with a weak embedder, or keyword hits on a common word), and the model would never
- * read them. A best hit left out takes the place of the last passage not kept this way, the first
- * of each index before the second; the order stays the fused one.
- */
-function keepFirsts<T extends { entry: [number, unknown]; qa: number }>(
-  ordered: T[],
-  firsts: Array<number | undefined>,
-  limit: number,
-): T[] {
-  const top = ordered.slice(0, limit);
-  const firstIds = new Set(firsts);
-  for (const id of firsts) {
-    if (id === undefined || top.some((t) => t.entry[0] === id)) continue;
-    const kept = ordered.find((t) => t.entry[0] === id);
-    // a matching Q&A (ahead of all, qa 0) is not given up either
-    const out = top.findLastIndex((t) => !firstIds.has(t.entry[0]) && t.qa !== 0);
-    if (!kept || out < 0) continue;
-    top.splice(out, 1);
-    top.push(kept);
-    top.sort((a, b) => ordered.indexOf(a) - ordered.indexOf(b));
-  }
-  return top;
 }
 
 /**
