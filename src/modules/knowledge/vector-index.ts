@@ -97,12 +97,9 @@ export class VectorIndex {
     this.loaded.clear();
     this.loadedBytes = 0;
     // the int8 copy of a stored float vector, for converting an earlier layout in SQL
-    this.sqlite.function('vector_int8', { deterministic: true }, (blob: unknown) => {
-      const bytes = blob as Buffer;
-      return Buffer.from(
-        int8Vector(new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength))).buffer,
-      );
-    });
+    this.sqlite.function('vector_int8', { deterministic: true }, (blob: unknown) =>
+      Buffer.from(int8Vector(floatsOf(blob as Buffer)).buffer),
+    );
     const tx = this.sqlite.transaction(() => {
       this.sqlite.exec(
         'CREATE TABLE IF NOT EXISTS vector_index_meta (id INTEGER PRIMARY KEY CHECK (id = 1), embedder_id TEXT NOT NULL, dimensions INTEGER NOT NULL)',
@@ -363,13 +360,13 @@ export class VectorIndex {
   }
 }
 
-/** cosine distance as sqlite-vec's vec_distance_cosine gives it; 1 for a zero vector, as the int8 re-rank gives it (sqlite-vec answers null) */
 /** A stored float32 blob as floats: a view where it is aligned (a blob this size has a buffer of its own), else a copy. */
 function floatsOf(blob: Uint8Array): Float32Array {
   if (blob.byteOffset % 4 === 0) return new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength / 4);
   return new Float32Array(blob.slice().buffer);
 }
 
+/** cosine distance as sqlite-vec's vec_distance_cosine gives it; 1 for a zero vector, as the int8 re-rank gives it (sqlite-vec answers null) */
 function cosineDistance(a: Float32Array, b: Float32Array): number {
   let dot = 0;
   let aa = 0;
