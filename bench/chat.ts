@@ -132,6 +132,37 @@ const medianOf = (rounds: Round[], key: keyof Round) =>
     50,
   );
 
+/** What the floor is, in each of its figures. */
+const FLOOR = 'Fastify and the OpenAI SDK alone (bench/floor-server.mjs), rounds alternating with the app at 10k';
+
+/** A figure of a run of rounds: the worst round for the overhead p99 (its goal is every round), else the median round. */
+const ROUND_FIGURES: Array<{ key: keyof Round; name: string; worst?: true; goal?: [string, number] }> = [
+  { key: 'overheadP50', name: 'chat_overhead_p50_ms' },
+  { key: 'overheadP99', name: 'chat_overhead_p99_ms', worst: true, goal: ['<= 10 ms in every round', 10] },
+  { key: 'ttftP50', name: 'chat_first_token_overhead_p50_ms', goal: ['<= 5 ms', 5] },
+  { key: 'ttftP99', name: 'chat_first_token_overhead_p99_ms', goal: ['<= 10 ms', 10] },
+];
+
+/** The four figures of `rounds`, named by `named`; with `goals`, judged against the issue's. */
+function reportRounds(
+  rounds: Round[],
+  named: (name: string) => string,
+  opts: { goals?: boolean; note?: string },
+): void {
+  for (const f of ROUND_FIGURES) {
+    const value = f.worst ? worstOf(rounds, f.key) : medianOf(rounds, f.key);
+    const note = [f.worst ? `the worst of ${ROUNDS} rounds` : '', opts.note ?? ''].filter(Boolean).join('; ');
+    report({
+      figure: named(f.name),
+      value,
+      unit: 'ms',
+      ...(note ? { note } : {}),
+      rounds: rounds.map((x) => x[f.key]),
+      ...(opts.goals && f.goal ? { goal: f.goal[0], met: value <= f.goal[1] } : {}),
+    });
+  }
+}
+
 try {
   for (const size of sizes) {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-chat-'));
@@ -192,37 +223,9 @@ try {
       await app.stop();
       if (load.non2xx > 0) throw new Error(`chat load: ${load.non2xx} non-2xx answers`);
 
-      const worst = (key: keyof Round) => worstOf(rounds, key);
-      const median = (key: keyof Round) => medianOf(rounds, key);
-      report({
-        figure: `chat_overhead_p50_ms_${label}`,
-        value: median('overheadP50'),
-        unit: 'ms',
-        rounds: rounds.map((x) => x.overheadP50),
-      });
-      report({
-        figure: `chat_overhead_p99_ms_${label}`,
-        value: worst('overheadP99'),
-        unit: 'ms',
-        note: `the worst of ${ROUNDS} rounds`,
-        rounds: rounds.map((x) => x.overheadP99),
-        ...(at10k ? { goal: '<= 10 ms in every round', met: worst('overheadP99') <= 10 } : {}),
-      });
-      report({
-        figure: `chat_first_token_overhead_p50_ms_${label}`,
-        value: median('ttftP50'),
-        unit: 'ms',
-        rounds: rounds.map((x) => x.ttftP50),
-        ...(at10k ? { goal: '<= 5 ms', met: median('ttftP50') <= 5 } : {}),
-      });
-      report({
-        figure: `chat_first_token_overhead_p99_ms_${label}`,
-        value: median('ttftP99'),
-        unit: 'ms',
-        rounds: rounds.map((x) => x.ttftP99),
-        ...(at10k ? { goal: '<= 10 ms', met: median('ttftP99') <= 10 } : {}),
-      });
-      if (floorRounds.length > 0) reportFloor(floorRounds);
+      reportRounds(rounds, (name) => `${name}_${label}`, { goals: at10k });
+      if (floorRounds.length > 0)
+        reportRounds(floorRounds, (name) => name.replace('chat_', 'chat_floor_'), { note: FLOOR });
       // errors: requests autocannon gave up on after its 10 s timeout (the queue was longer than that)
       report({
         figure: `chat_turns_per_s_${label}`,
@@ -241,36 +244,3 @@ try {
   await fake.stop();
 }
 saveResults('chat');
-
-/** The floor's figures, reported the way the app's 10k ones are (the same worst or median of rounds). */
-function reportFloor(floorRounds: Round[]): void {
-  const note = 'Fastify and the OpenAI SDK alone (bench/floor-server.mjs), rounds alternating with the app at 10k';
-  report({
-    figure: 'chat_floor_overhead_p50_ms',
-    value: medianOf(floorRounds, 'overheadP50'),
-    unit: 'ms',
-    note,
-    rounds: floorRounds.map((x) => x.overheadP50),
-  });
-  report({
-    figure: 'chat_floor_overhead_p99_ms',
-    value: worstOf(floorRounds, 'overheadP99'),
-    unit: 'ms',
-    note: `the worst of ${ROUNDS} rounds; ${note}`,
-    rounds: floorRounds.map((x) => x.overheadP99),
-  });
-  report({
-    figure: 'chat_floor_first_token_overhead_p50_ms',
-    value: medianOf(floorRounds, 'ttftP50'),
-    unit: 'ms',
-    note,
-    rounds: floorRounds.map((x) => x.ttftP50),
-  });
-  report({
-    figure: 'chat_floor_first_token_overhead_p99_ms',
-    value: medianOf(floorRounds, 'ttftP99'),
-    unit: 'ms',
-    note,
-    rounds: floorRounds.map((x) => x.ttftP99),
-  });
-}
