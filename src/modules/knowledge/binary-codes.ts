@@ -20,6 +20,7 @@
 
 import { hammingScanner, PREFIX_HISTOGRAM_EVERY, type HammingScanner, type WasmMemory } from './hamming-scan.js';
 import { int8DotScanner, type Int8DotScanner } from './int8-dots.js';
+import { ascending } from './ascending.js';
 
 const PAGE = 65536;
 /**
@@ -216,7 +217,7 @@ export class BinaryCodes {
         uncertainty: Math.sqrt(own * own + queryVariance),
       };
     }
-    return scored.sort((a, b) => a.distance - b.distance || b.chunkId - a.chunkId);
+    return scored.sort((a, b) => ascending(a.distance, b.distance) || b.chunkId - a.chunkId);
   }
 
   /**

@@ -2,6 +2,7 @@
  * How the hybrid search orders what its two indexes found (KnowledgeService.search): reciprocal
  * rank fusion, then each index's best hits kept among the first.
  */
+import { ascending } from './ascending.js';
 
 /** Reciprocal rank fusion constant (Cormack et al.): damps the weight of the very first ranks. */
 const RRF_K = 60;
@@ -27,7 +28,7 @@ export function fusedRanking(
     entry.distance = hit.distance;
     fused.set(hit.chunkId, entry);
   });
-  return [...fused.entries()].sort((a, b) => b[1].score - a[1].score || a[0] - b[0]);
+  return [...fused.entries()].sort((a, b) => ascending(b[1].score, a[1].score) || a[0] - b[0]);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { BinaryCodes, int8Vector, signBits } from './binary-codes.js';
+import { ascending } from './ascending.js';
 
 /** What the tables hold; stored in `vector_index_meta.layout` so an older layout is converted at start. */
 const LAYOUT = 'binary-codes+int8-copies+candidates+float-rerank';
@@ -278,7 +279,7 @@ export class VectorIndex {
     return ranked
       .slice(0, k + uncertain.length)
       .map((r) => ({ chunkId: r.chunkId, distance: exactDistance.get(r.chunkId) ?? r.distance }))
-      .sort((a, b) => a.distance - b.distance || b.chunkId - a.chunkId)
+      .sort((a, b) => ascending(a.distance, b.distance) || b.chunkId - a.chunkId)
       .slice(0, k);
   }
 
