@@ -35,7 +35,7 @@ export const lightFetch: typeof fetch = async (input, init = {}) => {
   const answer = await request(input instanceof URL ? input.href : input, {
     dispatcher,
     method: (init.method ?? 'GET') as 'GET',
-    headers: Object.fromEntries(new Headers(init.headers).entries()),
+    headers: Object.fromEntries(new Headers(init.headers)),
     body: body ?? undefined,
     signal: init.signal ?? undefined,
   });

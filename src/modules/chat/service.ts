@@ -290,7 +290,10 @@ export class ChatService extends ChatConversations {
   }
 
   /** The passages, provider and prompt for a stored visitor message, after the history before it. */
-  private async ask(turn: Omit<PreparedTurn, 'passages' | 'provider' | 'request'>, hasHistory = true) {
+  private async ask(
+    turn: Omit<PreparedTurn, 'passages' | 'provider' | 'request'>,
+    hasHistory = true,
+  ): Promise<PreparedTurn> {
     const { agent, conversation, userMessage } = turn;
     const earlier = hasHistory ? this.repo.recentMessages(conversation.id, userMessage.id, HISTORY_MAX_MESSAGES) : [];
     const history = earlier.map((m) => ({ role: m.role, content: m.content }));
