@@ -6,6 +6,8 @@
 //   embedding + one completion), alternating, p50/p99 per round;
 // - time to first token: from sending the question to the first `delta` event of the app's
 //   stream, minus the fake's own (the embedding, then a streamed completion's first chunk).
+// Requests are timed with node:http (bench/timed-post.ts says why not fetch). First, how steady
+// the machine itself is (machine_units_3x_slower, bench/machine-stalls.ts).
 // Then turns/s with 100 connections (autocannon), reported without a goal.
 // Goals (the Retrieval and chat turn issue), at 10k chunks: overhead p99 <= 10 ms in every round;
 // first-token overhead p50 <= 5 ms and p99 <= 10 ms.
@@ -21,7 +23,9 @@ import { VectorIndex } from '../src/modules/knowledge/vector-index.js';
 import { openDatabase } from '../src/platform/db/index.js';
 import { serverNodeFlags } from '../scripts/node-flags.mjs';
 import { benchPlansFile, percentile, report, round, saveResults, spawnFakeLlmServer, spawnServer } from './lib.js';
+import { machineSteadiness } from './machine-stalls.js';
 import { seedAgentChunks, subjectSampler } from './seed.js';
+import { timedPost } from './timed-post.js';
 
 const sizes = (process.env.BENCH_CHAT_SIZES ?? '1000,10000,100000').split(',').map(Number);
 const ROUNDS = Number(process.env.BENCH_CHAT_ROUNDS ?? 5);
@@ -29,57 +33,35 @@ const TURNS = Number(process.env.BENCH_CHAT_TURNS ?? 200);
 const DURATION_S = Number(process.env.BENCH_CHAT_SECONDS ?? 10);
 const QUESTION = 'What are your opening hours on the weekend?';
 
-/** ms until the whole answer is read */
-async function timed(fn: () => Promise<Response>): Promise<number> {
-  const t = performance.now();
-  const res = await fn();
-  await res.arrayBuffer();
-  if (!res.ok) throw new Error(`status ${res.status}`);
-  return performance.now() - t;
-}
-
-/** ms until the response's body holds `marker` (then the rest is read, so the turn completes) */
-async function untilMarker(fn: () => Promise<Response>, marker: string, started = performance.now()): Promise<number> {
-  const res = await fn();
-  if (!res.ok || !res.body) throw new Error(`status ${res.status}`);
-  const decoder = new TextDecoder();
-  let text = '';
-  let at: number | null = null;
-  for await (const chunk of res.body) {
-    if (at === null) {
-      text += decoder.decode(chunk as Uint8Array, { stream: true });
-      if (text.includes(marker)) at = performance.now();
-    }
-  }
-  if (at === null) throw new Error(`no ${marker} in the stream`);
-  return at - started;
-}
-
+const steadiness = machineSteadiness();
+report({
+  figure: 'machine_units_3x_slower',
+  value: steadiness.slowerThan3x,
+  unit: `of ${steadiness.units} units of ~1 ms`,
+  worst_ms: round(steadiness.worstMs),
+  note: 'the machine alone, before the servers start (bench/machine-stalls.ts)',
+});
 const fake = await spawnFakeLlmServer();
-const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: 'Bearer x', ...headers },
-    body: JSON.stringify(body),
-  });
-const embed = () =>
-  post(`${fake.url}/v1/embeddings`, {
-    model: 'text-embedding-3-small',
-    input: [QUESTION],
-    dimensions: 1536,
-    encoding_format: 'base64',
-  });
-const complete = (stream: boolean) =>
-  post(`${fake.url}/v1/chat/completions`, {
-    model: 'gpt-4o-mini',
-    messages: [{ role: 'user', content: QUESTION }],
-    stream,
-  });
-const directMs = async () => (await timed(embed)) + (await timed(() => complete(false)));
+const AUTH = { authorization: 'Bearer x' };
+const embedUrl = new URL(`${fake.url}/v1/embeddings`);
+const completeUrl = new URL(`${fake.url}/v1/chat/completions`);
+const embedBody = JSON.stringify({
+  model: 'text-embedding-3-small',
+  input: [QUESTION],
+  dimensions: 1536,
+  encoding_format: 'base64',
+});
+const completeBody = (stream: boolean) =>
+  JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: QUESTION }], stream });
+const [jsonCompletion, streamedCompletion] = [completeBody(false), completeBody(true)];
+/** ms of the two calls a turn makes, made directly to the fake: until the completion is read */
+const directMs = async () =>
+  (await timedPost(embedUrl, embedBody, AUTH)) + (await timedPost(completeUrl, jsonCompletion, AUTH));
+/** the same, until the streamed completion's first content */
 const directFirstTokenMs = async () => {
   const t = performance.now();
-  await timed(embed);
-  return untilMarker(() => complete(true), '"content"', t);
+  await timedPost(embedUrl, embedBody, AUTH);
+  return timedPost(completeUrl, streamedCompletion, AUTH, '"content"', t);
 };
 
 interface Round {
@@ -89,32 +71,42 @@ interface Round {
   ttftP99: number;
 }
 
-/** A server's chat route, asked as a new visitor each turn (JSON, or streamed with `accept`). */
-function chatTurns(chatUrl: string) {
-  return (accept?: string) => post(chatUrl, { message: QUESTION, session_id: randomUUID() }, accept ? { accept } : {});
+/**
+ * A server's chat route, asked as a new visitor each turn: ms until the JSON answer is read, or
+ * streamed when given the `marker` of its first piece of the answer, ms until that arrives.
+ */
+type Turn = (marker?: string) => Promise<number>;
+function chatTurns(chatUrl: string): Turn {
+  const url = new URL(chatUrl);
+  return (marker) =>
+    timedPost(
+      url,
+      JSON.stringify({ message: QUESTION, session_id: randomUUID() }),
+      marker ? { accept: 'text/event-stream' } : {},
+      marker,
+    );
 }
 
 /** warm-up: JIT, connections, page cache, the agent's vectors loaded */
-async function warmUp(turn: (accept?: string) => Promise<Response>): Promise<void> {
+async function warmUp(turn: Turn): Promise<void> {
   for (let i = 0; i < 30; i++) {
-    await timed(() => turn());
-    await untilMarker(() => turn('text/event-stream'), 'event: delta');
+    await turn();
+    await turn('event: delta');
     await directMs();
     await directFirstTokenMs();
   }
 }
 
 /** One round of TURNS turns of each kind, each beside the same calls made directly to the fake. */
-async function measureRound(turn: (accept?: string) => Promise<Response>): Promise<Round> {
+async function measureRound(turn: Turn): Promise<Round> {
   const appMs: number[] = [];
   const direct: number[] = [];
   const appFirst: number[] = [];
   const directFirst: number[] = [];
   for (let i = 0; i < TURNS; i++) {
-    appMs.push(await timed(() => turn()));
+    appMs.push(await turn());
     direct.push(await directMs());
-    const t = performance.now();
-    appFirst.push(await untilMarker(() => turn('text/event-stream'), 'event: delta', t));
+    appFirst.push(await turn('event: delta'));
     directFirst.push(await directFirstTokenMs());
   }
   return {

@@ -170,7 +170,7 @@ export async function ownerWithAgent(base: string): Promise<{ token: string; age
 
 /** bench/fake-llm-server.ts in a process of its own (the chat and soak benches); resolves with its URL. */
 export async function spawnFakeLlmServer(): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/fake-llm-server.ts'], {
+  const child = spawn(process.execPath, ['--single-threaded-gc', '--import', 'tsx', 'bench/fake-llm-server.ts'], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';

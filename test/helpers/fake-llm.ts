@@ -78,6 +78,8 @@ export interface FakeBehaviour {
   embed: (text: string, dimensions: number) => number[];
   /** vector size when the request names none (openai `dimensions`, google `outputDimensionality`, ollama `dimensions`); default 1536 */
   embeddingDimensions: number;
+  /** keep each request in `requests` (default true; the chat bench sends tens of thousands) */
+  recordRequests: boolean;
 }
 
 export interface FakeLlm {
@@ -127,6 +129,7 @@ export async function startFakeLlm(provider: FakeProviderName, initial: Partial<
     delayBetweenChunksMs: 0,
     embed: fakeEmbedding,
     embeddingDimensions: 1536,
+    recordRequests: true,
     ...initial,
   };
   const requests: RecordedRequest[] = [];
@@ -166,7 +169,7 @@ export async function startFakeLlm(provider: FakeProviderName, initial: Partial<
         stream: route.stream,
         kind: route.kind,
       };
-      requests.push(recorded);
+      if (behaviour.recordRequests) requests.push(recorded);
       const ctx: Ctx = {
         provider,
         req: recorded,
