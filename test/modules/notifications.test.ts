@@ -1,5 +1,7 @@
+import { createECDH } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
+import { vapidKeyPair } from '../../src/modules/notifications/push.js';
 import {
   accountWithAgent,
   makeDataDir,
@@ -138,6 +140,18 @@ describe('Web Push', () => {
     const res = await sendExpect(again.app, first.owner.token, 'GET', '/api/notifications/vapid-public-key');
     expect(res.public_key).toBe(first.publicKey);
     expect(Buffer.from(first.publicKey, 'base64url')).toHaveLength(65);
+  });
+
+  it('a VAPID key pair is a P-256 point of 65 bytes and its 32-byte private scalar', () => {
+    for (let i = 0; i < 50; i++) {
+      const { publicKey, privateKey } = vapidKeyPair();
+      const scalar = Buffer.from(privateKey, 'base64url');
+      expect(scalar).toHaveLength(32);
+      const curve = createECDH('prime256v1');
+      curve.setPrivateKey(scalar);
+      expect(curve.getPublicKey().toString('base64url')).toBe(publicKey);
+      expect(Buffer.from(publicKey, 'base64url')).toHaveLength(65);
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createECDH, createHash } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { type Clock, isoNow } from '../../platform/clock.js';
 import { safePost } from '../../platform/net/safe-post.js';
@@ -26,11 +26,26 @@ export interface WebPushDeps {
   subject: () => string;
 }
 
-type Library = Pick<typeof import('web-push'), 'generateVAPIDKeys' | 'generateRequestDetails'>;
+type Library = Pick<typeof import('web-push'), 'generateRequestDetails'>;
+
+/**
+ * A VAPID key pair (RFC 8292): P-256, the public key as an uncompressed point (65 bytes) and the
+ * private key as its 32-byte scalar, both base64url; what web-push's generateVAPIDKeys makes, here
+ * without loading that library (with its ASN.1 and JWS code, ~2 MB of the heap) at the first start.
+ */
+export function vapidKeyPair(): { publicKey: string; privateKey: string } {
+  const curve = createECDH('prime256v1');
+  curve.generateKeys();
+  // a scalar with leading zero bytes comes back shorter: padded, as the library does
+  const privateKey = Buffer.alloc(32);
+  const scalar = curve.getPrivateKey();
+  scalar.copy(privateKey, 32 - scalar.length);
+  return { publicKey: curve.getPublicKey().toString('base64url'), privateKey: privateKey.toString('base64url') };
+}
 
 /**
  * Web Push (RFC 8030, encrypted per RFC 8291, VAPID per RFC 8292) with the `web-push` library: it
- * makes the VAPID keys and each request (headers, encrypted body); the request is sent here through
+ * makes each request (headers, encrypted body); the request is sent here through
  * the safe outbound POST (platform/net/safe-post.ts), because an endpoint is a URL a browser handed
  * us: internal addresses are refused unless ALLOW_PRIVATE_URLS, redirects are not followed, and the
  * time and the answer read are capped. The library is loaded on first use.
@@ -66,7 +81,7 @@ export class WebPush {
         this.deps.log.warn({ err }, 'the VAPID private key cannot be read: new keys, push subscriptions removed');
       }
     }
-    const made = (await this.lib()).generateVAPIDKeys();
+    const made = vapidKeyPair();
     const sealed = encryptValue(this.settingsKey.readOrCreate(), KEY_AAD, made.privateKey);
     repo.transaction(() => {
       if (row) repo.deleteAllSubscriptions();
