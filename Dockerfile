@@ -21,7 +21,8 @@ RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates
  && mkdir -p /data && chown app:app /data && chmod 0700 /data
 COPY --from=build /app/dist/chat-agent /usr/local/bin/chat-agent
 # The executable unpacks its native parts to ~/.cache/chat-agent on first start (an exec-allowed, private dir).
-ENV PORT=3000 HOST=0.0.0.0 DATA_DIR=/data HOME=/home/app
+# MALLOC_ARENA_MAX: the C allocator's arenas, as `npm start` sets it (docs/DEPLOY.md "Memory").
+ENV PORT=3000 HOST=0.0.0.0 DATA_DIR=/data HOME=/home/app MALLOC_ARENA_MAX=2
 USER app
 WORKDIR /home/app
 VOLUME ["/data"]

@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { once } from 'node:events';
 import net from 'node:net';
-import { serverNodeFlags } from '../scripts/node-flags.mjs';
+import { serverNodeEnv, serverNodeFlags } from '../scripts/node-flags.mjs';
 
 export interface Figure {
   figure: string;
@@ -80,8 +80,9 @@ export async function freePort(): Promise<number> {
 
 /**
  * Spawns `node <args>` (or `command <args>`) with `env` plus HOST/PORT on a free loopback port, and waits for the first
- * 200 on readyPath (the cold start figure is spawn to that answer). `node dist/main.js` runs with the V8 flags of
- * `npm start` (scripts/node-flags.mjs), so the figures are those of the server as it is started.
+ * 200 on readyPath (the cold start figure is spawn to that answer). `node dist/main.js` runs with the V8 flags and
+ * the environment variables of `npm start` (scripts/node-flags.mjs), so the figures are those of the server as it is
+ * started.
  */
 export async function spawnServer(
   args: string[],
@@ -92,9 +93,16 @@ export async function spawnServer(
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const started = performance.now();
-  if (command === process.execPath && args[0] === 'dist/main.js') args = [...serverNodeFlags(), ...args];
+  const asStarted = command === process.execPath && args[0] === 'dist/main.js';
+  if (asStarted) args = [...serverNodeFlags(), ...args];
   const child = spawn(command, args, {
-    env: { PATH: process.env.PATH ?? '', ...env, HOST: '127.0.0.1', PORT: String(port) },
+    env: {
+      PATH: process.env.PATH ?? '',
+      ...(asStarted ? serverNodeEnv() : {}),
+      ...env,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

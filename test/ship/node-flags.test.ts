@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { serverNodeFlags } from '../../scripts/node-flags.mjs';
+import { serverNodeEnv, serverNodeFlags } from '../../scripts/node-flags.mjs';
 import { repoRoot } from '../helpers/server-process.js';
 
 /**
@@ -20,12 +20,24 @@ describe('V8 flags of the server', () => {
     expect(flags.some((f) => /^--max-old-space-size=\d+$/.test(f))).toBe(true);
     // V8's background threads sized to the cores less one (docs/DEPLOY.md "Speed on a small box")
     expect(flags).toContain('--v8-pool-size=0');
-    expect(pkg.scripts.start).toBe(`npm run build && node ${flags.join(' ')} dist/main.js`);
+    expect(pkg.scripts.start).toBe(`npm run build && MALLOC_ARENA_MAX=2 node ${flags.join(' ')} dist/main.js`);
+  });
+
+  it('npm start, the container and the systemd units set the C allocator to two arenas', () => {
+    expect(serverNodeEnv()).toEqual({ MALLOC_ARENA_MAX: '2' });
+    const dockerfile = readFileSync(path.join(repoRoot, 'Dockerfile'), 'utf8');
+    expect(dockerfile).toMatch(/^ENV .*\bMALLOC_ARENA_MAX=2\b/m);
+    const deploy = readFileSync(path.join(repoRoot, 'docs', 'DEPLOY.md'), 'utf8');
+    // option A (the executable) and option B (dist/main.js)
+    expect(deploy.match(/^Environment=MALLOC_ARENA_MAX=2$/gm)).toHaveLength(2);
   });
 
   it('a start script that no longer names them the expected way is an error, not an executable without flags', () => {
     expect(serverNodeFlags('npm run build && node --a=1 --b dist/main.js')).toEqual(['--a=1', '--b']);
     expect(serverNodeFlags('node dist/main.js')).toEqual([]);
+    expect(serverNodeFlags('npm run build && A=1 B_2=x node --a dist/main.js')).toEqual(['--a']);
+    expect(serverNodeEnv('npm run build && A=1 B_2=x=y node --a dist/main.js')).toEqual({ A: '1', B_2: 'x=y' });
+    expect(serverNodeEnv('node dist/main.js')).toEqual({});
     expect(() => serverNodeFlags('tsx src/main.ts')).toThrow(/does not run/);
   });
 
