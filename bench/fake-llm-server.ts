@@ -4,7 +4,8 @@
 // garbage small: it records no requests and embeds each distinct text once. bench/lib.ts starts it
 // with --single-threaded-gc: its full collections ran concurrent marking on four threads, and on
 // two cores that took both from the app in the middle of a turn.
-import { fakeEmbedding, startFakeLlm } from '../test/helpers/fake-llm.js';
+import { startFakeLlm } from '../test/helpers/fake-llm.js';
+import { fakeEmbedding } from '../test/helpers/fake-llm-embeddings.js';
 
 const embeddings = new Map<string, number[]>();
 const fake = await startFakeLlm('openai', {

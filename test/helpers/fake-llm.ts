@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { embeddingAnswer, fakeEmbedding } from './fake-llm-embeddings.js';
+import { type StreamFrames, split, streamedTextReply, wholeTextReply } from './fake-llm-replies.js';
 import { type FakeToolReply, streamedToolReply, wholeToolReply } from './fake-llm-tools.js';
-import * as wire from './llm-wire.js';
 
 export type { FakeToolCall, FakeToolReply } from './fake-llm-tools.js';
 
@@ -98,25 +99,6 @@ export interface FakeLlm {
   /** resolves once `count` responses were abandoned by the client */
   waitForDisconnect(count?: number): Promise<FakeDisconnect>;
   close(): Promise<void>;
-}
-
-/** Deterministic pseudo-random unit vector for `text` (float32 values). */
-export function fakeEmbedding(text: string, dimensions: number): number[] {
-  let seed = 2166136261;
-  for (let i = 0; i < text.length; i++) seed = Math.imul(seed ^ text.charCodeAt(i), 16777619) >>> 0;
-  const values: number[] = [];
-  let norm = 0;
-  for (let i = 0; i < dimensions; i++) {
-    seed ^= seed << 13;
-    seed ^= seed >>> 17;
-    seed ^= seed << 5;
-    seed >>>= 0;
-    const v = seed / 4294967296 - 0.5;
-    values.push(v);
-    norm += v * v;
-  }
-  norm = Math.sqrt(norm) || 1;
-  return values.map((v) => Math.fround(v / norm));
 }
 
 export async function startFakeLlm(provider: FakeProviderName, initial: Partial<FakeBehaviour> = {}): Promise<FakeLlm> {
@@ -276,15 +258,26 @@ async function handle(ctx: Ctx, route: Route): Promise<void> {
     behaviour.failTimes--;
     return sendError(ctx, behaviour.failStatus, 'fake failure');
   }
-  if (route.kind === 'embed') return sendJson(res, 200, embedResponse(ctx, route));
+  if (route.kind === 'embed')
+    return sendJson(
+      res,
+      200,
+      embeddingAnswer({
+        provider: ctx.provider,
+        model: ctx.model,
+        body: ctx.req.body,
+        op: route.op,
+        behaviour: ctx.behaviour,
+      }),
+    );
   const text = typeof behaviour.reply === 'function' ? behaviour.reply(ctx.req) : behaviour.reply;
   if (typeof text !== 'string') {
     if (!route.stream) return sendJson(res, 200, wholeToolReply(ctx.provider, ctx.model, text));
     const { contentType, frames } = streamedToolReply(ctx.provider, ctx.model, text);
     return streamReply(ctx, { contentType, head: [], pieces: frames, tail: [] });
   }
-  if (!route.stream) return sendJson(res, 200, wholeReply(ctx, text));
-  await streamReply(ctx, textFrames(ctx, split(text, behaviour.chunks)));
+  if (!route.stream) return sendJson(res, 200, wholeTextReply(ctx.provider, ctx.model, ctx.req.body, text));
+  await streamReply(ctx, streamedTextReply(ctx.provider, ctx.model, ctx.req.body, split(text, behaviour.chunks)));
 }
 
 function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -316,92 +309,6 @@ function sendError(ctx: Ctx, status: number, message: string): void {
   sendJson(ctx.res, status, body, headers);
 }
 
-function split(text: string, chunks: number): string[] {
-  const n = Math.max(1, Math.min(chunks, text.length));
-  const size = Math.ceil(text.length / n);
-  const pieces: string[] = [];
-  for (let i = 0; i < text.length; i += size) pieces.push(text.slice(i, i + size));
-  return pieces.length ? pieces : [''];
-}
-
-const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
-
-function promptWords(body: any): number {
-  return words(JSON.stringify(body ?? {}));
-}
-
-function wholeReply(ctx: Ctx, text: string): unknown {
-  const { model } = ctx;
-  const usage = { input: promptWords(ctx.req.body), output: words(text) };
-  switch (ctx.provider) {
-    case 'openai':
-      return wire.openaiCompletion(model, { content: text }, 'stop', usage);
-    case 'anthropic':
-      return wire.anthropicMessage(model, [{ type: 'text', text }], 'end_turn', usage);
-    case 'google':
-      return wire.googleChunk(model, [{ text }], 'STOP', usage);
-    case 'ollama':
-      return wire.ollamaLine(model, { content: text }, true, usage);
-  }
-}
-
-/** A streamed reply: its content type, the frames before the pieces, one per piece, and after them. */
-interface StreamFrames {
-  contentType: string;
-  head: string[];
-  pieces: string[];
-  tail: string[];
-}
-
-/** The frames of a streamed text reply in `pieces`. */
-function textFrames(ctx: Ctx, pieces: string[]): StreamFrames {
-  const { model } = ctx;
-  const usage = { input: promptWords(ctx.req.body), output: words(pieces.join('')) };
-  switch (ctx.provider) {
-    case 'openai': {
-      const chunk = wire.openaiChunks(model);
-      return {
-        contentType: 'text/event-stream',
-        head: [chunk({ role: 'assistant', content: '' })],
-        pieces: pieces.map((text) => chunk({ content: text })),
-        tail: [chunk({}, 'stop'), wire.OPENAI_DONE],
-      };
-    }
-    case 'anthropic': {
-      const [start, ...deltas] = wire.anthropicBlock(
-        0,
-        { type: 'text', text: '' },
-        pieces.map((text) => ({ type: 'text_delta', text })),
-      );
-      return {
-        contentType: 'text/event-stream',
-        head: [wire.anthropicStart(model, usage.input), start!, wire.anthropicEvent('ping', {})],
-        pieces: deltas.slice(0, -1),
-        tail: [...deltas.slice(-1), ...wire.anthropicEnd('end_turn', usage.output)],
-      };
-    }
-    case 'google': {
-      // the last chunk carries finishReason
-      const last = pieces.length - 1;
-      return {
-        contentType: 'text/event-stream',
-        head: [],
-        pieces: pieces.map((text, i) =>
-          wire.googleFrame(wire.googleChunk(model, [{ text }], i === last ? 'STOP' : undefined, usage)),
-        ),
-        tail: [],
-      };
-    }
-    case 'ollama':
-      return {
-        contentType: 'application/x-ndjson',
-        head: [],
-        pieces: pieces.map((text) => wire.ndjsonLine(wire.ollamaLine(model, { content: text }, false, usage))),
-        tail: [wire.ndjsonLine(wire.ollamaLine(model, { content: '' }, true, usage))],
-      };
-  }
-}
-
 /**
  * Writes a streamed reply, text or tool calls: each frame is flushed before the next step, so a
  * pause (`pauseAfterChunks`) or a drop (`dropAfterChunks`) happens after what was sent.
@@ -427,52 +334,6 @@ async function streamReply(ctx: Ctx, f: StreamFrames): Promise<void> {
   }
   for (const frame of f.tail) await write(frame);
   res.end();
-}
-
-function embedResponse(ctx: Ctx, route: Route): unknown {
-  const { body } = ctx.req;
-  const { behaviour } = ctx;
-  const vector = (text: string, dims: unknown) =>
-    behaviour.embed(text, typeof dims === 'number' ? dims : behaviour.embeddingDimensions).map((v) => Math.fround(v));
-  switch (ctx.provider) {
-    case 'openai': {
-      const inputs: string[] = Array.isArray(body?.input) ? body.input : [body?.input ?? ''];
-      const base64 = body?.encoding_format === 'base64';
-      return {
-        object: 'list',
-        model: ctx.model,
-        data: inputs.map((text, index) => {
-          const v = vector(String(text), body?.dimensions);
-          return {
-            object: 'embedding',
-            index,
-            embedding: base64 ? Buffer.from(Float32Array.from(v).buffer).toString('base64') : v,
-          };
-        }),
-        usage: { prompt_tokens: inputs.length, total_tokens: inputs.length },
-      };
-    }
-    case 'google': {
-      const textOf = (content: any) =>
-        ((content?.parts ?? []) as Array<{ text?: string }>).map((p) => p.text ?? '').join('');
-      if (route.op === 'embedContent')
-        return { embedding: { values: vector(textOf(body?.content), body?.outputDimensionality) } };
-      const items: any[] = Array.isArray(body?.requests) ? body.requests : [];
-      return { embeddings: items.map((r) => ({ values: vector(textOf(r?.content), r?.outputDimensionality) })) };
-    }
-    case 'ollama': {
-      const inputs: string[] = Array.isArray(body?.input) ? body.input : [body?.input ?? ''];
-      return {
-        model: ctx.model,
-        embeddings: inputs.map((text) => vector(String(text), body?.dimensions)),
-        total_duration: 1000,
-        load_duration: 10,
-        prompt_eval_count: inputs.length,
-      };
-    }
-    case 'anthropic':
-      return {};
-  }
 }
 
 function sleep(ms: number): Promise<void> {

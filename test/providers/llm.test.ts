@@ -12,13 +12,8 @@ import {
   type LlmProvider,
   type ProviderName,
 } from '../../src/providers/llm/index.js';
-import {
-  fakeEmbedding,
-  startFakeLlm,
-  type FakeBehaviour,
-  type FakeLlm,
-  type RecordedRequest,
-} from '../helpers/fake-llm.js';
+import { startFakeLlm, type FakeBehaviour, type FakeLlm, type RecordedRequest } from '../helpers/fake-llm.js';
+import { fakeEmbedding } from '../helpers/fake-llm-embeddings.js';
 import { providerError } from '../helpers/llm-errors.js';
 
 const KEY = 'sk-test-SECRET-key-0123456789';
