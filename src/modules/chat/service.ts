@@ -14,6 +14,7 @@ import { HISTORY_MAX_MESSAGES } from './prompt.js';
 import type { MessageRow } from './tables.js';
 import { answerFromKnowledge, askFor, type ProviderLookup, type SourceRef, sourceRefs } from './turn-request.js';
 import { answerWithActions, confirmPrompt } from './turn-actions.js';
+import { type AnswerStoreDeps, storeAnswer } from './turn-answer-store.js';
 import type { ChatInput, ChatResult, PreparedTurn } from './turn-types.js';
 import { openConversation } from './turn-conversation.js';
 import { assertDailyCap, assertSessionRate } from './visitor-limits.js';
@@ -45,6 +46,7 @@ export class ChatService extends ChatConversations {
   private readonly providers: ProviderLookup;
   private readonly actions: ActionRunner | undefined;
   private readonly identity: Pick<IdentityService, 'verify'>;
+  private readonly answers: AnswerStoreDeps;
 
   constructor(deps: ChatServiceDeps) {
     super(deps);
@@ -54,6 +56,15 @@ export class ChatService extends ChatConversations {
     this.providers = deps.providers;
     this.actions = deps.actions;
     this.identity = deps.identity;
+    const { repo, agents, clock, log, events } = this;
+    this.answers = {
+      repo,
+      agents,
+      clock,
+      log,
+      events,
+      emitMessage: (agent, message) => this.emitMessage(agent, message),
+    };
   }
 
   /** Public chat: unknown agent 404, not public 403, inactive (or owner suspended) 400, owner's plan expired 402. */
@@ -133,7 +144,7 @@ export class ChatService extends ChatConversations {
     const outcome = await this.actions.start(ctx, action, input.inputs);
     const text = outcome.kind === 'confirm' ? confirmPrompt(outcome.card) : outcome.visitorText;
     const card = outcome.kind === 'confirm' ? outcome.card : null;
-    return this.result(turn, text, [], this.storeAnswer(turn, text, []), card);
+    return this.result(turn, text, [], storeAnswer(this.answers, turn, text, []), card);
   }
 
   /**
@@ -192,7 +203,9 @@ export class ChatService extends ChatConversations {
         // way, with the partial text the visitor saw and `interrupted` set for the owner reading the
         // transcript. It stays in the history sent to the model, as the visitor saw it.
         const stored =
-          text && (aborted || err instanceof ProviderError) ? this.storeAnswer(turn, text, sources, true) : null;
+          text && (aborted || err instanceof ProviderError)
+            ? storeAnswer(this.answers, turn, text, sources, true)
+            : null;
         if (aborted) return this.result(turn, text, sources, stored);
         if (err instanceof ProviderError) {
           this.log.warn(
@@ -213,7 +226,7 @@ export class ChatService extends ChatConversations {
       }
       if (opts.signal?.aborted && !text) return this.result(turn, text, sources, null);
     }
-    const stored = this.storeAnswer(turn, text, sources, false, used);
+    const stored = storeAnswer(this.answers, turn, text, sources, false, used);
     return this.result(turn, text, sources, stored, card);
   }
 
@@ -301,69 +314,6 @@ export class ChatService extends ChatConversations {
     return { ...turn, ...(await askFor(deps, agent, userMessage.content, history)) };
   }
 
-  /** `interrupted`: `text` is only the part produced before the answer was cut off */
-  private storeAnswer(
-    turn: PreparedTurn,
-    text: string,
-    sources: SourceRef[],
-    interrupted = false,
-    used = 0,
-  ): string | null {
-    const now = this.clock.now();
-    try {
-      return this.storeAnswerRow(turn, now, text, sources, interrupted, used);
-    } catch (err) {
-      // the owner erased the conversation while its answer was being written (the message's
-      // foreign key refuses it): the answer is not stored, since it would bring back part of what
-      // was erased; the visitor still gets it
-      if (sqliteCode(err) !== 'SQLITE_CONSTRAINT_FOREIGNKEY' || this.repo.findConversation(turn.conversation.id))
-        throw err;
-      this.log.info({ chatbotId: turn.agent.id }, 'answer not stored: its conversation was erased meanwhile');
-      return null;
-    }
-  }
-
-  private storeAnswerRow(
-    turn: PreparedTurn,
-    now: Date,
-    text: string,
-    sources: SourceRef[],
-    interrupted: boolean,
-    used: number,
-  ): string {
-    return this.repo.transaction(() => {
-      const message = this.repo.insertMessage({
-        id: newId(),
-        conversation_id: turn.conversation.id,
-        chatbot_id: turn.agent.id,
-        role: 'assistant',
-        content: text,
-        timestamp: now.toISOString(),
-        response_time_ms: Math.max(0, now.getTime() - Date.parse(turn.userMessage.timestamp)),
-        sources_json: JSON.stringify(sources),
-        interrupted,
-        feedback: null,
-        from_person: false,
-      });
-      this.agents.recordActivity(turn.agent.id, 1, 0);
-      this.emitMessage(turn.agent, message);
-      if (!interrupted) {
-        const { agent, conversation, userMessage, visitor } = turn;
-        this.events.emit('answer.stored', {
-          account_id: agent.user_id,
-          chatbot_id: agent.id,
-          conversation_id: conversation.id,
-          message_id: message.id,
-          question: userMessage.content,
-          answer: text,
-          passages: used,
-          visitor,
-        });
-      }
-      return message.id;
-    });
-  }
-
   /** The stored message keeps its sources for the owner; a visitor sees them only when the agent shows them. */
   private result(
     turn: PreparedTurn,
@@ -390,12 +340,6 @@ function buttonMessage(action: { description: string }, inputs: Record<string, s
   const given = Object.entries(inputs).map(([k, v]) => `${k}: ${v}`);
   const text = given.length ? `${action.description} (${given.join(', ')})` : action.description;
   return text.slice(0, MAX_MESSAGE_CHARS);
-}
-
-/** The SQLite error code of a failed statement (also when wrapped by drizzle, as its `cause`). */
-function sqliteCode(err: unknown): unknown {
-  const e = err as { code?: unknown; cause?: { code?: unknown } } | null;
-  return e?.code ?? e?.cause?.code;
 }
 
 /** What a messaging channel (modules/channels) asks of the chat turn. */
