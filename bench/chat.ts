@@ -53,7 +53,8 @@ const embedBody = JSON.stringify({
 });
 const completeBody = (stream: boolean) =>
   JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: QUESTION }], stream });
-const [jsonCompletion, streamedCompletion] = [completeBody(false), completeBody(true)];
+const jsonCompletion = completeBody(false);
+const streamedCompletion = completeBody(true);
 /** ms of the two calls a turn makes, made directly to the fake: until the completion is read */
 const directMs = async () =>
   (await timedPost(embedUrl, embedBody, AUTH)) + (await timedPost(completeUrl, jsonCompletion, AUTH));
